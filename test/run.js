@@ -1,0 +1,74 @@
+// Runs the node:test suites under test/ and then checks that they left no process behind.
+//
+// Every process the suites start inherits LOADLAB_TEST_MARK; after the run, any live process whose
+// environment still carries this run's mark is a leak: it is listed, killed by its pid, and the
+// suite fails. Usage: node test/run.js [file-or-dir ...] (default: every *.test.js under test/).
+import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
+const mark = randomUUID()
+
+// Every *.test.js below dir, sorted so runs are reproducible.
+function findTests (dir) {
+  const out = []
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) out.push(...findTests(path))
+    else if (entry.name.endsWith('.test.js')) out.push(path)
+  }
+  return out.sort()
+}
+
+// Pids of live processes (other than this one) whose environment carries this run's mark.
+export function markedProcesses (needle = `LOADLAB_TEST_MARK=${mark}`) {
+  const found = []
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
+    let env
+    try { env = readFileSync(`/proc/${name}/environ`, 'latin1') } catch { continue }
+    if (!env.split('\0').includes(needle)) continue
+    let cmd = ''
+    try { cmd = readFileSync(`/proc/${name}/cmdline`, 'latin1').replaceAll('\0', ' ').trim() } catch {}
+    let state = ''
+    try { state = readFileSync(`/proc/${name}/stat`, 'latin1').split(') ')[1]?.[0] ?? '' } catch {}
+    if (state === 'Z') continue // a zombie is already dead; its parent reaps it
+    found.push({ pid: Number(name), cmd })
+  }
+  return found
+}
+
+const args = process.argv.slice(2)
+const files = args.length
+  ? args.flatMap((a) => statSync(a).isDirectory() ? findTests(resolve(a)) : [resolve(a)])
+  : findTests(join(root, 'test'))
+if (files.length === 0) {
+  console.error('test/run.js: no *.test.js files found')
+  process.exit(2)
+}
+
+const concurrency = process.env.LOADLAB_TEST_CONCURRENCY ?? '2'
+const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, LOADLAB_TEST_MARK: mark }
+})
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig))
+child.on('exit', (code, signal) => {
+  let status = code ?? (signal ? 1 : 0)
+  const left = markedProcesses()
+  if (left.length > 0) {
+    console.error(`test/run.js: ${left.length} process(es) left behind by the suites:`)
+    for (const p of left) {
+      console.error(`  pid ${p.pid}: ${p.cmd}`)
+      try { process.kill(p.pid, 'SIGKILL') } catch {}
+    }
+    status = 1
+  } else {
+    console.error(`test/run.js: no process left behind (${files.length} files: ${files.map((f) => relative(root, f)).join(', ')})`)
+  }
+  process.exitCode = status
+})
