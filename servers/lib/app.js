@@ -1,0 +1,55 @@
+// The Fastify app every strategy serves, built apart from listening (tests use app.inject()).
+// Routes: GET / (one unit of work through `handle`), GET /health, GET /__lab/stats, POST /__lab/stats/reset.
+import { STATUS_CODES } from 'node:http'
+import Fastify from 'fastify'
+import { parseWork } from './workloads.js'
+import { now } from './task.js'
+import { aggregate } from './telemetry.js'
+
+// Build the app. `handle(work, { signal, receivedAt })` runs the work the strategy's way and resolves to
+// { body, startedAt, workMs, apiMs? }. `gauges` = { read(), reset() } of the strategy; `stats`/`resetStats`
+// replace the local ones (a cluster worker asks its primary). The instance is returned without listening.
+export function buildApp ({ strategy, variant, work, handle, telemetry, gauges, stats, resetStats }) {
+  const app = Fastify({ logger: false })
+  const localStats = async () =>
+    aggregate({ strategy, variant, processes: [telemetry.snapshot()], gauges: gauges?.read() ?? {} })
+  const localReset = async () => {
+    telemetry.reset()
+    gauges?.reset?.()
+  }
+
+  app.setErrorHandler((err, request, reply) => {
+    const status = err.statusCode >= 400 ? err.statusCode : 500
+    if (err.retryAfter) reply.header('retry-after', String(err.retryAfter))
+    reply.code(status).send({ error: STATUS_CODES[status] ?? 'Error', code: err.code ?? 'ERR_TASK_FAILED', message: err.message })
+  })
+
+  // Only answers to GET / count as requests (completed = 2xx, failed = anything else).
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.routeOptions.url === '/') telemetry.count(reply.statusCode < 300)
+  })
+
+  app.get('/health', async () => ({ status: 'ok', strategy, ...(variant ? { variant } : {}), pid: process.pid }))
+
+  app.get('/', async (request, reply) => {
+    const receivedAt = now()
+    const todo = request.query.work === undefined ? work : parseWork(request.query.work)
+    // The client leaving before the answer aborts the signal; strategies that can cancel use it.
+    const controller = new AbortController()
+    const onClose = () => { if (!reply.raw.writableFinished) controller.abort() }
+    reply.raw.once('close', onClose)
+    const out = await handle(todo, { signal: controller.signal, receivedAt })
+    const apiMs = out.apiMs ?? 0
+    const timing = [`work;dur=${out.workMs.toFixed(2)}`, `queue;dur=${Math.max(0, out.startedAt - receivedAt - apiMs).toFixed(2)}`]
+    if (out.apiMs !== undefined) timing.push(`api;dur=${apiMs.toFixed(2)}`)
+    reply.header('server-timing', timing.join(', ')).type('application/json; charset=utf-8')
+    return out.body
+  })
+
+  app.get('/__lab/stats', () => (stats ?? localStats)())
+  app.post('/__lab/stats/reset', async () => {
+    await (resetStats ?? localReset)()
+    return { status: 'reset' }
+  })
+  return app
+}

@@ -1,0 +1,26 @@
+// Every error the servers raise on purpose: one class, one table of codes, each with its HTTP status.
+
+export const codes = {
+  ERR_BAD_OPTION: { statusCode: 400, exitCode: 2 }, // a bad flag or environment value at start-up
+  ERR_BAD_WORK: { statusCode: 400, exitCode: 2 }, // a bad work spec (--work, WORK or ?work=)
+  ERR_TASK_FAILED: { statusCode: 500 }, // the work threw, or its thread/child died while working
+  ERR_API_FAILED: { statusCode: 502 }, // long-vs-small-tasks: the API emulator did not answer
+  ERR_START_FAILED: { statusCode: 503 }, // a thread or child process could not be started
+  ERR_QUEUE_FULL: { statusCode: 503, retryAfter: 1 }, // --max-queue reached
+  ERR_SHUTTING_DOWN: { statusCode: 503, retryAfter: 1 }, // the server is stopping
+  ERR_ABORTED: { statusCode: 499 } // the client left before its work started (nobody reads the answer)
+}
+
+// An error with a stable `code`, the HTTP `statusCode` it answers with, and optional `retryAfter` seconds.
+export class LabError extends Error {
+  constructor (code, message, options) {
+    super(message, options)
+    const info = codes[code]
+    if (!info) throw new TypeError(`unknown LabError code ${code}`)
+    this.name = 'LabError'
+    this.code = code
+    this.statusCode = info.statusCode
+    this.exitCode = info.exitCode ?? 1
+    if (info.retryAfter) this.retryAfter = info.retryAfter
+  }
+}

@@ -1,0 +1,96 @@
+// Command-line options for every server: node:util parseArgs, environment fallbacks, one defaults table,
+// each value validated at the boundary with a one-line message naming the flag, the rule and the value.
+import { availableParallelism } from 'node:os'
+import { parseArgs } from 'node:util'
+import { LabError } from './errors.js'
+import { parseWork } from './workloads.js'
+
+// Validators: each takes the raw string and returns the value or throws with the rule it enforces.
+export const integer = (min, max = Infinity) => (raw) => {
+  const n = /^\d+(e\d+)?$/.test(raw) ? Number(raw) : NaN
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
+    const rule = min === 1 && max === Infinity
+      ? 'a positive integer'
+      : max === Infinity ? `an integer >= ${min}` : `an integer from ${min} to ${max}`
+    throw new Error(`expected ${rule}`)
+  }
+  return n
+}
+export const oneOf = (...allowed) => (raw) => {
+  if (!allowed.includes(raw)) throw new Error(`expected one of ${allowed.join(', ')}`)
+  return raw
+}
+export const httpUrl = (raw) => {
+  let url
+  try { url = new URL(raw) } catch { throw new Error('expected an http:// URL') }
+  if (url.protocol !== 'http:') throw new Error('expected an http:// URL')
+  return url
+}
+
+// Options every server takes; `env` names the environment fallback.
+const common = {
+  port: { default: '3000', env: 'PORT', parse: integer(0, 65535), help: 'port to listen on (0: any free port)' },
+  host: { default: '127.0.0.1', env: 'HOST', parse: (s) => s, help: 'address to listen on' },
+  work: { env: 'WORK', help: 'work per request, NAME:ARG (see README "Workloads")' },
+  telemetry: { default: 'on', parse: oneOf('on', 'off'), help: 'event-loop monitor, ELU and 1 ms tick counter' }
+}
+
+// Parse argv for `strategy` with its own `extra` options ({ name: { default, parse, help } });
+// `work` is the default work spec. Returns plain values (work parsed); throws LabError ERR_BAD_OPTION/ERR_BAD_WORK.
+// --help prints the usage and exits 0.
+export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.slice(2), env = process.env }) {
+  const spec = { ...common, ...extra, work: { ...common.work, default: work } }
+  let values
+  try {
+    values = parseArgs({
+      args: argv,
+      options: Object.fromEntries([...Object.keys(spec).map((k) => [kebab(k), { type: 'string' }]), ['help', { type: 'boolean', short: 'h' }]])
+    }).values
+  } catch (err) {
+    const flag = /'(-[^' ]+)/.exec(err.message)?.[1] ?? ''
+    const reason = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+      ? `unknown option (valid: ${Object.keys(spec).map((k) => '--' + kebab(k)).join(', ')}, --help)`
+      : err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ? 'expected a value' : err.message.split('\n')[0]
+    if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+      throw new LabError('ERR_BAD_OPTION', `${strategy}: unexpected argument ${/'([^']*)'/.exec(err.message)?.[1] ?? ''} (options are --flags, see --help)`)
+    }
+    throw new LabError('ERR_BAD_OPTION', `${flag || strategy}: ${reason}`)
+  }
+  if (values.help) {
+    process.stdout.write(usage(strategy, spec) + '\n')
+    process.exit(0)
+  }
+  const out = {}
+  for (const [name, opt] of Object.entries(spec)) {
+    const flag = `--${kebab(name)}`
+    const raw = values[kebab(name)] ?? (opt.env ? env[opt.env] : undefined) ?? opt.default
+    if (name === 'work') {
+      out.work = parseWork(raw)
+      continue
+    }
+    if (raw === undefined) { out[name] = undefined; continue }
+    try {
+      out[name] = opt.parse(raw)
+    } catch (err) {
+      const from = values[kebab(name)] === undefined && opt.env && env[opt.env] !== undefined ? ` (from ${opt.env})` : ''
+      throw new LabError('ERR_BAD_OPTION', `${flag}: ${err.message}, got ${JSON.stringify(raw)}${from}`)
+    }
+  }
+  return out
+}
+
+// The core count the defaults use (workers, threads).
+export const cores = availableParallelism()
+
+function kebab (name) {
+  return name.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())
+}
+
+function usage (strategy, spec) {
+  const lines = Object.entries(spec).map(([name, opt]) => {
+    const def = opt.default === undefined ? '' : ` (default ${opt.default})`
+    const env = opt.env ? ` [env ${opt.env}]` : ''
+    return `  --${kebab(name)}`.padEnd(32) + opt.help + def + env
+  })
+  return `usage: node servers/${strategy} [options]\n\n${lines.join('\n')}\n` + '  --help'.padEnd(32) + 'this text'
+}

@@ -1,0 +1,78 @@
+// Listening, the ready line, graceful shutdown, and the top-level error exit every server shares.
+import { buildApp } from './app.js'
+import { createTelemetry } from './telemetry.js'
+
+const SHUTDOWN_LIMIT_MS = 5000
+
+// The one line a server prints on stdout when it is ready.
+export function readyLine ({ host, port, strategy, work }) {
+  const h = host.includes(':') ? `[${host}]` : host
+  return `listening on http://${h}:${port} (${strategy}, ${work.spec}, pid ${process.pid})`
+}
+
+// Build the app for `strategy` (see buildApp), listen and announce; `close` ends the strategy's
+// threads/children on shutdown. Returns { app, port, telemetry }.
+export async function start ({
+  strategy, variant, options, handle, gauges, stats, resetStats, close, announce, role,
+  telemetry = createTelemetry({ enabled: options.telemetry === 'on', role })
+}) {
+  const app = buildApp({ strategy, variant, work: options.work, handle, telemetry, gauges, stats, resetStats })
+  const port = await serve({
+    app,
+    options,
+    strategy,
+    announce,
+    close: async () => {
+      await close?.()
+      telemetry.close()
+    }
+  })
+  return { app, port, telemetry }
+}
+
+// Listen on options.port/host; print the ready line unless `announce` is false (cluster workers);
+// on SIGTERM/SIGINT/IPC disconnect close the app (stop accepting, let in-flight answer) while `close()`
+// ends the strategy's threads/children. Resolves to the port really listened on.
+export async function serve ({ app, options, strategy, close = async () => {}, announce = true }) {
+  await app.listen({ port: options.port, host: options.host })
+  const { port } = app.server.address()
+  onShutdown(async () => {
+    const closing = app.close()
+    await close()
+    await closing
+  })
+  if (announce) console.log(readyLine({ host: options.host, port, strategy, work: options.work }))
+  return port
+}
+
+// Run `stop` once on SIGTERM, SIGINT or (when started with an IPC channel) its disconnection, then let
+// the process exit 0; if it is still alive SHUTDOWN_LIMIT_MS later, say so and exit 1.
+export function onShutdown (stop) {
+  let stopping = false
+  const run = (why) => {
+    if (stopping) return
+    stopping = true
+    setTimeout(() => {
+      process.stderr.write(`shutdown (${why}): still running after ${SHUTDOWN_LIMIT_MS} ms, exiting\n`)
+      process.exit(1)
+    }, SHUTDOWN_LIMIT_MS).unref()
+    Promise.resolve().then(stop).then(() => {
+      if (process.connected) process.disconnect()
+    }, (err) => {
+      process.stderr.write(`shutdown (${why}) failed: ${err.stack}\n`)
+      process.exit(1)
+    })
+  }
+  process.once('SIGTERM', () => run('SIGTERM'))
+  process.once('SIGINT', () => run('SIGINT'))
+  if (process.send) process.once('disconnect', () => run('IPC channel closed'))
+}
+
+// Top level of a server: run `start`; a start-up error prints one line (a stack for bugs) and exits
+// with its code (2 for bad options or work).
+export function main (start) {
+  start().catch((err) => {
+    process.stderr.write((err.name === 'LabError' || err.code ? err.message : err.stack) + '\n')
+    process.exit(err.exitCode ?? 1)
+  })
+}

@@ -1,0 +1,104 @@
+// The work one request does, named by a spec string `NAME:ARG`. Pure and deterministic, so every way of
+// running it (inline, piscina task, Worker, forked child) goes through runWork and gives the same body.
+import { createElement, Fragment } from 'react'
+import { renderToString } from 'react-dom/server'
+import { LabError } from './errors.js'
+
+const kinds = {
+  // sum += i for i < N: N(N-1)/2, exact while below 2^53 (N up to ~1.3e8)
+  loop: { arg: 'N', min: 1, max: 1e9, run: (n) => ({ sum: loop(n) }) },
+  // naive recursive Fibonacci
+  fib: { arg: 'N', min: 1, max: 45, run: (n) => ({ fib: fib(n) }) },
+  // React renderToString of N button-and-link blocks (study 000)
+  render: { arg: 'N', min: 1, max: 100000, run: (n) => ({ html: render(n) }) },
+  // N sequential renderToString of a five-item list, total bytes rendered (study 001)
+  ssr: { arg: 'N', min: 1, max: 20000, run: (n) => ({ bytes: ssr(n) }) },
+  // promise-wrapped setTimeout (study 002)
+  sleep: { arg: 'MS', min: 0, max: 60000, run: (ms) => sleep(ms) },
+  // Atomics.wait on a private SharedArrayBuffer: blocks the thread (study 002)
+  'sleep-sync': { arg: 'MS', min: 0, max: 60000, run: (ms) => sleepSync(ms) },
+  // diagnostic: runs loop:N, then throws "requested failure" (to exercise the 500 path)
+  fail: { arg: 'N', min: 0, max: 1e9, run: (n) => { loop(n); throw new Error(`requested failure (fail:${n})`) } }
+}
+
+// The workload names, in the order the help text lists them.
+export const WORKLOADS = Object.keys(kinds)
+
+const valid = WORKLOADS.map((k) => `${k}:${kinds[k].arg} (${kinds[k].min}..${fmt(kinds[k].max)})`).join(', ')
+
+// Parse `NAME:ARG` (ARG may be written 1e8) into { name, arg, spec }; throws LabError ERR_BAD_WORK.
+export function parseWork (spec) {
+  if (typeof spec === 'object' && spec !== null) spec = spec.spec ?? `${spec.name}:${spec.arg}`
+  const match = /^([a-z-]+):(\d+(?:\.\d+)?(?:e\d+)?)$/i.exec(String(spec ?? '').trim())
+  const kind = match && kinds[match[1]]
+  const arg = match ? Number(match[2]) : NaN
+  if (!kind || !Number.isInteger(arg) || arg < kind.min || arg > kind.max) {
+    throw new LabError('ERR_BAD_WORK', `bad work spec ${JSON.stringify(String(spec))}: expected ${valid}`)
+  }
+  return { name: match[1], arg, spec: `${match[1]}:${match[2]}` }
+}
+
+// Run one unit of work: a plain object for CPU work, a Promise of one for `sleep`.
+export function runWork (spec) {
+  const { name, arg } = parseWork(spec)
+  return kinds[name].run(arg)
+}
+
+const bodies = new Map()
+
+// The exact HTTP body a server answers for this spec (memoised; the sleep kinds do not sleep).
+export function expectedBody (spec) {
+  const work = parseWork(spec)
+  if (!bodies.has(work.spec)) {
+    const result = work.name.startsWith('sleep') ? { hello: 'world' } : runWork(work)
+    bodies.set(work.spec, JSON.stringify(result))
+  }
+  return bodies.get(work.spec)
+}
+
+function loop (n) {
+  let sum = 0
+  for (let i = 0; i < n; i++) sum += i
+  return sum
+}
+
+function fib (n) {
+  return n < 2 ? n : fib(n - 1) + fib(n - 2)
+}
+
+// Colours come from the index (a multiplicative hash), so the HTML is the same on every run.
+function colour (i, salt) {
+  return '#' + ((Math.imul(i + 1, 2654435761) ^ salt) >>> 8 & 0xffffff).toString(16).padStart(6, '0')
+}
+
+function render (n) {
+  const blocks = []
+  for (let i = 0; i < n; i++) {
+    blocks.push(createElement('div', { key: i },
+      createElement('button', { style: { color: colour(i, 0) } }, 'Button'),
+      createElement('a', { style: { backgroundColor: colour(i, 0x5bd1e9) } }, "I'm a link")))
+  }
+  return renderToString(createElement(Fragment, null, blocks))
+}
+
+function ssr (n) {
+  const items = [1, 2, 3, 4, 5].map((i) => createElement('li', { key: i }, 'text'))
+  let bytes = 0
+  for (let i = 0; i < n; i++) {
+    bytes += Buffer.byteLength(renderToString(createElement('div', null, createElement('ul', null, items))))
+  }
+  return bytes
+}
+
+function sleep (ms) {
+  return new Promise((resolve) => setTimeout(() => resolve({ hello: 'world' }), ms))
+}
+
+function sleepSync (ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+  return { hello: 'world' }
+}
+
+function fmt (n) {
+  return n >= 1e6 ? `1e${Math.log10(n)}` : String(n)
+}
