@@ -1,0 +1,63 @@
+// Calibration: the single-thread time of each work spec, measured over several calls in ONE
+// long-lived child process, with the JIT tier shift noticed rather than averaged away.
+import { execa } from 'execa'
+import { join } from 'node:path'
+import { ROOT } from './catalog.js'
+import { median, round } from './stats.js'
+
+const CHILD = join(ROOT, 'loadtest', 'calibrate-child.js')
+
+// Summarise one spec's samples: { spec, calls, medianMs, minMs, maxMs, firstMs, samplesMs, tierShift, method }.
+export function summarizeCalibration (spec, samplesMs) {
+  const first = samplesMs[0] ?? null
+  const later = median(samplesMs.slice(1))
+  const tierShift = first !== null && later !== null && (later > first * 1.5 || later * 1.5 < first)
+  return {
+    spec,
+    calls: samplesMs.length,
+    medianMs: round(median(samplesMs), 3),
+    minMs: samplesMs.length ? round(Math.min(...samplesMs), 3) : null,
+    maxMs: samplesMs.length ? round(Math.max(...samplesMs), 3) : null,
+    firstMs: round(first, 3),
+    samplesMs: samplesMs.map((s) => round(s, 3)),
+    tierShift,
+    method: 'measured'
+  }
+}
+
+// The sleep kinds need no measuring: their service time is the delay itself.
+function declared (spec) {
+  const m = /^(sleep|sleep-sync):(\d+(?:\.\d+)?(?:e\d+)?)$/.exec(spec)
+  if (!m) return null
+  const ms = Number(m[2])
+  return { spec, calls: 0, medianMs: ms, minMs: ms, maxMs: ms, firstMs: ms, samplesMs: [], tierShift: false, method: 'declared' }
+}
+
+// Calibrate specs (bounded: totalBudgetMs over all, at most maxCalls each, at least 2 each);
+// resolves { [spec]: summary }, with { spec, error } for a spec that could not be measured.
+export async function calibrate (specs, { maxCalls = 7, totalBudgetMs = 20000, signal } = {}) {
+  const out = {}
+  const measure = []
+  for (const spec of [...new Set(specs)].filter(Boolean)) {
+    const d = declared(spec)
+    if (d) out[spec] = d
+    else measure.push(spec)
+  }
+  if (measure.length === 0) return out
+  const budgetMs = Math.max(500, Math.floor(totalBudgetMs / measure.length))
+  const plan = measure.map((spec) => ({ spec, maxCalls, budgetMs }))
+  const r = await execa(process.execPath, [CHILD, JSON.stringify(plan)], {
+    env: { ...process.env },
+    reject: false,
+    cancelSignal: signal,
+    timeout: totalBudgetMs + 60000,
+    stdin: 'ignore'
+  })
+  let samples = null
+  try { samples = JSON.parse(r.stdout) } catch {}
+  for (const spec of measure) {
+    if (samples?.[spec]?.length) out[spec] = summarizeCalibration(spec, samples[spec])
+    else out[spec] = { spec, error: (r.stderr || r.shortMessage || 'calibration failed').split('\n').filter(Boolean).slice(-3).join(' | ') }
+  }
+  return out
+}

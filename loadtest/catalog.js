@@ -1,0 +1,47 @@
+// The catalog of runnable servers: name → entry file, what it shows, its extra flags.
+import { existsSync, readdirSync } from 'node:fs'
+import { basename, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
+
+// The strategies of servers/, in the order the tour runs them.
+const SERVERS = [
+  { name: 'simple', description: 'one process, one thread, work inline' },
+  { name: 'cluster', description: 'node:cluster, one worker process per core, work inline' },
+  { name: 'child-process', description: 'child_process.fork per request' },
+  { name: 'worker-per-request', description: 'a new worker_threads Worker per request' },
+  { name: 'cluster-threads', description: 'cluster, each worker process starts a Worker per request' },
+  { name: 'queued-threads', description: 'a piscina pool of long-lived threads with a FIFO queue' },
+  { name: 'sleep-variants', description: 'async/sync sleep, pooled/unpooled (--variant)' },
+  { name: 'long-vs-small-tasks', description: 'renderToString as one long task or chunked (--mode)' }
+]
+
+// Extra servers for tests: every NAME.js in the directory named by LOADLAB_EXTRA_SERVERS.
+function extraServers () {
+  const dir = process.env.LOADLAB_EXTRA_SERVERS
+  if (!dir) return []
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.js'))
+    .sort()
+    .map((f) => ({ name: basename(f, '.js'), description: `extra server ${f}`, entry: join(resolve(dir), f), extra: true }))
+}
+
+// Every server the lab knows: { name, description, entry, available, extra }.
+export function catalog () {
+  const servers = SERVERS.map((s) => {
+    const entry = join(ROOT, 'servers', s.name, 'index.js')
+    return { ...s, entry, available: existsSync(entry), extra: false }
+  })
+  return [...servers, ...extraServers().map((s) => ({ ...s, available: existsSync(s.entry) }))]
+}
+
+// The names `--server all` selects: the strategies of servers/ (test extras only by name).
+export function allServerNames () {
+  return SERVERS.map((s) => s.name)
+}
+
+// One catalog entry by name, or undefined.
+export function findServer (name) {
+  return catalog().find((s) => s.name === name)
+}

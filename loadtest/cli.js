@@ -1,0 +1,221 @@
+// `npm run lab`: parse options, plan, calibrate, run each server, print the table, write the report.
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { HELP, parseOptions, checkWork } from './options.js'
+import { ROOT, catalog } from './catalog.js'
+import { experimentNames, loadExperiment } from './experiments/index.js'
+import custom from './experiments/custom.js'
+import { calibrate } from './calibrate.js'
+import { runEntry } from './runner.js'
+import { buildHttpResult, buildReport, machine, packageVersion } from './report.js'
+import { reportTable, renderText } from './table.js'
+import { renderMarkdown } from './markdown.js'
+import { ensureDir, freeId, reportId, writeAtomic } from './write.js'
+import { LabError, usageError } from './errors.js'
+
+const isTTY = process.stderr.isTTY
+
+function shellQuote (a) {
+  return /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`
+}
+
+// The exact command line, as the user typed it (npm run lab -- ... or node loadtest/cli.js ...).
+function commandLine (argv) {
+  const args = argv.map(shellQuote).join(' ')
+  if (process.env.npm_lifecycle_event === 'lab') return `npm run lab${args ? ' -- ' + args : ''}`
+  return `node loadtest/cli.js${args ? ' ' + args : ''}`
+}
+
+// Settings for this run: experiment defaults, its quick overrides, then the user's flags.
+export function resolveLoad (opts, experiment) {
+  const base = { ...experiment.defaults, ...(opts.quick ? experiment.quick : {}) }
+  const load = {
+    connections: opts.connections ?? base.connections ?? 10,
+    amount: null,
+    durationSec: null,
+    timeoutSec: opts.timeout ?? base.timeoutSec ?? 10,
+    warmup: opts.warmup ?? base.warmup ?? 0,
+    runs: opts.runs ?? base.runs ?? 1
+  }
+  if (opts.amount !== null) load.amount = opts.amount
+  else if (opts.duration !== null) load.durationSec = opts.duration
+  else if (base.amount) load.amount = base.amount
+  else load.durationSec = base.durationSec ?? 10
+  return load
+}
+
+// The load of one plan entry: the entry's own connections/amount/duration (the experiment's design) win.
+export function entryLoad (entry, load) {
+  const out = { ...load }
+  if (entry.connections) out.connections = entry.connections
+  if (entry.amount) { out.amount = entry.amount; out.durationSec = null }
+  if (entry.durationSec) { out.durationSec = entry.durationSec; out.amount = null }
+  if (out.amount !== null && out.amount < out.connections) {
+    throw usageError(`${entry.key ?? entry.server}: amount ${out.amount} is below connections ${out.connections} (autocannon needs at least one request per connection)`)
+  }
+  return out
+}
+
+function listText () {
+  const lines = ['Servers:']
+  for (const s of catalog()) lines.push(`  ${s.name.padEnd(22)}${s.description}${s.available ? '' : ' (not built)'}`)
+  lines.push('', 'Experiments:')
+  return lines
+}
+
+async function list () {
+  const lines = listText()
+  for (const name of experimentNames()) {
+    let title = ''
+    try { title = (await loadExperiment(name)).title ?? '' } catch (err) { title = `(cannot load: ${err.message.split('\n')[0]})` }
+    lines.push(`  ${name.padEnd(22)}${title}`)
+  }
+  process.stdout.write(lines.join('\n') + '\n')
+}
+
+function makeProgress (index, total, name) {
+  if (!isTTY) return { update () {}, done () {} }
+  const prefix = `[${index}/${total}] ${name}`
+  return {
+    update (text) { process.stderr.write(`\r\x1b[K${prefix}: ${text}`) },
+    done (text) { process.stderr.write(`\r\x1b[K${prefix}: ${text}\n`) }
+  }
+}
+
+async function main (argv) {
+  const opts = parseOptions(argv)
+  if (opts.help) { process.stdout.write(HELP); return 0 }
+  if (opts.list) { await list(); return 0 }
+  if (opts.work) await checkWork(opts.work)
+
+  const experimentName = opts.experiment ?? (opts.url ? 'custom' : opts.server ? 'custom' : 'tour')
+  const experiment = experimentName === 'custom' ? custom : await loadExperiment(experimentName)
+  const load = resolveLoad(opts, experiment)
+  const planOpts = { ...load, work: opts.work, servers: opts.server, quick: opts.quick, user: { connections: opts.connections, amount: opts.amount, durationSec: opts.duration, timeoutSec: opts.timeout, warmup: opts.warmup, work: opts.work } }
+  const inProcess = typeof experiment.run === 'function'
+  let plan = []
+  if (opts.url) {
+    plan = [{ server: new URL(opts.url).host, variant: null, args: [], work: opts.work ?? null, key: null }]
+  } else if (!inProcess) {
+    plan = experiment.plan(planOpts)
+    if (opts.server && experimentName !== 'custom') plan = plan.filter((e) => opts.server.includes(e.server))
+    if (plan.length === 0) throw usageError(`--server: experiment ${experimentName} has no entry for ${opts.server?.join(', ') ?? 'any built server'}`)
+  }
+  const loads = plan.map((e) => entryLoad(e, load)) // may throw a usage error: before anything starts
+  for (const e of plan) if (e.work) await checkWork(e.work, `work (${e.server})`)
+
+  const controller = new AbortController()
+  let sigints = 0
+  const onSigint = () => {
+    sigints++
+    if (sigints === 1) {
+      process.stderr.write('\ninterrupted: stopping the current run and the server, writing what was measured (Ctrl-C again to quit now)\n')
+      controller.abort()
+    } else {
+      process.exit(130)
+    }
+  }
+  process.on('SIGINT', onSigint)
+  process.on('SIGTERM', onSigint)
+
+  const createdAt = new Date()
+  const m = machine()
+  const notes = []
+  if (opts.url) notes.push(`outside sampling skipped: --url ${opts.url} (a server the lab did not start)`)
+  let calibration = {}
+  const results = []
+  let htmlError = null
+  try {
+    if (inProcess) {
+      const progress = makeProgress(1, 1, experimentName)
+      const out = await experiment.run({ ...planOpts }, { signal: controller.signal, progress: (t) => progress.update(t) })
+      progress.done('done')
+      results.push(...out)
+    } else {
+      const specs = [...new Set(plan.map((e) => e.work).filter(Boolean))]
+      if (specs.length && !controller.signal.aborted) {
+        if (isTTY) process.stderr.write(`calibrating ${specs.join(', ')} …\n`)
+        calibration = await calibrate(specs, { signal: controller.signal }).catch((err) => {
+          if (controller.signal.aborted) return {}
+          throw err
+        })
+      }
+      const bootTimeoutMs = Number(process.env.LOADLAB_BOOT_TIMEOUT_MS) || 30000
+      for (const [i, entry] of plan.entries()) {
+        if (controller.signal.aborted) break
+        const name = entry.variant ? `${entry.server}/${entry.variant}` : entry.server
+        const progress = makeProgress(i + 1, plan.length, name)
+        const raw = await runEntry(entry, loads[i], { signal: controller.signal, progress: progress.update, bootTimeoutMs, url: opts.url })
+        results.push(raw)
+        progress.done(raw.failure ? `FAILED: ${raw.failure.reason}` : raw.interrupted ? 'interrupted' : 'done')
+      }
+      const missing = [...new Set(results.map((r) => r.workReported).filter((w) => w && !calibration[w]))]
+      if (missing.length && !controller.signal.aborted) Object.assign(calibration, await calibrate(missing, { signal: controller.signal }).catch(() => ({})))
+    }
+  } finally {
+    process.off('SIGINT', onSigint)
+    process.off('SIGTERM', onSigint)
+  }
+  const interrupted = controller.signal.aborted
+  if (interrupted) notes.push('interrupted (SIGINT): results hold what was measured before the interruption')
+
+  const finalResults = inProcess ? results : results.map((raw) => buildHttpResult(raw, { calibration, cores: m.availableParallelism }))
+  const outDir = opts.out
+  await ensureDir(outDir)
+  const id = await freeId(outDir, reportId(createdAt, m.hostname, experimentName))
+  const report = buildReport({
+    id,
+    createdAt: createdAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    interrupted,
+    experiment: experimentName,
+    label: opts.label,
+    machine: m,
+    method: {
+      tool: inProcess ? 'in-process' : 'autocannon',
+      toolVersion: inProcess ? null : packageVersion('autocannon'),
+      connections: inProcess ? null : load.connections,
+      amount: inProcess ? null : load.amount,
+      durationSec: inProcess ? null : load.durationSec,
+      timeoutSec: inProcess ? null : load.timeoutSec,
+      warmup: load.warmup > 0 ? { amount: load.warmup } : null,
+      runs: load.runs,
+      url: opts.url ?? null,
+      outsideSampling: !opts.url && !inProcess,
+      command: commandLine(argv)
+    },
+    calibration,
+    results: finalResults,
+    notes
+  })
+  const table = reportTable(report, experiment)
+  process.stderr.write('\n' + renderText(table))
+  const base = join(outDir, id)
+  await writeAtomic(`${base}.json`, JSON.stringify(report, null, 2) + '\n')
+  await writeAtomic(`${base}.md`, renderMarkdown(report, experiment))
+  try {
+    const { renderReportHtml } = await import('./report-html.js')
+    await writeAtomic(`${base}.html`, renderReportHtml(report))
+  } catch (err) {
+    htmlError = err
+  }
+  process.stderr.write(`report: ${base}.json (.md${htmlError ? '' : ', .html'})\n`)
+  if (htmlError) process.stderr.write(`error: HTML report not written: ${htmlError.message.split('\n')[0]} (the JSON and Markdown are)\n`)
+  if (opts.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n')
+  if (interrupted) return 130
+  if (report.status === 'failed' || htmlError) return 1
+  return 0
+}
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code
+}, (err) => {
+  if (err instanceof LabError) {
+    process.stderr.write(`${pkg.name} lab: ${err.message}\n`)
+    process.exitCode = err.exitCode
+  } else {
+    process.stderr.write(`${pkg.name} lab: ${err.stack ?? err}\n`)
+    process.exitCode = 1
+  }
+})

@@ -1,0 +1,146 @@
+// One autocannon round: every response body verified, every request counted, the run timed by us.
+import autocannon from 'autocannon'
+import { performance } from 'node:perf_hooks'
+import { setTimeout as delay } from 'node:timers/promises'
+import { request } from './http.js'
+
+// Parse a Server-Timing header into { work, queue } durations in ms (missing entries are null).
+export function parseServerTiming (value) {
+  const out = { work: null, queue: null }
+  if (!value) return out
+  for (const part of String(value).split(',')) {
+    const [name, ...params] = part.trim().split(';')
+    const dur = params.map((p) => p.trim()).find((p) => p.startsWith('dur='))
+    if (dur && (name === 'work' || name === 'queue')) {
+      const n = Number(dur.slice(4))
+      if (Number.isFinite(n)) out[name] = n
+    }
+  }
+  return out
+}
+
+function serverTimingOf (rawHeaders) {
+  if (!Array.isArray(rawHeaders)) return null
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (String(rawHeaders[i]).toLowerCase() === 'server-timing') return String(rawHeaders[i + 1])
+  }
+  return null
+}
+
+// Load url with autocannon at fixed connections and amount (or durationSec). verify(body) → boolean
+// checks each 2xx body (null: the first 2xx body is the reference). Resolves the raw counts and samples.
+export function fireRound ({ url, connections, amount = null, durationSec = null, timeoutSec = 10, verify = null, signal, onResponse }) {
+  return new Promise((resolve, reject) => {
+    const raw = {
+      sent: 0,
+      completed: 0,
+      ok: 0,
+      non2xx: 0,
+      errors: 0,
+      timeouts: 0,
+      mismatches: 0,
+      statusCodes: {},
+      latencies: [],
+      workMs: [],
+      queueMs: [],
+      mismatchSample: null,
+      errorSample: null,
+      reference: null,
+      startedAt: null,
+      lastAt: null,
+      durationMs: null,
+      stopped: false,
+      autocannon: null
+    }
+    let check = verify
+    const setupClient = (client) => {
+      let lastStatus = null
+      client.on('request', () => { raw.sent++ })
+      client.on('headers', (h) => {
+        lastStatus = h.statusCode
+        const t = parseServerTiming(serverTimingOf(h.headers))
+        if (t.work !== null) raw.workMs.push(t.work)
+        if (t.queue !== null) raw.queueMs.push(t.queue)
+      })
+      client.on('response', (status, bytes, ms) => {
+        raw.lastAt = performance.now()
+        raw.completed++
+        raw.statusCodes[status] = (raw.statusCodes[status] ?? 0) + 1
+        if (status >= 200 && status < 300) raw.ok++
+        else raw.non2xx++
+        raw.latencies.push(ms)
+        onResponse?.()
+      })
+      client.on('mismatch', (body) => {
+        if (lastStatus >= 200 && lastStatus < 300) {
+          raw.mismatches++
+          raw.mismatchSample ??= String(body).slice(0, 200)
+        }
+      })
+      client.on('timeout', () => { raw.lastAt = performance.now(); raw.timeouts++ })
+      client.on('connError', (err) => { raw.lastAt = performance.now(); raw.errors++; raw.errorSample ??= err?.message ?? String(err) })
+    }
+    const verifyBody = (body) => {
+      if (check === null) {
+        raw.reference = body
+        check = (b) => b === raw.reference
+        return true
+      }
+      return check(body)
+    }
+    const opts = { url, connections, timeout: timeoutSec, setupClient, verifyBody, excludeErrorStats: false }
+    if (amount !== null) opts.amount = amount
+    else opts.duration = durationSec
+    raw.startedAt = performance.now()
+    let instance
+    const onAbort = () => { raw.stopped = true; instance?.stop() }
+    try {
+      instance = autocannon(opts, (err, result) => {
+        signal?.removeEventListener('abort', onAbort)
+        if (err) return reject(err)
+        raw.durationMs = (raw.lastAt ?? performance.now()) - raw.startedAt
+        raw.autocannon = {
+          duration: result.duration,
+          requestsAverage: result.requests?.average ?? null,
+          sent: result.requests?.sent ?? null,
+          errors: result.errors,
+          timeouts: result.timeouts,
+          mismatches: result.mismatches,
+          non2xx: result.non2xx
+        }
+        resolve(raw)
+      })
+    } catch (err) {
+      return reject(err)
+    }
+    raw.stop = onAbort
+    if (signal?.aborted) onAbort()
+    else signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+// Probe GET url every intervalMs (sequentially) until stop(); stop() resolves the probe samples.
+export function startProbe (url, { intervalMs = 100, timeoutMs = 5000 } = {}) {
+  const controller = new AbortController()
+  const latencies = []
+  let failed = 0
+  let abandoned = 0
+  const loop = (async () => {
+    while (!controller.signal.aborted) {
+      const started = performance.now()
+      const r = await request(url, { timeoutMs, signal: controller.signal })
+      if (r.status === 'aborted') { abandoned++; break }
+      if (r.status === 200) latencies.push(r.ms)
+      else failed++
+      const wait = intervalMs - (performance.now() - started)
+      if (wait > 0) await delay(wait, undefined, { signal: controller.signal }).catch(() => {})
+    }
+  })()
+  return {
+    async stop () {
+      controller.abort()
+      await loop
+      return { latencies, failed, abandoned }
+    }
+  }
+}

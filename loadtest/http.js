@@ -1,0 +1,44 @@
+// One HTTP request on a fresh connection, timed, bounded by a timeout and an abort signal.
+import http from 'node:http'
+import https from 'node:https'
+import { performance } from 'node:perf_hooks'
+
+// Send one request; resolves { status, body, headers, ms } or { status: 'timeout' | 'error' | 'aborted', error, ms }.
+export function request (url, { method = 'GET', timeoutMs = 5000, signal, maxBody = 1 << 20 } = {}) {
+  return new Promise((resolve) => {
+    const start = performance.now()
+    const u = new URL(url)
+    const lib = u.protocol === 'https:' ? https : http
+    let settled = false
+    const done = (value) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      signal?.removeEventListener('abort', onAbort)
+      resolve({ ms: performance.now() - start, ...value })
+    }
+    const req = lib.request(u, { method, agent: false, headers: { connection: 'close' } }, (res) => {
+      const chunks = []
+      let size = 0
+      res.on('data', (c) => { size += c.length; if (size <= maxBody) chunks.push(c) })
+      res.on('end', () => done({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }))
+      res.on('error', (error) => done({ status: 'error', error: error.message }))
+    })
+    const timer = setTimeout(() => { done({ status: 'timeout', error: `no answer within ${timeoutMs} ms` }); req.destroy() }, timeoutMs)
+    const onAbort = () => { done({ status: 'aborted', error: 'aborted' }); req.destroy() }
+    if (signal?.aborted) return onAbort()
+    signal?.addEventListener('abort', onAbort, { once: true })
+    req.on('error', (error) => done({ status: 'error', error: error.message }))
+    req.end()
+  })
+}
+
+// GET url and parse JSON; resolves { status, json } (json null when the answer is not JSON or not 200).
+export async function getJson (url, opts) {
+  const r = await request(url, opts)
+  let json = null
+  if (r.status === 200) {
+    try { json = JSON.parse(r.body) } catch {}
+  }
+  return { ...r, json }
+}

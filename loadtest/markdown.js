@@ -1,0 +1,84 @@
+// The Markdown summary of a report: machine and method first (as published benchmarks state
+// them), then the table, then what is not to be trusted. A pure function of the report.
+import { reportTable } from './table.js'
+
+function esc (s) {
+  return String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ')
+}
+
+function gb (bytes) {
+  return `${(bytes / 1073741824).toFixed(1)} GB`
+}
+
+// Render { head, rows } as a Markdown table.
+export function markdownTable ({ head, rows }) {
+  return [
+    `| ${head.map(esc).join(' | ')} |`,
+    `| ${head.map(() => '---').join(' | ')} |`,
+    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)
+  ].join('\n') + '\n'
+}
+
+// The Markdown page for a report (experiment: its module, for a custom table).
+export function renderMarkdown (report, experiment) {
+  const m = report.machine
+  const me = report.method
+  const load = me.amount !== null && me.amount !== undefined ? `${me.amount} requests` : `${me.durationSec} s`
+  const out = []
+  out.push(`# loadlab report: ${report.experiment}${report.label ? ` (${report.label})` : ''}`)
+  out.push('')
+  out.push(`Status: **${report.status}**. Started ${report.createdAt}, finished ${report.finishedAt ?? '-'}. Schema ${report.schema}, id \`${report.id}\`.`)
+  out.push('')
+  out.push('## Machine')
+  out.push('')
+  out.push(`- **Machine:** ${m.cpuModel}, ${m.cores} cores (availableParallelism ${m.availableParallelism}), ${gb(m.memoryBytes)} RAM, ${m.os.type} ${m.os.release} ${m.arch}, host \`${m.hostname}\``)
+  out.push(`- **Node:** ${m.node} (V8 ${m.v8}); fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, react ${m.versions.react}`)
+  out.push(`- **Load average at start:** ${m.loadavg.join(', ')}`)
+  out.push('')
+  out.push('## Method')
+  out.push('')
+  out.push(`- **Command:** \`${me.command}\``)
+  out.push(`- **Load:** ${me.tool} ${me.toolVersion ?? ''}, ${me.connections} connections, ${load} per measured round, ${me.timeoutSec} s timeout, warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) per server${me.runs > 1 ? ' (figures: the median round)' : ''}`)
+  out.push(`- **Target:** ${me.url ?? 'servers started by the lab on 127.0.0.1, one at a time'}; outside sampling (/proc) ${me.outsideSampling ? 'on' : 'off'}`)
+  out.push('- requests/s are timed by the lab from the first request sent to the last response; latency in ms; every 2xx body is compared with the expected one')
+  out.push('')
+  const cal = Object.values(report.calibration ?? {})
+  if (cal.length) {
+    out.push('## Calibration (single thread, one long-lived process)')
+    out.push('')
+    out.push(markdownTable({
+      head: ['work', 'calls', 'median ms', 'min', 'max', 'first', 'tier shift'],
+      rows: cal.map((c) => c.error ? [c.spec, '-', 'error', c.error, '', '', ''] : [c.spec, String(c.calls), String(c.medianMs), String(c.minMs), String(c.maxMs), String(c.firstMs), c.method === 'declared' ? 'declared (sleep)' : c.tierShift ? 'yes' : 'no'])
+    }))
+  }
+  out.push('## Results')
+  out.push('')
+  out.push(markdownTable(reportTable(report, experiment)))
+  const bad = report.results.filter((r) => r.untrusted?.length)
+  if (bad.length) {
+    out.push('## Not to be taken at face value')
+    out.push('')
+    for (const r of bad) out.push(`- \`${r.key}\`: ${r.untrusted.join('; ')}`)
+    out.push('')
+  }
+  const failed = report.results.filter((r) => r.failure)
+  for (const r of failed) {
+    out.push(`### Failure: \`${r.key}\``)
+    out.push('')
+    out.push(`${r.failure.reason} (exit code ${r.failure.exitCode ?? '-'}, signal ${r.failure.signal ?? '-'})`)
+    if (r.failure.stderrTail?.length) {
+      out.push('')
+      out.push('```')
+      out.push(...r.failure.stderrTail)
+      out.push('```')
+    }
+    out.push('')
+  }
+  if (report.notes?.length) {
+    out.push('## Notes')
+    out.push('')
+    for (const n of report.notes) out.push(`- ${n}`)
+    out.push('')
+  }
+  return out.join('\n')
+}

@@ -1,0 +1,148 @@
+// Command-line options of `npm run lab`: one defaults object, one help text, validated at the boundary.
+import { parseArgs } from 'node:util'
+import { join } from 'node:path'
+import { existsSync, statSync } from 'node:fs'
+import { ROOT, allServerNames, catalog } from './catalog.js'
+import { experimentNames } from './experiments/index.js'
+import { describe, usageError } from './errors.js'
+
+// Every option with its parseArgs type and its default (null: take the experiment's default).
+export const DEFAULTS = Object.freeze({
+  server: null,
+  experiment: null,
+  connections: null,
+  amount: null,
+  duration: null,
+  timeout: null,
+  work: null,
+  runs: 1,
+  warmup: null,
+  url: null,
+  out: join(ROOT, 'reports'),
+  label: null,
+  json: false,
+  list: false,
+  quick: false,
+  help: false
+})
+
+const BOOLEANS = new Set(['json', 'list', 'quick', 'help'])
+
+export const HELP = `Usage: npm run lab -- [options]
+
+Boots each selected server, loads it with autocannon, watches it from inside and outside,
+prints a table on stderr and writes reports/<time>-<host>-<experiment>.{json,md,html}.
+With no option: a quick tour of every server (light load, about two minutes).
+
+  --server a,b|all     servers to run (see --list); a custom run
+  --experiment NAME    reproduce a study (see --list); with --server: only those servers
+  --connections N      concurrent connections (default: the experiment's)
+  --amount N           requests per measured round (excludes --duration)
+  --duration S         seconds per measured round (excludes --amount)
+  --timeout S          per-request timeout in seconds
+  --work SPEC          work per request, e.g. loop:1e7, fib:25, render:1000, sleep:100
+  --runs N             measured rounds per server; figures are the median round (default 1)
+  --warmup N           requests in the discarded warm-up round, 0 = none
+  --url URL            load a server started by hand (outside sampling skipped)
+  --out DIR            where reports are written (default reports/)
+  --label TEXT         free text naming the machine or the run
+  --json               print the report JSON on stdout
+  --list               list servers and experiments, then exit
+  --quick              the experiment's small version
+  --help               this text
+`
+
+// Turn argv into validated options; throws a usage error (exit 2) naming the bad option.
+export function parseOptions (argv) {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, { type: BOOLEANS.has(k) ? 'boolean' : 'string' }]))
+    })
+  } catch (err) {
+    throw usageError(`${err.message.split('\n')[0]} (see --help; options: ${Object.keys(DEFAULTS).map((k) => '--' + k).join(' ')})`)
+  }
+  return validateOptions(parsed.values)
+}
+
+function int (name, raw, min, max) {
+  if (raw === null || raw === undefined) return null
+  const n = Number(raw)
+  if (raw === '' || !Number.isInteger(n) || n < min || n > max) {
+    throw usageError(`--${name}: expected an integer from ${min} to ${max}, got ${describe(raw)}`)
+  }
+  return n
+}
+
+function num (name, raw, min, max) {
+  if (raw === null || raw === undefined) return null
+  const n = Number(raw)
+  if (raw === '' || !Number.isFinite(n) || n < min || n > max) {
+    throw usageError(`--${name}: expected a number from ${min} to ${max}, got ${describe(raw)}`)
+  }
+  return n
+}
+
+// Check each option against its rule; returns the options with numbers parsed and servers split.
+export function validateOptions (values) {
+  const o = { ...DEFAULTS, ...values }
+  const out = { ...o }
+  out.connections = int('connections', o.connections, 1, 10000)
+  out.amount = int('amount', o.amount, 1, 10_000_000)
+  out.duration = num('duration', o.duration, 0.1, 3600)
+  out.timeout = num('timeout', o.timeout, 0.1, 3600)
+  out.runs = int('runs', o.runs, 1, 50)
+  out.warmup = int('warmup', o.warmup, 0, 1_000_000)
+  if (out.amount !== null && out.duration !== null) {
+    throw usageError('--amount and --duration exclude each other: give one of them')
+  }
+  if (out.amount !== null && out.connections !== null && out.amount < out.connections) {
+    throw usageError(`--amount: must be at least --connections (${out.connections}), got ${describe(o.amount)}`)
+  }
+  const known = catalog()
+  if (o.server !== null) {
+    const names = o.server.split(',').map((s) => s.trim()).filter(Boolean)
+    const allowed = ['all', ...known.map((s) => s.name)]
+    if (names.length === 0) throw usageError(`--server: expected a comma-separated list of ${allowed.join(', ')}, got ${describe(o.server)}`)
+    const bad = names.find((n) => !allowed.includes(n))
+    if (bad) throw usageError(`--server: unknown server \`${bad}\`; allowed: ${allowed.join(', ')}`)
+    out.server = [...new Set(names.flatMap((n) => n === 'all' ? allServerNames() : [n]))]
+    const missing = out.server.filter((n) => !known.find((s) => s.name === n).available)
+    if (missing.length) throw usageError(`--server: ${missing.join(', ')} not built (no servers/<name>/index.js)`)
+  }
+  if (o.experiment !== null && !experimentNames().includes(o.experiment)) {
+    throw usageError(`--experiment: unknown experiment \`${o.experiment}\`; allowed: ${experimentNames().join(', ')}`)
+  }
+  if (o.url !== null) {
+    let u
+    try { u = new URL(o.url) } catch { throw usageError(`--url: expected an http:// URL, got ${describe(o.url)}`) }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw usageError(`--url: expected an http:// or https:// URL, got ${describe(o.url)}`)
+    if (o.server !== null || o.experiment !== null) throw usageError('--url excludes --server and --experiment: it loads the one server at that URL')
+    out.url = u.href
+  }
+  if (o.work !== null && !/^[a-z][a-z-]*:[0-9.e+]+$/i.test(o.work)) {
+    throw usageError(`--work: expected NAME:ARG such as loop:1e7, fib:25, render:1000, ssr:225, sleep:100, sleep-sync:100, got ${describe(o.work)}`)
+  }
+  if (o.out !== null && existsSync(o.out) && !statSync(o.out).isDirectory()) {
+    throw usageError(`--out: ${o.out} exists and is not a directory`)
+  }
+  if (o.label !== null && (o.label.length > 200 || /[\n\r]/.test(o.label))) {
+    throw usageError('--label: expected one line of at most 200 characters')
+  }
+  return out
+}
+
+// Check a work spec with the servers' own parser (servers/lib/workloads.js), as a usage error.
+export async function checkWork (spec, name = 'work') {
+  const path = join(ROOT, 'servers', 'lib', 'workloads.js')
+  if (!existsSync(path)) return
+  const { parseWork } = await import(path)
+  try {
+    parseWork(spec)
+  } catch (err) {
+    throw usageError(`--${name}: ${err.message.split('\n')[0]}`)
+  }
+}

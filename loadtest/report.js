@@ -1,0 +1,182 @@
+// Build the report (schema 1, see reports/README.md) from raw measurements: pure, no I/O but machine().
+import os from 'node:os'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ROOT } from './catalog.js'
+import { median, round, spread, summarize } from './stats.js'
+
+export const SCHEMA = 1
+export const SATURATED = 0.9
+
+// The version of an installed package, read from its package.json (null when not installed).
+export function packageVersion (name) {
+  try { return JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version } catch { return null }
+}
+
+// The machine block: CPU, cores, memory, OS, Node/V8 and library versions, load average now.
+export function machine () {
+  const cpus = os.cpus()
+  return {
+    hostname: os.hostname(),
+    cpuModel: cpus[0]?.model?.trim() ?? null,
+    cores: cpus.length,
+    availableParallelism: os.availableParallelism(),
+    memoryBytes: os.totalmem(),
+    os: { type: os.type(), platform: os.platform(), release: os.release() },
+    arch: os.arch(),
+    node: process.version,
+    v8: process.versions.v8,
+    versions: Object.fromEntries(['fastify', 'piscina', 'autocannon', 'react'].map((n) => [n, packageVersion(n)])),
+    loadavg: os.loadavg().map((x) => round(x, 2))
+  }
+}
+
+// The key that makes a run comparable across reports: server[/variant]@work[#qualifier].
+export function makeKey ({ server, variant, work }, qualifier) {
+  return `${server}${variant ? '/' + variant : ''}@${work ?? 'default'}${qualifier ? '#' + qualifier : ''}`
+}
+
+// The ideal throughput for a work spec: min(connections, cores) / service time (sleep kinds do not
+// use a core while they wait, so their concurrency is the connections); null without a calibration.
+export function ideal (work, connections, cores, calibration) {
+  const cal = calibration?.[work]
+  if (!cal || !(cal.medianMs > 0)) return null
+  const sleeping = /^sleep(-sync)?:/.test(work)
+  const concurrency = sleeping ? connections : Math.min(connections, cores)
+  return { serviceMs: cal.medianMs, cores, concurrency, rps: round(concurrency / cal.medianMs * 1000, 3) }
+}
+
+function meanOf (values) {
+  return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null
+}
+
+// The figures of one measured round: counts, own-timed rate, latency, probe, recovery, outside.
+export function roundFigures (round_) {
+  const f = round_.fire
+  const unanswered = Math.max(0, f.sent - f.completed - f.errors - f.timeouts)
+  const durationMs = f.durationMs
+  const probeSorted = summarize(round_.probe?.latencies ?? [])
+  const outside = round_.outside
+    ? {
+        cpuSeconds: round_.outside.cpuSeconds,
+        cpuMsPerRequest: f.completed > 0 ? round(round_.outside.cpuSeconds * 1000 / f.completed, 3) : null,
+        peakRssBytes: round_.outside.peakRssBytes,
+        peakProcesses: round_.outside.peakProcesses,
+        peakThreads: round_.outside.peakThreads,
+        samples: round_.outside.samples,
+        loadGenerator: { ...round_.outside.loadGenerator, saturated: (round_.outside.loadGenerator.utilisation ?? 0) > SATURATED }
+      }
+    : null
+  return {
+    requests: { sent: f.sent, completed: f.completed, ok: f.ok, non2xx: f.non2xx, errors: f.errors, timeouts: f.timeouts, mismatches: f.mismatches, unanswered },
+    statusCodes: f.statusCodes,
+    durationMs: round(durationMs, 3),
+    rps: durationMs > 0 ? round(f.completed / durationMs * 1000, 3) : null,
+    latency: summarize(f.latencies),
+    serverTiming: {
+      count: f.workMs.length,
+      workMs: { mean: round(meanOf(f.workMs), 3), median: round(median(f.workMs), 3) },
+      queueMs: { mean: round(meanOf(f.queueMs), 3), median: round(median(f.queueMs), 3) }
+    },
+    probe: round_.probe
+      ? { count: probeSorted.count, failed: round_.probe.failed, abandoned: round_.probe.abandoned, p50: probeSorted.p50, p99: probeSorted.p99, max: probeSorted.max }
+      : null,
+    recovery: round_.recovery ?? null,
+    telemetry: round_.telemetry ?? null,
+    outside,
+    samples: { mismatch: f.mismatchSample, error: f.errorSample },
+    autocannon: f.autocannon,
+    stopped: f.stopped
+  }
+}
+
+// Reasons not to take a run's figures at face value (empty: trusted).
+export function untrustedReasons (fig, { failure, interrupted } = {}) {
+  const out = []
+  if (failure) out.push(`failed: ${failure.reason}`)
+  if (interrupted) out.push('interrupted: the round was cut short')
+  if (!fig) return out
+  const r = fig.requests
+  if (r.errors) out.push(`${r.errors} connection errors`)
+  if (r.timeouts) out.push(`${r.timeouts} timeouts`)
+  if (r.non2xx) out.push(`${r.non2xx} non-2xx responses`)
+  if (r.mismatches) out.push(`${r.mismatches} body mismatches`)
+  if (r.unanswered && !interrupted) out.push(`${r.unanswered} requests unanswered at the end of the round`)
+  if (r.completed === 0) out.push('no response')
+  const lg = fig.outside?.loadGenerator
+  if (lg?.saturated) out.push(`load generator saturated (${Math.round(lg.utilisation * 100)}% CPU)`)
+  if (fig.probe?.failed) out.push(`${fig.probe.failed} failed /health probes`)
+  return out
+}
+
+// One HTTP result (README "results[] for HTTP runs") from a server run's raw record.
+export function buildHttpResult (raw, { calibration = {}, cores = os.availableParallelism() } = {}) {
+  const e = raw.entry
+  const work = raw.workReported ?? e.work ?? null
+  const rounds = raw.rounds.map(roundFigures)
+  const order = rounds.map((r, i) => [r.rps ?? -1, i]).sort((a, b) => a[0] - b[0])
+  const mid = order.length ? rounds[order[(order.length - 1) >> 1][1]] : null
+  const reasons = untrustedReasons(mid, raw)
+  for (const [i, r] of rounds.entries()) {
+    if (r === mid) continue
+    const extra = untrustedReasons(r).map((x) => `round ${i + 1}: ${x}`)
+    reasons.push(...extra)
+  }
+  const id = ideal(work, e.connections, cores, calibration)
+  const result = {
+    kind: 'http',
+    key: e.key ?? makeKey({ server: e.server, variant: e.variant, work }),
+    server: e.server,
+    variant: e.variant ?? null,
+    work,
+    args: raw.args ?? e.args ?? [],
+    connections: e.connections,
+    amount: e.amount ?? null,
+    durationSec: e.durationSec ?? null,
+    timeoutSec: e.timeoutSec,
+    status: raw.failure ? 'failed' : 'ok',
+    failure: raw.failure ?? null,
+    interrupted: Boolean(raw.interrupted),
+    trusted: reasons.length === 0,
+    untrusted: reasons,
+    requests: mid?.requests ?? null,
+    statusCodes: mid?.statusCodes ?? null,
+    durationMs: mid?.durationMs ?? null,
+    rps: mid?.rps ?? null,
+    latency: mid?.latency ?? null,
+    serverTiming: mid?.serverTiming ?? null,
+    probe: mid?.probe ?? null,
+    recovery: mid?.recovery ?? null,
+    telemetry: mid?.telemetry ?? null,
+    outside: mid?.outside ?? null,
+    ideal: id,
+    efficiency: id && mid?.rps !== null && mid?.rps !== undefined ? round(mid.rps / id.rps, 3) : null,
+    stop: raw.stop ?? null,
+    notes: raw.notes ?? []
+  }
+  if (rounds.length > 1) {
+    result.runs = rounds.map((r) => ({ rps: r.rps, latency: { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max }, requests: r.requests }))
+    result.spread = { rps: spread(rounds.map((r) => r.rps)), p99: spread(rounds.map((r) => r.latency.p99)) }
+  }
+  return result
+}
+
+// The whole report object from what the lab gathered.
+export function buildReport ({ id, createdAt, finishedAt, interrupted, experiment, label, machine: m, method, calibration, results, notes = [] }) {
+  const failed = results.some((r) => r.status === 'failed')
+  return {
+    schema: SCHEMA,
+    kind: 'loadlab-report',
+    id,
+    createdAt,
+    finishedAt: finishedAt ?? null,
+    status: interrupted ? 'partial' : failed ? 'failed' : 'complete',
+    experiment,
+    label: label ?? null,
+    machine: m,
+    method,
+    calibration,
+    results,
+    notes
+  }
+}

@@ -1,0 +1,119 @@
+// Run one server (or a --url target) through warm-up and measured rounds while watching it; returns
+// a raw record that report.js turns into a result. No formatting here.
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { ROOT, findServer } from './catalog.js'
+import { startServer, stopServer } from './boot.js'
+import { fireRound, startProbe } from './fire.js'
+import { request, getJson } from './http.js'
+import { startSampler } from './sample.js'
+import { makeKey } from './report.js'
+
+let workloads = null
+async function expectedBodyOf (work) {
+  if (!work) return null
+  const path = join(ROOT, 'servers', 'lib', 'workloads.js')
+  if (!existsSync(path)) return null
+  workloads ??= await import(path)
+  try { return workloads.expectedBody(work) } catch { return null }
+}
+
+// Time one fresh GET / right after a round: { ms, status } (status 'timeout' / 'error' when no answer).
+export async function timeRecovery (url, { timeoutMs, signal }) {
+  const r = await request(`${url}/`, { timeoutMs, signal })
+  return { ms: typeof r.status === 'number' ? Math.round(r.ms * 1000) / 1000 : null, status: r.status, timeoutMs }
+}
+
+// One measured round against url: reset stats, sample /proc, probe /health, fire, recover, collect stats.
+async function measuredRound (target, load, { verify, signal, pid, seen, progress, notes }) {
+  const reset = await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal })
+  const statsOn = reset.status === 200 || reset.status === 204
+  if (!statsOn && !notes.includes('no telemetry')) notes.push('no telemetry')
+  const sampler = pid ? startSampler(pid, { seen }) : null
+  const probe = startProbe(`${target}/health`)
+  let done = 0
+  const fire = await fireRound({
+    url: `${target}/`,
+    connections: load.connections,
+    amount: load.amount,
+    durationSec: load.durationSec,
+    timeoutSec: load.timeoutSec,
+    verify,
+    signal,
+    onResponse: progress && (() => { if (++done % 10 === 0) progress(`measuring ${done}${load.amount ? '/' + load.amount : ''}`) })
+  })
+  const probeResult = await probe.stop()
+  const outside = sampler ? sampler.stop() : null
+  const recovery = signal.aborted ? null : await timeRecovery(target, { timeoutMs: Math.max(10, load.timeoutSec) * 1000, signal })
+  const stats = statsOn && !signal.aborted ? await getJson(`${target}/__lab/stats`, { timeoutMs: 5000, signal }) : null
+  return { fire, probe: probeResult, outside, recovery, telemetry: stats?.json ?? null }
+}
+
+// Run one plan entry end to end; never throws for a server's fault (it is recorded as a failure).
+export async function runEntry (entry, load, { signal, progress, bootTimeoutMs = 30000, url = null } = {}) {
+  const raw = { entry: { ...entry, ...load }, args: entry.args ?? [], rounds: [], failure: null, interrupted: false, workReported: null, stop: null, notes: [] }
+  let server = null
+  const seen = new Map()
+  if (url) {
+    server = { url: url.replace(/\/$/, ''), pid: null, work: entry.work ?? null }
+  } else {
+    const cat = findServer(entry.server)
+    progress?.('starting')
+    try {
+      server = await startServer({ entry: cat.entry, args: raw.args, bootTimeoutMs, signal })
+    } catch (err) {
+      if (!err.failure) throw err
+      raw.failure = err.failure
+      raw.interrupted = signal.aborted
+      raw.entry.key ??= makeKey(entry)
+      return raw
+    }
+  }
+  raw.workReported = server.work ?? entry.work ?? null
+  if (entry.work && server.work && server.work !== entry.work) raw.notes.push(`planned work ${entry.work}, server reports ${server.work}`)
+  raw.entry.key ??= makeKey({ ...entry, work: raw.workReported })
+  const expected = await expectedBodyOf(raw.workReported)
+  const verify = expected === null ? null : (body) => body === expected
+  if (expected === null) raw.notes.push('bodies compared with the first 2xx response (no expected body for this work)')
+
+  const run = new AbortController()
+  const stopRun = () => run.abort()
+  signal.addEventListener('abort', stopRun, { once: true })
+  let stopping = false
+  let crashed = false
+  server.exited?.then(() => { if (!stopping) { crashed = true; run.abort() } })
+  try {
+    if (load.warmup > 0) {
+      progress?.('warm-up')
+      await fireRound({ url: `${server.url}/`, connections: Math.min(load.connections, load.warmup), amount: load.warmup, timeoutSec: load.timeoutSec, verify, signal: run.signal })
+    }
+    for (let i = 0; i < load.runs && !run.signal.aborted; i++) {
+      progress?.(`measuring${load.runs > 1 ? ` round ${i + 1}/${load.runs}` : ''}`)
+      const round = await measuredRound(server.url, load, { verify, signal: run.signal, pid: server.pid, seen, progress, notes: raw.notes })
+      raw.rounds.push(round)
+    }
+  } catch (err) {
+    if (!crashed && !signal.aborted) raw.failure = { reason: `lab error: ${err.message}`, exitCode: null, signal: null, stderrTail: [] }
+  } finally {
+    stopping = true
+    signal.removeEventListener('abort', stopRun)
+    if (server.pid) {
+      progress?.('stopping')
+      const stop = await stopServer(server, { seen })
+      raw.stop = { exitCode: stop.exit?.exitCode ?? null, signal: stop.exit?.signal ?? null, forced: stop.forced, leftovers: stop.leftovers }
+      const tail = server.stderrTail()
+      if (crashed) {
+        raw.failure = { reason: `exited during the run (code ${stop.exit?.exitCode}, signal ${stop.exit?.signal})`, exitCode: stop.exit?.exitCode ?? null, signal: stop.exit?.signal ?? null, stderrTail: tail }
+      } else if (stop.forced) {
+        raw.failure ??= { reason: 'did not exit within 8 s of SIGTERM (killed)', exitCode: stop.exit?.exitCode ?? null, signal: stop.exit?.signal ?? null, stderrTail: tail }
+      } else if (stop.exit?.exitCode !== 0) {
+        raw.failure ??= { reason: `exited with code ${stop.exit?.exitCode} (signal ${stop.exit?.signal}) after SIGTERM`, exitCode: stop.exit?.exitCode ?? null, signal: stop.exit?.signal ?? null, stderrTail: tail }
+      }
+      if (stop.leftovers.length) {
+        raw.failure ??= { reason: `${stop.leftovers.length} process(es) of its tree left after it exited (killed: ${stop.leftovers.join(', ')})`, exitCode: stop.exit?.exitCode ?? null, signal: stop.exit?.signal ?? null, stderrTail: tail }
+      }
+    }
+    raw.interrupted = signal.aborted
+  }
+  return raw
+}

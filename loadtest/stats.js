@@ -1,0 +1,57 @@
+// Small pure statistics helpers: percentiles, median, summaries.
+
+// The percentiles autocannon reports, as keys of the `percentiles` map.
+export const PERCENTILES = [0.001, 0.01, 0.1, 1, 2.5, 10, 25, 50, 75, 90, 97.5, 99, 99.9, 99.99, 99.999]
+
+// Nearest-rank percentile p (0..100) of already sorted numbers; null for an empty list.
+export function percentile (sorted, p) {
+  if (sorted.length === 0) return null
+  if (p <= 0) return sorted[0]
+  const rank = Math.ceil((p / 100) * sorted.length)
+  return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]
+}
+
+// Median of numbers (mean of the middle two for an even count); null for an empty list.
+export function median (values) {
+  const sorted = values.filter((v) => typeof v === 'number' && Number.isFinite(v)).sort((a, b) => a - b)
+  if (sorted.length === 0) return null
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+// Round to a given number of decimals, keeping null as null.
+export function round (value, decimals = 2) {
+  if (value === null || value === undefined || !Number.isFinite(value)) return null
+  const f = 10 ** decimals
+  return Math.round(value * f) / f
+}
+
+// Latency summary in the report's shape from raw millisecond samples (null figures when empty).
+export function summarize (samples) {
+  const sorted = [...samples].sort((a, b) => a - b)
+  const n = sorted.length
+  const mean = n ? sorted.reduce((a, b) => a + b, 0) / n : null
+  const stddev = n ? Math.sqrt(sorted.reduce((a, b) => a + (b - mean) ** 2, 0) / n) : null
+  const percentiles = {}
+  for (const p of PERCENTILES) percentiles[String(p)] = round(percentile(sorted, p), 3)
+  return {
+    count: n,
+    min: round(n ? sorted[0] : null, 3),
+    mean: round(mean, 3),
+    stddev: round(stddev, 3),
+    max: round(n ? sorted[n - 1] : null, 3),
+    p2_5: percentiles['2.5'],
+    p50: percentiles['50'],
+    p97_5: percentiles['97.5'],
+    p99: percentiles['99'],
+    p99_9: percentiles['99.9'],
+    percentiles
+  }
+}
+
+// { min, median, max } of numbers, nulls ignored; all null when nothing is left.
+export function spread (values) {
+  const v = values.filter((x) => typeof x === 'number' && Number.isFinite(x))
+  if (v.length === 0) return { min: null, median: null, max: null }
+  return { min: Math.min(...v), median: median(v), max: Math.max(...v) }
+}

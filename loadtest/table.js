@@ -1,0 +1,66 @@
+// The summary table: pure rows from a report, and a plain-text renderer for the terminal.
+
+function ms (x) {
+  if (x === null || x === undefined) return '-'
+  if (x >= 10000) return `${(x / 1000).toFixed(1)}s`
+  if (x >= 100) return `${Math.round(x)}`
+  return x.toFixed(1)
+}
+
+function num (x, digits = 1) {
+  return x === null || x === undefined ? '-' : Number(x).toFixed(digits)
+}
+
+function mb (bytes) {
+  return bytes === null || bytes === undefined ? '-' : `${Math.round(bytes / 1048576)}M`
+}
+
+// The default table of HTTP results: { head, rows } of strings.
+export function defaultTable (report) {
+  const head = ['server', 'work', 'c', 'req/s', 'p50', 'p97.5', 'p99', 'max', 'err', 'tmo', 'non2xx', 'mism', 'probe p99', 'loop p99', 'CPU ms/req', 'peak RSS', 'eff', 'trust']
+  const rows = []
+  for (const r of report.results) {
+    if (r.kind !== 'http') continue
+    const name = r.variant ? `${r.server}/${r.variant}` : r.server
+    if (r.status === 'failed' && !r.requests) {
+      rows.push([name, r.work ?? '-', String(r.connections ?? '-'), 'FAILED', '', '', '', '', '', '', '', '', '', '', '', '', '', `✗ ${r.failure?.reason ?? ''}`])
+      continue
+    }
+    const q = r.requests ?? {}
+    rows.push([
+      name,
+      r.work ?? '-',
+      String(r.connections ?? '-'),
+      num(r.rps),
+      ms(r.latency?.p50),
+      ms(r.latency?.p97_5),
+      ms(r.latency?.p99),
+      ms(r.latency?.max),
+      String(q.errors ?? '-'),
+      String(q.timeouts ?? '-'),
+      String(q.non2xx ?? '-'),
+      String(q.mismatches ?? '-'),
+      ms(r.probe?.p99),
+      ms(r.telemetry?.eventLoop?.p99),
+      num(r.outside?.cpuMsPerRequest, 2),
+      mb(r.outside?.peakRssBytes),
+      r.efficiency === null || r.efficiency === undefined ? '-' : `${Math.round(r.efficiency * 100)}%`,
+      r.status === 'failed' ? '✗ failed' : r.trusted ? '✓' : '!'
+    ])
+  }
+  return { head, rows }
+}
+
+// The table for a report: the experiment's own shape when it has one, else the default.
+export function reportTable (report, experiment) {
+  return typeof experiment?.table === 'function' ? experiment.table(report) : defaultTable(report)
+}
+
+// Render { head, rows } as aligned plain text (numbers right-aligned).
+export function renderText ({ head, rows }) {
+  const all = [head, ...rows].map((r) => r.map((c) => String(c ?? '')))
+  const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)))
+  const numeric = head.map((_, i) => rows.length > 0 && rows.every((r) => /^[-\d.%sM]*$/.test(String(r[i] ?? '')) || r[i] === '-'))
+  const line = (r) => r.map((c, i) => numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])).join('  ').trimEnd()
+  return [line(all[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)].join('\n') + '\n'
+}

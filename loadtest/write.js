@@ -1,0 +1,40 @@
+// Write report files atomically (temp file + link/rename in the same folder), never overwriting.
+import { mkdir, writeFile, link, unlink, access } from 'node:fs/promises'
+import { join } from 'node:path'
+
+// A report id that sorts by time and says where and what: 2026-11-22T04-31-07Z-host-experiment.
+export function reportId (date, host, experiment) {
+  const time = date.toISOString().replace(/\.\d{3}Z$/, 'Z').replaceAll(':', '-')
+  const clean = (s) => String(s).toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^-+|-+$/g, '') || 'unknown'
+  return `${time}-${clean(host)}-${clean(experiment)}`
+}
+
+async function exists (path) {
+  try { await access(path); return true } catch { return false }
+}
+
+// An id whose .json/.md/.html do not exist yet in dir (adds -2, -3 ... when needed).
+export async function freeId (dir, id) {
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? id : `${id}-${n}`
+    const taken = await Promise.all(['json', 'md', 'html'].map((ext) => exists(join(dir, `${candidate}.${ext}`))))
+    if (!taken.some(Boolean)) return candidate
+  }
+}
+
+// Write text to path atomically; fails with EEXIST rather than overwrite an existing file.
+export async function writeAtomic (path, text) {
+  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`
+  await writeFile(tmp, text, { flag: 'wx' })
+  try {
+    await link(tmp, path) // atomic, and refuses to replace an existing file
+  } finally {
+    await unlink(tmp).catch(() => {})
+  }
+  return path
+}
+
+// Make sure the output folder exists.
+export async function ensureDir (dir) {
+  await mkdir(dir, { recursive: true })
+}
