@@ -1,26 +1,136 @@
-// Shared HTML helpers for the report pages: escaping, number formatting, tables and the page shell.
-// Everything here is a pure function of its arguments; nothing reaches the network.
+// Shared HTML helpers for the report and compare pages: escaping, number formatting, tables, the
+// machine/method summaries and the page shell. Pure functions; nothing here reaches the network.
 
 const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 
-// Escapes any value for use in HTML text or a double- or single-quoted attribute.
+// Escapes any value for HTML text or a quoted attribute; null and undefined become ''.
 export function esc (value) {
   if (value === null || value === undefined) return ''
   return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c])
 }
 
-// Formats a number for a table cell: null/undefined/NaN become an em dash.
+// True for a finite number (report fields that could not be measured are null).
+export function isNum (value) {
+  return typeof value === 'number' && Number.isFinite(value)
+}
+
+const DASH = '<span class="na" title="not measured">—</span>'
+
+// Formats a number with grouping and `digits` decimals (integers without); non-numbers become a dash.
 export function num (value, digits = 1) {
-  if (value === null || value === undefined || typeof value !== 'number' || !Number.isFinite(value)) return '—'
-  if (Number.isInteger(value) && Math.abs(value) < 1e15) return value.toLocaleString('en-US')
+  if (!isNum(value)) return DASH
+  if (Number.isInteger(value)) return value.toLocaleString('en-US')
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
 }
 
-// Renders a table from a header row and body rows of already-escaped HTML cells.
-export function table (head, rows, { className = '' } = {}) {
-  const th = head.map((h) => `<th scope="col">${h}</th>`).join('')
-  const body = rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('\n')
-  return `<table class="${esc(className)}"><thead><tr>${th}</tr></thead><tbody>\n${body}\n</tbody></table>`
+// Formats a duration in ms with precision that suits its size (0.42, 4.2, 42, 4,200).
+export function ms (value) {
+  if (!isNum(value)) return DASH
+  const a = Math.abs(value)
+  const digits = a === 0 ? 0 : a < 10 ? 2 : a < 100 ? 1 : 0
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+}
+
+// Formats a ratio 0..1 as a percentage.
+export function pct (value, digits = 0) {
+  if (!isNum(value)) return DASH
+  return `${(value * 100).toFixed(digits)}%`
+}
+
+// Formats a byte count as MiB/GiB.
+export function bytes (value) {
+  if (!isNum(value)) return DASH
+  if (value >= 2 ** 30) return `${(value / 2 ** 30).toFixed(1)} GiB`
+  return `${(value / 2 ** 20).toFixed(0)} MiB`
+}
+
+// Formats an ISO date as "2026-11-22 04:31:07 UTC" (escaped); anything else is escaped as is.
+export function when (iso) {
+  if (typeof iso !== 'string') return DASH
+  const m = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)(?:\.\d+)?Z$/.exec(iso)
+  return m ? `${m[1]} ${m[2]} UTC` : esc(iso)
+}
+
+// Renders a table from a header row and body rows of already-escaped HTML cells; `rowClass(i)` may
+// give a class per row. Cells may be strings or { html, className }.
+export function table (head, rows, { className = '', rowClass = () => '', caption = '' } = {}) {
+  const cell = (tag, c) => typeof c === 'object' && c !== null
+    ? `<${tag} class="${esc(c.className ?? '')}">${c.html}</${tag}>`
+    : `<${tag}>${c}</${tag}>`
+  const th = head.map((h) => cell('th', h)).join('')
+  const body = rows.map((r, i) => {
+    const cls = rowClass(i)
+    return `<tr${cls ? ` class="${esc(cls)}"` : ''}>${r.map((c) => cell('td', c)).join('')}</tr>`
+  }).join('\n')
+  return `<div class="table-wrap"><table class="${esc(className)}">${caption ? `<caption>${caption}</caption>` : ''}<thead><tr>${th}</tr></thead><tbody>
+${body}
+</tbody></table></div>`
+}
+
+// Renders a report's free-form `table` ({ head: [...], rows: [[...]] }) with every cell escaped.
+export function genericTable (t) {
+  if (!t || !Array.isArray(t.head) || !Array.isArray(t.rows)) return ''
+  const cell = (v) => {
+    if (v === null || v === undefined) return DASH
+    if (typeof v === 'number') return num(v, 2)
+    if (typeof v === 'boolean') return v ? '✓' : '<span class="bad">✗</span>'
+    if (typeof v === 'object') return `<code>${esc(JSON.stringify(v))}</code>`
+    return esc(v)
+  }
+  return table(t.head.map((h) => esc(h)), t.rows.map((r) => (Array.isArray(r) ? r : [r]).map(cell)), { className: 'generic' })
+}
+
+// One line naming a report's machine: its label if set, else host, CPU model and cores.
+export function machineLine (report) {
+  const m = report?.machine ?? {}
+  if (typeof report?.label === 'string' && report.label.trim() !== '') return report.label
+  return [m.hostname, m.cpuModel, isNum(m.cores) ? `${m.cores} cores` : null].filter((x) => x !== null && x !== undefined && x !== '').join(' · ')
+}
+
+function dl (pairs) {
+  return `<dl>${pairs.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>`
+}
+
+// The machine card: CPU, cores, memory, OS, Node/V8, package versions, load at start.
+export function machineCard (report) {
+  const m = report.machine ?? {}
+  const versions = m.versions && typeof m.versions === 'object'
+    ? Object.entries(m.versions).map(([k, v]) => `${esc(k)} ${esc(v ?? '?')}`).join(' · ')
+    : DASH
+  const cores = isNum(m.cores)
+    ? `${m.cores}${isNum(m.availableParallelism) && m.availableParallelism !== m.cores ? ` (available parallelism ${m.availableParallelism})` : ''}`
+    : DASH
+  const os = m.os && typeof m.os === 'object' ? `${esc(m.os.type)} ${esc(m.os.release)} · ${esc(m.os.platform)}/${esc(m.arch)}` : esc(m.arch)
+  return `<section class="card" aria-label="machine"><h2>Machine</h2>${dl([
+    ['host', esc(m.hostname) || DASH],
+    ['CPU', esc(m.cpuModel) || DASH],
+    ['cores', cores],
+    ['memory', bytes(m.memoryBytes)],
+    ['OS', os || DASH],
+    ['Node / V8', `${esc(m.node) || DASH} / ${esc(m.v8) || DASH}`],
+    ['packages', versions],
+    ['load average', Array.isArray(m.loadavg) ? m.loadavg.map((x) => num(x, 2)).join(' · ') + ' <span class="muted">(1, 5, 15 min at start)</span>' : DASH]
+  ])}</section>`
+}
+
+// The method card: tool, load shape, warm-up, runs, target and the exact command.
+export function methodCard (report) {
+  const m = report.method ?? {}
+  const warm = m.warmup && typeof m.warmup === 'object'
+    ? (isNum(m.warmup.amount) ? `${num(m.warmup.amount)} requests` : isNum(m.warmup.durationSec) ? `${num(m.warmup.durationSec)} s` : DASH)
+    : 'none'
+  const load = isNum(m.amount) ? `${num(m.amount)} requests` : isNum(m.durationSec) ? `${num(m.durationSec)} s` : DASH
+  return `<section class="card" aria-label="method"><h2>Method</h2>${dl([
+    ['tool', `${esc(m.tool) || DASH}${m.toolVersion ? ` ${esc(m.toolVersion)}` : ''}`],
+    ['connections', num(m.connections)],
+    ['measured round', load],
+    ['timeout', isNum(m.timeoutSec) ? `${num(m.timeoutSec)} s` : DASH],
+    ['warm-up', warm],
+    ['runs', isNum(m.runs) ? `${num(m.runs)}${m.runs > 1 ? ' <span class="muted">(figures are the median round)</span>' : ''}` : DASH],
+    ['target', m.url ? `<code>${esc(m.url)}</code> <span class="muted">(started by hand)</span>` : 'servers started by the lab'],
+    ['outside sampling', m.outsideSampling ? 'CPU, RSS, processes from /proc' : '<span class="warn-text">off</span>'],
+    ['run', `${when(report.createdAt)}${report.finishedAt ? ` → ${when(report.finishedAt)}` : ' <span class="warn-text">(not finished)</span>'}`]
+  ])}<pre class="command"><code>${esc(m.command) || '—'}</code></pre></section>`
 }
 
 // Wraps body HTML in a complete, self-contained page (inline CSS, no scripts, no external URL).
@@ -34,19 +144,61 @@ export function page ({ title, body }) {
 <style>${CSS}</style>
 </head>
 <body>
+<main>
 ${body}
+</main>
 </body>
 </html>
 `
 }
 
+// The pages' stylesheet (inline; no web fonts, no images).
 export const CSS = `
-body { font: 14px/1.45 system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; margin: 0; color: #1f2328; background: #f6f8fa; }
-main { max-width: 1180px; margin: 0 auto; padding: 24px; }
-h1 { font-size: 22px; margin: 0 0 4px; }
-h2 { font-size: 17px; margin: 28px 0 8px; }
-table { border-collapse: collapse; background: #fff; font-variant-numeric: tabular-nums; }
-th, td { border: 1px solid #d0d7de; padding: 4px 8px; text-align: right; }
-th { background: #eef1f4; }
-td:first-child, th:first-child { text-align: left; }
+:root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #f6f8fa; --card: #fff; --bad: #cf222e; --warn: #9a6700; --ok: #1a7f37; }
+* { box-sizing: border-box; }
+body { font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0; color: var(--fg); background: var(--bg); }
+main { max-width: 1240px; margin: 0 auto; padding: 28px 24px 48px; }
+header.top { display: flex; flex-wrap: wrap; align-items: baseline; gap: 8px 16px; margin-bottom: 18px; }
+h1 { font-size: 24px; margin: 0; letter-spacing: -0.01em; }
+h1 .sub { font-weight: 400; color: var(--muted); }
+h2 { font-size: 16px; margin: 0 0 10px; }
+section.block { margin-top: 26px; }
+section.block > h2 { font-size: 18px; margin-bottom: 4px; }
+p.lead { margin: 0 0 12px; color: var(--muted); max-width: 80ch; }
+.badge { display: inline-block; padding: 1px 10px; border-radius: 999px; font-size: 12px; font-weight: 600; border: 1px solid currentColor; }
+.badge.complete { color: var(--ok); } .badge.partial { color: var(--warn); } .badge.failed { color: var(--bad); }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(380px, 1fr)); gap: 16px; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 14px 16px; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: 3px 14px; margin: 0; }
+dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }
+pre { background: #f0f2f5; border-radius: 6px; padding: 8px 10px; margin: 10px 0 0; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12.5px; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
+.muted { color: var(--muted); } .warn-text { color: var(--warn); } .bad { color: var(--bad); font-weight: 600; }
+.na { color: #8c959f; }
+.notice { border-left: 4px solid var(--warn); background: #fff8c5; padding: 8px 12px; border-radius: 0 6px 6px 0; margin: 10px 0; }
+.notice.failed { border-color: var(--bad); background: #ffebe9; }
+.notice.info { border-color: #0969da; background: #ddf4ff; }
+.notice h3 { font-size: 14px; margin: 0 0 4px; }
+.notice ul { margin: 4px 0 0; padding-left: 20px; }
+figure.chart { margin: 0 0 16px; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px; overflow-x: auto; }
+figure.chart svg { max-width: 100%; height: auto; display: block; }
+figure.chart figcaption { color: var(--muted); font-size: 13px; margin: 0 0 6px; }
+figure.chart figcaption b { color: var(--fg); }
+.charts-row { display: grid; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); gap: 16px; }
+.table-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
+table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; font-size: 13px; }
+caption { text-align: left; padding: 8px 10px; color: var(--muted); }
+th, td { padding: 5px 8px; text-align: right; border-bottom: 1px solid #eaeef2; white-space: nowrap; vertical-align: top; }
+th { background: #f6f8fa; font-weight: 600; position: sticky; top: 0; }
+th:first-child, td:first-child { text-align: left; }
+td.text, th.text { text-align: left; white-space: normal; min-width: 18ch; }
+tr.untrusted td { background: #fff8c5; }
+tr.failed td { background: #ffebe9; }
+tr:last-child td { border-bottom: 0; }
+td .why { display: block; font-size: 12px; color: var(--warn); white-space: normal; max-width: 36ch; }
+tr.failed td .why { color: var(--bad); }
+th.group { text-align: center; border-left: 2px solid var(--line); }
+td.gstart, th.gstart { border-left: 2px solid var(--line); }
+.ratio-up { color: var(--ok); } .ratio-down { color: var(--bad); }
+footer { margin-top: 32px; color: var(--muted); font-size: 12px; }
 `

@@ -1,25 +1,237 @@
-// Renders one loadlab report (reports/README.md, schema 1) as a self-contained HTML page.
-import { esc, num, page, table } from './html.js'
+// Renders one loadlab report (reports/README.md, schema 1) as a self-contained HTML page: machine and
+// method first, then the charts (inline SVG from Vega-Lite, rendered here), the tables and every flag a
+// reader needs before trusting a figure. Pure: report object in, string out.
+import { barSpec, dispatchSpec, renderSvg, spectrumRows, spectrumSpec } from './charts.js'
+import {
+  bytes, esc, genericTable, isNum, machineCard, machineLine, methodCard, ms, num, page, pct, table
+} from './html.js'
+
+// Display names for a report's HTTP runs: the key, without the work spec when every run shares it;
+// duplicates get " (2)", " (3)" so no two lines in a chart merge.
+export function runNames (results) {
+  const works = new Set(results.map((r) => r.work))
+  const shared = works.size === 1 ? [...works][0] : null
+  const seen = new Map()
+  return results.map((r) => {
+    let name = String(r.key ?? `${r.server ?? '?'}@${r.work ?? '?'}`)
+    if (shared !== null && shared !== undefined) name = name.replace(`@${shared}`, '')
+    const n = (seen.get(name) ?? 0) + 1
+    seen.set(name, n)
+    return n > 1 ? `${name} (${n})` : name
+  })
+}
+
+// Wraps a rendered chart in a figure that tests and readers can find (data-chart, data-lines).
+export function figure (name, svg, caption, attrs = {}) {
+  const extra = Object.entries(attrs).map(([k, v]) => ` data-${k}="${esc(v)}"`).join('')
+  return `<figure class="chart" data-chart="${esc(name)}"${extra} role="group" aria-label="${esc(name)} chart">
+<figcaption>${caption}</figcaption>
+${svg}
+</figure>`
+}
+
+function statusOf (r) {
+  if (r.status === 'failed') return 'failed'
+  if (r.trusted === false) return 'untrusted'
+  return ''
+}
+
+function reasons (r) {
+  const list = Array.isArray(r.untrusted) ? r.untrusted.filter((x) => x !== null && x !== undefined) : []
+  if (r.status === 'failed' && r.failure?.reason) list.unshift(r.failure.reason)
+  return [...new Set(list.map(String))]
+}
+
+function runCell (name, r) {
+  const why = statusOf(r) ? `<span class="why">${statusOf(r) === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${esc(reasons(r).join('; ') || 'no reason given')}</span>` : ''
+  return { html: `<b>${esc(name)}</b>${why}`, className: 'text' }
+}
+
+function flags (http, names) {
+  const out = []
+  const failed = http.map((r, i) => [r, names[i]]).filter(([r]) => r.status === 'failed')
+  for (const [r, name] of failed) {
+    const f = r.failure ?? {}
+    out.push(`<div class="notice failed" data-flag="failed"><h3>✗ ${esc(name)} failed</h3>
+<div>${esc(f.reason ?? 'no reason recorded')} · exit code <code>${esc(f.exitCode ?? 'none')}</code>${f.signal ? ` · signal <code>${esc(f.signal)}</code>` : ''}</div>
+${Array.isArray(f.stderrTail) && f.stderrTail.length ? `<pre aria-label="stderr tail">${esc(f.stderrTail.join('\n'))}</pre>` : '<div class="muted">no stderr captured</div>'}</div>`)
+  }
+  const untrusted = http.map((r, i) => [r, names[i]]).filter(([r]) => r.status !== 'failed' && r.trusted === false)
+  if (untrusted.length) {
+    out.push(`<div class="notice" data-flag="untrusted"><h3>⚠ Figures not to be taken at face value</h3><ul>${untrusted
+      .map(([r, name]) => `<li><b>${esc(name)}</b>: ${esc(reasons(r).join('; ') || 'no reason given')}</li>`).join('')}</ul></div>`)
+  }
+  return out.join('\n')
+}
+
+function spectrumFigure (http, names) {
+  const rows = []
+  const drawn = []
+  http.forEach((r, i) => {
+    if (r.status === 'failed') return
+    const pts = spectrumRows(r.latency?.percentiles, { run: names[i] })
+    if (pts.length > 1) { rows.push(...pts); drawn.push(names[i]) }
+  })
+  if (drawn.length === 0) return '<p class="muted">No latency percentiles to plot.</p>'
+  const svg = renderSvg(spectrumSpec(rows, { colorTitle: 'server run' }), { id: 'spectrum' })
+  return figure('spectrum', svg,
+    '<b>Latency by percentile</b> (client side, autocannon). The x axis stretches the tail as HdrHistogram plots it (log of 1/(1−p)): each step right is ten times rarer. Lower is better; a line that rises late has a short tail.',
+    { lines: drawn.length })
+}
+
+function throughputFigures (http, names) {
+  const ok = http.map((r, i) => [r, names[i]]).filter(([r]) => r.status !== 'failed' && isNum(r.rps))
+  if (ok.length === 0) return ''
+  const label = ([r, name]) => r.trusted === false ? `${name} ⚠` : name
+  const rps = renderSvg(barSpec(ok.map((x) => ({ run: label(x), value: x[0].rps })), { xTitle: 'requests/s (own-timed)', format: ',.0f', width: 400 }), { id: 'rps' })
+  const eff = ok.filter(([r]) => isNum(r.efficiency))
+  const effFig = eff.length
+    ? figure('efficiency', renderSvg(barSpec(eff.map((x) => ({ run: label(x), value: x[0].efficiency })), {
+      xTitle: 'share of the ideal throughput', format: '.0%', width: 400, rule: 1, domainMax: Math.max(1, ...eff.map(([r]) => r.efficiency))
+    }), { id: 'efficiency' }), '<b>Efficiency</b>: requests/s against what the cores allow for this work, min(connections, cores) / calibrated service time. The dashed line is 100%.', { bars: eff.length })
+    : '<p class="muted">Efficiency not computed: no calibration for this work.</p>'
+  return `<div class="charts-row">${figure('rps', rps, '<b>Requests per second</b>, timed by the lab from first request to last response. Higher is better. ⚠ marks untrusted runs.', { bars: ok.length })}
+${effFig}</div>`
+}
+
+function delayFigure (http, names) {
+  const metrics = [
+    ['client latency p99', (r) => r.latency?.p99],
+    ['/health probe p99', (r) => r.probe?.p99],
+    ['server event-loop delay p99', (r) => r.telemetry?.eventLoop?.p99]
+  ]
+  const rows = []
+  http.forEach((r, i) => {
+    if (r.status === 'failed') return
+    for (const [metric, get] of metrics) {
+      const v = get(r)
+      if (isNum(v)) rows.push({ run: names[i], metric, value: v })
+    }
+  })
+  if (rows.length === 0) return ''
+  const noTelemetry = http.some((r) => r.status !== 'failed' && !r.telemetry)
+  const svg = renderSvg(barSpec(rows, { xTitle: 'p99 (ms)', group: 'metric', groupTitle: null, format: ',.1f', width: 900, colors: ['#0550ae', '#bf8700', '#8250df'] }), { id: 'delay' })
+  return figure('delay', svg,
+    `<b>Who waits behind the work</b>: the client's p99 latency beside the p99 of a cheap <code>/health</code> request sent during the round and the server's own main-thread event-loop delay. A strategy that keeps CPU off the main thread keeps the last two low.${noTelemetry ? ' Runs without server telemetry show no event-loop bar.' : ''}`)
+}
+
+function resultsTable (http, names) {
+  const head = ['run', 'done / sent', 'errors', 'non-2xx', 'mism.', 'req/s', 'p50', 'p99', 'p99.9', 'max', 'probe p99', 'loop p99', 'ELU', 'recovery', 'CPU ms/req', 'peak RSS', 'procs / threads', 'ideal req/s', 'efficiency']
+  const rows = http.map((r, i) => {
+    const q = r.requests ?? {}
+    const l = r.latency ?? {}
+    const o = r.outside ?? null
+    const failedReq = isNum(q.errors) || isNum(q.timeouts) ? (q.errors ?? 0) + (q.timeouts ?? 0) : null
+    const spread = r.spread?.rps && isNum(r.spread.rps.min) ? ` <span class="muted">(${num(r.spread.rps.min, 0)}–${num(r.spread.rps.max, 0)})</span>` : ''
+    return [
+      runCell(names[i], r),
+      `${num(q.completed)} / ${num(q.sent)}`,
+      failedReq ? `<span class="bad">${num(failedReq)}</span>` : num(failedReq),
+      q.non2xx ? `<span class="bad">${num(q.non2xx)}</span>` : num(q.non2xx),
+      q.mismatches ? `<span class="bad">${num(q.mismatches)}</span>` : num(q.mismatches),
+      `${num(r.rps, 0)}${spread}`,
+      ms(l.p50), ms(l.p99), ms(l.p99_9), ms(l.max),
+      ms(r.probe?.p99),
+      ms(r.telemetry?.eventLoop?.p99),
+      pct(r.telemetry?.elu),
+      r.recovery ? `${ms(r.recovery.ms)}${isNum(r.recovery.status) && r.recovery.status !== 200 ? ` <span class="bad">${esc(r.recovery.status)}</span>` : ''}` : ms(null),
+      o ? num(o.cpuMsPerRequest, 2) : ms(null),
+      o ? bytes(o.peakRssBytes) : ms(null),
+      o ? `${num(o.peakProcesses)} / ${num(o.peakThreads)}` : ms(null),
+      num(r.ideal?.rps, 0),
+      pct(r.efficiency, 1)
+    ]
+  })
+  return table(head, rows, {
+    className: 'results',
+    rowClass: (i) => statusOf(http[i]),
+    caption: 'Latency in ms (client side). <i>errors</i>: connection errors + timeouts; <i>recovery</i>: one fresh request right after the round; CPU, RSS and processes are measured from outside (/proc) over the whole process tree.'
+  })
+}
+
+function calibrationTable (cal) {
+  const entries = cal && typeof cal === 'object' ? Object.entries(cal) : []
+  if (entries.length === 0) return '<p class="muted">No calibration in this report.</p>'
+  const rows = entries.map(([spec, c]) => [
+    { html: `<code>${esc(c?.spec ?? spec)}</code>`, className: 'text' },
+    num(c?.calls), ms(c?.medianMs), ms(c?.minMs), ms(c?.maxMs), ms(c?.firstMs),
+    { html: Array.isArray(c?.samplesMs) ? c.samplesMs.map((x) => ms(x)).join(' · ') : ms(null), className: 'text' },
+    c?.tierShift ? { html: `<span class="bad" data-flag="tier-shift">⚠ tier shift</span> <span class="why">first call ${ms(c.firstMs)} ms vs median ${ms(c.medianMs)} ms: a JIT tier change, not averaged away</span>`, className: 'text' } : { html: 'no', className: 'text' }
+  ])
+  return table(['work', 'calls', 'median', 'min', 'max', 'first', 'samples (ms)', 'tier shift'], rows, {
+    className: 'calibration',
+    rowClass: (i) => entries[i][1]?.tierShift ? 'untrusted' : '',
+    caption: 'Single-thread time of one unit of work (ms), measured in one long-lived process over several calls. The ideal throughput uses the median.'
+  })
+}
+
+function payloadLabel (b) {
+  if (!isNum(b)) return '?'
+  if (b >= 2 ** 20) return `${num(b / 2 ** 20, 0)} MiB`
+  if (b >= 1024) return `${num(b / 1024, 0)} KiB`
+  return `${b} B`
+}
+
+function dispatchSection (rows) {
+  const points = rows.filter((r) => isNum(r.meanMs)).map((r) => ({
+    mode: String(r.mode ?? '?'),
+    workers: isNum(r.workers) && r.workers > 0 ? r.workers : 1,
+    cost: `hook ${isNum(r.costMs) ? r.costMs : '?'} ms`,
+    payload: payloadLabel(r.payloadBytes),
+    meanMs: r.meanMs
+  }))
+  const chart = points.length
+    ? figure('dispatch', renderSvg(dispatchSpec(points), { id: 'dispatch' }),
+      '<b>Dispatching a CPU-spinning hook</b>: mean time of one batch of calls by number of workers, one line per mode, one panel per hook cost. Lower is better; <i>main</i> runs on the main thread (no pool).',
+      { lines: new Set(points.map((p) => `${p.mode}|${p.cost}|${p.payload}`)).size })
+    : ''
+  const head = ['case', 'mode', 'workers', 'hook cost ms', 'payload', 'calls', 'runs', 'mean ms', 'min ms', 'max ms', 'per call µs', 'pool start-up ms', 'checked']
+  const body = rows.map((r) => [
+    { html: `<code>${esc(r.key)}</code>`, className: 'text' },
+    esc(r.mode), num(r.workers), num(r.costMs), esc(payloadLabel(r.payloadBytes)), num(r.calls), num(r.runs),
+    ms(r.meanMs), ms(r.minMs), ms(r.maxMs), num(r.perCallUs, 1), ms(r.startupMs),
+    r.checked === true ? '✓' : `<span class="bad" data-flag="unchecked">✗ ${r.checked === false ? 'wrong results' : 'not checked'}</span>`
+  ])
+  return `<section class="block"><h2>Dispatch</h2>${chart}${table(head, body, { className: 'dispatch', rowClass: (i) => rows[i].checked === true ? '' : 'failed' })}</section>`
+}
 
 // Returns the HTML page (a string) for a report object.
 export function renderReportHtml (report) {
-  const m = report.machine ?? {}
-  const title = `loadlab ${report.experiment ?? ''} — ${report.label ?? m.hostname ?? ''}`
-  const rows = (report.results ?? []).map((r) => [
-    esc(r.key),
-    esc(r.status),
-    num(r.rps),
-    num(r.latency?.p50),
-    num(r.latency?.p99),
-    num(r.latency?.max),
-    num(r.efficiency, 2),
-    esc(r.trusted === false ? (r.untrusted ?? []).join('; ') : '')
-  ])
-  const body = `<main>
-<h1>${esc(title)}</h1>
-<p>${esc(m.cpuModel)} · ${esc(m.cores)} cores · Node ${esc(m.node)} · ${esc(report.createdAt)}</p>
-<p><code>${esc(report.method?.command)}</code></p>
-${table(['run', 'status', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'efficiency', 'untrusted'], rows)}
-</main>`
+  const results = Array.isArray(report?.results) ? report.results.filter((r) => r && typeof r === 'object') : []
+  const http = results.filter((r) => r.kind !== 'dispatch')
+  const dispatch = results.filter((r) => r.kind === 'dispatch')
+  const names = runNames(http)
+  const works = [...new Set(http.map((r) => r.work).filter(Boolean))]
+  const who = machineLine(report)
+  const status = ['complete', 'partial', 'failed'].includes(report.status) ? report.status : 'unknown'
+  const title = `loadlab · ${report.experiment ?? 'report'} · ${who}`
+  const notes = Array.isArray(report.notes) && report.notes.length
+    ? `<div class="notice info" data-flag="notes"><h3>Notes</h3><ul>${report.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
+    : ''
+  const httpBlock = http.length
+    ? `<section class="block"><h2>Latency</h2><p class="lead">${works.length === 1 ? `Every run does <code>${esc(works[0])}</code> per request. ` : ''}${num(report.method?.connections)} connections.</p>
+${spectrumFigure(http, names)}
+${delayFigure(http, names)}
+</section>
+<section class="block"><h2>Throughput</h2>
+${throughputFigures(http, names)}
+</section>
+<section class="block"><h2>Results</h2>
+${resultsTable(http, names)}
+</section>`
+    : ''
+  const extraTable = report.table ? `<section class="block"><h2>${esc(report.table.title ?? 'Table')}</h2>${genericTable(report.table)}</section>` : ''
+  const body = `<header class="top">
+<h1>loadlab · ${esc(report.experiment ?? 'report')} <span class="sub">on ${esc(who)}</span></h1>
+<span class="badge ${esc(status)}" data-status="${esc(status)}">${esc(status)}</span>
+</header>
+<div class="cards">${machineCard(report)}${methodCard(report)}</div>
+${flags(http, names)}
+${notes}
+${httpBlock}
+${dispatch.length ? dispatchSection(dispatch) : ''}
+${extraTable}
+<section class="block"><h2>Calibration</h2>${calibrationTable(report.calibration)}</section>
+<footer>Report <code>${esc(report.id)}</code> · schema ${esc(report.schema)} · written by loadlab. Charts rendered with Vega-Lite when the report was written; this page loads nothing from the network.</footer>`
   return page({ title, body })
 }

@@ -1,0 +1,191 @@
+// Charts for the report pages: Vega-Lite specs built from report data, compiled with vega-lite and
+// rendered to SVG strings by vega's headless SVG renderer at report time (no canvas, no DOM, no
+// network). Spec builders are pure; `renderSvg` turns a spec into markup.
+import * as vega from 'vega'
+import * as vl from 'vega-lite'
+
+// Colours that stay apart for readers with the common colour-vision deficiencies (Okabe–Ito, then Tableau).
+export const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442', '#000000', '#4e79a7', '#f28e2b', '#59a14f', '#e15759']
+
+const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
+
+const CONFIG = {
+  font: FONT,
+  background: '#ffffff',
+  padding: 8,
+  view: { stroke: null },
+  axis: {
+    labelColor: '#57606a',
+    titleColor: '#24292f',
+    titleFontWeight: 600,
+    titleFontSize: 12,
+    labelFontSize: 11,
+    gridColor: '#eaeef2',
+    domainColor: '#8c959f',
+    tickColor: '#8c959f'
+  },
+  legend: { labelFontSize: 12, titleFontSize: 12, titleColor: '#24292f', labelColor: '#24292f', symbolStrokeWidth: 2.5, labelLimit: 320 },
+  header: { labelFontSize: 12, labelColor: '#24292f', titleFontSize: 12 },
+  range: { category: PALETTE },
+  line: { strokeWidth: 2 },
+  bar: { cornerRadiusEnd: 2 }
+}
+
+// The percentiles a report stores, as numbers (reports/README.md `latency.percentiles`).
+export const PERCENTILE_KEYS = ['0.001', '0.01', '0.1', '1', '2.5', '10', '25', '50', '75', '90', '97.5', '99', '99.9', '99.99', '99.999']
+
+// Position of percentile p (0..100) on the HdrHistogram axis: 1 / (1 - p), so 90% → 10, 99.9% → 1000.
+export function spectrumX (p) {
+  return 1 / (1 - p / 100)
+}
+
+// Flattens latency percentiles into spectrum rows [{ p, x, ms, ...extra }]; skips null values.
+export function spectrumRows (percentiles, extra = {}, scale = 1) {
+  const rows = []
+  if (!percentiles || typeof percentiles !== 'object') return rows
+  for (const key of PERCENTILE_KEYS) {
+    const ms = percentiles[key]
+    if (typeof ms !== 'number' || !Number.isFinite(ms)) continue
+    const p = Number(key)
+    rows.push({ ...extra, p, x: spectrumX(p), ms: ms / scale })
+  }
+  return rows
+}
+
+// Latency percentile spectrum: one line per `color` value (and `dash` value, if given).
+export function spectrumSpec (rows, { color = 'run', colorTitle = 'server run', dash = null, dashTitle = null, yTitle = 'latency (ms)', width = 1000, height = 340 } = {}) {
+  const encoding = {
+    x: {
+      field: 'x',
+      type: 'quantitative',
+      title: 'percentile',
+      scale: { type: 'log', domain: [1, 100000], nice: false },
+      axis: { values: [1, 10, 100, 1000, 10000, 100000], labelExpr: "format(100 - 100 / datum.value, '.3~f') + '%'", grid: true }
+    },
+    y: { field: 'ms', type: 'quantitative', title: yTitle, scale: { zero: true, nice: true } },
+    color: { field: color, type: 'nominal', title: colorTitle, sort: null, legend: { orient: 'bottom', direction: 'vertical', columns: 2 } },
+    order: { field: 'x', type: 'quantitative' },
+    detail: dash ? { field: dash, type: 'nominal' } : undefined
+  }
+  if (dash) encoding.strokeDash = { field: dash, type: 'nominal', title: dashTitle ?? dash, sort: null, legend: { orient: 'bottom', direction: 'vertical' } }
+  if (!dash) delete encoding.detail
+  return {
+    width,
+    height,
+    data: { values: rows },
+    mark: { type: 'line', point: { filled: true, size: 22 }, clip: true },
+    encoding,
+    config: CONFIG
+  }
+}
+
+// Horizontal bars, one per `y` value, optionally grouped by `group` (a colour per group).
+export function barSpec (rows, { y = 'run', x = 'value', xTitle, group = null, groupTitle = null, format = ',.0f', width = 560, domainMax = null, rule = null, colors = null } = {}) {
+  const barEnc = {
+    y: { field: y, type: 'nominal', title: null, sort: null, axis: { labelLimit: 340, labelFontSize: 12 } },
+    x: { field: x, type: 'quantitative', title: xTitle, axis: { format }, scale: domainMax ? { domainMax } : {} }
+  }
+  if (group) {
+    barEnc.yOffset = { field: group, type: 'nominal', sort: null }
+    barEnc.color = { field: group, type: 'nominal', title: groupTitle, sort: null, legend: { orient: 'bottom', direction: 'vertical' }, ...(colors ? { scale: { range: colors } } : {}) }
+  } else {
+    barEnc.color = { value: PALETTE[0] }
+  }
+  const layers = [
+    { mark: { type: 'bar', height: { band: group ? 1 : 0.7 } }, encoding: barEnc },
+    {
+      mark: { type: 'text', align: 'left', dx: 4, fontSize: 11, color: '#24292f' },
+      encoding: { y: barEnc.y, yOffset: barEnc.yOffset, x: barEnc.x, text: { field: x, type: 'quantitative', format } }
+    }
+  ]
+  if (!group) delete layers[1].encoding.yOffset
+  if (rule !== null) layers.push({ data: { values: [{ rule }] }, mark: { type: 'rule', color: '#57606a', strokeDash: [4, 3] }, encoding: { x: { field: 'rule', type: 'quantitative' } } })
+  const groups = group ? new Set(rows.map((r) => r[group])).size : 1
+  return {
+    width,
+    height: { step: group ? Math.max(10, 22 - groups * 2) : 26 },
+    data: { values: rows },
+    layer: layers,
+    config: { ...CONFIG, axisY: { grid: false } }
+  }
+}
+
+// Dispatch results: mean time of a batch of calls by worker count, a line per mode, a panel per hook cost.
+export function dispatchSpec (rows, { width = 240, height = 200 } = {}) {
+  const payloads = new Set(rows.map((r) => r.payload)).size
+  const encoding = {
+    x: { field: 'workers', type: 'quantitative', title: 'workers', scale: { type: 'log', base: 2, nice: false }, axis: { values: [1, 2, 4, 8, 16, 32], format: 'd' } },
+    y: { field: 'meanMs', type: 'quantitative', title: 'mean time of the batch (ms)' },
+    color: { field: 'mode', type: 'nominal', title: 'mode', sort: null, legend: { orient: 'bottom' } },
+    order: { field: 'workers', type: 'quantitative' }
+  }
+  if (payloads > 1) encoding.strokeDash = { field: 'payload', type: 'nominal', title: 'payload', sort: null, legend: { orient: 'bottom' } }
+  return {
+    data: { values: rows },
+    facet: { column: { field: 'cost', type: 'ordinal', title: null, sort: null, header: { labelFontWeight: 600 } } },
+    spec: { width, height, mark: { type: 'line', point: { filled: true, size: 30 } }, encoding },
+    resolve: { scale: { y: 'independent' } },
+    config: CONFIG
+  }
+}
+
+function compile (spec) {
+  const warnings = []
+  const logger = {
+    level () { return this },
+    warn (...a) { warnings.push(a.join(' ')); return this },
+    info () { return this },
+    debug () { return this },
+    error (...a) { throw new Error(a.join(' ')) }
+  }
+  return { vg: vl.compile(spec, { logger }).spec, logger, warnings }
+}
+
+// Renders a Vega-Lite spec to an SVG string synchronously: the same markup as vega's `view.toSVG()`
+// (test/loadtest/report-html.test.js checks that), without the Promise, so page renderers stay pure
+// functions that return strings. Throws on a Vega error instead of drawing a broken chart.
+export function renderSvg (spec, { id = 'chart' } = {}) {
+  const { vg, logger } = compile(spec)
+  const view = new vega.View(vega.parse(vg), { renderer: 'none', logger })
+  try {
+    view.run()
+    // vega's own renderHeadless sizes the renderer like this (vega-view width/height/offset).
+    const pad = view.padding()
+    if (typeof view._viewWidth !== 'number' || !Array.isArray(view._origin)) {
+      throw new Error('charts: this vega version no longer exposes the view size; render with renderSvgAsync')
+    }
+    const Headless = vega.renderModule('svg').headless
+    const renderer = new Headless(view.loader())
+      .initialize(null, Math.max(0, view._viewWidth + pad.left + pad.right), Math.max(0, view._viewHeight + pad.top + pad.bottom),
+        [pad.left + view._origin[0], pad.top + view._origin[1]], 1)
+      .background(view.background())
+    renderer.render(view.scenegraph().root)
+    return inlineSvg(renderer.svg(), id)
+  } finally {
+    view.finalize()
+  }
+}
+
+// Renders a Vega-Lite spec through vega's documented asynchronous `view.toSVG()`.
+export async function renderSvgAsync (spec, { id = 'chart' } = {}) {
+  const { vg, logger } = compile(spec)
+  const view = new vega.View(vega.parse(vg), { renderer: 'none', logger })
+  try {
+    return inlineSvg(await view.toSVG(), id)
+  } finally {
+    view.finalize()
+  }
+}
+
+// Inline SVG in HTML needs no namespace declarations (dropping them leaves no URL in the page), and
+// vega numbers clip paths with a process-wide counter: renumber them under `id` so that a page is the
+// same for the same report and two charts on one page never share an element id.
+function inlineSvg (svg, id) {
+  const clips = new Map()
+  return svg
+    .replace(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" xmlns:xlink="http:\/\/www\.w3\.org\/1999\/xlink"/, '<svg')
+    .replace(/\bclip(\d+)\b/g, (_, n) => {
+      if (!clips.has(n)) clips.set(n, clips.size + 1)
+      return `${id}-clip${clips.get(n)}`
+    })
+}

@@ -1,0 +1,120 @@
+// `npm run compare -- A.json B.json [...] [--baseline FILE] [--html FILE] [--units ms|service] [--force]`:
+// reads loadlab reports, lines up the runs they share and prints a Markdown comparison to stdout;
+// `--html FILE` also writes the page with charts. Refusals: one line on stderr, exit code 2.
+import { constants } from 'node:fs'
+import { access, link, readFile, rename, unlink, writeFile } from 'node:fs/promises'
+import { basename, dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { checkReport, compareReports, CompareError, UNITS } from './compare.js'
+import { renderCompareHtml, renderCompareMarkdown } from './compare-render.js'
+
+export const HELP = `usage: npm run compare -- A.json B.json [...] [options]
+
+Lines up the runs the reports share (same server, variant and work) with one column group per report
+and the ratio to the baseline; Markdown to stdout.
+
+options:
+  --baseline FILE    the report the ratios are to (one of the given files; default: the first)
+  --html FILE        also write an HTML page with the charts overlaid per machine
+  --units ms|service latency in ms (default) or in multiples of each machine's calibrated service time
+  --force            overwrite the --html file if it exists
+  -h, --help         this text`
+
+const OPTIONS = {
+  baseline: { type: 'string' },
+  html: { type: 'string' },
+  units: { type: 'string', default: 'ms' },
+  force: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false }
+}
+
+// Parses argv into { files, baseline, html, units, force, help }; throws CompareError on bad flags.
+export function parseCompareArgs (argv) {
+  let parsed
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
+  } catch (err) {
+    throw new CompareError(`${err.message.split('\n')[0]} (see --help)`, 'LOADLAB_COMPARE_USAGE')
+  }
+  const { values, positionals } = parsed
+  if (values.help) return { help: true }
+  if (!UNITS.includes(values.units)) throw new CompareError(`--units must be one of ${UNITS.join(', ')}, got ${JSON.stringify(values.units)}`, 'LOADLAB_COMPARE_UNITS')
+  if (values.html === '') throw new CompareError('--html needs a file name', 'LOADLAB_COMPARE_USAGE')
+  if (positionals.length < 2) throw new CompareError(`compare needs at least two report files, got ${positionals.length} (see --help)`, 'LOADLAB_COMPARE_TOO_FEW')
+  return { files: positionals, baseline: values.baseline ?? null, html: values.html ?? null, units: values.units, force: values.force, help: false }
+}
+
+// Reads and checks one report file; throws CompareError naming the file when it cannot be used.
+export async function readReport (file) {
+  let text
+  try {
+    text = await readFile(file, 'utf8')
+  } catch (err) {
+    const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'is a directory' : err.code === 'EACCES' ? 'permission denied' : err.message
+    throw new CompareError(`cannot read ${file}: ${why}`, 'LOADLAB_COMPARE_UNREADABLE')
+  }
+  let data
+  try {
+    data = JSON.parse(text)
+  } catch (err) {
+    throw new CompareError(`${file} is not JSON (${err.message})`, 'LOADLAB_COMPARE_NOT_JSON')
+  }
+  return checkReport(data, file)
+}
+
+// Writes `text` to `file` atomically (temporary file in the same folder, then link or rename).
+// Without `force`, an existing file is an error and is left untouched, even if it appears meanwhile.
+export async function writeAtomic (file, text, { force = false } = {}) {
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`)
+  await writeFile(tmp, text, { flag: 'wx' })
+  try {
+    if (force) {
+      await rename(tmp, file)
+    } else {
+      await link(tmp, file) // fails with EEXIST instead of replacing
+      await unlink(tmp)
+    }
+  } catch (err) {
+    await unlink(tmp).catch(() => {})
+    if (err.code === 'EEXIST') throw new CompareError(`${file} exists; pass --force to overwrite it`, 'LOADLAB_COMPARE_EXISTS')
+    throw err
+  }
+}
+
+// Runs compare for argv; returns { stdout, wrote } or throws (CompareError for user errors).
+export async function runCompare (argv) {
+  const opts = parseCompareArgs(argv)
+  if (opts.help) return { stdout: HELP + '\n', wrote: null }
+  let baseline = 0
+  if (opts.baseline !== null) {
+    baseline = opts.files.findIndex((f) => resolve(f) === resolve(opts.baseline))
+    if (baseline === -1) throw new CompareError(`--baseline ${opts.baseline} is not one of the given reports`, 'LOADLAB_COMPARE_BASELINE')
+  }
+  if (opts.html !== null && !opts.force) {
+    const exists = await access(opts.html, constants.F_OK).then(() => true, () => false)
+    if (exists) throw new CompareError(`${opts.html} exists; pass --force to overwrite it`, 'LOADLAB_COMPARE_EXISTS')
+  }
+  const entries = []
+  for (const file of opts.files) entries.push({ file, report: await readReport(file) })
+  const cmp = compareReports(entries, { baseline, units: opts.units })
+  if (opts.html !== null) await writeAtomic(opts.html, renderCompareHtml(cmp), { force: opts.force })
+  return { stdout: renderCompareMarkdown(cmp), wrote: opts.html }
+}
+
+async function main () {
+  try {
+    const { stdout, wrote } = await runCompare(process.argv.slice(2))
+    process.stdout.write(stdout)
+    if (wrote) process.stderr.write(`compare: wrote ${wrote}\n`)
+  } catch (err) {
+    if (err instanceof CompareError) {
+      process.stderr.write(`compare: ${err.message}\n`)
+      process.exitCode = 2
+      return
+    }
+    throw err
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main()

@@ -1,0 +1,225 @@
+// Renders the comparison data of compare.js as Markdown (stdout) and as a self-contained HTML page
+// with the report page's charts overlaid per machine. Pure functions: data in, string out.
+import { barSpec, renderSvg, spectrumRows, spectrumSpec } from './charts.js'
+import { esc, isNum, ms as fmtMs, num, page, pct, table, when } from './html.js'
+import { figure } from './report-html.js'
+
+// Escapes report text for a Markdown table cell (no HTML, no emphasis, no column breaks).
+export function mdEsc (value) {
+  if (value === null || value === undefined) return ''
+  return String(value).replace(/\r?\n/g, ' ').replace(/([\\|*_`[\]<>#])/g, '\\$1')
+}
+
+const MD_NA = '—'
+
+function f (v, digits) {
+  if (!isNum(v)) return MD_NA
+  return v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+}
+
+function lat (v, units) {
+  if (!isNum(v)) return MD_NA
+  if (units === 'service') return `${f(v, v < 10 ? 2 : 1)}×`
+  const a = Math.abs(v)
+  return f(v, a === 0 ? 0 : a < 10 ? 2 : a < 100 ? 1 : 0)
+}
+
+function times (v) {
+  return isNum(v) ? `${f(v, 2)}×` : MD_NA
+}
+
+function mark (c) {
+  if (!c) return ''
+  return c.status === 'failed' ? ' ✗' : c.trusted ? '' : ' ⚠'
+}
+
+function unitsLine (cmp) {
+  return cmp.units === 'service'
+    ? "Latency in multiples of each machine's calibrated service time for the run's work (`calibration[work].medianMs`), so machines compare on scheduling, not clock."
+    : 'Latency in ms.'
+}
+
+// The comparison as Markdown: the reports and their machines, one column group per report, ratios
+// to the baseline, then the flagged runs and notes.
+export function renderCompareMarkdown (cmp) {
+  const base = cmp.reports[cmp.baseline]
+  const out = ['# loadlab compare', '']
+  out.push('| | machine | experiment | started | file |', '| --- | --- | --- | --- | --- |')
+  for (const r of cmp.reports) {
+    out.push(`| **${r.letter}**${r.baseline ? ' (baseline)' : ''} | ${mdEsc(r.name)} | ${mdEsc(r.experiment)} | ${mdEsc(r.createdAt)} | ${mdEsc(r.file)} |`)
+  }
+  out.push('', `${unitsLine(cmp)} Ratios are to the baseline, ${base.letter}: req/s ×${base.letter} above 1 is faster, p99 ×${base.letter} below 1 is shorter. ⚠ untrusted, ✗ failed (reasons below).`, '')
+
+  const http = cmp.rows.filter((r) => r.kind === 'http')
+  if (http.length) {
+    const head = ['run']
+    for (const r of cmp.reports) {
+      head.push(`${r.letter} req/s`, `${r.letter} p50`, `${r.letter} p99`, `${r.letter} max`, `${r.letter} errors`, `${r.letter} eff.`)
+      if (!r.baseline) head.push(`${r.letter} req/s ×${base.letter}`, `${r.letter} p99 ×${base.letter}`)
+    }
+    out.push('## HTTP runs', '', `| ${head.join(' | ')} |`, `| ${head.map((_, i) => i === 0 ? '---' : '---:').join(' | ')} |`)
+    for (const row of http) {
+      const cells = [`\`${row.key.replace(/`/g, "'")}\``]
+      row.cells.forEach((c, i) => {
+        const r = cmp.reports[i]
+        if (!c) {
+          cells.push('not run', MD_NA, MD_NA, MD_NA, MD_NA, MD_NA)
+          if (!r.baseline) cells.push(MD_NA, MD_NA)
+          return
+        }
+        cells.push(`${f(c.rps, 0)}${mark(c)}`, lat(c.p50, cmp.units), lat(c.p99, cmp.units), lat(c.max, cmp.units), isNum(c.errors) ? f(c.errors, 0) : MD_NA, isNum(c.efficiency) ? `${(c.efficiency * 100).toFixed(0)}%` : MD_NA)
+        if (!r.baseline) cells.push(times(c.rpsRatio), times(c.p99Ratio))
+      })
+      out.push(`| ${cells.join(' | ')} |`)
+    }
+    out.push('')
+  }
+
+  const dispatch = cmp.rows.filter((r) => r.kind === 'dispatch')
+  if (dispatch.length) {
+    const head = ['case', ...cmp.reports.flatMap((r) => r.baseline ? [`${r.letter} mean ms`] : [`${r.letter} mean ms`, `${r.letter} ×${base.letter}`])]
+    out.push('## Dispatch', '', `| ${head.join(' | ')} |`, `| ${head.map((_, i) => i === 0 ? '---' : '---:').join(' | ')} |`)
+    for (const row of dispatch) {
+      const cells = [`\`${row.key.replace(/`/g, "'")}\``]
+      row.cells.forEach((c, i) => {
+        cells.push(c ? `${lat(c.meanMs, 'ms')}${mark(c)}` : 'not run')
+        if (!cmp.reports[i].baseline) cells.push(c ? times(c.meanRatio) : MD_NA)
+      })
+      out.push(`| ${cells.join(' | ')} |`)
+    }
+    out.push('')
+  }
+
+  if (cmp.flags.length) {
+    out.push('## Flagged runs', '')
+    for (const fl of cmp.flags) {
+      out.push(`- ${fl.status === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${cmp.reports[fl.report].letter} \`${fl.key.replace(/`/g, "'")}\`: ${mdEsc(fl.why.join('; ') || 'no reason given')}`)
+    }
+    out.push('')
+  }
+  if (cmp.notes.length) {
+    out.push('## Notes', '', ...cmp.notes.map((n) => `- ${mdEsc(n)}`), '')
+  }
+  return out.join('\n')
+}
+
+function reportCard (r) {
+  const m = r.machine ?? {}
+  const meth = r.method ?? {}
+  const load = isNum(meth.amount) ? `${num(meth.amount)} requests` : isNum(meth.durationSec) ? `${num(meth.durationSec)} s` : '—'
+  return `<section class="card" aria-label="report ${esc(r.letter)}"><h2>${esc(r.letter)} · ${esc(r.name)}${r.baseline ? ' <span class="badge complete">baseline</span>' : ''}</h2><dl>
+<dt>CPU</dt><dd>${esc(m.cpuModel) || '—'} · ${num(m.cores)} cores</dd>
+<dt>host</dt><dd>${esc(m.hostname) || '—'}</dd>
+<dt>Node</dt><dd>${esc(m.node) || '—'} · ${esc(m.os?.type)} ${esc(m.os?.release)}</dd>
+<dt>load</dt><dd>${esc(meth.tool) || '—'} ${esc(meth.toolVersion)} · ${num(meth.connections)} connections · ${load}</dd>
+<dt>run</dt><dd>${when(r.createdAt)} · ${esc(r.experiment)}</dd>
+<dt>file</dt><dd><code>${esc(r.file)}</code></dd>
+</dl>${meth.command ? `<pre class="command"><code>${esc(meth.command)}</code></pre>` : ''}</section>`
+}
+
+function cellMark (c) {
+  if (!c || c.trusted) return ''
+  return c.status === 'failed' ? ' <span class="bad" title="failed">✗</span>' : ' <span class="warn-text" title="untrusted">⚠</span>'
+}
+
+function ratioHtml (v, higherIsBetter) {
+  if (!isNum(v)) return fmtMs(null)
+  const good = higherIsBetter ? v > 1.05 : v < 0.95
+  const bad = higherIsBetter ? v < 0.95 : v > 1.05
+  return `<span class="${good ? 'ratio-up' : bad ? 'ratio-down' : ''}">${v.toFixed(2)}×</span>`
+}
+
+function latHtml (v, units) {
+  if (!isNum(v)) return fmtMs(null)
+  return units === 'service' ? `${num(v, v < 10 ? 2 : 1)}×` : fmtMs(v)
+}
+
+function httpTable (cmp, rows) {
+  const base = cmp.reports[cmp.baseline]
+  const groupHead = `<tr><th></th>${cmp.reports.map((r) => `<th class="group" colspan="${r.baseline ? 6 : 8}">${esc(r.letter)} · ${esc(r.name)}${r.baseline ? ' (baseline)' : ''}</th>`).join('')}</tr>`
+  const cols = ['req/s', 'p50', 'p99', 'max', 'errors', 'eff.']
+  const subHead = `<tr><th>run</th>${cmp.reports.map((r) => [...cols, ...(r.baseline ? [] : [`req/s ×${base.letter}`, `p99 ×${base.letter}`])]
+    .map((h, j) => `<th${j === 0 ? ' class="gstart"' : ''}>${esc(h)}</th>`).join('')).join('')}</tr>`
+  const body = rows.map((row) => {
+    const tds = row.cells.map((c, i) => {
+      const r = cmp.reports[i]
+      const n = r.baseline ? 6 : 8
+      if (!c) return `<td class="gstart muted">not run</td>${'<td></td>'.repeat(n - 1)}`
+      const vals = [
+        `${num(c.rps, 0)}${cellMark(c)}`, latHtml(c.p50, cmp.units), latHtml(c.p99, cmp.units), latHtml(c.max, cmp.units),
+        c.errors ? `<span class="bad">${num(c.errors)}</span>` : num(c.errors), pct(c.efficiency)
+      ]
+      if (!r.baseline) vals.push(ratioHtml(c.rpsRatio, true), ratioHtml(c.p99Ratio, false))
+      return vals.map((v, j) => `<td${j === 0 ? ' class="gstart"' : ''}>${v}</td>`).join('')
+    }).join('')
+    const flagged = row.cells.some((c) => c && !c.trusted)
+    return `<tr${flagged ? ' class="untrusted"' : ''}><td class="text"><code>${esc(row.key)}</code></td>${tds}</tr>`
+  }).join('\n')
+  return `<div class="table-wrap"><table class="compare"><caption>${esc(unitsLine(cmp).replace(/`/g, ''))} Ratios are to ${esc(base.letter)}; green is better, red worse (±5%). ⚠ untrusted, ✗ failed.</caption><thead>${groupHead}${subHead}</thead><tbody>
+${body}
+</tbody></table></div>`
+}
+
+function charts (cmp, rows) {
+  const yTitle = cmp.units === 'service' ? 'latency (× calibrated service time)' : 'latency (ms)'
+  const pts = []
+  const lines = new Set()
+  for (const row of rows) {
+    row.cells.forEach((c, i) => {
+      if (!c || c.status === 'failed') return
+      const got = spectrumRows(c.percentiles, { machine: `${cmp.reports[i].letter} · ${cmp.reports[i].name}`, run: row.key })
+      if (got.length > 1) { pts.push(...got); lines.add(`${i}|${row.key}`) }
+    })
+  }
+  const out = []
+  if (pts.length) {
+    out.push(figure('spectrum', renderSvg(spectrumSpec(pts, { color: 'machine', colorTitle: 'machine', dash: 'run', dashTitle: 'run', yTitle }), { id: 'spectrum' }),
+      '<b>Latency by percentile</b>, overlaid: colour is the machine, dash the run. x: log of 1/(1−p), as HdrHistogram plots it.', { lines: lines.size }))
+  }
+  const bars = (get, id, xTitle, format, caption, extra = {}) => {
+    const data = []
+    for (const row of rows) {
+      row.cells.forEach((c, i) => {
+        const v = c && c.status !== 'failed' ? get(c) : null
+        if (isNum(v)) data.push({ run: row.key, machine: `${cmp.reports[i].letter} · ${cmp.reports[i].name}`, value: v })
+      })
+    }
+    if (!data.length) return ''
+    return figure(id, renderSvg(barSpec(data, { xTitle, format, group: 'machine', groupTitle: 'machine', width: 420, ...extra }), { id }), caption, { bars: data.length })
+  }
+  out.push(`<div class="charts-row">${bars((c) => c.rps, 'rps', 'requests/s', ',.0f', '<b>Requests per second</b> per run and machine. Higher is better.')}
+${bars((c) => c.p99, 'p99', cmp.units === 'service' ? 'p99 (× service time)' : 'p99 (ms)', ',.2f', '<b>p99 latency</b> per run and machine. Lower is better.')}</div>`)
+  out.push(bars((c) => c.efficiency, 'efficiency', 'share of the ideal throughput', '.0%', "<b>Efficiency</b> against each machine's own ideal (its cores and calibrated service time). The dashed line is 100%.", { rule: 1, width: 900 }))
+  return out.join('\n')
+}
+
+function dispatchTable (cmp, rows) {
+  const base = cmp.reports[cmp.baseline]
+  const head = ['case', ...cmp.reports.flatMap((r) => r.baseline ? [`${esc(r.letter)} mean ms`] : [`${esc(r.letter)} mean ms`, `${esc(r.letter)} ×${esc(base.letter)}`])]
+  const body = rows.map((row) => [
+    { html: `<code>${esc(row.key)}</code>`, className: 'text' },
+    ...row.cells.flatMap((c, i) => {
+      const v = c ? `${fmtMs(c.meanMs)}${cellMark(c)}` : '<span class="muted">not run</span>'
+      return cmp.reports[i].baseline ? [v] : [v, c ? ratioHtml(c.meanRatio, false) : fmtMs(null)]
+    })
+  ])
+  return table(head, body, { className: 'dispatch' })
+}
+
+// The comparison as a self-contained HTML page: report cards, overlaid charts, the grouped table.
+export function renderCompareHtml (cmp) {
+  const http = cmp.rows.filter((r) => r.kind === 'http')
+  const dispatch = cmp.rows.filter((r) => r.kind === 'dispatch')
+  const flags = cmp.flags.length
+    ? `<div class="notice" data-flag="untrusted"><h3>⚠ Runs not to be taken at face value</h3><ul>${cmp.flags.map((fl) =>
+      `<li>${fl.status === 'failed' ? '<span class="bad">✗ failed</span>' : '⚠ untrusted'}: <b>${esc(cmp.reports[fl.report].letter)}</b> <code>${esc(fl.key)}</code>: ${esc(fl.why.join('; ') || 'no reason given')}</li>`).join('')}</ul></div>`
+    : ''
+  const notes = cmp.notes.length ? `<div class="notice info"><h3>Notes</h3><ul>${cmp.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>` : ''
+  const body = `<header class="top"><h1>loadlab compare <span class="sub">${cmp.reports.length} reports, ${cmp.rows.length} runs in common</span></h1></header>
+<div class="cards">${cmp.reports.map(reportCard).join('')}</div>
+${flags}${notes}
+${http.length ? `<section class="block"><h2>HTTP runs</h2>${charts(cmp, http)}${httpTable(cmp, http)}</section>` : ''}
+${dispatch.length ? `<section class="block"><h2>Dispatch</h2>${dispatchTable(cmp, dispatch)}</section>` : ''}
+<footer>Written by <code>npm run compare</code>. Charts rendered with Vega-Lite; this page loads nothing from the network.</footer>`
+  return page({ title: `loadlab compare: ${cmp.reports.map((r) => r.name).join(' vs ')}`, body })
+}
