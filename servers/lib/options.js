@@ -36,10 +36,10 @@ const common = {
 }
 
 // Parse argv for `strategy` with its own `extra` options ({ name: { default, parse, help } });
-// `work` is the default work spec. Returns plain values (work parsed); throws LabError ERR_BAD_OPTION/ERR_BAD_WORK.
+// `work` is the default work spec (or a function of the other parsed values giving it). Returns plain values (work parsed); throws LabError ERR_BAD_OPTION/ERR_BAD_WORK.
 // --help prints the usage and exits 0.
 export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.slice(2), env = process.env }) {
-  const spec = { ...common, ...extra, work: { ...common.work, default: work } }
+  const spec = { ...common, ...extra, work: { ...common.work, default: typeof work === 'function' ? undefined : work } }
   let values
   try {
     values = parseArgs({
@@ -64,10 +64,7 @@ export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.
   for (const [name, opt] of Object.entries(spec)) {
     const flag = `--${kebab(name)}`
     const raw = values[kebab(name)] ?? (opt.env ? env[opt.env] : undefined) ?? opt.default
-    if (name === 'work') {
-      out.work = parseWork(raw)
-      continue
-    }
+    if (name === 'work') continue
     if (raw === undefined) { out[name] = undefined; continue }
     try {
       out[name] = opt.parse(raw)
@@ -76,6 +73,7 @@ export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.
       throw new LabError('ERR_BAD_OPTION', `${flag}: ${err.message}, got ${JSON.stringify(raw)}${from}`)
     }
   }
+  out.work = parseWork(values.work ?? env.WORK ?? (typeof work === 'function' ? work(out) : work))
   return out
 }
 

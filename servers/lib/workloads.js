@@ -1,8 +1,12 @@
 // The work one request does, named by a spec string `NAME:ARG`. Pure and deterministic, so every way of
 // running it (inline, piscina task, Worker, forked child) goes through runWork and gives the same body.
-import { createElement, Fragment } from 'react'
-import { renderToString } from 'react-dom/server'
+import { createRequire } from 'node:module'
 import { LabError } from './errors.js'
+
+// React is loaded on first use, so a child forked for loop work does not pay for it.
+const require = createRequire(import.meta.url)
+let reactLib
+const react = () => (reactLib ??= { ...require('react'), ...require('react-dom/server') })
 
 const kinds = {
   // sum += i for i < N: N(N-1)/2, exact while below 2^53 (N up to ~1.3e8)
@@ -72,6 +76,7 @@ function colour (i, salt) {
 }
 
 function render (n) {
+  const { createElement, Fragment, renderToString } = react()
   const blocks = []
   for (let i = 0; i < n; i++) {
     blocks.push(createElement('div', { key: i },
@@ -82,6 +87,7 @@ function render (n) {
 }
 
 function ssr (n) {
+  const { createElement, renderToString } = react()
   const items = [1, 2, 3, 4, 5].map((i) => createElement('li', { key: i }, 'text'))
   let bytes = 0
   for (let i = 0; i < n; i++) {

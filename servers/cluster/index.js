@@ -1,0 +1,28 @@
+// cluster: node:cluster with one worker process per core (study 004's "clustered"); each worker runs
+// the work inline, so a busy worker serves nothing else. The primary replaces a worker that dies.
+// Inline work cannot be cancelled.
+import cluster from 'node:cluster'
+import { cores, integer, parseOptions } from '../lib/options.js'
+import { main, start } from '../lib/serve.js'
+import { timedRun } from '../lib/task.js'
+import { createTelemetry } from '../lib/telemetry.js'
+import { runPrimary, workerStats } from './cluster.js'
+
+main(async () => {
+  const options = parseOptions({
+    strategy: 'cluster',
+    work: 'loop:1e8',
+    extra: { workers: { default: String(cores), parse: integer(1, 256), help: 'worker processes' } }
+  })
+  if (cluster.isPrimary) return runPrimary({ strategy: 'cluster', options })
+
+  const telemetry = createTelemetry({ enabled: options.telemetry === 'on', role: 'worker' })
+  await start({
+    strategy: 'cluster',
+    options,
+    telemetry,
+    announce: false,
+    handle: timedRun,
+    ...workerStats({ telemetry })
+  })
+})

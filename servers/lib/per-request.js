@@ -1,0 +1,110 @@
+// Main-side helper of the per-request strategies: one new Worker thread or one forked child process per
+// task, its failures turned into answers (could not start: 503, failed or died: 500), every one tracked
+// for the gauges and ended on shutdown. Like the study's servers, a started task is not cancelled.
+import { fork } from 'node:child_process'
+import { once } from 'node:events'
+import { Worker } from 'node:worker_threads'
+import { LabError } from './errors.js'
+
+const workerEntry = new URL('./worker-entry.js', import.meta.url)
+const childEntry = new URL('./child-entry.js', import.meta.url)
+
+// `kind` is 'worker' (worker_threads) or 'child' (child_process.fork). Returns { run(work), gauges, close() }.
+export function perRequest (kind) {
+  const live = new Set() // { end(), exited }
+  let started = 0
+  let inFlight = 0
+  let peakInFlight = 0
+  let closing = false
+  const startedName = kind === 'worker' ? 'workersStarted' : 'childrenStarted'
+
+  function run (work) {
+    if (closing) return Promise.reject(new LabError('ERR_SHUTTING_DOWN', 'server is shutting down'))
+    inFlight++
+    peakInFlight = Math.max(peakInFlight, inFlight)
+    started++
+    return new Promise((resolve, reject) => {
+      let answered = false
+      let handle = null
+      let gone = false
+      const forget = () => {
+        if (gone) return
+        gone = true
+        inFlight--
+        live.delete(handle)
+      }
+      const onAnswer = (msg) => {
+        if (answered) return
+        answered = true
+        if (msg.ok) resolve(msg)
+        else reject(new LabError('ERR_TASK_FAILED', msg.message))
+      }
+      const onExit = (how) => {
+        forget()
+        if (answered) return
+        answered = true
+        if (closing) reject(new LabError('ERR_SHUTTING_DOWN', `server is shutting down (${kind} ${how})`))
+        else reject(new LabError('ERR_TASK_FAILED', `${kind} ${how} before answering`))
+      }
+      // The thread/child could not be started: 503 (and 'exit' may never come).
+      const onStartError = (err) => {
+        forget()
+        if (answered) return
+        answered = true
+        reject(new LabError('ERR_START_FAILED', `could not start a ${kind}: ${err.message}`, { cause: err }))
+      }
+      try {
+        handle = (kind === 'worker' ? startWorker : startChild)(work, onAnswer, onExit, onStartError)
+        if (!gone) live.add(handle)
+      } catch (err) {
+        onStartError(err)
+      }
+    })
+  }
+
+  return {
+    run,
+    gauges: {
+      read: () => ({ [startedName]: started, inFlight, peakInFlight }),
+      reset: () => { started = 0; peakInFlight = inFlight }
+    },
+    // End every live thread/child (their requests answer 503) and wait until they are gone.
+    async close () {
+      closing = true
+      await Promise.all([...live].map((h) => h.end()))
+    }
+  }
+}
+
+function startWorker (work, onAnswer, onExit, onStartError) {
+  const worker = new Worker(workerEntry, { workerData: { work: work.spec } })
+  let online = false
+  const exited = new Promise((resolve) => worker.once('exit', (code) => { onExit(`thread exited with code ${code}`); resolve() }))
+  worker.once('online', () => { online = true })
+  worker.once('message', (msg) => {
+    onAnswer(msg)
+    worker.terminate() // ended as soon as it has answered
+  })
+  // An error before 'online' means the thread could not start; after, the task crashed it.
+  worker.once('error', (err) => online ? onAnswer({ ok: false, message: err.message }) : onStartError(err))
+  return { end: () => { worker.terminate(); return exited } }
+}
+
+function startChild (work, onAnswer, onExit, onStartError) {
+  const child = fork(childEntry, [work.spec], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  let spawned = false
+  // 'exit' can come before the last IPC message: a child is gone once it has exited AND its channel closed.
+  const exited = Promise.all([once(child, 'exit'), once(child, 'disconnect')]).then(() => {
+    onExit(`child exited with ${child.signalCode ?? `code ${child.exitCode}`}`)
+  })
+  child.once('spawn', () => { spawned = true })
+  child.once('message', onAnswer)
+  child.on('error', (err) => { if (!spawned) onStartError(err) })
+  return {
+    end: () => {
+      if (!spawned) return Promise.resolve()
+      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid, 'SIGTERM')
+      return exited
+    }
+  }
+}
