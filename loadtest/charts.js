@@ -65,6 +65,7 @@ export function spectrumSpec (rows, { color = 'run', colorTitle = 'server run', 
     y: { field: 'ms', type: 'quantitative', title: yTitle, scale: { zero: true, nice: true } },
     color: { field: color, type: 'nominal', title: colorTitle, sort: null, legend: { orient: 'bottom', direction: 'vertical', columns: 2 } },
     order: { field: 'x', type: 'quantitative' },
+    description: { field: 'desc', type: 'nominal' },
     detail: dash ? { field: dash, type: 'nominal' } : undefined
   }
   if (dash) encoding.strokeDash = { field: dash, type: 'nominal', title: dashTitle ?? dash, sort: null, legend: { orient: 'bottom', direction: 'vertical' } }
@@ -73,6 +74,7 @@ export function spectrumSpec (rows, { color = 'run', colorTitle = 'server run', 
     width,
     height,
     data: { values: rows },
+    transform: [{ calculate: `datum[${JSON.stringify(color)}] + ': p' + datum.p + ' = ' + format(datum.ms, ',.4~r') + ' ${yTitle.includes('ms') ? 'ms' : '×'}'`, as: 'desc' }],
     mark: { type: 'line', point: { filled: true, size: 22 }, clip: true },
     encoding,
     config: CONFIG

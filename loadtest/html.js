@@ -23,11 +23,11 @@ export function num (value, digits = 1) {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
 }
 
-// Formats a duration in ms with precision that suits its size (0.42, 4.2, 42, 4,200).
+// Formats a duration in ms with precision that suits its size (0.076, 4.21, 42.1, 4,200).
 export function ms (value) {
   if (!isNum(value)) return DASH
   const a = Math.abs(value)
-  const digits = a === 0 ? 0 : a < 10 ? 2 : a < 100 ? 1 : 0
+  const digits = a === 0 ? 0 : a < 1 ? 3 : a < 10 ? 2 : a < 100 ? 1 : 0
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
 }
 
@@ -197,6 +197,7 @@ tr.failed td { background: #ffebe9; }
 tr:last-child td { border-bottom: 0; }
 td .why { display: block; font-size: 12px; color: var(--warn); white-space: normal; max-width: 36ch; }
 tr.failed td .why { color: var(--bad); }
+td .note { display: block; font-size: 12px; color: var(--muted); white-space: normal; max-width: 36ch; }
 th.group { text-align: center; border-left: 2px solid var(--line); }
 td.gstart, th.gstart { border-left: 2px solid var(--line); }
 .ratio-up { color: var(--ok); } .ratio-down { color: var(--bad); }

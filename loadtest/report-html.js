@@ -44,7 +44,8 @@ function reasons (r) {
 
 function runCell (name, r) {
   const why = statusOf(r) ? `<span class="why">${statusOf(r) === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${esc(reasons(r).join('; ') || 'no reason given')}</span>` : ''
-  return { html: `<b>${esc(name)}</b>${why}`, className: 'text' }
+  const notes = Array.isArray(r.notes) && r.notes.length ? `<span class="note">${esc(r.notes.join('; '))}</span>` : ''
+  return { html: `<b>${esc(name)}</b>${why}${notes}`, className: 'text' }
 }
 
 function flags (http, names) {
@@ -116,19 +117,19 @@ function delayFigure (http, names) {
 }
 
 function resultsTable (http, names) {
-  const head = ['run', 'done / sent', 'errors', 'non-2xx', 'mism.', 'req/s', 'p50', 'p99', 'p99.9', 'max', 'probe p99', 'loop p99', 'ELU', 'recovery', 'CPU ms/req', 'peak RSS', 'procs / threads', 'ideal req/s', 'efficiency']
+  const head = ['run', 'done / sent', 'failed requests', 'req/s', 'p50', 'p99', 'p99.9', 'max', 'probe p99', 'loop p99', 'ELU', 'recovery', 'CPU ms/req', 'peak RSS', 'procs / threads', 'ideal req/s', 'efficiency']
   const rows = http.map((r, i) => {
     const q = r.requests ?? {}
     const l = r.latency ?? {}
     const o = r.outside ?? null
-    const failedReq = isNum(q.errors) || isNum(q.timeouts) ? (q.errors ?? 0) + (q.timeouts ?? 0) : null
+    const bad = [['errors', 'error'], ['timeouts', 'timeout'], ['non2xx', 'non-2xx'], ['mismatches', 'mismatch']]
+      .filter(([k]) => isNum(q[k]) && q[k] > 0).map(([k, what]) => `${num(q[k])} ${what}${q[k] > 1 && k !== 'non2xx' ? (k === 'mismatches' ? 'es' : 's') : ''}`)
+    const failedCell = bad.length ? `<span class="bad">${bad.join(' · ')}</span>` : isNum(q.sent) ? '0' : num(null)
     const spread = r.spread?.rps && isNum(r.spread.rps.min) ? ` <span class="muted">(${num(r.spread.rps.min, 0)}–${num(r.spread.rps.max, 0)})</span>` : ''
     return [
       runCell(names[i], r),
       `${num(q.completed)} / ${num(q.sent)}`,
-      failedReq ? `<span class="bad">${num(failedReq)}</span>` : num(failedReq),
-      q.non2xx ? `<span class="bad">${num(q.non2xx)}</span>` : num(q.non2xx),
-      q.mismatches ? `<span class="bad">${num(q.mismatches)}</span>` : num(q.mismatches),
+      failedCell,
       `${num(r.rps, 0)}${spread}`,
       ms(l.p50), ms(l.p99), ms(l.p99_9), ms(l.max),
       ms(r.probe?.p99),
@@ -145,7 +146,7 @@ function resultsTable (http, names) {
   return table(head, rows, {
     className: 'results',
     rowClass: (i) => statusOf(http[i]),
-    caption: 'Latency in ms (client side). <i>errors</i>: connection errors + timeouts; <i>recovery</i>: one fresh request right after the round; CPU, RSS and processes are measured from outside (/proc) over the whole process tree.'
+    caption: 'Latency in ms (client side). <i>failed requests</i>: connection errors, timeouts, non-2xx answers and body mismatches; <i>loop p99</i>: the server\'s main-thread event-loop delay; <i>recovery</i>: one fresh request right after the round; CPU, RSS and processes are measured from outside (/proc) over the whole process tree.'
   })
 }
 
