@@ -1,0 +1,100 @@
+// long-vs-small-tasks: study 001. The work (default ssr:5625, the study's 25 steps of 225 renders)
+// runs on the main thread either in one go (--mode long) or in --steps steps, each scheduled with
+// setImmediate after the previous one (--mode small) so other requests get a turn in between. With
+// --api on, each request first calls a slow API: --api-url, or an emulator this server starts as its
+// own child process and ends with itself. Only ssr work is split; inline work cannot be cancelled.
+import { fork } from 'node:child_process'
+import { once } from 'node:events'
+import { Agent, get } from 'node:http'
+import { LabError } from '../lib/errors.js'
+import { httpUrl, integer, oneOf, parseOptions } from '../lib/options.js'
+import { main, start } from '../lib/serve.js'
+import { now } from '../lib/task.js'
+import { runWork } from '../lib/workloads.js'
+
+main(async () => {
+  const options = parseOptions({
+    strategy: 'long-vs-small-tasks',
+    work: 'ssr:5625',
+    extra: {
+      mode: { default: 'long', parse: oneOf('long', 'small'), help: 'render in one go, or in steps' },
+      steps: { default: '25', parse: integer(1, 10000), help: 'small mode: steps the work is split into' },
+      api: { default: 'off', parse: oneOf('off', 'on'), help: 'call a slow API before rendering' },
+      apiUrl: { parse: httpUrl, help: 'the API to call (default: start the emulator, api.js)' }
+    }
+  })
+  if (options.apiUrl && options.api === 'off') {
+    throw new LabError('ERR_BAD_OPTION', `--api-url: needs --api on, got "${options.apiUrl}" with --api off`)
+  }
+  const emulator = options.api === 'on' && !options.apiUrl ? await startEmulator() : null
+  const apiUrl = options.apiUrl ?? (emulator && `http://127.0.0.1:${emulator.port}/`)
+  const agent = new Agent({ keepAlive: true })
+  let inFlight = 0
+  let peakInFlight = 0
+
+  async function handle (work) {
+    inFlight++
+    peakInFlight = Math.max(peakInFlight, inFlight)
+    try { return await run(work) } finally { inFlight-- }
+  }
+
+  async function run (work) {
+    let apiMs
+    if (apiUrl) {
+      const t = now()
+      await callApi(apiUrl, agent)
+      apiMs = now() - t
+    }
+    const startedAt = now()
+    const result = options.mode === 'small' && work.name === 'ssr' ? await inSteps(work.arg, options.steps) : await runWork(work)
+    return { body: JSON.stringify(result), startedAt, workMs: now() - startedAt, apiMs }
+  }
+
+  await start({
+    strategy: 'long-vs-small-tasks',
+    variant: `${options.mode}${apiUrl ? '+api' : ''}`,
+    options,
+    handle,
+    gauges: { read: () => ({ inFlight, peakInFlight }), reset: () => { peakInFlight = inFlight } },
+    close: async () => {
+      agent.destroy()
+      if (emulator) await emulator.stop()
+    }
+  })
+})
+
+// ssr:N as `steps` renders of about N/steps each, each step after a setImmediate; same total bytes.
+async function inSteps (n, steps) {
+  let bytes = 0
+  for (let i = 0; i < steps; i++) {
+    const size = Math.floor(n / steps) + (i < n % steps ? 1 : 0)
+    await new Promise(setImmediate)
+    if (size > 0) bytes += runWork({ name: 'ssr', arg: size }).bytes
+  }
+  return { bytes }
+}
+
+function callApi (url, agent) {
+  return new Promise((resolve, reject) => {
+    const fail = (err) => reject(new LabError('ERR_API_FAILED', `API ${url}: ${err.message}`))
+    get(url, { agent }, (res) => {
+      res.resume().once('end', () => res.statusCode === 200 ? resolve() : fail(new Error(`status ${res.statusCode}`)))
+    }).once('error', fail)
+  })
+}
+
+// Fork api.js with an IPC channel (so it exits if we die), wait for its port.
+async function startEmulator () {
+  const child = fork(new URL('./api.js', import.meta.url), ['--port', '0'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const exited = once(child, 'exit')
+  const [msg] = await Promise.race([once(child, 'message'), exited.then(([code]) => {
+    throw new Error(`the API emulator exited with code ${code} before listening`)
+  })])
+  return {
+    port: msg.port,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid, 'SIGTERM')
+      await exited
+    }
+  }
+}
