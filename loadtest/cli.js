@@ -14,6 +14,8 @@ import { ensureDir, freeId, reportId, writeAtomic } from './write.js'
 import { LabError, usageError } from './errors.js'
 
 const isTTY = process.stderr.isTTY
+// Progress lines go to a terminal only; LOADLAB_PROGRESS=1 forces them (one plain line per step).
+const progressLines = !isTTY && process.env.LOADLAB_PROGRESS === '1'
 
 function shellQuote (a) {
   return /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`
@@ -74,8 +76,17 @@ async function list () {
 }
 
 function makeProgress (index, total, name) {
-  if (!isTTY) return { update () {}, done () {} }
   const prefix = `[${index}/${total}] ${name}`
+  if (progressLines) {
+    let last = ''
+    const line = (text) => {
+      const step = text.replace(/ \d+(\/\d+)?$/, '')
+      if (step !== last) process.stderr.write(`${prefix}: ${step}\n`)
+      last = step
+    }
+    return { update: line, done: line }
+  }
+  if (!isTTY) return { update () {}, done () {} }
   return {
     update (text) { process.stderr.write(`\r\x1b[K${prefix}: ${text}`) },
     done (text) { process.stderr.write(`\r\x1b[K${prefix}: ${text}\n`) }

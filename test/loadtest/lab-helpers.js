@@ -1,0 +1,80 @@
+// Shared helpers for the lab tests (not a test file): run the lab CLI, read its report, watch /proc.
+import { execa } from 'execa'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
+import { readFileSync, readdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)))
+export const CLI = join(ROOT, 'loadtest', 'cli.js')
+export const FIXTURES = join(ROOT, 'test', 'loadtest', 'fixtures', 'servers')
+
+// A fresh temporary directory for reports; remove it with cleanup().
+export async function tempDir (prefix = 'loadlab-test-') {
+  const dir = await mkdtemp(join(tmpdir(), prefix))
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) }
+}
+
+// Start `node loadtest/cli.js ...args` (the same as `npm run lab -- ...args`); returns the execa subprocess.
+export function startLab (args, { env = {}, ...opts } = {}) {
+  return execa(process.execPath, [CLI, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOADLAB_EXTRA_SERVERS: FIXTURES, ...env },
+    reject: false,
+    stdin: 'ignore',
+    ...opts
+  })
+}
+
+// Run the lab to its end: { exitCode, signal, stdout, stderr }.
+export async function runLab (args, opts) {
+  const r = await startLab(args, opts)
+  return { exitCode: r.exitCode, signal: r.signal, stdout: r.stdout, stderr: r.stderr }
+}
+
+// The one report in dir: { json, md, files }.
+export async function readReport (dir) {
+  const files = (await readdir(dir)).sort()
+  const jsonFile = files.find((f) => f.endsWith('.json'))
+  if (!jsonFile) throw new Error(`no report in ${dir}: ${files.join(', ')}`)
+  const json = JSON.parse(await readFile(join(dir, jsonFile), 'utf8'))
+  const md = await readFile(join(dir, jsonFile.replace(/\.json$/, '.md')), 'utf8')
+  return { json, md, files }
+}
+
+function stat (pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'latin1')
+    const f = text.slice(text.lastIndexOf(')') + 2).split(' ')
+    return { pid: Number(pid), state: f[0], ppid: Number(f[1]) }
+  } catch { return null }
+}
+
+// Is pid a live process (not a zombie)?
+export function alive (pid) {
+  const s = stat(pid)
+  return s !== null && s.state !== 'Z'
+}
+
+// The command line of a pid ('' when gone).
+export function cmdline (pid) {
+  try { return readFileSync(`/proc/${pid}/cmdline`, 'latin1').replaceAll('\0', ' ').trim() } catch { return '' }
+}
+
+// Every live descendant pid of rootPid (not the root itself).
+export function descendants (rootPid) {
+  const all = readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(stat).filter((s) => s && s.state !== 'Z')
+  const out = []
+  const queue = [rootPid]
+  while (queue.length) {
+    const p = queue.shift()
+    for (const s of all) if (s.ppid === p) { out.push(s.pid); queue.push(s.pid) }
+  }
+  return out
+}
+
+// Sum of completed + failed (errors, timeouts, unanswered) of a result's requests.
+export function accounted (requests) {
+  return requests.completed + requests.errors + requests.timeouts + requests.unanswered
+}

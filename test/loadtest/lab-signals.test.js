@@ -1,0 +1,66 @@
+// Ctrl-C and kill -9 of the lab: SIGINT stops within seconds, writes a partial report and leaves no
+// server process; after SIGKILL the servers notice the closed IPC channel and exit by themselves.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { once } from 'node:events'
+import pWaitFor from 'p-wait-for'
+import { startLab, readReport, tempDir, descendants, alive, cmdline } from './lab-helpers.js'
+
+// Start a long lab run and resolve once it reports that the measured round is under way.
+async function labInMeasuredRound (server, out) {
+  const lab = startLab([
+    '--server', server, '--work', 'sleep:200', '--connections', '2', '--amount', '2000', '--warmup', '0', '--out', out.dir
+  ], { env: { LOADLAB_PROGRESS: '1' }, buffer: false })
+  let stderr = ''
+  lab.stderr.setEncoding('utf8')
+  lab.stderr.on('data', (c) => { stderr += c })
+  lab.stdout.resume()
+  await pWaitFor(() => /: measuring/.test(stderr) || lab.exitCode !== null, { interval: 50, timeout: 60000 })
+  assert.equal(lab.exitCode, null, `the lab is still running: ${stderr}`)
+  const servers = descendants(lab.pid).filter((pid) => cmdline(pid).includes(`servers/${server}`))
+  assert.ok(servers.length >= 1, `the server runs under the lab: ${descendants(lab.pid).map(cmdline).join(' | ')}`)
+  const tree = [...new Set([...servers, ...servers.flatMap(descendants)])]
+  return { lab, tree, stderr: () => stderr }
+}
+
+test('SIGINT mid-run: exits 130 within seconds, partial report written, no server left', { timeout: 90000 }, async () => {
+  const out = await tempDir()
+  try {
+    const { lab, tree, stderr } = await labInMeasuredRound('cluster', out)
+    const sentAt = Date.now()
+    lab.kill('SIGINT')
+    const [code] = await once(lab, 'exit')
+    const tookMs = Date.now() - sentAt
+    assert.equal(code, 130, stderr())
+    assert.ok(tookMs < 15000, `stopped in ${tookMs} ms`)
+    for (const pid of tree) assert.equal(alive(pid), false, `server process ${pid} is gone`)
+    const { json } = await readReport(out.dir)
+    assert.equal(json.status, 'partial')
+    assert.ok(json.notes.some((n) => /interrupted/.test(n)))
+    const res = json.results[0]
+    assert.equal(res.server, 'cluster')
+    assert.equal(res.interrupted, true)
+    assert.equal(res.trusted, false)
+    assert.ok(res.requests.sent < 2000, 'the round was cut short')
+    assert.deepEqual(res.stop.leftovers, [])
+  } finally {
+    await out.cleanup()
+  }
+})
+
+test('SIGKILL of the lab: its servers exit by themselves', { timeout: 90000 }, async () => {
+  const out = await tempDir()
+  try {
+    const { lab, tree } = await labInMeasuredRound('queued-threads', out)
+    lab.kill('SIGKILL')
+    await once(lab, 'exit')
+    await pWaitFor(() => tree.every((pid) => !alive(pid)), { interval: 100, timeout: 20000 })
+      .catch(() => {
+        const left = tree.filter(alive)
+        for (const pid of left) { try { process.kill(pid, 'SIGKILL') } catch {} }
+        assert.fail(`server processes left after the lab was killed: ${left.join(', ')}`)
+      })
+  } finally {
+    await out.cleanup()
+  }
+})
