@@ -1,0 +1,72 @@
+// The bench's flags, settings and run: pure of printing (compute, then render).
+import { parseArgs } from 'node:util'
+import { performance } from 'node:perf_hooks'
+import { runDispatch } from './dispatch.js'
+import { runTelemetry } from './telemetry.js'
+import { machine } from './machine.js'
+
+// Settings of a full and of a quick run.
+export const SETTINGS = {
+  full: {
+    dispatch: { workers: [1, 2], payloads: [30, 1e4], calls: 1000, rounds: 5, warmupCalls: 1000 },
+    telemetry: { work: 'loop:1e5', connections: 10, durationSec: 3, amount: null, rounds: 3, warmupSec: 1, warmupAmount: null }
+  },
+  quick: {
+    dispatch: { workers: [1, 2], payloads: [30, 1e4], calls: 50, rounds: 2, warmupCalls: 20 },
+    telemetry: { work: 'loop:1e5', connections: 4, durationSec: null, amount: 60, rounds: 2, warmupSec: null, warmupAmount: 20 }
+  }
+}
+
+function usage (message) {
+  const err = new Error(message)
+  err.exitCode = 2
+  return err
+}
+
+// Parse and check the flags; a bad flag is exit 2 with one line.
+export function parseFlags (argv) {
+  let values
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: { quick: { type: 'boolean' }, json: { type: 'boolean' }, rounds: { type: 'string' }, help: { type: 'boolean' } }
+    }))
+  } catch (err) {
+    throw usage(`bench: ${err.message.split('\n')[0]} (options: --quick --json --rounds N --help)`)
+  }
+  let rounds = null
+  if (values.rounds !== undefined) {
+    rounds = Number(values.rounds)
+    if (values.rounds === '' || !Number.isInteger(rounds) || rounds < 1 || rounds > 50) {
+      throw usage(`bench: --rounds: expected an integer from 1 to 50, got \`${values.rounds}\``)
+    }
+  }
+  return { quick: values.quick ?? false, json: values.json ?? false, rounds, help: values.help ?? false }
+}
+
+// Run both measurements; resolves with the plain result object (compute, then render).
+export async function bench ({ quick = false, rounds = null, signal, progress = () => {} } = {}) {
+  const s = structuredClone(SETTINGS[quick ? 'quick' : 'full'])
+  if (rounds !== null) s.dispatch.rounds = s.telemetry.rounds = rounds
+  const createdAt = new Date().toISOString()
+  const t0 = performance.now()
+  const dispatch = await runDispatch(s.dispatch, { signal, progress })
+  signal?.throwIfAborted()
+  const telemetry = await runTelemetry(s.telemetry, { signal, progress })
+  return {
+    kind: 'loadlab-bench',
+    schema: 1,
+    createdAt,
+    durationMs: performance.now() - t0,
+    quick,
+    machine: await machine(),
+    dispatch,
+    telemetry,
+    notes: [
+      '± is the relative standard deviation over the rounds; ratios are per round (both sides measured back to back), shown as median (min–max).',
+      ...(quick ? ['--quick: tiny rounds for the smoke test; these numbers are not a measurement.'] : [])
+    ]
+  }
+}

@@ -1,0 +1,59 @@
+// `npm run bench`: what the lab itself costs, measured side by side in one run, printed as ratios.
+//
+// 1. The dispatch round trip of a piscina pool vs the shared-memory channel (hook cost 0).
+// 2. The throughput servers/simple loses when its telemetry is on vs off (autocannon, 127.0.0.1).
+// Rounds alternate between the two sides so that drift in the machine hits both alike; the spread
+// (± relative standard deviation, and the min–max of the per-round ratios) says how far to trust them.
+import { bench, parseFlags } from './bench.js'
+import { render } from './render.js'
+
+const HELP = `usage: npm run bench -- [--quick] [--json] [--rounds N]
+
+Measures, side by side in one run, what the lab itself costs, and prints ratios:
+  dispatch    per-call round trip of piscina vs the shared-memory channel (cost 0, 30 B and 10 kB, 1 and 2 workers)
+  telemetry   requests/second of servers/simple (loop:1e5) with --telemetry on vs off
+Options:
+  --quick       a tiny run (a few hundred requests; for the smoke test), not a measurement
+  --json        print the results as JSON on stdout (the table goes to stderr)
+  --rounds N    alternating rounds per side (default 5 for dispatch, 3 for telemetry; 1 to 50)
+  --help        this text`
+
+async function cli () {
+  let flags
+  try {
+    flags = parseFlags(process.argv.slice(2))
+  } catch (err) {
+    console.error(err.message)
+    process.exitCode = err.exitCode ?? 2
+    return
+  }
+  if (flags.help) {
+    console.log(HELP)
+    return
+  }
+  const ac = new AbortController()
+  const onSignal = (sig) => {
+    console.error(`bench: ${sig}, stopping (ending every server it started)`)
+    ac.abort(new Error(`interrupted by ${sig}`))
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  try {
+    const result = await bench({ quick: flags.quick, rounds: flags.rounds, signal: ac.signal, progress: (t) => console.error(t) })
+    const text = render(result)
+    if (flags.json) {
+      console.error(text)
+      console.log(JSON.stringify(result, null, 2))
+    } else {
+      console.log(text)
+    }
+  } catch (err) {
+    console.error(`bench: ${err.message}`)
+    process.exitCode = ac.signal.aborted ? 130 : 1
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
+}
+
+await cli()

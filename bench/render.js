@@ -1,0 +1,45 @@
+// The bench result as text: machine line, method, then one table per measurement (pure function).
+
+const pct = (f) => `± ${(f * 100).toFixed(1)}%`
+const bytes = (n) => n >= 1e6 ? `${n / 1e6} MB` : n >= 1e3 ? `${n / 1e3} kB` : `${n} B`
+const x = (r) => `${r.median.toFixed(2)}× (${r.min.toFixed(2)}–${r.max.toFixed(2)})`
+
+function table (head, rows) {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)))
+  const line = (cells) => '  ' + cells.map((c, i) => String(c).padEnd(widths[i])).join('  ').trimEnd()
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')
+}
+
+// Text for a bench() result.
+export function render (result) {
+  const m = result.machine
+  const out = []
+  out.push(`loadlab bench, ${result.createdAt}${result.quick ? ' (--quick: tiny rounds, not a measurement)' : ''}`)
+  out.push(`machine: ${m.cpuModel} × ${m.cores} cores (availableParallelism ${m.availableParallelism}), ` +
+    `${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB, ${m.os.type} ${m.os.release} ${m.arch}, Node ${m.node} (V8 ${m.v8}), ` +
+    `piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, load ${m.loadavg.map((l) => l.toFixed(2)).join(' ')}`)
+  const d = result.dispatch
+  if (d) {
+    const c0 = d.cases[0]
+    out.push('')
+    out.push(`dispatch round trip: hook cost 0, ${c0?.calls} calls per round, ${c0?.rounds} alternating rounds per side (after a discarded warm-up)`)
+    out.push(table(['workers', 'payload', 'piscina µs/call', 'shared µs/call', 'piscina / shared'],
+      d.cases.map((c) => [c.workers, bytes(c.payloadBytes), `${c.piscina.mean.toFixed(1)} ${pct(c.piscina.rsd)}`,
+        `${c.shared.mean.toFixed(1)} ${pct(c.shared.rsd)}`, x(c.ratio)])))
+  }
+  const t = result.telemetry
+  if (t) {
+    out.push('')
+    out.push(`telemetry cost: servers/simple --work ${t.work}, autocannon ${t.connections} connections, ` +
+      `${t.rounds} alternating rounds of ${t.durationSec ? t.durationSec + ' s' : t.amount + ' requests'} per side (after a discarded warm-up), 127.0.0.1`)
+    out.push(table(['telemetry', 'req/s', 'requests'], [
+      ['on', `${t.on.mean.toFixed(0)} ${pct(t.on.rsd)}`, t.on.requests],
+      ['off', `${t.off.mean.toFixed(0)} ${pct(t.off.rsd)}`, t.off.requests]
+    ]))
+    out.push(`  on / off: ${x(t.ratio)}: telemetry ${t.lossPercent >= 0 ? 'costs' : 'gains'} ${Math.abs(t.lossPercent).toFixed(1)}% of throughput (median round)`)
+  }
+  out.push('')
+  for (const n of result.notes) out.push(`note: ${n}`)
+  out.push(`took ${(result.durationMs / 1000).toFixed(1)} s`)
+  return out.join('\n')
+}

@@ -1,0 +1,37 @@
+// The three ways the dispatch experiment calls its hook, behind one interface.
+//
+// createDispatcher(mode, opts) resolves (once every thread is ready) with
+//   { mode, workers, startupMs, setCost(ms), call(id) → Promise<string>,
+//     batch(id, calls, { signal }) → Promise<Array<string | Error>>, close() → Promise<void> }
+// and close() ends every thread it started. opts: { workers, hook, maxPayloadBytes, signal }.
+import { isAbsolute } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { createMainDispatcher } from './main.js'
+import { createPiscinaDispatcher } from './piscina.js'
+import { createSharedDispatcher } from './shared.js'
+
+export { defaultHook, expectedAnswer, makeId, resolveId, spin } from './hook.js'
+export { DispatchError } from './errors.js'
+
+// The modes, in the order the study shows them.
+export const MODES = ['main', 'piscina', 'shared']
+
+const factories = {
+  main: createMainDispatcher,
+  piscina: createPiscinaDispatcher,
+  shared: createSharedDispatcher
+}
+
+// A hook given as a file path or a URL, as the URL string every thread can import().
+export function hookUrl (hook) {
+  if (hook instanceof URL) return hook.href
+  if (typeof hook === 'string' && isAbsolute(hook)) return pathToFileURL(hook).href
+  return hook
+}
+
+// Start a dispatcher of `mode` (one of MODES).
+export function createDispatcher (mode, opts = {}) {
+  const factory = factories[mode]
+  if (!factory) throw new RangeError(`mode: expected one of ${MODES.join(', ')}, got ${JSON.stringify(mode)}`)
+  return factory({ ...opts, hook: hookUrl(opts.hook ?? undefined) ?? undefined })
+}

@@ -1,0 +1,79 @@
+// Smoke test of `npm run bench`: the tiny --quick run as a real child process, its structure, its exit.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import { existsSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('..', import.meta.url))
+
+// Run bench/index.js with args; resolve { code, stdout, stderr } once it has exited.
+async function runBench (args) {
+  const child = spawn(process.execPath, ['bench/index.js', ...args], { cwd: root, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
+  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+  const [code] = await once(child, 'exit')
+  return { code, stdout, stderr, pid: child.pid }
+}
+
+// A pid that is gone, or a zombie about to be reaped.
+function gone (pid) {
+  if (!existsSync(`/proc/${pid}`)) return true
+  try { return readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.[0] === 'Z' } catch { return true }
+}
+
+const positive = (n) => typeof n === 'number' && Number.isFinite(n) && n > 0
+
+test('bench --quick --json: exits 0, prints the structure with finite positive ratios, ends its servers', async () => {
+  const { code, stdout, stderr } = await runBench(['--quick', '--json'])
+  assert.equal(code, 0, `exit code 0; stderr:\n${stderr}`)
+  const r = JSON.parse(stdout)
+  assert.equal(r.kind, 'loadlab-bench')
+  assert.equal(r.schema, 1)
+  assert.equal(r.quick, true)
+  assert.ok(positive(r.durationMs))
+  assert.equal(r.machine.node, process.version)
+  assert.ok(r.machine.cores >= 1 && typeof r.machine.cpuModel === 'string')
+
+  const cases = r.dispatch.cases
+  assert.deepEqual(cases.map((c) => [c.workers, c.payloadBytes]), [[1, 30], [1, 1e4], [2, 30], [2, 1e4]])
+  for (const c of cases) {
+    for (const side of ['piscina', 'shared']) {
+      assert.ok(positive(c[side].mean) && positive(c[side].min) && c[side].min <= c[side].max, `${side} µs/call`)
+      assert.equal(c[side].samples.length, c.rounds)
+      assert.ok(c[side].rsd >= 0)
+    }
+    assert.ok(positive(c.ratio.median) && positive(c.ratio.min) && positive(c.ratio.max))
+    assert.ok(c.ratio.min <= c.ratio.median && c.ratio.median <= c.ratio.max)
+  }
+
+  const t = r.telemetry
+  assert.equal(t.server, 'simple')
+  for (const side of ['on', 'off']) {
+    assert.ok(positive(t[side].mean), `telemetry ${side} req/s`)
+    assert.equal(t[side].samples.length, t.rounds)
+    assert.equal(t[side].requests, t.rounds * t.amount, `every request of the ${side} rounds answered 2xx with the right body`)
+    assert.match(t.servers[side].url, /^http:\/\/127\.0\.0\.1:\d+$/)
+    assert.ok(gone(t.servers[side].pid), `server pid ${t.servers[side].pid} (telemetry ${side}) has exited`)
+  }
+  assert.ok(positive(t.ratio.median) && positive(t.ratio.min) && positive(t.ratio.max))
+  assert.ok(Number.isFinite(t.lossPercent))
+
+  // the human table went to stderr, with the machine line and the ratios
+  assert.match(stderr, /machine: .* Node v20/)
+  assert.match(stderr, /piscina \/ shared/)
+  assert.match(stderr, /on \/ off: \d+\.\d+×/)
+})
+
+test('bench: a bad flag is one line on stderr and exit 2, before anything starts', async () => {
+  for (const args of [['--rounds', '0'], ['--nope']]) {
+    const { code, stdout, stderr } = await runBench(args)
+    assert.equal(code, 2, args.join(' '))
+    assert.equal(stdout, '')
+    assert.equal(stderr.trim().split('\n').length, 1)
+    assert.match(stderr, /^bench: /)
+  }
+})

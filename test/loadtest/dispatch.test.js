@@ -1,0 +1,226 @@
+// The dispatch experiment (study 003) and its three modes, run for real: threads, shared memory, piscina.
+import { test, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import pWaitFor from 'p-wait-for'
+import experiment, { cases, resolveOptions } from '../../loadtest/experiments/dispatch.js'
+import { MODES, createDispatcher, expectedAnswer, makeId } from '../../loadtest/dispatch/index.js'
+
+const POOLED = MODES.filter((m) => m !== 'main')
+
+// Threads of this process, from /proc (read synchronously, so the read starts no libuv thread).
+function threads () {
+  return Number(/^Threads:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))[1])
+}
+
+// Wait until the thread count is back to `baseline` (worker threads take a moment to be joined).
+function threadsBackTo (baseline) {
+  return pWaitFor(() => threads() <= baseline, {
+    interval: 20,
+    timeout: { milliseconds: 15_000, message: new Error(`threads stayed above ${baseline}: ${threads()}`) }
+  })
+}
+
+// Hooks written to a temporary folder (.mjs, so they load as ES modules outside the repo).
+const dir = mkdtempSync(join(tmpdir(), 'loadlab-dispatch-test-'))
+after(() => rmSync(dir, { recursive: true, force: true }))
+const throwingHook = join(dir, 'throwing-hook.mjs')
+writeFileSync(throwingHook, `export function resolveId (id) {
+  if (id.startsWith('boom')) throw new Error('hook failed on purpose: ' + id)
+  return 'worker:' + id
+}
+`)
+const brokenHook = join(dir, 'broken-hook.mjs')
+writeFileSync(brokenHook, 'throw new Error(\'this hook cannot be loaded\')\n')
+
+let quickResults
+let baseline
+
+test('quick matrix: every mode and worker count, every answer checked and correct', async () => {
+  const lines = []
+  quickResults = await experiment.run({ quick: true }, { progress: (text) => lines.push(text) })
+  const o = resolveOptions({ quick: true })
+  const expectedCases = cases(o)
+  assert.ok(expectedCases.length >= 3)
+  const entries = quickResults.filter((r) => r.kind === 'dispatch')
+  const startups = quickResults.filter((r) => r.kind === 'dispatch-startup')
+  assert.equal(entries.length + startups.length, quickResults.length, 'only dispatch and dispatch-startup entries')
+
+  for (const c of expectedCases) {
+    const main = entries.filter((e) => e.mode === 'main' && e.costMs === c.costMs && e.payloadBytes === c.payloadBytes)
+    assert.equal(main.length, 1, `one main entry for cost ${c.costMs}, payload ${c.payloadBytes}`)
+    assert.equal(main[0].workers, 0)
+    for (const mode of POOLED) {
+      for (const w of o.workers) {
+        const found = entries.filter((e) => e.mode === mode && e.workers === w && e.costMs === c.costMs && e.payloadBytes === c.payloadBytes)
+        assert.equal(found.length, 1, `one ${mode} w${w} entry for cost ${c.costMs}, payload ${c.payloadBytes}`)
+      }
+    }
+  }
+  assert.equal(entries.length, expectedCases.length * (1 + POOLED.length * o.workers.length))
+
+  for (const e of entries) {
+    assert.equal(e.key, `dispatch/${e.mode}/w${e.workers}/c${e.costMs}/p${e.payloadBytes}`)
+    assert.ok(MODES.includes(e.mode))
+    assert.equal(e.calls, e.costMs === 0 ? o.callsBase : Math.floor(o.callsBase / e.costMs))
+    assert.equal(e.status, 'ok')
+    assert.equal(e.failure, null)
+    assert.equal(e.runs, o.runs)
+    assert.equal(e.samplesMs.length, e.runs)
+    assert.ok(e.minMs > 0 && e.minMs <= e.meanMs && e.meanMs <= e.maxMs, `${e.key}: min ≤ mean ≤ max`)
+    assert.ok(Math.abs(e.perCallUs - e.meanMs * 1000 / e.calls) < 1e-6)
+    // the hook spins for costMs on every call, so no mode can beat calls × cost / workers
+    assert.ok(e.meanMs >= e.calls * e.costMs / Math.max(1, e.workers) * 0.95, `${e.key}: ${e.meanMs} ms is below the hook's own spin time`)
+    assert.ok(e.cpuMs === null || e.cpuMs >= 0)
+    assert.deepEqual(e.checked, { calls: e.calls * e.runs, mismatches: 0, errors: 0, first: null })
+    assert.equal(e.trusted, true)
+    assert.deepEqual(e.untrusted, [])
+  }
+
+  for (const mode of POOLED) {
+    for (const w of o.workers) {
+      const s = startups.filter((e) => e.mode === mode && e.workers === w)
+      assert.equal(s.length, 1, `one start-up entry for ${mode} w${w}`)
+      assert.equal(s[0].key, `dispatch-startup/${mode}/w${w}`)
+      assert.equal(s[0].status, 'ok')
+      assert.equal(s[0].runs, o.startupRuns)
+      assert.ok(s[0].meanMs > 0 && s[0].minMs <= s[0].meanMs && s[0].meanMs <= s[0].maxMs)
+    }
+  }
+  assert.ok(lines.length > entries.length, 'progress reported every case')
+  assert.match(lines[0], /expected about \d+ s/)
+
+  const { head, rows } = experiment.table({ results: quickResults })
+  assert.ok(head.includes('vs main'))
+  assert.equal(rows.length, quickResults.length)
+  for (const row of rows) assert.equal(row.length, head.length)
+  assert.ok(rows.filter((r) => r[1] === 'main').every((r) => r[7] === '1.00×'))
+})
+
+test('experiment object: name, study, defaults of the study, quick, run, table', () => {
+  assert.equal(experiment.name, 'dispatch')
+  assert.equal(experiment.study, '003')
+  assert.equal(typeof experiment.title, 'string')
+  assert.equal(typeof experiment.description, 'string')
+  assert.equal(experiment.defaults.runs, 10)
+  assert.deepEqual(experiment.defaults.workers, [1, 4, 8, 16])
+  assert.deepEqual(experiment.defaults.costs, [0, 1, 3, 5, 10])
+  assert.deepEqual(experiment.defaults.payloads, [30, 1e4, 1e5, 1e6])
+  assert.deepEqual(cases(resolveOptions({})).map((c) => [c.costMs, c.payloadBytes, c.calls]), [
+    [0, 30, 1000], [1, 30, 1000], [3, 30, 333], [5, 30, 200], [10, 30, 100],
+    [10, 1e4, 100], [10, 1e5, 100], [10, 1e6, 100]
+  ])
+  assert.equal(experiment.quick.runs, 1)
+  assert.throws(() => resolveOptions({ workers: [0] }), /workers/)
+  assert.throws(() => resolveOptions({ modes: ['carrier-pigeon'] }), /modes/)
+  assert.ok(experiment.estimateMs({}) > experiment.estimateMs({ quick: true }))
+})
+
+test('a hook that throws comes back as an error in every mode, and the channel keeps working', async () => {
+  for (const mode of MODES) {
+    const d = await createDispatcher(mode, { workers: 2, hook: throwingHook, maxPayloadBytes: 100 })
+    try {
+      await assert.rejects(d.call('boom-1'), (err) => {
+        assert.ok(err instanceof Error, `${mode}: an Error`)
+        assert.match(err.message, /hook failed on purpose: boom-1/, `${mode}: the hook's message`)
+        return true
+      })
+      assert.equal(await d.call('fine'), 'worker:fine', `${mode}: answers after an error`)
+      const out = await d.batch('boom-2', 5)
+      assert.equal(out.length, 5)
+      assert.ok(out.every((a) => a instanceof Error && /boom-2/.test(a.message)), `${mode}: batch holds the errors`)
+      const mixed = await Promise.allSettled(['a', 'boom-3', 'b', 'boom-4', 'c'].map((id) => d.call(id)))
+      assert.deepEqual(mixed.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled'])
+      assert.deepEqual(mixed.filter((r) => r.status === 'fulfilled').map((r) => r.value), ['worker:a', 'worker:b', 'worker:c'])
+    } finally {
+      await d.close()
+    }
+  }
+})
+
+test('a hook that cannot be loaded fails start-up with a clear error and leaves no thread', async () => {
+  const before = threads()
+  await assert.rejects(createDispatcher('main', { hook: brokenHook }), /cannot be loaded/)
+  for (const mode of POOLED) {
+    await assert.rejects(createDispatcher(mode, { workers: 2, hook: brokenHook }), (err) => {
+      assert.equal(err.code, 'ERR_DISPATCH_STARTUP', mode)
+      assert.match(err.message, /cannot be loaded/, mode)
+      return true
+    })
+  }
+  await threadsBackTo(before)
+})
+
+test('shared channel: payloads bigger than a page and multi-byte UTF-8 round-trip intact', async () => {
+  const d = await createDispatcher('shared', { workers: 2, maxPayloadBytes: 200_000 })
+  try {
+    const big = makeId(150_000) // ASCII, 36 pages
+    const utf8 = 'é€😀ж'.repeat(10_000) // 2 + 3 + 4 + 2 bytes per repeat: 110 000 bytes, surrogate pairs included
+    assert.equal(Buffer.byteLength(utf8), 110_000)
+    const edge = 'x'.repeat(200_000 - 2) + 'é' // exactly maxPayloadBytes
+    const ids = [big, utf8, edge, '', 'a', utf8.slice(0, 5001)]
+    const answers = await Promise.all(ids.map((id) => d.call(id)))
+    answers.forEach((a, i) => assert.ok(a === expectedAnswer(ids[i]), `id #${i} (${Buffer.byteLength(ids[i])} bytes) came back intact`))
+    // larger than the buffer: a clear error, and the channel still answers
+    await assert.rejects(d.call('y'.repeat(300_000)), (err) => err.code === 'ERR_DISPATCH_TOO_LARGE' && /300000 bytes/.test(err.message))
+    assert.equal(await d.call(utf8), expectedAnswer(utf8))
+    const many = await d.batch(utf8, 50)
+    assert.ok(many.every((a) => a === expectedAnswer(utf8)))
+  } finally {
+    await d.close()
+  }
+  await assert.rejects(d.call('late'), (err) => err.code === 'ERR_DISPATCH_CLOSED')
+})
+
+test('abort via signal stops promptly and leaves no worker thread', async () => {
+  // the pooled modes' threads above have all been joined: this is the steady count
+  baseline = threads()
+  for (const mode of POOLED) {
+    const ac = new AbortController()
+    let sawStartup = false
+    const opts = { modes: [mode], workers: [2], costs: [10], payloads: [30], runs: 10, callsBase: 1000, startupRuns: 1 }
+    // 10 runs × 100 calls × 10 ms on 2 workers: about 5 s of work; abort once the pool is up and busy
+    const t0 = performance.now()
+    const running = experiment.run(opts, {
+      signal: ac.signal,
+      progress: (text) => {
+        if (/start-up/.test(text)) {
+          sawStartup = true
+          setImmediate(() => ac.abort())
+        }
+      }
+    })
+    const results = await running
+    const ms = performance.now() - t0
+    assert.ok(sawStartup, `${mode}: the pool started before the abort`)
+    assert.ok(ms < 4000, `${mode}: run ended ${Math.round(ms)} ms after start, well before its ~5 s of work`)
+    assert.ok(Array.isArray(results))
+    assert.ok(results.every((r) => r.kind !== 'dispatch' || r.runs < opts.runs), `${mode}: no complete case after the abort`)
+    await threadsBackTo(baseline)
+  }
+  // aborted before it starts: nothing runs, nothing is left
+  const ac = new AbortController()
+  ac.abort()
+  const results = await experiment.run({ quick: true }, { signal: ac.signal })
+  assert.deepEqual(results.filter((r) => r.kind === 'dispatch' && r.mode !== 'main'), [])
+  await threadsBackTo(baseline)
+})
+
+test('closing a dispatcher with calls in flight rejects them and ends every thread', async () => {
+  const before = threads()
+  for (const mode of POOLED) {
+    const d = await createDispatcher(mode, { workers: 2, maxPayloadBytes: 100 })
+    assert.ok(threads() >= before + 2, `${mode}: two worker threads running`)
+    d.setCost(20)
+    const inflight = d.batch('x', 20)
+    await d.close()
+    const out = await inflight
+    assert.equal(out.length, 20)
+    assert.ok(out.some((a) => a instanceof Error), `${mode}: unfinished calls rejected`)
+    assert.ok(out.every((a) => a === 'worker:x' || a instanceof Error))
+    await threadsBackTo(before)
+  }
+})
