@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { WORKLOADS, expectedBody, parseWork, runWork } from '../../servers/lib/workloads.js'
+import { timedRun } from '../../servers/lib/task.js'
+
+test('parseWork reads NAME:ARG, with 1e8-style numbers', () => {
+  assert.deepEqual(parseWork('loop:1e8'), { name: 'loop', arg: 1e8, spec: 'loop:1e8' })
+  assert.deepEqual(parseWork(' fib:30 '), { name: 'fib', arg: 30, spec: 'fib:30' })
+  assert.deepEqual(parseWork({ name: 'sleep', arg: 5 }), { name: 'sleep', arg: 5, spec: 'sleep:5' })
+  assert.deepEqual(WORKLOADS, ['loop', 'fib', 'render', 'ssr', 'sleep', 'sleep-sync', 'fail'])
+})
+
+test('bad specs throw ERR_BAD_WORK naming the spec and every valid one', () => {
+  for (const bad of ['loop:abc', 'loop', 'nope:1', 'fib:46', 'fib:0', 'loop:1e10', 'render:100001', 'ssr:20001',
+    'sleep:60001', 'sleep-sync:-1', 'loop:1.5', 'loop:0x10', '', 'fib:30:1', { name: 'fib', arg: 99 }]) {
+    assert.throws(() => parseWork(bad), (err) => {
+      assert.equal(err.code, 'ERR_BAD_WORK')
+      assert.equal(err.statusCode, 400)
+      const named = typeof bad === 'object' ? `${bad.name}:${bad.arg}` : bad
+      assert.ok(err.message.startsWith(`bad work spec ${JSON.stringify(named)}: expected loop:N (1..1e9), fib:N (1..45)`), err.message)
+      for (const k of WORKLOADS) assert.ok(err.message.includes(`${k}:`), k)
+      assert.ok(!err.message.includes('\n'))
+      return true
+    }, String(bad))
+  }
+})
+
+test('CPU workloads give the documented deterministic results', () => {
+  assert.deepEqual(runWork('loop:1e6'), { sum: 1e6 * (1e6 - 1) / 2 })
+  assert.deepEqual(runWork('loop:1'), { sum: 0 })
+  assert.deepEqual(runWork('fib:20'), { fib: 6765 })
+  assert.deepEqual(runWork('fib:1'), { fib: 1 })
+  const { html } = runWork('render:3')
+  assert.equal(html.match(/<button style="color:#[0-9a-f]{6}">Button<\/button>/g).length, 3)
+  assert.equal(html.match(/<a style="background-color:#[0-9a-f]{6}">I&#x27;m a link<\/a>/g).length, 3)
+  assert.equal(runWork('render:3').html, html, 'colours come from the index, not random')
+  assert.equal(new Set(html.match(/#[0-9a-f]{6}/g)).size, 6, 'each block has its own colours')
+  const one = runWork('ssr:1').bytes
+  assert.equal(one, Buffer.byteLength('<div><ul>' + '<li>text</li>'.repeat(5) + '</ul></div>'))
+  assert.deepEqual(runWork('ssr:40'), { bytes: 40 * one })
+})
+
+test('sleep returns a Promise of {hello:"world"}; sleep-sync blocks the thread', async () => {
+  const p = runWork('sleep:5')
+  assert.ok(p instanceof Promise)
+  assert.deepEqual(await p, { hello: 'world' })
+  const t = performance.now()
+  assert.deepEqual(runWork('sleep-sync:30'), { hello: 'world' })
+  assert.ok(performance.now() - t >= 29)
+})
+
+test('fail:N throws "requested failure"', () => {
+  assert.throws(() => runWork('fail:10'), /requested failure \(fail:10\)/)
+  assert.throws(() => expectedBody('fail:0'), /requested failure/)
+})
+
+test('expectedBody is JSON.stringify of the result, memoised, and does not sleep', () => {
+  assert.equal(expectedBody('loop:1e8'), '{"sum":4999999950000000}')
+  assert.equal(expectedBody('fib:25'), '{"fib":75025}')
+  assert.equal(expectedBody('ssr:5625'), JSON.stringify({ bytes: 5625 * runWork('ssr:1').bytes }))
+  assert.equal(expectedBody('render:2'), JSON.stringify(runWork('render:2')))
+  const t = performance.now()
+  assert.equal(expectedBody('sleep:60000'), '{"hello":"world"}')
+  assert.equal(expectedBody('sleep-sync:60000'), '{"hello":"world"}')
+  assert.ok(performance.now() - t < 1000)
+  const t2 = performance.now()
+  expectedBody('loop:1e8')
+  assert.ok(performance.now() - t2 < 5, 'second call is memoised')
+})
+
+test('timedRun (every runner\'s core) gives the same body plus timing', async () => {
+  const out = timedRun('fib:20')
+  assert.equal(out.body, expectedBody('fib:20'))
+  assert.ok(out.workMs >= 0 && out.startedAt > 1.6e12)
+  const slept = await timedRun({ name: 'sleep', arg: 20 })
+  assert.equal(slept.body, expectedBody('sleep:20'))
+  assert.ok(slept.workMs >= 19)
+})
