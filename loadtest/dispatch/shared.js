@@ -49,7 +49,11 @@ export async function createSharedDispatcher ({
   // A worker ended: fail its call; with no worker left, fail every queued call.
   function onGone (slot, err) {
     slot.gone ??= err
-    if (startup) startup(startupError('shared', `worker ${slot.index} ended: ${err.message}`, err))
+    if (startup) {
+      startup(Atomics.load(slot.ctl, STATE) === START_FAILED
+        ? startFailure(slot)
+        : startupError('shared', `worker ${slot.index} ended: ${err.message}`, err))
+    }
     const job = slot.job
     slot.job = null
     if (job && !closed) job.reject(workerGoneError('shared', `worker ${slot.index}: ${err.message}`, err))
@@ -168,8 +172,7 @@ export async function createSharedDispatcher ({
         if (!startup) return
         const failed = slots.find((slot, i) => states[i] === START_FAILED)
         if (failed) {
-          const msgLen = Atomics.load(failed.ctl, MSG_LEN)
-          fail(startupError('shared', Buffer.from(failed.buffer, HEADER_BYTES, msgLen).toString('utf8')))
+          fail(startFailure(failed))
         } else {
           done()
           resolve()
@@ -201,6 +204,12 @@ export async function createSharedDispatcher ({
     },
     close
   }
+}
+
+// The error a worker published when its hook could not be loaded.
+function startFailure (slot) {
+  const msgLen = Atomics.load(slot.ctl, MSG_LEN)
+  return startupError('shared', `worker ${slot.index}: ${Buffer.from(slot.buffer, HEADER_BYTES, msgLen).toString('utf8')}`)
 }
 
 // Resolve with the state word once it no longer holds `value` (without blocking this thread).

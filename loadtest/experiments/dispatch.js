@@ -150,7 +150,10 @@ async function measureCase (d, c, o, signal) {
     perCallUs: s.meanMs === null ? null : s.meanMs * 1000 / c.calls,
     samplesMs,
     cpuMs: stats(cpuMs).meanMs,
-    checked: { calls: checked, mismatches, errors, first: firstProblem },
+    startupMs: d.startup?.meanMs ?? null,
+    startupSamplesMs: d.startup?.samplesMs ?? null,
+    checked: checked > 0 && mismatches === 0 && errors === 0,
+    answers: { calls: checked, mismatches, errors, first: firstProblem },
     status: 'ok',
     failure: null,
     trusted: untrusted.length === 0 && samplesMs.length > 0,
@@ -163,7 +166,7 @@ function describeAnswer (a) {
   return a.length > 40 ? `${JSON.stringify(a.slice(0, 20))}… (${a.length} chars)` : JSON.stringify(a)
 }
 
-function failedCase (mode, workers, c, err) {
+function failedCase (mode, workers, c, err, startupSamplesMs) {
   return {
     kind: 'dispatch',
     key: key(mode, workers, c.costMs, c.payloadBytes),
@@ -179,7 +182,10 @@ function failedCase (mode, workers, c, err) {
     perCallUs: null,
     samplesMs: [],
     cpuMs: null,
-    checked: { calls: 0, mismatches: 0, errors: 0, first: null },
+    startupMs: null,
+    startupSamplesMs,
+    checked: false,
+    answers: { calls: 0, mismatches: 0, errors: 0, first: null },
     status: 'failed',
     failure: { reason: err.message, code: err.code ?? null },
     trusted: false,
@@ -235,13 +241,13 @@ async function run (opts = {}, { signal, progress = () => {} } = {}) {
           if (r < o.startupRuns - 1) { await stop(d); d = null }
         }
         if (signal?.aborted && !failure) { if (d) await stop(d); break }
-        results.push(startupEntry(mode, workers, samplesMs, failure))
         progress(`dispatch: start-up ${mode} w${workers}: ${failure ? 'failed: ' + failure.message : fmt(stats(samplesMs).meanMs) + ' ms'}`)
         if (failure) {
           if (d) await stop(d)
-          for (const c of all) results.push(failedCase(mode, workers, c, failure))
+          for (const c of all) results.push(failedCase(mode, workers, c, failure, samplesMs))
           continue
         }
+        d.startup = { ...stats(samplesMs), samplesMs }
         try {
           for (const c of all) {
             if (signal?.aborted) break
@@ -260,20 +266,6 @@ async function run (opts = {}, { signal, progress = () => {} } = {}) {
   return results
 }
 
-function startupEntry (mode, workers, samplesMs, failure) {
-  return {
-    kind: 'dispatch-startup',
-    key: `dispatch-startup/${mode}/w${workers}`,
-    mode,
-    workers,
-    runs: samplesMs.length,
-    ...stats(samplesMs),
-    samplesMs,
-    status: failure ? 'failed' : 'ok',
-    failure: failure ? { reason: failure.message, code: failure.code ?? null } : null
-  }
-}
-
 const fmt = (ms) => ms === null || ms === undefined ? '–' : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2)
 
 function line (e) {
@@ -289,13 +281,16 @@ function table (report) {
   const results = report.results ?? []
   const head = ['case', 'mode', 'workers', 'calls', 'mean ms', 'min–max ms', 'µs/call', 'vs main', 'answers']
   const rows = []
-  for (const e of results.filter((r) => r.kind === 'dispatch-startup')) {
-    rows.push(['start-up', e.mode, String(e.workers), '', e.status === 'ok' ? fmt(e.meanMs) : 'failed',
-      e.status === 'ok' ? `${fmt(e.minMs)}–${fmt(e.maxMs)}` : '', '', '', ''])
-  }
   const entries = results.filter((r) => r.kind === 'dispatch')
-  const caseKeys = [...new Set(entries.map((e) => `${e.costMs}/${e.payloadBytes}`))]
+  const pools = new Map()
+  for (const e of entries) if (e.mode !== 'main' && !pools.has(`${e.mode}/${e.workers}`)) pools.set(`${e.mode}/${e.workers}`, e)
   const order = (e) => (MODES.indexOf(e.mode) * 10000) + e.workers
+  for (const e of [...pools.values()].sort((a, b) => order(a) - order(b))) {
+    const s = e.startupSamplesMs?.length ? stats(e.startupSamplesMs) : null
+    rows.push(['start-up', e.mode, String(e.workers), '', e.startupMs === null ? 'failed' : fmt(e.startupMs),
+      s ? `${fmt(s.minMs)}–${fmt(s.maxMs)}` : '', '', '', ''])
+  }
+  const caseKeys = [...new Set(entries.map((e) => `${e.costMs}/${e.payloadBytes}`))]
   for (const ck of caseKeys) {
     const group = entries.filter((e) => `${e.costMs}/${e.payloadBytes}` === ck).sort((a, b) => order(a) - order(b))
     const main = group.find((e) => e.mode === 'main' && e.meanMs !== null)
@@ -309,7 +304,7 @@ function table (report) {
         e.meanMs === null ? '' : `${fmt(e.minMs)}–${fmt(e.maxMs)}`,
         e.perCallUs === null ? '' : e.perCallUs.toFixed(1),
         main && e.meanMs !== null ? `${(e.meanMs / main.meanMs).toFixed(2)}×` : '',
-        e.status !== 'ok' ? 'failed' : e.trusted ? `${e.checked.calls} ok` : e.untrusted.join(', ')
+        e.status !== 'ok' ? 'failed' : e.trusted ? `${e.answers.calls} ok` : e.untrusted.join(', ')
       ])
     }
   }

@@ -46,8 +46,7 @@ test('quick matrix: every mode and worker count, every answer checked and correc
   const expectedCases = cases(o)
   assert.ok(expectedCases.length >= 3)
   const entries = quickResults.filter((r) => r.kind === 'dispatch')
-  const startups = quickResults.filter((r) => r.kind === 'dispatch-startup')
-  assert.equal(entries.length + startups.length, quickResults.length, 'only dispatch and dispatch-startup entries')
+  assert.equal(entries.length, quickResults.length, 'only dispatch entries')
 
   for (const c of expectedCases) {
     const main = entries.filter((e) => e.mode === 'main' && e.costMs === c.costMs && e.payloadBytes === c.payloadBytes)
@@ -75,19 +74,18 @@ test('quick matrix: every mode and worker count, every answer checked and correc
     // the hook spins for costMs on every call, so no mode can beat calls × cost / workers
     assert.ok(e.meanMs >= e.calls * e.costMs / Math.max(1, e.workers) * 0.95, `${e.key}: ${e.meanMs} ms is below the hook's own spin time`)
     assert.ok(e.cpuMs === null || e.cpuMs >= 0)
-    assert.deepEqual(e.checked, { calls: e.calls * e.runs, mismatches: 0, errors: 0, first: null })
+    assert.equal(e.checked, true, `${e.key}: every answer checked and correct`)
+    assert.deepEqual(e.answers, { calls: e.calls * e.runs, mismatches: 0, errors: 0, first: null })
     assert.equal(e.trusted, true)
     assert.deepEqual(e.untrusted, [])
-  }
-
-  for (const mode of POOLED) {
-    for (const w of o.workers) {
-      const s = startups.filter((e) => e.mode === mode && e.workers === w)
-      assert.equal(s.length, 1, `one start-up entry for ${mode} w${w}`)
-      assert.equal(s[0].key, `dispatch-startup/${mode}/w${w}`)
-      assert.equal(s[0].status, 'ok')
-      assert.equal(s[0].runs, o.startupRuns)
-      assert.ok(s[0].meanMs > 0 && s[0].minMs <= s[0].meanMs && s[0].meanMs <= s[0].maxMs)
+    if (e.mode === 'main') {
+      assert.equal(e.startupMs, null)
+    } else {
+      // the pool's start-up (spawn until every thread loaded the hook), the same on each of its cases
+      assert.equal(e.startupSamplesMs.length, o.startupRuns)
+      assert.ok(e.startupMs > 0 && e.startupSamplesMs.every((ms) => ms > 0))
+      const sameSamples = entries.filter((x) => x.mode === e.mode && x.workers === e.workers).map((x) => x.startupMs)
+      assert.ok(sameSamples.every((ms) => ms === e.startupMs))
     }
   }
   assert.ok(lines.length > entries.length, 'progress reported every case')
@@ -95,7 +93,8 @@ test('quick matrix: every mode and worker count, every answer checked and correc
 
   const { head, rows } = experiment.table({ results: quickResults })
   assert.ok(head.includes('vs main'))
-  assert.equal(rows.length, quickResults.length)
+  assert.equal(rows.length, entries.length + POOLED.length * o.workers.length, 'a row per case and a start-up row per pool')
+  assert.equal(rows.filter((r) => r[0] === 'start-up').length, POOLED.length * o.workers.length)
   for (const row of rows) assert.equal(row.length, head.length)
   assert.ok(rows.filter((r) => r[1] === 'main').every((r) => r[7] === '1.00×'))
 })
