@@ -12,6 +12,7 @@ import { reportTable, renderText } from './table.js'
 import { renderMarkdown } from './markdown.js'
 import { ensureDir, freeId, reportId, writeAtomic } from './write.js'
 import { LabError, usageError } from './errors.js'
+import { resolveLoad, entryLoad } from './load.js'
 
 const isTTY = process.stderr.isTTY
 // Progress lines go to a terminal only; LOADLAB_PROGRESS=1 forces them (one plain line per step).
@@ -26,36 +27,6 @@ function commandLine (argv) {
   const args = argv.map(shellQuote).join(' ')
   if (process.env.npm_lifecycle_event === 'lab') return `npm run lab${args ? ' -- ' + args : ''}`
   return `node loadtest/cli.js${args ? ' ' + args : ''}`
-}
-
-// Settings for this run: experiment defaults, its quick overrides, then the user's flags.
-export function resolveLoad (opts, experiment) {
-  const base = { ...experiment.defaults, ...(opts.quick ? experiment.quick : {}) }
-  const load = {
-    connections: opts.connections ?? base.connections ?? 10,
-    amount: null,
-    durationSec: null,
-    timeoutSec: opts.timeout ?? base.timeoutSec ?? 10,
-    warmup: opts.warmup ?? base.warmup ?? 0,
-    runs: opts.runs ?? base.runs ?? 1
-  }
-  if (opts.amount !== null) load.amount = opts.amount
-  else if (opts.duration !== null) load.durationSec = opts.duration
-  else if (base.amount) load.amount = base.amount
-  else load.durationSec = base.durationSec ?? 10
-  return load
-}
-
-// The load of one plan entry: the entry's own connections/amount/duration (the experiment's design) win.
-export function entryLoad (entry, load) {
-  const out = { ...load }
-  if (entry.connections) out.connections = entry.connections
-  if (entry.amount) { out.amount = entry.amount; out.durationSec = null }
-  if (entry.durationSec) { out.durationSec = entry.durationSec; out.amount = null }
-  if (out.amount !== null && out.amount < out.connections) {
-    throw usageError(`${entry.key ?? entry.server}: amount ${out.amount} is below connections ${out.connections} (autocannon needs at least one request per connection)`)
-  }
-  return out
 }
 
 function listText () {

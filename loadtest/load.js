@@ -1,0 +1,35 @@
+// How hard each server is loaded: experiment defaults, then --quick, then the user's flags; an
+// experiment's per-entry values (its design) win. Pure; a bad combination is a usage error.
+import { usageError } from './errors.js'
+
+// Settings for this run from the parsed options and the experiment module.
+export function resolveLoad (opts, experiment) {
+  const base = { ...experiment.defaults, ...(opts.quick ? experiment.quick : {}) }
+  const load = {
+    connections: opts.connections ?? base.connections ?? 10,
+    amount: null,
+    durationSec: null,
+    timeoutSec: opts.timeout ?? base.timeoutSec ?? 10,
+    warmup: opts.warmup ?? base.warmup ?? 0,
+    runs: opts.runs ?? base.runs ?? 1
+  }
+  if (opts.amount !== null) load.amount = opts.amount
+  else if (opts.duration !== null) load.durationSec = opts.duration
+  else if (base.amount) load.amount = base.amount
+  else load.durationSec = base.durationSec ?? 10
+  return load
+}
+
+// The load of one plan entry: its own connections/amount/durationSec/timeoutSec/warmup win.
+export function entryLoad (entry, load) {
+  const out = { ...load }
+  if (entry.connections) out.connections = entry.connections
+  if (entry.amount) { out.amount = entry.amount; out.durationSec = null }
+  if (entry.durationSec) { out.durationSec = entry.durationSec; out.amount = null }
+  if (entry.timeoutSec) out.timeoutSec = entry.timeoutSec
+  if (entry.warmup !== undefined && entry.warmup !== null) out.warmup = entry.warmup
+  if (out.amount !== null && out.amount < out.connections) {
+    throw usageError(`${entry.key ?? entry.server}: amount ${out.amount} is below connections ${out.connections} (autocannon needs at least one request per connection)`)
+  }
+  return out
+}
