@@ -112,20 +112,35 @@ export function barSpec (rows, { y = 'run', x = 'value', xTitle, group = null, g
   }
 }
 
-// Dispatch results: mean time of a batch of calls by worker count, a line per mode, a panel per hook cost.
-export function dispatchSpec (rows, { width = 240, height = 200 } = {}) {
+// Dispatch results: mean time of a batch of calls by worker count, a line per pooled mode, a panel per
+// hook cost; the main thread (no workers) is a horizontal reference line in each panel.
+export function dispatchSpec (rows, { width = 260, height = 200 } = {}) {
   const payloads = new Set(rows.map((r) => r.payload)).size
-  const encoding = {
-    x: { field: 'workers', type: 'quantitative', title: 'workers', scale: { type: 'log', base: 2, nice: false }, axis: { values: [1, 2, 4, 8, 16, 32], format: 'd' } },
-    y: { field: 'meanMs', type: 'quantitative', title: 'mean time of the batch (ms)' },
-    color: { field: 'mode', type: 'nominal', title: 'mode', sort: null, legend: { orient: 'bottom' } },
-    order: { field: 'workers', type: 'quantitative' }
-  }
-  if (payloads > 1) encoding.strokeDash = { field: 'payload', type: 'nominal', title: 'payload', sort: null, legend: { orient: 'bottom' } }
+  const color = { field: 'mode', type: 'nominal', title: 'mode', sort: null, legend: { orient: 'bottom' } }
+  const dash = payloads > 1 ? { strokeDash: { field: 'payload', type: 'nominal', title: 'payload', sort: null, legend: { orient: 'bottom' } } } : {}
+  const y = { field: 'meanMs', type: 'quantitative', title: 'mean time of the batch (ms)' }
+  const layer = [
+    {
+      transform: [{ filter: 'datum.workers > 0' }],
+      mark: { type: 'line', point: { filled: true, size: 30 } },
+      encoding: {
+        x: { field: 'workers', type: 'quantitative', title: 'workers', scale: { type: 'log', base: 2, nice: false }, axis: { values: [1, 2, 4, 8, 16, 32, 64], format: 'd' } },
+        y,
+        color,
+        order: { field: 'workers', type: 'quantitative' },
+        ...dash
+      }
+    },
+    {
+      transform: [{ filter: '!(datum.workers > 0)' }],
+      mark: { type: 'rule', strokeWidth: 2, opacity: 0.8 },
+      encoding: { y, color, ...dash }
+    }
+  ]
   return {
     data: { values: rows },
     facet: { column: { field: 'cost', type: 'ordinal', title: null, sort: null, header: { labelFontWeight: 600 } } },
-    spec: { width, height, mark: { type: 'line', point: { filled: true, size: 30 } }, encoding },
+    spec: { width, height, layer },
     resolve: { scale: { y: 'independent' } },
     config: CONFIG
   }

@@ -127,8 +127,8 @@ export function methodCard (report) {
     ['timeout', isNum(m.timeoutSec) ? `${num(m.timeoutSec)} s` : DASH],
     ['warm-up', warm],
     ['runs', isNum(m.runs) ? `${num(m.runs)}${m.runs > 1 ? ' <span class="muted">(figures are the median round)</span>' : ''}` : DASH],
-    ['target', m.url ? `<code>${esc(m.url)}</code> <span class="muted">(started by hand)</span>` : 'servers started by the lab'],
-    ['outside sampling', m.outsideSampling ? 'CPU, RSS, processes from /proc' : '<span class="warn-text">off</span>'],
+    ['target', m.tool === 'in-process' ? 'in-process (no HTTP)' : m.url ? `<code>${esc(m.url)}</code> <span class="muted">(started by hand)</span>` : 'servers started by the lab'],
+    ['outside sampling', m.outsideSampling ? 'CPU, RSS, processes from /proc' : m.tool === 'in-process' ? 'not applicable' : '<span class="warn-text">off</span>'],
     ['run', `${when(report.createdAt)}${report.finishedAt ? ` → ${when(report.finishedAt)}` : ' <span class="warn-text">(not finished)</span>'}`]
   ])}<pre class="command"><code>${esc(m.command) || '—'}</code></pre></section>`
 }
