@@ -53,7 +53,8 @@ export function spectrumRows (percentiles, extra = {}, scale = 1) {
 }
 
 // Latency percentile spectrum: one line per `color` value (and `dash` value, if given).
-export function spectrumSpec (rows, { color = 'run', colorTitle = 'server run', dash = null, dashTitle = null, yTitle = 'latency (ms)', width = 1000, height = 340 } = {}) {
+// With `facet` (a field name), one panel per value of that field, two panels a row.
+export function spectrumSpec (rows, { color = 'run', colorTitle = 'server run', dash = null, dashTitle = null, yTitle = 'latency (ms)', width = 1000, height = 340, facet = null } = {}) {
   const encoding = {
     x: {
       field: 'x',
@@ -70,15 +71,20 @@ export function spectrumSpec (rows, { color = 'run', colorTitle = 'server run', 
   }
   if (dash) encoding.strokeDash = { field: dash, type: 'nominal', title: dashTitle ?? dash, sort: null, legend: { orient: 'bottom', direction: 'vertical' } }
   if (!dash) delete encoding.detail
-  return {
-    width,
-    height,
-    data: { values: rows },
-    transform: [{ calculate: `datum[${JSON.stringify(color)}] + ': p' + datum.p + ' = ' + format(datum.ms, ',.4~r') + ' ${yTitle.includes('ms') ? 'ms' : '×'}'`, as: 'desc' }],
-    mark: { type: 'line', point: { filled: true, size: 22 }, clip: true },
-    encoding,
-    config: CONFIG
+  const mark = { type: 'line', point: { filled: true, size: 22 }, clip: true }
+  const transform = [{ calculate: `datum[${JSON.stringify(color)}] + ': p' + datum.p + ' = ' + format(datum.ms, ',.4~r') + ' ${yTitle.includes('ms') ? 'ms' : '×'}'`, as: 'desc' }]
+  if (facet) {
+    return {
+      data: { values: rows },
+      transform,
+      facet: { field: facet, type: 'nominal', title: null, sort: null, header: { labelFontWeight: 600, labelFontSize: 12 } },
+      columns: 2,
+      spec: { width: Math.round(width / 2 - 40), height: Math.round(height * 0.6), mark, encoding },
+      resolve: { scale: { y: 'independent' } },
+      config: CONFIG
+    }
   }
+  return { width, height, data: { values: rows }, transform, mark, encoding, config: CONFIG }
 }
 
 // Horizontal bars, one per `y` value, optionally grouped by `group` (a colour per group).

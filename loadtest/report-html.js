@@ -65,24 +65,31 @@ ${Array.isArray(f.stderrTail) && f.stderrTail.length ? `<pre aria-label="stderr 
   return out.join('\n')
 }
 
+// Above this many lines one spectrum chart is unreadable: it becomes a panel per work spec.
+const SPECTRUM_MAX_LINES = 10
+
 function spectrumFigure (http, names) {
   const rows = []
   const drawn = []
   http.forEach((r, i) => {
     if (r.status === 'failed') return
-    const pts = spectrumRows(r.latency?.percentiles, { run: names[i] })
+    const short = String(r.key ?? names[i]).replace(`@${r.work}`, '')
+    const pts = spectrumRows(r.latency?.percentiles, { run: names[i], work: String(r.work ?? '?'), short })
     if (pts.length > 1) { rows.push(...pts); drawn.push(names[i]) }
   })
   if (drawn.length === 0) return '<p class="muted">No latency percentiles to plot.</p>'
-  const svg = renderSvg(spectrumSpec(rows, { colorTitle: 'server run' }), { id: 'spectrum' })
-  return figure('spectrum', svg,
-    '<b>Latency by percentile</b> (client side, autocannon). The x axis stretches the tail as HdrHistogram plots it (log of 1/(1−p)): each step right is ten times rarer. Lower is better; a line that rises late has a short tail.',
+  const panels = drawn.length > SPECTRUM_MAX_LINES && new Set(rows.map((p) => p.work)).size > 1
+  const spec = panels
+    ? spectrumSpec(rows, { color: 'short', colorTitle: 'server run', facet: 'work' })
+    : spectrumSpec(rows, { colorTitle: 'server run' })
+  return figure('spectrum', renderSvg(spec, { id: 'spectrum' }),
+    `<b>Latency by percentile</b> (client side, autocannon)${panels ? ', one panel per work spec' : ''}. The x axis stretches the tail as HdrHistogram plots it (log of 1/(1−p)): each step right is ten times rarer. Lower is better; a line that rises late has a short tail.`,
     { lines: drawn.length })
 }
 
 function throughputFigures (http, names) {
   const ok = http.map((r, i) => [r, names[i]]).filter(([r]) => r.status !== 'failed' && isNum(r.rps))
-  if (ok.length === 0) return ''
+  if (!ok.some(([r]) => r.rps > 0)) return '<p class="muted">No request was answered: nothing to chart.</p>'
   const label = ([r, name]) => r.trusted === false ? `${name} ⚠` : name
   const rps = renderSvg(barSpec(ok.map((x) => ({ run: label(x), value: x[0].rps })), { xTitle: 'requests/s (own-timed)', format: ',.0f', width: 400 }), { id: 'rps' })
   const eff = ok.filter(([r]) => isNum(r.efficiency))

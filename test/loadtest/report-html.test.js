@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { renderReportHtml, runNames } from '../../loadtest/report-html.js'
 import { barSpec, dispatchSpec, renderSvg, renderSvgAsync, spectrumRows, spectrumSpec, spectrumX } from '../../loadtest/charts.js'
 import { esc } from '../../loadtest/html.js'
-import { dispatchReport, httpReport, urlReport } from '../fixtures/reports.js'
+import { dispatchReport, httpReport, httpResult, urlReport } from '../fixtures/reports.js'
 
 // The inner HTML of the <figure data-chart="name"> element, or null.
 function chart (html, name) {
@@ -183,4 +183,19 @@ test("the synchronous SVG rendering equals vega's own view.toSVG()", async () =>
   for (const spec of specs) {
     assert.equal(renderSvg(spec, { id: 't' }), await renderSvgAsync(spec, { id: 't' }))
   }
+})
+
+test('many runs over several works: the spectrum becomes one panel per work, still one line per run', () => {
+  const r = httpReport()
+  r.results = []
+  for (const work of ['fib:4', 'fib:20', 'sleep:10']) {
+    for (const server of ['simple', 'queued-threads']) {
+      for (const c of [1, 2, 4]) r.results.push(httpResult(server, { work, key: `${server}@${work}#c${c}` }))
+    }
+  }
+  const html = renderReportHtml(r)
+  const spectrum = chart(html, 'spectrum')
+  assert.equal(count(spectrum, 'aria-roledescription="line mark"'), 18)
+  for (const work of ['fib:4', 'fib:20', 'sleep:10']) assert.ok(spectrum.includes(`>${work}</text>`), `panel header ${work}`)
+  assert.match(spectrum, /one panel per work spec/)
 })
