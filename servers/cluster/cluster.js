@@ -15,11 +15,13 @@ export function runPrimary ({ strategy, options }) {
   for (let i = 0; i < options.workers; i++) cluster.fork()
 
   cluster.on('listening', (worker, address) => {
+    serving.add(worker)
     if (ready || ++listening < options.workers) return
     ready = true
     console.log(readyLine({ host: options.host, port: address.port, strategy, work: options.work }))
   })
   cluster.on('exit', (worker, code, signal) => {
+    serving.delete(worker)
     if (stopping) return
     if (!ready) {
       process.stderr.write(`${strategy}: worker ${worker.process.pid} exited (${signal ?? `code ${code}`}) before listening\n`)
@@ -60,12 +62,15 @@ export function runPrimary ({ strategy, options }) {
   })
 }
 
+const serving = new Set() // workers that listen (and so answer stats messages)
+const ASK_TIMEOUT_MS = 10000
 let seq = 0
 
-// Send `{ lab: kind }` to every live worker; resolve to their replies (a worker that exits is skipped).
+// Send `{ lab: kind }` to every serving worker; resolve to their replies (a worker that exits, or is
+// busy for ASK_TIMEOUT_MS, is left out).
 function askAll (kind) {
   const id = ++seq
-  const workers = Object.values(cluster.workers).filter((w) => w.isConnected())
+  const workers = [...serving].filter((w) => w.isConnected())
   return Promise.all(workers.map((w) => new Promise((resolve) => {
     const onMessage = (msg) => {
       if (msg?.lab !== 'reply' || msg.id !== id) return
@@ -73,7 +78,8 @@ function askAll (kind) {
       resolve(msg)
     }
     const onExit = () => { cleanup(); resolve(null) }
-    const cleanup = () => { w.off('message', onMessage); w.off('exit', onExit) }
+    const timer = setTimeout(onExit, ASK_TIMEOUT_MS)
+    const cleanup = () => { clearTimeout(timer); w.off('message', onMessage); w.off('exit', onExit) }
     w.on('message', onMessage)
     w.once('exit', onExit)
     w.send({ lab: kind, id })

@@ -2,6 +2,7 @@
 import { buildApp } from './app.js'
 import { createTelemetry } from './telemetry.js'
 
+const GRACE_MS = 2000
 const SHUTDOWN_LIMIT_MS = 5000
 
 // The one line a server prints on stdout when it is ready.
@@ -37,16 +38,19 @@ export async function serve ({ app, options, strategy, close = async () => {}, a
   await app.listen({ port: options.port, host: options.host })
   const { port } = app.server.address()
   onShutdown(async () => {
-    const closing = app.close()
-    await close()
+    const closing = app.close() // stop accepting; in-flight requests may still answer
+    await close() // end threads/children: their requests answer 503
+    // Inline work cannot be failed (an async sleep, say): give it GRACE_MS, then drop its connection.
+    const grace = setTimeout(() => app.server.closeAllConnections(), GRACE_MS)
     await closing
+    clearTimeout(grace)
   })
   if (announce) console.log(readyLine({ host: options.host, port, strategy, work: options.work }))
   return port
 }
 
-// Run `stop` once on SIGTERM, SIGINT or (when started with an IPC channel) its disconnection, then let
-// the process exit 0; if it is still alive SHUTDOWN_LIMIT_MS later, say so and exit 1.
+// Run `stop` once on SIGTERM, SIGINT or (when started with an IPC channel) its disconnection, then exit
+// 0; if `stop` has not finished SHUTDOWN_LIMIT_MS later, say so and exit 1.
 export function onShutdown (stop) {
   let stopping = false
   const run = (why) => {
@@ -56,9 +60,8 @@ export function onShutdown (stop) {
       process.stderr.write(`shutdown (${why}): still running after ${SHUTDOWN_LIMIT_MS} ms, exiting\n`)
       process.exit(1)
     }, SHUTDOWN_LIMIT_MS).unref()
-    Promise.resolve().then(stop).then(() => {
-      if (process.connected) process.disconnect()
-    }, (err) => {
+    // Exit explicitly: an abandoned inline timer (sleep work) must not keep the process alive.
+    Promise.resolve().then(stop).then(() => process.exit(0), (err) => {
       process.stderr.write(`shutdown (${why}) failed: ${err.stack}\n`)
       process.exit(1)
     })

@@ -1,0 +1,104 @@
+// Failures are answers: a full queue (503 + Retry-After), a client that leaves (its task is aborted),
+// a child that dies (500), a cluster worker that dies (replaced). Every server is a real process.
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import pWaitFor from 'p-wait-for'
+import { expectedBody } from '../../servers/lib/workloads.js'
+import { getJson, isAlive, processTree, startServer } from '../helpers/server.js'
+
+const wait = { interval: 20, timeout: 20000 }
+const gaugesOf = async (srv) => (await getJson(`${srv.url}/__lab/stats`)).body.gauges
+
+test('queued-threads --threads 1 --max-queue 1: the third concurrent request gets 503 + Retry-After at once', async (t) => {
+  const srv = await startServer('queued-threads', ['--threads', '1', '--max-queue', '1', '--work', 'sleep-sync:1500'])
+  t.after(() => srv.stop())
+  const a = fetch(`${srv.url}/`)
+  await pWaitFor(async () => (await gaugesOf(srv)).threadsBusy === 1, wait)
+  const b = fetch(`${srv.url}/`)
+  await pWaitFor(async () => (await gaugesOf(srv)).queueLength === 1, wait)
+  const started = performance.now()
+  const c = await getJson(`${srv.url}/`)
+  assert.ok(performance.now() - started < 1000, 'rejected without waiting for the queue')
+  assert.equal(c.status, 503)
+  assert.equal(c.headers.get('retry-after'), '1')
+  assert.equal(c.body.code, 'ERR_QUEUE_FULL')
+  for (const res of await Promise.all([a, b])) {
+    assert.equal(res.status, 200)
+    assert.equal(await res.text(), expectedBody('sleep-sync:1500'))
+  }
+  const g = await gaugesOf(srv)
+  assert.equal(g.completed, 2)
+  assert.equal(g.rejected, 1)
+  assert.deepEqual(await srv.stop(), { code: 0, signal: null })
+})
+
+test('queued-threads: a request whose client left is dropped from the queue, a running one is aborted', async (t) => {
+  const srv = await startServer('queued-threads', ['--threads', '1', '--work', 'sleep-sync:1500'])
+  t.after(() => srv.stop())
+  const a = fetch(`${srv.url}/`)
+  await pWaitFor(async () => (await gaugesOf(srv)).threadsBusy === 1, wait)
+  const leaver = new AbortController()
+  const b = fetch(`${srv.url}/`, { signal: leaver.signal }).catch((err) => err)
+  await pWaitFor(async () => (await gaugesOf(srv)).queueLength === 1, wait)
+  leaver.abort()
+  assert.equal((await b).name, 'AbortError')
+  await pWaitFor(async () => {
+    const g = await gaugesOf(srv)
+    return g.aborted === 1 && g.queueLength === 0
+  }, wait)
+  assert.equal((await a).status, 200)
+  let g = await gaugesOf(srv)
+  assert.equal(g.completed, 1, 'the abandoned request was never worked on')
+
+  // A running task whose client leaves: its thread is replaced and the pool keeps serving.
+  const runner = new AbortController()
+  const d = fetch(`${srv.url}/?work=sleep-sync:20000`, { signal: runner.signal }).catch((err) => err)
+  await pWaitFor(async () => (await gaugesOf(srv)).threadsBusy === 1, wait)
+  runner.abort()
+  await d
+  await pWaitFor(async () => (await gaugesOf(srv)).aborted === 2, wait)
+  const again = await fetch(`${srv.url}/?work=fib:20`)
+  assert.equal(again.status, 200)
+  assert.equal(await again.text(), expectedBody('fib:20'))
+  g = await gaugesOf(srv)
+  assert.equal(g.completed, 2)
+  assert.equal(g.threads, 1)
+  assert.deepEqual(await srv.stop(), { code: 0, signal: null })
+})
+
+test('child-process: a child killed while working answers 500 and the server keeps serving', async (t) => {
+  const srv = await startServer('child-process', ['--work', 'fib:20'])
+  t.after(() => srv.stop())
+  const pending = getJson(`${srv.url}/?work=sleep:20000`)
+  await pWaitFor(() => processTree(srv.pid).length === 2, wait)
+  const [, child] = processTree(srv.pid)
+  process.kill(child, 'SIGKILL')
+  const res = await pending
+  assert.equal(res.status, 500)
+  assert.equal(res.body.code, 'ERR_TASK_FAILED')
+  assert.match(res.body.message, /child exited with SIGKILL before answering/)
+  const ok = await fetch(`${srv.url}/`)
+  assert.equal(await ok.text(), expectedBody('fib:20'))
+  assert.deepEqual(await srv.stop(), { code: 0, signal: null })
+})
+
+test('cluster: a worker that dies is replaced, and stats then cover the new one', async (t) => {
+  const srv = await startServer('cluster', ['--workers', '2', '--work', 'fib:20'])
+  t.after(() => srv.stop())
+  const workerPids = (stats) => stats.processes.filter((p) => p.role === 'worker').map((p) => p.pid).sort()
+  const before = workerPids((await getJson(`${srv.url}/__lab/stats`)).body)
+  assert.equal(before.length, 2)
+  process.kill(before[0], 'SIGKILL')
+  await pWaitFor(async () => {
+    try {
+      const { body } = await getJson(`${srv.url}/__lab/stats`)
+      const now = workerPids(body)
+      return body.gauges.workersRestarted === 1 && now.length === 2 && !now.includes(before[0])
+    } catch { return false } // a connection to the dying worker may be reset
+  }, wait)
+  assert.equal(isAlive(before[0]), false)
+  const ok = await fetch(`${srv.url}/`)
+  assert.equal(await ok.text(), expectedBody('fib:20'))
+  assert.equal(processTree(srv.pid).length, 3)
+  assert.deepEqual(await srv.stop(), { code: 0, signal: null })
+})
