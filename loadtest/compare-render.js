@@ -193,6 +193,18 @@ ${bars((c) => c.p99, 'p99', cmp.units === 'service' ? 'p99 (× service time)' : 
   return out.join('\n')
 }
 
+function dispatchChart (cmp, rows) {
+  const data = []
+  for (const row of rows) {
+    row.cells.forEach((c, i) => {
+      if (c && isNum(c.meanMs)) data.push({ run: row.key, machine: `${cmp.reports[i].letter} · ${cmp.reports[i].name}`, value: c.meanMs })
+    })
+  }
+  if (!data.length) return ''
+  return figure('dispatch', renderSvg(barSpec(data, { xTitle: 'mean time of the batch (ms)', format: ',.1f', group: 'machine', groupTitle: 'machine', width: 760 }), { id: 'dispatch' }),
+    '<b>Dispatch</b>: mean time of one batch of calls per case and machine. Lower is better.', { bars: data.length })
+}
+
 function dispatchTable (cmp, rows) {
   const base = cmp.reports[cmp.baseline]
   const head = ['case', ...cmp.reports.flatMap((r) => r.baseline ? [`${esc(r.letter)} mean ms`] : [`${esc(r.letter)} mean ms`, `${esc(r.letter)} ×${esc(base.letter)}`])]
@@ -219,7 +231,7 @@ export function renderCompareHtml (cmp) {
 <div class="cards">${cmp.reports.map(reportCard).join('')}</div>
 ${flags}${notes}
 ${http.length ? `<section class="block"><h2>HTTP runs</h2>${charts(cmp, http)}${httpTable(cmp, http)}</section>` : ''}
-${dispatch.length ? `<section class="block"><h2>Dispatch</h2>${dispatchTable(cmp, dispatch)}</section>` : ''}
+${dispatch.length ? `<section class="block"><h2>Dispatch</h2>${dispatchChart(cmp, dispatch)}${dispatchTable(cmp, dispatch)}</section>` : ''}
 <footer>Written by <code>npm run compare</code>. Charts rendered with Vega-Lite; this page loads nothing from the network.</footer>`
   return page({ title: `loadlab compare: ${cmp.reports.map((r) => r.name).join(' vs ')}`, body })
 }

@@ -80,6 +80,9 @@ describe('compareReports (pure)', () => {
     assert.equal(cmp.rows.length, a.results.length)
     assert.ok(cmp.rows.every((r) => r.kind === 'dispatch' && Math.abs(r.cells[1].meanRatio - 3) < 1e-9))
     assert.match(renderCompareMarkdown(cmp), /## Dispatch/)
+    const html = renderCompareHtml(cmp)
+    assert.match(html, new RegExp(`data-chart="dispatch" data-bars="${2 * a.results.length}"`))
+    assert.equal(html.split('<table class="dispatch">')[1].split('</table>')[0].split('<tr').length - 2, a.results.length)
   })
 
   test('refusals: fewer than two, nothing in common, bad baseline, not a report, other schema', () => {
