@@ -199,3 +199,29 @@ test('many runs over several works: the spectrum becomes one panel per work, sti
   for (const work of ['fib:4', 'fib:20', 'sleep:10']) assert.ok(spectrum.includes(`>${work}</text>`), `panel header ${work}`)
   assert.match(spectrum, /one panel per work spec/)
 })
+
+test('any single field of a report set to null still renders (a value that could not be measured is null)', () => {
+  const base = httpReport()
+  const paths = []
+  const walk = (v, path) => {
+    if (path.length) paths.push(path)
+    if (v && typeof v === 'object' && !(path.length > 2 && Array.isArray(v) && typeof v[0] !== 'object')) {
+      for (const k of Object.keys(v)) {
+        if (path[0] === 'results' && path.length === 1 && k !== '0') continue // one run covers the result shape
+        if (k === 'percentiles' || k === 'samples' || k === 'samplesMs' || k === 'processes') { paths.push([...path, k]); continue }
+        walk(v[k], [...path, k])
+      }
+    }
+  }
+  walk(base, [])
+  assert.ok(paths.length > 100, `${paths.length} fields`)
+  for (const path of paths) {
+    const r = structuredClone(base)
+    let o = r
+    for (const k of path.slice(0, -1)) o = o[k]
+    o[path.at(-1)] = null
+    let html
+    assert.doesNotThrow(() => { html = renderReportHtml(r) }, `with ${path.join('.')} = null`)
+    assert.match(html, /<\/html>\n$/)
+  }
+})
