@@ -107,12 +107,23 @@ async function main (argv) {
   let calibration = {}
   const results = []
   let htmlError = null
+  let experimentError = null
+  if (typeof experiment.notes === 'function') notes.push(...experiment.notes(planOpts))
+  else if (Array.isArray(experiment.notes)) notes.push(...experiment.notes)
   try {
     if (inProcess) {
       const progress = makeProgress(1, 1, experimentName)
-      const out = await experiment.run({ ...planOpts }, { signal: controller.signal, progress: (t) => progress.update(t) })
-      progress.done('done')
-      results.push(...out)
+      try {
+        const out = await experiment.run({ ...planOpts }, { signal: controller.signal, progress: (t) => progress.update(t) })
+        results.push(...out)
+        progress.done(controller.signal.aborted ? 'interrupted' : 'done')
+      } catch (err) {
+        progress.done(`FAILED: ${err.message.split('\n')[0]}`)
+        if (!controller.signal.aborted) {
+          experimentError = err
+          notes.push(`experiment ${experimentName} failed: ${err.message.split('\n')[0]}`)
+        }
+      }
     } else {
       const specs = [...new Set(plan.map((e) => e.work).filter(Boolean))]
       if (specs.length && !controller.signal.aborted) {
@@ -150,6 +161,7 @@ async function main (argv) {
     createdAt: createdAt.toISOString(),
     finishedAt: new Date().toISOString(),
     interrupted,
+    failed: experimentError !== null,
     experiment: experimentName,
     label: opts.label,
     machine: m,
@@ -161,6 +173,7 @@ async function main (argv) {
       durationSec: inProcess ? null : load.durationSec,
       timeoutSec: inProcess ? null : load.timeoutSec,
       warmup: load.warmup > 0 ? { amount: load.warmup } : null,
+      recovery: inProcess || load.recovery === false ? null : { timeoutSec: load.recoveryTimeoutSec ?? Math.max(10, load.timeoutSec) },
       runs: load.runs,
       url: opts.url ?? null,
       outsideSampling: !opts.url && !inProcess,
@@ -183,6 +196,7 @@ async function main (argv) {
   }
   process.stderr.write(`report: ${base}.json (.md${htmlError ? '' : ', .html'})\n`)
   if (htmlError) process.stderr.write(`error: HTML report not written: ${htmlError.message.split('\n')[0]} (the JSON and Markdown are)\n`)
+  if (experimentError) process.stderr.write(`error: experiment ${experimentName} failed: ${experimentError.stack ?? experimentError}\n`)
   if (opts.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n')
   if (interrupted) return 130
   if (report.status === 'failed' || htmlError) return 1

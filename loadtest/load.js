@@ -11,7 +11,9 @@ export function resolveLoad (opts, experiment) {
     durationSec: null,
     timeoutSec: opts.timeout ?? base.timeoutSec ?? 10,
     warmup: opts.warmup ?? base.warmup ?? 0,
-    runs: opts.runs ?? base.runs ?? 1
+    runs: opts.runs ?? base.runs ?? 1,
+    recovery: base.recovery ?? true,
+    recoveryTimeoutSec: base.recoveryTimeoutSec ?? null
   }
   if (opts.amount !== null) load.amount = opts.amount
   else if (opts.duration !== null) load.durationSec = opts.duration
@@ -28,6 +30,9 @@ export function entryLoad (entry, load) {
   if (entry.durationSec) { out.durationSec = entry.durationSec; out.amount = null }
   if (entry.timeoutSec) out.timeoutSec = entry.timeoutSec
   if (entry.warmup !== undefined && entry.warmup !== null) out.warmup = entry.warmup
+  if (entry.recovery !== undefined && entry.recovery !== null) out.recovery = entry.recovery
+  if (entry.recoveryTimeoutSec) out.recoveryTimeoutSec = entry.recoveryTimeoutSec
+  out.recoveryTimeoutSec ??= Math.max(10, out.timeoutSec)
   if (out.amount !== null && out.amount < out.connections) {
     throw usageError(`${entry.key ?? entry.server}: amount ${out.amount} is below connections ${out.connections} (autocannon needs at least one request per connection)`)
   }

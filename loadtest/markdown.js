@@ -38,9 +38,13 @@ export function renderMarkdown (report, experiment) {
   out.push('## Method')
   out.push('')
   out.push(`- **Command:** \`${me.command}\``)
-  out.push(`- **Load:** ${me.tool} ${me.toolVersion ?? ''}, ${me.connections} connections, ${load} per measured round, ${me.timeoutSec} s timeout, warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) per server${me.runs > 1 ? ' (figures: the median round)' : ''}`)
-  out.push(`- **Target:** ${me.url ?? 'servers started by the lab on 127.0.0.1, one at a time'}; outside sampling (/proc) ${me.outsideSampling ? 'on' : 'off'}`)
-  out.push('- requests/s are timed by the lab from the first request sent to the last response; latency in ms; every 2xx body is compared with the expected one')
+  if (me.tool === 'in-process') {
+    out.push(`- **Load:** in-process, no HTTP; ${me.runs} run(s) per case`)
+  } else {
+    out.push(`- **Load:** ${me.tool} ${me.toolVersion ?? ''}, ${me.connections} connections, ${load} per measured round, ${me.timeoutSec} s timeout, warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) per server${me.runs > 1 ? ' (figures: the median round)' : ''}`)
+    out.push(`- **Target:** ${me.url ?? 'servers started by the lab on 127.0.0.1, one at a time'}; outside sampling (/proc) ${me.outsideSampling ? 'on' : 'off'}; recovery request after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`)
+    out.push('- requests/s are timed by the lab from the first request sent to the last response; latency in ms; every 2xx body is compared with the expected one')
+  }
   out.push('')
   const cal = Object.values(report.calibration ?? {})
   if (cal.length) {

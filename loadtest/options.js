@@ -15,7 +15,7 @@ export const DEFAULTS = Object.freeze({
   duration: null,
   timeout: null,
   work: null,
-  runs: 1,
+  runs: null,
   warmup: null,
   url: null,
   out: join(ROOT, 'reports'),

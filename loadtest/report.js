@@ -152,7 +152,8 @@ export function buildHttpResult (raw, { calibration = {}, cores = os.availablePa
     ideal: id,
     efficiency: id && mid?.rps !== null && mid?.rps !== undefined ? round(mid.rps / id.rps, 3) : null,
     stop: raw.stop ?? null,
-    notes: raw.notes ?? []
+    notes: raw.notes ?? [],
+    study: e.study ?? null
   }
   if (rounds.length > 1) {
     result.runs = rounds.map((r) => ({ rps: r.rps, latency: { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max }, requests: r.requests }))
@@ -162,8 +163,8 @@ export function buildHttpResult (raw, { calibration = {}, cores = os.availablePa
 }
 
 // The whole report object from what the lab gathered.
-export function buildReport ({ id, createdAt, finishedAt, interrupted, experiment, label, machine: m, method, calibration, results, notes = [] }) {
-  const failed = results.some((r) => r.status === 'failed')
+export function buildReport ({ id, createdAt, finishedAt, interrupted, failed: labFailed = false, experiment, label, machine: m, method, calibration, results, notes = [] }) {
+  const failed = labFailed || results.some((r) => r.status === 'failed')
   return {
     schema: SCHEMA,
     kind: 'loadlab-report',

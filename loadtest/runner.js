@@ -44,8 +44,16 @@ async function measuredRound (target, load, { verify, signal, pid, seen, progres
   })
   const probeResult = await probe.stop()
   const outside = sampler ? sampler.stop() : null
-  const recovery = signal.aborted ? null : await timeRecovery(target, { timeoutMs: Math.max(10, load.timeoutSec) * 1000, signal })
-  const stats = statsOn && !signal.aborted ? await getJson(`${target}/__lab/stats`, { timeoutMs: 5000, signal }) : null
+  // With a recovery request, it goes first (the stats request would wait behind abandoned work too);
+  // without one, the stats are read at once so that nothing else falls into their window.
+  const readStats = () => statsOn && !signal.aborted ? getJson(`${target}/__lab/stats`, { timeoutMs: 5000, signal }) : null
+  let stats = null
+  let recovery = null
+  if (load.recovery === false) stats = await readStats()
+  else {
+    recovery = signal.aborted ? null : await timeRecovery(target, { timeoutMs: (load.recoveryTimeoutSec ?? Math.max(10, load.timeoutSec)) * 1000, signal })
+    stats = await readStats()
+  }
   return { fire, probe: probeResult, outside, recovery, telemetry: stats?.json ?? null }
 }
 
@@ -56,6 +64,13 @@ export async function runEntry (entry, load, { signal, progress, bootTimeoutMs =
   const seen = new Map()
   if (url) {
     server = { url: url.replace(/\/$/, ''), pid: null, work: entry.work ?? null }
+    const health = await getJson(`${server.url}/health`, { timeoutMs: 5000, signal })
+    if (typeof health.json?.strategy === 'string') {
+      raw.entry.server = health.json.strategy
+      raw.notes.push(`--url: /health names the strategy ${health.json.strategy}`)
+    } else {
+      raw.notes.push(`--url: /health answered ${health.status}; the server is named by its address`)
+    }
   } else {
     const cat = findServer(entry.server)
     progress?.('starting')
@@ -71,7 +86,7 @@ export async function runEntry (entry, load, { signal, progress, bootTimeoutMs =
   }
   raw.workReported = server.work ?? entry.work ?? null
   if (entry.work && server.work && server.work !== entry.work) raw.notes.push(`planned work ${entry.work}, server reports ${server.work}`)
-  raw.entry.key ??= makeKey({ ...entry, work: raw.workReported })
+  raw.entry.key ??= makeKey({ ...raw.entry, work: raw.workReported })
   const expected = await expectedBodyOf(raw.workReported)
   const verify = expected === null ? null : (body) => body === expected
   if (expected === null) raw.notes.push('bodies compared with the first 2xx response (no expected body for this work)')

@@ -66,7 +66,7 @@ test('options: every bad value is a usage error (exit 2) naming the option', () 
 test('load settings: experiment defaults < --quick < user flags; entry values win; amount >= connections', () => {
   const exp = { defaults: { connections: 10, amount: 200, timeoutSec: 10, warmup: 20 }, quick: { amount: 40 } }
   const base = parseOptions([])
-  assert.deepEqual(resolveLoad(base, exp), { connections: 10, amount: 200, durationSec: null, timeoutSec: 10, warmup: 20, runs: 1 })
+  assert.deepEqual(resolveLoad(base, exp), { connections: 10, amount: 200, durationSec: null, timeoutSec: 10, warmup: 20, runs: 1, recovery: true, recoveryTimeoutSec: null })
   assert.equal(resolveLoad(parseOptions(['--quick']), exp).amount, 40)
   const user = resolveLoad(parseOptions(['--duration', '3', '--connections', '2', '--timeout', '1']), exp)
   assert.equal(user.amount, null)
@@ -79,6 +79,10 @@ test('load settings: experiment defaults < --quick < user flags; entry values wi
   const e = entryLoad({ server: 'simple', connections: 4, amount: 4 }, resolveLoad(base, exp))
   assert.equal(e.connections, 4)
   assert.equal(e.amount, 4)
+  assert.equal(e.recoveryTimeoutSec, 10)
+  assert.equal(entryLoad({ server: 'simple', recovery: false }, resolveLoad(base, exp)).recovery, false)
+  assert.equal(resolveLoad(base, { defaults: { runs: 10 } }).runs, 10, 'an experiment default beats the built-in 1')
+  assert.equal(resolveLoad(parseOptions(['--runs', '2']), { defaults: { runs: 10 } }).runs, 2)
   assert.throws(() => entryLoad({ server: 'simple', connections: 8, amount: 4 }, resolveLoad(base, exp)), (err) => err.exitCode === 2)
 })
 
