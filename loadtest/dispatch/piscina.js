@@ -35,8 +35,10 @@ export async function createPiscinaDispatcher ({ workers, hook = defaultHook, si
     await close()
     throw err
   }
-  // Errors after start-up reach the pending run() promises; keep the pool's 'error' event handled.
-  pool.on('error', () => {})
+  // A thread that fails with a task in flight rejects that task; one that fails idle only emits
+  // 'error' (piscina replaces it): keep those here so the experiment can report them.
+  const poolErrors = []
+  pool.on('error', (err) => poolErrors.push(err))
 
   function call (id) {
     if (closed) return Promise.reject(closedError('piscina'))
@@ -48,6 +50,7 @@ export async function createPiscinaDispatcher ({ workers, hook = defaultHook, si
     workers,
     startupMs,
     pool,
+    poolErrors,
     setCost (ms) { Atomics.store(config, 0, Math.round(ms * 1000)) },
     call,
     // `calls` calls submitted at once; each slot holds the answer or the error.

@@ -49,6 +49,8 @@ export async function createSharedDispatcher ({
   // A worker ended: fail its call; with no worker left, fail every queued call.
   function onGone (slot, err) {
     slot.gone ??= err
+    const idle = free.indexOf(slot)
+    if (idle !== -1) free.splice(idle, 1) // never hand a call to a dead worker
     if (startup) {
       startup(Atomics.load(slot.ctl, STATE) === START_FAILED
         ? startFailure(slot)
@@ -129,6 +131,7 @@ export async function createSharedDispatcher ({
   function call (id) {
     if (closed) return Promise.reject(closedError('shared'))
     if (typeof id !== 'string') return Promise.reject(new TypeError(`id: expected a string, got ${typeof id}`))
+    if (slots.every((s) => s.gone)) return Promise.reject(workerGoneError('shared', 'no worker left'))
     return new Promise((resolve, reject) => {
       const job = { id, resolve, reject }
       const slot = free.pop()

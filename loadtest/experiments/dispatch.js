@@ -4,6 +4,7 @@
 // nothing, else floor(1000 / cost)) through three modes: inline on the main thread; a piscina pool
 // (message passing); a shared-memory channel (SharedArrayBuffer + Atomics, no event-loop hop in the
 // worker, no structured clone). Every answer is checked against 'worker:' + id.
+import { availableParallelism } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { MODES, createDispatcher, expectedAnswer, makeId } from '../dispatch/index.js'
 
@@ -17,6 +18,12 @@ const defaults = Object.freeze({
   payloadCost: 10, // the payload sweep runs at this cost, as the study did
   callsBase: 1000, // calls = callsBase when the cost is 0, else floor(callsBase / cost)
   startupRuns: null, // pool start-ups measured per mode and worker count (null: runs)
+  // Long cases (their hook alone spins calls × cost / workers >= longCaseMs: main and 1 worker with a
+  // cost) run min(runs, longCaseRuns) times, to keep the full run to a few minutes. Their time is
+  // ~1000 ms of spinning by construction and varies little; longCaseMs: Infinity runs every case
+  // `runs` times, as the study did.
+  longCaseMs: 500,
+  longCaseRuns: 3,
   modes: MODES
 })
 
@@ -53,6 +60,12 @@ export function resolveOptions (opts = {}) {
     throw new RangeError(`dispatch: payloadCost: expected a number of ms from 0 to 1000, got ${JSON.stringify(o.payloadCost)}`)
   }
   o.startupRuns ??= o.runs
+  if (o.longCaseRuns !== null && (!Number.isInteger(o.longCaseRuns) || o.longCaseRuns < 1)) {
+    throw new RangeError(`dispatch: longCaseRuns: expected a positive integer or null, got ${JSON.stringify(o.longCaseRuns)}`)
+  }
+  if (!(typeof o.longCaseMs === 'number' && o.longCaseMs >= 0)) {
+    throw new RangeError(`dispatch: longCaseMs: expected a non-negative number (Infinity: no long cases), got ${JSON.stringify(o.longCaseMs)}`)
+  }
   if (!Number.isInteger(o.startupRuns) || o.startupRuns < 1) {
     throw new RangeError(`dispatch: startupRuns: expected a positive integer, got ${JSON.stringify(o.startupRuns)}`)
   }
@@ -80,19 +93,27 @@ export function cases (o) {
   return out
 }
 
-// Rough expected wall time of a run in ms: the hook's spin time plus a per-call and per-thread allowance.
+// Runs of one case: `runs`, or fewer for a long case (see longCaseMs in the defaults).
+export function runsFor (o, c, workers) {
+  const spinMs = c.calls * c.costMs / Math.max(1, workers)
+  return o.longCaseRuns !== null && spinMs >= o.longCaseMs ? Math.min(o.runs, o.longCaseRuns) : o.runs
+}
+
+// Rough expected wall time of a run in ms: the hook's spin time (threads beyond the cores do not
+// help much here, measured) plus allowances per call, per payload byte and per thread started.
 export function estimateMs (opts) {
   const o = resolveOptions(opts)
-  const perCallMs = 0.05
+  const cores = availableParallelism()
   let ms = 0
   for (const c of cases(o)) {
     const spin = c.calls * c.costMs
-    if (o.modes.includes('main')) ms += o.runs * (spin + c.calls * perCallMs * 0.1)
+    if (o.modes.includes('main')) ms += runsFor(o, c, 0) * (spin * 1.05 + c.calls * 0.001)
     for (const w of o.workers) {
-      for (const m of POOLED) if (o.modes.includes(m)) ms += o.runs * (spin / w + c.calls * perCallMs + c.payloadBytes * c.calls / 1e6)
+      const perRun = spin / Math.min(w, cores) + c.calls * 0.05 + c.payloadBytes * c.calls / 5e6
+      for (const m of POOLED) if (o.modes.includes(m)) ms += runsFor(o, c, w) * perRun
     }
   }
-  for (const w of o.workers) ms += POOLED.filter((m) => o.modes.includes(m)).length * o.startupRuns * (40 + 8 * w)
+  for (const w of o.workers) ms += POOLED.filter((m) => o.modes.includes(m)).length * o.startupRuns * (40 + 15 * w)
   return ms
 }
 
@@ -115,7 +136,9 @@ async function measureCase (d, c, o, signal) {
   let errors = 0
   let firstProblem = null
   let checked = 0
-  for (let r = 0; r < o.runs; r++) {
+  const poolErrorsBefore = d.poolErrors?.length ?? 0
+  const runs = runsFor(o, c, d.workers)
+  for (let r = 0; r < runs; r++) {
     if (signal?.aborted) break
     const cpu = process.cpuUsage()
     const t0 = performance.now()
@@ -137,6 +160,8 @@ async function measureCase (d, c, o, signal) {
   const untrusted = []
   if (mismatches) untrusted.push(`${mismatches} mismatches`)
   if (errors) untrusted.push(`${errors} errors`)
+  const poolErrors = (d.poolErrors?.length ?? 0) - poolErrorsBefore
+  if (poolErrors) untrusted.push(`${poolErrors} pool errors (first: ${d.poolErrors[poolErrorsBefore].message})`)
   return {
     kind: 'dispatch',
     key: key(d.mode, d.workers, c.costMs, c.payloadBytes),
@@ -317,7 +342,10 @@ function notes (opts = {}) {
   return [
     'dispatch: the hook spins on wall-clock time (performance.now()), as the study\'s did: with more threads than cores, threads time-share and each still finishes its call after costMs of wall time, so speed-ups beyond the core count measure dispatch overhead, not extra CPU (cpuMs shows the CPU actually used).',
     `dispatch: piscina runs with its default options except minThreads = maxThreads = W and idleTimeout = Infinity; the shared channel's buffers hold ${Math.max(...o.payloads)} bytes + the 'worker:' prefix.`,
-    'dispatch: main runs are the hook in a synchronous loop; start-up is measured from spawning the pool until every thread has loaded the hook.'
+    'dispatch: main runs are the hook in a synchronous loop; start-up is measured from spawning the pool until every thread has loaded the hook.',
+    ...(o.longCaseMs === Infinity || o.longCaseRuns === null
+      ? []
+      : [`dispatch: cases whose hook alone spins >= ${o.longCaseMs} ms per run (calls × cost / workers: main and 1 worker with a cost) ran min(runs, ${o.longCaseRuns}) times instead of ${o.runs}, to keep the run short; their entries' runs field says so. The study ran every case 10 times.`])
   ]
 }
 
@@ -329,9 +357,11 @@ export default {
     'with a 30 B to 1 MB id, on the main thread, through a piscina pool (message passing, structured clone) ' +
     'and through a shared-memory channel (SharedArrayBuffer + Atomics.wait in the worker, Atomics.waitAsync ' +
     'on the main thread, no event-loop hop in the worker, no structured clone), with 1, 4, 8 and 16 workers; ' +
-    'the payload sweep runs at 10 ms as in the study. Each case runs 10 times (mean, no warm-up) and every ' +
-    'answer is checked; pool start-up is timed from spawn until all threads are ready. The hook spins on ' +
-    'wall-clock time, so with more workers than cores the speed-up reflects dispatch overhead, not CPU.',
+    'the payload sweep runs at 10 ms as in the study. Each case runs 10 times (mean, no warm-up), except ' +
+    'that the long cases (main and 1 worker with a cost: about 1 s of spinning per run) run 3 times to keep ' +
+    'the full run to a few minutes (the study ran every case 10 times; longCaseMs: Infinity does too). ' +
+    'Every answer is checked; pool start-up is timed from spawn until all threads are ready. The hook spins ' +
+    'on wall-clock time, so with more workers than cores the speed-up reflects dispatch overhead, not CPU.',
   defaults,
   quick,
   run,

@@ -30,6 +30,7 @@ after(() => rmSync(dir, { recursive: true, force: true }))
 const throwingHook = join(dir, 'throwing-hook.mjs')
 writeFileSync(throwingHook, `export function resolveId (id) {
   if (id.startsWith('boom')) throw new Error('hook failed on purpose: ' + id)
+  if (id === 'die') process.exit(3) // in a worker thread: ends that thread only
   return 'worker:' + id
 }
 `)
@@ -138,6 +139,26 @@ test('a hook that throws comes back as an error in every mode, and the channel k
       await d.close()
     }
   }
+})
+
+test('a worker that dies mid-call fails that call, and the pooled modes keep answering', async () => {
+  const before = threads()
+  for (const mode of POOLED) {
+    const d = await createDispatcher(mode, { workers: 2, hook: throwingHook, maxPayloadBytes: 100 })
+    try {
+      await assert.rejects(d.call('die'), (err) => {
+        assert.ok(err instanceof Error)
+        if (mode === 'shared') assert.equal(err.code, 'ERR_DISPATCH_WORKER_GONE')
+        assert.match(err.message, /exit|ended/, mode)
+        return true
+      })
+      const out = await d.batch('after', 10)
+      assert.ok(out.every((a) => a === 'worker:after'), `${mode}: still answering after a worker died`)
+    } finally {
+      await d.close()
+    }
+  }
+  await threadsBackTo(before)
 })
 
 test('a hook that cannot be loaded fails start-up with a clear error and leaves no thread', async () => {
