@@ -240,6 +240,7 @@ ${httpBlock}
 ${dispatch.length ? dispatchSection(dispatch) : ''}
 ${extraTable}
 <section class="block"><h2>Calibration</h2>${calibrationTable(report.calibration)}</section>
-<footer>Report <code>${esc(report.id)}</code> · schema ${esc(report.schema)} · written by loadlab. Charts rendered with Vega-Lite when the report was written; this page loads nothing from the network.</footer>`
+<footer>Report <code>${esc(report.id)}</code> · schema ${esc(report.schema)} · written by loadlab. Charts rendered with Vega-Lite when the report was written; this page loads nothing from the network.
+Set it beside another machine's report: <code>npm run compare -- ${esc(report.id ?? 'this')}.json OTHER.json --html compare.html</code></footer>`
   return page({ title, body })
 }
