@@ -29,6 +29,7 @@ main(async () => {
   const emulator = options.api === 'on' && !options.apiUrl ? await startEmulator() : null
   const apiUrl = options.apiUrl ?? (emulator && `http://127.0.0.1:${emulator.port}/`)
   const agent = new Agent({ keepAlive: true })
+  let closing = false
   let inFlight = 0
   let peakInFlight = 0
 
@@ -42,7 +43,9 @@ main(async () => {
     let apiMs
     if (apiUrl) {
       const t = now()
-      await callApi(apiUrl, agent)
+      await callApi(apiUrl, agent).catch((err) => {
+        throw closing ? new LabError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err }) : err
+      })
       apiMs = now() - t
     }
     const startedAt = now()
@@ -57,6 +60,7 @@ main(async () => {
     handle,
     gauges: { read: () => ({ inFlight, peakInFlight }), reset: () => { peakInFlight = inFlight } },
     close: async () => {
+      closing = true
       agent.destroy()
       if (emulator) await emulator.stop()
     }

@@ -11,10 +11,10 @@ main(async () => {
   await start({
     strategy: 'simple',
     options,
-    handle: (work) => {
+    handle: async (work) => {
       inFlight++
       peakInFlight = Math.max(peakInFlight, inFlight)
-      try { return timedRun(work) } finally { inFlight-- }
+      try { return await timedRun(work) } finally { inFlight-- }
     },
     gauges: { read: () => ({ inFlight, peakInFlight, cores }), reset: () => { peakInFlight = inFlight } }
   })
