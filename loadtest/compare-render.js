@@ -21,7 +21,7 @@ function lat (v, units) {
   if (!isNum(v)) return MD_NA
   if (units === 'service') return `${f(v, v < 10 ? 2 : 1)}×`
   const a = Math.abs(v)
-  return f(v, a === 0 ? 0 : a < 10 ? 2 : a < 100 ? 1 : 0)
+  return f(v, a === 0 ? 0 : a < 1 ? 3 : a < 10 ? 2 : a < 100 ? 1 : 0)
 }
 
 function times (v) {
@@ -48,9 +48,12 @@ export function renderCompareMarkdown (cmp) {
   for (const r of cmp.reports) {
     out.push(`| **${r.letter}**${r.baseline ? ' (baseline)' : ''} | ${mdEsc(r.name)} | ${mdEsc(r.experiment)} | ${mdEsc(r.createdAt)} | ${mdEsc(r.file)} |`)
   }
-  out.push('', `${unitsLine(cmp)} Ratios are to the baseline, ${base.letter}: req/s ×${base.letter} above 1 is faster, p99 ×${base.letter} below 1 is shorter. ⚠ untrusted, ✗ failed (reasons below).`, '')
-
   const http = cmp.rows.filter((r) => r.kind === 'http')
+  const howTo = http.length
+    ? `${unitsLine(cmp)} Ratios are to the baseline, ${base.letter}: req/s ×${base.letter} above 1 is faster, p99 ×${base.letter} below 1 is shorter.`
+    : `Ratios are to the baseline, ${base.letter}: mean ×${base.letter} below 1 is faster.`
+  out.push('', `${howTo} ⚠ untrusted, ✗ failed (reasons below).`, '')
+
   if (http.length) {
     const head = ['run']
     for (const r of cmp.reports) {
@@ -111,7 +114,7 @@ function reportCard (r) {
 <dt>CPU</dt><dd>${esc(m.cpuModel) || '—'} · ${num(m.cores)} cores</dd>
 <dt>host</dt><dd>${esc(m.hostname) || '—'}</dd>
 <dt>Node</dt><dd>${esc(m.node) || '—'} · ${esc(m.os?.type)} ${esc(m.os?.release)}</dd>
-<dt>load</dt><dd>${esc(meth.tool) || '—'} ${esc(meth.toolVersion)} · ${num(meth.connections)} connections · ${load}</dd>
+<dt>load</dt><dd>${meth.tool === 'in-process' ? 'in-process (no HTTP)' : `${esc(meth.tool) || '—'} ${esc(meth.toolVersion)} · ${num(meth.connections)} connections · ${load}`}</dd>
 <dt>run</dt><dd>${when(r.createdAt)} · ${esc(r.experiment)}</dd>
 <dt>file</dt><dd><code>${esc(r.file)}</code></dd>
 </dl>${meth.command ? `<pre class="command"><code>${esc(meth.command)}</code></pre>` : ''}</section>`
