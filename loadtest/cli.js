@@ -140,7 +140,8 @@ async function main (argv) {
         const progress = makeProgress(i + 1, plan.length, name)
         const raw = await runEntry(entry, loads[i], { signal: controller.signal, progress: progress.update, bootTimeoutMs, url: opts.url })
         results.push(raw)
-        progress.done(raw.failure ? `FAILED: ${raw.failure.reason}` : raw.interrupted ? 'interrupted' : 'done')
+        const summary = buildHttpResult(raw, { calibration, cores: m.availableParallelism })
+        progress.done(raw.failure ? `FAILED: ${raw.failure.reason}` : raw.interrupted ? 'interrupted' : `done, ${summary.rps?.toFixed(1) ?? '-'} req/s${summary.trusted ? '' : ` (untrusted: ${summary.untrusted.join('; ')})`}`)
       }
       const missing = [...new Set(results.map((r) => r.workReported).filter((w) => w && !calibration[w]))]
       if (missing.length && !controller.signal.aborted) Object.assign(calibration, await calibrate(missing, { signal: controller.signal }).catch(() => ({})))

@@ -50,6 +50,8 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
       lastAt: null,
       durationMs: null,
       stopped: false,
+      mode: amount !== null ? 'amount' : 'duration',
+      connections,
       autocannon: null
     }
     let check = verify

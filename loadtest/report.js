@@ -69,6 +69,8 @@ export function roundFigures (round_) {
     : null
   return {
     requests: { sent: f.sent, completed: f.completed, ok: f.ok, non2xx: f.non2xx, errors: f.errors, timeouts: f.timeouts, mismatches: f.mismatches, unanswered },
+    mode: f.mode ?? 'amount',
+    connections: f.connections ?? null,
     statusCodes: f.statusCodes,
     durationMs: round(durationMs, 3),
     rps: durationMs > 0 ? round(f.completed / durationMs * 1000, 3) : null,
@@ -101,7 +103,9 @@ export function untrustedReasons (fig, { failure, interrupted } = {}) {
   if (r.timeouts) out.push(`${r.timeouts} timeouts`)
   if (r.non2xx) out.push(`${r.non2xx} non-2xx responses`)
   if (r.mismatches) out.push(`${r.mismatches} body mismatches`)
-  if (r.unanswered && !interrupted) out.push(`${r.unanswered} requests unanswered at the end of the round`)
+  // A --duration round stops with up to one request in flight per connection: that is not a fault.
+  const inFlightAtStop = fig.mode === 'duration' ? (fig.connections ?? 0) : 0
+  if (r.unanswered > inFlightAtStop && !interrupted) out.push(`${r.unanswered} requests unanswered at the end of the round`)
   if (r.completed === 0) out.push('no response')
   const lg = fig.outside?.loadGenerator
   if (lg?.saturated) out.push(`load generator saturated (${Math.round(lg.utilisation * 100)}% CPU)`)
