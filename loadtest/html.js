@@ -101,7 +101,9 @@ export function machineCard (report) {
     ? `${m.cores}${isNum(m.availableParallelism) && m.availableParallelism !== m.cores ? ` (available parallelism ${m.availableParallelism})` : ''}`
     : DASH
   const os = m.os && typeof m.os === 'object' ? `${esc(m.os.type)} ${esc(m.os.release)} · ${esc(m.os.platform)}/${esc(m.arch)}` : esc(m.arch)
+  const label = typeof report.label === 'string' && report.label !== '' ? [['label', `<b>${esc(report.label)}</b>`]] : []
   return `<section class="card" aria-label="machine"><h2>Machine</h2>${dl([
+    ...label,
     ['host', esc(m.hostname) || DASH],
     ['CPU', esc(m.cpuModel) || DASH],
     ['cores', cores],

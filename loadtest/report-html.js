@@ -139,7 +139,7 @@ function resultsTable (http, names) {
       failedCell,
       `${num(r.rps, 0)}${spread}`,
       ms(l.p50), ms(l.p99), ms(l.p99_9), ms(l.max),
-      ms(r.probe?.p99),
+      `${ms(r.probe?.p99)}${isNum(r.probe?.failed) && r.probe.failed > 0 ? ` <span class="bad">(${num(r.probe.failed)} failed)</span>` : ''}`,
       ms(r.telemetry?.eventLoop?.p99),
       pct(r.telemetry?.elu),
       r.recovery ? `${ms(r.recovery.ms)}${isNum(r.recovery.status) && r.recovery.status !== 200 ? ` <span class="bad">${esc(r.recovery.status)}</span>` : ''}` : ms(null),

@@ -31,6 +31,7 @@ test('the page states machine and method at the top, as a published benchmark do
   const r = httpReport()
   const html = renderReportHtml(r)
   const top = html.slice(0, html.indexOf('<h2>Latency</h2>'))
+  assert.match(top, /<dt>label<\/dt><dd><b>fixture machine<\/b><\/dd>/)
   for (const text of [r.machine.cpuModel, r.machine.hostname, r.machine.node, r.machine.v8, 'fastify 5.6.1', 'piscina 5.1.3', 'autocannon 8.0.0', 'react 19.2.0', '7.8 GiB', r.machine.os.release, esc(r.method.command), '200 requests', '10 s', '20 requests', 'fixture machine', '2026-11-22 04:31:07 UTC']) {
     assert.ok(top.includes(text), `top of page shows ${text}`)
   }
