@@ -88,13 +88,15 @@ async function main (argv) {
 
   const controller = new AbortController()
   let sigints = 0
-  const onSigint = () => {
+  let exitOnSignal = 130
+  const onSigint = (signal) => {
     sigints++
+    exitOnSignal = signal === 'SIGTERM' ? 143 : 130
     if (sigints === 1) {
-      process.stderr.write('\ninterrupted: stopping the current run and the server, writing what was measured (Ctrl-C again to quit now)\n')
+      process.stderr.write(`\ninterrupted (${signal}): stopping the current run and the server, writing what was measured (Ctrl-C again to quit now)\n`)
       controller.abort()
     } else {
-      process.exit(130)
+      process.exit(exitOnSignal)
     }
   }
   process.on('SIGINT', onSigint)
@@ -151,7 +153,7 @@ async function main (argv) {
     process.off('SIGTERM', onSigint)
   }
   const interrupted = controller.signal.aborted
-  if (interrupted) notes.push('interrupted (SIGINT): results hold what was measured before the interruption')
+  if (interrupted) notes.push(`interrupted (${exitOnSignal === 143 ? 'SIGTERM' : 'SIGINT'}): results hold what was measured before the interruption`)
 
   const finalResults = inProcess ? results : results.map((raw) => buildHttpResult(raw, { calibration, cores: m.availableParallelism }))
   const outDir = opts.out
@@ -199,7 +201,7 @@ async function main (argv) {
   if (htmlError) process.stderr.write(`error: HTML report not written: ${htmlError.message.split('\n')[0]} (the JSON and Markdown are)\n`)
   if (experimentError) process.stderr.write(`error: experiment ${experimentName} failed: ${experimentError.stack ?? experimentError}\n`)
   if (opts.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n')
-  if (interrupted) return 130
+  if (interrupted) return exitOnSignal
   if (report.status === 'failed' || htmlError) return 1
   return 0
 }

@@ -28,7 +28,8 @@ export async function timeRecovery (url, { timeoutMs, signal }) {
 async function measuredRound (target, load, { verify, signal, pid, seen, progress, notes }) {
   const reset = await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal })
   const statsOn = reset.status === 200 || reset.status === 204
-  if (!statsOn && !notes.includes('no telemetry')) notes.push('no telemetry')
+  const note = `no telemetry: POST /__lab/stats/reset answered ${reset.status}`
+  if (!statsOn && !notes.includes(note)) notes.push(note)
   const sampler = pid ? startSampler(pid, { seen }) : null
   const probe = startProbe(`${target}/health`)
   let done = 0

@@ -117,3 +117,21 @@ test('timeouts make a result untrusted, not hidden', { timeout: 60000 }, async (
     await out.cleanup()
   }
 })
+
+test('every body is verified: wrong bodies are counted as mismatches and the run is untrusted', { timeout: 60000 }, async () => {
+  const out = await tempDir()
+  try {
+    const r = await runLab(['--server', 'wrong-body', '--connections', '2', '--amount', '40', '--warmup', '0', '--work', 'loop:1e2', '--out', out.dir])
+    assert.equal(r.exitCode, 0, r.stderr)
+    const res = (await readReport(out.dir)).json.results[0]
+    assert.equal(res.requests.completed, 40)
+    assert.equal(res.requests.ok, 40)
+    assert.equal(res.requests.mismatches, 10, 'one in four bodies was wrong')
+    assert.equal(res.trusted, false)
+    assert.ok(res.untrusted.includes('10 body mismatches'), res.untrusted.join('; '))
+    assert.equal(res.telemetry, null, 'no /__lab/stats on this server')
+    assert.ok(res.notes.some((n) => /no telemetry: POST \/__lab\/stats\/reset answered 404/.test(n)), res.notes.join('; '))
+  } finally {
+    await out.cleanup()
+  }
+})

@@ -3,7 +3,10 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readdir } from 'node:fs/promises'
-import { runLab, readReport, tempDir, accounted } from './lab-helpers.js'
+import { join } from 'node:path'
+import { execa } from 'execa'
+import pWaitFor from 'p-wait-for'
+import { runLab, readReport, tempDir, accounted, alive, ROOT } from './lab-helpers.js'
 
 const LOAD = ['--connections', '4', '--amount', '40', '--warmup', '8', '--work', 'loop:1e5']
 
@@ -86,6 +89,40 @@ test('--json prints the report on stdout, the same as the file', { timeout: 6000
     assert.equal(json.method.warmup, null)
     assert.equal((await readdir(out.dir)).length, 3)
   } finally {
+    await out.cleanup()
+  }
+})
+
+test('--url loads a server started by hand: no outside sampling, said so; --runs 2 gives runs and spread', { timeout: 60000 }, async () => {
+  const out = await tempDir()
+  const server = execa(process.execPath, [join(ROOT, 'servers', 'simple', 'index.js'), '--port', '0', '--work', 'fib:15'], { env: { ...process.env }, ipc: true, buffer: false, reject: false, stdin: 'ignore' })
+  try {
+    let line = ''
+    server.stdout.setEncoding('utf8')
+    server.stdout.on('data', (c) => { line += c })
+    await pWaitFor(() => /listening on (http:\S+)/.test(line) || server.exitCode !== null, { interval: 20, timeout: 30000 })
+    const url = /listening on (http:\S+)/.exec(line)[1]
+    const r = await runLab(['--url', url, '--work', 'fib:15', '--connections', '2', '--amount', '20', '--warmup', '0', '--runs', '2', '--out', out.dir])
+    assert.equal(r.exitCode, 0, r.stderr)
+    const { json } = await readReport(out.dir)
+    assert.equal(json.method.url, `${url}/`)
+    assert.equal(json.method.outsideSampling, false)
+    assert.ok(json.notes.some((n) => /outside sampling skipped: --url/.test(n)))
+    const res = json.results[0]
+    assert.equal(res.server, 'simple', 'named by the strategy /health reports')
+    assert.equal(res.key, 'simple@fib:15')
+    assert.equal(res.outside, null)
+    assert.equal(res.stop, null)
+    assert.equal(res.requests.mismatches, 0)
+    assert.equal(res.telemetry.strategy, 'simple')
+    assert.equal(res.runs.length, 2)
+    for (const run of res.runs) assert.equal(run.requests.completed, 20)
+    assert.ok(res.spread.rps.min <= res.spread.rps.median && res.spread.rps.median <= res.spread.rps.max)
+    assert.ok(res.runs.some((run) => run.rps === res.rps), 'figures are one of the rounds')
+    assert.equal(alive(server.pid), true, 'the lab leaves a server it did not start alone')
+  } finally {
+    server.kill('SIGTERM')
+    await server
     await out.cleanup()
   }
 })

@@ -252,3 +252,12 @@ test('write: ids sort by time, files are written atomically and never overwritte
     await out.cleanup()
   }
 })
+
+test('report: requests in flight when a --duration round stops are not a fault; beyond one per connection they are', () => {
+  const dur = (unanswered) => roundFigures(rawRound({ mode: 'duration', connections: 4, sent: 10 + unanswered }))
+  assert.equal(dur(4).requests.unanswered, 4)
+  assert.deepEqual(untrustedReasons(dur(4)), [])
+  assert.ok(untrustedReasons(dur(5)).some((x) => /5 requests unanswered/.test(x)))
+  const amount = roundFigures(rawRound({ sent: 11 }))
+  assert.ok(untrustedReasons(amount).some((x) => /1 requests unanswered/.test(x)))
+})
