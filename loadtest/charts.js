@@ -54,7 +54,8 @@ export function spectrumRows (percentiles, extra = {}, scale = 1) {
 
 // Latency percentile spectrum: one line per `color` value (and `dash` value, if given).
 // With `facet` (a field name), one panel per value of that field, two panels a row.
-export function spectrumSpec (rows, { color = 'run', colorTitle = 'server run', dash = null, dashTitle = null, yTitle = 'latency (ms)', width = 1000, height = 340, facet = null } = {}) {
+// With `logY`, latency is on a log scale (points at 0 cannot be drawn there and are left out).
+export function spectrumSpec (rows, { color = 'run', colorTitle = 'server run', dash = null, dashTitle = null, yTitle = 'latency (ms)', width = 1000, height = 340, facet = null, logY = false } = {}) {
   const encoding = {
     x: {
       field: 'x',
@@ -63,7 +64,9 @@ export function spectrumSpec (rows, { color = 'run', colorTitle = 'server run', 
       scale: { type: 'log', domain: [1, 100000], nice: false },
       axis: { values: [1, 10, 100, 1000, 10000, 100000], labelExpr: "format(100 - 100 / datum.value, '.3~f') + '%'", grid: true }
     },
-    y: { field: 'ms', type: 'quantitative', title: yTitle, scale: { zero: true, nice: true } },
+    y: logY
+      ? { field: 'ms', type: 'quantitative', title: `${yTitle}, log scale`, scale: { type: 'log', nice: true }, axis: { format: ',.4~r', tickCount: 6 } }
+      : { field: 'ms', type: 'quantitative', title: yTitle, scale: { zero: true, nice: true } },
     color: { field: color, type: 'nominal', title: colorTitle, sort: null, legend: { orient: 'bottom', direction: 'vertical', columns: 2 } },
     order: { field: 'x', type: 'quantitative' },
     description: { field: 'desc', type: 'nominal' },
@@ -72,7 +75,7 @@ export function spectrumSpec (rows, { color = 'run', colorTitle = 'server run', 
   if (dash) encoding.strokeDash = { field: dash, type: 'nominal', title: dashTitle ?? dash, sort: null, legend: { orient: 'bottom', direction: 'vertical' } }
   if (!dash) delete encoding.detail
   const mark = { type: 'line', point: { filled: true, size: 22 }, clip: true }
-  const transform = [{ calculate: `datum[${JSON.stringify(color)}] + ': p' + datum.p + ' = ' + format(datum.ms, ',.4~r') + ' ${yTitle.includes('ms') ? 'ms' : '×'}'`, as: 'desc' }]
+  const transform = [...(logY ? [{ filter: 'datum.ms > 0' }] : []), { calculate: `datum[${JSON.stringify(color)}] + ': p' + datum.p + ' = ' + format(datum.ms, ',.4~r') + ' ${yTitle.includes('ms') ? 'ms' : '×'}'`, as: 'desc' }]
   if (facet) {
     return {
       data: { values: rows },

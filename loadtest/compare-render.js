@@ -2,7 +2,7 @@
 // with the report page's charts overlaid per machine. Pure functions: data in, string out.
 import { barSpec, renderSvg, spectrumRows, spectrumSpec } from './charts.js'
 import { esc, isNum, ms as fmtMs, num, page, pct, table, when } from './html.js'
-import { figure } from './report-html.js'
+import { figure, wideSpread } from './report-html.js'
 
 // Escapes report text for a Markdown table cell (no HTML, no emphasis, no column breaks).
 export function mdEsc (value) {
@@ -170,14 +170,15 @@ function charts (cmp, rows) {
   for (const row of rows) {
     row.cells.forEach((c, i) => {
       if (!c || c.status === 'failed') return
-      const got = spectrumRows(c.percentiles, { machine: `${cmp.reports[i].letter} · ${cmp.reports[i].name}`, run: row.key })
+      const got = spectrumRows(c.percentiles, { machine: `${cmp.reports[i].letter} · ${cmp.reports[i].name}`, run: row.key, line: `${i}|${row.key}` })
       if (got.length > 1) { pts.push(...got); lines.add(`${i}|${row.key}`) }
     })
   }
   const out = []
   if (pts.length) {
-    out.push(figure('spectrum', renderSvg(spectrumSpec(pts, { color: 'machine', colorTitle: 'machine', dash: 'run', dashTitle: 'run', yTitle }), { id: 'spectrum' }),
-      '<b>Latency by percentile</b>, overlaid: colour is the machine, dash the run. x: log of 1/(1−p), as HdrHistogram plots it.', { lines: lines.size }))
+    const logY = wideSpread(pts, 'line')
+    out.push(figure('spectrum', renderSvg(spectrumSpec(pts, { color: 'machine', colorTitle: 'machine', dash: 'run', dashTitle: 'run', yTitle, logY }), { id: 'spectrum' }),
+      `<b>Latency by percentile</b>, overlaid: colour is the machine, dash the run. x: log of 1/(1−p), as HdrHistogram plots it.${logY ? ' The latency axis is logarithmic: the lines differ by more than 20× at p99.' : ''}`, { lines: lines.size }))
   }
   const bars = (get, id, xTitle, format, caption, extra = {}) => {
     const data = []

@@ -68,6 +68,15 @@ ${Array.isArray(f.stderrTail) && f.stderrTail.length ? `<pre aria-label="stderr 
 // Above this many lines one spectrum chart is unreadable: it becomes a panel per work spec.
 const SPECTRUM_MAX_LINES = 10
 
+// True when one run's tail is so far above another's (over 20× at p99) that a linear axis would
+// flatten the faster runs into the floor: the spectrum then uses a log latency axis.
+export function wideSpread (rows, field = 'run') {
+  const p99 = new Map()
+  for (const r of rows) if (r.p === 99 && r.ms > 0) p99.set(r[field], r.ms)
+  const v = [...p99.values()]
+  return v.length > 1 && Math.max(...v) / Math.min(...v) > 20
+}
+
 function spectrumFigure (http, names) {
   const rows = []
   const drawn = []
@@ -79,11 +88,12 @@ function spectrumFigure (http, names) {
   })
   if (drawn.length === 0) return '<p class="muted">No latency percentiles to plot.</p>'
   const panels = drawn.length > SPECTRUM_MAX_LINES && new Set(rows.map((p) => p.work)).size > 1
+  const logY = !panels && wideSpread(rows)
   const spec = panels
     ? spectrumSpec(rows, { color: 'short', colorTitle: 'server run', facet: 'work' })
-    : spectrumSpec(rows, { colorTitle: 'server run' })
+    : spectrumSpec(rows, { colorTitle: 'server run', logY })
   return figure('spectrum', renderSvg(spec, { id: 'spectrum' }),
-    `<b>Latency by percentile</b> (client side, autocannon)${panels ? ', one panel per work spec' : ''}. The x axis stretches the tail as HdrHistogram plots it (log of 1/(1−p)): each step right is ten times rarer. Lower is better; a line that rises late has a short tail.`,
+    `<b>Latency by percentile</b> (client side, autocannon)${panels ? ', one panel per work spec' : ''}. The x axis stretches the tail as HdrHistogram plots it (log of 1/(1−p)): each step right is ten times rarer. Lower is better; a line that rises late has a short tail.${logY ? ' The latency axis is logarithmic: the runs differ by more than 20× at p99.' : ''}`,
     { lines: drawn.length })
 }
 

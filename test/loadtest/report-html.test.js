@@ -2,7 +2,7 @@
 // reports/README.md), self-contained, escaped, with charts rendered by Vega-Lite.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { renderReportHtml, runNames } from '../../loadtest/report-html.js'
+import { renderReportHtml, runNames, wideSpread } from '../../loadtest/report-html.js'
 import { barSpec, dispatchSpec, renderSvg, renderSvgAsync, spectrumRows, spectrumSpec, spectrumX } from '../../loadtest/charts.js'
 import { esc } from '../../loadtest/html.js'
 import { dispatchReport, httpReport, httpResult, urlReport } from '../fixtures/reports.js'
@@ -225,4 +225,14 @@ test('any single field of a report set to null still renders (a value that could
     assert.doesNotThrow(() => { html = renderReportHtml(r) }, `with ${path.join('.')} = null`)
     assert.match(html, /<\/html>\n$/)
   }
+})
+
+test('when one run is over 20× slower at p99 the spectrum switches to a log latency axis', () => {
+  const r = httpReport()
+  assert.ok(r.results[2].latency.p99 / r.results[1].latency.p99 > 20)
+  assert.match(chart(renderReportHtml(r), 'spectrum'), /latency \(ms\), log scale<\/text>/)
+  r.results = r.results.slice(0, 2)
+  assert.match(chart(renderReportHtml(r), 'spectrum'), />latency \(ms\)<\/text>/)
+  assert.equal(wideSpread([{ run: 'a', p: 99, ms: 1 }, { run: 'b', p: 99, ms: 20 }]), false)
+  assert.equal(wideSpread([{ run: 'a', p: 99, ms: 1 }, { run: 'b', p: 99, ms: 21 }]), true)
 })
