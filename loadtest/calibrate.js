@@ -33,7 +33,8 @@ function declared (spec) {
   return { spec, calls: 0, medianMs: ms, minMs: ms, maxMs: ms, firstMs: ms, samplesMs: [], tierShift: false, method: 'declared' }
 }
 
-// Calibrate specs (bounded: totalBudgetMs over all, at most maxCalls each, at least 2 each);
+// Calibrate specs (bounded: about totalBudgetMs over all, at most maxCalls each, at least 2 each while
+// the budget lasts; the child is killed a minute after the budget, its specs then carry an error);
 // resolves { [spec]: summary }, with { spec, error } for a spec that could not be measured.
 export async function calibrate (specs, { maxCalls = 7, totalBudgetMs = 20000, signal } = {}) {
   const out = {}
@@ -44,8 +45,7 @@ export async function calibrate (specs, { maxCalls = 7, totalBudgetMs = 20000, s
     else measure.push(spec)
   }
   if (measure.length === 0) return out
-  const budgetMs = Math.max(500, Math.floor(totalBudgetMs / measure.length))
-  const plan = measure.map((spec) => ({ spec, maxCalls, budgetMs }))
+  const plan = { specs: measure, maxCalls, totalBudgetMs }
   const r = await execa(process.execPath, [CHILD, JSON.stringify(plan)], {
     env: { ...process.env },
     reject: false,

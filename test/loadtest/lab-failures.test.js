@@ -16,7 +16,8 @@ test('failed servers are recorded with exit code and stderr tail; the lab goes o
       '--connections', '2', '--amount', '40', '--warmup', '0', '--work', 'loop:1e2', '--out', out.dir
     ], { env: { LOADLAB_BOOT_TIMEOUT_MS: '3000', LOADLAB_FIXTURE_CRASH_AFTER: '15' } })
     assert.equal(r.exitCode, 1, r.stderr)
-    const { json, md } = await readReport(out.dir)
+    const { json, md, files } = await readReport(out.dir)
+    assert.equal(files.length, 3, `json, md and html: ${files}`)
     assert.equal(json.status, 'failed')
     assert.deepEqual(json.results.map((x) => x.server), ['exits-at-start', 'never-healthy', 'crash-mid-run', 'simple'])
     const [atStart, unhealthy, crashed, simple] = json.results
@@ -47,6 +48,7 @@ test('failed servers are recorded with exit code and stderr tail; the lab goes o
     assert.match(md, /### Failure: `crash-mid-run@loop:1e2`/)
     assert.match(md, /crashing on purpose/)
     assert.match(r.stderr, /FAILED|✗/)
+    assert.doesNotMatch(r.stderr, /HTML report not written/)
   } finally {
     await out.cleanup()
   }

@@ -34,7 +34,8 @@ test('SIGINT mid-run: exits 130 within seconds, partial report written, no serve
     assert.equal(code, 130, stderr())
     assert.ok(tookMs < 15000, `stopped in ${tookMs} ms`)
     for (const pid of tree) assert.equal(alive(pid), false, `server process ${pid} is gone`)
-    const { json } = await readReport(out.dir)
+    const { json, files } = await readReport(out.dir)
+    assert.equal(files.length, 3, `json, md and html: ${files}`)
     assert.equal(json.status, 'partial')
     assert.ok(json.notes.some((n) => /interrupted/.test(n)))
     const res = json.results[0]
