@@ -31,15 +31,18 @@ export const httpUrl = (raw) => {
 const common = {
   port: { default: '3000', env: 'PORT', parse: integer(0, 65535), help: 'port to listen on (0: any free port)' },
   host: { default: '127.0.0.1', env: 'HOST', parse: (s) => s, help: 'address to listen on' },
-  work: { env: 'WORK', help: 'work per request, NAME:ARG (see README "Workloads")' },
+  work: { env: 'WORK', help: 'work per request, NAME:ARG (README "Work specs")' },
   telemetry: { default: 'on', parse: oneOf('on', 'off'), help: 'event-loop monitor, ELU and 1 ms tick counter' }
 }
 
 // Parse argv for `strategy` with its own `extra` options ({ name: { default, parse, help } });
 // `work` is the default work spec (or a function of the other parsed values giving it). Returns plain values (work parsed); throws LabError ERR_BAD_OPTION/ERR_BAD_WORK.
 // --help prints the usage and exits 0.
+// `work: null` (the API emulator) leaves out --work and --telemetry.
 export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.slice(2), env = process.env }) {
-  const spec = { ...common, ...extra, work: { ...common.work, default: typeof work === 'function' ? undefined : work } }
+  const base = work === null ? { port: common.port, host: common.host } : common
+  const spec = { ...base, ...extra }
+  if (work !== null) spec.work = { ...common.work, default: typeof work === 'function' ? undefined : work }
   let values
   try {
     values = parseArgs({
@@ -73,7 +76,7 @@ export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.
       throw new LabError('ERR_BAD_OPTION', `${flag}: ${err.message}, got ${JSON.stringify(raw)}${from}`)
     }
   }
-  out.work = parseWork(values.work ?? env.WORK ?? (typeof work === 'function' ? work(out) : work))
+  if (work !== null) out.work = parseWork(values.work ?? env.WORK ?? (typeof work === 'function' ? work(out) : work))
   return out
 }
 
@@ -88,7 +91,7 @@ function usage (strategy, spec) {
   const lines = Object.entries(spec).map(([name, opt]) => {
     const def = opt.default === undefined ? '' : ` (default ${opt.default})`
     const env = opt.env ? ` [env ${opt.env}]` : ''
-    return `  --${kebab(name)}`.padEnd(32) + opt.help + def + env
+    return `  --${kebab(name)}`.padEnd(34) + opt.help + def + env
   })
-  return `usage: node servers/${strategy} [options]\n\n${lines.join('\n')}\n` + '  --help'.padEnd(32) + 'this text'
+  return `usage: node servers/${strategy} [options]\n\n${lines.join('\n')}\n` + '  --help'.padEnd(34) + 'this text'
 }

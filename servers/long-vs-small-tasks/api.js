@@ -8,7 +8,7 @@ import { main, onShutdown } from '../lib/serve.js'
 main(async () => {
   const options = parseOptions({
     strategy: 'long-vs-small-tasks/api.js',
-    work: 'sleep:0', // unused: the emulator does no work of its own
+    work: null, // no --work: the emulator does no work of its own
     extra: {
       slow: { default: '1000', parse: integer(0, 60000), help: 'ms every second call waits' },
       fast: { default: '100', parse: integer(0, 60000), help: 'ms the other calls wait' }

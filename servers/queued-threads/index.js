@@ -24,7 +24,8 @@ main(async () => {
     idleTimeout: options.idleTimeout
   })
   // piscina runs one abortable task per thread and keeps abortable tasks out of its own maxQueue
-  // check, so the queue bound is enforced here, on the pool's queueSize (which counts them).
+  // check, so the queue bound is enforced here: a task that would wait for a thread is refused when
+  // pool.queueSize (which counts abortable tasks) is already at --max-queue.
   const counts = { completed: 0, aborted: 0, rejected: 0, failed: 0 }
   let running = 0
   let busyMs = 0
@@ -33,7 +34,8 @@ main(async () => {
 
   async function handle (work, { signal }) {
     if (closing) throw new LabError('ERR_SHUTTING_DOWN', 'server is shutting down')
-    if (options.maxQueue !== undefined && pool.queueSize >= options.maxQueue) {
+    const waitsForThread = running - pool.queueSize >= options.threads
+    if (options.maxQueue !== undefined && waitsForThread && pool.queueSize >= options.maxQueue) {
       counts.rejected++
       throw new LabError('ERR_QUEUE_FULL', `queue full (--max-queue ${options.maxQueue}), retry later`)
     }

@@ -4,6 +4,7 @@
 // --idle-timeout (pooled). Answers {"hello":"world"}. Unpooled sleeps cannot be cancelled; pooled tasks
 // are not either, as in the study.
 import { Piscina } from 'piscina'
+import { LabError } from '../lib/errors.js'
 import { integer, oneOf, parseOptions } from '../lib/options.js'
 import { main, start } from '../lib/serve.js'
 import { timedRun } from '../lib/task.js'
@@ -17,15 +18,21 @@ main(async () => {
     extra: {
       variant: { default: VARIANTS[0], parse: oneOf(...VARIANTS), help: 'async|sync sleep, unpooled|pooled' },
       delay: { default: '100', parse: integer(0, 60000), help: 'ms each request sleeps (sets the default --work)' },
-      concurrentTasksPerWorker: { default: '1', parse: integer(1, 1000), help: 'pooled: tasks one thread runs at once' },
-      idleTimeout: { default: '0', parse: integer(0), help: 'pooled: ms an idle thread is kept' }
+      concurrentTasksPerWorker: { parse: integer(1, 1000), help: 'pooled only: tasks one thread runs at once (default 1)' },
+      idleTimeout: { parse: integer(0), help: 'pooled only: ms an idle thread is kept (default 0)' }
     }
   })
-  const pool = options.variant.endsWith('-pooled')
+  const pooled = options.variant.endsWith('-pooled')
+  for (const [name, flag] of [['concurrentTasksPerWorker', '--concurrent-tasks-per-worker'], ['idleTimeout', '--idle-timeout']]) {
+    if (!pooled && options[name] !== undefined) {
+      throw new LabError('ERR_BAD_OPTION', `${flag}: only for the pooled variants, got "${options[name]}" with --variant ${options.variant}`)
+    }
+  }
+  const pool = pooled
     ? new Piscina({
       filename: new URL('../lib/task.js', import.meta.url).href,
-      concurrentTasksPerWorker: options.concurrentTasksPerWorker,
-      idleTimeout: options.idleTimeout
+      concurrentTasksPerWorker: options.concurrentTasksPerWorker ?? 1,
+      idleTimeout: options.idleTimeout ?? 0
     })
     : null
   let completed = 0

@@ -11,6 +11,7 @@ const cases = [
   ['cluster-threads', ['--telemetry', 'maybe'], {}, /^--telemetry: expected one of on, off, got "maybe"$/],
   ['sleep-variants', ['--variant', 'nope'], {}, /^--variant: expected one of async-sleep-unpooled, async-sleep-pooled, sync-sleep-unpooled, sync-sleep-pooled, got "nope"$/],
   ['sleep-variants', ['--delay', '100000'], {}, /^--delay: expected an integer from 0 to 60000, got "100000"$/],
+  ['sleep-variants', ['--idle-timeout', '1000'], {}, /^--idle-timeout: only for the pooled variants, got "1000" with --variant async-sleep-unpooled$/],
   ['long-vs-small-tasks', ['--mode', 'medium'], {}, /^--mode: expected one of long, small, got "medium"$/],
   ['long-vs-small-tasks', ['--api-url', 'http://127.0.0.1:9/'], {}, /^--api-url: needs --api on/],
   ['long-vs-small-tasks', ['--api', 'on', '--api-url', 'ftp://x'], {}, /^--api-url: expected an http:\/\/ URL, got "ftp:\/\/x"$/],

@@ -32,6 +32,31 @@ test('queued-threads --threads 1 --max-queue 1: the third concurrent request get
   assert.deepEqual(await srv.stop(), { code: 0, signal: null })
 })
 
+test('queued-threads --max-queue 0: a free thread takes the task, a busy pool refuses at once', async (t) => {
+  const srv = await startServer('queued-threads', ['--threads', '1', '--max-queue', '0', '--work', 'sleep-sync:1000'])
+  t.after(() => srv.stop())
+  const a = fetch(`${srv.url}/`)
+  await pWaitFor(async () => (await gaugesOf(srv)).threadsBusy === 1, wait)
+  const b = await getJson(`${srv.url}/`)
+  assert.equal(b.status, 503)
+  assert.equal(b.headers.get('retry-after'), '1')
+  assert.equal((await a).status, 200)
+  assert.equal((await fetch(`${srv.url}/?work=fib:20`)).status, 200, 'a free thread takes the next one')
+  assert.deepEqual(await srv.stop(), { code: 0, signal: null })
+})
+
+test('--telemetry off: no loop figures (null), requests still counted', async (t) => {
+  const srv = await startServer('simple', ['--telemetry', 'off', '--work', 'fib:20'])
+  t.after(() => srv.stop())
+  assert.equal((await fetch(`${srv.url}/`)).status, 200)
+  const { body } = await getJson(`${srv.url}/__lab/stats`)
+  assert.equal(body.eventLoop, null)
+  assert.equal(body.elu, null)
+  assert.equal(body.ticks, null)
+  assert.deepEqual(body.requests, { completed: 1, failed: 0 })
+  assert.deepEqual(await srv.stop(), { code: 0, signal: null })
+})
+
 test('queued-threads: a request whose client left is dropped from the queue, a running one is aborted', async (t) => {
   const srv = await startServer('queued-threads', ['--threads', '1', '--work', 'sleep-sync:1500'])
   t.after(() => srv.stop())
