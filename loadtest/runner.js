@@ -115,11 +115,18 @@ export async function runEntry (entry, load, { signal, progress, bootTimeoutMs =
     signal.removeEventListener('abort', stopRun)
     if (server.pid) {
       progress?.('stopping')
-      const stop = await stopServer(server, { seen })
+      // After Ctrl-C the user is waiting: a shorter grace before SIGKILL.
+      const stop = await stopServer(server, { seen, graceMs: signal.aborted ? 3000 : 8000 })
+      const lastRecovery = raw.rounds.at(-1)?.recovery
+      const busy = signal.aborted || (lastRecovery && typeof lastRecovery.status !== 'number')
       raw.stop = { exitCode: stop.exit?.exitCode ?? null, signal: stop.exit?.signal ?? null, forced: stop.forced, leftovers: stop.leftovers }
       const tail = server.stderrTail()
       if (crashed) {
         raw.failure = { reason: `exited during the run (code ${stop.exit?.exitCode}, signal ${stop.exit?.signal})`, exitCode: stop.exit?.exitCode ?? null, signal: stop.exit?.signal ?? null, stderrTail: tail }
+      } else if (stop.forced && busy) {
+        // Still working through abandoned requests (interrupted, or the recovery request got no
+        // answer): inline work cannot be stopped, so the kill is the strategy's cost, not a failure.
+        raw.notes.push(`still busy when stopped: did not exit within ${signal.aborted ? 3 : 8} s of SIGTERM, killed`)
       } else if (stop.forced) {
         raw.failure ??= { reason: 'did not exit within 8 s of SIGTERM (killed)', exitCode: stop.exit?.exitCode ?? null, signal: stop.exit?.signal ?? null, stderrTail: tail }
       } else if (stop.exit?.exitCode !== 0) {
