@@ -75,6 +75,7 @@ async function main (argv) {
   const load = resolveLoad(opts, experiment)
   const planOpts = { ...load, work: opts.work, servers: opts.server, quick: opts.quick, user: { connections: opts.connections, amount: opts.amount, durationSec: opts.duration, timeoutSec: opts.timeout, warmup: opts.warmup, work: opts.work } }
   const inProcess = typeof experiment.run === 'function'
+  if (inProcess && opts.server) throw usageError(`--server: experiment ${experimentName} runs in-process, without servers`)
   let plan = []
   if (opts.url) {
     plan = [{ server: new URL(opts.url).host, variant: null, args: [], work: opts.work ?? null, key: null }]

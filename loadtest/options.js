@@ -50,6 +50,10 @@ With no option: a quick tour of every server (light load, about two minutes).
   --list               list servers and experiments, then exit
   --quick              the experiment's small version
   --help               this text
+
+Environment: LOADLAB_BOOT_TIMEOUT_MS (how long a server may take to answer /health, default 30000),
+LOADLAB_PROGRESS=1 (progress lines even when stderr is not a terminal), LOADLAB_EXTRA_SERVERS=DIR
+(every DIR/NAME.js becomes a server NAME, for tests).
 `
 
 // Turn argv into validated options; throws a usage error (exit 2) naming the bad option.

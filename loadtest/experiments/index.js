@@ -1,5 +1,22 @@
 // The experiment registry: name → lazy loader. A name is offered only when its file exists, so an
 // experiment still being written (or dispatch, made elsewhere) never breaks the others.
+//
+// An experiment module's default export:
+//   { name, study, title, description,
+//     defaults: { connections, amount | durationSec, timeoutSec, warmup, runs?, work?,
+//                 recovery? (false: no recovery request, stats read at once), recoveryTimeoutSec? },
+//     quick: { ...overrides of defaults for --quick },
+//     plan (opts) → [{ server, variant, args: [...flags], work, key?,
+//                      connections?, amount?, durationSec?, timeoutSec?, warmup?, recovery?,
+//                      recoveryTimeoutSec?, study? }],            (HTTP experiments)
+//     run (opts, { signal, progress }) → Promise<results[]>,    (in-process experiments, instead of plan)
+//     table? (report) → { head: [...], rows: [[...strings]] },
+//     notes? (opts) → [strings] }
+// opts = the resolved load ({ connections, amount, durationSec, timeoutSec, warmup, runs, recovery,
+// recoveryTimeoutSec }) plus { work: --work or null, servers: --server list or null, quick, user:
+// { the user's own flags, null when not given } }. Precedence: defaults < quick < the user's flags <
+// an entry's own values (its design: e.g. ssr-offload's one request per connection). An entry's
+// `study` is copied into its result; `key` defaults to server[/variant]@work (the reported work).
 import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
