@@ -46,12 +46,12 @@ main(async () => {
       busyMs += out.workMs
       return out
     } catch (err) {
+      if (closing) throw new LabError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err })
       if (err.name === 'AbortError') {
         counts.aborted++
         throw new LabError('ERR_ABORTED', 'client left before its work finished', { cause: err })
       }
       counts.failed++
-      if (closing) throw new LabError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err })
       throw new LabError('ERR_TASK_FAILED', err.message, { cause: err })
     } finally {
       running--

@@ -36,19 +36,33 @@ main(async () => {
     })
     : null
   let completed = 0
+  let inFlight = 0
+  let peakInFlight = 0
+  let closing = false
+  const inPool = (work) => pool.run({ work: work.spec }).catch((err) => {
+    if (closing) throw new LabError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err })
+    throw new LabError('ERR_TASK_FAILED', err.message, { cause: err })
+  })
   await start({
     strategy: 'sleep-variants',
     variant: options.variant,
     options,
     handle: async (work) => {
-      const out = pool ? await pool.run({ work: work.spec }) : await timedRun(work)
-      completed++
-      return out
+      inFlight++
+      peakInFlight = Math.max(peakInFlight, inFlight)
+      try {
+        const out = pool ? await inPool(work) : await timedRun(work)
+        completed++
+        return out
+      } finally { inFlight-- }
     },
     gauges: {
-      read: () => pool ? { queueLength: pool.queueSize, threads: pool.threads.length, completed } : { completed },
-      reset: () => { completed = 0 }
+      read: () => ({ completed, inFlight, peakInFlight, ...(pool ? { queueLength: pool.queueSize, threads: pool.threads.length } : {}) }),
+      reset: () => { completed = 0; peakInFlight = inFlight }
     },
-    close: () => pool?.destroy()
+    close: async () => {
+      closing = true
+      await pool?.destroy()
+    }
   })
 })
