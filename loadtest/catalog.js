@@ -3,6 +3,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+// The repository root (servers/ and node_modules/ are found from here).
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 
 // The strategies of servers/, in the order the tour runs them.

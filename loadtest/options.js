@@ -28,6 +28,7 @@ export const DEFAULTS = Object.freeze({
 
 const BOOLEANS = new Set(['json', 'list', 'quick', 'help'])
 
+// The --help text: the one place the options are described.
 export const HELP = `Usage: npm run lab -- [options]
 
 Boots each selected server, loads it with autocannon, watches it from inside and outside,

@@ -5,7 +5,9 @@ import { join } from 'node:path'
 import { ROOT } from './catalog.js'
 import { median, round, spread, summarize } from './stats.js'
 
+// The report format version (reports/README.md).
 export const SCHEMA = 1
+// Above this share of one core the load generator is saturated and the run is untrusted.
 export const SATURATED = 0.9
 
 // The version of an installed package, read from its package.json (null when not installed).
