@@ -55,6 +55,7 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
       autocannon: null
     }
     let check = verify
+    let currentStatus = null // the status of the response autocannon is about to verify (set just before)
     const setupClient = (client) => {
       let lastStatus = null
       client.on('request', () => { raw.sent++ })
@@ -65,6 +66,7 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
         if (t.queue !== null) raw.queueMs.push(t.queue)
       })
       client.on('response', (status, bytes, ms) => {
+        currentStatus = status
         raw.lastAt = performance.now()
         raw.completed++
         raw.statusCodes[status] = (raw.statusCodes[status] ?? 0) + 1
@@ -84,6 +86,7 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
     }
     const verifyBody = (body) => {
       if (check === null) {
+        if (!(currentStatus >= 200 && currentStatus < 300)) return true // only a 2xx body is a reference
         raw.reference = body
         check = (b) => b === raw.reference
         return true

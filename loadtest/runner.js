@@ -66,6 +66,11 @@ export async function runEntry (entry, load, { signal, progress, bootTimeoutMs =
   if (url) {
     server = { url: url.replace(/\/$/, ''), pid: null, work: entry.work ?? null }
     const health = await getJson(`${server.url}/health`, { timeoutMs: 5000, signal })
+    if (typeof health.status !== 'number') {
+      raw.failure = { reason: `--url: ${server.url}/health got no answer (${health.error})`, exitCode: null, signal: null, stderrTail: [] }
+      raw.entry.key ??= makeKey(raw.entry)
+      return raw
+    }
     if (typeof health.json?.strategy === 'string') {
       raw.entry.server = health.json.strategy
       raw.notes.push(`--url: /health names the strategy ${health.json.strategy}`)
