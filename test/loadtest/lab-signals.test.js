@@ -52,7 +52,8 @@ test('SIGINT mid-run: exits 130 within seconds, partial report written, no serve
 test('SIGKILL of the lab: its servers exit by themselves', { timeout: 90000 }, async () => {
   const out = await tempDir()
   try {
-    const { lab, tree } = await labInMeasuredRound('queued-threads', out)
+    const { lab, tree } = await labInMeasuredRound('cluster-threads', out)
+    assert.ok(tree.length >= 2, `a primary and its workers: ${tree.join(', ')}`)
     lab.kill('SIGKILL')
     await once(lab, 'exit')
     await pWaitFor(() => tree.every((pid) => !alive(pid)), { interval: 100, timeout: 20000 })
