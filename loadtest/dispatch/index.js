@@ -24,14 +24,16 @@ const factories = {
 
 // A hook given as a file path or a URL, as the URL string every thread can import().
 export function hookUrl (hook) {
+  if (hook === undefined) return undefined
   if (hook instanceof URL) return hook.href
   if (typeof hook === 'string' && isAbsolute(hook)) return pathToFileURL(hook).href
-  return hook
+  if (typeof hook === 'string' && hook.startsWith('file:')) return hook
+  throw new TypeError(`hook: expected an absolute path or a file: URL of a module exporting resolveId(id, costMs), got ${JSON.stringify(hook)}`)
 }
 
 // Start a dispatcher of `mode` (one of MODES).
-export function createDispatcher (mode, opts = {}) {
+export async function createDispatcher (mode, opts = {}) {
   const factory = factories[mode]
   if (!factory) throw new RangeError(`mode: expected one of ${MODES.join(', ')}, got ${JSON.stringify(mode)}`)
-  return factory({ ...opts, hook: hookUrl(opts.hook ?? undefined) ?? undefined })
+  return factory({ ...opts, hook: hookUrl(opts.hook ?? undefined) })
 }

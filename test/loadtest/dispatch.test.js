@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import pWaitFor from 'p-wait-for'
-import experiment, { cases, resolveOptions } from '../../loadtest/experiments/dispatch.js'
+import experiment, { cases, resolveOptions, runsFor } from '../../loadtest/experiments/dispatch.js'
 import { MODES, createDispatcher, expectedAnswer, makeId } from '../../loadtest/dispatch/index.js'
 
 const POOLED = MODES.filter((m) => m !== 'main')
@@ -113,6 +113,13 @@ test('experiment object: name, study, defaults of the study, quick, run, table',
     [0, 30, 1000], [1, 30, 1000], [3, 30, 333], [5, 30, 200], [10, 30, 100],
     [10, 1e4, 100], [10, 1e5, 100], [10, 1e6, 100]
   ])
+  // the long cases (about 1 s of spinning per run: main and 1 worker with a cost) run 3 times, the rest 10
+  const o = resolveOptions({})
+  const [c0, c1] = cases(o)
+  assert.deepEqual([runsFor(o, c0, 0), runsFor(o, c0, 1), runsFor(o, c1, 0), runsFor(o, c1, 1), runsFor(o, c1, 4)], [10, 10, 3, 3, 10])
+  const all = resolveOptions({ longCaseMs: Infinity })
+  assert.equal(runsFor(all, c1, 0), 10)
+  assert.ok(experiment.notes({}).some((n) => /ran min\(runs, 3\) times/.test(n)))
   assert.equal(experiment.quick.runs, 1)
   assert.throws(() => resolveOptions({ workers: [0] }), /workers/)
   assert.throws(() => resolveOptions({ modes: ['carrier-pigeon'] }), /modes/)
