@@ -1,0 +1,46 @@
+// The tour (`npm run lab` with no option) covers every server; its --quick version runs here in full.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import tour from '../../loadtest/experiments/tour.js'
+import { resolveLoad } from '../../loadtest/load.js'
+import { parseOptions } from '../../loadtest/options.js'
+import { allServerNames } from '../../loadtest/catalog.js'
+import { runLab, readReport, tempDir } from './lab-helpers.js'
+
+test('the tour plans every server with light work and a light load', () => {
+  const load = resolveLoad(parseOptions([]), tour)
+  assert.equal(load.connections, 4)
+  assert.equal(load.amount, 150)
+  const plan = tour.plan({ ...load, work: null, servers: null })
+  assert.deepEqual(plan.map((e) => e.server), allServerNames())
+  for (const e of plan) assert.match(e.work, /^(loop:1e7|sleep-sync:20|ssr:1125)$/)
+  const withWork = tour.plan({ ...load, work: 'fib:20', servers: ['simple'] })
+  assert.deepEqual(withWork.map((e) => [e.server, e.work, e.args]), [['simple', 'fib:20', ['--work', 'fib:20']]])
+})
+
+test('npm run lab -- --quick: a tour of every server, all answered and verified', { timeout: 120000 }, async () => {
+  const out = await tempDir()
+  try {
+    const r = await runLab(['--quick', '--out', out.dir])
+    assert.equal(r.exitCode, 0, r.stderr)
+    const { json, files } = await readReport(out.dir)
+    assert.equal(files.length, 3)
+    assert.equal(json.experiment, 'tour')
+    assert.equal(json.status, 'complete')
+    assert.match(files[0], /-tour\.(html|json|md)$/)
+    assert.deepEqual(json.results.map((x) => x.server), allServerNames())
+    for (const res of json.results) {
+      assert.equal(res.status, 'ok', `${res.key}: ${JSON.stringify(res.failure)}`)
+      assert.equal(res.requests.sent, 40, res.key)
+      assert.equal(res.requests.completed, 40, res.key)
+      assert.equal(res.requests.mismatches, 0, res.key)
+      assert.ok(json.calibration[res.work]?.medianMs > 0, `calibrated ${res.work}`)
+      assert.deepEqual(res.stop.leftovers, [], res.key)
+    }
+    const keys = json.results.map((x) => x.key)
+    assert.ok(keys.includes('sleep-variants/sync-sleep-pooled@sleep-sync:20'), keys.join(' '))
+    assert.ok(keys.includes('long-vs-small-tasks/small@ssr:1125'), keys.join(' '))
+  } finally {
+    await out.cleanup()
+  }
+})
