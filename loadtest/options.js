@@ -47,7 +47,7 @@ With no option: a quick tour of every server (light load, about two minutes).
   --url URL            load a server started by hand (outside sampling skipped)
   --out DIR            where reports are written (default reports/)
   --label TEXT         free text naming the machine or the run
-  --json               print the report JSON on stdout
+  --json               print the report JSON on stdout (with npm: npm run -s lab -- --json)
   --list               list servers and experiments, then exit
   --quick              the experiment's small version
   --help               this text
