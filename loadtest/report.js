@@ -157,6 +157,8 @@ export function buildHttpResult (raw, { calibration = {}, cores = os.availablePa
     outside: mid?.outside ?? null,
     ideal: id,
     efficiency: id && mid?.rps !== null && mid?.rps !== undefined ? round(mid.rps / id.rps, 3) : null,
+    examples: mid ? { mismatchBody: mid.samples.mismatch, error: mid.samples.error } : null,
+    autocannon: mid?.autocannon ?? null,
     stop: raw.stop ?? null,
     notes: raw.notes ?? [],
     study: e.study ?? null
