@@ -12,26 +12,21 @@ test('failed servers are recorded with exit code and stderr tail; the lab goes o
   const out = await tempDir()
   try {
     const r = await runLab([
-      '--server', 'exits-at-start,never-healthy,crash-mid-run,simple',
+      '--server', 'exits-at-start,crash-mid-run,simple',
       '--connections', '2', '--amount', '40', '--warmup', '0', '--work', 'loop:1e2', '--out', out.dir
-    ], { env: { LOADLAB_BOOT_TIMEOUT_MS: '3000', LOADLAB_FIXTURE_CRASH_AFTER: '15' } })
+    ], { env: { LOADLAB_FIXTURE_CRASH_AFTER: '15' } })
     assert.equal(r.exitCode, 1, r.stderr)
     const { json, md, files } = await readReport(out.dir)
     assert.equal(files.length, 3, `json, md and html: ${files}`)
     assert.equal(json.status, 'failed')
-    assert.deepEqual(json.results.map((x) => x.server), ['exits-at-start', 'never-healthy', 'crash-mid-run', 'simple'])
-    const [atStart, unhealthy, crashed, simple] = json.results
+    assert.deepEqual(json.results.map((x) => x.server), ['exits-at-start', 'crash-mid-run', 'simple'])
+    const [atStart, crashed, simple] = json.results
 
     assert.equal(atStart.status, 'failed')
     assert.equal(atStart.failure.exitCode, 3)
     assert.match(atStart.failure.reason, /exited before it was ready/)
     assert.ok(atStart.failure.stderrTail.some((l) => l.includes('configuration is broken on purpose')), atStart.failure.stderrTail.join('\n'))
     assert.equal(atStart.trusted, false)
-
-    assert.equal(unhealthy.status, 'failed')
-    assert.match(unhealthy.failure.reason, /\/health did not answer 200 within 3000 ms/)
-    assert.ok(unhealthy.failure.stderrTail.some((l) => l.includes('still warming up')))
-    assert.ok(unhealthy.failure.exitCode !== null || unhealthy.failure.signal !== null, 'how it ended is recorded')
 
     assert.equal(crashed.status, 'failed')
     assert.match(crashed.failure.reason, /exited during the run/)
@@ -49,6 +44,27 @@ test('failed servers are recorded with exit code and stderr tail; the lab goes o
     assert.match(md, /crashing on purpose/)
     assert.match(r.stderr, /FAILED|✗/)
     assert.doesNotMatch(r.stderr, /HTML report not written/)
+  } finally {
+    await out.cleanup()
+  }
+})
+
+test('a server that never becomes healthy fails after the boot timeout; the next server still runs', { timeout: 120000 }, async () => {
+  const out = await tempDir()
+  try {
+    const r = await runLab([
+      '--server', 'never-healthy,wrong-body', '--connections', '2', '--amount', '8', '--warmup', '0', '--work', 'loop:1e2', '--out', out.dir
+    ], { env: { LOADLAB_BOOT_TIMEOUT_MS: '5000' } })
+    assert.equal(r.exitCode, 1, r.stderr)
+    const { json } = await readReport(out.dir)
+    const [unhealthy, next] = json.results
+    assert.equal(unhealthy.status, 'failed')
+    assert.match(unhealthy.failure.reason, /\/health did not answer 200 within 5000 ms/)
+    assert.ok(unhealthy.failure.stderrTail.some((l) => l.includes('still warming up')))
+    assert.ok(unhealthy.failure.exitCode !== null || unhealthy.failure.signal !== null, 'how it ended is recorded')
+    assert.equal(next.server, 'wrong-body')
+    assert.equal(next.status, 'ok')
+    assert.equal(next.requests.completed, 8)
   } finally {
     await out.cleanup()
   }
