@@ -149,10 +149,13 @@ async function main (argv) {
       const missing = [...new Set(results.map((r) => r.workReported).filter((w) => w && !calibration[w]))]
       if (missing.length && !controller.signal.aborted) Object.assign(calibration, await calibrate(missing, { signal: controller.signal }).catch(() => ({})))
     }
-  } finally {
+  } catch (err) {
+    // A lab error (not a server's fault): nothing more will be measured; servers are stopped by now.
     process.off('SIGINT', onSigint)
     process.off('SIGTERM', onSigint)
+    throw err
   }
+  // The handlers stay while the report is written: a Ctrl-C now is already taken as an interruption.
   const interrupted = controller.signal.aborted
   if (interrupted) notes.push(`interrupted (${exitOnSignal === 143 ? 'SIGTERM' : 'SIGINT'}): results hold what was measured before the interruption`)
 
@@ -202,6 +205,8 @@ async function main (argv) {
   if (htmlError) process.stderr.write(`error: HTML report not written: ${htmlError.message.split('\n')[0]} (the JSON and Markdown are)\n`)
   if (experimentError) process.stderr.write(`error: experiment ${experimentName} failed: ${experimentError.stack ?? experimentError}\n`)
   if (opts.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n')
+  process.off('SIGINT', onSigint)
+  process.off('SIGTERM', onSigint)
   if (interrupted) return exitOnSignal
   if (report.status === 'failed' || htmlError) return 1
   return 0
