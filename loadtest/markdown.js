@@ -27,6 +27,7 @@ export function renderMarkdown (report, experiment) {
   const out = []
   out.push(`# loadlab report: ${report.experiment}${report.label ? ` (${report.label})` : ''}`)
   out.push('')
+  if (experiment?.title) out.push(`**${experiment.title}**${experiment.study ? ` (study ${experiment.study})` : ''}. ${experiment.description ?? ''}`.trim(), '')
   out.push(`Status: **${report.status}**. Started ${report.createdAt}, finished ${report.finishedAt ?? '-'}. Schema ${report.schema}, id \`${report.id}\`.`)
   out.push('')
   out.push('## Machine')
