@@ -2,7 +2,6 @@
 // The main thread writes the id's UTF-8 bytes into a free slot (TextEncoder.encodeInto, no structured
 // clone), sets the state word, notifies, and waits for the answer with Atomics.waitAsync, so it is
 // never blocked; calls beyond W wait in a FIFO until a slot is free. The study's "direct" mode, in JS.
-import { once } from 'node:events'
 import { performance } from 'node:perf_hooks'
 import { Worker } from 'node:worker_threads'
 import { answerPrefix, defaultHook } from './hook.js'
@@ -27,13 +26,18 @@ export async function createSharedDispatcher ({
   const capacity = Math.max(maxPayloadBytes + Buffer.byteLength(answerPrefix), MIN_CAPACITY)
   const start = performance.now()
   const slots = []
+  const poolErrors = [] // uncaught errors of the worker threads (their calls are rejected separately)
   for (let index = 0; index < workers; index++) {
     const buffer = new SharedArrayBuffer(HEADER_BYTES + capacity)
     const ctl = new Int32Array(buffer, 0, HEADER_INTS)
     const worker = new Worker(workerFile, { workerData: { hook, buffer, capacity } })
     const slot = { index, worker, buffer, ctl, data: new Uint8Array(buffer, HEADER_BYTES, capacity), job: null, gone: null }
-    slot.exited = once(worker, 'exit').then(([code]) => code)
-    worker.on('error', (err) => { slot.gone ??= err })
+    // (not events.once: it would reject on the worker's 'error' event, which onGone reports instead)
+    slot.exited = new Promise((resolve) => worker.once('exit', resolve))
+    worker.on('error', (err) => {
+      slot.gone ??= err
+      poolErrors.push(err)
+    })
     worker.on('exit', (code) => onGone(slot, slot.gone ?? new Error(`exit code ${code}`)))
     slots.push(slot)
   }
@@ -194,6 +198,7 @@ export async function createSharedDispatcher ({
     workers,
     startupMs,
     capacity,
+    poolErrors,
     setCost (ms) { costUs = Math.round(ms * 1000) },
     call,
     // `calls` calls queued at once; each slot holds the answer or the error.

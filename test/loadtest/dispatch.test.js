@@ -31,6 +31,7 @@ const throwingHook = join(dir, 'throwing-hook.mjs')
 writeFileSync(throwingHook, `export function resolveId (id) {
   if (id.startsWith('boom')) throw new Error('hook failed on purpose: ' + id)
   if (id === 'die') process.exit(3) // in a worker thread: ends that thread only
+  if (id === 'crash') setImmediate(() => { throw new Error('uncaught in the worker') }) // runs once the thread's loop turns
   return 'worker:' + id
 }
 `)
@@ -164,6 +165,19 @@ test('a worker that dies mid-call fails that call, and the pooled modes keep ans
     } finally {
       await d.close()
     }
+  }
+  await threadsBackTo(before)
+})
+
+test('a worker that throws outside a call (an uncaught error on its loop) still closes cleanly', async () => {
+  const before = threads()
+  for (const mode of POOLED) {
+    const d = await createDispatcher(mode, { workers: 1, hook: throwingHook, maxPayloadBytes: 100 })
+    assert.equal(await d.call('crash'), 'worker:crash', `${mode}: the call itself answered`)
+    // Both workers sit in Atomics.wait between calls (piscina's default atomics: 'sync' too), so the
+    // error fires only when the thread's loop turns again, at close: close must still resolve.
+    await d.close()
+    if (mode === 'shared') assert.match(d.poolErrors[0]?.message ?? '', /uncaught in the worker/, 'the error is kept, not swallowed')
   }
   await threadsBackTo(before)
 })
