@@ -198,6 +198,8 @@ async function main (argv) {
     notes
   })
   const table = reportTable(report, experiment)
+  // An experiment's own table (the study's shape) travels in the report, so the HTML page shows it too.
+  if (typeof experiment?.table === 'function') report.table = { title: experiment.title ?? experimentName, ...table }
   process.stderr.write('\n' + renderText(table))
   const base = join(outDir, id)
   await writeAtomic(`${base}.json`, JSON.stringify(report, null, 2) + '\n')

@@ -1,0 +1,131 @@
+// Each experiment in its --quick form, end to end through `npm run lab -- --experiment NAME --quick`:
+// the report has the study's shape (runs, keys, table) and its invariants hold.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { accounted, readReport, runLab, tempDir } from './lab-helpers.js'
+import { SERVERS as HEAVY } from '../../loadtest/experiments/heavy-cpu.js'
+import { PERCENTILES } from '../../loadtest/experiments/long-vs-small.js'
+
+// Run one quick experiment into a temp dir; returns its report (JSON + Markdown) and the lab's stderr.
+async function quick (name, extra = []) {
+  const out = await tempDir()
+  try {
+    const r = await runLab(['--experiment', name, '--quick', '--out', out.dir, ...extra])
+    assert.equal(r.exitCode, 0, `lab exited ${r.exitCode}:\n${r.stderr.split('\n').slice(-15).join('\n')}`)
+    const { json, md, files } = await readReport(out.dir)
+    assert.ok(files.some((f) => f.endsWith('.html')), 'an HTML page beside the report')
+    return { json, md, stderr: r.stderr }
+  } finally {
+    await out.cleanup()
+  }
+}
+
+// What every HTTP run of every experiment must satisfy: answered, verified, accounted, trusted.
+function checkHttpRun (r) {
+  assert.equal(r.kind, 'http')
+  assert.equal(r.status, 'ok', `${r.key}: ${r.failure?.reason}`)
+  assert.equal(accounted(r.requests), r.requests.sent, `${r.key}: counts add up`)
+  assert.equal(r.requests.mismatches, 0, `${r.key}: every body verified`)
+  assert.equal(r.requests.ok, r.requests.sent, `${r.key}: every request answered 2xx`)
+  assert.ok(r.latency.min >= 0 && r.latency.max >= r.latency.p50, `${r.key}: latency ordered`)
+  assert.ok(r.telemetry && r.telemetry.requests.completed >= r.requests.completed, `${r.key}: the server counted what it answered`)
+}
+
+// The experiment's own table travels in the report and has one well-formed row per line it prints.
+function checkTable (report, rows) {
+  assert.ok(report.table, 'the study table is in the report')
+  assert.equal(report.table.rows.length, rows)
+  for (const row of report.table.rows) assert.equal(row.length, report.table.head.length)
+}
+
+test('heavy-cpu --quick: the six heavy-CPU servers, each with recovery and its process tree measured', async () => {
+  const { json } = await quick('heavy-cpu')
+  assert.equal(json.experiment, 'heavy-cpu')
+  assert.deepEqual(json.results.map((r) => r.server), HEAVY)
+  for (const r of json.results) {
+    checkHttpRun(r)
+    assert.equal(r.key, `${r.server}@loop:1e6`)
+    assert.equal(typeof r.recovery.ms, 'number', `${r.key}: recovery timed`)
+    assert.equal(r.recovery.status, 200)
+    assert.ok(r.outside.peakProcesses >= 1)
+  }
+  const byServer = Object.fromEntries(json.results.map((r) => [r.server, r]))
+  const cores = json.machine.availableParallelism
+  assert.ok(byServer.cluster.outside.peakProcesses >= 1 + cores, 'cluster: a primary and a worker per core')
+  assert.ok(byServer['child-process'].outside.peakProcesses >= 2, 'child-process: forked children seen from outside')
+  assert.ok(byServer['child-process'].telemetry.gauges.childrenStarted >= byServer['child-process'].requests.completed)
+  assert.ok(byServer['worker-per-request'].telemetry.gauges.workersStarted >= byServer['worker-per-request'].requests.completed)
+  assert.ok(json.calibration['loop:1e6'].medianMs > 0)
+  checkTable(json, 6)
+})
+
+test('sleep --quick: four variants, then the pooled ones tuned (10 tasks/worker, 1000 ms idle)', async () => {
+  const { json } = await quick('sleep')
+  const keys = json.results.map((r) => r.key)
+  assert.deepEqual(keys, [
+    'sleep-variants/async-sleep-unpooled@sleep:20',
+    'sleep-variants/async-sleep-pooled@sleep:20',
+    'sleep-variants/sync-sleep-unpooled@sleep-sync:20',
+    'sleep-variants/sync-sleep-pooled@sleep-sync:20',
+    'sleep-variants/async-sleep-pooled@sleep:20#t10-i1000',
+    'sleep-variants/sync-sleep-pooled@sleep-sync:20#t10-i1000'
+  ])
+  for (const r of json.results) checkHttpRun(r)
+  for (const r of json.results.slice(4)) assert.ok(r.args.includes('--concurrent-tasks-per-worker') && r.args.includes('10'))
+  // The pooled servers really ran a pool: more threads than their unpooled twins.
+  const threads = (k) => json.results.find((r) => r.key === k).outside.peakThreads
+  assert.ok(threads('sleep-variants/sync-sleep-pooled@sleep-sync:20') > threads('sleep-variants/sync-sleep-unpooled@sleep-sync:20'))
+  checkTable(json, 6)
+  assert.ok(json.table.head.includes('vs unpooled'))
+})
+
+test('long-vs-small --quick: long and small, without and with the API, and the full percentile column', async () => {
+  const { json } = await quick('long-vs-small')
+  assert.deepEqual(json.results.map((r) => r.variant), ['long', 'small', 'long+api', 'small+api'])
+  for (const r of json.results) {
+    checkHttpRun(r)
+    const values = PERCENTILES.map((p) => r.latency.percentiles[p])
+    assert.ok(values.every((v) => typeof v === 'number'), `${r.key}: every percentile present`)
+    for (let i = 1; i < values.length; i++) assert.ok(values[i] >= values[i - 1], `${r.key}: percentiles non-decreasing`)
+  }
+  // With --api on, the API emulator runs as the server's own child process.
+  for (const r of json.results.filter((x) => x.variant.endsWith('+api'))) assert.ok(r.outside.peakProcesses >= 2, `${r.key}: emulator seen`)
+  assert.equal(json.table.head.length, 5)
+  assert.deepEqual(json.table.rows.slice(0, PERCENTILES.length).map((row) => row[0]), PERCENTILES)
+})
+
+test('ssr-offload --quick: simple vs queued-threads per scenario and concurrency, with the study columns', async () => {
+  const { json } = await quick('ssr-offload')
+  assert.equal(json.results.length, 3 * 2 * 2)
+  for (const r of json.results) {
+    checkHttpRun(r)
+    assert.equal(r.requests.sent, r.study.conc, 'one request per connection')
+    assert.equal(r.connections, r.study.conc)
+    assert.equal(r.recovery, null, 'no recovery request: ticks count the round only')
+    assert.equal(r.serverTiming.count, r.study.conc, 'inner time from every response')
+    assert.equal(typeof r.telemetry.ticks, 'number')
+    assert.equal(r.server, r.study.impl === 'sync' ? 'simple' : 'queued-threads')
+  }
+  checkTable(json, 12)
+  assert.deepEqual(json.table.head, ['Demo', 'Conc', 'Args', 'Impl', 'M loops', 'WI time', 'WO time', 'W result'])
+  assert.ok(json.table.rows.every((row) => row[7] === 'pass'))
+})
+
+test('dispatch --quick through the lab: every mode and worker count, every value checked', async () => {
+  const { json } = await quick('dispatch')
+  assert.equal(json.method.tool, 'in-process')
+  const cases = json.results.filter((r) => r.kind === 'dispatch')
+  assert.ok(cases.length > 0)
+  const modes = new Set(cases.map((r) => r.mode))
+  assert.deepEqual([...modes].sort(), ['main', 'piscina', 'shared'])
+  for (const mode of ['piscina', 'shared']) {
+    assert.deepEqual([...new Set(cases.filter((r) => r.mode === mode).map((r) => r.workers))].sort(), [1, 2])
+  }
+  for (const r of cases) {
+    assert.equal(r.answers.mismatches, 0, `${r.key}: every answer correct`)
+    assert.equal(r.answers.errors, 0, `${r.key}: no hook error`)
+    assert.equal(r.answers.calls, r.calls * r.runs, `${r.key}: every answer checked`)
+    assert.equal(r.checked, true)
+  }
+  assert.ok(json.table.rows.length > 0)
+})
