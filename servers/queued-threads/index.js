@@ -1,6 +1,9 @@
-// queued-threads: a piscina pool of long-lived threads with a FIFO queue (study 004's queued server,
-// without its bugs). The main thread only parses and answers; a request whose client leaves is aborted,
-// removed from the queue if still waiting, or its thread is replaced if already working.
+// queued-threads: a piscina pool of long-lived threads behind a FIFO queue (study 004's queued server,
+// without its bugs). The main thread only parses and answers. A request waits in our own queue until a
+// thread is free, so piscina never queues: piscina 5.3 does not keep abortable tasks in order (by
+// default a task it cannot hand out goes back to the tail, piscina issue #1031, and with stricterFIFO
+// abortable tasks come out last-in first-out; both measured here). A client that leaves is dropped from
+// the queue, or its running task is aborted and piscina replaces the thread.
 import { Piscina } from 'piscina'
 import { LabError } from '../lib/errors.js'
 import { cores, integer, parseOptions } from '../lib/options.js'
@@ -13,7 +16,7 @@ main(async () => {
     work: 'loop:1e8',
     extra: {
       threads: { default: String(cores), parse: integer(1, 256), help: 'pool threads (min = max, kept alive)' },
-      maxQueue: { parse: integer(0), help: 'tasks allowed to wait; when full, 503 + Retry-After (default unbounded)' },
+      maxQueue: { parse: integer(0), help: 'requests allowed to wait; when full, 503 + Retry-After (default unbounded)' },
       idleTimeout: { default: '3600000', parse: integer(0), help: 'ms an idle thread is kept' }
     }
   })
@@ -23,24 +26,53 @@ main(async () => {
     maxThreads: options.threads,
     idleTimeout: options.idleTimeout
   })
-  // piscina runs one abortable task per thread and keeps abortable tasks out of its own maxQueue
-  // check, so the queue bound is enforced here: a task that would wait for a thread is refused when
-  // pool.queueSize (which counts abortable tasks) is already at --max-queue.
   const counts = { completed: 0, aborted: 0, rejected: 0, failed: 0 }
-  let running = 0
+  const waiting = [] // FIFO of { go, fail } for requests waiting for a thread
+  let running = 0 // requests holding a thread slot
   let busyMs = 0
   let windowStart = now()
   let closing = false
 
+  // Wait for a free thread slot in arrival order; rejects at once when the queue is full.
+  function acquire (signal) {
+    if (signal.aborted) {
+      counts.aborted++
+      return Promise.reject(new LabError('ERR_ABORTED', 'client left before its work started'))
+    }
+    if (running < options.threads && waiting.length === 0) {
+      running++
+      return Promise.resolve()
+    }
+    if (options.maxQueue !== undefined && waiting.length >= options.maxQueue) {
+      counts.rejected++
+      return Promise.reject(new LabError('ERR_QUEUE_FULL', `queue full (--max-queue ${options.maxQueue}), retry later`))
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        waiting.splice(waiting.indexOf(entry), 1)
+        counts.aborted++
+        reject(new LabError('ERR_ABORTED', 'client left before its work started'))
+      }
+      const entry = {
+        go: () => { signal.removeEventListener('abort', onAbort); resolve() },
+        fail: (err) => { signal.removeEventListener('abort', onAbort); reject(err) }
+      }
+      signal.addEventListener('abort', onAbort, { once: true })
+      waiting.push(entry)
+    })
+  }
+
+  // Hand a freed slot to the oldest waiting request, or give it back.
+  function release () {
+    const next = waiting.shift()
+    if (next) next.go()
+    else running--
+  }
+
   async function handle (work, { signal }) {
     if (closing) throw new LabError('ERR_SHUTTING_DOWN', 'server is shutting down')
-    const waitsForThread = running - pool.queueSize >= options.threads
-    if (options.maxQueue !== undefined && waitsForThread && pool.queueSize >= options.maxQueue) {
-      counts.rejected++
-      throw new LabError('ERR_QUEUE_FULL', `queue full (--max-queue ${options.maxQueue}), retry later`)
-    }
+    await acquire(signal)
     try {
-      running++
       const out = await pool.run({ work: work.spec }, { signal })
       counts.completed++
       busyMs += out.workMs
@@ -54,7 +86,7 @@ main(async () => {
       counts.failed++
       throw new LabError('ERR_TASK_FAILED', err.message, { cause: err })
     } finally {
-      running--
+      release()
     }
   }
 
@@ -64,9 +96,9 @@ main(async () => {
     handle,
     gauges: {
       read: () => ({
-        queueLength: pool.queueSize,
+        queueLength: waiting.length,
         threads: pool.threads.length,
-        threadsBusy: Math.min(running - pool.queueSize, pool.threads.length),
+        threadsBusy: running,
         utilization: busyMs / ((now() - windowStart) * options.threads),
         ...counts
       }),
@@ -78,6 +110,7 @@ main(async () => {
     },
     close: async () => {
       closing = true
+      for (const entry of waiting.splice(0)) entry.fail(new LabError('ERR_SHUTTING_DOWN', 'server is shutting down'))
       await pool.destroy()
     }
   })

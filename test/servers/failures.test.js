@@ -32,6 +32,28 @@ test('queued-threads --threads 1 --max-queue 1: the third concurrent request get
   assert.deepEqual(await srv.stop(), { code: 0, signal: null })
 })
 
+test('queued-threads: queued requests are served first come, first served (piscina 5.3 alone does not)', async (t) => {
+  const srv = await startServer('queued-threads', ['--threads', '1', '--work', 'sleep-sync:800'])
+  t.after(() => srv.stop())
+  const done = []
+  const send = (name, work) => fetch(`${srv.url}/?work=${work}`).then(async (res) => {
+    assert.equal(res.status, 200)
+    await res.text()
+    done.push(name)
+  })
+  const first = send('A', 'sleep-sync:800')
+  await pWaitFor(async () => (await gaugesOf(srv)).threadsBusy === 1, wait)
+  // Each request is sent only once the previous one is known to be queued, so the arrival order is certain.
+  const queued = []
+  for (const [i, name] of ['B', 'C', 'D', 'E'].entries()) {
+    queued.push(send(name, 'sleep-sync:30'))
+    await pWaitFor(async () => (await gaugesOf(srv)).queueLength === i + 1, wait)
+  }
+  await Promise.all([first, ...queued])
+  assert.deepEqual(done, ['A', 'B', 'C', 'D', 'E'])
+  assert.deepEqual(await srv.stop(), { code: 0, signal: null })
+})
+
 test('queued-threads --max-queue 0: a free thread takes the task, a busy pool refuses at once', async (t) => {
   const srv = await startServer('queued-threads', ['--threads', '1', '--max-queue', '0', '--work', 'sleep-sync:1000'])
   t.after(() => srv.stop())
@@ -124,8 +146,17 @@ test('cluster: a worker that dies is replaced, and stats then cover the new one'
     } catch { return false }
   }, wait)
   assert.equal(isAlive(before[0]), false)
-  const ok = await fetch(`${srv.url}/`)
-  assert.equal(await ok.text(), expectedBody('fib:20'))
+  // The client's kept-alive socket may still be the dead worker's: the server serves again once a
+  // request on a live connection is answered.
+  let body = null
+  await pWaitFor(async () => {
+    try {
+      const res = await fetch(`${srv.url}/`, { signal: AbortSignal.timeout(5000) })
+      body = await res.text()
+      return res.status === 200
+    } catch { return false }
+  }, wait)
+  assert.equal(body, expectedBody('fib:20'))
   assert.equal(processTree(srv.pid).length, 3)
   assert.deepEqual(await srv.stop(), { code: 0, signal: null })
 })
