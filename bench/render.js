@@ -36,7 +36,11 @@ export function render (result) {
       ['on', `${t.on.mean.toFixed(0)} ${pct(t.on.rsd)}`, t.on.requests],
       ['off', `${t.off.mean.toFixed(0)} ${pct(t.off.rsd)}`, t.off.requests]
     ]))
-    out.push(`  on / off: ${x(t.ratio)}: telemetry ${t.lossPercent >= 0 ? 'costs' : 'gains'} ${Math.abs(t.lossPercent).toFixed(1)}% of throughput (median round)`)
+    // When the rounds disagree on the sign, the difference is noise, and the line says so.
+    const verdict = t.ratio.min <= 1 && t.ratio.max >= 1
+      ? `no difference this run can resolve (rounds range ${t.ratio.min.toFixed(2)}–${t.ratio.max.toFixed(2)}, median ${t.lossPercent >= 0 ? 'cost' : 'gain'} ${Math.abs(t.lossPercent).toFixed(1)}%)`
+      : `telemetry ${t.lossPercent >= 0 ? 'costs' : 'gains'} ${Math.abs(t.lossPercent).toFixed(1)}% of throughput (median round)`
+    out.push(`  on / off: ${x(t.ratio)}: ${verdict}`)
   }
   out.push('')
   for (const n of result.notes) out.push(`note: ${n}`)
