@@ -33,6 +33,15 @@ async function measuredRound (target, load, { verify, signal, pid, seen, progres
   const sampler = pid ? startSampler(pid, { seen }) : null
   const probe = startProbe(`${target}/health`)
   let done = 0
+  // Without a recovery request, the stats are read the moment the last answer of an --amount round
+  // arrives, before autocannon's closing tick: the server's window (ticks, loop delay) is the round's.
+  const readStats = () => statsOn && !signal.aborted ? getJson(`${target}/__lab/stats`, { timeoutMs: 5000, signal }) : null
+  let early = null
+  const onResponse = () => {
+    done++
+    if (progress && done % 10 === 0) progress(`measuring ${done}${load.amount ? '/' + load.amount : ''}`)
+    if (load.recovery === false && load.amount && done === load.amount) early = readStats()
+  }
   const fire = await fireRound({
     url: `${target}/`,
     connections: load.connections,
@@ -41,16 +50,15 @@ async function measuredRound (target, load, { verify, signal, pid, seen, progres
     timeoutSec: load.timeoutSec,
     verify,
     signal,
-    onResponse: progress && (() => { if (++done % 10 === 0) progress(`measuring ${done}${load.amount ? '/' + load.amount : ''}`) })
+    onResponse
   })
   const probeResult = await probe.stop()
   const outside = sampler ? sampler.stop() : null
   // With a recovery request, it goes first (the stats request would wait behind abandoned work too);
   // without one, the stats are read at once so that nothing else falls into their window.
-  const readStats = () => statsOn && !signal.aborted ? getJson(`${target}/__lab/stats`, { timeoutMs: 5000, signal }) : null
   let stats = null
   let recovery = null
-  if (load.recovery === false) stats = await readStats()
+  if (load.recovery === false) stats = await (early ?? readStats())
   else {
     recovery = signal.aborted ? null : await timeRecovery(target, { timeoutMs: (load.recoveryTimeoutSec ?? Math.max(10, load.timeoutSec)) * 1000, signal })
     stats = await readStats()
