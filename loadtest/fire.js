@@ -131,6 +131,7 @@ export function startProbe (url, { intervalMs = 100, timeoutMs = 5000 } = {}) {
   const controller = new AbortController()
   const latencies = []
   let failed = 0
+  let timedOut = 0
   let abandoned = 0
   const loop = (async () => {
     while (!controller.signal.aborted) {
@@ -139,6 +140,9 @@ export function startProbe (url, { intervalMs = 100, timeoutMs = 5000 } = {}) {
       if (r.status === 'aborted') { abandoned++; break }
       if (r.status === 200) latencies.push(r.ms)
       else failed++
+      // A probe that timed out waited at least its timeout: it counts at that lower bound, or a server
+      // too busy to answer /health at all would show the latency of its one lucky probe.
+      if (r.status === 'timeout') { timedOut++; latencies.push(r.ms) }
       const wait = intervalMs - (performance.now() - started)
       if (wait > 0) await delay(wait, undefined, { signal: controller.signal }).catch(() => {})
     }
@@ -147,7 +151,7 @@ export function startProbe (url, { intervalMs = 100, timeoutMs = 5000 } = {}) {
     async stop () {
       controller.abort()
       await loop
-      return { latencies, failed, abandoned }
+      return { latencies, failed, timedOut, abandoned }
     }
   }
 }

@@ -83,7 +83,7 @@ export function roundFigures (round_) {
       queueMs: { mean: round(meanOf(f.queueMs), 3), median: round(median(f.queueMs), 3) }
     },
     probe: round_.probe
-      ? { count: probeSorted.count, failed: round_.probe.failed, abandoned: round_.probe.abandoned, p50: probeSorted.p50, p99: probeSorted.p99, max: probeSorted.max }
+      ? { count: probeSorted.count, failed: round_.probe.failed, timedOut: round_.probe.timedOut ?? 0, abandoned: round_.probe.abandoned, p50: probeSorted.p50, p99: probeSorted.p99, max: probeSorted.max }
       : null,
     recovery: round_.recovery ?? null,
     telemetry: round_.telemetry ?? null,
