@@ -10,7 +10,7 @@ import { runEntry } from './runner.js'
 import { buildHttpResult, buildReport, machine, packageVersion } from './report.js'
 import { reportTable, renderText } from './table.js'
 import { renderMarkdown } from './markdown.js'
-import { ensureDir, freeId, reportId, writeAtomic } from './write.js'
+import { checkWritableDir, ensureDir, freeId, reportId, writeAtomic } from './write.js'
 import { LabError, usageError } from './errors.js'
 import { resolveLoad, entryLoad } from './load.js'
 
@@ -86,6 +86,11 @@ async function main (argv) {
   }
   const loads = plan.map((e) => entryLoad(e, load)) // may throw a usage error: before anything starts
   for (const e of plan) if (e.work) await checkWork(e.work, `work (${e.server})`)
+  try {
+    await checkWritableDir(opts.out)
+  } catch (err) {
+    throw usageError(`--out: cannot write reports into ${opts.out}: ${err.code ?? err.message}`)
+  }
 
   const controller = new AbortController()
   let sigints = 0

@@ -81,7 +81,9 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
           raw.mismatchSample ??= String(body).slice(0, 200)
         }
       })
-      client.on('timeout', () => { raw.lastAt = performance.now(); raw.timeouts++ })
+      // A timed-out request waited at least the timeout: it enters the latencies at that lower bound, so
+      // a server that times out half its clients cannot show the latency of the half it answered.
+      client.on('timeout', () => { raw.lastAt = performance.now(); raw.timeouts++; raw.latencies.push(timeoutSec * 1000) })
       client.on('connError', (err) => { raw.lastAt = performance.now(); raw.errors++; raw.errorSample ??= err?.message ?? String(err) })
     }
     const verifyBody = (body) => {
@@ -105,7 +107,9 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
       instance = autocannon(opts, (err, result) => {
         signal?.removeEventListener('abort', onAbort)
         if (err) return reject(err)
-        raw.durationMs = (raw.lastAt ?? performance.now()) - raw.startedAt
+        // --amount: first request to last answer. --duration: the whole round, up to autocannon's stop
+        // (dividing by the time to the last answer would reward a server that stalls at the end).
+        raw.durationMs = (raw.mode === 'amount' ? (raw.lastAt ?? performance.now()) : performance.now()) - raw.startedAt
         raw.autocannon = {
           duration: result.duration,
           requestsAverage: result.requests?.average ?? null,

@@ -76,7 +76,7 @@ export function roundFigures (round_) {
     statusCodes: f.statusCodes,
     durationMs: round(durationMs, 3),
     rps: durationMs > 0 ? round(f.completed / durationMs * 1000, 3) : null,
-    latency: summarize(f.latencies),
+    latency: { ...summarize(f.latencies), censored: f.timeouts }, // censored: timed-out requests, in at the timeout
     serverTiming: {
       count: f.workMs.length,
       workMs: { mean: round(meanOf(f.workMs), 3), median: round(median(f.workMs), 3) },

@@ -38,3 +38,12 @@ export async function writeAtomic (path, text) {
 export async function ensureDir (dir) {
   await mkdir(dir, { recursive: true })
 }
+
+// Make sure reports can be written into dir (created if missing) by writing and removing a probe file:
+// checked before any server starts, so a bad --out never costs a measured run.
+export async function checkWritableDir (dir) {
+  await ensureDir(dir)
+  const probe = join(dir, `.loadlab-write-check-${process.pid}`)
+  await writeFile(probe, '', { flag: 'wx' })
+  await unlink(probe)
+}

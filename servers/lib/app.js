@@ -2,6 +2,7 @@
 // Routes: GET / (one unit of work through `handle`), GET /health, GET /__lab/stats, POST /__lab/stats/reset.
 import { STATUS_CODES } from 'node:http'
 import Fastify from 'fastify'
+import { LabError } from './errors.js'
 import { parseWork } from './workloads.js'
 import { now } from './task.js'
 import { aggregate } from './telemetry.js'
@@ -33,7 +34,9 @@ export function buildApp ({ strategy, variant, work, handle, telemetry, gauges, 
 
   app.get('/', async (request, reply) => {
     const receivedAt = now()
-    const todo = request.query.work === undefined ? work : parseWork(request.query.work)
+    const asked = request.query.work
+    if (Array.isArray(asked)) throw new LabError('ERR_BAD_WORK', '?work given more than once: give one work spec')
+    const todo = asked === undefined ? work : parseWork(asked)
     // The client leaving before the answer aborts the signal; strategies that can cancel use it.
     const controller = new AbortController()
     const onClose = () => { if (!reply.raw.writableFinished) controller.abort() }

@@ -128,6 +128,8 @@ test('timeouts make a result untrusted, not hidden', { timeout: 60000 }, async (
     assert.equal(res.trusted, false)
     assert.ok(res.requests.timeouts >= 1)
     assert.ok(res.untrusted.some((u) => /timeouts/.test(u)), res.untrusted.join('; '))
+    assert.equal(res.latency.censored, res.requests.timeouts, 'timed-out requests are in the latencies')
+    assert.ok(res.latency.max >= 1000, 'at least the 1 s timeout: a timed-out request is not left out of the percentiles')
     assert.equal(accounted(res.requests), res.requests.sent)
     assert.match(md, /Not to be taken at face value/)
     assert.match(r.stderr, /simple .* !$/m)

@@ -10,7 +10,7 @@ const wait = { interval: 20, timeout: 20000 }
 const gaugesOf = async (srv) => (await getJson(`${srv.url}/__lab/stats`)).body.gauges
 
 test('queued-threads --threads 1 --max-queue 1: the third concurrent request gets 503 + Retry-After at once', async (t) => {
-  const srv = await startServer('queued-threads', ['--threads', '1', '--max-queue', '1', '--work', 'sleep-sync:1500'])
+  const srv = await startServer('queued-threads', ['--threads', '1', '--max-queue', '1', '--work', 'sleep-sync:6000'])
   t.after(() => srv.stop())
   const a = fetch(`${srv.url}/`)
   await pWaitFor(async () => (await gaugesOf(srv)).threadsBusy === 1, wait)
@@ -18,13 +18,13 @@ test('queued-threads --threads 1 --max-queue 1: the third concurrent request get
   await pWaitFor(async () => (await gaugesOf(srv)).queueLength === 1, wait)
   const started = performance.now()
   const c = await getJson(`${srv.url}/`)
-  assert.ok(performance.now() - started < 1000, 'rejected without waiting for the queue')
+  assert.ok(performance.now() - started < 5000, 'rejected without waiting for the queue (6 s of work ahead)')
   assert.equal(c.status, 503)
   assert.equal(c.headers.get('retry-after'), '1')
   assert.equal(c.body.code, 'ERR_QUEUE_FULL')
   for (const res of await Promise.all([a, b])) {
     assert.equal(res.status, 200)
-    assert.equal(await res.text(), expectedBody('sleep-sync:1500'))
+    assert.equal(await res.text(), expectedBody('sleep-sync:6000'))
   }
   const g = await gaugesOf(srv)
   assert.equal(g.completed, 2)

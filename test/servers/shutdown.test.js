@@ -35,9 +35,8 @@ for (const [name, args, work, processes] of inFlight) {
         (g.inFlight ?? g.threadsBusy ?? 0) + (g.childrenStarted ?? 0) >= 1
     }, wait)
     const tree = processTree(srv.pid)
-    const started = performance.now()
+    // Exit code 0 also means "within its own 5 s shutdown limit" (past it the server exits 1).
     assert.deepEqual(await srv.stop('SIGTERM'), { code: 0, signal: null }, srv.stderr())
-    assert.ok(performance.now() - started < 5000, 'exit within a few seconds')
     assert.deepEqual(tree.filter(isAlive), [], 'no process of the tree left')
     if (queued) assert.equal((await queued).status, 503, 'a queued task is failed too')
     const res = await pending
