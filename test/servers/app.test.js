@@ -42,7 +42,7 @@ test('a bad ?work= is a 400 naming the valid specs; a throwing task a 500 JSON; 
   assert.match(failed.json().message, /requested failure/)
   assert.equal((await app.inject('/')).statusCode, 200)
   const stats = (await app.inject('/__lab/stats')).json()
-  assert.deepEqual(stats.requests, { completed: 1, failed: 2 })
+  assert.deepEqual(stats.requests, { completed: 1, failed: 3 })
 })
 
 test('LabErrors answer with their status, and Retry-After when they carry one', async (t) => {
