@@ -73,23 +73,18 @@ export function parseOptions (argv) {
   return validateOptions(parsed.values)
 }
 
-function int (name, raw, min, max) {
+// A numeric option within [min, max] (null when not given); `kind` is 'integer' or 'number'.
+function numeric (kind, name, raw, min, max) {
   if (raw === null || raw === undefined) return null
   const n = Number(raw)
-  if (raw === '' || !Number.isInteger(n) || n < min || n > max) {
-    throw usageError(`--${name}: expected an integer from ${min} to ${max}, got ${describe(raw)}`)
+  const ok = kind === 'integer' ? Number.isInteger(n) : Number.isFinite(n)
+  if (raw === '' || !ok || n < min || n > max) {
+    throw usageError(`--${name}: expected ${kind === 'integer' ? 'an integer' : 'a number'} from ${min} to ${max}, got ${describe(raw)}`)
   }
   return n
 }
-
-function num (name, raw, min, max) {
-  if (raw === null || raw === undefined) return null
-  const n = Number(raw)
-  if (raw === '' || !Number.isFinite(n) || n < min || n > max) {
-    throw usageError(`--${name}: expected a number from ${min} to ${max}, got ${describe(raw)}`)
-  }
-  return n
-}
+const int = (...args) => numeric('integer', ...args)
+const num = (...args) => numeric('number', ...args)
 
 // Check each option against its rule; returns the options with numbers parsed and servers split.
 export function validateOptions (values) {

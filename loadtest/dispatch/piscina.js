@@ -21,6 +21,11 @@ export async function createPiscinaDispatcher ({ workers, hook = defaultHook, si
     idleTimeout: Infinity, // keep the W threads for the whole run (they are ended by close())
     workerData: { hook, config: config.buffer }
   })
+  // A thread that fails with a task in flight rejects that task; one that fails idle (or at start-up,
+  // as every other thread may while the first failure is being handled) only emits 'error': keep them
+  // all from the pool's first moment, so no thread's failure is ever an unhandled 'error' event.
+  const poolErrors = []
+  pool.on('error', (err) => poolErrors.push(err))
   let closed = false
   let destroying = null
   const close = () => {
@@ -35,10 +40,6 @@ export async function createPiscinaDispatcher ({ workers, hook = defaultHook, si
     await close()
     throw err
   }
-  // A thread that fails with a task in flight rejects that task; one that fails idle only emits
-  // 'error' (piscina replaces it): keep those here so the experiment can report them.
-  const poolErrors = []
-  pool.on('error', (err) => poolErrors.push(err))
 
   function call (id) {
     if (closed) return Promise.reject(closedError('piscina'))

@@ -235,18 +235,21 @@ async function run (opts = {}, { signal, progress = () => {} } = {}) {
     open.delete(d)
     await d.close()
   }
+  // Every case on one open dispatcher, in order, until aborted; the dispatcher is closed after.
+  async function measureAll (d) {
+    try {
+      for (const c of all) {
+        if (signal?.aborted) break
+        const entry = await measureCase(d, c, o, signal)
+        if (entry.runs > 0) results.push(entry)
+        progress(line(entry))
+      }
+    } finally { await stop(d) }
+  }
   progress(`dispatch: ${all.length} cases × ${o.runs} runs, modes ${o.modes.join(', ')}, workers ${o.workers.join(', ')}; expected about ${Math.round(estimateMs(o) / 1000)} s`)
   try {
     if (o.modes.includes('main')) {
-      const d = await start('main', 0)
-      try {
-        for (const c of all) {
-          if (signal?.aborted) break
-          const entry = await measureCase(d, c, o, signal)
-          if (entry.runs > 0) results.push(entry)
-          progress(line(entry))
-        }
-      } finally { await stop(d) }
+      await measureAll(await start('main', 0))
     }
     for (const workers of o.workers) {
       for (const mode of POOLED.filter((m) => o.modes.includes(m))) {
@@ -273,14 +276,7 @@ async function run (opts = {}, { signal, progress = () => {} } = {}) {
           continue
         }
         d.startup = { ...stats(samplesMs), samplesMs }
-        try {
-          for (const c of all) {
-            if (signal?.aborted) break
-            const entry = await measureCase(d, c, o, signal)
-            if (entry.runs > 0) results.push(entry)
-            progress(line(entry))
-          }
-        } finally { await stop(d) }
+        await measureAll(d)
       }
       if (signal?.aborted) break
     }

@@ -12,6 +12,10 @@ import { MODES, createDispatcher, expectedAnswer, makeId } from '../../loadtest/
 const POOLED = MODES.filter((m) => m !== 'main')
 
 // Threads of this process, from /proc (read synchronously, so the read starts no libuv thread).
+// libuv starts its thread pool on first use (fs, dns, crypto): start it now, so that a baseline taken
+// by a test below cannot be undercut by pool threads that appear later and never go away.
+await import('node:fs/promises').then((fs) => fs.readFile(new URL(import.meta.url)))
+
 function threads () {
   return Number(/^Threads:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))[1])
 }
