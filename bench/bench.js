@@ -1,7 +1,7 @@
 // The bench's flags, settings and run: pure of printing (compute, then render).
 import { parseArgs } from 'node:util'
 import { performance } from 'node:perf_hooks'
-import { runDispatch } from './dispatch.js'
+import { runDispatch } from './channels.js'
 import { runTelemetry } from './telemetry.js'
 import { machine } from './machine.js'
 

@@ -5,14 +5,14 @@ import { HELP, parseOptions, checkWork } from './options.js'
 import { ROOT, catalog } from './catalog.js'
 import { experimentNames, loadExperiment } from './experiments/index.js'
 import custom from './experiments/custom.js'
-import { calibrate } from './calibrate.js'
-import { runEntry } from './runner.js'
-import { buildHttpResult, buildReport, machine, packageVersion } from './report.js'
-import { reportTable, renderText } from './table.js'
-import { renderMarkdown } from './markdown.js'
-import { checkWritableDir, ensureDir, freeId, reportId, writeAtomic } from './write.js'
+import { calibrate } from './run/calibrate.js'
+import { runEntry } from './run/runner.js'
+import { buildHttpResult, buildReport, machine, packageVersion } from './report/build.js'
+import { reportTable, renderText } from './report/table.js'
+import { renderMarkdown } from './report/markdown.js'
+import { checkWritableDir, ensureDir, freeId, reportId, writeAtomic } from './report/write.js'
 import { LabError, usageError } from './errors.js'
-import { resolveLoad, entryLoad } from './load.js'
+import { resolveLoad, entryLoad } from './run/load.js'
 
 const isTTY = process.stderr.isTTY
 // Progress lines go to a terminal only; LOADLAB_PROGRESS=1 forces them (one plain line per step).
@@ -210,7 +210,7 @@ async function main (argv) {
   await writeAtomic(`${base}.json`, JSON.stringify(report, null, 2) + '\n')
   await writeAtomic(`${base}.md`, renderMarkdown(report, experiment))
   try {
-    const { renderReportHtml } = await import('./report-html.js')
+    const { renderReportHtml } = await import('./report/page.js')
     await writeAtomic(`${base}.html`, renderReportHtml(report))
   } catch (err) {
     htmlError = err

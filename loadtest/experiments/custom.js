@@ -1,6 +1,6 @@
 // A custom run (`--server a,b`): the chosen servers with --work (or each server's default work).
 // Not listed in the registry: it is what `--server` without `--experiment` means.
-import { makeKey } from '../report.js'
+import { makeKey } from '../report/build.js'
 
 export default {
   name: 'custom',

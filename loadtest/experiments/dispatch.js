@@ -6,7 +6,7 @@
 // worker, no structured clone). Every answer is checked against 'worker:' + id.
 import { availableParallelism } from 'node:os'
 import { performance } from 'node:perf_hooks'
-import { MODES, createDispatcher, expectedAnswer, makeId } from '../dispatch/index.js'
+import { MODES, createDispatcher, expectedAnswer, makeId } from '../channels/index.js'
 
 const POOLED = MODES.filter((m) => m !== 'main')
 

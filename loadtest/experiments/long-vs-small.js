@@ -3,8 +3,8 @@
 // called first (every second call 1000 ms, else 100 ms). Load as the study: `autocannon -c 50
 // --amount 200 -t 1000`. Throughput is the same; who waits how long is not — hence the full
 // percentile column the study prints.
-import { makeKey } from '../report.js'
-import { fmtMs } from './format.js'
+import { makeKey } from '../report/build.js'
+import { fmtMs } from '../report/format.js'
 
 export const PERCENTILES = ['0.001', '0.01', '0.1', '1', '2.5', '10', '25', '50', '75', '90', '97.5', '99', '99.9', '99.99', '99.999']
 

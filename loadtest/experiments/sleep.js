@@ -2,8 +2,8 @@
 // (setTimeout) or sync (Atomics.wait), on the main thread or in a piscina pool, at 10 connections for
 // 10 s; then the pooled ones again with 10 tasks per worker and a 1000 ms idle timeout. The study's
 // point: a pool rescues blocking work and costs async work, and tuning the pool recovers async work.
-import { makeKey } from '../report.js'
-import { fmtMs, fmtCount, fmtRatio } from './format.js'
+import { makeKey } from '../report/build.js'
+import { fmtMs, fmtCount, fmtRatio } from '../report/format.js'
 
 const VARIANTS = ['async-sleep-unpooled', 'async-sleep-pooled', 'sync-sleep-unpooled', 'sync-sleep-pooled']
 const TUNED = { tasks: 10, idleTimeout: 1000 }

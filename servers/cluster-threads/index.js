@@ -6,7 +6,7 @@ import { cores, integer, parseOptions } from '../lib/options.js'
 import { perRequest } from '../lib/per-request.js'
 import { main, start } from '../lib/serve.js'
 import { createTelemetry } from '../lib/telemetry.js'
-import { runPrimary, workerStats } from '../cluster/cluster.js'
+import { runPrimary, workerStats } from '../lib/cluster.js'
 
 main(async () => {
   const options = parseOptions({

@@ -6,7 +6,7 @@ import { cores, integer, parseOptions } from '../lib/options.js'
 import { main, start } from '../lib/serve.js'
 import { timedRun } from '../lib/task.js'
 import { createTelemetry } from '../lib/telemetry.js'
-import { runPrimary, workerStats } from './cluster.js'
+import { runPrimary, workerStats } from '../lib/cluster.js'
 
 main(async () => {
   const options = parseOptions({

@@ -84,7 +84,7 @@ test('the compare page of two real reports opens cleanly with the charts overlai
   const bFile = join(dir, 'other.json')
   await writeFile(bFile, JSON.stringify(other))
   const out = join(dir, 'compare.html')
-  const res = await execa(process.execPath, ['loadtest/compare-cli.js', real.json, bFile, '--html', out], { cwd: ROOT, env: { ...process.env }, reject: false })
+  const res = await execa(process.execPath, ['loadtest/compare/cli.js', real.json, bFile, '--html', out], { cwd: ROOT, env: { ...process.env }, reject: false })
   assert.equal(res.exitCode, 0, res.stderr)
   const { page, problems, requests, url } = await open(out)
   try {

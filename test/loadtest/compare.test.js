@@ -7,8 +7,8 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { checkReport, compareReports, CompareError, letter } from '../../loadtest/compare.js'
-import { mdEsc, renderCompareHtml, renderCompareMarkdown } from '../../loadtest/compare-render.js'
+import { checkReport, compareReports, CompareError, letter } from '../../loadtest/compare/compare.js'
+import { mdEsc, renderCompareHtml, renderCompareMarkdown } from '../../loadtest/compare/render.js'
 import { httpReport, dispatchReport } from '../fixtures/reports.js'
 import { makeRealReport, ROOT } from '../helpers/reports-real.js'
 
@@ -117,7 +117,7 @@ describe('compareReports (pure)', () => {
 
 describe('npm run compare on real reports', () => {
   let dir, a, b, bFile
-  const cli = (args, opts = {}) => execa(process.execPath, ['loadtest/compare-cli.js', ...args], { cwd: ROOT, env: { ...process.env }, reject: false, ...opts })
+  const cli = (args, opts = {}) => execa(process.execPath, ['loadtest/compare/cli.js', ...args], { cwd: ROOT, env: { ...process.env }, reject: false, ...opts })
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'loadlab-compare-'))

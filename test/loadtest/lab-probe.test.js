@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import { createServer } from 'node:http'
 import pWaitFor from 'p-wait-for'
-import { startProbe } from '../../loadtest/fire.js'
+import { startProbe } from '../../loadtest/run/fire.js'
 
 test('probe: answered probes are timed, timed-out ones count as failed and enter the latencies at the timeout', async (t) => {
   let seen = 0

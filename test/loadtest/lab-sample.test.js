@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execa } from 'execa'
 import pWaitFor from 'p-wait-for'
-import { isAlive, processTree, readStat, sampleTree, startSampler } from '../../loadtest/sample.js'
+import { isAlive, processTree, readStat, sampleTree, startSampler } from '../../loadtest/run/sample.js'
 
 test('sampleTree sees a spinning child: processes, CPU, RSS, threads; isAlive follows its exit', { timeout: 30000 }, async () => {
   const child = execa(process.execPath, ['-e', 'const end = Date.now() + 60000; while (Date.now() < end) {}'], { env: { ...process.env }, reject: false, stdin: 'ignore' })

@@ -1,6 +1,6 @@
 // Bench part 1: the per-call round trip of piscina vs the shared-memory channel, hook cost 0.
 import { performance } from 'node:perf_hooks'
-import { createDispatcher, expectedAnswer, makeId } from '../loadtest/dispatch/index.js'
+import { createDispatcher, expectedAnswer, makeId } from '../loadtest/channels/index.js'
 import { ratios, summary } from './stats.js'
 
 const SIDES = ['piscina', 'shared']

@@ -2,7 +2,7 @@
 import os from 'node:os'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT } from './catalog.js'
+import { ROOT } from '../catalog.js'
 import { median, round, spread, summarize } from './stats.js'
 
 // The report format version (reports/README.md).

@@ -1,8 +1,8 @@
 // Renders the comparison data of compare.js as Markdown (stdout) and as a self-contained HTML page
 // with the report page's charts overlaid per machine. Pure functions: data in, string out.
-import { barSpec, renderSvg, spectrumRows, spectrumSpec } from './charts.js'
-import { esc, isNum, ms as fmtMs, num, page, pct, table, when } from './html.js'
-import { figure, wideSpread } from './report-html.js'
+import { barSpec, renderSvg, spectrumRows, spectrumSpec } from '../report/charts.js'
+import { esc, isNum, ms as fmtMs, num, page, pct, table, when } from '../report/html.js'
+import { figure, wideSpread } from '../report/page.js'
 
 // Escapes report text for a Markdown table cell (no HTML, no emphasis, no column breaks).
 export function mdEsc (value) {

@@ -1,8 +1,8 @@
 // Compare: lines up the runs that several loadlab reports share (same `key`: server, variant and work)
 // and computes, per report, the figures and their ratio to a baseline report. Pure: report objects
-// in, comparison data out; reading files and printing live in compare-cli.js, rendering in
-// compare-render.js.
-import { isNum, machineLine } from './html.js'
+// in, comparison data out; reading files and printing live in cli.js, rendering in
+// render.js.
+import { isNum, machineLine } from '../report/html.js'
 
 // The report schema this compare understands (reports/README.md).
 export const SCHEMA = 1

@@ -2,10 +2,10 @@
 // long-lived child process, with the JIT tier shift noticed rather than averaged away.
 import { execa } from 'execa'
 import { join } from 'node:path'
-import { ROOT } from './catalog.js'
-import { median, round } from './stats.js'
+import { ROOT } from '../catalog.js'
+import { median, round } from '../report/stats.js'
 
-const CHILD = join(ROOT, 'loadtest', 'calibrate-child.js')
+const CHILD = join(ROOT, 'loadtest', 'run', 'calibrate-child.js')
 
 // Summarise one spec's samples: { spec, calls, medianMs, minMs, maxMs, firstMs, samplesMs, tierShift, method }.
 // Up to 30 calls: React rendering keeps getting faster for a dozen calls as V8 tiers up.

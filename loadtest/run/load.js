@@ -1,6 +1,6 @@
 // How hard each server is loaded: experiment defaults, then --quick, then the user's flags; an
 // experiment's per-entry values (its design) win. Pure; a bad combination is a usage error.
-import { usageError } from './errors.js'
+import { usageError } from '../errors.js'
 
 // Settings for this run from the parsed options and the experiment module.
 export function resolveLoad (opts, experiment) {

@@ -2,8 +2,8 @@
 // dies, prints the ready line once all listen, gathers /__lab/stats from every worker over IPC, and ends
 // them all on shutdown. Workers serve HTTP; the one that receives a stats request asks the primary.
 import cluster from 'node:cluster'
-import { aggregate, createTelemetry } from '../lib/telemetry.js'
-import { onShutdown, readyLine } from '../lib/serve.js'
+import { aggregate, createTelemetry } from './telemetry.js'
+import { onShutdown, readyLine } from './serve.js'
 
 // Run the primary: `options.workers` workers, each running this same script (cluster.isWorker).
 export function runPrimary ({ strategy, options }) {

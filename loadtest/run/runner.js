@@ -2,12 +2,12 @@
 // a raw record that report.js turns into a result. No formatting here.
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { ROOT, findServer } from './catalog.js'
+import { ROOT, findServer } from '../catalog.js'
 import { startServer, stopServer } from './boot.js'
 import { fireRound, startProbe } from './fire.js'
 import { request, getJson } from './http.js'
 import { startSampler } from './sample.js'
-import { makeKey } from './report.js'
+import { makeKey } from '../report/build.js'
 
 let workloads = null
 async function expectedBodyOf (work) {

@@ -3,7 +3,7 @@ import { execa } from 'execa'
 import pWaitFor from 'p-wait-for'
 import { request } from './http.js'
 import { isAlive, readStat, processTree } from './sample.js'
-import { serverError } from './errors.js'
+import { serverError } from '../errors.js'
 
 const READY = /listening on (https?:\/\/\S+) \((.*)\)/
 

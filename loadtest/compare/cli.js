@@ -7,7 +7,7 @@ import { basename, dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { checkReport, compareReports, CompareError, UNITS } from './compare.js'
-import { renderCompareHtml, renderCompareMarkdown } from './compare-render.js'
+import { renderCompareHtml, renderCompareMarkdown } from './render.js'
 
 export const HELP = `usage: npm run compare -- A.json B.json [...] [options]
 

@@ -2,7 +2,7 @@
 // argv[2] is JSON: { specs: [...], maxCalls, totalBudgetMs }. Each spec gets an equal share of what is
 // left of the budget, at least 2 calls while the budget lasts and 1 after. Not an entry point for users.
 import { performance } from 'node:perf_hooks'
-import { runWork } from '../servers/lib/workloads.js'
+import { runWork } from '../../servers/lib/workloads.js'
 
 const { specs, maxCalls, totalBudgetMs } = JSON.parse(process.argv[2])
 const deadline = performance.now() + totalBudgetMs
