@@ -146,7 +146,7 @@ async function main (argv) {
         if (controller.signal.aborted) break
         const name = entry.variant ? `${entry.server}/${entry.variant}` : entry.server
         const progress = makeProgress(i + 1, plan.length, name)
-        const raw = await runEntry(entry, loads[i], { signal: controller.signal, progress: progress.update, bootTimeoutMs, url: opts.url })
+        const raw = await runEntry(entry, loads[i], { signal: controller.signal, progress: progress.update, bootTimeoutMs, url: opts.url, calibration })
         results.push(raw)
         const summary = buildHttpResult(raw, { calibration, cores: m.availableParallelism })
         progress.done(raw.failure ? `FAILED: ${raw.failure.reason}` : raw.interrupted ? 'interrupted' : `done, ${summary.rps?.toFixed(1) ?? '-'} req/s${summary.trusted ? '' : ` (untrusted: ${summary.untrusted.join('; ')})`}`)
@@ -171,6 +171,7 @@ async function main (argv) {
   const interrupted = controller.signal.aborted
   if (interrupted) notes.push(`interrupted (${exitOnSignal === 143 ? 'SIGTERM' : 'SIGINT'}): results hold what was measured before the interruption`)
 
+  const openLoop = Boolean(load.rate) || plan.some((e) => e.sweep)
   const finalResults = inProcess ? results : results.map((raw) => buildHttpResult(raw, { calibration, cores: m.availableParallelism }))
   const outDir = opts.out
   await ensureDir(outDir)
@@ -185,8 +186,14 @@ async function main (argv) {
     label: opts.label,
     machine: m,
     method: {
-      tool: inProcess ? 'in-process' : 'autocannon',
-      toolVersion: inProcess ? null : packageVersion('autocannon'),
+      tool: inProcess ? 'in-process' : openLoop ? 'loadlab open loop (undici)' : 'autocannon',
+      toolVersion: inProcess ? null : packageVersion(openLoop ? 'undici' : 'autocannon'),
+      loop: inProcess ? null : openLoop ? 'open' : 'closed',
+      rate: load.rate ?? null,
+      arrival: load.rate ? load.arrival : null,
+      seed: load.rate && load.arrival === 'poisson' ? load.seed : null,
+      latencyFrom: openLoop ? 'due time' : inProcess ? null : 'send',
+      histograms: inProcess ? null : 'HdrHistogram, microseconds, 3 significant digits, compressed base64',
       connections: inProcess ? null : load.connections,
       amount: inProcess ? null : load.amount,
       durationSec: inProcess ? null : load.durationSec,

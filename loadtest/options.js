@@ -5,12 +5,17 @@ import { existsSync, statSync } from 'node:fs'
 import { ROOT, allServerNames, catalog } from './catalog.js'
 import { experimentNames } from './experiments/index.js'
 import { describe, usageError } from './errors.js'
+import { ARRIVALS } from './run/schedule.js'
 
 // Every option with its parseArgs type and its default (null: take the experiment's default).
 export const DEFAULTS = Object.freeze({
   server: null,
   experiment: null,
   connections: null,
+  rate: null,
+  arrival: null,
+  seed: null,
+  slo: null,
   amount: null,
   duration: null,
   timeout: null,
@@ -37,7 +42,13 @@ With no option: a quick tour of every server (light load, about two minutes).
 
   --server a,b|all     servers to run (see --list); a custom run
   --experiment NAME    reproduce a study (see --list); with --server: only those servers
-  --connections N      concurrent connections (default: the experiment's)
+  --connections N      concurrent connections (default: the experiment's); with --rate, the cap on
+                       kept connections (default: enough for rate × timeout)
+  --rate R             open loop: R requests/s on a schedule, sent whether or not earlier ones have
+                       answered; latency counts from each request's due time
+  --arrival KIND       open loop schedule: constant (i/R, default) or poisson (exponential gaps)
+  --seed N             seed of the poisson schedule (default 1): the same seed, the same schedule
+  --slo MS             capacity experiment: the p99 latency target (default 5 × the service time)
   --amount N           requests per measured round (excludes --duration)
   --duration S         seconds per measured round (excludes --amount)
   --timeout S          per-request timeout in seconds
@@ -60,9 +71,11 @@ LOADLAB_PROGRESS=1 (progress lines even when stderr is not a terminal), LOADLAB_
 // Turn argv into validated options; throws a usage error (exit 2) naming the bad option.
 export function parseOptions (argv) {
   let parsed
+  // `--slo -1`: parseArgs would read the negative number as an option; join it so the rule is checked.
+  const args = argv.flatMap((a, i) => /^-\d/.test(a) && /^--[a-z-]+$/.test(argv[i - 1] ?? '') ? [] : /^--[a-z-]+$/.test(a) && /^-\d/.test(argv[i + 1] ?? '') ? [`${a}=${argv[i + 1]}`] : [a])
   try {
     parsed = parseArgs({
-      args: argv,
+      args,
       strict: true,
       allowPositionals: false,
       options: Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, { type: BOOLEANS.has(k) ? 'boolean' : 'string' }]))
@@ -95,11 +108,20 @@ export function validateOptions (values) {
   out.duration = num('duration', o.duration, 0.1, 3600)
   out.timeout = num('timeout', o.timeout, 0.1, 3600)
   out.runs = int('runs', o.runs, 1, 50)
+  out.rate = num('rate', o.rate, 0.1, 100000)
+  out.seed = int('seed', o.seed, 0, 2 ** 32 - 1)
+  out.slo = num('slo', o.slo, 0.1, 3_600_000)
+  if (o.arrival !== null && !ARRIVALS.includes(o.arrival)) {
+    throw usageError(`--arrival: expected one of ${ARRIVALS.join(', ')}, got ${describe(o.arrival)}`)
+  }
+  if ((o.arrival !== null || o.seed !== null) && o.rate === null) {
+    throw usageError(`--${o.arrival !== null ? 'arrival' : 'seed'} goes with --rate (the open loop's schedule)`)
+  }
   out.warmup = int('warmup', o.warmup, 0, 1_000_000)
   if (out.amount !== null && out.duration !== null) {
     throw usageError('--amount and --duration exclude each other: give one of them')
   }
-  if (out.amount !== null && out.connections !== null && out.amount < out.connections) {
+  if (out.rate === null && out.amount !== null && out.connections !== null && out.amount < out.connections) {
     throw usageError(`--amount: must be at least --connections (${out.connections}), got ${describe(o.amount)}`)
   }
   const known = catalog()

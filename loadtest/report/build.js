@@ -3,12 +3,17 @@ import os from 'node:os'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from '../catalog.js'
-import { median, round, spread, summarize } from './stats.js'
+import { round, spread, summarize } from './stats.js'
+import { encodeHistogram, summarizeHistogram } from '../run/histogram.js'
 
 // The report format version (reports/README.md).
 export const SCHEMA = 1
 // Above this share of one core the load generator is saturated and the run is untrusted.
 export const SATURATED = 0.9
+// The open loop's own health: a scheduler lag p99 above this (ms), or an issue rate off the schedule's
+// by more than this share, marks the run untrusted (the generator, not the server, set the pace).
+export const LAG_P99_LIMIT_MS = 5
+export const SEND_RATE_TOLERANCE = 0.02
 
 // The version of an installed package, read from its package.json (null when not installed).
 export function packageVersion (name) {
@@ -38,6 +43,14 @@ export function makeKey ({ server, variant, work }, qualifier) {
   return `${server}${variant ? '/' + variant : ''}@${work ?? 'default'}${qualifier ? '#' + qualifier : ''}`
 }
 
+// A run's key with how it was loaded: open-loop runs and capacity sweeps never line up with closed-loop
+// runs of the same server and work in compare.
+function loopKey (key, entry) {
+  if (entry.sweep) return `${key}#capacity`
+  if (entry.rate) return `${key}#open:${entry.rate}/s`
+  return key
+}
+
 // The ideal throughput for a work spec: min(connections, cores) / service time (sleep kinds do not
 // use a core while they wait, so their concurrency is the connections); null without a calibration.
 export function ideal (work, connections, cores, calibration) {
@@ -48,8 +61,33 @@ export function ideal (work, connections, cores, calibration) {
   return { serviceMs: cal.medianMs, cores, concurrency, rps: round(concurrency / cal.medianMs * 1000, 3) }
 }
 
-function meanOf (values) {
-  return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null
+// Mean and median (ms) of a histogram of durations; nulls when empty.
+function centre (histogram) {
+  const s = summarizeHistogram(histogram)
+  return { mean: s.mean, median: s.p50 }
+}
+
+// The open loop's figures of a round: what was offered, what the generator achieved, who waited.
+function openFigures (f) {
+  const issued = f.sent
+  const spanMs = f.lastIssueMs - f.firstIssueMs
+  const sendRate = issued > 1 && spanMs > 0 ? (issued - 1) / spanMs * 1000 : null
+  const scheduledRate = issued > 1 && f.lastDueMs > 0 ? (issued - 1) / f.lastDueMs * 1000 : null
+  const lag = summarizeHistogram(f.lag)
+  return {
+    rate: f.rate,
+    arrival: f.arrival,
+    seed: f.seed,
+    written: f.written,
+    waited: f.waited,
+    peakInFlight: f.peakInFlight,
+    scheduledRate: round(scheduledRate, 3),
+    sendRate: round(sendRate, 3),
+    sendRateError: sendRate && scheduledRate ? round(sendRate / scheduledRate - 1, 4) : null,
+    lag: { p50: lag.p50, p99: lag.p99, max: lag.max },
+    wait: summarizeHistogram(f.wait),
+    service: summarizeHistogram(f.service)
+  }
 }
 
 // The figures of one measured round: counts, own-timed rate, latency, probe, recovery, outside.
@@ -71,17 +109,20 @@ export function roundFigures (round_) {
     : null
   return {
     requests: { sent: f.sent, completed: f.completed, ok: f.ok, non2xx: f.non2xx, errors: f.errors, timeouts: f.timeouts, mismatches: f.mismatches, unanswered },
+    loop: f.loop ?? 'closed',
     mode: f.mode ?? 'amount',
     connections: f.connections ?? null,
     statusCodes: f.statusCodes,
     durationMs: round(durationMs, 3),
     rps: durationMs > 0 ? round(f.completed / durationMs * 1000, 3) : null,
-    latency: { ...summarize(f.latencies), censored: f.timeouts }, // censored: timed-out requests, in at the timeout
-    serverTiming: {
-      count: f.workMs.length,
-      workMs: { mean: round(meanOf(f.workMs), 3), median: round(median(f.workMs), 3) },
-      queueMs: { mean: round(meanOf(f.queueMs), 3), median: round(median(f.queueMs), 3) }
+    // censored: timed-out requests, in at the timeout. Open loop: from each request's due time.
+    latency: { ...summarizeHistogram(f.latency), censored: f.timeouts },
+    open: f.loop === 'open' ? openFigures(f) : null,
+    histograms: {
+      latency: encodeHistogram(f.latency),
+      ...(f.loop === 'open' ? { service: encodeHistogram(f.service) } : {})
     },
+    serverTiming: { count: f.workMs.totalCount, workMs: centre(f.workMs), queueMs: centre(f.queueMs) },
     probe: round_.probe
       ? { count: probeSorted.count, failed: round_.probe.failed, timedOut: round_.probe.timedOut ?? 0, abandoned: round_.probe.abandoned, p50: probeSorted.p50, p99: probeSorted.p99, max: probeSorted.max }
       : null,
@@ -106,9 +147,14 @@ export function untrustedReasons (fig, { failure, interrupted } = {}) {
   if (r.non2xx) out.push(`${r.non2xx} non-2xx responses`)
   if (r.mismatches) out.push(`${r.mismatches} body mismatches`)
   // A --duration round stops with up to one request in flight per connection: that is not a fault.
-  const inFlightAtStop = fig.mode === 'duration' ? (fig.connections ?? 0) : 0
+  const inFlightAtStop = fig.loop !== 'open' && fig.mode === 'duration' ? (fig.connections ?? 0) : 0
   if (r.unanswered > inFlightAtStop && !interrupted) out.push(`${r.unanswered} requests unanswered at the end of the round`)
   if (r.completed === 0) out.push('no response')
+  const o = fig.open
+  if (o?.lag?.p99 > LAG_P99_LIMIT_MS) out.push(`load generator lagged: scheduler lag p99 ${o.lag.p99} ms > ${LAG_P99_LIMIT_MS} ms`)
+  if (o?.sendRateError !== null && o?.sendRateError !== undefined && Math.abs(o.sendRateError) > SEND_RATE_TOLERANCE) {
+    out.push(`load generator off schedule: sent ${o.sendRate} req/s for ${o.scheduledRate} scheduled (${round(o.sendRateError * 100, 1)} %)`)
+  }
   const lg = fig.outside?.loadGenerator
   if (lg?.saturated) out.push(`load generator saturated (${Math.round(lg.utilisation * 100)}% CPU)`)
   if (fig.probe?.failed) out.push(`${fig.probe.failed} failed /health probes`)
@@ -131,11 +177,13 @@ export function buildHttpResult (raw, { calibration = {}, cores = os.availablePa
   const id = ideal(work, e.connections, cores, calibration)
   const result = {
     kind: 'http',
-    key: e.key ?? makeKey({ server: e.server, variant: e.variant, work }),
+    key: loopKey(e.key ?? makeKey({ server: e.server, variant: e.variant, work }), e),
     server: e.server,
     variant: e.variant ?? null,
     work,
     args: raw.args ?? e.args ?? [],
+    loop: mid?.loop ?? (e.rate ? 'open' : 'closed'),
+    rate: e.rate ?? null,
     connections: e.connections,
     amount: e.amount ?? null,
     durationSec: e.durationSec ?? null,
@@ -150,6 +198,8 @@ export function buildHttpResult (raw, { calibration = {}, cores = os.availablePa
     durationMs: mid?.durationMs ?? null,
     rps: mid?.rps ?? null,
     latency: mid?.latency ?? null,
+    open: mid?.open ?? null,
+    histograms: mid?.histograms ?? null,
     serverTiming: mid?.serverTiming ?? null,
     probe: mid?.probe ?? null,
     recovery: mid?.recovery ?? null,
@@ -164,7 +214,12 @@ export function buildHttpResult (raw, { calibration = {}, cores = os.availablePa
     study: e.study ?? null
   }
   if (rounds.length > 1) {
-    result.runs = rounds.map((r) => ({ rps: r.rps, latency: { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max }, requests: r.requests }))
+    result.runs = rounds.map((r) => ({
+      rps: r.rps,
+      latency: { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max },
+      requests: r.requests,
+      histograms: r.histograms
+    }))
     result.spread = { rps: spread(rounds.map((r) => r.rps)), p99: spread(rounds.map((r) => r.latency.p99)) }
   }
   return result

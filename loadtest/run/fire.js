@@ -3,6 +3,7 @@ import autocannon from 'autocannon'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as delay } from 'node:timers/promises'
 import { request } from './http.js'
+import { createHistogram, recordMs } from './histogram.js'
 
 // Parse a Server-Timing header into { work, queue } durations in ms (missing entries are null).
 export function parseServerTiming (value) {
@@ -40,9 +41,9 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
       timeouts: 0,
       mismatches: 0,
       statusCodes: {},
-      latencies: [],
-      workMs: [],
-      queueMs: [],
+      latency: createHistogram(), // HDR, microseconds: bounded memory however long the round
+      workMs: createHistogram(),
+      queueMs: createHistogram(),
       mismatchSample: null,
       errorSample: null,
       reference: null,
@@ -50,6 +51,7 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
       lastAt: null,
       durationMs: null,
       stopped: false,
+      loop: 'closed',
       mode: amount !== null ? 'amount' : 'duration',
       connections,
       autocannon: null
@@ -62,8 +64,8 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
       client.on('headers', (h) => {
         lastStatus = h.statusCode
         const t = parseServerTiming(serverTimingOf(h.headers))
-        if (t.work !== null) raw.workMs.push(t.work)
-        if (t.queue !== null) raw.queueMs.push(t.queue)
+        if (t.work !== null) recordMs(raw.workMs, t.work)
+        if (t.queue !== null) recordMs(raw.queueMs, t.queue)
       })
       client.on('response', (status, bytes, ms) => {
         currentStatus = status
@@ -72,8 +74,8 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
         raw.statusCodes[status] = (raw.statusCodes[status] ?? 0) + 1
         if (status >= 200 && status < 300) raw.ok++
         else raw.non2xx++
-        raw.latencies.push(ms)
-        onResponse?.()
+        recordMs(raw.latency, ms)
+        onResponse?.({ status, latencyMs: ms, timeout: false, error: null })
       })
       client.on('mismatch', (body) => {
         if (lastStatus >= 200 && lastStatus < 300) {
@@ -83,8 +85,18 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
       })
       // A timed-out request waited at least the timeout: it enters the latencies at that lower bound, so
       // a server that times out half its clients cannot show the latency of the half it answered.
-      client.on('timeout', () => { raw.lastAt = performance.now(); raw.timeouts++; raw.latencies.push(timeoutSec * 1000) })
-      client.on('connError', (err) => { raw.lastAt = performance.now(); raw.errors++; raw.errorSample ??= err?.message ?? String(err) })
+      client.on('timeout', () => {
+        raw.lastAt = performance.now()
+        raw.timeouts++
+        recordMs(raw.latency, timeoutSec * 1000)
+        onResponse?.({ status: null, latencyMs: timeoutSec * 1000, timeout: true, error: null })
+      })
+      client.on('connError', (err) => {
+        raw.lastAt = performance.now()
+        raw.errors++
+        raw.errorSample ??= err?.message ?? String(err)
+        onResponse?.({ status: null, latencyMs: null, timeout: false, error: err?.message ?? String(err) })
+      })
     }
     const verifyBody = (body) => {
       if (check === null) {

@@ -1,15 +1,23 @@
 // How hard each server is loaded: experiment defaults, then --quick, then the user's flags; an
 // experiment's per-entry values (its design) win. Pure; a bad combination is a usage error.
 import { usageError } from '../errors.js'
+import { defaultConnections } from './open-loop.js'
 
 // Settings for this run from the parsed options and the experiment module.
 export function resolveLoad (opts, experiment) {
   const base = { ...experiment.defaults, ...(opts.quick ? experiment.quick : {}) }
+  const rate = opts.rate ?? base.rate ?? null
+  const timeoutSec = opts.timeout ?? base.timeoutSec ?? 10
   const load = {
-    connections: opts.connections ?? base.connections ?? 10,
+    // Open loop: --connections caps the kept connections (default: enough for rate × timeout).
+    connections: opts.connections ?? (rate ? defaultConnections(rate, timeoutSec) : base.connections ?? 10),
+    rate,
+    arrival: opts.arrival ?? base.arrival ?? 'constant',
+    seed: opts.seed ?? base.seed ?? 1,
+    sloMs: opts.slo ?? base.sloMs ?? null,
     amount: null,
     durationSec: null,
-    timeoutSec: opts.timeout ?? base.timeoutSec ?? 10,
+    timeoutSec,
     warmup: opts.warmup ?? base.warmup ?? 0,
     runs: opts.runs ?? base.runs ?? 1,
     recovery: base.recovery ?? true,
@@ -33,7 +41,7 @@ export function entryLoad (entry, load) {
   if (entry.recovery !== undefined && entry.recovery !== null) out.recovery = entry.recovery
   if (entry.recoveryTimeoutSec) out.recoveryTimeoutSec = entry.recoveryTimeoutSec
   out.recoveryTimeoutSec ??= Math.max(10, out.timeoutSec)
-  if (out.amount !== null && out.amount < out.connections) {
+  if (!out.rate && out.amount !== null && out.amount < out.connections) {
     throw usageError(`${entry.key ?? entry.server}: amount ${out.amount} is below connections ${out.connections} (autocannon needs at least one request per connection)`)
   }
   return out

@@ -5,9 +5,10 @@ import { join } from 'node:path'
 import { ROOT, findServer } from '../catalog.js'
 import { startServer, stopServer } from './boot.js'
 import { fireRound, startProbe } from './fire.js'
+import { fireOpenLoop } from './open-loop.js'
 import { request, getJson } from './http.js'
 import { startSampler } from './sample.js'
-import { makeKey } from '../report/build.js'
+import { makeKey, roundFigures } from '../report/build.js'
 
 let workloads = null
 async function expectedBodyOf (work) {
@@ -22,6 +23,16 @@ async function expectedBodyOf (work) {
 export async function timeRecovery (url, { timeoutMs, signal }) {
   const r = await request(`${url}/`, { timeoutMs, signal })
   return { ms: typeof r.status === 'number' ? Math.round(r.ms * 1000) / 1000 : null, status: r.status, timeoutMs }
+}
+
+// Fire one round of `amount` (or the load's amount/duration) at url: open loop when the load has a
+// rate, else autocannon's closed loop.
+export function fireLoad (url, load, { amount = load.amount, durationSec = load.durationSec, verify, signal, onResponse }) {
+  const common = { url, amount, durationSec: amount ? null : durationSec, timeoutSec: load.timeoutSec, verify, signal, onResponse }
+  if (load.rate) {
+    return fireOpenLoop({ ...common, rate: load.rate, arrival: load.arrival, seed: load.seed, connections: load.connections })
+  }
+  return fireRound({ ...common, connections: amount ? Math.min(load.connections, amount) : load.connections })
 }
 
 // One measured round against url: reset stats, sample /proc, probe /health, fire, recover, collect stats.
@@ -42,16 +53,7 @@ async function measuredRound (target, load, { verify, signal, pid, seen, progres
     if (progress && done % 10 === 0) progress(`measuring ${done}${load.amount ? '/' + load.amount : ''}`)
     if (load.recovery === false && load.amount && done === load.amount) early = readStats()
   }
-  const fire = await fireRound({
-    url: `${target}/`,
-    connections: load.connections,
-    amount: load.amount,
-    durationSec: load.durationSec,
-    timeoutSec: load.timeoutSec,
-    verify,
-    signal,
-    onResponse
-  })
+  const fire = await fireLoad(`${target}/`, load, { verify, signal, onResponse })
   const probeResult = await probe.stop()
   const outside = sampler ? sampler.stop() : null
   // With a recovery request, it goes first (the stats request would wait behind abandoned work too);
@@ -66,8 +68,13 @@ async function measuredRound (target, load, { verify, signal, pid, seen, progres
   return { fire, probe: probeResult, outside, recovery, telemetry: stats?.json ?? null }
 }
 
+// What a sweep needs to know of a finished step: its rate and figures.
+function stepOf (round) {
+  return { rate: round.fire.rate, figures: roundFigures(round) }
+}
+
 // Run one plan entry end to end; never throws for a server's fault (it is recorded as a failure).
-export async function runEntry (entry, load, { signal, progress, bootTimeoutMs = 30000, url = null } = {}) {
+export async function runEntry (entry, load, { signal, progress, bootTimeoutMs = 30000, url = null, calibration = {} } = {}) {
   const raw = { entry: { ...entry, ...load }, args: entry.args ?? [], rounds: [], failure: null, interrupted: false, workReported: null, stop: null, notes: [] }
   let server = null
   const seen = new Map()
@@ -114,12 +121,24 @@ export async function runEntry (entry, load, { signal, progress, bootTimeoutMs =
   try {
     if (load.warmup > 0) {
       progress?.('warm-up')
-      await fireRound({ url: `${server.url}/`, connections: Math.min(load.connections, load.warmup), amount: load.warmup, timeoutSec: load.timeoutSec, verify, signal: run.signal })
+      await fireLoad(`${server.url}/`, load, { amount: load.warmup, verify, signal: run.signal })
     }
-    for (let i = 0; i < load.runs && !run.signal.aborted; i++) {
-      progress?.(`measuring${load.runs > 1 ? ` round ${i + 1}/${load.runs}` : ''}`)
-      const round = await measuredRound(server.url, load, { verify, signal: run.signal, pid: server.pid, seen, progress, notes: raw.notes })
-      raw.rounds.push(round)
+    if (entry.sweep) {
+      // A rate sweep (the capacity experiment): each step is one open-loop round at the rate the sweep
+      // chooses from the steps so far.
+      const sweep = entry.sweep({ serviceMs: calibration?.[raw.workReported]?.medianMs ?? null })
+      raw.sweep = sweep.describe()
+      for (let rate = sweep.next([]); rate !== null && !run.signal.aborted; rate = sweep.next(raw.rounds.map(stepOf))) {
+        progress?.(`step ${raw.rounds.length + 1}: ${rate.toFixed(1)} req/s`)
+        const round = await measuredRound(server.url, { ...load, rate }, { verify, signal: run.signal, pid: server.pid, seen, notes: raw.notes })
+        raw.rounds.push(round)
+      }
+    } else {
+      for (let i = 0; i < load.runs && !run.signal.aborted; i++) {
+        progress?.(`measuring${load.runs > 1 ? ` round ${i + 1}/${load.runs}` : ''}`)
+        const round = await measuredRound(server.url, load, { verify, signal: run.signal, pid: server.pid, seen, progress, notes: raw.notes })
+        raw.rounds.push(round)
+      }
     }
   } catch (err) {
     if (!crashed && !signal.aborted) raw.failure = { reason: `lab error: ${err.message}`, exitCode: null, signal: null, stderrTail: [] }

@@ -1,5 +1,5 @@
 // Outside view of a process tree from Linux /proc: CPU seconds, RSS, processes, threads.
-import { readFileSync, readdirSync } from 'node:fs'
+import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { execFileSync } from 'node:child_process'
 
 let clockTicks = null
@@ -47,8 +47,45 @@ function allStats () {
   return out
 }
 
-// The live processes of the tree rooted at rootPid (root first); empty when the root is gone.
-export function processTree (rootPid, stats = allStats()) {
+// The pids of pid's children, from every one of its threads' /proc/PID/task/TID/children (a child
+// forked from a worker thread is listed under that thread); null where the kernel has no such file.
+function childPids (pid) {
+  let tasks
+  try { tasks = readdirSync(`/proc/${pid}/task`) } catch { return [] }
+  const out = []
+  for (const tid of tasks) {
+    let text
+    try { text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'latin1') } catch (err) {
+      if (err.code === 'ENOENT' && existsSync(`/proc/${pid}/task/${tid}`)) return null
+      continue
+    }
+    for (const c of text.split(' ')) if (c) out.push(Number(c))
+  }
+  return out
+}
+
+let childrenFiles = null // whether /proc/PID/task/TID/children exists here (CONFIG_PROC_CHILDREN)
+
+// The live processes of the tree rooted at rootPid (root first); empty when the root is gone. Walks the
+// children files (a few reads per member, whatever else runs on the machine), or scans all of /proc
+// where the kernel has none: the sampler runs beside the open loop's scheduler and must stay cheap.
+export function processTree (rootPid, stats) {
+  childrenFiles ??= existsSync(`/proc/${process.pid}/task/${process.pid}/children`)
+  if (!stats && childrenFiles) {
+    const out = []
+    const queue = [rootPid]
+    while (queue.length) {
+      const pid = queue.shift()
+      const s = readStat(pid)
+      if (!s) continue
+      out.push(s)
+      const kids = childPids(pid)
+      if (kids === null) return processTree(rootPid, allStats())
+      queue.push(...kids)
+    }
+    return out
+  }
+  stats ??= allStats()
   const root = stats.get(rootPid)
   if (!root) return []
   const children = new Map()

@@ -9,11 +9,11 @@ import autocannon from 'autocannon'
 export const root = fileURLToPath(new URL('../..', import.meta.url))
 const READY = /^listening on http:\/\/(\S+):(\d+) \((\S+), (\S+), pid (\d+)\)$/m
 
-// Spawn `node servers/NAME --port 0 ...args` and wait for its ready line (rejects with its stderr if it
+// Spawn `node servers/NAME --port 0 ...args` (or `entry`, a fixture) and wait for its ready line (rejects with its stderr if it
 // exits first or takes longer than `timeout`). Resolves to { url, port, pid, strategy, work, child,
 // stdout(), stderr(), stop(signal) } where stop sends the signal by pid and resolves to { code, signal }.
-export async function startServer (name, args = [], { env = {}, timeout = 30000 } = {}) {
-  const child = spawn(process.execPath, [`servers/${name}`, '--port', '0', ...args], {
+export async function startServer (name, args = [], { env = {}, timeout = 30000, entry = `servers/${name}` } = {}) {
+  const child = spawn(process.execPath, [entry, '--port', '0', ...args], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe']

@@ -14,6 +14,7 @@ import { renderMarkdown } from '../../loadtest/report/markdown.js'
 import { freeId, reportId, writeAtomic } from '../../loadtest/report/write.js'
 import { resolveLoad, entryLoad } from '../../loadtest/run/load.js'
 import { tempDir } from './lab-helpers.js'
+import { createHistogram, recordMs } from '../../loadtest/run/histogram.js'
 
 test('options: defaults, numbers parsed, servers split and expanded', () => {
   const o = parseOptions(['--server', 'simple,queued-threads', '--connections', '8', '--amount', '100', '--timeout', '2.5', '--runs', '3', '--warmup', '0'])
@@ -66,7 +67,13 @@ test('options: every bad value is a usage error (exit 2) naming the option', () 
 test('load settings: experiment defaults < --quick < user flags; entry values win; amount >= connections', () => {
   const exp = { defaults: { connections: 10, amount: 200, timeoutSec: 10, warmup: 20 }, quick: { amount: 40 } }
   const base = parseOptions([])
-  assert.deepEqual(resolveLoad(base, exp), { connections: 10, amount: 200, durationSec: null, timeoutSec: 10, warmup: 20, runs: 1, recovery: true, recoveryTimeoutSec: null })
+  assert.deepEqual(resolveLoad(base, exp), {
+    connections: 10, rate: null, arrival: 'constant', seed: 1, sloMs: null, amount: 200, durationSec: null, timeoutSec: 10,
+    warmup: 20, runs: 1, recovery: true, recoveryTimeoutSec: null
+  })
+  const open = resolveLoad(parseOptions(['--rate', '50', '--timeout', '2', '--arrival', 'poisson', '--seed', '7']), exp)
+  assert.deepEqual([open.rate, open.arrival, open.seed, open.connections], [50, 'poisson', 7, 100], 'open loop: the cap covers rate × timeout')
+  assert.equal(resolveLoad(parseOptions(['--rate', '50', '--connections', '3']), exp).connections, 3)
   assert.equal(resolveLoad(parseOptions(['--quick']), exp).amount, 40)
   const user = resolveLoad(parseOptions(['--duration', '3', '--connections', '2', '--timeout', '1']), exp)
   assert.equal(user.amount, null)
@@ -133,9 +140,16 @@ test('calibration: median, spread, tier shift noticed', () => {
   assert.equal(shifted.medianMs, 385, 'the service time is what the later calls take, not an average with the first')
 })
 
+// An HDR histogram holding these millisecond values, as the load engines record them.
+function hist (values) {
+  const h = createHistogram()
+  for (const v of values) recordMs(h, v)
+  return h
+}
+
 function rawRound (over = {}) {
   return {
-    fire: { sent: 10, completed: 10, ok: 10, non2xx: 0, errors: 0, timeouts: 0, mismatches: 0, statusCodes: { 200: 10 }, latencies: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], workMs: [1, 1], queueMs: [0, 2], durationMs: 100, mismatchSample: null, errorSample: null, autocannon: null, stopped: false, ...over },
+    fire: { sent: 10, completed: 10, ok: 10, non2xx: 0, errors: 0, timeouts: 0, mismatches: 0, statusCodes: { 200: 10 }, latency: hist([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), workMs: hist([1, 1]), queueMs: hist([0, 2, 2]), durationMs: 100, mismatchSample: null, errorSample: null, autocannon: null, stopped: false, ...over },
     probe: { latencies: [1, 2], failed: 0, abandoned: 0 },
     outside: { cpuSeconds: 0.2, peakRssBytes: 1e8, peakProcesses: 1, peakThreads: 10, samples: [], loadGenerator: { cpuSeconds: 0.05, wallSeconds: 1, utilisation: 0.05 } },
     recovery: { ms: 3, status: 200 },
@@ -154,9 +168,9 @@ test('report: one result from a raw run; ideal and efficiency from calibration',
   assert.equal(r.efficiency, 0.5)
   assert.equal(r.outside.cpuMsPerRequest, 20)
   assert.equal(r.serverTiming.workMs.mean, 1)
-  assert.equal(r.serverTiming.queueMs.median, 1)
+  assert.equal(r.serverTiming.queueMs.median, 2)
   assert.equal(r.trusted, true)
-  assert.equal(r.latency.p50, 5)
+  assert.ok(Math.abs(r.latency.p50 - 5) <= 0.005, 'HDR histograms keep 3 significant digits')
   assert.equal(ideal('sleep:100', 10, 2, { 'sleep:100': { medianMs: 100 } }).concurrency, 10, 'waiting uses no core')
   assert.equal(buildHttpResult({ entry, rounds: [rawRound()] }, { calibration: {} }).efficiency, null)
 })

@@ -1,0 +1,94 @@
+// The open loop: schedules, latency from the due time, a stall a closed loop hides, overload.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { createSchedule } from '../../loadtest/run/schedule.js'
+import { fireOpenLoop } from '../../loadtest/run/open-loop.js'
+import { fireRound } from '../../loadtest/run/fire.js'
+import { summarizeHistogram, encodeHistogram, mergeEncoded } from '../../loadtest/run/histogram.js'
+import { startServer } from '../helpers/server.js'
+import { FIXTURES, runLab } from './lab-helpers.js'
+
+function gaps (schedule) {
+  const out = []
+  let last = schedule.next()
+  for (let t = schedule.next(); t !== null; t = schedule.next()) {
+    out.push(t - last)
+    last = t
+  }
+  return out
+}
+
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length
+const cv = (xs) => { const m = mean(xs); return Math.sqrt(mean(xs.map((x) => (x - m) ** 2))) / m }
+
+test('schedule: constant gaps are 1/R; Poisson gaps have mean 1/R and a coefficient of variation near 1', () => {
+  const constant = gaps(createSchedule({ rate: 250, amount: 5000 }))
+  assert.equal(constant.length, 4999)
+  assert.ok(Math.abs(mean(constant) - 4) / 4 < 0.05)
+  assert.ok(constant.every((g) => Math.abs(g - 4) < 1e-9), 'every constant gap is exactly 1/R')
+  const poisson = gaps(createSchedule({ rate: 250, arrival: 'poisson', seed: 42, amount: 20000 }))
+  assert.ok(Math.abs(mean(poisson) - 4) / 4 < 0.05, `mean gap ${mean(poisson)} ms`)
+  assert.ok(Math.abs(cv(poisson) - 1) < 0.05, `coefficient of variation ${cv(poisson)}`)
+  assert.deepEqual(gaps(createSchedule({ rate: 100, arrival: 'poisson', seed: 7, amount: 50 })),
+    gaps(createSchedule({ rate: 100, arrival: 'poisson', seed: 7, amount: 50 })), 'the same seed gives the same schedule')
+  assert.notDeepEqual(gaps(createSchedule({ rate: 100, arrival: 'poisson', seed: 7, amount: 50 })),
+    gaps(createSchedule({ rate: 100, arrival: 'poisson', seed: 8, amount: 50 })))
+  const timed = createSchedule({ rate: 10, durationMs: 1000 })
+  let n = 0
+  while (timed.next() !== null) n++
+  assert.equal(n, 10, 'a 1 s round at 10/s has due times 0, 100, ... 900 ms')
+  assert.throws(() => createSchedule({ rate: 0, amount: 1 }), /rate/)
+})
+
+test('a stall: the open loop sees it from the due time, a closed loop with one connection hides it', async (t) => {
+  const server = await startServer('stalls', [], { entry: join(FIXTURES, 'stalls.js') })
+  t.after(() => server.stop())
+  const url = `${server.url}/`
+  const verify = (body) => body === '{"sum":4950}'
+  // 2.5 s rounds: the server freezes for 500 ms every 2 s, so each round holds at least one stall.
+  const open = await fireOpenLoop({ url, rate: 200, durationSec: 2.5, timeoutSec: 5, verify })
+  const closed = await fireRound({ url, connections: 1, durationSec: 2.5, timeoutSec: 5, verify })
+  const o = summarizeHistogram(open.latency)
+  const c = summarizeHistogram(closed.latency)
+  assert.equal(open.sent, 500, 'every due request was sent')
+  assert.equal(open.completed, 500)
+  assert.equal(open.mismatches + closed.mismatches, 0)
+  assert.ok(o.p99 >= 300, `open loop p99 from due time ${o.p99} ms shows the 500 ms stall`)
+  assert.ok(c.p99 < 50, `closed loop p99 ${c.p99} ms: its one connection waits out the stall once`)
+  assert.ok(c.max >= 300, `the closed loop did meet the stall (max ${c.max} ms), it just counted it once`)
+  const merged = summarizeHistogram(mergeEncoded([encodeHistogram(open.latency), encodeHistogram(open.latency)]))
+  assert.equal(merged.count, 2 * o.count, 'encoded histograms merge exactly: counts add')
+  assert.equal(merged.p99, o.p99)
+})
+
+test('twice the capacity: latency grows through the round, nothing skipped, the counts add up', async (t) => {
+  // sleep-sync:10 inline blocks the one event loop 10 ms per request: capacity 100 req/s.
+  const server = await startServer('simple', ['--work', 'sleep-sync:10'])
+  t.after(() => server.stop())
+  const events = []
+  const r = await fireOpenLoop({
+    url: `${server.url}/`, rate: 200, amount: 300, timeoutSec: 10, onResponse: (e) => events.push(e)
+  })
+  assert.equal(r.sent, 300, 'the schedule is never thinned')
+  assert.equal(r.completed + r.timeouts + r.errors, r.sent)
+  assert.equal(r.ok, 300)
+  assert.equal(r.mismatches, 0)
+  assert.equal(events.length, 300)
+  const byDue = events.toSorted((a, b) => a.dueMs - b.dueMs)
+  const third = (k) => mean(byDue.slice(k * 100, (k + 1) * 100).map((e) => e.latencyMs))
+  assert.ok(third(0) < third(1) && third(1) < third(2), `mean latency by thirds of the round: ${[0, 1, 2].map(third)}`)
+  // Arrivals 5 ms apart, service 10 ms: the queue grows by one request every 10 ms, so the last
+  // request waits about 300 × 5 ms; at the very least it waits far longer than one service time.
+  assert.ok(byDue.at(-1).latencyMs > 500, `the last request waited ${byDue.at(-1).latencyMs} ms`)
+  assert.ok(Math.abs(r.lastDueMs - 299 * 5) < 1e-6, 'due times follow the schedule, not the answers')
+})
+
+test('bad --rate, --arrival, --slo and --seed without --rate: exit 2, one line, nothing started', async () => {
+  for (const args of [['--rate', '0'], ['--rate', 'fast'], ['--rate', '10', '--arrival', 'bursty'], ['--slo', '-5'], ['--seed', '3']]) {
+    const r = await runLab(['--server', 'simple', ...args])
+    assert.equal(r.exitCode, 2, args.join(' '))
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
+    assert.match(r.stderr, /--(rate|arrival|slo|seed)/)
+  }
+})
