@@ -68,8 +68,18 @@ test('load settings: experiment defaults < --quick < user flags; entry values wi
   const exp = { defaults: { connections: 10, amount: 200, timeoutSec: 10, warmup: 20 }, quick: { amount: 40 } }
   const base = parseOptions([])
   assert.deepEqual(resolveLoad(base, exp), {
-    connections: 10, rate: null, arrival: 'constant', seed: 1, sloMs: null, amount: 200, durationSec: null, timeoutSec: 10,
-    warmup: 20, runs: 1, recovery: true, recoveryTimeoutSec: null
+    connections: 10,
+    rate: null,
+    arrival: 'constant',
+    seed: 1,
+    sloMs: null,
+    amount: 200,
+    durationSec: null,
+    timeoutSec: 10,
+    warmup: 20,
+    runs: 1,
+    recovery: true,
+    recoveryTimeoutSec: null
   })
   const open = resolveLoad(parseOptions(['--rate', '50', '--timeout', '2', '--arrival', 'poisson', '--seed', '7']), exp)
   assert.deepEqual([open.rate, open.arrival, open.seed, open.connections], [50, 'poisson', 7, 100], 'open loop: the cap covers rate × timeout')
