@@ -68,7 +68,11 @@ function httpCell (r, report, units) {
     percentiles: pcts,
     errors,
     efficiency: isNum(r.efficiency) ? r.efficiency : null,
-    serviceMs: serviceMs(report, r.work)
+    serviceMs: serviceMs(report, r.work),
+    // capacity sweeps: the highest rate held under the target, and the target
+    capacity: isNum(r.capacity?.capacity?.rps) ? r.capacity.capacity.rps : null,
+    capacityBound: r.capacity?.capacity?.bound ?? null,
+    sloMs: isNum(r.capacity?.sloMs) ? r.capacity.sloMs : null
   }
 }
 
@@ -138,6 +142,7 @@ export function compareReports (entries, { baseline = 0, units = 'ms' } = {}) {
       } else {
         c.rpsRatio = ratio(c.rps, base?.rps)
         c.p99Ratio = ratio(c.p99, base?.p99)
+        c.capacityRatio = ratio(c.capacity, base?.capacity)
       }
     }
     return { key, kind, server: first.server ?? null, variant: first.variant ?? null, work: first.work ?? null, mode: first.mode ?? null, cells }

@@ -78,6 +78,25 @@ export function renderCompareMarkdown (cmp) {
     out.push('')
   }
 
+  const swept = http.filter((row) => row.cells.some((c) => c && isNum(c.capacity)))
+  if (swept.length) {
+    const head = ['run', ...cmp.reports.flatMap((r) => r.baseline
+      ? [`${r.letter} capacity req/s`, `${r.letter} target`]
+      : [`${r.letter} capacity req/s`, `${r.letter} target`, `${r.letter} capacity ×${base.letter}`])]
+    out.push('## Capacity', '', 'The highest open-loop rate each run held with p99 within its target and every request answered (the capacity experiment).', '',
+      `| ${head.join(' | ')} |`, `| ${head.map((_, i) => i === 0 ? '---' : '---:').join(' | ')} |`)
+    for (const row of swept) {
+      const cells = [`\`${row.key.replace(/`/g, "'")}\``]
+      row.cells.forEach((c, i) => {
+        const cap = c && isNum(c.capacity) ? `${c.capacityBound === 'at least' ? '≥' : ''}${f(c.capacity, 1)}` : MD_NA
+        cells.push(cap, c ? lat(c.sloMs, 'ms') : MD_NA)
+        if (!cmp.reports[i].baseline) cells.push(c ? times(c.capacityRatio) : MD_NA)
+      })
+      out.push(`| ${cells.join(' | ')} |`)
+    }
+    out.push('')
+  }
+
   const dispatch = cmp.rows.filter((r) => r.kind === 'dispatch')
   if (dispatch.length) {
     const head = ['case', ...cmp.reports.flatMap((r) => r.baseline ? [`${r.letter} mean ms`] : [`${r.letter} mean ms`, `${r.letter} ×${base.letter}`])]
@@ -222,6 +241,23 @@ function dispatchTable (cmp, rows) {
   return table(head, body, { className: 'dispatch' })
 }
 
+// Capacity per run and report, with its ratio to the baseline (only when some report swept rates).
+function capacityTable (cmp, http) {
+  const swept = http.filter((row) => row.cells.some((c) => c && isNum(c.capacity)))
+  if (swept.length === 0) return ''
+  const base = cmp.reports[cmp.baseline]
+  const head = ['run', ...cmp.reports.flatMap((r) => r.baseline
+    ? [`${esc(r.letter)} capacity req/s`, `${esc(r.letter)} target ms`]
+    : [`${esc(r.letter)} capacity req/s`, `${esc(r.letter)} target ms`, `${esc(r.letter)} ×${esc(base.letter)}`])]
+  const body = swept.map((row) => [`<code>${esc(row.key)}</code>`, ...row.cells.flatMap((c, i) => {
+    const cap = c && isNum(c.capacity) ? `${c.capacityBound === 'at least' ? '≥' : ''}${num(c.capacity, 1)}` : '—'
+    const cells = [cap, c ? fmtMs(c.sloMs) : '—']
+    if (!cmp.reports[i].baseline) cells.push(c ? ratioHtml(c.capacityRatio, true) : '—')
+    return cells
+  })])
+  return `<section class="block"><h2>Capacity</h2><p class="lead">The highest open-loop rate each run held with p99 within its target and every request answered.</p>${table(head, body, { className: 'capacity' })}</section>`
+}
+
 // The comparison as a self-contained HTML page: report cards, overlaid charts, the grouped table.
 export function renderCompareHtml (cmp) {
   const http = cmp.rows.filter((r) => r.kind === 'http')
@@ -235,6 +271,7 @@ export function renderCompareHtml (cmp) {
 <div class="cards">${cmp.reports.map(reportCard).join('')}</div>
 ${flags}${notes}
 ${http.length ? `<section class="block"><h2>HTTP runs</h2>${charts(cmp, http)}${httpTable(cmp, http)}</section>` : ''}
+${capacityTable(cmp, http)}
 ${dispatch.length ? `<section class="block"><h2>Dispatch</h2>${dispatchChart(cmp, dispatch)}${dispatchTable(cmp, dispatch)}</section>` : ''}
 <footer>Written by <code>npm run compare</code>. Charts rendered with Vega-Lite; this page loads nothing from the network.</footer>`
   return page({ title: `loadlab compare: ${cmp.reports.map((r) => r.name).join(' vs ')}`, body })

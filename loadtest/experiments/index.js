@@ -26,7 +26,8 @@ const registry = {
   sleep: './sleep.js',
   'long-vs-small': './long-vs-small.js',
   'ssr-offload': './ssr-offload.js',
-  dispatch: './dispatch.js'
+  dispatch: './dispatch.js',
+  capacity: './capacity.js'
 }
 
 const here = (file) => fileURLToPath(new URL(file, import.meta.url))

@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { ROOT } from '../catalog.js'
 import { round, spread, summarize } from './stats.js'
 import { encodeHistogram, summarizeHistogram } from '../run/histogram.js'
+import { capacityOf, holds } from '../run/sweep.js'
 
 // The report format version (reports/README.md).
 export const SCHEMA = 1
@@ -81,6 +82,7 @@ function openFigures (f) {
     written: f.written,
     waited: f.waited,
     peakInFlight: f.peakInFlight,
+    priorityRaised: f.priorityRaised ?? false,
     scheduledRate: round(scheduledRate, 3),
     sendRate: round(sendRate, 3),
     sendRateError: sendRate && scheduledRate ? round(sendRate / scheduledRate - 1, 4) : null,
@@ -161,19 +163,54 @@ export function untrustedReasons (fig, { failure, interrupted } = {}) {
   return out
 }
 
+// One step of a capacity sweep: the offered rate and what came of it.
+function stepFigures (fig, index, kind, sloMs) {
+  const l = fig.latency
+  const seconds = fig.durationMs / 1000
+  return {
+    index,
+    kind,
+    rate: fig.open?.rate ?? null,
+    rps: fig.rps,
+    p50: l.p50,
+    p99: l.p99,
+    p99_9: l.p99_9,
+    max: l.max,
+    pass: holds(fig, sloMs),
+    requests: fig.requests,
+    peakInFlight: fig.open?.peakInFlight ?? null,
+    waited: fig.open?.waited ?? null,
+    lagP99: fig.open?.lag?.p99 ?? null,
+    cpuCores: fig.outside && seconds > 0 ? round(fig.outside.cpuSeconds / seconds, 3) : null,
+    queueLength: fig.telemetry?.gauges?.queueLength ?? null,
+    recovery: fig.recovery,
+    histograms: fig.histograms
+  }
+}
+
 // One HTTP result (README "results[] for HTTP runs") from a server run's raw record.
 export function buildHttpResult (raw, { calibration = {}, cores = os.availableParallelism() } = {}) {
   const e = raw.entry
   const work = raw.workReported ?? e.work ?? null
   const rounds = raw.rounds.map(roundFigures)
   const order = rounds.map((r, i) => [r.rps ?? -1, i]).sort((a, b) => a[0] - b[0])
-  const mid = order.length ? rounds[order[(order.length - 1) >> 1][1]] : null
+  let mid = order.length ? rounds[order[(order.length - 1) >> 1][1]] : null
+  let sweep = null
+  if (raw.sweep) {
+    // A capacity sweep: the figures shown are those of the step at capacity; failing steps are the
+    // point of the sweep, not a fault, so only the generator's own trouble makes the run untrusted.
+    const steps = rounds.map((r, i) => stepFigures(r, i, raw.sweep.kinds?.[i] ?? null, raw.sweep.sloMs))
+    const { kinds, ...rule } = raw.sweep
+    sweep = { ...rule, steps, capacity: capacityOf(steps, raw.sweep) }
+    mid = rounds[sweep.capacity.step] ?? null
+  }
   const reasons = untrustedReasons(mid, raw)
   for (const [i, r] of rounds.entries()) {
     if (r === mid) continue
-    const extra = untrustedReasons(r).map((x) => `round ${i + 1}: ${x}`)
+    const extra = untrustedReasons(r).filter((x) => !sweep || /load generator/.test(x)).map((x) => `round ${i + 1}: ${x}`)
     reasons.push(...extra)
   }
+  if (sweep && sweep.steps.length === 0) reasons.push('no step measured (no calibration of the work)')
   const id = ideal(work, e.connections, cores, calibration)
   const result = {
     kind: 'http',
@@ -207,6 +244,7 @@ export function buildHttpResult (raw, { calibration = {}, cores = os.availablePa
     outside: mid?.outside ?? null,
     ideal: id,
     efficiency: id && mid?.rps !== null && mid?.rps !== undefined ? round(mid.rps / id.rps, 3) : null,
+    capacity: sweep,
     examples: mid ? { mismatchBody: mid.samples.mismatch, error: mid.samples.error } : null,
     autocannon: mid?.autocannon ?? null,
     stop: raw.stop ?? null,

@@ -90,6 +90,31 @@ export function spectrumSpec (rows, { color = 'run', colorTitle = 'server run', 
   return { width, height, data: { values: rows }, transform, mark, encoding, config: CONFIG }
 }
 
+// Latency against offered load (the "hockey stick"): p99 from the due time (log axis) by offered
+// rate, one line per server, the target as a dashed rule and each server's capacity as a ringed point.
+// rows: [{ server, rate, p99, pass }]; capacities: [{ server, rate, p99 }].
+export function capacitySpec (rows, { sloMs = null, capacities = [], width = 1000, height = 360 } = {}) {
+  const color = { field: 'server', type: 'nominal', title: 'server', sort: null, legend: { orient: 'bottom', direction: 'vertical', columns: 3 } }
+  const x = { field: 'rate', type: 'quantitative', title: 'offered load (requests/s, open loop)', scale: { zero: true, nice: true } }
+  const y = { field: 'p99', type: 'quantitative', title: 'p99 latency from the due time (ms), log scale', scale: { type: 'log', nice: true }, axis: { format: ',.4~r', tickCount: 6 } }
+  const layers = [
+    {
+      transform: [{ filter: 'datum.p99 > 0' }, { calculate: "datum.server + ': ' + format(datum.rate, ',.1f') + ' req/s → p99 ' + format(datum.p99, ',.4~r') + ' ms' + (datum.pass ? '' : ' (misses the target)')", as: 'desc' }],
+      mark: { type: 'line', point: { filled: true, size: 30 }, clip: true },
+      encoding: { x, y, color, order: { field: 'rate', type: 'quantitative' }, description: { field: 'desc', type: 'nominal' } }
+    }
+  ]
+  if (capacities.length) {
+    layers.push({
+      data: { values: capacities.filter((c) => c.p99 > 0) },
+      mark: { type: 'point', shape: 'circle', size: 220, strokeWidth: 2.5, filled: false },
+      encoding: { x, y, color: { ...color, legend: null } }
+    })
+  }
+  if (sloMs) layers.push({ data: { values: [{ slo: sloMs }] }, mark: { type: 'rule', color: '#cf222e', strokeDash: [6, 4], strokeWidth: 1.5 }, encoding: { y: { field: 'slo', type: 'quantitative' } } })
+  return { width, height, data: { values: rows }, layer: layers, config: CONFIG }
+}
+
 // Horizontal bars, one per `y` value, optionally grouped by `group` (a colour per group).
 export function barSpec (rows, { y = 'run', x = 'value', xTitle, group = null, groupTitle = null, format = ',.0f', width = 560, domainMax = null, rule = null, colors = null } = {}) {
   const barEnc = {

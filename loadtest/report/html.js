@@ -124,7 +124,10 @@ export function methodCard (report) {
   const load = isNum(m.amount) ? `${num(m.amount)} requests` : isNum(m.durationSec) ? `${num(m.durationSec)} s` : DASH
   return `<section class="card" aria-label="method"><h2>Method</h2>${dl([
     ['tool', `${esc(m.tool) || DASH}${m.toolVersion ? ` ${esc(m.toolVersion)}` : ''}`],
-    ['connections', num(m.connections)],
+    ['load', m.loop === 'open'
+      ? `open loop${isNum(m.rate) ? `, ${num(m.rate)} requests/s` : ', rates chosen by the sweep'}, ${esc(m.arrival ?? 'constant')} arrivals${isNum(m.seed) ? ` (seed ${num(m.seed)})` : ''}; latency from each request's due time`
+      : m.loop === 'closed' ? 'closed loop: each connection sends its next request when the last one answers' : DASH],
+    [m.loop === 'open' ? 'connection cap' : 'connections', num(m.connections)],
     ['measured round', load],
     ['timeout', isNum(m.timeoutSec) ? `${num(m.timeoutSec)} s` : DASH],
     ['warm-up', warm],

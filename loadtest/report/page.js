@@ -1,7 +1,7 @@
 // Renders one loadlab report (reports/README.md, schema 1) as a self-contained HTML page: machine and
 // method first, then the charts (inline SVG from Vega-Lite, rendered here), the tables and every flag a
 // reader needs before trusting a figure. Pure: report object in, string out.
-import { barSpec, dispatchSpec, renderSvg, spectrumRows, spectrumSpec } from './charts.js'
+import { barSpec, capacitySpec, dispatchSpec, renderSvg, spectrumRows, spectrumSpec } from './charts.js'
 import {
   bytes, esc, genericTable, isNum, machineCard, machineLine, methodCard, ms, num, page, pct, table
 } from './html.js'
@@ -93,7 +93,7 @@ function spectrumFigure (http, names) {
     ? spectrumSpec(rows, { color: 'short', colorTitle: 'server run', facet: 'work' })
     : spectrumSpec(rows, { colorTitle: 'server run', logY })
   return figure('spectrum', renderSvg(spec, { id: 'spectrum' }),
-    `<b>Latency by percentile</b> (client side, autocannon)${panels ? ', one panel per work spec' : ''}. The x axis stretches the tail as HdrHistogram plots it (log of 1/(1−p)): each step right is ten times rarer. Lower is better; a line that rises late has a short tail.${logY ? ' The latency axis is logarithmic: the runs differ by more than 20× at p99.' : ''}`,
+    `<b>Latency by percentile</b> (client side, ${http.some((r) => r.loop === 'open') ? 'open loop: from each request\'s due time' : 'autocannon'})${panels ? ', one panel per work spec' : ''}. The x axis stretches the tail as HdrHistogram plots it (log of 1/(1−p)): each step right is ten times rarer. Lower is better; a line that rises late has a short tail.${logY ? ' The latency axis is logarithmic: the runs differ by more than 20× at p99.' : ''}`,
     { lines: drawn.length })
 }
 
@@ -213,6 +213,33 @@ function dispatchSection (rows) {
   return `<section class="block"><h2>Dispatch</h2>${chart}${table(head, body, { className: 'dispatch', rowClass: (i) => rows[i].checked === true ? '' : 'failed' })}</section>`
 }
 
+// The capacity sweep: latency against offered load per server, the target and each capacity marked,
+// and the steps in numbers.
+function capacitySection (http, names) {
+  const swept = http.filter((r) => r.capacity?.steps?.length)
+  if (swept.length === 0) return ''
+  const rows = []
+  const caps = []
+  swept.forEach((r) => {
+    const name = names[http.indexOf(r)]
+    for (const s of r.capacity.steps) if (isNum(s.p99) && isNum(s.rate)) rows.push({ server: name, rate: s.rate, p99: s.p99, pass: s.pass })
+    const c = r.capacity.capacity
+    if (c?.rps > 0 && isNum(c.p99)) caps.push({ server: name, rate: c.rps, p99: c.p99 })
+  })
+  const slos = [...new Set(swept.map((r) => r.capacity.sloMs).filter(isNum))]
+  const chart = figure('capacity', renderSvg(capacitySpec(rows, { sloMs: slos.length === 1 ? slos[0] : null, capacities: caps }), { id: 'capacity' }),
+    `<b>Latency against offered load</b>: each point is one open-loop step (requests due on a schedule, latency from the due time); p99 on a log axis. The dashed red line is the target${slos.length === 1 ? ` (${esc(ms(slos[0]))} ms, ${esc(swept[0].capacity.sloRule)})` : ''}; the ringed point is each server's capacity, the highest rate that kept p99 under it with every request answered. Past the knee the queue grows for as long as the step lasts, so latency climbs steeply.`,
+    { lines: swept.length })
+  const head = ['server', 'step', 'kind', 'offered req/s', 'achieved req/s', 'p50', 'p99', 'p99.9', 'timeouts', 'errors', 'peak in flight', 'CPU cores', 'recovery ms', 'holds']
+  const body = swept.flatMap((r) => r.capacity.steps.map((s) => [
+    esc(names[http.indexOf(r)]), num(s.index + 1), esc(s.kind ?? ''), num(s.rate, 1), num(s.rps, 1), ms(s.p50), ms(s.p99), ms(s.p99_9),
+    num(s.requests?.timeouts), num(s.requests?.errors), num(s.peakInFlight), num(s.cpuCores, 2),
+    s.recovery ? (isNum(s.recovery.ms) ? ms(s.recovery.ms) : esc(String(s.recovery.status))) : '-', s.pass ? '✓' : '✗'
+  ]))
+  const rule = `<p class="muted">${esc(swept[0].capacity.rule)}</p>`
+  return `<section class="block"><h2>Capacity</h2>${chart}${rule}${table(head, body, { className: 'capacity' })}</section>`
+}
+
 // Returns the HTML page (a string) for a report object.
 export function renderReportHtml (report) {
   const results = Array.isArray(report?.results) ? report.results.filter((r) => r && typeof r === 'object') : []
@@ -246,6 +273,7 @@ ${resultsTable(http, names)}
 <div class="cards">${machineCard(report)}${methodCard(report)}</div>
 ${flags(http, names)}
 ${notes}
+${capacitySection(http, names)}
 ${httpBlock}
 ${dispatch.length ? dispatchSection(dispatch) : ''}
 ${extraTable}

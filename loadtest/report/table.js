@@ -15,7 +15,8 @@ function mb (bytes) {
   return bytes === null || bytes === undefined ? '-' : `${Math.round(bytes / 1048576)}M`
 }
 
-// The default table of HTTP results: { head, rows } of strings.
+// The default table of HTTP results: { head, rows } of strings. Column c: connections, or the offered
+// rate (N/s) of an open-loop run.
 export function defaultTable (report) {
   const head = ['server', 'work', 'c', 'req/s', 'p50', 'p97.5', 'p99', 'max', 'err', 'tmo', 'non2xx', 'mism', 'probe p99', 'loop p99', 'CPU ms/req', 'peak RSS', 'eff', 'trust']
   const rows = []
@@ -30,7 +31,7 @@ export function defaultTable (report) {
     rows.push([
       name,
       r.work ?? '-',
-      String(r.connections ?? '-'),
+      r.loop === 'open' && r.rate ? `${r.rate}/s` : String(r.connections ?? '-'),
       num(r.rps),
       ms(r.latency?.p50),
       ms(r.latency?.p97_5),

@@ -29,7 +29,7 @@ export function summarizeHistogram (histogram) {
     min: n ? ms(histogram.getValueAtPercentile(0)) : null,
     mean: ms(histogram.mean),
     stddev: ms(histogram.stdDeviation),
-    max: ms(histogram.maxValue),
+    max: ms(histogram.getValueAtPercentile(100)), // the same rounding as the percentiles: max ≥ p99 always
     p2_5: percentiles['2.5'],
     p50: percentiles['50'],
     p97_5: percentiles['97.5'],

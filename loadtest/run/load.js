@@ -12,6 +12,7 @@ export function resolveLoad (opts, experiment) {
     // Open loop: --connections caps the kept connections (default: enough for rate × timeout).
     connections: opts.connections ?? (rate ? defaultConnections(rate, timeoutSec) : base.connections ?? 10),
     rate,
+    userConnections: opts.connections ?? null,
     arrival: opts.arrival ?? base.arrival ?? 'constant',
     seed: opts.seed ?? base.seed ?? 1,
     sloMs: opts.slo ?? base.sloMs ?? null,

@@ -1,11 +1,12 @@
 // Run one server (or a --url target) through warm-up and measured rounds while watching it; returns
 // a raw record that report.js turns into a result. No formatting here.
 import { existsSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { ROOT, findServer } from '../catalog.js'
 import { startServer, stopServer } from './boot.js'
 import { fireRound, startProbe } from './fire.js'
-import { fireOpenLoop } from './open-loop.js'
+import { defaultConnections, fireOpenLoop } from './open-loop.js'
 import { request, getJson } from './http.js'
 import { startSampler } from './sample.js'
 import { makeKey, roundFigures } from '../report/build.js'
@@ -126,11 +127,12 @@ export async function runEntry (entry, load, { signal, progress, bootTimeoutMs =
     if (entry.sweep) {
       // A rate sweep (the capacity experiment): each step is one open-loop round at the rate the sweep
       // chooses from the steps so far.
-      const sweep = entry.sweep({ serviceMs: calibration?.[raw.workReported]?.medianMs ?? null })
-      raw.sweep = sweep.describe()
+      const sweep = entry.sweep({ serviceMs: calibration?.[raw.workReported]?.medianMs ?? null, cores: availableParallelism() })
+      raw.sweep = { ...sweep.describe(), kinds: sweep.kinds }
       for (let rate = sweep.next([]); rate !== null && !run.signal.aborted; rate = sweep.next(raw.rounds.map(stepOf))) {
         progress?.(`step ${raw.rounds.length + 1}: ${rate.toFixed(1)} req/s`)
-        const round = await measuredRound(server.url, { ...load, rate }, { verify, signal: run.signal, pid: server.pid, seen, notes: raw.notes })
+        const connections = load.userConnections ?? defaultConnections(rate, load.timeoutSec)
+        const round = await measuredRound(server.url, { ...load, rate, connections }, { verify, signal: run.signal, pid: server.pid, seen, notes: raw.notes })
         raw.rounds.push(round)
       }
     } else {

@@ -70,6 +70,7 @@ test('load settings: experiment defaults < --quick < user flags; entry values wi
   assert.deepEqual(resolveLoad(base, exp), {
     connections: 10,
     rate: null,
+    userConnections: null,
     arrival: 'constant',
     seed: 1,
     sloMs: null,
