@@ -3,17 +3,20 @@ import { parseArgs } from 'node:util'
 import { performance } from 'node:perf_hooks'
 import { runDispatch } from './channels.js'
 import { runTelemetry } from './telemetry.js'
+import { runGenerator } from './generator.js'
 import { machine } from './machine.js'
 
 // Settings of a full and of a quick run.
 export const SETTINGS = {
   full: {
     dispatch: { workers: [1, 2], payloads: [30, 1e4], calls: 1000, rounds: 5, warmupCalls: 1000 },
-    telemetry: { work: 'loop:1e5', connections: 10, durationSec: 3, amount: null, rounds: 3, warmupSec: 1, warmupAmount: null }
+    telemetry: { work: 'loop:1e5', connections: 10, durationSec: 3, amount: null, rounds: 3, warmupSec: 1, warmupAmount: null },
+    generator: { work: 'loop:1', connections: 10, durationSec: 2, amount: null, start: 500, steps: 4, memorySec: 60 }
   },
   quick: {
     dispatch: { workers: [1, 2], payloads: [30, 1e4], calls: 50, rounds: 2, warmupCalls: 20 },
-    telemetry: { work: 'loop:1e5', connections: 4, durationSec: null, amount: 60, rounds: 2, warmupSec: null, warmupAmount: 20 }
+    telemetry: { work: 'loop:1e5', connections: 4, durationSec: null, amount: 60, rounds: 2, warmupSec: null, warmupAmount: 20 },
+    generator: { work: 'loop:1', connections: 4, durationSec: null, amount: 100, start: 200, steps: 0, memorySec: 1 }
   }
 }
 
@@ -55,6 +58,8 @@ export async function bench ({ quick = false, rounds = null, signal, progress = 
   const dispatch = await runDispatch(s.dispatch, { signal, progress })
   signal?.throwIfAborted()
   const telemetry = await runTelemetry(s.telemetry, { signal, progress })
+  signal?.throwIfAborted()
+  const generator = await runGenerator(s.generator, { signal, progress })
   return {
     kind: 'loadlab-bench',
     schema: 1,
@@ -64,6 +69,7 @@ export async function bench ({ quick = false, rounds = null, signal, progress = 
     machine: await machine(),
     dispatch,
     telemetry,
+    generator,
     notes: [
       '± is the relative standard deviation over the rounds; ratios are per round (both sides measured back to back), shown as median (min–max).',
       ...(quick ? ['--quick: tiny rounds for the smoke test; these numbers are not a measurement.'] : [])

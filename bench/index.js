@@ -12,6 +12,8 @@ const HELP = `usage: npm run bench -- [--quick] [--json] [--rounds N]
 Measures, side by side in one run, what the lab itself costs, and prints ratios:
   dispatch    per-call round trip of piscina vs the shared-memory channel (cost 0, 30 B and 10 kB, 1 and 2 workers)
   telemetry   requests/second of servers/simple (loop:1e5) with --telemetry on vs off
+  generator   the open-loop generator's highest kept rate vs autocannon's closed-loop maximum on one
+              trivial server, and the lab's memory over a long round (HDR histograms, not arrays)
 Options:
   --quick       a tiny run (a few hundred requests; for the smoke test), not a measurement
   --json        print the results as JSON on stdout (the table goes to stderr)

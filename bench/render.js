@@ -42,6 +42,22 @@ export function render (result) {
       : `telemetry ${t.lossPercent >= 0 ? 'costs' : 'gains'} ${Math.abs(t.lossPercent).toFixed(1)}% of throughput (median round)`
     out.push(`  on / off: ${x(t.ratio)}: ${verdict}`)
   }
+  const g = result.generator
+  if (g) {
+    out.push('')
+    out.push(`open-loop generator vs autocannon: servers/simple --work ${g.work} --telemetry off, ` +
+      `${g.durationSec ? g.durationSec + ' s' : g.amount + ' requests'} per probe, 127.0.0.1`)
+    out.push(table(['engine', 'req/s', 'how'], [
+      ['autocannon', g.closed.rps.toFixed(0), `closed loop, ${g.connections} connections always busy`],
+      ['open loop', g.open.rps.toFixed(0), `highest constant rate with scheduler lag p99 <= ${g.limits.lagP99Ms} ms, ` +
+        `issue rate within ${g.limits.sendRateTolerance * 100}%, every request answered`]
+    ]))
+    out.push(`  open / closed: ${g.ratio === null ? '-' : g.ratio.toFixed(2) + '×'} (goal >= 0.5)`)
+    const m = g.memory
+    out.push(`  memory: one ${m.durationSec} s closed round, ${m.requests} requests into HDR histograms ` +
+      `(${(m.histogramBytes / 1024).toFixed(0)} kB each): lab RSS ${m.rssMb.atQuarter.toFixed(0)} MB at a quarter, ` +
+      `${m.rssMb.atEnd.toFixed(0)} MB at the end (arrays of three numbers a request would hold ${m.arraysWouldHoldMb.toFixed(1)} MB)`)
+  }
   out.push('')
   for (const n of result.notes) out.push(`note: ${n}`)
   out.push(`took ${(result.durationMs / 1000).toFixed(1)} s`)

@@ -62,10 +62,21 @@ test('bench --quick --json: exits 0, prints the structure with finite positive r
   assert.ok(positive(t.ratio.median) && positive(t.ratio.min) && positive(t.ratio.max))
   assert.ok(Number.isFinite(t.lossPercent))
 
+  const g = r.generator
+  assert.ok(positive(g.closed.rps), 'autocannon closed-loop maximum')
+  assert.equal(g.closed.failed, 0)
+  assert.ok(g.open.probes.length >= 1)
+  for (const p of g.open.probes) assert.equal(p.kept, p.lagP99 <= g.limits.lagP99Ms && Math.abs(p.sendError) <= g.limits.sendRateTolerance && p.failed === 0)
+  assert.equal(g.open.rps, Math.max(0, ...g.open.probes.filter((p) => p.kept).map((p) => p.rate)), 'the highest kept probe')
+  assert.equal(g.ratio, g.open.rps / g.closed.rps)
+  assert.ok(g.memory.requests > 0 && positive(g.memory.rssMb.atEnd))
+  assert.ok(gone(g.serverPid), 'the generator bench ended its server')
+
   // the human table went to stderr, with the machine line and the ratios
   assert.match(stderr, /machine: .* Node v20/)
   assert.match(stderr, /piscina \/ shared/)
   assert.match(stderr, /on \/ off: \d+\.\d+×/)
+  assert.match(stderr, /open \/ closed: \d+\.\d+×/)
 })
 
 test('bench: a bad flag is one line on stderr and exit 2, before anything starts', async () => {
