@@ -10,6 +10,7 @@ import { runEntry } from './run/runner.js'
 import { buildHttpResult, buildReport, machine, packageVersion } from './report/build.js'
 import { reportTable, renderText } from './report/table.js'
 import { renderMarkdown } from './report/markdown.js'
+import { termText } from './report/escape.js'
 import { checkWritableDir, ensureDir, freeId, reportId, writeAtomic } from './report/write.js'
 import { LabError, usageError } from './errors.js'
 import { resolveLoad, entryLoad } from './run/load.js'
@@ -47,7 +48,7 @@ async function list () {
 }
 
 function makeProgress (index, total, name) {
-  const prefix = `[${index}/${total}] ${name}`
+  const prefix = `[${index}/${total}] ${termText(name)}`
   if (progressLines) {
     let last = ''
     const line = (text) => {

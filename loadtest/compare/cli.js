@@ -2,12 +2,13 @@
 // reads loadlab reports, lines up the runs they share and prints a Markdown comparison to stdout;
 // `--html FILE` also writes the page with charts. Refusals: one line on stderr, exit code 2.
 import { constants } from 'node:fs'
-import { access, link, readFile, rename, unlink, writeFile } from 'node:fs/promises'
-import { basename, dirname, join, resolve } from 'node:path'
+import { access, readFile, stat } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { checkReport, compareReports, CompareError, UNITS } from './compare.js'
 import { renderCompareHtml, renderCompareMarkdown } from './render.js'
+import { writeAtomic } from '../report/write.js'
 
 export const HELP = `usage: npm run compare -- A.json B.json [...] [options]
 
@@ -63,22 +64,24 @@ export async function readReport (file) {
   return checkReport(data, file)
 }
 
-// Writes `text` to `file` atomically (temporary file in the same folder, then link or rename).
-// Without `force`, an existing file is an error and is left untouched, even if it appears meanwhile.
-export async function writeAtomic (file, text, { force = false } = {}) {
-  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.tmp`)
-  await writeFile(tmp, text, { flag: 'wx' })
+// Writes the --html page atomically; an existing file (without --force) or a folder that cannot take
+// it is a refusal, not a stack trace.
+async function writePage (file, text, { force }) {
   try {
-    if (force) {
-      await rename(tmp, file)
-    } else {
-      await link(tmp, file) // fails with EEXIST instead of replacing
-      await unlink(tmp)
-    }
+    await writeAtomic(file, text, { force })
   } catch (err) {
-    await unlink(tmp).catch(() => {})
     if (err.code === 'EEXIST') throw new CompareError(`${file} exists; pass --force to overwrite it`, 'LOADLAB_COMPARE_EXISTS')
-    throw err
+    throw new CompareError(`--html: cannot write ${file}: ${err.code ?? err.message}`, 'LOADLAB_COMPARE_WRITE')
+  }
+}
+
+// Checks before any work that the --html file's folder exists and is a folder.
+async function checkPageFolder (file) {
+  const dir = dirname(resolve(file))
+  const info = await stat(dir).catch((err) => err)
+  if (info instanceof Error || !info.isDirectory()) {
+    const why = info instanceof Error ? (info.code === 'ENOENT' ? 'does not exist' : info.code) : 'is not a folder'
+    throw new CompareError(`--html: cannot write ${file}: its folder ${dir} ${why}`, 'LOADLAB_COMPARE_WRITE')
   }
 }
 
@@ -91,6 +94,7 @@ export async function runCompare (argv) {
     baseline = opts.files.findIndex((f) => resolve(f) === resolve(opts.baseline))
     if (baseline === -1) throw new CompareError(`--baseline ${opts.baseline} is not one of the given reports`, 'LOADLAB_COMPARE_BASELINE')
   }
+  if (opts.html !== null) await checkPageFolder(opts.html)
   if (opts.html !== null && !opts.force) {
     const exists = await access(opts.html, constants.F_OK).then(() => true, () => false)
     if (exists) throw new CompareError(`${opts.html} exists; pass --force to overwrite it`, 'LOADLAB_COMPARE_EXISTS')
@@ -98,7 +102,7 @@ export async function runCompare (argv) {
   const entries = []
   for (const file of opts.files) entries.push({ file, report: await readReport(file) })
   const cmp = compareReports(entries, { baseline, units: opts.units })
-  if (opts.html !== null) await writeAtomic(opts.html, renderCompareHtml(cmp), { force: opts.force })
+  if (opts.html !== null) await writePage(opts.html, renderCompareHtml(cmp), { force: opts.force })
   return { stdout: renderCompareMarkdown(cmp), wrote: opts.html }
 }
 

@@ -3,12 +3,10 @@
 import { barSpec, renderSvg, spectrumRows, spectrumSpec } from '../report/charts.js'
 import { esc, isNum, ms as fmtMs, num, page, pct, table, when } from '../report/html.js'
 import { figure, wideSpread } from '../report/page.js'
+import { mdText as mdEsc } from '../report/escape.js'
 
-// Escapes report text for a Markdown table cell (no HTML, no emphasis, no column breaks).
-export function mdEsc (value) {
-  if (value === null || value === undefined) return ''
-  return String(value).replace(/\r?\n/g, ' ').replace(/([\\|*_`[\]<>#])/g, '\\$1')
-}
+// Markdown escaping of compare's text: the shared one of report/escape.js.
+export { mdEsc }
 
 const MD_NA = '—'
 

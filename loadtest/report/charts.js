@@ -235,8 +235,9 @@ function inlineSvg (svg, id) {
   const clips = new Map()
   return svg
     .replace(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" xmlns:xlink="http:\/\/www\.w3\.org\/1999\/xlink"/, '<svg')
-    .replace(/\bclip(\d+)\b/g, (_, n) => {
+    // Only the clip paths' own ids and references: a run named "a-clip2" is text and stays as it is.
+    .replace(/(<clipPath id="|url\(#)clip(\d+)(?=[")])/g, (_, before, n) => {
       if (!clips.has(n)) clips.set(n, clips.size + 1)
-      return `${id}-clip${clips.get(n)}`
+      return `${before}${id}-clip${clips.get(n)}`
     })
 }

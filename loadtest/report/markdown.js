@@ -1,10 +1,7 @@
 // The Markdown summary of a report: machine and method first (as published benchmarks state
 // them), then the table, then what is not to be trusted. A pure function of the report.
 import { reportTable } from './table.js'
-
-function esc (s) {
-  return String(s ?? '').replaceAll('|', '\\|').replaceAll('\n', ' ')
-}
+import { mdCode, mdFence, mdText } from './escape.js'
 
 function gb (bytes) {
   return `${(bytes / 1073741824).toFixed(1)} GB`
@@ -13,9 +10,9 @@ function gb (bytes) {
 // Render { head, rows } as a Markdown table.
 export function markdownTable ({ head, rows }) {
   return [
-    `| ${head.map(esc).join(' | ')} |`,
+    `| ${head.map(mdText).join(' | ')} |`,
     `| ${head.map(() => '---').join(' | ')} |`,
-    ...rows.map((r) => `| ${r.map(esc).join(' | ')} |`)
+    ...rows.map((r) => `| ${r.map(mdText).join(' | ')} |`)
   ].join('\n') + '\n'
 }
 
@@ -25,25 +22,25 @@ export function renderMarkdown (report, experiment) {
   const me = report.method
   const load = me.amount !== null && me.amount !== undefined ? `${me.amount} requests` : `${me.durationSec} s`
   const out = []
-  out.push(`# loadlab report: ${report.experiment}${report.label ? ` (${report.label})` : ''}`)
+  out.push(`# loadlab report: ${mdText(report.experiment)}${report.label ? ` (${mdText(report.label)})` : ''}`)
   out.push('')
   if (experiment?.title) out.push(`**${experiment.title}**${experiment.study ? ` (study ${experiment.study})` : ''}. ${experiment.description ?? ''}`.trim(), '')
-  out.push(`Status: **${report.status}**. Started ${report.createdAt}, finished ${report.finishedAt ?? '-'}. Schema ${report.schema}, id \`${report.id}\`.`)
+  out.push(`Status: **${mdText(report.status)}**. Started ${mdText(report.createdAt)}, finished ${mdText(report.finishedAt ?? '-')}. Schema ${mdText(report.schema)}, id ${mdCode(report.id)}.`)
   out.push('')
   out.push('## Machine')
   out.push('')
-  out.push(`- **Machine:** ${m.cpuModel}, ${m.cores} cores (availableParallelism ${m.availableParallelism}), ${gb(m.memoryBytes)} RAM, ${m.os.type} ${m.os.release} ${m.arch}, host \`${m.hostname}\``)
+  out.push(`- **Machine:** ${mdText(m.cpuModel)}, ${m.cores} cores (availableParallelism ${m.availableParallelism}), ${gb(m.memoryBytes)} RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`)
   out.push(`- **Node:** ${m.node} (V8 ${m.v8}); fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, react ${m.versions.react}`)
   out.push(`- **Load average at start:** ${m.loadavg.join(', ')}`)
   out.push('')
   out.push('## Method')
   out.push('')
-  out.push(`- **Command:** \`${me.command}\``)
+  out.push(`- **Command:** ${mdCode(me.command)}`)
   if (me.tool === 'in-process') {
     out.push(`- **Load:** in-process, no HTTP; ${me.runs} run(s) per case`)
   } else {
     out.push(`- **Load:** ${me.tool} ${me.toolVersion ?? ''}, ${me.connections} connections, ${load} per measured round, ${me.timeoutSec} s timeout, warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) per server${me.runs > 1 ? ' (figures: the median round)' : ''}`)
-    out.push(`- **Target:** ${me.url ?? 'servers started by the lab on 127.0.0.1, one at a time'}; outside sampling (/proc) ${me.outsideSampling ? 'on' : 'off'}; recovery request after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`)
+    out.push(`- **Target:** ${me.url ? mdCode(me.url) : 'servers started by the lab on 127.0.0.1, one at a time'}; outside sampling (/proc) ${me.outsideSampling ? 'on' : 'off'}; recovery request after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`)
     out.push('- requests/s are timed by the lab from the first request sent to the last response; latency in ms; every 2xx body is compared with the expected one')
   }
   out.push('')
@@ -63,26 +60,24 @@ export function renderMarkdown (report, experiment) {
   if (bad.length) {
     out.push('## Not to be taken at face value')
     out.push('')
-    for (const r of bad) out.push(`- \`${r.key}\`: ${r.untrusted.join('; ')}`)
+    for (const r of bad) out.push(`- ${mdCode(r.key)}: ${mdText(r.untrusted.join('; '))}`)
     out.push('')
   }
   const failed = report.results.filter((r) => r.failure)
   for (const r of failed) {
-    out.push(`### Failure: \`${r.key}\``)
+    out.push(`### Failure: ${mdCode(r.key)}`)
     out.push('')
-    out.push(`${r.failure.reason} (exit code ${r.failure.exitCode ?? '-'}, signal ${r.failure.signal ?? '-'})`)
+    out.push(`${mdText(r.failure.reason)} (exit code ${mdText(r.failure.exitCode ?? '-')}, signal ${mdText(r.failure.signal ?? '-')})`)
     if (r.failure.stderrTail?.length) {
       out.push('')
-      out.push('```')
-      out.push(...r.failure.stderrTail)
-      out.push('```')
+      out.push(...mdFence(r.failure.stderrTail))
     }
     out.push('')
   }
   if (report.notes?.length) {
     out.push('## Notes')
     out.push('')
-    for (const n of report.notes) out.push(`- ${n}`)
+    for (const n of report.notes) out.push(`- ${mdText(n)}`)
     out.push('')
   }
   return out.join('\n')

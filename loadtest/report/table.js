@@ -1,4 +1,5 @@
 // The summary table: pure rows from a report, and a plain-text renderer for the terminal.
+import { termText } from './escape.js'
 
 function ms (x) {
   if (x === null || x === undefined) return '-'
@@ -59,7 +60,7 @@ export function reportTable (report, experiment) {
 
 // Render { head, rows } as aligned plain text (numbers right-aligned).
 export function renderText ({ head, rows }) {
-  const all = [head, ...rows].map((r) => r.map((c) => String(c ?? '')))
+  const all = [head, ...rows].map((r) => r.map((c) => termText(c)))
   const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)))
   const numeric = head.map((_, i) => rows.length > 0 && rows.every((r) => /^[-\d.%sM]*$/.test(String(r[i] ?? '')) || r[i] === '-'))
   const line = (r) => r.map((c, i) => numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])).join('  ').trimEnd()

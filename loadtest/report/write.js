@@ -1,6 +1,6 @@
 // Write report files atomically (temp file + link/rename in the same folder), never overwriting.
-import { mkdir, writeFile, link, unlink, access } from 'node:fs/promises'
-import { join } from 'node:path'
+import { mkdir, writeFile, link, rename, unlink, access } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
 
 // A report id that sorts by time and says where and what: 2026-11-22T04-31-07Z-host-experiment.
 export function reportId (date, host, experiment) {
@@ -22,12 +22,15 @@ export async function freeId (dir, id) {
   }
 }
 
-// Write text to path atomically; fails with EEXIST rather than overwrite an existing file.
-export async function writeAtomic (path, text) {
-  const tmp = `${path}.${process.pid}.${Date.now()}.tmp`
-  await writeFile(tmp, text, { flag: 'wx' })
+// Write text to path atomically (a temporary file in the same folder, then link or rename): readers
+// never see a half-written file, and a failed write leaves no temporary file behind. Without `force`
+// it fails with EEXIST rather than replace an existing file, even one that appears meanwhile.
+export async function writeAtomic (path, text, { force = false } = {}) {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`)
   try {
-    await link(tmp, path) // atomic, and refuses to replace an existing file
+    await writeFile(tmp, text, { flag: 'wx' })
+    if (force) await rename(tmp, path)
+    else await link(tmp, path) // atomic, and refuses to replace an existing file
   } finally {
     await unlink(tmp).catch(() => {})
   }

@@ -234,6 +234,17 @@ describe('npm run compare on real reports', () => {
     assert.equal(await readFile(existing, 'utf8'), 'keep me')
   })
 
+  test('--html into a missing folder or under a file: one line, exit 2, nothing written, no stack', async () => {
+    for (const target of [join(dir, 'no-such-folder', 'c.html'), join(a.json, 'c.html')]) {
+      const res = await cli([a.json, bFile, '--html', target])
+      assert.equal(res.exitCode, 2, target)
+      assert.equal(res.stdout, '')
+      assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr)
+      assert.match(res.stderr, /^compare: --html: cannot write .*(does not exist|is not a folder)/)
+      assert.doesNotMatch(res.stderr, /\bat \S+ \(/, 'no stack trace')
+    }
+  })
+
   test('--help prints usage and exits 0', async () => {
     const res = await cli(['--help'])
     assert.equal(res.exitCode, 0)
