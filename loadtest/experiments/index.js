@@ -37,6 +37,13 @@ export function experimentNames () {
   return Object.keys(registry).filter((name) => existsSync(here(registry[name])))
 }
 
+// The experiment module for a run: 'custom' (what --server or --url without --experiment means) or a
+// registered one.
+export async function experimentFor (name) {
+  if (name === 'custom') return (await import('./custom.js')).default
+  return loadExperiment(name)
+}
+
 // Load one experiment module's default export (throws when it is not registered or absent).
 export async function loadExperiment (name) {
   if (!registry[name]) throw new Error(`unknown experiment ${name}`)

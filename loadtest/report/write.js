@@ -1,6 +1,15 @@
-// Write report files atomically (temp file + link/rename in the same folder), never overwriting.
-import { mkdir, writeFile, link, rename, unlink, access } from 'node:fs/promises'
+// Write report files atomically (temp file + link/rename in the same folder), never overwriting, and
+// never losing a measured run: the JSON first, a free id even against a concurrent lab, and a fallback
+// folder when the chosen one cannot take it.
+import * as fsp from 'node:fs/promises'
+import { randomUUID } from 'node:crypto'
+import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
+
+const { mkdir, writeFile, unlink } = fsp
+
+// Where reports go when the --out folder cannot take them (full, gone, read-only, not a folder).
+export const FALLBACK_DIR = join(tmpdir(), 'loadlab-reports')
 
 // A report id that sorts by time and says where and what: 2026-11-22T04-31-07Z-host-experiment.
 export function reportId (date, host, experiment) {
@@ -9,15 +18,15 @@ export function reportId (date, host, experiment) {
   return `${time}-${clean(host)}-${clean(experiment)}`
 }
 
-async function exists (path) {
-  try { await access(path); return true } catch { return false }
+async function exists (path, fs = fsp) {
+  try { await fs.access(path); return true } catch { return false }
 }
 
 // An id whose .json/.md/.html do not exist yet in dir (adds -2, -3 ... when needed).
-export async function freeId (dir, id) {
+export async function freeId (dir, id, fs = fsp) {
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? id : `${id}-${n}`
-    const taken = await Promise.all(['json', 'md', 'html'].map((ext) => exists(join(dir, `${candidate}.${ext}`))))
+    const taken = await Promise.all(['json', 'md', 'html'].map((ext) => exists(join(dir, `${candidate}.${ext}`), fs)))
     if (!taken.some(Boolean)) return candidate
   }
 }
@@ -25,16 +34,67 @@ export async function freeId (dir, id) {
 // Write text to path atomically (a temporary file in the same folder, then link or rename): readers
 // never see a half-written file, and a failed write leaves no temporary file behind. Without `force`
 // it fails with EEXIST rather than replace an existing file, even one that appears meanwhile.
-export async function writeAtomic (path, text, { force = false } = {}) {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`)
+export async function writeAtomic (path, text, { force = false, fs = fsp } = {}) {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomUUID()}.tmp`) // never shared
   try {
-    await writeFile(tmp, text, { flag: 'wx' })
-    if (force) await rename(tmp, path)
-    else await link(tmp, path) // atomic, and refuses to replace an existing file
+    await fs.writeFile(tmp, text, { flag: 'wx' })
+    if (force) await fs.rename(tmp, path)
+    else await fs.link(tmp, path) // atomic, and refuses to replace an existing file
   } finally {
-    await unlink(tmp).catch(() => {})
+    await fs.unlink(tmp).catch(() => {})
   }
   return path
+}
+
+// Write a report: `<id>.json` first (the measurement), then one file per renderer ({ md: (report) →
+// text, html: … }). The id is report.id or the next free suffix (a concurrent lab that took it first
+// gets EEXIST and this one moves on); the JSON carries the id it was written under. When `dir` cannot
+// take the JSON (disk full, folder gone or read-only), it goes to FALLBACK_DIR. Never throws for a
+// file it could not write: returns { dir, id, paths, fallback: { from, reason } | null, errors }.
+export async function writeReport (report, { dir, renderers = {}, fallbackDir = FALLBACK_DIR, fs = fsp }) {
+  const errors = []
+  let fallback = null
+  let placed = null
+  for (const target of [dir, fallbackDir]) {
+    try {
+      placed = await writeJson(report, target, fs)
+      break
+    } catch (err) {
+      if (target === fallbackDir) throw err // nowhere to put it: the caller still holds the report
+      fallback = { from: dir, reason: err.code ?? err.message }
+    }
+  }
+  const paths = [placed.path]
+  for (const [ext, render] of Object.entries(renderers)) {
+    const path = join(placed.dir, `${report.id}.${ext}`)
+    try {
+      await writeAtomic(path, render(report), { fs })
+      paths.push(path)
+    } catch (err) {
+      errors.push({ file: path, message: err.code ?? err.message.split('\n')[0] })
+    }
+  }
+  return { dir: placed.dir, id: report.id, paths, fallback, errors }
+}
+
+// The JSON under the first free id in dir; report.id is set to that id before it is serialised.
+async function writeJson (report, dir, fs) {
+  await fs.mkdir(dir, { recursive: true })
+  const base = report.id
+  for (let n = 1; n < 1000; n++) {
+    const id = n === 1 ? base : `${base}-${n}`
+    const taken = await Promise.all(['json', 'md', 'html'].map((ext) => exists(join(dir, `${id}.${ext}`), fs)))
+    if (taken.some(Boolean)) continue
+    report.id = id
+    try {
+      await writeAtomic(join(dir, `${id}.json`), JSON.stringify(report, null, 2) + '\n', { fs })
+      return { dir, path: join(dir, `${id}.json`) }
+    } catch (err) {
+      report.id = base
+      if (err.code !== 'EEXIST') throw err // EEXIST: another lab took this id a moment ago
+    }
+  }
+  throw new Error(`no free report name for ${base} in ${dir}`)
 }
 
 // Make sure the output folder exists.

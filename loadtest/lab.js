@@ -1,0 +1,157 @@
+// The lab's whole run as one function: plan, calibrate, run each server (or an in-process experiment),
+// and return the report object. No printing, no writing, no process signals: the CLI (cli.js) parses,
+// renders progress, writes the files and sets the exit code around it; tests call it directly.
+import { checkWork } from './options.js'
+import { experimentFor } from './experiments/index.js'
+import { calibrate } from './run/calibrate.js'
+import { runEntry } from './run/runner.js'
+import { resolveLoad, entryLoad } from './run/load.js'
+import { buildHttpResult, buildReport, machine, packageVersion } from './report/build.js'
+import { reportTable } from './report/table.js'
+import { reportId, checkWritableDir } from './report/write.js'
+import { usageError } from './errors.js'
+
+// Everything decided before anything starts: the experiment, its load, the plan and each entry's load.
+// Throws a usage error (exit 2) for a bad combination; starts nothing.
+export async function planLab (opts) {
+  if (opts.work) await checkWork(opts.work)
+  const experimentName = opts.experiment ?? (opts.url || opts.server ? 'custom' : 'tour')
+  const experiment = await experimentFor(experimentName)
+  const load = resolveLoad(opts, experiment)
+  const planOpts = {
+    ...load,
+    work: opts.work,
+    servers: opts.server,
+    quick: opts.quick,
+    user: { connections: opts.connections, amount: opts.amount, durationSec: opts.duration, timeoutSec: opts.timeout, warmup: opts.warmup, work: opts.work }
+  }
+  const inProcess = typeof experiment.run === 'function'
+  if (inProcess && opts.server) throw usageError(`--server: experiment ${experimentName} runs in-process, without servers`)
+  if (opts.url && experimentName === 'capacity') throw usageError('--url: the capacity experiment needs servers the lab starts (it calibrates their work)')
+  let plan = []
+  if (opts.url) {
+    plan = [{ server: new URL(opts.url).host, variant: null, args: [], work: opts.work ?? null, key: null }]
+  } else if (!inProcess) {
+    plan = experiment.plan(planOpts)
+    if (opts.server && experimentName !== 'custom') plan = plan.filter((e) => opts.server.includes(e.server))
+    if (plan.length === 0) throw usageError(`--server: experiment ${experimentName} has no entry for ${opts.server?.join(', ') ?? 'any built server'}`)
+  }
+  const loads = plan.map((e) => entryLoad(e, load)) // may throw a usage error: before anything starts
+  for (const e of plan) if (e.work) await checkWork(e.work, `work (${e.server})`)
+  if (opts.out) {
+    try {
+      await checkWritableDir(opts.out)
+    } catch (err) {
+      throw usageError(`--out: cannot write reports into ${opts.out}: ${err.code ?? err.message}`)
+    }
+  }
+  return { experimentName, experiment, load, planOpts, inProcess, plan, loads }
+}
+
+// How the report's method block describes this run.
+function methodOf ({ load, inProcess, plan }, opts, command) {
+  const openLoop = Boolean(load.rate) || plan.some((e) => e.sweep)
+  return {
+    tool: inProcess ? 'in-process' : openLoop ? 'loadlab open loop (undici)' : 'autocannon',
+    toolVersion: inProcess ? null : packageVersion(openLoop ? 'undici' : 'autocannon'),
+    loop: inProcess ? null : openLoop ? 'open' : 'closed',
+    rate: load.rate ?? null,
+    arrival: load.rate ? load.arrival : null,
+    seed: load.rate && load.arrival === 'poisson' ? load.seed : null,
+    latencyFrom: openLoop ? 'due time' : inProcess ? null : 'send',
+    histograms: inProcess ? null : 'HdrHistogram, microseconds, 3 significant digits, compressed base64',
+    connections: inProcess ? null : load.connections,
+    amount: inProcess ? null : load.amount,
+    durationSec: inProcess ? null : load.durationSec,
+    timeoutSec: inProcess ? null : load.timeoutSec,
+    warmup: load.warmup > 0 ? { amount: load.warmup } : null,
+    recovery: inProcess || load.recovery === false ? null : { timeoutSec: load.recoveryTimeoutSec ?? Math.max(10, load.timeoutSec) },
+    runs: load.runs,
+    url: opts.url ?? null,
+    outsideSampling: !opts.url && !inProcess,
+    command
+  }
+}
+
+// Run the lab for validated options (loadtest/options.js) and return the report. `signal` stops the
+// current run and every server, and the report holds what was measured (status 'partial');
+// `onProgress(event)` hears { type: 'calibrating', specs } and { type: 'step' | 'done', index, total,
+// name, text }. Usage errors reject before anything starts; a server's fault is a failed result.
+export async function runLab (opts, { signal = new AbortController().signal, onProgress = () => {}, command = null } = {}) {
+  const lab = await planLab(opts)
+  const { experimentName, experiment, planOpts, inProcess, plan, loads } = lab
+  const createdAt = new Date()
+  const m = machine()
+  const notes = []
+  if (opts.url) notes.push(`outside sampling skipped: --url ${opts.url} (a server the lab did not start)`)
+  if (typeof experiment.notes === 'function') notes.push(...experiment.notes(planOpts))
+  else if (Array.isArray(experiment.notes)) notes.push(...experiment.notes)
+  let calibration = {}
+  const results = []
+  let failed = false
+  const progress = (index, total, name) => ({
+    update: (text) => onProgress({ type: 'step', index, total, name, text }),
+    done: (text) => onProgress({ type: 'done', index, total, name, text })
+  })
+  if (inProcess) {
+    const p = progress(1, 1, experimentName)
+    try {
+      results.push(...await experiment.run({ ...planOpts }, { signal, progress: p.update }))
+      p.done(signal.aborted ? 'interrupted' : 'done')
+    } catch (err) {
+      p.done(`FAILED: ${err.message.split('\n')[0]}`)
+      if (!signal.aborted) {
+        failed = true
+        notes.push(`experiment ${experimentName} failed: ${err.message.split('\n')[0]}`)
+      }
+    }
+  } else {
+    const specs = [...new Set(plan.map((e) => e.work).filter(Boolean))]
+    if (specs.length && !signal.aborted) {
+      onProgress({ type: 'calibrating', specs })
+      calibration = await calibrate(specs, { signal }).catch((err) => {
+        if (signal.aborted) return {}
+        throw err
+      })
+    }
+    const bootTimeoutMs = Number(process.env.LOADLAB_BOOT_TIMEOUT_MS) || 30000
+    for (const [i, entry] of plan.entries()) {
+      if (signal.aborted) break
+      const p = progress(i + 1, plan.length, entry.variant ? `${entry.server}/${entry.variant}` : entry.server)
+      const raw = await runEntry(entry, loads[i], { signal, progress: p.update, bootTimeoutMs, url: opts.url, calibration })
+      results.push(raw)
+      const s = buildHttpResult(raw, { calibration, cores: m.availableParallelism })
+      p.done(raw.failure
+        ? `FAILED: ${raw.failure.reason}`
+        : raw.interrupted ? 'interrupted' : `done, ${s.rps?.toFixed(1) ?? '-'} req/s${s.trusted ? '' : ` (untrusted: ${s.untrusted.join('; ')})`}`)
+    }
+    const missing = [...new Set(results.map((r) => r.workReported).filter((w) => w && !calibration[w]))]
+    if (missing.length && !signal.aborted) {
+      // Work specs only the servers' ready lines named (a run without --work): calibrated last.
+      try {
+        Object.assign(calibration, await calibrate(missing, { signal }))
+      } catch (err) {
+        notes.push(`calibration of ${missing.join(', ')} failed: ${err.message.split('\n')[0]}`)
+      }
+    }
+  }
+  const interrupted = signal.aborted
+  if (interrupted) notes.push(`interrupted (${signal.reason?.message ?? signal.reason ?? 'aborted'}): results hold what was measured before the interruption`)
+  const report = buildReport({
+    id: reportId(createdAt, m.hostname, experimentName),
+    createdAt: createdAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    interrupted,
+    failed,
+    experiment: experimentName,
+    label: opts.label,
+    machine: m,
+    method: methodOf(lab, opts, command),
+    calibration,
+    results: inProcess ? results : results.map((raw) => buildHttpResult(raw, { calibration, cores: m.availableParallelism })),
+    notes
+  })
+  // An experiment's own table (the study's shape) travels in the report, so every page shows it too.
+  if (typeof experiment?.table === 'function') report.table = { title: experiment.title ?? experimentName, ...reportTable(report, experiment) }
+  return report
+}
