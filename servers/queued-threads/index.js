@@ -8,7 +8,7 @@ import { Piscina } from 'piscina'
 import { LabError } from '../lib/errors.js'
 import { cores, integer, parseOptions } from '../lib/options.js'
 import { main, start } from '../lib/serve.js'
-import { now } from '../lib/task.js'
+import { now, portable } from '../lib/task.js'
 
 main(async () => {
   const options = parseOptions({
@@ -73,7 +73,7 @@ main(async () => {
     if (closing) throw new LabError('ERR_SHUTTING_DOWN', 'server is shutting down')
     await acquire(signal)
     try {
-      const out = await pool.run({ work: work.spec }, { signal })
+      const out = await pool.run({ work: portable(work) }, { signal })
       counts.completed++
       busyMs += out.workMs
       return out
