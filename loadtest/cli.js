@@ -13,6 +13,7 @@ import { renderMarkdown } from './report/markdown.js'
 import { checkWritableDir, ensureDir, freeId, reportId, writeAtomic } from './report/write.js'
 import { LabError, usageError } from './errors.js'
 import { resolveLoad, entryLoad } from './run/load.js'
+import { checkTask, describeLabTask, taskRecord } from './run/task.js'
 
 const isTTY = process.stderr.isTTY
 // Progress lines go to a terminal only; LOADLAB_PROGRESS=1 forces them (one plain line per step).
@@ -73,7 +74,8 @@ async function main (argv) {
   const experimentName = opts.experiment ?? (opts.url ? 'custom' : opts.server ? 'custom' : 'tour')
   const experiment = experimentName === 'custom' ? custom : await loadExperiment(experimentName)
   const load = resolveLoad(opts, experiment)
-  const planOpts = { ...load, work: opts.work, servers: opts.server, quick: opts.quick, user: { connections: opts.connections, amount: opts.amount, durationSec: opts.duration, timeoutSec: opts.timeout, warmup: opts.warmup, work: opts.work } }
+  const task = opts.task ? await describeLabTask({ task: opts.task, input: opts.input, timeoutSec: load.timeoutSec }) : null
+  const planOpts = { ...load, task, work: opts.work, servers: opts.server, quick: opts.quick, user: { connections: opts.connections, amount: opts.amount, durationSec: opts.duration, timeoutSec: opts.timeout, warmup: opts.warmup, work: opts.work } }
   const inProcess = typeof experiment.run === 'function'
   if (inProcess && opts.server) throw usageError(`--server: experiment ${experimentName} runs in-process, without servers`)
   let plan = []
@@ -85,12 +87,15 @@ async function main (argv) {
     if (plan.length === 0) throw usageError(`--server: experiment ${experimentName} has no entry for ${opts.server?.join(', ') ?? 'any built server'}`)
   }
   const loads = plan.map((e) => entryLoad(e, load)) // may throw a usage error: before anything starts
-  for (const e of plan) if (e.work) await checkWork(e.work, `work (${e.server})`)
+  for (const e of plan) if (e.work && !task) await checkWork(e.work, `work (${e.server})`)
   try {
     await checkWritableDir(opts.out)
   } catch (err) {
     throw usageError(`--out: cannot write reports into ${opts.out}: ${err.code ?? err.message}`)
   }
+  // One real call of the task before any server starts: its failures stop the lab with one line.
+  if (task && isTTY) process.stderr.write(`checking ${task.spec} …\n`)
+  const taskCheck = task ? await checkTask(task) : null
 
   const controller = new AbortController()
   let sigints = 0
@@ -136,7 +141,8 @@ async function main (argv) {
       const specs = [...new Set(plan.map((e) => e.work).filter(Boolean))]
       if (specs.length && !controller.signal.aborted) {
         if (isTTY) process.stderr.write(`calibrating ${specs.join(', ')} …\n`)
-        calibration = await calibrate(specs, { signal: controller.signal }).catch((err) => {
+        const tasks = task ? { [task.spec]: task.task } : {}
+        calibration = await calibrate(specs, { signal: controller.signal, tasks }).catch((err) => {
           if (controller.signal.aborted) return {}
           throw err
         })
@@ -146,7 +152,8 @@ async function main (argv) {
         if (controller.signal.aborted) break
         const name = entry.variant ? `${entry.server}/${entry.variant}` : entry.server
         const progress = makeProgress(i + 1, plan.length, name)
-        const raw = await runEntry(entry, loads[i], { signal: controller.signal, progress: progress.update, bootTimeoutMs, url: opts.url })
+        const expectedBody = taskCheck ? taskCheck.expectedBody ?? taskCheck.body : null
+        const raw = await runEntry(entry, loads[i], { signal: controller.signal, progress: progress.update, bootTimeoutMs, url: opts.url, expectedBody })
         results.push(raw)
         const summary = buildHttpResult(raw, { calibration, cores: m.availableParallelism })
         progress.done(raw.failure ? `FAILED: ${raw.failure.reason}` : raw.interrupted ? 'interrupted' : `done, ${summary.rps?.toFixed(1) ?? '-'} req/s${summary.trusted ? '' : ` (untrusted: ${summary.untrusted.join('; ')})`}`)
@@ -196,6 +203,7 @@ async function main (argv) {
       runs: load.runs,
       url: opts.url ?? null,
       outsideSampling: !opts.url && !inProcess,
+      task: task ? taskRecord(task, taskCheck, opts.task) : null,
       command: commandLine(argv)
     },
     calibration,

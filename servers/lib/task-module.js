@@ -90,9 +90,9 @@ export async function loadTask (task) {
 
 const prepared = new Map() // spec → Promise<{ fn, input }>, one per process/thread; a failure is kept
 
-// Load the task and run its setup() once in this process/thread. Resolves { fn, input, setupRan } where
+// Load the task and run its setup() once in this process/thread (exported for the lab's calibration). Resolves { fn, input, setupRan } where
 // setupRan is true for the one call that ran setup() (so the server can count setups).
-async function prepare (task) {
+export async function prepareTask (task) {
   let first = false
   if (!prepared.has(task.spec)) {
     first = true
@@ -115,7 +115,7 @@ async function prepare (task) {
 // One call of the task: { body, startedAt, workMs, setupRan } (startedAt after setup). Rejects with
 // LabError ERR_TASK_FAILED (it threw), ERR_TASK_RESULT (not JSON) or ERR_TASK_TIMEOUT (did not settle).
 export async function runTask (task, now) {
-  const { fn, input, setupRan } = await prepare(task)
+  const { fn, input, setupRan } = await prepareTask(task)
   const startedAt = now()
   let result
   try {
