@@ -6,13 +6,12 @@ import { once } from 'node:events'
 import { Worker } from 'node:worker_threads'
 import { LabError } from './errors.js'
 import { portable } from './task.js'
+import { KILL_GRACE_MS, endedError } from './task-module.js'
 
 const workerEntry = new URL('./worker-entry.js', import.meta.url)
 const childEntry = new URL('./child-entry.js', import.meta.url)
 // The codes a thread/child may report for a task module's failure (others answer ERR_TASK_FAILED).
 const TASK_CODES = new Set(['ERR_BAD_TASK', 'ERR_TASK_SETUP', 'ERR_TASK_RESULT', 'ERR_TASK_TIMEOUT'])
-// After a task's own timeout, how long its thread/child gets to report it before being ended.
-const KILL_GRACE_MS = 500
 
 // `kind` is 'worker' (worker_threads) or 'child' (child_process.fork). Returns { run(work), gauges, close() }.
 export function perRequest (kind) {
@@ -66,8 +65,7 @@ export function perRequest (kind) {
         // A task module that never settles (even a synchronous loop): answer, and end its thread/child.
         if (work.task && !gone) {
           timer = setTimeout(() => {
-            const message = `task did not settle within ${work.task.timeoutMs} ms (its ${kind} was ended)`
-            onAnswer({ ok: false, code: 'ERR_TASK_TIMEOUT', message })
+            onAnswer({ ok: false, code: 'ERR_TASK_TIMEOUT', message: endedError(work, kind === 'worker' ? 'thread' : 'child process').message })
             handle.end()
           }, work.task.timeoutMs + KILL_GRACE_MS)
         }

@@ -14,6 +14,9 @@ export const SETUP_TIMEOUT_MS = 60000
 // Per-call bound when none is given (servers: --task-timeout; the lab passes its --timeout).
 export const DEFAULT_TIMEOUT_MS = 30000
 
+// After a call's own bound, how long its thread/child gets to report the timeout before it is ended.
+export const KILL_GRACE_MS = 500
+
 const sha256 = (data) => createHash('sha256').update(data).digest('hex')
 
 // Split `PATH[#export]`: a `#` counts only when an identifier follows it (so `a#b.js` is a path).
@@ -138,6 +141,17 @@ export function toJson (result) {
   }
   if (typeof body !== 'string') throw new LabError('ERR_TASK_RESULT', `task result is not JSON-serialisable: got ${describe(result)}`)
   return body
+}
+
+// For a pool (piscina): a signal that aborts a task module's call KILL_GRACE_MS after its own bound,
+// so a call that never returns (a synchronous loop) has its thread ended and replaced; null for built-in work.
+export function taskDeadline (work) {
+  return work.task ? AbortSignal.timeout(work.task.timeoutMs + KILL_GRACE_MS) : null
+}
+
+// The error for a call its thread/child was ended for.
+export function endedError (work, what) {
+  return new LabError('ERR_TASK_TIMEOUT', `task did not settle within ${work.task.timeoutMs} ms (its ${what} was ended)`)
 }
 
 // A value or promise raced against `ms` (the timer is cleared as soon as it settles).

@@ -9,6 +9,7 @@ import { LabError } from '../lib/errors.js'
 import { cores, integer, parseOptions } from '../lib/options.js'
 import { main, start } from '../lib/serve.js'
 import { now, portable } from '../lib/task.js'
+import { endedError, taskDeadline } from '../lib/task-module.js'
 
 main(async () => {
   const options = parseOptions({
@@ -72,13 +73,18 @@ main(async () => {
   async function handle (work, { signal }) {
     if (closing) throw new LabError('ERR_SHUTTING_DOWN', 'server is shutting down')
     await acquire(signal)
+    const deadline = taskDeadline(work)
     try {
-      const out = await pool.run({ work: portable(work) }, { signal })
+      const out = await pool.run({ work: portable(work) }, { signal: deadline ? AbortSignal.any([signal, deadline]) : signal })
       counts.completed++
       busyMs += out.workMs
       return out
     } catch (err) {
       if (closing) throw new LabError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err })
+      if (err.name === 'AbortError' && deadline?.aborted && !signal.aborted) {
+        counts.failed++
+        throw endedError(work, 'thread')
+      }
       if (err.name === 'AbortError') {
         counts.aborted++
         throw new LabError('ERR_ABORTED', 'client left before its work finished', { cause: err })

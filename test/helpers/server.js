@@ -12,9 +12,10 @@ const READY = /^listening on http:\/\/(\S+):(\d+) \((\S+), (\S+), pid (\d+)\)$/m
 // Spawn `node servers/NAME --port 0 ...args` and wait for its ready line (rejects with its stderr if it
 // exits first or takes longer than `timeout`). Resolves to { url, port, pid, strategy, work, child,
 // stdout(), stderr(), stop(signal) } where stop sends the signal by pid and resolves to { code, signal }.
-export async function startServer (name, args = [], { env = {}, timeout = 30000 } = {}) {
-  const child = spawn(process.execPath, [`servers/${name}`, '--port', '0', ...args], {
-    cwd: root,
+// `cwd`: another working directory (the server is then named by its absolute path).
+export async function startServer (name, args = [], { env = {}, timeout = 30000, cwd = root } = {}) {
+  const child = spawn(process.execPath, [cwd === root ? `servers/${name}` : `${root}servers/${name}`, '--port', '0', ...args], {
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })
