@@ -6,12 +6,10 @@ import { once } from 'node:events'
 import { Worker } from 'node:worker_threads'
 import { LabError } from './errors.js'
 import { portable } from './task.js'
-import { KILL_GRACE_MS, endedError } from './task-module.js'
+import { KILL_GRACE_MS, TASK_CODES, endedError } from './task-module.js'
 
 const workerEntry = new URL('./worker-entry.js', import.meta.url)
 const childEntry = new URL('./child-entry.js', import.meta.url)
-// The codes a thread/child may report for a task module's failure (others answer ERR_TASK_FAILED).
-const TASK_CODES = new Set(['ERR_BAD_TASK', 'ERR_TASK_SETUP', 'ERR_TASK_RESULT', 'ERR_TASK_TIMEOUT'])
 
 // `kind` is 'worker' (worker_threads) or 'child' (child_process.fork). Returns { run(work), gauges, close() }.
 export function perRequest (kind) {

@@ -17,6 +17,10 @@ export const DEFAULT_TIMEOUT_MS = 30000
 // After a call's own bound, how long its thread/child gets to report the timeout before it is ended.
 export const KILL_GRACE_MS = 500
 
+// The codes of a task module's failures; a thread or child reports them with its answer, a pool's caller
+// gets them back from unpooled() (errors lose their code crossing to the main thread).
+export const TASK_CODES = new Set(['ERR_BAD_TASK', 'ERR_TASK_SETUP', 'ERR_TASK_RESULT', 'ERR_TASK_TIMEOUT'])
+
 const sha256 = (data) => createHash('sha256').update(data).digest('hex')
 
 // Split `PATH[#export]`: a `#` counts only when an identifier follows it (so `a#b.js` is a path).
@@ -141,6 +145,18 @@ export function toJson (result) {
   }
   if (typeof body !== 'string') throw new LabError('ERR_TASK_RESULT', `task result is not JSON-serialisable: got ${describe(result)}`)
   return body
+}
+
+// A pool task's answer for a task module's failure: { failed: { code, message } } (see unpooled).
+export function pooledFailure (err) {
+  if (!TASK_CODES.has(err?.code) && err?.code !== 'ERR_TASK_FAILED') throw err
+  return { failed: { code: err.code, message: err.message } }
+}
+
+// A pool's answer back on the main thread: the answer, or the task module's failure thrown with its code.
+export function unpooled (out) {
+  if (out?.failed) throw new LabError(out.failed.code, out.failed.message)
+  return out
 }
 
 // For a pool (piscina): a signal that aborts a task module's call KILL_GRACE_MS after its own bound,

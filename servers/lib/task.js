@@ -2,7 +2,7 @@
 // file (default export), and by the Worker and forked-child entries, so all give the same body.
 import { performance } from 'node:perf_hooks'
 import { runWork } from './workloads.js'
-import { runTask } from './task-module.js'
+import { pooledFailure, runTask } from './task-module.js'
 
 // Wall-clock milliseconds with sub-millisecond precision, comparable across threads and processes.
 export function now () {
@@ -24,7 +24,8 @@ export function portable (work) {
   return work.task ? { task: work.task } : work.spec
 }
 
-// piscina task: `pool.run({ work })` (`work` a spec string, or { task } for a task module).
+// piscina task: `pool.run({ work })` (`work` a spec string, or { task } for a task module, whose
+// failures come back as an answer so that their code survives: unwrap with unpooled()).
 export default function task ({ work }) {
-  return timedRun(work)
+  return work?.task ? timedRun(work).catch(pooledFailure) : timedRun(work)
 }

@@ -9,7 +9,7 @@ import { LabError } from '../lib/errors.js'
 import { cores, integer, parseOptions } from '../lib/options.js'
 import { main, start } from '../lib/serve.js'
 import { now, portable } from '../lib/task.js'
-import { endedError, taskDeadline } from '../lib/task-module.js'
+import { endedError, taskDeadline, unpooled } from '../lib/task-module.js'
 
 main(async () => {
   const options = parseOptions({
@@ -75,7 +75,7 @@ main(async () => {
     await acquire(signal)
     const deadline = taskDeadline(work)
     try {
-      const out = await pool.run({ work: portable(work) }, { signal: deadline ? AbortSignal.any([signal, deadline]) : signal })
+      const out = unpooled(await pool.run({ work: portable(work) }, { signal: deadline ? AbortSignal.any([signal, deadline]) : signal }))
       counts.completed++
       busyMs += out.workMs
       return out
@@ -90,6 +90,7 @@ main(async () => {
         throw new LabError('ERR_ABORTED', 'client left before its work finished', { cause: err })
       }
       counts.failed++
+      if (err instanceof LabError) throw err // a task module's failure, with its code
       throw new LabError('ERR_TASK_FAILED', err.message, { cause: err })
     } finally {
       release()

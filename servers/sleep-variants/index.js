@@ -8,7 +8,7 @@ import { LabError } from '../lib/errors.js'
 import { integer, oneOf, parseOptions } from '../lib/options.js'
 import { main, start } from '../lib/serve.js'
 import { portable, timedRun } from '../lib/task.js'
-import { endedError, taskDeadline } from '../lib/task-module.js'
+import { endedError, taskDeadline, unpooled } from '../lib/task-module.js'
 
 const VARIANTS = ['async-sleep-unpooled', 'async-sleep-pooled', 'sync-sleep-unpooled', 'sync-sleep-pooled']
 
@@ -40,7 +40,7 @@ main(async () => {
   let inFlight = 0
   let peakInFlight = 0
   let closing = false
-  const inPool = (work) => pool.run({ work: portable(work) }, { signal: taskDeadline(work) }).catch((err) => {
+  const inPool = (work) => pool.run({ work: portable(work) }, { signal: taskDeadline(work) }).then(unpooled, (err) => {
     if (closing) throw new LabError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err })
     if (err.name === 'AbortError') throw endedError(work, 'thread')
     throw new LabError('ERR_TASK_FAILED', err.message, { cause: err })
