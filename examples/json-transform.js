@@ -16,7 +16,11 @@ export function makeDocument (orders) {
     id: `o-${i}`,
     customer: `c-${Math.floor(next() * orders / 10)}`,
     country: COUNTRIES[Math.floor(next() * COUNTRIES.length)],
-    lines: Array.from({ length: 1 + Math.floor(next() * 4) }, () => ({ sku: `s-${Math.floor(next() * 500)}`, qty: 1 + Math.floor(next() * 5), cents: 100 + Math.floor(next() * 9900) }))
+    lines: Array.from({ length: 1 + Math.floor(next() * 4) }, () => ({
+      sku: `s-${Math.floor(next() * 500)}`,
+      qty: 1 + Math.floor(next() * 5),
+      cents: 100 + Math.floor(next() * 9900)
+    }))
   }))
   return JSON.stringify({ generated: 'loadlab example', orders: list })
 }
@@ -37,5 +41,6 @@ export default function transform ({ orders, top }) {
   }
   const topCustomers = [...byCustomer].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, top)
     .map(([customer, cents]) => ({ customer, total: cents / 100 }))
-  return { orders: doc.orders.length, revenueByCountry: Object.fromEntries(Object.entries(byCountry).sort().map(([k, v]) => [k, v / 100])), topCustomers }
+  const revenueByCountry = Object.fromEntries(Object.entries(byCountry).sort().map(([k, v]) => [k, v / 100]))
+  return { orders: doc.orders.length, revenueByCountry, topCustomers }
 }

@@ -74,7 +74,7 @@ async function main (argv) {
   const experimentName = opts.experiment ?? (opts.url ? 'custom' : opts.server ? 'custom' : 'tour')
   const experiment = experimentName === 'custom' ? custom : await loadExperiment(experimentName)
   const load = resolveLoad(opts, experiment)
-  const task = opts.task ? await describeLabTask({ task: opts.task, input: opts.input, timeoutSec: load.timeoutSec }) : null
+  const task = opts.task && await describeLabTask({ task: opts.task, input: opts.input, timeoutSec: load.timeoutSec })
   const planOpts = { ...load, task, work: opts.work, servers: opts.server, quick: opts.quick, user: { connections: opts.connections, amount: opts.amount, durationSec: opts.duration, timeoutSec: opts.timeout, warmup: opts.warmup, work: opts.work } }
   const inProcess = typeof experiment.run === 'function'
   if (inProcess && opts.server) throw usageError(`--server: experiment ${experimentName} runs in-process, without servers`)
@@ -153,7 +153,9 @@ async function main (argv) {
         const name = entry.variant ? `${entry.server}/${entry.variant}` : entry.server
         const progress = makeProgress(i + 1, plan.length, name)
         const expectedBody = taskCheck ? taskCheck.expectedBody ?? taskCheck.body : null
-        const raw = await runEntry(entry, loads[i], { signal: controller.signal, progress: progress.update, bootTimeoutMs, url: opts.url, expectedBody })
+        const raw = await runEntry(entry, loads[i], {
+          signal: controller.signal, progress: progress.update, bootTimeoutMs, url: opts.url, expectedBody
+        })
         results.push(raw)
         const summary = buildHttpResult(raw, { calibration, cores: m.availableParallelism })
         progress.done(raw.failure ? `FAILED: ${raw.failure.reason}` : raw.interrupted ? 'interrupted' : `done, ${summary.rps?.toFixed(1) ?? '-'} req/s${summary.trusted ? '' : ` (untrusted: ${summary.untrusted.join('; ')})`}`)

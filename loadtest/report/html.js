@@ -138,8 +138,12 @@ export function methodCard (report) {
 
 // A --task's identity: its path and export, and short hashes of its file and input.
 function taskCell (t) {
-  const input = t.inputSha256 ? `input ${esc(String(t.inputSha256).slice(0, 12))}… <span class="muted">(${esc(t.inputFrom)})</span>` : 'its <code>input</code> export'
-  return `<code>${esc(t.path)}${t.export && t.export !== 'default' ? '#' + esc(t.export) : ''}</code> · file ${esc(String(t.fileSha256).slice(0, 12))}… · ${input}`
+  const short = (hash) => esc(String(hash).slice(0, 12)) + '…'
+  const input = t.inputSha256
+    ? `input ${short(t.inputSha256)} <span class="muted">(${esc(t.inputFrom)})</span>`
+    : 'its <code>input</code> export'
+  const name = esc(t.path) + (t.export && t.export !== 'default' ? '#' + esc(t.export) : '')
+  return `<code>${name}</code> · file ${short(t.fileSha256)} · ${input}`
 }
 
 // Wraps body HTML in a complete, self-contained page (inline CSS, no scripts, no external URL).

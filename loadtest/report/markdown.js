@@ -91,7 +91,10 @@ export function renderMarkdown (report, experiment) {
 
 // The --task line of the method: what ran, which version of it (hashes) and with what input.
 function taskLine (t) {
-  const input = t.inputSha256 ? `input from ${t.inputFrom} (sha256 ${t.inputSha256.slice(0, 12)}…)` : 'input: its `input` export'
-  return `- **Task:** \`${t.path}\`${t.export === 'default' ? '' : ` export \`${t.export}\``} (sha256 ${t.fileSha256.slice(0, 12)}…), ` +
-    `${input}; expected body (${t.bodyBytes} B) from the ${t.expectedFrom}; load + setup() ${t.setupMs} ms; per-call bound ${t.timeoutMs} ms`
+  const input = t.inputSha256
+    ? `input from ${t.inputFrom} (sha256 ${t.inputSha256.slice(0, 12)}…)`
+    : 'input: its `input` export'
+  const name = `\`${t.path}\`${t.export === 'default' ? '' : ` export \`${t.export}\``}`
+  return `- **Task:** ${name} (sha256 ${t.fileSha256.slice(0, 12)}…), ${input}; expected body (${t.bodyBytes} B) ` +
+    `from the ${t.expectedFrom}; load + setup() ${t.setupMs} ms; per-call bound ${t.timeoutMs} ms`
 }

@@ -68,7 +68,8 @@ async function measuredRound (target, load, { verify, signal, pid, seen, progres
 
 // Run one plan entry end to end; never throws for a server's fault (it is recorded as a failure).
 // `expectedBody`: the body every answer must have when the work is not built in (a --task).
-export async function runEntry (entry, load, { signal, progress, bootTimeoutMs = 30000, url = null, expectedBody = null } = {}) {
+export async function runEntry (entry, load, opts = {}) {
+  const { signal, progress, bootTimeoutMs = 30000, url = null, expectedBody = null } = opts
   const raw = { entry: { ...entry, ...load }, args: entry.args ?? [], rounds: [], failure: null, interrupted: false, workReported: null, stop: null, notes: [] }
   let server = null
   const seen = new Map()

@@ -25,7 +25,8 @@ export async function describeLabTask ({ task, input, timeoutSec, cwd = userCwd(
   } catch (err) {
     throw usageError(err.message)
   }
-  const inputArg = input == null ? null : input.startsWith('@') ? '@' + resolve(cwd, input.slice(1)) : work.task.inputJson
+  const fromFile = typeof input === 'string' && input.startsWith('@')
+  const inputArg = input == null ? null : fromFile ? '@' + resolve(cwd, input.slice(1)) : work.task.inputJson
   return { ...work, inputArg }
 }
 
@@ -54,7 +55,9 @@ export async function checkTask (work, { signal } = {}) {
   })
   const label = `--task ${t.path}${t.exportName === 'default' ? '' : '#' + t.exportName}`
   if (r.isCanceled) throw new LabError('LAB_ABORTED', 'interrupted while checking the task', { exitCode: 130 })
-  if (r.timedOut) throw new LabError('LAB_TASK', `${label}: the check call did not return within ${limitMs} ms (a synchronous loop?)`)
+  if (r.timedOut) {
+    throw new LabError('LAB_TASK', `${label}: the check call did not return within ${limitMs} ms (a synchronous loop?)`)
+  }
   let out = null
   try { out = JSON.parse(r.stdout) } catch {}
   if (!out) {
@@ -82,7 +85,9 @@ export function taskRecord (work, check, ref) {
     export: t.exportName,
     spec: work.spec,
     fileSha256: t.fileSha256,
-    inputFrom: work.inputArg?.startsWith('@') ? work.inputArg.slice(1) : t.inputJson !== null ? 'command line' : 'module input export',
+    inputFrom: work.inputArg?.startsWith('@')
+      ? work.inputArg.slice(1)
+      : t.inputJson !== null ? 'command line' : 'module input export',
     input: small ? JSON.parse(t.inputJson) : null,
     inputSha256: t.inputSha256,
     timeoutMs: t.timeoutMs,

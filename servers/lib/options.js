@@ -35,7 +35,12 @@ const common = {
   work: { env: 'WORK', help: 'work per request, NAME:ARG (README "Work specs")' },
   task: { env: 'TASK', help: 'your own work instead: a module PATH[#export] (README "Bring your own work")' },
   input: { env: 'TASK_INPUT', help: "--task: the input each call gets, JSON or @file (default: the module's input)" },
-  taskTimeout: { default: String(DEFAULT_TIMEOUT_MS), env: 'TASK_TIMEOUT', parse: integer(1, 3600000), help: '--task: ms one call may take' },
+  taskTimeout: {
+    default: String(DEFAULT_TIMEOUT_MS),
+    env: 'TASK_TIMEOUT',
+    parse: integer(1, 3600000),
+    help: '--task: ms one call may take'
+  },
   telemetry: { default: 'on', parse: oneOf('on', 'off'), help: 'event-loop monitor, ELU and 1 ms tick counter' }
 }
 
@@ -84,7 +89,9 @@ export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.
   if (work === null) return out
   const task = values.task ?? env.TASK
   if (task !== undefined) {
-    if (values.work !== undefined) throw new LabError('ERR_BAD_OPTION', `--work: excludes --task (a task module is the work), got --work ${values.work}`)
+    if (values.work !== undefined) {
+      throw new LabError('ERR_BAD_OPTION', `--work: excludes --task (the task module is the work), got ${values.work}`)
+    }
     out.work = describeTask({ ref: task, input: values.input ?? env.TASK_INPUT, timeoutMs: out.taskTimeout })
   } else {
     for (const name of taskOnly.slice(1)) {

@@ -63,7 +63,8 @@ export function perRequest (kind) {
         // A task module that never settles (even a synchronous loop): answer, and end its thread/child.
         if (work.task && !gone) {
           timer = setTimeout(() => {
-            onAnswer({ ok: false, code: 'ERR_TASK_TIMEOUT', message: endedError(work, kind === 'worker' ? 'thread' : 'child process').message })
+            const { message } = endedError(work, kind === 'worker' ? 'thread' : 'child process')
+            onAnswer({ ok: false, code: 'ERR_TASK_TIMEOUT', message })
             handle.end()
           }, work.task.timeoutMs + KILL_GRACE_MS)
         }

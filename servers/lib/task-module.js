@@ -26,7 +26,8 @@ const sha256 = (data) => createHash('sha256').update(data).digest('hex')
 // Split `PATH[#export]`: a `#` counts only when an identifier follows it (so `a#b.js` is a path).
 export function splitTaskRef (ref) {
   const at = ref.lastIndexOf('#')
-  if (at > 0 && /^[A-Za-z_$][\w$]*$/.test(ref.slice(at + 1))) return { file: ref.slice(0, at), exportName: ref.slice(at + 1) }
+  const name = ref.slice(at + 1)
+  if (at > 0 && /^[A-Za-z_$][\w$]*$/.test(name)) return { file: ref.slice(0, at), exportName: name }
   return { file: ref, exportName: 'default' }
 }
 
@@ -34,7 +35,9 @@ export function splitTaskRef (ref) {
 // { path (absolute), exportName, fileSha256, inputJson (null: the module's `input`), inputSha256, timeoutMs }.
 // Relative paths (task and @input file) resolve from `cwd`. Throws LabError ERR_BAD_TASK (exit 2).
 export function describeTask ({ ref, input, timeoutMs = DEFAULT_TIMEOUT_MS, cwd = process.cwd() }) {
-  if (typeof ref !== 'string' || ref.trim() === '') throw new LabError('ERR_BAD_TASK', '--task: expected PATH[#export], got an empty value')
+  if (typeof ref !== 'string' || ref.trim() === '') {
+    throw new LabError('ERR_BAD_TASK', '--task: expected PATH[#export], got an empty value')
+  }
   const { file, exportName } = splitTaskRef(ref)
   const path = resolve(cwd, file)
   let source
@@ -51,7 +54,8 @@ export function describeTask ({ ref, input, timeoutMs = DEFAULT_TIMEOUT_MS, cwd 
   const name = basename(path).replace(/[\s,]+/g, '_')
   const hash = fileSha256.slice(0, 10) + (inputSha256 ? '.' + inputSha256.slice(0, 8) : '')
   const spec = `task:${name}${exportName === 'default' ? '' : '#' + exportName}@${hash}`
-  return { name: 'task', arg: null, spec, task: { spec, path, exportName, fileSha256, inputJson, inputSha256, timeoutMs } }
+  const task = { spec, path, exportName, fileSha256, inputJson, inputSha256, timeoutMs }
+  return { name: 'task', arg: null, spec, task }
 }
 
 // `--input JSON|@file` → compact JSON text (what every process/thread parses); throws ERR_BAD_TASK.
@@ -62,7 +66,8 @@ function readInput (raw, cwd) {
     const path = resolve(cwd, raw.slice(1))
     from = `--input ${path}`
     try { text = readFileSync(path, 'utf8') } catch (err) {
-      throw new LabError('ERR_BAD_TASK', `--input: cannot read ${path}: ${err.code === 'ENOENT' ? 'no such file' : err.code ?? err.message}`)
+      const why = err.code === 'ENOENT' ? 'no such file' : err.code ?? err.message
+      throw new LabError('ERR_BAD_TASK', `--input: cannot read ${path}: ${why}`)
     }
   }
   try {
@@ -86,19 +91,23 @@ export async function loadTask (task) {
   const fn = task.exportName === 'default' ? mod.default : mod[task.exportName] ?? mod.default?.[task.exportName]
   if (typeof fn !== 'function') {
     const has = Object.keys(mod).filter((k) => typeof mod[k] === 'function')
-    throw new LabError('ERR_BAD_TASK', `task ${task.path}: export ${task.exportName} is ${describe(fn)}, not a function` +
-      (has.length ? ` (functions exported: ${has.join(', ')}; pick one with PATH#name)` : ''))
+    const hint = has.length ? ` (functions exported: ${has.join(', ')}; pick one with PATH#name)` : ''
+    const what = `export ${task.exportName} is ${describe(fn)}, not a function`
+    throw new LabError('ERR_BAD_TASK', `task ${task.path}: ${what}${hint}`)
   }
   const pick = (k) => mod[k] ?? (mod.default && typeof mod.default === 'object' ? mod.default[k] : undefined)
   const setup = pick('setup')
-  if (setup !== undefined && typeof setup !== 'function') throw new LabError('ERR_BAD_TASK', `task ${task.path}: export setup is ${describe(setup)}, not a function`)
-  return { fn, input: task.inputJson === null ? pick('input') : JSON.parse(task.inputJson), expected: pick('expected'), setup }
+  if (setup !== undefined && typeof setup !== 'function') {
+    throw new LabError('ERR_BAD_TASK', `task ${task.path}: export setup is ${describe(setup)}, not a function`)
+  }
+  const input = task.inputJson === null ? pick('input') : JSON.parse(task.inputJson)
+  return { fn, input, expected: pick('expected'), setup }
 }
 
 const prepared = new Map() // spec → Promise<{ fn, input }>, one per process/thread; a failure is kept
 
-// Load the task and run its setup() once in this process/thread (exported for the lab's calibration). Resolves { fn, input, setupRan } where
-// setupRan is true for the one call that ran setup() (so the server can count setups).
+// Load the task and run its setup() once in this process/thread (exported for the lab's calibration).
+// Resolves { fn, input, setupRan }: setupRan is true for the one call that ran setup() (the server counts it).
 export async function prepareTask (task) {
   let first = false
   if (!prepared.has(task.spec)) {
@@ -143,7 +152,9 @@ export function toJson (result) {
   } catch (err) {
     throw new LabError('ERR_TASK_RESULT', `task result is not JSON-serialisable: ${oneLine(err)}`)
   }
-  if (typeof body !== 'string') throw new LabError('ERR_TASK_RESULT', `task result is not JSON-serialisable: got ${describe(result)}`)
+  if (typeof body !== 'string') {
+    throw new LabError('ERR_TASK_RESULT', `task result is not JSON-serialisable: got ${describe(result)}`)
+  }
   return body
 }
 
@@ -167,7 +178,8 @@ export function taskDeadline (work) {
 
 // The error for a call its thread/child was ended for.
 export function endedError (work, what) {
-  return new LabError('ERR_TASK_TIMEOUT', `task did not settle within ${work.task.timeoutMs} ms (its ${what} was ended)`)
+  const message = `task did not settle within ${work.task.timeoutMs} ms (its ${what} was ended)`
+  return new LabError('ERR_TASK_TIMEOUT', message)
 }
 
 // A value or promise raced against `ms` (the timer is cleared as soon as it settles).

@@ -75,7 +75,8 @@ main(async () => {
     await acquire(signal)
     const deadline = taskDeadline(work)
     try {
-      const out = unpooled(await pool.run({ work: portable(work) }, { signal: deadline ? AbortSignal.any([signal, deadline]) : signal }))
+      const either = deadline ? AbortSignal.any([signal, deadline]) : signal
+      const out = unpooled(await pool.run({ work: portable(work) }, { signal: either }))
       counts.completed++
       busyMs += out.workMs
       return out
