@@ -84,6 +84,10 @@ test('a task module that is missing, not a function or given bad input stops the
       assert.match(lines[0], message)
     }
   }
+  // cluster: the worker says why, the primary which worker, and exits 2 as well
+  const c = await runServer('cluster', ['--port', '0', '--workers', '1', '--task', join(TASKS, 'failing.mjs')])
+  assert.equal(c.code, 2, c.stderr)
+  assert.match(c.stderr, /^task .*failing\.mjs: export default is a number, not a function/)
   const r = await runServer('long-vs-small-tasks', ['--port', '0', '--mode', 'small', '--task', SUM])
   assert.equal(r.code, 2)
   assert.match(r.stderr.trim(), /^--mode small: cannot split a --task into steps/)
