@@ -10,6 +10,7 @@ import { buildHttpResult, buildReport, machine, packageVersion } from './report/
 import { reportTable } from './report/table.js'
 import { reportId, checkWritableDir } from './report/write.js'
 import { usageError } from './errors.js'
+import { checkTask, describeLabTask, taskRecord } from './run/task.js'
 
 // Everything decided before anything starts: the experiment, its load, the plan and each entry's load.
 // Throws a usage error (exit 2) for a bad combination; starts nothing.
@@ -18,8 +19,10 @@ export async function planLab (opts) {
   const experimentName = opts.experiment ?? (opts.url || opts.server ? 'custom' : 'tour')
   const experiment = await experimentFor(experimentName)
   const load = resolveLoad(opts, experiment)
+  const task = opts.task ? await describeLabTask({ task: opts.task, input: opts.input, timeoutSec: load.timeoutSec }) : null
   const planOpts = {
     ...load,
+    task,
     work: opts.work,
     servers: opts.server,
     quick: opts.quick,
@@ -37,7 +40,7 @@ export async function planLab (opts) {
     if (plan.length === 0) throw usageError(`--server: experiment ${experimentName} has no entry for ${opts.server?.join(', ') ?? 'any built server'}`)
   }
   const loads = plan.map((e) => entryLoad(e, load)) // may throw a usage error: before anything starts
-  for (const e of plan) if (e.work) await checkWork(e.work, `work (${e.server})`)
+  for (const e of plan) if (e.work && !task) await checkWork(e.work, `work (${e.server})`)
   if (opts.out) {
     try {
       await checkWritableDir(opts.out)
@@ -45,11 +48,13 @@ export async function planLab (opts) {
       throw usageError(`--out: cannot write reports into ${opts.out}: ${err.code ?? err.message}`)
     }
   }
-  return { experimentName, experiment, load, planOpts, inProcess, plan, loads }
+  // One real call of the task before any server starts: its failures stop the lab with one line.
+  const taskCheck = task ? await checkTask(task) : null
+  return { experimentName, experiment, load, planOpts, inProcess, plan, loads, task, taskCheck }
 }
 
 // How the report's method block describes this run.
-function methodOf ({ load, inProcess, plan }, opts, command) {
+function methodOf ({ load, inProcess, plan, task, taskCheck }, opts, command) {
   const openLoop = Boolean(load.rate) || plan.some((e) => e.sweep)
   return {
     tool: inProcess ? 'in-process' : openLoop ? 'loadlab open loop (undici)' : 'autocannon',
@@ -69,6 +74,7 @@ function methodOf ({ load, inProcess, plan }, opts, command) {
     runs: load.runs,
     url: opts.url ?? null,
     outsideSampling: !opts.url && !inProcess,
+    task: task ? taskRecord(task, taskCheck, opts.task) : null,
     command
   }
 }
@@ -79,7 +85,7 @@ function methodOf ({ load, inProcess, plan }, opts, command) {
 // name, text }. Usage errors reject before anything starts; a server's fault is a failed result.
 export async function runLab (opts, { signal = new AbortController().signal, onProgress = () => {}, command = null } = {}) {
   const lab = await planLab(opts)
-  const { experimentName, experiment, planOpts, inProcess, plan, loads } = lab
+  const { experimentName, experiment, planOpts, inProcess, plan, loads, task, taskCheck } = lab
   const createdAt = new Date()
   const m = machine()
   const notes = []
@@ -109,7 +115,8 @@ export async function runLab (opts, { signal = new AbortController().signal, onP
     const specs = [...new Set(plan.map((e) => e.work).filter(Boolean))]
     if (specs.length && !signal.aborted) {
       onProgress({ type: 'calibrating', specs })
-      calibration = await calibrate(specs, { signal }).catch((err) => {
+      const tasks = task ? { [task.spec]: task.task } : {}
+      calibration = await calibrate(specs, { signal, tasks }).catch((err) => {
         if (signal.aborted) return {}
         throw err
       })
@@ -118,7 +125,8 @@ export async function runLab (opts, { signal = new AbortController().signal, onP
     for (const [i, entry] of plan.entries()) {
       if (signal.aborted) break
       const p = progress(i + 1, plan.length, entry.variant ? `${entry.server}/${entry.variant}` : entry.server)
-      const raw = await runEntry(entry, loads[i], { signal, progress: p.update, bootTimeoutMs, url: opts.url, calibration })
+      const expectedBody = taskCheck ? taskCheck.expectedBody ?? taskCheck.body : null
+      const raw = await runEntry(entry, loads[i], { signal, progress: p.update, bootTimeoutMs, url: opts.url, calibration, expectedBody })
       results.push(raw)
       const s = buildHttpResult(raw, { calibration, cores: m.availableParallelism })
       p.done(raw.failure

@@ -20,6 +20,8 @@ export const DEFAULTS = Object.freeze({
   duration: null,
   timeout: null,
   work: null,
+  task: null,
+  input: null,
   runs: null,
   warmup: null,
   url: null,
@@ -53,6 +55,9 @@ With no option: a quick tour of every server (light load, about two minutes).
   --duration S         seconds per measured round (excludes --amount)
   --timeout S          per-request timeout in seconds
   --work SPEC          work per request, e.g. loop:1e7, fib:25, render:1000, sleep:100
+  --task PATH[#name]   your own work: a module exporting (input) => result (README "Bring your own
+                       work"); every server by default; excludes --work, --experiment, --url
+  --input JSON|@FILE   --task: the input of every call (default: the module's \`input\` export)
   --runs N             measured rounds per server; figures are the median round (default 1)
   --warmup N           requests in the discarded warm-up round, 0 = none
   --url URL            load a server started by hand (outside sampling skipped)
@@ -147,6 +152,14 @@ export function validateOptions (values) {
   }
   if (o.work !== null && !/^[a-z][a-z-]*:[0-9.e+]+$/i.test(o.work)) {
     throw usageError(`--work: expected NAME:ARG such as loop:1e7, fib:25, render:1000, ssr:225, sleep:100, sleep-sync:100, got ${describe(o.work)}`)
+  }
+  if (o.task !== null) {
+    const clash = ['work', 'experiment', 'url'].find((k) => o[k] !== null)
+    if (clash) throw usageError(`--task excludes --${clash}: the task module is the work, run through the servers`)
+    if (o.task.trim() === '') throw usageError('--task: expected PATH[#export], got an empty value')
+    out.server ??= allServerNames()
+  } else if (o.input !== null) {
+    throw usageError('--input: only with --task')
   }
   if (o.out !== null && existsSync(o.out) && !statSync(o.out).isDirectory()) {
     throw usageError(`--out: ${o.out} exists and is not a directory`)

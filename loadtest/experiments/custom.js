@@ -1,6 +1,7 @@
 // A custom run (`--server a,b`): the chosen servers with --work (or each server's default work).
 // Not listed in the registry: it is what `--server` without `--experiment` means.
 import { makeKey } from '../report/build.js'
+import { taskArgs } from '../run/task.js'
 
 export default {
   name: 'custom',
@@ -11,6 +12,7 @@ export default {
   quick: { amount: 40, warmup: 8 },
   // One entry per chosen server; work null means "the server's default", read from its ready line.
   plan (opts) {
+    if (opts.task) return opts.servers.map((server) => taskEntry(server, opts.task))
     return opts.servers.map((server) => ({
       server,
       variant: null,
@@ -18,5 +20,18 @@ export default {
       work: opts.work ?? null,
       key: opts.work ? makeKey({ server, work: opts.work }) : null
     }))
+  }
+}
+
+// A --task run: the task's arguments for every server; sleep-variants runs it in its pooled variant
+// (piscina's defaults), its unpooled one being the same as simple.
+function taskEntry (server, work) {
+  const variant = server === 'sleep-variants' ? 'async-sleep-pooled' : null
+  return {
+    server,
+    variant,
+    args: [...(variant ? ['--variant', variant] : []), ...taskArgs(work)],
+    work: work.spec,
+    key: makeKey({ server, variant, work: work.spec })
   }
 }

@@ -134,8 +134,19 @@ export function methodCard (report) {
     ['runs', isNum(m.runs) ? `${num(m.runs)}${m.runs > 1 ? ' <span class="muted">(figures are the median round)</span>' : ''}` : DASH],
     ['target', m.tool === 'in-process' ? 'in-process (no HTTP)' : m.url ? `<code>${esc(m.url)}</code> <span class="muted">(started by hand)</span>` : 'servers started by the lab'],
     ['outside sampling', m.outsideSampling ? 'CPU, RSS, processes from /proc' : m.tool === 'in-process' ? 'not applicable' : '<span class="warn-text">off</span>'],
+    ...(m.task && typeof m.task === 'object' ? [['task', taskCell(m.task)]] : []),
     ['run', `${when(report.createdAt)}${report.finishedAt ? ` → ${when(report.finishedAt)}` : ' <span class="warn-text">(not finished)</span>'}`]
   ])}<pre class="command"><code>${esc(m.command) || '—'}</code></pre></section>`
+}
+
+// A --task's identity: its path and export, and short hashes of its file and input.
+function taskCell (t) {
+  const short = (hash) => esc(String(hash).slice(0, 12)) + '…'
+  const input = t.inputSha256
+    ? `input ${short(t.inputSha256)} <span class="muted">(${esc(t.inputFrom)})</span>`
+    : 'its <code>input</code> export'
+  const name = esc(t.path) + (t.export && t.export !== 'default' ? '#' + esc(t.export) : '')
+  return `<code>${name}</code> · file ${short(t.fileSha256)} · ${input}`
 }
 
 // Wraps body HTML in a complete, self-contained page (inline CSS, no scripts, no external URL).

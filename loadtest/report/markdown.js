@@ -36,6 +36,7 @@ export function renderMarkdown (report, experiment) {
   out.push('## Method')
   out.push('')
   out.push(`- **Command:** ${mdCode(me.command)}`)
+  if (me.task) out.push(taskLine(me.task))
   if (me.tool === 'in-process') {
     out.push(`- **Load:** in-process, no HTTP; ${me.runs} run(s) per case`)
   } else {
@@ -81,4 +82,14 @@ export function renderMarkdown (report, experiment) {
     out.push('')
   }
   return out.join('\n')
+}
+
+// The --task line of the method: what ran, which version of it (hashes) and with what input.
+function taskLine (t) {
+  const input = t.inputSha256
+    ? `input from ${mdText(t.inputFrom)} (sha256 ${t.inputSha256.slice(0, 12)}…)`
+    : 'input: its `input` export'
+  const name = `${mdCode(t.path)}${t.export === 'default' ? '' : ` export ${mdCode(t.export)}`}`
+  return `- **Task:** ${name} (sha256 ${t.fileSha256.slice(0, 12)}…), ${input}; expected body (${t.bodyBytes} B) ` +
+    `from the ${t.expectedFrom}; load + setup() ${t.setupMs} ms; per-call bound ${t.timeoutMs} ms`
 }

@@ -1,23 +1,52 @@
 // Calibration child: times work specs in this one long-lived process and prints the samples as JSON.
-// argv[2] is JSON: { specs: [...], maxCalls, totalBudgetMs }. Each spec gets an equal share of what is
-// left of the budget, at least 2 calls while the budget lasts and 1 after. Not an entry point for users.
+// stdin is JSON: { specs: [...], tasks: { [spec]: task }, maxCalls, totalBudgetMs } (tasks: the --task
+// modules among the specs, described by servers/lib/task-module.js), or { check: task } for one checked
+// call of a task module. Each spec gets an equal share of what is left of the budget, at least 2 calls
+// while the budget lasts and 1 after. Not an entry point for users.
+import { text } from 'node:stream/consumers'
 import { performance } from 'node:perf_hooks'
 import { runWork } from '../../servers/lib/workloads.js'
+import { now } from '../../servers/lib/task.js'
+import { loadTask, prepareTask, runTask, toJson } from '../../servers/lib/task-module.js'
 
-const { specs, maxCalls, totalBudgetMs } = JSON.parse(process.argv[2])
-const deadline = performance.now() + totalBudgetMs
-const out = {}
-for (const [i, spec] of specs.entries()) {
-  const share = (deadline - performance.now()) / (specs.length - i)
-  const until = performance.now() + share
-  const minCalls = performance.now() < deadline ? 2 : 1
-  const samplesMs = []
-  while (samplesMs.length < maxCalls) {
+const plan = JSON.parse(await text(process.stdin))
+process.stdout.write(JSON.stringify(plan.check ? await check(plan.check) : await measure(plan)) + '\n')
+
+// One call of a task module, as a server's first request would make it: { body, expectedBody, setupMs,
+// firstMs } or { error: { code, message } }.
+async function check (task) {
+  try {
     const t0 = performance.now()
-    await runWork(spec)
-    samplesMs.push(performance.now() - t0)
-    if (performance.now() > until && samplesMs.length >= minCalls) break
+    const out = await runTask(task, now)
+    const { expected } = await loadTask(task)
+    return {
+      body: out.body,
+      expectedBody: expected === undefined ? null : toJson(expected),
+      setupMs: performance.now() - t0 - out.workMs,
+      firstMs: out.workMs
+    }
+  } catch (err) {
+    return { error: { code: err.code ?? null, message: err.message.split('\n')[0] } }
   }
-  out[spec] = samplesMs
 }
-process.stdout.write(JSON.stringify(out) + '\n')
+
+async function measure ({ specs, tasks = {}, maxCalls, totalBudgetMs }) {
+  const deadline = performance.now() + totalBudgetMs
+  const out = {}
+  for (const [i, spec] of specs.entries()) {
+    const task = tasks[spec]
+    if (task) await prepareTask(task) // load and setup() are not part of a call's time
+    const share = (deadline - performance.now()) / (specs.length - i)
+    const until = performance.now() + share
+    const minCalls = performance.now() < deadline ? 2 : 1
+    const samplesMs = []
+    while (samplesMs.length < maxCalls) {
+      const t0 = performance.now()
+      await (task ? runTask(task, now) : runWork(spec))
+      samplesMs.push(performance.now() - t0)
+      if (performance.now() > until && samplesMs.length >= minCalls) break
+    }
+    out[spec] = samplesMs
+  }
+  return out
+}

@@ -39,7 +39,8 @@ function declared (spec) {
 // Calibrate specs (bounded: about totalBudgetMs over all, at most maxCalls each, at least 2 each while
 // the budget lasts; the child is killed a minute after the budget, its specs then carry an error);
 // resolves { [spec]: summary }, with { spec, error } for a spec that could not be measured.
-export async function calibrate (specs, { maxCalls = 30, totalBudgetMs = 20000, signal } = {}) {
+// `tasks` maps a --task spec to its description (servers/lib/task-module.js describeTask().task).
+export async function calibrate (specs, { maxCalls = 30, totalBudgetMs = 20000, signal, tasks = {} } = {}) {
   const out = {}
   const measure = []
   for (const spec of [...new Set(specs)].filter(Boolean)) {
@@ -48,13 +49,13 @@ export async function calibrate (specs, { maxCalls = 30, totalBudgetMs = 20000, 
     else measure.push(spec)
   }
   if (measure.length === 0) return out
-  const plan = { specs: measure, maxCalls, totalBudgetMs }
-  const r = await execa(process.execPath, [CHILD, JSON.stringify(plan)], {
+  const plan = { specs: measure, tasks, maxCalls, totalBudgetMs }
+  const r = await execa(process.execPath, [CHILD], {
     env: { ...process.env },
     reject: false,
     cancelSignal: signal,
     timeout: totalBudgetMs + 60000,
-    stdin: 'ignore'
+    input: JSON.stringify(plan)
   })
   let samples = null
   try { samples = JSON.parse(r.stdout) } catch {}

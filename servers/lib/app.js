@@ -42,6 +42,7 @@ export function buildApp ({ strategy, variant, work, handle, telemetry, gauges, 
     const onClose = () => { if (!reply.raw.writableFinished) controller.abort() }
     reply.raw.once('close', onClose)
     const out = await handle(todo, { signal: controller.signal, receivedAt })
+    if (out.setupRan) telemetry.countSetup()
     const apiMs = out.apiMs ?? 0
     const timing = [`work;dur=${out.workMs.toFixed(2)}`, `queue;dur=${Math.max(0, out.startedAt - receivedAt - apiMs).toFixed(2)}`]
     if (out.apiMs !== undefined) timing.push(`api;dur=${apiMs.toFixed(2)}`)

@@ -25,7 +25,7 @@ export function runPrimary ({ strategy, options }) {
     if (stopping) return
     if (!ready) {
       process.stderr.write(`${strategy}: worker ${worker.process.pid} exited (${signal ?? `code ${code}`}) before listening\n`)
-      process.exit(1) // the other workers see the IPC channel close and exit too
+      process.exit(code === 2 ? 2 : 1) // a bad option or task (2) stays one; the other workers see the IPC channel close
     }
     restarted++
     cluster.fork()

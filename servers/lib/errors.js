@@ -4,6 +4,10 @@ export const codes = {
   ERR_BAD_OPTION: { statusCode: 400, exitCode: 2 }, // a bad flag or environment value at start-up
   ERR_BAD_WORK: { statusCode: 400, exitCode: 2 }, // a bad work spec (--work, WORK or ?work=)
   ERR_TASK_FAILED: { statusCode: 500 }, // the work threw, or its thread/child died while working
+  ERR_BAD_TASK: { statusCode: 500, exitCode: 2 }, // --task/--input: missing file, not a function, bad JSON
+  ERR_TASK_SETUP: { statusCode: 500 }, // the task's setup() threw (once per process/thread, kept)
+  ERR_TASK_RESULT: { statusCode: 500 }, // the task's result is not JSON-serialisable
+  ERR_TASK_TIMEOUT: { statusCode: 500 }, // the task did not settle within --task-timeout
   ERR_API_FAILED: { statusCode: 502 }, // long-vs-small-tasks: the API emulator did not answer
   ERR_START_FAILED: { statusCode: 503 }, // a thread or child process could not be started
   ERR_QUEUE_FULL: { statusCode: 503, retryAfter: 1 }, // --max-queue reached

@@ -4,6 +4,7 @@ import { availableParallelism } from 'node:os'
 import { parseArgs } from 'node:util'
 import { LabError } from './errors.js'
 import { parseWork } from './workloads.js'
+import { DEFAULT_TIMEOUT_MS, describeTask } from './task-module.js'
 
 // Validators: each takes the raw string and returns the value or throws with the rule it enforces.
 export const integer = (min, max = Infinity) => (raw) => {
@@ -32,6 +33,14 @@ const common = {
   port: { default: '3000', env: 'PORT', parse: integer(0, 65535), help: 'port to listen on (0: any free port)' },
   host: { default: '127.0.0.1', env: 'HOST', parse: (s) => s, help: 'address to listen on' },
   work: { env: 'WORK', help: 'work per request, NAME:ARG (README "Work specs")' },
+  task: { env: 'TASK', help: 'your own work instead: a module PATH[#export] (README "Bring your own work")' },
+  input: { env: 'TASK_INPUT', help: "--task: the input each call gets, JSON or @file (default: the module's input)" },
+  taskTimeout: {
+    default: String(DEFAULT_TIMEOUT_MS),
+    env: 'TASK_TIMEOUT',
+    parse: integer(1, 3600000),
+    help: '--task: ms one call may take'
+  },
   telemetry: { default: 'on', parse: oneOf('on', 'off'), help: 'event-loop monitor, ELU and 1 ms tick counter' }
 }
 
@@ -41,6 +50,7 @@ const common = {
 // `work: null` (the API emulator) leaves out --work and --telemetry.
 export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.slice(2), env = process.env }) {
   const base = work === null ? { port: common.port, host: common.host } : common
+  const taskOnly = ['task', 'input', 'taskTimeout']
   const spec = { ...base, ...extra }
   if (work !== null) spec.work = { ...common.work, default: typeof work === 'function' ? undefined : work }
   let values
@@ -67,7 +77,7 @@ export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.
   for (const [name, opt] of Object.entries(spec)) {
     const flag = `--${kebab(name)}`
     const raw = values[kebab(name)] ?? (opt.env ? env[opt.env] : undefined) ?? opt.default
-    if (name === 'work') continue
+    if (name === 'work' || name === 'task' || name === 'input') continue
     if (raw === undefined) { out[name] = undefined; continue }
     try {
       out[name] = opt.parse(raw)
@@ -76,7 +86,19 @@ export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.
       throw new LabError('ERR_BAD_OPTION', `${flag}: ${err.message}, got ${JSON.stringify(raw)}${from}`)
     }
   }
-  if (work !== null) out.work = parseWork(values.work ?? env.WORK ?? (typeof work === 'function' ? work(out) : work))
+  if (work === null) return out
+  const task = values.task ?? env.TASK
+  if (task !== undefined) {
+    if (values.work !== undefined) {
+      throw new LabError('ERR_BAD_OPTION', `--work: excludes --task (the task module is the work), got ${values.work}`)
+    }
+    out.work = describeTask({ ref: task, input: values.input ?? env.TASK_INPUT, timeoutMs: out.taskTimeout })
+  } else {
+    for (const name of taskOnly.slice(1)) {
+      if (values[kebab(name)] !== undefined) throw new LabError('ERR_BAD_OPTION', `--${kebab(name)}: only with --task`)
+    }
+    out.work = parseWork(values.work ?? env.WORK ?? (typeof work === 'function' ? work(out) : work))
+  }
   return out
 }
 

@@ -5,6 +5,8 @@ import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { Worker } from 'node:worker_threads'
 import { LabError } from './errors.js'
+import { portable } from './task.js'
+import { KILL_GRACE_MS, TASK_CODES, endedError } from './task-module.js'
 
 const workerEntry = new URL('./worker-entry.js', import.meta.url)
 const childEntry = new URL('./child-entry.js', import.meta.url)
@@ -27,9 +29,11 @@ export function perRequest (kind) {
       let answered = false
       let handle = null
       let gone = false
+      let timer = null
       const forget = () => {
         if (gone) return
         gone = true
+        clearTimeout(timer)
         inFlight--
         live.delete(handle)
       }
@@ -37,7 +41,7 @@ export function perRequest (kind) {
         if (answered) return
         answered = true
         if (msg.ok) resolve(msg)
-        else reject(new LabError('ERR_TASK_FAILED', msg.message))
+        else reject(new LabError(TASK_CODES.has(msg.code) ? msg.code : 'ERR_TASK_FAILED', msg.message))
       }
       const onExit = (how) => {
         forget()
@@ -56,6 +60,14 @@ export function perRequest (kind) {
       try {
         handle = (kind === 'worker' ? startWorker : startChild)(work, onAnswer, onExit, onStartError)
         if (!gone) live.add(handle)
+        // A task module that never settles (even a synchronous loop): answer, and end its thread/child.
+        if (work.task && !gone) {
+          timer = setTimeout(() => {
+            const { message } = endedError(work, kind === 'worker' ? 'thread' : 'child process')
+            onAnswer({ ok: false, code: 'ERR_TASK_TIMEOUT', message })
+            handle.end()
+          }, work.task.timeoutMs + KILL_GRACE_MS)
+        }
       } catch (err) {
         onStartError(err)
       }
@@ -77,7 +89,7 @@ export function perRequest (kind) {
 }
 
 function startWorker (work, onAnswer, onExit, onStartError) {
-  const worker = new Worker(workerEntry, { workerData: { work: work.spec } })
+  const worker = new Worker(workerEntry, { workerData: { work: portable(work) } })
   let online = false
   const exited = new Promise((resolve) => worker.once('exit', (code) => { onExit(`thread exited with code ${code}`); resolve() }))
   worker.once('online', () => { online = true })
@@ -92,6 +104,7 @@ function startWorker (work, onAnswer, onExit, onStartError) {
 
 function startChild (work, onAnswer, onExit, onStartError) {
   const child = fork(childEntry, [work.spec], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  if (work.task) child.send({ task: work.task }) // a task's description (its input may be large) goes over IPC
   let spawned = false
   // 'exit' can come before the last IPC message: a child is gone once it has exited AND its channel closed.
   const exited = Promise.all([once(child, 'exit'), once(child, 'disconnect')]).then(() => {

@@ -1,6 +1,7 @@
 // Listening, the ready line, graceful shutdown, and the top-level error exit every server shares.
 import { buildApp } from './app.js'
 import { createTelemetry } from './telemetry.js'
+import { loadTask } from './task-module.js'
 
 const GRACE_MS = 2000
 const SHUTDOWN_LIMIT_MS = 5000
@@ -17,6 +18,8 @@ export async function start ({
   strategy, variant, options, handle, gauges, stats, resetStats, close, announce, role,
   telemetry = createTelemetry({ enabled: options.telemetry === 'on', role })
 }) {
+  // A task module that does not load or export a function stops the server here (exit 2), not per request.
+  if (options.work.task) await loadTask(options.work.task)
   const app = buildApp({ strategy, variant, work: options.work, handle, telemetry, gauges, stats, resetStats })
   const port = await serve({
     app,

@@ -13,6 +13,7 @@ export function createTelemetry ({ enabled = true, role = 'main' } = {}) {
   const timer = enabled ? setInterval(() => { ticks++ }, 1).unref() : null
   let start, elu
   const requests = { completed: 0, failed: 0 }
+  let taskSetups = 0
 
   const delay = (ns) => Math.max(0, ns / 1e6 - RESOLUTION)
   const self = {
@@ -25,10 +26,15 @@ export function createTelemetry ({ enabled = true, role = 'main' } = {}) {
       ticks = 0
       requests.completed = 0
       requests.failed = 0
+      taskSetups = 0
     },
     // Count one answered work request.
     count (ok) {
       requests[ok ? 'completed' : 'failed']++
+    },
+    // Count one run of a task module's setup() (reported by the thread/process that ran it).
+    countSetup () {
+      taskSetups++
     },
     // This process's figures for the current window (null where telemetry is off or nothing was sampled).
     snapshot () {
@@ -42,7 +48,8 @@ export function createTelemetry ({ enabled = true, role = 'main' } = {}) {
           : null,
         elu: enabled ? performance.eventLoopUtilization(elu).utilization : null,
         ticks: enabled ? ticks : null,
-        requests: { ...requests }
+        requests: { ...requests },
+        taskSetups
       }
     },
     // Stop sampling (on shutdown).
@@ -74,6 +81,8 @@ export function aggregate ({ strategy, variant, processes, gauges = {} }) {
       completed: processes.reduce((a, p) => a + p.requests.completed, 0),
       failed: processes.reduce((a, p) => a + p.requests.failed, 0)
     },
+    // setup() runs of a --task module in the window, wherever they ran (main, threads, children)
+    taskSetups: processes.reduce((a, p) => a + (p.taskSetups ?? 0), 0),
     gauges
   }
 }

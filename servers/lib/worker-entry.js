@@ -6,5 +6,5 @@ import { timedRun } from './task.js'
 try {
   parentPort.postMessage({ ok: true, ...await timedRun(workerData.work) })
 } catch (err) {
-  parentPort.postMessage({ ok: false, message: err.message })
+  parentPort.postMessage({ ok: false, code: err.code, message: err.message })
 }

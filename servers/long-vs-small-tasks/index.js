@@ -2,14 +2,15 @@
 // runs on the main thread either in one go (--mode long) or in --steps steps, each scheduled with
 // setImmediate after the previous one (--mode small) so other requests get a turn in between. With
 // --api on, each request first calls a slow API: --api-url, or an emulator this server starts as its
-// own child process and ends with itself. Only ssr work is split; inline work cannot be cancelled.
+// own child process and ends with itself. Only ssr work is split (a --task is refused in small mode);
+// inline work cannot be cancelled.
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { Agent, get } from 'node:http'
 import { LabError } from '../lib/errors.js'
 import { httpUrl, integer, oneOf, parseOptions } from '../lib/options.js'
 import { main, start } from '../lib/serve.js'
-import { now } from '../lib/task.js'
+import { now, timedRun } from '../lib/task.js'
 import { runWork } from '../lib/workloads.js'
 
 main(async () => {
@@ -23,6 +24,11 @@ main(async () => {
       apiUrl: { parse: httpUrl, help: 'the API to call (default: start the emulator, api.js)' }
     }
   })
+  if (options.work.task && options.mode === 'small') {
+    // An opaque function cannot be cut into steps from outside: only the task itself could yield.
+    throw new LabError('ERR_BAD_OPTION', '--mode small: cannot split a --task into steps (it is one opaque call); ' +
+      'use --mode long, or yield inside the task (await new Promise(setImmediate))')
+  }
   if (options.apiUrl && options.api === 'off') {
     throw new LabError('ERR_BAD_OPTION', `--api-url: needs --api on, got "${options.apiUrl}" with --api off`)
   }
@@ -48,6 +54,7 @@ main(async () => {
       })
       apiMs = now() - t
     }
+    if (work.task) return { ...await timedRun(work), apiMs }
     const startedAt = now()
     const result = options.mode === 'small' && work.name === 'ssr' ? await inSteps(work.arg, options.steps) : await runWork(work)
     return { body: JSON.stringify(result), startedAt, workMs: now() - startedAt, apiMs }

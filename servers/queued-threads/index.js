@@ -8,7 +8,8 @@ import { Piscina } from 'piscina'
 import { LabError } from '../lib/errors.js'
 import { cores, integer, parseOptions } from '../lib/options.js'
 import { main, start } from '../lib/serve.js'
-import { now } from '../lib/task.js'
+import { now, portable } from '../lib/task.js'
+import { endedError, taskDeadline, unpooled } from '../lib/task-module.js'
 
 main(async () => {
   const options = parseOptions({
@@ -72,18 +73,25 @@ main(async () => {
   async function handle (work, { signal }) {
     if (closing) throw new LabError('ERR_SHUTTING_DOWN', 'server is shutting down')
     await acquire(signal)
+    const deadline = taskDeadline(work)
     try {
-      const out = await pool.run({ work: work.spec }, { signal })
+      const either = deadline ? AbortSignal.any([signal, deadline]) : signal
+      const out = unpooled(await pool.run({ work: portable(work) }, { signal: either }))
       counts.completed++
       busyMs += out.workMs
       return out
     } catch (err) {
       if (closing) throw new LabError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err })
+      if (err.name === 'AbortError' && deadline?.aborted && !signal.aborted) {
+        counts.failed++
+        throw endedError(work, 'thread')
+      }
       if (err.name === 'AbortError') {
         counts.aborted++
         throw new LabError('ERR_ABORTED', 'client left before its work finished', { cause: err })
       }
       counts.failed++
+      if (err instanceof LabError) throw err // a task module's failure, with its code
       throw new LabError('ERR_TASK_FAILED', err.message, { cause: err })
     } finally {
       release()

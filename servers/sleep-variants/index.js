@@ -7,7 +7,8 @@ import { Piscina } from 'piscina'
 import { LabError } from '../lib/errors.js'
 import { integer, oneOf, parseOptions } from '../lib/options.js'
 import { main, start } from '../lib/serve.js'
-import { timedRun } from '../lib/task.js'
+import { portable, timedRun } from '../lib/task.js'
+import { endedError, taskDeadline, unpooled } from '../lib/task-module.js'
 
 const VARIANTS = ['async-sleep-unpooled', 'async-sleep-pooled', 'sync-sleep-unpooled', 'sync-sleep-pooled']
 
@@ -39,8 +40,9 @@ main(async () => {
   let inFlight = 0
   let peakInFlight = 0
   let closing = false
-  const inPool = (work) => pool.run({ work: work.spec }).catch((err) => {
+  const inPool = (work) => pool.run({ work: portable(work) }, { signal: taskDeadline(work) }).then(unpooled, (err) => {
     if (closing) throw new LabError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err })
+    if (err.name === 'AbortError') throw endedError(work, 'thread')
     throw new LabError('ERR_TASK_FAILED', err.message, { cause: err })
   })
   await start({

@@ -12,9 +12,10 @@ const READY = /^listening on http:\/\/(\S+):(\d+) \((\S+), (\S+), pid (\d+)\)$/m
 // Spawn `node servers/NAME --port 0 ...args` (or `entry`, a fixture) and wait for its ready line (rejects with its stderr if it
 // exits first or takes longer than `timeout`). Resolves to { url, port, pid, strategy, work, child,
 // stdout(), stderr(), stop(signal) } where stop sends the signal by pid and resolves to { code, signal }.
-export async function startServer (name, args = [], { env = {}, timeout = 30000, entry = `servers/${name}` } = {}) {
+// `cwd`: another working directory (the server is then named by its absolute path); `entry`: a fixture.
+export async function startServer (name, args = [], { env = {}, timeout = 30000, cwd = root, entry = `${root}servers/${name}` } = {}) {
   const child = spawn(process.execPath, [entry, '--port', '0', ...args], {
-    cwd: root,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe']
   })

@@ -104,7 +104,7 @@ test('parseOptions: defaults, environment fallbacks, and one-line errors naming 
     [['--threads', 'abc'], '--threads: expected a positive integer, got "abc"'],
     [['--port', '70000'], '--port: expected an integer from 0 to 65535, got "70000"'],
     [['--telemetry', 'maybe'], '--telemetry: expected one of on, off, got "maybe"'],
-    [['--bogus', '1'], '--bogus: unknown option (valid: --port, --host, --work, --telemetry, --threads, --help)'],
+    [['--bogus', '1'], '--bogus: unknown option (valid: --port, --host, --work, --task, --input, --task-timeout, --telemetry, --threads, --help)'],
     [['--work', 'loop:abc'], /^bad work spec "loop:abc": expected/],
     [['stray'], 'x: unexpected argument stray (options are --flags, see --help)']
   ]

@@ -1,0 +1,102 @@
+// The lab's side of `--task PATH[#export] --input JSON|@file`: describe the module from the user's
+// working directory (its spec carries hashes of its file and input, so results of different code never
+// share a key), check it with one real call in a child process before any server starts (its result is
+// the expected body, or its `expected` export is), and the arguments that hand it to every server.
+import { execa } from 'execa'
+import { join, resolve } from 'node:path'
+import { ROOT } from '../catalog.js'
+import { LabError, usageError } from '../errors.js'
+
+const CHILD = join(ROOT, 'loadtest', 'run', 'calibrate-child.js')
+const taskModule = () => import(join(ROOT, 'servers', 'lib', 'task-module.js'))
+
+// The directory relative paths are taken from: the user's own (npm run changes to the package root).
+export function userCwd (env = process.env) {
+  return env.npm_lifecycle_event === 'lab' && env.INIT_CWD ? env.INIT_CWD : process.cwd()
+}
+
+// Describe --task/--input (a usage error, exit 2, for a missing file or bad JSON): the servers' work
+// object { name: 'task', spec, task } plus `inputArg`, the --input to pass on (an @file made absolute).
+export async function describeLabTask ({ task, input, timeoutSec, cwd = userCwd() }) {
+  const { describeTask } = await taskModule()
+  let work
+  try {
+    work = describeTask({ ref: task, input, timeoutMs: Math.round(timeoutSec * 1000), cwd })
+  } catch (err) {
+    throw usageError(err.message)
+  }
+  const fromFile = typeof input === 'string' && input.startsWith('@')
+  const inputArg = input == null ? null : fromFile ? '@' + resolve(cwd, input.slice(1)) : work.task.inputJson
+  return { ...work, inputArg }
+}
+
+// The server arguments that run this task.
+export function taskArgs (work) {
+  const t = work.task
+  return [
+    '--task', t.exportName === 'default' ? t.path : `${t.path}#${t.exportName}`,
+    ...(work.inputArg ? ['--input', work.inputArg] : []),
+    '--task-timeout', String(t.timeoutMs)
+  ]
+}
+
+// One checked call in a child process: { body, expectedBody, setupMs, firstMs }. The task's failures
+// are lab errors with one line each: a module that does not load or export a function is a usage error
+// (exit 2); setup() throwing, the call throwing, a result that is not JSON or never settles exit 1.
+export async function checkTask (work, { signal } = {}) {
+  const { SETUP_TIMEOUT_MS } = await taskModule()
+  const t = work.task
+  const limitMs = Math.max(SETUP_TIMEOUT_MS, t.timeoutMs) + t.timeoutMs + 5000
+  const r = await execa(process.execPath, [CHILD], {
+    reject: false,
+    cancelSignal: signal,
+    timeout: limitMs,
+    input: JSON.stringify({ check: t })
+  })
+  const label = `--task ${t.path}${t.exportName === 'default' ? '' : '#' + t.exportName}`
+  if (r.isCanceled) throw new LabError('LAB_ABORTED', 'interrupted while checking the task', { exitCode: 130 })
+  if (r.timedOut) {
+    throw new LabError('LAB_TASK', `${label}: the check call did not return within ${limitMs} ms (a synchronous loop?)`)
+  }
+  let out = null
+  try { out = JSON.parse(r.stdout) } catch {}
+  if (!out) {
+    const why = (r.stderr || r.shortMessage || '').split('\n').filter(Boolean).slice(-1)[0] ?? `exit code ${r.exitCode}`
+    throw new LabError('LAB_TASK', `${label}: the check call failed: ${why}`)
+  }
+  if (out.error) {
+    if (out.error.code === 'ERR_BAD_TASK') throw usageError(out.error.message)
+    throw new LabError('LAB_TASK', `${label}: ${out.error.message}`)
+  }
+  if (out.expectedBody !== null && out.body !== out.expectedBody) {
+    throw new LabError('LAB_TASK', `${label}: the result differs from the module's \`expected\` export ` +
+      `(got ${clip(out.body)}, expected ${clip(out.expectedBody)})`)
+  }
+  return out
+}
+
+// What a report records about the task (method.task): where it is, what it is, what it was given.
+export function taskRecord (work, check, ref) {
+  const t = work.task
+  const small = t.inputJson !== null && t.inputJson.length <= 4096
+  return {
+    ref,
+    path: t.path,
+    export: t.exportName,
+    spec: work.spec,
+    fileSha256: t.fileSha256,
+    inputFrom: work.inputArg?.startsWith('@')
+      ? work.inputArg.slice(1)
+      : t.inputJson !== null ? 'command line' : 'module input export',
+    input: small ? JSON.parse(t.inputJson) : null,
+    inputSha256: t.inputSha256,
+    timeoutMs: t.timeoutMs,
+    expectedFrom: check.expectedBody !== null ? 'module expected export' : 'calibration call',
+    bodyBytes: Buffer.byteLength(check.body),
+    setupMs: Math.round(check.setupMs * 1000) / 1000
+  }
+}
+
+function clip (s) {
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s
+}

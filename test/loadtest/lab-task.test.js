@@ -1,0 +1,106 @@
+// `npm run lab -- --task ...`: the lab checks the task with one call, calibrates it, runs it through the
+// servers with every body verified, and records it (path, file hash, input) in the report and its keys;
+// each way a task can fail stops the lab with one line and its exit code, before any server starts.
+import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
+import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { test } from 'node:test'
+import { describeTask } from '../../servers/lib/task-module.js'
+import { ROOT, readReport, runLab, tempDir } from './lab-helpers.js'
+
+const TASKS = join(ROOT, 'test', 'fixtures', 'tasks')
+const SUM = join(TASKS, 'sum.mjs')
+const LIGHT = ['--amount', '12', '--connections', '2', '--warmup', '2']
+
+test('--task runs through the servers: calibrated, bodies verified, task recorded, its hashes in every key', async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const input = '{"n": 300000}'
+  const r = await runLab(['--task', SUM, '--input', input, '--server', 'simple,worker-per-request,queued-threads', ...LIGHT, '--out', dir])
+  assert.equal(r.exitCode, 0, r.stderr)
+  const { json } = await readReport(dir)
+  const task = json.method.task
+  const fileSha256 = createHash('sha256').update(readFileSync(SUM)).digest('hex')
+  assert.equal(task.path, SUM)
+  assert.equal(task.fileSha256, fileSha256)
+  const inputSha256 = createHash('sha256').update('{"n":300000}').digest('hex')
+  assert.equal(task.inputFrom, 'command line')
+  assert.deepEqual(task.input, { n: 300000 })
+  assert.equal(task.inputSha256, inputSha256)
+  assert.equal(task.expectedFrom, 'calibration call')
+  assert.equal(task.spec, `task:sum.mjs@${fileSha256.slice(0, 10)}.${inputSha256.slice(0, 8)}`)
+  assert.ok(json.calibration[task.spec].medianMs > 0)
+  assert.deepEqual(json.results.map((x) => x.key), ['simple', 'worker-per-request', 'queued-threads'].map((s) => `${s}@${task.spec}`))
+  for (const res of json.results) {
+    assert.equal(res.status, 'ok', res.failure?.reason)
+    assert.equal(res.requests.ok, 12)
+    assert.equal(res.requests.mismatches, 0)
+    assert.ok(res.trusted, res.untrusted.join('; '))
+    assert.ok(!res.notes.some((n) => /first 2xx/.test(n)), 'verified against the checked body')
+    assert.ok(res.efficiency > 0)
+    assert.equal(typeof res.telemetry.taskSetups, 'number')
+  }
+})
+
+test('relative --task and --input @file resolve from the user\'s directory (npm run: INIT_CWD), spaces and non-ASCII', async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const work = join(dir, 'wörk dir')
+  mkdirSync(join(work, 'my tâche'), { recursive: true })
+  cpSync(join(TASKS, 'task.cjs'), join(work, 'my tâche', 'wörds.cjs'))
+  writeFileSync(join(work, 'in put.json'), '{"text": "un deux trois"}')
+  const args = ['--task', './my tâche/wörds.cjs', '--input', '@in put.json', '--server', 'child-process,cluster-threads', ...LIGHT]
+  // as `npm run lab` does it: cwd is the package root, the user's directory is INIT_CWD
+  const r = await runLab([...args, '--out', join(dir, 'a')], { env: { npm_lifecycle_event: 'lab', INIT_CWD: work } })
+  assert.equal(r.exitCode, 0, r.stderr)
+  // and `node loadtest/cli.js` from that directory
+  const r2 = await runLab([...args, '--out', join(dir, 'b')], { cwd: work, env: { npm_lifecycle_event: '' } })
+  assert.equal(r2.exitCode, 0, r2.stderr)
+  for (const sub of ['a', 'b']) {
+    const { json } = await readReport(join(dir, sub))
+    assert.equal(json.method.task.path, join(work, 'my tâche', 'wörds.cjs'))
+    assert.equal(json.method.task.inputFrom, join(work, 'in put.json'))
+    assert.deepEqual(json.method.task.input, { text: 'un deux trois' })
+    for (const res of json.results) {
+      assert.equal(res.status, 'ok', res.failure?.reason)
+      assert.equal(res.requests.ok, 12)
+      assert.equal(res.requests.mismatches, 0)
+    }
+  }
+})
+
+test('a task\'s failures stop the lab before any server starts: one line, exit 2 for usage, 1 for the task', async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const base = ['--server', 'simple', '--amount', '2', '--connections', '1', '--timeout', '1', '--out', dir]
+  const cases = [
+    [['--task', 'no/such.mjs'], 2, /--task: cannot read .*no\/such\.mjs: no such file$/],
+    [['--task', join(TASKS, 'failing.mjs')], 2, /export default is a number, not a function/],
+    [['--task', SUM, '--input', '{x'], 2, /--input: not JSON/],
+    [['--task', SUM, '--work', 'fib:3'], 2, /--task excludes --work/],
+    [['--input', '{}', '--server', 'simple'], 2, /--input: only with --task/],
+    [['--task', join(TASKS, 'setup-throws.mjs')], 1, /setup-throws\.mjs: task setup\(\) failed: no database here$/],
+    [['--task', `${join(TASKS, 'failing.mjs')}#throws`], 1, /#throws: task threw: bad input undefined$/],
+    [['--task', `${join(TASKS, 'failing.mjs')}#notJson`], 1, /task result is not JSON-serialisable: Do not know how to serialize a BigInt$/],
+    [['--task', `${join(TASKS, 'failing.mjs')}#never`], 1, /task did not settle within 1000 ms$/],
+    [['--task', join(TASKS, 'wrong-expected.mjs')], 1, /the result differs from the module's `expected` export \(got \{"answer":41\}, expected \{"answer":42\}\)$/]
+  ]
+  for (const [args, code, message] of cases) {
+    const r = await runLab([...args, ...base])
+    assert.equal(r.exitCode, code, `${args.join(' ')}: ${r.stderr}`)
+    const lines = r.stderr.trim().split('\n')
+    assert.equal(lines.length, 1, r.stderr)
+    assert.match(lines[0], message)
+  }
+  assert.deepEqual(readdirSync(dir), [], 'no report: nothing was measured')
+})
+
+test('a task\'s spec (and so its key) changes with its file and its input', () => {
+  const a = describeTask({ ref: SUM })
+  assert.notEqual(describeTask({ ref: join(TASKS, 'async.mjs#twice') }).spec, a.spec)
+  const withInput = describeTask({ ref: SUM, input: '{"n": 5}' })
+  assert.notEqual(withInput.spec, a.spec)
+  assert.equal(describeTask({ ref: SUM, input: '{ "n":5 }' }).spec, withInput.spec, 'the input is hashed as canonical JSON')
+  assert.notEqual(describeTask({ ref: SUM, input: '{"n": 6}' }).spec, withInput.spec)
+})
