@@ -78,9 +78,11 @@ test('twice the capacity: latency grows through the round, nothing skipped, the 
   const byDue = events.toSorted((a, b) => a.dueMs - b.dueMs)
   const third = (k) => mean(byDue.slice(k * 100, (k + 1) * 100).map((e) => e.latencyMs))
   assert.ok(third(0) < third(1) && third(1) < third(2), `mean latency by thirds of the round: ${[0, 1, 2].map(third)}`)
-  // Arrivals 5 ms apart, service 10 ms: the queue grows by one request every 10 ms, so the last
-  // request waits about 300 × 5 ms; at the very least it waits far longer than one service time.
-  assert.ok(byDue.at(-1).latencyMs > 500, `the last request waited ${byDue.at(-1).latencyMs} ms`)
+  // Arrivals 5 ms apart, service 10 ms: the server needs 300 × 10 ms, twice the 1.5 s of arrivals, so
+  // the round lasts about 3 s and somebody waits about 1.5 s (which request does is the server's choice:
+  // Node serves its ready connections in no particular order).
+  assert.ok(r.durationMs >= 2900, `the round lasted ${r.durationMs} ms`)
+  assert.ok(Math.max(...events.map((e) => e.latencyMs)) > 1200, 'the backlog is in the latencies')
   assert.ok(Math.abs(r.lastDueMs - 299 * 5) < 1e-6, 'due times follow the schedule, not the answers')
 })
 
