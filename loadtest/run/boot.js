@@ -4,6 +4,7 @@ import pWaitFor from 'p-wait-for'
 import { request } from './http.js'
 import { isAlive, readStat, processTree } from './sample.js'
 import { serverError } from '../errors.js'
+import { ENV_FALLBACKS } from '../../servers/lib/options.js'
 
 const READY = /listening on (https?:\/\/\S+) \((.*)\)/
 
@@ -38,13 +39,22 @@ function lineBuffer (stream, keep, onLine) {
   return () => (partial ? [...lines, partial] : [...lines]).slice(-keep)
 }
 
+// The environment a server starts with: the lab's, less the variables the servers read as fallbacks
+// (PORT, HOST, WORK, TASK …): a stray WORK= in the user's shell must not change what is measured.
+export function serverEnv (env = process.env) {
+  const out = { ...env }
+  for (const name of ENV_FALLBACKS) delete out[name]
+  return out
+}
+
 // Spawn `node entry --port 0 --host 127.0.0.1 ...args` with an IPC channel (a killed lab leaves no
 // server behind); resolves once the ready line is printed and /health answers 200.
 export async function startServer ({ entry, args = [], bootTimeoutMs = 30000, signal }) {
   const argv = [entry, '--port', '0', '--host', '127.0.0.1', ...args]
   const child = execa(process.execPath, argv, {
     ipc: true,
-    env: { ...process.env },
+    env: serverEnv(),
+    extendEnv: false, // execa would merge process.env back in
     stdin: 'ignore',
     buffer: false,
     reject: false,

@@ -2,7 +2,7 @@
 // Routes: GET / (one unit of work through `handle`), GET /health, GET /__lab/stats, POST /__lab/stats/reset.
 import { STATUS_CODES } from 'node:http'
 import Fastify from 'fastify'
-import { LabError } from './errors.js'
+import { ServerError } from './errors.js'
 import { parseWork } from './workloads.js'
 import { now } from './task.js'
 import { aggregate } from './telemetry.js'
@@ -10,8 +10,15 @@ import { aggregate } from './telemetry.js'
 // Build the app. `handle(work, { signal, receivedAt })` runs the work the strategy's way and resolves to
 // { body, startedAt, workMs, apiMs? }. `gauges` = { read(), reset() } of the strategy; `stats`/`resetStats`
 // replace the local ones (a cluster worker asks its primary). The instance is returned without listening.
-export function buildApp ({ strategy, variant, work, handle, telemetry, gauges, stats, resetStats }) {
-  const app = Fastify({ logger: false })
+// `workOverride: 'off'` makes ?work= a 400 (a server others can reach should not let them choose the
+// work); `requestTimeout` (ms) closes a connection whose request has not fully arrived by then.
+export function buildApp ({
+  strategy, variant, work, handle, telemetry, gauges, stats, resetStats, workOverride = 'on', requestTimeout = 10000
+}) {
+  // Node checks request timeouts every connectionsCheckingInterval (30 s by default): check every
+  // quarter of the timeout, so a slow client is cut off close to it.
+  const checkMs = Math.max(100, Math.min(30000, Math.round(requestTimeout / 4)))
+  const app = Fastify({ logger: false, requestTimeout, http: { connectionsCheckingInterval: checkMs } })
   const localStats = async () =>
     aggregate({ strategy, variant, processes: [telemetry.snapshot()], gauges: gauges?.read() ?? {} })
   const localReset = async () => {
@@ -35,7 +42,10 @@ export function buildApp ({ strategy, variant, work, handle, telemetry, gauges, 
   app.get('/', async (request, reply) => {
     const receivedAt = now()
     const asked = request.query.work
-    if (Array.isArray(asked)) throw new LabError('ERR_BAD_WORK', '?work given more than once: give one work spec')
+    if (Array.isArray(asked)) throw new ServerError('ERR_BAD_WORK', '?work given more than once: give one work spec')
+    if (asked !== undefined && workOverride === 'off') {
+      throw new ServerError('ERR_BAD_WORK', '?work= is turned off on this server (--work-override off): it runs its own work only')
+    }
     const todo = asked === undefined ? work : parseWork(asked)
     // The client leaving before the answer aborts the signal; strategies that can cancel use it.
     const controller = new AbortController()

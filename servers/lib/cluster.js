@@ -3,7 +3,8 @@
 // them all on shutdown. Workers serve HTTP; the one that receives a stats request asks the primary.
 import cluster from 'node:cluster'
 import { aggregate, createTelemetry } from './telemetry.js'
-import { onShutdown, readyLine } from './serve.js'
+import { exposedWarning, onShutdown, readyLine } from './serve.js'
+import { isLoopback } from './options.js'
 
 // Run the primary: `options.workers` workers, each running this same script (cluster.isWorker).
 export function runPrimary ({ strategy, options }) {
@@ -18,6 +19,7 @@ export function runPrimary ({ strategy, options }) {
     serving.add(worker)
     if (ready || ++listening < options.workers) return
     ready = true
+    if (!isLoopback(options.host)) process.stderr.write(exposedWarning(options.host))
     console.log(readyLine({ host: options.host, port: address.port, strategy, work: options.work }))
   })
   cluster.on('exit', (worker, code, signal) => {
@@ -34,12 +36,15 @@ export function runPrimary ({ strategy, options }) {
   // A worker asks for the whole cluster's stats, or for a reset everywhere.
   cluster.on('message', async (worker, msg) => {
     if (msg?.lab === 'stats') {
-      const replies = await askAll('collect')
+      // Concurrent stats requests share one collection: one listener per worker, however many ask.
+      collecting ??= askAll('collect').finally(() => { collecting = null })
+      const { replies, silent } = await collecting
       const gauges = sumGauges(replies.map((r) => r.gauges))
       const value = aggregate({
         strategy,
         processes: [telemetry.snapshot(), ...replies.map((r) => r.process)],
-        gauges: { ...gauges, workers: replies.length, workersRestarted: restarted }
+        // workersSilent: busy workers (inline work blocks their loop) that did not answer within the bound
+        gauges: { ...gauges, workers: replies.length + silent, workersSilent: silent, workersRestarted: restarted }
       })
       if (worker.isConnected()) worker.send({ lab: 'answer', id: msg.id, value })
     } else if (msg?.lab === 'reset-all') {
@@ -63,11 +68,13 @@ export function runPrimary ({ strategy, options }) {
 }
 
 const serving = new Set() // workers that listen (and so answer stats messages)
-const ASK_TIMEOUT_MS = 10000
+// How long /__lab/stats waits for a worker: one blocked by inline work answers later, or never.
+const ASK_TIMEOUT_MS = 1000
+let collecting = null // the collection under way, shared by concurrent stats requests
 let seq = 0
 
-// Send `{ lab: kind }` to every serving worker; resolve to their replies (a worker that exits, or is
-// busy for ASK_TIMEOUT_MS, is left out).
+// Send `{ lab: kind }` to every serving worker; resolve to { replies, silent }: a worker that exits, or
+// is busy for ASK_TIMEOUT_MS, is left out of the replies and counted as silent.
 function askAll (kind) {
   const id = ++seq
   const workers = [...serving].filter((w) => w.isConnected())
@@ -83,7 +90,7 @@ function askAll (kind) {
     w.on('message', onMessage)
     w.once('exit', onExit)
     w.send({ lab: kind, id })
-  }))).then((replies) => replies.filter(Boolean))
+  }))).then((all) => ({ replies: all.filter(Boolean), silent: all.filter((r) => r === null).length }))
 }
 
 // Numeric gauges summed over workers (peaks become the sum of per-worker peaks).

@@ -9,6 +9,7 @@ export const codes = {
   ERR_TASK_RESULT: { statusCode: 500 }, // the task's result is not JSON-serialisable
   ERR_TASK_TIMEOUT: { statusCode: 500 }, // the task did not settle within --task-timeout
   ERR_API_FAILED: { statusCode: 502 }, // long-vs-small-tasks: the API emulator did not answer
+  ERR_API_TIMEOUT: { statusCode: 504 }, // long-vs-small-tasks: the API did not answer within --api-timeout
   ERR_START_FAILED: { statusCode: 503 }, // a thread or child process could not be started
   ERR_QUEUE_FULL: { statusCode: 503, retryAfter: 1 }, // --max-queue reached
   ERR_SHUTTING_DOWN: { statusCode: 503, retryAfter: 1 }, // the server is stopping
@@ -16,12 +17,12 @@ export const codes = {
 }
 
 // An error with a stable `code`, the HTTP `statusCode` it answers with, and optional `retryAfter` seconds.
-export class LabError extends Error {
+export class ServerError extends Error {
   constructor (code, message, options) {
     super(message, options)
     const info = codes[code]
-    if (!info) throw new TypeError(`unknown LabError code ${code}`)
-    this.name = 'LabError'
+    if (!info) throw new TypeError(`unknown ServerError code ${code}`)
+    this.name = 'ServerError'
     this.code = code
     this.statusCode = info.statusCode
     this.exitCode = info.exitCode ?? 1

@@ -2,7 +2,7 @@
 // each value validated at the boundary with a one-line message naming the flag, the rule and the value.
 import { availableParallelism } from 'node:os'
 import { parseArgs } from 'node:util'
-import { LabError } from './errors.js'
+import { ServerError } from './errors.js'
 import { parseWork } from './workloads.js'
 import { DEFAULT_TIMEOUT_MS, describeTask } from './task-module.js'
 
@@ -28,10 +28,21 @@ export const httpUrl = (raw) => {
   return url
 }
 
+// A host to listen on: never empty (an empty host would bind every interface, silently).
+export function hostName (raw) {
+  if (raw.trim() === '') throw new Error('expected an address such as 127.0.0.1 (an empty host would listen on every interface)')
+  return raw
+}
+
+// Whether a host is loopback only (127.0.0.0/8, ::1, localhost): anything else can be reached by others.
+export function isLoopback (host) {
+  return /^127(\.\d{1,3}){3}$/.test(host) || host === '::1' || host === '[::1]' || host.toLowerCase() === 'localhost'
+}
+
 // Options every server takes; `env` names the environment fallback.
 const common = {
   port: { default: '3000', env: 'PORT', parse: integer(0, 65535), help: 'port to listen on (0: any free port)' },
-  host: { default: '127.0.0.1', env: 'HOST', parse: (s) => s, help: 'address to listen on' },
+  host: { default: '127.0.0.1', env: 'HOST', parse: hostName, help: 'address to listen on (beyond loopback: anyone can send ?work=)' },
   work: { env: 'WORK', help: 'work per request, NAME:ARG (README "Work specs")' },
   task: { env: 'TASK', help: 'your own work instead: a module PATH[#export] (README "Bring your own work")' },
   input: { env: 'TASK_INPUT', help: "--task: the input each call gets, JSON or @file (default: the module's input)" },
@@ -41,11 +52,17 @@ const common = {
     parse: integer(1, 3600000),
     help: '--task: ms one call may take'
   },
-  telemetry: { default: 'on', parse: oneOf('on', 'off'), help: 'event-loop monitor, ELU and 1 ms tick counter' }
+  telemetry: { default: 'on', parse: oneOf('on', 'off'), help: 'event-loop monitor, ELU and 1 ms tick counter' },
+  workOverride: { default: 'on', parse: oneOf('on', 'off'), help: 'GET /?work=SPEC runs another spec for one request (off: 400)' },
+  requestTimeout: {
+    default: '10000',
+    parse: integer(1, 3600000),
+    help: 'ms a client may take to send a whole request (a slow body is closed, not held)'
+  }
 }
 
 // Parse argv for `strategy` with its own `extra` options ({ name: { default, parse, help } });
-// `work` is the default work spec (or a function of the other parsed values giving it). Returns plain values (work parsed); throws LabError ERR_BAD_OPTION/ERR_BAD_WORK.
+// `work` is the default work spec (or a function of the other parsed values giving it). Returns plain values (work parsed); throws ServerError ERR_BAD_OPTION/ERR_BAD_WORK.
 // --help prints the usage and exits 0.
 // `work: null` (the API emulator) leaves out --work and --telemetry.
 export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.slice(2), env = process.env }) {
@@ -65,9 +82,9 @@ export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.
       ? `unknown option (valid: ${Object.keys(spec).map((k) => '--' + kebab(k)).join(', ')}, --help)`
       : err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ? 'expected a value' : err.message.split('\n')[0]
     if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
-      throw new LabError('ERR_BAD_OPTION', `${strategy}: unexpected argument ${/'([^']*)'/.exec(err.message)?.[1] ?? ''} (options are --flags, see --help)`)
+      throw new ServerError('ERR_BAD_OPTION', `${strategy}: unexpected argument ${/'([^']*)'/.exec(err.message)?.[1] ?? ''} (options are --flags, see --help)`)
     }
-    throw new LabError('ERR_BAD_OPTION', `${flag || strategy}: ${reason}`)
+    throw new ServerError('ERR_BAD_OPTION', `${flag || strategy}: ${reason}`)
   }
   if (values.help) {
     process.stdout.write(usage(strategy, spec) + '\n')
@@ -83,24 +100,28 @@ export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.
       out[name] = opt.parse(raw)
     } catch (err) {
       const from = values[kebab(name)] === undefined && opt.env && env[opt.env] !== undefined ? ` (from ${opt.env})` : ''
-      throw new LabError('ERR_BAD_OPTION', `${flag}: ${err.message}, got ${JSON.stringify(raw)}${from}`)
+      throw new ServerError('ERR_BAD_OPTION', `${flag}: ${err.message}, got ${JSON.stringify(raw)}${from}`)
     }
   }
   if (work === null) return out
   const task = values.task ?? env.TASK
   if (task !== undefined) {
     if (values.work !== undefined) {
-      throw new LabError('ERR_BAD_OPTION', `--work: excludes --task (the task module is the work), got ${values.work}`)
+      throw new ServerError('ERR_BAD_OPTION', `--work: excludes --task (the task module is the work), got ${values.work}`)
     }
     out.work = describeTask({ ref: task, input: values.input ?? env.TASK_INPUT, timeoutMs: out.taskTimeout })
   } else {
     for (const name of taskOnly.slice(1)) {
-      if (values[kebab(name)] !== undefined) throw new LabError('ERR_BAD_OPTION', `--${kebab(name)}: only with --task`)
+      if (values[kebab(name)] !== undefined) throw new ServerError('ERR_BAD_OPTION', `--${kebab(name)}: only with --task`)
     }
     out.work = parseWork(values.work ?? env.WORK ?? (typeof work === 'function' ? work(out) : work))
   }
   return out
 }
+
+// The environment variables the servers read as fallbacks: the lab starts its servers without them, so a
+// stray WORK= or PORT= in a user's shell never changes what the lab measures.
+export const ENV_FALLBACKS = Object.values(common).map((o) => o.env).filter(Boolean)
 
 // The core count the defaults use (workers, threads).
 export const cores = availableParallelism()

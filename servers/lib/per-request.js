@@ -2,9 +2,8 @@
 // task, its failures turned into answers (could not start: 503, failed or died: 500), every one tracked
 // for the gauges and ended on shutdown. Like the study's servers, a started task is not cancelled.
 import { fork } from 'node:child_process'
-import { once } from 'node:events'
 import { Worker } from 'node:worker_threads'
-import { LabError } from './errors.js'
+import { ServerError } from './errors.js'
 import { portable } from './task.js'
 import { KILL_GRACE_MS, TASK_CODES, endedError } from './task-module.js'
 
@@ -21,7 +20,7 @@ export function perRequest (kind) {
   const startedName = kind === 'worker' ? 'workersStarted' : 'childrenStarted'
 
   function run (work) {
-    if (closing) return Promise.reject(new LabError('ERR_SHUTTING_DOWN', 'server is shutting down'))
+    if (closing) return Promise.reject(new ServerError('ERR_SHUTTING_DOWN', 'server is shutting down'))
     inFlight++
     peakInFlight = Math.max(peakInFlight, inFlight)
     started++
@@ -41,21 +40,21 @@ export function perRequest (kind) {
         if (answered) return
         answered = true
         if (msg.ok) resolve(msg)
-        else reject(new LabError(TASK_CODES.has(msg.code) ? msg.code : 'ERR_TASK_FAILED', msg.message))
+        else reject(new ServerError(TASK_CODES.has(msg.code) ? msg.code : 'ERR_TASK_FAILED', msg.message))
       }
       const onExit = (how) => {
         forget()
         if (answered) return
         answered = true
-        if (closing) reject(new LabError('ERR_SHUTTING_DOWN', `server is shutting down (${kind} ${how})`))
-        else reject(new LabError('ERR_TASK_FAILED', `${kind} ${how} before answering`))
+        if (closing) reject(new ServerError('ERR_SHUTTING_DOWN', `server is shutting down (${kind} ${how})`))
+        else reject(new ServerError('ERR_TASK_FAILED', `${kind} ${how} before answering`))
       }
       // The thread/child could not be started: 503 (and 'exit' may never come).
       const onStartError = (err) => {
         forget()
         if (answered) return
         answered = true
-        reject(new LabError('ERR_START_FAILED', `could not start a ${kind}: ${err.message}`, { cause: err }))
+        reject(new ServerError('ERR_START_FAILED', `could not start a ${kind}: ${err.message}`, { cause: err }))
       }
       try {
         handle = (kind === 'worker' ? startWorker : startChild)(work, onAnswer, onExit, onStartError)
@@ -102,12 +101,19 @@ function startWorker (work, onAnswer, onExit, onStartError) {
   return { end: () => { worker.terminate(); return exited } }
 }
 
+// Resolves when `emitter` emits `name`; never rejects.
+function event (emitter, name) {
+  return new Promise((resolve) => emitter.once(name, resolve))
+}
+
 function startChild (work, onAnswer, onExit, onStartError) {
   const child = fork(childEntry, [work.spec], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   if (work.task) child.send({ task: work.task }) // a task's description (its input may be large) goes over IPC
   let spawned = false
   // 'exit' can come before the last IPC message: a child is gone once it has exited AND its channel closed.
-  const exited = Promise.all([once(child, 'exit'), once(child, 'disconnect')]).then(() => {
+  // (Not events.once: it rejects on the child's 'error', and a fork that fails emits one; that rejection
+  // went unhandled and killed the server after its 503.)
+  const exited = Promise.all([event(child, 'exit'), event(child, 'disconnect')]).then(() => {
     onExit(`child exited with ${child.signalCode ?? `code ${child.exitCode}`}`)
   })
   child.once('spawn', () => { spawned = true })

@@ -2,6 +2,8 @@
 import { buildApp } from './app.js'
 import { createTelemetry } from './telemetry.js'
 import { loadTask } from './task-module.js'
+import { ServerError } from './errors.js'
+import { isLoopback } from './options.js'
 
 const GRACE_MS = 2000
 const SHUTDOWN_LIMIT_MS = 5000
@@ -12,6 +14,12 @@ export function readyLine ({ host, port, strategy, work }) {
   return `listening on http://${h}:${port} (${strategy}, ${work.spec}, pid ${process.pid})`
 }
 
+// The one-line warning for a server listening beyond loopback: whoever reaches it chooses the work.
+export function exposedWarning (host) {
+  return `warning: listening on ${host}, beyond loopback: anyone who reaches it can send ?work= and choose ` +
+    'how much CPU a request takes (--work-override off refuses that)\n'
+}
+
 // Build the app for `strategy` (see buildApp), listen and announce; `close` ends the strategy's
 // threads/children on shutdown. Returns { app, port, telemetry }.
 export async function start ({
@@ -20,7 +28,18 @@ export async function start ({
 }) {
   // A task module that does not load or export a function stops the server here (exit 2), not per request.
   if (options.work.task) await loadTask(options.work.task)
-  const app = buildApp({ strategy, variant, work: options.work, handle, telemetry, gauges, stats, resetStats })
+  const app = buildApp({
+    strategy,
+    variant,
+    work: options.work,
+    handle,
+    telemetry,
+    gauges,
+    stats,
+    resetStats,
+    workOverride: options.workOverride,
+    requestTimeout: options.requestTimeout
+  })
   const port = await serve({
     app,
     options,
@@ -48,7 +67,10 @@ export async function serve ({ app, options, strategy, close = async () => {}, a
     await closing
     clearTimeout(grace)
   })
-  if (announce) console.log(readyLine({ host: options.host, port, strategy, work: options.work }))
+  if (announce) {
+    if (!isLoopback(options.host)) process.stderr.write(exposedWarning(options.host))
+    console.log(readyLine({ host: options.host, port, strategy, work: options.work }))
+  }
   return port
 }
 
@@ -78,7 +100,7 @@ export function onShutdown (stop) {
 // with its code (2 for bad options or work).
 export function main (start) {
   start().catch((err) => {
-    process.stderr.write((err.name === 'LabError' || err.code ? err.message : err.stack) + '\n')
+    process.stderr.write((err instanceof ServerError || err.code ? err.message : err.stack) + '\n')
     process.exit(err.exitCode ?? 1)
   })
 }

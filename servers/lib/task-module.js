@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { LabError } from './errors.js'
+import { ServerError } from './errors.js'
 
 // setup() may load big modules: it gets this long (or the call timeout, if longer) before it counts as hung.
 export const SETUP_TIMEOUT_MS = 60000
@@ -33,10 +33,10 @@ export function splitTaskRef (ref) {
 
 // Describe a task from the command line, without loading it: { name: 'task', spec, task } where task is
 // { path (absolute), exportName, fileSha256, inputJson (null: the module's `input`), inputSha256, timeoutMs }.
-// Relative paths (task and @input file) resolve from `cwd`. Throws LabError ERR_BAD_TASK (exit 2).
+// Relative paths (task and @input file) resolve from `cwd`. Throws ServerError ERR_BAD_TASK (exit 2).
 export function describeTask ({ ref, input, timeoutMs = DEFAULT_TIMEOUT_MS, cwd = process.cwd() }) {
   if (typeof ref !== 'string' || ref.trim() === '') {
-    throw new LabError('ERR_BAD_TASK', '--task: expected PATH[#export], got an empty value')
+    throw new ServerError('ERR_BAD_TASK', '--task: expected PATH[#export], got an empty value')
   }
   const { file, exportName } = splitTaskRef(ref)
   const path = resolve(cwd, file)
@@ -46,7 +46,7 @@ export function describeTask ({ ref, input, timeoutMs = DEFAULT_TIMEOUT_MS, cwd 
     source = readFileSync(path)
   } catch (err) {
     const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'not a file' : err.code ?? err.message
-    throw new LabError('ERR_BAD_TASK', `--task: cannot read ${path}: ${why}`)
+    throw new ServerError('ERR_BAD_TASK', `--task: cannot read ${path}: ${why}`)
   }
   const inputJson = input === undefined || input === null ? null : readInput(input, cwd)
   const fileSha256 = sha256(source)
@@ -67,25 +67,25 @@ function readInput (raw, cwd) {
     from = `--input ${path}`
     try { text = readFileSync(path, 'utf8') } catch (err) {
       const why = err.code === 'ENOENT' ? 'no such file' : err.code ?? err.message
-      throw new LabError('ERR_BAD_TASK', `--input: cannot read ${path}: ${why}`)
+      throw new ServerError('ERR_BAD_TASK', `--input: cannot read ${path}: ${why}`)
     }
   }
   try {
     return JSON.stringify(JSON.parse(text))
   } catch (err) {
-    throw new LabError('ERR_BAD_TASK', `${from}: not JSON (${err.message.split('\n')[0]})`)
+    throw new ServerError('ERR_BAD_TASK', `${from}: not JSON (${err.message.split('\n')[0]})`)
   }
 }
 
 // Import the module and pick its function: { fn, input, expected, setup } (input parsed from inputJson
-// when given, else the module's `input` export). Throws LabError ERR_BAD_TASK for a file that does not load
+// when given, else the module's `input` export). Throws ServerError ERR_BAD_TASK for a file that does not load
 // or does not export a function.
 export async function loadTask (task) {
   let mod
   try {
     mod = await import(pathToFileURL(task.path).href)
   } catch (err) {
-    throw new LabError('ERR_BAD_TASK', `task ${task.path} does not load: ${oneLine(err)}`, { cause: err })
+    throw new ServerError('ERR_BAD_TASK', `task ${task.path} does not load: ${oneLine(err)}`, { cause: err })
   }
   // CommonJS: module.exports = fn arrives as `default`; exports.name as a named export (or on default).
   const fn = task.exportName === 'default' ? mod.default : mod[task.exportName] ?? mod.default?.[task.exportName]
@@ -93,12 +93,12 @@ export async function loadTask (task) {
     const has = Object.keys(mod).filter((k) => typeof mod[k] === 'function')
     const hint = has.length ? ` (functions exported: ${has.join(', ')}; pick one with PATH#name)` : ''
     const what = `export ${task.exportName} is ${describe(fn)}, not a function`
-    throw new LabError('ERR_BAD_TASK', `task ${task.path}: ${what}${hint}`)
+    throw new ServerError('ERR_BAD_TASK', `task ${task.path}: ${what}${hint}`)
   }
   const pick = (k) => mod[k] ?? (mod.default && typeof mod.default === 'object' ? mod.default[k] : undefined)
   const setup = pick('setup')
   if (setup !== undefined && typeof setup !== 'function') {
-    throw new LabError('ERR_BAD_TASK', `task ${task.path}: export setup is ${describe(setup)}, not a function`)
+    throw new ServerError('ERR_BAD_TASK', `task ${task.path}: export setup is ${describe(setup)}, not a function`)
   }
   const input = task.inputJson === null ? pick('input') : JSON.parse(task.inputJson)
   return { fn, input, expected: pick('expected'), setup }
@@ -118,7 +118,7 @@ export async function prepareTask (task) {
         try {
           await bounded(loaded.setup(), Math.max(SETUP_TIMEOUT_MS, task.timeoutMs), 'setup() did not settle')
         } catch (err) {
-          throw new LabError('ERR_TASK_SETUP', `task setup() failed: ${oneLine(err)}`, { cause: err })
+          throw new ServerError('ERR_TASK_SETUP', `task setup() failed: ${oneLine(err)}`, { cause: err })
         }
       }
       return { ...loaded, hasSetup: Boolean(loaded.setup) }
@@ -129,7 +129,7 @@ export async function prepareTask (task) {
 }
 
 // One call of the task: { body, startedAt, workMs, setupRan } (startedAt after setup). Rejects with
-// LabError ERR_TASK_FAILED (it threw), ERR_TASK_RESULT (not JSON) or ERR_TASK_TIMEOUT (did not settle).
+// ServerError ERR_TASK_FAILED (it threw), ERR_TASK_RESULT (not JSON) or ERR_TASK_TIMEOUT (did not settle).
 export async function runTask (task, now) {
   const { fn, input, setupRan } = await prepareTask(task)
   const startedAt = now()
@@ -138,22 +138,22 @@ export async function runTask (task, now) {
     result = await bounded(fn(input), task.timeoutMs, 'did not settle')
   } catch (err) {
     if (err.code === 'ERR_TASK_TIMEOUT') throw err
-    throw new LabError('ERR_TASK_FAILED', `task threw: ${oneLine(err)}`, { cause: err })
+    throw new ServerError('ERR_TASK_FAILED', `task threw: ${oneLine(err)}`, { cause: err })
   }
   const workMs = now() - startedAt
   return { body: toJson(result), startedAt, workMs, setupRan }
 }
 
-// The body for a result, or LabError ERR_TASK_RESULT saying why it is not JSON.
+// The body for a result, or ServerError ERR_TASK_RESULT saying why it is not JSON.
 export function toJson (result) {
   let body
   try {
     body = JSON.stringify(result)
   } catch (err) {
-    throw new LabError('ERR_TASK_RESULT', `task result is not JSON-serialisable: ${oneLine(err)}`)
+    throw new ServerError('ERR_TASK_RESULT', `task result is not JSON-serialisable: ${oneLine(err)}`)
   }
   if (typeof body !== 'string') {
-    throw new LabError('ERR_TASK_RESULT', `task result is not JSON-serialisable: got ${describe(result)}`)
+    throw new ServerError('ERR_TASK_RESULT', `task result is not JSON-serialisable: got ${describe(result)}`)
   }
   return body
 }
@@ -166,7 +166,7 @@ export function pooledFailure (err) {
 
 // A pool's answer back on the main thread: the answer, or the task module's failure thrown with its code.
 export function unpooled (out) {
-  if (out?.failed) throw new LabError(out.failed.code, out.failed.message)
+  if (out?.failed) throw new ServerError(out.failed.code, out.failed.message)
   return out
 }
 
@@ -179,7 +179,7 @@ export function taskDeadline (work) {
 // The error for a call its thread/child was ended for.
 export function endedError (work, what) {
   const message = `task did not settle within ${work.task.timeoutMs} ms (its ${what} was ended)`
-  return new LabError('ERR_TASK_TIMEOUT', message)
+  return new ServerError('ERR_TASK_TIMEOUT', message)
 }
 
 // A value or promise raced against `ms` (the timer is cleared as soon as it settles).
@@ -187,7 +187,7 @@ function bounded (value, ms, what) {
   if (!(value instanceof Promise) && typeof value?.then !== 'function') return value
   let timer
   const limit = new Promise((resolve, reject) => {
-    timer = setTimeout(() => reject(new LabError('ERR_TASK_TIMEOUT', `task ${what} within ${ms} ms`)), ms)
+    timer = setTimeout(() => reject(new ServerError('ERR_TASK_TIMEOUT', `task ${what} within ${ms} ms`)), ms)
   })
   return Promise.race([value, limit]).finally(() => clearTimeout(timer))
 }

@@ -1,7 +1,7 @@
 // The work one request does, named by a spec string `NAME:ARG`. Pure and deterministic, so every way of
 // running it (inline, piscina task, Worker, forked child) goes through runWork and gives the same body.
 import { createRequire } from 'node:module'
-import { LabError } from './errors.js'
+import { ServerError } from './errors.js'
 
 // React is loaded on first use, so a child forked for loop work does not pay for it.
 const require = createRequire(import.meta.url)
@@ -30,14 +30,14 @@ export const WORKLOADS = Object.keys(kinds)
 
 const valid = WORKLOADS.map((k) => `${k}:${kinds[k].arg} (${kinds[k].min}..${fmt(kinds[k].max)})`).join(', ')
 
-// Parse `NAME:ARG` (ARG may be written 1e8) into { name, arg, spec }; throws LabError ERR_BAD_WORK.
+// Parse `NAME:ARG` (ARG may be written 1e8) into { name, arg, spec }; throws ServerError ERR_BAD_WORK.
 export function parseWork (spec) {
   if (typeof spec === 'object' && spec !== null) spec = spec.spec ?? `${spec.name}:${spec.arg}`
   const match = /^([a-z-]+):(\d+(?:\.\d+)?(?:e\d+)?)$/i.exec(String(spec ?? '').trim())
-  const kind = match && kinds[match[1]]
+  const kind = match && Object.hasOwn(kinds, match[1]) ? kinds[match[1]] : null // not `constructor`, `toString` …
   const arg = match ? Number(match[2]) : NaN
   if (!kind || !Number.isInteger(arg) || arg < kind.min || arg > kind.max) {
-    throw new LabError('ERR_BAD_WORK', `bad work spec ${JSON.stringify(String(spec))}: expected ${valid}`)
+    throw new ServerError('ERR_BAD_WORK', `bad work spec ${JSON.stringify(String(spec))}: expected ${valid}`)
   }
   return { name: match[1], arg, spec: `${match[1]}:${match[2]}` }
 }

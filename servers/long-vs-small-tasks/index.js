@@ -7,7 +7,7 @@
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
 import { Agent, get } from 'node:http'
-import { LabError } from '../lib/errors.js'
+import { ServerError } from '../lib/errors.js'
 import { httpUrl, integer, oneOf, parseOptions } from '../lib/options.js'
 import { main, start } from '../lib/serve.js'
 import { now, timedRun } from '../lib/task.js'
@@ -21,16 +21,17 @@ main(async () => {
       mode: { default: 'long', parse: oneOf('long', 'small'), help: 'render in one go, or in steps' },
       steps: { default: '25', parse: integer(1, 10000), help: 'small mode: steps the work is split into' },
       api: { default: 'off', parse: oneOf('off', 'on'), help: 'call a slow API before rendering' },
-      apiUrl: { parse: httpUrl, help: 'the API to call (default: start the emulator, api.js)' }
+      apiUrl: { parse: httpUrl, help: 'the API to call (default: start the emulator, api.js)' },
+      apiTimeout: { default: '5000', parse: integer(1, 600000), help: 'ms the API may take before the request answers 504' }
     }
   })
   if (options.work.task && options.mode === 'small') {
     // An opaque function cannot be cut into steps from outside: only the task itself could yield.
-    throw new LabError('ERR_BAD_OPTION', '--mode small: cannot split a --task into steps (it is one opaque call); ' +
+    throw new ServerError('ERR_BAD_OPTION', '--mode small: cannot split a --task into steps (it is one opaque call); ' +
       'use --mode long, or yield inside the task (await new Promise(setImmediate))')
   }
   if (options.apiUrl && options.api === 'off') {
-    throw new LabError('ERR_BAD_OPTION', `--api-url: needs --api on, got "${options.apiUrl}" with --api off`)
+    throw new ServerError('ERR_BAD_OPTION', `--api-url: needs --api on, got "${options.apiUrl}" with --api off`)
   }
   const emulator = options.api === 'on' && !options.apiUrl ? await startEmulator() : null
   const apiUrl = options.apiUrl ?? (emulator && `http://127.0.0.1:${emulator.port}/`)
@@ -49,8 +50,8 @@ main(async () => {
     let apiMs
     if (apiUrl) {
       const t = now()
-      await callApi(apiUrl, agent).catch((err) => {
-        throw closing ? new LabError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err }) : err
+      await callApi(apiUrl, agent, options.apiTimeout).catch((err) => {
+        throw closing ? new ServerError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err }) : err
       })
       apiMs = now() - t
     }
@@ -85,12 +86,25 @@ async function inSteps (n, steps) {
   return { bytes }
 }
 
-function callApi (url, agent) {
+// GET the API; rejects with ERR_API_FAILED (an error or a non-200) or ERR_API_TIMEOUT (no whole answer
+// within timeoutMs: the request is destroyed, its socket freed).
+function callApi (url, agent, timeoutMs) {
   return new Promise((resolve, reject) => {
-    const fail = (err) => reject(new LabError('ERR_API_FAILED', `API ${url}: ${err.message}`))
-    get(url, { agent }, (res) => {
-      res.resume().once('end', () => res.statusCode === 200 ? resolve() : fail(new Error(`status ${res.statusCode}`)))
-    }).once('error', fail)
+    let done = false
+    const fail = (err) => { if (!done) { done = true; reject(err) } }
+    const req = get(url, { agent }, (res) => {
+      res.resume().once('end', () => {
+        if (done) return
+        done = true
+        clearTimeout(timer)
+        res.statusCode === 200 ? resolve() : reject(new ServerError('ERR_API_FAILED', `API ${url}: status ${res.statusCode}`))
+      })
+    })
+    const timer = setTimeout(() => {
+      fail(new ServerError('ERR_API_TIMEOUT', `API ${url}: no answer within ${timeoutMs} ms (--api-timeout)`))
+      req.destroy()
+    }, timeoutMs)
+    req.once('error', (err) => { clearTimeout(timer); fail(new ServerError('ERR_API_FAILED', `API ${url}: ${err.message}`)) })
   })
 }
 

@@ -5,7 +5,7 @@
 // abortable tasks come out last-in first-out; both measured here). A client that leaves is dropped from
 // the queue, or its running task is aborted and piscina replaces the thread.
 import { Piscina } from 'piscina'
-import { LabError } from '../lib/errors.js'
+import { ServerError } from '../lib/errors.js'
 import { cores, integer, parseOptions } from '../lib/options.js'
 import { main, start } from '../lib/serve.js'
 import { now, portable } from '../lib/task.js'
@@ -38,7 +38,7 @@ main(async () => {
   function acquire (signal) {
     if (signal.aborted) {
       counts.aborted++
-      return Promise.reject(new LabError('ERR_ABORTED', 'client left before its work started'))
+      return Promise.reject(new ServerError('ERR_ABORTED', 'client left before its work started'))
     }
     if (running < options.threads && waiting.length === 0) {
       running++
@@ -46,13 +46,13 @@ main(async () => {
     }
     if (options.maxQueue !== undefined && waiting.length >= options.maxQueue) {
       counts.rejected++
-      return Promise.reject(new LabError('ERR_QUEUE_FULL', `queue full (--max-queue ${options.maxQueue}), retry later`))
+      return Promise.reject(new ServerError('ERR_QUEUE_FULL', `queue full (--max-queue ${options.maxQueue}), retry later`))
     }
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         waiting.splice(waiting.indexOf(entry), 1)
         counts.aborted++
-        reject(new LabError('ERR_ABORTED', 'client left before its work started'))
+        reject(new ServerError('ERR_ABORTED', 'client left before its work started'))
       }
       const entry = {
         go: () => { signal.removeEventListener('abort', onAbort); resolve() },
@@ -71,7 +71,7 @@ main(async () => {
   }
 
   async function handle (work, { signal }) {
-    if (closing) throw new LabError('ERR_SHUTTING_DOWN', 'server is shutting down')
+    if (closing) throw new ServerError('ERR_SHUTTING_DOWN', 'server is shutting down')
     await acquire(signal)
     const deadline = taskDeadline(work)
     try {
@@ -81,18 +81,18 @@ main(async () => {
       busyMs += out.workMs
       return out
     } catch (err) {
-      if (closing) throw new LabError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err })
+      if (closing) throw new ServerError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err })
       if (err.name === 'AbortError' && deadline?.aborted && !signal.aborted) {
         counts.failed++
         throw endedError(work, 'thread')
       }
       if (err.name === 'AbortError') {
         counts.aborted++
-        throw new LabError('ERR_ABORTED', 'client left before its work finished', { cause: err })
+        throw new ServerError('ERR_ABORTED', 'client left before its work finished', { cause: err })
       }
       counts.failed++
-      if (err instanceof LabError) throw err // a task module's failure, with its code
-      throw new LabError('ERR_TASK_FAILED', err.message, { cause: err })
+      if (err instanceof ServerError) throw err // a task module's failure, with its code
+      throw new ServerError('ERR_TASK_FAILED', err.message, { cause: err })
     } finally {
       release()
     }
@@ -118,7 +118,7 @@ main(async () => {
     },
     close: async () => {
       closing = true
-      for (const entry of waiting.splice(0)) entry.fail(new LabError('ERR_SHUTTING_DOWN', 'server is shutting down'))
+      for (const entry of waiting.splice(0)) entry.fail(new ServerError('ERR_SHUTTING_DOWN', 'server is shutting down'))
       await pool.destroy()
     }
   })

@@ -4,7 +4,7 @@
 // --idle-timeout (pooled). Answers {"hello":"world"}. Unpooled sleeps cannot be cancelled; pooled tasks
 // are not either, as in the study.
 import { Piscina } from 'piscina'
-import { LabError } from '../lib/errors.js'
+import { ServerError } from '../lib/errors.js'
 import { integer, oneOf, parseOptions } from '../lib/options.js'
 import { main, start } from '../lib/serve.js'
 import { portable, timedRun } from '../lib/task.js'
@@ -26,7 +26,7 @@ main(async () => {
   const pooled = options.variant.endsWith('-pooled')
   for (const [name, flag] of [['concurrentTasksPerWorker', '--concurrent-tasks-per-worker'], ['idleTimeout', '--idle-timeout']]) {
     if (!pooled && options[name] !== undefined) {
-      throw new LabError('ERR_BAD_OPTION', `${flag}: only for the pooled variants, got "${options[name]}" with --variant ${options.variant}`)
+      throw new ServerError('ERR_BAD_OPTION', `${flag}: only for the pooled variants, got "${options[name]}" with --variant ${options.variant}`)
     }
   }
   const pool = pooled
@@ -41,9 +41,9 @@ main(async () => {
   let peakInFlight = 0
   let closing = false
   const inPool = (work) => pool.run({ work: portable(work) }, { signal: taskDeadline(work) }).then(unpooled, (err) => {
-    if (closing) throw new LabError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err })
+    if (closing) throw new ServerError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err })
     if (err.name === 'AbortError') throw endedError(work, 'thread')
-    throw new LabError('ERR_TASK_FAILED', err.message, { cause: err })
+    throw new ServerError('ERR_TASK_FAILED', err.message, { cause: err })
   })
   await start({
     strategy: 'sleep-variants',

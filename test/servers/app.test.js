@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { buildApp } from '../../servers/lib/app.js'
-import { LabError } from '../../servers/lib/errors.js'
+import { ServerError } from '../../servers/lib/errors.js'
 import { parseOptions } from '../../servers/lib/options.js'
 import { timedRun } from '../../servers/lib/task.js'
 import { aggregate, createTelemetry } from '../../servers/lib/telemetry.js'
@@ -46,7 +46,7 @@ test('a bad ?work= is a 400 naming the valid specs; a throwing task a 500 JSON; 
 })
 
 test('LabErrors answer with their status, and Retry-After when they carry one', async (t) => {
-  const { app, close } = inlineApp(() => { throw new LabError('ERR_QUEUE_FULL', 'queue full') })
+  const { app, close } = inlineApp(() => { throw new ServerError('ERR_QUEUE_FULL', 'queue full') })
   t.after(close)
   const res = await app.inject('/')
   assert.equal(res.statusCode, 503)
@@ -104,7 +104,7 @@ test('parseOptions: defaults, environment fallbacks, and one-line errors naming 
     [['--threads', 'abc'], '--threads: expected a positive integer, got "abc"'],
     [['--port', '70000'], '--port: expected an integer from 0 to 65535, got "70000"'],
     [['--telemetry', 'maybe'], '--telemetry: expected one of on, off, got "maybe"'],
-    [['--bogus', '1'], '--bogus: unknown option (valid: --port, --host, --work, --task, --input, --task-timeout, --telemetry, --threads, --help)'],
+    [['--bogus', '1'], '--bogus: unknown option (valid: --port, --host, --work, --task, --input, --task-timeout, --telemetry, --work-override, --request-timeout, --threads, --help)'],
     [['--work', 'loop:abc'], /^bad work spec "loop:abc": expected/],
     [['stray'], 'x: unexpected argument stray (options are --flags, see --help)']
   ]

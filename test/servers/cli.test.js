@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import { runServer } from '../helpers/server.js'
 
 const cases = [
-  ['simple', ['--bogus', '1'], {}, /^--bogus: unknown option \(valid: --port, --host, --work, --task, --input, --task-timeout, --telemetry, --help\)$/],
+  ['simple', ['--bogus', '1'], {}, /^--bogus: unknown option \(valid: --port, --host, --work, --task, --input, --task-timeout, --telemetry, --work-override, --request-timeout, --help\)$/],
   ['queued-threads', ['--threads', 'abc'], {}, /^--threads: expected an integer from 1 to 256, got "abc"$/],
   ['queued-threads', ['--max-queue', '-1'], {}, /^--max-queue: /],
   ['cluster', ['--workers', '0'], {}, /^--workers: expected an integer from 1 to 256, got "0"$/],

@@ -1,0 +1,30 @@
+// The lab passes its servers exactly what it means to: stray server variables in the user's shell
+// (WORK=, PORT=, HOST=, TASK=) do not reach them, and a work spec named after an Object.prototype
+// property is refused before anything starts.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { readReport, runLab, tempDir } from './lab-helpers.js'
+import { serverEnv } from '../../loadtest/run/boot.js'
+
+test('WORK=, PORT=, HOST= and TASK= in the environment do not reach the servers the lab starts', async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const env = { WORK: 'nonsense', PORT: '1', HOST: '', TASK: '/no/such/task.js', TASK_INPUT: '{' }
+  const r = await runLab(['--server', 'simple', '--amount', '6', '--connections', '2', '--warmup', '0', '--out', dir], { env })
+  assert.equal(r.exitCode, 0, r.stderr)
+  const { json } = await readReport(dir)
+  const res = json.results[0]
+  assert.equal(res.status, 'ok')
+  assert.equal(res.work, 'loop:1e8', "the server's own default work, not WORK=nonsense")
+  assert.equal(res.requests.ok, 6)
+  assert.deepEqual(Object.keys(serverEnv({ ...env, PATH: '/bin', LOADLAB_X: '1' })).sort(), ['LOADLAB_X', 'PATH'])
+})
+
+test('--work constructor:1 (an Object.prototype name) is refused with exit 2 before anything starts', async () => {
+  for (const spec of ['constructor:1', 'toString:1', 'valueOf:1']) {
+    const r = await runLab(['--server', 'simple', '--work', spec])
+    assert.equal(r.exitCode, 2, spec)
+    assert.equal(r.stderr.trim().split('\n').length, 1)
+    assert.match(r.stderr, new RegExp(`bad work spec "${spec}"`))
+  }
+})
