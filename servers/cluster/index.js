@@ -4,7 +4,7 @@
 import cluster from 'node:cluster'
 import { cores, integer, parseOptions } from '../lib/options.js'
 import { main, start } from '../lib/serve.js'
-import { timedRun } from '../lib/task.js'
+import { inline } from '../lib/inline.js'
 import { createTelemetry } from '../lib/telemetry.js'
 import { runPrimary, workerStats } from '../lib/cluster.js'
 
@@ -17,12 +17,14 @@ main(async () => {
   if (cluster.isPrimary) return runPrimary({ strategy: 'cluster', options })
 
   const telemetry = createTelemetry({ enabled: options.telemetry === 'on', role: 'worker' })
+  const { handle, gauges } = inline()
   await start({
     strategy: 'cluster',
     options,
     telemetry,
     announce: false,
-    handle: timedRun,
-    ...workerStats({ telemetry })
+    handle,
+    gauges,
+    ...workerStats({ telemetry, gauges })
   })
 })

@@ -1,6 +1,7 @@
 // The work one request does, named by a spec string `NAME:ARG`. Pure and deterministic, so every way of
 // running it (inline, piscina task, Worker, forked child) goes through runWork and gives the same body.
 import { createRequire } from 'node:module'
+import { isMainThread } from 'node:worker_threads'
 import { ServerError } from './errors.js'
 
 // React is loaded on first use, so a child forked for loop work does not pay for it.
@@ -21,6 +22,9 @@ const kinds = {
   sleep: { arg: 'MS', min: 0, max: 60000, run: (ms) => sleep(ms) },
   // Atomics.wait on a private SharedArrayBuffer: blocks the thread (study 002)
   'sleep-sync': { arg: 'MS', min: 0, max: 60000, run: (ms) => sleepSync(ms) },
+  // diagnostic: ends the worker thread it runs on with exit code CODE, as a crashing native addon would
+  // (process.exit in a thread ends that thread only); on a main thread it throws instead
+  crash: { arg: 'CODE', min: 0, max: 255, run: (code) => crash(code) },
   // diagnostic: runs loop:N, then throws "requested failure" (to exercise the 500 path)
   fail: { arg: 'N', min: 0, max: 1e9, run: (n) => { loop(n); throw new Error(`requested failure (fail:${n})`) } }
 }
@@ -58,6 +62,11 @@ export function expectedBody (spec) {
     bodies.set(work.spec, JSON.stringify(result))
   }
   return bodies.get(work.spec)
+}
+
+function crash (code) {
+  if (!isMainThread) process.exit(code)
+  throw new Error(`crash:${code} ends worker threads only; on a main thread it throws`)
 }
 
 function loop (n) {

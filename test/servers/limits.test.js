@@ -159,3 +159,16 @@ test('long-vs-small-tasks: an API that never answers gives 504 after --api-timeo
   assert.ok(Date.now() - started < 3000)
   assert.equal((await getJson(`${server.url}/health`)).status, 200)
 })
+
+test('queued-threads: a pool thread that crashes mid-task answers 500, is replaced, and the server keeps serving', async (t) => {
+  const server = await startServer('queued-threads', ['--threads', '2', '--work', 'loop:1e3'])
+  t.after(() => server.stop())
+  const crashed = await getJson(`${server.url}/?work=crash:3`)
+  assert.equal(crashed.status, 500)
+  assert.equal(crashed.body.code, 'ERR_TASK_FAILED')
+  for (let i = 0; i < 4; i++) assert.equal((await getJson(`${server.url}/`)).status, 200)
+  await pWaitFor(async () => (await getJson(`${server.url}/__lab/stats`)).body.gauges.threads === 2, { interval: 50, timeout: 10000 })
+  const stats = (await getJson(`${server.url}/__lab/stats`)).body
+  assert.equal(stats.gauges.failed, 1)
+  assert.ok(isAlive(server.pid))
+})

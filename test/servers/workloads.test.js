@@ -7,7 +7,7 @@ test('parseWork reads NAME:ARG, with 1e8-style numbers', () => {
   assert.deepEqual(parseWork('loop:1e8'), { name: 'loop', arg: 1e8, spec: 'loop:1e8' })
   assert.deepEqual(parseWork(' fib:30 '), { name: 'fib', arg: 30, spec: 'fib:30' })
   assert.deepEqual(parseWork({ name: 'sleep', arg: 5 }), { name: 'sleep', arg: 5, spec: 'sleep:5' })
-  assert.deepEqual(WORKLOADS, ['loop', 'fib', 'render', 'ssr', 'sleep', 'sleep-sync', 'fail'])
+  assert.deepEqual(WORKLOADS, ['loop', 'fib', 'render', 'ssr', 'sleep', 'sleep-sync', 'crash', 'fail'])
 })
 
 test('bad specs throw ERR_BAD_WORK naming the spec and every valid one', () => {
