@@ -5,7 +5,8 @@
 // answered). Then a long closed round shows the lab's memory stays flat as requests pile up.
 import autocannon from 'autocannon'
 import { performance } from 'node:perf_hooks'
-import { startServer } from './servers.js'
+import { startServer } from '../loadtest/run/boot.js'
+import { findServer } from '../loadtest/catalog.js'
 import { fireOpenLoop } from '../loadtest/run/open-loop.js'
 import { fireRound } from '../loadtest/run/fire.js'
 import { summarizeHistogram } from '../loadtest/run/histogram.js'
@@ -91,7 +92,7 @@ async function memoryOverRound (url, { durationSec, connections }, signal) {
 
 // Start the trivial server, measure both sides, then the long round; always ends the server.
 export async function runGenerator ({ work, connections, durationSec, amount, start, steps, memorySec }, { signal, progress = () => {} } = {}) {
-  const server = await startServer('simple', ['--work', work, '--telemetry', 'off'], { signal })
+  const server = await startServer({ entry: findServer('simple').entry, args: ['--work', work, '--telemetry', 'off'], signal })
   try {
     const url = `${server.url}/`
     progress(`bench: servers/simple --work ${work} listening on ${server.url} (pid ${server.pid})`)
@@ -116,6 +117,6 @@ export async function runGenerator ({ work, connections, durationSec, amount, st
       serverPid: server.pid
     }
   } finally {
-    await server.stop()
+    await server.stop({ graceMs: 5000 })
   }
 }

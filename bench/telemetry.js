@@ -1,7 +1,8 @@
 // Bench part 2: the throughput servers/simple loses with its telemetry on vs off.
 import autocannon from 'autocannon'
 import { performance } from 'node:perf_hooks'
-import { startServer } from './servers.js'
+import { startServer } from '../loadtest/run/boot.js'
+import { findServer } from '../loadtest/catalog.js'
 import { ratios, summary } from './stats.js'
 
 const SIDES = ['on', 'off']
@@ -40,7 +41,7 @@ export async function runTelemetry ({ work, connections, durationSec, amount, ro
   const servers = {}
   try {
     for (const side of SIDES) {
-      servers[side] = await startServer('simple', ['--work', work, '--telemetry', side], { signal })
+      servers[side] = await startServer({ entry: findServer('simple').entry, args: ['--work', work, '--telemetry', side], signal })
       progress(`bench: servers/simple --telemetry ${side} listening on ${servers[side].url} (pid ${servers[side].pid})`)
     }
     const first = await fetch(servers.on.url)
@@ -79,6 +80,6 @@ export async function runTelemetry ({ work, connections, durationSec, amount, ro
       servers: Object.fromEntries(SIDES.map((side) => [side, { pid: servers[side].pid, url: servers[side].url }]))
     }
   } finally {
-    await Promise.all(Object.values(servers).map((s) => s.stop()))
+    await Promise.all(Object.values(servers).map((s) => s.stop({ graceMs: 5000 })))
   }
 }

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { isAlive } from '../loadtest/run/sample.js'
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const mark = randomUUID()
@@ -33,9 +34,7 @@ export function markedProcesses (needle = `LOADLAB_TEST_MARK=${mark}`) {
     if (!env.split('\0').includes(needle)) continue
     let cmd = ''
     try { cmd = readFileSync(`/proc/${name}/cmdline`, 'latin1').replaceAll('\0', ' ').trim() } catch {}
-    let state = ''
-    try { state = readFileSync(`/proc/${name}/stat`, 'latin1').split(') ')[1]?.[0] ?? '' } catch {}
-    if (state === 'Z') continue // a zombie is already dead; its parent reaps it
+    if (!isAlive({ pid: Number(name) })) continue // gone, or a zombie its parent reaps
     found.push({ pid: Number(name), cmd })
   }
   return found

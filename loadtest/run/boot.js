@@ -6,23 +6,6 @@ import { isAlive, readStat, processTree } from './sample.js'
 import { serverError } from '../errors.js'
 import { ENV_FALLBACKS } from '../../servers/lib/options.js'
 
-const READY = /listening on (https?:\/\/\S+) \((.*)\)/
-
-// Parse a server's ready line into { url, strategy, work, pid }; null when the line is not one.
-export function parseReadyLine (line) {
-  const m = READY.exec(line)
-  if (!m) return null
-  const parts = m[2].split(',').map((s) => s.trim())
-  const pidPart = parts.findLast((p) => /^pid \d+$/.test(p))
-  const rest = parts.filter((p) => p !== pidPart)
-  return {
-    url: m[1].replace(/\/$/, ''),
-    strategy: rest[0] ?? null,
-    work: rest.length > 1 ? rest.slice(1).join(', ') : null,
-    pid: pidPart ? Number(pidPart.slice(4)) : null
-  }
-}
-
 function lineBuffer (stream, keep, onLine) {
   const lines = []
   let partial = ''
@@ -48,12 +31,15 @@ export function serverEnv (env = process.env) {
 }
 
 // Spawn `node entry --port 0 --host 127.0.0.1 ...args` with an IPC channel (a killed lab leaves no
-// server behind); resolves once the ready line is printed and /health answers 200.
-export async function startServer ({ entry, args = [], bootTimeoutMs = 30000, signal }) {
+// server behind); resolves once the server's `{ type: 'ready', url, pid, strategy, work }` message has
+// come and /health answers 200. The one way the lab, the bench and the tests start a server.
+// `cwd`, `env` (added to serverEnv()) and `keepLines` (stdout/stderr lines kept) are for tests.
+export async function startServer ({ entry, args = [], bootTimeoutMs = 30000, signal, cwd, env = {}, keepLines = 20 }) {
   const argv = [entry, '--port', '0', '--host', '127.0.0.1', ...args]
   const child = execa(process.execPath, argv, {
     ipc: true,
-    env: serverEnv(),
+    cwd,
+    env: { ...serverEnv(), ...env },
     extendEnv: false, // execa would merge process.env back in
     stdin: 'ignore',
     buffer: false,
@@ -66,8 +52,9 @@ export async function startServer ({ entry, args = [], bootTimeoutMs = 30000, si
     return exit
   })
   let ready = null
-  const stdoutTail = lineBuffer(child.stdout, 20, (line) => { ready ??= parseReadyLine(line) })
-  const stderrTail = lineBuffer(child.stderr, 20)
+  child.on('message', (msg) => { if (msg?.type === 'ready' && ready === null) ready = msg })
+  const stdoutTail = lineBuffer(child.stdout, keepLines)
+  const stderrTail = lineBuffer(child.stderr, keepLines)
   const server = {
     child,
     pid: child.pid,
@@ -78,7 +65,10 @@ export async function startServer ({ entry, args = [], bootTimeoutMs = 30000, si
     stdoutTail,
     stderrTail,
     url: null,
-    work: null
+    work: null,
+    strategy: null,
+    // SIGTERM, wait, and make sure nothing of its tree is left (stopServer below).
+    stop: (opts) => stopServer(server, opts)
   }
   const fail = (reason) => serverError(reason, { failure: { reason, exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, stderrTail: stderrTail() } })
   const started = Date.now()
@@ -88,9 +78,10 @@ export async function startServer ({ entry, args = [], bootTimeoutMs = 30000, si
       if (signal?.aborted) throw fail('interrupted while starting')
       if (exit) throw fail(`exited before it was ready (code ${exit.exitCode}, signal ${exit.signal})`)
       return ready !== null
-    }, { interval: 20, timeout: { milliseconds: left(), message: `no ready line within ${bootTimeoutMs} ms` } })
+    }, { interval: 20, timeout: { milliseconds: left(), message: `no ready message within ${bootTimeoutMs} ms` } })
     server.url = ready.url
     server.work = ready.work
+    server.strategy = ready.strategy
     await pWaitFor(async () => {
       if (signal?.aborted) throw fail('interrupted while starting')
       if (exit) throw fail(`exited before /health answered (code ${exit.exitCode}, signal ${exit.signal})`)

@@ -3,8 +3,7 @@
 // them all on shutdown. Workers serve HTTP; the one that receives a stats request asks the primary.
 import cluster from 'node:cluster'
 import { aggregate, createTelemetry } from './telemetry.js'
-import { exposedWarning, onShutdown, readyLine } from './serve.js'
-import { isLoopback } from './options.js'
+import { announceReady, onShutdown } from './serve.js'
 
 // Run the primary: `options.workers` workers, each running this same script (cluster.isWorker).
 export function runPrimary ({ strategy, options }) {
@@ -19,8 +18,7 @@ export function runPrimary ({ strategy, options }) {
     serving.add(worker)
     if (ready || ++listening < options.workers) return
     ready = true
-    if (!isLoopback(options.host)) process.stderr.write(exposedWarning(options.host))
-    console.log(readyLine({ host: options.host, port: address.port, strategy, work: options.work }))
+    announceReady({ host: options.host, port: address.port, strategy, work: options.work })
   })
   cluster.on('exit', (worker, code, signal) => {
     serving.delete(worker)

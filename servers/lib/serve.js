@@ -8,6 +8,16 @@ import { isLoopback } from './options.js'
 const GRACE_MS = 2000
 const SHUTDOWN_LIMIT_MS = 5000
 
+// Say that the server is ready: the line on stdout for people, and — when started with an IPC channel
+// (by the lab, bench or tests: loadtest/run/boot.js) — the same facts as a message, so nothing parses
+// the line. `work` is the parsed work ({ spec }).
+export function announceReady ({ host, port, strategy, work }) {
+  if (!isLoopback(host)) process.stderr.write(exposedWarning(host))
+  console.log(readyLine({ host, port, strategy, work }))
+  const h = host.includes(':') ? `[${host}]` : host
+  process.send?.({ type: 'ready', url: `http://${h}:${port}`, pid: process.pid, strategy, work: work.spec })
+}
+
 // The one line a server prints on stdout when it is ready.
 export function readyLine ({ host, port, strategy, work }) {
   const h = host.includes(':') ? `[${host}]` : host
@@ -67,10 +77,7 @@ export async function serve ({ app, options, strategy, close = async () => {}, a
     await closing
     clearTimeout(grace)
   })
-  if (announce) {
-    if (!isLoopback(options.host)) process.stderr.write(exposedWarning(options.host))
-    console.log(readyLine({ host: options.host, port, strategy, work: options.work }))
-  }
+  if (announce) announceReady({ host: options.host, port, strategy, work: options.work })
   return port
 }
 

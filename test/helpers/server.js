@@ -2,56 +2,38 @@
 // stop it and wait for its exit, list its process tree from /proc, fire a verified burst at it.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { readdirSync, readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import autocannon from 'autocannon'
+import { startServer as bootServer } from '../../loadtest/run/boot.js'
+import { isAlive as isAliveProcess, processTree as labTree } from '../../loadtest/run/sample.js'
 
 export const root = fileURLToPath(new URL('../..', import.meta.url))
-const READY = /^listening on http:\/\/(\S+):(\d+) \((\S+), (\S+), pid (\d+)\)$/m
 
-// Spawn `node servers/NAME --port 0 ...args` (or `entry`, a fixture) and wait for its ready line (rejects with its stderr if it
-// exits first or takes longer than `timeout`). Resolves to { url, port, pid, strategy, work, child,
+// Start `node servers/NAME --port 0 ...args` (or `entry`, a fixture) through the lab's own starter
+// (loadtest/run/boot.js: IPC ready message, /health answered); rejects with its stderr if it exits
+// first or takes longer than `timeout`. Resolves to { url, port, pid, strategy, work, child, exited,
 // stdout(), stderr(), stop(signal) } where stop sends the signal by pid and resolves to { code, signal }.
-// `cwd`: another working directory (the server is then named by its absolute path); `entry`: a fixture.
+// `cwd`: another working directory; `env`: added to the environment the lab gives its servers.
 export async function startServer (name, args = [], { env = {}, timeout = 30000, cwd = root, entry = `${root}servers/${name}` } = {}) {
-  const child = spawn(process.execPath, [entry, '--port', '0', ...args], {
-    cwd,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
-  let out = ''
-  let err = ''
-  child.stdout.setEncoding('utf8').on('data', (d) => { out += d })
-  child.stderr.setEncoding('utf8').on('data', (d) => { err += d })
-  const exited = once(child, 'exit').then(([code, signal]) => ({ code, signal }))
-  const match = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`${name} not ready after ${timeout} ms; stderr: ${err.trim()}`))
-    }, timeout)
-    const check = () => {
-      const m = READY.exec(out)
-      if (m) { clearTimeout(timer); child.stdout.off('data', check); resolve(m) }
-    }
-    child.stdout.on('data', check)
-    exited.then(({ code, signal }) => {
-      clearTimeout(timer)
-      reject(new Error(`${name} exited (${signal ?? code}) before ready; stderr: ${err.trim()}`))
-    })
-  })
-  const [, host, port, strategy, work, pid] = match
+  let server
+  try {
+    server = await bootServer({ entry, args, bootTimeoutMs: timeout, cwd, env, keepLines: 10000 })
+  } catch (err) {
+    throw new Error(`${name} not ready: ${err.message}; stderr: ${(err.failure?.stderrTail ?? []).join('\n')}`)
+  }
+  const exited = server.exited.then(({ exitCode, signal }) => ({ code: exitCode, signal }))
   return {
-    url: `http://${host}:${port}`,
-    port: Number(port),
-    pid: Number(pid),
-    strategy,
-    work,
-    child,
+    url: server.url,
+    port: Number(new URL(server.url).port),
+    pid: server.pid,
+    strategy: server.strategy,
+    work: server.work,
+    child: server.child,
     exited,
-    stdout: () => out,
-    stderr: () => err,
+    stdout: () => server.stdoutTail().join('\n'),
+    stderr: () => server.stderrTail().join('\n'),
     async stop (signal = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid, signal)
+      if (server.exit === null) process.kill(server.pid, signal)
       return exited
     }
   }
@@ -70,36 +52,14 @@ export async function runServer (name, args = [], { env = {}, timeout = 30000 } 
   return { code, stdout, stderr }
 }
 
-function stat (pid) {
-  try {
-    const s = readFileSync(`/proc/${pid}/stat`, 'latin1')
-    const rest = s.slice(s.lastIndexOf(')') + 2).split(' ')
-    return { state: rest[0], ppid: Number(rest[1]) }
-  } catch {
-    return null
-  }
-}
-
-// Whether `pid` is a live process (a zombie counts as gone).
+// Whether `pid` is a live process (a zombie counts as gone): the lab's own /proc reader.
 export function isAlive (pid) {
-  const s = stat(pid)
-  return s !== null && s.state !== 'Z'
+  return isAliveProcess({ pid })
 }
 
-// Pids of `pid` and all its live descendants, read from /proc (empty if `pid` is gone).
+// Pids of `pid` and all its live descendants (empty if `pid` is gone): the lab's own /proc reader.
 export function processTree (pid) {
-  const children = new Map()
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue
-    const s = stat(name)
-    if (!s || s.state === 'Z') continue
-    if (!children.has(s.ppid)) children.set(s.ppid, [])
-    children.get(s.ppid).push(Number(name))
-  }
-  if (!isAlive(pid)) return []
-  const out = [pid]
-  for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]) ?? []))
-  return out
+  return labTree(pid).filter((s) => s.state !== 'Z').map((s) => s.pid)
 }
 
 // Fire `amount` GET requests over `connections` connections with autocannon and check every body

@@ -1,7 +1,8 @@
 // Shared helpers for the lab tests (not a test file): run the lab CLI, read its report, watch /proc.
 import { execa } from 'execa'
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
-import { readFileSync, readdirSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
+import { isAlive, processTree } from '../../loadtest/run/sample.js'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -43,18 +44,9 @@ export async function readReport (dir) {
   return { json, md, files }
 }
 
-function stat (pid) {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'latin1')
-    const f = text.slice(text.lastIndexOf(')') + 2).split(' ')
-    return { pid: Number(pid), state: f[0], ppid: Number(f[1]) }
-  } catch { return null }
-}
-
-// Is pid a live process (not a zombie)?
+// Is pid a live process (not a zombie)? The lab's own /proc reader.
 export function alive (pid) {
-  const s = stat(pid)
-  return s !== null && s.state !== 'Z'
+  return isAlive({ pid })
 }
 
 // The command line of a pid ('' when gone).
@@ -64,14 +56,7 @@ export function cmdline (pid) {
 
 // Every live descendant pid of rootPid (not the root itself).
 export function descendants (rootPid) {
-  const all = readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(stat).filter((s) => s && s.state !== 'Z')
-  const out = []
-  const queue = [rootPid]
-  while (queue.length) {
-    const p = queue.shift()
-    for (const s of all) if (s.ppid === p) { out.push(s.pid); queue.push(s.pid) }
-  }
-  return out
+  return processTree(rootPid).filter((s) => s.state !== 'Z' && s.pid !== rootPid).map((s) => s.pid)
 }
 
 // Sum of completed + failed (errors, timeouts, unanswered) of a result's requests.

@@ -5,7 +5,6 @@ import { readFile, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseOptions, DEFAULTS } from '../../loadtest/options.js'
 import { percentile, median, summarize, spread } from '../../loadtest/report/stats.js'
-import { parseReadyLine } from '../../loadtest/run/boot.js'
 import { parseServerTiming } from '../../loadtest/run/fire.js'
 import { summarizeCalibration } from '../../loadtest/run/calibrate.js'
 import { buildHttpResult, buildReport, ideal, makeKey, roundFigures, untrustedReasons } from '../../loadtest/report/build.js'
@@ -127,10 +126,7 @@ test('stats: nearest-rank percentile, median, summary, spread', () => {
   assert.deepEqual(spread([3, null, 1, 2]), { min: 1, median: 2, max: 3 })
 })
 
-test('parsing: ready line, Server-Timing, key', () => {
-  assert.deepEqual(parseReadyLine('listening on http://127.0.0.1:4567 (queued-threads, loop:1e8, pid 42)'),
-    { url: 'http://127.0.0.1:4567', strategy: 'queued-threads', work: 'loop:1e8', pid: 42 })
-  assert.equal(parseReadyLine('starting…'), null)
+test('parsing: Server-Timing, key', () => {
   assert.deepEqual(parseServerTiming('work;dur=12.5, queue;dur=3'), { work: 12.5, queue: 3 })
   assert.deepEqual(parseServerTiming('work;desc="x";dur=1'), { work: 1, queue: null })
   assert.deepEqual(parseServerTiming(undefined), { work: null, queue: null })
