@@ -5,6 +5,7 @@ import { runDispatch } from './channels.js'
 import { runTelemetry } from './telemetry.js'
 import { runGenerator } from './generator.js'
 import { machine } from './machine.js'
+import { usageError } from '../loadtest/errors.js'
 
 // Settings of a full and of a quick run.
 export const SETTINGS = {
@@ -21,9 +22,7 @@ export const SETTINGS = {
 }
 
 function usage (message) {
-  const err = new Error(message)
-  err.exitCode = 2
-  return err
+  return usageError(message)
 }
 
 // Parse and check the flags; a bad flag is exit 2 with one line.

@@ -1,4 +1,5 @@
-// Errors the lab can raise, each with a code and the exit status it leads to.
+// The lab side's errors, one family: every class here is a LabError, told apart with `instanceof`, each
+// with a code and the exit status it leads to. (The servers have their own: ServerError.)
 
 // An error a user caused or the lab must stop for: one line of message, a code, an exit status.
 export class LabError extends Error {
@@ -7,6 +8,22 @@ export class LabError extends Error {
     this.name = 'LabError'
     this.code = code
     this.exitCode = exitCode
+  }
+}
+
+// A refusal of `npm run compare` (bad file, bad flag, nothing in common): one line, exit 2.
+export class CompareError extends LabError {
+  constructor (message, code) {
+    super(code, message, { exitCode: 2 })
+    this.name = 'CompareError'
+  }
+}
+
+// An error of the hook-call channels (loadtest/channels/: main, piscina, shared memory), code ERR_CHANNEL_*.
+export class ChannelError extends LabError {
+  constructor (code, message, options) {
+    super(code, message, { cause: options?.cause })
+    this.name = 'ChannelError'
   }
 }
 

@@ -22,6 +22,8 @@ export async function planLab (opts) {
   const task = opts.task ? await describeLabTask({ task: opts.task, input: opts.input, timeoutSec: load.timeoutSec }) : null
   const planOpts = {
     ...load,
+    // The experiment's own settings (defaults, then --quick's): the one source its plan reads.
+    settings: { ...experiment.defaults, ...(opts.quick ? experiment.quick : {}) },
     task,
     work: opts.work,
     servers: opts.server,

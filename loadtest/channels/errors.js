@@ -1,40 +1,34 @@
-// Errors of the dispatch channels, each with a stable `code`.
+// Errors of the hook-call channels, each with a stable `code`: ChannelError, one of the lab's errors.
+import { ChannelError } from '../errors.js'
 
-// A dispatch error with a code (ERR_DISPATCH_*), optionally wrapping a cause.
-export class DispatchError extends Error {
-  constructor (code, message, options) {
-    super(message, options)
-    this.name = 'DispatchError'
-    this.code = code
-  }
-}
+export { ChannelError }
 
 // The hook threw: the message is the hook's, the worker's stack is kept in `workerStack`.
 export function hookError (message, workerStack) {
-  const err = new DispatchError('ERR_DISPATCH_HOOK', message)
+  const err = new ChannelError('ERR_CHANNEL_HOOK', message)
   if (workerStack) err.workerStack = workerStack
   return err
 }
 
 // A call on a dispatcher that is closing or closed.
 export function closedError (mode) {
-  return new DispatchError('ERR_DISPATCH_CLOSED', `${mode} dispatcher is closed`)
+  return new ChannelError('ERR_CHANNEL_CLOSED', `${mode} dispatcher is closed`)
 }
 
 // A payload that does not fit the shared channel's buffer.
 export function tooLargeError (what, bytes, capacity) {
-  return new DispatchError('ERR_DISPATCH_TOO_LARGE',
+  return new ChannelError('ERR_CHANNEL_TOO_LARGE',
     `${what} needs ${bytes} bytes but the shared channel's buffer holds ${capacity} (raise maxPayloadBytes)`)
 }
 
 // A worker thread that died (exit or uncaught error) with calls in flight.
 export function workerGoneError (mode, detail, cause) {
-  return new DispatchError('ERR_DISPATCH_WORKER_GONE', `${mode} worker ended: ${detail}`, cause ? { cause } : undefined)
+  return new ChannelError('ERR_CHANNEL_WORKER_GONE', `${mode} worker ended: ${detail}`, cause ? { cause } : undefined)
 }
 
 // Workers that did not start (hook failed to load, or start-up timed out).
 export function startupError (mode, detail, cause) {
-  return new DispatchError('ERR_DISPATCH_STARTUP', `${mode} pool did not start: ${detail}`, cause ? { cause } : undefined)
+  return new ChannelError('ERR_CHANNEL_STARTUP', `${mode} pool did not start: ${detail}`, cause ? { cause } : undefined)
 }
 
 // The AbortSignal's reason as an error (an AbortError when the signal gave none).

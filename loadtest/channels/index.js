@@ -11,7 +11,7 @@ import { createPiscinaDispatcher } from './piscina.js'
 import { createSharedDispatcher } from './shared.js'
 
 export { defaultHook, expectedAnswer, makeId, resolveId, spin } from './hook.js'
-export { DispatchError } from './errors.js'
+export { ChannelError } from './errors.js'
 
 // The modes, in the order the study shows them.
 export const MODES = ['main', 'piscina', 'shared']

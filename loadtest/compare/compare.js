@@ -3,6 +3,7 @@
 // in, comparison data out; reading files and printing live in cli.js, rendering in
 // render.js.
 import { isNum, machineLine } from '../report/html.js'
+import { CompareError } from '../errors.js'
 
 // The report schema this compare understands (reports/README.md).
 export const SCHEMA = 1
@@ -10,14 +11,8 @@ export const SCHEMA = 1
 // Units compare can show latency in: milliseconds, or multiples of the machine's calibrated service time.
 export const UNITS = ['ms', 'service']
 
-// A refusal a user can cause (bad file, bad flag); the CLI prints its message and exits 2.
-export class CompareError extends Error {
-  constructor (message, code) {
-    super(message)
-    this.name = 'CompareError'
-    this.code = code
-  }
-}
+// A refusal a user can cause (bad file, bad flag): one of the lab's errors (loadtest/errors.js).
+export { CompareError }
 
 // Checks that parsed JSON `data` read from `file` is a report of the schema this compare reads.
 export function checkReport (data, file) {

@@ -27,10 +27,10 @@ export default {
   quick,
   // One entry per server; its sweep chooses the rates from the calibrated service time at run time.
   plan (opts) {
-    const q = opts.quick ? { ...defaults, ...quick } : defaults
+    const q = opts.settings
     const work = opts.work ?? q.work
     const servers = (opts.servers ?? SERVERS).filter((s) => SERVERS.includes(s))
-    const fractions = q.fractions ?? undefined
+    const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
     return servers.map((server) => ({
       server,
       variant: null,

@@ -15,7 +15,7 @@ export default {
   defaults: { connections: 100, durationSec: 20, timeoutSec: 10, warmup: 4, work: 'loop:1e8', recoveryTimeoutSec: 150 },
   quick: { connections: 6, amount: 18, durationSec: null, warmup: 2, work: 'loop:1e6', recoveryTimeoutSec: 30 },
   plan (opts) {
-    const work = opts.work ?? (opts.quick ? 'loop:1e6' : 'loop:1e8')
+    const work = opts.work ?? opts.settings.work
     const servers = opts.servers ?? SERVERS
     return servers.filter((s) => SERVERS.includes(s)).map((server) => ({
       server, variant: null, args: ['--work', work], work, key: makeKey({ server, work })

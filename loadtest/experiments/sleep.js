@@ -16,7 +16,7 @@ export default {
   defaults: { connections: 10, durationSec: 10, timeoutSec: 10, warmup: 10, delay: 100 },
   quick: { connections: 4, amount: 24, durationSec: null, warmup: 4, delay: 20 },
   plan (opts) {
-    const delay = opts.quick ? 20 : 100
+    const delay = opts.settings.delay
     const entry = (variant, tuned) => {
       const work = `${variant.startsWith('sync') ? 'sleep-sync' : 'sleep'}:${delay}`
       const args = ['--variant', variant, '--delay', String(delay)]

@@ -28,11 +28,11 @@ export default {
   study: '000',
   title: 'SSR offload (study 000): work inline vs in a piscina pool, scenario by scenario',
   description: 'simple vs queued-threads on sleep:10, sleep:1000, fib:4, fib:40, render:1, render:1000, render:50000 at concurrency 1, 2, 4 (that many connections, one request each, no warm-up). M loops: 1 ms main-loop ticks counted by the server while the round ran (telemetry is read before anything else is sent). WI: mean work time inside the strategy (Server-Timing). WO: mean client latency. Unlike the study, the pool is started with the server, so WO does not include pool creation.',
-  defaults: { connections: 1, amount: 1, timeoutSec: 120, warmup: 0, recovery: false, concurrencies: [1, 2, 4] },
-  quick: { timeoutSec: 60, warmup: 0, recovery: false, concurrencies: [1, 2] },
+  defaults: { connections: 1, amount: 1, timeoutSec: 120, warmup: 0, recovery: false, concurrencies: [1, 2, 4], scenarios: SCENARIOS },
+  quick: { timeoutSec: 60, warmup: 0, recovery: false, concurrencies: [1, 2], scenarios: QUICK },
   plan (opts) {
-    const scenarios = opts.work ? [{ demo: opts.work.split(':')[0], args: opts.work.split(':')[1], work: opts.work }] : (opts.quick ? QUICK : SCENARIOS)
-    const concurrencies = opts.quick ? [1, 2] : [1, 2, 4]
+    const scenarios = opts.work ? [{ demo: opts.work.split(':')[0], args: opts.work.split(':')[1], work: opts.work }] : opts.settings.scenarios
+    const concurrencies = opts.settings.concurrencies
     const out = []
     for (const c of concurrencies) {
       for (const s of scenarios) {

@@ -26,7 +26,7 @@ export default {
     const names = (opts.servers ?? allServerNames()).filter((n) => built.has(n))
     return names.map((server) => {
       const e = ENTRIES[server] ?? {}
-      const work = e.fixedWork ? e.work : (opts.work ?? e.work ?? 'loop:1e7')
+      const work = e.fixedWork ? e.work : (opts.work ?? e.work ?? opts.settings.work)
       const args = [...(e.args ?? []), ...(e.fixedWork ? [] : ['--work', work])]
       return { server, variant: e.variant ?? null, args, work, key: null } // key: from the work the server reports
     })

@@ -160,7 +160,7 @@ test('a worker that dies mid-call fails that call, and the pooled modes keep ans
     try {
       await assert.rejects(d.call('die'), (err) => {
         assert.ok(err instanceof Error)
-        if (mode === 'shared') assert.equal(err.code, 'ERR_DISPATCH_WORKER_GONE')
+        if (mode === 'shared') assert.equal(err.code, 'ERR_CHANNEL_WORKER_GONE')
         assert.match(err.message, /exit|ended/, mode)
         return true
       })
@@ -191,7 +191,7 @@ test('a hook that cannot be loaded fails start-up with a clear error and leaves 
   await assert.rejects(createDispatcher('main', { hook: brokenHook }), /cannot be loaded/)
   for (const mode of POOLED) {
     await assert.rejects(createDispatcher(mode, { workers: 2, hook: brokenHook }), (err) => {
-      assert.equal(err.code, 'ERR_DISPATCH_STARTUP', mode)
+      assert.equal(err.code, 'ERR_CHANNEL_STARTUP', mode)
       assert.match(err.message, /cannot be loaded/, mode)
       return true
     })
@@ -210,14 +210,14 @@ test('shared channel: payloads bigger than a page and multi-byte UTF-8 round-tri
     const answers = await Promise.all(ids.map((id) => d.call(id)))
     answers.forEach((a, i) => assert.ok(a === expectedAnswer(ids[i]), `id #${i} (${Buffer.byteLength(ids[i])} bytes) came back intact`))
     // larger than the buffer: a clear error, and the channel still answers
-    await assert.rejects(d.call('y'.repeat(300_000)), (err) => err.code === 'ERR_DISPATCH_TOO_LARGE' && /300000 bytes/.test(err.message))
+    await assert.rejects(d.call('y'.repeat(300_000)), (err) => err.code === 'ERR_CHANNEL_TOO_LARGE' && /300000 bytes/.test(err.message))
     assert.equal(await d.call(utf8), expectedAnswer(utf8))
     const many = await d.batch(utf8, 50)
     assert.ok(many.every((a) => a === expectedAnswer(utf8)))
   } finally {
     await d.close()
   }
-  await assert.rejects(d.call('late'), (err) => err.code === 'ERR_DISPATCH_CLOSED')
+  await assert.rejects(d.call('late'), (err) => err.code === 'ERR_CHANNEL_CLOSED')
 })
 
 test('abort via signal stops promptly and leaves no worker thread', async () => {

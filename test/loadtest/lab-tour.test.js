@@ -11,10 +11,10 @@ test('the tour plans every server with light work and a light load', () => {
   const load = resolveLoad(parseOptions([]), tour)
   assert.equal(load.connections, 4)
   assert.equal(load.amount, 150)
-  const plan = tour.plan({ ...load, work: null, servers: null })
+  const plan = tour.plan({ ...load, settings: tour.defaults, work: null, servers: null })
   assert.deepEqual(plan.map((e) => e.server), allServerNames())
   for (const e of plan) assert.match(e.work, /^(loop:1e7|sleep-sync:20|ssr:1125)$/)
-  const withWork = tour.plan({ ...load, work: 'fib:20', servers: ['simple'] })
+  const withWork = tour.plan({ ...load, settings: tour.defaults, work: 'fib:20', servers: ['simple'] })
   assert.deepEqual(withWork.map((e) => [e.server, e.work, e.args]), [['simple', 'fib:20', ['--work', 'fib:20']]])
 })
 
