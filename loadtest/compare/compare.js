@@ -4,9 +4,10 @@
 // render.js.
 import { isNum, machineLine } from '../report/html.js'
 import { CompareError } from '../errors.js'
+import { SCHEMA } from '../report/build.js'
 
 // The report schema this compare understands (reports/README.md).
-export const SCHEMA = 1
+export { SCHEMA }
 
 // Units compare can show latency in: milliseconds, or multiples of the machine's calibrated service time.
 export const UNITS = ['ms', 'service']

@@ -5,8 +5,10 @@
 // percentile column the study prints.
 import { makeKey } from '../report/build.js'
 import { fmtMs } from '../report/format.js'
+import { PERCENTILE_KEYS } from '../report/stats.js'
 
-export const PERCENTILES = ['0.001', '0.01', '0.1', '1', '2.5', '10', '25', '50', '75', '90', '97.5', '99', '99.9', '99.99', '99.999']
+// The study's percentile rows: the report's own list.
+export const PERCENTILES = PERCENTILE_KEYS
 
 export default {
   name: 'long-vs-small',

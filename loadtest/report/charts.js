@@ -3,6 +3,7 @@
 // network). Spec builders are pure; `renderSvg` turns a spec into markup.
 import * as vega from 'vega'
 import * as vl from 'vega-lite'
+import { PERCENTILE_KEYS } from './stats.js'
 
 // Colours that stay apart for readers with the common colour-vision deficiencies (Okabe–Ito, then Tableau).
 export const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442', '#000000', '#4e79a7', '#f28e2b', '#59a14f', '#e15759']
@@ -32,7 +33,7 @@ const CONFIG = {
 }
 
 // The percentiles a report stores, as numbers (reports/README.md `latency.percentiles`).
-export const PERCENTILE_KEYS = ['0.001', '0.01', '0.1', '1', '2.5', '10', '25', '50', '75', '90', '97.5', '99', '99.9', '99.99', '99.999']
+export { PERCENTILE_KEYS }
 
 // Position of percentile p (0..100) on the HdrHistogram axis: 1 / (1 - p), so 90% → 10, 99.9% → 1000.
 export function spectrumX (p) {

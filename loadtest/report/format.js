@@ -1,4 +1,5 @@
-// Small number formatters shared by the experiments' own tables (strings, '-' for missing values).
+// The text formatters (terminal table, Markdown, the experiments' own tables): strings, '-' for missing values.
+// HTML pages format with html.js (locale digits); compare's Markdown with its own cells.
 
 // Milliseconds as a short string: 0.4, 12.3, 456, 12.3s.
 export function fmtMs (x) {
@@ -6,6 +7,16 @@ export function fmtMs (x) {
   if (x >= 10000) return `${(x / 1000).toFixed(1)}s`
   if (x >= 100) return String(Math.round(x))
   return x.toFixed(1)
+}
+
+// A number with `digits` decimals, '-' when missing.
+export function fmtNum (x, digits = 1) {
+  return x === null || x === undefined ? '-' : Number(x).toFixed(digits)
+}
+
+// Bytes as whole mebibytes (64M), '-' when missing.
+export function fmtMb (bytes) {
+  return bytes === null || bytes === undefined ? '-' : `${Math.round(bytes / 1048576)}M`
 }
 
 // A count, '-' when missing.

@@ -2,6 +2,8 @@
 
 // The percentiles autocannon reports, as keys of the `percentiles` map.
 export const PERCENTILES = [0.001, 0.01, 0.1, 1, 2.5, 10, 25, 50, 75, 90, 97.5, 99, 99.9, 99.99, 99.999]
+// The same, as the keys of a report's `latency.percentiles` map.
+export const PERCENTILE_KEYS = PERCENTILES.map(String)
 
 // Nearest-rank percentile p (0..100) of already sorted numbers; null for an empty list.
 export function percentile (sorted, p) {

@@ -1,20 +1,6 @@
 // The summary table: pure rows from a report, and a plain-text renderer for the terminal.
 import { termText } from './escape.js'
-
-function ms (x) {
-  if (x === null || x === undefined) return '-'
-  if (x >= 10000) return `${(x / 1000).toFixed(1)}s`
-  if (x >= 100) return `${Math.round(x)}`
-  return x.toFixed(1)
-}
-
-function num (x, digits = 1) {
-  return x === null || x === undefined ? '-' : Number(x).toFixed(digits)
-}
-
-function mb (bytes) {
-  return bytes === null || bytes === undefined ? '-' : `${Math.round(bytes / 1048576)}M`
-}
+import { fmtMb as mb, fmtMs as ms, fmtNum as num } from './format.js'
 
 // The default table of HTTP results: { head, rows } of strings. Column c: connections, or the offered
 // rate (N/s) of an open-loop run.
