@@ -158,7 +158,7 @@ export function startProbe (url, { intervalMs = 100, timeoutMs = 5000 } = {}) {
       else failed++
       // A probe that timed out waited at least its timeout: it counts at that lower bound, or a server
       // too busy to answer /health at all would show the latency of its one lucky probe.
-      if (r.status === 'timeout') { timedOut++; latencies.push(r.ms) }
+      if (r.status === 'timeout') { timedOut++; latencies.push(Math.max(r.ms, timeoutMs)) } // a timer may fire a hair early
       const wait = intervalMs - (performance.now() - started)
       if (wait > 0) await delay(wait, undefined, { signal: controller.signal }).catch(() => {})
     }

@@ -89,11 +89,19 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
       assert.equal(q.mismatches, 0)
       assert.equal(typeof s.histograms.latency, 'string', 'each step keeps its encoded histogram')
     }
-    assert.ok(c.capacity.rps > 0, `${res.server} held some rate`)
+    // Whether a step holds depends on this machine's load at the moment (tests run side by side): what
+    // must hold is the rule. Capacity is a step that held, below every step that failed; or none held.
+    const failed = c.steps.filter((s) => s.kind !== 'over' && !s.pass).map((s) => s.rate)
+    if (c.capacity.rps === 0) {
+      assert.equal(c.capacity.bound, 'below the lowest rate offered')
+      assert.ok(c.steps.every((s) => !s.pass), `${res.server}: no step held`)
+      continue
+    }
     const held = c.steps[c.capacity.step]
     assert.equal(held.pass, true)
     assert.equal(held.rate, c.capacity.rps)
     assert.ok(held.p99 <= c.sloMs)
+    assert.ok(failed.every((rate) => rate > held.rate), 'no failing step below the capacity')
     const over = c.steps.find((s) => s.kind === 'over')
     assert.ok(over, 'one step past capacity')
     assert.ok(Math.abs(over.rate - OVERLOAD * c.capacity.rps) < 1e-6)
