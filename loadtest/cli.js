@@ -13,6 +13,7 @@ import { renderMarkdown } from './report/markdown.js'
 import { checkWritableDir, ensureDir, freeId, reportId, writeAtomic } from './report/write.js'
 import { LabError, usageError } from './errors.js'
 import { resolveLoad, entryLoad } from './run/load.js'
+import { formatRoundProgress } from './progress.js'
 
 const isTTY = process.stderr.isTTY
 // Progress lines go to a terminal only; LOADLAB_PROGRESS=1 forces them (one plain line per step).
@@ -46,11 +47,20 @@ async function list () {
   process.stdout.write(lines.join('\n') + '\n')
 }
 
+// Progress of one server: step texts, and live round events (formatRoundProgress) refreshed in place on
+// a terminal, or one plain line a second with LOADLAB_PROGRESS=1.
 function makeProgress (index, total, name) {
   const prefix = `[${index}/${total}] ${name}`
   if (progressLines) {
     let last = ''
+    let lastLive = -Infinity
     const line = (text) => {
+      if (typeof text === 'object') {
+        if (text.elapsedMs - lastLive < 1000) return
+        lastLive = text.elapsedMs
+        process.stderr.write(`${prefix}: ${formatRoundProgress(text)}\n`)
+        return
+      }
       const step = text.replace(/ \d+(\/\d+)?$/, '')
       if (step !== last) process.stderr.write(`${prefix}: ${step}\n`)
       last = step
@@ -59,7 +69,9 @@ function makeProgress (index, total, name) {
   }
   if (!isTTY) return { update () {}, done () {} }
   return {
-    update (text) { process.stderr.write(`\r\x1b[K${prefix}: ${text}`) },
+    update (text) {
+      process.stderr.write(`\r\x1b[K${prefix}: ${typeof text === 'object' ? formatRoundProgress(text) : text}`)
+    },
     done (text) { process.stderr.write(`\r\x1b[K${prefix}: ${text}\n`) }
   }
 }

@@ -40,11 +40,11 @@ function lineBuffer (stream, keep, onLine) {
 
 // Spawn `node entry --port 0 --host 127.0.0.1 ...args` with an IPC channel (a killed lab leaves no
 // server behind); resolves once the ready line is printed and /health answers 200.
-export async function startServer ({ entry, args = [], bootTimeoutMs = 30000, signal }) {
+export async function startServer ({ entry, args = [], env = {}, bootTimeoutMs = 30000, signal }) {
   const argv = [entry, '--port', '0', '--host', '127.0.0.1', ...args]
   const child = execa(process.execPath, argv, {
     ipc: true,
-    env: { ...process.env },
+    env: { ...process.env, ...env },
     stdin: 'ignore',
     buffer: false,
     reject: false,

@@ -29,7 +29,9 @@ function serverTimingOf (rawHeaders) {
 
 // Load url with autocannon at fixed connections and amount (or durationSec). verify(body) → boolean
 // checks each 2xx body (null: the first 2xx body is the reference). Resolves the raw counts and samples.
-export function fireRound ({ url, connections, amount = null, durationSec = null, timeoutSec = 10, verify = null, signal, onResponse }) {
+// onSent() and onRecord({ latencyMs, status, timeout, error }) see every request as it goes and ends
+// (the engine-independent timeline is fed from them).
+export function fireRound ({ url, connections, amount = null, durationSec = null, timeoutSec = 10, verify = null, signal, onResponse, onSent, onRecord }) {
   return new Promise((resolve, reject) => {
     const raw = {
       sent: 0,
@@ -58,7 +60,7 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
     let currentStatus = null // the status of the response autocannon is about to verify (set just before)
     const setupClient = (client) => {
       let lastStatus = null
-      client.on('request', () => { raw.sent++ })
+      client.on('request', () => { raw.sent++; onSent?.() })
       client.on('headers', (h) => {
         lastStatus = h.statusCode
         const t = parseServerTiming(serverTimingOf(h.headers))
@@ -73,6 +75,7 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
         if (status >= 200 && status < 300) raw.ok++
         else raw.non2xx++
         raw.latencies.push(ms)
+        onRecord?.({ latencyMs: ms, status })
         onResponse?.()
       })
       client.on('mismatch', (body) => {
@@ -83,8 +86,18 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
       })
       // A timed-out request waited at least the timeout: it enters the latencies at that lower bound, so
       // a server that times out half its clients cannot show the latency of the half it answered.
-      client.on('timeout', () => { raw.lastAt = performance.now(); raw.timeouts++; raw.latencies.push(timeoutSec * 1000) })
-      client.on('connError', (err) => { raw.lastAt = performance.now(); raw.errors++; raw.errorSample ??= err?.message ?? String(err) })
+      client.on('timeout', () => {
+        raw.lastAt = performance.now()
+        raw.timeouts++
+        raw.latencies.push(timeoutSec * 1000)
+        onRecord?.({ latencyMs: timeoutSec * 1000, timeout: true })
+      })
+      client.on('connError', (err) => {
+        raw.lastAt = performance.now()
+        raw.errors++
+        raw.errorSample ??= err?.message ?? String(err)
+        onRecord?.({ error: true })
+      })
     }
     const verifyBody = (body) => {
       if (check === null) {

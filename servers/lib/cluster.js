@@ -33,7 +33,9 @@ export function runPrimary ({ strategy, options }) {
 
   // A worker asks for the whole cluster's stats, or for a reset everywhere.
   cluster.on('message', async (worker, msg) => {
-    if (msg?.lab === 'stats') {
+    if (msg?.lab === 'sample') {
+      if (process.connected) process.send(msg) // a worker's sample (sampling.js), relayed to the lab
+    } else if (msg?.lab === 'stats') {
       const replies = await askAll('collect')
       const gauges = sumGauges(replies.map((r) => r.gauges))
       const value = aggregate({

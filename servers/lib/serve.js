@@ -1,6 +1,7 @@
 // Listening, the ready line, graceful shutdown, and the top-level error exit every server shares.
 import { buildApp } from './app.js'
 import { createTelemetry } from './telemetry.js'
+import { startSampling } from './sampling.js'
 
 const GRACE_MS = 2000
 const SHUTDOWN_LIMIT_MS = 5000
@@ -18,12 +19,14 @@ export async function start ({
   telemetry = createTelemetry({ enabled: options.telemetry === 'on', role })
 }) {
   const app = buildApp({ strategy, variant, work: options.work, handle, telemetry, gauges, stats, resetStats })
+  const stopSampling = startSampling({ app, gauges })
   const port = await serve({
     app,
     options,
     strategy,
     announce,
     close: async () => {
+      stopSampling()
       await close?.()
       telemetry.close()
     }
