@@ -68,7 +68,8 @@ function httpCell (r, report, units) {
     percentiles: pcts,
     errors,
     efficiency: isNum(r.efficiency) ? r.efficiency : null,
-    serviceMs: serviceMs(report, r.work)
+    serviceMs: serviceMs(report, r.work),
+    timeline: r.timeline && Array.isArray(r.timeline.points) ? r.timeline : null
   }
 }
 
