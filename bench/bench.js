@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { performance } from 'node:perf_hooks'
 import { runDispatch } from './channels.js'
 import { runTelemetry } from './telemetry.js'
+import { runSampling } from './sampling.js'
 import { machine } from './machine.js'
 
 // Settings of a full and of a quick run.
@@ -55,6 +56,9 @@ export async function bench ({ quick = false, rounds = null, signal, progress = 
   const dispatch = await runDispatch(s.dispatch, { signal, progress })
   signal?.throwIfAborted()
   const telemetry = await runTelemetry(s.telemetry, { signal, progress })
+  signal?.throwIfAborted()
+  // The timeline's server samples, measured with the telemetry bench's settings.
+  const sampling = await runSampling(s.telemetry, { signal, progress })
   return {
     kind: 'loadlab-bench',
     schema: 1,
@@ -64,6 +68,7 @@ export async function bench ({ quick = false, rounds = null, signal, progress = 
     machine: await machine(),
     dispatch,
     telemetry,
+    sampling,
     notes: [
       '± is the relative standard deviation over the rounds; ratios are per round (both sides measured back to back), shown as median (min–max).',
       ...(quick ? ['--quick: tiny rounds for the smoke test; these numbers are not a measurement.'] : [])

@@ -2,6 +2,7 @@
 //
 // 1. The dispatch round trip of a piscina pool vs the shared-memory channel (hook cost 0).
 // 2. The throughput servers/simple loses when its telemetry is on vs off (autocannon, 127.0.0.1).
+// 3. The same when it pushes the timeline's samples over IPC every 100 ms vs not.
 // Rounds alternate between the two sides so that drift in the machine hits both alike; the spread
 // (± relative standard deviation, and the min–max of the per-round ratios) says how far to trust them.
 import { bench, parseFlags } from './bench.js'
@@ -12,6 +13,7 @@ const HELP = `usage: npm run bench -- [--quick] [--json] [--rounds N]
 Measures, side by side in one run, what the lab itself costs, and prints ratios:
   dispatch    per-call round trip of piscina vs the shared-memory channel (cost 0, 30 B and 10 kB, 1 and 2 workers)
   telemetry   requests/second of servers/simple (loop:1e5) with --telemetry on vs off
+  sampling    the same with the timeline's IPC samples (every 100 ms) on vs off
 Options:
   --quick       a tiny run (a few hundred requests; for the smoke test), not a measurement
   --json        print the results as JSON on stdout (the table goes to stderr)

@@ -8,14 +8,17 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 
 // Spawn `node servers/<name> --port 0 --host 127.0.0.1 ...args`; resolve { child, pid, url, stop }
 // once it prints `listening on http://127.0.0.1:PORT`, reject (with its last stderr lines) if it exits.
-export async function startServer (name, args, { timeoutMs = 30_000, signal } = {}) {
+// env: extra environment; ipc: give it an IPC channel (as the lab does), its messages counted in `messages`.
+export async function startServer (name, args, { timeoutMs = 30_000, signal, env = {}, ipc = false } = {}) {
   const entry = `${root}servers/${name}/index.js`
   if (!existsSync(entry)) throw new Error(`servers/${name}/index.js does not exist (the bench needs it)`)
   const child = spawn(process.execPath, [entry, '--port', '0', '--host', '127.0.0.1', ...args], {
     cwd: root,
-    env: { ...process.env },
-    stdio: ['ignore', 'pipe', 'pipe']
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? ['ipc'] : [])]
   })
+  const messages = { count: 0 }
+  if (ipc) child.on('message', () => { messages.count++ })
   const exited = once(child, 'exit')
   const stderr = []
   child.stderr.setEncoding('utf8').on('data', (d) => {
@@ -54,7 +57,7 @@ export async function startServer (name, args, { timeoutMs = 30_000, signal } = 
       else signal?.addEventListener('abort', onAbort, { once: true })
     })
     child.stdout.resume() // keep draining its stdout
-    return { child, pid: child.pid, url, stop }
+    return { child, pid: child.pid, url, stop, messages }
   } catch (err) {
     await stop()
     throw err

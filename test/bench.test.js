@@ -62,6 +62,15 @@ test('bench --quick --json: exits 0, prints the structure with finite positive r
   assert.ok(positive(t.ratio.median) && positive(t.ratio.min) && positive(t.ratio.max))
   assert.ok(Number.isFinite(t.lossPercent))
 
+  const sm = r.sampling
+  assert.equal(sm.intervalMs, 100)
+  for (const side of ['on', 'off']) {
+    assert.ok(positive(sm[side].mean), `sampling ${side} req/s`)
+    assert.equal(sm[side].requests, sm.rounds * sm.amount, `every request of the sampling ${side} rounds answered`)
+  }
+  assert.ok(sm.on.samples > 0, 'the sampling server pushed samples over IPC')
+  assert.ok(positive(sm.ratio.median) && Number.isFinite(sm.lossPercent))
+
   // the human table went to stderr, with the machine line and the ratios
   assert.match(stderr, /machine: .* Node v20/)
   assert.match(stderr, /piscina \/ shared/)
