@@ -6,7 +6,8 @@ import { setTimeout as delay } from 'node:timers/promises'
 import * as hdr from 'hdr-histogram-js'
 import { createTimeline } from './timeline.js'
 
-const IDLE_CPU_PERCENT = 10 // the tree uses less than this share of one core: idle
+const IDLE_CPU_PERCENT = 10 // the tree uses less than this share of one core over IDLE_WINDOW_MS: idle
+const IDLE_WINDOW_MS = 1000
 const PROGRESS_MS = 250
 
 // Start watching now. child: the server's process (its 'message' events carry samples), or null.
@@ -41,14 +42,23 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
 
   // Outside samples (sample.js startSampler's onSample): CPU % from consecutive samples.
   let prev = null
-  let lastCpuPercent = null
+  const recent = [] // { t, cpuSeconds } of the last IDLE_WINDOW_MS, for the idle check
   const onOutside = (s) => {
     const t = now()
     if (prev && t > prev.t) {
-      lastCpuPercent = round3((s.cpuSeconds - prev.cpuSeconds) * 1000 / (t - prev.t) * 100)
-      timeline.gauge(t, 'outside', { cpuPercent: Math.max(0, lastCpuPercent), rssBytes: s.rssBytes, processes: s.processes, threads: s.threads })
+      const cpuPercent = round3((s.cpuSeconds - prev.cpuSeconds) * 1000 / (t - prev.t) * 100)
+      timeline.gauge(t, 'outside', { cpuPercent: Math.max(0, cpuPercent), rssBytes: s.rssBytes, processes: s.processes, threads: s.threads })
     }
     prev = { t, cpuSeconds: s.cpuSeconds }
+    recent.push(prev)
+    while (recent.length > 2 && recent[1].t <= t - IDLE_WINDOW_MS) recent.shift()
+  }
+  // CPU % of the tree over the last IDLE_WINDOW_MS (one clock tick in a short interval would read 10 %).
+  const recentCpuPercent = () => {
+    if (recent.length < 2) return null
+    const a = recent[0]
+    const b = recent.at(-1)
+    return b.t - a.t >= IDLE_WINDOW_MS / 2 ? (b.cpuSeconds - a.cpuSeconds) * 1000 / (b.t - a.t) * 100 : null
   }
 
   let window = [] // completion times in the last second, for the live rate
@@ -88,8 +98,8 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
       clearInterval(progressTimer)
       timeline.end(now())
     },
-    // Keep watching after the round until the tree is idle (CPU under IDLE_CPU_PERCENT of a core and no
-    // request in flight on the server, over one whole interval) or capMs after the round's end.
+    // Keep watching after the round until the tree is idle (CPU under IDLE_CPU_PERCENT of a core over the
+    // last IDLE_WINDOW_MS, and nothing in flight on the server) or capMs after the round's end.
     async recover ({ capMs, signal }) {
       if (!ended) this.endRound()
       const stopAt = performance.now() + capMs
@@ -97,7 +107,8 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
       while (!signal?.aborted && performance.now() < stopAt) {
         await delay(step, undefined, { signal }).catch(() => {})
         const inFlight = [...latest.values()].reduce((a, s) => a + (s.inFlight ?? 0), 0)
-        const cpuIdle = lastCpuPercent === null || lastCpuPercent < IDLE_CPU_PERCENT
+        const cpu = recentCpuPercent()
+        const cpuIdle = prev === null || (cpu !== null && cpu < IDLE_CPU_PERCENT)
         if (cpuIdle && inFlight === 0) break
       }
       timeline.recovered(now())

@@ -13,12 +13,22 @@ export function samplingInterval (env = process.env) {
   return Number.isInteger(ms) && ms >= 10 && ms <= 60000 && typeof process.send === 'function' ? ms : null
 }
 
-// Count GET / requests in flight on `app` and send a sample every interval; returns stop().
+const COUNTED = Symbol('counted in flight')
+
+// Send a sample every interval; returns stop(). In flight is the strategy's own `inFlight` gauge when it
+// has one (work started and not finished, which outlives a client that left), else the GET / requests
+// between arrival and answer or abort, counted here.
 export function startSampling ({ app, gauges, intervalMs = samplingInterval() }) {
   if (intervalMs === null) return () => {}
-  let inFlight = 0
-  app.addHook('onRequest', async (request) => { if (request.routeOptions.url === '/') inFlight++ })
-  app.addHook('onResponse', async (request) => { if (request.routeOptions.url === '/') inFlight-- })
+  let requests = 0
+  app.addHook('onRequest', async (request) => {
+    if (request.routeOptions.url === '/') { request[COUNTED] = true; requests++ }
+  })
+  const done = async (request) => {
+    if (request[COUNTED]) { request[COUNTED] = false; requests-- }
+  }
+  app.addHook('onResponse', done)
+  app.addHook('onRequestAbort', done)
   const delay = monitorEventLoopDelay({ resolution: RESOLUTION })
   delay.enable()
   let elu = performance.eventLoopUtilization()
@@ -29,7 +39,7 @@ export function startSampling ({ app, gauges, intervalMs = samplingInterval() })
       lab: 'sample',
       pid: process.pid,
       t: Date.now(),
-      inFlight,
+      inFlight: typeof g.inFlight === 'number' ? g.inFlight : requests,
       ...(typeof g.queueLength === 'number' ? { queueLength: g.queueLength } : {}),
       ...(typeof g.threadsBusy === 'number' ? { threadsBusy: g.threadsBusy } : {}),
       eventLoopMaxMs: delay.count > 0 ? Math.max(0, delay.max / 1e6 - RESOLUTION) : null,
