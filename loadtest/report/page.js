@@ -227,7 +227,7 @@ export function timelineSection (http, names) {
     return figure('timeline', svg, `<b>${esc(name)}</b> in time, one point per ${esc(tl.intervalMs)} ms: client figures, the server's pushed samples, the tree from /proc. The dashed rule is the end of the round.${recovery}`,
       { server: name, interval: tl.intervalMs, end: tl.endMs ?? '', 'recovery-end': tl.recoveryEndMs ?? '' })
   })
-  return `<section class="block"><h2>Timelines</h2>${out.join('\n')}</section>`
+  return `<section class="block" id="timelines"><h2>Timelines</h2>${out.join('\n')}</section>`
 }
 
 // Returns the HTML page (a string) for a report object.
