@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks'
 import { runDispatch } from './channels.js'
 import { runTelemetry } from './telemetry.js'
 import { runGenerator } from './generator.js'
+import { runSampling } from './sampling.js'
 import { machine } from './machine.js'
 import { usageError } from '../loadtest/errors.js'
 
@@ -59,6 +60,8 @@ export async function bench ({ quick = false, rounds = null, signal, progress = 
   const telemetry = await runTelemetry(s.telemetry, { signal, progress })
   signal?.throwIfAborted()
   const generator = await runGenerator(s.generator, { signal, progress })
+  // The timeline's server samples, measured with the telemetry bench's settings.
+  const sampling = await runSampling(s.telemetry, { signal, progress })
   return {
     kind: 'loadlab-bench',
     schema: 1,
@@ -69,6 +72,7 @@ export async function bench ({ quick = false, rounds = null, signal, progress = 
     dispatch,
     telemetry,
     generator,
+    sampling,
     notes: [
       '± is the relative standard deviation over the rounds; ratios are per round (both sides measured back to back), shown as median (min–max).',
       ...(quick ? ['--quick: tiny rounds for the smoke test; these numbers are not a measurement.'] : [])

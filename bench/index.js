@@ -2,6 +2,7 @@
 //
 // 1. The dispatch round trip of a piscina pool vs the shared-memory channel (hook cost 0).
 // 2. The throughput servers/simple loses when its telemetry is on vs off (autocannon, 127.0.0.1).
+// 3. The same when it pushes the timeline's samples over IPC every 100 ms vs not.
 // Rounds alternate between the two sides so that drift in the machine hits both alike; the spread
 // (± relative standard deviation, and the min–max of the per-round ratios) says how far to trust them.
 import { bench, parseFlags } from './bench.js'
@@ -14,6 +15,7 @@ Measures, side by side in one run, what the lab itself costs, and prints ratios:
   telemetry   requests/second of servers/simple (loop:1e5) with --telemetry on vs off
   generator   the open-loop generator's highest kept rate vs autocannon's closed-loop maximum on one
               trivial server, and the lab's memory over a long round (HDR histograms, not arrays)
+  sampling    the same with the timeline's IPC samples (every 100 ms) on vs off
 Options:
   --quick       a tiny run (a few hundred requests; for the smoke test), not a measurement
   --json        print the results as JSON on stdout (the table goes to stderr)

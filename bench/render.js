@@ -58,6 +58,22 @@ export function render (result) {
       `(${(m.histogramBytes / 1024).toFixed(0)} kB each): lab RSS ${m.rssMb.atQuarter.toFixed(0)} MB at a quarter, ` +
       `${m.rssMb.atEnd.toFixed(0)} MB at the end (arrays of three numbers a request would hold ${m.arraysWouldHoldMb.toFixed(1)} MB)`)
   }
+  const sm = result.sampling
+  if (sm) {
+    out.push('')
+    out.push(`timeline sampling cost: servers/simple --work ${sm.work} pushing a sample every ${sm.intervalMs} ms over IPC ` +
+      `(${sm.on.samples} samples received) vs not, ${sm.connections} connections, ${sm.rounds} alternating rounds per side`)
+    out.push(table(['sampling', 'req/s', 'requests'], [
+      ['on', `${sm.on.mean.toFixed(0)} ${pct(sm.on.rsd)}`, sm.on.requests],
+      ['off', `${sm.off.mean.toFixed(0)} ${pct(sm.off.rsd)}`, sm.off.requests]
+    ]))
+    const verdict = sm.ratio.min <= 1 && sm.ratio.max >= 1
+      ? `no difference this run can resolve (rounds range ${sm.ratio.min.toFixed(2)}–${sm.ratio.max.toFixed(2)}, median ${sm.lossPercent >= 0 ? 'cost' : 'gain'} ${Math.abs(sm.lossPercent).toFixed(1)}%)`
+      : `sampling ${sm.lossPercent >= 0 ? 'costs' : 'gains'} ${Math.abs(sm.lossPercent).toFixed(1)}% of throughput (median round; goal ≤ 2%)`
+    out.push(`  on / off: ${x(sm.ratio)}: ${verdict}`)
+    out.push(`  one sample costs its sender ${sm.perSampleUs.toFixed(1)} µs of main thread (measured over 5000 sends): ` +
+      `${sm.coreSharePercent.toFixed(3)}% of a core at one sample per ${sm.intervalMs} ms`)
+  }
   out.push('')
   for (const n of result.notes) out.push(`note: ${n}`)
   out.push(`took ${(result.durationMs / 1000).toFixed(1)} s`)

@@ -8,7 +8,7 @@ import { ratios, summary } from './stats.js'
 const SIDES = ['on', 'off']
 
 // One autocannon round against `url`; own-timed requests/second of 2xx answers with the right body.
-async function round (url, { connections, durationSec, amount, expectBody }, signal) {
+export async function round (url, { connections, durationSec, amount, expectBody }, signal) {
   const opts = { url, connections, expectBody }
   if (amount) opts.amount = amount
   else opts.duration = durationSec

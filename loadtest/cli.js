@@ -12,6 +12,7 @@ import { renderMarkdown } from './report/markdown.js'
 import { termText } from './report/escape.js'
 import { writeReport } from './report/write.js'
 import { LabError } from './errors.js'
+import { formatRoundProgress } from './progress.js'
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
@@ -39,18 +40,27 @@ async function list () {
 }
 
 // Renders runLab's progress events on stderr: refreshed in place on a terminal, one plain line per
-// step with LOADLAB_PROGRESS=1, nothing otherwise.
+// step (and a live round line a second) with LOADLAB_PROGRESS=1, nothing otherwise. A step's text is a
+// string, or a live round event ({ elapsedMs, … }) that formatRoundProgress turns into one line.
 function progressRenderer (stream = process.stderr) {
   const lines = !stream.isTTY && process.env.LOADLAB_PROGRESS === '1'
   let last = ''
+  let lastLive = -Infinity
   return (e) => {
     if (e.type === 'calibrating') {
       if (stream.isTTY || lines) stream.write(`calibrating ${e.specs.join(', ')} …\n`)
       return
     }
     const prefix = `[${e.index}/${e.total}] ${termText(e.name)}`
-    const text = termText(e.text)
+    const live = typeof e.text === 'object' && e.text !== null
+    const text = live ? formatRoundProgress(e.text) : termText(e.text)
     if (lines) {
+      if (live) {
+        if (e.text.elapsedMs - lastLive < 1000) return
+        lastLive = e.text.elapsedMs
+        stream.write(`${prefix}: ${text}\n`)
+        return
+      }
       const step = `${prefix}: ${text.replace(/ \d+(\/\d+)?$/, '')}`
       if (step !== last) stream.write(`${step}\n`)
       last = step

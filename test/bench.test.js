@@ -71,6 +71,14 @@ test('bench --quick --json: exits 0, prints the structure with finite positive r
   assert.equal(g.ratio, g.open.rps / g.closed.rps)
   assert.ok(g.memory.requests > 0 && positive(g.memory.rssMb.atEnd))
   assert.ok(gone(g.serverPid), 'the generator bench ended its server')
+  const sm = r.sampling
+  assert.equal(sm.intervalMs, 100)
+  for (const side of ['on', 'off']) {
+    assert.ok(positive(sm[side].mean), `sampling ${side} req/s`)
+    assert.equal(sm[side].requests, sm.rounds * sm.amount, `every request of the sampling ${side} rounds answered`)
+  }
+  assert.ok(sm.on.samples > 0, 'the sampling server pushed samples over IPC')
+  assert.ok(positive(sm.ratio.median) && Number.isFinite(sm.lossPercent))
 
   // the human table went to stderr, with the machine line and the ratios
   assert.match(stderr, /machine: .* Node v20/)

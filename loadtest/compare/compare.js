@@ -68,7 +68,8 @@ function httpCell (r, report, units) {
     // capacity sweeps: the highest rate held under the target, and the target
     capacity: isNum(r.capacity?.capacity?.rps) ? r.capacity.capacity.rps : null,
     capacityBound: r.capacity?.capacity?.bound ?? null,
-    sloMs: isNum(r.capacity?.sloMs) ? r.capacity.sloMs : null
+    sloMs: isNum(r.capacity?.sloMs) ? r.capacity.sloMs : null,
+    timeline: r.timeline && Array.isArray(r.timeline.points) ? r.timeline : null
   }
 }
 

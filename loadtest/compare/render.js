@@ -4,6 +4,7 @@ import { barSpec, renderSvg, spectrumRows, spectrumSpec } from '../report/charts
 import { esc, isNum, ms as fmtMs, num, page, pct, table, when } from '../report/html.js'
 import { figure, wideSpread } from '../report/page.js'
 import { mdText as mdEsc } from '../report/escape.js'
+import { timelineMarks, timelineRows, timelineSpec } from '../report/timeline-chart.js'
 
 // Markdown escaping of compare's text: the shared one of report/escape.js.
 export { mdEsc }
@@ -210,8 +211,30 @@ function charts (cmp, rows) {
   }
   out.push(`<div class="charts-row">${bars((c) => c.rps, 'rps', 'requests/s', ',.0f', '<b>Requests per second</b> per run and machine. Higher is better.')}
 ${bars((c) => c.p99, 'p99', cmp.units === 'service' ? 'p99 (× service time)' : 'p99 (ms)', ',.2f', '<b>p99 latency</b> per run and machine. Lower is better.')}</div>`)
+  out.push(...timelineOverlays(cmp, rows))
   out.push(bars((c) => c.efficiency, 'efficiency', 'share of the ideal throughput', '.0%', "<b>Efficiency</b> against each machine's own ideal (its cores and calibrated service time). The dashed line is 100%.", { rule: 1, width: 900 }))
   return out.join('\n')
+}
+
+// One figure per run that two or more reports kept a timeline of: their timelines overlaid on one time
+// axis (colour: the report; latency shown as p99 only, so that the lines stay readable).
+function timelineOverlays (cmp, rows) {
+  const out = []
+  rows.forEach((row, k) => {
+    const rowsOf = []
+    const marks = []
+    row.cells.forEach((c, i) => {
+      if (!c?.timeline) return
+      const series = `${cmp.reports[i].letter} · ${cmp.reports[i].name}`
+      rowsOf.push(...timelineRows(c.timeline, series).filter((r) => r.panel !== 'latency' || r.metric === 'p99'))
+      marks.push(timelineMarks(c.timeline, series))
+    })
+    if (marks.length < 2) return
+    const svg = renderSvg(timelineSpec(rowsOf, marks), { id: `timeline-${k + 1}` })
+    out.push(figure('timeline', svg, `<b>${esc(row.key)}</b> in time, overlaid: colour is the report, dash the metric; latency is the p99 of each interval. Dashed rules: the end of each round; shaded: recovery.`,
+      { server: row.key, lines: marks.length }))
+  })
+  return out
 }
 
 function dispatchChart (cmp, rows) {

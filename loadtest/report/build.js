@@ -133,7 +133,8 @@ export function roundFigures (round_) {
     outside,
     samples: { mismatch: f.mismatchSample, error: f.errorSample },
     autocannon: f.autocannon,
-    stopped: f.stopped
+    stopped: f.stopped,
+    timeline: round_.timeline ?? null // the round in time, through its recovery period (run/timeline.js)
   }
 }
 
@@ -242,6 +243,7 @@ export function buildHttpResult (raw, { calibration = {}, cores = os.availablePa
     recovery: mid?.recovery ?? null,
     telemetry: mid?.telemetry ?? null,
     outside: mid?.outside ?? null,
+    timeline: mid?.timeline ?? null,
     ideal: id,
     efficiency: id && mid?.rps !== null && mid?.rps !== undefined ? round(mid.rps / id.rps, 3) : null,
     capacity: sweep,
@@ -256,7 +258,8 @@ export function buildHttpResult (raw, { calibration = {}, cores = os.availablePa
       rps: r.rps,
       latency: { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max },
       requests: r.requests,
-      histograms: r.histograms
+      histograms: r.histograms,
+      timeline: r.timeline
     }))
     result.spread = { rps: spread(rounds.map((r) => r.rps)), p99: spread(rounds.map((r) => r.latency.p99)) }
   }

@@ -2,6 +2,7 @@
 // method first, then the charts (inline SVG from Vega-Lite, rendered here), the tables and every flag a
 // reader needs before trusting a figure. Pure: report object in, string out.
 import { barSpec, capacitySpec, dispatchSpec, renderSvg, spectrumRows, spectrumSpec } from './charts.js'
+import { timelineMarks, timelineRows, timelineSpec } from './timeline-chart.js'
 import {
   bytes, esc, genericTable, isNum, machineCard, machineLine, methodCard, ms, num, page, pct, table
 } from './html.js'
@@ -240,6 +241,22 @@ function capacitySection (http, names) {
   return `<section class="block"><h2>Capacity</h2>${chart}${rule}${table(head, body, { className: 'capacity' })}</section>`
 }
 
+// One timeline figure per run that kept one (result.timeline): the round and its recovery in time.
+export function timelineSection (http, names) {
+  const figures = http.map((r, i) => [r, names[i]]).filter(([r]) => Array.isArray(r.timeline?.points) && r.timeline.points.length)
+  if (!figures.length) return ''
+  const out = figures.map(([r, name], i) => {
+    const tl = r.timeline
+    const svg = renderSvg(timelineSpec(timelineRows(tl), [timelineMarks(tl)]), { id: `timeline-${i + 1}` })
+    const recovery = typeof tl.recoveryEndMs === 'number' && typeof tl.endMs === 'number'
+      ? ` The shaded band is the recovery period, ${(Math.max(0, tl.recoveryEndMs - tl.endMs) / 1000).toFixed(1)} s, until the server was idle again.`
+      : ''
+    return figure('timeline', svg, `<b>${esc(name)}</b> in time, one point per ${esc(tl.intervalMs)} ms: client figures, the server's pushed samples, the tree from /proc. The dashed rule is the end of the round.${recovery}`,
+      { server: name, interval: tl.intervalMs, end: tl.endMs ?? '', 'recovery-end': tl.recoveryEndMs ?? '' })
+  })
+  return `<section class="block" id="timelines"><h2>Timelines</h2>${out.join('\n')}</section>`
+}
+
 // Returns the HTML page (a string) for a report object.
 export function renderReportHtml (report) {
   const results = Array.isArray(report?.results) ? report.results.filter((r) => r && typeof r === 'object') : []
@@ -263,7 +280,8 @@ ${throughputFigures(http, names)}
 </section>
 <section class="block"><h2>Results</h2>
 ${resultsTable(http, names)}
-</section>`
+</section>
+${timelineSection(http, names)}`
     : ''
   const extraTable = report.table ? `<section class="block"><h2>${esc(report.table.title ?? 'Table')}</h2>${genericTable(report.table)}</section>` : ''
   const body = `<header class="top">

@@ -30,7 +30,9 @@ function serverTimingOf (rawHeaders) {
 
 // Load url with autocannon at fixed connections and amount (or durationSec). verify(body) → boolean
 // checks each 2xx body (null: the first 2xx body is the reference). Resolves the raw counts and samples.
-export function fireRound ({ url, connections, amount = null, durationSec = null, timeoutSec = 10, verify = null, signal, onResponse }) {
+// onSent() and onRecord({ latencyMs, status, timeout, error }) see every request as it goes and ends
+// (the engine-independent timeline is fed from them).
+export function fireRound ({ url, connections, amount = null, durationSec = null, timeoutSec = 10, verify = null, signal, onResponse, onSent, onRecord }) {
   return new Promise((resolve, reject) => {
     const raw = {
       sent: 0,
@@ -60,7 +62,7 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
     let currentStatus = null // the status of the response autocannon is about to verify (set just before)
     const setupClient = (client) => {
       let lastStatus = null
-      client.on('request', () => { raw.sent++ })
+      client.on('request', () => { raw.sent++; onSent?.() })
       client.on('headers', (h) => {
         lastStatus = h.statusCode
         const t = parseServerTiming(serverTimingOf(h.headers))
@@ -75,6 +77,7 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
         if (status >= 200 && status < 300) raw.ok++
         else raw.non2xx++
         recordMs(raw.latency, ms)
+        onRecord?.({ latencyMs: ms, status })
         onResponse?.({ status, latencyMs: ms, timeout: false, error: null })
       })
       client.on('mismatch', (body) => {
@@ -89,12 +92,14 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
         raw.lastAt = performance.now()
         raw.timeouts++
         recordMs(raw.latency, timeoutSec * 1000)
+        onRecord?.({ latencyMs: timeoutSec * 1000, timeout: true })
         onResponse?.({ status: null, latencyMs: timeoutSec * 1000, timeout: true, error: null })
       })
       client.on('connError', (err) => {
         raw.lastAt = performance.now()
         raw.errors++
         raw.errorSample ??= err?.message ?? String(err)
+        onRecord?.({ error: true })
         onResponse?.({ status: null, latencyMs: null, timeout: false, error: err?.message ?? String(err) })
       })
     }

@@ -44,11 +44,13 @@ export function defaultConnections (rate, timeoutSec) {
 
 // Load url open-loop at `rate` requests/s (`arrival` constant or poisson with `seed`) for `amount`
 // requests or `durationSec`; `connections` caps the kept connections. verify(body) → boolean checks each
-// 2xx body (null: the first 2xx body is the reference). onResponse(event) hears every finished request.
+// 2xx body (null: the first 2xx body is the reference). onResponse(event) hears every finished request;
+// onSent() each issued one and onRecord({ latencyMs, status } | { latencyMs, timeout } | { error }) each
+// end, as fireRound calls them, for the round's timeline.
 // Resolves the raw round in the closed loop's shape plus the open loop's own figures.
 export function fireOpenLoop ({
   url, rate, arrival = 'constant', seed = 1, amount = null, durationSec = null, connections, timeoutSec = 10,
-  verify = null, signal, onResponse
+  verify = null, signal, onResponse, onSent, onRecord
 }) {
   const target = new URL(url)
   const path = target.pathname + target.search
@@ -159,17 +161,20 @@ export function fireOpenLoop ({
         if (timing.work !== null) recordMs(raw.workMs, timing.work)
         if (timing.queue !== null) recordMs(raw.queueMs, timing.queue)
         event.status = status
+        onRecord?.({ latencyMs: now - req.due, status })
       } else if (outcome === 'timeout') {
         // A user who gave up waited the whole timeout: in at that lower bound, as the closed loop does.
         raw.timeouts++
         recordMs(raw.latency, timeoutMs)
         event.timeout = true
         event.latencyMs = timeoutMs
+        onRecord?.({ latencyMs: timeoutMs, timeout: true })
         req.abort?.()
       } else if (outcome === 'error') {
         raw.errors++
         raw.errorSample ??= detail?.message ?? String(detail)
         event.error = detail?.message ?? String(detail)
+        onRecord?.({ error: true })
       }
       if (outcome === 'stopped') req.abort?.()
       else onResponse?.(event)
@@ -208,6 +213,7 @@ export function fireOpenLoop ({
       raw.lastIssueMs = now
       raw.lastDueMs = due
       recordMs(raw.lag, now - due)
+      onSent?.()
       outstanding.add(req)
       if (inFlight < cap && waiting.length === 0) write(req)
       else {

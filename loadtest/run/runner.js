@@ -9,6 +9,8 @@ import { fireRound, startProbe } from './fire.js'
 import { defaultConnections, fireOpenLoop } from './open-loop.js'
 import { request, getJson } from './http.js'
 import { startSampler } from './sample.js'
+import { chooseInterval } from './timeline.js'
+import { watchRound } from './watch.js'
 import { makeKey, roundFigures } from '../report/build.js'
 
 let workloads = null
@@ -27,22 +29,39 @@ export async function timeRecovery (url, { timeoutMs, signal }) {
 }
 
 // Fire one round of `amount` (or the load's amount/duration) at url: open loop when the load has a
-// rate, else autocannon's closed loop.
-export function fireLoad (url, load, { amount = load.amount, durationSec = load.durationSec, verify, signal, onResponse }) {
-  const common = { url, amount, durationSec: amount ? null : durationSec, timeoutSec: load.timeoutSec, verify, signal, onResponse }
+// rate, else autocannon's closed loop. onSent/onRecord feed the round's timeline (watch.js).
+export function fireLoad (url, load, { amount = load.amount, durationSec = load.durationSec, verify, signal, onResponse, onSent, onRecord }) {
+  const common = { url, amount, durationSec: amount ? null : durationSec, timeoutSec: load.timeoutSec, verify, signal, onResponse, onSent, onRecord }
   if (load.rate) {
     return fireOpenLoop({ ...common, rate: load.rate, arrival: load.arrival, seed: load.seed, connections: load.connections })
   }
   return fireRound({ ...common, connections: amount ? Math.min(load.connections, amount) : load.connections })
 }
 
-// One measured round against url: reset stats, sample /proc, probe /health, fire, recover, collect stats.
-async function measuredRound (target, load, { verify, signal, pid, seen, progress, notes }) {
+// How long the recovery period of a round's timeline may last at most (the server may never be idle).
+export const RECOVERY_CAP_MS = 30000
+
+// The timeline interval of a load: fixed by --duration, else the smallest (an --amount round coarsens).
+export function timelineInterval (load) {
+  return chooseInterval(load.durationSec ? load.durationSec * 1000 : null)
+}
+
+// One measured round against url: reset stats, sample /proc, probe /health, fire, recover, collect stats;
+// the whole round and its recovery period are watched in time (watch.js).
+async function measuredRound (target, load, { verify, signal, pid, child, seen, progress, notes }) {
   const reset = await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal })
   const statsOn = reset.status === 200 || reset.status === 204
   const note = `no telemetry: POST /__lab/stats/reset answered ${reset.status}`
   if (!statsOn && !notes.includes(note)) notes.push(note)
-  const sampler = pid ? startSampler(pid, { seen }) : null
+  const intervalMs = timelineInterval(load)
+  const watch = watchRound({
+    intervalMs,
+    child,
+    plannedMs: load.durationSec ? load.durationSec * 1000 : null,
+    amount: load.amount ?? null,
+    onProgress: typeof progress === 'function' ? (event) => progress(event) : null
+  })
+  const sampler = pid ? startSampler(pid, { seen, intervalMs: Math.min(200, intervalMs), onSample: watch.onOutside }) : null
   const probe = startProbe(`${target}/health`)
   let done = 0
   // Without a recovery request, the stats are read the moment the last answer of an --amount round
@@ -51,12 +70,12 @@ async function measuredRound (target, load, { verify, signal, pid, seen, progres
   let early = null
   const onResponse = () => {
     done++
-    if (progress && done % 10 === 0) progress(`measuring ${done}${load.amount ? '/' + load.amount : ''}`)
     if (load.recovery === false && load.amount && done === load.amount) early = readStats()
   }
-  const fire = await fireLoad(`${target}/`, load, { verify, signal, onResponse })
+  const fire = await fireLoad(`${target}/`, load, { verify, signal, onResponse, onSent: watch.sent, onRecord: watch.record })
+  watch.endRound()
   const probeResult = await probe.stop()
-  const outside = sampler ? sampler.stop() : null
+  const outside = sampler ? sampler.figures() : null
   // With a recovery request, it goes first (the stats request would wait behind abandoned work too);
   // without one, the stats are read at once so that nothing else falls into their window.
   let stats = null
@@ -66,7 +85,13 @@ async function measuredRound (target, load, { verify, signal, pid, seen, progres
     recovery = signal.aborted ? null : await timeRecovery(target, { timeoutMs: (load.recoveryTimeoutSec ?? Math.max(10, load.timeoutSec)) * 1000, signal })
     stats = await readStats()
   }
-  return { fire, probe: probeResult, outside, recovery, telemetry: stats?.json ?? null }
+  // The timeline goes on until the server is idle again, so that abandoned work shows.
+  if (load.recovery !== false && (sampler || child)) {
+    await watch.recover({ capMs: Math.max(0, RECOVERY_CAP_MS - (recovery?.ms ?? 0)), signal })
+  }
+  sampler?.stop()
+  const timeline = watch.stop()
+  return { fire, probe: probeResult, outside, recovery, telemetry: stats?.json ?? null, timeline }
 }
 
 // What a sweep needs to know of a finished step: its rate and figures.
@@ -99,7 +124,9 @@ export async function runEntry (entry, load, opts = {}) {
     const cat = findServer(entry.server)
     progress?.('starting')
     try {
-      server = await startServer({ entry: cat.entry, args: raw.args, bootTimeoutMs, signal })
+      // The server pushes its samples over IPC at the timeline's interval (servers/lib/sampling.js).
+      const env = { LOADLAB_SAMPLE_MS: String(timelineInterval(load)) }
+      server = await startServer({ entry: cat.entry, args: raw.args, env, bootTimeoutMs, signal })
     } catch (err) {
       if (!err.failure) throw err
       raw.failure = err.failure
@@ -134,13 +161,17 @@ export async function runEntry (entry, load, opts = {}) {
       for (let rate = sweep.next([]); rate !== null && !run.signal.aborted; rate = sweep.next(raw.rounds.map(stepOf))) {
         progress?.(`step ${raw.rounds.length + 1}: ${rate.toFixed(1)} req/s`)
         const connections = load.userConnections ?? defaultConnections(rate, load.timeoutSec)
-        const round = await measuredRound(server.url, { ...load, rate, connections }, { verify, signal: run.signal, pid: server.pid, seen, notes: raw.notes })
+        const round = await measuredRound(server.url, { ...load, rate, connections }, {
+          verify, signal: run.signal, pid: server.pid, child: server.child ?? null, seen, notes: raw.notes
+        })
         raw.rounds.push(round)
       }
     } else {
       for (let i = 0; i < load.runs && !run.signal.aborted; i++) {
         progress?.(`measuring${load.runs > 1 ? ` round ${i + 1}/${load.runs}` : ''}`)
-        const round = await measuredRound(server.url, load, { verify, signal: run.signal, pid: server.pid, seen, progress, notes: raw.notes })
+        const round = await measuredRound(server.url, load, {
+          verify, signal: run.signal, pid: server.pid, child: server.child ?? null, seen, progress, notes: raw.notes
+        })
         raw.rounds.push(round)
       }
     }

@@ -124,7 +124,8 @@ export function isAlive ({ pid, startTime }) {
 }
 
 // Sample a tree every intervalMs until stop(); stop() returns the round's outside figures.
-export function startSampler (rootPid, { intervalMs = 200, seen = new Map() } = {}) {
+// onSample(sample) sees every sample as it is taken; figures() gives the figures so far without stopping.
+export function startSampler (rootPid, { intervalMs = 200, seen = new Map(), onSample = null } = {}) {
   const t0 = Date.now()
   const first = sampleTree(rootPid)
   const selfStart = process.cpuUsage()
@@ -142,26 +143,32 @@ export function startSampler (rootPid, { intervalMs = 200, seen = new Map() } = 
     peakProcesses = Math.max(peakProcesses, s.processes)
     peakThreads = Math.max(peakThreads, s.threads)
     lastCpu = Math.max(lastCpu, s.cpuSeconds)
-    samples.push({ t: Date.now() - t0, cpuSeconds: round3(s.cpuSeconds - first.cpuSeconds), rssBytes: s.rssBytes, processes: s.processes, threads: s.threads })
+    const sample = { t: Date.now() - t0, cpuSeconds: round3(s.cpuSeconds - first.cpuSeconds), rssBytes: s.rssBytes, processes: s.processes, threads: s.threads }
+    samples.push(sample)
+    onSample?.(sample)
   }
   take()
   const timer = setInterval(take, intervalMs)
+  const figures = () => {
+    take()
+    const self = process.cpuUsage(selfStart)
+    const wallSec = Number(process.hrtime.bigint() - wallStart) / 1e9
+    const selfSec = (self.user + self.system) / 1e6
+    return {
+      cpuSeconds: round3(lastCpu - first.cpuSeconds),
+      peakRssBytes: peakRss,
+      peakProcesses,
+      peakThreads,
+      samples: samples.slice(),
+      loadGenerator: { cpuSeconds: round3(selfSec), wallSeconds: round3(wallSec), utilisation: wallSec > 0 ? round3(selfSec / wallSec) : null }
+    }
+  }
   return {
     seen,
+    figures,
     stop () {
       clearInterval(timer)
-      take()
-      const self = process.cpuUsage(selfStart)
-      const wallSec = Number(process.hrtime.bigint() - wallStart) / 1e9
-      const selfSec = (self.user + self.system) / 1e6
-      return {
-        cpuSeconds: round3(lastCpu - first.cpuSeconds),
-        peakRssBytes: peakRss,
-        peakProcesses,
-        peakThreads,
-        samples,
-        loadGenerator: { cpuSeconds: round3(selfSec), wallSeconds: round3(wallSec), utilisation: wallSec > 0 ? round3(selfSec / wallSec) : null }
-      }
+      return figures()
     }
   }
 }

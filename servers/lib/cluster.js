@@ -33,7 +33,9 @@ export function runPrimary ({ strategy, options }) {
 
   // A worker asks for the whole cluster's stats, or for a reset everywhere.
   cluster.on('message', async (worker, msg) => {
-    if (msg?.lab === 'stats') {
+    if (msg?.lab === 'sample') {
+      if (process.connected) process.send(msg) // a worker's sample (sampling.js), relayed to the lab
+    } else if (msg?.lab === 'stats') {
       // Concurrent stats requests share one collection: one listener per worker, however many ask.
       collecting ??= askAll('collect').finally(() => { collecting = null })
       const { replies, silent } = await collecting

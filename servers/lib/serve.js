@@ -4,6 +4,7 @@ import { createTelemetry } from './telemetry.js'
 import { loadTask } from './task-module.js'
 import { ServerError } from './errors.js'
 import { isLoopback } from './options.js'
+import { startSampling } from './sampling.js'
 
 const GRACE_MS = 2000
 const SHUTDOWN_LIMIT_MS = 5000
@@ -50,12 +51,14 @@ export async function start ({
     workOverride: options.workOverride,
     requestTimeout: options.requestTimeout
   })
+  const stopSampling = startSampling({ app, gauges })
   const port = await serve({
     app,
     options,
     strategy,
     announce,
     close: async () => {
+      stopSampling()
       await close?.()
       telemetry.close()
     }

@@ -1,0 +1,125 @@
+// Watch one measured round in time: feeds a timeline (timeline.js) from the load engine's events, the
+// /proc sampler and the server's pushed samples (servers/lib/sampling.js over IPC), reports live
+// progress, and after the round keeps watching until the server is idle again (or a cap).
+import { performance } from 'node:perf_hooks'
+import { setTimeout as delay } from 'node:timers/promises'
+import * as hdr from 'hdr-histogram-js'
+import { createTimeline } from './timeline.js'
+
+const IDLE_CPU_PERCENT = 10 // the tree uses less than this share of one core over IDLE_WINDOW_MS: idle
+const IDLE_WINDOW_MS = 1000
+const PROGRESS_MS = 250
+
+// Start watching now. child: the server's process (its 'message' events carry samples), or null.
+// onProgress(event) gets { type: 'round', elapsedMs, plannedMs, amount, completed, rps, p99, timeouts }.
+export function watchRound ({ intervalMs, child = null, plannedMs = null, amount = null, onProgress = null }) {
+  const timeline = createTimeline({ intervalMs })
+  const t0 = performance.now()
+  const wall0 = Date.now()
+  const now = () => performance.now() - t0
+  const all = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3600e6, numberOfSignificantValueDigits: 2, useWebAssembly: false })
+  let completed = 0
+  let timeouts = 0
+  let ended = false
+
+  // Server samples: the latest of each process, combined over processes at each arrival.
+  const latest = new Map()
+  const onMessage = (msg) => {
+    if (msg?.lab !== 'sample' || typeof msg.t !== 'number') return
+    latest.set(msg.pid, msg)
+    const list = [...latest.values()]
+    const sum = (k) => list.some((s) => typeof s[k] === 'number') ? list.reduce((a, s) => a + (s[k] ?? 0), 0) : undefined
+    const loops = list.map((s) => s.eventLoopMaxMs).filter((v) => typeof v === 'number')
+    timeline.gauge(msg.t - wall0, 'server', {
+      inFlight: sum('inFlight'),
+      queueLength: sum('queueLength'),
+      threadsBusy: sum('threadsBusy'),
+      eventLoopMaxMs: loops.length ? round3(Math.max(...loops)) : undefined,
+      elu: round3(list.reduce((a, s) => a + s.elu, 0) / list.length)
+    })
+  }
+  child?.on('message', onMessage)
+
+  // Outside samples (sample.js startSampler's onSample): CPU % from consecutive samples.
+  let prev = null
+  const recent = [] // { t, cpuSeconds } of the last IDLE_WINDOW_MS, for the idle check
+  const onOutside = (s) => {
+    const t = now()
+    if (prev && t > prev.t) {
+      const cpuPercent = round3((s.cpuSeconds - prev.cpuSeconds) * 1000 / (t - prev.t) * 100)
+      timeline.gauge(t, 'outside', { cpuPercent: Math.max(0, cpuPercent), rssBytes: s.rssBytes, processes: s.processes, threads: s.threads })
+    }
+    prev = { t, cpuSeconds: s.cpuSeconds }
+    recent.push(prev)
+    while (recent.length > 2 && recent[1].t <= t - IDLE_WINDOW_MS) recent.shift()
+  }
+  // CPU % of the tree over the last IDLE_WINDOW_MS (one clock tick in a short interval would read 10 %).
+  const recentCpuPercent = () => {
+    if (recent.length < 2) return null
+    const a = recent[0]
+    const b = recent.at(-1)
+    return b.t - a.t >= IDLE_WINDOW_MS / 2 ? (b.cpuSeconds - a.cpuSeconds) * 1000 / (b.t - a.t) * 100 : null
+  }
+
+  let window = [] // completion times in the last second, for the live rate
+  const progressTimer = onProgress
+    ? setInterval(() => {
+      const t = now()
+      window = window.filter((x) => x > t - 1000)
+      onProgress({
+        type: 'round',
+        elapsedMs: Math.round(t),
+        plannedMs,
+        amount,
+        completed,
+        rps: t >= 1000 ? window.length : round3(window.length / (t / 1000)),
+        p99: all.totalCount ? all.getValueAtPercentile(99) / 1000 : null,
+        timeouts
+      })
+    }, PROGRESS_MS).unref()
+    : null
+
+  return {
+    onOutside,
+    // One request sent (engine event).
+    sent () { timeline.sent(now()) },
+    // One request ended (engine event): { latencyMs, status, timeout, error }.
+    record (info) {
+      const t = now()
+      timeline.record(t, info)
+      if (info.timeout) timeouts++
+      else if (!info.error) completed++
+      if (!info.error && info.latencyMs >= 0) all.recordValue(Math.max(1, Math.round(info.latencyMs * 1000)))
+      if (onProgress && !info.error) window.push(t)
+    },
+    // The round is over: stop the live progress, mark the end.
+    endRound () {
+      ended = true
+      clearInterval(progressTimer)
+      timeline.end(now())
+    },
+    // Keep watching after the round until the tree is idle (CPU under IDLE_CPU_PERCENT of a core over the
+    // last IDLE_WINDOW_MS, and nothing in flight on the server) or capMs after the round's end.
+    async recover ({ capMs, signal }) {
+      if (!ended) this.endRound()
+      const stopAt = performance.now() + capMs
+      const step = timeline.intervalMs
+      while (!signal?.aborted && performance.now() < stopAt) {
+        await delay(step, undefined, { signal }).catch(() => {})
+        const inFlight = [...latest.values()].reduce((a, s) => a + (s.inFlight ?? 0), 0)
+        const cpu = recentCpuPercent()
+        const cpuIdle = prev === null || (cpu !== null && cpu < IDLE_CPU_PERCENT)
+        if (cpuIdle && inFlight === 0) break
+      }
+      timeline.recovered(now())
+    },
+    // Stop listening and give the series.
+    stop () {
+      clearInterval(progressTimer)
+      child?.off('message', onMessage)
+      return timeline.series()
+    }
+  }
+}
+
+function round3 (x) { return Math.round(x * 1000) / 1000 }
