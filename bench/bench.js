@@ -12,12 +12,28 @@ import { usageError } from '../loadtest/errors.js'
 export const SETTINGS = {
   full: {
     dispatch: { workers: [1, 2], payloads: [30, 1e4], calls: 1000, rounds: 5, warmupCalls: 1000 },
-    telemetry: { work: 'loop:1e5', connections: 10, durationSec: 3, amount: null, rounds: 3, warmupSec: 1, warmupAmount: null },
+    telemetry: {
+      work: 'loop:1e5',
+      connections: 10,
+      durationSec: 3,
+      amount: null,
+      rounds: 3,
+      warmupSec: 1,
+      warmupAmount: null
+    },
     generator: { work: 'loop:1', connections: 10, durationSec: 2, amount: null, start: 500, steps: 4, memorySec: 60 }
   },
   quick: {
     dispatch: { workers: [1, 2], payloads: [30, 1e4], calls: 50, rounds: 2, warmupCalls: 20 },
-    telemetry: { work: 'loop:1e5', connections: 4, durationSec: null, amount: 60, rounds: 2, warmupSec: null, warmupAmount: 20 },
+    telemetry: {
+      work: 'loop:1e5',
+      connections: 4,
+      durationSec: null,
+      amount: 60,
+      rounds: 2,
+      warmupSec: null,
+      warmupAmount: 20
+    },
     generator: { work: 'loop:1', connections: 4, durationSec: null, amount: 100, start: 200, steps: 0, memorySec: 1 }
   }
 }
@@ -30,11 +46,16 @@ function usage (message) {
 export function parseFlags (argv) {
   let values
   try {
-    ({ values } = parseArgs({
+    ;({ values } = parseArgs({
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: { quick: { type: 'boolean' }, json: { type: 'boolean' }, rounds: { type: 'string' }, help: { type: 'boolean' } }
+      options: {
+        quick: { type: 'boolean' },
+        json: { type: 'boolean' },
+        rounds: { type: 'string' },
+        help: { type: 'boolean' }
+      }
     }))
   } catch (err) {
     throw usage(`bench: ${err.message.split('\n')[0]} (options: --quick --json --rounds N --help)`)

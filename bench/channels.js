@@ -6,15 +6,22 @@ import { ratios, summary } from './stats.js'
 const SIDES = ['piscina', 'shared']
 
 // For each worker count and payload: both dispatchers up at once, rounds alternating between them.
-export async function runDispatch ({ workers, payloads, calls, rounds, warmupCalls }, { signal, progress = () => {} } = {}) {
+export async function runDispatch (
+  { workers, payloads, calls, rounds, warmupCalls },
+  { signal, progress = () => {} } = {}
+) {
   const cases = []
   for (const w of workers) {
     signal?.throwIfAborted()
     const open = []
-    const onAbort = () => { for (const d of open) d.close({ graceMs: 0 }).catch(() => {}) }
+    const onAbort = () => {
+      for (const d of open) d.close({ graceMs: 0 }).catch(() => {})
+    }
     signal?.addEventListener('abort', onAbort, { once: true })
     try {
-      for (const mode of SIDES) open.push(await createDispatcher(mode, { workers: w, maxPayloadBytes: Math.max(...payloads), signal }))
+      for (const mode of SIDES) {
+        open.push(await createDispatcher(mode, { workers: w, maxPayloadBytes: Math.max(...payloads), signal }))
+      }
       for (const payloadBytes of payloads) {
         const id = makeId(payloadBytes)
         const expected = expectedAnswer(id)
@@ -26,7 +33,7 @@ export async function runDispatch ({ workers, payloads, calls, rounds, warmupCal
           const ms = performance.now() - t0
           signal?.throwIfAborted()
           for (const a of out) if (a !== expected) wrong++
-          return ms * 1000 / n
+          return (ms * 1000) / n
         }
         for (const d of open) await once(d, warmupCalls) // discarded: JIT and first-touch of the buffers
         for (let r = 0; r < rounds; r++) {
@@ -34,7 +41,7 @@ export async function runDispatch ({ workers, payloads, calls, rounds, warmupCal
           const order = r % 2 ? [...open].reverse() : open
           for (const d of order) perCallUs[d.mode].push(await once(d, calls))
         }
-        if (wrong) throw new Error(`dispatch bench: ${wrong} wrong answers (w${w}, ${payloadBytes} B): the channel is broken`)
+        if (wrong) { throw new Error(`dispatch bench: ${wrong} wrong answers (w${w}, ${payloadBytes} B): the channel is broken`) }
         const entry = {
           workers: w,
           payloadBytes,
@@ -45,7 +52,9 @@ export async function runDispatch ({ workers, payloads, calls, rounds, warmupCal
           ratio: ratios(perCallUs.piscina, perCallUs.shared) // piscina / shared: how many times slower piscina is
         }
         cases.push(entry)
-        progress(`bench: dispatch w${w} ${payloadBytes} B: piscina ${entry.piscina.mean.toFixed(1)} µs/call, shared ${entry.shared.mean.toFixed(1)} µs/call`)
+        progress(
+          `bench: dispatch w${w} ${payloadBytes} B: piscina ${entry.piscina.mean.toFixed(1)} µs/call, shared ${entry.shared.mean.toFixed(1)} µs/call`
+        )
       }
     } finally {
       signal?.removeEventListener('abort', onAbort)

@@ -27,7 +27,11 @@ async function closedMax (url, { connections, durationSec, amount }, signal) {
   signal?.addEventListener('abort', stop, { once: true })
   try {
     const result = await instance
-    return { rps: result['2xx'] / ((last - first) / 1000), requests: result['2xx'], failed: result.non2xx + result.errors + result.timeouts }
+    return {
+      rps: result['2xx'] / ((last - first) / 1000),
+      requests: result['2xx'],
+      failed: result.non2xx + result.errors + result.timeouts
+    }
   } finally {
     signal?.removeEventListener('abort', stop)
   }
@@ -41,7 +45,8 @@ async function probe (url, rate, { durationSec, amount }, signal) {
   const scheduled = (r.sent - 1) / (r.lastDueMs / 1000)
   const sendError = sendRate / scheduled - 1
   const failed = r.errors + r.timeouts + r.non2xx
-  const kept = lag.p99 <= LAG_P99_LIMIT_MS && Math.abs(sendError) <= SEND_RATE_TOLERANCE && failed === 0 && r.completed === r.sent
+  const kept =
+    lag.p99 <= LAG_P99_LIMIT_MS && Math.abs(sendError) <= SEND_RATE_TOLERANCE && failed === 0 && r.completed === r.sent
   return { rate, lagP99: lag.p99, sendRate, sendError, sent: r.sent, failed, kept }
 }
 
@@ -72,7 +77,10 @@ async function highestRate (url, { start, steps, durationSec, amount }, signal, 
 async function memoryOverRound (url, { durationSec, connections }, signal) {
   const rss = []
   const t0 = performance.now()
-  const timer = setInterval(() => rss.push({ s: (performance.now() - t0) / 1000, mb: process.memoryUsage().rss / 2 ** 20 }), 500)
+  const timer = setInterval(
+    () => rss.push({ s: (performance.now() - t0) / 1000, mb: process.memoryUsage().rss / 2 ** 20 }),
+    500
+  )
   try {
     const r = await fireRound({ url, connections, durationSec, timeoutSec: 10, signal })
     rss.push({ s: (performance.now() - t0) / 1000, mb: process.memoryUsage().rss / 2 ** 20 })
@@ -83,7 +91,7 @@ async function memoryOverRound (url, { durationSec, connections }, signal) {
       histogramBytes: r.latency.estimatedFootprintInBytes,
       rssMb: { atQuarter: mid.mb, atEnd: rss.at(-1).mb, peak: Math.max(...rss.map((x) => x.mb)) },
       // What the arrays of issue 8 would have held: three numbers a request.
-      arraysWouldHoldMb: r.completed * 3 * 8 / 2 ** 20
+      arraysWouldHoldMb: (r.completed * 3 * 8) / 2 ** 20
     }
   } finally {
     clearInterval(timer)
@@ -91,8 +99,15 @@ async function memoryOverRound (url, { durationSec, connections }, signal) {
 }
 
 // Start the trivial server, measure both sides, then the long round; always ends the server.
-export async function runGenerator ({ work, connections, durationSec, amount, start, steps, memorySec }, { signal, progress = () => {} } = {}) {
-  const server = await startServer({ entry: findServer('simple').entry, args: ['--work', work, '--telemetry', 'off'], signal })
+export async function runGenerator (
+  { work, connections, durationSec, amount, start, steps, memorySec },
+  { signal, progress = () => {} } = {}
+) {
+  const server = await startServer({
+    entry: findServer('simple').entry,
+    args: ['--work', work, '--telemetry', 'off'],
+    signal
+  })
   try {
     const url = `${server.url}/`
     progress(`bench: servers/simple --work ${work} listening on ${server.url} (pid ${server.pid})`)
@@ -101,7 +116,9 @@ export async function runGenerator ({ work, connections, durationSec, amount, st
     progress(`bench: autocannon closed loop, ${connections} connections: ${closed.rps.toFixed(0)} req/s`)
     const open = await highestRate(url, { start, steps, durationSec, amount }, signal, progress)
     const memory = await memoryOverRound(url, { durationSec: memorySec, connections }, signal)
-    progress(`bench: ${memory.requests} requests in ${memorySec} s, lab RSS ${memory.rssMb.atQuarter.toFixed(0)} → ${memory.rssMb.atEnd.toFixed(0)} MB`)
+    progress(
+      `bench: ${memory.requests} requests in ${memorySec} s, lab RSS ${memory.rssMb.atQuarter.toFixed(0)} → ${memory.rssMb.atEnd.toFixed(0)} MB`
+    )
     return {
       server: 'simple',
       work,

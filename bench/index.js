@@ -43,7 +43,12 @@ async function cli () {
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   try {
-    const result = await bench({ quick: flags.quick, rounds: flags.rounds, signal: ac.signal, progress: (t) => console.error(t) })
+    const result = await bench({
+      quick: flags.quick,
+      rounds: flags.rounds,
+      signal: ac.signal,
+      progress: (t) => console.error(t)
+    })
     const text = render(result)
     if (flags.json) {
       console.error(text)

@@ -34,29 +34,38 @@ export async function sampleCostUs (count = 5000) {
   const child = spawn(process.execPath, ['-e', SENDER], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   let received = 0
   let us = null
-  child.on('message', (m) => { if (m?.lab === 'sample') received++; else if (m?.done !== undefined) us = m.done })
+  child.on('message', (m) => {
+    if (m?.lab === 'sample') received++
+    else if (m?.done !== undefined) us = m.done
+  })
   child.send(count)
   await once(child, 'exit')
-  if (us === null || received !== count) throw new Error(`sampling bench: the sender sent ${received} of ${count} samples`)
+  if (us === null || received !== count) { throw new Error(`sampling bench: the sender sent ${received} of ${count} samples`) }
   return us
 }
 
 // Both servers up at once, loaded one at a time, rounds alternating between them.
-export async function runSampling ({ work, connections, durationSec, amount, rounds, warmupSec, warmupAmount }, { signal, progress = () => {} } = {}) {
+export async function runSampling (
+  { work, connections, durationSec, amount, rounds, warmupSec, warmupAmount },
+  { signal, progress = () => {} } = {}
+) {
   const servers = {}
   try {
     for (const side of SIDES) {
       const env = side === 'on' ? { LOADLAB_SAMPLE_MS: String(SAMPLE_MS) } : { LOADLAB_SAMPLE_MS: '' }
       servers[side] = await startServer({ entry: findServer('simple').entry, args: ['--work', work], signal, env })
       const messages = { count: 0 }
-      servers[side].child.on('message', (m) => { if (m?.lab === 'sample') messages.count++ })
+      servers[side].child.on('message', (m) => {
+        if (m?.lab === 'sample') messages.count++
+      })
       servers[side].messages = messages
       progress(`bench: servers/simple sampling ${side} listening on ${servers[side].url} (pid ${servers[side].pid})`)
     }
     const first = await fetch(servers.on.url)
     const expectBody = await first.text()
-    if (!first.ok) throw new Error(`sampling bench: GET ${servers.on.url} answered ${first.status}: ${expectBody.slice(0, 200)}`)
-    for (const side of SIDES) { // discarded warm-up
+    if (!first.ok) { throw new Error(`sampling bench: GET ${servers.on.url} answered ${first.status}: ${expectBody.slice(0, 200)}`) }
+    for (const side of SIDES) {
+      // discarded warm-up
       await round(servers[side].url, { connections, durationSec: warmupSec, amount: warmupAmount, expectBody }, signal)
     }
     const rps = { on: [], off: [] }
@@ -89,7 +98,7 @@ export async function runSampling ({ work, connections, durationSec, amount, rou
       lossPercent: (1 - ratio.median) * 100,
       perSampleUs,
       // The sender's main-thread share spent on sampling at this interval.
-      coreSharePercent: perSampleUs * (1000 / SAMPLE_MS) / 1e6 * 100
+      coreSharePercent: ((perSampleUs * (1000 / SAMPLE_MS)) / 1e6) * 100
     }
   } finally {
     await Promise.all(Object.values(servers).map((s) => s.stop()))

@@ -5,7 +5,13 @@ export function summary (samples) {
   const n = samples.length
   const mean = samples.reduce((a, b) => a + b, 0) / n
   const variance = n > 1 ? samples.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1) : 0
-  return { mean, min: Math.min(...samples), max: Math.max(...samples), rsd: mean ? Math.sqrt(variance) / Math.abs(mean) : 0, samples }
+  return {
+    mean,
+    min: Math.min(...samples),
+    max: Math.max(...samples),
+    rsd: mean ? Math.sqrt(variance) / Math.abs(mean) : 0,
+    samples
+  }
 }
 
 // { median, min, max, samples } of per-round ratios a[i] / b[i].

@@ -29,7 +29,11 @@ export async function round (url, { connections, durationSec, amount, expectBody
     const seconds = (last - first) / 1000
     if (!(seconds > 0)) throw new Error(`telemetry bench: no response from ${url}`)
     const bad = result.non2xx + result.errors + result.timeouts + result.mismatches
-    if (bad) throw new Error(`telemetry bench: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts, ${result.mismatches} body mismatches from ${url}`)
+    if (bad) {
+      throw new Error(
+        `telemetry bench: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts, ${result.mismatches} body mismatches from ${url}`
+      )
+    }
     return { rps: result['2xx'] / seconds, requests: result['2xx'], seconds }
   } finally {
     signal?.removeEventListener('abort', onAbort)
@@ -37,19 +41,27 @@ export async function round (url, { connections, durationSec, amount, expectBody
 }
 
 // Both servers up at once, loaded one at a time, rounds alternating between them.
-export async function runTelemetry ({ work, connections, durationSec, amount, rounds, warmupSec, warmupAmount }, { signal, progress = () => {} } = {}) {
+export async function runTelemetry (
+  { work, connections, durationSec, amount, rounds, warmupSec, warmupAmount },
+  { signal, progress = () => {} } = {}
+) {
   const servers = {}
   try {
     for (const side of SIDES) {
-      servers[side] = await startServer({ entry: findServer('simple').entry, args: ['--work', work, '--telemetry', side], signal })
+      servers[side] = await startServer({
+        entry: findServer('simple').entry,
+        args: ['--work', work, '--telemetry', side],
+        signal
+      })
       progress(`bench: servers/simple --telemetry ${side} listening on ${servers[side].url} (pid ${servers[side].pid})`)
     }
     const first = await fetch(servers.on.url)
     const expectBody = await first.text()
-    if (!first.ok) throw new Error(`telemetry bench: GET ${servers.on.url} answered ${first.status}: ${expectBody.slice(0, 200)}`)
+    if (!first.ok) { throw new Error(`telemetry bench: GET ${servers.on.url} answered ${first.status}: ${expectBody.slice(0, 200)}`) }
     const other = await (await fetch(servers.off.url)).text()
-    if (other !== expectBody) throw new Error('telemetry bench: the two servers answer different bodies for the same work')
-    for (const side of SIDES) { // discarded warm-up
+    if (other !== expectBody) { throw new Error('telemetry bench: the two servers answer different bodies for the same work') }
+    for (const side of SIDES) {
+      // discarded warm-up
       await round(servers[side].url, { connections, durationSec: warmupSec, amount: warmupAmount, expectBody }, signal)
     }
     const rps = { on: [], off: [] }

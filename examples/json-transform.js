@@ -14,7 +14,7 @@ export function makeDocument (orders) {
   const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32
   const list = Array.from({ length: orders }, (_, i) => ({
     id: `o-${i}`,
-    customer: `c-${Math.floor(next() * orders / 10)}`,
+    customer: `c-${Math.floor((next() * orders) / 10)}`,
     country: COUNTRIES[Math.floor(next() * COUNTRIES.length)],
     lines: Array.from({ length: 1 + Math.floor(next() * 4) }, () => ({
       sku: `s-${Math.floor(next() * 500)}`,
@@ -39,8 +39,14 @@ export default function transform ({ orders, top }) {
     byCountry[order.country] = (byCountry[order.country] ?? 0) + cents
     byCustomer.set(order.customer, (byCustomer.get(order.customer) ?? 0) + cents)
   }
-  const topCustomers = [...byCustomer].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, top)
+  const topCustomers = [...byCustomer]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, top)
     .map(([customer, cents]) => ({ customer, total: cents / 100 }))
-  const revenueByCountry = Object.fromEntries(Object.entries(byCountry).sort().map(([k, v]) => [k, v / 100]))
+  const revenueByCountry = Object.fromEntries(
+    Object.entries(byCountry)
+      .sort()
+      .map(([k, v]) => [k, v / 100])
+  )
   return { orders: doc.orders.length, revenueByCountry, topCustomers }
 }

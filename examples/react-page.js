@@ -27,26 +27,54 @@ export function makeProps (count = 48) {
 export const input = makeProps()
 
 function Product ({ product, currency }) {
-  return h('li', { className: 'product', 'data-id': product.id },
+  return h(
+    'li',
+    { className: 'product', 'data-id': product.id },
     h('h2', null, product.name),
     h('p', { className: 'price' }, `${product.price.toFixed(2)} ${currency}`),
-    h('p', { className: 'rating', 'aria-label': `${product.rating} of 5` },
-      '★'.repeat(product.rating) + '☆'.repeat(5 - product.rating)),
-    product.tags.length ? h('ul', { className: 'tags' }, product.tags.map((t) => h('li', { key: t }, t))) : null,
-    h('button', { type: 'button' }, 'Add to basket'))
+    h(
+      'p',
+      { className: 'rating', 'aria-label': `${product.rating} of 5` },
+      '★'.repeat(product.rating) + '☆'.repeat(5 - product.rating)
+    ),
+    product.tags.length
+      ? h(
+        'ul',
+        { className: 'tags' },
+        product.tags.map((t) => h('li', { key: t }, t))
+      )
+      : null,
+    h('button', { type: 'button' }, 'Add to basket')
+  )
 }
 
 function Page ({ title, currency, products }) {
   const total = products.reduce((s, p) => s + p.price, 0)
-  return h('html', { lang: 'en' },
+  return h(
+    'html',
+    { lang: 'en' },
     h('head', null, h('meta', { charSet: 'utf-8' }), h('title', null, title)),
-    h('body', null,
-      h('header', null,
+    h(
+      'body',
+      null,
+      h(
+        'header',
+        null,
         h('h1', null, title),
-        h('p', null, `${products.length} products, average ${(total / products.length).toFixed(2)} ${currency}`)),
-      h('main', null,
-        h('ul', { className: 'grid' }, products.map((p) => h(Product, { key: p.id, product: p, currency })))),
-      h('footer', null, 'Rendered on the server')))
+        h('p', null, `${products.length} products, average ${(total / products.length).toFixed(2)} ${currency}`)
+      ),
+      h(
+        'main',
+        null,
+        h(
+          'ul',
+          { className: 'grid' },
+          products.map((p) => h(Product, { key: p.id, product: p, currency }))
+        )
+      ),
+      h('footer', null, 'Rendered on the server')
+    )
+  )
 }
 
 // The request: render the page for these props; the body is { html } (the lab verifies it byte for byte).

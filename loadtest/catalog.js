@@ -25,7 +25,12 @@ function extraServers () {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.js'))
     .sort()
-    .map((f) => ({ name: basename(f, '.js'), description: `extra server ${f}`, entry: join(resolve(dir), f), extra: true }))
+    .map((f) => ({
+      name: basename(f, '.js'),
+      description: `extra server ${f}`,
+      entry: join(resolve(dir), f),
+      extra: true
+    }))
 }
 
 // Every server the lab knows: { name, description, entry, available, extra }.

@@ -33,7 +33,11 @@ async function list () {
   lines.push('', 'Experiments:')
   for (const name of experimentNames()) {
     let title = ''
-    try { title = (await loadExperiment(name)).title ?? '' } catch (err) { title = `(cannot load: ${err.message.split('\n')[0]})` }
+    try {
+      title = (await loadExperiment(name)).title ?? ''
+    } catch (err) {
+      title = `(cannot load: ${err.message.split('\n')[0]})`
+    }
     lines.push(`  ${name.padEnd(22)}${title}`)
   }
   process.stdout.write(lines.join('\n') + '\n')
@@ -77,37 +81,69 @@ function interruptions () {
   const on = (sig) => {
     if (exitCode !== null) process.exit(exitCode)
     exitCode = sig === 'SIGTERM' ? 143 : 130
-    process.stderr.write(`\ninterrupted (${sig}): stopping the current run and the server, writing what was measured (Ctrl-C again to quit now)\n`)
+    process.stderr.write(
+      `\ninterrupted (${sig}): stopping the current run and the server, writing what was measured (Ctrl-C again to quit now)\n`
+    )
     controller.abort(sig)
   }
   process.on('SIGINT', on)
   process.on('SIGTERM', on)
   return {
     signal: controller.signal,
-    get exitCode () { return exitCode },
-    off () { process.off('SIGINT', on); process.off('SIGTERM', on) }
+    get exitCode () {
+      return exitCode
+    },
+    off () {
+      process.off('SIGINT', on)
+      process.off('SIGTERM', on)
+    }
   }
 }
 
 // The lab from argv to exit code.
 export async function main (argv) {
   const opts = parseOptions(argv)
-  if (opts.help) { process.stdout.write(HELP); return 0 }
-  if (opts.list) { await list(); return 0 }
+  if (opts.help) {
+    process.stdout.write(HELP)
+    return 0
+  }
+  if (opts.list) {
+    await list()
+    return 0
+  }
   const stop = interruptions()
   try {
-    const report = await runLab(opts, { signal: stop.signal, onProgress: progressRenderer(), command: commandLine(argv) })
+    const report = await runLab(opts, {
+      signal: stop.signal,
+      onProgress: progressRenderer(),
+      command: commandLine(argv)
+    })
     const experiment = await experimentFor(report.experiment)
     process.stderr.write('\n' + renderText(reportTable(report, experiment)))
     // The page renderer is loaded only now (vega is large); if it cannot load, the JSON is still written.
-    const page = await import('./report/page.js').catch((err) => ({ renderReportHtml () { throw err } }))
+    const page = await import('./report/page.js').catch((err) => ({
+      renderReportHtml () {
+        throw err
+      }
+    }))
     const out = await writeReport(report, {
       dir: opts.out,
       renderers: { md: (r) => renderMarkdown(r, experiment), html: (r) => page.renderReportHtml(r) }
     })
     const base = join(out.dir, out.id)
-    process.stderr.write(`report: ${base}.json (${out.paths.slice(1).map((p) => p.slice(base.length)).join(', ') || 'no .md or .html'})\n`)
-    if (out.fallback) process.stderr.write(`error: could not write into ${out.fallback.from} (${out.fallback.reason}): the report went to ${out.dir}\n`)
+    process.stderr.write(
+      `report: ${base}.json (${
+        out.paths
+          .slice(1)
+          .map((p) => p.slice(base.length))
+          .join(', ') || 'no .md or .html'
+      })\n`
+    )
+    if (out.fallback) {
+      process.stderr.write(
+        `error: could not write into ${out.fallback.from} (${out.fallback.reason}): the report went to ${out.dir}\n`
+      )
+    }
     for (const e of out.errors) process.stderr.write(`error: ${e.file} not written: ${e.message} (the JSON is)\n`)
     if (opts.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n')
     if (stop.exitCode !== null) return stop.exitCode
@@ -118,10 +154,13 @@ export async function main (argv) {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then((code) => {
-    process.exitCode = code
-  }, (err) => {
-    process.stderr.write(`${pkg.name} lab: ${err instanceof LabError ? err.message : err.stack ?? err}\n`)
-    process.exitCode = err instanceof LabError ? err.exitCode : 1
-  })
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code
+    },
+    (err) => {
+      process.stderr.write(`${pkg.name} lab: ${err instanceof LabError ? err.message : (err.stack ?? err)}\n`)
+      process.exitCode = err instanceof LabError ? err.exitCode : 1
+    }
+  )
 }

@@ -19,7 +19,9 @@ export async function planLab (opts) {
   const experimentName = opts.experiment ?? (opts.url || opts.server ? 'custom' : 'tour')
   const experiment = await experimentFor(experimentName)
   const load = resolveLoad(opts, experiment)
-  const task = opts.task ? await describeLabTask({ task: opts.task, input: opts.input, timeoutSec: load.timeoutSec }) : null
+  const task = opts.task
+    ? await describeLabTask({ task: opts.task, input: opts.input, timeoutSec: load.timeoutSec })
+    : null
   const planOpts = {
     ...load,
     // The experiment's own settings (defaults, then --quick's): the one source its plan reads.
@@ -28,18 +30,29 @@ export async function planLab (opts) {
     work: opts.work,
     servers: opts.server,
     quick: opts.quick,
-    user: { connections: opts.connections, amount: opts.amount, durationSec: opts.duration, timeoutSec: opts.timeout, warmup: opts.warmup, work: opts.work }
+    user: {
+      connections: opts.connections,
+      amount: opts.amount,
+      durationSec: opts.duration,
+      timeoutSec: opts.timeout,
+      warmup: opts.warmup,
+      work: opts.work
+    }
   }
   const inProcess = typeof experiment.run === 'function'
-  if (inProcess && opts.server) throw usageError(`--server: experiment ${experimentName} runs in-process, without servers`)
-  if (opts.url && experimentName === 'capacity') throw usageError('--url: the capacity experiment needs servers the lab starts (it calibrates their work)')
+  if (inProcess && opts.server) { throw usageError(`--server: experiment ${experimentName} runs in-process, without servers`) }
+  if (opts.url && experimentName === 'capacity') { throw usageError('--url: the capacity experiment needs servers the lab starts (it calibrates their work)') }
   let plan = []
   if (opts.url) {
     plan = [{ server: new URL(opts.url).host, variant: null, args: [], work: opts.work ?? null, key: null }]
   } else if (!inProcess) {
     plan = experiment.plan(planOpts)
     if (opts.server && experimentName !== 'custom') plan = plan.filter((e) => opts.server.includes(e.server))
-    if (plan.length === 0) throw usageError(`--server: experiment ${experimentName} has no entry for ${opts.server?.join(', ') ?? 'any built server'}`)
+    if (plan.length === 0) {
+      throw usageError(
+        `--server: experiment ${experimentName} has no entry for ${opts.server?.join(', ') ?? 'any built server'}`
+      )
+    }
   }
   const loads = plan.map((e) => entryLoad(e, load)) // may throw a usage error: before anything starts
   for (const e of plan) if (e.work && !task) await checkWork(e.work, `work (${e.server})`)
@@ -72,7 +85,10 @@ function methodOf ({ load, inProcess, plan, task, taskCheck }, opts, command) {
     durationSec: inProcess ? null : load.durationSec,
     timeoutSec: inProcess ? null : load.timeoutSec,
     warmup: load.warmup > 0 ? { amount: load.warmup } : null,
-    recovery: inProcess || load.recovery === false ? null : { timeoutSec: load.recoveryTimeoutSec ?? Math.max(10, load.timeoutSec) },
+    recovery:
+      inProcess || load.recovery === false
+        ? null
+        : { timeoutSec: load.recoveryTimeoutSec ?? Math.max(10, load.timeoutSec) },
     runs: load.runs,
     url: opts.url ?? null,
     outsideSampling: !opts.url && !inProcess,
@@ -85,7 +101,10 @@ function methodOf ({ load, inProcess, plan, task, taskCheck }, opts, command) {
 // current run and every server, and the report holds what was measured (status 'partial');
 // `onProgress(event)` hears { type: 'calibrating', specs } and { type: 'step' | 'done', index, total,
 // name, text }. Usage errors reject before anything starts; a server's fault is a failed result.
-export async function runLab (opts, { signal = new AbortController().signal, onProgress = () => {}, command = null } = {}) {
+export async function runLab (
+  opts,
+  { signal = new AbortController().signal, onProgress = () => {}, command = null } = {}
+) {
   const lab = await planLab(opts)
   const { experimentName, experiment, planOpts, inProcess, plan, loads, task, taskCheck } = lab
   const createdAt = new Date()
@@ -104,7 +123,7 @@ export async function runLab (opts, { signal = new AbortController().signal, onP
   if (inProcess) {
     const p = progress(1, 1, experimentName)
     try {
-      results.push(...await experiment.run({ ...planOpts }, { signal, progress: p.update }))
+      results.push(...(await experiment.run({ ...planOpts }, { signal, progress: p.update })))
       p.done(signal.aborted ? 'interrupted' : 'done')
     } catch (err) {
       p.done(`FAILED: ${err.message.split('\n')[0]}`)
@@ -127,13 +146,24 @@ export async function runLab (opts, { signal = new AbortController().signal, onP
     for (const [i, entry] of plan.entries()) {
       if (signal.aborted) break
       const p = progress(i + 1, plan.length, entry.variant ? `${entry.server}/${entry.variant}` : entry.server)
-      const expectedBody = taskCheck ? taskCheck.expectedBody ?? taskCheck.body : null
-      const raw = await runEntry(entry, loads[i], { signal, progress: p.update, bootTimeoutMs, url: opts.url, calibration, expectedBody })
+      const expectedBody = taskCheck ? (taskCheck.expectedBody ?? taskCheck.body) : null
+      const raw = await runEntry(entry, loads[i], {
+        signal,
+        progress: p.update,
+        bootTimeoutMs,
+        url: opts.url,
+        calibration,
+        expectedBody
+      })
       results.push(raw)
       const s = buildHttpResult(raw, { calibration, cores: m.availableParallelism })
-      p.done(raw.failure
-        ? `FAILED: ${raw.failure.reason}`
-        : raw.interrupted ? 'interrupted' : `done, ${s.rps?.toFixed(1) ?? '-'} req/s${s.trusted ? '' : ` (untrusted: ${s.untrusted.join('; ')})`}`)
+      p.done(
+        raw.failure
+          ? `FAILED: ${raw.failure.reason}`
+          : raw.interrupted
+            ? 'interrupted'
+            : `done, ${s.rps?.toFixed(1) ?? '-'} req/s${s.trusted ? '' : ` (untrusted: ${s.untrusted.join('; ')})`}`
+      )
     }
     const missing = [...new Set(results.map((r) => r.workReported).filter((w) => w && !calibration[w]))]
     if (missing.length && !signal.aborted) {
@@ -146,7 +176,11 @@ export async function runLab (opts, { signal = new AbortController().signal, onP
     }
   }
   const interrupted = signal.aborted
-  if (interrupted) notes.push(`interrupted (${signal.reason?.message ?? signal.reason ?? 'aborted'}): results hold what was measured before the interruption`)
+  if (interrupted) {
+    notes.push(
+      `interrupted (${signal.reason?.message ?? signal.reason ?? 'aborted'}): results hold what was measured before the interruption`
+    )
+  }
   const report = buildReport({
     id: reportId(createdAt, m.hostname, experimentName),
     createdAt: createdAt.toISOString(),
@@ -158,10 +192,12 @@ export async function runLab (opts, { signal = new AbortController().signal, onP
     machine: m,
     method: methodOf(lab, opts, command),
     calibration,
-    results: inProcess ? results : results.map((raw) => buildHttpResult(raw, { calibration, cores: m.availableParallelism })),
+    results: inProcess
+      ? results
+      : results.map((raw) => buildHttpResult(raw, { calibration, cores: m.availableParallelism })),
     notes
   })
   // An experiment's own table (the study's shape) travels in the report, so every page shows it too.
-  if (typeof experiment?.table === 'function') report.table = { title: experiment.title ?? experimentName, ...reportTable(report, experiment) }
+  if (typeof experiment?.table === 'function') { report.table = { title: experiment.title ?? experimentName, ...reportTable(report, experiment) } }
   return report
 }

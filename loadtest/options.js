@@ -77,16 +77,28 @@ LOADLAB_PROGRESS=1 (progress lines even when stderr is not a terminal), LOADLAB_
 export function parseOptions (argv) {
   let parsed
   // `--slo -1`: parseArgs would read the negative number as an option; join it so the rule is checked.
-  const args = argv.flatMap((a, i) => /^-\d/.test(a) && /^--[a-z-]+$/.test(argv[i - 1] ?? '') ? [] : /^--[a-z-]+$/.test(a) && /^-\d/.test(argv[i + 1] ?? '') ? [`${a}=${argv[i + 1]}`] : [a])
+  const args = argv.flatMap((a, i) =>
+    /^-\d/.test(a) && /^--[a-z-]+$/.test(argv[i - 1] ?? '')
+      ? []
+      : /^--[a-z-]+$/.test(a) && /^-\d/.test(argv[i + 1] ?? '')
+        ? [`${a}=${argv[i + 1]}`]
+        : [a]
+  )
   try {
     parsed = parseArgs({
       args,
       strict: true,
       allowPositionals: false,
-      options: Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, { type: BOOLEANS.has(k) ? 'boolean' : 'string' }]))
+      options: Object.fromEntries(
+        Object.keys(DEFAULTS).map((k) => [k, { type: BOOLEANS.has(k) ? 'boolean' : 'string' }])
+      )
     })
   } catch (err) {
-    throw usageError(`${err.message.split('\n')[0]} (see --help; options: ${Object.keys(DEFAULTS).map((k) => '--' + k).join(' ')})`)
+    throw usageError(
+      `${err.message.split('\n')[0]} (see --help; options: ${Object.keys(DEFAULTS)
+        .map((k) => '--' + k)
+        .join(' ')})`
+    )
   }
   return validateOptions(parsed.values)
 }
@@ -97,7 +109,9 @@ function numeric (kind, name, raw, min, max) {
   const n = Number(raw)
   const ok = kind === 'integer' ? Number.isInteger(n) : Number.isFinite(n)
   if (raw === '' || !ok || n < min || n > max) {
-    throw usageError(`--${name}: expected ${kind === 'integer' ? 'an integer' : 'a number'} from ${min} to ${max}, got ${describe(raw)}`)
+    throw usageError(
+      `--${name}: expected ${kind === 'integer' ? 'an integer' : 'a number'} from ${min} to ${max}, got ${describe(raw)}`
+    )
   }
   return n
 }
@@ -131,12 +145,15 @@ export function validateOptions (values) {
   }
   const known = catalog()
   if (o.server !== null) {
-    const names = o.server.split(',').map((s) => s.trim()).filter(Boolean)
+    const names = o.server
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
     const allowed = ['all', ...known.map((s) => s.name)]
-    if (names.length === 0) throw usageError(`--server: expected a comma-separated list of ${allowed.join(', ')}, got ${describe(o.server)}`)
+    if (names.length === 0) { throw usageError(`--server: expected a comma-separated list of ${allowed.join(', ')}, got ${describe(o.server)}`) }
     const bad = names.find((n) => !allowed.includes(n))
     if (bad) throw usageError(`--server: unknown server \`${bad}\`; allowed: ${allowed.join(', ')}`)
-    out.server = [...new Set(names.flatMap((n) => n === 'all' ? allServerNames() : [n]))]
+    out.server = [...new Set(names.flatMap((n) => (n === 'all' ? allServerNames() : [n])))]
     const missing = out.server.filter((n) => !known.find((s) => s.name === n).available)
     if (missing.length) throw usageError(`--server: ${missing.join(', ')} not built (no servers/<name>/index.js)`)
   }
@@ -145,13 +162,19 @@ export function validateOptions (values) {
   }
   if (o.url !== null) {
     let u
-    try { u = new URL(o.url) } catch { throw usageError(`--url: expected an http:// URL, got ${describe(o.url)}`) }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw usageError(`--url: expected an http:// or https:// URL, got ${describe(o.url)}`)
-    if (o.server !== null || o.experiment !== null) throw usageError('--url excludes --server and --experiment: it loads the one server at that URL')
+    try {
+      u = new URL(o.url)
+    } catch {
+      throw usageError(`--url: expected an http:// URL, got ${describe(o.url)}`)
+    }
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') { throw usageError(`--url: expected an http:// or https:// URL, got ${describe(o.url)}`) }
+    if (o.server !== null || o.experiment !== null) { throw usageError('--url excludes --server and --experiment: it loads the one server at that URL') }
     out.url = u.href
   }
   if (o.work !== null && !/^[a-z][a-z-]*:[0-9.e+]+$/i.test(o.work)) {
-    throw usageError(`--work: expected NAME:ARG such as loop:1e7, fib:25, render:1000, ssr:225, sleep:100, sleep-sync:100, got ${describe(o.work)}`)
+    throw usageError(
+      `--work: expected NAME:ARG such as loop:1e7, fib:25, render:1000, ssr:225, sleep:100, sleep-sync:100, got ${describe(o.work)}`
+    )
   }
   if (o.task !== null) {
     const clash = ['work', 'experiment', 'url'].find((k) => o[k] !== null)

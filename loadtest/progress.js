@@ -1,6 +1,8 @@
 // The live progress line of a measured round (rendered by the CLI from the run's progress events).
 
-function seconds (ms) { return `${(ms / 1000).toFixed(1)}s` }
+function seconds (ms) {
+  return `${(ms / 1000).toFixed(1)}s`
+}
 
 // One line from a { type: 'round', elapsedMs, plannedMs, amount, completed, rps, p99, timeouts } event.
 export function formatRoundProgress (e) {

@@ -9,14 +9,19 @@ import { spawnSync } from 'node:child_process'
 export const CHROMIUM = '/usr/bin/chromium'
 
 function run (cmd, args) {
-  const r = spawnSync(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
+  const r = spawnSync(cmd, args, {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
+  })
   if (r.error) throw r.error
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited with ${r.status}`)
 }
 
 if (!existsSync(CHROMIUM)) {
   if (process.getuid?.() !== 0) {
-    console.error(`ensure-chromium: ${CHROMIUM} is missing; install it with: sudo apt-get update && sudo apt-get install -y chromium`)
+    console.error(
+      `ensure-chromium: ${CHROMIUM} is missing; install it with: sudo apt-get update && sudo apt-get install -y chromium`
+    )
     process.exit(1)
   }
   console.error('ensure-chromium: installing Debian chromium for the browser tests (apt-get)…')

@@ -9,7 +9,15 @@ import { chromium } from 'playwright-core'
 
 const CHROMIUM = '/usr/bin/chromium' // as in ensure-chromium.js (which installs it when imported, so not imported)
 
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run'
+]
 const HELP = `usage: npm run screenshot -- REPORT.html OUT.png [--selector CSS] [--width PX]
   --selector CSS  shoot the first element that matches (e.g. 'figure[data-chart=timeline]'); default the whole page
   --width PX      viewport width (default 1280, 320 to 4000)`
@@ -24,7 +32,11 @@ function usage (message) {
 export function parseScreenshotArgs (argv) {
   let parsed
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { selector: { type: 'string' }, width: { type: 'string' }, help: { type: 'boolean' } } })
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { selector: { type: 'string' }, width: { type: 'string' }, help: { type: 'boolean' } }
+    })
   } catch (err) {
     throw usage(err.message)
   }
@@ -35,7 +47,7 @@ export function parseScreenshotArgs (argv) {
   if (!existsSync(input)) throw usage(`${positionals[0]}: no such file`)
   if (!output.endsWith('.png')) throw usage(`${positionals[1]}: the output must be a .png file`)
   const width = values.width === undefined ? 1280 : Number(values.width)
-  if (!Number.isInteger(width) || width < 320 || width > 4000) throw usage(`--width: expected an integer from 320 to 4000, got ${values.width}`)
+  if (!Number.isInteger(width) || width < 320 || width > 4000) { throw usage(`--width: expected an integer from 320 to 4000, got ${values.width}`) }
   return { input, output, width, selector: values.selector ?? null }
 }
 
@@ -60,7 +72,10 @@ export async function screenshot ({ input, output, width = 1280, selector = null
 async function cli () {
   try {
     const opts = parseScreenshotArgs(process.argv.slice(2))
-    if (opts.help) { console.log(HELP); return }
+    if (opts.help) {
+      console.log(HELP)
+      return
+    }
     if (!existsSync(CHROMIUM)) throw new Error(`screenshot: ${CHROMIUM} is missing; run npm run setup:browser`)
     await screenshot(opts)
     console.error(`screenshot: wrote ${opts.output}`)

@@ -10,11 +10,19 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 
 // Run bench/index.js with args; resolve { code, stdout, stderr } once it has exited.
 async function runBench (args) {
-  const child = spawn(process.execPath, ['bench/index.js', ...args], { cwd: root, env: { ...process.env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['bench/index.js', ...args], {
+    cwd: root,
+    env: { ...process.env },
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
   let stdout = ''
   let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
-  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+  child.stdout.setEncoding('utf8').on('data', (d) => {
+    stdout += d
+  })
+  child.stderr.setEncoding('utf8').on('data', (d) => {
+    stderr += d
+  })
   const [code] = await once(child, 'exit')
   return { code, stdout, stderr, pid: child.pid }
 }
@@ -22,7 +30,11 @@ async function runBench (args) {
 // A pid that is gone, or a zombie about to be reaped.
 function gone (pid) {
   if (!existsSync(`/proc/${pid}`)) return true
-  try { return readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.[0] === 'Z' } catch { return true }
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]?.[0] === 'Z'
+  } catch {
+    return true
+  }
 }
 
 const positive = (n) => typeof n === 'number' && Number.isFinite(n) && n > 0
@@ -39,7 +51,15 @@ test('bench --quick --json: exits 0, prints the structure with finite positive r
   assert.ok(r.machine.cores >= 1 && typeof r.machine.cpuModel === 'string')
 
   const cases = r.dispatch.cases
-  assert.deepEqual(cases.map((c) => [c.workers, c.payloadBytes]), [[1, 30], [1, 1e4], [2, 30], [2, 1e4]])
+  assert.deepEqual(
+    cases.map((c) => [c.workers, c.payloadBytes]),
+    [
+      [1, 30],
+      [1, 1e4],
+      [2, 30],
+      [2, 1e4]
+    ]
+  )
   for (const c of cases) {
     for (const side of ['piscina', 'shared']) {
       assert.ok(positive(c[side].mean) && positive(c[side].min) && c[side].min <= c[side].max, `${side} µs/call`)
@@ -55,7 +75,11 @@ test('bench --quick --json: exits 0, prints the structure with finite positive r
   for (const side of ['on', 'off']) {
     assert.ok(positive(t[side].mean), `telemetry ${side} req/s`)
     assert.equal(t[side].samples.length, t.rounds)
-    assert.equal(t[side].requests, t.rounds * t.amount, `every request of the ${side} rounds answered 2xx with the right body`)
+    assert.equal(
+      t[side].requests,
+      t.rounds * t.amount,
+      `every request of the ${side} rounds answered 2xx with the right body`
+    )
     assert.match(t.servers[side].url, /^http:\/\/127\.0\.0\.1:\d+$/)
     assert.ok(gone(t.servers[side].pid), `server pid ${t.servers[side].pid} (telemetry ${side}) has exited`)
   }
@@ -66,8 +90,17 @@ test('bench --quick --json: exits 0, prints the structure with finite positive r
   assert.ok(positive(g.closed.rps), 'autocannon closed-loop maximum')
   assert.equal(g.closed.failed, 0)
   assert.ok(g.open.probes.length >= 1)
-  for (const p of g.open.probes) assert.equal(p.kept, p.lagP99 <= g.limits.lagP99Ms && Math.abs(p.sendError) <= g.limits.sendRateTolerance && p.failed === 0)
-  assert.equal(g.open.rps, Math.max(0, ...g.open.probes.filter((p) => p.kept).map((p) => p.rate)), 'the highest kept probe')
+  for (const p of g.open.probes) {
+    assert.equal(
+      p.kept,
+      p.lagP99 <= g.limits.lagP99Ms && Math.abs(p.sendError) <= g.limits.sendRateTolerance && p.failed === 0
+    )
+  }
+  assert.equal(
+    g.open.rps,
+    Math.max(0, ...g.open.probes.filter((p) => p.kept).map((p) => p.rate)),
+    'the highest kept probe'
+  )
   assert.equal(g.ratio, g.open.rps / g.closed.rps)
   assert.ok(g.memory.requests > 0 && positive(g.memory.rssMb.atEnd))
   assert.ok(gone(g.serverPid), 'the generator bench ended its server')

@@ -30,10 +30,16 @@ export function markedProcesses (needle = `LOADLAB_TEST_MARK=${mark}`) {
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name) || Number(name) === process.pid) continue
     let env
-    try { env = readFileSync(`/proc/${name}/environ`, 'latin1') } catch { continue }
+    try {
+      env = readFileSync(`/proc/${name}/environ`, 'latin1')
+    } catch {
+      continue
+    }
     if (!env.split('\0').includes(needle)) continue
     let cmd = ''
-    try { cmd = readFileSync(`/proc/${name}/cmdline`, 'latin1').replaceAll('\0', ' ').trim() } catch {}
+    try {
+      cmd = readFileSync(`/proc/${name}/cmdline`, 'latin1').replaceAll('\0', ' ').trim()
+    } catch {}
     if (!isAlive({ pid: Number(name) })) continue // gone, or a zombie its parent reaps
     found.push({ pid: Number(name), cmd })
   }
@@ -42,7 +48,7 @@ export function markedProcesses (needle = `LOADLAB_TEST_MARK=${mark}`) {
 
 const args = process.argv.slice(2)
 const files = args.length
-  ? args.flatMap((a) => statSync(a).isDirectory() ? findTests(resolve(a)) : [resolve(a)])
+  ? args.flatMap((a) => (statSync(a).isDirectory() ? findTests(resolve(a)) : [resolve(a)]))
   : findTests(join(root, 'test'))
 if (files.length === 0) {
   console.error('test/run.js: no *.test.js files found')
@@ -63,11 +69,15 @@ child.on('exit', (code, signal) => {
     console.error(`test/run.js: ${left.length} process(es) left behind by the suites:`)
     for (const p of left) {
       console.error(`  pid ${p.pid}: ${p.cmd}`)
-      try { process.kill(p.pid, 'SIGKILL') } catch {}
+      try {
+        process.kill(p.pid, 'SIGKILL')
+      } catch {}
     }
     status = 1
   } else {
-    console.error(`test/run.js: no process left behind (${files.length} files: ${files.map((f) => relative(root, f)).join(', ')})`)
+    console.error(
+      `test/run.js: no process left behind (${files.length} files: ${files.map((f) => relative(root, f)).join(', ')})`
+    )
   }
   process.exitCode = status
 })

@@ -17,8 +17,10 @@ export function closedError (mode) {
 
 // A payload that does not fit the shared channel's buffer.
 export function tooLargeError (what, bytes, capacity) {
-  return new ChannelError('ERR_CHANNEL_TOO_LARGE',
-    `${what} needs ${bytes} bytes but the shared channel's buffer holds ${capacity} (raise maxPayloadBytes)`)
+  return new ChannelError(
+    'ERR_CHANNEL_TOO_LARGE',
+    `${what} needs ${bytes} bytes but the shared channel's buffer holds ${capacity} (raise maxPayloadBytes)`
+  )
 }
 
 // A worker thread that died (exit or uncaught error) with calls in flight.

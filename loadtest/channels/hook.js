@@ -15,7 +15,9 @@ export const answerPrefix = 'worker:'
 export function spin (ms) {
   if (!(ms > 0)) return
   const end = performance.now() + ms
-  while (performance.now() < end) { /* spin */ }
+  while (performance.now() < end) {
+    /* spin */
+  }
 }
 
 // The study's hook: spin for costMs, then answer 'worker:' + id.

@@ -28,7 +28,9 @@ export function hookUrl (hook) {
   if (hook instanceof URL) return hook.href
   if (typeof hook === 'string' && isAbsolute(hook)) return pathToFileURL(hook).href
   if (typeof hook === 'string' && hook.startsWith('file:')) return hook
-  throw new TypeError(`hook: expected an absolute path or a file: URL of a module exporting resolveId(id, costMs), got ${JSON.stringify(hook)}`)
+  throw new TypeError(
+    `hook: expected an absolute path or a file: URL of a module exporting resolveId(id, costMs), got ${JSON.stringify(hook)}`
+  )
 }
 
 // Start a dispatcher of `mode` (one of MODES).

@@ -40,9 +40,13 @@ export async function createMainDispatcher ({ hook = defaultHook } = {}) {
     mode: 'main',
     workers: 0,
     startupMs: loadMs,
-    setCost (ms) { costMs = ms },
+    setCost (ms) {
+      costMs = ms
+    },
     call,
     batch,
-    async close () { closed = true }
+    async close () {
+      closed = true
+    }
   }
 }

@@ -9,8 +9,10 @@ import { abortError, closedError, startupError } from './errors.js'
 const taskFile = new URL('./piscina-task.js', import.meta.url).pathname
 
 // Start a pool of `workers` threads, resolve once every thread has loaded the hook.
-export async function createPiscinaDispatcher ({ workers, hook = defaultHook, signal, startupTimeoutMs = 30_000 } = {}) {
-  if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`workers: expected a positive integer, got ${workers}`)
+export async function createPiscinaDispatcher ({
+  workers, hook = defaultHook, signal, startupTimeoutMs = 30_000
+} = {}) {
+  if (!Number.isInteger(workers) || workers < 1) { throw new RangeError(`workers: expected a positive integer, got ${workers}`) }
   signal?.throwIfAborted()
   const config = new Int32Array(new SharedArrayBuffer(4))
   const start = performance.now()
@@ -52,7 +54,9 @@ export async function createPiscinaDispatcher ({ workers, hook = defaultHook, si
     startupMs,
     pool,
     poolErrors,
-    setCost (ms) { Atomics.store(config, 0, Math.round(ms * 1000)) },
+    setCost (ms) {
+      Atomics.store(config, 0, Math.round(ms * 1000))
+    },
     call,
     // `calls` calls submitted at once; each slot holds the answer or the error.
     async batch (id, calls, { signal } = {}) {
@@ -86,8 +90,10 @@ function waitReady (pool, workers, start, { signal, startupTimeoutMs }) {
     }
     const onError = (err) => done(startupError('piscina', err.message, err))
     const onAbort = () => done(abortError(signal))
-    const timer = setTimeout(() => done(startupError('piscina',
-      `${ready.size}/${workers} threads ready after ${startupTimeoutMs} ms`)), startupTimeoutMs)
+    const timer = setTimeout(
+      () => done(startupError('piscina', `${ready.size}/${workers} threads ready after ${startupTimeoutMs} ms`)),
+      startupTimeoutMs
+    )
     pool.on('message', onMessage)
     pool.on('error', onError)
     signal?.addEventListener('abort', onAbort, { once: true })

@@ -3,7 +3,18 @@
 // writes the answer (or the error) back, and notifies the main thread.
 import { workerData } from 'node:worker_threads'
 import {
-  COST_US, DONE, ERROR, HEADER_BYTES, HEADER_INTS, IDLE, LEN, MSG_LEN, REQUEST, START_FAILED, STATE, STOP
+  COST_US,
+  DONE,
+  ERROR,
+  HEADER_BYTES,
+  HEADER_INTS,
+  IDLE,
+  LEN,
+  MSG_LEN,
+  REQUEST,
+  START_FAILED,
+  STATE,
+  STOP
 } from './shared-layout.js'
 
 const { hook, buffer, capacity } = workerData
@@ -25,7 +36,7 @@ function publishError (state, err) {
 
 let resolveId
 try {
-  ({ resolveId } = await import(hook))
+  ;({ resolveId } = await import(hook))
   if (typeof resolveId !== 'function') throw new TypeError(`${hook} does not export a resolveId function`)
 } catch (err) {
   publishError(START_FAILED, err)
@@ -49,14 +60,19 @@ function serve () {
     let answer
     try {
       answer = resolveId(id, Atomics.load(ctl, COST_US) / 1000)
-      if (typeof answer !== 'string') throw new TypeError(`resolveId returned ${typeof answer}, the shared channel carries strings`)
+      if (typeof answer !== 'string') { throw new TypeError(`resolveId returned ${typeof answer}, the shared channel carries strings`) }
     } catch (err) {
       publishError(ERROR, err)
       continue
     }
     const { read, written } = encoder.encodeInto(answer, data)
     if (read < answer.length) {
-      publishError(ERROR, new RangeError(`the answer needs ${Buffer.byteLength(answer)} bytes but the shared channel's buffer holds ${capacity} (raise maxPayloadBytes)`))
+      publishError(
+        ERROR,
+        new RangeError(
+          `the answer needs ${Buffer.byteLength(answer)} bytes but the shared channel's buffer holds ${capacity} (raise maxPayloadBytes)`
+        )
+      )
       continue
     }
     Atomics.store(ctl, LEN, written)

@@ -7,8 +7,20 @@ import { Worker } from 'node:worker_threads'
 import { answerPrefix, defaultHook } from './hook.js'
 import { abortError, closedError, hookError, startupError, tooLargeError, workerGoneError } from './errors.js'
 import {
-  COST_US, DONE, ERROR, HEADER_BYTES, HEADER_INTS, LEN, MIN_CAPACITY, MSG_LEN, REQUEST, START_FAILED,
-  STARTING, STATE, STOP, STOPPING
+  COST_US,
+  DONE,
+  ERROR,
+  HEADER_BYTES,
+  HEADER_INTS,
+  LEN,
+  MIN_CAPACITY,
+  MSG_LEN,
+  REQUEST,
+  START_FAILED,
+  STARTING,
+  STATE,
+  STOP,
+  STOPPING
 } from './shared-layout.js'
 
 const workerFile = new URL('./shared-worker.js', import.meta.url)
@@ -16,9 +28,14 @@ const encoder = new TextEncoder()
 
 // Start W workers on slots sized for ids up to maxPayloadBytes (UTF-8); resolve once all are waiting.
 export async function createSharedDispatcher ({
-  workers, hook = defaultHook, maxPayloadBytes = 1e6, signal, startupTimeoutMs = 30_000, stopGraceMs = 2000
+  workers,
+  hook = defaultHook,
+  maxPayloadBytes = 1e6,
+  signal,
+  startupTimeoutMs = 30_000,
+  stopGraceMs = 2000
 } = {}) {
-  if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`workers: expected a positive integer, got ${workers}`)
+  if (!Number.isInteger(workers) || workers < 1) { throw new RangeError(`workers: expected a positive integer, got ${workers}`) }
   if (!Number.isInteger(maxPayloadBytes) || maxPayloadBytes < 0) {
     throw new RangeError(`maxPayloadBytes: expected a non-negative integer, got ${maxPayloadBytes}`)
   }
@@ -31,7 +48,15 @@ export async function createSharedDispatcher ({
     const buffer = new SharedArrayBuffer(HEADER_BYTES + capacity)
     const ctl = new Int32Array(buffer, 0, HEADER_INTS)
     const worker = new Worker(workerFile, { workerData: { hook, buffer, capacity } })
-    const slot = { index, worker, buffer, ctl, data: new Uint8Array(buffer, HEADER_BYTES, capacity), job: null, gone: null }
+    const slot = {
+      index,
+      worker,
+      buffer,
+      ctl,
+      data: new Uint8Array(buffer, HEADER_BYTES, capacity),
+      job: null,
+      gone: null
+    }
     // (not events.once: it would reject on the worker's 'error' event, which onGone reports instead)
     slot.exited = new Promise((resolve) => worker.once('exit', resolve))
     worker.on('error', (err) => {
@@ -56,9 +81,11 @@ export async function createSharedDispatcher ({
     const idle = free.indexOf(slot)
     if (idle !== -1) free.splice(idle, 1) // never hand a call to a dead worker
     if (startup) {
-      startup(Atomics.load(slot.ctl, STATE) === START_FAILED
-        ? startFailure(slot)
-        : startupError('shared', `worker ${slot.index} ended: ${err.message}`, err))
+      startup(
+        Atomics.load(slot.ctl, STATE) === START_FAILED
+          ? startFailure(slot)
+          : startupError('shared', `worker ${slot.index} ended: ${err.message}`, err)
+      )
     }
     const job = slot.job
     slot.job = null
@@ -98,7 +125,8 @@ export async function createSharedDispatcher ({
       job.reject(closedError('shared'))
       return
     }
-    if (state === REQUEST) { // woken without an answer: wait again
+    if (state === REQUEST) {
+      // woken without an answer: wait again
       const wait = Atomics.waitAsync(ctl, STATE, REQUEST)
       if (wait.async) wait.value.then(() => receive(slot))
       else queueMicrotask(() => receive(slot))
@@ -110,9 +138,12 @@ export async function createSharedDispatcher ({
       job.resolve(Buffer.from(slot.buffer, HEADER_BYTES, len).toString('utf8'))
     } else if (state === ERROR) {
       const msgLen = Atomics.load(ctl, MSG_LEN)
-      job.reject(hookError(
-        Buffer.from(slot.buffer, HEADER_BYTES, msgLen).toString('utf8'),
-        Buffer.from(slot.buffer, HEADER_BYTES + msgLen, len - msgLen).toString('utf8')))
+      job.reject(
+        hookError(
+          Buffer.from(slot.buffer, HEADER_BYTES, msgLen).toString('utf8'),
+          Buffer.from(slot.buffer, HEADER_BYTES + msgLen, len - msgLen).toString('utf8')
+        )
+      )
     } else {
       job.reject(workerGoneError('shared', `worker ${slot.index} in unexpected state ${state}`))
     }
@@ -155,19 +186,31 @@ export async function createSharedDispatcher ({
         Atomics.store(slot.ctl, STATE, STOPPING)
         Atomics.notify(slot.ctl, STATE) // wakes the worker and any waitAsync of ours
       }
-      await Promise.all(slots.map(async (slot) => {
-        const timer = setTimeout(() => slot.worker.terminate(), graceMs)
-        try { await slot.exited } finally { clearTimeout(timer) }
-      }))
+      await Promise.all(
+        slots.map(async (slot) => {
+          const timer = setTimeout(() => slot.worker.terminate(), graceMs)
+          try {
+            await slot.exited
+          } finally {
+            clearTimeout(timer)
+          }
+        })
+      )
     })()
     return closing
   }
 
   try {
     await new Promise((resolve, reject) => {
-      const fail = (err) => { done(); reject(err) }
+      const fail = (err) => {
+        done()
+        reject(err)
+      }
       const onAbort = () => fail(abortError(signal))
-      const timer = setTimeout(() => fail(startupError('shared', `not every worker ready after ${startupTimeoutMs} ms`)), startupTimeoutMs)
+      const timer = setTimeout(
+        () => fail(startupError('shared', `not every worker ready after ${startupTimeoutMs} ms`)),
+        startupTimeoutMs
+      )
       function done () {
         startup = null
         clearTimeout(timer)
@@ -199,7 +242,9 @@ export async function createSharedDispatcher ({
     startupMs,
     capacity,
     poolErrors,
-    setCost (ms) { costUs = Math.round(ms * 1000) },
+    setCost (ms) {
+      costUs = Math.round(ms * 1000)
+    },
     call,
     // `calls` calls queued at once; each slot holds the answer or the error.
     async batch (id, calls, { signal } = {}) {
@@ -217,7 +262,10 @@ export async function createSharedDispatcher ({
 // The error a worker published when its hook could not be loaded.
 function startFailure (slot) {
   const msgLen = Atomics.load(slot.ctl, MSG_LEN)
-  return startupError('shared', `worker ${slot.index}: ${Buffer.from(slot.buffer, HEADER_BYTES, msgLen).toString('utf8')}`)
+  return startupError(
+    'shared',
+    `worker ${slot.index}: ${Buffer.from(slot.buffer, HEADER_BYTES, msgLen).toString('utf8')}`
+  )
 }
 
 // Resolve with the state word once it no longer holds `value` (without blocking this thread).

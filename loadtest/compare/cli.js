@@ -40,10 +40,27 @@ export function parseCompareArgs (argv) {
   }
   const { values, positionals } = parsed
   if (values.help) return { help: true }
-  if (!UNITS.includes(values.units)) throw new CompareError(`--units must be one of ${UNITS.join(', ')}, got ${JSON.stringify(values.units)}`, 'LOADLAB_COMPARE_UNITS')
+  if (!UNITS.includes(values.units)) {
+    throw new CompareError(
+      `--units must be one of ${UNITS.join(', ')}, got ${JSON.stringify(values.units)}`,
+      'LOADLAB_COMPARE_UNITS'
+    )
+  }
   if (values.html === '') throw new CompareError('--html needs a file name', 'LOADLAB_COMPARE_USAGE')
-  if (positionals.length < 2) throw new CompareError(`compare needs at least two report files, got ${positionals.length} (see --help)`, 'LOADLAB_COMPARE_TOO_FEW')
-  return { files: positionals, baseline: values.baseline ?? null, html: values.html ?? null, units: values.units, force: values.force, help: false }
+  if (positionals.length < 2) {
+    throw new CompareError(
+      `compare needs at least two report files, got ${positionals.length} (see --help)`,
+      'LOADLAB_COMPARE_TOO_FEW'
+    )
+  }
+  return {
+    files: positionals,
+    baseline: values.baseline ?? null,
+    html: values.html ?? null,
+    units: values.units,
+    force: values.force,
+    help: false
+  }
 }
 
 // Reads and checks one report file; throws CompareError naming the file when it cannot be used.
@@ -52,7 +69,14 @@ export async function readReport (file) {
   try {
     text = await readFile(file, 'utf8')
   } catch (err) {
-    const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'is a directory' : err.code === 'EACCES' ? 'permission denied' : err.message
+    const why =
+      err.code === 'ENOENT'
+        ? 'no such file'
+        : err.code === 'EISDIR'
+          ? 'is a directory'
+          : err.code === 'EACCES'
+            ? 'permission denied'
+            : err.message
     throw new CompareError(`cannot read ${file}: ${why}`, 'LOADLAB_COMPARE_UNREADABLE')
   }
   let data
@@ -70,7 +94,7 @@ async function writePage (file, text, { force }) {
   try {
     await writeAtomic(file, text, { force })
   } catch (err) {
-    if (err.code === 'EEXIST') throw new CompareError(`${file} exists; pass --force to overwrite it`, 'LOADLAB_COMPARE_EXISTS')
+    if (err.code === 'EEXIST') { throw new CompareError(`${file} exists; pass --force to overwrite it`, 'LOADLAB_COMPARE_EXISTS') }
     throw new CompareError(`--html: cannot write ${file}: ${err.code ?? err.message}`, 'LOADLAB_COMPARE_WRITE')
   }
 }
@@ -92,11 +116,14 @@ export async function runCompare (argv) {
   let baseline = 0
   if (opts.baseline !== null) {
     baseline = opts.files.findIndex((f) => resolve(f) === resolve(opts.baseline))
-    if (baseline === -1) throw new CompareError(`--baseline ${opts.baseline} is not one of the given reports`, 'LOADLAB_COMPARE_BASELINE')
+    if (baseline === -1) { throw new CompareError(`--baseline ${opts.baseline} is not one of the given reports`, 'LOADLAB_COMPARE_BASELINE') }
   }
   if (opts.html !== null) await checkPageFolder(opts.html)
   if (opts.html !== null && !opts.force) {
-    const exists = await access(opts.html, constants.F_OK).then(() => true, () => false)
+    const exists = await access(opts.html, constants.F_OK).then(
+      () => true,
+      () => false
+    )
     if (exists) throw new CompareError(`${opts.html} exists; pass --force to overwrite it`, 'LOADLAB_COMPARE_EXISTS')
   }
   const entries = []

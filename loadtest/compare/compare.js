@@ -18,10 +18,16 @@ export { CompareError }
 // Checks that parsed JSON `data` read from `file` is a report of the schema this compare reads.
 export function checkReport (data, file) {
   if (data === null || typeof data !== 'object' || Array.isArray(data) || data.kind !== 'loadlab-report') {
-    throw new CompareError(`${file} is not a loadlab report (expected "kind": "loadlab-report")`, 'LOADLAB_COMPARE_NOT_REPORT')
+    throw new CompareError(
+      `${file} is not a loadlab report (expected "kind": "loadlab-report")`,
+      'LOADLAB_COMPARE_NOT_REPORT'
+    )
   }
   if (data.schema !== SCHEMA) {
-    throw new CompareError(`${file} is a schema ${JSON.stringify(data.schema ?? null)} report; this compare reads schema ${SCHEMA} only`, 'LOADLAB_COMPARE_SCHEMA')
+    throw new CompareError(
+      `${file} is a schema ${JSON.stringify(data.schema ?? null)} report; this compare reads schema ${SCHEMA} only`,
+      'LOADLAB_COMPARE_SCHEMA'
+    )
   }
   if (!Array.isArray(data.results)) {
     throw new CompareError(`${file} is not a loadlab report (no "results" array)`, 'LOADLAB_COMPARE_NOT_REPORT')
@@ -45,9 +51,10 @@ function serviceMs (report, work) {
 function httpCell (r, report, units) {
   const scale = units === 'service' ? serviceMs(report, r.work) : 1
   const q = r.requests
-  const errors = q && typeof q === 'object'
-    ? ['errors', 'timeouts', 'non2xx', 'mismatches'].reduce((sum, k) => sum + (isNum(q[k]) ? q[k] : 0), 0)
-    : null
+  const errors =
+    q && typeof q === 'object'
+      ? ['errors', 'timeouts', 'non2xx', 'mismatches'].reduce((sum, k) => sum + (isNum(q[k]) ? q[k] : 0), 0)
+      : null
   const pcts = {}
   for (const [p, v] of Object.entries(r.latency?.percentiles ?? {})) {
     const s = scaled(v, scale)
@@ -56,7 +63,10 @@ function httpCell (r, report, units) {
   return {
     status: r.status === 'failed' ? 'failed' : 'ok',
     trusted: r.trusted !== false && r.status !== 'failed',
-    why: [...(r.status === 'failed' ? [r.failure?.reason ?? 'run failed'] : []), ...(Array.isArray(r.untrusted) ? r.untrusted : [])].map(String),
+    why: [
+      ...(r.status === 'failed' ? [r.failure?.reason ?? 'run failed'] : []),
+      ...(Array.isArray(r.untrusted) ? r.untrusted : [])
+    ].map(String),
     rps: isNum(r.rps) ? r.rps : null,
     p50: scaled(r.latency?.p50, scale),
     p99: scaled(r.latency?.p99, scale),
@@ -77,7 +87,8 @@ function dispatchCell (r) {
   return {
     status: r.checked === false ? 'failed' : 'ok',
     trusted: r.checked === true,
-    why: r.checked === true ? [] : [r.checked === false ? 'returned values did not match' : 'returned values not checked'],
+    why:
+      r.checked === true ? [] : [r.checked === false ? 'returned values did not match' : 'returned values not checked'],
     meanMs: isNum(r.meanMs) ? r.meanMs : null,
     perCallUs: isNum(r.perCallUs) ? r.perCallUs : null
   }
@@ -90,7 +101,12 @@ export function compareReports (entries, { baseline = 0, units = 'ms' } = {}) {
   if (!Array.isArray(entries) || entries.length < 2) {
     throw new CompareError('compare needs at least two reports', 'LOADLAB_COMPARE_TOO_FEW')
   }
-  if (!UNITS.includes(units)) throw new CompareError(`--units must be one of ${UNITS.join(', ')}, got ${JSON.stringify(units)}`, 'LOADLAB_COMPARE_UNITS')
+  if (!UNITS.includes(units)) {
+    throw new CompareError(
+      `--units must be one of ${UNITS.join(', ')}, got ${JSON.stringify(units)}`,
+      'LOADLAB_COMPARE_UNITS'
+    )
+  }
   if (!Number.isInteger(baseline) || baseline < 0 || baseline >= entries.length) {
     throw new CompareError(`baseline must be one of the ${entries.length} reports`, 'LOADLAB_COMPARE_BASELINE')
   }
@@ -120,7 +136,10 @@ export function compareReports (entries, { baseline = 0, units = 'ms' } = {}) {
     }
   }
   if (keys.length === 0) {
-    throw new CompareError('the reports have no run in common (a run is matched by server, variant and work: its "key")', 'LOADLAB_COMPARE_NOTHING_IN_COMMON')
+    throw new CompareError(
+      'the reports have no run in common (a run is matched by server, variant and work: its "key")',
+      'LOADLAB_COMPARE_NOTHING_IN_COMMON'
+    )
   }
 
   const rows = keys.map((key) => {
@@ -142,7 +161,15 @@ export function compareReports (entries, { baseline = 0, units = 'ms' } = {}) {
         c.capacityRatio = ratio(c.capacity, base?.capacity)
       }
     }
-    return { key, kind, server: first.server ?? null, variant: first.variant ?? null, work: first.work ?? null, mode: first.mode ?? null, cells }
+    return {
+      key,
+      kind,
+      server: first.server ?? null,
+      variant: first.variant ?? null,
+      work: first.work ?? null,
+      mode: first.mode ?? null,
+      cells
+    }
   })
 
   const reports = entries.map(({ file, report }, i) => ({
@@ -163,7 +190,11 @@ export function compareReports (entries, { baseline = 0, units = 'ms' } = {}) {
     for (const row of rows) {
       if (row.kind !== 'http') continue
       row.cells.forEach((c, i) => {
-        if (c && c.serviceMs === null) notes.push(`${reports[i].letter} (${reports[i].file}) has no calibration for ${row.work}: its latency for ${row.key} cannot be shown in service times`)
+        if (c && c.serviceMs === null) {
+          notes.push(
+            `${reports[i].letter} (${reports[i].file}) has no calibration for ${row.work}: its latency for ${row.key} cannot be shown in service times`
+          )
+        }
       })
     }
   }

@@ -45,7 +45,9 @@ export function renderCompareMarkdown (cmp) {
   const out = ['# loadlab compare', '']
   out.push('| | machine | experiment | started | file |', '| --- | --- | --- | --- | --- |')
   for (const r of cmp.reports) {
-    out.push(`| **${r.letter}**${r.baseline ? ' (baseline)' : ''} | ${mdEsc(r.name)} | ${mdEsc(r.experiment)} | ${mdEsc(r.createdAt)} | ${mdEsc(r.file)} |`)
+    out.push(
+      `| **${r.letter}**${r.baseline ? ' (baseline)' : ''} | ${mdEsc(r.name)} | ${mdEsc(r.experiment)} | ${mdEsc(r.createdAt)} | ${mdEsc(r.file)} |`
+    )
   }
   const http = cmp.rows.filter((r) => r.kind === 'http')
   const howTo = http.length
@@ -56,10 +58,22 @@ export function renderCompareMarkdown (cmp) {
   if (http.length) {
     const head = ['run']
     for (const r of cmp.reports) {
-      head.push(`${r.letter} req/s`, `${r.letter} p50`, `${r.letter} p99`, `${r.letter} max`, `${r.letter} errors`, `${r.letter} eff.`)
+      head.push(
+        `${r.letter} req/s`,
+        `${r.letter} p50`,
+        `${r.letter} p99`,
+        `${r.letter} max`,
+        `${r.letter} errors`,
+        `${r.letter} eff.`
+      )
       if (!r.baseline) head.push(`${r.letter} req/s ×${base.letter}`, `${r.letter} p99 ×${base.letter}`)
     }
-    out.push('## HTTP runs', '', `| ${head.join(' | ')} |`, `| ${head.map((_, i) => i === 0 ? '---' : '---:').join(' | ')} |`)
+    out.push(
+      '## HTTP runs',
+      '',
+      `| ${head.join(' | ')} |`,
+      `| ${head.map((_, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`
+    )
     for (const row of http) {
       const cells = [`\`${row.key.replace(/`/g, "'")}\``]
       row.cells.forEach((c, i) => {
@@ -69,7 +83,14 @@ export function renderCompareMarkdown (cmp) {
           if (!r.baseline) cells.push(MD_NA, MD_NA)
           return
         }
-        cells.push(`${f(c.rps, 0)}${mark(c)}`, lat(c.p50, cmp.units), lat(c.p99, cmp.units), lat(c.max, cmp.units), isNum(c.errors) ? f(c.errors, 0) : MD_NA, isNum(c.efficiency) ? `${(c.efficiency * 100).toFixed(0)}%` : MD_NA)
+        cells.push(
+          `${f(c.rps, 0)}${mark(c)}`,
+          lat(c.p50, cmp.units),
+          lat(c.p99, cmp.units),
+          lat(c.max, cmp.units),
+          isNum(c.errors) ? f(c.errors, 0) : MD_NA,
+          isNum(c.efficiency) ? `${(c.efficiency * 100).toFixed(0)}%` : MD_NA
+        )
         if (!r.baseline) cells.push(times(c.rpsRatio), times(c.p99Ratio))
       })
       out.push(`| ${cells.join(' | ')} |`)
@@ -79,11 +100,22 @@ export function renderCompareMarkdown (cmp) {
 
   const swept = http.filter((row) => row.cells.some((c) => c && isNum(c.capacity)))
   if (swept.length) {
-    const head = ['run', ...cmp.reports.flatMap((r) => r.baseline
-      ? [`${r.letter} capacity req/s`, `${r.letter} target`]
-      : [`${r.letter} capacity req/s`, `${r.letter} target`, `${r.letter} capacity ×${base.letter}`])]
-    out.push('## Capacity', '', 'The highest open-loop rate each run held with p99 within its target and every request answered (the capacity experiment).', '',
-      `| ${head.join(' | ')} |`, `| ${head.map((_, i) => i === 0 ? '---' : '---:').join(' | ')} |`)
+    const head = [
+      'run',
+      ...cmp.reports.flatMap((r) =>
+        r.baseline
+          ? [`${r.letter} capacity req/s`, `${r.letter} target`]
+          : [`${r.letter} capacity req/s`, `${r.letter} target`, `${r.letter} capacity ×${base.letter}`]
+      )
+    ]
+    out.push(
+      '## Capacity',
+      '',
+      'The highest open-loop rate each run held with p99 within its target and every request answered (the capacity experiment).',
+      '',
+      `| ${head.join(' | ')} |`,
+      `| ${head.map((_, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`
+    )
     for (const row of swept) {
       const cells = [`\`${row.key.replace(/`/g, "'")}\``]
       row.cells.forEach((c, i) => {
@@ -98,8 +130,18 @@ export function renderCompareMarkdown (cmp) {
 
   const dispatch = cmp.rows.filter((r) => r.kind === 'dispatch')
   if (dispatch.length) {
-    const head = ['case', ...cmp.reports.flatMap((r) => r.baseline ? [`${r.letter} mean ms`] : [`${r.letter} mean ms`, `${r.letter} ×${base.letter}`])]
-    out.push('## Dispatch', '', `| ${head.join(' | ')} |`, `| ${head.map((_, i) => i === 0 ? '---' : '---:').join(' | ')} |`)
+    const head = [
+      'case',
+      ...cmp.reports.flatMap((r) =>
+        r.baseline ? [`${r.letter} mean ms`] : [`${r.letter} mean ms`, `${r.letter} ×${base.letter}`]
+      )
+    ]
+    out.push(
+      '## Dispatch',
+      '',
+      `| ${head.join(' | ')} |`,
+      `| ${head.map((_, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`
+    )
     for (const row of dispatch) {
       const cells = [`\`${row.key.replace(/`/g, "'")}\``]
       row.cells.forEach((c, i) => {
@@ -114,7 +156,9 @@ export function renderCompareMarkdown (cmp) {
   if (cmp.flags.length) {
     out.push('## Flagged runs', '')
     for (const fl of cmp.flags) {
-      out.push(`- ${fl.status === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${cmp.reports[fl.report].letter} \`${fl.key.replace(/`/g, "'")}\`: ${mdEsc(fl.why.join('; ') || 'no reason given')}`)
+      out.push(
+        `- ${fl.status === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${cmp.reports[fl.report].letter} \`${fl.key.replace(/`/g, "'")}\`: ${mdEsc(fl.why.join('; ') || 'no reason given')}`
+      )
     }
     out.push('')
   }
@@ -127,7 +171,11 @@ export function renderCompareMarkdown (cmp) {
 function reportCard (r) {
   const m = r.machine ?? {}
   const meth = r.method ?? {}
-  const load = isNum(meth.amount) ? `${num(meth.amount)} requests` : isNum(meth.durationSec) ? `${num(meth.durationSec)} s` : '—'
+  const load = isNum(meth.amount)
+    ? `${num(meth.amount)} requests`
+    : isNum(meth.durationSec)
+      ? `${num(meth.durationSec)} s`
+      : '—'
   return `<section class="card" aria-label="report ${esc(r.letter)}"><h2>${esc(r.letter)} · ${esc(r.name)}${r.baseline ? ' <span class="badge complete">baseline</span>' : ''}</h2><dl>
 <dt>CPU</dt><dd>${esc(m.cpuModel) || '—'} · ${num(m.cores)} cores</dd>
 <dt>host</dt><dd>${esc(m.hostname) || '—'}</dd>
@@ -140,7 +188,9 @@ function reportCard (r) {
 
 function cellMark (c) {
   if (!c || c.trusted) return ''
-  return c.status === 'failed' ? ' <span class="bad" title="failed">✗</span>' : ' <span class="warn-text" title="untrusted">⚠</span>'
+  return c.status === 'failed'
+    ? ' <span class="bad" title="failed">✗</span>'
+    : ' <span class="warn-text" title="untrusted">⚠</span>'
 }
 
 function ratioHtml (v, higherIsBetter) {
@@ -159,23 +209,36 @@ function httpTable (cmp, rows) {
   const base = cmp.reports[cmp.baseline]
   const groupHead = `<tr><th></th>${cmp.reports.map((r) => `<th class="group" colspan="${r.baseline ? 6 : 8}">${esc(r.letter)} · ${esc(r.name)}${r.baseline ? ' (baseline)' : ''}</th>`).join('')}</tr>`
   const cols = ['req/s', 'p50', 'p99', 'max', 'errors', 'eff.']
-  const subHead = `<tr><th>run</th>${cmp.reports.map((r) => [...cols, ...(r.baseline ? [] : [`req/s ×${base.letter}`, `p99 ×${base.letter}`])]
-    .map((h, j) => `<th${j === 0 ? ' class="gstart"' : ''}>${esc(h)}</th>`).join('')).join('')}</tr>`
-  const body = rows.map((row) => {
-    const tds = row.cells.map((c, i) => {
-      const r = cmp.reports[i]
-      const n = r.baseline ? 6 : 8
-      if (!c) return `<td class="gstart muted">not run</td>${'<td></td>'.repeat(n - 1)}`
-      const vals = [
-        `${num(c.rps, 0)}${cellMark(c)}`, latHtml(c.p50, cmp.units), latHtml(c.p99, cmp.units), latHtml(c.max, cmp.units),
-        c.errors ? `<span class="bad">${num(c.errors)}</span>` : num(c.errors), pct(c.efficiency)
-      ]
-      if (!r.baseline) vals.push(ratioHtml(c.rpsRatio, true), ratioHtml(c.p99Ratio, false))
-      return vals.map((v, j) => `<td${j === 0 ? ' class="gstart"' : ''}>${v}</td>`).join('')
-    }).join('')
-    const flagged = row.cells.some((c) => c && !c.trusted)
-    return `<tr${flagged ? ' class="untrusted"' : ''}><td class="text"><code>${esc(row.key)}</code></td>${tds}</tr>`
-  }).join('\n')
+  const subHead = `<tr><th>run</th>${cmp.reports
+    .map((r) =>
+      [...cols, ...(r.baseline ? [] : [`req/s ×${base.letter}`, `p99 ×${base.letter}`])]
+        .map((h, j) => `<th${j === 0 ? ' class="gstart"' : ''}>${esc(h)}</th>`)
+        .join('')
+    )
+    .join('')}</tr>`
+  const body = rows
+    .map((row) => {
+      const tds = row.cells
+        .map((c, i) => {
+          const r = cmp.reports[i]
+          const n = r.baseline ? 6 : 8
+          if (!c) return `<td class="gstart muted">not run</td>${'<td></td>'.repeat(n - 1)}`
+          const vals = [
+            `${num(c.rps, 0)}${cellMark(c)}`,
+            latHtml(c.p50, cmp.units),
+            latHtml(c.p99, cmp.units),
+            latHtml(c.max, cmp.units),
+            c.errors ? `<span class="bad">${num(c.errors)}</span>` : num(c.errors),
+            pct(c.efficiency)
+          ]
+          if (!r.baseline) vals.push(ratioHtml(c.rpsRatio, true), ratioHtml(c.p99Ratio, false))
+          return vals.map((v, j) => `<td${j === 0 ? ' class="gstart"' : ''}>${v}</td>`).join('')
+        })
+        .join('')
+      const flagged = row.cells.some((c) => c && !c.trusted)
+      return `<tr${flagged ? ' class="untrusted"' : ''}><td class="text"><code>${esc(row.key)}</code></td>${tds}</tr>`
+    })
+    .join('\n')
   return `<div class="table-wrap"><table class="compare"><caption>${esc(unitsLine(cmp).replace(/`/g, ''))} Ratios are to ${esc(base.letter)}; green is better, red worse (±5%). ⚠ untrusted, ✗ failed.</caption><thead>${groupHead}${subHead}</thead><tbody>
 ${body}
 </tbody></table></div>`
@@ -188,31 +251,63 @@ function charts (cmp, rows) {
   for (const row of rows) {
     row.cells.forEach((c, i) => {
       if (!c || c.status === 'failed') return
-      const got = spectrumRows(c.percentiles, { machine: `${cmp.reports[i].letter} · ${cmp.reports[i].name}`, run: row.key, line: `${i}|${row.key}` })
-      if (got.length > 1) { pts.push(...got); lines.add(`${i}|${row.key}`) }
+      const got = spectrumRows(c.percentiles, {
+        machine: `${cmp.reports[i].letter} · ${cmp.reports[i].name}`,
+        run: row.key,
+        line: `${i}|${row.key}`
+      })
+      if (got.length > 1) {
+        pts.push(...got)
+        lines.add(`${i}|${row.key}`)
+      }
     })
   }
   const out = []
   if (pts.length) {
     const logY = wideSpread(pts, 'line')
-    out.push(figure('spectrum', renderSvg(spectrumSpec(pts, { color: 'machine', colorTitle: 'machine', dash: 'run', dashTitle: 'run', yTitle, logY }), { id: 'spectrum' }),
-      `<b>Latency by percentile</b>, overlaid: colour is the machine, dash the run. x: log of 1/(1−p), as HdrHistogram plots it.${logY ? ' The latency axis is logarithmic: the lines differ by more than 20× at p99.' : ''}`, { lines: lines.size }))
+    out.push(
+      figure(
+        'spectrum',
+        renderSvg(
+          spectrumSpec(pts, { color: 'machine', colorTitle: 'machine', dash: 'run', dashTitle: 'run', yTitle, logY }),
+          { id: 'spectrum' }
+        ),
+        `<b>Latency by percentile</b>, overlaid: colour is the machine, dash the run. x: log of 1/(1−p), as HdrHistogram plots it.${logY ? ' The latency axis is logarithmic: the lines differ by more than 20× at p99.' : ''}`,
+        { lines: lines.size }
+      )
+    )
   }
   const bars = (get, id, xTitle, format, caption, extra = {}) => {
     const data = []
     for (const row of rows) {
       row.cells.forEach((c, i) => {
         const v = c && c.status !== 'failed' ? get(c) : null
-        if (isNum(v)) data.push({ run: row.key, machine: `${cmp.reports[i].letter} · ${cmp.reports[i].name}`, value: v })
+        if (isNum(v)) { data.push({ run: row.key, machine: `${cmp.reports[i].letter} · ${cmp.reports[i].name}`, value: v }) }
       })
     }
     if (!data.length) return ''
-    return figure(id, renderSvg(barSpec(data, { xTitle, format, group: 'machine', groupTitle: 'machine', width: 420, ...extra }), { id }), caption, { bars: data.length })
+    return figure(
+      id,
+      renderSvg(barSpec(data, { xTitle, format, group: 'machine', groupTitle: 'machine', width: 420, ...extra }), {
+        id
+      }),
+      caption,
+      { bars: data.length }
+    )
   }
   out.push(`<div class="charts-row">${bars((c) => c.rps, 'rps', 'requests/s', ',.0f', '<b>Requests per second</b> per run and machine. Higher is better.')}
 ${bars((c) => c.p99, 'p99', cmp.units === 'service' ? 'p99 (× service time)' : 'p99 (ms)', ',.2f', '<b>p99 latency</b> per run and machine. Lower is better.')}</div>`)
   out.push(...timelineOverlays(cmp, rows))
-  out.push(bars((c) => c.efficiency, 'efficiency', 'share of the ideal throughput', '.0%', "<b>Efficiency</b> against each machine's own ideal (its cores and calibrated service time). The dashed line is 100%.", { rule: 1, width: 900 }))
+  out.push(
+    bars(
+      (c) => c.efficiency,
+      'efficiency',
+      'share of the ideal throughput',
+      '.0%',
+      "<b>Efficiency</b> against each machine's own ideal (its cores and calibrated service time). The dashed line is 100%.",
+      { rule: 1, width: 900 }
+    )
+  )
   return out.join('\n')
 }
 
@@ -231,8 +326,14 @@ function timelineOverlays (cmp, rows) {
     })
     if (marks.length < 2) return
     const svg = renderSvg(timelineSpec(rowsOf, marks), { id: `timeline-${k + 1}` })
-    out.push(figure('timeline', svg, `<b>${esc(row.key)}</b> in time, overlaid: colour is the report, dash the metric; latency is the p99 of each interval. Dashed rules: the end of each round; shaded: recovery.`,
-      { server: row.key, lines: marks.length }))
+    out.push(
+      figure(
+        'timeline',
+        svg,
+        `<b>${esc(row.key)}</b> in time, overlaid: colour is the report, dash the metric; latency is the p99 of each interval. Dashed rules: the end of each round; shaded: recovery.`,
+        { server: row.key, lines: marks.length }
+      )
+    )
   })
   return out
 }
@@ -241,17 +342,35 @@ function dispatchChart (cmp, rows) {
   const data = []
   for (const row of rows) {
     row.cells.forEach((c, i) => {
-      if (c && isNum(c.meanMs)) data.push({ run: row.key, machine: `${cmp.reports[i].letter} · ${cmp.reports[i].name}`, value: c.meanMs })
+      if (c && isNum(c.meanMs)) { data.push({ run: row.key, machine: `${cmp.reports[i].letter} · ${cmp.reports[i].name}`, value: c.meanMs }) }
     })
   }
   if (!data.length) return ''
-  return figure('dispatch', renderSvg(barSpec(data, { xTitle: 'mean time of the batch (ms)', format: ',.1f', group: 'machine', groupTitle: 'machine', width: 760 }), { id: 'dispatch' }),
-    '<b>Dispatch</b>: mean time of one batch of calls per case and machine. Lower is better.', { bars: data.length })
+  return figure(
+    'dispatch',
+    renderSvg(
+      barSpec(data, {
+        xTitle: 'mean time of the batch (ms)',
+        format: ',.1f',
+        group: 'machine',
+        groupTitle: 'machine',
+        width: 760
+      }),
+      { id: 'dispatch' }
+    ),
+    '<b>Dispatch</b>: mean time of one batch of calls per case and machine. Lower is better.',
+    { bars: data.length }
+  )
 }
 
 function dispatchTable (cmp, rows) {
   const base = cmp.reports[cmp.baseline]
-  const head = ['case', ...cmp.reports.flatMap((r) => r.baseline ? [`${esc(r.letter)} mean ms`] : [`${esc(r.letter)} mean ms`, `${esc(r.letter)} ×${esc(base.letter)}`])]
+  const head = [
+    'case',
+    ...cmp.reports.flatMap((r) =>
+      r.baseline ? [`${esc(r.letter)} mean ms`] : [`${esc(r.letter)} mean ms`, `${esc(r.letter)} ×${esc(base.letter)}`]
+    )
+  ]
   const body = rows.map((row) => [
     { html: `<code>${esc(row.key)}</code>`, className: 'text' },
     ...row.cells.flatMap((c, i) => {
@@ -267,15 +386,23 @@ function capacityTable (cmp, http) {
   const swept = http.filter((row) => row.cells.some((c) => c && isNum(c.capacity)))
   if (swept.length === 0) return ''
   const base = cmp.reports[cmp.baseline]
-  const head = ['run', ...cmp.reports.flatMap((r) => r.baseline
-    ? [`${esc(r.letter)} capacity req/s`, `${esc(r.letter)} target ms`]
-    : [`${esc(r.letter)} capacity req/s`, `${esc(r.letter)} target ms`, `${esc(r.letter)} ×${esc(base.letter)}`])]
-  const body = swept.map((row) => [`<code>${esc(row.key)}</code>`, ...row.cells.flatMap((c, i) => {
-    const cap = c && isNum(c.capacity) ? `${c.capacityBound === 'at least' ? '≥' : ''}${num(c.capacity, 1)}` : '—'
-    const cells = [cap, c ? fmtMs(c.sloMs) : '—']
-    if (!cmp.reports[i].baseline) cells.push(c ? ratioHtml(c.capacityRatio, true) : '—')
-    return cells
-  })])
+  const head = [
+    'run',
+    ...cmp.reports.flatMap((r) =>
+      r.baseline
+        ? [`${esc(r.letter)} capacity req/s`, `${esc(r.letter)} target ms`]
+        : [`${esc(r.letter)} capacity req/s`, `${esc(r.letter)} target ms`, `${esc(r.letter)} ×${esc(base.letter)}`]
+    )
+  ]
+  const body = swept.map((row) => [
+    `<code>${esc(row.key)}</code>`,
+    ...row.cells.flatMap((c, i) => {
+      const cap = c && isNum(c.capacity) ? `${c.capacityBound === 'at least' ? '≥' : ''}${num(c.capacity, 1)}` : '—'
+      const cells = [cap, c ? fmtMs(c.sloMs) : '—']
+      if (!cmp.reports[i].baseline) cells.push(c ? ratioHtml(c.capacityRatio, true) : '—')
+      return cells
+    })
+  ])
   return `<section class="block"><h2>Capacity</h2><p class="lead">The highest open-loop rate each run held with p99 within its target and every request answered.</p>${table(head, body, { className: 'capacity' })}</section>`
 }
 
@@ -284,10 +411,16 @@ export function renderCompareHtml (cmp) {
   const http = cmp.rows.filter((r) => r.kind === 'http')
   const dispatch = cmp.rows.filter((r) => r.kind === 'dispatch')
   const flags = cmp.flags.length
-    ? `<div class="notice" data-flag="untrusted"><h3>⚠ Runs not to be taken at face value</h3><ul>${cmp.flags.map((fl) =>
-      `<li>${fl.status === 'failed' ? '<span class="bad">✗ failed</span>' : '⚠ untrusted'}: <b>${esc(cmp.reports[fl.report].letter)}</b> <code>${esc(fl.key)}</code>: ${esc(fl.why.join('; ') || 'no reason given')}</li>`).join('')}</ul></div>`
+    ? `<div class="notice" data-flag="untrusted"><h3>⚠ Runs not to be taken at face value</h3><ul>${cmp.flags
+        .map(
+          (fl) =>
+            `<li>${fl.status === 'failed' ? '<span class="bad">✗ failed</span>' : '⚠ untrusted'}: <b>${esc(cmp.reports[fl.report].letter)}</b> <code>${esc(fl.key)}</code>: ${esc(fl.why.join('; ') || 'no reason given')}</li>`
+        )
+        .join('')}</ul></div>`
     : ''
-  const notes = cmp.notes.length ? `<div class="notice info"><h3>Notes</h3><ul>${cmp.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>` : ''
+  const notes = cmp.notes.length
+    ? `<div class="notice info"><h3>Notes</h3><ul>${cmp.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
+    : ''
   const body = `<header class="top"><h1>loadlab compare <span class="sub">${cmp.reports.length} reports, ${cmp.rows.length} runs in common</span></h1></header>
 <div class="cards">${cmp.reports.map(reportCard).join('')}</div>
 ${flags}${notes}

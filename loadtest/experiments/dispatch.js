@@ -51,20 +51,31 @@ export function resolveOptions (opts = {}) {
   list('costs', (n) => Number.isFinite(n) && n >= 0 && n <= 1000, 'numbers of ms from 0 to 1000')
   list('payloads', (n) => Number.isInteger(n) && n >= 1 && n <= 64e6, 'integers of bytes from 1 to 64e6')
   list('modes', (m) => MODES.includes(m), MODES.join(' | '))
-  for (const [name, min, max] of [['runs', 1, 1000], ['callsBase', 1, 1e7]]) {
+  for (const [name, min, max] of [
+    ['runs', 1, 1000],
+    ['callsBase', 1, 1e7]
+  ]) {
     if (!Number.isInteger(o[name]) || o[name] < min || o[name] > max) {
-      throw new RangeError(`dispatch: ${name}: expected an integer from ${min} to ${max}, got ${JSON.stringify(o[name])}`)
+      throw new RangeError(
+        `dispatch: ${name}: expected an integer from ${min} to ${max}, got ${JSON.stringify(o[name])}`
+      )
     }
   }
   if (!(Number.isFinite(o.payloadCost) && o.payloadCost >= 0 && o.payloadCost <= 1000)) {
-    throw new RangeError(`dispatch: payloadCost: expected a number of ms from 0 to 1000, got ${JSON.stringify(o.payloadCost)}`)
+    throw new RangeError(
+      `dispatch: payloadCost: expected a number of ms from 0 to 1000, got ${JSON.stringify(o.payloadCost)}`
+    )
   }
   o.startupRuns ??= o.runs
   if (o.longCaseRuns !== null && (!Number.isInteger(o.longCaseRuns) || o.longCaseRuns < 1)) {
-    throw new RangeError(`dispatch: longCaseRuns: expected a positive integer or null, got ${JSON.stringify(o.longCaseRuns)}`)
+    throw new RangeError(
+      `dispatch: longCaseRuns: expected a positive integer or null, got ${JSON.stringify(o.longCaseRuns)}`
+    )
   }
   if (!(typeof o.longCaseMs === 'number' && o.longCaseMs >= 0)) {
-    throw new RangeError(`dispatch: longCaseMs: expected a non-negative number (Infinity: no long cases), got ${JSON.stringify(o.longCaseMs)}`)
+    throw new RangeError(
+      `dispatch: longCaseMs: expected a non-negative number (Infinity: no long cases), got ${JSON.stringify(o.longCaseMs)}`
+    )
   }
   if (!Number.isInteger(o.startupRuns) || o.startupRuns < 1) {
     throw new RangeError(`dispatch: startupRuns: expected a positive integer, got ${JSON.stringify(o.startupRuns)}`)
@@ -95,7 +106,7 @@ export function cases (o) {
 
 // Runs of one case: `runs`, or fewer for a long case (see longCaseMs in the defaults).
 export function runsFor (o, c, workers) {
-  const spinMs = c.calls * c.costMs / Math.max(1, workers)
+  const spinMs = (c.calls * c.costMs) / Math.max(1, workers)
   return o.longCaseRuns !== null && spinMs >= o.longCaseMs ? Math.min(o.runs, o.longCaseRuns) : o.runs
 }
 
@@ -109,7 +120,7 @@ export function estimateMs (opts) {
     const spin = c.calls * c.costMs
     if (o.modes.includes('main')) ms += runsFor(o, c, 0) * (spin * 1.05 + c.calls * 0.001)
     for (const w of o.workers) {
-      const perRun = spin / Math.min(w, cores) + c.calls * 0.05 + c.payloadBytes * c.calls / 5e6
+      const perRun = spin / Math.min(w, cores) + c.calls * 0.05 + (c.payloadBytes * c.calls) / 5e6
       for (const m of POOLED) if (o.modes.includes(m)) ms += runsFor(o, c, w) * perRun
     }
   }
@@ -153,7 +164,8 @@ async function measureCase (d, c, o, signal) {
       if (a === expected) continue
       if (a instanceof Error) errors++
       else mismatches++
-      firstProblem ??= a instanceof Error ? `error: ${a.message}` : `got ${describeAnswer(a)}, expected ${describeAnswer(expected)}`
+      firstProblem ??=
+        a instanceof Error ? `error: ${a.message}` : `got ${describeAnswer(a)}, expected ${describeAnswer(expected)}`
     }
   }
   const s = stats(samplesMs)
@@ -172,7 +184,7 @@ async function measureCase (d, c, o, signal) {
     calls: c.calls,
     runs: samplesMs.length,
     ...s,
-    perCallUs: s.meanMs === null ? null : s.meanMs * 1000 / c.calls,
+    perCallUs: s.meanMs === null ? null : (s.meanMs * 1000) / c.calls,
     samplesMs,
     cpuMs: stats(cpuMs).meanMs,
     startupMs: d.startup?.meanMs ?? null,
@@ -224,7 +236,9 @@ async function run (opts = {}, { signal, progress = () => {} } = {}) {
   const all = cases(o)
   const results = []
   const open = new Set()
-  const onAbort = () => { for (const d of open) d.close({ graceMs: 0 }).catch(() => {}) }
+  const onAbort = () => {
+    for (const d of open) d.close({ graceMs: 0 }).catch(() => {})
+  }
   signal?.addEventListener('abort', onAbort, { once: true })
   const start = async (mode, workers) => {
     const d = await createDispatcher(mode, { workers, maxPayloadBytes: Math.max(...o.payloads), signal })
@@ -244,9 +258,13 @@ async function run (opts = {}, { signal, progress = () => {} } = {}) {
         if (entry.runs > 0) results.push(entry)
         progress(line(entry))
       }
-    } finally { await stop(d) }
+    } finally {
+      await stop(d)
+    }
   }
-  progress(`dispatch: ${all.length} cases × ${o.runs} runs, modes ${o.modes.join(', ')}, workers ${o.workers.join(', ')}; expected about ${Math.round(estimateMs(o) / 1000)} s`)
+  progress(
+    `dispatch: ${all.length} cases × ${o.runs} runs, modes ${o.modes.join(', ')}, workers ${o.workers.join(', ')}; expected about ${Math.round(estimateMs(o) / 1000)} s`
+  )
   try {
     if (o.modes.includes('main')) {
       await measureAll(await start('main', 0))
@@ -266,10 +284,18 @@ async function run (opts = {}, { signal, progress = () => {} } = {}) {
             break
           }
           samplesMs.push(d.startupMs)
-          if (r < o.startupRuns - 1) { await stop(d); d = null }
+          if (r < o.startupRuns - 1) {
+            await stop(d)
+            d = null
+          }
         }
-        if (signal?.aborted && !failure) { if (d) await stop(d); break }
-        progress(`dispatch: start-up ${mode} w${workers}: ${failure ? 'failed: ' + failure.message : fmt(stats(samplesMs).meanMs) + ' ms'}`)
+        if (signal?.aborted && !failure) {
+          if (d) await stop(d)
+          break
+        }
+        progress(
+          `dispatch: start-up ${mode} w${workers}: ${failure ? 'failed: ' + failure.message : fmt(stats(samplesMs).meanMs) + ' ms'}`
+        )
         if (failure) {
           if (d) await stop(d)
           for (const c of all) results.push(failedCase(mode, workers, c, failure, samplesMs))
@@ -287,14 +313,15 @@ async function run (opts = {}, { signal, progress = () => {} } = {}) {
   return results
 }
 
-const fmt = (ms) => ms === null || ms === undefined ? '–' : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2)
+const fmt = (ms) =>
+  ms === null || ms === undefined ? '–' : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2)
 
 function line (e) {
   const check = e.trusted ? 'all answers correct' : e.untrusted.join(', ')
   return `dispatch: ${e.mode === 'main' ? 'main' : e.mode + ' w' + e.workers} c${e.costMs} p${e.payloadBytes}: ${fmt(e.meanMs)} ms (${e.runs} runs, ${e.calls} calls, ${check})`
 }
 
-const bytes = (n) => n >= 1e6 ? `${n / 1e6} MB` : n >= 1e3 ? `${n / 1e3} kB` : `${n} B`
+const bytes = (n) => (n >= 1e6 ? `${n / 1e6} MB` : n >= 1e3 ? `${n / 1e3} kB` : `${n} B`)
 
 // The study's table: start-up per pool, then per case main vs each pooled mode and worker count,
 // with the mean time and its ratio to main.
@@ -304,12 +331,21 @@ function table (report) {
   const rows = []
   const entries = results.filter((r) => r.kind === 'dispatch')
   const pools = new Map()
-  for (const e of entries) if (e.mode !== 'main' && !pools.has(`${e.mode}/${e.workers}`)) pools.set(`${e.mode}/${e.workers}`, e)
-  const order = (e) => (MODES.indexOf(e.mode) * 10000) + e.workers
+  for (const e of entries) { if (e.mode !== 'main' && !pools.has(`${e.mode}/${e.workers}`)) pools.set(`${e.mode}/${e.workers}`, e) }
+  const order = (e) => MODES.indexOf(e.mode) * 10000 + e.workers
   for (const e of [...pools.values()].sort((a, b) => order(a) - order(b))) {
     const s = e.startupSamplesMs?.length ? stats(e.startupSamplesMs) : null
-    rows.push(['start-up', e.mode, String(e.workers), '', e.startupMs === null ? 'failed' : fmt(e.startupMs),
-      s ? `${fmt(s.minMs)}–${fmt(s.maxMs)}` : '', '', '', ''])
+    rows.push([
+      'start-up',
+      e.mode,
+      String(e.workers),
+      '',
+      e.startupMs === null ? 'failed' : fmt(e.startupMs),
+      s ? `${fmt(s.minMs)}–${fmt(s.maxMs)}` : '',
+      '',
+      '',
+      ''
+    ])
   }
   const caseKeys = [...new Set(entries.map((e) => `${e.costMs}/${e.payloadBytes}`))]
   for (const ck of caseKeys) {
@@ -336,13 +372,16 @@ function table (report) {
 function notes (opts = {}) {
   const o = resolveOptions(opts)
   return [
-    'dispatch: the hook spins on wall-clock time (performance.now()), as the study\'s did: with more threads than cores, threads time-share and each still finishes its call after costMs of wall time, so speed-ups beyond the core count measure dispatch overhead, not extra CPU (cpuMs shows the CPU actually used).',
+    "dispatch: the hook spins on wall-clock time (performance.now()), as the study's did: with more threads than cores, threads time-share and each still finishes its call after costMs of wall time, so speed-ups beyond the core count measure dispatch overhead, not extra CPU (cpuMs shows the CPU actually used).",
     `dispatch: piscina runs with its default options except minThreads = maxThreads = W and idleTimeout = Infinity; the shared channel's buffers hold ${Math.max(...o.payloads)} bytes + the 'worker:' prefix.`,
     'dispatch: main runs are the hook in a synchronous loop; start-up is measured from spawning the pool until every thread has loaded the hook.',
-    ...(o.longCaseRuns === null || o.longCaseRuns >= o.runs ||
-      !cases(o).some((c) => [0, ...o.workers].some((w) => runsFor(o, c, w) < o.runs))
+    ...(o.longCaseRuns === null ||
+    o.longCaseRuns >= o.runs ||
+    !cases(o).some((c) => [0, ...o.workers].some((w) => runsFor(o, c, w) < o.runs))
       ? []
-      : [`dispatch: cases whose hook alone spins >= ${o.longCaseMs} ms per run (calls × cost / workers: main and 1 worker with a cost) ran min(runs, ${o.longCaseRuns}) times instead of ${o.runs}, to keep the run short; their entries' runs field says so. The study ran every case 10 times.`])
+      : [
+          `dispatch: cases whose hook alone spins >= ${o.longCaseMs} ms per run (calls × cost / workers: main and 1 worker with a cost) ran min(runs, ${o.longCaseRuns}) times instead of ${o.runs}, to keep the run short; their entries' runs field says so. The study ran every case 10 times.`
+        ])
   ]
 }
 
@@ -350,7 +389,8 @@ export default {
   name: 'dispatch',
   study: '003',
   title: 'Dispatching a CPU-bound hook: main thread vs piscina vs a shared-memory channel',
-  description: 'In-process, no HTTP: calls a hook that spins for 0, 1, 3, 5 or 10 ms (1000 calls, or 1000/cost) ' +
+  description:
+    'In-process, no HTTP: calls a hook that spins for 0, 1, 3, 5 or 10 ms (1000 calls, or 1000/cost) ' +
     'with a 30 B to 1 MB id, on the main thread, through a piscina pool (message passing, structured clone) ' +
     'and through a shared-memory channel (SharedArrayBuffer + Atomics.wait in the worker, Atomics.waitAsync ' +
     'on the main thread, no event-loop hop in the worker, no structured clone), with 1, 4, 8 and 16 workers; ' +

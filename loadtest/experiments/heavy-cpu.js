@@ -11,35 +11,69 @@ export default {
   name: 'heavy-cpu',
   study: '004',
   title: 'Heavy CPU (study 004): inline, cluster, fork, thread per request, cluster+threads, queued pool',
-  description: 'The six heavy-CPU servers on loop:1e8 (about 100 ms of CPU a request) under 100 connections for 20 s with a 10 s timeout, as `autocannon -c 100 -d 20`. Timeouts, the recovery request after the round and peak processes/threads show what each strategy does with work nobody waits for any more.',
+  description:
+    'The six heavy-CPU servers on loop:1e8 (about 100 ms of CPU a request) under 100 connections for 20 s with a 10 s timeout, as `autocannon -c 100 -d 20`. Timeouts, the recovery request after the round and peak processes/threads show what each strategy does with work nobody waits for any more.',
   defaults: { connections: 100, durationSec: 20, timeoutSec: 10, warmup: 4, work: 'loop:1e8', recoveryTimeoutSec: 150 },
   quick: { connections: 6, amount: 18, durationSec: null, warmup: 2, work: 'loop:1e6', recoveryTimeoutSec: 30 },
   plan (opts) {
     const work = opts.work ?? opts.settings.work
     const servers = opts.servers ?? SERVERS
-    return servers.filter((s) => SERVERS.includes(s)).map((server) => ({
-      server, variant: null, args: ['--work', work], work, key: makeKey({ server, work })
-    }))
+    return servers
+      .filter((s) => SERVERS.includes(s))
+      .map((server) => ({
+        server,
+        variant: null,
+        args: ['--work', work],
+        work,
+        key: makeKey({ server, work })
+      }))
   },
   // The study's table shape, plus what it could not see: timeouts, recovery and the process tree.
   table (report) {
-    const head = ['server', 'req/s', 'p50', 'p97.5', 'p99', 'max', 'answered', 'timeouts', 'errors', 'recovery', 'peak procs', 'peak threads', 'CPU ms/req', 'eff', 'trust']
-    const rows = report.results.filter((r) => r.kind === 'http').map((r) => {
-      const q = r.requests ?? {}
-      if (r.status === 'failed' && !r.requests) return [r.server, 'FAILED', '', '', '', '', '', '', '', '', '', '', '', '', `✗ ${r.failure?.reason ?? ''}`]
-      return [
-        r.server,
-        r.rps === null ? '-' : r.rps.toFixed(1),
-        fmtMs(r.latency?.p50), fmtMs(r.latency?.p97_5), fmtMs(r.latency?.p99), fmtMs(r.latency?.max),
-        `${fmtCount(q.completed)}/${fmtCount(q.sent)}`,
-        fmtCount(q.timeouts), fmtCount(q.errors),
-        r.recovery ? (r.recovery.ms === null ? `>${fmtMs(r.recovery.timeoutMs)} (${r.recovery.status})` : fmtMs(r.recovery.ms)) : '-',
-        fmtCount(r.outside?.peakProcesses), fmtCount(r.outside?.peakThreads),
-        r.outside?.cpuMsPerRequest == null ? '-' : r.outside.cpuMsPerRequest.toFixed(0),
-        fmtPct(r.efficiency),
-        r.status === 'failed' ? '✗ failed' : r.trusted ? '✓' : '!'
-      ]
-    })
+    const head = [
+      'server',
+      'req/s',
+      'p50',
+      'p97.5',
+      'p99',
+      'max',
+      'answered',
+      'timeouts',
+      'errors',
+      'recovery',
+      'peak procs',
+      'peak threads',
+      'CPU ms/req',
+      'eff',
+      'trust'
+    ]
+    const rows = report.results
+      .filter((r) => r.kind === 'http')
+      .map((r) => {
+        const q = r.requests ?? {}
+        if (r.status === 'failed' && !r.requests) { return [r.server, 'FAILED', '', '', '', '', '', '', '', '', '', '', '', '', `✗ ${r.failure?.reason ?? ''}`] }
+        return [
+          r.server,
+          r.rps === null ? '-' : r.rps.toFixed(1),
+          fmtMs(r.latency?.p50),
+          fmtMs(r.latency?.p97_5),
+          fmtMs(r.latency?.p99),
+          fmtMs(r.latency?.max),
+          `${fmtCount(q.completed)}/${fmtCount(q.sent)}`,
+          fmtCount(q.timeouts),
+          fmtCount(q.errors),
+          r.recovery
+            ? r.recovery.ms === null
+              ? `>${fmtMs(r.recovery.timeoutMs)} (${r.recovery.status})`
+              : fmtMs(r.recovery.ms)
+            : '-',
+          fmtCount(r.outside?.peakProcesses),
+          fmtCount(r.outside?.peakThreads),
+          r.outside?.cpuMsPerRequest == null ? '-' : r.outside.cpuMsPerRequest.toFixed(0),
+          fmtPct(r.efficiency),
+          r.status === 'failed' ? '✗ failed' : r.trusted ? '✓' : '!'
+        ]
+      })
     return { head, rows }
   }
 }

@@ -13,8 +13,10 @@ export const PERCENTILES = PERCENTILE_KEYS
 export default {
   name: 'long-vs-small',
   study: '001',
-  title: 'Long task vs small tasks (study 001): one renderToString batch or 25 setImmediate steps, with and without a slow API',
-  description: 'long-vs-small-tasks in --mode long and small, --api off and on, work ssr:5625 (25 × 225 renders), 50 connections, 200 requests, 1000 s timeout. The table is the study\'s percentile column, one column per run.',
+  title:
+    'Long task vs small tasks (study 001): one renderToString batch or 25 setImmediate steps, with and without a slow API',
+  description:
+    "long-vs-small-tasks in --mode long and small, --api off and on, work ssr:5625 (25 × 225 renders), 50 connections, 200 requests, 1000 s timeout. The table is the study's percentile column, one column per run.",
   defaults: { connections: 50, amount: 200, timeoutSec: 1000, warmup: 0, work: 'ssr:5625', steps: 25 },
   quick: { connections: 8, amount: 24, timeoutSec: 60, warmup: 0, work: 'ssr:250', steps: 10 },
   plan (opts) {
@@ -24,7 +26,13 @@ export default {
     for (const api of ['off', 'on']) {
       for (const mode of ['long', 'small']) {
         const variant = `${mode}${api === 'on' ? '+api' : ''}`
-        out.push({ server: 'long-vs-small-tasks', variant, args: ['--mode', mode, '--steps', steps, '--api', api, '--work', work], work, key: makeKey({ server: 'long-vs-small-tasks', variant, work }) })
+        out.push({
+          server: 'long-vs-small-tasks',
+          variant,
+          args: ['--mode', mode, '--steps', steps, '--api', api, '--work', work],
+          work,
+          key: makeKey({ server: 'long-vs-small-tasks', variant, work })
+        })
       }
     }
     return out
@@ -35,10 +43,10 @@ export default {
     const head = ['percentile', ...runs.map((r) => r.variant ?? r.server)]
     const rows = PERCENTILES.map((p) => [p, ...runs.map((r) => fmtMs(r.latency?.percentiles?.[p]))])
     rows.push(['max', ...runs.map((r) => fmtMs(r.latency?.max))])
-    rows.push(['req/s', ...runs.map((r) => r.rps === null ? '-' : r.rps.toFixed(2))])
-    rows.push(['answered', ...runs.map((r) => r.requests ? `${r.requests.completed}/${r.requests.sent}` : '-')])
+    rows.push(['req/s', ...runs.map((r) => (r.rps === null ? '-' : r.rps.toFixed(2)))])
+    rows.push(['answered', ...runs.map((r) => (r.requests ? `${r.requests.completed}/${r.requests.sent}` : '-'))])
     rows.push(['loop p99', ...runs.map((r) => fmtMs(r.telemetry?.eventLoop?.p99))])
-    rows.push(['trust', ...runs.map((r) => r.status === 'failed' ? '✗ failed' : r.trusted ? '✓' : '!')])
+    rows.push(['trust', ...runs.map((r) => (r.status === 'failed' ? '✗ failed' : r.trusted ? '✓' : '!'))])
     return { head, rows }
   }
 }

@@ -12,7 +12,8 @@ export default {
   name: 'sleep',
   study: '002',
   title: 'Sleep (study 002): async vs sync sleep, on the main thread vs in a piscina pool',
-  description: 'The four sleep variants at 100 ms under 10 connections for 10 s (autocannon defaults), then the two pooled ones with --concurrent-tasks-per-worker 10 --idle-timeout 1000. The pool has piscina\'s default thread count (1.5 × cores).',
+  description:
+    "The four sleep variants at 100 ms under 10 connections for 10 s (autocannon defaults), then the two pooled ones with --concurrent-tasks-per-worker 10 --idle-timeout 1000. The pool has piscina's default thread count (1.5 × cores).",
   defaults: { connections: 10, durationSec: 10, timeoutSec: 10, warmup: 10, delay: 100 },
   quick: { connections: 4, amount: 24, durationSec: null, warmup: 4, delay: 20 },
   plan (opts) {
@@ -20,25 +21,56 @@ export default {
     const entry = (variant, tuned) => {
       const work = `${variant.startsWith('sync') ? 'sleep-sync' : 'sleep'}:${delay}`
       const args = ['--variant', variant, '--delay', String(delay)]
-      if (tuned) args.push('--concurrent-tasks-per-worker', String(TUNED.tasks), '--idle-timeout', String(TUNED.idleTimeout))
-      return { server: 'sleep-variants', variant, args, work, key: makeKey({ server: 'sleep-variants', variant, work }, tuned ? `t${TUNED.tasks}-i${TUNED.idleTimeout}` : null) }
+      if (tuned) { args.push('--concurrent-tasks-per-worker', String(TUNED.tasks), '--idle-timeout', String(TUNED.idleTimeout)) }
+      return {
+        server: 'sleep-variants',
+        variant,
+        args,
+        work,
+        key: makeKey(
+          { server: 'sleep-variants', variant, work },
+          tuned ? `t${TUNED.tasks}-i${TUNED.idleTimeout}` : null
+        )
+      }
     }
-    return [...VARIANTS.map((v) => entry(v, false)), ...VARIANTS.filter((v) => v.endsWith('-pooled')).map((v) => entry(v, true))]
+    return [
+      ...VARIANTS.map((v) => entry(v, false)),
+      ...VARIANTS.filter((v) => v.endsWith('-pooled')).map((v) => entry(v, true))
+    ]
   },
   // The study's comparison: each variant's throughput and latency, and pooled vs unpooled of the same sleep.
   table (report) {
     const http = report.results.filter((r) => r.kind === 'http')
-    const unpooled = (r) => http.find((u) => u.variant === r.variant?.replace('-pooled', '-unpooled') && !u.key.includes('#'))
-    const head = ['variant', 'pool tuning', 'req/s', 'vs unpooled', 'p50', 'p97.5', 'max', 'loop p99', 'peak threads', 'timeouts', 'trust']
+    const unpooled = (r) =>
+      http.find((u) => u.variant === r.variant?.replace('-pooled', '-unpooled') && !u.key.includes('#'))
+    const head = [
+      'variant',
+      'pool tuning',
+      'req/s',
+      'vs unpooled',
+      'p50',
+      'p97.5',
+      'max',
+      'loop p99',
+      'peak threads',
+      'timeouts',
+      'trust'
+    ]
     const rows = http.map((r) => {
       const tuned = r.key.includes('#')
       const base = r.variant?.endsWith('-pooled') ? unpooled(r) : null
       return [
         r.variant ?? r.server,
-        r.variant?.endsWith('-pooled') ? (tuned ? `${TUNED.tasks} tasks/worker, idle ${TUNED.idleTimeout} ms` : 'piscina defaults') : '-',
+        r.variant?.endsWith('-pooled')
+          ? tuned
+            ? `${TUNED.tasks} tasks/worker, idle ${TUNED.idleTimeout} ms`
+            : 'piscina defaults'
+          : '-',
         r.rps === null ? '-' : r.rps.toFixed(1),
         base ? fmtRatio(r.rps, base.rps) : '-',
-        fmtMs(r.latency?.p50), fmtMs(r.latency?.p97_5), fmtMs(r.latency?.max),
+        fmtMs(r.latency?.p50),
+        fmtMs(r.latency?.p97_5),
+        fmtMs(r.latency?.max),
         fmtMs(r.telemetry?.eventLoop?.p99),
         fmtCount(r.outside?.peakThreads),
         fmtCount(r.requests?.timeouts),

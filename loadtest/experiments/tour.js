@@ -9,7 +9,12 @@ const ENTRIES = {
   'worker-per-request': {},
   'cluster-threads': {},
   'queued-threads': {},
-  'sleep-variants': { variant: 'sync-sleep-pooled', args: ['--variant', 'sync-sleep-pooled', '--delay', '20'], work: 'sleep-sync:20', fixedWork: true },
+  'sleep-variants': {
+    variant: 'sync-sleep-pooled',
+    args: ['--variant', 'sync-sleep-pooled', '--delay', '20'],
+    work: 'sleep-sync:20',
+    fixedWork: true
+  },
   'long-vs-small-tasks': { variant: 'small', args: ['--mode', 'small', '--api', 'off'], work: 'ssr:1125' }
 }
 
@@ -17,12 +22,17 @@ export default {
   name: 'tour',
   study: null,
   title: 'A quick tour of every server',
-  description: 'Each server once under a light load (loop:1e7 ≈ 10 ms per request, 4 connections, 150 requests): what each strategy looks like from inside and outside. Not a benchmark: see the experiments for that.',
+  description:
+    'Each server once under a light load (loop:1e7 ≈ 10 ms per request, 4 connections, 150 requests): what each strategy looks like from inside and outside. Not a benchmark: see the experiments for that.',
   defaults: { connections: 4, amount: 150, timeoutSec: 10, warmup: 20, work: 'loop:1e7' },
   quick: { amount: 40, warmup: 8 },
   // One entry per built server; --work replaces the CPU work (not the sleep server's own).
   plan (opts) {
-    const built = new Set(catalog().filter((s) => s.available).map((s) => s.name))
+    const built = new Set(
+      catalog()
+        .filter((s) => s.available)
+        .map((s) => s.name)
+    )
     const names = (opts.servers ?? allServerNames()).filter((n) => built.has(n))
     return names.map((server) => {
       const e = ENTRIES[server] ?? {}

@@ -18,7 +18,11 @@ export const SEND_RATE_TOLERANCE = 0.02
 
 // The version of an installed package, read from its package.json (null when not installed).
 export function packageVersion (name) {
-  try { return JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version } catch { return null }
+  try {
+    return JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version
+  } catch {
+    return null
+  }
 }
 
 // The machine block: CPU, cores, memory, OS, Node/V8 and library versions, load average now.
@@ -59,7 +63,7 @@ export function ideal (work, connections, cores, calibration) {
   if (!cal || !(cal.medianMs > 0)) return null
   const sleeping = /^sleep(-sync)?:/.test(work)
   const concurrency = sleeping ? connections : Math.min(connections, cores)
-  return { serviceMs: cal.medianMs, cores, concurrency, rps: round(concurrency / cal.medianMs * 1000, 3) }
+  return { serviceMs: cal.medianMs, cores, concurrency, rps: round((concurrency / cal.medianMs) * 1000, 3) }
 }
 
 // Mean and median (ms) of a histogram of durations; nulls when empty.
@@ -72,8 +76,8 @@ function centre (histogram) {
 function openFigures (f) {
   const issued = f.sent
   const spanMs = f.lastIssueMs - f.firstIssueMs
-  const sendRate = issued > 1 && spanMs > 0 ? (issued - 1) / spanMs * 1000 : null
-  const scheduledRate = issued > 1 && f.lastDueMs > 0 ? (issued - 1) / f.lastDueMs * 1000 : null
+  const sendRate = issued > 1 && spanMs > 0 ? ((issued - 1) / spanMs) * 1000 : null
+  const scheduledRate = issued > 1 && f.lastDueMs > 0 ? ((issued - 1) / f.lastDueMs) * 1000 : null
   const lag = summarizeHistogram(f.lag)
   return {
     rate: f.rate,
@@ -101,22 +105,34 @@ export function roundFigures (round_) {
   const outside = round_.outside
     ? {
         cpuSeconds: round_.outside.cpuSeconds,
-        cpuMsPerRequest: f.completed > 0 ? round(round_.outside.cpuSeconds * 1000 / f.completed, 3) : null,
+        cpuMsPerRequest: f.completed > 0 ? round((round_.outside.cpuSeconds * 1000) / f.completed, 3) : null,
         peakRssBytes: round_.outside.peakRssBytes,
         peakProcesses: round_.outside.peakProcesses,
         peakThreads: round_.outside.peakThreads,
         samples: round_.outside.samples,
-        loadGenerator: { ...round_.outside.loadGenerator, saturated: (round_.outside.loadGenerator.utilisation ?? 0) > SATURATED }
+        loadGenerator: {
+          ...round_.outside.loadGenerator,
+          saturated: (round_.outside.loadGenerator.utilisation ?? 0) > SATURATED
+        }
       }
     : null
   return {
-    requests: { sent: f.sent, completed: f.completed, ok: f.ok, non2xx: f.non2xx, errors: f.errors, timeouts: f.timeouts, mismatches: f.mismatches, unanswered },
+    requests: {
+      sent: f.sent,
+      completed: f.completed,
+      ok: f.ok,
+      non2xx: f.non2xx,
+      errors: f.errors,
+      timeouts: f.timeouts,
+      mismatches: f.mismatches,
+      unanswered
+    },
     loop: f.loop ?? 'closed',
     mode: f.mode ?? 'amount',
     connections: f.connections ?? null,
     statusCodes: f.statusCodes,
     durationMs: round(durationMs, 3),
-    rps: durationMs > 0 ? round(f.completed / durationMs * 1000, 3) : null,
+    rps: durationMs > 0 ? round((f.completed / durationMs) * 1000, 3) : null,
     // censored: timed-out requests, in at the timeout. Open loop: from each request's due time.
     latency: { ...summarizeHistogram(f.latency), censored: f.timeouts },
     open: f.loop === 'open' ? openFigures(f) : null,
@@ -126,7 +142,15 @@ export function roundFigures (round_) {
     },
     serverTiming: { count: f.workMs.totalCount, workMs: centre(f.workMs), queueMs: centre(f.queueMs) },
     probe: round_.probe
-      ? { count: probeSorted.count, failed: round_.probe.failed, timedOut: round_.probe.timedOut ?? 0, abandoned: round_.probe.abandoned, p50: probeSorted.p50, p99: probeSorted.p99, max: probeSorted.max }
+      ? {
+          count: probeSorted.count,
+          failed: round_.probe.failed,
+          timedOut: round_.probe.timedOut ?? 0,
+          abandoned: round_.probe.abandoned,
+          p50: probeSorted.p50,
+          p99: probeSorted.p99,
+          max: probeSorted.max
+        }
       : null,
     recovery: round_.recovery ?? null,
     telemetry: round_.telemetry ?? null,
@@ -151,12 +175,14 @@ export function untrustedReasons (fig, { failure, interrupted } = {}) {
   if (r.mismatches) out.push(`${r.mismatches} body mismatches`)
   // A --duration round stops with up to one request in flight per connection: that is not a fault.
   const inFlightAtStop = fig.loop !== 'open' && fig.mode === 'duration' ? (fig.connections ?? 0) : 0
-  if (r.unanswered > inFlightAtStop && !interrupted) out.push(`${r.unanswered} requests unanswered at the end of the round`)
+  if (r.unanswered > inFlightAtStop && !interrupted) { out.push(`${r.unanswered} requests unanswered at the end of the round`) }
   if (r.completed === 0) out.push('no response')
   const o = fig.open
-  if (o?.lag?.p99 > LAG_P99_LIMIT_MS) out.push(`load generator lagged: scheduler lag p99 ${o.lag.p99} ms > ${LAG_P99_LIMIT_MS} ms`)
+  if (o?.lag?.p99 > LAG_P99_LIMIT_MS) { out.push(`load generator lagged: scheduler lag p99 ${o.lag.p99} ms > ${LAG_P99_LIMIT_MS} ms`) }
   if (o?.sendRateError !== null && o?.sendRateError !== undefined && Math.abs(o.sendRateError) > SEND_RATE_TOLERANCE) {
-    out.push(`load generator off schedule: sent ${o.sendRate} req/s for ${o.scheduledRate} scheduled (${round(o.sendRateError * 100, 1)} %)`)
+    out.push(
+      `load generator off schedule: sent ${o.sendRate} req/s for ${o.scheduledRate} scheduled (${round(o.sendRateError * 100, 1)} %)`
+    )
   }
   const lg = fig.outside?.loadGenerator
   if (lg?.saturated) out.push(`load generator saturated (${Math.round(lg.utilisation * 100)}% CPU)`)
@@ -208,7 +234,9 @@ export function buildHttpResult (raw, { calibration = {}, cores = os.availablePa
   const reasons = untrustedReasons(mid, raw)
   for (const [i, r] of rounds.entries()) {
     if (r === mid) continue
-    const extra = untrustedReasons(r).filter((x) => !sweep || /load generator/.test(x)).map((x) => `round ${i + 1}: ${x}`)
+    const extra = untrustedReasons(r)
+      .filter((x) => !sweep || /load generator/.test(x))
+      .map((x) => `round ${i + 1}: ${x}`)
     reasons.push(...extra)
   }
   if (sweep && sweep.steps.length === 0) reasons.push('no step measured (no calibration of the work)')
@@ -267,7 +295,20 @@ export function buildHttpResult (raw, { calibration = {}, cores = os.availablePa
 }
 
 // The whole report object from what the lab gathered.
-export function buildReport ({ id, createdAt, finishedAt, interrupted, failed: labFailed = false, experiment, label, machine: m, method, calibration, results, notes = [] }) {
+export function buildReport ({
+  id,
+  createdAt,
+  finishedAt,
+  interrupted,
+  failed: labFailed = false,
+  experiment,
+  label,
+  machine: m,
+  method,
+  calibration,
+  results,
+  notes = []
+}) {
   const failed = labFailed || results.some((r) => r.status === 'failed')
   return {
     schema: SCHEMA,

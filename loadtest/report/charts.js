@@ -6,7 +6,20 @@ import * as vl from 'vega-lite'
 import { PERCENTILE_KEYS } from './stats.js'
 
 // Colours that stay apart for readers with the common colour-vision deficiencies (Okabe–Ito, then Tableau).
-export const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442', '#000000', '#4e79a7', '#f28e2b', '#59a14f', '#e15759']
+export const PALETTE = [
+  '#0072B2',
+  '#E69F00',
+  '#009E73',
+  '#CC79A7',
+  '#56B4E9',
+  '#D55E00',
+  '#F0E442',
+  '#000000',
+  '#4e79a7',
+  '#f28e2b',
+  '#59a14f',
+  '#e15759'
+]
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
 
@@ -25,7 +38,14 @@ const CONFIG = {
     domainColor: '#8c959f',
     tickColor: '#8c959f'
   },
-  legend: { labelFontSize: 12, titleFontSize: 12, titleColor: '#24292f', labelColor: '#24292f', symbolStrokeWidth: 2.5, labelLimit: 320 },
+  legend: {
+    labelFontSize: 12,
+    titleFontSize: 12,
+    titleColor: '#24292f',
+    labelColor: '#24292f',
+    symbolStrokeWidth: 2.5,
+    labelLimit: 320
+  },
   header: { labelFontSize: 12, labelColor: '#24292f', titleFontSize: 12 },
   range: { category: PALETTE },
   line: { strokeWidth: 2 },
@@ -56,32 +76,81 @@ export function spectrumRows (percentiles, extra = {}, scale = 1) {
 // Latency percentile spectrum: one line per `color` value (and `dash` value, if given).
 // With `facet` (a field name), one panel per value of that field, two panels a row.
 // With `logY`, latency is on a log scale (points at 0 cannot be drawn there and are left out).
-export function spectrumSpec (rows, { color = 'run', colorTitle = 'server run', dash = null, dashTitle = null, yTitle = 'latency (ms)', width = 1000, height = 340, facet = null, logY = false } = {}) {
+export function spectrumSpec (
+  rows,
+  {
+    color = 'run',
+    colorTitle = 'server run',
+    dash = null,
+    dashTitle = null,
+    yTitle = 'latency (ms)',
+    width = 1000,
+    height = 340,
+    facet = null,
+    logY = false
+  } = {}
+) {
   const encoding = {
     x: {
       field: 'x',
       type: 'quantitative',
       title: 'percentile',
       scale: { type: 'log', domain: [1, 100000], nice: false },
-      axis: { values: [1, 10, 100, 1000, 10000, 100000], labelExpr: "format(100 - 100 / datum.value, '.3~f') + '%'", grid: true }
+      axis: {
+        values: [1, 10, 100, 1000, 10000, 100000],
+        labelExpr: "format(100 - 100 / datum.value, '.3~f') + '%'",
+        grid: true
+      }
     },
     y: logY
-      ? { field: 'ms', type: 'quantitative', title: `${yTitle}, log scale`, scale: { type: 'log', nice: true }, axis: { format: ',.4~r', tickCount: 6 } }
+      ? {
+          field: 'ms',
+          type: 'quantitative',
+          title: `${yTitle}, log scale`,
+          scale: { type: 'log', nice: true },
+          axis: { format: ',.4~r', tickCount: 6 }
+        }
       : { field: 'ms', type: 'quantitative', title: yTitle, scale: { zero: true, nice: true } },
-    color: { field: color, type: 'nominal', title: colorTitle, sort: null, legend: { orient: 'bottom', direction: 'vertical', columns: 2 } },
+    color: {
+      field: color,
+      type: 'nominal',
+      title: colorTitle,
+      sort: null,
+      legend: { orient: 'bottom', direction: 'vertical', columns: 2 }
+    },
     order: { field: 'x', type: 'quantitative' },
     description: { field: 'desc', type: 'nominal' },
     detail: dash ? { field: dash, type: 'nominal' } : undefined
   }
-  if (dash) encoding.strokeDash = { field: dash, type: 'nominal', title: dashTitle ?? dash, sort: null, legend: { orient: 'bottom', direction: 'vertical' } }
+  if (dash) {
+    encoding.strokeDash = {
+      field: dash,
+      type: 'nominal',
+      title: dashTitle ?? dash,
+      sort: null,
+      legend: { orient: 'bottom', direction: 'vertical' }
+    }
+  }
   if (!dash) delete encoding.detail
   const mark = { type: 'line', point: { filled: true, size: 22 }, clip: true }
-  const transform = [...(logY ? [{ filter: 'datum.ms > 0' }] : []), { calculate: `datum[${JSON.stringify(color)}] + ': p' + datum.p + ' = ' + format(datum.ms, ',.4~r') + ' ${yTitle.includes('ms') ? 'ms' : '×'}'`, as: 'desc' }]
+  const transform = [
+    ...(logY ? [{ filter: 'datum.ms > 0' }] : []),
+    {
+      calculate: `datum[${JSON.stringify(color)}] + ': p' + datum.p + ' = ' + format(datum.ms, ',.4~r') + ' ${yTitle.includes('ms') ? 'ms' : '×'}'`,
+      as: 'desc'
+    }
+  ]
   if (facet) {
     return {
       data: { values: rows },
       transform,
-      facet: { field: facet, type: 'nominal', title: null, sort: null, header: { labelFontWeight: 600, labelFontSize: 12 } },
+      facet: {
+        field: facet,
+        type: 'nominal',
+        title: null,
+        sort: null,
+        header: { labelFontWeight: 600, labelFontSize: 12 }
+      },
       columns: 2,
       spec: { width: Math.round(width / 2 - 40), height: Math.round(height * 0.6), mark, encoding },
       resolve: { scale: { y: 'independent' } },
@@ -95,14 +164,44 @@ export function spectrumSpec (rows, { color = 'run', colorTitle = 'server run', 
 // rate, one line per server, the target as a dashed rule and each server's capacity as a ringed point.
 // rows: [{ server, rate, p99, pass }]; capacities: [{ server, rate, p99 }].
 export function capacitySpec (rows, { sloMs = null, capacities = [], width = 1000, height = 360 } = {}) {
-  const color = { field: 'server', type: 'nominal', title: 'server', sort: null, legend: { orient: 'bottom', direction: 'vertical', columns: 3 } }
-  const x = { field: 'rate', type: 'quantitative', title: 'offered load (requests/s, open loop)', scale: { zero: true, nice: true } }
-  const y = { field: 'p99', type: 'quantitative', title: 'p99 latency from the due time (ms), log scale', scale: { type: 'log', nice: true }, axis: { format: ',.4~r', tickCount: 6 } }
+  const color = {
+    field: 'server',
+    type: 'nominal',
+    title: 'server',
+    sort: null,
+    legend: { orient: 'bottom', direction: 'vertical', columns: 3 }
+  }
+  const x = {
+    field: 'rate',
+    type: 'quantitative',
+    title: 'offered load (requests/s, open loop)',
+    scale: { zero: true, nice: true }
+  }
+  const y = {
+    field: 'p99',
+    type: 'quantitative',
+    title: 'p99 latency from the due time (ms), log scale',
+    scale: { type: 'log', nice: true },
+    axis: { format: ',.4~r', tickCount: 6 }
+  }
   const layers = [
     {
-      transform: [{ filter: 'datum.p99 > 0' }, { calculate: "datum.server + ': ' + format(datum.rate, ',.1f') + ' req/s → p99 ' + format(datum.p99, ',.4~r') + ' ms' + (datum.pass ? '' : ' (misses the target)')", as: 'desc' }],
+      transform: [
+        { filter: 'datum.p99 > 0' },
+        {
+          calculate:
+            "datum.server + ': ' + format(datum.rate, ',.1f') + ' req/s → p99 ' + format(datum.p99, ',.4~r') + ' ms' + (datum.pass ? '' : ' (misses the target)')",
+          as: 'desc'
+        }
+      ],
       mark: { type: 'line', point: { filled: true, size: 30 }, clip: true },
-      encoding: { x, y, color, order: { field: 'rate', type: 'quantitative' }, description: { field: 'desc', type: 'nominal' } }
+      encoding: {
+        x,
+        y,
+        color,
+        order: { field: 'rate', type: 'quantitative' },
+        description: { field: 'desc', type: 'nominal' }
+      }
     }
   ]
   if (capacities.length) {
@@ -112,19 +211,46 @@ export function capacitySpec (rows, { sloMs = null, capacities = [], width = 100
       encoding: { x, y, color: { ...color, legend: null } }
     })
   }
-  if (sloMs) layers.push({ data: { values: [{ slo: sloMs }] }, mark: { type: 'rule', color: '#cf222e', strokeDash: [6, 4], strokeWidth: 1.5 }, encoding: { y: { field: 'slo', type: 'quantitative' } } })
+  if (sloMs) {
+    layers.push({
+      data: { values: [{ slo: sloMs }] },
+      mark: { type: 'rule', color: '#cf222e', strokeDash: [6, 4], strokeWidth: 1.5 },
+      encoding: { y: { field: 'slo', type: 'quantitative' } }
+    })
+  }
   return { width, height, data: { values: rows }, layer: layers, config: CONFIG }
 }
 
 // Horizontal bars, one per `y` value, optionally grouped by `group` (a colour per group).
-export function barSpec (rows, { y = 'run', x = 'value', xTitle, group = null, groupTitle = null, format = ',.0f', width = 560, domainMax = null, rule = null, colors = null } = {}) {
+export function barSpec (
+  rows,
+  {
+    y = 'run',
+    x = 'value',
+    xTitle,
+    group = null,
+    groupTitle = null,
+    format = ',.0f',
+    width = 560,
+    domainMax = null,
+    rule = null,
+    colors = null
+  } = {}
+) {
   const barEnc = {
     y: { field: y, type: 'nominal', title: null, sort: null, axis: { labelLimit: 340, labelFontSize: 12 } },
     x: { field: x, type: 'quantitative', title: xTitle, axis: { format }, scale: domainMax ? { domainMax } : {} }
   }
   if (group) {
     barEnc.yOffset = { field: group, type: 'nominal', sort: null }
-    barEnc.color = { field: group, type: 'nominal', title: groupTitle, sort: null, legend: { orient: 'bottom', direction: 'vertical' }, ...(colors ? { scale: { range: colors } } : {}) }
+    barEnc.color = {
+      field: group,
+      type: 'nominal',
+      title: groupTitle,
+      sort: null,
+      legend: { orient: 'bottom', direction: 'vertical' },
+      ...(colors ? { scale: { range: colors } } : {})
+    }
   } else {
     barEnc.color = { value: PALETTE[0] }
   }
@@ -136,7 +262,13 @@ export function barSpec (rows, { y = 'run', x = 'value', xTitle, group = null, g
     }
   ]
   if (!group) delete layers[1].encoding.yOffset
-  if (rule !== null) layers.push({ data: { values: [{ rule }] }, mark: { type: 'rule', color: '#57606a', strokeDash: [4, 3] }, encoding: { x: { field: 'rule', type: 'quantitative' } } })
+  if (rule !== null) {
+    layers.push({
+      data: { values: [{ rule }] },
+      mark: { type: 'rule', color: '#57606a', strokeDash: [4, 3] },
+      encoding: { x: { field: 'rule', type: 'quantitative' } }
+    })
+  }
   const groups = group ? new Set(rows.map((r) => r[group])).size : 1
   return {
     width,
@@ -152,14 +284,25 @@ export function barSpec (rows, { y = 'run', x = 'value', xTitle, group = null, g
 export function dispatchSpec (rows, { width = 260, height = 200 } = {}) {
   const payloads = new Set(rows.map((r) => r.payload)).size
   const color = { field: 'mode', type: 'nominal', title: 'mode', sort: null, legend: { orient: 'bottom' } }
-  const dash = payloads > 1 ? { strokeDash: { field: 'payload', type: 'nominal', title: 'payload', sort: null, legend: { orient: 'bottom' } } } : {}
+  const dash =
+    payloads > 1
+      ? {
+          strokeDash: { field: 'payload', type: 'nominal', title: 'payload', sort: null, legend: { orient: 'bottom' } }
+        }
+      : {}
   const y = { field: 'meanMs', type: 'quantitative', title: 'mean time of the batch (ms)' }
   const layer = [
     {
       transform: [{ filter: 'datum.workers > 0' }],
       mark: { type: 'line', point: { filled: true, size: 30 } },
       encoding: {
-        x: { field: 'workers', type: 'quantitative', title: 'workers', scale: { type: 'log', base: 2, nice: false }, axis: { values: [1, 2, 4, 8, 16, 32, 64], format: 'd' } },
+        x: {
+          field: 'workers',
+          type: 'quantitative',
+          title: 'workers',
+          scale: { type: 'log', base: 2, nice: false },
+          axis: { values: [1, 2, 4, 8, 16, 32, 64], format: 'd' }
+        },
         y,
         color,
         order: { field: 'workers', type: 'quantitative' },
@@ -184,11 +327,22 @@ export function dispatchSpec (rows, { width = 260, height = 200 } = {}) {
 function compile (spec) {
   const warnings = []
   const logger = {
-    level () { return this },
-    warn (...a) { warnings.push(a.join(' ')); return this },
-    info () { return this },
-    debug () { return this },
-    error (...a) { throw new Error(a.join(' ')) }
+    level () {
+      return this
+    },
+    warn (...a) {
+      warnings.push(a.join(' '))
+      return this
+    },
+    info () {
+      return this
+    },
+    debug () {
+      return this
+    },
+    error (...a) {
+      throw new Error(a.join(' '))
+    }
   }
   return { vg: vl.compile(spec, { logger }).spec, logger, warnings }
 }
@@ -208,8 +362,13 @@ export function renderSvg (spec, { id = 'chart' } = {}) {
     }
     const Headless = vega.renderModule('svg').headless
     const renderer = new Headless(view.loader())
-      .initialize(null, Math.max(0, view._viewWidth + pad.left + pad.right), Math.max(0, view._viewHeight + pad.top + pad.bottom),
-        [pad.left + view._origin[0], pad.top + view._origin[1]], 1)
+      .initialize(
+        null,
+        Math.max(0, view._viewWidth + pad.left + pad.right),
+        Math.max(0, view._viewHeight + pad.top + pad.bottom),
+        [pad.left + view._origin[0], pad.top + view._origin[1]],
+        1
+      )
       .background(view.background())
     renderer.render(view.scenegraph().root)
     return inlineSvg(renderer.svg(), id)
@@ -234,11 +393,16 @@ export async function renderSvgAsync (spec, { id = 'chart' } = {}) {
 // same for the same report and two charts on one page never share an element id.
 function inlineSvg (svg, id) {
   const clips = new Map()
-  return svg
-    .replace(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" xmlns:xlink="http:\/\/www\.w3\.org\/1999\/xlink"/, '<svg')
-    // Only the clip paths' own ids and references: a run named "a-clip2" is text and stays as it is.
-    .replace(/(<clipPath id="|url\(#)clip(\d+)(?=[")])/g, (_, before, n) => {
-      if (!clips.has(n)) clips.set(n, clips.size + 1)
-      return `${before}${id}-clip${clips.get(n)}`
-    })
+  return (
+    svg
+      .replace(
+        /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" xmlns:xlink="http:\/\/www\.w3\.org\/1999\/xlink"/,
+        '<svg'
+      )
+      // Only the clip paths' own ids and references: a run named "a-clip2" is text and stays as it is.
+      .replace(/(<clipPath id="|url\(#)clip(\d+)(?=[")])/g, (_, before, n) => {
+        if (!clips.has(n)) clips.set(n, clips.size + 1)
+        return `${before}${id}-clip${clips.get(n)}`
+      })
+  )
 }

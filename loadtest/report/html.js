@@ -54,14 +54,17 @@ export function when (iso) {
 // Renders a table from a header row and body rows of already-escaped HTML cells; `rowClass(i)` may
 // give a class per row. Cells may be strings or { html, className }.
 export function table (head, rows, { className = '', rowClass = () => '', caption = '' } = {}) {
-  const cell = (tag, c) => typeof c === 'object' && c !== null
-    ? `<${tag} class="${esc(c.className ?? '')}">${c.html}</${tag}>`
-    : `<${tag}>${c}</${tag}>`
+  const cell = (tag, c) =>
+    typeof c === 'object' && c !== null
+      ? `<${tag} class="${esc(c.className ?? '')}">${c.html}</${tag}>`
+      : `<${tag}>${c}</${tag}>`
   const th = head.map((h) => cell('th', h)).join('')
-  const body = rows.map((r, i) => {
-    const cls = rowClass(i)
-    return `<tr${cls ? ` class="${esc(cls)}"` : ''}>${r.map((c) => cell('td', c)).join('')}</tr>`
-  }).join('\n')
+  const body = rows
+    .map((r, i) => {
+      const cls = rowClass(i)
+      return `<tr${cls ? ` class="${esc(cls)}"` : ''}>${r.map((c) => cell('td', c)).join('')}</tr>`
+    })
+    .join('\n')
   return `<div class="table-wrap"><table class="${esc(className)}">${caption ? `<caption>${caption}</caption>` : ''}<thead><tr>${th}</tr></thead><tbody>
 ${body}
 </tbody></table></div>`
@@ -77,14 +80,20 @@ export function genericTable (t) {
     if (typeof v === 'object') return `<code>${esc(JSON.stringify(v))}</code>`
     return esc(v)
   }
-  return table(t.head.map((h) => esc(h)), t.rows.map((r) => (Array.isArray(r) ? r : [r]).map(cell)), { className: 'generic' })
+  return table(
+    t.head.map((h) => esc(h)),
+    t.rows.map((r) => (Array.isArray(r) ? r : [r]).map(cell)),
+    { className: 'generic' }
+  )
 }
 
 // One line naming a report's machine: its label if set, else host, CPU model and cores.
 export function machineLine (report) {
   const m = report?.machine ?? {}
   if (typeof report?.label === 'string' && report.label.trim() !== '') return report.label
-  return [m.hostname, m.cpuModel, isNum(m.cores) ? `${m.cores} cores` : null].filter((x) => x !== null && x !== undefined && x !== '').join(' · ')
+  return [m.hostname, m.cpuModel, isNum(m.cores) ? `${m.cores} cores` : null]
+    .filter((x) => x !== null && x !== undefined && x !== '')
+    .join(' · ')
 }
 
 function dl (pairs) {
@@ -94,14 +103,21 @@ function dl (pairs) {
 // The machine card: CPU, cores, memory, OS, Node/V8, package versions, load at start.
 export function machineCard (report) {
   const m = report.machine ?? {}
-  const versions = m.versions && typeof m.versions === 'object'
-    ? Object.entries(m.versions).map(([k, v]) => `${esc(k)} ${esc(v ?? '?')}`).join(' · ')
-    : DASH
+  const versions =
+    m.versions && typeof m.versions === 'object'
+      ? Object.entries(m.versions)
+        .map(([k, v]) => `${esc(k)} ${esc(v ?? '?')}`)
+        .join(' · ')
+      : DASH
   const cores = isNum(m.cores)
     ? `${m.cores}${isNum(m.availableParallelism) && m.availableParallelism !== m.cores ? ` (available parallelism ${m.availableParallelism})` : ''}`
     : DASH
-  const os = m.os && typeof m.os === 'object' ? `${esc(m.os.type)} ${esc(m.os.release)} · ${esc(m.os.platform)}/${esc(m.arch)}` : esc(m.arch)
-  const label = typeof report.label === 'string' && report.label !== '' ? [['label', `<b>${esc(report.label)}</b>`]] : []
+  const os =
+    m.os && typeof m.os === 'object'
+      ? `${esc(m.os.type)} ${esc(m.os.release)} · ${esc(m.os.platform)}/${esc(m.arch)}`
+      : esc(m.arch)
+  const label =
+    typeof report.label === 'string' && report.label !== '' ? [['label', `<b>${esc(report.label)}</b>`]] : []
   return `<section class="card" aria-label="machine"><h2>Machine</h2>${dl([
     ...label,
     ['host', esc(m.hostname) || DASH],
@@ -111,31 +127,68 @@ export function machineCard (report) {
     ['OS', os || DASH],
     ['Node / V8', `${esc(m.node) || DASH} / ${esc(m.v8) || DASH}`],
     ['packages', versions],
-    ['load average', Array.isArray(m.loadavg) ? m.loadavg.map((x) => num(x, 2)).join(' · ') + ' <span class="muted">(1, 5, 15 min at start)</span>' : DASH]
+    [
+      'load average',
+      Array.isArray(m.loadavg)
+        ? m.loadavg.map((x) => num(x, 2)).join(' · ') + ' <span class="muted">(1, 5, 15 min at start)</span>'
+        : DASH
+    ]
   ])}</section>`
 }
 
 // The method card: tool, load shape, warm-up, runs, target and the exact command.
 export function methodCard (report) {
   const m = report.method ?? {}
-  const warm = m.warmup && typeof m.warmup === 'object'
-    ? (isNum(m.warmup.amount) ? `${num(m.warmup.amount)} requests` : isNum(m.warmup.durationSec) ? `${num(m.warmup.durationSec)} s` : DASH)
-    : 'none'
+  const warm =
+    m.warmup && typeof m.warmup === 'object'
+      ? isNum(m.warmup.amount)
+        ? `${num(m.warmup.amount)} requests`
+        : isNum(m.warmup.durationSec)
+          ? `${num(m.warmup.durationSec)} s`
+          : DASH
+      : 'none'
   const load = isNum(m.amount) ? `${num(m.amount)} requests` : isNum(m.durationSec) ? `${num(m.durationSec)} s` : DASH
   return `<section class="card" aria-label="method"><h2>Method</h2>${dl([
     ['tool', `${esc(m.tool) || DASH}${m.toolVersion ? ` ${esc(m.toolVersion)}` : ''}`],
-    ['load', m.loop === 'open'
-      ? `open loop${isNum(m.rate) ? `, ${num(m.rate)} requests/s` : ', rates chosen by the sweep'}, ${esc(m.arrival ?? 'constant')} arrivals${isNum(m.seed) ? ` (seed ${num(m.seed)})` : ''}; latency from each request's due time`
-      : m.loop === 'closed' ? 'closed loop: each connection sends its next request when the last one answers' : DASH],
+    [
+      'load',
+      m.loop === 'open'
+        ? `open loop${isNum(m.rate) ? `, ${num(m.rate)} requests/s` : ', rates chosen by the sweep'}, ${esc(m.arrival ?? 'constant')} arrivals${isNum(m.seed) ? ` (seed ${num(m.seed)})` : ''}; latency from each request's due time`
+        : m.loop === 'closed'
+          ? 'closed loop: each connection sends its next request when the last one answers'
+          : DASH
+    ],
     [m.loop === 'open' ? 'connection cap' : 'connections', num(m.connections)],
     ['measured round', load],
     ['timeout', isNum(m.timeoutSec) ? `${num(m.timeoutSec)} s` : DASH],
     ['warm-up', warm],
-    ['runs', isNum(m.runs) ? `${num(m.runs)}${m.runs > 1 ? ' <span class="muted">(figures are the median round)</span>' : ''}` : DASH],
-    ['target', m.tool === 'in-process' ? 'in-process (no HTTP)' : m.url ? `<code>${esc(m.url)}</code> <span class="muted">(started by hand)</span>` : 'servers started by the lab'],
-    ['outside sampling', m.outsideSampling ? 'CPU, RSS, processes from /proc' : m.tool === 'in-process' ? 'not applicable' : '<span class="warn-text">off</span>'],
+    [
+      'runs',
+      isNum(m.runs)
+        ? `${num(m.runs)}${m.runs > 1 ? ' <span class="muted">(figures are the median round)</span>' : ''}`
+        : DASH
+    ],
+    [
+      'target',
+      m.tool === 'in-process'
+        ? 'in-process (no HTTP)'
+        : m.url
+          ? `<code>${esc(m.url)}</code> <span class="muted">(started by hand)</span>`
+          : 'servers started by the lab'
+    ],
+    [
+      'outside sampling',
+      m.outsideSampling
+        ? 'CPU, RSS, processes from /proc'
+        : m.tool === 'in-process'
+          ? 'not applicable'
+          : '<span class="warn-text">off</span>'
+    ],
     ...(m.task && typeof m.task === 'object' ? [['task', taskCell(m.task)]] : []),
-    ['run', `${when(report.createdAt)}${report.finishedAt ? ` → ${when(report.finishedAt)}` : ' <span class="warn-text">(not finished)</span>'}`]
+    [
+      'run',
+      `${when(report.createdAt)}${report.finishedAt ? ` → ${when(report.finishedAt)}` : ' <span class="warn-text">(not finished)</span>'}`
+    ]
   ])}<pre class="command"><code>${esc(m.command) || '—'}</code></pre></section>`
 }
 

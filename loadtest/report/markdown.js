@@ -9,11 +9,13 @@ function gb (bytes) {
 
 // Render { head, rows } as a Markdown table.
 export function markdownTable ({ head, rows }) {
-  return [
-    `| ${head.map(mdText).join(' | ')} |`,
-    `| ${head.map(() => '---').join(' | ')} |`,
-    ...rows.map((r) => `| ${r.map(mdText).join(' | ')} |`)
-  ].join('\n') + '\n'
+  return (
+    [
+      `| ${head.map(mdText).join(' | ')} |`,
+      `| ${head.map(() => '---').join(' | ')} |`,
+      ...rows.map((r) => `| ${r.map(mdText).join(' | ')} |`)
+    ].join('\n') + '\n'
+  )
 }
 
 // The Markdown page for a report (experiment: its module, for a custom table).
@@ -24,13 +26,24 @@ export function renderMarkdown (report, experiment) {
   const out = []
   out.push(`# loadlab report: ${mdText(report.experiment)}${report.label ? ` (${mdText(report.label)})` : ''}`)
   out.push('')
-  if (experiment?.title) out.push(`**${experiment.title}**${experiment.study ? ` (study ${experiment.study})` : ''}. ${experiment.description ?? ''}`.trim(), '')
-  out.push(`Status: **${mdText(report.status)}**. Started ${mdText(report.createdAt)}, finished ${mdText(report.finishedAt ?? '-')}. Schema ${mdText(report.schema)}, id ${mdCode(report.id)}.`)
+  if (experiment?.title) {
+    out.push(
+      `**${experiment.title}**${experiment.study ? ` (study ${experiment.study})` : ''}. ${experiment.description ?? ''}`.trim(),
+      ''
+    )
+  }
+  out.push(
+    `Status: **${mdText(report.status)}**. Started ${mdText(report.createdAt)}, finished ${mdText(report.finishedAt ?? '-')}. Schema ${mdText(report.schema)}, id ${mdCode(report.id)}.`
+  )
   out.push('')
   out.push('## Machine')
   out.push('')
-  out.push(`- **Machine:** ${mdText(m.cpuModel)}, ${m.cores} cores (availableParallelism ${m.availableParallelism}), ${gb(m.memoryBytes)} RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`)
-  out.push(`- **Node:** ${m.node} (V8 ${m.v8}); fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, react ${m.versions.react}`)
+  out.push(
+    `- **Machine:** ${mdText(m.cpuModel)}, ${m.cores} cores (availableParallelism ${m.availableParallelism}), ${gb(m.memoryBytes)} RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`
+  )
+  out.push(
+    `- **Node:** ${m.node} (V8 ${m.v8}); fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, react ${m.versions.react}`
+  )
   out.push(`- **Load average at start:** ${m.loadavg.join(', ')}`)
   out.push('')
   out.push('## Method')
@@ -40,19 +53,39 @@ export function renderMarkdown (report, experiment) {
   if (me.tool === 'in-process') {
     out.push(`- **Load:** in-process, no HTTP; ${me.runs} run(s) per case`)
   } else {
-    out.push(`- **Load:** ${me.tool} ${me.toolVersion ?? ''}, ${me.connections} connections, ${load} per measured round, ${me.timeoutSec} s timeout, warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) per server${me.runs > 1 ? ' (figures: the median round)' : ''}`)
-    out.push(`- **Target:** ${me.url ? mdCode(me.url) : 'servers started by the lab on 127.0.0.1, one at a time'}; outside sampling (/proc) ${me.outsideSampling ? 'on' : 'off'}; recovery request after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`)
-    out.push('- requests/s are timed by the lab from the first request sent to the last response; latency in ms; every 2xx body is compared with the expected one')
+    out.push(
+      `- **Load:** ${me.tool} ${me.toolVersion ?? ''}, ${me.connections} connections, ${load} per measured round, ${me.timeoutSec} s timeout, warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) per server${me.runs > 1 ? ' (figures: the median round)' : ''}`
+    )
+    out.push(
+      `- **Target:** ${me.url ? mdCode(me.url) : 'servers started by the lab on 127.0.0.1, one at a time'}; outside sampling (/proc) ${me.outsideSampling ? 'on' : 'off'}; recovery request after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`
+    )
+    out.push(
+      '- requests/s are timed by the lab from the first request sent to the last response; latency in ms; every 2xx body is compared with the expected one'
+    )
   }
   out.push('')
   const cal = Object.values(report.calibration ?? {})
   if (cal.length) {
     out.push('## Calibration (single thread, one long-lived process)')
     out.push('')
-    out.push(markdownTable({
-      head: ['work', 'calls', 'median ms', 'min', 'max', 'first', 'tier shift'],
-      rows: cal.map((c) => c.error ? [c.spec, '-', 'error', c.error, '', '', ''] : [c.spec, String(c.calls), String(c.medianMs), String(c.minMs), String(c.maxMs), String(c.firstMs), c.method === 'declared' ? 'declared (sleep)' : c.tierShift ? 'yes' : 'no'])
-    }))
+    out.push(
+      markdownTable({
+        head: ['work', 'calls', 'median ms', 'min', 'max', 'first', 'tier shift'],
+        rows: cal.map((c) =>
+          c.error
+            ? [c.spec, '-', 'error', c.error, '', '', '']
+            : [
+                c.spec,
+                String(c.calls),
+                String(c.medianMs),
+                String(c.minMs),
+                String(c.maxMs),
+                String(c.firstMs),
+                c.method === 'declared' ? 'declared (sleep)' : c.tierShift ? 'yes' : 'no'
+              ]
+        )
+      })
+    )
   }
   out.push('## Results')
   out.push('')
@@ -68,7 +101,9 @@ export function renderMarkdown (report, experiment) {
   for (const r of failed) {
     out.push(`### Failure: ${mdCode(r.key)}`)
     out.push('')
-    out.push(`${mdText(r.failure.reason)} (exit code ${mdText(r.failure.exitCode ?? '-')}, signal ${mdText(r.failure.signal ?? '-')})`)
+    out.push(
+      `${mdText(r.failure.reason)} (exit code ${mdText(r.failure.exitCode ?? '-')}, signal ${mdText(r.failure.signal ?? '-')})`
+    )
     if (r.failure.stderrTail?.length) {
       out.push('')
       out.push(...mdFence(r.failure.stderrTail))
@@ -90,6 +125,8 @@ function taskLine (t) {
     ? `input from ${mdText(t.inputFrom)} (sha256 ${t.inputSha256.slice(0, 12)}…)`
     : 'input: its `input` export'
   const name = `${mdCode(t.path)}${t.export === 'default' ? '' : ` export ${mdCode(t.export)}`}`
-  return `- **Task:** ${name} (sha256 ${t.fileSha256.slice(0, 12)}…), ${input}; expected body (${t.bodyBytes} B) ` +
+  return (
+    `- **Task:** ${name} (sha256 ${t.fileSha256.slice(0, 12)}…), ${input}; expected body (${t.bodyBytes} B) ` +
     `from the ${t.expectedFrom}; load + setup() ${t.setupMs} ms; per-call bound ${t.timeoutMs} ms`
+  )
 }

@@ -4,7 +4,18 @@
 import { barSpec, capacitySpec, dispatchSpec, renderSvg, spectrumRows, spectrumSpec } from './charts.js'
 import { timelineMarks, timelineRows, timelineSpec } from './timeline-chart.js'
 import {
-  bytes, esc, genericTable, isNum, machineCard, machineLine, methodCard, ms, num, page, pct, table
+  bytes,
+  esc,
+  genericTable,
+  isNum,
+  machineCard,
+  machineLine,
+  methodCard,
+  ms,
+  num,
+  page,
+  pct,
+  table
 } from './html.js'
 
 // Display names for a report's HTTP runs: the key, without the work spec when every run shares it;
@@ -24,7 +35,9 @@ export function runNames (results) {
 
 // Wraps a rendered chart in a figure that tests and readers can find (data-chart, data-lines).
 export function figure (name, svg, caption, attrs = {}) {
-  const extra = Object.entries(attrs).map(([k, v]) => ` data-${k}="${esc(v)}"`).join('')
+  const extra = Object.entries(attrs)
+    .map(([k, v]) => ` data-${k}="${esc(v)}"`)
+    .join('')
   return `<figure class="chart" data-chart="${esc(name)}"${extra} role="group" aria-label="${esc(name)} chart">
 <figcaption>${caption}</figcaption>
 ${svg}
@@ -44,7 +57,9 @@ function reasons (r) {
 }
 
 function runCell (name, r) {
-  const why = statusOf(r) ? `<span class="why">${statusOf(r) === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${esc(reasons(r).join('; ') || 'no reason given')}</span>` : ''
+  const why = statusOf(r)
+    ? `<span class="why">${statusOf(r) === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${esc(reasons(r).join('; ') || 'no reason given')}</span>`
+    : ''
   const notes = Array.isArray(r.notes) && r.notes.length ? `<span class="note">${esc(r.notes.join('; '))}</span>` : ''
   return { html: `<b>${esc(name)}</b>${why}${notes}`, className: 'text' }
 }
@@ -60,8 +75,11 @@ ${Array.isArray(f.stderrTail) && f.stderrTail.length ? `<pre aria-label="stderr 
   }
   const untrusted = http.map((r, i) => [r, names[i]]).filter(([r]) => r.status !== 'failed' && r.trusted === false)
   if (untrusted.length) {
-    out.push(`<div class="notice" data-flag="untrusted"><h3>⚠ Figures not to be taken at face value</h3><ul>${untrusted
-      .map(([r, name]) => `<li><b>${esc(name)}</b>: ${esc(reasons(r).join('; ') || 'no reason given')}</li>`).join('')}</ul></div>`)
+    out.push(
+      `<div class="notice" data-flag="untrusted"><h3>⚠ Figures not to be taken at face value</h3><ul>${untrusted
+        .map(([r, name]) => `<li><b>${esc(name)}</b>: ${esc(reasons(r).join('; ') || 'no reason given')}</li>`)
+        .join('')}</ul></div>`
+    )
   }
   return out.join('\n')
 }
@@ -85,7 +103,10 @@ function spectrumFigure (http, names) {
     if (r.status === 'failed') return
     const short = String(r.key ?? names[i]).replace(`@${r.work}`, '')
     const pts = spectrumRows(r.latency?.percentiles, { run: names[i], work: String(r.work ?? '?'), short })
-    if (pts.length > 1) { rows.push(...pts); drawn.push(names[i]) }
+    if (pts.length > 1) {
+      rows.push(...pts)
+      drawn.push(names[i])
+    }
   })
   if (drawn.length === 0) return '<p class="muted">No latency percentiles to plot.</p>'
   const panels = drawn.length > SPECTRUM_MAX_LINES && new Set(rows.map((p) => p.work)).size > 1
@@ -93,21 +114,45 @@ function spectrumFigure (http, names) {
   const spec = panels
     ? spectrumSpec(rows, { color: 'short', colorTitle: 'server run', facet: 'work' })
     : spectrumSpec(rows, { colorTitle: 'server run', logY })
-  return figure('spectrum', renderSvg(spec, { id: 'spectrum' }),
-    `<b>Latency by percentile</b> (client side, ${http.some((r) => r.loop === 'open') ? 'open loop: from each request\'s due time' : 'autocannon'})${panels ? ', one panel per work spec' : ''}. The x axis stretches the tail as HdrHistogram plots it (log of 1/(1−p)): each step right is ten times rarer. Lower is better; a line that rises late has a short tail.${logY ? ' The latency axis is logarithmic: the runs differ by more than 20× at p99.' : ''}`,
-    { lines: drawn.length })
+  return figure(
+    'spectrum',
+    renderSvg(spec, { id: 'spectrum' }),
+    `<b>Latency by percentile</b> (client side, ${http.some((r) => r.loop === 'open') ? "open loop: from each request's due time" : 'autocannon'})${panels ? ', one panel per work spec' : ''}. The x axis stretches the tail as HdrHistogram plots it (log of 1/(1−p)): each step right is ten times rarer. Lower is better; a line that rises late has a short tail.${logY ? ' The latency axis is logarithmic: the runs differ by more than 20× at p99.' : ''}`,
+    { lines: drawn.length }
+  )
 }
 
 function throughputFigures (http, names) {
   const ok = http.map((r, i) => [r, names[i]]).filter(([r]) => r.status !== 'failed' && isNum(r.rps))
   if (!ok.some(([r]) => r.rps > 0)) return '<p class="muted">No request was answered: nothing to chart.</p>'
-  const label = ([r, name]) => r.trusted === false ? `${name} ⚠` : name
-  const rps = renderSvg(barSpec(ok.map((x) => ({ run: label(x), value: x[0].rps })), { xTitle: 'requests/s (own-timed)', format: ',.0f', width: 400 }), { id: 'rps' })
+  const label = ([r, name]) => (r.trusted === false ? `${name} ⚠` : name)
+  const rps = renderSvg(
+    barSpec(
+      ok.map((x) => ({ run: label(x), value: x[0].rps })),
+      { xTitle: 'requests/s (own-timed)', format: ',.0f', width: 400 }
+    ),
+    { id: 'rps' }
+  )
   const eff = ok.filter(([r]) => isNum(r.efficiency))
   const effFig = eff.length
-    ? figure('efficiency', renderSvg(barSpec(eff.map((x) => ({ run: label(x), value: x[0].efficiency })), {
-      xTitle: 'share of the ideal throughput', format: '.0%', width: 400, rule: 1, domainMax: Math.max(1, ...eff.map(([r]) => r.efficiency))
-    }), { id: 'efficiency' }), '<b>Efficiency</b>: requests/s against what the cores allow for this work, min(connections, cores) / calibrated service time. The dashed line is 100%.', { bars: eff.length })
+    ? figure(
+      'efficiency',
+      renderSvg(
+        barSpec(
+          eff.map((x) => ({ run: label(x), value: x[0].efficiency })),
+          {
+            xTitle: 'share of the ideal throughput',
+            format: '.0%',
+            width: 400,
+            rule: 1,
+            domainMax: Math.max(1, ...eff.map(([r]) => r.efficiency))
+          }
+        ),
+        { id: 'efficiency' }
+      ),
+      '<b>Efficiency</b>: requests/s against what the cores allow for this work, min(connections, cores) / calibrated service time. The dashed line is 100%.',
+      { bars: eff.length }
+    )
     : '<p class="muted">Efficiency not computed: no calibration for this work.</p>'
   return `<div class="charts-row">${figure('rps', rps, '<b>Requests per second</b>, timed by the lab from first request to last response. Higher is better. ⚠ marks untrusted runs.', { bars: ok.length })}
 ${effFig}</div>`
@@ -129,31 +174,76 @@ function delayFigure (http, names) {
   })
   if (rows.length === 0) return ''
   const noTelemetry = http.some((r) => r.status !== 'failed' && !r.telemetry)
-  const svg = renderSvg(barSpec(rows, { xTitle: 'p99 (ms)', group: 'metric', groupTitle: null, format: ',.1f', width: 900, colors: ['#0550ae', '#bf8700', '#8250df'] }), { id: 'delay' })
-  return figure('delay', svg,
-    `<b>Who waits behind the work</b>: the client's p99 latency beside the p99 of a cheap <code>/health</code> request sent during the round and the server's own main-thread event-loop delay. A strategy that keeps CPU off the main thread keeps the last two low.${noTelemetry ? ' Runs without server telemetry show no event-loop bar.' : ''}`)
+  const svg = renderSvg(
+    barSpec(rows, {
+      xTitle: 'p99 (ms)',
+      group: 'metric',
+      groupTitle: null,
+      format: ',.1f',
+      width: 900,
+      colors: ['#0550ae', '#bf8700', '#8250df']
+    }),
+    { id: 'delay' }
+  )
+  return figure(
+    'delay',
+    svg,
+    `<b>Who waits behind the work</b>: the client's p99 latency beside the p99 of a cheap <code>/health</code> request sent during the round and the server's own main-thread event-loop delay. A strategy that keeps CPU off the main thread keeps the last two low.${noTelemetry ? ' Runs without server telemetry show no event-loop bar.' : ''}`
+  )
 }
 
 function resultsTable (http, names) {
-  const head = ['run', 'done / sent', 'failed requests', 'req/s', 'p50', 'p99', 'p99.9', 'max', 'probe p99', 'loop p99', 'ELU', 'recovery', 'CPU ms/req', 'peak RSS', 'procs / threads', 'ideal req/s', 'efficiency']
+  const head = [
+    'run',
+    'done / sent',
+    'failed requests',
+    'req/s',
+    'p50',
+    'p99',
+    'p99.9',
+    'max',
+    'probe p99',
+    'loop p99',
+    'ELU',
+    'recovery',
+    'CPU ms/req',
+    'peak RSS',
+    'procs / threads',
+    'ideal req/s',
+    'efficiency'
+  ]
   const rows = http.map((r, i) => {
     const q = r.requests ?? {}
     const l = r.latency ?? {}
     const o = r.outside ?? null
-    const bad = [['errors', 'error'], ['timeouts', 'timeout'], ['non2xx', 'non-2xx'], ['mismatches', 'mismatch']]
-      .filter(([k]) => isNum(q[k]) && q[k] > 0).map(([k, what]) => `${num(q[k])} ${what}${q[k] > 1 && k !== 'non2xx' ? (k === 'mismatches' ? 'es' : 's') : ''}`)
+    const bad = [
+      ['errors', 'error'],
+      ['timeouts', 'timeout'],
+      ['non2xx', 'non-2xx'],
+      ['mismatches', 'mismatch']
+    ]
+      .filter(([k]) => isNum(q[k]) && q[k] > 0)
+      .map(([k, what]) => `${num(q[k])} ${what}${q[k] > 1 && k !== 'non2xx' ? (k === 'mismatches' ? 'es' : 's') : ''}`)
     const failedCell = bad.length ? `<span class="bad">${bad.join(' · ')}</span>` : isNum(q.sent) ? '0' : num(null)
-    const spread = r.spread?.rps && isNum(r.spread.rps.min) ? ` <span class="muted">(${num(r.spread.rps.min, 0)}–${num(r.spread.rps.max, 0)})</span>` : ''
+    const spread =
+      r.spread?.rps && isNum(r.spread.rps.min)
+        ? ` <span class="muted">(${num(r.spread.rps.min, 0)}–${num(r.spread.rps.max, 0)})</span>`
+        : ''
     return [
       runCell(names[i], r),
       `${num(q.completed)} / ${num(q.sent)}`,
       failedCell,
       `${num(r.rps, 0)}${spread}`,
-      ms(l.p50), ms(l.p99), ms(l.p99_9), ms(l.max),
+      ms(l.p50),
+      ms(l.p99),
+      ms(l.p99_9),
+      ms(l.max),
       `${ms(r.probe?.p99)}${isNum(r.probe?.failed) && r.probe.failed > 0 ? ` <span class="bad">(${num(r.probe.failed)} failed)</span>` : ''}`,
       ms(r.telemetry?.eventLoop?.p99),
       pct(r.telemetry?.elu),
-      r.recovery ? `${ms(r.recovery.ms)}${isNum(r.recovery.status) && r.recovery.status !== 200 ? ` <span class="bad">${esc(r.recovery.status)}</span>` : ''}` : ms(null),
+      r.recovery
+        ? `${ms(r.recovery.ms)}${isNum(r.recovery.status) && r.recovery.status !== 200 ? ` <span class="bad">${esc(r.recovery.status)}</span>` : ''}`
+        : ms(null),
       o ? num(o.cpuMsPerRequest, 2) : ms(null),
       o ? bytes(o.peakRssBytes) : ms(null),
       o ? `${num(o.peakProcesses)} / ${num(o.peakThreads)}` : ms(null),
@@ -164,7 +254,8 @@ function resultsTable (http, names) {
   return table(head, rows, {
     className: 'results',
     rowClass: (i) => statusOf(http[i]),
-    caption: 'Latency in ms (client side). <i>failed requests</i>: connection errors, timeouts, non-2xx answers and body mismatches; <i>loop p99</i>: the server\'s main-thread event-loop delay; <i>recovery</i>: one fresh request right after the round; CPU, RSS and processes are measured from outside (/proc) over the whole process tree.'
+    caption:
+      "Latency in ms (client side). <i>failed requests</i>: connection errors, timeouts, non-2xx answers and body mismatches; <i>loop p99</i>: the server's main-thread event-loop delay; <i>recovery</i>: one fresh request right after the round; CPU, RSS and processes are measured from outside (/proc) over the whole process tree."
   })
 }
 
@@ -173,14 +264,24 @@ function calibrationTable (cal) {
   if (entries.length === 0) return '<p class="muted">No calibration in this report.</p>'
   const rows = entries.map(([spec, c]) => [
     { html: `<code>${esc(c?.spec ?? spec)}</code>`, className: 'text' },
-    num(c?.calls), ms(c?.medianMs), ms(c?.minMs), ms(c?.maxMs), ms(c?.firstMs),
+    num(c?.calls),
+    ms(c?.medianMs),
+    ms(c?.minMs),
+    ms(c?.maxMs),
+    ms(c?.firstMs),
     { html: Array.isArray(c?.samplesMs) ? c.samplesMs.map((x) => ms(x)).join(' · ') : ms(null), className: 'text' },
-    c?.tierShift ? { html: `<span class="bad" data-flag="tier-shift">⚠ tier shift</span> <span class="why">first call ${ms(c.firstMs)} ms vs median ${ms(c.medianMs)} ms: a JIT tier change, not averaged away</span>`, className: 'text' } : { html: 'no', className: 'text' }
+    c?.tierShift
+      ? {
+          html: `<span class="bad" data-flag="tier-shift">⚠ tier shift</span> <span class="why">first call ${ms(c.firstMs)} ms vs median ${ms(c.medianMs)} ms: a JIT tier change, not averaged away</span>`,
+          className: 'text'
+        }
+      : { html: 'no', className: 'text' }
   ])
   return table(['work', 'calls', 'median', 'min', 'max', 'first', 'samples (ms)', 'tier shift'], rows, {
     className: 'calibration',
-    rowClass: (i) => entries[i][1]?.tierShift ? 'untrusted' : '',
-    caption: 'Single-thread time of one unit of work (ms), measured in one long-lived process over several calls. The ideal throughput uses the median.'
+    rowClass: (i) => (entries[i][1]?.tierShift ? 'untrusted' : ''),
+    caption:
+      'Single-thread time of one unit of work (ms), measured in one long-lived process over several calls. The ideal throughput uses the median.'
   })
 }
 
@@ -192,26 +293,56 @@ function payloadLabel (b) {
 }
 
 function dispatchSection (rows) {
-  const points = rows.filter((r) => isNum(r.meanMs)).map((r) => ({
-    mode: String(r.mode ?? '?'),
-    workers: isNum(r.workers) && r.workers > 0 ? r.workers : 0,
-    cost: `hook ${isNum(r.costMs) ? r.costMs : '?'} ms`,
-    payload: payloadLabel(r.payloadBytes),
-    meanMs: r.meanMs
-  }))
+  const points = rows
+    .filter((r) => isNum(r.meanMs))
+    .map((r) => ({
+      mode: String(r.mode ?? '?'),
+      workers: isNum(r.workers) && r.workers > 0 ? r.workers : 0,
+      cost: `hook ${isNum(r.costMs) ? r.costMs : '?'} ms`,
+      payload: payloadLabel(r.payloadBytes),
+      meanMs: r.meanMs
+    }))
   const chart = points.length
-    ? figure('dispatch', renderSvg(dispatchSpec(points), { id: 'dispatch' }),
+    ? figure(
+      'dispatch',
+      renderSvg(dispatchSpec(points), { id: 'dispatch' }),
       '<b>Dispatching a CPU-spinning hook</b>: mean time of one batch of calls by number of workers, one line per pooled mode, one panel per hook cost. Lower is better. <i>main</i> calls the hook on the main thread (no workers): the horizontal line to beat.',
-      { lines: new Set(points.filter((p) => p.workers > 0).map((p) => `${p.mode}|${p.cost}|${p.payload}`)).size })
+      { lines: new Set(points.filter((p) => p.workers > 0).map((p) => `${p.mode}|${p.cost}|${p.payload}`)).size }
+    )
     : ''
-  const head = ['case', 'mode', 'workers', 'hook cost ms', 'payload', 'calls', 'runs', 'mean ms', 'min ms', 'max ms', 'per call µs', 'pool start-up ms', 'checked']
+  const head = [
+    'case',
+    'mode',
+    'workers',
+    'hook cost ms',
+    'payload',
+    'calls',
+    'runs',
+    'mean ms',
+    'min ms',
+    'max ms',
+    'per call µs',
+    'pool start-up ms',
+    'checked'
+  ]
   const body = rows.map((r) => [
     { html: `<code>${esc(r.key)}</code>`, className: 'text' },
-    esc(r.mode), num(r.workers), num(r.costMs), esc(payloadLabel(r.payloadBytes)), num(r.calls), num(r.runs),
-    ms(r.meanMs), ms(r.minMs), ms(r.maxMs), num(r.perCallUs, 1), ms(r.startupMs),
-    r.checked === true ? '✓' : `<span class="bad" data-flag="unchecked">✗ ${r.checked === false ? 'wrong results' : 'not checked'}</span>`
+    esc(r.mode),
+    num(r.workers),
+    num(r.costMs),
+    esc(payloadLabel(r.payloadBytes)),
+    num(r.calls),
+    num(r.runs),
+    ms(r.meanMs),
+    ms(r.minMs),
+    ms(r.maxMs),
+    num(r.perCallUs, 1),
+    ms(r.startupMs),
+    r.checked === true
+      ? '✓'
+      : `<span class="bad" data-flag="unchecked">✗ ${r.checked === false ? 'wrong results' : 'not checked'}</span>`
   ])
-  return `<section class="block"><h2>Dispatch</h2>${chart}${table(head, body, { className: 'dispatch', rowClass: (i) => rows[i].checked === true ? '' : 'failed' })}</section>`
+  return `<section class="block"><h2>Dispatch</h2>${chart}${table(head, body, { className: 'dispatch', rowClass: (i) => (rows[i].checked === true ? '' : 'failed') })}</section>`
 }
 
 // The capacity sweep: latency against offered load per server, the target and each capacity marked,
@@ -223,36 +354,76 @@ function capacitySection (http, names) {
   const caps = []
   swept.forEach((r) => {
     const name = names[http.indexOf(r)]
-    for (const s of r.capacity.steps) if (isNum(s.p99) && isNum(s.rate)) rows.push({ server: name, rate: s.rate, p99: s.p99, pass: s.pass })
+    for (const s of r.capacity.steps) {
+      if (isNum(s.p99) && isNum(s.rate)) rows.push({ server: name, rate: s.rate, p99: s.p99, pass: s.pass })
+    }
     const c = r.capacity.capacity
     if (c?.rps > 0 && isNum(c.p99)) caps.push({ server: name, rate: c.rps, p99: c.p99 })
   })
   const slos = [...new Set(swept.map((r) => r.capacity.sloMs).filter(isNum))]
-  const chart = figure('capacity', renderSvg(capacitySpec(rows, { sloMs: slos.length === 1 ? slos[0] : null, capacities: caps }), { id: 'capacity' }),
+  const chart = figure(
+    'capacity',
+    renderSvg(capacitySpec(rows, { sloMs: slos.length === 1 ? slos[0] : null, capacities: caps }), { id: 'capacity' }),
     `<b>Latency against offered load</b>: each point is one open-loop step (requests due on a schedule, latency from the due time); p99 on a log axis. The dashed red line is the target${slos.length === 1 ? ` (${esc(ms(slos[0]))} ms, ${esc(swept[0].capacity.sloRule)})` : ''}; the ringed point is each server's capacity, the highest rate that kept p99 under it with every request answered. Past the knee the queue grows for as long as the step lasts, so latency climbs steeply.`,
-    { lines: swept.length })
-  const head = ['server', 'step', 'kind', 'offered req/s', 'achieved req/s', 'p50', 'p99', 'p99.9', 'timeouts', 'errors', 'peak in flight', 'CPU cores', 'recovery ms', 'holds']
-  const body = swept.flatMap((r) => r.capacity.steps.map((s) => [
-    esc(names[http.indexOf(r)]), num(s.index + 1), esc(s.kind ?? ''), num(s.rate, 1), num(s.rps, 1), ms(s.p50), ms(s.p99), ms(s.p99_9),
-    num(s.requests?.timeouts), num(s.requests?.errors), num(s.peakInFlight), num(s.cpuCores, 2),
-    s.recovery ? (isNum(s.recovery.ms) ? ms(s.recovery.ms) : esc(String(s.recovery.status))) : '-', s.pass ? '✓' : '✗'
-  ]))
+    { lines: swept.length }
+  )
+  const head = [
+    'server',
+    'step',
+    'kind',
+    'offered req/s',
+    'achieved req/s',
+    'p50',
+    'p99',
+    'p99.9',
+    'timeouts',
+    'errors',
+    'peak in flight',
+    'CPU cores',
+    'recovery ms',
+    'holds'
+  ]
+  const body = swept.flatMap((r) =>
+    r.capacity.steps.map((s) => [
+      esc(names[http.indexOf(r)]),
+      num(s.index + 1),
+      esc(s.kind ?? ''),
+      num(s.rate, 1),
+      num(s.rps, 1),
+      ms(s.p50),
+      ms(s.p99),
+      ms(s.p99_9),
+      num(s.requests?.timeouts),
+      num(s.requests?.errors),
+      num(s.peakInFlight),
+      num(s.cpuCores, 2),
+      s.recovery ? (isNum(s.recovery.ms) ? ms(s.recovery.ms) : esc(String(s.recovery.status))) : '-',
+      s.pass ? '✓' : '✗'
+    ])
+  )
   const rule = `<p class="muted">${esc(swept[0].capacity.rule)}</p>`
   return `<section class="block"><h2>Capacity</h2>${chart}${rule}${table(head, body, { className: 'capacity' })}</section>`
 }
 
 // One timeline figure per run that kept one (result.timeline): the round and its recovery in time.
 export function timelineSection (http, names) {
-  const figures = http.map((r, i) => [r, names[i]]).filter(([r]) => Array.isArray(r.timeline?.points) && r.timeline.points.length)
+  const figures = http
+    .map((r, i) => [r, names[i]])
+    .filter(([r]) => Array.isArray(r.timeline?.points) && r.timeline.points.length)
   if (!figures.length) return ''
   const out = figures.map(([r, name], i) => {
     const tl = r.timeline
     const svg = renderSvg(timelineSpec(timelineRows(tl), [timelineMarks(tl)]), { id: `timeline-${i + 1}` })
-    const recovery = typeof tl.recoveryEndMs === 'number' && typeof tl.endMs === 'number'
-      ? ` The shaded band is the recovery period, ${(Math.max(0, tl.recoveryEndMs - tl.endMs) / 1000).toFixed(1)} s, until the server was idle again.`
-      : ''
-    return figure('timeline', svg, `<b>${esc(name)}</b> in time, one point per ${esc(tl.intervalMs)} ms: client figures, the server's pushed samples, the tree from /proc. The dashed rule is the end of the round.${recovery}`,
-      { server: name, interval: tl.intervalMs, end: tl.endMs ?? '', 'recovery-end': tl.recoveryEndMs ?? '' })
+    const recovery =
+      typeof tl.recoveryEndMs === 'number' && typeof tl.endMs === 'number'
+        ? ` The shaded band is the recovery period, ${(Math.max(0, tl.recoveryEndMs - tl.endMs) / 1000).toFixed(1)} s, until the server was idle again.`
+        : ''
+    return figure(
+      'timeline',
+      svg,
+      `<b>${esc(name)}</b> in time, one point per ${esc(tl.intervalMs)} ms: client figures, the server's pushed samples, the tree from /proc. The dashed rule is the end of the round.${recovery}`,
+      { server: name, interval: tl.intervalMs, end: tl.endMs ?? '', 'recovery-end': tl.recoveryEndMs ?? '' }
+    )
   })
   return `<section class="block" id="timelines"><h2>Timelines</h2>${out.join('\n')}</section>`
 }
@@ -267,9 +438,10 @@ export function renderReportHtml (report) {
   const who = machineLine(report)
   const status = ['complete', 'partial', 'failed'].includes(report.status) ? report.status : 'unknown'
   const title = `loadlab · ${report.experiment ?? 'report'} · ${who}`
-  const notes = Array.isArray(report.notes) && report.notes.length
-    ? `<div class="notice info" data-flag="notes"><h3>Notes</h3><ul>${report.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
-    : ''
+  const notes =
+    Array.isArray(report.notes) && report.notes.length
+      ? `<div class="notice info" data-flag="notes"><h3>Notes</h3><ul>${report.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
+      : ''
   const httpBlock = http.length
     ? `<section class="block"><h2>Latency</h2><p class="lead">${works.length === 1 ? `Every run does <code>${esc(works[0])}</code> per request. ` : ''}${num(report.method?.connections)} connections.</p>
 ${spectrumFigure(http, names)}
@@ -283,7 +455,9 @@ ${resultsTable(http, names)}
 </section>
 ${timelineSection(http, names)}`
     : ''
-  const extraTable = report.table ? `<section class="block"><h2>${esc(report.table.title ?? 'Table')}</h2>${genericTable(report.table)}</section>` : ''
+  const extraTable = report.table
+    ? `<section class="block"><h2>${esc(report.table.title ?? 'Table')}</h2>${genericTable(report.table)}</section>`
+    : ''
   const body = `<header class="top">
 <h1>loadlab · ${esc(report.experiment ?? 'report')} <span class="sub">on ${esc(who)}</span></h1>
 <span class="badge ${esc(status)}" data-status="${esc(status)}">${esc(status)}</span>

@@ -5,13 +5,51 @@ import { fmtMb as mb, fmtMs as ms, fmtNum as num } from './format.js'
 // The default table of HTTP results: { head, rows } of strings. Column c: connections, or the offered
 // rate (N/s) of an open-loop run.
 export function defaultTable (report) {
-  const head = ['server', 'work', 'c', 'req/s', 'p50', 'p97.5', 'p99', 'max', 'err', 'tmo', 'non2xx', 'mism', 'probe p99', 'loop p99', 'CPU ms/req', 'peak RSS', 'eff', 'trust']
+  const head = [
+    'server',
+    'work',
+    'c',
+    'req/s',
+    'p50',
+    'p97.5',
+    'p99',
+    'max',
+    'err',
+    'tmo',
+    'non2xx',
+    'mism',
+    'probe p99',
+    'loop p99',
+    'CPU ms/req',
+    'peak RSS',
+    'eff',
+    'trust'
+  ]
   const rows = []
   for (const r of report.results) {
     if (r.kind !== 'http') continue
     const name = r.variant ? `${r.server}/${r.variant}` : r.server
     if (r.status === 'failed' && !r.requests) {
-      rows.push([name, r.work ?? '-', String(r.connections ?? '-'), 'FAILED', '', '', '', '', '', '', '', '', '', '', '', '', '', `✗ ${r.failure?.reason ?? ''}`])
+      rows.push([
+        name,
+        r.work ?? '-',
+        String(r.connections ?? '-'),
+        'FAILED',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        '',
+        `✗ ${r.failure?.reason ?? ''}`
+      ])
       continue
     }
     const q = r.requests ?? {}
@@ -48,7 +86,13 @@ export function reportTable (report, experiment) {
 export function renderText ({ head, rows }) {
   const all = [head, ...rows].map((r) => r.map((c) => termText(c)))
   const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)))
-  const numeric = head.map((_, i) => rows.length > 0 && rows.every((r) => /^[-\d.%sM]*$/.test(String(r[i] ?? '')) || r[i] === '-'))
-  const line = (r) => r.map((c, i) => numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])).join('  ').trimEnd()
+  const numeric = head.map(
+    (_, i) => rows.length > 0 && rows.every((r) => /^[-\d.%sM]*$/.test(String(r[i] ?? '')) || r[i] === '-')
+  )
+  const line = (r) =>
+    r
+      .map((c, i) => (numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd()
   return [line(all[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)].join('\n') + '\n'
 }

@@ -25,7 +25,7 @@ export function timelineRows (timeline, series = 'this run') {
   for (const p of timeline.points) {
     const t = p.t / 1000 // the start of the interval (drawn as a step to the next one)
     add('throughput', 'completed/s', t, p.rps)
-    add('throughput', 'timeouts/s', t, p.timeouts ? p.timeouts / sec : (p.sent || p.completed ? 0 : null))
+    add('throughput', 'timeouts/s', t, p.timeouts ? p.timeouts / sec : p.sent || p.completed ? 0 : null)
     add('throughput', 'errors/s', t, p.errors ? p.errors / sec : null)
     add('latency', 'p50', t, p.latency?.p50)
     add('latency', 'p99', t, p.latency?.p99)
@@ -45,7 +45,7 @@ export function timelineRows (timeline, series = 'this run') {
 
 // The marks of one timeline: { series, endS, recoveryEndS } (null where unknown).
 export function timelineMarks (timeline, series = 'this run') {
-  const s = (ms) => typeof ms === 'number' ? ms / 1000 : null
+  const s = (ms) => (typeof ms === 'number' ? ms / 1000 : null)
   return { series, endS: s(timeline?.endMs), recoveryEndS: s(timeline?.recoveryEndMs) }
 }
 
@@ -57,7 +57,12 @@ export function timelineSpec (rows, marks, { width = 900, panelHeight = 90 } = {
   const overlay = seriesCount > 1
   const ends = marks.flatMap((m) => [m.endS, m.recoveryEndS]).filter((x) => typeof x === 'number')
   const tMax = Math.max(0.1, ...rows.map((r) => r.t), ...ends)
-  const x = { field: 't', type: 'quantitative', title: 'seconds since the round started', scale: { domain: [0, tMax], nice: false } }
+  const x = {
+    field: 't',
+    type: 'quantitative',
+    title: 'seconds since the round started',
+    scale: { domain: [0, tMax], nice: false }
+  }
   const markRows = marks.filter((m) => typeof m.endS === 'number')
   const shown = PANELS.filter((p) => rows.some((r) => r.panel === p.id))
   const panels = shown.map((p) => {
@@ -71,8 +76,17 @@ export function timelineSpec (rows, marks, { width = 900, panelHeight = 90 } = {
         y: { field: 'value', type: 'quantitative', title: p.title, axis: { tickCount: 4 } },
         color: overlay
           ? { field: 'series', type: 'nominal', title: 'report', sort: null, scale: { range: PALETTE } }
-          : { field: 'metric', type: 'nominal', title: null, sort: null, scale: { range: PALETTE }, legend: { orient: 'right' } },
-        ...(overlay ? { strokeDash: { field: 'metric', type: 'nominal', title: null, sort: null, legend: { orient: 'right' } } } : {}),
+          : {
+              field: 'metric',
+              type: 'nominal',
+              title: null,
+              sort: null,
+              scale: { range: PALETTE },
+              legend: { orient: 'right' }
+            },
+        ...(overlay
+          ? { strokeDash: { field: 'metric', type: 'nominal', title: null, sort: null, legend: { orient: 'right' } } }
+          : {}),
         detail: { field: 'metric', type: 'nominal' }
       }
     }
@@ -91,17 +105,35 @@ export function timelineSpec (rows, marks, { width = 900, panelHeight = 90 } = {
     ]
     if (p === shown[0]) {
       // Labels on the top panel only.
-      layer.push({
-        data: { values: markRows.map((m) => ({ ...m, label: overlay ? `end of round (${m.series})` : 'end of round' })) },
-        mark: { type: 'text', align: 'left', baseline: 'top', dx: 3, dy: 2, fontSize: 10, color: '#24292f' },
-        encoding: { x: { field: 'endS', type: 'quantitative', scale: x.scale }, y: { value: 0 }, text: { field: 'label' } }
-      }, {
-        data: { values: markRows.filter((m) => m.recoveryEndS > m.endS).map((m) => ({ ...m, label: 'recovery' })) },
-        mark: { type: 'text', align: 'right', baseline: 'top', dx: -3, dy: 14, fontSize: 10, color: '#57606a' },
-        encoding: { x: { field: 'recoveryEndS', type: 'quantitative', scale: x.scale }, y: { value: 0 }, text: { field: 'label' } }
-      })
+      layer.push(
+        {
+          data: {
+            values: markRows.map((m) => ({ ...m, label: overlay ? `end of round (${m.series})` : 'end of round' }))
+          },
+          mark: { type: 'text', align: 'left', baseline: 'top', dx: 3, dy: 2, fontSize: 10, color: '#24292f' },
+          encoding: {
+            x: { field: 'endS', type: 'quantitative', scale: x.scale },
+            y: { value: 0 },
+            text: { field: 'label' }
+          }
+        },
+        {
+          data: { values: markRows.filter((m) => m.recoveryEndS > m.endS).map((m) => ({ ...m, label: 'recovery' })) },
+          mark: { type: 'text', align: 'right', baseline: 'top', dx: -3, dy: 14, fontSize: 10, color: '#57606a' },
+          encoding: {
+            x: { field: 'recoveryEndS', type: 'quantitative', scale: x.scale },
+            y: { value: 0 },
+            text: { field: 'label' }
+          }
+        }
+      )
     }
-    return { width, height: panelHeight, layer, resolve: { scale: { color: 'independent', strokeDash: 'independent' } } }
+    return {
+      width,
+      height: panelHeight,
+      layer,
+      resolve: { scale: { color: 'independent', strokeDash: 'independent' } }
+    }
   })
   return {
     vconcat: panels,
@@ -112,7 +144,13 @@ export function timelineSpec (rows, marks, { width = 900, panelHeight = 90 } = {
       background: '#ffffff',
       padding: 8,
       view: { stroke: null },
-      axis: { labelColor: '#57606a', titleColor: '#24292f', titleFontSize: 11, labelFontSize: 10, gridColor: '#eaeef2' },
+      axis: {
+        labelColor: '#57606a',
+        titleColor: '#24292f',
+        titleFontSize: 11,
+        labelFontSize: 10,
+        gridColor: '#eaeef2'
+      },
       legend: { labelFontSize: 11, symbolStrokeWidth: 2.5 }
     }
   }

@@ -13,13 +13,25 @@ export const FALLBACK_DIR = join(tmpdir(), 'loadlab-reports')
 
 // A report id that sorts by time and says where and what: 2026-11-22T04-31-07Z-host-experiment.
 export function reportId (date, host, experiment) {
-  const time = date.toISOString().replace(/\.\d{3}Z$/, 'Z').replaceAll(':', '-')
-  const clean = (s) => String(s).toLowerCase().replace(/[^a-z0-9.-]+/g, '-').replace(/^-+|-+$/g, '') || 'unknown'
+  const time = date
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replaceAll(':', '-')
+  const clean = (s) =>
+    String(s)
+      .toLowerCase()
+      .replace(/[^a-z0-9.-]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'unknown'
   return `${time}-${clean(host)}-${clean(experiment)}`
 }
 
 async function exists (path, fs = fsp) {
-  try { await fs.access(path); return true } catch { return false }
+  try {
+    await fs.access(path)
+    return true
+  } catch {
+    return false
+  }
 }
 
 // An id whose .json/.md/.html do not exist yet in dir (adds -2, -3 ... when needed).

@@ -52,7 +52,9 @@ export async function startServer ({ entry, args = [], bootTimeoutMs = 30000, si
     return exit
   })
   let ready = null
-  child.on('message', (msg) => { if (msg?.type === 'ready' && ready === null) ready = msg })
+  child.on('message', (msg) => {
+    if (msg?.type === 'ready' && ready === null) ready = msg
+  })
   const stdoutTail = lineBuffer(child.stdout, keepLines)
   const stderrTail = lineBuffer(child.stderr, keepLines)
   const server = {
@@ -60,8 +62,12 @@ export async function startServer ({ entry, args = [], bootTimeoutMs = 30000, si
     pid: child.pid,
     argv,
     exited,
-    get exit () { return exit },
-    get ready () { return ready },
+    get exit () {
+      return exit
+    },
+    get ready () {
+      return ready
+    },
     stdoutTail,
     stderrTail,
     url: null,
@@ -70,26 +76,43 @@ export async function startServer ({ entry, args = [], bootTimeoutMs = 30000, si
     // SIGTERM, wait, and make sure nothing of its tree is left (stopServer below).
     stop: (opts) => stopServer(server, opts)
   }
-  const fail = (reason) => serverError(reason, { failure: { reason, exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, stderrTail: stderrTail() } })
+  const fail = (reason) =>
+    serverError(reason, {
+      failure: { reason, exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, stderrTail: stderrTail() }
+    })
   const started = Date.now()
   const left = () => Math.max(1, bootTimeoutMs - (Date.now() - started))
   try {
-    await pWaitFor(() => {
-      if (signal?.aborted) throw fail('interrupted while starting')
-      if (exit) throw fail(`exited before it was ready (code ${exit.exitCode}, signal ${exit.signal})`)
-      return ready !== null
-    }, { interval: 20, timeout: { milliseconds: left(), message: `no ready message within ${bootTimeoutMs} ms` } })
+    await pWaitFor(
+      () => {
+        if (signal?.aborted) throw fail('interrupted while starting')
+        if (exit) throw fail(`exited before it was ready (code ${exit.exitCode}, signal ${exit.signal})`)
+        return ready !== null
+      },
+      { interval: 20, timeout: { milliseconds: left(), message: `no ready message within ${bootTimeoutMs} ms` } }
+    )
     server.url = ready.url
     server.work = ready.work
     server.strategy = ready.strategy
-    await pWaitFor(async () => {
-      if (signal?.aborted) throw fail('interrupted while starting')
-      if (exit) throw fail(`exited before /health answered (code ${exit.exitCode}, signal ${exit.signal})`)
-      const r = await request(`${server.url}/health`, { timeoutMs: 1000, signal })
-      return r.status === 200
-    }, { interval: 50, timeout: { milliseconds: left(), message: `/health did not answer 200 within ${bootTimeoutMs} ms` } })
+    await pWaitFor(
+      async () => {
+        if (signal?.aborted) throw fail('interrupted while starting')
+        if (exit) throw fail(`exited before /health answered (code ${exit.exitCode}, signal ${exit.signal})`)
+        const r = await request(`${server.url}/health`, { timeoutMs: 1000, signal })
+        return r.status === 200
+      },
+      {
+        interval: 50,
+        timeout: { milliseconds: left(), message: `/health did not answer 200 within ${bootTimeoutMs} ms` }
+      }
+    )
   } catch (err) {
-    const failure = err.failure ?? { reason: err.message, exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, stderrTail: stderrTail() }
+    const failure = err.failure ?? {
+      reason: err.message,
+      exitCode: exit?.exitCode ?? null,
+      signal: exit?.signal ?? null,
+      stderrTail: stderrTail()
+    }
     await stopServer(server, { graceMs: 2000 }).catch(() => {})
     failure.exitCode ??= exit?.exitCode ?? null
     failure.signal ??= exit?.signal ?? null
@@ -106,10 +129,14 @@ export async function stopServer (server, { graceMs = 8000, seen = new Map() } =
   seen.delete(`${server.pid}:${readStat(server.pid)?.startTime}`)
   let forced = false
   if (!server.exit) {
-    try { process.kill(server.pid, 'SIGTERM') } catch {}
+    try {
+      process.kill(server.pid, 'SIGTERM')
+    } catch {}
     const timer = setTimeout(() => {
       forced = true
-      try { process.kill(server.pid, 'SIGKILL') } catch {}
+      try {
+        process.kill(server.pid, 'SIGKILL')
+      } catch {}
     }, graceMs)
     await server.exited
     clearTimeout(timer)
@@ -119,7 +146,9 @@ export async function stopServer (server, { graceMs = 8000, seen = new Map() } =
   for (const m of seen.values()) {
     if (m.pid !== server.pid && isAlive(m)) {
       leftovers.push(m.pid)
-      try { process.kill(m.pid, 'SIGKILL') } catch {}
+      try {
+        process.kill(m.pid, 'SIGKILL')
+      } catch {}
     }
   }
   return { exit: server.exit, forced, leftovers }

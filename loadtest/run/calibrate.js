@@ -33,7 +33,17 @@ function declared (spec) {
   const m = /^(sleep|sleep-sync):(\d+(?:\.\d+)?(?:e\d+)?)$/.exec(spec)
   if (!m) return null
   const ms = Number(m[2])
-  return { spec, calls: 0, medianMs: ms, minMs: ms, maxMs: ms, firstMs: ms, samplesMs: [], tierShift: false, method: 'declared' }
+  return {
+    spec,
+    calls: 0,
+    medianMs: ms,
+    minMs: ms,
+    maxMs: ms,
+    firstMs: ms,
+    samplesMs: [],
+    tierShift: false,
+    method: 'declared'
+  }
 }
 
 // Calibrate specs (bounded: about totalBudgetMs over all, at most maxCalls each, at least 2 each while
@@ -58,10 +68,17 @@ export async function calibrate (specs, { maxCalls = 30, totalBudgetMs = 20000, 
     input: JSON.stringify(plan)
   })
   let samples = null
-  try { samples = JSON.parse(r.stdout) } catch {}
+  try {
+    samples = JSON.parse(r.stdout)
+  } catch {}
   for (const spec of measure) {
     if (samples?.[spec]?.length) out[spec] = summarizeCalibration(spec, samples[spec])
-    else out[spec] = { spec, error: (r.stderr || r.shortMessage || 'calibration failed').split('\n').filter(Boolean).slice(-3).join(' | ') }
+    else {
+      out[spec] = {
+        spec,
+        error: (r.stderr || r.shortMessage || 'calibration failed').split('\n').filter(Boolean).slice(-3).join(' | ')
+      }
+    }
   }
   return out
 }

@@ -32,7 +32,18 @@ function serverTimingOf (rawHeaders) {
 // checks each 2xx body (null: the first 2xx body is the reference). Resolves the raw counts and samples.
 // onSent() and onRecord({ latencyMs, status, timeout, error }) see every request as it goes and ends
 // (the engine-independent timeline is fed from them).
-export function fireRound ({ url, connections, amount = null, durationSec = null, timeoutSec = 10, verify = null, signal, onResponse, onSent, onRecord }) {
+export function fireRound ({
+  url,
+  connections,
+  amount = null,
+  durationSec = null,
+  timeoutSec = 10,
+  verify = null,
+  signal,
+  onResponse,
+  onSent,
+  onRecord
+}) {
   return new Promise((resolve, reject) => {
     const raw = {
       sent: 0,
@@ -62,7 +73,10 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
     let currentStatus = null // the status of the response autocannon is about to verify (set just before)
     const setupClient = (client) => {
       let lastStatus = null
-      client.on('request', () => { raw.sent++; onSent?.() })
+      client.on('request', () => {
+        raw.sent++
+        onSent?.()
+      })
       client.on('headers', (h) => {
         lastStatus = h.statusCode
         const t = parseServerTiming(serverTimingOf(h.headers))
@@ -114,12 +128,23 @@ export function fireRound ({ url, connections, amount = null, durationSec = null
     }
     // sampleInt 100: autocannon ends a round at its next sample tick; 100 ms instead of 1 s keeps the
     // server's telemetry and our /proc window close to the real round (its own rates are not used).
-    const opts = { url, connections, timeout: timeoutSec, setupClient, verifyBody, excludeErrorStats: false, sampleInt: 100 }
+    const opts = {
+      url,
+      connections,
+      timeout: timeoutSec,
+      setupClient,
+      verifyBody,
+      excludeErrorStats: false,
+      sampleInt: 100
+    }
     if (amount !== null) opts.amount = amount
     else opts.duration = durationSec
     raw.startedAt = performance.now()
     let instance
-    const onAbort = () => { raw.stopped = true; instance?.stop() }
+    const onAbort = () => {
+      raw.stopped = true
+      instance?.stop()
+    }
     try {
       instance = autocannon(opts, (err, result) => {
         signal?.removeEventListener('abort', onAbort)
@@ -158,12 +183,18 @@ export function startProbe (url, { intervalMs = 100, timeoutMs = 5000 } = {}) {
     while (!controller.signal.aborted) {
       const started = performance.now()
       const r = await request(url, { timeoutMs, signal: controller.signal })
-      if (r.status === 'aborted') { abandoned++; break }
+      if (r.status === 'aborted') {
+        abandoned++
+        break
+      }
       if (r.status === 200) latencies.push(r.ms)
       else failed++
       // A probe that timed out waited at least its timeout: it counts at that lower bound, or a server
       // too busy to answer /health at all would show the latency of its one lucky probe.
-      if (r.status === 'timeout') { timedOut++; latencies.push(Math.max(r.ms, timeoutMs)) } // a timer may fire a hair early
+      if (r.status === 'timeout') {
+        timedOut++
+        latencies.push(Math.max(r.ms, timeoutMs))
+      } // a timer may fire a hair early
       const wait = intervalMs - (performance.now() - started)
       if (wait > 0) await delay(wait, undefined, { signal: controller.signal }).catch(() => {})
     }

@@ -9,7 +9,12 @@ const DIGITS = 3
 
 // A new empty histogram of microseconds (1 µs resolution, grows as larger values arrive).
 export function createHistogram () {
-  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60 * 60 * 1e6, numberOfSignificantValueDigits: DIGITS, autoResize: true })
+  return hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 60 * 60 * 1e6,
+    numberOfSignificantValueDigits: DIGITS,
+    autoResize: true
+  })
 }
 
 // Record a duration given in milliseconds (negative values, which clock steps can give, count as 0).

@@ -20,12 +20,23 @@ export function request (url, { method = 'GET', timeoutMs = 5000, signal, maxBod
     const req = lib.request(u, { method, agent: false, headers: { connection: 'close' } }, (res) => {
       const chunks = []
       let size = 0
-      res.on('data', (c) => { size += c.length; if (size <= maxBody) chunks.push(c) })
-      res.on('end', () => done({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }))
+      res.on('data', (c) => {
+        size += c.length
+        if (size <= maxBody) chunks.push(c)
+      })
+      res.on('end', () =>
+        done({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') })
+      )
       res.on('error', (error) => done({ status: 'error', error: error.message }))
     })
-    const timer = setTimeout(() => { done({ status: 'timeout', error: `no answer within ${timeoutMs} ms` }); req.destroy() }, timeoutMs)
-    const onAbort = () => { done({ status: 'aborted', error: 'aborted' }); req.destroy() }
+    const timer = setTimeout(() => {
+      done({ status: 'timeout', error: `no answer within ${timeoutMs} ms` })
+      req.destroy()
+    }, timeoutMs)
+    const onAbort = () => {
+      done({ status: 'aborted', error: 'aborted' })
+      req.destroy()
+    }
     if (signal?.aborted) return onAbort()
     signal?.addEventListener('abort', onAbort, { once: true })
     req.on('error', (error) => done({ status: 'error', error: error.message }))
@@ -38,7 +49,9 @@ export async function getJson (url, opts) {
   const r = await request(url, opts)
   let json = null
   if (r.status === 200) {
-    try { json = JSON.parse(r.body) } catch {}
+    try {
+      json = JSON.parse(r.body)
+    } catch {}
   }
   return { ...r, json }
 }

@@ -10,7 +10,7 @@ export function resolveLoad (opts, experiment) {
   const timeoutSec = opts.timeout ?? base.timeoutSec ?? 10
   const load = {
     // Open loop: --connections caps the kept connections (default: enough for rate × timeout).
-    connections: opts.connections ?? (rate ? defaultConnections(rate, timeoutSec) : base.connections ?? 10),
+    connections: opts.connections ?? (rate ? defaultConnections(rate, timeoutSec) : (base.connections ?? 10)),
     rate,
     userConnections: opts.connections ?? null,
     arrival: opts.arrival ?? base.arrival ?? 'constant',
@@ -35,15 +35,23 @@ export function resolveLoad (opts, experiment) {
 export function entryLoad (entry, load) {
   const out = { ...load }
   if (entry.connections) out.connections = entry.connections
-  if (entry.amount) { out.amount = entry.amount; out.durationSec = null }
-  if (entry.durationSec) { out.durationSec = entry.durationSec; out.amount = null }
+  if (entry.amount) {
+    out.amount = entry.amount
+    out.durationSec = null
+  }
+  if (entry.durationSec) {
+    out.durationSec = entry.durationSec
+    out.amount = null
+  }
   if (entry.timeoutSec) out.timeoutSec = entry.timeoutSec
   if (entry.warmup !== undefined && entry.warmup !== null) out.warmup = entry.warmup
   if (entry.recovery !== undefined && entry.recovery !== null) out.recovery = entry.recovery
   if (entry.recoveryTimeoutSec) out.recoveryTimeoutSec = entry.recoveryTimeoutSec
   out.recoveryTimeoutSec ??= Math.max(10, out.timeoutSec)
   if (!out.rate && out.amount !== null && out.amount < out.connections) {
-    throw usageError(`${entry.key ?? entry.server}: amount ${out.amount} is below connections ${out.connections} (autocannon needs at least one request per connection)`)
+    throw usageError(
+      `${entry.key ?? entry.server}: amount ${out.amount} is below connections ${out.connections} (autocannon needs at least one request per connection)`
+    )
   }
   return out
 }

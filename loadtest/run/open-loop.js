@@ -27,7 +27,14 @@ function favourScheduler () {
   } catch {
     return { raised: false, restore () {} }
   }
-  return { raised: true, restore () { try { setPriority(before) } catch {} } }
+  return {
+    raised: true,
+    restore () {
+      try {
+        setPriority(before)
+      } catch {}
+    }
+  }
 }
 
 function headerValue (rawHeaders, name) {
@@ -49,14 +56,31 @@ export function defaultConnections (rate, timeoutSec) {
 // end, as fireRound calls them, for the round's timeline.
 // Resolves the raw round in the closed loop's shape plus the open loop's own figures.
 export function fireOpenLoop ({
-  url, rate, arrival = 'constant', seed = 1, amount = null, durationSec = null, connections, timeoutSec = 10,
-  verify = null, signal, onResponse, onSent, onRecord
+  url,
+  rate,
+  arrival = 'constant',
+  seed = 1,
+  amount = null,
+  durationSec = null,
+  connections,
+  timeoutSec = 10,
+  verify = null,
+  signal,
+  onResponse,
+  onSent,
+  onRecord
 }) {
   const target = new URL(url)
   const path = target.pathname + target.search
   const timeoutMs = timeoutSec * 1000
   const cap = connections ?? defaultConnections(rate, timeoutSec)
-  const schedule = createSchedule({ rate, arrival, seed, amount, durationMs: durationSec === null ? null : durationSec * 1000 })
+  const schedule = createSchedule({
+    rate,
+    arrival,
+    seed,
+    amount,
+    durationMs: durationSec === null ? null : durationSec * 1000
+  })
   const raw = {
     loop: 'open',
     mode: amount !== null ? 'amount' : 'duration',
@@ -105,7 +129,13 @@ export function fireOpenLoop ({
   }
 
   return new Promise((resolve, reject) => {
-    const pool = new Pool(target.origin, { connections: cap, pipelining: 1, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 60_000 })
+    const pool = new Pool(target.origin, {
+      connections: cap,
+      pipelining: 1,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+      keepAliveTimeout: 60_000
+    })
     const outstanding = new Set() // issued, not finished, in due order (the oldest first)
     const waiting = [] // issued, waiting for a free connection, in due order
     let inFlight = 0
@@ -126,9 +156,14 @@ export function fireOpenLoop ({
       clearInterval(sweeper)
       signal?.removeEventListener('abort', onAbort)
       raw.durationMs = (raw.lastAt ?? performance.now()) - t0
-      pool.destroy().catch(() => {}).then(() => (err ? reject(err) : resolve(raw)))
+      pool
+        .destroy()
+        .catch(() => {})
+        .then(() => (err ? reject(err) : resolve(raw)))
     }
-    const maybeDone = () => { if (scheduleDone && outstanding.size === 0) settle() }
+    const maybeDone = () => {
+      if (scheduleDone && outstanding.size === 0) settle()
+    }
 
     function finish (req, outcome, detail) {
       if (req.done) return
@@ -144,7 +179,15 @@ export function fireOpenLoop ({
           if (!next.done) write(next)
         }
       }
-      const event = { dueMs: req.due, sentMs: req.sentAt, doneMs: now, status: null, latencyMs: now - req.due, timeout: false, error: null }
+      const event = {
+        dueMs: req.due,
+        sentMs: req.sentAt,
+        doneMs: now,
+        status: null,
+        latencyMs: now - req.due,
+        timeout: false,
+        error: null
+      }
       if (outcome === 'response') {
         const { status, body, timing } = detail
         raw.completed++
@@ -190,20 +233,30 @@ export function fireOpenLoop ({
       const chunks = []
       let status = 0
       let timing = null
-      pool.dispatch({ path, method: 'GET', headers: { 'user-agent': 'loadlab-open-loop' } }, {
-        onConnect (abort) {
-          req.abort = () => abort(new Error('timed out'))
-          if (req.done) req.abort()
-        },
-        onHeaders (statusCode, rawHeaders) {
-          status = statusCode
-          timing = parseServerTiming(headerValue(rawHeaders, 'server-timing'))
-          return true
-        },
-        onData (chunk) { chunks.push(chunk); return true },
-        onComplete () { finish(req, 'response', { status, body: Buffer.concat(chunks).toString('utf8'), timing }) },
-        onError (err) { finish(req, 'error', err) }
-      })
+      pool.dispatch(
+        { path, method: 'GET', headers: { 'user-agent': 'loadlab-open-loop' } },
+        {
+          onConnect (abort) {
+            req.abort = () => abort(new Error('timed out'))
+            if (req.done) req.abort()
+          },
+          onHeaders (statusCode, rawHeaders) {
+            status = statusCode
+            timing = parseServerTiming(headerValue(rawHeaders, 'server-timing'))
+            return true
+          },
+          onData (chunk) {
+            chunks.push(chunk)
+            return true
+          },
+          onComplete () {
+            finish(req, 'response', { status, body: Buffer.concat(chunks).toString('utf8'), timing })
+          },
+          onError (err) {
+            finish(req, 'error', err)
+          }
+        }
+      )
     }
 
     function issue (due, now) {
@@ -259,7 +312,9 @@ export function fireOpenLoop ({
     }
     if (signal?.aborted) return onAbort()
     signal?.addEventListener('abort', onAbort, { once: true })
-    pool.on('connectionError', (origin, targets, err) => { raw.errorSample ??= err?.message ?? String(err) })
+    pool.on('connectionError', (origin, targets, err) => {
+      raw.errorSample ??= err?.message ?? String(err)
+    })
     tick()
   })
 }

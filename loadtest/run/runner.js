@@ -19,7 +19,11 @@ async function expectedBodyOf (work) {
   const path = join(ROOT, 'servers', 'lib', 'workloads.js')
   if (!existsSync(path)) return null
   workloads ??= await import(path)
-  try { return workloads.expectedBody(work) } catch { return null }
+  try {
+    return workloads.expectedBody(work)
+  } catch {
+    return null
+  }
 }
 
 // Time one fresh GET / right after a round: { ms, status } (status 'timeout' / 'error' when no answer).
@@ -30,10 +34,30 @@ export async function timeRecovery (url, { timeoutMs, signal }) {
 
 // Fire one round of `amount` (or the load's amount/duration) at url: open loop when the load has a
 // rate, else autocannon's closed loop. onSent/onRecord feed the round's timeline (watch.js).
-export function fireLoad (url, load, { amount = load.amount, durationSec = load.durationSec, verify, signal, onResponse, onSent, onRecord }) {
-  const common = { url, amount, durationSec: amount ? null : durationSec, timeoutSec: load.timeoutSec, verify, signal, onResponse, onSent, onRecord }
+export function fireLoad (
+  url,
+  load,
+  { amount = load.amount, durationSec = load.durationSec, verify, signal, onResponse, onSent, onRecord }
+) {
+  const common = {
+    url,
+    amount,
+    durationSec: amount ? null : durationSec,
+    timeoutSec: load.timeoutSec,
+    verify,
+    signal,
+    onResponse,
+    onSent,
+    onRecord
+  }
   if (load.rate) {
-    return fireOpenLoop({ ...common, rate: load.rate, arrival: load.arrival, seed: load.seed, connections: load.connections })
+    return fireOpenLoop({
+      ...common,
+      rate: load.rate,
+      arrival: load.arrival,
+      seed: load.seed,
+      connections: load.connections
+    })
   }
   return fireRound({ ...common, connections: amount ? Math.min(load.connections, amount) : load.connections })
 }
@@ -61,18 +85,27 @@ async function measuredRound (target, load, { verify, signal, pid, child, seen, 
     amount: load.amount ?? null,
     onProgress: typeof progress === 'function' ? (event) => progress(event) : null
   })
-  const sampler = pid ? startSampler(pid, { seen, intervalMs: Math.min(200, intervalMs), onSample: watch.onOutside }) : null
+  const sampler = pid
+    ? startSampler(pid, { seen, intervalMs: Math.min(200, intervalMs), onSample: watch.onOutside })
+    : null
   const probe = startProbe(`${target}/health`)
   let done = 0
   // Without a recovery request, the stats are read the moment the last answer of an --amount round
   // arrives, before autocannon's closing tick: the server's window (ticks, loop delay) is the round's.
-  const readStats = () => statsOn && !signal.aborted ? getJson(`${target}/__lab/stats`, { timeoutMs: 5000, signal }) : null
+  const readStats = () =>
+    statsOn && !signal.aborted ? getJson(`${target}/__lab/stats`, { timeoutMs: 5000, signal }) : null
   let early = null
   const onResponse = () => {
     done++
     if (load.recovery === false && load.amount && done === load.amount) early = readStats()
   }
-  const fire = await fireLoad(`${target}/`, load, { verify, signal, onResponse, onSent: watch.sent, onRecord: watch.record })
+  const fire = await fireLoad(`${target}/`, load, {
+    verify,
+    signal,
+    onResponse,
+    onSent: watch.sent,
+    onRecord: watch.record
+  })
   watch.endRound()
   const probeResult = await probe.stop()
   const outside = sampler ? sampler.figures() : null
@@ -82,7 +115,12 @@ async function measuredRound (target, load, { verify, signal, pid, child, seen, 
   let recovery = null
   if (load.recovery === false) stats = await (early ?? readStats())
   else {
-    recovery = signal.aborted ? null : await timeRecovery(target, { timeoutMs: (load.recoveryTimeoutSec ?? Math.max(10, load.timeoutSec)) * 1000, signal })
+    recovery = signal.aborted
+      ? null
+      : await timeRecovery(target, {
+        timeoutMs: (load.recoveryTimeoutSec ?? Math.max(10, load.timeoutSec)) * 1000,
+        signal
+      })
     stats = await readStats()
   }
   // The timeline goes on until the server is idle again, so that abandoned work shows.
@@ -103,14 +141,28 @@ function stepOf (round) {
 // `expectedBody`: the body every answer must have when the work is not built in (a --task).
 export async function runEntry (entry, load, opts = {}) {
   const { signal, progress, bootTimeoutMs = 30000, url = null, calibration = {}, expectedBody = null } = opts
-  const raw = { entry: { ...entry, ...load }, args: entry.args ?? [], rounds: [], failure: null, interrupted: false, workReported: null, stop: null, notes: [] }
+  const raw = {
+    entry: { ...entry, ...load },
+    args: entry.args ?? [],
+    rounds: [],
+    failure: null,
+    interrupted: false,
+    workReported: null,
+    stop: null,
+    notes: []
+  }
   let server = null
   const seen = new Map()
   if (url) {
     server = { url: url.replace(/\/$/, ''), pid: null, work: entry.work ?? null }
     const health = await getJson(`${server.url}/health`, { timeoutMs: 5000, signal })
     if (typeof health.status !== 'number') {
-      raw.failure = { reason: `--url: ${server.url}/health got no answer (${health.error})`, exitCode: null, signal: null, stderrTail: [] }
+      raw.failure = {
+        reason: `--url: ${server.url}/health got no answer (${health.error})`,
+        exitCode: null,
+        signal: null,
+        stderrTail: []
+      }
       raw.entry.key ??= makeKey(raw.entry)
       return raw
     }
@@ -136,9 +188,9 @@ export async function runEntry (entry, load, opts = {}) {
     }
   }
   raw.workReported = server.work ?? entry.work ?? null
-  if (entry.work && server.work && server.work !== entry.work) raw.notes.push(`planned work ${entry.work}, server reports ${server.work}`)
+  if (entry.work && server.work && server.work !== entry.work) { raw.notes.push(`planned work ${entry.work}, server reports ${server.work}`) }
   raw.entry.key ??= makeKey({ ...raw.entry, work: raw.workReported })
-  const expected = expectedBody ?? await expectedBodyOf(raw.workReported)
+  const expected = expectedBody ?? (await expectedBodyOf(raw.workReported))
   const verify = expected === null ? null : (body) => body === expected
   if (expected === null) raw.notes.push('bodies compared with the first 2xx response (no expected body for this work)')
 
@@ -147,7 +199,12 @@ export async function runEntry (entry, load, opts = {}) {
   signal.addEventListener('abort', stopRun, { once: true })
   let stopping = false
   let crashed = false
-  server.exited?.then(() => { if (!stopping) { crashed = true; run.abort() } })
+  server.exited?.then(() => {
+    if (!stopping) {
+      crashed = true
+      run.abort()
+    }
+  })
   try {
     if (load.warmup > 0) {
       progress?.('warm-up')
@@ -156,27 +213,45 @@ export async function runEntry (entry, load, opts = {}) {
     if (entry.sweep) {
       // A rate sweep (the capacity experiment): each step is one open-loop round at the rate the sweep
       // chooses from the steps so far.
-      const sweep = entry.sweep({ serviceMs: calibration?.[raw.workReported]?.medianMs ?? null, cores: availableParallelism() })
+      const sweep = entry.sweep({
+        serviceMs: calibration?.[raw.workReported]?.medianMs ?? null,
+        cores: availableParallelism()
+      })
       raw.sweep = { ...sweep.describe(), kinds: sweep.kinds }
       for (let rate = sweep.next([]); rate !== null && !run.signal.aborted; rate = sweep.next(raw.rounds.map(stepOf))) {
         progress?.(`step ${raw.rounds.length + 1}: ${rate.toFixed(1)} req/s`)
         const connections = load.userConnections ?? defaultConnections(rate, load.timeoutSec)
-        const round = await measuredRound(server.url, { ...load, rate, connections }, {
-          verify, signal: run.signal, pid: server.pid, child: server.child ?? null, seen, notes: raw.notes
-        })
+        const round = await measuredRound(
+          server.url,
+          { ...load, rate, connections },
+          {
+            verify,
+            signal: run.signal,
+            pid: server.pid,
+            child: server.child ?? null,
+            seen,
+            notes: raw.notes
+          }
+        )
         raw.rounds.push(round)
       }
     } else {
       for (let i = 0; i < load.runs && !run.signal.aborted; i++) {
         progress?.(`measuring${load.runs > 1 ? ` round ${i + 1}/${load.runs}` : ''}`)
         const round = await measuredRound(server.url, load, {
-          verify, signal: run.signal, pid: server.pid, child: server.child ?? null, seen, progress, notes: raw.notes
+          verify,
+          signal: run.signal,
+          pid: server.pid,
+          child: server.child ?? null,
+          seen,
+          progress,
+          notes: raw.notes
         })
         raw.rounds.push(round)
       }
     }
   } catch (err) {
-    if (!crashed && !signal.aborted) raw.failure = { reason: `lab error: ${err.message}`, exitCode: null, signal: null, stderrTail: [] }
+    if (!crashed && !signal.aborted) { raw.failure = { reason: `lab error: ${err.message}`, exitCode: null, signal: null, stderrTail: [] } }
   } finally {
     stopping = true
     signal.removeEventListener('abort', stopRun)
@@ -186,21 +261,46 @@ export async function runEntry (entry, load, opts = {}) {
       const stop = await stopServer(server, { seen, graceMs: signal.aborted ? 3000 : 8000 })
       const lastRecovery = raw.rounds.at(-1)?.recovery
       const busy = signal.aborted || (lastRecovery && typeof lastRecovery.status !== 'number')
-      raw.stop = { exitCode: stop.exit?.exitCode ?? null, signal: stop.exit?.signal ?? null, forced: stop.forced, leftovers: stop.leftovers }
+      raw.stop = {
+        exitCode: stop.exit?.exitCode ?? null,
+        signal: stop.exit?.signal ?? null,
+        forced: stop.forced,
+        leftovers: stop.leftovers
+      }
       const tail = server.stderrTail()
       if (crashed) {
-        raw.failure = { reason: `exited during the run (code ${stop.exit?.exitCode}, signal ${stop.exit?.signal})`, exitCode: stop.exit?.exitCode ?? null, signal: stop.exit?.signal ?? null, stderrTail: tail }
+        raw.failure = {
+          reason: `exited during the run (code ${stop.exit?.exitCode}, signal ${stop.exit?.signal})`,
+          exitCode: stop.exit?.exitCode ?? null,
+          signal: stop.exit?.signal ?? null,
+          stderrTail: tail
+        }
       } else if (stop.forced && busy) {
         // Still working through abandoned requests (interrupted, or the recovery request got no
         // answer): inline work cannot be stopped, so the kill is the strategy's cost, not a failure.
         raw.notes.push(`still busy when stopped: did not exit within ${signal.aborted ? 3 : 8} s of SIGTERM, killed`)
       } else if (stop.forced) {
-        raw.failure ??= { reason: 'did not exit within 8 s of SIGTERM (killed)', exitCode: stop.exit?.exitCode ?? null, signal: stop.exit?.signal ?? null, stderrTail: tail }
+        raw.failure ??= {
+          reason: 'did not exit within 8 s of SIGTERM (killed)',
+          exitCode: stop.exit?.exitCode ?? null,
+          signal: stop.exit?.signal ?? null,
+          stderrTail: tail
+        }
       } else if (stop.exit?.exitCode !== 0) {
-        raw.failure ??= { reason: `exited with code ${stop.exit?.exitCode} (signal ${stop.exit?.signal}) after SIGTERM`, exitCode: stop.exit?.exitCode ?? null, signal: stop.exit?.signal ?? null, stderrTail: tail }
+        raw.failure ??= {
+          reason: `exited with code ${stop.exit?.exitCode} (signal ${stop.exit?.signal}) after SIGTERM`,
+          exitCode: stop.exit?.exitCode ?? null,
+          signal: stop.exit?.signal ?? null,
+          stderrTail: tail
+        }
       }
       if (stop.leftovers.length) {
-        raw.failure ??= { reason: `${stop.leftovers.length} process(es) of its tree left after it exited (killed: ${stop.leftovers.join(', ')})`, exitCode: stop.exit?.exitCode ?? null, signal: stop.exit?.signal ?? null, stderrTail: tail }
+        raw.failure ??= {
+          reason: `${stop.leftovers.length} process(es) of its tree left after it exited (killed: ${stop.leftovers.join(', ')})`,
+          exitCode: stop.exit?.exitCode ?? null,
+          signal: stop.exit?.signal ?? null,
+          stderrTail: tail
+        }
       }
     }
     raw.interrupted = signal.aborted

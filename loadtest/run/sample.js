@@ -6,7 +6,11 @@ let clockTicks = null
 let pageSize = null
 
 function sysconf (name, fallback) {
-  try { return Number(execFileSync('getconf', [name], { encoding: 'utf8' }).trim()) || fallback } catch { return fallback }
+  try {
+    return Number(execFileSync('getconf', [name], { encoding: 'utf8' }).trim()) || fallback
+  } catch {
+    return fallback
+  }
 }
 
 function units () {
@@ -20,7 +24,11 @@ function units () {
 // Parse /proc/PID/stat; null when the process is gone.
 export function readStat (pid) {
   let text
-  try { text = readFileSync(`/proc/${pid}/stat`, 'latin1') } catch { return null }
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, 'latin1')
+  } catch {
+    return null
+  }
   const close = text.lastIndexOf(')')
   const f = text.slice(close + 2).split(' ') // f[0] is field 3 (state)
   const { clockTicks, pageSize } = units()
@@ -51,11 +59,17 @@ function allStats () {
 // forked from a worker thread is listed under that thread); null where the kernel has no such file.
 function childPids (pid) {
   let tasks
-  try { tasks = readdirSync(`/proc/${pid}/task`) } catch { return [] }
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`)
+  } catch {
+    return []
+  }
   const out = []
   for (const tid of tasks) {
     let text
-    try { text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'latin1') } catch (err) {
+    try {
+      text = readFileSync(`/proc/${pid}/task/${tid}/children`, 'latin1')
+    } catch (err) {
       if (err.code === 'ENOENT' && existsSync(`/proc/${pid}/task/${tid}`)) return null
       continue
     }
@@ -114,7 +128,13 @@ export function sampleTree (rootPid) {
     rssBytes += s.rssBytes
     threads += s.threads
   }
-  return { cpuSeconds, rssBytes, processes: tree.length, threads, members: tree.map((s) => ({ pid: s.pid, startTime: s.startTime })) }
+  return {
+    cpuSeconds,
+    rssBytes,
+    processes: tree.length,
+    threads,
+    members: tree.map((s) => ({ pid: s.pid, startTime: s.startTime }))
+  }
 }
 
 // Is this exact process (pid and start time) still alive (not a zombie)?
@@ -143,7 +163,13 @@ export function startSampler (rootPid, { intervalMs = 200, seen = new Map(), onS
     peakProcesses = Math.max(peakProcesses, s.processes)
     peakThreads = Math.max(peakThreads, s.threads)
     lastCpu = Math.max(lastCpu, s.cpuSeconds)
-    const sample = { t: Date.now() - t0, cpuSeconds: round3(s.cpuSeconds - first.cpuSeconds), rssBytes: s.rssBytes, processes: s.processes, threads: s.threads }
+    const sample = {
+      t: Date.now() - t0,
+      cpuSeconds: round3(s.cpuSeconds - first.cpuSeconds),
+      rssBytes: s.rssBytes,
+      processes: s.processes,
+      threads: s.threads
+    }
     samples.push(sample)
     onSample?.(sample)
   }
@@ -160,7 +186,11 @@ export function startSampler (rootPid, { intervalMs = 200, seen = new Map(), onS
       peakProcesses,
       peakThreads,
       samples: samples.slice(),
-      loadGenerator: { cpuSeconds: round3(selfSec), wallSeconds: round3(wallSec), utilisation: wallSec > 0 ? round3(selfSec / wallSec) : null }
+      loadGenerator: {
+        cpuSeconds: round3(selfSec),
+        wallSeconds: round3(wallSec),
+        utilisation: wallSec > 0 ? round3(selfSec / wallSec) : null
+      }
     }
   }
   return {
@@ -173,4 +203,6 @@ export function startSampler (rootPid, { intervalMs = 200, seen = new Map(), onS
   }
 }
 
-function round3 (x) { return Math.round(x * 1000) / 1000 }
+function round3 (x) {
+  return Math.round(x * 1000) / 1000
+}

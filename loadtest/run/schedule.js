@@ -21,7 +21,7 @@ export function prng (seed) {
 // amount or duration is used up. Never skips or thins: every due time is handed out in order.
 export function createSchedule ({ rate, arrival = 'constant', seed = 1, amount = null, durationMs = null }) {
   if (!(rate > 0)) throw new RangeError(`rate: expected a positive number of requests per second, got ${rate}`)
-  if (!ARRIVALS.includes(arrival)) throw new RangeError(`arrival: expected one of ${ARRIVALS.join(', ')}, got ${arrival}`)
+  if (!ARRIVALS.includes(arrival)) { throw new RangeError(`arrival: expected one of ${ARRIVALS.join(', ')}, got ${arrival}`) }
   const gapMs = 1000 / rate
   const random = prng(seed)
   let i = 0
@@ -39,6 +39,8 @@ export function createSchedule ({ rate, arrival = 'constant', seed = 1, amount =
       return due
     },
     // How many due times were handed out so far.
-    get issued () { return i }
+    get issued () {
+      return i
+    }
   }
 }

@@ -23,20 +23,26 @@ export function holds (fig, sloMs) {
 export function sloFor (serviceMs, sloMs = null) {
   if (sloMs) return { sloMs, rule: `--slo ${sloMs} ms` }
   if (!(serviceMs > 0)) return { sloMs: null, rule: 'no calibration: no target' }
-  return { sloMs: SLO_SERVICE_MULTIPLE * serviceMs, rule: `${SLO_SERVICE_MULTIPLE} × the calibrated service time (${serviceMs} ms)` }
+  return {
+    sloMs: SLO_SERVICE_MULTIPLE * serviceMs,
+    rule: `${SLO_SERVICE_MULTIPLE} × the calibrated service time (${serviceMs} ms)`
+  }
 }
 
 // A sweep over rates for one server: next(history) → the next rate to offer (null: done), where history
 // is [{ rate, figures }] of the steps so far. describe() says how the rates are chosen.
 export function createSweep ({ serviceMs, cores, sloMs = null, fractions = FRACTIONS, refine = 3 }) {
   const slo = sloFor(serviceMs, sloMs)
-  const idealRps = serviceMs > 0 ? cores / serviceMs * 1000 : null
+  const idealRps = serviceMs > 0 ? (cores / serviceMs) * 1000 : null
   const kinds = [] // the kind of each rate handed out: coarse, refine, over
   let lo = 0
   let hi = null
   let refinesLeft = refine
   let phase = 'coarse'
-  const give = (kind, rate) => { kinds.push(kind); return rate }
+  const give = (kind, rate) => {
+    kinds.push(kind)
+    return rate
+  }
   return {
     kinds,
     describe () {
@@ -49,7 +55,8 @@ export function createSweep ({ serviceMs, cores, sloMs = null, fractions = FRACT
         fractions,
         refine,
         overload: OVERLOAD,
-        rule: `open-loop steps at ${fractions.map((f) => `${Math.round(f * 100)}%`).join(', ')} of the ideal ` +
+        rule:
+          `open-loop steps at ${fractions.map((f) => `${Math.round(f * 100)}%`).join(', ')} of the ideal ` +
           '(cores / service time), stopping one step after the first that fails; then up to ' +
           `${refine} bisections between the last passing and the first failing rate (until within ` +
           `${PRECISION * 100}%); then one step at ${OVERLOAD} × the capacity. A step holds when its p99 from the due ` +

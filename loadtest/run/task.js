@@ -34,9 +34,11 @@ export async function describeLabTask ({ task, input, timeoutSec, cwd = userCwd(
 export function taskArgs (work) {
   const t = work.task
   return [
-    '--task', t.exportName === 'default' ? t.path : `${t.path}#${t.exportName}`,
+    '--task',
+    t.exportName === 'default' ? t.path : `${t.path}#${t.exportName}`,
     ...(work.inputArg ? ['--input', work.inputArg] : []),
-    '--task-timeout', String(t.timeoutMs)
+    '--task-timeout',
+    String(t.timeoutMs)
   ]
 }
 
@@ -59,7 +61,9 @@ export async function checkTask (work, { signal } = {}) {
     throw new LabError('LAB_TASK', `${label}: the check call did not return within ${limitMs} ms (a synchronous loop?)`)
   }
   let out = null
-  try { out = JSON.parse(r.stdout) } catch {}
+  try {
+    out = JSON.parse(r.stdout)
+  } catch {}
   if (!out) {
     const why = (r.stderr || r.shortMessage || '').split('\n').filter(Boolean).slice(-1)[0] ?? `exit code ${r.exitCode}`
     throw new LabError('LAB_TASK', `${label}: the check call failed: ${why}`)
@@ -69,8 +73,11 @@ export async function checkTask (work, { signal } = {}) {
     throw new LabError('LAB_TASK', `${label}: ${out.error.message}`)
   }
   if (out.expectedBody !== null && out.body !== out.expectedBody) {
-    throw new LabError('LAB_TASK', `${label}: the result differs from the module's \`expected\` export ` +
-      `(got ${clip(out.body)}, expected ${clip(out.expectedBody)})`)
+    throw new LabError(
+      'LAB_TASK',
+      `${label}: the result differs from the module's \`expected\` export ` +
+        `(got ${clip(out.body)}, expected ${clip(out.expectedBody)})`
+    )
   }
   return out
 }
@@ -87,7 +94,9 @@ export function taskRecord (work, check, ref) {
     fileSha256: t.fileSha256,
     inputFrom: work.inputArg?.startsWith('@')
       ? work.inputArg.slice(1)
-      : t.inputJson !== null ? 'command line' : 'module input export',
+      : t.inputJson !== null
+        ? 'command line'
+        : 'module input export',
     input: small ? JSON.parse(t.inputJson) : null,
     inputSha256: t.inputSha256,
     timeoutMs: t.timeoutMs,

@@ -17,7 +17,12 @@ export function chooseInterval (durationMs = null) {
 
 function histogram () {
   // Microseconds, up to an hour, 2 significant digits: a few kB per bucket.
-  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3600e6, numberOfSignificantValueDigits: 2, useWebAssembly: false })
+  return hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 3600e6,
+    numberOfSignificantValueDigits: 2,
+    useWebAssembly: false
+  })
 }
 
 function emptyBucket () {
@@ -60,7 +65,10 @@ export function createTimeline ({ intervalMs = MIN_INTERVAL_MS, maxBuckets = MAX
     for (let i = 0; i < buckets.length; i += 2) {
       const a = buckets[i]
       const b = buckets[i + 1]
-      if (!a || !b) { next.push(a ?? b ?? null); continue }
+      if (!a || !b) {
+        next.push(a ?? b ?? null)
+        continue
+      }
       for (const k of ['sent', 'completed', 'ok', 'non2xx', 'timeouts', 'errors']) a[k] += b[k]
       if (b.latency) {
         if (a.latency) a.latency.add(b.latency)
@@ -74,9 +82,13 @@ export function createTimeline ({ intervalMs = MIN_INTERVAL_MS, maxBuckets = MAX
   }
 
   return {
-    get intervalMs () { return interval },
+    get intervalMs () {
+      return interval
+    },
     // One request sent at t.
-    sent (t) { at(t).sent++ },
+    sent (t) {
+      at(t).sent++
+    },
     // One request finished at t: answered (status), timed out, or failed on its connection (error).
     record (t, { latencyMs = null, status = null, timeout = false, error = false } = {}) {
       const b = at(t)
@@ -93,11 +105,17 @@ export function createTimeline ({ intervalMs = MIN_INTERVAL_MS, maxBuckets = MAX
       }
     },
     // A sample of gauges from `source` ('server', 'outside') taken at t.
-    gauge (t, source, values) { mergeGauges(at(t).gauges, { [source]: values }) },
+    gauge (t, source, values) {
+      mergeGauges(at(t).gauges, { [source]: values })
+    },
     // The round ended at t (the recovery period starts).
-    end (t) { endMs = t },
+    end (t) {
+      endMs = t
+    },
     // The recovery period ended at t (idle again, or the cap).
-    recovered (t) { recoveryEndMs = t },
+    recovered (t) {
+      recoveryEndMs = t
+    },
     // The plain series: { intervalMs, endMs, recoveryEndMs, points: [{ t, phase, sent, ... }] }.
     series () {
       const points = buckets.map((b, i) => {
@@ -114,9 +132,10 @@ export function createTimeline ({ intervalMs = MIN_INTERVAL_MS, maxBuckets = MAX
           timeouts: b.timeouts,
           errors: b.errors,
           rps: round3(b.completed / (interval / 1000)),
-          latency: l && l.totalCount > 0
-            ? { p50: us(l.getValueAtPercentile(50)), p99: us(l.getValueAtPercentile(99)), max: us(l.maxValue) }
-            : null,
+          latency:
+            l && l.totalCount > 0
+              ? { p50: us(l.getValueAtPercentile(50)), p99: us(l.getValueAtPercentile(99)), max: us(l.maxValue) }
+              : null,
           server: b.gauges.server ?? null,
           outside: b.gauges.outside ?? null
         }
@@ -133,5 +152,9 @@ export function totals (series) {
   return out
 }
 
-function us (v) { return Math.round(v) / 1000 }
-function round3 (x) { return Math.round(x * 1000) / 1000 }
+function us (v) {
+  return Math.round(v) / 1000
+}
+function round3 (x) {
+  return Math.round(x * 1000) / 1000
+}

@@ -17,7 +17,12 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
   const t0 = performance.now()
   const wall0 = Date.now()
   const now = () => performance.now() - t0
-  const all = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 3600e6, numberOfSignificantValueDigits: 2, useWebAssembly: false })
+  const all = hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 3600e6,
+    numberOfSignificantValueDigits: 2,
+    useWebAssembly: false
+  })
   let completed = 0
   let timeouts = 0
   let ended = false
@@ -28,7 +33,8 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
     if (msg?.lab !== 'sample' || typeof msg.t !== 'number') return
     latest.set(msg.pid, msg)
     const list = [...latest.values()]
-    const sum = (k) => list.some((s) => typeof s[k] === 'number') ? list.reduce((a, s) => a + (s[k] ?? 0), 0) : undefined
+    const sum = (k) =>
+      list.some((s) => typeof s[k] === 'number') ? list.reduce((a, s) => a + (s[k] ?? 0), 0) : undefined
     const loops = list.map((s) => s.eventLoopMaxMs).filter((v) => typeof v === 'number')
     timeline.gauge(msg.t - wall0, 'server', {
       inFlight: sum('inFlight'),
@@ -46,8 +52,13 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
   const onOutside = (s) => {
     const t = now()
     if (prev && t > prev.t) {
-      const cpuPercent = round3((s.cpuSeconds - prev.cpuSeconds) * 1000 / (t - prev.t) * 100)
-      timeline.gauge(t, 'outside', { cpuPercent: Math.max(0, cpuPercent), rssBytes: s.rssBytes, processes: s.processes, threads: s.threads })
+      const cpuPercent = round3((((s.cpuSeconds - prev.cpuSeconds) * 1000) / (t - prev.t)) * 100)
+      timeline.gauge(t, 'outside', {
+        cpuPercent: Math.max(0, cpuPercent),
+        rssBytes: s.rssBytes,
+        processes: s.processes,
+        threads: s.threads
+      })
     }
     prev = { t, cpuSeconds: s.cpuSeconds }
     recent.push(prev)
@@ -58,7 +69,7 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
     if (recent.length < 2) return null
     const a = recent[0]
     const b = recent.at(-1)
-    return b.t - a.t >= IDLE_WINDOW_MS / 2 ? (b.cpuSeconds - a.cpuSeconds) * 1000 / (b.t - a.t) * 100 : null
+    return b.t - a.t >= IDLE_WINDOW_MS / 2 ? (((b.cpuSeconds - a.cpuSeconds) * 1000) / (b.t - a.t)) * 100 : null
   }
 
   let window = [] // completion times in the last second, for the live rate
@@ -82,7 +93,9 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
   return {
     onOutside,
     // One request sent (engine event).
-    sent () { timeline.sent(now()) },
+    sent () {
+      timeline.sent(now())
+    },
     // One request ended (engine event): { latencyMs, status, timeout, error }.
     record (info) {
       const t = now()
@@ -122,4 +135,6 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
   }
 }
 
-function round3 (x) { return Math.round(x * 1000) / 1000 }
+function round3 (x) {
+  return Math.round(x * 1000) / 1000
+}

@@ -8,5 +8,11 @@ import { main, start } from '../lib/serve.js'
 main(async () => {
   const options = parseOptions({ strategy: 'child-process', work: 'loop:1e8' })
   const children = perRequest('child')
-  await start({ strategy: 'child-process', options, handle: children.run, gauges: children.gauges, close: children.close })
+  await start({
+    strategy: 'child-process',
+    options,
+    handle: children.run,
+    gauges: children.gauges,
+    close: children.close
+  })
 })

@@ -13,7 +13,16 @@ import { aggregate } from './telemetry.js'
 // `workOverride: 'off'` makes ?work= a 400 (a server others can reach should not let them choose the
 // work); `requestTimeout` (ms) closes a connection whose request has not fully arrived by then.
 export function buildApp ({
-  strategy, variant, work, handle, telemetry, gauges, stats, resetStats, workOverride = 'on', requestTimeout = 10000
+  strategy,
+  variant,
+  work,
+  handle,
+  telemetry,
+  gauges,
+  stats,
+  resetStats,
+  workOverride = 'on',
+  requestTimeout = 10000
 }) {
   // Node checks request timeouts every connectionsCheckingInterval (30 s by default): check every
   // quarter of the timeout, so a slow client is cut off close to it.
@@ -29,7 +38,9 @@ export function buildApp ({
   app.setErrorHandler((err, request, reply) => {
     const status = err.statusCode >= 400 ? err.statusCode : 500
     if (err.retryAfter) reply.header('retry-after', String(err.retryAfter))
-    reply.code(status).send({ error: STATUS_CODES[status] ?? 'Error', code: err.code ?? 'ERR_TASK_FAILED', message: err.message })
+    reply
+      .code(status)
+      .send({ error: STATUS_CODES[status] ?? 'Error', code: err.code ?? 'ERR_TASK_FAILED', message: err.message })
   })
 
   // Only answers to GET / count as requests (completed = 2xx, failed = anything else).
@@ -44,17 +55,25 @@ export function buildApp ({
     const asked = request.query.work
     if (Array.isArray(asked)) throw new ServerError('ERR_BAD_WORK', '?work given more than once: give one work spec')
     if (asked !== undefined && workOverride === 'off') {
-      throw new ServerError('ERR_BAD_WORK', '?work= is turned off on this server (--work-override off): it runs its own work only')
+      throw new ServerError(
+        'ERR_BAD_WORK',
+        '?work= is turned off on this server (--work-override off): it runs its own work only'
+      )
     }
     const todo = asked === undefined ? work : parseWork(asked)
     // The client leaving before the answer aborts the signal; strategies that can cancel use it.
     const controller = new AbortController()
-    const onClose = () => { if (!reply.raw.writableFinished) controller.abort() }
+    const onClose = () => {
+      if (!reply.raw.writableFinished) controller.abort()
+    }
     reply.raw.once('close', onClose)
     const out = await handle(todo, { signal: controller.signal, receivedAt })
     if (out.setupRan) telemetry.countSetup()
     const apiMs = out.apiMs ?? 0
-    const timing = [`work;dur=${out.workMs.toFixed(2)}`, `queue;dur=${Math.max(0, out.startedAt - receivedAt - apiMs).toFixed(2)}`]
+    const timing = [
+      `work;dur=${out.workMs.toFixed(2)}`,
+      `queue;dur=${Math.max(0, out.startedAt - receivedAt - apiMs).toFixed(2)}`
+    ]
     if (out.apiMs !== undefined) timing.push(`api;dur=${apiMs.toFixed(2)}`)
     reply.header('server-timing', timing.join(', ')).type('application/json; charset=utf-8')
     return out.body

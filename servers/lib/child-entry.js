@@ -10,7 +10,7 @@ let answer
 try {
   // A task module's description comes as the first IPC message (`fork(child-entry.js, ['task:…'])`).
   const work = process.argv[2].startsWith('task:') ? (await once(process, 'message'))[0] : process.argv[2]
-  answer = { ok: true, ...await timedRun(work) }
+  answer = { ok: true, ...(await timedRun(work)) }
 } catch (err) {
   answer = { ok: false, code: err.code, message: err.message }
 }

@@ -24,8 +24,11 @@ export function runPrimary ({ strategy, options }) {
     serving.delete(worker)
     if (stopping) return
     if (!ready) {
-      process.stderr.write(`${strategy}: worker ${worker.process.pid} exited (${signal ?? `code ${code}`}) before listening\n`)
-      process.exit(code === 2 ? 2 : 1) // a bad option or task (2) stays one; the other workers see the IPC channel close
+      process.stderr.write(
+        `${strategy}: worker ${worker.process.pid} exited (${signal ?? `code ${code}`}) before listening\n`
+      )
+      // A bad option or task (2) stays one; the other workers see the IPC channel close.
+      process.exit(code === 2 ? 2 : 1)
     }
     restarted++
     cluster.fork()
@@ -37,7 +40,9 @@ export function runPrimary ({ strategy, options }) {
       if (process.connected) process.send(msg) // a worker's sample (sampling.js), relayed to the lab
     } else if (msg?.lab === 'stats') {
       // Concurrent stats requests share one collection: one listener per worker, however many ask.
-      collecting ??= askAll('collect').finally(() => { collecting = null })
+      collecting ??= askAll('collect').finally(() => {
+        collecting = null
+      })
       const { replies, silent } = await collecting
       const gauges = sumGauges(replies.map((r) => r.gauges))
       const value = aggregate({
@@ -58,11 +63,16 @@ export function runPrimary ({ strategy, options }) {
   onShutdown(async () => {
     stopping = true
     const workers = Object.values(cluster.workers)
-    await Promise.all(workers.map((w) => new Promise((resolve) => {
-      if (w.isDead()) return resolve()
-      w.once('exit', resolve)
-      w.process.kill('SIGTERM')
-    })))
+    await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise((resolve) => {
+            if (w.isDead()) return resolve()
+            w.once('exit', resolve)
+            w.process.kill('SIGTERM')
+          })
+      )
+    )
     telemetry.close()
   })
 }
@@ -78,19 +88,31 @@ let seq = 0
 function askAll (kind) {
   const id = ++seq
   const workers = [...serving].filter((w) => w.isConnected())
-  return Promise.all(workers.map((w) => new Promise((resolve) => {
-    const onMessage = (msg) => {
-      if (msg?.lab !== 'reply' || msg.id !== id) return
-      cleanup()
-      resolve(msg)
-    }
-    const onExit = () => { cleanup(); resolve(null) }
-    const timer = setTimeout(onExit, ASK_TIMEOUT_MS)
-    const cleanup = () => { clearTimeout(timer); w.off('message', onMessage); w.off('exit', onExit) }
-    w.on('message', onMessage)
-    w.once('exit', onExit)
-    w.send({ lab: kind, id })
-  }))).then((all) => ({ replies: all.filter(Boolean), silent: all.filter((r) => r === null).length }))
+  return Promise.all(
+    workers.map(
+      (w) =>
+        new Promise((resolve) => {
+          const onMessage = (msg) => {
+            if (msg?.lab !== 'reply' || msg.id !== id) return
+            cleanup()
+            resolve(msg)
+          }
+          const onExit = () => {
+            cleanup()
+            resolve(null)
+          }
+          const timer = setTimeout(onExit, ASK_TIMEOUT_MS)
+          const cleanup = () => {
+            clearTimeout(timer)
+            w.off('message', onMessage)
+            w.off('exit', onExit)
+          }
+          w.on('message', onMessage)
+          w.once('exit', onExit)
+          w.send({ lab: kind, id })
+        })
+    )
+  ).then((all) => ({ replies: all.filter(Boolean), silent: all.filter((r) => r === null).length }))
 }
 
 // Numeric gauges summed over workers (peaks become the sum of per-worker peaks).
@@ -116,10 +138,11 @@ export function workerStats ({ telemetry, gauges }) {
       pending.delete(msg.id)
     }
   })
-  const ask = (what) => new Promise((resolve) => {
-    const id = ++next
-    pending.set(id, resolve)
-    process.send({ lab: what, id })
-  })
+  const ask = (what) =>
+    new Promise((resolve) => {
+      const id = ++next
+      pending.set(id, resolve)
+      process.send({ lab: what, id })
+    })
   return { stats: () => ask('stats'), resetStats: () => ask('reset-all') }
 }

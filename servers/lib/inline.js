@@ -11,8 +11,17 @@ export function inline () {
     handle: async (work) => {
       inFlight++
       peakInFlight = Math.max(peakInFlight, inFlight)
-      try { return await timedRun(work) } finally { inFlight-- }
+      try {
+        return await timedRun(work)
+      } finally {
+        inFlight--
+      }
     },
-    gauges: { read: () => ({ inFlight, peakInFlight, cores }), reset: () => { peakInFlight = inFlight } }
+    gauges: {
+      read: () => ({ inFlight, peakInFlight, cores }),
+      reset: () => {
+        peakInFlight = inFlight
+      }
+    }
   }
 }

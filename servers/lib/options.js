@@ -7,30 +7,41 @@ import { parseWork } from './workloads.js'
 import { DEFAULT_TIMEOUT_MS, describeTask } from './task-module.js'
 
 // Validators: each takes the raw string and returns the value or throws with the rule it enforces.
-export const integer = (min, max = Infinity) => (raw) => {
-  const n = /^\d+(e\d+)?$/.test(raw) ? Number(raw) : NaN
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
-    const rule = min === 1 && max === Infinity
-      ? 'a positive integer'
-      : max === Infinity ? `an integer >= ${min}` : `an integer from ${min} to ${max}`
-    throw new Error(`expected ${rule}`)
-  }
-  return n
-}
-export const oneOf = (...allowed) => (raw) => {
-  if (!allowed.includes(raw)) throw new Error(`expected one of ${allowed.join(', ')}`)
-  return raw
-}
+export const integer =
+  (min, max = Infinity) =>
+    (raw) => {
+      const n = /^\d+(e\d+)?$/.test(raw) ? Number(raw) : NaN
+      if (!Number.isSafeInteger(n) || n < min || n > max) {
+        const rule =
+        min === 1 && max === Infinity
+          ? 'a positive integer'
+          : max === Infinity
+            ? `an integer >= ${min}`
+            : `an integer from ${min} to ${max}`
+        throw new Error(`expected ${rule}`)
+      }
+      return n
+    }
+export const oneOf =
+  (...allowed) =>
+    (raw) => {
+      if (!allowed.includes(raw)) throw new Error(`expected one of ${allowed.join(', ')}`)
+      return raw
+    }
 export const httpUrl = (raw) => {
   let url
-  try { url = new URL(raw) } catch { throw new Error('expected an http:// URL') }
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new Error('expected an http:// URL')
+  }
   if (url.protocol !== 'http:') throw new Error('expected an http:// URL')
   return url
 }
 
 // A host to listen on: never empty (an empty host would bind every interface, silently).
 export function hostName (raw) {
-  if (raw.trim() === '') throw new Error('expected an address such as 127.0.0.1 (an empty host would listen on every interface)')
+  if (raw.trim() === '') { throw new Error('expected an address such as 127.0.0.1 (an empty host would listen on every interface)') }
   return raw
 }
 
@@ -42,7 +53,12 @@ export function isLoopback (host) {
 // Options every server takes; `env` names the environment fallback.
 const common = {
   port: { default: '3000', env: 'PORT', parse: integer(0, 65535), help: 'port to listen on (0: any free port)' },
-  host: { default: '127.0.0.1', env: 'HOST', parse: hostName, help: 'address to listen on (beyond loopback: anyone can send ?work=)' },
+  host: {
+    default: '127.0.0.1',
+    env: 'HOST',
+    parse: hostName,
+    help: 'address to listen on (beyond loopback: anyone can send ?work=)'
+  },
   work: { env: 'WORK', help: 'work per request, NAME:ARG (README "Work specs")' },
   task: { env: 'TASK', help: 'your own work instead: a module PATH[#export] (README "Bring your own work")' },
   input: { env: 'TASK_INPUT', help: "--task: the input each call gets, JSON or @file (default: the module's input)" },
@@ -53,7 +69,11 @@ const common = {
     help: '--task: ms one call may take'
   },
   telemetry: { default: 'on', parse: oneOf('on', 'off'), help: 'event-loop monitor, ELU and 1 ms tick counter' },
-  workOverride: { default: 'on', parse: oneOf('on', 'off'), help: 'GET /?work=SPEC runs another spec for one request (off: 400)' },
+  workOverride: {
+    default: 'on',
+    parse: oneOf('on', 'off'),
+    help: 'GET /?work=SPEC runs another spec for one request (off: 400)'
+  },
   requestTimeout: {
     default: '10000',
     parse: integer(1, 3600000),
@@ -62,7 +82,8 @@ const common = {
 }
 
 // Parse argv for `strategy` with its own `extra` options ({ name: { default, parse, help } });
-// `work` is the default work spec (or a function of the other parsed values giving it). Returns plain values (work parsed); throws ServerError ERR_BAD_OPTION/ERR_BAD_WORK.
+// `work` is the default work spec (or a function of the other parsed values giving it). Returns plain
+// values (work parsed); throws ServerError ERR_BAD_OPTION/ERR_BAD_WORK.
 // --help prints the usage and exits 0.
 // `work: null` (the API emulator) leaves out --work and --telemetry.
 export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.slice(2), env = process.env }) {
@@ -74,15 +95,26 @@ export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.
   try {
     values = parseArgs({
       args: argv,
-      options: Object.fromEntries([...Object.keys(spec).map((k) => [kebab(k), { type: 'string' }]), ['help', { type: 'boolean', short: 'h' }]])
+      options: Object.fromEntries([
+        ...Object.keys(spec).map((k) => [kebab(k), { type: 'string' }]),
+        ['help', { type: 'boolean', short: 'h' }]
+      ])
     }).values
   } catch (err) {
     const flag = /'(-[^' ]+)/.exec(err.message)?.[1] ?? ''
-    const reason = err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
-      ? `unknown option (valid: ${Object.keys(spec).map((k) => '--' + kebab(k)).join(', ')}, --help)`
-      : err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' ? 'expected a value' : err.message.split('\n')[0]
+    const reason =
+      err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+        ? `unknown option (valid: ${Object.keys(spec)
+            .map((k) => '--' + kebab(k))
+            .join(', ')}, --help)`
+        : err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+          ? 'expected a value'
+          : err.message.split('\n')[0]
     if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
-      throw new ServerError('ERR_BAD_OPTION', `${strategy}: unexpected argument ${/'([^']*)'/.exec(err.message)?.[1] ?? ''} (options are --flags, see --help)`)
+      throw new ServerError(
+        'ERR_BAD_OPTION',
+        `${strategy}: unexpected argument ${/'([^']*)'/.exec(err.message)?.[1] ?? ''} (options are --flags, see --help)`
+      )
     }
     throw new ServerError('ERR_BAD_OPTION', `${flag || strategy}: ${reason}`)
   }
@@ -95,11 +127,15 @@ export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.
     const flag = `--${kebab(name)}`
     const raw = values[kebab(name)] ?? (opt.env ? env[opt.env] : undefined) ?? opt.default
     if (name === 'work' || name === 'task' || name === 'input') continue
-    if (raw === undefined) { out[name] = undefined; continue }
+    if (raw === undefined) {
+      out[name] = undefined
+      continue
+    }
     try {
       out[name] = opt.parse(raw)
     } catch (err) {
-      const from = values[kebab(name)] === undefined && opt.env && env[opt.env] !== undefined ? ` (from ${opt.env})` : ''
+      const from =
+        values[kebab(name)] === undefined && opt.env && env[opt.env] !== undefined ? ` (from ${opt.env})` : ''
       throw new ServerError('ERR_BAD_OPTION', `${flag}: ${err.message}, got ${JSON.stringify(raw)}${from}`)
     }
   }
@@ -107,12 +143,15 @@ export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.
   const task = values.task ?? env.TASK
   if (task !== undefined) {
     if (values.work !== undefined) {
-      throw new ServerError('ERR_BAD_OPTION', `--work: excludes --task (the task module is the work), got ${values.work}`)
+      throw new ServerError(
+        'ERR_BAD_OPTION',
+        `--work: excludes --task (the task module is the work), got ${values.work}`
+      )
     }
     out.work = describeTask({ ref: task, input: values.input ?? env.TASK_INPUT, timeoutMs: out.taskTimeout })
   } else {
     for (const name of taskOnly.slice(1)) {
-      if (values[kebab(name)] !== undefined) throw new ServerError('ERR_BAD_OPTION', `--${kebab(name)}: only with --task`)
+      if (values[kebab(name)] !== undefined) { throw new ServerError('ERR_BAD_OPTION', `--${kebab(name)}: only with --task`) }
     }
     out.work = parseWork(values.work ?? env.WORK ?? (typeof work === 'function' ? work(out) : work))
   }
@@ -121,7 +160,9 @@ export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.
 
 // The environment variables the servers read as fallbacks: the lab starts its servers without them, so a
 // stray WORK= or PORT= in a user's shell never changes what the lab measures.
-export const ENV_FALLBACKS = Object.values(common).map((o) => o.env).filter(Boolean)
+export const ENV_FALLBACKS = Object.values(common)
+  .map((o) => o.env)
+  .filter(Boolean)
 
 // The core count the defaults use (workers, threads).
 export const cores = availableParallelism()

@@ -77,7 +77,10 @@ export function perRequest (kind) {
     run,
     gauges: {
       read: () => ({ [startedName]: started, inFlight, peakInFlight }),
-      reset: () => { started = 0; peakInFlight = inFlight }
+      reset: () => {
+        started = 0
+        peakInFlight = inFlight
+      }
     },
     // End every live thread/child (their requests answer 503) and wait until they are gone.
     async close () {
@@ -90,15 +93,27 @@ export function perRequest (kind) {
 function startWorker (work, onAnswer, onExit, onStartError) {
   const worker = new Worker(workerEntry, { workerData: { work: portable(work) } })
   let online = false
-  const exited = new Promise((resolve) => worker.once('exit', (code) => { onExit(`thread exited with code ${code}`); resolve() }))
-  worker.once('online', () => { online = true })
+  const exited = new Promise((resolve) =>
+    worker.once('exit', (code) => {
+      onExit(`thread exited with code ${code}`)
+      resolve()
+    })
+  )
+  worker.once('online', () => {
+    online = true
+  })
   worker.once('message', (msg) => {
     onAnswer(msg)
     worker.terminate() // ended as soon as it has answered
   })
   // An error before 'online' means the thread could not start; after, the task crashed it.
-  worker.once('error', (err) => online ? onAnswer({ ok: false, message: err.message }) : onStartError(err))
-  return { end: () => { worker.terminate(); return exited } }
+  worker.once('error', (err) => (online ? onAnswer({ ok: false, message: err.message }) : onStartError(err)))
+  return {
+    end: () => {
+      worker.terminate()
+      return exited
+    }
+  }
 }
 
 // Resolves when `emitter` emits `name`; never rejects.
@@ -116,9 +131,13 @@ function startChild (work, onAnswer, onExit, onStartError) {
   const exited = Promise.all([event(child, 'exit'), event(child, 'disconnect')]).then(() => {
     onExit(`child exited with ${child.signalCode ?? `code ${child.exitCode}`}`)
   })
-  child.once('spawn', () => { spawned = true })
+  child.once('spawn', () => {
+    spawned = true
+  })
   child.once('message', onAnswer)
-  child.on('error', (err) => { if (!spawned) onStartError(err) })
+  child.on('error', (err) => {
+    if (!spawned) onStartError(err)
+  })
   return {
     end: () => {
       if (!spawned) return Promise.resolve()

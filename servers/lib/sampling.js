@@ -22,10 +22,16 @@ export function startSampling ({ app, gauges, intervalMs = samplingInterval() })
   if (intervalMs === null) return () => {}
   let requests = 0
   app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.url === '/') { request[COUNTED] = true; requests++ }
+    if (request.routeOptions.url === '/') {
+      request[COUNTED] = true
+      requests++
+    }
   })
   const done = async (request) => {
-    if (request[COUNTED]) { request[COUNTED] = false; requests-- }
+    if (request[COUNTED]) {
+      request[COUNTED] = false
+      requests--
+    }
   }
   app.addHook('onResponse', done)
   app.addHook('onRequestAbort', done)
@@ -49,5 +55,8 @@ export function startSampling ({ app, gauges, intervalMs = samplingInterval() })
     delay.reset()
     if (process.connected) process.send(sample)
   }, intervalMs).unref()
-  return () => { clearInterval(timer); delay.disable() }
+  return () => {
+    clearInterval(timer)
+    delay.disable()
+  }
 }

@@ -27,14 +27,25 @@ export function readyLine ({ host, port, strategy, work }) {
 
 // The one-line warning for a server listening beyond loopback: whoever reaches it chooses the work.
 export function exposedWarning (host) {
-  return `warning: listening on ${host}, beyond loopback: anyone who reaches it can send ?work= and choose ` +
+  return (
+    `warning: listening on ${host}, beyond loopback: anyone who reaches it can send ?work= and choose ` +
     'how much CPU a request takes (--work-override off refuses that)\n'
+  )
 }
 
 // Build the app for `strategy` (see buildApp), listen and announce; `close` ends the strategy's
 // threads/children on shutdown. Returns { app, port, telemetry }.
 export async function start ({
-  strategy, variant, options, handle, gauges, stats, resetStats, close, announce, role,
+  strategy,
+  variant,
+  options,
+  handle,
+  gauges,
+  stats,
+  resetStats,
+  close,
+  announce,
+  role,
   telemetry = createTelemetry({ enabled: options.telemetry === 'on', role })
 }) {
   // A task module that does not load or export a function stops the server here (exit 2), not per request.
@@ -96,10 +107,15 @@ export function onShutdown (stop) {
       process.exit(1)
     }, SHUTDOWN_LIMIT_MS).unref()
     // Exit explicitly: an abandoned inline timer (sleep work) must not keep the process alive.
-    Promise.resolve().then(stop).then(() => process.exit(0), (err) => {
-      process.stderr.write(`shutdown (${why}) failed: ${err.stack}\n`)
-      process.exit(1)
-    })
+    Promise.resolve()
+      .then(stop)
+      .then(
+        () => process.exit(0),
+        (err) => {
+          process.stderr.write(`shutdown (${why}) failed: ${err.stack}\n`)
+          process.exit(1)
+        }
+      )
   }
   process.once('SIGTERM', () => run('SIGTERM'))
   process.once('SIGINT', () => run('SIGINT'))

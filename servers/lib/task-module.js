@@ -45,7 +45,8 @@ export function describeTask ({ ref, input, timeoutMs = DEFAULT_TIMEOUT_MS, cwd 
     if (!statSync(path).isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' })
     source = readFileSync(path)
   } catch (err) {
-    const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'not a file' : err.code ?? err.message
+    const why =
+      err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'not a file' : (err.code ?? err.message)
     throw new ServerError('ERR_BAD_TASK', `--task: cannot read ${path}: ${why}`)
   }
   const inputJson = input === undefined || input === null ? null : readInput(input, cwd)
@@ -65,8 +66,10 @@ function readInput (raw, cwd) {
   if (raw.startsWith('@')) {
     const path = resolve(cwd, raw.slice(1))
     from = `--input ${path}`
-    try { text = readFileSync(path, 'utf8') } catch (err) {
-      const why = err.code === 'ENOENT' ? 'no such file' : err.code ?? err.message
+    try {
+      text = readFileSync(path, 'utf8')
+    } catch (err) {
+      const why = err.code === 'ENOENT' ? 'no such file' : (err.code ?? err.message)
       throw new ServerError('ERR_BAD_TASK', `--input: cannot read ${path}: ${why}`)
     }
   }
@@ -88,7 +91,7 @@ export async function loadTask (task) {
     throw new ServerError('ERR_BAD_TASK', `task ${task.path} does not load: ${oneLine(err)}`, { cause: err })
   }
   // CommonJS: module.exports = fn arrives as `default`; exports.name as a named export (or on default).
-  const fn = task.exportName === 'default' ? mod.default : mod[task.exportName] ?? mod.default?.[task.exportName]
+  const fn = task.exportName === 'default' ? mod.default : (mod[task.exportName] ?? mod.default?.[task.exportName])
   if (typeof fn !== 'function') {
     const has = Object.keys(mod).filter((k) => typeof mod[k] === 'function')
     const hint = has.length ? ` (functions exported: ${has.join(', ')}; pick one with PATH#name)` : ''
@@ -112,17 +115,20 @@ export async function prepareTask (task) {
   let first = false
   if (!prepared.has(task.spec)) {
     first = true
-    prepared.set(task.spec, (async () => {
-      const loaded = await loadTask(task)
-      if (loaded.setup) {
-        try {
-          await bounded(loaded.setup(), Math.max(SETUP_TIMEOUT_MS, task.timeoutMs), 'setup() did not settle')
-        } catch (err) {
-          throw new ServerError('ERR_TASK_SETUP', `task setup() failed: ${oneLine(err)}`, { cause: err })
+    prepared.set(
+      task.spec,
+      (async () => {
+        const loaded = await loadTask(task)
+        if (loaded.setup) {
+          try {
+            await bounded(loaded.setup(), Math.max(SETUP_TIMEOUT_MS, task.timeoutMs), 'setup() did not settle')
+          } catch (err) {
+            throw new ServerError('ERR_TASK_SETUP', `task setup() failed: ${oneLine(err)}`, { cause: err })
+          }
         }
-      }
-      return { ...loaded, hasSetup: Boolean(loaded.setup) }
-    })())
+        return { ...loaded, hasSetup: Boolean(loaded.setup) }
+      })()
+    )
   }
   const p = await prepared.get(task.spec)
   return { fn: p.fn, input: p.input, setupRan: first && p.hasSetup }

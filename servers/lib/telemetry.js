@@ -10,7 +10,11 @@ export function createTelemetry ({ enabled = true, role = 'main' } = {}) {
   const histogram = enabled ? monitorEventLoopDelay({ resolution: RESOLUTION }) : null
   histogram?.enable()
   let ticks = 0
-  const timer = enabled ? setInterval(() => { ticks++ }, 1).unref() : null
+  const timer = enabled
+    ? setInterval(() => {
+      ticks++
+    }, 1).unref()
+    : null
   let start, elu
   const requests = { completed: 0, failed: 0 }
   let taskSetups = 0
@@ -44,7 +48,12 @@ export function createTelemetry ({ enabled = true, role = 'main' } = {}) {
         role,
         windowMs: now() - start,
         eventLoop: sampled
-          ? { p50: delay(histogram.percentile(50)), p99: delay(histogram.percentile(99)), max: delay(histogram.max), mean: delay(histogram.mean) }
+          ? {
+              p50: delay(histogram.percentile(50)),
+              p99: delay(histogram.percentile(99)),
+              max: delay(histogram.max),
+              mean: delay(histogram.mean)
+            }
           : null,
         elu: enabled ? performance.eventLoopUtilization(elu).utilization : null,
         ticks: enabled ? ticks : null,
@@ -65,7 +74,7 @@ export function createTelemetry ({ enabled = true, role = 'main' } = {}) {
 // The /__lab/stats answer: per-process snapshots plus worst-of delay, mean ELU, summed ticks and requests.
 export function aggregate ({ strategy, variant, processes, gauges = {} }) {
   const loops = processes.map((p) => p.eventLoop).filter(Boolean)
-  const worst = (k) => loops.length ? Math.max(...loops.map((l) => l[k])) : null
+  const worst = (k) => (loops.length ? Math.max(...loops.map((l) => l[k])) : null)
   const elus = processes.map((p) => p.elu).filter((e) => e !== null)
   const ticks = processes.map((p) => p.ticks).filter((t) => t !== null)
   return {

@@ -4,7 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { timedRun } from './task.js'
 
 try {
-  parentPort.postMessage({ ok: true, ...await timedRun(workerData.work) })
+  parentPort.postMessage({ ok: true, ...(await timedRun(workerData.work)) })
 } catch (err) {
   parentPort.postMessage({ ok: false, code: err.code, message: err.message })
 }

@@ -26,7 +26,15 @@ const kinds = {
   // (process.exit in a thread ends that thread only); on a main thread it throws instead
   crash: { arg: 'CODE', min: 0, max: 255, run: (code) => crash(code) },
   // diagnostic: runs loop:N, then throws "requested failure" (to exercise the 500 path)
-  fail: { arg: 'N', min: 0, max: 1e9, run: (n) => { loop(n); throw new Error(`requested failure (fail:${n})`) } }
+  fail: {
+    arg: 'N',
+    min: 0,
+    max: 1e9,
+    run: (n) => {
+      loop(n)
+      throw new Error(`requested failure (fail:${n})`)
+    }
+  }
 }
 
 // The workload names, in the order the help text lists them.
@@ -81,16 +89,21 @@ function fib (n) {
 
 // Colours come from the index (a multiplicative hash), so the HTML is the same on every run.
 function colour (i, salt) {
-  return '#' + ((Math.imul(i + 1, 2654435761) ^ salt) >>> 8 & 0xffffff).toString(16).padStart(6, '0')
+  return '#' + (((Math.imul(i + 1, 2654435761) ^ salt) >>> 8) & 0xffffff).toString(16).padStart(6, '0')
 }
 
 function render (n) {
   const { createElement, Fragment, renderToString } = react()
   const blocks = []
   for (let i = 0; i < n; i++) {
-    blocks.push(createElement('div', { key: i },
-      createElement('button', { style: { color: colour(i, 0) } }, 'Button'),
-      createElement('a', { style: { backgroundColor: colour(i, 0x5bd1e9) } }, "I'm a link")))
+    blocks.push(
+      createElement(
+        'div',
+        { key: i },
+        createElement('button', { style: { color: colour(i, 0) } }, 'Button'),
+        createElement('a', { style: { backgroundColor: colour(i, 0x5bd1e9) } }, "I'm a link")
+      )
+    )
   }
   return renderToString(createElement(Fragment, null, blocks))
 }

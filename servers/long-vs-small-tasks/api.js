@@ -21,10 +21,13 @@ main(async () => {
   })
   await new Promise((resolve, reject) => server.once('error', reject).listen(options.port, options.host, resolve))
   const { port } = server.address()
-  onShutdown(() => new Promise((resolve) => {
-    server.close(resolve)
-    server.closeAllConnections()
-  }))
+  onShutdown(
+    () =>
+      new Promise((resolve) => {
+        server.close(resolve)
+        server.closeAllConnections()
+      })
+  )
   if (process.send) process.send({ port })
   else console.log(`listening on http://${options.host}:${port} (api emulator, pid ${process.pid})`)
 })

@@ -22,13 +22,20 @@ main(async () => {
       steps: { default: '25', parse: integer(1, 10000), help: 'small mode: steps the work is split into' },
       api: { default: 'off', parse: oneOf('off', 'on'), help: 'call a slow API before rendering' },
       apiUrl: { parse: httpUrl, help: 'the API to call (default: start the emulator, api.js)' },
-      apiTimeout: { default: '5000', parse: integer(1, 600000), help: 'ms the API may take before the request answers 504' }
+      apiTimeout: {
+        default: '5000',
+        parse: integer(1, 600000),
+        help: 'ms the API may take before the request answers 504'
+      }
     }
   })
   if (options.work.task && options.mode === 'small') {
     // An opaque function cannot be cut into steps from outside: only the task itself could yield.
-    throw new ServerError('ERR_BAD_OPTION', '--mode small: cannot split a --task into steps (it is one opaque call); ' +
-      'use --mode long, or yield inside the task (await new Promise(setImmediate))')
+    throw new ServerError(
+      'ERR_BAD_OPTION',
+      '--mode small: cannot split a --task into steps (it is one opaque call); ' +
+        'use --mode long, or yield inside the task (await new Promise(setImmediate))'
+    )
   }
   if (options.apiUrl && options.api === 'off') {
     throw new ServerError('ERR_BAD_OPTION', `--api-url: needs --api on, got "${options.apiUrl}" with --api off`)
@@ -43,7 +50,11 @@ main(async () => {
   async function handle (work) {
     inFlight++
     peakInFlight = Math.max(peakInFlight, inFlight)
-    try { return await run(work) } finally { inFlight-- }
+    try {
+      return await run(work)
+    } finally {
+      inFlight--
+    }
   }
 
   async function run (work) {
@@ -55,9 +66,10 @@ main(async () => {
       })
       apiMs = now() - t
     }
-    if (work.task) return { ...await timedRun(work), apiMs }
+    if (work.task) return { ...(await timedRun(work)), apiMs }
     const startedAt = now()
-    const result = options.mode === 'small' && work.name === 'ssr' ? await inSteps(work.arg, options.steps) : await runWork(work)
+    const result =
+      options.mode === 'small' && work.name === 'ssr' ? await inSteps(work.arg, options.steps) : await runWork(work)
     return { body: JSON.stringify(result), startedAt, workMs: now() - startedAt, apiMs }
   }
 
@@ -66,7 +78,12 @@ main(async () => {
     variant: `${options.mode}${apiUrl ? '+api' : ''}`,
     options,
     handle,
-    gauges: { read: () => ({ inFlight, peakInFlight }), reset: () => { peakInFlight = inFlight } },
+    gauges: {
+      read: () => ({ inFlight, peakInFlight }),
+      reset: () => {
+        peakInFlight = inFlight
+      }
+    },
     close: async () => {
       closing = true
       agent.destroy()
@@ -91,30 +108,45 @@ async function inSteps (n, steps) {
 function callApi (url, agent, timeoutMs) {
   return new Promise((resolve, reject) => {
     let done = false
-    const fail = (err) => { if (!done) { done = true; reject(err) } }
+    const fail = (err) => {
+      if (!done) {
+        done = true
+        reject(err)
+      }
+    }
     const req = get(url, { agent }, (res) => {
       res.resume().once('end', () => {
         if (done) return
         done = true
         clearTimeout(timer)
-        res.statusCode === 200 ? resolve() : reject(new ServerError('ERR_API_FAILED', `API ${url}: status ${res.statusCode}`))
+        res.statusCode === 200
+          ? resolve()
+          : reject(new ServerError('ERR_API_FAILED', `API ${url}: status ${res.statusCode}`))
       })
     })
     const timer = setTimeout(() => {
       fail(new ServerError('ERR_API_TIMEOUT', `API ${url}: no answer within ${timeoutMs} ms (--api-timeout)`))
       req.destroy()
     }, timeoutMs)
-    req.once('error', (err) => { clearTimeout(timer); fail(new ServerError('ERR_API_FAILED', `API ${url}: ${err.message}`)) })
+    req.once('error', (err) => {
+      clearTimeout(timer)
+      fail(new ServerError('ERR_API_FAILED', `API ${url}: ${err.message}`))
+    })
   })
 }
 
 // Fork api.js with an IPC channel (so it exits if we die), wait for its port.
 async function startEmulator () {
-  const child = fork(new URL('./api.js', import.meta.url), ['--port', '0'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const child = fork(new URL('./api.js', import.meta.url), ['--port', '0'], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc']
+  })
   const exited = once(child, 'exit')
-  const [msg] = await Promise.race([once(child, 'message'), exited.then(([code]) => {
-    throw new Error(`the API emulator exited with code ${code} before listening`)
-  })])
+  const [msg] = await Promise.race([
+    once(child, 'message'),
+    exited.then(([code]) => {
+      throw new Error(`the API emulator exited with code ${code} before listening`)
+    })
+  ])
   return {
     port: msg.port,
     stop: async () => {

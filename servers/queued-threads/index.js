@@ -17,7 +17,10 @@ main(async () => {
     work: 'loop:1e8',
     extra: {
       threads: { default: String(cores), parse: integer(1, 256), help: 'pool threads (min = max, kept alive)' },
-      maxQueue: { parse: integer(0), help: 'requests allowed to wait; when full, 503 + Retry-After (default unbounded)' },
+      maxQueue: {
+        parse: integer(0),
+        help: 'requests allowed to wait; when full, 503 + Retry-After (default unbounded)'
+      },
       idleTimeout: { default: '3600000', parse: integer(0), help: 'ms an idle thread is kept' }
     }
   })
@@ -46,7 +49,9 @@ main(async () => {
     }
     if (options.maxQueue !== undefined && waiting.length >= options.maxQueue) {
       counts.rejected++
-      return Promise.reject(new ServerError('ERR_QUEUE_FULL', `queue full (--max-queue ${options.maxQueue}), retry later`))
+      return Promise.reject(
+        new ServerError('ERR_QUEUE_FULL', `queue full (--max-queue ${options.maxQueue}), retry later`)
+      )
     }
     return new Promise((resolve, reject) => {
       const onAbort = () => {
@@ -55,8 +60,14 @@ main(async () => {
         reject(new ServerError('ERR_ABORTED', 'client left before its work started'))
       }
       const entry = {
-        go: () => { signal.removeEventListener('abort', onAbort); resolve() },
-        fail: (err) => { signal.removeEventListener('abort', onAbort); reject(err) }
+        go: () => {
+          signal.removeEventListener('abort', onAbort)
+          resolve()
+        },
+        fail: (err) => {
+          signal.removeEventListener('abort', onAbort)
+          reject(err)
+        }
       }
       signal.addEventListener('abort', onAbort, { once: true })
       waiting.push(entry)
@@ -111,7 +122,9 @@ main(async () => {
         ...counts
       }),
       reset: () => {
-        Object.keys(counts).forEach((k) => { counts[k] = 0 })
+        Object.keys(counts).forEach((k) => {
+          counts[k] = 0
+        })
         busyMs = 0
         windowStart = now()
       }

@@ -19,14 +19,23 @@ main(async () => {
     extra: {
       variant: { default: VARIANTS[0], parse: oneOf(...VARIANTS), help: 'async|sync sleep, unpooled|pooled' },
       delay: { default: '100', parse: integer(0, 60000), help: 'ms each request sleeps (sets the default --work)' },
-      concurrentTasksPerWorker: { parse: integer(1, 1000), help: 'pooled only: tasks one thread runs at once (default 1)' },
+      concurrentTasksPerWorker: {
+        parse: integer(1, 1000),
+        help: 'pooled only: tasks one thread runs at once (default 1)'
+      },
       idleTimeout: { parse: integer(0), help: 'pooled only: ms an idle thread is kept (default 0)' }
     }
   })
   const pooled = options.variant.endsWith('-pooled')
-  for (const [name, flag] of [['concurrentTasksPerWorker', '--concurrent-tasks-per-worker'], ['idleTimeout', '--idle-timeout']]) {
+  for (const [name, flag] of [
+    ['concurrentTasksPerWorker', '--concurrent-tasks-per-worker'],
+    ['idleTimeout', '--idle-timeout']
+  ]) {
     if (!pooled && options[name] !== undefined) {
-      throw new ServerError('ERR_BAD_OPTION', `${flag}: only for the pooled variants, got "${options[name]}" with --variant ${options.variant}`)
+      throw new ServerError(
+        'ERR_BAD_OPTION',
+        `${flag}: only for the pooled variants, got "${options[name]}" with --variant ${options.variant}`
+      )
     }
   }
   const pool = pooled
@@ -40,11 +49,12 @@ main(async () => {
   let inFlight = 0
   let peakInFlight = 0
   let closing = false
-  const inPool = (work) => pool.run({ work: portable(work) }, { signal: taskDeadline(work) }).then(unpooled, (err) => {
-    if (closing) throw new ServerError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err })
-    if (err.name === 'AbortError') throw endedError(work, 'thread')
-    throw new ServerError('ERR_TASK_FAILED', err.message, { cause: err })
-  })
+  const inPool = (work) =>
+    pool.run({ work: portable(work) }, { signal: taskDeadline(work) }).then(unpooled, (err) => {
+      if (closing) throw new ServerError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err })
+      if (err.name === 'AbortError') throw endedError(work, 'thread')
+      throw new ServerError('ERR_TASK_FAILED', err.message, { cause: err })
+    })
   await start({
     strategy: 'sleep-variants',
     variant: options.variant,
@@ -56,11 +66,21 @@ main(async () => {
         const out = pool ? await inPool(work) : await timedRun(work)
         completed++
         return out
-      } finally { inFlight-- }
+      } finally {
+        inFlight--
+      }
     },
     gauges: {
-      read: () => ({ completed, inFlight, peakInFlight, ...(pool ? { queueLength: pool.queueSize, threads: pool.threads.length } : {}) }),
-      reset: () => { completed = 0; peakInFlight = inFlight }
+      read: () => ({
+        completed,
+        inFlight,
+        peakInFlight,
+        ...(pool ? { queueLength: pool.queueSize, threads: pool.threads.length } : {})
+      }),
+      reset: () => {
+        completed = 0
+        peakInFlight = inFlight
+      }
     },
     close: async () => {
       closing = true

@@ -14,7 +14,12 @@ export async function checkServer ({ name, args = [], work, variant, workers, am
     assert.equal(srv.work, work)
     const health = await getJson(`${srv.url}/health`)
     assert.equal(health.status, 200)
-    assert.deepEqual(health.body, { status: 'ok', strategy: name, ...(variant ? { variant } : {}), pid: health.body.pid })
+    assert.deepEqual(health.body, {
+      status: 'ok',
+      strategy: name,
+      ...(variant ? { variant } : {}),
+      pid: health.body.pid
+    })
 
     const expected = expectedBody(work)
     const first = await fetch(`${srv.url}/`)

@@ -14,7 +14,11 @@ export const root = fileURLToPath(new URL('../..', import.meta.url))
 // first or takes longer than `timeout`. Resolves to { url, port, pid, strategy, work, child, exited,
 // stdout(), stderr(), stop(signal) } where stop sends the signal by pid and resolves to { code, signal }.
 // `cwd`: another working directory; `env`: added to the environment the lab gives its servers.
-export async function startServer (name, args = [], { env = {}, timeout = 30000, cwd = root, entry = `${root}servers/${name}` } = {}) {
+export async function startServer (
+  name,
+  args = [],
+  { env = {}, timeout = 30000, cwd = root, entry = `${root}servers/${name}` } = {}
+) {
   let server
   try {
     server = await bootServer({ entry, args, bootTimeoutMs: timeout, cwd, env, keepLines: 10000 })
@@ -44,8 +48,12 @@ export async function runServer (name, args = [], { env = {}, timeout = 30000 } 
   const child = spawn(process.execPath, [`servers/${name}`, ...args], { cwd: root, env: { ...process.env, ...env } })
   let stdout = ''
   let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (d) => { stdout += d })
-  child.stderr.setEncoding('utf8').on('data', (d) => { stderr += d })
+  child.stdout.setEncoding('utf8').on('data', (d) => {
+    stdout += d
+  })
+  child.stderr.setEncoding('utf8').on('data', (d) => {
+    stderr += d
+  })
   const timer = setTimeout(() => child.kill('SIGKILL'), timeout)
   const [code] = await once(child, 'exit')
   clearTimeout(timer)
@@ -59,7 +67,9 @@ export function isAlive (pid) {
 
 // Pids of `pid` and all its live descendants (empty if `pid` is gone): the lab's own /proc reader.
 export function processTree (pid) {
-  return labTree(pid).filter((s) => s.state !== 'Z').map((s) => s.pid)
+  return labTree(pid)
+    .filter((s) => s.state !== 'Z')
+    .map((s) => s.pid)
 }
 
 // Fire `amount` GET requests over `connections` connections with autocannon and check every body
@@ -72,16 +82,26 @@ export async function fire (url, { path = '/', connections = 10, amount = 50, ex
     connections,
     amount,
     timeout,
-    requests: [{
-      method: 'GET',
-      path,
-      onResponse: (status, body) => {
-        statuses[status] = (statuses[status] ?? 0) + 1
-        if (expected !== undefined && (status !== 200 || body !== expected)) mismatches++
+    requests: [
+      {
+        method: 'GET',
+        path,
+        onResponse: (status, body) => {
+          statuses[status] = (statuses[status] ?? 0) + 1
+          if (expected !== undefined && (status !== 200 || body !== expected)) mismatches++
+        }
       }
-    }]
+    ]
   })
-  return { sent: amount, ok: result['2xx'], non2xx: result.non2xx, errors: result.errors, timeouts: result.timeouts, mismatches, statuses }
+  return {
+    sent: amount,
+    ok: result['2xx'],
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    mismatches,
+    statuses
+  }
 }
 
 // GET/POST `url` and parse JSON: { status, headers, body }.
@@ -89,6 +109,10 @@ export async function getJson (url, init) {
   const res = await fetch(url, init)
   const text = await res.text()
   let body
-  try { body = JSON.parse(text) } catch { body = text }
+  try {
+    body = JSON.parse(text)
+  } catch {
+    body = text
+  }
   return { status: res.status, headers: res.headers, body }
 }

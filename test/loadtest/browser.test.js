@@ -12,7 +12,15 @@ import { execa } from 'execa'
 import { makeRealReport, ROOT } from '../helpers/reports-real.js'
 
 const CHROMIUM = '/usr/bin/chromium'
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run'
+]
 const SHOTS = join(ROOT, 'test-output')
 
 let dir, browser, real
@@ -34,7 +42,9 @@ async function open (file) {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
   const problems = []
   const requests = []
-  page.on('console', (msg) => { if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`console ${msg.type()}: ${msg.text()}`) })
+  page.on('console', (msg) => {
+    if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`console ${msg.type()}: ${msg.text()}`)
+  })
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`))
   page.on('requestfailed', (req) => problems.push(`request failed: ${req.url()}`))
   page.on('request', (req) => requests.push(req.url()))
@@ -66,12 +76,15 @@ test('the HTML report of a real run opens cleanly, draws one spectrum line per s
     assert.equal(await spectrum.getAttribute('data-lines'), String(servers.length))
     const box = await spectrum.locator('svg').boundingBox()
     assert.ok(box.width > 400 && box.height > 200, `spectrum is drawn at a readable size (${box.width}×${box.height})`)
-    for (const name of ['rps', 'efficiency', 'delay']) assert.equal(await page.locator(`figure[data-chart="${name}"] svg`).count(), 1, name)
+    for (const name of ['rps', 'efficiency', 'delay']) { assert.equal(await page.locator(`figure[data-chart="${name}"] svg`).count(), 1, name) }
     const rows = page.locator('table.results tbody tr')
     assert.equal(await rows.count(), real.report.results.length)
     const tableText = await page.locator('table.results').innerText()
     for (const s of servers) assert.ok(tableText.includes(s), `table names ${s}`)
-    assert.match(await page.locator('section[aria-label="machine"]').innerText(), new RegExp(real.report.machine.cpuModel.replace(/[()[\].*+?^$|\\]/g, '\\$&')))
+    assert.match(
+      await page.locator('section[aria-label="machine"]').innerText(),
+      new RegExp(real.report.machine.cpuModel.replace(/[()[\].*+?^$|\\]/g, '\\$&'))
+    )
     assert.ok((await page.locator('pre.command').innerText()).includes('--server simple,queued-threads'))
     await screenshot(page, 'report.png')
   } finally {
@@ -80,11 +93,19 @@ test('the HTML report of a real run opens cleanly, draws one spectrum line per s
 })
 
 test('the compare page of two real reports opens cleanly with the charts overlaid per machine', async () => {
-  const other = { ...real.report, label: 'the other machine', machine: { ...real.report.machine, hostname: 'other-host' } }
+  const other = {
+    ...real.report,
+    label: 'the other machine',
+    machine: { ...real.report.machine, hostname: 'other-host' }
+  }
   const bFile = join(dir, 'other.json')
   await writeFile(bFile, JSON.stringify(other))
   const out = join(dir, 'compare.html')
-  const res = await execa(process.execPath, ['loadtest/compare/cli.js', real.json, bFile, '--html', out], { cwd: ROOT, env: { ...process.env }, reject: false })
+  const res = await execa(process.execPath, ['loadtest/compare/cli.js', real.json, bFile, '--html', out], {
+    cwd: ROOT,
+    env: { ...process.env },
+    reject: false
+  })
   assert.equal(res.exitCode, 0, res.stderr)
   const { page, problems, requests, url } = await open(out)
   try {

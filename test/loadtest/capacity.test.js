@@ -3,7 +3,15 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { createSweep, capacityOf, holds, sloFor, FRACTIONS, OVERLOAD, SLO_SERVICE_MULTIPLE } from '../../loadtest/run/sweep.js'
+import {
+  createSweep,
+  capacityOf,
+  holds,
+  sloFor,
+  FRACTIONS,
+  OVERLOAD,
+  SLO_SERVICE_MULTIPLE
+} from '../../loadtest/run/sweep.js'
 import { readReport, runLab, tempDir } from './lab-helpers.js'
 
 // Round figures of a step at `rate` on a server that holds any rate up to `limit` (p99 jumps past it).
@@ -20,7 +28,13 @@ function drive (sweep, limit, sloMs) {
     history.push({ rate, figures: figuresAt(rate, limit, sloMs) })
     assert.ok(history.length < 40, 'a sweep ends')
   }
-  return history.map((h, i) => ({ rate: h.rate, kind: sweep.kinds[i], pass: holds(h.figures, sloMs), p99: h.figures.latency.p99, index: i }))
+  return history.map((h, i) => ({
+    rate: h.rate,
+    kind: sweep.kinds[i],
+    pass: holds(h.figures, sloMs),
+    p99: h.figures.latency.p99,
+    index: i
+  }))
 }
 
 test('sweep: coarse steps until one past the first failure, bisection to the knee, then 1.2 × capacity', () => {
@@ -32,7 +46,10 @@ test('sweep: coarse steps until one past the first failure, bisection to the kne
   const steps = drive(sweep, 130, sloMs)
   const coarse = steps.filter((s) => s.kind === 'coarse').map((s) => s.rate)
   // 0.1 … 0.55 hold (20 … 110), 0.7 (140) fails, 0.85 (170) is the one step past it.
-  assert.deepEqual(coarse, FRACTIONS.slice(0, 6).map((f) => f * 200))
+  assert.deepEqual(
+    coarse,
+    FRACTIONS.slice(0, 6).map((f) => f * 200)
+  )
   const refine = steps.filter((s) => s.kind === 'refine')
   assert.equal(refine.length, 3)
   assert.equal(refine[0].rate, 125, 'the first bisection halves 110 … 140')
@@ -55,14 +72,20 @@ test('sweep: a server that holds every rate is "at least"; one that holds none i
   const weak = createSweep({ serviceMs: 10, cores: 2 })
   const none = drive(weak, 5, 50)
   const capNone = capacityOf(none, { sloMs: 50, idealRps: 200 })
-  assert.ok(none.some((s) => s.kind === 'refine' && s.rate < 20), 'bisects below the first coarse step')
+  assert.ok(
+    none.some((s) => s.kind === 'refine' && s.rate < 20),
+    'bisects below the first coarse step'
+  )
   assert.ok(capNone.rps <= 5)
   assert.deepEqual(createSweep({ serviceMs: null, cores: 2 }).next([]), null, 'no calibration, no sweep')
   assert.equal(sloFor(10, 250).sloMs, 250, '--slo wins over the default multiple')
 })
 
 test('sweep: a step with a timeout or a wrong body does not hold, whatever its p99', () => {
-  const ok = { requests: { completed: 5, errors: 0, timeouts: 0, non2xx: 0, mismatches: 0, unanswered: 0 }, latency: { p99: 1 } }
+  const ok = {
+    requests: { completed: 5, errors: 0, timeouts: 0, non2xx: 0, mismatches: 0, unanswered: 0 },
+    latency: { p99: 1 }
+  }
   assert.equal(holds(ok, 10), true)
   assert.equal(holds({ ...ok, requests: { ...ok.requests, timeouts: 1 } }, 10), false)
   assert.equal(holds({ ...ok, requests: { ...ok.requests, mismatches: 1 } }, 10), false)
@@ -85,7 +108,11 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
     assert.ok(c.steps.length >= 3, `${res.server}: ${c.steps.length} steps`)
     for (const s of c.steps) {
       const q = s.requests
-      assert.equal(q.completed + q.errors + q.timeouts + q.unanswered, q.sent, `${res.server} step ${s.index}: counts add up`)
+      assert.equal(
+        q.completed + q.errors + q.timeouts + q.unanswered,
+        q.sent,
+        `${res.server} step ${s.index}: counts add up`
+      )
       assert.equal(q.mismatches, 0)
       assert.equal(typeof s.histograms.latency, 'string', 'each step keeps its encoded histogram')
     }
@@ -94,14 +121,20 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
     const failed = c.steps.filter((s) => s.kind !== 'over' && !s.pass).map((s) => s.rate)
     if (c.capacity.rps === 0) {
       assert.equal(c.capacity.bound, 'below the lowest rate offered')
-      assert.ok(c.steps.every((s) => !s.pass), `${res.server}: no step held`)
+      assert.ok(
+        c.steps.every((s) => !s.pass),
+        `${res.server}: no step held`
+      )
       continue
     }
     const held = c.steps[c.capacity.step]
     assert.equal(held.pass, true)
     assert.equal(held.rate, c.capacity.rps)
     assert.ok(held.p99 <= c.sloMs)
-    assert.ok(failed.every((rate) => rate > held.rate), 'no failing step below the capacity')
+    assert.ok(
+      failed.every((rate) => rate > held.rate),
+      'no failing step below the capacity'
+    )
     const over = c.steps.find((s) => s.kind === 'over')
     assert.ok(over, 'one step past capacity')
     assert.ok(Math.abs(over.rate - OVERLOAD * c.capacity.rps) < 1e-6)
@@ -109,7 +142,13 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
   }
   assert.deepEqual(json.table.head.slice(0, 4), ['server', 'ideal req/s', 'capacity req/s', 'cap/ideal'])
   assert.match(md, /capacity req\/s/)
-  const html = await readFile(join(dir, files.find((f) => f.endsWith('.html'))), 'utf8')
+  const html = await readFile(
+    join(
+      dir,
+      files.find((f) => f.endsWith('.html'))
+    ),
+    'utf8'
+  )
   assert.match(html, /data-chart="capacity" data-lines="2"/)
   assert.match(html, /<table class="capacity">/)
 })

@@ -22,8 +22,17 @@ describe('compareReports (pure)', () => {
     const b = httpReport({ label: 'slow box', rpsScale: 0.5 })
     b.results = b.results.filter((r) => r.server !== 'queued-threads')
     const cmp = compareReports(entries(a, b))
-    assert.deepEqual(cmp.rows.map((r) => r.key), ['simple@loop:1e5', 'cluster@fib:20', 'child-process@loop:1e5'])
-    assert.deepEqual(cmp.reports.map((r) => [r.letter, r.name, r.baseline]), [['A', 'fast box', true], ['B', 'slow box', false]])
+    assert.deepEqual(
+      cmp.rows.map((r) => r.key),
+      ['simple@loop:1e5', 'cluster@fib:20', 'child-process@loop:1e5']
+    )
+    assert.deepEqual(
+      cmp.reports.map((r) => [r.letter, r.name, r.baseline]),
+      [
+        ['A', 'fast box', true],
+        ['B', 'slow box', false]
+      ]
+    )
     const simple = cmp.rows[0]
     assert.equal(simple.cells[0].rpsRatio, 1)
     assert.equal(simple.cells[1].rpsRatio, b.results[0].rps / a.results[0].rps)
@@ -49,14 +58,25 @@ describe('compareReports (pure)', () => {
   test('untrusted and failed runs are flagged with their reasons', () => {
     const cmp = compareReports(entries(httpReport(), httpReport()))
     const flagged = cmp.flags.map((f) => `${f.report} ${f.key} ${f.status}`)
-    assert.deepEqual(flagged.sort(), ['0 child-process@loop:1e5 failed', '0 cluster@fib:20 ok', '1 child-process@loop:1e5 failed', '1 cluster@fib:20 ok'].sort())
-    assert.deepEqual(cmp.flags.find((f) => f.key === 'cluster@fib:20').why, ['12 timeouts', 'load generator saturated (97% CPU)'])
+    assert.deepEqual(
+      flagged.sort(),
+      [
+        '0 child-process@loop:1e5 failed',
+        '0 cluster@fib:20 ok',
+        '1 child-process@loop:1e5 failed',
+        '1 cluster@fib:20 ok'
+      ].sort()
+    )
+    assert.deepEqual(cmp.flags.find((f) => f.key === 'cluster@fib:20').why, [
+      '12 timeouts',
+      'load generator saturated (97% CPU)'
+    ])
     const md = renderCompareMarkdown(cmp)
     assert.match(md, /⚠ untrusted: A `cluster@fib:20`: 12 timeouts; load generator saturated \(97% CPU\)/)
     assert.match(md, /✗ failed: B `child-process@loop:1e5`: server exited before it answered \/health/)
   })
 
-  test('--units service divides latency by each machine\'s calibrated service time, not rps', () => {
+  test("--units service divides latency by each machine's calibrated service time, not rps", () => {
     const a = httpReport()
     const b = httpReport({ label: 'other' })
     b.calibration['loop:1e5'].medianMs = 2
@@ -82,20 +102,52 @@ describe('compareReports (pure)', () => {
     assert.match(renderCompareMarkdown(cmp), /## Dispatch/)
     const html = renderCompareHtml(cmp)
     assert.match(html, new RegExp(`data-chart="dispatch" data-bars="${2 * a.results.length}"`))
-    assert.equal(html.split('<table class="dispatch">')[1].split('</table>')[0].split('<tr').length - 2, a.results.length)
+    assert.equal(
+      html.split('<table class="dispatch">')[1].split('</table>')[0].split('<tr').length - 2,
+      a.results.length
+    )
   })
 
   test('refusals: fewer than two, nothing in common, bad baseline, not a report, other schema', () => {
-    const codeOf = (fn) => { try { fn() } catch (err) { assert.ok(err instanceof CompareError); return err.code } return null }
-    assert.equal(codeOf(() => compareReports(entries(httpReport()))), 'LOADLAB_COMPARE_TOO_FEW')
+    const codeOf = (fn) => {
+      try {
+        fn()
+      } catch (err) {
+        assert.ok(err instanceof CompareError)
+        return err.code
+      }
+      return null
+    }
+    assert.equal(
+      codeOf(() => compareReports(entries(httpReport()))),
+      'LOADLAB_COMPARE_TOO_FEW'
+    )
     const other = httpReport()
     other.results = other.results.map((r) => ({ ...r, key: `x-${r.key}` }))
-    assert.equal(codeOf(() => compareReports(entries(httpReport(), other))), 'LOADLAB_COMPARE_NOTHING_IN_COMMON')
-    assert.equal(codeOf(() => compareReports(entries(httpReport(), httpReport()), { baseline: 2 })), 'LOADLAB_COMPARE_BASELINE')
-    assert.equal(codeOf(() => checkReport({ hello: 1 }, 'f')), 'LOADLAB_COMPARE_NOT_REPORT')
-    assert.equal(codeOf(() => checkReport([], 'f')), 'LOADLAB_COMPARE_NOT_REPORT')
-    assert.equal(codeOf(() => checkReport({ ...httpReport(), schema: 2 }, 'f')), 'LOADLAB_COMPARE_SCHEMA')
-    assert.equal(codeOf(() => checkReport(httpReport(), 'f')), null)
+    assert.equal(
+      codeOf(() => compareReports(entries(httpReport(), other))),
+      'LOADLAB_COMPARE_NOTHING_IN_COMMON'
+    )
+    assert.equal(
+      codeOf(() => compareReports(entries(httpReport(), httpReport()), { baseline: 2 })),
+      'LOADLAB_COMPARE_BASELINE'
+    )
+    assert.equal(
+      codeOf(() => checkReport({ hello: 1 }, 'f')),
+      'LOADLAB_COMPARE_NOT_REPORT'
+    )
+    assert.equal(
+      codeOf(() => checkReport([], 'f')),
+      'LOADLAB_COMPARE_NOT_REPORT'
+    )
+    assert.equal(
+      codeOf(() => checkReport({ ...httpReport(), schema: 2 }, 'f')),
+      'LOADLAB_COMPARE_SCHEMA'
+    )
+    assert.equal(
+      codeOf(() => checkReport(httpReport(), 'f')),
+      null
+    )
     assert.deepEqual([0, 1, 25, 26, 27].map(letter), ['A', 'B', 'Z', 'AA', 'AB'])
   })
 
@@ -117,7 +169,13 @@ describe('compareReports (pure)', () => {
 
 describe('npm run compare on real reports', () => {
   let dir, a, b, bFile
-  const cli = (args, opts = {}) => execa(process.execPath, ['loadtest/compare/cli.js', ...args], { cwd: ROOT, env: { ...process.env }, reject: false, ...opts })
+  const cli = (args, opts = {}) =>
+    execa(process.execPath, ['loadtest/compare/cli.js', ...args], {
+      cwd: ROOT,
+      env: { ...process.env },
+      reject: false,
+      ...opts
+    })
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'loadlab-compare-'))
@@ -132,13 +190,19 @@ describe('npm run compare on real reports', () => {
     bFile = join(dir, 'other-machine.json')
     await writeFile(bFile, JSON.stringify(b, null, 2))
   })
-  after(async () => { if (dir) await rm(dir, { recursive: true, force: true }) })
+  after(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true })
+  })
 
   // Reads the Markdown table row of `key` into { header: value }.
   function row (md, key) {
     const lines = md.split('\n')
     const headAt = lines.findIndex((l) => l.startsWith('| run |'))
-    const split = (l) => l.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim())
+    const split = (l) =>
+      l
+        .split(/(?<!\\)\|/)
+        .slice(1, -1)
+        .map((c) => c.trim())
     const head = split(lines[headAt])
     const line = lines.find((l) => l.startsWith(`| \`${key}\` |`))
     assert.ok(line, `row for ${key}`)
@@ -169,7 +233,7 @@ describe('npm run compare on real reports', () => {
     assert.equal(row(inv.stdout, 'simple@loop:1e5')['A req/s ×B'], `${(ra.rps / rb.rps).toFixed(2)}×`)
   })
 
-  test('--units service shows p99 in multiples of each machine\'s calibrated service time', async () => {
+  test("--units service shows p99 in multiples of each machine's calibrated service time", async () => {
     const res = await cli([a.json, bFile, '--units', 'service'])
     assert.equal(res.exitCode, 0, res.stderr)
     const ra = a.report.results.find((r) => r.key === 'simple@loop:1e5')
@@ -205,7 +269,10 @@ describe('npm run compare on real reports', () => {
     const schema2 = join(dir, 'schema2.json')
     await writeFile(schema2, JSON.stringify({ ...a.report, schema: 2 }))
     const disjoint = join(dir, 'disjoint.json')
-    await writeFile(disjoint, JSON.stringify({ ...b, results: b.results.map((r) => ({ ...r, key: `${r.server}@fib:20` })) }))
+    await writeFile(
+      disjoint,
+      JSON.stringify({ ...b, results: b.results.map((r) => ({ ...r, key: `${r.server}@fib:20` })) })
+    )
     const existing = join(dir, 'exists.html')
     await writeFile(existing, 'keep me')
     const missing = join(dir, 'missing.json')
@@ -216,7 +283,10 @@ describe('npm run compare on real reports', () => {
       [[a.json, notReport], `compare: ${notReport} is not a loadlab report (expected "kind": "loadlab-report")`],
       [[a.json, schema2], `compare: ${schema2} is a schema 2 report; this compare reads schema 1 only`],
       [[a.json], 'compare: compare needs at least two report files, got 1 (see --help)'],
-      [[a.json, disjoint], 'compare: the reports have no run in common (a run is matched by server, variant and work: its "key")'],
+      [
+        [a.json, disjoint],
+        'compare: the reports have no run in common (a run is matched by server, variant and work: its "key")'
+      ],
       [[a.json, bFile, '--baseline', notJson], `compare: --baseline ${notJson} is not one of the given reports`],
       [[a.json, bFile, '--html', existing], `compare: ${existing} exists; pass --force to overwrite it`],
       [[a.json, bFile, '--units', 'furlongs'], 'compare: --units must be one of ms, service, got "furlongs"'],

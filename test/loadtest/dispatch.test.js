@@ -32,15 +32,18 @@ function threadsBackTo (baseline) {
 const dir = mkdtempSync(join(tmpdir(), 'loadlab-dispatch-test-'))
 after(() => rmSync(dir, { recursive: true, force: true }))
 const throwingHook = join(dir, 'throwing-hook.mjs')
-writeFileSync(throwingHook, `export function resolveId (id) {
+writeFileSync(
+  throwingHook,
+  `export function resolveId (id) {
   if (id.startsWith('boom')) throw new Error('hook failed on purpose: ' + id)
   if (id === 'die') process.exit(3) // in a worker thread: ends that thread only
   if (id === 'crash') setImmediate(() => { throw new Error('uncaught in the worker') }) // runs once the thread's loop turns
   return 'worker:' + id
 }
-`)
+`
+)
 const brokenHook = join(dir, 'broken-hook.mjs')
-writeFileSync(brokenHook, 'throw new Error(\'this hook cannot be loaded\')\n')
+writeFileSync(brokenHook, "throw new Error('this hook cannot be loaded')\n")
 
 let quickResults
 let baseline
@@ -60,7 +63,9 @@ test('quick matrix: every mode and worker count, every answer checked and correc
     assert.equal(main[0].workers, 0)
     for (const mode of POOLED) {
       for (const w of o.workers) {
-        const found = entries.filter((e) => e.mode === mode && e.workers === w && e.costMs === c.costMs && e.payloadBytes === c.payloadBytes)
+        const found = entries.filter(
+          (e) => e.mode === mode && e.workers === w && e.costMs === c.costMs && e.payloadBytes === c.payloadBytes
+        )
         assert.equal(found.length, 1, `one ${mode} w${w} entry for cost ${c.costMs}, payload ${c.payloadBytes}`)
       }
     }
@@ -76,9 +81,12 @@ test('quick matrix: every mode and worker count, every answer checked and correc
     assert.equal(e.runs, o.runs)
     assert.equal(e.samplesMs.length, e.runs)
     assert.ok(e.minMs > 0 && e.minMs <= e.meanMs && e.meanMs <= e.maxMs, `${e.key}: min ≤ mean ≤ max`)
-    assert.ok(Math.abs(e.perCallUs - e.meanMs * 1000 / e.calls) < 1e-6)
+    assert.ok(Math.abs(e.perCallUs - (e.meanMs * 1000) / e.calls) < 1e-6)
     // the hook spins for costMs on every call, so no mode can beat calls × cost / workers
-    assert.ok(e.meanMs >= e.calls * e.costMs / Math.max(1, e.workers) * 0.95, `${e.key}: ${e.meanMs} ms is below the hook's own spin time`)
+    assert.ok(
+      e.meanMs >= ((e.calls * e.costMs) / Math.max(1, e.workers)) * 0.95,
+      `${e.key}: ${e.meanMs} ms is below the hook's own spin time`
+    )
     assert.ok(e.cpuMs === null || e.cpuMs >= 0)
     assert.equal(e.checked, true, `${e.key}: every answer checked and correct`)
     assert.deepEqual(e.answers, { calls: e.calls * e.runs, mismatches: 0, errors: 0, first: null })
@@ -99,7 +107,11 @@ test('quick matrix: every mode and worker count, every answer checked and correc
 
   const { head, rows } = experiment.table({ results: quickResults })
   assert.ok(head.includes('vs main'))
-  assert.equal(rows.length, entries.length + POOLED.length * o.workers.length, 'a row per case and a start-up row per pool')
+  assert.equal(
+    rows.length,
+    entries.length + POOLED.length * o.workers.length,
+    'a row per case and a start-up row per pool'
+  )
   assert.equal(rows.filter((r) => r[0] === 'start-up').length, POOLED.length * o.workers.length)
   for (const row of rows) assert.equal(row.length, head.length)
   assert.ok(rows.filter((r) => r[1] === 'main').every((r) => r[7] === '1.00×'))
@@ -114,14 +126,26 @@ test('experiment object: name, study, defaults of the study, quick, run, table',
   assert.deepEqual(experiment.defaults.workers, [1, 4, 8, 16])
   assert.deepEqual(experiment.defaults.costs, [0, 1, 3, 5, 10])
   assert.deepEqual(experiment.defaults.payloads, [30, 1e4, 1e5, 1e6])
-  assert.deepEqual(cases(resolveOptions({})).map((c) => [c.costMs, c.payloadBytes, c.calls]), [
-    [0, 30, 1000], [1, 30, 1000], [3, 30, 333], [5, 30, 200], [10, 30, 100],
-    [10, 1e4, 100], [10, 1e5, 100], [10, 1e6, 100]
-  ])
+  assert.deepEqual(
+    cases(resolveOptions({})).map((c) => [c.costMs, c.payloadBytes, c.calls]),
+    [
+      [0, 30, 1000],
+      [1, 30, 1000],
+      [3, 30, 333],
+      [5, 30, 200],
+      [10, 30, 100],
+      [10, 1e4, 100],
+      [10, 1e5, 100],
+      [10, 1e6, 100]
+    ]
+  )
   // the long cases (about 1 s of spinning per run: main and 1 worker with a cost) run 3 times, the rest 10
   const o = resolveOptions({})
   const [c0, c1] = cases(o)
-  assert.deepEqual([runsFor(o, c0, 0), runsFor(o, c0, 1), runsFor(o, c1, 0), runsFor(o, c1, 1), runsFor(o, c1, 4)], [10, 10, 3, 3, 10])
+  assert.deepEqual(
+    [runsFor(o, c0, 0), runsFor(o, c0, 1), runsFor(o, c1, 0), runsFor(o, c1, 1), runsFor(o, c1, 4)],
+    [10, 10, 3, 3, 10]
+  )
   const all = resolveOptions({ longCaseMs: Infinity })
   assert.equal(runsFor(all, c1, 0), 10)
   assert.ok(experiment.notes({}).some((n) => /ran min\(runs, 3\) times/.test(n)))
@@ -143,10 +167,19 @@ test('a hook that throws comes back as an error in every mode, and the channel k
       assert.equal(await d.call('fine'), 'worker:fine', `${mode}: answers after an error`)
       const out = await d.batch('boom-2', 5)
       assert.equal(out.length, 5)
-      assert.ok(out.every((a) => a instanceof Error && /boom-2/.test(a.message)), `${mode}: batch holds the errors`)
+      assert.ok(
+        out.every((a) => a instanceof Error && /boom-2/.test(a.message)),
+        `${mode}: batch holds the errors`
+      )
       const mixed = await Promise.allSettled(['a', 'boom-3', 'b', 'boom-4', 'c'].map((id) => d.call(id)))
-      assert.deepEqual(mixed.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled'])
-      assert.deepEqual(mixed.filter((r) => r.status === 'fulfilled').map((r) => r.value), ['worker:a', 'worker:b', 'worker:c'])
+      assert.deepEqual(
+        mixed.map((r) => r.status),
+        ['fulfilled', 'rejected', 'fulfilled', 'rejected', 'fulfilled']
+      )
+      assert.deepEqual(
+        mixed.filter((r) => r.status === 'fulfilled').map((r) => r.value),
+        ['worker:a', 'worker:b', 'worker:c']
+      )
     } finally {
       await d.close()
     }
@@ -165,7 +198,10 @@ test('a worker that dies mid-call fails that call, and the pooled modes keep ans
         return true
       })
       const out = await d.batch('after', 10)
-      assert.ok(out.every((a) => a === 'worker:after'), `${mode}: still answering after a worker died`)
+      assert.ok(
+        out.every((a) => a === 'worker:after'),
+        `${mode}: still answering after a worker died`
+      )
     } finally {
       await d.close()
     }
@@ -181,7 +217,7 @@ test('a worker that throws outside a call (an uncaught error on its loop) still 
     // Both workers sit in Atomics.wait between calls (piscina's default atomics: 'sync' too), so the
     // error fires only when the thread's loop turns again, at close: close must still resolve.
     await d.close()
-    if (mode === 'shared') assert.match(d.poolErrors[0]?.message ?? '', /uncaught in the worker/, 'the error is kept, not swallowed')
+    if (mode === 'shared') { assert.match(d.poolErrors[0]?.message ?? '', /uncaught in the worker/, 'the error is kept, not swallowed') }
   }
   await threadsBackTo(before)
 })
@@ -208,9 +244,14 @@ test('shared channel: payloads bigger than a page and multi-byte UTF-8 round-tri
     const edge = 'x'.repeat(200_000 - 2) + 'é' // exactly maxPayloadBytes
     const ids = [big, utf8, edge, '', 'a', utf8.slice(0, 5001)]
     const answers = await Promise.all(ids.map((id) => d.call(id)))
-    answers.forEach((a, i) => assert.ok(a === expectedAnswer(ids[i]), `id #${i} (${Buffer.byteLength(ids[i])} bytes) came back intact`))
+    answers.forEach((a, i) =>
+      assert.ok(a === expectedAnswer(ids[i]), `id #${i} (${Buffer.byteLength(ids[i])} bytes) came back intact`)
+    )
     // larger than the buffer: a clear error, and the channel still answers
-    await assert.rejects(d.call('y'.repeat(300_000)), (err) => err.code === 'ERR_CHANNEL_TOO_LARGE' && /300000 bytes/.test(err.message))
+    await assert.rejects(
+      d.call('y'.repeat(300_000)),
+      (err) => err.code === 'ERR_CHANNEL_TOO_LARGE' && /300000 bytes/.test(err.message)
+    )
     assert.equal(await d.call(utf8), expectedAnswer(utf8))
     const many = await d.batch(utf8, 50)
     assert.ok(many.every((a) => a === expectedAnswer(utf8)))
@@ -226,7 +267,16 @@ test('abort via signal stops promptly and leaves no worker thread', async () => 
   for (const mode of POOLED) {
     const ac = new AbortController()
     let sawStartup = false
-    const opts = { modes: [mode], workers: [2], costs: [10], payloads: [30], runs: 100, callsBase: 1000, startupRuns: 1, longCaseRuns: null }
+    const opts = {
+      modes: [mode],
+      workers: [2],
+      costs: [10],
+      payloads: [30],
+      runs: 100,
+      callsBase: 1000,
+      startupRuns: 1,
+      longCaseRuns: null
+    }
     // 100 runs × 100 calls × 10 ms on 2 workers: about 50 s of work; abort once the pool is up and busy
     const t0 = performance.now()
     const running = experiment.run(opts, {
@@ -243,14 +293,20 @@ test('abort via signal stops promptly and leaves no worker thread', async () => 
     assert.ok(sawStartup, `${mode}: the pool started before the abort`)
     assert.ok(ms < 30000, `${mode}: run ended ${Math.round(ms)} ms after start, long before its ~50 s of work`)
     assert.ok(Array.isArray(results))
-    assert.ok(results.every((r) => r.kind !== 'dispatch' || r.runs < opts.runs), `${mode}: no complete case after the abort`)
+    assert.ok(
+      results.every((r) => r.kind !== 'dispatch' || r.runs < opts.runs),
+      `${mode}: no complete case after the abort`
+    )
     await threadsBackTo(baseline)
   }
   // aborted before it starts: nothing runs, nothing is left
   const ac = new AbortController()
   ac.abort()
   const results = await experiment.run({ quick: true }, { signal: ac.signal })
-  assert.deepEqual(results.filter((r) => r.kind === 'dispatch' && r.mode !== 'main'), [])
+  assert.deepEqual(
+    results.filter((r) => r.kind === 'dispatch' && r.mode !== 'main'),
+    []
+  )
   await threadsBackTo(baseline)
 })
 
@@ -264,7 +320,10 @@ test('closing a dispatcher with calls in flight rejects them and ends every thre
     await d.close()
     const out = await inflight
     assert.equal(out.length, 20)
-    assert.ok(out.some((a) => a instanceof Error), `${mode}: unfinished calls rejected`)
+    assert.ok(
+      out.some((a) => a instanceof Error),
+      `${mode}: unfinished calls rejected`
+    )
     assert.ok(out.every((a) => a === 'worker:x' || a instanceof Error))
     await threadsBackTo(before)
   }

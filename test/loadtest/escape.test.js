@@ -27,7 +27,11 @@ test('Markdown: labels, notes, server names, reasons and stderr lines are escape
   // Inside a fenced block or a code span text is shown literally; everywhere else it must be escaped.
   const outside = md.replace(/^(`{3,})\n[\s\S]*?\n\1$/gm, '').replace(/`[^`\n]*`/g, '')
   assert.doesNotMatch(outside, /<script>/, 'no raw HTML outside code')
-  assert.match(md, /`evil<script>alert\(1\)<\/script>\\\|red second line@loop:1e5`/, 'a key in a code span, on one line')
+  assert.match(
+    md,
+    /`evil<script>alert\(1\)<\/script>\\\|red second line@loop:1e5`/,
+    'a key in a code span, on one line'
+  )
   // eslint-disable-next-line no-control-regex
   assert.doesNotMatch(md, /\x1b/, 'no terminal escape sequence')
   assert.match(md, /evil\\<script\\>/, 'the text is still there, escaped')

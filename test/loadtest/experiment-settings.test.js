@@ -8,12 +8,37 @@ import { loadExperiment } from '../../loadtest/experiments/index.js'
 import { tempDir } from './lab-helpers.js'
 
 const cases = [
-  ['heavy-cpu', 'defaults', { work: 'loop:3e5' }, (plan) => plan.every((e) => e.work === 'loop:3e5' && e.args.includes('loop:3e5'))],
+  [
+    'heavy-cpu',
+    'defaults',
+    { work: 'loop:3e5' },
+    (plan) => plan.every((e) => e.work === 'loop:3e5' && e.args.includes('loop:3e5'))
+  ],
   ['heavy-cpu', 'quick', { work: 'loop:2e5' }, (plan) => plan.every((e) => e.work === 'loop:2e5')],
-  ['sleep', 'defaults', { delay: 7 }, (plan) => plan.every((e) => /^sleep(-sync)?:7$/.test(e.work) && e.args.join(' ').includes('--delay 7'))],
-  ['ssr-offload', 'defaults', { concurrencies: [3] }, (plan) => plan.every((e) => e.connections === 3 && e.amount === 3)],
-  ['ssr-offload', 'quick', { scenarios: [{ demo: 'fib', args: '9', work: 'fib:9' }] }, (plan) => plan.every((e) => e.work === 'fib:9')],
-  ['long-vs-small', 'defaults', { steps: 5, work: 'ssr:50' }, (plan) => plan.every((e) => e.args.join(' ').includes('--steps 5') && e.work === 'ssr:50')],
+  [
+    'sleep',
+    'defaults',
+    { delay: 7 },
+    (plan) => plan.every((e) => /^sleep(-sync)?:7$/.test(e.work) && e.args.join(' ').includes('--delay 7'))
+  ],
+  [
+    'ssr-offload',
+    'defaults',
+    { concurrencies: [3] },
+    (plan) => plan.every((e) => e.connections === 3 && e.amount === 3)
+  ],
+  [
+    'ssr-offload',
+    'quick',
+    { scenarios: [{ demo: 'fib', args: '9', work: 'fib:9' }] },
+    (plan) => plan.every((e) => e.work === 'fib:9')
+  ],
+  [
+    'long-vs-small',
+    'defaults',
+    { steps: 5, work: 'ssr:50' },
+    (plan) => plan.every((e) => e.args.join(' ').includes('--steps 5') && e.work === 'ssr:50')
+  ],
   ['tour', 'defaults', { work: 'fib:10' }, (plan) => plan.find((e) => e.server === 'simple').work === 'fib:10'],
   ['capacity', 'defaults', { work: 'loop:4e5' }, (plan) => plan.every((e) => e.work === 'loop:4e5')]
 ]
@@ -28,7 +53,10 @@ for (const [name, which, change, check] of cases) {
     assert.equal(check(before.plan), false, 'the check fails on the unchanged plan, so it can tell')
     const saved = { ...experiment[which] }
     Object.assign(experiment[which], change)
-    t.after(() => { for (const k of Object.keys(change)) delete experiment[which][k]; Object.assign(experiment[which], saved) })
+    t.after(() => {
+      for (const k of Object.keys(change)) delete experiment[which][k]
+      Object.assign(experiment[which], saved)
+    })
     const after = await planLab(parseOptions(argv))
     assert.equal(check(after.plan), true, JSON.stringify(after.plan.map((e) => [e.work, e.args, e.connections])))
   })

@@ -13,7 +13,10 @@ async function quick (name, extra = []) {
     const r = await runLab(['--experiment', name, '--quick', '--out', out.dir, ...extra])
     assert.equal(r.exitCode, 0, `lab exited ${r.exitCode}:\n${r.stderr.split('\n').slice(-15).join('\n')}`)
     const { json, md, files } = await readReport(out.dir)
-    assert.ok(files.some((f) => f.endsWith('.html')), 'an HTML page beside the report')
+    assert.ok(
+      files.some((f) => f.endsWith('.html')),
+      'an HTML page beside the report'
+    )
     return { json, md, stderr: r.stderr }
   } finally {
     await out.cleanup()
@@ -28,7 +31,10 @@ function checkHttpRun (r) {
   assert.equal(r.requests.mismatches, 0, `${r.key}: every body verified`)
   assert.equal(r.requests.ok, r.requests.sent, `${r.key}: every request answered 2xx`)
   assert.ok(r.latency.min >= 0 && r.latency.max >= r.latency.p50, `${r.key}: latency ordered`)
-  assert.ok(r.telemetry && r.telemetry.requests.completed >= r.requests.completed, `${r.key}: the server counted what it answered`)
+  assert.ok(
+    r.telemetry && r.telemetry.requests.completed >= r.requests.completed,
+    `${r.key}: the server counted what it answered`
+  )
 }
 
 // The experiment's own table travels in the report and has one well-formed row per line it prints.
@@ -41,7 +47,10 @@ function checkTable (report, rows) {
 test('heavy-cpu --quick: the six heavy-CPU servers, each with recovery and its process tree measured', async () => {
   const { json } = await quick('heavy-cpu')
   assert.equal(json.experiment, 'heavy-cpu')
-  assert.deepEqual(json.results.map((r) => r.server), HEAVY)
+  assert.deepEqual(
+    json.results.map((r) => r.server),
+    HEAVY
+  )
   for (const r of json.results) {
     checkHttpRun(r)
     assert.equal(r.key, `${r.server}@loop:1e6`)
@@ -54,7 +63,9 @@ test('heavy-cpu --quick: the six heavy-CPU servers, each with recovery and its p
   assert.ok(byServer.cluster.outside.peakProcesses >= 1 + cores, 'cluster: a primary and a worker per core')
   assert.ok(byServer['child-process'].outside.peakProcesses >= 2, 'child-process: forked children seen from outside')
   assert.ok(byServer['child-process'].telemetry.gauges.childrenStarted >= byServer['child-process'].requests.completed)
-  assert.ok(byServer['worker-per-request'].telemetry.gauges.workersStarted >= byServer['worker-per-request'].requests.completed)
+  assert.ok(
+    byServer['worker-per-request'].telemetry.gauges.workersStarted >= byServer['worker-per-request'].requests.completed
+  )
   assert.ok(json.calibration['loop:1e6'].medianMs > 0)
   checkTable(json, 6)
 })
@@ -71,27 +82,39 @@ test('sleep --quick: four variants, then the pooled ones tuned (10 tasks/worker,
     'sleep-variants/sync-sleep-pooled@sleep-sync:20#t10-i1000'
   ])
   for (const r of json.results) checkHttpRun(r)
-  for (const r of json.results.slice(4)) assert.ok(r.args.includes('--concurrent-tasks-per-worker') && r.args.includes('10'))
+  for (const r of json.results.slice(4)) { assert.ok(r.args.includes('--concurrent-tasks-per-worker') && r.args.includes('10')) }
   // The pooled servers really ran a pool: more threads than their unpooled twins.
   const threads = (k) => json.results.find((r) => r.key === k).outside.peakThreads
-  assert.ok(threads('sleep-variants/sync-sleep-pooled@sleep-sync:20') > threads('sleep-variants/sync-sleep-unpooled@sleep-sync:20'))
+  assert.ok(
+    threads('sleep-variants/sync-sleep-pooled@sleep-sync:20') >
+      threads('sleep-variants/sync-sleep-unpooled@sleep-sync:20')
+  )
   checkTable(json, 6)
   assert.ok(json.table.head.includes('vs unpooled'))
 })
 
 test('long-vs-small --quick: long and small, without and with the API, and the full percentile column', async () => {
   const { json } = await quick('long-vs-small')
-  assert.deepEqual(json.results.map((r) => r.variant), ['long', 'small', 'long+api', 'small+api'])
+  assert.deepEqual(
+    json.results.map((r) => r.variant),
+    ['long', 'small', 'long+api', 'small+api']
+  )
   for (const r of json.results) {
     checkHttpRun(r)
     const values = PERCENTILES.map((p) => r.latency.percentiles[p])
-    assert.ok(values.every((v) => typeof v === 'number'), `${r.key}: every percentile present`)
-    for (let i = 1; i < values.length; i++) assert.ok(values[i] >= values[i - 1], `${r.key}: percentiles non-decreasing`)
+    assert.ok(
+      values.every((v) => typeof v === 'number'),
+      `${r.key}: every percentile present`
+    )
+    for (let i = 1; i < values.length; i++) { assert.ok(values[i] >= values[i - 1], `${r.key}: percentiles non-decreasing`) }
   }
   // With --api on, the API emulator runs as the server's own child process.
-  for (const r of json.results.filter((x) => x.variant.endsWith('+api'))) assert.ok(r.outside.peakProcesses >= 2, `${r.key}: emulator seen`)
+  for (const r of json.results.filter((x) => x.variant.endsWith('+api'))) { assert.ok(r.outside.peakProcesses >= 2, `${r.key}: emulator seen`) }
   assert.equal(json.table.head.length, 5)
-  assert.deepEqual(json.table.rows.slice(0, PERCENTILES.length).map((row) => row[0]), PERCENTILES)
+  assert.deepEqual(
+    json.table.rows.slice(0, PERCENTILES.length).map((row) => row[0]),
+    PERCENTILES
+  )
 })
 
 test('ssr-offload --quick: simple vs queued-threads per scenario and concurrency, with the study columns', async () => {

@@ -10,7 +10,9 @@ test('WORK=, PORT=, HOST= and TASK= in the environment do not reach the servers 
   const { dir, cleanup } = await tempDir()
   t.after(cleanup)
   const env = { WORK: 'nonsense', PORT: '1', HOST: '', TASK: '/no/such/task.js', TASK_INPUT: '{' }
-  const r = await runLab(['--server', 'simple', '--amount', '6', '--connections', '2', '--warmup', '0', '--out', dir], { env })
+  const r = await runLab(['--server', 'simple', '--amount', '6', '--connections', '2', '--warmup', '0', '--out', dir], {
+    env
+  })
   assert.equal(r.exitCode, 0, r.stderr)
   const { json } = await readReport(dir)
   const res = json.results[0]

@@ -51,12 +51,18 @@ export function alive (pid) {
 
 // The command line of a pid ('' when gone).
 export function cmdline (pid) {
-  try { return readFileSync(`/proc/${pid}/cmdline`, 'latin1').replaceAll('\0', ' ').trim() } catch { return '' }
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'latin1').replaceAll('\0', ' ').trim()
+  } catch {
+    return ''
+  }
 }
 
 // Every live descendant pid of rootPid (not the root itself).
 export function descendants (rootPid) {
-  return processTree(rootPid).filter((s) => s.state !== 'Z' && s.pid !== rootPid).map((s) => s.pid)
+  return processTree(rootPid)
+    .filter((s) => s.state !== 'Z' && s.pid !== rootPid)
+    .map((s) => s.pid)
 }
 
 // Sum of completed + failed (errors, timeouts, unanswered) of a result's requests.

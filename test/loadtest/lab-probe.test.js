@@ -17,7 +17,10 @@ test('probe: answered probes are timed, timed-out ones count as failed and enter
   })
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
-  t.after(() => { server.closeAllConnections(); server.close() })
+  t.after(() => {
+    server.closeAllConnections()
+    server.close()
+  })
   const url = `http://127.0.0.1:${server.address().port}/health`
   const probe = startProbe(url, { intervalMs: 10, timeoutMs: 150 })
   await pWaitFor(() => seen >= 2, { interval: 5, timeout: 10000 })

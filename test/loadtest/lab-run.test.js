@@ -26,7 +26,18 @@ for (const server of ['simple', 'cluster', 'queued-threads']) {
       assert.ok(json.id && files.includes(`${json.id}.json`))
 
       const m = json.machine
-      for (const k of ['hostname', 'cpuModel', 'cores', 'availableParallelism', 'memoryBytes', 'os', 'arch', 'node', 'v8', 'loadavg']) assert.ok(m[k] !== null && m[k] !== undefined, `machine.${k}`)
+      for (const k of [
+        'hostname',
+        'cpuModel',
+        'cores',
+        'availableParallelism',
+        'memoryBytes',
+        'os',
+        'arch',
+        'node',
+        'v8',
+        'loadavg'
+      ]) { assert.ok(m[k] !== null && m[k] !== undefined, `machine.${k}`) }
       for (const k of ['fastify', 'piscina', 'autocannon', 'react']) assert.match(m.versions[k], /^\d+\.\d+\.\d+/)
       assert.equal(json.method.tool, 'autocannon')
       assert.equal(json.method.connections, 4)
@@ -54,13 +65,23 @@ for (const server of ['simple', 'cluster', 'queued-threads']) {
       assert.equal(res.requests.mismatches, 0)
       assert.equal(res.trusted, res.untrusted.length === 0)
       assert.ok(res.rps > 0 && res.durationMs > 0)
-      assert.ok(Math.abs(res.rps / (res.requests.completed / res.durationMs * 1000) - 1) < 1e-4, 'rps = completed / own-timed duration')
-      assert.ok(res.latency.min <= res.latency.p50 && res.latency.p50 <= res.latency.p99 && res.latency.p99 <= res.latency.max)
+      assert.ok(
+        Math.abs(res.rps / ((res.requests.completed / res.durationMs) * 1000) - 1) < 1e-4,
+        'rps = completed / own-timed duration'
+      )
+      assert.ok(
+        res.latency.min <= res.latency.p50 && res.latency.p50 <= res.latency.p99 && res.latency.p99 <= res.latency.max
+      )
       assert.equal(res.serverTiming.count, 40, 'every response carried Server-Timing')
       assert.ok(res.probe.count + res.probe.abandoned >= 1, 'the /health probe ran during the round')
       assert.equal(res.recovery.status, 200)
       assert.equal(res.telemetry.strategy, server)
-      assert.ok(res.outside.cpuSeconds >= 0 && res.outside.peakRssBytes > 0 && res.outside.peakProcesses >= 1 && res.outside.peakThreads >= 1)
+      assert.ok(
+        res.outside.cpuSeconds >= 0 &&
+          res.outside.peakRssBytes > 0 &&
+          res.outside.peakProcesses >= 1 &&
+          res.outside.peakThreads >= 1
+      )
       if (server === 'cluster') assert.ok(res.outside.peakProcesses >= 2, 'a cluster has a primary and workers')
       assert.equal(typeof res.outside.loadGenerator.saturated, 'boolean')
       assert.ok(res.ideal.rps > 0 && res.efficiency > 0)
@@ -81,7 +102,21 @@ for (const server of ['simple', 'cluster', 'queued-threads']) {
 test('--json prints the report on stdout, the same as the file', { timeout: 60000 }, async () => {
   const out = await tempDir()
   try {
-    const r = await runLab(['--server', 'simple', '--connections', '2', '--amount', '10', '--warmup', '0', '--work', 'fib:10', '--json', '--out', out.dir])
+    const r = await runLab([
+      '--server',
+      'simple',
+      '--connections',
+      '2',
+      '--amount',
+      '10',
+      '--warmup',
+      '0',
+      '--work',
+      'fib:10',
+      '--json',
+      '--out',
+      out.dir
+    ])
     assert.equal(r.exitCode, 0, r.stderr)
     const printed = JSON.parse(r.stdout)
     const { json } = await readReport(out.dir)
@@ -93,36 +128,67 @@ test('--json prints the report on stdout, the same as the file', { timeout: 6000
   }
 })
 
-test('--url loads a server started by hand: no outside sampling, said so; --runs 2 gives runs and spread', { timeout: 60000 }, async () => {
-  const out = await tempDir()
-  const server = execa(process.execPath, [join(ROOT, 'servers', 'simple', 'index.js'), '--port', '0', '--work', 'fib:15'], { env: { ...process.env }, ipc: true, buffer: false, reject: false, stdin: 'ignore' })
-  try {
-    let line = ''
-    server.stdout.setEncoding('utf8')
-    server.stdout.on('data', (c) => { line += c })
-    await pWaitFor(() => /listening on (http:\S+)/.test(line) || server.exitCode !== null, { interval: 20, timeout: 30000 })
-    const url = /listening on (http:\S+)/.exec(line)[1]
-    const r = await runLab(['--url', url, '--work', 'fib:15', '--connections', '2', '--amount', '20', '--warmup', '0', '--runs', '2', '--out', out.dir])
-    assert.equal(r.exitCode, 0, r.stderr)
-    const { json } = await readReport(out.dir)
-    assert.equal(json.method.url, `${url}/`)
-    assert.equal(json.method.outsideSampling, false)
-    assert.ok(json.notes.some((n) => /outside sampling skipped: --url/.test(n)))
-    const res = json.results[0]
-    assert.equal(res.server, 'simple', 'named by the strategy /health reports')
-    assert.equal(res.key, 'simple@fib:15')
-    assert.equal(res.outside, null)
-    assert.equal(res.stop, null)
-    assert.equal(res.requests.mismatches, 0)
-    assert.equal(res.telemetry.strategy, 'simple')
-    assert.equal(res.runs.length, 2)
-    for (const run of res.runs) assert.equal(run.requests.completed, 20)
-    assert.ok(res.spread.rps.min <= res.spread.rps.median && res.spread.rps.median <= res.spread.rps.max)
-    assert.ok(res.runs.some((run) => run.rps === res.rps), 'figures are one of the rounds')
-    assert.equal(alive(server.pid), true, 'the lab leaves a server it did not start alone')
-  } finally {
-    server.kill('SIGTERM')
-    await server
-    await out.cleanup()
+test(
+  '--url loads a server started by hand: no outside sampling, said so; --runs 2 gives runs and spread',
+  { timeout: 60000 },
+  async () => {
+    const out = await tempDir()
+    const server = execa(
+      process.execPath,
+      [join(ROOT, 'servers', 'simple', 'index.js'), '--port', '0', '--work', 'fib:15'],
+      { env: { ...process.env }, ipc: true, buffer: false, reject: false, stdin: 'ignore' }
+    )
+    try {
+      let line = ''
+      server.stdout.setEncoding('utf8')
+      server.stdout.on('data', (c) => {
+        line += c
+      })
+      await pWaitFor(() => /listening on (http:\S+)/.test(line) || server.exitCode !== null, {
+        interval: 20,
+        timeout: 30000
+      })
+      const url = /listening on (http:\S+)/.exec(line)[1]
+      const r = await runLab([
+        '--url',
+        url,
+        '--work',
+        'fib:15',
+        '--connections',
+        '2',
+        '--amount',
+        '20',
+        '--warmup',
+        '0',
+        '--runs',
+        '2',
+        '--out',
+        out.dir
+      ])
+      assert.equal(r.exitCode, 0, r.stderr)
+      const { json } = await readReport(out.dir)
+      assert.equal(json.method.url, `${url}/`)
+      assert.equal(json.method.outsideSampling, false)
+      assert.ok(json.notes.some((n) => /outside sampling skipped: --url/.test(n)))
+      const res = json.results[0]
+      assert.equal(res.server, 'simple', 'named by the strategy /health reports')
+      assert.equal(res.key, 'simple@fib:15')
+      assert.equal(res.outside, null)
+      assert.equal(res.stop, null)
+      assert.equal(res.requests.mismatches, 0)
+      assert.equal(res.telemetry.strategy, 'simple')
+      assert.equal(res.runs.length, 2)
+      for (const run of res.runs) assert.equal(run.requests.completed, 20)
+      assert.ok(res.spread.rps.min <= res.spread.rps.median && res.spread.rps.median <= res.spread.rps.max)
+      assert.ok(
+        res.runs.some((run) => run.rps === res.rps),
+        'figures are one of the rounds'
+      )
+      assert.equal(alive(server.pid), true, 'the lab leaves a server it did not start alone')
+    } finally {
+      server.kill('SIGTERM')
+      await server
+      await out.cleanup()
+    }
   }
-})
+)

@@ -8,12 +8,28 @@ import { startLab, readReport, tempDir, descendants, alive, cmdline } from './la
 
 // Start a long lab run and resolve once it reports that the measured round is under way.
 async function labInMeasuredRound (server, out) {
-  const lab = startLab([
-    '--server', server, '--work', 'sleep:200', '--connections', '2', '--amount', '2000', '--warmup', '0', '--out', out.dir
-  ], { env: { LOADLAB_PROGRESS: '1' }, buffer: false })
+  const lab = startLab(
+    [
+      '--server',
+      server,
+      '--work',
+      'sleep:200',
+      '--connections',
+      '2',
+      '--amount',
+      '2000',
+      '--warmup',
+      '0',
+      '--out',
+      out.dir
+    ],
+    { env: { LOADLAB_PROGRESS: '1' }, buffer: false }
+  )
   let stderr = ''
   lab.stderr.setEncoding('utf8')
-  lab.stderr.on('data', (c) => { stderr += c })
+  lab.stderr.on('data', (c) => {
+    stderr += c
+  })
   lab.stdout.resume()
   await pWaitFor(() => /: measuring/.test(stderr) || lab.exitCode !== null, { interval: 50, timeout: 60000 })
   assert.equal(lab.exitCode, null, `the lab is still running: ${stderr}`)
@@ -23,31 +39,35 @@ async function labInMeasuredRound (server, out) {
   return { lab, tree, stderr: () => stderr }
 }
 
-test('SIGINT mid-run: exits 130 within seconds, partial report written, no server left', { timeout: 90000 }, async () => {
-  const out = await tempDir()
-  try {
-    const { lab, tree, stderr } = await labInMeasuredRound('cluster', out)
-    const sentAt = Date.now()
-    lab.kill('SIGINT')
-    const [code] = await once(lab, 'exit')
-    const tookMs = Date.now() - sentAt
-    assert.equal(code, 130, stderr())
-    assert.ok(tookMs < 15000, `stopped in ${tookMs} ms`)
-    for (const pid of tree) assert.equal(alive(pid), false, `server process ${pid} is gone`)
-    const { json, files } = await readReport(out.dir)
-    assert.equal(files.length, 3, `json, md and html: ${files}`)
-    assert.equal(json.status, 'partial')
-    assert.ok(json.notes.some((n) => /interrupted/.test(n)))
-    const res = json.results[0]
-    assert.equal(res.server, 'cluster')
-    assert.equal(res.interrupted, true)
-    assert.equal(res.trusted, false)
-    assert.ok(res.requests.sent < 2000, 'the round was cut short')
-    assert.deepEqual(res.stop.leftovers, [])
-  } finally {
-    await out.cleanup()
+test(
+  'SIGINT mid-run: exits 130 within seconds, partial report written, no server left',
+  { timeout: 90000 },
+  async () => {
+    const out = await tempDir()
+    try {
+      const { lab, tree, stderr } = await labInMeasuredRound('cluster', out)
+      const sentAt = Date.now()
+      lab.kill('SIGINT')
+      const [code] = await once(lab, 'exit')
+      const tookMs = Date.now() - sentAt
+      assert.equal(code, 130, stderr())
+      assert.ok(tookMs < 15000, `stopped in ${tookMs} ms`)
+      for (const pid of tree) assert.equal(alive(pid), false, `server process ${pid} is gone`)
+      const { json, files } = await readReport(out.dir)
+      assert.equal(files.length, 3, `json, md and html: ${files}`)
+      assert.equal(json.status, 'partial')
+      assert.ok(json.notes.some((n) => /interrupted/.test(n)))
+      const res = json.results[0]
+      assert.equal(res.server, 'cluster')
+      assert.equal(res.interrupted, true)
+      assert.equal(res.trusted, false)
+      assert.ok(res.requests.sent < 2000, 'the round was cut short')
+      assert.deepEqual(res.stop.leftovers, [])
+    } finally {
+      await out.cleanup()
+    }
   }
-})
+)
 
 test('SIGKILL of the lab: its servers exit by themselves', { timeout: 90000 }, async () => {
   const out = await tempDir()
@@ -56,12 +76,15 @@ test('SIGKILL of the lab: its servers exit by themselves', { timeout: 90000 }, a
     assert.ok(tree.length >= 2, `a primary and its workers: ${tree.join(', ')}`)
     lab.kill('SIGKILL')
     await once(lab, 'exit')
-    await pWaitFor(() => tree.every((pid) => !alive(pid)), { interval: 100, timeout: 20000 })
-      .catch(() => {
-        const left = tree.filter(alive)
-        for (const pid of left) { try { process.kill(pid, 'SIGKILL') } catch {} }
-        assert.fail(`server processes left after the lab was killed: ${left.join(', ')}`)
-      })
+    await pWaitFor(() => tree.every((pid) => !alive(pid)), { interval: 100, timeout: 20000 }).catch(() => {
+      const left = tree.filter(alive)
+      for (const pid of left) {
+        try {
+          process.kill(pid, 'SIGKILL')
+        } catch {}
+      }
+      assert.fail(`server processes left after the lab was killed: ${left.join(', ')}`)
+    })
   } finally {
     await out.cleanup()
   }

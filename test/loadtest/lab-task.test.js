@@ -17,7 +17,17 @@ test('--task runs through the servers: calibrated, bodies verified, task recorde
   const { dir, cleanup } = await tempDir()
   t.after(cleanup)
   const input = '{"n": 300000}'
-  const r = await runLab(['--task', SUM, '--input', input, '--server', 'simple,worker-per-request,queued-threads', ...LIGHT, '--out', dir])
+  const r = await runLab([
+    '--task',
+    SUM,
+    '--input',
+    input,
+    '--server',
+    'simple,worker-per-request,queued-threads',
+    ...LIGHT,
+    '--out',
+    dir
+  ])
   assert.equal(r.exitCode, 0, r.stderr)
   const { json } = await readReport(dir)
   const task = json.method.task
@@ -31,7 +41,10 @@ test('--task runs through the servers: calibrated, bodies verified, task recorde
   assert.equal(task.expectedFrom, 'calibration call')
   assert.equal(task.spec, `task:sum.mjs@${fileSha256.slice(0, 10)}.${inputSha256.slice(0, 8)}`)
   assert.ok(json.calibration[task.spec].medianMs > 0)
-  assert.deepEqual(json.results.map((x) => x.key), ['simple', 'worker-per-request', 'queued-threads'].map((s) => `${s}@${task.spec}`))
+  assert.deepEqual(
+    json.results.map((x) => x.key),
+    ['simple', 'worker-per-request', 'queued-threads'].map((s) => `${s}@${task.spec}`)
+  )
   for (const res of json.results) {
     assert.equal(res.status, 'ok', res.failure?.reason)
     assert.equal(res.requests.ok, 12)
@@ -43,14 +56,22 @@ test('--task runs through the servers: calibrated, bodies verified, task recorde
   }
 })
 
-test('relative --task and --input @file resolve from the user\'s directory (npm run: INIT_CWD), spaces and non-ASCII', async (t) => {
+test("relative --task and --input @file resolve from the user's directory (npm run: INIT_CWD), spaces and non-ASCII", async (t) => {
   const { dir, cleanup } = await tempDir()
   t.after(cleanup)
   const work = join(dir, 'wörk dir')
   mkdirSync(join(work, 'my tâche'), { recursive: true })
   cpSync(join(TASKS, 'task.cjs'), join(work, 'my tâche', 'wörds.cjs'))
   writeFileSync(join(work, 'in put.json'), '{"text": "un deux trois"}')
-  const args = ['--task', './my tâche/wörds.cjs', '--input', '@in put.json', '--server', 'child-process,cluster-threads', ...LIGHT]
+  const args = [
+    '--task',
+    './my tâche/wörds.cjs',
+    '--input',
+    '@in put.json',
+    '--server',
+    'child-process,cluster-threads',
+    ...LIGHT
+  ]
   // as `npm run lab` does it: cwd is the package root, the user's directory is INIT_CWD
   const r = await runLab([...args, '--out', join(dir, 'a')], { env: { npm_lifecycle_event: 'lab', INIT_CWD: work } })
   assert.equal(r.exitCode, 0, r.stderr)
@@ -70,7 +91,7 @@ test('relative --task and --input @file resolve from the user\'s directory (npm 
   }
 })
 
-test('a task\'s failures stop the lab before any server starts: one line, exit 2 for usage, 1 for the task', async (t) => {
+test("a task's failures stop the lab before any server starts: one line, exit 2 for usage, 1 for the task", async (t) => {
   const { dir, cleanup } = await tempDir()
   t.after(cleanup)
   const base = ['--server', 'simple', '--amount', '2', '--connections', '1', '--timeout', '1', '--out', dir]
@@ -82,9 +103,17 @@ test('a task\'s failures stop the lab before any server starts: one line, exit 2
     [['--input', '{}', '--server', 'simple'], 2, /--input: only with --task/],
     [['--task', join(TASKS, 'setup-throws.mjs')], 1, /setup-throws\.mjs: task setup\(\) failed: no database here$/],
     [['--task', `${join(TASKS, 'failing.mjs')}#throws`], 1, /#throws: task threw: bad input undefined$/],
-    [['--task', `${join(TASKS, 'failing.mjs')}#notJson`], 1, /task result is not JSON-serialisable: Do not know how to serialize a BigInt$/],
+    [
+      ['--task', `${join(TASKS, 'failing.mjs')}#notJson`],
+      1,
+      /task result is not JSON-serialisable: Do not know how to serialize a BigInt$/
+    ],
     [['--task', `${join(TASKS, 'failing.mjs')}#never`], 1, /task did not settle within 1000 ms$/],
-    [['--task', join(TASKS, 'wrong-expected.mjs')], 1, /the result differs from the module's `expected` export \(got \{"answer":41\}, expected \{"answer":42\}\)$/]
+    [
+      ['--task', join(TASKS, 'wrong-expected.mjs')],
+      1,
+      /the result differs from the module's `expected` export \(got \{"answer":41\}, expected \{"answer":42\}\)$/
+    ]
   ]
   for (const [args, code, message] of cases) {
     const r = await runLab([...args, ...base])
@@ -96,11 +125,15 @@ test('a task\'s failures stop the lab before any server starts: one line, exit 2
   assert.deepEqual(readdirSync(dir), [], 'no report: nothing was measured')
 })
 
-test('a task\'s spec (and so its key) changes with its file and its input', () => {
+test("a task's spec (and so its key) changes with its file and its input", () => {
   const a = describeTask({ ref: SUM })
   assert.notEqual(describeTask({ ref: join(TASKS, 'async.mjs#twice') }).spec, a.spec)
   const withInput = describeTask({ ref: SUM, input: '{"n": 5}' })
   assert.notEqual(withInput.spec, a.spec)
-  assert.equal(describeTask({ ref: SUM, input: '{ "n":5 }' }).spec, withInput.spec, 'the input is hashed as canonical JSON')
+  assert.equal(
+    describeTask({ ref: SUM, input: '{ "n":5 }' }).spec,
+    withInput.spec,
+    'the input is hashed as canonical JSON'
+  )
   assert.notEqual(describeTask({ ref: SUM, input: '{"n": 6}' }).spec, withInput.spec)
 })

@@ -13,7 +13,15 @@ import { FIXTURES, ROOT, runLab, tempDir } from './lab-helpers.js'
 import { totals } from '../../loadtest/run/timeline.js'
 
 const CHROMIUM = '/usr/bin/chromium'
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run'
+]
 const STALL_AT_MS = 1000
 const STALL_MS = 1000
 const LIVE = /\d+\.\ds\/\d+\.\ds · \d+ done · \d+ req\/s · p99 /
@@ -21,17 +29,39 @@ const LIVE = /\d+\.\ds\/\d+\.\ds · \d+ done · \d+ req\/s · p99 /
 let tmp, run, report, htmlFile
 before(async () => {
   tmp = await tempDir('loadlab-timeline-')
-  run = await runLab(['--server', 'queued-threads,stalls-once', '--duration', '3', '--connections', '2', '--work', 'loop:1e5', '--out', tmp.dir, '--json'], {
-    env: { LOADLAB_PROGRESS: '1', LOADLAB_FIXTURE_STALL_AT_MS: String(STALL_AT_MS), LOADLAB_FIXTURE_STALL_MS: String(STALL_MS) },
-    timeout: 180_000
-  })
+  run = await runLab(
+    [
+      '--server',
+      'queued-threads,stalls-once',
+      '--duration',
+      '3',
+      '--connections',
+      '2',
+      '--work',
+      'loop:1e5',
+      '--out',
+      tmp.dir,
+      '--json'
+    ],
+    {
+      env: {
+        LOADLAB_PROGRESS: '1',
+        LOADLAB_FIXTURE_STALL_AT_MS: String(STALL_AT_MS),
+        LOADLAB_FIXTURE_STALL_MS: String(STALL_MS)
+      },
+      timeout: 180_000
+    }
+  )
   assert.equal(run.exitCode, 0, run.stderr)
   report = JSON.parse(run.stdout) // --json: stdout is the report and nothing else
-  htmlFile = join(tmp.dir, (await readdir(tmp.dir)).find((f) => f.endsWith('.html')))
+  htmlFile = join(
+    tmp.dir,
+    (await readdir(tmp.dir)).find((f) => f.endsWith('.html'))
+  )
 })
 after(() => tmp?.cleanup())
 
-test('the series of a real run add up to the round\'s totals and run into the recovery period', () => {
+test("the series of a real run add up to the round's totals and run into the recovery period", () => {
   assert.equal(report.results.length, 2)
   for (const r of report.results) {
     const tl = r.timeline
@@ -41,8 +71,14 @@ test('the series of a real run add up to the round\'s totals and run into the re
     assert.equal(sum.sent, r.requests.sent, `${r.server}: sent`)
     assert.equal(sum.completed, r.requests.completed, `${r.server}: completed`)
     assert.equal(sum.timeouts, r.requests.timeouts, `${r.server}: timeouts`)
-    assert.ok(tl.endMs >= 2900 && tl.recoveryEndMs >= tl.endMs, `${r.server}: end ${tl.endMs}, recovered ${tl.recoveryEndMs}`)
-    assert.ok(tl.points.some((p) => p.outside?.cpuPercent > 0), `${r.server}: /proc CPU in the series`)
+    assert.ok(
+      tl.endMs >= 2900 && tl.recoveryEndMs >= tl.endMs,
+      `${r.server}: end ${tl.endMs}, recovered ${tl.recoveryEndMs}`
+    )
+    assert.ok(
+      tl.points.some((p) => p.outside?.cpuPercent > 0),
+      `${r.server}: /proc CPU in the series`
+    )
   }
   const pool = report.results.find((r) => r.server === 'queued-threads')
   const served = pool.timeline.points.filter((p) => p.server)
@@ -64,13 +100,19 @@ test('a server that stalls for a known time shows the stall in the right interva
   while (to + 1 < tl.points.length && tl.points[to + 1].completed === 0) to++
   const best = { from, length: to - from + 1 }
   const startMs = from * i
-  assert.ok(best.length * i >= STALL_MS - 2 * i && best.length * i <= STALL_MS + 3 * i, `silent for ${best.length} intervals`)
+  assert.ok(
+    best.length * i >= STALL_MS - 2 * i && best.length * i <= STALL_MS + 3 * i,
+    `silent for ${best.length} intervals`
+  )
   assert.ok(startMs >= STALL_AT_MS - 2 * i && startMs <= STALL_AT_MS + 3 * i, `the silence starts at ${startMs} ms`)
   const next = tl.points[best.from + best.length]
   assert.ok(next.latency.max >= STALL_MS - 2 * i, `the answers after the stall waited ${next.latency.max} ms`)
   const before = tl.points.slice(2, best.from - 1)
   assert.ok(before.filter((p) => p.completed > 0).length >= before.length - 2, 'answers kept coming before the stall')
-  assert.ok(before.every((p) => !p.latency || p.latency.max < STALL_MS / 2), 'and none waited as long')
+  assert.ok(
+    before.every((p) => !p.latency || p.latency.max < STALL_MS / 2),
+    'and none waited as long'
+  )
 })
 
 test('the page of a real run has one timeline per server with the end of the round and the recovery marked', async () => {
@@ -79,19 +121,31 @@ test('the page of a real run has one timeline per server with the end of the rou
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
     const problems = []
     page.on('pageerror', (err) => problems.push(err.message))
-    page.on('console', (msg) => { if (msg.type() === 'error') problems.push(msg.text()) })
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') problems.push(msg.text())
+    })
     await page.goto(pathToFileURL(htmlFile).href, { waitUntil: 'load' })
-    const figures = await page.$$eval('figure[data-chart=timeline]', (list) => list.map((f) => ({
-      server: f.dataset.server,
-      texts: [...f.querySelectorAll('svg text')].map((t) => t.textContent),
-      svgs: f.querySelectorAll('svg').length,
-      height: f.getBoundingClientRect().height
-    })))
+    const figures = await page.$$eval('figure[data-chart=timeline]', (list) =>
+      list.map((f) => ({
+        server: f.dataset.server,
+        texts: [...f.querySelectorAll('svg text')].map((t) => t.textContent),
+        svgs: f.querySelectorAll('svg').length,
+        height: f.getBoundingClientRect().height
+      }))
+    )
     assert.deepEqual(figures.map((f) => f.server.split('@')[0]).sort(), ['queued-threads', 'stalls-once'])
     for (const f of figures) {
       assert.equal(f.svgs, 1)
       assert.ok(f.height > 400, `${f.server}: drawn (${f.height} px)`)
-      for (const label of ['end of round', 'recovery', 'req/s', 'latency (ms)', 'CPU (% of a core)', 'RSS (MB)', 'seconds since the round started']) {
+      for (const label of [
+        'end of round',
+        'recovery',
+        'req/s',
+        'latency (ms)',
+        'CPU (% of a core)',
+        'RSS (MB)',
+        'seconds since the round started'
+      ]) {
         assert.ok(f.texts.includes(label), `${f.server}: "${label}" in the chart`)
       }
     }
@@ -102,29 +156,53 @@ test('the page of a real run has one timeline per server with the end of the rou
   }
 })
 
-test('the compare page overlays one server\'s timelines from two reports', async () => {
-  const a = join(tmp.dir, (await readdir(tmp.dir)).find((f) => f.endsWith('.json')))
+test("the compare page overlays one server's timelines from two reports", async () => {
+  const a = join(
+    tmp.dir,
+    (await readdir(tmp.dir)).find((f) => f.endsWith('.json'))
+  )
   const b = join(tmp.dir, 'second.json')
   await copyFile(a, b)
   const out = join(tmp.dir, 'compare.html')
-  const r = await execa(process.execPath, ['loadtest/compare/cli.js', a, b, '--html', out], { cwd: ROOT, reject: false })
+  const r = await execa(process.execPath, ['loadtest/compare/cli.js', a, b, '--html', out], {
+    cwd: ROOT,
+    reject: false
+  })
   assert.equal(r.exitCode, 0, r.stderr)
   const html = await readFile(out, 'utf8')
-  const figs = [...html.matchAll(/<figure class="chart" data-chart="timeline" data-server="([^"]+)" data-lines="(\d+)"/g)]
-  assert.deepEqual(figs.map((m) => [m[1].split('@')[0], m[2]]).sort(), [['queued-threads', '2'], ['stalls-once', '2']])
+  const figs = [
+    ...html.matchAll(/<figure class="chart" data-chart="timeline" data-server="([^"]+)" data-lines="(\d+)"/g)
+  ]
+  assert.deepEqual(figs.map((m) => [m[1].split('@')[0], m[2]]).sort(), [
+    ['queued-threads', '2'],
+    ['stalls-once', '2']
+  ])
 })
 
 test('the live progress line: on stderr with LOADLAB_PROGRESS=1, refreshed in place on a terminal, never on stdout with --json', async () => {
   assert.match(run.stderr, LIVE)
   assert.doesNotMatch(run.stdout, /req\/s ·/)
-  const env = { ...process.env, LOADLAB_EXTRA_SERVERS: FIXTURES, LOADLAB_FIXTURE_STALL_AT_MS: '100000', LOADLAB_PROGRESS: '' }
+  const env = {
+    ...process.env,
+    LOADLAB_EXTRA_SERVERS: FIXTURES,
+    LOADLAB_FIXTURE_STALL_AT_MS: '100000',
+    LOADLAB_PROGRESS: ''
+  }
   const lab = `node loadtest/cli.js --server stalls-once --duration 1.5 --connections 1 --out ${tmp.dir}`
   const tty = await execa('script', ['-qfec', lab, '/dev/null'], { cwd: ROOT, env, reject: false, timeout: 60_000 })
   assert.equal(tty.exitCode, 0, tty.stdout)
   assert.match(tty.stdout, LIVE)
-  assert.ok(tty.stdout.includes('\r\x1b[K[1/1] stalls-once: 0.') || tty.stdout.includes('\r\x1b[K[1/1] stalls-once: 1.'), 'refreshed in place')
+  assert.ok(
+    tty.stdout.includes('\r\x1b[K[1/1] stalls-once: 0.') || tty.stdout.includes('\r\x1b[K[1/1] stalls-once: 1.'),
+    'refreshed in place'
+  )
   // --json on a terminal: stdout carries the report only (stderr sent away inside the terminal).
-  const json = await execa('script', ['-qfec', `${lab} --json 2>/dev/null`, '/dev/null'], { cwd: ROOT, env, reject: false, timeout: 60_000 })
+  const json = await execa('script', ['-qfec', `${lab} --json 2>/dev/null`, '/dev/null'], {
+    cwd: ROOT,
+    env,
+    reject: false,
+    timeout: 60_000
+  })
   assert.equal(json.exitCode, 0)
   assert.doesNotMatch(json.stdout, /req\/s ·/)
   assert.equal(JSON.parse(json.stdout.replaceAll('\r', '')).results[0].server, 'stalls-once')

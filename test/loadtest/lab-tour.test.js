@@ -12,10 +12,16 @@ test('the tour plans every server with light work and a light load', () => {
   assert.equal(load.connections, 4)
   assert.equal(load.amount, 150)
   const plan = tour.plan({ ...load, settings: tour.defaults, work: null, servers: null })
-  assert.deepEqual(plan.map((e) => e.server), allServerNames())
+  assert.deepEqual(
+    plan.map((e) => e.server),
+    allServerNames()
+  )
   for (const e of plan) assert.match(e.work, /^(loop:1e7|sleep-sync:20|ssr:1125)$/)
   const withWork = tour.plan({ ...load, settings: tour.defaults, work: 'fib:20', servers: ['simple'] })
-  assert.deepEqual(withWork.map((e) => [e.server, e.work, e.args]), [['simple', 'fib:20', ['--work', 'fib:20']]])
+  assert.deepEqual(
+    withWork.map((e) => [e.server, e.work, e.args]),
+    [['simple', 'fib:20', ['--work', 'fib:20']]]
+  )
 })
 
 test('npm run lab -- --quick: a tour of every server, all answered and verified', { timeout: 120000 }, async () => {
@@ -28,7 +34,10 @@ test('npm run lab -- --quick: a tour of every server, all answered and verified'
     assert.equal(json.experiment, 'tour')
     assert.equal(json.status, 'complete')
     assert.match(files[0], /-tour\.(html|json|md)$/)
-    assert.deepEqual(json.results.map((x) => x.server), allServerNames())
+    assert.deepEqual(
+      json.results.map((x) => x.server),
+      allServerNames()
+    )
     for (const res of json.results) {
       assert.equal(res.status, 'ok', `${res.key}: ${JSON.stringify(res.failure)}`)
       assert.equal(res.requests.sent, 40, res.key)

@@ -7,7 +7,14 @@ import { parseOptions, DEFAULTS } from '../../loadtest/options.js'
 import { percentile, median, summarize, spread } from '../../loadtest/report/stats.js'
 import { parseServerTiming } from '../../loadtest/run/fire.js'
 import { summarizeCalibration } from '../../loadtest/run/calibrate.js'
-import { buildHttpResult, buildReport, ideal, makeKey, roundFigures, untrustedReasons } from '../../loadtest/report/build.js'
+import {
+  buildHttpResult,
+  buildReport,
+  ideal,
+  makeKey,
+  roundFigures,
+  untrustedReasons
+} from '../../loadtest/report/build.js'
 import { defaultTable, renderText } from '../../loadtest/report/table.js'
 import { renderMarkdown } from '../../loadtest/report/markdown.js'
 import { freeId, reportId, writeAtomic } from '../../loadtest/report/write.js'
@@ -16,7 +23,20 @@ import { tempDir } from './lab-helpers.js'
 import { createHistogram, recordMs } from '../../loadtest/run/histogram.js'
 
 test('options: defaults, numbers parsed, servers split and expanded', () => {
-  const o = parseOptions(['--server', 'simple,queued-threads', '--connections', '8', '--amount', '100', '--timeout', '2.5', '--runs', '3', '--warmup', '0'])
+  const o = parseOptions([
+    '--server',
+    'simple,queued-threads',
+    '--connections',
+    '8',
+    '--amount',
+    '100',
+    '--timeout',
+    '2.5',
+    '--runs',
+    '3',
+    '--warmup',
+    '0'
+  ])
   assert.deepEqual(o.server, ['simple', 'queued-threads'])
   assert.equal(o.connections, 8)
   assert.equal(o.amount, 100)
@@ -53,13 +73,16 @@ test('options: every bad value is a usage error (exit 2) naming the option', () 
     [['stray'], 'Unexpected argument']
   ]
   for (const [argv, needle] of cases) {
-    assert.throws(() => parseOptions(argv), (err) => {
-      assert.equal(err.exitCode, 2, argv.join(' '))
-      assert.equal(err.code, 'LAB_USAGE')
-      assert.ok(err.message.includes(needle), `${argv.join(' ')} → ${err.message}`)
-      assert.ok(!err.message.includes('\n'), 'one line')
-      return true
-    })
+    assert.throws(
+      () => parseOptions(argv),
+      (err) => {
+        assert.equal(err.exitCode, 2, argv.join(' '))
+        assert.equal(err.code, 'LAB_USAGE')
+        assert.ok(err.message.includes(needle), `${argv.join(' ')} → ${err.message}`)
+        assert.ok(!err.message.includes('\n'), 'one line')
+        return true
+      }
+    )
   }
 })
 
@@ -82,7 +105,11 @@ test('load settings: experiment defaults < --quick < user flags; entry values wi
     recoveryTimeoutSec: null
   })
   const open = resolveLoad(parseOptions(['--rate', '50', '--timeout', '2', '--arrival', 'poisson', '--seed', '7']), exp)
-  assert.deepEqual([open.rate, open.arrival, open.seed, open.connections], [50, 'poisson', 7, 100], 'open loop: the cap covers rate × timeout')
+  assert.deepEqual(
+    [open.rate, open.arrival, open.seed, open.connections],
+    [50, 'poisson', 7, 100],
+    'open loop: the cap covers rate × timeout'
+  )
   assert.equal(resolveLoad(parseOptions(['--rate', '50', '--connections', '3']), exp).connections, 3)
   assert.equal(resolveLoad(parseOptions(['--quick']), exp).amount, 40)
   const user = resolveLoad(parseOptions(['--duration', '3', '--connections', '2', '--timeout', '1']), exp)
@@ -100,7 +127,10 @@ test('load settings: experiment defaults < --quick < user flags; entry values wi
   assert.equal(entryLoad({ server: 'simple', recovery: false }, resolveLoad(base, exp)).recovery, false)
   assert.equal(resolveLoad(base, { defaults: { runs: 10 } }).runs, 10, 'an experiment default beats the built-in 1')
   assert.equal(resolveLoad(parseOptions(['--runs', '2']), { defaults: { runs: 10 } }).runs, 2)
-  assert.throws(() => entryLoad({ server: 'simple', connections: 8, amount: 4 }, resolveLoad(base, exp)), (err) => err.exitCode === 2)
+  assert.throws(
+    () => entryLoad({ server: 'simple', connections: 8, amount: 4 }, resolveLoad(base, exp)),
+    (err) => err.exitCode === 2
+  )
 })
 
 test('stats: nearest-rank percentile, median, summary, spread', () => {
@@ -130,7 +160,10 @@ test('parsing: Server-Timing, key', () => {
   assert.deepEqual(parseServerTiming('work;dur=12.5, queue;dur=3'), { work: 12.5, queue: 3 })
   assert.deepEqual(parseServerTiming('work;desc="x";dur=1'), { work: 1, queue: null })
   assert.deepEqual(parseServerTiming(undefined), { work: null, queue: null })
-  assert.equal(makeKey({ server: 'sleep-variants', variant: 'sync-sleep-pooled', work: 'sleep-sync:100' }), 'sleep-variants/sync-sleep-pooled@sleep-sync:100')
+  assert.equal(
+    makeKey({ server: 'sleep-variants', variant: 'sync-sleep-pooled', work: 'sleep-sync:100' }),
+    'sleep-variants/sync-sleep-pooled@sleep-sync:100'
+  )
   assert.equal(makeKey({ server: 'simple', work: 'fib:4' }, 'c2'), 'simple@fib:4#c2')
 })
 
@@ -156,18 +189,55 @@ function hist (values) {
 
 function rawRound (over = {}) {
   return {
-    fire: { sent: 10, completed: 10, ok: 10, non2xx: 0, errors: 0, timeouts: 0, mismatches: 0, statusCodes: { 200: 10 }, latency: hist([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]), workMs: hist([1, 1]), queueMs: hist([0, 2, 2]), durationMs: 100, mismatchSample: null, errorSample: null, autocannon: null, stopped: false, ...over },
+    fire: {
+      sent: 10,
+      completed: 10,
+      ok: 10,
+      non2xx: 0,
+      errors: 0,
+      timeouts: 0,
+      mismatches: 0,
+      statusCodes: { 200: 10 },
+      latency: hist([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]),
+      workMs: hist([1, 1]),
+      queueMs: hist([0, 2, 2]),
+      durationMs: 100,
+      mismatchSample: null,
+      errorSample: null,
+      autocannon: null,
+      stopped: false,
+      ...over
+    },
     probe: { latencies: [1, 2], failed: 0, abandoned: 0 },
-    outside: { cpuSeconds: 0.2, peakRssBytes: 1e8, peakProcesses: 1, peakThreads: 10, samples: [], loadGenerator: { cpuSeconds: 0.05, wallSeconds: 1, utilisation: 0.05 } },
+    outside: {
+      cpuSeconds: 0.2,
+      peakRssBytes: 1e8,
+      peakProcesses: 1,
+      peakThreads: 10,
+      samples: [],
+      loadGenerator: { cpuSeconds: 0.05, wallSeconds: 1, utilisation: 0.05 }
+    },
     recovery: { ms: 3, status: 200 },
     telemetry: { strategy: 'simple', eventLoop: { p50: 1, p99: 9, max: 10 } }
   }
 }
 
-const entry = { server: 'simple', variant: null, work: 'loop:1e7', args: ['--work', 'loop:1e7'], connections: 4, amount: 10, durationSec: null, timeoutSec: 10 }
+const entry = {
+  server: 'simple',
+  variant: null,
+  work: 'loop:1e7',
+  args: ['--work', 'loop:1e7'],
+  connections: 4,
+  amount: 10,
+  durationSec: null,
+  timeoutSec: 10
+}
 
 test('report: one result from a raw run; ideal and efficiency from calibration', () => {
-  const r = buildHttpResult({ entry, rounds: [rawRound()], failure: null, interrupted: false }, { calibration: { 'loop:1e7': { medianMs: 10 } }, cores: 2 })
+  const r = buildHttpResult(
+    { entry, rounds: [rawRound()], failure: null, interrupted: false },
+    { calibration: { 'loop:1e7': { medianMs: 10 } }, cores: 2 }
+  )
   assert.equal(r.key, 'simple@loop:1e7')
   assert.equal(r.rps, 100)
   assert.equal(r.requests.unanswered, 0)
@@ -185,7 +255,12 @@ test('report: one result from a raw run; ideal and efficiency from calibration',
 test('report: untrusted reasons, not hidden', () => {
   const bad = roundFigures(rawRound({ completed: 7, ok: 6, non2xx: 1, timeouts: 2, errors: 1, mismatches: 1 }))
   const reasons = untrustedReasons(bad)
-  for (const needle of ['1 connection errors', '2 timeouts', '1 non-2xx', '1 body mismatches']) assert.ok(reasons.some((x) => x.includes(needle)), needle)
+  for (const needle of ['1 connection errors', '2 timeouts', '1 non-2xx', '1 body mismatches']) {
+    assert.ok(
+      reasons.some((x) => x.includes(needle)),
+      needle
+    )
+  }
   const sat = rawRound()
   sat.outside.loadGenerator.utilisation = 0.97
   assert.ok(untrustedReasons(roundFigures(sat)).some((x) => /load generator saturated \(97% CPU\)/.test(x)))
@@ -207,7 +282,11 @@ test('report: --runs takes the median round by rps and gives the spread', () => 
 
 test('report: status complete / failed / partial', () => {
   const ok = buildHttpResult({ entry, rounds: [rawRound()] })
-  const failed = buildHttpResult({ entry, rounds: [], failure: { reason: 'exited', exitCode: 1, signal: null, stderrTail: ['boom'] } })
+  const failed = buildHttpResult({
+    entry,
+    rounds: [],
+    failure: { reason: 'exited', exitCode: 1, signal: null, stderrTail: ['boom'] }
+  })
   assert.equal(failed.status, 'failed')
   assert.equal(failed.trusted, false)
   assert.equal(failed.requests, null)
@@ -218,16 +297,47 @@ test('report: status complete / failed / partial', () => {
 })
 
 function sampleReport () {
-  const ok = buildHttpResult({ entry, rounds: [rawRound()] }, { calibration: { 'loop:1e7': { medianMs: 10 } }, cores: 2 })
-  const failed = buildHttpResult({ entry: { ...entry, server: 'cluster' }, rounds: [], failure: { reason: 'exited before it was ready', exitCode: 3, signal: null, stderrTail: ['bad | thing'] } })
+  const ok = buildHttpResult(
+    { entry, rounds: [rawRound()] },
+    { calibration: { 'loop:1e7': { medianMs: 10 } }, cores: 2 }
+  )
+  const failed = buildHttpResult({
+    entry: { ...entry, server: 'cluster' },
+    rounds: [],
+    failure: { reason: 'exited before it was ready', exitCode: 3, signal: null, stderrTail: ['bad | thing'] }
+  })
   return buildReport({
     id: '2026-11-22T04-31-07Z-vm-custom',
     createdAt: '2026-11-22T04:31:07.000Z',
     finishedAt: '2026-11-22T04:32:00.000Z',
     experiment: 'custom',
     label: 'unit',
-    machine: { hostname: 'vm', cpuModel: 'Test CPU', cores: 2, availableParallelism: 2, memoryBytes: 2 ** 33, os: { type: 'Linux', platform: 'linux', release: '6' }, arch: 'x64', node: 'v20.19.0', v8: '11', versions: { fastify: '5.0.0', piscina: '5.0.0', autocannon: '9.0.0', react: '19.0.0' }, loadavg: [0.1, 0.2, 0.3] },
-    method: { tool: 'autocannon', toolVersion: '9.0.0', connections: 4, amount: 10, durationSec: null, timeoutSec: 10, warmup: { amount: 5 }, runs: 1, url: null, outsideSampling: true, command: 'npm run lab -- --server simple,cluster' },
+    machine: {
+      hostname: 'vm',
+      cpuModel: 'Test CPU',
+      cores: 2,
+      availableParallelism: 2,
+      memoryBytes: 2 ** 33,
+      os: { type: 'Linux', platform: 'linux', release: '6' },
+      arch: 'x64',
+      node: 'v20.19.0',
+      v8: '11',
+      versions: { fastify: '5.0.0', piscina: '5.0.0', autocannon: '9.0.0', react: '19.0.0' },
+      loadavg: [0.1, 0.2, 0.3]
+    },
+    method: {
+      tool: 'autocannon',
+      toolVersion: '9.0.0',
+      connections: 4,
+      amount: 10,
+      durationSec: null,
+      timeoutSec: 10,
+      warmup: { amount: 5 },
+      runs: 1,
+      url: null,
+      outsideSampling: true,
+      command: 'npm run lab -- --server simple,cluster'
+    },
     calibration: { 'loop:1e7': summarizeCalibration('loop:1e7', [10, 10, 10]) },
     results: [ok, failed],
     notes: ['a note']
@@ -247,7 +357,10 @@ test('table and Markdown: machine and method stated, one row per result, failure
   assert.equal(text.trim().split('\n').length, 4)
   const md = renderMarkdown(report)
   assert.match(md, /Test CPU, 2 cores \(availableParallelism 2\), 8\.0 GB RAM/)
-  assert.match(md, /\*\*Node:\*\* v20\.19\.0 \(V8 11\); fastify 5\.0\.0, piscina 5\.0\.0, autocannon 9\.0\.0, react 19\.0\.0/)
+  assert.match(
+    md,
+    /\*\*Node:\*\* v20\.19\.0 \(V8 11\); fastify 5\.0\.0, piscina 5\.0\.0, autocannon 9\.0\.0, react 19\.0\.0/
+  )
   assert.match(md, /\*\*Command:\*\* `npm run lab -- --server simple,cluster`/)
   assert.match(md, /4 connections, 10 requests per measured round, 10 s timeout, warm-up 5 requests/)
   assert.match(md, /\| simple \| loop:1e7 \| 4 \| 100\.0 \|/)

@@ -20,20 +20,31 @@ function gaps (schedule) {
 }
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length
-const cv = (xs) => { const m = mean(xs); return Math.sqrt(mean(xs.map((x) => (x - m) ** 2))) / m }
+const cv = (xs) => {
+  const m = mean(xs)
+  return Math.sqrt(mean(xs.map((x) => (x - m) ** 2))) / m
+}
 
 test('schedule: constant gaps are 1/R; Poisson gaps have mean 1/R and a coefficient of variation near 1', () => {
   const constant = gaps(createSchedule({ rate: 250, amount: 5000 }))
   assert.equal(constant.length, 4999)
   assert.ok(Math.abs(mean(constant) - 4) / 4 < 0.05)
-  assert.ok(constant.every((g) => Math.abs(g - 4) < 1e-9), 'every constant gap is exactly 1/R')
+  assert.ok(
+    constant.every((g) => Math.abs(g - 4) < 1e-9),
+    'every constant gap is exactly 1/R'
+  )
   const poisson = gaps(createSchedule({ rate: 250, arrival: 'poisson', seed: 42, amount: 20000 }))
   assert.ok(Math.abs(mean(poisson) - 4) / 4 < 0.05, `mean gap ${mean(poisson)} ms`)
   assert.ok(Math.abs(cv(poisson) - 1) < 0.05, `coefficient of variation ${cv(poisson)}`)
-  assert.deepEqual(gaps(createSchedule({ rate: 100, arrival: 'poisson', seed: 7, amount: 50 })),
-    gaps(createSchedule({ rate: 100, arrival: 'poisson', seed: 7, amount: 50 })), 'the same seed gives the same schedule')
-  assert.notDeepEqual(gaps(createSchedule({ rate: 100, arrival: 'poisson', seed: 7, amount: 50 })),
-    gaps(createSchedule({ rate: 100, arrival: 'poisson', seed: 8, amount: 50 })))
+  assert.deepEqual(
+    gaps(createSchedule({ rate: 100, arrival: 'poisson', seed: 7, amount: 50 })),
+    gaps(createSchedule({ rate: 100, arrival: 'poisson', seed: 7, amount: 50 })),
+    'the same seed gives the same schedule'
+  )
+  assert.notDeepEqual(
+    gaps(createSchedule({ rate: 100, arrival: 'poisson', seed: 7, amount: 50 })),
+    gaps(createSchedule({ rate: 100, arrival: 'poisson', seed: 8, amount: 50 }))
+  )
   const timed = createSchedule({ rate: 10, durationMs: 1000 })
   let n = 0
   while (timed.next() !== null) n++
@@ -68,7 +79,11 @@ test('twice the capacity: latency grows through the round, nothing skipped, the 
   t.after(() => server.stop())
   const events = []
   const r = await fireOpenLoop({
-    url: `${server.url}/`, rate: 200, amount: 300, timeoutSec: 10, onResponse: (e) => events.push(e)
+    url: `${server.url}/`,
+    rate: 200,
+    amount: 300,
+    timeoutSec: 10,
+    onResponse: (e) => events.push(e)
   })
   assert.equal(r.sent, 300, 'the schedule is never thinned')
   assert.equal(r.completed + r.timeouts + r.errors, r.sent)
@@ -87,7 +102,13 @@ test('twice the capacity: latency grows through the round, nothing skipped, the 
 })
 
 test('bad --rate, --arrival, --slo and --seed without --rate: exit 2, one line, nothing started', async () => {
-  for (const args of [['--rate', '0'], ['--rate', 'fast'], ['--rate', '10', '--arrival', 'bursty'], ['--slo', '-5'], ['--seed', '3']]) {
+  for (const args of [
+    ['--rate', '0'],
+    ['--rate', 'fast'],
+    ['--rate', '10', '--arrival', 'bursty'],
+    ['--slo', '-5'],
+    ['--seed', '3']
+  ]) {
     const r = await runLab(['--server', 'simple', ...args])
     assert.equal(r.exitCode, 2, args.join(' '))
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)

@@ -3,7 +3,15 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { renderReportHtml, runNames, wideSpread } from '../../loadtest/report/page.js'
-import { barSpec, dispatchSpec, renderSvg, renderSvgAsync, spectrumRows, spectrumSpec, spectrumX } from '../../loadtest/report/charts.js'
+import {
+  barSpec,
+  dispatchSpec,
+  renderSvg,
+  renderSvgAsync,
+  spectrumRows,
+  spectrumSpec,
+  spectrumX
+} from '../../loadtest/report/charts.js'
 import { esc } from '../../loadtest/report/html.js'
 import { dispatchReport, httpReport, httpResult, urlReport } from '../fixtures/reports.js'
 
@@ -21,7 +29,18 @@ function count (text, needle) {
 // Every way a page could load something: scripts, stylesheets, images, frames, CSS urls, imports.
 function externalRefs (html) {
   const refs = []
-  for (const re of [/<script\b/gi, /<link\b/gi, /<iframe\b/gi, /<img\b/gi, /<[^>]+\ssrc\s*=/gi, /<[^>]+\shref\s*=/gi, /@import/gi, /url\(\s*(?!#)/gi, /https?:\/\//gi, /\/\/[a-z0-9.-]+\.[a-z]{2,}\//gi]) {
+  for (const re of [
+    /<script\b/gi,
+    /<link\b/gi,
+    /<iframe\b/gi,
+    /<img\b/gi,
+    /<[^>]+\ssrc\s*=/gi,
+    /<[^>]+\shref\s*=/gi,
+    /@import/gi,
+    /url\(\s*(?!#)/gi,
+    /https?:\/\//gi,
+    /\/\/[a-z0-9.-]+\.[a-z]{2,}\//gi
+  ]) {
     for (const m of html.matchAll(re)) refs.push(m[0])
   }
   return refs
@@ -32,7 +51,24 @@ test('the page states machine and method at the top, as a published benchmark do
   const html = renderReportHtml(r)
   const top = html.slice(0, html.indexOf('<h2>Latency</h2>'))
   assert.match(top, /<dt>label<\/dt><dd><b>fixture machine<\/b><\/dd>/)
-  for (const text of [r.machine.cpuModel, r.machine.hostname, r.machine.node, r.machine.v8, 'fastify 5.6.1', 'piscina 5.1.3', 'autocannon 8.0.0', 'react 19.2.0', '7.8 GiB', r.machine.os.release, esc(r.method.command), '200 requests', '10 s', '20 requests', 'fixture machine', '2026-11-22 04:31:07 UTC']) {
+  for (const text of [
+    r.machine.cpuModel,
+    r.machine.hostname,
+    r.machine.node,
+    r.machine.v8,
+    'fastify 5.6.1',
+    'piscina 5.1.3',
+    'autocannon 8.0.0',
+    'react 19.2.0',
+    '7.8 GiB',
+    r.machine.os.release,
+    esc(r.method.command),
+    '200 requests',
+    '10 s',
+    '20 requests',
+    'fixture machine',
+    '2026-11-22 04:31:07 UTC'
+  ]) {
     assert.ok(top.includes(text), `top of page shows ${text}`)
   }
   assert.match(top, /<dt>connections<\/dt><dd>2<\/dd>/)
@@ -61,7 +97,7 @@ test('every string from the report is escaped, in the tables and inside the SVG 
   r.method.command = 'node x --label "<script>"'
   r.calibration['loop:1e5'].spec = '<u>loop</u>'
   const html = renderReportHtml(r)
-  for (const raw of ['<script', '<img', '<b>note', '<i>cpu', '<u>loop', evil]) assert.ok(!html.includes(raw), `raw ${raw} must not appear`)
+  for (const raw of ['<script', '<img', '<b>note', '<i>cpu', '<u>loop', evil]) { assert.ok(!html.includes(raw), `raw ${raw} must not appear`) }
   assert.ok(html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'))
   assert.ok(html.includes('&amp;&quot;&#39;&lt;&gt;@loop:1e5'), 'the server name is escaped in the table')
   // Vega escapes text and attributes itself: the legend carries the name, escaped.
@@ -78,13 +114,16 @@ test('one spectrum line per server run with percentiles, on the HdrHistogram axi
   assert.equal(drawable.length, 3)
   assert.equal(count(spectrum, 'aria-roledescription="line mark"'), drawable.length)
   assert.match(spectrum, new RegExp(`data-lines="${drawable.length}"`))
-  for (const tick of ['0%', '90%', '99%', '99.9%', '99.99%', '99.999%']) assert.ok(spectrum.includes(`>${tick}</text>`), `x tick ${tick}`)
+  for (const tick of ['0%', '90%', '99%', '99.9%', '99.99%', '99.999%']) { assert.ok(spectrum.includes(`>${tick}</text>`), `x tick ${tick}`) }
   assert.equal(spectrumX(0), 1)
   assert.ok(Math.abs(spectrumX(90) - 10) < 1e-9)
   assert.ok(Math.abs(spectrumX(99.9) - 1000) < 1e-6)
   const rows = spectrumRows(r.results[0].latency.percentiles, { run: 'a' })
   assert.equal(rows.length, 15)
-  assert.ok(rows.every((p, i) => i === 0 || p.x > rows[i - 1].x), 'x grows with the percentile')
+  assert.ok(
+    rows.every((p, i) => i === 0 || p.x > rows[i - 1].x),
+    'x grows with the percentile'
+  )
 })
 
 test('throughput, efficiency and the three p99s (client, /health probe, event loop) are charted', () => {
@@ -94,7 +133,7 @@ test('throughput, efficiency and the three p99s (client, /health probe, event lo
   assert.match(chart(html, 'rps'), new RegExp(`data-bars="${ok.length}"`))
   assert.match(chart(html, 'efficiency'), new RegExp(`data-bars="${ok.length}"`))
   const delay = chart(html, 'delay')
-  for (const legend of ['client latency p99', '/health probe p99', 'server event-loop delay p99']) assert.ok(delay.includes(legend))
+  for (const legend of ['client latency p99', '/health probe p99', 'server event-loop delay p99']) { assert.ok(delay.includes(legend)) }
   // 3 metrics × 3 runs, each bar a rect-like path with an aria label naming its value
   assert.equal(count(delay, 'aria-roledescription="bar"'), 9)
 })
@@ -102,12 +141,21 @@ test('throughput, efficiency and the three p99s (client, /health probe, event lo
 test('failed runs show exit code and stderr tail; untrusted runs and tier shifts are flagged with reasons', () => {
   const r = httpReport()
   const html = renderReportHtml(r)
-  const failed = html.slice(html.indexOf('data-flag="failed"'), html.indexOf('</div>', html.indexOf('data-flag="failed"') + 200) + 6)
+  const failed = html.slice(
+    html.indexOf('data-flag="failed"'),
+    html.indexOf('</div>', html.indexOf('data-flag="failed"') + 200) + 6
+  )
   assert.match(failed, /child-process@loop:1e5 failed/)
   assert.match(failed, /exit code <code>1<\/code>/)
   assert.match(failed, /Error: listen EADDRINUSE/)
-  assert.match(html, /data-flag="untrusted"[\s\S]*cluster@fib:20<\/b>: 12 timeouts; load generator saturated \(97% CPU\)/)
-  assert.match(html, /<tr class="untrusted"><td class="text"><b>cluster@fib:20<\/b><span class="why">⚠ untrusted: 12 timeouts/)
+  assert.match(
+    html,
+    /data-flag="untrusted"[\s\S]*cluster@fib:20<\/b>: 12 timeouts; load generator saturated \(97% CPU\)/
+  )
+  assert.match(
+    html,
+    /<tr class="untrusted"><td class="text"><b>cluster@fib:20<\/b><span class="why">⚠ untrusted: 12 timeouts/
+  )
   assert.match(html, /<tr class="failed"><td class="text"><b>child-process@loop:1e5<\/b><span class="why">✗ failed/)
   assert.equal(count(html, 'data-flag="tier-shift"'), 1, 'loop:1e5 has tierShift, fib:20 does not')
 })
@@ -115,12 +163,27 @@ test('failed runs show exit code and stderr tail; untrusted runs and tier shifts
 test('the results table has one row per run and shows null as a dash, never 0', () => {
   const r = httpReport()
   const html = renderReportHtml(r)
-  const results = html.slice(html.indexOf('<table class="results">'), html.indexOf('</table>', html.indexOf('<table class="results">')))
+  const results = html.slice(
+    html.indexOf('<table class="results">'),
+    html.indexOf('</table>', html.indexOf('<table class="results">'))
+  )
   assert.equal(count(results, '<tr') - 1, r.results.length)
   const failedRow = results.slice(results.indexOf('<tr class="failed">'))
   assert.ok(count(failedRow, 'title="not measured"') >= 10)
-  assert.deepEqual(runNames([{ key: 'a@w', work: 'w' }, { key: 'a@w', work: 'w' }]), ['a', 'a (2)'])
-  assert.deepEqual(runNames([{ key: 'a@w', work: 'w' }, { key: 'b@v', work: 'v' }]), ['a@w', 'b@v'])
+  assert.deepEqual(
+    runNames([
+      { key: 'a@w', work: 'w' },
+      { key: 'a@w', work: 'w' }
+    ]),
+    ['a', 'a (2)']
+  )
+  assert.deepEqual(
+    runNames([
+      { key: 'a@w', work: 'w' },
+      { key: 'b@v', work: 'v' }
+    ]),
+    ['a@w', 'b@v']
+  )
 })
 
 test('a --url report (outside: null, no telemetry, no calibration) renders and says outside sampling was off', () => {
@@ -140,7 +203,10 @@ test('dispatch results get a chart of mean time by workers per mode and cost, a 
   const pooled = r.results.filter((x) => x.workers > 0)
   assert.equal(count(fig, 'aria-roledescription="line mark"'), new Set(pooled.map((x) => `${x.mode}/${x.costMs}`)).size)
   // the main thread (workers 0) is one reference rule per hook cost
-  assert.equal(count(fig, 'aria-roledescription="rule mark"'), new Set(r.results.filter((x) => x.mode === 'main').map((x) => x.costMs)).size)
+  assert.equal(
+    count(fig, 'aria-roledescription="rule mark"'),
+    new Set(r.results.filter((x) => x.mode === 'main').map((x) => x.costMs)).size
+  )
   assert.ok(fig.includes('>hook 0 ms</text>') && fig.includes('>hook 1 ms</text>'))
   const dispatchTable = html.slice(html.indexOf('<table class="dispatch">'))
   assert.equal(count(dispatchTable.slice(0, dispatchTable.indexOf('</table>')), '<tr') - 1, r.results.length)
@@ -177,9 +243,26 @@ test("the synchronous SVG rendering equals vega's own view.toSVG()", async () =>
   const rows = r.results.flatMap((x) => spectrumRows(x.latency?.percentiles, { run: x.key }))
   const specs = [
     spectrumSpec(rows),
-    barSpec(r.results.filter((x) => x.rps).map((x) => ({ run: x.key, value: x.rps })), { xTitle: 'req/s' }),
-    barSpec([{ run: 'a', metric: 'm1', value: 1 }, { run: 'a', metric: 'm2', value: 2 }], { group: 'metric', xTitle: 'ms', rule: 1 }),
-    dispatchSpec(dispatchReport().results.map((x) => ({ mode: x.mode, workers: x.workers, cost: `c${x.costMs}`, payload: '30 B', meanMs: x.meanMs })))
+    barSpec(
+      r.results.filter((x) => x.rps).map((x) => ({ run: x.key, value: x.rps })),
+      { xTitle: 'req/s' }
+    ),
+    barSpec(
+      [
+        { run: 'a', metric: 'm1', value: 1 },
+        { run: 'a', metric: 'm2', value: 2 }
+      ],
+      { group: 'metric', xTitle: 'ms', rule: 1 }
+    ),
+    dispatchSpec(
+      dispatchReport().results.map((x) => ({
+        mode: x.mode,
+        workers: x.workers,
+        cost: `c${x.costMs}`,
+        payload: '30 B',
+        meanMs: x.meanMs
+      }))
+    )
   ]
   for (const spec of specs) {
     assert.equal(renderSvg(spec, { id: 't' }), await renderSvgAsync(spec, { id: 't' }))
@@ -197,7 +280,7 @@ test('many runs over several works: the spectrum becomes one panel per work, sti
   const html = renderReportHtml(r)
   const spectrum = chart(html, 'spectrum')
   assert.equal(count(spectrum, 'aria-roledescription="line mark"'), 18)
-  for (const work of ['fib:4', 'fib:20', 'sleep:10']) assert.ok(spectrum.includes(`>${work}</text>`), `panel header ${work}`)
+  for (const work of ['fib:4', 'fib:20', 'sleep:10']) { assert.ok(spectrum.includes(`>${work}</text>`), `panel header ${work}`) }
   assert.match(spectrum, /one panel per work spec/)
 })
 
@@ -209,7 +292,10 @@ test('any single field of a report set to null still renders (a value that could
     if (v && typeof v === 'object' && !(path.length > 2 && Array.isArray(v) && typeof v[0] !== 'object')) {
       for (const k of Object.keys(v)) {
         if (path[0] === 'results' && path.length === 1 && k !== '0') continue // one run covers the result shape
-        if (k === 'percentiles' || k === 'samples' || k === 'samplesMs' || k === 'processes') { paths.push([...path, k]); continue }
+        if (k === 'percentiles' || k === 'samples' || k === 'samplesMs' || k === 'processes') {
+          paths.push([...path, k])
+          continue
+        }
         walk(v[k], [...path, k])
       }
     }
@@ -222,7 +308,12 @@ test('any single field of a report set to null still renders (a value that could
     for (const k of path.slice(0, -1)) o = o[k]
     o[path.at(-1)] = null
     let html
-    assert.doesNotThrow(() => { html = renderReportHtml(r) }, `with ${path.join('.')} = null`)
+    assert.doesNotThrow(
+      () => {
+        html = renderReportHtml(r)
+      },
+      `with ${path.join('.')} = null`
+    )
     assert.match(html, /<\/html>\n$/)
   }
 })
@@ -233,6 +324,18 @@ test('when one run is over 20× slower at p99 the spectrum switches to a log lat
   assert.match(chart(renderReportHtml(r), 'spectrum'), /latency \(ms\), log scale<\/text>/)
   r.results = r.results.slice(0, 2)
   assert.match(chart(renderReportHtml(r), 'spectrum'), />latency \(ms\)<\/text>/)
-  assert.equal(wideSpread([{ run: 'a', p: 99, ms: 1 }, { run: 'b', p: 99, ms: 20 }]), false)
-  assert.equal(wideSpread([{ run: 'a', p: 99, ms: 1 }, { run: 'b', p: 99, ms: 21 }]), true)
+  assert.equal(
+    wideSpread([
+      { run: 'a', p: 99, ms: 1 },
+      { run: 'b', p: 99, ms: 20 }
+    ]),
+    false
+  )
+  assert.equal(
+    wideSpread([
+      { run: 'a', p: 99, ms: 1 },
+      { run: 'b', p: 99, ms: 21 }
+    ]),
+    true
+  )
 })

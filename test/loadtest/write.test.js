@@ -7,7 +7,13 @@ import { join } from 'node:path'
 import { writeReport } from '../../loadtest/report/write.js'
 import { startLab, tempDir } from './lab-helpers.js'
 
-const report = (id = '2026-11-22T10-00-00Z-box-custom') => ({ schema: 1, kind: 'loadlab-report', id, results: [], notes: [] })
+const report = (id = '2026-11-22T10-00-00Z-box-custom') => ({
+  schema: 1,
+  kind: 'loadlab-report',
+  id,
+  results: [],
+  notes: []
+})
 
 // fs whose writes into `dir` fail with `code` (as a full disk or a read-only folder would).
 function failingIn (dir, code) {
@@ -23,7 +29,10 @@ function failingIn (dir, code) {
       }
       return fsp.writeFile(path, ...rest)
     },
-    async link (from, to) { fail(to); return fsp.link(from, to) }
+    async link (from, to) {
+      fail(to)
+      return fsp.link(from, to)
+    }
   }
 }
 
@@ -33,23 +42,42 @@ test('a folder that cannot take the report: the JSON goes to the fallback, nothi
   t.after(() => Promise.all([out.cleanup(), spare.cleanup()]))
   for (const code of ['ENOSPC', 'EROFS']) {
     const r = report()
-    const res = await writeReport(r, { dir: out.dir, fallbackDir: spare.dir, renderers: { md: () => '# md' }, fs: failingIn(out.dir, code) })
+    const res = await writeReport(r, {
+      dir: out.dir,
+      fallbackDir: spare.dir,
+      renderers: { md: () => '# md' },
+      fs: failingIn(out.dir, code)
+    })
     assert.deepEqual(res.fallback, { from: out.dir, reason: code })
     assert.equal(res.dir, spare.dir)
     const saved = JSON.parse(await fsp.readFile(join(spare.dir, `${res.id}.json`), 'utf8'))
     assert.equal(saved.id, res.id)
     assert.deepEqual(await fsp.readdir(out.dir), [], `${code}: no .tmp or partial file left in --out`)
   }
-  assert.deepEqual((await fsp.readdir(spare.dir)).filter((f) => f.endsWith('.tmp')), [])
+  assert.deepEqual(
+    (await fsp.readdir(spare.dir)).filter((f) => f.endsWith('.tmp')),
+    []
+  )
 })
 
 test('a renderer that throws: the JSON and the other files are written, the error is returned', async (t) => {
   const out = await tempDir()
   t.after(out.cleanup)
-  const res = await writeReport(report(), { dir: out.dir, renderers: { md: () => '# md', html: () => { throw new Error('boom') } } })
+  const res = await writeReport(report(), {
+    dir: out.dir,
+    renderers: {
+      md: () => '# md',
+      html: () => {
+        throw new Error('boom')
+      }
+    }
+  })
   assert.equal(res.fallback, null)
   assert.deepEqual((await fsp.readdir(out.dir)).sort(), [`${res.id}.json`, `${res.id}.md`])
-  assert.deepEqual(res.errors.map((e) => e.message), ['boom'])
+  assert.deepEqual(
+    res.errors.map((e) => e.message),
+    ['boom']
+  )
 })
 
 test('two labs writing the same report id at the same moment: both reports kept, each under its own id', async (t) => {
@@ -71,9 +99,25 @@ test('--out replaced by a file mid-run: the lab writes to the fallback folder, s
   const tmp = await tempDir()
   t.after(() => Promise.all([out.cleanup(), tmp.cleanup()]))
   const dir = join(out.dir, 'reports')
-  const lab = startLab(['--server', 'simple', '--work', 'loop:1e5', '--connections', '2', '--amount', '2000', '--warmup', '0', '--out', dir], {
-    env: { LOADLAB_PROGRESS: '1', TMPDIR: tmp.dir }
-  })
+  const lab = startLab(
+    [
+      '--server',
+      'simple',
+      '--work',
+      'loop:1e5',
+      '--connections',
+      '2',
+      '--amount',
+      '2000',
+      '--warmup',
+      '0',
+      '--out',
+      dir
+    ],
+    {
+      env: { LOADLAB_PROGRESS: '1', TMPDIR: tmp.dir }
+    }
+  )
   let stderr = ''
   await new Promise((resolve, reject) => {
     lab.stderr.on('data', async (d) => {
@@ -90,12 +134,18 @@ test('--out replaced by a file mid-run: the lab writes to the fallback folder, s
   const res = await lab
   assert.equal(res.exitCode, 1, res.stderr)
   const where = join(tmp.dir, 'loadlab-reports')
-  assert.match(res.stderr, new RegExp(`could not write into ${dir} \\((ENOTDIR|EEXIST)\\): the report went to ${where}`))
+  assert.match(
+    res.stderr,
+    new RegExp(`could not write into ${dir} \\((ENOTDIR|EEXIST)\\): the report went to ${where}`)
+  )
   const files = await fsp.readdir(where)
   const json = files.find((f) => f.endsWith('.json'))
   const saved = JSON.parse(await fsp.readFile(join(where, json), 'utf8'))
   assert.equal(saved.results[0].requests.completed, 2000, 'the whole measured run is in the fallback report')
   assert.ok(files.some((f) => f.endsWith('.html')) && files.some((f) => f.endsWith('.md')))
-  assert.deepEqual(files.filter((f) => f.endsWith('.tmp')), [])
+  assert.deepEqual(
+    files.filter((f) => f.endsWith('.tmp')),
+    []
+  )
   assert.equal(await fsp.readFile(dir, 'utf8'), 'not a folder any more', 'nothing written over what took its place')
 })

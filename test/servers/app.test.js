@@ -10,7 +10,13 @@ import { expectedBody, parseWork } from '../../servers/lib/workloads.js'
 function inlineApp (handle = timedRun) {
   const telemetry = createTelemetry()
   const app = buildApp({ strategy: 'test', work: parseWork('fib:20'), handle, telemetry })
-  return { app, close: async () => { await app.close(); telemetry.close() } }
+  return {
+    app,
+    close: async () => {
+      await app.close()
+      telemetry.close()
+    }
+  }
 }
 
 test('GET / answers the verified body, JSON, with Server-Timing work and queue', async (t) => {
@@ -46,7 +52,9 @@ test('a bad ?work= is a 400 naming the valid specs; a throwing task a 500 JSON; 
 })
 
 test('LabErrors answer with their status, and Retry-After when they carry one', async (t) => {
-  const { app, close } = inlineApp(() => { throw new ServerError('ERR_QUEUE_FULL', 'queue full') })
+  const { app, close } = inlineApp(() => {
+    throw new ServerError('ERR_QUEUE_FULL', 'queue full')
+  })
   t.after(close)
   const res = await app.inject('/')
   assert.equal(res.statusCode, 503)
@@ -80,7 +88,15 @@ test('telemetry off: no loop figures (null), requests still counted; aggregate t
   assert.equal(snap.elu, null)
   assert.equal(snap.ticks, null)
   assert.deepEqual(snap.requests, { completed: 1, failed: 0 })
-  const p = (pid, p99, elu, ticks, completed) => ({ pid, role: 'worker', windowMs: 10, eventLoop: { p50: 1, p99, max: p99, mean: 1 }, elu, ticks, requests: { completed, failed: 1 } })
+  const p = (pid, p99, elu, ticks, completed) => ({
+    pid,
+    role: 'worker',
+    windowMs: 10,
+    eventLoop: { p50: 1, p99, max: p99, mean: 1 },
+    elu,
+    ticks,
+    requests: { completed, failed: 1 }
+  })
   const all = aggregate({ strategy: 's', processes: [p(1, 5, 0.2, 10, 3), p(2, 9, 0.4, 20, 4)], gauges: { x: 1 } })
   assert.deepEqual(all.eventLoop, { p50: 1, p99: 9, max: 9 })
   assert.ok(Math.abs(all.elu - 0.3) < 1e-9)
@@ -91,30 +107,55 @@ test('telemetry off: no loop figures (null), requests still counted; aggregate t
 })
 
 test('parseOptions: defaults, environment fallbacks, and one-line errors naming flag, rule and value', () => {
-  const extra = { threads: { default: '2', parse: (s) => { if (!/^[1-9]\d*$/.test(s)) throw new Error('expected a positive integer'); return Number(s) }, help: '' } }
+  const extra = {
+    threads: {
+      default: '2',
+      parse: (s) => {
+        if (!/^[1-9]\d*$/.test(s)) throw new Error('expected a positive integer')
+        return Number(s)
+      },
+      help: ''
+    }
+  }
   const o = parseOptions({ strategy: 'x', work: 'fib:20', extra, argv: [], env: {} })
   assert.equal(o.port, 3000)
   assert.equal(o.host, '127.0.0.1')
   assert.equal(o.telemetry, 'on')
   assert.equal(o.threads, 2)
   assert.equal(o.work.spec, 'fib:20')
-  const e = parseOptions({ strategy: 'x', work: 'fib:20', extra, argv: ['--threads', '3'], env: { PORT: '0', HOST: '::1', WORK: 'loop:10' } })
+  const e = parseOptions({
+    strategy: 'x',
+    work: 'fib:20',
+    extra,
+    argv: ['--threads', '3'],
+    env: { PORT: '0', HOST: '::1', WORK: 'loop:10' }
+  })
   assert.deepEqual([e.port, e.host, e.work.spec, e.threads], [0, '::1', 'loop:10', 3])
   const fails = [
     [['--threads', 'abc'], '--threads: expected a positive integer, got "abc"'],
     [['--port', '70000'], '--port: expected an integer from 0 to 65535, got "70000"'],
     [['--telemetry', 'maybe'], '--telemetry: expected one of on, off, got "maybe"'],
-    [['--bogus', '1'], '--bogus: unknown option (valid: --port, --host, --work, --task, --input, --task-timeout, --telemetry, --work-override, --request-timeout, --threads, --help)'],
+    [
+      ['--bogus', '1'],
+      '--bogus: unknown option (valid: --port, --host, --work, --task, --input, --task-timeout, --telemetry, --work-override, --request-timeout, --threads, --help)'
+    ],
     [['--work', 'loop:abc'], /^bad work spec "loop:abc": expected/],
     [['stray'], 'x: unexpected argument stray (options are --flags, see --help)']
   ]
   for (const [argv, message] of fails) {
-    assert.throws(() => parseOptions({ strategy: 'x', work: 'fib:20', extra, argv, env: {} }), (err) => {
-      assert.equal(err.exitCode, 2)
-      if (typeof message === 'string') assert.equal(err.message, message)
-      else assert.match(err.message, message)
-      return true
-    }, argv.join(' '))
+    assert.throws(
+      () => parseOptions({ strategy: 'x', work: 'fib:20', extra, argv, env: {} }),
+      (err) => {
+        assert.equal(err.exitCode, 2)
+        if (typeof message === 'string') assert.equal(err.message, message)
+        else assert.match(err.message, message)
+        return true
+      },
+      argv.join(' ')
+    )
   }
-  assert.throws(() => parseOptions({ strategy: 'x', work: 'fib:20', argv: [], env: { PORT: 'x' } }), /--port: .* got "x" \(from PORT\)/)
+  assert.throws(
+    () => parseOptions({ strategy: 'x', work: 'fib:20', argv: [], env: { PORT: 'x' } }),
+    /--port: .* got "x" \(from PORT\)/
+  )
 })

@@ -36,11 +36,12 @@ test('queued-threads: queued requests are served first come, first served (pisci
   const srv = await startServer('queued-threads', ['--threads', '1', '--work', 'sleep-sync:800'])
   t.after(() => srv.stop())
   const done = []
-  const send = (name, work) => fetch(`${srv.url}/?work=${work}`).then(async (res) => {
-    assert.equal(res.status, 200)
-    await res.text()
-    done.push(name)
-  })
+  const send = (name, work) =>
+    fetch(`${srv.url}/?work=${work}`).then(async (res) => {
+      assert.equal(res.status, 200)
+      await res.text()
+      done.push(name)
+    })
   const first = send('A', 'sleep-sync:800')
   await pWaitFor(async () => (await gaugesOf(srv)).threadsBusy === 1, wait)
   // Each request is sent only once the previous one is known to be queued, so the arrival order is certain.
@@ -132,7 +133,11 @@ test('child-process: a child killed while working answers 500 and the server kee
 test('cluster: a worker that dies is replaced, and stats then cover the new one', async (t) => {
   const srv = await startServer('cluster', ['--workers', '2', '--work', 'fib:20'])
   t.after(() => srv.stop())
-  const workerPids = (stats) => stats.processes.filter((p) => p.role === 'worker').map((p) => p.pid).sort()
+  const workerPids = (stats) =>
+    stats.processes
+      .filter((p) => p.role === 'worker')
+      .map((p) => p.pid)
+      .sort()
   const before = workerPids((await getJson(`${srv.url}/__lab/stats`)).body)
   assert.equal(before.length, 2)
   process.kill(before[0], 'SIGKILL')
@@ -143,7 +148,9 @@ test('cluster: a worker that dies is replaced, and stats then cover the new one'
       const { body } = await getJson(`${srv.url}/__lab/stats`, { signal: AbortSignal.timeout(2000) })
       const now = workerPids(body)
       return body.gauges.workersRestarted === 1 && now.length === 2 && !now.includes(before[0])
-    } catch { return false }
+    } catch {
+      return false
+    }
   }, wait)
   assert.equal(isAlive(before[0]), false)
   // The client's kept-alive socket may still be the dead worker's: the server serves again once a
@@ -154,7 +161,9 @@ test('cluster: a worker that dies is replaced, and stats then cover the new one'
       const res = await fetch(`${srv.url}/`, { signal: AbortSignal.timeout(5000) })
       body = await res.text()
       return res.status === 200
-    } catch { return false }
+    } catch {
+      return false
+    }
   }, wait)
   assert.equal(body, expectedBody('fib:20'))
   assert.equal(processTree(srv.pid).length, 3)

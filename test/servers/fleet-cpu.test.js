@@ -7,31 +7,55 @@ const work = 'loop:1e5'
 
 test('simple', () => checkServer({ name: 'simple', work, gauges: (g) => assert.equal(g.peakInFlight, 1) }))
 
-test('cluster: stats cover both workers', () => checkServer({
-  name: 'cluster', args: ['--workers', '2'], work, workers: 2, gauges: (g) => assert.equal(g.workersRestarted, 0)
-}))
+test('cluster: stats cover both workers', () =>
+  checkServer({
+    name: 'cluster',
+    args: ['--workers', '2'],
+    work,
+    workers: 2,
+    gauges: (g) => assert.equal(g.workersRestarted, 0)
+  }))
 
-test('child-process: one child per request', () => checkServer({
-  name: 'child-process', work, amount: 30, gauges: (g, n) => { assert.equal(g.childrenStarted, n); assert.equal(g.inFlight, 0) }
-}))
+test('child-process: one child per request', () =>
+  checkServer({
+    name: 'child-process',
+    work,
+    amount: 30,
+    gauges: (g, n) => {
+      assert.equal(g.childrenStarted, n)
+      assert.equal(g.inFlight, 0)
+    }
+  }))
 
-test('worker-per-request: one thread per request', () => checkServer({
-  name: 'worker-per-request', work, gauges: (g, n) => { assert.equal(g.workersStarted, n); assert.ok(g.peakInFlight >= 1) }
-}))
+test('worker-per-request: one thread per request', () =>
+  checkServer({
+    name: 'worker-per-request',
+    work,
+    gauges: (g, n) => {
+      assert.equal(g.workersStarted, n)
+      assert.ok(g.peakInFlight >= 1)
+    }
+  }))
 
-test('cluster-threads: both workers, one thread per request', () => checkServer({
-  name: 'cluster-threads', args: ['--workers', '2'], work, workers: 2, gauges: (g, n) => assert.equal(g.workersStarted, n)
-}))
+test('cluster-threads: both workers, one thread per request', () =>
+  checkServer({
+    name: 'cluster-threads',
+    args: ['--workers', '2'],
+    work,
+    workers: 2,
+    gauges: (g, n) => assert.equal(g.workersStarted, n)
+  }))
 
-test('queued-threads', () => checkServer({
-  name: 'queued-threads',
-  args: ['--threads', '2'],
-  work,
-  gauges: (g, n) => {
-    assert.equal(g.completed, n)
-    assert.equal(g.threads, 2)
-    assert.equal(g.queueLength, 0)
-    assert.equal(g.aborted + g.rejected + g.failed, 0)
-    assert.ok(g.utilization > 0 && g.utilization <= 1)
-  }
-}))
+test('queued-threads', () =>
+  checkServer({
+    name: 'queued-threads',
+    args: ['--threads', '2'],
+    work,
+    gauges: (g, n) => {
+      assert.equal(g.completed, n)
+      assert.equal(g.threads, 2)
+      assert.equal(g.queueLength, 0)
+      assert.equal(g.aborted + g.rejected + g.failed, 0)
+      assert.ok(g.utilization > 0 && g.utilization <= 1)
+    }
+  }))

@@ -22,11 +22,20 @@ for (const name of ['child-process', 'worker-per-request']) {
   test(`${name}: a fork or thread that cannot start answers 503, and the server keeps serving`, async (t) => {
     const server = await startServer(name, ['--work', 'loop:1e3'])
     const agent = new Agent({ connections: 1, pipelining: 1 })
-    t.after(async () => { await agent.close(); await server.stop() })
+    t.after(async () => {
+      await agent.close()
+      await server.stop()
+    })
     assert.equal((await keptGet(agent, `${server.url}/`)).status, 200)
     // No file descriptor left: a fork needs pipes for its IPC channel, a thread its own event loop.
     // Only the soft limit is lowered and put back (raising a hard limit needs a capability we may lack).
-    const [soft, hard] = execFileSync('prlimit', ['--pid', String(server.pid), '--nofile', '--output=SOFT,HARD', '--noheadings'], { encoding: 'utf8' }).trim().split(/\s+/)
+    const [soft, hard] = execFileSync(
+      'prlimit',
+      ['--pid', String(server.pid), '--nofile', '--output=SOFT,HARD', '--noheadings'],
+      { encoding: 'utf8' }
+    )
+      .trim()
+      .split(/\s+/)
     const open = readdirSync(`/proc/${server.pid}/fd`).length
     execFileSync('prlimit', ['--pid', String(server.pid), `--nofile=${open}:${hard}`])
     const refused = await keptGet(agent, `${server.url}/`)
@@ -60,19 +69,25 @@ test('?work=constructor:1 (and other Object.prototype names) is a 400, --work co
 })
 
 test('an empty host is refused (flag or HOST=); beyond loopback the server warns that ?work= is open', async () => {
-  for (const run of [runServer('simple', ['--host', '', '--port', '0']), runServer('simple', ['--port', '0'], { env: { HOST: '' } })]) {
+  for (const run of [
+    runServer('simple', ['--host', '', '--port', '0']),
+    runServer('simple', ['--port', '0'], { env: { HOST: '' } })
+  ]) {
     const r = await run
     assert.equal(r.code, 2)
     assert.equal(r.stderr.trim().split('\n').length, 1)
     assert.match(r.stderr, /--host: expected an address/)
   }
   for (const host of ['127.0.0.1', '127.1.2.3', '::1', 'localhost']) assert.equal(isLoopback(host), true, host)
-  for (const host of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.2', 'example.com']) assert.equal(isLoopback(host), false, host)
-  assert.match(exposedWarning('0.0.0.0'), /^warning: listening on 0\.0\.0\.0, beyond loopback: .*\?work=.*--work-override off/)
+  for (const host of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.2', 'example.com']) { assert.equal(isLoopback(host), false, host) }
+  assert.match(
+    exposedWarning('0.0.0.0'),
+    /^warning: listening on 0\.0\.0\.0, beyond loopback: .*\?work=.*--work-override off/
+  )
   assert.equal(exposedWarning('0.0.0.0').trim().split('\n').length, 1)
 })
 
-test('--work-override off: ?work= is a 400, the server\'s own work still answers', async (t) => {
+test("--work-override off: ?work= is a 400, the server's own work still answers", async (t) => {
   const server = await startServer('simple', ['--work', 'loop:1e3', '--work-override', 'off'])
   t.after(() => server.stop())
   const res = await getJson(`${server.url}/?work=loop:1e9`)
@@ -113,22 +128,28 @@ async function freeWorkerAgent (url) {
 test('cluster: /__lab/stats answers within its bound while a worker is blocked, and says so', async (t) => {
   const server = await startServer('cluster', ['--workers', '2', '--work', 'loop:1e3'])
   const agents = []
-  t.after(async () => { await Promise.all(agents.map((a) => a.destroy())); await server.stop() })
+  t.after(async () => {
+    await Promise.all(agents.map((a) => a.destroy()))
+    await server.stop()
+  })
   // Block one worker for a few seconds with inline work nobody waits for.
   const blocker = new Agent({ connections: 1 })
   agents.push(blocker)
   request(`${server.url}/?work=fib:43`, { dispatcher: blocker }).catch(() => {})
   let stats = null
   let tookMs = null
-  await pWaitFor(async () => {
-    const agent = await freeWorkerAgent(server.url)
-    agents.push(agent)
-    const started = Date.now()
-    const res = await request(`${server.url}/__lab/stats`, { dispatcher: agent, headersTimeout: 5000 })
-    stats = await res.body.json()
-    tookMs = Date.now() - started
-    return stats.gauges.workersSilent === 1
-  }, { interval: 50, timeout: 15000 })
+  await pWaitFor(
+    async () => {
+      const agent = await freeWorkerAgent(server.url)
+      agents.push(agent)
+      const started = Date.now()
+      const res = await request(`${server.url}/__lab/stats`, { dispatcher: agent, headersTimeout: 5000 })
+      stats = await res.body.json()
+      tookMs = Date.now() - started
+      return stats.gauges.workersSilent === 1
+    },
+    { interval: 50, timeout: 15000 }
+  )
   assert.equal(stats.gauges.workers, 2)
   assert.equal(stats.gauges.workersSilent, 1, 'the blocked worker is counted, not waited for')
   assert.ok(tookMs < 3000, `stats answered in ${tookMs} ms`)
@@ -150,8 +171,20 @@ test('long-vs-small-tasks: an API that never answers gives 504 after --api-timeo
   const silent = createServer(() => {}) // accepts, never answers
   silent.listen(0, '127.0.0.1')
   await once(silent, 'listening')
-  const server = await startServer('long-vs-small-tasks', ['--api', 'on', '--api-url', `http://127.0.0.1:${silent.address().port}/`, '--api-timeout', '300', '--work', 'ssr:10'])
-  t.after(async () => { await server.stop(); silent.close() })
+  const server = await startServer('long-vs-small-tasks', [
+    '--api',
+    'on',
+    '--api-url',
+    `http://127.0.0.1:${silent.address().port}/`,
+    '--api-timeout',
+    '300',
+    '--work',
+    'ssr:10'
+  ])
+  t.after(async () => {
+    await server.stop()
+    silent.close()
+  })
   const started = Date.now()
   const res = await getJson(`${server.url}/`)
   assert.equal(res.status, 504)
@@ -167,7 +200,10 @@ test('queued-threads: a pool thread that crashes mid-task answers 500, is replac
   assert.equal(crashed.status, 500)
   assert.equal(crashed.body.code, 'ERR_TASK_FAILED')
   for (let i = 0; i < 4; i++) assert.equal((await getJson(`${server.url}/`)).status, 200)
-  await pWaitFor(async () => (await getJson(`${server.url}/__lab/stats`)).body.gauges.threads === 2, { interval: 50, timeout: 10000 })
+  await pWaitFor(async () => (await getJson(`${server.url}/__lab/stats`)).body.gauges.threads === 2, {
+    interval: 50,
+    timeout: 10000
+  })
   const stats = (await getJson(`${server.url}/__lab/stats`)).body
   assert.equal(stats.gauges.failed, 1)
   assert.ok(isAlive(server.pid))

@@ -32,8 +32,9 @@ for (const [name, args, work, processes] of inFlight) {
     await pWaitFor(async () => {
       const { body } = await getJson(`${srv.url}/__lab/stats`)
       const g = body.gauges
-      return processTree(srv.pid).length === processes &&
-        (g.inFlight ?? g.threadsBusy ?? 0) + (g.childrenStarted ?? 0) >= 1
+      return (
+        processTree(srv.pid).length === processes && (g.inFlight ?? g.threadsBusy ?? 0) + (g.childrenStarted ?? 0) >= 1
+      )
     }, wait)
     const tree = processTree(srv.pid)
     // Exit code 0 also means "within its own 5 s shutdown limit" (past it the server exits 1).
@@ -43,7 +44,12 @@ for (const [name, args, work, processes] of inFlight) {
     const res = await pending
     // work in a thread or child is failed with a 503; inline work gets a grace period, then its connection is closed
     if (res.status !== undefined) assert.equal(res.status, 503, `in-flight request answered ${res.status}`)
-    else assert.ok(['simple', 'cluster', 'long-vs-small-tasks'].includes(name), `${name}: in-flight request got no answer: ${res.message}`)
+    else {
+      assert.ok(
+        ['simple', 'cluster', 'long-vs-small-tasks'].includes(name),
+        `${name}: in-flight request got no answer: ${res.message}`
+      )
+    }
   })
 }
 
@@ -59,10 +65,18 @@ for (const [name, args, processes] of orphans) {
     const parent = fork(fileURLToPath(new URL('../helpers/ipc-parent.js', import.meta.url)), [name, ...args], {
       stdio: ['ignore', 'ignore', 'inherit', 'ipc']
     })
-    t.after(() => { if (parent.exitCode === null && parent.signalCode === null) parent.kill('SIGKILL') })
+    t.after(() => {
+      if (parent.exitCode === null && parent.signalCode === null) parent.kill('SIGKILL')
+    })
     const [ready] = await once(parent, 'message')
     assert.ok(ready.pid > 0, JSON.stringify(ready))
-    t.after(() => { for (const pid of processTree(ready.pid)) try { process.kill(pid, 'SIGKILL') } catch {} })
+    t.after(() => {
+      for (const pid of processTree(ready.pid)) {
+        try {
+          process.kill(pid, 'SIGKILL')
+        } catch {}
+      }
+    })
     if (name === 'child-process') getJson(`${ready.url}/`).catch(() => {}) // a child in flight
     await pWaitFor(() => processTree(ready.pid).length === processes, wait)
     const tree = processTree(ready.pid)

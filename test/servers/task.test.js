@@ -20,13 +20,21 @@ const AMOUNT = 20
 // server, extra args, and what taskSetups must be after AMOUNT + 1 requests (n) over `workers` processes.
 const fleet = [
   { name: 'simple', setups: (n) => n === 1 },
-  { name: 'cluster', args: ['--workers', '2'], setups: (n, procs) => n >= 1 && n <= 2 && procs.every((p) => p.taskSetups <= 1) },
+  {
+    name: 'cluster',
+    args: ['--workers', '2'],
+    setups: (n, procs) => n >= 1 && n <= 2 && procs.every((p) => p.taskSetups <= 1)
+  },
   { name: 'child-process', setups: (n, procs, requests) => n === requests },
   { name: 'worker-per-request', setups: (n, procs, requests) => n === requests },
   { name: 'cluster-threads', args: ['--workers', '2'], setups: (n, procs, requests) => n === requests },
   { name: 'queued-threads', args: ['--threads', '2'], setups: (n) => n >= 1 && n <= 2 },
   // piscina's defaults (idleTimeout 0): a thread ended when idle is a new thread with its own setup
-  { name: 'sleep-variants', args: ['--variant', 'sync-sleep-pooled'], setups: (n, procs, requests) => n >= 1 && n <= requests },
+  {
+    name: 'sleep-variants',
+    args: ['--variant', 'sync-sleep-pooled'],
+    setups: (n, procs, requests) => n >= 1 && n <= requests
+  },
   { name: 'long-vs-small-tasks', setups: (n) => n === 1 }
 ]
 
@@ -44,7 +52,10 @@ for (const { name, args = [], setups } of fleet) {
     assert.equal(burst.mismatches, 0)
     const stats = await statsOf(srv)
     assert.equal(stats.requests.completed, AMOUNT + 1)
-    assert.ok(setups(stats.taskSetups, stats.processes, AMOUNT + 1), `taskSetups ${stats.taskSetups} (${JSON.stringify(stats.processes.map((p) => p.taskSetups))})`)
+    assert.ok(
+      setups(stats.taskSetups, stats.processes, AMOUNT + 1),
+      `taskSetups ${stats.taskSetups} (${JSON.stringify(stats.processes.map((p) => p.taskSetups))})`
+    )
     // built-in work still runs beside the task
     assert.equal(await (await fetch(`${srv.url}/?work=fib:10`)).text(), '{"fib":55}')
     assert.deepEqual(await srv.stop(), { code: 0, signal: null })
@@ -68,7 +79,10 @@ test('an async task under a named export and a CommonJS task, in threads and for
 test('a task module that is missing, not a function or given bad input stops the server at start (exit 2, one line)', async () => {
   const cases = [
     [['--task', 'no/such-task.js'], /^--task: cannot read .*no\/such-task\.js: no such file$/],
-    [['--task', join(TASKS, 'failing.mjs')], /^task .*failing\.mjs: export default is a number, not a function \(functions exported: .*\)$/],
+    [
+      ['--task', join(TASKS, 'failing.mjs')],
+      /^task .*failing\.mjs: export default is a number, not a function \(functions exported: .*\)$/
+    ],
     [['--task', join(TASKS, 'failing.mjs#nope')], /export nope is undefined, not a function/],
     [['--task', SUM, '--input', '{nope'], /^--input: not JSON/],
     [['--task', SUM, '--input', '@missing.json'], /^--input: cannot read .*missing\.json: no such file$/],
@@ -97,7 +111,11 @@ test('a task that throws, in setup() or per call, or whose result is not JSON: 5
   const cases = [
     [join(TASKS, 'setup-throws.mjs'), 'ERR_TASK_SETUP', /^task setup\(\) failed: no database here$/],
     [join(TASKS, 'failing.mjs#throws'), 'ERR_TASK_FAILED', /^task threw: bad input \{"a":1\}$/],
-    [join(TASKS, 'failing.mjs#notJson'), 'ERR_TASK_RESULT', /^task result is not JSON-serialisable: Do not know how to serialize a BigInt$/],
+    [
+      join(TASKS, 'failing.mjs#notJson'),
+      'ERR_TASK_RESULT',
+      /^task result is not JSON-serialisable: Do not know how to serialize a BigInt$/
+    ],
     [join(TASKS, 'failing.mjs#nothing'), 'ERR_TASK_RESULT', /^task result is not JSON-serialisable: got undefined$/]
   ]
   for (const name of ['simple', 'worker-per-request', 'child-process', 'queued-threads']) {
@@ -123,7 +141,10 @@ test('a task that never settles (a pending promise, a synchronous loop) answers 
     const exports = name === 'simple' ? ['never'] : ['never', 'spin'] // inline, a synchronous loop would hang the server
     for (const exp of exports) {
       const args = ['--task', `${join(TASKS, 'failing.mjs')}#${exp}`, '--task-timeout', '300']
-      const srv = await startServer(name, [...args, ...(name === 'sleep-variants' ? ['--variant', 'sync-sleep-pooled'] : [])])
+      const srv = await startServer(name, [
+        ...args,
+        ...(name === 'sleep-variants' ? ['--variant', 'sync-sleep-pooled'] : [])
+      ])
       t.after(() => srv.stop())
       const threadsBefore = threadCount(srv.pid)
       const r = await getJson(`${srv.url}/`)
@@ -132,11 +153,11 @@ test('a task that never settles (a pending promise, a synchronous loop) answers 
       assert.match(r.body.message, /^task did not settle within 300 ms/)
       assert.equal(await (await fetch(`${srv.url}/?work=fib:10`)).text(), '{"fib":55}', `${name} ${exp} keeps serving`)
       const { gauges } = await statsOf(srv)
-      if ('inFlight' in gauges) await pWaitFor(async () => (await statsOf(srv)).gauges.inFlight === 0, { interval: 20, timeout: 10000 })
+      if ('inFlight' in gauges) { await pWaitFor(async () => (await statsOf(srv)).gauges.inFlight === 0, { interval: 20, timeout: 10000 }) }
       if (name === 'queued-threads') assert.equal(gauges.threadsBusy, 0)
       // the spinning child is gone, and the spinning thread was ended (piscina replaces it)
       await pWaitFor(() => processTree(srv.pid).length === 1, { interval: 20, timeout: 10000 })
-      if (name === 'worker-per-request') await pWaitFor(() => threadCount(srv.pid) <= threadsBefore, { interval: 20, timeout: 10000 })
+      if (name === 'worker-per-request') { await pWaitFor(() => threadCount(srv.pid) <= threadsBefore, { interval: 20, timeout: 10000 }) }
       assert.deepEqual(await srv.stop(), { code: 0, signal: null })
     }
   }
@@ -155,7 +176,9 @@ test('relative --task and --input @file (spaces, non-ASCII) resolve from the wor
     t.after(() => a.stop())
     assert.equal(await (await fetch(`${a.url}/`)).text(), sumBody, name)
     assert.deepEqual(await a.stop(), { code: 0, signal: null })
-    const b = await startServer(name, [...extra, '--task', 'my tâche ü/wörds.cjs', '--input', '@input file é.json'], { cwd: dir })
+    const b = await startServer(name, [...extra, '--task', 'my tâche ü/wörds.cjs', '--input', '@input file é.json'], {
+      cwd: dir
+    })
     t.after(() => b.stop())
     assert.match(b.work, /^task:wörds\.cjs@/)
     assert.equal(await (await fetch(`${b.url}/`)).text(), '{"words":4}', name)
@@ -169,5 +192,9 @@ function threadCount (pid) {
 }
 
 function readStatus (pid) {
-  try { return readFileSync(`/proc/${pid}/status`, 'utf8') } catch { return '' }
+  try {
+    return readFileSync(`/proc/${pid}/status`, 'utf8')
+  } catch {
+    return ''
+  }
 }

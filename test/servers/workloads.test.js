@@ -11,22 +11,44 @@ test('parseWork reads NAME:ARG, with 1e8-style numbers', () => {
 })
 
 test('bad specs throw ERR_BAD_WORK naming the spec and every valid one', () => {
-  for (const bad of ['loop:abc', 'loop', 'nope:1', 'fib:46', 'fib:0', 'loop:1e10', 'render:100001', 'ssr:20001',
-    'sleep:60001', 'sleep-sync:-1', 'loop:1.5', 'loop:0x10', '', 'fib:30:1', { name: 'fib', arg: 99 }]) {
-    assert.throws(() => parseWork(bad), (err) => {
-      assert.equal(err.code, 'ERR_BAD_WORK')
-      assert.equal(err.statusCode, 400)
-      const named = typeof bad === 'object' ? `${bad.name}:${bad.arg}` : bad
-      assert.ok(err.message.startsWith(`bad work spec ${JSON.stringify(named)}: expected loop:N (1..1e9), fib:N (1..45)`), err.message)
-      for (const k of WORKLOADS) assert.ok(err.message.includes(`${k}:`), k)
-      assert.ok(!err.message.includes('\n'))
-      return true
-    }, String(bad))
+  for (const bad of [
+    'loop:abc',
+    'loop',
+    'nope:1',
+    'fib:46',
+    'fib:0',
+    'loop:1e10',
+    'render:100001',
+    'ssr:20001',
+    'sleep:60001',
+    'sleep-sync:-1',
+    'loop:1.5',
+    'loop:0x10',
+    '',
+    'fib:30:1',
+    { name: 'fib', arg: 99 }
+  ]) {
+    assert.throws(
+      () => parseWork(bad),
+      (err) => {
+        assert.equal(err.code, 'ERR_BAD_WORK')
+        assert.equal(err.statusCode, 400)
+        const named = typeof bad === 'object' ? `${bad.name}:${bad.arg}` : bad
+        assert.ok(
+          err.message.startsWith(`bad work spec ${JSON.stringify(named)}: expected loop:N (1..1e9), fib:N (1..45)`),
+          err.message
+        )
+        for (const k of WORKLOADS) assert.ok(err.message.includes(`${k}:`), k)
+        assert.ok(!err.message.includes('\n'))
+        return true
+      },
+      String(bad)
+    )
   }
 })
 
 test('CPU workloads give the documented deterministic results', () => {
-  assert.deepEqual(runWork('loop:1e6'), { sum: 1e6 * (1e6 - 1) / 2 })
+  assert.deepEqual(runWork('loop:1e6'), { sum: (1e6 * (1e6 - 1)) / 2 })
   assert.deepEqual(runWork('loop:1'), { sum: 0 })
   assert.deepEqual(runWork('fib:20'), { fib: 6765 })
   assert.deepEqual(runWork('fib:1'), { fib: 1 })
@@ -71,7 +93,7 @@ test('expectedBody is JSON.stringify of the result, memoised, and does not sleep
   assert.ok(performance.now() - t2 < firstMs / 4, 'second call is memoised')
 })
 
-test('timedRun (every runner\'s core) gives the same body plus timing', async () => {
+test("timedRun (every runner's core) gives the same body plus timing", async () => {
   const out = timedRun('fib:20')
   assert.equal(out.body, expectedBody('fib:20'))
   assert.ok(out.workMs >= 0 && out.startedAt > 1.6e12)
