@@ -190,6 +190,16 @@ export function untrustedReasons (fig, { failure, interrupted } = {}) {
   return out
 }
 
+// Whether a capacity step's verdict could be the generator's doing: it failed on latency alone, and by
+// no more than the generator's own worst lag (which the latency from the due time includes).
+function verdictInDoubt (step, sloMs) {
+  if (!step) return true
+  if (step.pass) return false // it held with the lag inside its latency: without it, all the more
+  const q = step.requests
+  const onLatencyOnly = q.errors === 0 && q.timeouts === 0 && q.non2xx === 0 && q.mismatches === 0
+  return onLatencyOnly && step.p99 - (step.lagMax ?? 0) <= sloMs
+}
+
 // One step of a capacity sweep: the offered rate and what came of it.
 function stepFigures (fig, index, kind, sloMs) {
   const l = fig.latency
@@ -208,6 +218,7 @@ function stepFigures (fig, index, kind, sloMs) {
     peakInFlight: fig.open?.peakInFlight ?? null,
     waited: fig.open?.waited ?? null,
     lagP99: fig.open?.lag?.p99 ?? null,
+    lagMax: fig.open?.lag?.max ?? null,
     cpuCores: fig.outside && seconds > 0 ? round(fig.outside.cpuSeconds / seconds, 3) : null,
     queueLength: fig.telemetry?.gauges?.queueLength ?? null,
     recovery: fig.recovery,
@@ -232,11 +243,18 @@ export function buildHttpResult (raw, { calibration = {}, cores = os.availablePa
     mid = rounds[sweep.capacity.step] ?? null
   }
   const reasons = untrustedReasons(mid, raw)
+  const notes = [...(raw.notes ?? [])]
   for (const [i, r] of rounds.entries()) {
     if (r === mid) continue
     const extra = untrustedReasons(r)
       .filter((x) => !sweep || /load generator/.test(x))
       .map((x) => `round ${i + 1}: ${x}`)
+    if (sweep && extra.length && !verdictInDoubt(sweep.steps[i], sweep.sloMs)) {
+      // A lagging generator sends late, and the lateness is in the latency from the due time: a step that
+      // failed by more than the lag failed whatever the generator did; its verdict stands.
+      notes.push(...extra.map((x) => `${x} (the step failed by more than the lag: its verdict stands)`))
+      continue
+    }
     reasons.push(...extra)
   }
   if (sweep && sweep.steps.length === 0) reasons.push('no step measured (no calibration of the work)')
@@ -278,7 +296,7 @@ export function buildHttpResult (raw, { calibration = {}, cores = os.availablePa
     examples: mid ? { mismatchBody: mid.samples.mismatch, error: mid.samples.error } : null,
     autocannon: mid?.autocannon ?? null,
     stop: raw.stop ?? null,
-    notes: raw.notes ?? [],
+    notes,
     study: e.study ?? null
   }
   if (rounds.length > 1) {

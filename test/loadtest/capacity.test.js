@@ -12,7 +12,7 @@ import {
   OVERLOAD,
   SLO_SERVICE_MULTIPLE
 } from '../../loadtest/run/sweep.js'
-import { readReport, runLab, tempDir } from './lab-helpers.js'
+import { labReport, tempDir } from './lab-helpers.js'
 
 // Round figures of a step at `rate` on a server that holds any rate up to `limit` (p99 jumps past it).
 function figuresAt (rate, limit, sloMs) {
@@ -95,9 +95,8 @@ test('sweep: a step with a timeout or a wrong body does not hold, whatever its p
 test('--experiment capacity --quick: a capacity per server, the hockey stick on the page, the table', async (t) => {
   const { dir, cleanup } = await tempDir()
   t.after(cleanup)
-  const r = await runLab(['--experiment', 'capacity', '--quick', '--server', 'simple,queued-threads', '--out', dir])
-  assert.equal(r.exitCode, 0, r.stderr)
-  const { json, md, files } = await readReport(dir)
+  const { json, md, files } = await labReport(['--experiment', 'capacity', '--quick', '--server', 'simple,queued-threads', '--out', dir])
+  assert.equal(json.status, 'complete')
   assert.equal(json.method.loop, 'open')
   assert.equal(json.results.length, 2)
   const serviceMs = json.calibration['loop:2e7'].medianMs

@@ -2,22 +2,21 @@
 // the report has the study's shape (runs, keys, table) and its invariants hold.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { accounted, readReport, runLab, tempDir } from './lab-helpers.js'
+import { accounted, labReport, tempDir } from './lab-helpers.js'
 import { SERVERS as HEAVY } from '../../loadtest/experiments/heavy-cpu.js'
 import { PERCENTILES } from '../../loadtest/experiments/long-vs-small.js'
 
-// Run one quick experiment into a temp dir; returns its report (JSON + Markdown) and the lab's stderr.
+// Run one quick experiment (runLab, in this process) into a temp dir; returns its report (JSON + Markdown).
 async function quick (name, extra = []) {
   const out = await tempDir()
   try {
-    const r = await runLab(['--experiment', name, '--quick', '--out', out.dir, ...extra])
-    assert.equal(r.exitCode, 0, `lab exited ${r.exitCode}:\n${r.stderr.split('\n').slice(-15).join('\n')}`)
-    const { json, md, files } = await readReport(out.dir)
+    const { json, md, files } = await labReport(['--experiment', name, '--quick', '--out', out.dir, ...extra])
+    assert.equal(json.status, 'complete', JSON.stringify(json.results.map((r) => r.failure).filter(Boolean)))
     assert.ok(
       files.some((f) => f.endsWith('.html')),
       'an HTML page beside the report'
     )
-    return { json, md, stderr: r.stderr }
+    return { json, md }
   } finally {
     await out.cleanup()
   }

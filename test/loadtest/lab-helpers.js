@@ -2,7 +2,13 @@
 import { execa } from 'execa'
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { readFileSync } from 'node:fs'
+import assert from 'node:assert/strict'
 import { isAlive, processTree } from '../../loadtest/run/sample.js'
+import { runLab as runLabInProcess } from '../../loadtest/lab.js'
+import { parseOptions } from '../../loadtest/options.js'
+import { writeReport } from '../../loadtest/report/write.js'
+import { renderMarkdown } from '../../loadtest/report/markdown.js'
+import { experimentFor } from '../../loadtest/experiments/index.js'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -32,6 +38,29 @@ export function startLab (args, { env = {}, ...opts } = {}) {
 export async function runLab (args, opts) {
   const r = await startLab(args, opts)
   return { exitCode: r.exitCode, signal: r.signal, stdout: r.stdout, stderr: r.stderr }
+}
+
+// Run the lab in this process (runLab, as a script would) with the CLI's arguments, and write its report
+// into --out as the CLI does; resolves the report as readReport gives it: { json, md, files }. For the
+// tests that want a report; the CLI's own behaviour (exit codes, signals, output) keeps its CLI tests.
+export async function labReport (args) {
+  const { out } = await labRun(args)
+  return readReport(out.dir)
+}
+
+// The same, resolving { report, out } (writeReport's answer: dir, id, paths) for a folder of several reports.
+export async function labRun (args) {
+  process.env.LOADLAB_EXTRA_SERVERS ??= FIXTURES
+  const opts = parseOptions(args)
+  const report = await runLabInProcess(opts, { command: `node loadtest/cli.js ${args.join(' ')}` })
+  const experiment = await experimentFor(report.experiment)
+  const page = await import('../../loadtest/report/page.js')
+  const out = await writeReport(report, {
+    dir: opts.out,
+    renderers: { md: (r) => renderMarkdown(r, experiment), html: (r) => page.renderReportHtml(r) }
+  })
+  assert.deepEqual(out.errors, [], 'every file of the report was written')
+  return { report, out }
 }
 
 // The one report in dir: { json, md, files }.

@@ -1,0 +1,68 @@
+// Experiment `dispatch`, its study table and the caveats a reader of its report should see.
+import { MODES } from '../../channels/index.js'
+import { cases, resolveOptions, runsFor } from './plan.js'
+import { fmt, stats } from './measure.js'
+
+const bytes = (n) => (n >= 1e6 ? `${n / 1e6} MB` : n >= 1e3 ? `${n / 1e3} kB` : `${n} B`)
+
+// The study's table: start-up per pool, then per case main vs each pooled mode and worker count,
+// with the mean time and its ratio to main.
+export function table (report) {
+  const results = report.results ?? []
+  const head = ['case', 'mode', 'workers', 'calls', 'mean ms', 'min–max ms', 'µs/call', 'vs main', 'answers']
+  const rows = []
+  const entries = results.filter((r) => r.kind === 'dispatch')
+  const pools = new Map()
+  for (const e of entries) { if (e.mode !== 'main' && !pools.has(`${e.mode}/${e.workers}`)) pools.set(`${e.mode}/${e.workers}`, e) }
+  const order = (e) => MODES.indexOf(e.mode) * 10000 + e.workers
+  for (const e of [...pools.values()].sort((a, b) => order(a) - order(b))) {
+    const s = e.startupSamplesMs?.length ? stats(e.startupSamplesMs) : null
+    rows.push([
+      'start-up',
+      e.mode,
+      String(e.workers),
+      '',
+      e.startupMs === null ? 'failed' : fmt(e.startupMs),
+      s ? `${fmt(s.minMs)}–${fmt(s.maxMs)}` : '',
+      '',
+      '',
+      ''
+    ])
+  }
+  const caseKeys = [...new Set(entries.map((e) => `${e.costMs}/${e.payloadBytes}`))]
+  for (const ck of caseKeys) {
+    const group = entries.filter((e) => `${e.costMs}/${e.payloadBytes}` === ck).sort((a, b) => order(a) - order(b))
+    const main = group.find((e) => e.mode === 'main' && e.meanMs !== null)
+    for (const e of group) {
+      rows.push([
+        `cost ${e.costMs} ms, ${bytes(e.payloadBytes)}`,
+        e.mode,
+        e.mode === 'main' ? '–' : String(e.workers),
+        String(e.calls),
+        e.status === 'ok' ? fmt(e.meanMs) : 'failed',
+        e.meanMs === null ? '' : `${fmt(e.minMs)}–${fmt(e.maxMs)}`,
+        e.perCallUs === null ? '' : e.perCallUs.toFixed(1),
+        main && e.meanMs !== null ? `${(e.meanMs / main.meanMs).toFixed(2)}×` : '',
+        e.status !== 'ok' ? 'failed' : e.trusted ? `${e.answers.calls} ok` : e.untrusted.join(', ')
+      ])
+    }
+  }
+  return { head, rows }
+}
+
+// Caveats a reader of this experiment's report should see.
+export function notes (opts = {}) {
+  const o = resolveOptions(opts)
+  return [
+    "dispatch: the hook spins on wall-clock time (performance.now()), as the study's did: with more threads than cores, threads time-share and each still finishes its call after costMs of wall time, so speed-ups beyond the core count measure dispatch overhead, not extra CPU (cpuMs shows the CPU actually used).",
+    `dispatch: piscina runs with its default options except minThreads = maxThreads = W and idleTimeout = Infinity; the shared channel's buffers hold ${Math.max(...o.payloads)} bytes + the 'worker:' prefix.`,
+    'dispatch: main runs are the hook in a synchronous loop; start-up is measured from spawning the pool until every thread has loaded the hook.',
+    ...(o.longCaseRuns === null ||
+    o.longCaseRuns >= o.runs ||
+    !cases(o).some((c) => [0, ...o.workers].some((w) => runsFor(o, c, w) < o.runs))
+      ? []
+      : [
+          `dispatch: cases whose hook alone spins >= ${o.longCaseMs} ms per run (calls × cost / workers: main and 1 worker with a cost) ran min(runs, ${o.longCaseRuns}) times instead of ${o.runs}, to keep the run short; their entries' runs field says so. The study ran every case 10 times.`
+        ])
+  ]
+}
