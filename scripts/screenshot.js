@@ -6,18 +6,9 @@ import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { chromium } from 'playwright-core'
+import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js'
 
-const CHROMIUM = '/usr/bin/chromium' // as in ensure-chromium.js (which installs it when imported, so not imported)
-
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run'
-]
+const ARGS = CHROMIUM_ARGS
 const HELP = `usage: npm run screenshot -- REPORT.html OUT.png [--selector CSS] [--width PX]
   --selector CSS  shoot the first element that matches (e.g. 'figure[data-chart=timeline]'); default the whole page
   --width PX      viewport width (default 1280, 320 to 4000)`

@@ -28,6 +28,31 @@ function serverTimingOf (rawHeaders) {
   return null
 }
 
+// The counts and histograms every round starts with, whichever engine fires it (open-loop.js adds its
+// own figures): requests by outcome, latency, Server-Timing work and queue, the first odd body or error.
+export function roundCounts () {
+  return {
+    sent: 0,
+    completed: 0,
+    ok: 0,
+    non2xx: 0,
+    errors: 0,
+    timeouts: 0,
+    mismatches: 0,
+    statusCodes: {},
+    latency: createHistogram(), // HDR, microseconds: bounded memory however long the round
+    workMs: createHistogram(),
+    queueMs: createHistogram(),
+    mismatchSample: null,
+    errorSample: null,
+    reference: null,
+    startedAt: null,
+    lastAt: null,
+    durationMs: null,
+    stopped: false
+  }
+}
+
 // Load url with autocannon at fixed connections and amount (or durationSec). verify(body) → boolean
 // checks each 2xx body (null: the first 2xx body is the reference). Resolves the raw counts and samples.
 // onSent() and onRecord({ latencyMs, status, timeout, error }) see every request as it goes and ends
@@ -46,24 +71,7 @@ export function fireRound ({
 }) {
   return new Promise((resolve, reject) => {
     const raw = {
-      sent: 0,
-      completed: 0,
-      ok: 0,
-      non2xx: 0,
-      errors: 0,
-      timeouts: 0,
-      mismatches: 0,
-      statusCodes: {},
-      latency: createHistogram(), // HDR, microseconds: bounded memory however long the round
-      workMs: createHistogram(),
-      queueMs: createHistogram(),
-      mismatchSample: null,
-      errorSample: null,
-      reference: null,
-      startedAt: null,
-      lastAt: null,
-      durationMs: null,
-      stopped: false,
+      ...roundCounts(),
       loop: 'closed',
       mode: amount !== null ? 'amount' : 'duration',
       connections,

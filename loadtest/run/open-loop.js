@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks'
 import { Pool } from 'undici'
 import { createSchedule } from './schedule.js'
 import { createHistogram, recordMs } from './histogram.js'
-import { parseServerTiming } from './fire.js'
+import { parseServerTiming, roundCounts } from './fire.js'
 
 // How often outstanding requests are checked against their timeout (ms).
 const SWEEP_MS = 10
@@ -88,34 +88,17 @@ export function fireOpenLoop ({
     arrival,
     seed: schedule.seed,
     connections: cap,
-    sent: 0, // issued on schedule (every user who arrived)
+    ...roundCounts(), // sent: issued on schedule (every user who arrived); latency: from the due time
     written: 0, // of those, written to a connection
     waited: 0, // found every connection busy and waited for one
-    completed: 0,
-    ok: 0,
-    non2xx: 0,
-    errors: 0,
-    timeouts: 0,
-    mismatches: 0,
-    statusCodes: {},
-    latency: createHistogram(), // from the due time
     service: createHistogram(), // from the write
     lag: createHistogram(), // scheduler: issued − due
     wait: createHistogram(), // waiting for a free connection
-    workMs: createHistogram(),
-    queueMs: createHistogram(),
-    mismatchSample: null,
-    errorSample: null,
-    reference: null,
-    startedAt: null,
-    lastAt: null,
-    durationMs: null,
     firstIssueMs: null,
     lastIssueMs: null,
     lastDueMs: null,
     peakInFlight: 0,
     priorityRaised: false,
-    stopped: false,
     autocannon: null
   }
   let check = verify

@@ -10,17 +10,9 @@ import { pathToFileURL } from 'node:url'
 import { chromium } from 'playwright-core'
 import { execa } from 'execa'
 import { makeRealReport, ROOT } from '../helpers/reports-real.js'
+import { CHROMIUM, CHROMIUM_ARGS } from '../../scripts/chromium.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run'
-]
+const ARGS = CHROMIUM_ARGS
 const SHOTS = join(ROOT, 'test-output')
 
 let dir, browser, real

@@ -11,17 +11,9 @@ import { execa } from 'execa'
 import { chromium } from 'playwright-core'
 import { FIXTURES, ROOT, runLab, tempDir } from './lab-helpers.js'
 import { totals } from '../../loadtest/run/timeline.js'
+import { CHROMIUM, CHROMIUM_ARGS } from '../../scripts/chromium.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run'
-]
+const ARGS = CHROMIUM_ARGS
 const STALL_AT_MS = 1000
 const STALL_MS = 1000
 const LIVE = /\d+\.\ds\/\d+\.\ds · \d+ done · \d+ req\/s · p99 /
