@@ -38,8 +38,9 @@ const BOOLEANS = new Set(['json', 'list', 'quick', 'help'])
 // The --help text: the one place the options are described.
 export const HELP = `Usage: npm run lab -- [options]
 
-Boots each selected server, loads it with autocannon, watches it from inside and outside,
-prints a table on stderr and writes reports/<time>-<host>-<experiment>.{json,md,html}.
+Boots each selected server, loads it (autocannon's closed loop, or an open loop with --rate),
+watches it from inside and outside, in time, prints a table on stderr and writes
+reports/<time>-<host>-<experiment>.{json,md,html}.
 With no option: a quick tour of every server (light load, about two minutes).
 
   --server a,b|all     servers to run (see --list); a custom run
