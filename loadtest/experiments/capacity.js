@@ -88,14 +88,7 @@ export default {
             r.server,
             '-',
             r.status === 'failed' ? 'FAILED' : '-',
-            '',
-            '',
-            '',
-            '',
-            '',
-            '',
-            '',
-            '',
+            ...Array(head.length - 4).fill(''),
             `✗ ${r.failure?.reason ?? ''}`
           ]
         }

@@ -35,19 +35,7 @@ export function defaultTable (report) {
         r.work ?? '-',
         String(r.connections ?? '-'),
         'FAILED',
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
+        ...Array(head.length - 5).fill(''), // the figures a failed run does not have
         `✗ ${r.failure?.reason ?? ''}`
       ])
       continue
