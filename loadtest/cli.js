@@ -13,6 +13,7 @@ import { termText } from './report/escape.js'
 import { writeReport } from './report/write.js'
 import { LabError } from './errors.js'
 import { formatRoundProgress } from './progress.js'
+import { THRESHOLD_EXIT, anyCrossed, thresholdRows, thresholdSummary } from './report/thresholds.js'
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
@@ -120,6 +121,7 @@ export async function main (argv) {
     })
     const experiment = await experimentFor(report.experiment)
     process.stderr.write('\n' + renderText(reportTable(report, experiment)))
+    if (report.thresholds) process.stderr.write('\n' + renderText(thresholdRows(report.thresholds)))
     // The page renderer is loaded only now (vega is large); if it cannot load, the JSON is still written.
     const page = await import('./report/page.js').catch((err) => ({
       renderReportHtml () {
@@ -144,10 +146,12 @@ export async function main (argv) {
         `error: could not write into ${out.fallback.from} (${out.fallback.reason}): the report went to ${out.dir}\n`
       )
     }
+    if (report.thresholds) process.stderr.write(thresholdSummary(report.thresholds) + '\n')
     for (const e of out.errors) process.stderr.write(`error: ${e.file} not written: ${e.message} (the JSON is)\n`)
     if (opts.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n')
     if (stop.exitCode !== null) return stop.exitCode
-    return report.status === 'failed' || out.fallback || out.errors.length ? 1 : 0
+    if (report.status === 'failed' || out.fallback || out.errors.length) return 1
+    return anyCrossed(report.thresholds) ? THRESHOLD_EXIT : 0
   } finally {
     stop.off()
   }

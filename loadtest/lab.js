@@ -8,6 +8,7 @@ import { runEntry } from './run/runner.js'
 import { resolveLoad, entryLoad } from './run/load.js'
 import { buildHttpResult, buildReport, machine, packageVersion } from './report/build.js'
 import { reportTable } from './report/table.js'
+import { evaluateThresholds } from './report/thresholds.js'
 import { reportId, checkWritableDir } from './report/write.js'
 import { usageError } from './errors.js'
 import { checkTask, describeLabTask, taskRecord } from './run/task.js'
@@ -199,5 +200,7 @@ export async function runLab (
   })
   // An experiment's own table (the study's shape) travels in the report, so every page shows it too.
   if (typeof experiment?.table === 'function') { report.table = { title: experiment.title ?? experimentName, ...reportTable(report, experiment) } }
+  // Thresholds (--threshold) are judged on the finished results; the CLI exits 99 when one is crossed.
+  if (opts.threshold?.length) report.thresholds = evaluateThresholds(opts.threshold, report.results)
   return report
 }

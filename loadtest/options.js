@@ -6,6 +6,7 @@ import { ROOT, allServerNames, catalog } from './catalog.js'
 import { experimentNames } from './experiments/index.js'
 import { describe, usageError } from './errors.js'
 import { ARRIVALS } from './run/schedule.js'
+import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 
 // Every option with its parseArgs type and its default (null: take the experiment's default).
 export const DEFAULTS = Object.freeze({
@@ -27,6 +28,7 @@ export const DEFAULTS = Object.freeze({
   url: null,
   out: join(ROOT, 'reports'),
   label: null,
+  threshold: [],
   json: false,
   list: false,
   quick: false,
@@ -34,6 +36,7 @@ export const DEFAULTS = Object.freeze({
 })
 
 const BOOLEANS = new Set(['json', 'list', 'quick', 'help'])
+const MULTIPLE = new Set(['threshold'])
 
 // The --help text: the one place the options are described.
 export const HELP = `Usage: npm run lab -- [options]
@@ -64,6 +67,12 @@ With no option: a quick tour of every server (light load, about two minutes).
   --url URL            load a server started by hand (outside sampling skipped)
   --out DIR            where reports are written (default reports/)
   --label TEXT         free text naming the machine or the run
+  --threshold T        a pass/fail bound on every run, repeatable: [SERVER:]METRIC OP VALUE, e.g.
+                       'p99<500' (ms; p50 p75 p90 p97.5 p99 p99.9 p99.99 max, or 0.5s), 'rps>100' (req/s),
+                       'errors==0' (connection errors + non-2xx + body mismatches), 'timeouts==0',
+                       'efficiency>=80%', 'capacity>200' (req/s, capacity experiment only),
+                       'queued-threads:p99<200' (that server only); OP: < <= > >= == !=. Figures are the
+                       median round's. A crossed threshold exits ${THRESHOLD_EXIT} once the report is written
   --json               print the report JSON on stdout (with npm: npm run -s lab -- --json)
   --list               list servers and experiments, then exit
   --quick              the experiment's small version
@@ -91,7 +100,7 @@ export function parseOptions (argv) {
       strict: true,
       allowPositionals: false,
       options: Object.fromEntries(
-        Object.keys(DEFAULTS).map((k) => [k, { type: BOOLEANS.has(k) ? 'boolean' : 'string' }])
+        Object.keys(DEFAULTS).map((k) => [k, { type: BOOLEANS.has(k) ? 'boolean' : 'string', multiple: MULTIPLE.has(k) }])
       )
     })
   } catch (err) {
@@ -191,7 +200,25 @@ export function validateOptions (values) {
   if (o.label !== null && (o.label.length > 200 || /[\n\r]/.test(o.label))) {
     throw usageError('--label: expected one line of at most 200 characters')
   }
+  out.threshold = thresholdsOf(o.threshold, o.url === null ? known.map((s) => s.name) : null)
   return out
+}
+
+// Parse --threshold values (usage error naming the threshold and the grammar); a server qualifier must
+// name a catalog server (unless `servers` is null: a --url run, whose server name comes from /health).
+function thresholdsOf (specs, servers) {
+  let parsed
+  try {
+    parsed = parseThresholds(specs ?? [])
+  } catch (err) {
+    if (err.code === 'LAB_THRESHOLD') throw usageError(err.message)
+    throw err
+  }
+  for (const t of parsed) {
+    if (servers === null || t.server === null || servers.includes(t.server.split('/')[0])) continue
+    throw usageError(`--threshold ${JSON.stringify(t.spec)}: unknown server \`${t.server}\`; allowed: ${servers.join(', ')}`)
+  }
+  return parsed
 }
 
 // Check a work spec with the servers' own parser (servers/lib/workloads.js), as a usage error.

@@ -2,6 +2,7 @@
 // them), then the table, then what is not to be trusted. A pure function of the report.
 import { reportTable } from './table.js'
 import { mdCode, mdFence, mdText } from './escape.js'
+import { thresholdRows } from './thresholds.js'
 
 function gb (bytes) {
   return `${(bytes / 1073741824).toFixed(1)} GB`
@@ -90,6 +91,7 @@ export function renderMarkdown (report, experiment) {
   out.push('## Results')
   out.push('')
   out.push(markdownTable(reportTable(report, experiment)))
+  if (Array.isArray(report.thresholds)) out.push('## Thresholds', '', markdownTable(thresholdRows(report.thresholds)))
   const bad = report.results.filter((r) => r.untrusted?.length)
   if (bad.length) {
     out.push('## Not to be taken at face value')

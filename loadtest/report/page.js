@@ -17,6 +17,7 @@ import {
   pct,
   table
 } from './html.js'
+import { thresholdRows } from './thresholds.js'
 
 // Display names for a report's HTTP runs: the key, without the work spec when every run shares it;
 // duplicates get " (2)", " (3)" so no two lines in a chart merge.
@@ -259,6 +260,15 @@ function resultsTable (http, names) {
   })
 }
 
+// The thresholds (--threshold) and each run's verdict; '' when the run set none.
+function thresholdsSection (evaluated) {
+  if (!Array.isArray(evaluated)) return ''
+  const { head, rows, status } = thresholdRows(evaluated)
+  const cls = { passed: 'ratio-up', crossed: 'bad', 'not-applicable': 'muted' }
+  const body = rows.map((r, i) => r.map((c, j) => j === 3 ? `<span class="${cls[status[i]]}" data-threshold="${esc(status[i])}">${esc(c)}</span>` : esc(c)))
+  return `<section class="block"><h2>Thresholds</h2>${table(head, body, { className: 'thresholds', rowClass: (i) => status[i] === 'crossed' ? 'failed' : '' })}</section>`
+}
+
 function calibrationTable (cal) {
   const entries = cal && typeof cal === 'object' ? Object.entries(cal) : []
   if (entries.length === 0) return '<p class="muted">No calibration in this report.</p>'
@@ -469,6 +479,7 @@ ${capacitySection(http, names)}
 ${httpBlock}
 ${dispatch.length ? dispatchSection(dispatch) : ''}
 ${extraTable}
+${thresholdsSection(report.thresholds)}
 <section class="block"><h2>Calibration</h2>${calibrationTable(report.calibration)}</section>
 <footer>Report <code>${esc(report.id)}</code> · schema ${esc(report.schema)} · written by loadlab. Charts rendered with Vega-Lite when the report was written; this page loads nothing from the network.
 Set it beside another machine's report: <code>npm run compare -- ${esc(report.id ?? 'this')}.json OTHER.json --html compare.html</code></footer>`
