@@ -1,13 +1,15 @@
-// `npm run compare -- A.json B.json [...] [--baseline FILE] [--html FILE] [--units ms|service] [--force]`:
-// reads loadlab reports, lines up the runs they share and prints a Markdown comparison to stdout;
-// `--html FILE` also writes the page with charts. Refusals: one line on stderr, exit code 2.
+// `npm run compare -- A.json B.json [...] [--baseline FILE] [--html FILE] [--units ms|service] [--force]
+// [--fail-on BOUND ...]`: reads loadlab reports, lines up the runs they share and prints a Markdown
+// comparison to stdout; `--html FILE` also writes the page with charts. Refusals: one line on stderr,
+// exit code 2; a --fail-on bound crossed: exit code 99 once everything is printed and written.
 import { constants } from 'node:fs'
 import { access, readFile, stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { checkReport, compareReports, CompareError, UNITS } from './compare.js'
-import { renderCompareHtml, renderCompareMarkdown } from './render.js'
+import { anyRegressed, checkReport, compareReports, CompareError, FAIL_ON_GRAMMAR, parseFailOn, UNITS } from './compare.js'
+import { gateLine, renderCompareHtml, renderCompareMarkdown } from './render.js'
+import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
 
 export const HELP = `usage: npm run compare -- A.json B.json [...] [options]
@@ -20,13 +22,21 @@ options:
   --html FILE        also write an HTML page with the charts overlaid per machine
   --units ms|service latency in ms (default) or in multiples of each machine's calibrated service time
   --force            overwrite the --html file if it exists
-  -h, --help         this text`
+  --fail-on BOUND    exit ${THRESHOLD_EXIT} when a run common to the baseline and another report regresses past
+                     BOUND, repeatable: ${FAIL_ON_GRAMMAR}.
+                     Where both runs have several rounds (lab --runs N) a change inside the rounds' noise
+                     (their min–max ranges overlap) does not fail; with one round the raw ratio decides
+  -h, --help         this text
+
+Verdicts: a ratio is called better or worse only when the rounds of the two runs do not overlap
+(lab --runs N, N >= 2 on both sides); otherwise "within noise", and with one round "no noise estimate".`
 
 const OPTIONS = {
   baseline: { type: 'string' },
   html: { type: 'string' },
   units: { type: 'string', default: 'ms' },
   force: { type: 'boolean', default: false },
+  'fail-on': { type: 'string', multiple: true, default: [] },
   help: { type: 'boolean', short: 'h', default: false }
 }
 
@@ -53,12 +63,14 @@ export function parseCompareArgs (argv) {
       'LOADLAB_COMPARE_TOO_FEW'
     )
   }
+  const failOn = values['fail-on'].map(parseFailOn)
   return {
     files: positionals,
     baseline: values.baseline ?? null,
     html: values.html ?? null,
     units: values.units,
     force: values.force,
+    failOn,
     help: false
   }
 }
@@ -109,7 +121,7 @@ async function checkPageFolder (file) {
   }
 }
 
-// Runs compare for argv; returns { stdout, wrote } or throws (CompareError for user errors).
+// Runs compare for argv; returns { stdout, wrote, regressions, exitCode } or throws (CompareError for user errors).
 export async function runCompare (argv) {
   const opts = parseCompareArgs(argv)
   if (opts.help) return { stdout: HELP + '\n', wrote: null }
@@ -128,16 +140,27 @@ export async function runCompare (argv) {
   }
   const entries = []
   for (const file of opts.files) entries.push({ file, report: await readReport(file) })
-  const cmp = compareReports(entries, { baseline, units: opts.units })
+  const cmp = compareReports(entries, { baseline, units: opts.units, failOn: opts.failOn })
   if (opts.html !== null) await writePage(opts.html, renderCompareHtml(cmp), { force: opts.force })
-  return { stdout: renderCompareMarkdown(cmp), wrote: opts.html }
+  const regressions = cmp.gates.flatMap((g) =>
+    g.runs.filter((r) => r.status === 'regressed').map((r) => gateLine(cmp, g, r))
+  )
+  return {
+    stdout: renderCompareMarkdown(cmp),
+    wrote: opts.html,
+    regressions,
+    exitCode: anyRegressed(cmp) ? THRESHOLD_EXIT : 0
+  }
 }
 
 async function main () {
   try {
-    const { stdout, wrote } = await runCompare(process.argv.slice(2))
+    const { stdout, wrote, regressions = [], exitCode = 0 } = await runCompare(process.argv.slice(2))
     process.stdout.write(stdout)
     if (wrote) process.stderr.write(`compare: wrote ${wrote}\n`)
+    for (const line of regressions) process.stderr.write(`compare: --fail-on: ${line}\n`)
+    if (exitCode) process.stderr.write(`compare: ${regressions.length} regression(s) past a --fail-on bound: exit ${exitCode}\n`)
+    process.exitCode = exitCode
   } catch (err) {
     if (err instanceof CompareError) {
       process.stderr.write(`compare: ${err.message}\n`)

@@ -5,6 +5,7 @@
 import { isNum, machineLine } from '../report/html.js'
 import { CompareError } from '../errors.js'
 import { SCHEMA } from '../report/build.js'
+import { METRICS } from '../report/thresholds.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }
@@ -94,10 +95,104 @@ function dispatchCell (r) {
   }
 }
 
+// The noise rule, as the output states it.
+export const NOISE_RULE = 'A ratio is called better or worse only when the two runs\' rounds (`--runs N`) do not overlap: ' +
+  'every round of one is above every round of the other (their min–max ranges are apart); otherwise it is within noise. ' +
+  'Rounds of identical code separate this way by chance with probability 2·n!·m!/(n+m)! per figure ' +
+  '(n, m rounds: 10 % for 3 and 3, 2.9 % for 4 and 4, 0.8 % for 5 and 5). A run with one round has no noise estimate: ' +
+  'its ratio is shown raw and called neither better nor worse.'
+
+// Figures the rounds of a result (`runs`, with --runs N > 1) carry: where a noise estimate exists.
+const ROUND_FIGURES = {
+  rps: (x) => x.rps,
+  p50: (x) => x.latency?.p50,
+  p99: (x) => x.latency?.p99,
+  max: (x) => x.latency?.max
+}
+
+// The rounds of one figure of a result (ms, req/s, or a fraction for efficiency); [] when it has one round.
+export function roundsOf (r, metric) {
+  if (!Array.isArray(r?.runs)) return []
+  if (metric === 'efficiency') {
+    const ideal = r.ideal?.rps
+    return isNum(ideal) && ideal > 0 ? roundsOf(r, 'rps').map((v) => v / ideal) : []
+  }
+  const get = ROUND_FIGURES[metric]
+  return get ? r.runs.map((x) => get(x ?? {})).filter(isNum) : []
+}
+
+// How often identical code's rounds separate by chance: 2 / C(n+m, n) (exchangeable rounds).
+export function chanceOfSeparation (n, m) {
+  let c = 1
+  for (let i = 1; i <= n; i++) c = c * (m + i) / i
+  return 2 / c
+}
+
+/**
+ * The verdict on a change from rounds `base` to rounds `next` of one figure (NOISE_RULE):
+ * { verdict: 'better'|'worse'|'within noise'|'no noise estimate', rounds: [n, m], chance }.
+ */
+export function noiseVerdict (base, next, higherIsBetter) {
+  const a = base.filter(isNum)
+  const b = next.filter(isNum)
+  const rounds = [a.length, b.length]
+  if (a.length < 2 || b.length < 2) return { verdict: 'no noise estimate', rounds, chance: null }
+  const chance = chanceOfSeparation(a.length, b.length)
+  const up = Math.min(...b) > Math.max(...a)
+  const down = Math.max(...b) < Math.min(...a)
+  if (!up && !down) return { verdict: 'within noise', rounds, chance }
+  return { verdict: up === higherIsBetter ? 'better' : 'worse', rounds, chance }
+}
+
+// Metrics --fail-on takes: the lab's threshold metrics that are not counts, with their good direction.
+const FAIL_ON_METRICS = Object.keys(METRICS).filter((m) => METRICS[m].kind !== 'count')
+const HIGHER_IS_BETTER = (metric) => ['rate', 'ratio'].includes(METRICS[metric].kind)
+
+// The --fail-on grammar, for refusals and --help.
+export const FAIL_ON_GRAMMAR = `METRIC:+N% (a rise past N % fails) or METRIC:-N% (a fall past N % fails); METRIC one of ${FAIL_ON_METRICS.join(', ')}; ` +
+  "latency may only rise, rps, efficiency and capacity only fall; e.g. 'p99:+10%', 'rps:-5%'"
+
+/**
+ * Parse one --fail-on bound: { spec, metric, sign: '+'|'-', bound } with `bound` a fraction (0.1 for
+ * 10 %); throws a CompareError naming the bound and the grammar when it is malformed.
+ */
+export function parseFailOn (spec) {
+  const bad = (why) => new CompareError(`--fail-on ${JSON.stringify(spec)}: ${why}; expected ${FAIL_ON_GRAMMAR}`, 'LOADLAB_COMPARE_FAIL_ON')
+  const m = /^\s*([a-z][a-z0-9.]*)\s*:\s*([+-])\s*(\d+(?:\.\d+)?)\s*%\s*$/i.exec(String(spec))
+  if (!m) {
+    const unsigned = /^\s*([a-z][a-z0-9.]*)\s*:\s*(\d+(?:\.\d+)?)\s*%\s*$/i.exec(String(spec))
+    throw bad(unsigned ? `the bound needs a sign saying which way is a regression (${unsigned[1]}:+${unsigned[2]}% or ${unsigned[1]}:-${unsigned[2]}%)` : 'cannot read it')
+  }
+  const metric = m[1].toLowerCase()
+  if (!FAIL_ON_METRICS.includes(metric)) {
+    throw bad(METRICS[metric] ? `${metric} is a count: bound it with the lab's --threshold '${metric}==0'` : `unknown metric ${JSON.stringify(m[1])}`)
+  }
+  const sign = m[2]
+  const worse = HIGHER_IS_BETTER(metric) ? '-' : '+'
+  if (sign !== worse) throw bad(`for ${metric} a regression is a ${worse === '+' ? 'rise' : 'fall'}: write ${metric}:${worse}${m[3]}%`)
+  return { spec: String(spec), metric, sign, bound: Number(m[3]) / 100 }
+}
+
+function gateRun (g, key, base, next) {
+  const def = METRICS[g.metric]
+  const b = base ? def.read(base) : null
+  const v = next ? def.read(next) : null
+  const out = { key, base: b, value: v, change: null, noise: null, status: 'not comparable', why: null }
+  if (base?.status === 'failed' || next?.status === 'failed') return { ...out, why: 'a run failed' }
+  if (!isNum(b) || !isNum(v)) return { ...out, why: 'not measured' }
+  if (b === 0) return { ...out, why: 'baseline figure is 0' }
+  out.change = v / b - 1
+  out.noise = noiseVerdict(roundsOf(base, g.metric), roundsOf(next, g.metric), HIGHER_IS_BETTER(g.metric))
+  const past = g.sign === '+' ? out.change > g.bound : out.change < -g.bound
+  if (!past) return { ...out, status: 'within bound' }
+  if (out.noise.verdict === 'within noise') return { ...out, status: 'within noise' }
+  return { ...out, status: 'regressed' }
+}
+
 // Compares checked reports: `entries` is [{ file, report }], `baseline` an index into it, `units` one
 // of UNITS. Returns { units, baseline, reports, rows, flags, notes } (see compare-render.js); throws a
 // CompareError when fewer than two reports are given or they share no run.
-export function compareReports (entries, { baseline = 0, units = 'ms' } = {}) {
+export function compareReports (entries, { baseline = 0, units = 'ms', failOn = [] } = {}) {
   if (!Array.isArray(entries) || entries.length < 2) {
     throw new CompareError('compare needs at least two reports', 'LOADLAB_COMPARE_TOO_FEW')
   }
@@ -151,16 +246,22 @@ export function compareReports (entries, { baseline = 0, units = 'ms' } = {}) {
       return kind === 'dispatch' ? dispatchCell(r) : httpCell(r, report, units)
     })
     const base = cells[baseline]
-    for (const c of cells) {
-      if (!c) continue
+    const baseRun = byKey[baseline].get(key)
+    cells.forEach((c, i) => {
+      if (!c) return
       if (kind === 'dispatch') {
         c.meanRatio = ratio(c.meanMs, base?.meanMs)
       } else {
         c.rpsRatio = ratio(c.rps, base?.rps)
         c.p99Ratio = ratio(c.p99, base?.p99)
         c.capacityRatio = ratio(c.capacity, base?.capacity)
+        if (i !== baseline && baseRun) {
+          const run = byKey[i].get(key)
+          c.rpsNoise = noiseVerdict(roundsOf(baseRun, 'rps'), roundsOf(run, 'rps'), true)
+          c.p99Noise = noiseVerdict(roundsOf(baseRun, 'p99'), roundsOf(run, 'p99'), false)
+        }
       }
-    }
+    })
     return {
       key,
       kind,
@@ -205,7 +306,20 @@ export function compareReports (entries, { baseline = 0, units = 'ms' } = {}) {
       if (c && !c.trusted) flags.push({ report: i, key: row.key, status: c.status, why: c.why })
     })
   }
-  return { units, baseline, reports, rows, flags, notes: [...new Set(notes)] }
+  // --fail-on: each bound, for each other report, on every HTTP run it shares with the baseline.
+  const gates = failOn.map((g) => ({
+    ...g,
+    runs: entries.flatMap((_, i) => i === baseline
+      ? []
+      : rows.filter((row) => row.kind === 'http' && row.cells[i] && row.cells[baseline])
+        .map((row) => ({ report: i, ...gateRun(g, row.key, byKey[baseline].get(row.key), byKey[i].get(row.key)) })))
+  }))
+  return { units, baseline, reports, rows, flags, gates, notes: [...new Set(notes)] }
+}
+
+// True when a --fail-on bound was crossed by a run (the compare CLI then exits 99).
+export function anyRegressed (cmp) {
+  return (cmp.gates ?? []).some((g) => g.runs.some((r) => r.status === 'regressed'))
 }
 
 // Column-group letter of report i: A, B, …, Z, AA, AB, …

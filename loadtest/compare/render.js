@@ -5,6 +5,7 @@ import { esc, isNum, ms as fmtMs, num, page, pct, table, when } from '../report/
 import { figure, wideSpread } from '../report/page.js'
 import { mdText as mdEsc } from '../report/escape.js'
 import { timelineMarks, timelineRows, timelineSpec } from '../report/timeline-chart.js'
+import { NOISE_RULE, anyRegressed } from './compare.js'
 
 // Markdown escaping of compare's text: the shared one of report/escape.js.
 export { mdEsc }
@@ -23,8 +24,41 @@ function lat (v, units) {
   return f(v, a === 0 ? 0 : a < 1 ? 3 : a < 10 ? 2 : a < 100 ? 1 : 0)
 }
 
-function times (v) {
-  return isNum(v) ? `${f(v, 2)}×` : MD_NA
+function times (v, noise) {
+  if (!isNum(v)) return MD_NA
+  const said = noise && noise.verdict !== 'no noise estimate' ? ` ${noise.verdict}` : ''
+  return `${f(v, 2)}×${said}`
+}
+
+// What the verdicts rest on: the rule, and per other report the rounds its runs had (or none).
+function noiseLines (cmp, http) {
+  const out = []
+  for (const [i, r] of cmp.reports.entries()) {
+    if (r.baseline) continue
+    const counts = new Set(http.map((row) => row.cells[i]?.rpsNoise).filter(Boolean).map((n) => n.rounds.join(' and ')))
+    const none = http.every((row) => !row.cells[i]?.rpsNoise || row.cells[i].rpsNoise.verdict === 'no noise estimate')
+    out.push(none
+      ? `${r.letter} vs ${cmp.reports[cmp.baseline].letter}: one round per run in at least one of them: no noise estimate, ratios are raw.`
+      : `${r.letter} vs ${cmp.reports[cmp.baseline].letter}: ${[...counts].join(', ')} rounds${counts.size === 1 ? `: a false verdict by chance ${(http.find((row) => row.cells[i]?.rpsNoise?.chance)?.cells[i].rpsNoise.chance * 100).toFixed(1)} % per figure` : ''}.`)
+  }
+  return out
+}
+
+const GATE_MARK = { regressed: '✗ regressed', 'within noise': '≈ past the bound, within noise', 'within bound': '✓ within bound', 'not comparable': '– not comparable' }
+
+function gateFigure (g, v) {
+  if (!isNum(v)) return MD_NA
+  if (g.metric === 'efficiency') return `${(v * 100).toFixed(1)}%`
+  return g.metric === 'rps' || g.metric === 'capacity' ? `${f(v, 1)} req/s` : `${lat(v, 'ms')} ms`
+}
+
+// One line per --fail-on verdict: the run, both figures, the change, the bound and what the noise rule said.
+export function gateLine (cmp, g, r) {
+  const noise = r.noise
+    ? r.noise.verdict === 'no noise estimate' ? 'raw ratio, no noise estimate (one round)' : `rounds ${r.noise.rounds.join(' vs ')}: ${r.noise.verdict}`
+    : r.why
+  const change = isNum(r.change) ? `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(1)}%` : MD_NA
+  return `${GATE_MARK[r.status]}: ${cmp.reports[r.report].letter} \`${r.key.replace(/`/g, "'")}\` ${g.metric} ${gateFigure(g, r.base)} → ${gateFigure(g, r.value)} (${change}, bound ${g.sign}${+(g.bound * 100).toFixed(4)}%; ${noise})`
 }
 
 function mark (c) {
@@ -54,6 +88,7 @@ export function renderCompareMarkdown (cmp) {
     ? `${unitsLine(cmp)} Ratios are to the baseline, ${base.letter}: req/s ×${base.letter} above 1 is faster, p99 ×${base.letter} below 1 is shorter.`
     : `Ratios are to the baseline, ${base.letter}: mean ×${base.letter} below 1 is faster.`
   out.push('', `${howTo} ⚠ untrusted, ✗ failed (reasons below).`, '')
+  if (http.length && cmp.reports.length > 1) out.push(`Verdicts: ${NOISE_RULE}`, '', ...noiseLines(cmp, http).map((l) => `- ${l}`), '')
 
   if (http.length) {
     const head = ['run']
@@ -91,7 +126,7 @@ export function renderCompareMarkdown (cmp) {
           isNum(c.errors) ? f(c.errors, 0) : MD_NA,
           isNum(c.efficiency) ? `${(c.efficiency * 100).toFixed(0)}%` : MD_NA
         )
-        if (!r.baseline) cells.push(times(c.rpsRatio), times(c.p99Ratio))
+        if (!r.baseline) cells.push(times(c.rpsRatio, c.rpsNoise), times(c.p99Ratio, c.p99Noise))
       })
       out.push(`| ${cells.join(' | ')} |`)
     }
@@ -153,6 +188,14 @@ export function renderCompareMarkdown (cmp) {
     out.push('')
   }
 
+  if (cmp.gates?.length) {
+    out.push('## Gates (--fail-on)', '', 'A bound fails when a run of a report regresses past it against the baseline, unless both runs have rounds and they overlap (within noise: see Verdicts); with one round the raw ratio decides.', '')
+    for (const g of cmp.gates) {
+      out.push(`- \`${mdEsc(g.spec)}\`${g.runs.length ? '' : ': no run in common with the baseline'}`)
+      for (const r of g.runs) out.push(`  - ${gateLine(cmp, g, r)}`)
+    }
+    out.push('')
+  }
   if (cmp.flags.length) {
     out.push('## Flagged runs', '')
     for (const fl of cmp.flags) {
@@ -193,11 +236,13 @@ function cellMark (c) {
     : ' <span class="warn-text" title="untrusted">⚠</span>'
 }
 
-function ratioHtml (v, higherIsBetter) {
+// A ratio, coloured only when the noise rule calls it better or worse (never from the ratio alone).
+function ratioHtml (v, noise) {
   if (!isNum(v)) return fmtMs(null)
-  const good = higherIsBetter ? v > 1.05 : v < 0.95
-  const bad = higherIsBetter ? v < 0.95 : v > 1.05
-  return `<span class="${good ? 'ratio-up' : bad ? 'ratio-down' : ''}">${v.toFixed(2)}×</span>`
+  const verdict = noise?.verdict ?? 'no noise estimate'
+  const cls = verdict === 'better' ? 'ratio-up' : verdict === 'worse' ? 'ratio-down' : ''
+  const said = verdict === 'better' || verdict === 'worse' ? ` ${verdict}` : verdict === 'within noise' ? ' <span class="muted">≈</span>' : ''
+  return `<span class="${cls}" data-verdict="${esc(verdict)}" title="${esc(verdict)}">${v.toFixed(2)}×${said}</span>`
 }
 
 function latHtml (v, units) {
@@ -231,7 +276,7 @@ function httpTable (cmp, rows) {
             c.errors ? `<span class="bad">${num(c.errors)}</span>` : num(c.errors),
             pct(c.efficiency)
           ]
-          if (!r.baseline) vals.push(ratioHtml(c.rpsRatio, true), ratioHtml(c.p99Ratio, false))
+          if (!r.baseline) vals.push(ratioHtml(c.rpsRatio, c.rpsNoise), ratioHtml(c.p99Ratio, c.p99Noise))
           return vals.map((v, j) => `<td${j === 0 ? ' class="gstart"' : ''}>${v}</td>`).join('')
         })
         .join('')
@@ -239,7 +284,7 @@ function httpTable (cmp, rows) {
       return `<tr${flagged ? ' class="untrusted"' : ''}><td class="text"><code>${esc(row.key)}</code></td>${tds}</tr>`
     })
     .join('\n')
-  return `<div class="table-wrap"><table class="compare"><caption>${esc(unitsLine(cmp).replace(/`/g, ''))} Ratios are to ${esc(base.letter)}; green is better, red worse (±5%). ⚠ untrusted, ✗ failed.</caption><thead>${groupHead}${subHead}</thead><tbody>
+  return `<div class="table-wrap"><table class="compare"><caption>${esc(unitsLine(cmp).replace(/`/g, ''))} Ratios are to ${esc(base.letter)}; green is better, red worse, ≈ within noise, uncoloured without a noise estimate. ${esc(NOISE_RULE.replace(/`/g, ''))} ⚠ untrusted, ✗ failed.</caption><thead>${groupHead}${subHead}</thead><tbody>
 ${body}
 </tbody></table></div>`
 }
@@ -375,7 +420,7 @@ function dispatchTable (cmp, rows) {
     { html: `<code>${esc(row.key)}</code>`, className: 'text' },
     ...row.cells.flatMap((c, i) => {
       const v = c ? `${fmtMs(c.meanMs)}${cellMark(c)}` : '<span class="muted">not run</span>'
-      return cmp.reports[i].baseline ? [v] : [v, c ? ratioHtml(c.meanRatio, false) : fmtMs(null)]
+      return cmp.reports[i].baseline ? [v] : [v, c ? ratioHtml(c.meanRatio, null) : fmtMs(null)]
     })
   ])
   return table(head, body, { className: 'dispatch' })
@@ -421,9 +466,18 @@ export function renderCompareHtml (cmp) {
   const notes = cmp.notes.length
     ? `<div class="notice info"><h3>Notes</h3><ul>${cmp.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
     : ''
+  const gates = cmp.gates?.length
+    ? `<div class="notice${anyRegressed(cmp) ? ' failed' : ' info'}" data-flag="gates"><h3>Gates (--fail-on)</h3><ul>${cmp.gates
+        .flatMap((g) =>
+          g.runs.length
+            ? g.runs.map((r) => `<li data-gate="${esc(r.status)}">${esc(gateLine(cmp, g, r))}</li>`)
+            : [`<li>${esc(g.spec)}: no run in common with the baseline</li>`]
+        )
+        .join('')}</ul></div>`
+    : ''
   const body = `<header class="top"><h1>loadlab compare <span class="sub">${cmp.reports.length} reports, ${cmp.rows.length} runs in common</span></h1></header>
 <div class="cards">${cmp.reports.map(reportCard).join('')}</div>
-${flags}${notes}
+${gates}${flags}${notes}
 ${http.length ? `<section class="block"><h2>HTTP runs</h2>${charts(cmp, http)}${httpTable(cmp, http)}</section>` : ''}
 ${capacityTable(cmp, http)}
 ${dispatch.length ? `<section class="block"><h2>Dispatch</h2>${dispatchChart(cmp, dispatch)}${dispatchTable(cmp, dispatch)}</section>` : ''}
