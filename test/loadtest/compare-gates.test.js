@@ -1,0 +1,215 @@
+// compare's noise rule and --fail-on, on reports built from REAL rounds: one lab run of loop:1e5 with
+// 12 rounds split into two reports (even and odd rounds: the same code, interleaved in time, so drift
+// of the shared machine hits both), and a lab run of loop:2e6 (20× the work: a real difference) whose
+// run is relabelled loop:1e5 so that compare lines it up as "the same run, after a change". Also
+// --fail-on refusals and failure 9 of issue 8 (--html into a missing folder or through a file).
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { execa } from 'execa'
+import { chanceOfSeparation, CompareError, noiseVerdict, parseFailOn } from '../../loadtest/compare/compare.js'
+import { spread } from '../../loadtest/report/stats.js'
+import { ROOT, startLab } from './lab-helpers.js'
+
+describe('the noise rule and --fail-on grammar (pure)', () => {
+  test('better / worse only when the rounds are apart; within noise when they overlap; none with one round', () => {
+    assert.deepEqual(noiseVerdict([10, 11, 12], [13, 14, 15], true), { verdict: 'better', rounds: [3, 3], chance: 0.1 })
+    assert.equal(noiseVerdict([10, 11, 12], [13, 14, 15], false).verdict, 'worse')
+    assert.equal(noiseVerdict([10, 11, 12], [7, 8, 9], true).verdict, 'worse')
+    assert.equal(noiseVerdict([10, 11, 14], [13, 14, 15], true).verdict, 'within noise')
+    assert.equal(noiseVerdict([10, 11, 12], [12, 14, 15], true).verdict, 'within noise', 'touching ranges overlap')
+    assert.deepEqual(noiseVerdict([10], [20, 21], true), { verdict: 'no noise estimate', rounds: [1, 2], chance: null })
+    assert.equal(noiseVerdict([], [], true).verdict, 'no noise estimate')
+    assert.equal(chanceOfSeparation(3, 3), 0.1)
+    assert.ok(Math.abs(chanceOfSeparation(5, 5) - 2 / 252) < 1e-12)
+    assert.ok(Math.abs(chanceOfSeparation(6, 3) - 2 / 84) < 1e-12)
+  })
+
+  test('parseFailOn: the sign is the regression\'s direction; malformed bounds name themselves and the grammar', () => {
+    assert.deepEqual(parseFailOn('p99:+10%'), { spec: 'p99:+10%', metric: 'p99', sign: '+', bound: 0.1 })
+    assert.deepEqual(parseFailOn('rps:-5%'), { spec: 'rps:-5%', metric: 'rps', sign: '-', bound: 0.05 })
+    assert.equal(parseFailOn('p99.9: +2.5 %').bound, 0.025)
+    assert.equal(parseFailOn('efficiency:-10%').metric, 'efficiency')
+    const bad = [
+      ['p99:10%', /needs a sign .*p99:\+10% or p99:-10%/],
+      ['rps:+5%', /for rps a regression is a fall: write rps:-5%/],
+      ['p99:-10%', /for p99 a regression is a rise: write p99:\+10%/],
+      ['errors:+1%', /errors is a count: bound it with the lab's --threshold 'errors==0'/],
+      ['p99:+10', /cannot read it/],
+      ['p98:+10%', /unknown metric "p98"/],
+      ['', /cannot read it/]
+    ]
+    for (const [spec, why] of bad) {
+      assert.throws(() => parseFailOn(spec), (err) => {
+        assert.ok(err instanceof CompareError)
+        assert.equal(err.code, 'LOADLAB_COMPARE_FAIL_ON')
+        assert.match(err.message, why)
+        assert.match(err.message, /; expected METRIC:\+N% /)
+        return true
+      }, spec)
+    }
+  })
+})
+
+// A report holding only the rounds `pick` keeps, its figures those of the median round as the lab picks it.
+function fromRounds (report, pick) {
+  const out = structuredClone(report)
+  for (const r of out.results) {
+    const rounds = r.runs.filter((_, i) => pick(i))
+    const order = rounds.map((x, i) => [x.rps, i]).sort((a, b) => a[0] - b[0])
+    const mid = rounds[order[(order.length - 1) >> 1][1]]
+    r.runs = rounds
+    r.rps = mid.rps
+    r.requests = mid.requests
+    r.latency = { ...r.latency, p50: mid.latency.p50, p99: mid.latency.p99, max: mid.latency.max }
+    r.latency.percentiles = { ...r.latency.percentiles, 50: mid.latency.p50, 99: mid.latency.p99 }
+    r.spread = { rps: spread(rounds.map((x) => x.rps)), p99: spread(rounds.map((x) => x.latency.p99)) }
+    r.efficiency = r.ideal?.rps ? r.rps / r.ideal.rps : null
+  }
+  return out
+}
+
+// The same report with one round: no `runs`, no `spread` (what the lab writes without --runs).
+function oneRound (report) {
+  const out = structuredClone(report)
+  for (const r of out.results) { delete r.runs; delete r.spread }
+  return out
+}
+
+describe('compare on reports built from real rounds', () => {
+  let dir
+  const files = {}
+  const reports = {}
+  const KEY = 'simple@loop:1e5'
+  const cli = (args) => execa(process.execPath, ['loadtest/compare/cli.js', ...args], { cwd: ROOT, reject: false, stdin: 'ignore' })
+
+  async function lab (work, runs) {
+    const out = join(dir, `lab-${work.replace(':', '-')}`)
+    await mkdir(out)
+    const r = await startLab(['--server', 'simple', '--work', work, '--connections', '2', '--amount', '40', '--runs', String(runs), '--out', out], { timeout: 180000 })
+    assert.equal(r.exitCode, 0, r.stderr)
+    const json = (await readdir(out)).find((f) => f.endsWith('.json'))
+    return JSON.parse(await readFile(join(out, json), 'utf8'))
+  }
+
+  async function save (name, report) {
+    reports[name] = report
+    files[name] = join(dir, `${name}.json`)
+    await writeFile(files[name], JSON.stringify(report))
+  }
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'loadlab-gates-'))
+    const same = await lab('loop:1e5', 12)
+    assert.equal(same.results[0].runs.length, 12)
+    await save('even', fromRounds(same, (i) => i % 2 === 0))
+    await save('odd', fromRounds(same, (i) => i % 2 === 1))
+    const slower = await lab('loop:2e6', 3)
+    // The heavier work, lined up as the same run after a change that made each request 20× the work.
+    for (const r of slower.results) { r.key = KEY; r.work = 'loop:1e5' }
+    await save('slower', slower)
+    await save('even1', oneRound(reports.even))
+    await save('slower1', oneRound(slower))
+  })
+  after(async () => { if (dir) await rm(dir, { recursive: true, force: true }) })
+
+  function cells (md, key = KEY) {
+    const lines = md.split('\n')
+    const split = (l) => l.split(/(?<!\\)\|/).slice(1, -1).map((c) => c.trim())
+    const head = split(lines.find((l) => l.startsWith('| run |')))
+    return Object.fromEntries(split(lines.find((l) => l.startsWith(`| \`${key}\` |`))).map((v, i) => [head[i], v]))
+  }
+  const rpsOf = (name) => reports[name].results[0].rps
+  const fmt = (v) => v.toLocaleString('en-US', { minimumFractionDigits: 1, maximumFractionDigits: 1 })
+
+  test('the same code, rounds interleaved: within noise, and tight --fail-on bounds do not fail', async () => {
+    const res = await cli([files.even, files.odd, '--fail-on', 'rps:-1%', '--fail-on', 'p99:+1%'])
+    assert.equal(res.exitCode, 0, res.stderr + res.stdout)
+    const c = cells(res.stdout)
+    // 6 and 6 rounds of identical code separate by chance with probability 2/924 per figure
+    assert.match(c['B req/s ×A'], /^\d\.\d\d× within noise$/)
+    assert.match(c['B p99 ×A'], /^\d\.\d\d× within noise$/)
+    assert.match(res.stdout, /Verdicts: A ratio is called better or worse only when the two runs' rounds/)
+    assert.match(res.stdout, /- B vs A: 6 and 6 rounds: a false verdict by chance 0\.2 % per figure\./)
+    assert.match(res.stdout, /## Gates \(--fail-on\)/)
+    assert.match(res.stdout, /rounds 6 vs 6: within noise\)/)
+    assert.doesNotMatch(res.stdout + res.stderr, /✗ regressed/)
+  })
+
+  test('a real difference (20× the work): worse, and --fail-on exits 99 naming the run and the figures', async () => {
+    const res = await cli([files.even, files.slower, '--fail-on', 'rps:-5%', '--fail-on', 'p99:+10000%'])
+    assert.equal(res.exitCode, 99, res.stderr)
+    const c = cells(res.stdout)
+    assert.equal(c['B req/s ×A'], `${(rpsOf('slower') / rpsOf('even')).toFixed(2)}× worse`)
+    assert.ok(rpsOf('slower') < rpsOf('even') * 0.95)
+    const line = `✗ regressed: B \`${KEY}\` rps ${fmt(rpsOf('even'))} req/s → ${fmt(rpsOf('slower'))} req/s ` +
+      `(${((rpsOf('slower') / rpsOf('even') - 1) * 100).toFixed(1)}%, bound -5%; rounds 6 vs 3: worse)`
+    assert.deepEqual(res.stderr.split('\n'), [`compare: --fail-on: ${line}`, 'compare: 1 regression(s) past a --fail-on bound: exit 99'])
+    assert.ok(res.stdout.includes(`  - ${line}`), res.stdout)
+    // the p99 bound (+10000 %) is not crossed
+    assert.match(res.stdout, /- `p99:\+10000%`\n {2}- (✓ within bound|≈ past the bound, within noise): B /)
+  })
+
+  test('the other direction (the change undone): better, and --fail-on exits 0', async () => {
+    const res = await cli([files.slower, files.even, '--fail-on', 'rps:-5%', '--fail-on', 'p99:+10%'])
+    assert.equal(res.exitCode, 0, res.stderr)
+    assert.equal(cells(res.stdout)['B req/s ×A'], `${(rpsOf('even') / rpsOf('slower')).toFixed(2)}× better`)
+    assert.match(res.stdout, /✓ within bound: B `simple@loop:1e5` rps .* \(\+\d+\.\d%, bound -5%; rounds 3 vs 6: better\)/)
+  })
+
+  test('one round per run: no noise estimate, ratios raw and uncoloured; --fail-on on the raw ratio, both ways', async () => {
+    const worse = await cli([files.even1, files.slower1, '--fail-on', 'rps:-5%'])
+    assert.equal(worse.exitCode, 99, worse.stderr)
+    assert.equal(cells(worse.stdout)['B req/s ×A'], `${(rpsOf('slower1') / rpsOf('even1')).toFixed(2)}×`)
+    assert.match(worse.stdout, /- B vs A: one round per run in at least one of them: no noise estimate, ratios are raw\./)
+    assert.match(worse.stderr, /^compare: --fail-on: ✗ regressed: B `simple@loop:1e5` rps .*; raw ratio, no noise estimate \(one round\)\)$/m)
+    const better = await cli([files.slower1, files.even1, '--fail-on', 'rps:-5%'])
+    assert.equal(better.exitCode, 0, better.stderr)
+    assert.equal(cells(better.stdout)['B req/s ×A'], `${(rpsOf('even1') / rpsOf('slower1')).toFixed(2)}×`)
+    // the page colours nothing without a noise estimate, and colours the real difference from rounds
+    const html1 = join(dir, 'one.html')
+    const page1 = await cli([files.even1, files.slower1, '--html', html1])
+    assert.equal(page1.exitCode, 0, page1.stderr)
+    const one = await readFile(html1, 'utf8')
+    assert.match(one, /<span class="" data-verdict="no noise estimate"/)
+    assert.doesNotMatch(one, /class="ratio-(up|down)"/)
+    const html3 = join(dir, 'rounds.html')
+    const page3 = await cli([files.even, files.slower, '--html', html3, '--fail-on', 'rps:-5%'])
+    assert.equal(page3.exitCode, 99)
+    const three = await readFile(html3, 'utf8')
+    assert.match(three, /<span class="ratio-down" data-verdict="worse" title="worse">0\.\d\d× worse<\/span>/)
+    assert.match(three, /data-flag="gates".*<li data-gate="regressed">✗ regressed: B/s)
+  })
+
+  test('malformed --fail-on: one line, exit 2, before any report is read', async () => {
+    for (const spec of ['p99:10%', 'rps:+5%', 'errors:+1%', 'nope:+1%']) {
+      const res = await cli([join(dir, 'missing.json'), files.even, '--fail-on', spec])
+      assert.equal(res.exitCode, 2, res.stderr)
+      assert.equal(res.stdout, '')
+      const lines = res.stderr.trim().split('\n')
+      assert.equal(lines.length, 1, res.stderr)
+      assert.ok(lines[0].startsWith(`compare: --fail-on ${JSON.stringify(spec)}: `), lines[0])
+    }
+  })
+
+  test('--html into a missing folder or through a file: one-line refusal, exit 2, nothing written (issue 8, failure 9)', async () => {
+    const missing = join(dir, 'no', 'such', 'dir', 'cmp.html')
+    const throughFile = join(files.even, 'cmp.html')
+    const cases = [
+      [missing, `compare: --html ${missing}: cannot write there: no such directory (ENOENT)`],
+      [throughFile, `compare: --html ${throughFile}: cannot write there: a part of the path is not a directory (ENOTDIR)`]
+    ]
+    for (const [target, message] of cases) {
+      const res = await cli([files.even, files.odd, '--html', target])
+      assert.equal(res.exitCode, 2, res.stderr)
+      assert.equal(res.stdout, '')
+      assert.equal(res.stderr, message)
+      assert.doesNotMatch(res.stderr, /\n\s+at /)
+    }
+    assert.equal(existsSync(join(dir, 'no')), false)
+    assert.equal(JSON.parse(await readFile(files.even, 'utf8')).kind, 'loadlab-report')
+  })
+})
