@@ -1,0 +1,58 @@
+// The GitHub Actions example (examples/github-actions/loadlab.yml): its lab and compare steps run here
+// exactly as written, with bash -eo pipefail as Actions runs `shell: bash`, from the repository root,
+// with the job's environment; only LOADLAB_OUT and GITHUB_STEP_SUMMARY point into a temporary folder.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
+import { existsSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { execa } from 'execa'
+import yaml from 'js-yaml' // eslint's dependency, in the lockfile: a real YAML parser for the workflow
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
+const WORKFLOW = join(ROOT, 'examples', 'github-actions', 'loadlab.yml')
+
+test('the GitHub Actions example: the lab passes its thresholds, compare against the baseline runs as written', { timeout: 300000 }, async () => {
+  const wf = yaml.load(readFileSync(WORKFLOW, 'utf8'))
+  assert.equal(wf.defaults.run.shell, 'bash')
+  const job = wf.jobs.load
+  const steps = job.steps
+  assert.deepEqual(steps.filter((s) => s.uses).map((s) => s.uses), ['actions/checkout@v4', 'actions/setup-node@v4', 'actions/upload-artifact@v4'])
+  assert.equal(steps.find((s) => s.uses === 'actions/upload-artifact@v4').with.path, `${job.env.LOADLAB_OUT}/`)
+  const runs = steps.filter((s) => s.run)
+  assert.equal(runs[0].run, 'npm ci --no-audit --no-fund') // not run here: node_modules is installed
+  const [lab, compare] = runs.slice(1)
+  assert.match(lab.run, /^npm run lab -- /)
+  assert.match(compare.run, /^npm run -s compare -- /)
+  assert.ok(existsSync(join(ROOT, job.env.LOADLAB_BASELINE)), 'the committed baseline exists')
+
+  const dir = await mkdtemp(join(tmpdir(), 'loadlab-actions-'))
+  try {
+    const summary = join(dir, 'step-summary.md')
+    const env = { ...process.env, ...job.env, LOADLAB_OUT: join(dir, 'reports'), GITHUB_STEP_SUMMARY: summary }
+    const step = (s) => execa('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', s.run], { cwd: ROOT, env, reject: false, stdin: 'ignore', timeout: 240000 })
+
+    const labRun = await step(lab)
+    assert.equal(labRun.exitCode, 0, labRun.stderr)
+    assert.match(labRun.stderr, /^thresholds: 4 passed, 0 crossed$/m)
+    const written = await readdir(env.LOADLAB_OUT)
+    const report = JSON.parse(await readFile(join(env.LOADLAB_OUT, written.find((f) => f.endsWith('.json'))), 'utf8'))
+    assert.deepEqual(report.thresholds.map((t) => [t.threshold, t.status]), [['p99<500', 'passed'], ['errors==0', 'passed'], ['timeouts==0', 'passed'], ['queued-threads:p99<250', 'passed']])
+    assert.ok(report.results.every((r) => r.runs?.length === 5))
+
+    const cmp = await step(compare)
+    // 0, or 99 when this machine is now slower than when the baseline was made, beyond the rounds' noise
+    assert.ok([0, 99].includes(cmp.exitCode), `exit ${cmp.exitCode}: ${cmp.stderr}`)
+    assert.match(cmp.stdout, /^# loadlab compare/)
+    assert.match(cmp.stdout, /- B vs A: 5 and 5 rounds: a false verdict by chance 0\.8 % per figure\./)
+    assert.match(cmp.stdout, /## Gates \(--fail-on\)\n\n.*\n\n- `p99:\+50%`\n {2}- .* B `simple@loop:1e5` p99 /)
+    assert.equal(cmp.exitCode === 99, /✗ regressed/.test(cmp.stdout))
+    if (cmp.exitCode === 99) assert.match(cmp.stderr, /regression\(s\) past a --fail-on bound: exit 99/)
+    assert.equal((await readFile(summary, 'utf8')).trimEnd(), cmp.stdout, 'tee wrote the comparison into the step summary')
+    assert.match(await readFile(join(env.LOADLAB_OUT, 'compare.html'), 'utf8'), /data-flag="gates"/)
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+})
