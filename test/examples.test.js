@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execa } from 'execa'
-import yaml from 'js-yaml' // eslint's dependency, in the lockfile: a real YAML parser for the workflow
+import yaml from 'js-yaml' // a real YAML parser for the workflow (a dev dependency)
 
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const WORKFLOW = join(ROOT, 'examples', 'github-actions', 'loadlab.yml')

@@ -134,7 +134,8 @@ export function evaluateThresholds (thresholds, results = []) {
       return { ...base, status: TEST[t.op](figure, t.value) ? 'passed' : 'crossed', reason: null }
     })
     const status = out.some((x) => x.status === 'crossed') ? 'crossed' : out.some((x) => x.status === 'passed') ? 'passed' : 'not-applicable'
-    return { threshold: t.spec, text: t.text, server: t.server, metric: t.metric, op: t.op, value: t.value, unit: t.unit, status, runs: out }
+    const { spec, text, server, metric, op, value, unit } = t
+    return { threshold: spec, text, server, metric, op, value, unit, status, runs: out }
   })
 }
 

@@ -95,7 +95,10 @@ test('sweep: a step with a timeout or a wrong body does not hold, whatever its p
 test('--experiment capacity --quick: a capacity per server, the hockey stick on the page, the table', async (t) => {
   const { dir, cleanup } = await tempDir()
   t.after(cleanup)
-  const { json, md, files } = await labReport(['--experiment', 'capacity', '--quick', '--server', 'simple,queued-threads', '--out', dir])
+  const { json, md, files } = await labReport([
+    '--experiment', 'capacity', '--quick', '--server', 'simple,queued-threads', '--out', dir,
+    '--threshold', 'capacity>1e9', '--threshold', 'queued-threads:capacity>=0'
+  ])
   assert.equal(json.status, 'complete')
   assert.equal(json.method.loop, 'open')
   assert.equal(json.results.length, 2)
@@ -139,6 +142,10 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
     assert.ok(Math.abs(over.rate - OVERLOAD * c.capacity.rps) < 1e-6)
     assert.equal(res.latency.p99, held.p99, 'the result shows the figures of the step at capacity')
   }
+  // --threshold on capacity reads each sweep's capacity: above any machine's, and at least nothing
+  const [above, atLeast] = json.thresholds
+  assert.deepEqual(above.runs.map((r) => [r.run, r.figure, r.status]), json.results.map((r) => [r.server, r.capacity.capacity.rps, 'crossed']))
+  assert.deepEqual(atLeast.runs.map((r) => [r.run, r.status]), [['queued-threads', 'passed']])
   assert.deepEqual(json.table.head.slice(0, 4), ['server', 'ideal req/s', 'capacity req/s', 'cap/ideal'])
   assert.match(md, /capacity req\/s/)
   const html = await readFile(

@@ -5,7 +5,6 @@
 // --fail-on refusals and failure 9 of issue 8 (--html into a missing folder or through a file).
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -193,23 +192,5 @@ describe('compare on reports built from real rounds', () => {
       assert.equal(lines.length, 1, res.stderr)
       assert.ok(lines[0].startsWith(`compare: --fail-on ${JSON.stringify(spec)}: `), lines[0])
     }
-  })
-
-  test('--html into a missing folder or through a file: one-line refusal, exit 2, nothing written (issue 8, failure 9)', async () => {
-    const missing = join(dir, 'no', 'such', 'dir', 'cmp.html')
-    const throughFile = join(files.even, 'cmp.html')
-    const cases = [
-      [missing, `compare: --html ${missing}: cannot write there: no such directory (ENOENT)`],
-      [throughFile, `compare: --html ${throughFile}: cannot write there: a part of the path is not a directory (ENOTDIR)`]
-    ]
-    for (const [target, message] of cases) {
-      const res = await cli([files.even, files.odd, '--html', target])
-      assert.equal(res.exitCode, 2, res.stderr)
-      assert.equal(res.stdout, '')
-      assert.equal(res.stderr, message)
-      assert.doesNotMatch(res.stderr, /\n\s+at /)
-    }
-    assert.equal(existsSync(join(dir, 'no')), false)
-    assert.equal(JSON.parse(await readFile(files.even, 'utf8')).kind, 'loadlab-report')
   })
 })

@@ -81,8 +81,9 @@ test('evaluateThresholds: per threshold and run, passed / crossed / not applicab
   assert.deepEqual(ev[2].runs.map((r) => r.status), ['passed', 'passed', 'crossed', 'passed'])
   // capacity: not measured by an ordinary run
   assert.deepEqual(ev[3].runs.map((r) => [r.status, r.reason]), [...Array(3).fill(['not-applicable', 'not measured']), ['not-applicable', 'run failed']])
-  // a capacity result (the capacity experiment's field, a number or { rps }) is measured
-  const cap = evaluateThresholds([parseThreshold('capacity>=250')], [{ ...simple, capacity: 300 }, { ...queued, capacity: { rps: 200 } }])
+  // a capacity sweep's result (the capacity experiment's `capacity.capacity.rps`) is measured
+  const swept = (rps) => ({ sloMs: 100, steps: [], capacity: { sloMs: 100, rps, bound: 'refined' } })
+  const cap = evaluateThresholds([parseThreshold('capacity>=250')], [{ ...simple, capacity: swept(300) }, { ...queued, capacity: swept(200) }])
   assert.deepEqual(cap[0].runs.map((r) => [r.figure, r.status]), [[300, 'passed'], [200, 'crossed']])
   assert.equal(anyCrossed(ev), true)
   assert.equal(anyCrossed(evaluateThresholds([parseThreshold('rps>0')], [simple])), false)
