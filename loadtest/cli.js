@@ -52,8 +52,13 @@ function progressRenderer (stream = process.stderr) {
   let last = ''
   let lastLive = -Infinity
   return (e) => {
+    if (e.type === 'runtime') {
+      stream.write(`${termText(e.text)}\n`) // installing a runtime takes a while: always said
+      return
+    }
     if (e.type === 'calibrating') {
-      if (stream.isTTY || lines) stream.write(`calibrating ${e.specs.join(', ')} …\n`)
+      const on = e.runtime ? ` on ${e.runtime}` : ''
+      if (stream.isTTY || lines) stream.write(`calibrating ${e.specs.join(', ')}${on} …\n`)
       return
     }
     const prefix = `[${e.index}/${e.total}] ${termText(e.name)}`

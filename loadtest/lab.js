@@ -12,10 +12,12 @@ import { evaluateThresholds } from './report/thresholds.js'
 import { reportId, checkWritableDir } from './report/write.js'
 import { usageError } from './errors.js'
 import { checkTask, describeLabTask, taskRecord } from './run/task.js'
+import { resolveRuntimes } from './run/runtimes.js'
 
 // Everything decided before anything starts: the experiment, its load, the plan and each entry's load.
-// Throws a usage error (exit 2) for a bad combination; starts nothing.
-export async function planLab (opts) {
+// Throws a usage error (exit 2) for a bad combination; starts nothing (a --node runtime the project
+// provides may be installed from the npm registry: `onProgress` hears { type: 'runtime', text }).
+export async function planLab (opts, { onProgress = () => {} } = {}) {
   if (opts.work) await checkWork(opts.work)
   const experimentName = opts.experiment ?? (opts.url || opts.server ? 'custom' : 'tour')
   const experiment = await experimentFor(experimentName)
@@ -55,6 +57,12 @@ export async function planLab (opts) {
       )
     }
   }
+  if (opts.node && inProcess) throw usageError(`--node: experiment ${experimentName} runs in-process, without servers`)
+  const runtimes = opts.node
+    ? await resolveRuntimes(opts.node, { log: (text) => onProgress({ type: 'runtime', text }) })
+    : null
+  // Under --node, the whole plan once per runtime, runtime by runtime.
+  if (runtimes) plan = runtimes.flatMap((runtime) => plan.map((e) => ({ ...e, runtime })))
   const loads = plan.map((e) => entryLoad(e, load)) // may throw a usage error: before anything starts
   for (const e of plan) if (e.work && !task) await checkWork(e.work, `work (${e.server})`)
   if (opts.out) {
@@ -66,11 +74,33 @@ export async function planLab (opts) {
   }
   // One real call of the task before any server starts: its failures stop the lab with one line.
   const taskCheck = task ? await checkTask(task) : null
-  return { experimentName, experiment, load, planOpts, inProcess, plan, loads, task, taskCheck }
+  return { experimentName, experiment, load, planOpts, inProcess, plan, loads, task, taskCheck, runtimes }
+}
+
+// Under --node each work spec is calibrated per runtime, as `SPEC#LABEL`; an entry sees its runtime's.
+function calibrationKey (spec, runtime) {
+  return runtime ? `${spec}#${runtime.label}` : spec
+}
+
+// File a runtime's measured calibrations under their keys, each naming its runtime.
+function keepCalibration (calibration, measured, runtime) {
+  for (const [spec, c] of Object.entries(measured)) {
+    calibration[calibrationKey(spec, runtime)] = runtime ? { ...c, runtime: runtime.label, node: runtime.node } : c
+  }
+}
+
+function calibrationFor (calibration, runtime) {
+  if (!runtime) return calibration
+  const suffix = `#${runtime.label}`
+  return Object.fromEntries(
+    Object.entries(calibration)
+      .filter(([k]) => k.endsWith(suffix))
+      .map(([k, v]) => [k.slice(0, -suffix.length), v])
+  )
 }
 
 // How the report's method block describes this run.
-function methodOf ({ load, inProcess, plan, task, taskCheck }, opts, command) {
+function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, command) {
   const openLoop = Boolean(load.rate) || plan.some((e) => e.sweep)
   return {
     tool: inProcess ? 'in-process' : openLoop ? 'loadlab open loop (undici)' : 'autocannon',
@@ -94,6 +124,8 @@ function methodOf ({ load, inProcess, plan, task, taskCheck }, opts, command) {
     url: opts.url ?? null,
     outsideSampling: !opts.url && !inProcess,
     task: task ? taskRecord(task, taskCheck, opts.task) : null,
+    // --node: the runtimes the servers and calibration ran under (null: the lab's own node)
+    runtimes: runtimes ? runtimes.map(({ label, node, v8, source }) => ({ label, node, v8, source })) : null,
     command
   }
 }
@@ -106,15 +138,15 @@ export async function runLab (
   opts,
   { signal = new AbortController().signal, onProgress = () => {}, command = null } = {}
 ) {
-  const lab = await planLab(opts)
-  const { experimentName, experiment, planOpts, inProcess, plan, loads, task, taskCheck } = lab
+  const lab = await planLab(opts, { onProgress })
+  const { experimentName, experiment, planOpts, inProcess, plan, loads, task, taskCheck, runtimes } = lab
   const createdAt = new Date()
   const m = machine()
   const notes = []
   if (opts.url) notes.push(`outside sampling skipped: --url ${opts.url} (a server the lab did not start)`)
   if (typeof experiment.notes === 'function') notes.push(...experiment.notes(planOpts))
   else if (Array.isArray(experiment.notes)) notes.push(...experiment.notes)
-  let calibration = {}
+  const calibration = {}
   const results = []
   let failed = false
   const progress = (index, total, name) => ({
@@ -135,29 +167,35 @@ export async function runLab (
     }
   } else {
     const specs = [...new Set(plan.map((e) => e.work).filter(Boolean))]
-    if (specs.length && !signal.aborted) {
-      onProgress({ type: 'calibrating', specs })
-      const tasks = task ? { [task.spec]: task.task } : {}
-      calibration = await calibrate(specs, { signal, tasks }).catch((err) => {
+    const tasks = task ? { [task.spec]: task.task } : {}
+    for (const runtime of runtimes ?? [null]) {
+      if (!specs.length || signal.aborted) break
+      onProgress({ type: 'calibrating', specs, runtime: runtime?.label ?? null })
+      const measured = await calibrate(specs, { signal, tasks, execPath: runtime?.path }).catch((err) => {
         if (signal.aborted) return {}
         throw err
       })
+      keepCalibration(calibration, measured, runtime)
     }
     const bootTimeoutMs = Number(process.env.LOADLAB_BOOT_TIMEOUT_MS) || 30000
     for (const [i, entry] of plan.entries()) {
       if (signal.aborted) break
-      const p = progress(i + 1, plan.length, entry.variant ? `${entry.server}/${entry.variant}` : entry.server)
+      const name = entry.variant ? `${entry.server}/${entry.variant}` : entry.server
+      const p = progress(i + 1, plan.length, entry.runtime ? `${name} on ${entry.runtime.label}` : name)
       const expectedBody = taskCheck ? (taskCheck.expectedBody ?? taskCheck.body) : null
       const raw = await runEntry(entry, loads[i], {
         signal,
         progress: p.update,
         bootTimeoutMs,
         url: opts.url,
-        calibration,
+        calibration: calibrationFor(calibration, entry.runtime),
         expectedBody
       })
       results.push(raw)
-      const s = buildHttpResult(raw, { calibration, cores: m.availableParallelism })
+      const s = buildHttpResult(raw, {
+        calibration: calibrationFor(calibration, entry.runtime),
+        cores: m.availableParallelism
+      })
       p.done(
         raw.failure
           ? `FAILED: ${raw.failure.reason}`
@@ -166,11 +204,15 @@ export async function runLab (
             : `done, ${s.rps?.toFixed(1) ?? '-'} req/s${s.trusted ? '' : ` (untrusted: ${s.untrusted.join('; ')})`}`
       )
     }
-    const missing = [...new Set(results.map((r) => r.workReported).filter((w) => w && !calibration[w]))]
-    if (missing.length && !signal.aborted) {
-      // Work specs only the servers' ready lines named (a run without --work): calibrated last.
+    // Work specs only the servers' ready lines named (a run without --work): calibrated last.
+    for (const runtime of runtimes ?? [null]) {
+      const known = calibrationFor(calibration, runtime)
+      const ran = results.filter((r) => (r.entry.runtime ?? null) === runtime)
+      const missing = [...new Set(ran.map((r) => r.workReported).filter((w) => w && !known[w]))]
+      if (!missing.length || signal.aborted) continue
       try {
-        Object.assign(calibration, await calibrate(missing, { signal }))
+        const measured = await calibrate(missing, { signal, execPath: runtime?.path })
+        keepCalibration(calibration, measured, runtime)
       } catch (err) {
         notes.push(`calibration of ${missing.join(', ')} failed: ${err.message.split('\n')[0]}`)
       }
@@ -195,7 +237,12 @@ export async function runLab (
     calibration,
     results: inProcess
       ? results
-      : results.map((raw) => buildHttpResult(raw, { calibration, cores: m.availableParallelism })),
+      : results.map((raw) =>
+        buildHttpResult(raw, {
+          calibration: calibrationFor(calibration, raw.entry.runtime),
+          cores: m.availableParallelism
+        })
+      ),
     notes
   })
   // An experiment's own table (the study's shape) travels in the report, so every page shows it too.

@@ -26,6 +26,7 @@ export const DEFAULTS = Object.freeze({
   runs: null,
   warmup: null,
   url: null,
+  node: null,
   out: join(ROOT, 'reports'),
   label: null,
   threshold: [],
@@ -65,6 +66,10 @@ With no option: a quick tour of every server (light load, about two minutes).
   --runs N             measured rounds per server; figures are the median round (default 1)
   --warmup N           requests in the discarded warm-up round, 0 = none
   --url URL            load a server started by hand (outside sampling skipped)
+  --node 22,24|PATH    run the servers and the calibration under each of these runtimes: a major the
+                       project provides (20, 22, 24; installed from the npm registry on first use, or
+                       npm run runtimes) or a path to a node binary; the load generator stays on the
+                       lab's own node. One result per server per runtime
   --out DIR            where reports are written (default reports/)
   --label TEXT         free text naming the machine or the run
   --threshold T        a pass/fail bound on every run, repeatable: [SERVER:]METRIC OP VALUE, e.g.
@@ -80,7 +85,8 @@ With no option: a quick tour of every server (light load, about two minutes).
 
 Environment: LOADLAB_BOOT_TIMEOUT_MS (how long a server may take to answer /health, default 30000),
 LOADLAB_PROGRESS=1 (progress lines even when stderr is not a terminal), LOADLAB_EXTRA_SERVERS=DIR
-(every DIR/NAME.js becomes a server NAME, for tests).
+(every DIR/NAME.js becomes a server NAME, for tests), LOADLAB_RUNTIMES_DIR (where --node installs
+runtimes, default .runtimes/).
 `
 
 // Turn argv into validated options; throws a usage error (exit 2) naming the bad option.
@@ -193,6 +199,14 @@ export function validateOptions (values) {
     out.server ??= allServerNames()
   } else if (o.input !== null) {
     throw usageError('--input: only with --task')
+  }
+  if (o.node !== null) {
+    const items = o.node.split(',').map((s) => s.trim())
+    if (items.some((s) => s === '')) {
+      throw usageError(`--node: expected a comma-separated list of majors (20, 22, 24) or node paths, got ${describe(o.node)}`)
+    }
+    if (o.url !== null) throw usageError('--node excludes --url: the lab runs only the servers it starts under a runtime')
+    out.node = items
   }
   if (o.out !== null && existsSync(o.out) && !statSync(o.out).isDirectory()) {
     throw usageError(`--out: ${o.out} exists and is not a directory`)

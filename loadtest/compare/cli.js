@@ -7,15 +7,26 @@ import { access, readFile, stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { anyRegressed, checkReport, compareReports, CompareError, FAIL_ON_GRAMMAR, parseFailOn, UNITS } from './compare.js'
+import {
+  anyRegressed,
+  checkReport,
+  compareReports,
+  CompareError,
+  FAIL_ON_GRAMMAR,
+  parseFailOn,
+  splitByRuntime,
+  UNITS
+} from './compare.js'
 import { gateLine, renderCompareHtml, renderCompareMarkdown } from './render.js'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
 
 export const HELP = `usage: npm run compare -- A.json B.json [...] [options]
+       npm run compare -- RUNTIMES.json [options]   (one report made under lab --node 20,24)
 
-Lines up the runs the reports share (same server, variant and work) with one column group per report
-and the ratio to the baseline; Markdown to stdout.
+Lines up the runs the reports share (same server, variant, work and, under lab --node, runtime) with
+one column group per report and the ratio to the baseline; Markdown to stdout. One report made under
+several runtimes gets one column group per runtime.
 
 options:
   --baseline FILE    the report the ratios are to (one of the given files; default: the first)
@@ -57,9 +68,9 @@ export function parseCompareArgs (argv) {
     )
   }
   if (values.html === '') throw new CompareError('--html needs a file name', 'LOADLAB_COMPARE_USAGE')
-  if (positionals.length < 2) {
+  if (positionals.length < 1) {
     throw new CompareError(
-      `compare needs at least two report files, got ${positionals.length} (see --help)`,
+      'compare needs at least two report files, or one made under lab --node with two runtimes (see --help)',
       'LOADLAB_COMPARE_TOO_FEW'
     )
   }
@@ -140,7 +151,14 @@ export async function runCompare (argv) {
   }
   const entries = []
   for (const file of opts.files) entries.push({ file, report: await readReport(file) })
-  const cmp = compareReports(entries, { baseline, units: opts.units, failOn: opts.failOn })
+  const sides = splitByRuntime(entries)
+  if (sides.length < 2) {
+    throw new CompareError(
+      `compare needs at least two report files, or one made under lab --node with two runtimes; ${opts.files[0]} has one runtime`,
+      'LOADLAB_COMPARE_TOO_FEW'
+    )
+  }
+  const cmp = compareReports(sides, { baseline, units: opts.units, failOn: opts.failOn })
   if (opts.html !== null) await writePage(opts.html, renderCompareHtml(cmp), { force: opts.force })
   const regressions = cmp.gates.flatMap((g) =>
     g.runs.filter((r) => r.status === 'regressed').map((r) => gateLine(cmp, g, r))

@@ -44,13 +44,14 @@ function scaled (v, scale) {
   return isNum(v) && isNum(scale) ? v / scale : null
 }
 
-function serviceMs (report, work) {
-  const c = report.calibration?.[work]
+// The calibrated service time of a run's work (under --node, its runtime's: `SPEC#LABEL`).
+function serviceMs (report, work, runtime = null) {
+  const c = (runtime ? report.calibration?.[`${work}#${runtime}`] : null) ?? report.calibration?.[work]
   return isNum(c?.medianMs) && c.medianMs > 0 ? c.medianMs : null
 }
 
 function httpCell (r, report, units) {
-  const scale = units === 'service' ? serviceMs(report, r.work) : 1
+  const scale = units === 'service' ? serviceMs(report, r.work, r.runtime?.label) : 1
   const q = r.requests
   const errors =
     q && typeof q === 'object'
@@ -75,7 +76,7 @@ function httpCell (r, report, units) {
     percentiles: pcts,
     errors,
     efficiency: isNum(r.efficiency) ? r.efficiency : null,
-    serviceMs: serviceMs(report, r.work),
+    serviceMs: serviceMs(report, r.work, r.runtime?.label),
     // capacity sweeps: the highest rate held under the target, and the target
     capacity: isNum(r.capacity?.capacity?.rps) ? r.capacity.capacity.rps : null,
     capacityBound: r.capacity?.capacity?.bound ?? null,
@@ -189,6 +190,30 @@ function gateRun (g, key, base, next) {
   return { ...out, status: 'regressed' }
 }
 
+// One report made under several runtimes (lab --node 20,24) becomes one entry per runtime, its keys
+// without the runtime, so compare sets the runtimes side by side as it sets machines. Other entries
+// are returned as they are (their keys carry the runtime, so runs line up runtime by runtime).
+export function splitByRuntime (entries) {
+  if (entries.length !== 1) return entries
+  const [{ file, report }] = entries
+  const labels = [...new Set(report.results.map((r) => r.runtime?.label).filter(Boolean))]
+  if (labels.length < 2) return entries
+  return labels.map((label) => {
+    const results = report.results
+      .filter((r) => r.runtime?.label === label)
+      .map((r) => ({ ...r, key: r.key.replace(`#${label}`, '') }))
+    const node = results[0].runtime.node ?? label
+    const name = `${report.label ?? report.machine?.hostname ?? file} · ${node}`
+    return { file: `${file} (${label})`, report: { ...report, label: name, results, runtime: label } }
+  })
+}
+
+// The node each report's servers ran under: one version, or null when they ran under several.
+function serverNode (report) {
+  const versions = new Set(report.results.map((r) => r.runtime?.node ?? report.machine?.node ?? null))
+  return versions.size === 1 ? [...versions][0] : null
+}
+
 // Compares checked reports: `entries` is [{ file, report }], `baseline` an index into it, `units` one
 // of UNITS. Returns { units, baseline, reports, rows, flags, notes } (see compare-render.js); throws a
 // CompareError when fewer than two reports are given or they share no run.
@@ -298,6 +323,15 @@ export function compareReports (entries, { baseline = 0, units = 'ms', failOn = 
         }
       })
     }
+  }
+
+  // Runtimes are a variable like machines: say when the reports' servers ran under different ones.
+  const nodes = entries.map(({ report }) => serverNode(report))
+  if (nodes.every(Boolean) && new Set(nodes).size > 1 && !entries.some(({ report }) => report.runtime)) {
+    notes.push(
+      `the servers ran under different Node versions (${reports.map((r, i) => `${r.letter} ${nodes[i]}`).join(', ')}): ` +
+        'the runtime differs as well as the machine (lab --node runs the same runtimes on each machine)'
+    )
   }
 
   const flags = []

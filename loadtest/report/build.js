@@ -25,6 +25,10 @@ export function packageVersion (name) {
   }
 }
 
+function packageJson () {
+  return JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+}
+
 // The machine block: CPU, cores, memory, OS, Node/V8 and library versions, load average now.
 export function machine () {
   const cpus = os.cpus()
@@ -38,6 +42,8 @@ export function machine () {
     arch: os.arch(),
     node: process.version,
     v8: process.versions.v8,
+    // The Node lines this lab supports (package.json engines); --node runs the servers under others.
+    nodeSupported: packageJson().engines?.node ?? null,
     versions: Object.fromEntries(['fastify', 'piscina', 'autocannon', 'react'].map((n) => [n, packageVersion(n)])),
     loadavg: os.loadavg().map((x) => round(x, 2))
   }
@@ -50,10 +56,12 @@ export function makeKey ({ server, variant, work }, qualifier) {
 
 // A run's key with how it was loaded: open-loop runs and capacity sweeps never line up with closed-loop
 // runs of the same server and work in compare.
+// Under --node the runtime is part of the key too (#node22), so runs line up runtime by runtime.
 function loopKey (key, entry) {
-  if (entry.sweep) return `${key}#capacity`
-  if (entry.rate) return `${key}#open:${entry.rate}/s`
-  return key
+  const k = entry.runtime ? `${key}#${entry.runtime.label}` : key
+  if (entry.sweep) return `${k}#capacity`
+  if (entry.rate) return `${k}#open:${entry.rate}/s`
+  return k
 }
 
 // The ideal throughput for a work spec: min(connections, cores) / service time (sleep kinds do not
@@ -297,7 +305,16 @@ export function buildHttpResult (raw, { calibration = {}, cores = os.availablePa
     autocannon: mid?.autocannon ?? null,
     stop: raw.stop ?? null,
     notes,
-    study: e.study ?? null
+    study: e.study ?? null,
+    // The runtime the server reported (its ready message), and under --node the one it was started with.
+    runtime: raw.runtime || e.runtime
+      ? {
+          label: e.runtime?.label ?? null,
+          node: raw.runtime?.node ?? null,
+          v8: raw.runtime?.v8 ?? null,
+          source: e.runtime?.source ?? null
+        }
+      : null
   }
   if (rounds.length > 1) {
     result.runs = rounds.map((r) => ({

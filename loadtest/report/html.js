@@ -125,7 +125,10 @@ export function machineCard (report) {
     ['cores', cores],
     ['memory', bytes(m.memoryBytes)],
     ['OS', os || DASH],
-    ['Node / V8', `${esc(m.node) || DASH} / ${esc(m.v8) || DASH}`],
+    [
+      'Node / V8',
+      `${esc(m.node) || DASH} / ${esc(m.v8) || DASH}${m.nodeSupported ? ` <span class="muted">(supported: ${esc(m.nodeSupported)})</span>` : ''}`
+    ],
     ['packages', versions],
     [
       'load average',
@@ -162,6 +165,9 @@ export function methodCard (report) {
     ['measured round', load],
     ['timeout', isNum(m.timeoutSec) ? `${num(m.timeoutSec)} s` : DASH],
     ['warm-up', warm],
+    ...(Array.isArray(m.runtimes)
+      ? [['servers under', m.runtimes.map((r) => `${esc(r.node)} <span class="muted">(V8 ${esc(r.v8)})</span>`).join(' · ')]]
+      : []),
     [
       'runs',
       isNum(m.runs)

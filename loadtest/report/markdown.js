@@ -4,6 +4,11 @@ import { reportTable } from './table.js'
 import { mdCode, mdFence, mdText } from './escape.js'
 import { thresholdRows } from './thresholds.js'
 
+// A calibration's row name: its work spec, and its runtime under --node.
+function calibrationName (c) {
+  return c.runtime ? `${c.spec} on ${c.runtime}` : c.spec
+}
+
 function gb (bytes) {
   return `${(bytes / 1073741824).toFixed(1)} GB`
 }
@@ -43,7 +48,7 @@ export function renderMarkdown (report, experiment) {
     `- **Machine:** ${mdText(m.cpuModel)}, ${m.cores} cores (availableParallelism ${m.availableParallelism}), ${gb(m.memoryBytes)} RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`
   )
   out.push(
-    `- **Node:** ${m.node} (V8 ${m.v8}); fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, react ${m.versions.react}`
+    `- **Node:** ${m.node} (V8 ${m.v8})${m.nodeSupported ? ` (supported: ${m.nodeSupported})` : ''}; fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, react ${m.versions.react}`
   )
   out.push(`- **Load average at start:** ${m.loadavg.join(', ')}`)
   out.push('')
@@ -51,6 +56,10 @@ export function renderMarkdown (report, experiment) {
   out.push('')
   out.push(`- **Command:** ${mdCode(me.command)}`)
   if (me.task) out.push(taskLine(me.task))
+  if (Array.isArray(me.runtimes)) {
+    const list = me.runtimes.map((r) => `${r.node} (V8 ${r.v8})`).join(', ')
+    out.push(`- **Servers and calibration under:** ${list}; the load generator on the lab's ${m.node}`)
+  }
   if (me.tool === 'in-process') {
     out.push(`- **Load:** in-process, no HTTP; ${me.runs} run(s) per case`)
   } else {
@@ -74,9 +83,9 @@ export function renderMarkdown (report, experiment) {
         head: ['work', 'calls', 'median ms', 'min', 'max', 'first', 'tier shift'],
         rows: cal.map((c) =>
           c.error
-            ? [c.spec, '-', 'error', c.error, '', '', '']
+            ? [calibrationName(c), '-', 'error', c.error, '', '', '']
             : [
-                c.spec,
+                calibrationName(c),
                 String(c.calls),
                 String(c.medianMs),
                 String(c.minMs),

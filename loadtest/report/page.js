@@ -18,6 +18,7 @@ import {
   table
 } from './html.js'
 import { thresholdRows } from './thresholds.js'
+import { runtimesOf } from './table.js'
 
 // Display names for a report's HTTP runs: the key, without the work spec when every run shares it;
 // duplicates get " (2)", " (3)" so no two lines in a chart merge.
@@ -252,6 +253,11 @@ function resultsTable (http, names) {
       pct(r.efficiency, 1)
     ]
   })
+  // Runs under several runtimes (--node): each row names its runtime; the runs come runtime by runtime.
+  if (runtimesOf({ results: http }).length) {
+    head.unshift('node')
+    rows.forEach((row, i) => row.unshift(esc(http[i].runtime?.node ?? http[i].runtime?.label)))
+  }
   return table(head, rows, {
     className: 'results',
     rowClass: (i) => statusOf(http[i]),
@@ -273,7 +279,10 @@ function calibrationTable (cal) {
   const entries = cal && typeof cal === 'object' ? Object.entries(cal) : []
   if (entries.length === 0) return '<p class="muted">No calibration in this report.</p>'
   const rows = entries.map(([spec, c]) => [
-    { html: `<code>${esc(c?.spec ?? spec)}</code>`, className: 'text' },
+    {
+      html: `<code>${esc(c?.spec ?? spec)}</code>${c?.runtime ? ` on ${esc(c.runtime)} <span class="muted">${esc(c.node)}</span>` : ''}`,
+      className: 'text'
+    },
     num(c?.calls),
     ms(c?.medianMs),
     ms(c?.minMs),

@@ -65,9 +65,31 @@ export function defaultTable (report) {
   return { head, rows }
 }
 
-// The table for a report: the experiment's own shape when it has one, else the default.
+// The runtimes of a report's runs under --node, in run order: [{ label, node }]; [] for one runtime.
+export function runtimesOf (report) {
+  const out = []
+  for (const r of report.results ?? []) {
+    const label = r.runtime?.label
+    if (label && !out.some((x) => x.label === label)) out.push({ label, node: r.runtime.node ?? null })
+  }
+  return out.length > 1 ? out : []
+}
+
+// The table for a report: the experiment's own shape when it has one, else the default. Runs under
+// several runtimes (--node) are grouped by runtime: the table of each runtime's runs, one after the
+// other, behind a `node` column.
 export function reportTable (report, experiment) {
-  return typeof experiment?.table === 'function' ? experiment.table(report) : defaultTable(report)
+  const one = (r) => (typeof experiment?.table === 'function' ? experiment.table(r) : defaultTable(r))
+  const runtimes = runtimesOf(report)
+  if (runtimes.length === 0) return one(report)
+  let head = null
+  const rows = []
+  for (const { label, node } of runtimes) {
+    const t = one({ ...report, results: report.results.filter((r) => r.runtime?.label === label) })
+    head ??= ['node', ...t.head]
+    rows.push(...t.rows.map((row) => [node ?? label, ...row]))
+  }
+  return { head, rows }
 }
 
 // Render { head, rows } as aligned plain text (numbers right-aligned).

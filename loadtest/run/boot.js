@@ -33,10 +33,20 @@ export function serverEnv (env = process.env) {
 // Spawn `node entry --port 0 --host 127.0.0.1 ...args` with an IPC channel (a killed lab leaves no
 // server behind); resolves once the server's `{ type: 'ready', url, pid, strategy, work }` message has
 // come and /health answers 200. The one way the lab, the bench and the tests start a server.
-// `cwd`, `env` (added to serverEnv()) and `keepLines` (stdout/stderr lines kept) are for tests.
-export async function startServer ({ entry, args = [], bootTimeoutMs = 30000, signal, cwd, env = {}, keepLines = 20 }) {
+// `execPath` is the node it runs under (--node); `cwd`, `env` (added to serverEnv()) and `keepLines`
+// (stdout/stderr lines kept) are for tests.
+export async function startServer ({
+  entry,
+  args = [],
+  bootTimeoutMs = 30000,
+  signal,
+  cwd,
+  env = {},
+  keepLines = 20,
+  execPath = process.execPath
+}) {
   const argv = [entry, '--port', '0', '--host', '127.0.0.1', ...args]
-  const child = execa(process.execPath, argv, {
+  const child = execa(execPath, argv, {
     ipc: true,
     cwd,
     env: { ...serverEnv(), ...env },

@@ -49,8 +49,12 @@ function declared (spec) {
 // Calibrate specs (bounded: about totalBudgetMs over all, at most maxCalls each, at least 2 each while
 // the budget lasts; the child is killed a minute after the budget, its specs then carry an error);
 // resolves { [spec]: summary }, with { spec, error } for a spec that could not be measured.
-// `tasks` maps a --task spec to its description (servers/lib/task-module.js describeTask().task).
-export async function calibrate (specs, { maxCalls = 30, totalBudgetMs = 20000, signal, tasks = {} } = {}) {
+// `tasks` maps a --task spec to its description (servers/lib/task-module.js describeTask().task);
+// `execPath` is the node that runs the calibration (the servers' runtime under --node).
+export async function calibrate (
+  specs,
+  { maxCalls = 30, totalBudgetMs = 20000, signal, tasks = {}, execPath = process.execPath } = {}
+) {
   const out = {}
   const measure = []
   for (const spec of [...new Set(specs)].filter(Boolean)) {
@@ -60,7 +64,7 @@ export async function calibrate (specs, { maxCalls = 30, totalBudgetMs = 20000, 
   }
   if (measure.length === 0) return out
   const plan = { specs: measure, tasks, maxCalls, totalBudgetMs }
-  const r = await execa(process.execPath, [CHILD], {
+  const r = await execa(execPath, [CHILD], {
     env: { ...process.env },
     reject: false,
     cancelSignal: signal,

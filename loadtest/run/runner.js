@@ -166,6 +166,7 @@ export async function runEntry (entry, load, opts = {}) {
       raw.entry.key ??= makeKey(raw.entry)
       return raw
     }
+    server.health = health.json ?? null
     if (typeof health.json?.strategy === 'string') {
       raw.entry.server = health.json.strategy
       raw.notes.push(`--url: /health names the strategy ${health.json.strategy}`)
@@ -178,7 +179,14 @@ export async function runEntry (entry, load, opts = {}) {
     try {
       // The server pushes its samples over IPC at the timeline's interval (servers/lib/sampling.js).
       const env = { LOADLAB_SAMPLE_MS: String(timelineInterval(load)) }
-      server = await startServer({ entry: cat.entry, args: raw.args, env, bootTimeoutMs, signal })
+      server = await startServer({
+        entry: cat.entry,
+        args: raw.args,
+        env,
+        bootTimeoutMs,
+        signal,
+        execPath: entry.runtime?.path
+      })
     } catch (err) {
       if (!err.failure) throw err
       raw.failure = err.failure
@@ -188,6 +196,12 @@ export async function runEntry (entry, load, opts = {}) {
     }
   }
   raw.workReported = server.work ?? entry.work ?? null
+  // The runtime the server says it runs (its ready message; /health for --url): recorded, never assumed.
+  raw.runtime = server.ready?.node
+    ? { node: server.ready.node, v8: server.ready.v8 ?? null }
+    : server.health?.node
+      ? { node: server.health.node, v8: server.health.v8 ?? null }
+      : null
   if (entry.work && server.work && server.work !== entry.work) { raw.notes.push(`planned work ${entry.work}, server reports ${server.work}`) }
   raw.entry.key ??= makeKey({ ...raw.entry, work: raw.workReported })
   const expected = expectedBody ?? (await expectedBodyOf(raw.workReported))

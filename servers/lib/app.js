@@ -48,7 +48,14 @@ export function buildApp ({
     if (request.routeOptions.url === '/') telemetry.count(reply.statusCode < 300)
   })
 
-  app.get('/health', async () => ({ status: 'ok', strategy, ...(variant ? { variant } : {}), pid: process.pid }))
+  app.get('/health', async () => ({
+    status: 'ok',
+    strategy,
+    ...(variant ? { variant } : {}),
+    pid: process.pid,
+    node: process.version,
+    v8: process.versions.v8
+  }))
 
   app.get('/', async (request, reply) => {
     const receivedAt = now()

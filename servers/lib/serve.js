@@ -16,7 +16,15 @@ export function announceReady ({ host, port, strategy, work }) {
   if (!isLoopback(host)) process.stderr.write(exposedWarning(host))
   console.log(readyLine({ host, port, strategy, work }))
   const h = host.includes(':') ? `[${host}]` : host
-  process.send?.({ type: 'ready', url: `http://${h}:${port}`, pid: process.pid, strategy, work: work.spec })
+  process.send?.({
+    type: 'ready',
+    url: `http://${h}:${port}`,
+    pid: process.pid,
+    strategy,
+    work: work.spec,
+    node: process.version,
+    v8: process.versions.v8
+  })
 }
 
 // The one line a server prints on stdout when it is ready.

@@ -282,7 +282,10 @@ describe('npm run compare on real reports', () => {
       [[a.json, notJson], new RegExp(`^compare: ${notJson} is not JSON \\(`)],
       [[a.json, notReport], `compare: ${notReport} is not a loadlab report (expected "kind": "loadlab-report")`],
       [[a.json, schema2], `compare: ${schema2} is a schema 2 report; this compare reads schema 1 only`],
-      [[a.json], 'compare: compare needs at least two report files, got 1 (see --help)'],
+      [
+        [a.json],
+        `compare: compare needs at least two report files, or one made under lab --node with two runtimes; ${a.json} has one runtime`
+      ],
       [
         [a.json, disjoint],
         'compare: the reports have no run in common (a run is matched by server, variant and work: its "key")'

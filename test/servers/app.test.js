@@ -65,7 +65,13 @@ test('LabErrors answer with their status, and Retry-After when they carry one', 
 test('/health, /__lab/stats and its reset', async (t) => {
   const { app, close } = inlineApp()
   t.after(close)
-  assert.deepEqual((await app.inject('/health')).json(), { status: 'ok', strategy: 'test', pid: process.pid })
+  assert.deepEqual((await app.inject('/health')).json(), {
+    status: 'ok',
+    strategy: 'test',
+    pid: process.pid,
+    node: process.version,
+    v8: process.versions.v8
+  })
   for (let i = 0; i < 3; i++) await app.inject('/')
   const stats = (await app.inject('/__lab/stats')).json()
   assert.equal(stats.strategy, 'test')
