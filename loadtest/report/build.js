@@ -113,7 +113,10 @@ export function roundFigures (round_) {
   const outside = round_.outside
     ? {
         cpuSeconds: round_.outside.cpuSeconds,
-        cpuMsPerRequest: f.completed > 0 ? round((round_.outside.cpuSeconds * 1000) / f.completed, 3) : null,
+        cpuMsPerRequest:
+          f.completed > 0 && typeof round_.outside.cpuSeconds === 'number'
+            ? round((round_.outside.cpuSeconds * 1000) / f.completed, 3)
+            : null,
         peakRssBytes: round_.outside.peakRssBytes,
         peakProcesses: round_.outside.peakProcesses,
         peakThreads: round_.outside.peakThreads,
@@ -227,7 +230,8 @@ function stepFigures (fig, index, kind, sloMs) {
     waited: fig.open?.waited ?? null,
     lagP99: fig.open?.lag?.p99 ?? null,
     lagMax: fig.open?.lag?.max ?? null,
-    cpuCores: fig.outside && seconds > 0 ? round(fig.outside.cpuSeconds / seconds, 3) : null,
+    cpuCores:
+      typeof fig.outside?.cpuSeconds === 'number' && seconds > 0 ? round(fig.outside.cpuSeconds / seconds, 3) : null,
     queueLength: fig.telemetry?.gauges?.queueLength ?? null,
     recovery: fig.recovery,
     histograms: fig.histograms

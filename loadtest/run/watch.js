@@ -46,15 +46,17 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
   }
   child?.on('message', onMessage)
 
-  // Outside samples (sample.js startSampler's onSample): CPU % from consecutive samples.
+  // Outside samples (sample.js startSampler's onSample): CPU % from consecutive samples (none where the
+  // sampler's source gives no CPU: cpuSeconds null).
   let prev = null
   const recent = [] // { t, cpuSeconds } of the last IDLE_WINDOW_MS, for the idle check
   const onOutside = (s) => {
     const t = now()
     if (prev && t > prev.t) {
-      const cpuPercent = round3((((s.cpuSeconds - prev.cpuSeconds) * 1000) / (t - prev.t)) * 100)
+      const cpu = s.cpuSeconds !== null && prev.cpuSeconds !== null
+      const cpuPercent = cpu ? round3((((s.cpuSeconds - prev.cpuSeconds) * 1000) / (t - prev.t)) * 100) : null
       timeline.gauge(t, 'outside', {
-        cpuPercent: Math.max(0, cpuPercent),
+        cpuPercent: cpu ? Math.max(0, cpuPercent) : null,
         rssBytes: s.rssBytes,
         processes: s.processes,
         threads: s.threads
@@ -68,6 +70,7 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
   const recentCpuPercent = () => {
     if (recent.length < 2) return null
     const a = recent[0]
+    if (a.cpuSeconds === null) return null
     const b = recent.at(-1)
     return b.t - a.t >= IDLE_WINDOW_MS / 2 ? (((b.cpuSeconds - a.cpuSeconds) * 1000) / (b.t - a.t)) * 100 : null
   }
@@ -121,7 +124,8 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
         await delay(step, undefined, { signal }).catch(() => {})
         const inFlight = [...latest.values()].reduce((a, s) => a + (s.inFlight ?? 0), 0)
         const cpu = recentCpuPercent()
-        const cpuIdle = prev === null || (cpu !== null && cpu < IDLE_CPU_PERCENT)
+        // No outside samples, or a source without CPU figures: idle is what the server says.
+        const cpuIdle = prev === null || prev.cpuSeconds === null || (cpu !== null && cpu < IDLE_CPU_PERCENT)
         if (cpuIdle && inFlight === 0) break
       }
       timeline.recovered(now())
