@@ -12,6 +12,7 @@ import { evaluateThresholds } from './report/thresholds.js'
 import { reportId, checkWritableDir } from './report/write.js'
 import { usageError } from './errors.js'
 import { checkTask, describeLabTask, taskRecord } from './run/task.js'
+import { samplerSource } from './run/sample.js'
 import { resolveRuntimes } from './run/runtimes.js'
 
 // Everything decided before anything starts: the experiment, its load, the plan and each entry's load.
@@ -19,6 +20,7 @@ import { resolveRuntimes } from './run/runtimes.js'
 // provides may be installed from the npm registry: `onProgress` hears { type: 'runtime', text }).
 export async function planLab (opts, { onProgress = () => {} } = {}) {
   if (opts.work) await checkWork(opts.work)
+  samplerSource() // a bad LOADLAB_SAMPLER stops the lab here (exit 2)
   const experimentName = opts.experiment ?? (opts.url || opts.server ? 'custom' : 'tour')
   const experiment = await experimentFor(experimentName)
   const load = resolveLoad(opts, experiment)
@@ -123,6 +125,7 @@ function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, c
     runs: load.runs,
     url: opts.url ?? null,
     outsideSampling: !opts.url && !inProcess,
+    sampler: !opts.url && !inProcess ? samplerSource() : null, // 'proc' or 'ps' (sample.js)
     task: task ? taskRecord(task, taskCheck, opts.task) : null,
     // --node: the runtimes the servers and calibration ran under (null: the lab's own node)
     runtimes: runtimes ? runtimes.map(({ label, node, v8, source }) => ({ label, node, v8, source })) : null,

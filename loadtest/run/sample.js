@@ -1,28 +1,60 @@
-// Outside view of a process tree from Linux /proc: CPU seconds, RSS, processes, threads.
+// Outside view of a process tree: CPU seconds, RSS, processes, threads. Two sources, chosen at start:
+// Linux /proc (this file), or where there is none (macOS) one `ps` call per sample (sample-ps.js);
+// LOADLAB_SAMPLER=proc|ps forces one. A figure the source cannot give is null.
 import { existsSync, readFileSync, readdirSync } from 'node:fs'
-import { execFileSync } from 'node:child_process'
+import { endianness } from 'node:os'
+import { describe, usageError } from '../errors.js'
+import { psCapabilities, psStat, psStats, psStatsAsync } from './sample-ps.js'
+
+export const SAMPLER_SOURCES = ['proc', 'ps']
+
+let hasProc = null
+
+// The source the sampler uses: LOADLAB_SAMPLER when set, else 'proc' where /proc/self/stat exists, else
+// 'ps'. Throws a usage error (exit 2) for a bad value, a forced proc without /proc, or a ps that fails.
+export function samplerSource (env = process.env) {
+  hasProc ??= existsSync('/proc/self/stat')
+  const forced = env.LOADLAB_SAMPLER
+  if (forced !== undefined && forced !== '' && !SAMPLER_SOURCES.includes(forced)) {
+    throw usageError(`LOADLAB_SAMPLER: expected one of ${SAMPLER_SOURCES.join(', ')}, got ${describe(forced)}`)
+  }
+  const source = forced || (hasProc ? 'proc' : 'ps')
+  if (source === 'proc' && !hasProc) throw usageError('LOADLAB_SAMPLER=proc: this system has no /proc/self/stat')
+  if (source === 'ps' && !psCapabilities().ok) {
+    throw usageError(`outside sampling with ps: the ps command failed (${psCapabilities().error})`)
+  }
+  return source
+}
 
 let clockTicks = null
 let pageSize = null
 
-function sysconf (name, fallback) {
-  try {
-    return Number(execFileSync('getconf', [name], { encoding: 'utf8' }).trim()) || fallback
-  } catch {
-    return fallback
-  }
-}
-
+// sysconf's CLK_TCK and PAGESIZE as the kernel gave them to this process (the auxiliary vector's
+// AT_CLKTCK and AT_PAGESZ): no getconf to spawn; 100 and 4096 where /proc/self/auxv cannot be read.
 function units () {
   if (clockTicks === null) {
-    clockTicks = sysconf('CLK_TCK', 100)
-    pageSize = sysconf('PAGESIZE', 4096)
+    clockTicks = 100
+    pageSize = 4096
+    try {
+      const buf = readFileSync('/proc/self/auxv')
+      const word = /64|s390x/.test(process.arch) ? 8 : 4
+      const read = (at) =>
+        word === 8
+          ? Number(endianness() === 'LE' ? buf.readBigUInt64LE(at) : buf.readBigUInt64BE(at))
+          : endianness() === 'LE' ? buf.readUInt32LE(at) : buf.readUInt32BE(at)
+      for (let at = 0; at + 2 * word <= buf.length; at += 2 * word) {
+        const type = read(at)
+        if (type === 0) break // AT_NULL
+        if (type === 17) clockTicks = read(at + word) || clockTicks // AT_CLKTCK
+        if (type === 6) pageSize = read(at + word) || pageSize // AT_PAGESZ
+      }
+    } catch {}
   }
   return { clockTicks, pageSize }
 }
 
 // Parse /proc/PID/stat; null when the process is gone.
-export function readStat (pid) {
+function procStat (pid) {
   let text
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'latin1')
@@ -49,7 +81,7 @@ function allStats () {
   const out = new Map()
   for (const name of readdirSync('/proc')) {
     if (name.charCodeAt(0) < 48 || name.charCodeAt(0) > 57) continue
-    const s = readStat(name)
+    const s = procStat(name)
     if (s) out.set(s.pid, s)
   }
   return out
@@ -80,27 +112,31 @@ function childPids (pid) {
 
 let childrenFiles = null // whether /proc/PID/task/TID/children exists here (CONFIG_PROC_CHILDREN)
 
-// The live processes of the tree rooted at rootPid (root first); empty when the root is gone. Walks the
-// children files (a few reads per member, whatever else runs on the machine), or scans all of /proc
-// where the kernel has none: the sampler runs beside the open loop's scheduler and must stay cheap.
-export function processTree (rootPid, stats) {
+// The /proc tree rooted at rootPid (root first); empty when the root is gone. Walks the children files
+// (a few reads per member, whatever else runs on the machine), or scans all of /proc where the kernel
+// has none: the sampler runs beside the open loop's scheduler and must stay cheap.
+function procTree (rootPid, stats) {
   childrenFiles ??= existsSync(`/proc/${process.pid}/task/${process.pid}/children`)
   if (!stats && childrenFiles) {
     const out = []
     const queue = [rootPid]
     while (queue.length) {
       const pid = queue.shift()
-      const s = readStat(pid)
+      const s = procStat(pid)
       if (!s) continue
       out.push(s)
       const kids = childPids(pid)
-      if (kids === null) return processTree(rootPid, allStats())
+      if (kids === null) return procTree(rootPid, allStats())
       queue.push(...kids)
     }
     return out
   }
-  stats ??= allStats()
-  const root = stats.get(rootPid)
+  return treeOf(rootPid, stats ?? allStats())
+}
+
+// The members of the tree rooted at rootPid in a table of stats keyed by pid, walked by ppid (root first).
+function treeOf (rootPid, stats) {
+  const root = stats.get(Number(rootPid))
   if (!root) return []
   const children = new Map()
   for (const s of stats.values()) {
@@ -117,24 +153,60 @@ export function processTree (rootPid, stats) {
   return out
 }
 
-// One sample of a tree: CPU seconds (own + reaped children of every live member), RSS, counts.
-export function sampleTree (rootPid) {
-  const tree = processTree(rootPid).filter((s) => s.state !== 'Z')
-  let cpuSeconds = 0
-  let rssBytes = 0
-  let threads = 0
+// Each source's readers. cpuOf: a member's CPU seconds with its reaped children's (null: not known).
+const SOURCES = {
+  proc: {
+    readStat: procStat,
+    processTree: procTree,
+    cpuOf: (s) => s.cpuSeconds + s.childCpuSeconds
+  },
+  ps: {
+    readStat: psStat,
+    processTree: (rootPid, stats) => treeOf(rootPid, stats ?? psStats()),
+    processTreeAsync: async (rootPid) => treeOf(rootPid, await psStatsAsync()),
+    cpuOf: (s) => (psCapabilities().cumulative ? s.cpuSeconds : null)
+  }
+}
+
+// Parse one process's stat ({ pid, state, ppid, cpuSeconds, childCpuSeconds, threads, startTime,
+// rssBytes }); null when the process is gone.
+export function readStat (pid) {
+  return SOURCES[samplerSource()].readStat(pid)
+}
+
+// The live processes of the tree rooted at rootPid (root first); empty when the root is gone. `stats`: a
+// table of stats keyed by pid to walk instead of reading the machine again.
+export function processTree (rootPid, stats) {
+  return SOURCES[samplerSource()].processTree(rootPid, stats)
+}
+
+// A sum over members that is null as soon as one member's figure is.
+function total (tree, figure) {
+  let sum = 0
   for (const s of tree) {
-    cpuSeconds += s.cpuSeconds + s.childCpuSeconds
-    rssBytes += s.rssBytes
-    threads += s.threads
+    const x = figure(s)
+    if (typeof x !== 'number' || !Number.isFinite(x)) return null
+    sum += x
   }
+  return sum
+}
+
+function summarize (tree, cpuOf) {
+  const live = tree.filter((s) => s.state !== 'Z')
   return {
-    cpuSeconds,
-    rssBytes,
-    processes: tree.length,
-    threads,
-    members: tree.map((s) => ({ pid: s.pid, startTime: s.startTime }))
+    cpuSeconds: total(live, cpuOf),
+    rssBytes: total(live, (s) => s.rssBytes),
+    processes: live.length,
+    threads: total(live, (s) => s.threads),
+    members: live.map((s) => ({ pid: s.pid, startTime: s.startTime }))
   }
+}
+
+// One sample of a tree: CPU seconds (own + reaped children of every live member), RSS, counts; a figure
+// the source cannot give is null. `source`: 'proc' or 'ps' (default: samplerSource()).
+export function sampleTree (rootPid, { source = samplerSource() } = {}) {
+  const src = SOURCES[source]
+  return summarize(src.processTree(rootPid), src.cpuOf)
 }
 
 // Is this exact process (pid and start time) still alive (not a zombie)?
@@ -145,9 +217,13 @@ export function isAlive ({ pid, startTime }) {
 
 // Sample a tree every intervalMs until stop(); stop() returns the round's outside figures.
 // onSample(sample) sees every sample as it is taken; figures() gives the figures so far without stopping.
+// The source is chosen once, at the start; with ps the interval samples run without blocking the event
+// loop (a sample that comes back after a newer one is dropped), and a failed ps call fails figures().
 export function startSampler (rootPid, { intervalMs = 200, seen = new Map(), onSample = null } = {}) {
+  const source = samplerSource()
+  const src = SOURCES[source]
   const t0 = Date.now()
-  const first = sampleTree(rootPid)
+  const first = sampleTree(rootPid, { source })
   const selfStart = process.cpuUsage()
   const wallStart = process.hrtime.bigint()
   const samples = []
@@ -155,17 +231,21 @@ export function startSampler (rootPid, { intervalMs = 200, seen = new Map(), onS
   let peakProcesses = first.processes
   let peakThreads = first.threads
   let lastCpu = first.cpuSeconds
-  const take = () => {
-    const s = sampleTree(rootPid)
-    if (s.processes === 0) return
+  let lastT = -1
+  let failure = null
+  let pending = false
+  let stopped = false
+  const record = (s, t) => {
+    if (s.processes === 0 || t < lastT) return
+    lastT = t
     for (const m of s.members) seen.set(`${m.pid}:${m.startTime}`, m)
-    peakRss = Math.max(peakRss, s.rssBytes)
+    peakRss = maxOf(peakRss, s.rssBytes)
     peakProcesses = Math.max(peakProcesses, s.processes)
-    peakThreads = Math.max(peakThreads, s.threads)
-    lastCpu = Math.max(lastCpu, s.cpuSeconds)
+    peakThreads = maxOf(peakThreads, s.threads)
+    lastCpu = maxOf(lastCpu, s.cpuSeconds)
     const sample = {
-      t: Date.now() - t0,
-      cpuSeconds: round3(s.cpuSeconds - first.cpuSeconds),
+      t,
+      cpuSeconds: minus(s.cpuSeconds, first.cpuSeconds),
       rssBytes: s.rssBytes,
       processes: s.processes,
       threads: s.threads
@@ -173,15 +253,34 @@ export function startSampler (rootPid, { intervalMs = 200, seen = new Map(), onS
     samples.push(sample)
     onSample?.(sample)
   }
+  const take = () => record(sampleTree(rootPid, { source }), Date.now() - t0)
+  const tick = src.processTreeAsync
+    ? () => {
+        if (pending || stopped) return
+        pending = true
+        const t = Date.now() - t0
+        src.processTreeAsync(rootPid).then(
+          (tree) => {
+            pending = false
+            if (!stopped) record(summarize(tree, src.cpuOf), t)
+          },
+          (err) => {
+            pending = false
+            failure ??= err
+          }
+        )
+      }
+    : take
   take()
-  const timer = setInterval(take, intervalMs)
+  const timer = setInterval(tick, intervalMs)
   const figures = () => {
+    if (failure) throw failure
     take()
     const self = process.cpuUsage(selfStart)
     const wallSec = Number(process.hrtime.bigint() - wallStart) / 1e9
     const selfSec = (self.user + self.system) / 1e6
     return {
-      cpuSeconds: round3(lastCpu - first.cpuSeconds),
+      cpuSeconds: minus(lastCpu, first.cpuSeconds),
       peakRssBytes: peakRss,
       peakProcesses,
       peakThreads,
@@ -195,12 +294,23 @@ export function startSampler (rootPid, { intervalMs = 200, seen = new Map(), onS
   }
   return {
     seen,
+    source,
     figures,
     stop () {
+      stopped = true
       clearInterval(timer)
       return figures()
     }
   }
+}
+
+// The larger of two figures, either of which may be null (not known).
+function maxOf (a, b) {
+  return a === null ? b : b === null ? a : Math.max(a, b)
+}
+
+function minus (a, b) {
+  return a === null || b === null ? null : round3(a - b)
 }
 
 function round3 (x) {
