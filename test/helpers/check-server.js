@@ -18,7 +18,9 @@ export async function checkServer ({ name, args = [], work, variant, workers, am
       status: 'ok',
       strategy: name,
       ...(variant ? { variant } : {}),
-      pid: health.body.pid
+      pid: health.body.pid,
+      node: process.version, // started with the suite's own node
+      v8: process.versions.v8
     })
 
     const expected = expectedBody(work)
