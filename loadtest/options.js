@@ -86,7 +86,8 @@ With no option: a quick tour of every server (light load, about two minutes).
 Environment: LOADLAB_BOOT_TIMEOUT_MS (how long a server may take to answer /health, default 30000),
 LOADLAB_PROGRESS=1 (progress lines even when stderr is not a terminal), LOADLAB_EXTRA_SERVERS=DIR
 (every DIR/NAME.js becomes a server NAME, for tests), LOADLAB_RUNTIMES_DIR (where --node installs
-runtimes, default .runtimes/).
+runtimes, default .runtimes/), LOADLAB_SAMPLER=proc|ps (the outside sampler's source; default /proc where
+there is one, else ps).
 `
 
 // Turn argv into validated options; throws a usage error (exit 2) naming the bad option.

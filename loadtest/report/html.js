@@ -185,7 +185,7 @@ export function methodCard (report) {
     [
       'outside sampling',
       m.outsideSampling
-        ? 'CPU, RSS, processes from /proc'
+        ? `CPU, RSS, processes from ${m.sampler === 'ps' ? '<code>ps</code>' : '/proc'}`
         : m.tool === 'in-process'
           ? 'not applicable'
           : '<span class="warn-text">off</span>'

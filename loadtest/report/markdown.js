@@ -67,7 +67,7 @@ export function renderMarkdown (report, experiment) {
       `- **Load:** ${me.tool} ${me.toolVersion ?? ''}, ${me.connections} connections, ${load} per measured round, ${me.timeoutSec} s timeout, warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) per server${me.runs > 1 ? ' (figures: the median round)' : ''}`
     )
     out.push(
-      `- **Target:** ${me.url ? mdCode(me.url) : 'servers started by the lab on 127.0.0.1, one at a time'}; outside sampling (/proc) ${me.outsideSampling ? 'on' : 'off'}; recovery request after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`
+      `- **Target:** ${me.url ? mdCode(me.url) : 'servers started by the lab on 127.0.0.1, one at a time'}; outside sampling (${me.sampler === 'ps' ? 'ps' : '/proc'}) ${me.outsideSampling ? 'on' : 'off'}; recovery request after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`
     )
     out.push(
       '- requests/s are timed by the lab from the first request sent to the last response; latency in ms; every 2xx body is compared with the expected one'

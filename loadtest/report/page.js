@@ -262,7 +262,7 @@ function resultsTable (http, names) {
     className: 'results',
     rowClass: (i) => statusOf(http[i]),
     caption:
-      "Latency in ms (client side). <i>failed requests</i>: connection errors, timeouts, non-2xx answers and body mismatches; <i>loop p99</i>: the server's main-thread event-loop delay; <i>recovery</i>: one fresh request right after the round; CPU, RSS and processes are measured from outside (/proc) over the whole process tree."
+      "Latency in ms (client side). <i>failed requests</i>: connection errors, timeouts, non-2xx answers and body mismatches; <i>loop p99</i>: the server's main-thread event-loop delay; <i>recovery</i>: one fresh request right after the round; CPU, RSS and processes are measured from outside (/proc, or ps where the report's method says so) over the whole process tree."
   })
 }
 
@@ -440,7 +440,7 @@ export function timelineSection (http, names) {
     return figure(
       'timeline',
       svg,
-      `<b>${esc(name)}</b> in time, one point per ${esc(tl.intervalMs)} ms: client figures, the server's pushed samples, the tree from /proc. The dashed rule is the end of the round.${recovery}`,
+      `<b>${esc(name)}</b> in time, one point per ${esc(tl.intervalMs)} ms: client figures, the server's pushed samples, the tree from outside (/proc or ps). The dashed rule is the end of the round.${recovery}`,
       { server: name, interval: tl.intervalMs, end: tl.endMs ?? '', 'recovery-end': tl.recoveryEndMs ?? '' }
     )
   })
