@@ -3,12 +3,12 @@
 // majors, every provided one the lab's own node is not. `--path MAJOR` prints only that runtime's path
 // (installing it first if needed): `.ci/run` runs the suite under it.
 import { PROVIDED, resolveRuntimes } from '../loadtest/run/runtimes.js'
-import { LabError } from '../loadtest/errors.js'
+import { LabError, usageError } from '../loadtest/errors.js'
 
 async function main (argv) {
   const only = argv[0] === '--path'
   const items = only ? argv.slice(1) : argv
-  if (only && items.length !== 1) throw new LabError('usage: node scripts/runtimes.js --path MAJOR')
+  if (only && items.length !== 1) throw usageError('usage: node scripts/runtimes.js --path MAJOR')
   const own = process.versions.node.split('.')[0]
   const majors = items.length ? items : Object.keys(PROVIDED).filter((m) => m !== own)
   const log = (line) => process.stderr.write(`${line}\n`)

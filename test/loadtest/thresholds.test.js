@@ -10,7 +10,8 @@ import {
   METRICS, THRESHOLD_EXIT, ThresholdError, anyCrossed, evaluateThresholds, parseThreshold, thresholdRows
 } from '../../loadtest/report/thresholds.js'
 import { httpReport } from '../fixtures/reports.js'
-import { readReport, runLab, tempDir } from './lab-helpers.js'
+import { FIXTURES, readReport, runLab, tempDir } from './lab-helpers.js'
+import { parseOptions } from '../../loadtest/options.js'
 
 test('parseThreshold: every form, with units converted to the metric\'s own', () => {
   const p = (s) => { const t = parseThreshold(s); return [t.server, t.metric, t.op, t.value, t.unit] }
@@ -97,7 +98,19 @@ test('malformed thresholds exit 2 with one line naming the threshold, before any
   const starts = join(out.dir, 'starts.txt')
   try {
     const cases = [...MALFORMED.filter(([s]) => s !== ''), ['nope:p99<5', /unknown server `nope`; allowed: simple, /]]
+    // Every case through the lab's own option parser (the CLI's usage error, exit 2)…
+    process.env.LOADLAB_EXTRA_SERVERS ??= FIXTURES
     for (const [spec, why] of cases) {
+      const args = ['--server', 'records-start', '--threshold', 'rps>0', '--threshold', spec, '--out', join(out.dir, 'reports')]
+      assert.throws(() => parseOptions(args), (err) => {
+        assert.equal(err.exitCode, 2, spec)
+        assert.ok(err.message.startsWith(`--threshold ${JSON.stringify(spec)}: `), err.message)
+        assert.match(err.message, why)
+        return true
+      })
+    }
+    // …and two of them through the real CLI: one line, exit 2, no server, no report.
+    for (const [spec, why] of [cases[0], cases.at(-1)]) {
       const r = await runLab(['--server', 'records-start', '--threshold', 'rps>0', '--threshold', spec, '--out', join(out.dir, 'reports')], { env: { LOADLAB_FIXTURE_STARTS: starts } })
       assert.equal(r.exitCode, 2, `${spec}: ${r.stderr}`)
       const lines = r.stderr.trim().split('\n')
