@@ -6,7 +6,7 @@ import { experimentFor } from './experiments/index.js'
 import { calibrate } from './run/calibrate.js'
 import { runEntry } from './run/runner.js'
 import { resolveLoad, entryLoad } from './run/load.js'
-import { buildHttpResult, buildReport, machine, packageVersion } from './report/build.js'
+import { buildHttpResult, buildReport, calibrationKey, machine, packageVersion } from './report/build.js'
 import { reportTable } from './report/table.js'
 import { evaluateThresholds } from './report/thresholds.js'
 import { reportId, checkWritableDir } from './report/write.js'
@@ -79,25 +79,21 @@ export async function planLab (opts, { onProgress = () => {} } = {}) {
   return { experimentName, experiment, load, planOpts, inProcess, plan, loads, task, taskCheck, runtimes }
 }
 
-// Under --node each work spec is calibrated per runtime, as `SPEC#LABEL`; an entry sees its runtime's.
-function calibrationKey (spec, runtime) {
-  return runtime ? `${spec}#${runtime.label}` : spec
-}
-
-// File a runtime's measured calibrations under their keys, each naming its runtime.
+// Under --node each work spec is calibrated per runtime: filed as `SPEC#LABEL` (build.js calibrationKey),
+// each naming its runtime; an entry sees its own runtime's, keyed by spec.
 function keepCalibration (calibration, measured, runtime) {
   for (const [spec, c] of Object.entries(measured)) {
-    calibration[calibrationKey(spec, runtime)] = runtime ? { ...c, runtime: runtime.label, node: runtime.node } : c
+    const own = runtime ? { ...c, runtime: runtime.label, node: runtime.node } : c
+    calibration[calibrationKey(spec, runtime?.label)] = own
   }
 }
 
 function calibrationFor (calibration, runtime) {
   if (!runtime) return calibration
-  const suffix = `#${runtime.label}`
   return Object.fromEntries(
-    Object.entries(calibration)
-      .filter(([k]) => k.endsWith(suffix))
-      .map(([k, v]) => [k.slice(0, -suffix.length), v])
+    Object.values(calibration)
+      .filter((c) => c.runtime === runtime.label)
+      .map((c) => [c.spec, c])
   )
 }
 

@@ -4,7 +4,7 @@
 // render.js.
 import { isNum, machineLine } from '../report/html.js'
 import { CompareError } from '../errors.js'
-import { SCHEMA } from '../report/build.js'
+import { SCHEMA, calibrationKey } from '../report/build.js'
 import { METRICS } from '../report/thresholds.js'
 
 // The report schema this compare understands (reports/README.md).
@@ -46,7 +46,7 @@ function scaled (v, scale) {
 
 // The calibrated service time of a run's work (under --node, its runtime's: `SPEC#LABEL`).
 function serviceMs (report, work, runtime = null) {
-  const c = (runtime ? report.calibration?.[`${work}#${runtime}`] : null) ?? report.calibration?.[work]
+  const c = report.calibration?.[calibrationKey(work, runtime)] ?? report.calibration?.[work]
   return isNum(c?.medianMs) && c.medianMs > 0 ? c.medianMs : null
 }
 

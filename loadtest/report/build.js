@@ -54,6 +54,11 @@ export function makeKey ({ server, variant, work }, qualifier) {
   return `${server}${variant ? '/' + variant : ''}@${work ?? 'default'}${qualifier ? '#' + qualifier : ''}`
 }
 
+// The report's calibration key of a work spec: the spec, or under --node `SPEC#LABEL` for a runtime label.
+export function calibrationKey (spec, runtimeLabel = null) {
+  return runtimeLabel ? `${spec}#${runtimeLabel}` : spec
+}
+
 // A run's key with how it was loaded: open-loop runs and capacity sweeps never line up with closed-loop
 // runs of the same server and work in compare.
 // Under --node the runtime is part of the key too (#node22), so runs line up runtime by runtime.
