@@ -9,8 +9,8 @@ import { startServer } from '../loadtest/run/boot.js'
 import { findServer } from '../loadtest/catalog.js'
 import { fireOpenLoop } from '../loadtest/run/open-loop.js'
 import { fireRound } from '../loadtest/run/fire.js'
-import { summarizeHistogram } from '../loadtest/run/histogram.js'
-import { LAG_P99_LIMIT_MS, SEND_RATE_TOLERANCE } from '../loadtest/report/build.js'
+import { summarizeHistogram } from '../loadtest/result/histogram.js'
+import { LAG_P99_LIMIT_MS, SEND_RATE_TOLERANCE } from '../loadtest/result/trust.js'
 
 // autocannon's closed-loop maximum: own-timed 2xx answers per second over `durationSec` (or `amount`).
 async function closedMax (url, { connections, durationSec, amount }, signal) {

@@ -5,8 +5,11 @@ import { checkWork } from './options.js'
 import { experimentFor } from './experiments/index.js'
 import { calibrate } from './run/calibrate.js'
 import { runEntry } from './run/runner.js'
-import { resolveLoad, entryLoad } from './run/load.js'
-import { buildHttpResult, buildReport, calibrationKey, machine, packageVersion } from './report/build.js'
+import { resolveLoad, entryLoad, recoveryTimeoutSec } from './run/load.js'
+import { buildHttpResult, buildReport } from './result/build.js'
+import { calibrationKey } from './result/key.js'
+import { machine, packageVersion } from './run/machine.js'
+import { BOOT_TIMEOUT_MS } from './run/boot.js'
 import { reportTable } from './report/table.js'
 import { evaluateThresholds } from './report/thresholds.js'
 import { reportId, checkWritableDir } from './report/write.js'
@@ -49,7 +52,7 @@ export async function planLab (opts, { onProgress = () => {} } = {}) {
   if (opts.url && experimentName === 'capacity') { throw usageError('--url: the capacity experiment needs servers the lab starts (it calibrates their work)') }
   let plan = []
   if (opts.url) {
-    plan = [{ server: new URL(opts.url).host, variant: null, args: [], work: opts.work ?? null, key: null }]
+    plan = [{ server: new URL(opts.url).host, variant: null, args: [], work: opts.work ?? null }]
   } else if (!inProcess) {
     plan = experiment.plan(planOpts)
     if (opts.server && experimentName !== 'custom') plan = plan.filter((e) => opts.server.includes(e.server))
@@ -117,7 +120,7 @@ function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, c
     recovery:
       inProcess || load.recovery === false
         ? null
-        : { timeoutSec: load.recoveryTimeoutSec ?? Math.max(10, load.timeoutSec) },
+        : { timeoutSec: recoveryTimeoutSec(load) },
     runs: load.runs,
     url: opts.url ?? null,
     outsideSampling: !opts.url && !inProcess,
@@ -126,6 +129,94 @@ function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, c
     // --node: the runtimes the servers and calibration ran under (null: the lab's own node)
     runtimes: runtimes ? runtimes.map(({ label, node, v8, source }) => ({ label, node, v8, source })) : null,
     command
+  }
+}
+
+// The experiment's notes, and the lab's own about how it reaches the server.
+function notesOf (experiment, planOpts, opts) {
+  const notes = []
+  if (opts.url) notes.push(`outside sampling skipped: --url ${opts.url} (a server the lab did not start)`)
+  if (typeof experiment.notes === 'function') notes.push(...experiment.notes(planOpts))
+  else if (Array.isArray(experiment.notes)) notes.push(...experiment.notes)
+  return notes
+}
+
+// The progress callbacks of one step of the run (a server, or the in-process experiment).
+function stepProgress (onProgress, index, total, name) {
+  return {
+    update: (text) => onProgress({ type: 'step', index, total, name, text }),
+    done: (text) => onProgress({ type: 'done', index, total, name, text })
+  }
+}
+
+// An in-process experiment (dispatch): its results, or a note when it fails.
+async function runInProcess ({ experiment, experimentName, planOpts }, ctx) {
+  const p = stepProgress(ctx.onProgress, 1, 1, experimentName)
+  try {
+    ctx.results.push(...(await experiment.run({ ...planOpts }, { signal: ctx.signal, progress: p.update })))
+    p.done(ctx.signal.aborted ? 'interrupted' : 'done')
+  } catch (err) {
+    p.done(`FAILED: ${err.message.split('\n')[0]}`)
+    if (!ctx.signal.aborted) {
+      ctx.failed = true
+      ctx.notes.push(`experiment ${experimentName} failed: ${err.message.split('\n')[0]}`)
+    }
+  }
+}
+
+// Calibrate every planned work spec, runtime by runtime, before any server starts.
+async function calibratePlanned ({ plan, task, runtimes }, ctx) {
+  const specs = [...new Set(plan.map((e) => e.work).filter(Boolean))]
+  const tasks = task ? { [task.spec]: task.task } : {}
+  for (const runtime of runtimes ?? [null]) {
+    if (!specs.length || ctx.signal.aborted) break
+    ctx.onProgress({ type: 'calibrating', specs, runtime: runtime?.label ?? null })
+    const measured = await calibrate(specs, { signal: ctx.signal, tasks, execPath: runtime?.path }).catch((err) => {
+      if (ctx.signal.aborted) return {}
+      throw err
+    })
+    keepCalibration(ctx.calibration, measured, runtime)
+  }
+}
+
+// A work spec only the server named (a run without --work): calibrated right after that server stopped,
+// before its result is built; a failure is a note.
+async function calibrateReported (raw, ctx) {
+  const runtime = raw.entry.runtime ?? null
+  const spec = raw.workReported
+  if (!spec || ctx.signal.aborted || calibrationFor(ctx.calibration, runtime)[spec]) return
+  try {
+    keepCalibration(ctx.calibration, await calibrate([spec], { signal: ctx.signal, execPath: runtime?.path }), runtime)
+  } catch (err) {
+    ctx.notes.push(`calibration of ${spec} failed: ${err.message.split('\n')[0]}`)
+  }
+}
+
+// The progress line of a finished server.
+function doneLine (raw, result) {
+  if (raw.failure) return `FAILED: ${raw.failure.reason}`
+  if (raw.interrupted) return 'interrupted'
+  const trust = result.trusted ? '' : ` (untrusted: ${result.untrusted.join('; ')})`
+  return `done, ${result.rps?.toFixed(1) ?? '-'} req/s${trust}`
+}
+
+// Each plan entry's server, one after another: run, calibrate what it named, build its result once.
+async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
+  const bootTimeoutMs = Number(process.env.LOADLAB_BOOT_TIMEOUT_MS) || BOOT_TIMEOUT_MS
+  const expectedBody = taskCheck ? (taskCheck.expectedBody ?? taskCheck.body) : null
+  for (const [i, entry] of plan.entries()) {
+    if (ctx.signal.aborted) break
+    const name = entry.variant ? `${entry.server}/${entry.variant}` : entry.server
+    const p = stepProgress(ctx.onProgress, i + 1, plan.length, entry.runtime ? `${name} on ${entry.runtime.label}` : name)
+    const calibration = calibrationFor(ctx.calibration, entry.runtime)
+    const { signal, cores } = ctx
+    const raw = await runEntry(entry, loads[i], {
+      signal, progress: p.update, bootTimeoutMs, url: opts.url, calibration, expectedBody
+    })
+    await calibrateReported(raw, ctx)
+    const result = buildHttpResult(raw, { calibration: calibrationFor(ctx.calibration, entry.runtime), cores })
+    ctx.results.push(result)
+    p.done(doneLine(raw, result))
   }
 }
 
@@ -138,88 +229,25 @@ export async function runLab (
   { signal = new AbortController().signal, onProgress = () => {}, command = null } = {}
 ) {
   const lab = await planLab(opts, { onProgress })
-  const { experimentName, experiment, planOpts, inProcess, plan, loads, task, taskCheck, runtimes } = lab
+  const { experimentName, experiment, planOpts, inProcess } = lab
   const createdAt = new Date()
   const m = machine()
-  const notes = []
-  if (opts.url) notes.push(`outside sampling skipped: --url ${opts.url} (a server the lab did not start)`)
-  if (typeof experiment.notes === 'function') notes.push(...experiment.notes(planOpts))
-  else if (Array.isArray(experiment.notes)) notes.push(...experiment.notes)
-  const calibration = {}
-  const results = []
-  let failed = false
-  const progress = (index, total, name) => ({
-    update: (text) => onProgress({ type: 'step', index, total, name, text }),
-    done: (text) => onProgress({ type: 'done', index, total, name, text })
-  })
-  if (inProcess) {
-    const p = progress(1, 1, experimentName)
-    try {
-      results.push(...(await experiment.run({ ...planOpts }, { signal, progress: p.update })))
-      p.done(signal.aborted ? 'interrupted' : 'done')
-    } catch (err) {
-      p.done(`FAILED: ${err.message.split('\n')[0]}`)
-      if (!signal.aborted) {
-        failed = true
-        notes.push(`experiment ${experimentName} failed: ${err.message.split('\n')[0]}`)
-      }
-    }
-  } else {
-    const specs = [...new Set(plan.map((e) => e.work).filter(Boolean))]
-    const tasks = task ? { [task.spec]: task.task } : {}
-    for (const runtime of runtimes ?? [null]) {
-      if (!specs.length || signal.aborted) break
-      onProgress({ type: 'calibrating', specs, runtime: runtime?.label ?? null })
-      const measured = await calibrate(specs, { signal, tasks, execPath: runtime?.path }).catch((err) => {
-        if (signal.aborted) return {}
-        throw err
-      })
-      keepCalibration(calibration, measured, runtime)
-    }
-    const bootTimeoutMs = Number(process.env.LOADLAB_BOOT_TIMEOUT_MS) || 30000
-    for (const [i, entry] of plan.entries()) {
-      if (signal.aborted) break
-      const name = entry.variant ? `${entry.server}/${entry.variant}` : entry.server
-      const p = progress(i + 1, plan.length, entry.runtime ? `${name} on ${entry.runtime.label}` : name)
-      const expectedBody = taskCheck ? (taskCheck.expectedBody ?? taskCheck.body) : null
-      const raw = await runEntry(entry, loads[i], {
-        signal,
-        progress: p.update,
-        bootTimeoutMs,
-        url: opts.url,
-        calibration: calibrationFor(calibration, entry.runtime),
-        expectedBody
-      })
-      results.push(raw)
-      const s = buildHttpResult(raw, {
-        calibration: calibrationFor(calibration, entry.runtime),
-        cores: m.availableParallelism
-      })
-      p.done(
-        raw.failure
-          ? `FAILED: ${raw.failure.reason}`
-          : raw.interrupted
-            ? 'interrupted'
-            : `done, ${s.rps?.toFixed(1) ?? '-'} req/s${s.trusted ? '' : ` (untrusted: ${s.untrusted.join('; ')})`}`
-      )
-    }
-    // Work specs only the servers' ready lines named (a run without --work): calibrated last.
-    for (const runtime of runtimes ?? [null]) {
-      const known = calibrationFor(calibration, runtime)
-      const ran = results.filter((r) => (r.entry.runtime ?? null) === runtime)
-      const missing = [...new Set(ran.map((r) => r.workReported).filter((w) => w && !known[w]))]
-      if (!missing.length || signal.aborted) continue
-      try {
-        const measured = await calibrate(missing, { signal, execPath: runtime?.path })
-        keepCalibration(calibration, measured, runtime)
-      } catch (err) {
-        notes.push(`calibration of ${missing.join(', ')} failed: ${err.message.split('\n')[0]}`)
-      }
-    }
+  const ctx = {
+    signal,
+    onProgress,
+    cores: m.availableParallelism,
+    calibration: {},
+    results: [],
+    notes: notesOf(experiment, planOpts, opts),
+    failed: false
   }
-  const interrupted = signal.aborted
-  if (interrupted) {
-    notes.push(
+  if (inProcess) await runInProcess(lab, ctx)
+  else {
+    await calibratePlanned(lab, ctx)
+    await runServers(lab, opts, ctx)
+  }
+  if (signal.aborted) {
+    ctx.notes.push(
       `interrupted (${signal.reason?.message ?? signal.reason ?? 'aborted'}): results hold what was measured before the interruption`
     )
   }
@@ -227,22 +255,15 @@ export async function runLab (
     id: reportId(createdAt, m.hostname, experimentName),
     createdAt: createdAt.toISOString(),
     finishedAt: new Date().toISOString(),
-    interrupted,
-    failed,
+    interrupted: signal.aborted,
+    failed: ctx.failed,
     experiment: experimentName,
     label: opts.label,
     machine: m,
     method: methodOf(lab, opts, command),
-    calibration,
-    results: inProcess
-      ? results
-      : results.map((raw) =>
-        buildHttpResult(raw, {
-          calibration: calibrationFor(calibration, raw.entry.runtime),
-          cores: m.availableParallelism
-        })
-      ),
-    notes
+    calibration: ctx.calibration,
+    results: ctx.results,
+    notes: ctx.notes
   })
   // An experiment's own table (the study's shape) travels in the report, so every page shows it too.
   if (typeof experiment?.table === 'function') { report.table = { title: experiment.title ?? experimentName, ...reportTable(report, experiment) } }

@@ -2,9 +2,10 @@
 // and computes, per report, the figures and their ratio to a baseline report. Pure: report objects
 // in, comparison data out; reading files and printing live in cli.js, rendering in
 // render.js.
-import { isNum, machineLine } from '../report/html.js'
 import { CompareError } from '../errors.js'
-import { SCHEMA, calibrationKey } from '../report/build.js'
+import { SCHEMA, machineLine } from '../result/build.js'
+import { isNum } from '../result/stats.js'
+import { calibrationKey, withoutRuntime } from '../result/key.js'
 import { METRICS } from '../report/thresholds.js'
 
 // The report schema this compare understands (reports/README.md).
@@ -201,7 +202,7 @@ export function splitByRuntime (entries) {
   return labels.map((label) => {
     const results = report.results
       .filter((r) => r.runtime?.label === label)
-      .map((r) => ({ ...r, key: r.key.replace(`#${label}`, '') }))
+      .map((r) => ({ ...r, key: withoutRuntime(r.key) }))
     const node = results[0].runtime.node ?? label
     const name = `${report.label ?? report.machine?.hostname ?? file} · ${node}`
     return { file: `${file} (${label})`, report: { ...report, label: name, results, runtime: label } }

@@ -3,7 +3,6 @@
 // 150 % of the ideal its cores allow for the work, the knee is found by bisection, and one step at
 // 1.2 × the capacity shows what happens past it (timeouts, queue growth, recovery). See
 // loadtest/run/sweep.js for the rule.
-import { makeKey } from '../report/build.js'
 import { fmtMs, fmtPct } from '../report/format.js'
 import { SERVERS } from './heavy-cpu.js'
 import { createSweep } from '../run/sweep.js'
@@ -52,7 +51,6 @@ export default {
       variant: null,
       args: ['--work', work],
       work,
-      key: makeKey({ server, work }),
       durationSec: opts.user?.durationSec ?? q.durationSec,
       sweep: ({ serviceMs, cores }) => createSweep({ serviceMs, cores, sloMs: opts.sloMs, fractions, refine: q.refine })
     }))

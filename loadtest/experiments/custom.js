@@ -1,6 +1,5 @@
 // A custom run (`--server a,b`): the chosen servers with --work (or each server's default work).
 // Not listed in the registry: it is what `--server` without `--experiment` means.
-import { makeKey } from '../report/build.js'
 import { taskArgs } from '../run/task.js'
 
 export default {
@@ -17,8 +16,7 @@ export default {
       server,
       variant: null,
       args: opts.work ? ['--work', opts.work] : [],
-      work: opts.work ?? null,
-      key: opts.work ? makeKey({ server, work: opts.work }) : null
+      work: opts.work ?? null
     }))
   }
 }
@@ -31,7 +29,6 @@ function taskEntry (server, work) {
     server,
     variant,
     args: [...(variant ? ['--variant', variant] : []), ...taskArgs(work)],
-    work: work.spec,
-    key: makeKey({ server, variant, work: work.spec })
+    work: work.spec
   }
 }

@@ -2,7 +2,6 @@
 // CPU (`for (i = 0; i < 1e8; i++) sum += i`) under 100 connections for 20 s, autocannon's default 10 s
 // timeout. The study's point: only the queued pool answers every request; the others time requests
 // out and keep working on abandoned ones, which the recovery request right after the round shows.
-import { makeKey } from '../report/build.js'
 import { fmtMs, fmtCount, fmtPct } from '../report/format.js'
 
 export const SERVERS = ['simple', 'cluster', 'child-process', 'worker-per-request', 'cluster-threads', 'queued-threads']
@@ -24,8 +23,7 @@ export default {
         server,
         variant: null,
         args: ['--work', work],
-        work,
-        key: makeKey({ server, work })
+        work
       }))
   },
   // The study's table shape, plus what it could not see: timeouts, recovery and the process tree.

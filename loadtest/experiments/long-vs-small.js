@@ -3,9 +3,8 @@
 // called first (every second call 1000 ms, else 100 ms). Load as the study: `autocannon -c 50
 // --amount 200 -t 1000`. Throughput is the same; who waits how long is not — hence the full
 // percentile column the study prints.
-import { makeKey } from '../report/build.js'
 import { fmtMs } from '../report/format.js'
-import { PERCENTILE_KEYS } from '../report/stats.js'
+import { PERCENTILE_KEYS } from '../result/stats.js'
 
 // The study's percentile rows: the report's own list.
 export const PERCENTILES = PERCENTILE_KEYS
@@ -30,8 +29,7 @@ export default {
           server: 'long-vs-small-tasks',
           variant,
           args: ['--mode', mode, '--steps', steps, '--api', api, '--work', work],
-          work,
-          key: makeKey({ server: 'long-vs-small-tasks', variant, work })
+          work
         })
       }
     }

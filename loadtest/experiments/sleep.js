@@ -2,7 +2,7 @@
 // (setTimeout) or sync (Atomics.wait), on the main thread or in a piscina pool, at 10 connections for
 // 10 s; then the pooled ones again with 10 tasks per worker and a 1000 ms idle timeout. The study's
 // point: a pool rescues blocking work and costs async work, and tuning the pool recovers async work.
-import { makeKey } from '../report/build.js'
+import { parseKey } from '../result/key.js'
 import { fmtMs, fmtCount, fmtRatio } from '../report/format.js'
 
 const VARIANTS = ['async-sleep-unpooled', 'async-sleep-pooled', 'sync-sleep-unpooled', 'sync-sleep-pooled']
@@ -27,10 +27,7 @@ export default {
         variant,
         args,
         work,
-        key: makeKey(
-          { server: 'sleep-variants', variant, work },
-          tuned ? `t${TUNED.tasks}-i${TUNED.idleTimeout}` : null
-        )
+        qualifier: tuned ? `t${TUNED.tasks}-i${TUNED.idleTimeout}` : null
       }
     }
     return [
@@ -42,7 +39,7 @@ export default {
   table (report) {
     const http = report.results.filter((r) => r.kind === 'http')
     const unpooled = (r) =>
-      http.find((u) => u.variant === r.variant?.replace('-pooled', '-unpooled') && !u.key.includes('#'))
+      http.find((u) => u.variant === r.variant?.replace('-pooled', '-unpooled') && !parseKey(u.key).qualifier)
     const head = [
       'variant',
       'pool tuning',
@@ -57,7 +54,7 @@ export default {
       'trust'
     ]
     const rows = http.map((r) => {
-      const tuned = r.key.includes('#')
+      const tuned = parseKey(r.key).qualifier !== null
       const base = r.variant?.endsWith('-pooled') ? unpooled(r) : null
       return [
         r.variant ?? r.server,

@@ -3,7 +3,6 @@
 // (a piscina pool: the study's worker pools) over the study's scenarios, at concurrency 1, 2 and 4 with
 // one request per connection. Columns as the study: main-loop 1 ms ticks while the work runs (M loops,
 // bigger is better), inner work time (WI), outer time (WO: the client's latency), result check.
-import { makeKey } from '../report/build.js'
 import { fmtMs, fmtCount } from '../report/format.js'
 
 // The study's scenarios: noop = setTimeout 10 ms / 1 s, fib 4 / 40, react 1 / 1000 ("5K") / 50000.
@@ -58,7 +57,7 @@ export default {
             work: s.work,
             connections: c,
             amount: c,
-            key: makeKey({ server, work: s.work }, `c${c}`),
+            qualifier: `c${c}`,
             study: { demo: s.demo, args: s.args, impl, conc: c }
           })
         }

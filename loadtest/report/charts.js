@@ -3,7 +3,7 @@
 // network). Spec builders are pure; `renderSvg` turns a spec into markup.
 import * as vega from 'vega'
 import * as vl from 'vega-lite'
-import { PERCENTILE_KEYS } from './stats.js'
+import { PERCENTILE_KEYS } from '../result/stats.js'
 
 // Colours that stay apart for readers with the common colour-vision deficiencies (Okabe–Ito, then Tableau).
 export const PALETTE = [

@@ -1,5 +1,9 @@
 // Shared HTML helpers for the report and compare pages: escaping, number formatting, tables, the
 // machine/method summaries and the page shell. Pure functions; nothing here reaches the network.
+import { isNum } from '../result/stats.js'
+import { machineLine } from '../result/build.js'
+
+export { isNum, machineLine }
 
 const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 
@@ -7,11 +11,6 @@ const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&
 export function esc (value) {
   if (value === null || value === undefined) return ''
   return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c])
-}
-
-// True for a finite number (report fields that could not be measured are null).
-export function isNum (value) {
-  return typeof value === 'number' && Number.isFinite(value)
 }
 
 const DASH = '<span class="na" title="not measured">—</span>'
@@ -85,15 +84,6 @@ export function genericTable (t) {
     t.rows.map((r) => (Array.isArray(r) ? r : [r]).map(cell)),
     { className: 'generic' }
   )
-}
-
-// One line naming a report's machine: its label if set, else host, CPU model and cores.
-export function machineLine (report) {
-  const m = report?.machine ?? {}
-  if (typeof report?.label === 'string' && report.label.trim() !== '') return report.label
-  return [m.hostname, m.cpuModel, isNum(m.cores) ? `${m.cores} cores` : null]
-    .filter((x) => x !== null && x !== undefined && x !== '')
-    .join(' · ')
 }
 
 function dl (pairs) {

@@ -1,7 +1,7 @@
 // Thresholds (`--threshold 'p99<500'`): parse them, evaluate them against a report's results, and lay
 // the verdicts out as rows for the table, the Markdown and the page. Pure: strings and report objects in,
 // plain data out. A crossed threshold makes the lab exit 99 (k6's code) once the report is written.
-import { PERCENTILES } from './stats.js'
+import { PERCENTILES } from '../result/stats.js'
 
 // k6's exit code for a crossed threshold.
 export const THRESHOLD_EXIT = 99

@@ -5,6 +5,13 @@ import { request } from './http.js'
 import { isAlive, readStat, processTree } from './sample.js'
 import { serverError } from '../errors.js'
 import { ENV_FALLBACKS } from '../../servers/lib/options.js'
+import { failure as failureRecord } from '../result/build.js'
+
+// How long a server may take to send its ready message and answer /health (LOADLAB_BOOT_TIMEOUT_MS).
+export const BOOT_TIMEOUT_MS = 30000
+// How long a server has to exit after SIGTERM before SIGKILL; shorter after Ctrl-C (the user waits).
+export const STOP_GRACE_MS = 8000
+export const INTERRUPTED_GRACE_MS = 3000
 
 function lineBuffer (stream, keep, onLine) {
   const lines = []
@@ -38,7 +45,7 @@ export function serverEnv (env = process.env) {
 export async function startServer ({
   entry,
   args = [],
-  bootTimeoutMs = 30000,
+  bootTimeoutMs = BOOT_TIMEOUT_MS,
   signal,
   cwd,
   env = {},
@@ -86,10 +93,9 @@ export async function startServer ({
     // SIGTERM, wait, and make sure nothing of its tree is left (stopServer below).
     stop: (opts) => stopServer(server, opts)
   }
-  const fail = (reason) =>
-    serverError(reason, {
-      failure: { reason, exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, stderrTail: stderrTail() }
-    })
+  const record = (reason) =>
+    failureRecord(reason, { exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, stderrTail: stderrTail() })
+  const fail = (reason) => serverError(reason, { failure: record(reason) })
   const started = Date.now()
   const left = () => Math.max(1, bootTimeoutMs - (Date.now() - started))
   try {
@@ -117,12 +123,7 @@ export async function startServer ({
       }
     )
   } catch (err) {
-    const failure = err.failure ?? {
-      reason: err.message,
-      exitCode: exit?.exitCode ?? null,
-      signal: exit?.signal ?? null,
-      stderrTail: stderrTail()
-    }
+    const failure = err.failure ?? record(err.message)
     await stopServer(server, { graceMs: 2000 }).catch(() => {})
     failure.exitCode ??= exit?.exitCode ?? null
     failure.signal ??= exit?.signal ?? null
@@ -134,7 +135,7 @@ export async function startServer ({
 
 // SIGTERM the server by pid, wait for its exit (SIGKILL after graceMs), then make sure no process of
 // its tree (every member ever seen) is left: leftovers are killed by pid and returned.
-export async function stopServer (server, { graceMs = 8000, seen = new Map() } = {}) {
+export async function stopServer (server, { graceMs = STOP_GRACE_MS, seen = new Map() } = {}) {
   for (const s of processTree(server.pid)) seen.set(`${s.pid}:${s.startTime}`, { pid: s.pid, startTime: s.startTime })
   seen.delete(`${server.pid}:${readStat(server.pid)?.startTime}`)
   let forced = false

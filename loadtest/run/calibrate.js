@@ -3,7 +3,7 @@
 import { execa } from 'execa'
 import { join } from 'node:path'
 import { ROOT } from '../catalog.js'
-import { median, round } from '../report/stats.js'
+import { median, round } from '../result/stats.js'
 
 const CHILD = join(ROOT, 'loadtest', 'run', 'calibrate-child.js')
 

@@ -3,7 +3,7 @@ import autocannon from 'autocannon'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as delay } from 'node:timers/promises'
 import { request } from './http.js'
-import { createHistogram, recordMs } from './histogram.js'
+import { createHistogram, recordMs } from '../result/histogram.js'
 
 // Parse a Server-Timing header into { work, queue } durations in ms (missing entries are null).
 export function parseServerTiming (value) {

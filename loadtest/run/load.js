@@ -47,11 +47,17 @@ export function entryLoad (entry, load) {
   if (entry.warmup !== undefined && entry.warmup !== null) out.warmup = entry.warmup
   if (entry.recovery !== undefined && entry.recovery !== null) out.recovery = entry.recovery
   if (entry.recoveryTimeoutSec) out.recoveryTimeoutSec = entry.recoveryTimeoutSec
-  out.recoveryTimeoutSec ??= Math.max(10, out.timeoutSec)
+  out.recoveryTimeoutSec = recoveryTimeoutSec(out)
   if (!out.rate && out.amount !== null && out.amount < out.connections) {
     throw usageError(
       `${entry.key ?? entry.server}: amount ${out.amount} is below connections ${out.connections} (autocannon needs at least one request per connection)`
     )
   }
   return out
+}
+
+// How long the recovery request after a round may wait: the entry's own, else the request timeout and
+// at least 10 s (a strategy still chewing through abandoned work answers late).
+export function recoveryTimeoutSec (load) {
+  return load.recoveryTimeoutSec ?? Math.max(10, load.timeoutSec)
 }

@@ -8,7 +8,7 @@ import { getPriority, setPriority } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { Pool } from 'undici'
 import { createSchedule } from './schedule.js'
-import { createHistogram, recordMs } from './histogram.js'
+import { createHistogram, recordMs } from '../result/histogram.js'
 import { parseServerTiming, roundCounts } from './fire.js'
 
 // How often outstanding requests are checked against their timeout (ms).

@@ -4,14 +4,16 @@ import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { ROOT, findServer } from '../catalog.js'
-import { startServer, stopServer } from './boot.js'
+import { BOOT_TIMEOUT_MS, STOP_GRACE_MS, INTERRUPTED_GRACE_MS, startServer, stopServer } from './boot.js'
 import { fireRound, startProbe } from './fire.js'
 import { defaultConnections, fireOpenLoop } from './open-loop.js'
 import { request, getJson } from './http.js'
 import { startSampler } from './sample.js'
 import { chooseInterval } from './timeline.js'
 import { watchRound } from './watch.js'
-import { makeKey, roundFigures } from '../report/build.js'
+import { recoveryTimeoutSec } from './load.js'
+import { failure } from '../result/build.js'
+import { roundFigures } from '../result/figures.js'
 
 let workloads = null
 async function expectedBodyOf (work) {
@@ -118,7 +120,7 @@ async function measuredRound (target, load, { verify, signal, pid, child, seen, 
     recovery = signal.aborted
       ? null
       : await timeRecovery(target, {
-        timeoutMs: (load.recoveryTimeoutSec ?? Math.max(10, load.timeoutSec)) * 1000,
+        timeoutMs: recoveryTimeoutSec(load) * 1000,
         signal
       })
     stats = await readStats()
@@ -137,11 +139,9 @@ function stepOf (round) {
   return { rate: round.fire.rate, figures: roundFigures(round) }
 }
 
-// Run one plan entry end to end; never throws for a server's fault (it is recorded as a failure).
-// `expectedBody`: the body every answer must have when the work is not built in (a --task).
-export async function runEntry (entry, load, opts = {}) {
-  const { signal, progress, bootTimeoutMs = 30000, url = null, calibration = {}, expectedBody = null } = opts
-  const raw = {
+// The raw record of one plan entry's run, filled in as it goes (result/build.js makes the result).
+function newRecord (entry, load) {
+  return {
     entry: { ...entry, ...load },
     args: entry.args ?? [],
     rounds: [],
@@ -151,172 +151,163 @@ export async function runEntry (entry, load, opts = {}) {
     stop: null,
     notes: []
   }
-  let server = null
-  const seen = new Map()
-  if (url) {
-    server = { url: url.replace(/\/$/, ''), pid: null, work: entry.work ?? null }
-    const health = await getJson(`${server.url}/health`, { timeoutMs: 5000, signal })
-    if (typeof health.status !== 'number') {
-      raw.failure = {
-        reason: `--url: ${server.url}/health got no answer (${health.error})`,
-        exitCode: null,
-        signal: null,
-        stderrTail: []
-      }
-      raw.entry.key ??= makeKey(raw.entry)
-      return raw
-    }
-    server.health = health.json ?? null
-    if (typeof health.json?.strategy === 'string') {
-      raw.entry.server = health.json.strategy
-      raw.notes.push(`--url: /health names the strategy ${health.json.strategy}`)
-    } else {
-      raw.notes.push(`--url: /health answered ${health.status}; the server is named by its address`)
-    }
-  } else {
-    const cat = findServer(entry.server)
-    progress?.('starting')
-    try {
-      // The server pushes its samples over IPC at the timeline's interval (servers/lib/sampling.js).
-      const env = { LOADLAB_SAMPLE_MS: String(timelineInterval(load)) }
-      server = await startServer({
-        entry: cat.entry,
-        args: raw.args,
-        env,
-        bootTimeoutMs,
-        signal,
-        execPath: entry.runtime?.path
-      })
-    } catch (err) {
-      if (!err.failure) throw err
-      raw.failure = err.failure
-      raw.interrupted = signal.aborted
-      raw.entry.key ??= makeKey(entry)
-      return raw
-    }
-  }
-  raw.workReported = server.work ?? entry.work ?? null
-  // The runtime the server says it runs (its ready message; /health for --url): recorded, never assumed.
-  raw.runtime = server.ready?.node
-    ? { node: server.ready.node, v8: server.ready.v8 ?? null }
-    : server.health?.node
-      ? { node: server.health.node, v8: server.health.v8 ?? null }
-      : null
-  if (entry.work && server.work && server.work !== entry.work) { raw.notes.push(`planned work ${entry.work}, server reports ${server.work}`) }
-  raw.entry.key ??= makeKey({ ...raw.entry, work: raw.workReported })
-  const expected = expectedBody ?? (await expectedBodyOf(raw.workReported))
-  const verify = expected === null ? null : (body) => body === expected
-  if (expected === null) raw.notes.push('bodies compared with the first 2xx response (no expected body for this work)')
+}
 
+// A --url target: the server the user started, named by its /health strategy; null (and a failure on
+// the record) when /health does not answer.
+async function attachUrl (raw, url, signal) {
+  const server = { url: url.replace(/\/$/, ''), pid: null, work: raw.entry.work ?? null }
+  const health = await getJson(`${server.url}/health`, { timeoutMs: 5000, signal })
+  if (typeof health.status !== 'number') {
+    raw.failure = failure(`--url: ${server.url}/health got no answer (${health.error})`)
+    return null
+  }
+  server.health = health.json ?? null
+  if (typeof health.json?.strategy === 'string') {
+    raw.entry.server = health.json.strategy
+    raw.notes.push(`--url: /health names the strategy ${health.json.strategy}`)
+  } else {
+    raw.notes.push(`--url: /health answered ${health.status}; the server is named by its address`)
+  }
+  return server
+}
+
+// Start the entry's server (under its runtime); null (and the boot failure on the record) when it fails.
+async function boot (raw, entry, load, { signal, progress, bootTimeoutMs }) {
+  progress?.('starting')
+  try {
+    // The server pushes its samples over IPC at the timeline's interval (servers/lib/sampling.js).
+    const env = { LOADLAB_SAMPLE_MS: String(timelineInterval(load)) }
+    const { entry: file } = findServer(entry.server)
+    return await startServer({ entry: file, args: raw.args, env, bootTimeoutMs, signal, execPath: entry.runtime?.path })
+  } catch (err) {
+    if (!err.failure) throw err
+    raw.failure = err.failure
+    raw.interrupted = signal.aborted
+    return null
+  }
+}
+
+// What the server says it runs (its ready message, or /health for --url): the work and the runtime are
+// recorded, never assumed.
+function describeServer (raw, entry, server) {
+  raw.workReported = server.work ?? entry.work ?? null
+  const said = server.ready?.node ? server.ready : server.health?.node ? server.health : null
+  raw.runtime = said ? { node: said.node, v8: said.v8 ?? null } : null
+  if (entry.work && server.work && server.work !== entry.work) { raw.notes.push(`planned work ${entry.work}, server reports ${server.work}`) }
+}
+
+// How every answer's body is checked: against the task's or the work's expected body, else (null) the
+// load engine compares each with the first 2xx body.
+async function verifierFor (raw, expectedBody) {
+  const expected = expectedBody ?? (await expectedBodyOf(raw.workReported))
+  if (expected === null) raw.notes.push('bodies compared with the first 2xx response (no expected body for this work)')
+  return expected === null ? null : (body) => body === expected
+}
+
+// The run's own abort: the lab's signal, or the server exiting before the lab stops it (`crashed`).
+function guardRun (server, signal) {
   const run = new AbortController()
   const stopRun = () => run.abort()
   signal.addEventListener('abort', stopRun, { once: true })
-  let stopping = false
-  let crashed = false
+  const state = { signal: run.signal, crashed: false, stopping: false }
   server.exited?.then(() => {
-    if (!stopping) {
-      crashed = true
-      run.abort()
-    }
+    if (state.stopping) return
+    state.crashed = true
+    run.abort()
   })
+  state.release = () => {
+    state.stopping = true
+    signal.removeEventListener('abort', stopRun)
+  }
+  return state
+}
+
+// A rate sweep (the capacity experiment): each step is one open-loop round at the rate the sweep chooses
+// from the steps so far.
+async function sweepRounds (raw, server, load, { entry, calibration, round }) {
+  const serviceMs = calibration?.[raw.workReported]?.medianMs ?? null
+  const sweep = entry.sweep({ serviceMs, cores: availableParallelism() })
+  raw.sweep = { ...sweep.describe(), kinds: sweep.kinds }
+  for (let rate = sweep.next([]); rate !== null && !round.signal.aborted; rate = sweep.next(raw.rounds.map(stepOf))) {
+    round.progress?.(`step ${raw.rounds.length + 1}: ${rate.toFixed(1)} req/s`)
+    const connections = load.userConnections ?? defaultConnections(rate, load.timeoutSec)
+    raw.rounds.push(await measuredRound(server.url, { ...load, rate, connections }, { ...round, progress: null }))
+  }
+}
+
+// --runs rounds of the entry's load.
+async function repeatedRounds (raw, server, load, { round }) {
+  for (let i = 0; i < load.runs && !round.signal.aborted; i++) {
+    round.progress?.(`measuring${load.runs > 1 ? ` round ${i + 1}/${load.runs}` : ''}`)
+    raw.rounds.push(await measuredRound(server.url, load, round))
+  }
+}
+
+// Why a stopped server's run failed, if it did: it crashed, would not stop, or left processes behind.
+// A kill of a server still busy with abandoned work (interrupted, or no recovery answer) is the
+// strategy's cost, noted, not a failure.
+function judgeStop (raw, stop, { crashed, busy, graceMs, stderrTail }) {
+  const exit = { exitCode: stop.exit?.exitCode ?? null, signal: stop.exit?.signal ?? null, stderrTail }
+  if (crashed) {
+    raw.failure = failure(`exited during the run (code ${exit.exitCode}, signal ${exit.signal})`, exit)
+  } else if (stop.forced && busy) {
+    raw.notes.push(`still busy when stopped: did not exit within ${graceMs / 1000} s of SIGTERM, killed`)
+  } else if (stop.forced) {
+    raw.failure ??= failure(`did not exit within ${graceMs / 1000} s of SIGTERM (killed)`, exit)
+  } else if (exit.exitCode !== 0) {
+    raw.failure ??= failure(`exited with code ${exit.exitCode} (signal ${exit.signal}) after SIGTERM`, exit)
+  }
+  if (stop.leftovers.length) {
+    const reason = `${stop.leftovers.length} process(es) of its tree left after it exited (killed: ${stop.leftovers.join(', ')})`
+    raw.failure ??= failure(reason, exit)
+  }
+}
+
+// Stop the server (a shorter grace after Ctrl-C: the user is waiting), record how, and judge it.
+async function stopAndJudge (raw, server, { seen, signal, crashed, progress }) {
+  progress?.('stopping')
+  const graceMs = signal.aborted ? INTERRUPTED_GRACE_MS : STOP_GRACE_MS
+  const stop = await stopServer(server, { seen, graceMs })
+  const lastRecovery = raw.rounds.at(-1)?.recovery
+  const busy = signal.aborted || (lastRecovery && typeof lastRecovery.status !== 'number')
+  raw.stop = {
+    exitCode: stop.exit?.exitCode ?? null,
+    signal: stop.exit?.signal ?? null,
+    forced: stop.forced,
+    leftovers: stop.leftovers
+  }
+  judgeStop(raw, stop, { crashed, busy, graceMs, stderrTail: server.stderrTail() })
+}
+
+// Run one plan entry end to end: start (or reach) its server, warm it up, measure its rounds or sweep,
+// stop it and judge the stop. Never throws for a server's fault (it is the record's failure).
+// `expectedBody`: the body every answer must have when the work is not built in (a --task).
+export async function runEntry (entry, load, opts = {}) {
+  const { signal, progress, bootTimeoutMs = BOOT_TIMEOUT_MS, url = null, calibration = {} } = opts
+  const raw = newRecord(entry, load)
+  const server = url
+    ? await attachUrl(raw, url, signal)
+    : await boot(raw, entry, load, { signal, progress, bootTimeoutMs })
+  if (!server) return raw
+  describeServer(raw, entry, server)
+  const verify = await verifierFor(raw, opts.expectedBody ?? null)
+  const seen = new Map()
+  const run = guardRun(server, signal)
+  const { pid, child = null } = server
+  const round = { verify, signal: run.signal, pid, child, seen, progress, notes: raw.notes }
   try {
     if (load.warmup > 0) {
       progress?.('warm-up')
       await fireLoad(`${server.url}/`, load, { amount: load.warmup, verify, signal: run.signal })
     }
-    if (entry.sweep) {
-      // A rate sweep (the capacity experiment): each step is one open-loop round at the rate the sweep
-      // chooses from the steps so far.
-      const sweep = entry.sweep({
-        serviceMs: calibration?.[raw.workReported]?.medianMs ?? null,
-        cores: availableParallelism()
-      })
-      raw.sweep = { ...sweep.describe(), kinds: sweep.kinds }
-      for (let rate = sweep.next([]); rate !== null && !run.signal.aborted; rate = sweep.next(raw.rounds.map(stepOf))) {
-        progress?.(`step ${raw.rounds.length + 1}: ${rate.toFixed(1)} req/s`)
-        const connections = load.userConnections ?? defaultConnections(rate, load.timeoutSec)
-        const round = await measuredRound(
-          server.url,
-          { ...load, rate, connections },
-          {
-            verify,
-            signal: run.signal,
-            pid: server.pid,
-            child: server.child ?? null,
-            seen,
-            notes: raw.notes
-          }
-        )
-        raw.rounds.push(round)
-      }
-    } else {
-      for (let i = 0; i < load.runs && !run.signal.aborted; i++) {
-        progress?.(`measuring${load.runs > 1 ? ` round ${i + 1}/${load.runs}` : ''}`)
-        const round = await measuredRound(server.url, load, {
-          verify,
-          signal: run.signal,
-          pid: server.pid,
-          child: server.child ?? null,
-          seen,
-          progress,
-          notes: raw.notes
-        })
-        raw.rounds.push(round)
-      }
-    }
+    if (entry.sweep) await sweepRounds(raw, server, load, { entry, calibration, round })
+    else await repeatedRounds(raw, server, load, { round })
   } catch (err) {
-    if (!crashed && !signal.aborted) { raw.failure = { reason: `lab error: ${err.message}`, exitCode: null, signal: null, stderrTail: [] } }
+    if (!run.crashed && !signal.aborted) raw.failure = failure(`lab error: ${err.message}`)
   } finally {
-    stopping = true
-    signal.removeEventListener('abort', stopRun)
-    if (server.pid) {
-      progress?.('stopping')
-      // After Ctrl-C the user is waiting: a shorter grace before SIGKILL.
-      const stop = await stopServer(server, { seen, graceMs: signal.aborted ? 3000 : 8000 })
-      const lastRecovery = raw.rounds.at(-1)?.recovery
-      const busy = signal.aborted || (lastRecovery && typeof lastRecovery.status !== 'number')
-      raw.stop = {
-        exitCode: stop.exit?.exitCode ?? null,
-        signal: stop.exit?.signal ?? null,
-        forced: stop.forced,
-        leftovers: stop.leftovers
-      }
-      const tail = server.stderrTail()
-      if (crashed) {
-        raw.failure = {
-          reason: `exited during the run (code ${stop.exit?.exitCode}, signal ${stop.exit?.signal})`,
-          exitCode: stop.exit?.exitCode ?? null,
-          signal: stop.exit?.signal ?? null,
-          stderrTail: tail
-        }
-      } else if (stop.forced && busy) {
-        // Still working through abandoned requests (interrupted, or the recovery request got no
-        // answer): inline work cannot be stopped, so the kill is the strategy's cost, not a failure.
-        raw.notes.push(`still busy when stopped: did not exit within ${signal.aborted ? 3 : 8} s of SIGTERM, killed`)
-      } else if (stop.forced) {
-        raw.failure ??= {
-          reason: 'did not exit within 8 s of SIGTERM (killed)',
-          exitCode: stop.exit?.exitCode ?? null,
-          signal: stop.exit?.signal ?? null,
-          stderrTail: tail
-        }
-      } else if (stop.exit?.exitCode !== 0) {
-        raw.failure ??= {
-          reason: `exited with code ${stop.exit?.exitCode} (signal ${stop.exit?.signal}) after SIGTERM`,
-          exitCode: stop.exit?.exitCode ?? null,
-          signal: stop.exit?.signal ?? null,
-          stderrTail: tail
-        }
-      }
-      if (stop.leftovers.length) {
-        raw.failure ??= {
-          reason: `${stop.leftovers.length} process(es) of its tree left after it exited (killed: ${stop.leftovers.join(', ')})`,
-          exitCode: stop.exit?.exitCode ?? null,
-          signal: stop.exit?.signal ?? null,
-          stderrTail: tail
-        }
-      }
-    }
+    run.release()
+    if (server.pid) await stopAndJudge(raw, server, { seen, signal, crashed: run.crashed, progress })
     raw.interrupted = signal.aborted
   }
   return raw

@@ -2,6 +2,7 @@
 // no failed request. The sweep offers open-loop rates as fractions of the calibrated ideal
 // (cores / service time), stops one step after the first that fails, bisects between the last passing
 // and the first failing rate, then offers 1.2 × the capacity to show what happens past it.
+import { holds } from '../result/capacity.js'
 
 // Coarse steps, as fractions of the ideal rate.
 export const FRACTIONS = [0.1, 0.25, 0.4, 0.55, 0.7, 0.85, 1.0, 1.15, 1.3, 1.5]
@@ -11,13 +12,6 @@ export const SLO_SERVICE_MULTIPLE = 5
 export const OVERLOAD = 1.2
 // Bisection stops when the interval is narrower than this share of its upper end.
 const PRECISION = 0.02
-
-// Did a step (its round figures) hold the target: p99 ≤ sloMs and every request answered 2xx and verified.
-export function holds (fig, sloMs) {
-  const q = fig.requests
-  const clean = q.errors === 0 && q.timeouts === 0 && q.non2xx === 0 && q.mismatches === 0 && q.unanswered === 0
-  return clean && q.completed > 0 && fig.latency.p99 !== null && fig.latency.p99 <= sloMs
-}
 
 // The p99 target for a service time: --slo when given, else SLO_SERVICE_MULTIPLE service times.
 export function sloFor (serviceMs, sloMs = null) {
@@ -91,26 +85,5 @@ export function createSweep ({ serviceMs, cores, sloMs = null, fractions = FRACT
       }
       return null
     }
-  }
-}
-
-// The capacity found by a finished sweep: the highest passing rate below the lowest failing rate of
-// the coarse and refine steps (the step past capacity is reported apart, as `over`).
-export function capacityOf (steps, { sloMs, idealRps }) {
-  const measured = steps.filter((s) => s.kind !== 'over')
-  const failing = measured.filter((s) => !s.pass).map((s) => s.rate)
-  const ceiling = failing.length ? Math.min(...failing) : Infinity
-  const passing = measured.filter((s) => s.pass && s.rate < ceiling)
-  const best = passing.length ? passing.reduce((a, b) => (b.rate > a.rate ? b : a)) : null
-  const over = steps.find((s) => s.kind === 'over') ?? null
-  return {
-    sloMs,
-    rps: best?.rate ?? 0,
-    // 'at least': no step failed, the real capacity is above the highest rate offered
-    bound: best === null ? 'below the lowest rate offered' : failing.length ? 'refined' : 'at least',
-    ratioToIdeal: best && idealRps ? best.rate / idealRps : null,
-    p99: best?.p99 ?? null,
-    step: best?.index ?? null,
-    over
   }
 }

@@ -2,7 +2,7 @@
 // for every request, the samplers call gauge(t, source, values); series() gives one point per interval.
 // Memory is bounded: at most MAX_BUCKETS buckets, each with a small HDR histogram; when a round grows
 // past that, neighbouring buckets merge and the interval doubles (histograms add exactly).
-import * as hdr from 'hdr-histogram-js'
+import { COARSE_DIGITS, createHistogram } from '../result/histogram.js'
 
 export const MAX_BUCKETS = 400
 const MIN_INTERVAL_MS = 100
@@ -17,12 +17,7 @@ export function chooseInterval (durationMs = null) {
 
 function histogram () {
   // Microseconds, up to an hour, 2 significant digits: a few kB per bucket.
-  return hdr.build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: 3600e6,
-    numberOfSignificantValueDigits: 2,
-    useWebAssembly: false
-  })
+  return createHistogram({ digits: COARSE_DIGITS })
 }
 
 function emptyBucket () {

@@ -3,7 +3,7 @@
 // progress, and after the round keeps watching until the server is idle again (or a cap).
 import { performance } from 'node:perf_hooks'
 import { setTimeout as delay } from 'node:timers/promises'
-import * as hdr from 'hdr-histogram-js'
+import { COARSE_DIGITS, createHistogram } from '../result/histogram.js'
 import { createTimeline } from './timeline.js'
 
 const IDLE_CPU_PERCENT = 10 // the tree uses less than this share of one core over IDLE_WINDOW_MS: idle
@@ -17,12 +17,7 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
   const t0 = performance.now()
   const wall0 = Date.now()
   const now = () => performance.now() - t0
-  const all = hdr.build({
-    lowestDiscernibleValue: 1,
-    highestTrackableValue: 3600e6,
-    numberOfSignificantValueDigits: 2,
-    useWebAssembly: false
-  })
+  const all = createHistogram({ digits: COARSE_DIGITS })
   let completed = 0
   let timeouts = 0
   let ended = false

@@ -3,10 +3,9 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { capacityOf, holds } from '../../loadtest/result/capacity.js'
 import {
   createSweep,
-  capacityOf,
-  holds,
   sloFor,
   FRACTIONS,
   OVERLOAD,

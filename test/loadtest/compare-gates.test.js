@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { chanceOfSeparation, CompareError, noiseVerdict, parseFailOn } from '../../loadtest/compare/compare.js'
-import { spread } from '../../loadtest/report/stats.js'
+import { spread } from '../../loadtest/result/stats.js'
 import { ROOT, startLab } from './lab-helpers.js'
 
 describe('the noise rule and --fail-on grammar (pure)', () => {

@@ -4,23 +4,18 @@ import assert from 'node:assert/strict'
 import { readFile, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { parseOptions, DEFAULTS } from '../../loadtest/options.js'
-import { percentile, median, summarize, spread } from '../../loadtest/report/stats.js'
+import { percentile, median, summarize, spread } from '../../loadtest/result/stats.js'
 import { parseServerTiming } from '../../loadtest/run/fire.js'
 import { summarizeCalibration } from '../../loadtest/run/calibrate.js'
-import {
-  buildHttpResult,
-  buildReport,
-  ideal,
-  makeKey,
-  roundFigures,
-  untrustedReasons
-} from '../../loadtest/report/build.js'
+import { buildHttpResult, buildReport } from '../../loadtest/result/build.js'
+import { ideal, roundFigures } from '../../loadtest/result/figures.js'
+import { untrustedReasons } from '../../loadtest/result/trust.js'
 import { defaultTable, renderText } from '../../loadtest/report/table.js'
 import { renderMarkdown } from '../../loadtest/report/markdown.js'
 import { freeId, reportId, writeAtomic } from '../../loadtest/report/write.js'
 import { resolveLoad, entryLoad } from '../../loadtest/run/load.js'
 import { tempDir } from './lab-helpers.js'
-import { createHistogram, recordMs } from '../../loadtest/run/histogram.js'
+import { createHistogram, recordMs } from '../../loadtest/result/histogram.js'
 
 test('options: defaults, numbers parsed, servers split and expanded', () => {
   const o = parseOptions([
@@ -156,15 +151,10 @@ test('stats: nearest-rank percentile, median, summary, spread', () => {
   assert.deepEqual(spread([3, null, 1, 2]), { min: 1, median: 2, max: 3 })
 })
 
-test('parsing: Server-Timing, key', () => {
+test('parsing: Server-Timing', () => {
   assert.deepEqual(parseServerTiming('work;dur=12.5, queue;dur=3'), { work: 12.5, queue: 3 })
   assert.deepEqual(parseServerTiming('work;desc="x";dur=1'), { work: 1, queue: null })
   assert.deepEqual(parseServerTiming(undefined), { work: null, queue: null })
-  assert.equal(
-    makeKey({ server: 'sleep-variants', variant: 'sync-sleep-pooled', work: 'sleep-sync:100' }),
-    'sleep-variants/sync-sleep-pooled@sleep-sync:100'
-  )
-  assert.equal(makeKey({ server: 'simple', work: 'fib:4' }, 'c2'), 'simple@fib:4#c2')
 })
 
 test('calibration: median, spread, tier shift noticed', () => {
@@ -248,7 +238,7 @@ test('report: one result from a raw run; ideal and efficiency from calibration',
   assert.equal(r.serverTiming.queueMs.median, 2)
   assert.equal(r.trusted, true)
   assert.ok(Math.abs(r.latency.p50 - 5) <= 0.005, 'HDR histograms keep 3 significant digits')
-  assert.equal(ideal('sleep:100', 10, 2, { 'sleep:100': { medianMs: 100 } }).concurrency, 10, 'waiting uses no core')
+  assert.equal(ideal('sleep:100', 10, 2, { 'sleep:100': { medianMs: 100, method: 'declared' } }).concurrency, 10, 'waiting uses no core')
   assert.equal(buildHttpResult({ entry, rounds: [rawRound()] }, { calibration: {} }).efficiency, null)
 })
 
@@ -281,12 +271,12 @@ test('report: --runs takes the median round by rps and gives the spread', () => 
 })
 
 test('report: status complete / failed / partial', () => {
-  const ok = buildHttpResult({ entry, rounds: [rawRound()] })
+  const ok = buildHttpResult({ entry, rounds: [rawRound()] }, { cores: 2 })
   const failed = buildHttpResult({
     entry,
     rounds: [],
     failure: { reason: 'exited', exitCode: 1, signal: null, stderrTail: ['boom'] }
-  })
+  }, { cores: 2 })
   assert.equal(failed.status, 'failed')
   assert.equal(failed.trusted, false)
   assert.equal(failed.requests, null)
@@ -305,7 +295,7 @@ function sampleReport () {
     entry: { ...entry, server: 'cluster' },
     rounds: [],
     failure: { reason: 'exited before it was ready', exitCode: 3, signal: null, stderrTail: ['bad | thing'] }
-  })
+  }, { cores: 2 })
   return buildReport({
     id: '2026-11-22T04-31-07Z-vm-custom',
     createdAt: '2026-11-22T04:31:07.000Z',

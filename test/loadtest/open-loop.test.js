@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { createSchedule } from '../../loadtest/run/schedule.js'
 import { fireOpenLoop } from '../../loadtest/run/open-loop.js'
 import { fireRound } from '../../loadtest/run/fire.js'
-import { summarizeHistogram, encodeHistogram, mergeEncoded } from '../../loadtest/run/histogram.js'
+import { summarizeHistogram, encodeHistogram, mergeEncoded } from '../../loadtest/result/histogram.js'
 import { startServer } from '../helpers/server.js'
 import { FIXTURES, runLab } from './lab-helpers.js'
 

@@ -5,6 +5,11 @@ export const PERCENTILES = [0.001, 0.01, 0.1, 1, 2.5, 10, 25, 50, 75, 90, 97.5, 
 // The same, as the keys of a report's `latency.percentiles` map.
 export const PERCENTILE_KEYS = PERCENTILES.map(String)
 
+// True for a finite number (report fields that could not be measured are null).
+export function isNum (value) {
+  return typeof value === 'number' && Number.isFinite(value)
+}
+
 // Nearest-rank percentile p (0..100) of already sorted numbers; null for an empty list.
 export function percentile (sorted, p) {
   if (sorted.length === 0) return null

@@ -2,18 +2,22 @@
 // round's length), summarised into the report's latency shape in milliseconds, encoded so that rounds
 // and machines can later be merged exactly (hdr-histogram-js compressed base64, as HdrHistogram logs).
 import * as hdr from 'hdr-histogram-js'
-import { PERCENTILES, round } from '../report/stats.js'
+import { PERCENTILES, round } from './stats.js'
 
-// 3 significant digits: a recorded value is within 0.1 % of the true one.
+// 3 significant digits: a recorded value is within 0.1 % of the true one (the report's histograms).
 const DIGITS = 3
+// 2 significant digits (within 1 %): a timeline's per-interval histograms, a few kB each.
+export const COARSE_DIGITS = 2
 
-// A new empty histogram of microseconds (1 µs resolution, grows as larger values arrive).
-export function createHistogram () {
+// A new empty histogram of microseconds up to an hour (1 µs resolution). The one factory of the lab:
+// `digits` COARSE_DIGITS for the many small histograms of a timeline.
+export function createHistogram ({ digits = DIGITS } = {}) {
   return hdr.build({
     lowestDiscernibleValue: 1,
     highestTrackableValue: 60 * 60 * 1e6,
-    numberOfSignificantValueDigits: DIGITS,
-    autoResize: true
+    numberOfSignificantValueDigits: digits,
+    autoResize: true,
+    useWebAssembly: false
   })
 }
 

@@ -1,0 +1,144 @@
+// The figures of a measured round (counts, rate, latency, probe, outside) and of a capacity step, from
+// the load engine's raw round: pure, the one place a round becomes numbers.
+import { round, summarize } from './stats.js'
+import { encodeHistogram, summarizeHistogram } from './histogram.js'
+import { holds } from './capacity.js'
+import { SATURATED } from './trust.js'
+
+// The ideal throughput for a work spec: min(connections, cores) / service time (sleep kinds do not
+// use a core while they wait, so their concurrency is the connections); null without a calibration.
+export function ideal (work, connections, cores, calibration) {
+  const cal = calibration?.[work]
+  if (!cal || !(cal.medianMs > 0)) return null
+  // A declared service time is a wait (the sleep kinds, run/calibrate.js): it holds no core.
+  const waits = cal.method === 'declared'
+  if (!waits && !(cores > 0)) return null
+  const concurrency = waits ? connections : Math.min(connections, cores)
+  return { serviceMs: cal.medianMs, cores, concurrency, rps: round((concurrency / cal.medianMs) * 1000, 3) }
+}
+
+// Mean and median (ms) of a histogram of durations; nulls when empty.
+function centre (histogram) {
+  const s = summarizeHistogram(histogram)
+  return { mean: s.mean, median: s.p50 }
+}
+
+// The open loop's figures of a round: what was offered, what the generator achieved, who waited.
+function openFigures (f) {
+  const issued = f.sent
+  const spanMs = f.lastIssueMs - f.firstIssueMs
+  const sendRate = issued > 1 && spanMs > 0 ? ((issued - 1) / spanMs) * 1000 : null
+  const scheduledRate = issued > 1 && f.lastDueMs > 0 ? ((issued - 1) / f.lastDueMs) * 1000 : null
+  const lag = summarizeHistogram(f.lag)
+  return {
+    rate: f.rate,
+    arrival: f.arrival,
+    seed: f.seed,
+    written: f.written,
+    waited: f.waited,
+    peakInFlight: f.peakInFlight,
+    priorityRaised: f.priorityRaised ?? false,
+    scheduledRate: round(scheduledRate, 3),
+    sendRate: round(sendRate, 3),
+    sendRateError: sendRate && scheduledRate ? round(sendRate / scheduledRate - 1, 4) : null,
+    lag: { p50: lag.p50, p99: lag.p99, max: lag.max },
+    wait: summarizeHistogram(f.wait),
+    service: summarizeHistogram(f.service)
+  }
+}
+
+// The figures of one measured round: counts, own-timed rate, latency, probe, recovery, outside.
+export function roundFigures (round_) {
+  const f = round_.fire
+  const unanswered = Math.max(0, f.sent - f.completed - f.errors - f.timeouts)
+  const durationMs = f.durationMs
+  const probeSorted = summarize(round_.probe?.latencies ?? [])
+  const outside = round_.outside
+    ? {
+        cpuSeconds: round_.outside.cpuSeconds,
+        cpuMsPerRequest:
+          f.completed > 0 && typeof round_.outside.cpuSeconds === 'number'
+            ? round((round_.outside.cpuSeconds * 1000) / f.completed, 3)
+            : null,
+        peakRssBytes: round_.outside.peakRssBytes,
+        peakProcesses: round_.outside.peakProcesses,
+        peakThreads: round_.outside.peakThreads,
+        samples: round_.outside.samples,
+        loadGenerator: {
+          ...round_.outside.loadGenerator,
+          saturated: (round_.outside.loadGenerator.utilisation ?? 0) > SATURATED
+        }
+      }
+    : null
+  return {
+    requests: {
+      sent: f.sent,
+      completed: f.completed,
+      ok: f.ok,
+      non2xx: f.non2xx,
+      errors: f.errors,
+      timeouts: f.timeouts,
+      mismatches: f.mismatches,
+      unanswered
+    },
+    loop: f.loop ?? 'closed',
+    mode: f.mode ?? 'amount',
+    connections: f.connections ?? null,
+    statusCodes: f.statusCodes,
+    durationMs: round(durationMs, 3),
+    rps: durationMs > 0 ? round((f.completed / durationMs) * 1000, 3) : null,
+    // censored: timed-out requests, in at the timeout. Open loop: from each request's due time.
+    latency: { ...summarizeHistogram(f.latency), censored: f.timeouts },
+    open: f.loop === 'open' ? openFigures(f) : null,
+    histograms: {
+      latency: encodeHistogram(f.latency),
+      ...(f.loop === 'open' ? { service: encodeHistogram(f.service) } : {})
+    },
+    serverTiming: { count: f.workMs.totalCount, workMs: centre(f.workMs), queueMs: centre(f.queueMs) },
+    probe: round_.probe
+      ? {
+          count: probeSorted.count,
+          failed: round_.probe.failed,
+          timedOut: round_.probe.timedOut ?? 0,
+          abandoned: round_.probe.abandoned,
+          p50: probeSorted.p50,
+          p99: probeSorted.p99,
+          max: probeSorted.max
+        }
+      : null,
+    recovery: round_.recovery ?? null,
+    telemetry: round_.telemetry ?? null,
+    outside,
+    samples: { mismatch: f.mismatchSample, error: f.errorSample },
+    autocannon: f.autocannon,
+    stopped: f.stopped,
+    timeline: round_.timeline ?? null // the round in time, through its recovery period (run/timeline.js)
+  }
+}
+
+// One step of a capacity sweep: the offered rate and what came of it.
+export function stepFigures (fig, index, kind, sloMs) {
+  const l = fig.latency
+  const seconds = fig.durationMs / 1000
+  return {
+    index,
+    kind,
+    rate: fig.open?.rate ?? null,
+    rps: fig.rps,
+    p50: l.p50,
+    p99: l.p99,
+    p99_9: l.p99_9,
+    max: l.max,
+    pass: holds(fig, sloMs),
+    requests: fig.requests,
+    peakInFlight: fig.open?.peakInFlight ?? null,
+    waited: fig.open?.waited ?? null,
+    lagP99: fig.open?.lag?.p99 ?? null,
+    lagMax: fig.open?.lag?.max ?? null,
+    cpuCores:
+      typeof fig.outside?.cpuSeconds === 'number' && seconds > 0 ? round(fig.outside.cpuSeconds / seconds, 3) : null,
+    queueLength: fig.telemetry?.gauges?.queueLength ?? null,
+    recovery: fig.recovery,
+    histograms: fig.histograms
+  }
+}

@@ -1,0 +1,84 @@
+// A run's key: what makes it comparable across reports. One structured key, one string form:
+//
+//   SERVER[/VARIANT][@WORK][#QUALIFIER][#RUNTIME][#capacity | #open:RATE/s]
+//
+// `work` is the work spec (`loop:1e8`, or a task's `task:NAME[#EXPORT]@HASH`); `task` is that spec's
+// parts when it names a task; `qualifier` a setting the experiment varies besides the work (`c4`,
+// `t10-i1000`); `runtime` the runtime label under --node/--runtime (`node22`, `bun`); `loop` how the run
+// was loaded: null (closed), 'capacity', or 'open:RATE/s'. Pure: used by run, report, compare, experiments.
+
+const LOOP = /^(capacity|open:[^#]+)$/
+// Runtime labels (run/runtimes.js): node + major or whole version, and the other runtimes by name.
+const RUNTIME = /^(node\d[\w.-]*|bun[\w.-]*|deno[\w.-]*)$/
+const TASK = /^task:([^#@]*)(?:#([^@]*))?@([0-9a-f]+)/
+
+// A structured key from its fields (missing ones null).
+export function runKey ({ server, variant = null, work = null, qualifier = null, runtime = null, loop = null }) {
+  return { server, variant, work, task: taskOf(work), qualifier, runtime, loop }
+}
+
+// The parts of a task's work spec ({ name, export, hash }), or null for a built-in work.
+export function taskOf (work) {
+  const m = typeof work === 'string' ? TASK.exec(work) : null
+  return m ? { name: m[1], export: m[2] ?? 'default', hash: m[3] } : null
+}
+
+// The key's string form (see the head of this file).
+export function formatKey (key) {
+  let out = `${key.server}${key.variant ? '/' + key.variant : ''}`
+  if (key.work !== null && key.work !== undefined) out += `@${key.work}`
+  for (const part of [key.qualifier, key.runtime, key.loop]) if (part) out += `#${part}`
+  return out
+}
+
+// A key string back into its fields. The server is what precedes the first '/' or '@'; a task's work
+// keeps its own '#EXPORT'; of the '#' parts, the last may be the loop, the one before it the runtime.
+export function parseKey (text) {
+  const s = String(text)
+  const at = s.indexOf('@')
+  const head = at < 0 ? s.split('#')[0] : s.slice(0, at)
+  const slash = head.indexOf('/')
+  const server = slash < 0 ? head : head.slice(0, slash)
+  const variant = slash < 0 ? null : head.slice(slash + 1)
+  let rest = s.slice(head.length + (at < 0 ? 0 : 1))
+  let work = null
+  if (at >= 0) {
+    const task = TASK.exec(rest)
+    work = task ? task[0] : rest.split('#')[0]
+    rest = rest.slice(work.length)
+  }
+  const parts = rest.split('#').slice(1)
+  const loop = parts.length && LOOP.test(parts.at(-1)) ? parts.pop() : null
+  const runtime = parts.length && RUNTIME.test(parts.at(-1)) ? parts.pop() : null
+  return runKey({ server, variant, work, qualifier: parts.length ? parts.join('#') : null, runtime, loop })
+}
+
+// How a run was loaded, as the key's loop part: a capacity sweep, an open loop at a rate, or closed.
+export function loopOf ({ sweep = null, rate = null }) {
+  if (sweep) return 'capacity'
+  if (rate) return `open:${rate}/s`
+  return null
+}
+
+// The key string of an HTTP run from its plan entry (server, variant, the experiment's qualifier, runtime,
+// rate or sweep) and the work its server ran ('default' when nothing names it).
+export function httpKey (entry, work) {
+  return formatKey(runKey({
+    server: entry.server,
+    variant: entry.variant ?? null,
+    work: work ?? entry.work ?? 'default',
+    qualifier: entry.qualifier ?? null,
+    runtime: entry.runtime?.label ?? null,
+    loop: loopOf(entry)
+  }))
+}
+
+// The same key without its runtime: how runs of one report line up across runtimes.
+export function withoutRuntime (text) {
+  return formatKey({ ...parseKey(text), runtime: null })
+}
+
+// The report's calibration key of a work spec: the spec, or under --node `SPEC#LABEL` for a runtime label.
+export function calibrationKey (spec, runtimeLabel = null) {
+  return runtimeLabel ? `${spec}#${runtimeLabel}` : spec
+}

@@ -1,0 +1,48 @@
+// The trust rules: when a run's figures are not to be taken at face value, and the limits behind them.
+// Pure: the report shows these reasons, compare and the thresholds read the verdict.
+import { round } from './stats.js'
+
+// Above this share of one core the load generator is saturated and the run is untrusted.
+export const SATURATED = 0.9
+// The open loop's own health: a scheduler lag p99 above this (ms), or an issue rate off the schedule's
+// by more than this share, marks the run untrusted (the generator, not the server, set the pace).
+export const LAG_P99_LIMIT_MS = 5
+export const SEND_RATE_TOLERANCE = 0.02
+
+// Reasons not to take a run's figures at face value (empty: trusted).
+export function untrustedReasons (fig, { failure, interrupted } = {}) {
+  const out = []
+  if (failure) out.push(`failed: ${failure.reason}`)
+  if (interrupted) out.push('interrupted: the round was cut short')
+  if (!fig) return out
+  const r = fig.requests
+  if (r.errors) out.push(`${r.errors} connection errors`)
+  if (r.timeouts) out.push(`${r.timeouts} timeouts`)
+  if (r.non2xx) out.push(`${r.non2xx} non-2xx responses`)
+  if (r.mismatches) out.push(`${r.mismatches} body mismatches`)
+  // A --duration round stops with up to one request in flight per connection: that is not a fault.
+  const inFlightAtStop = fig.loop !== 'open' && fig.mode === 'duration' ? (fig.connections ?? 0) : 0
+  if (r.unanswered > inFlightAtStop && !interrupted) { out.push(`${r.unanswered} requests unanswered at the end of the round`) }
+  if (r.completed === 0) out.push('no response')
+  const o = fig.open
+  if (o?.lag?.p99 > LAG_P99_LIMIT_MS) { out.push(`load generator lagged: scheduler lag p99 ${o.lag.p99} ms > ${LAG_P99_LIMIT_MS} ms`) }
+  if (o?.sendRateError !== null && o?.sendRateError !== undefined && Math.abs(o.sendRateError) > SEND_RATE_TOLERANCE) {
+    out.push(
+      `load generator off schedule: sent ${o.sendRate} req/s for ${o.scheduledRate} scheduled (${round(o.sendRateError * 100, 1)} %)`
+    )
+  }
+  const lg = fig.outside?.loadGenerator
+  if (lg?.saturated) out.push(`load generator saturated (${Math.round(lg.utilisation * 100)}% CPU)`)
+  if (fig.probe?.failed) out.push(`${fig.probe.failed} failed /health probes`)
+  return out
+}
+
+// Whether a capacity step's verdict could be the generator's doing: it failed on latency alone, and by
+// no more than the generator's own worst lag (which the latency from the due time includes).
+export function verdictInDoubt (step, sloMs) {
+  if (!step) return true
+  if (step.pass) return false // it held with the lag inside its latency: without it, all the more
+  const q = step.requests
+  const onLatencyOnly = q.errors === 0 && q.timeouts === 0 && q.non2xx === 0 && q.mismatches === 0
+  return onLatencyOnly && step.p99 - (step.lagMax ?? 0) <= sloMs
+}
