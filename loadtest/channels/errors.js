@@ -28,6 +28,9 @@ export function workerGoneError (mode, detail, cause) {
   return new ChannelError('ERR_CHANNEL_WORKER_GONE', `${mode} worker ended: ${detail}`, cause ? { cause } : undefined)
 }
 
+// How long a pool's workers may take to start before startupError (both pools).
+export const STARTUP_TIMEOUT_MS = 30_000
+
 // Workers that did not start (hook failed to load, or start-up timed out).
 export function startupError (mode, detail, cause) {
   return new ChannelError('ERR_CHANNEL_STARTUP', `${mode} pool did not start: ${detail}`, cause ? { cause } : undefined)

@@ -4,13 +4,13 @@
 import { performance } from 'node:perf_hooks'
 import { Piscina } from 'piscina'
 import { defaultHook } from './hook.js'
-import { abortError, closedError, startupError } from './errors.js'
+import { abortError, closedError, startupError, STARTUP_TIMEOUT_MS } from './errors.js'
 
 const taskFile = new URL('./piscina-task.js', import.meta.url).pathname
 
 // Start a pool of `workers` threads, resolve once every thread has loaded the hook.
 export async function createPiscinaDispatcher ({
-  workers, hook = defaultHook, signal, startupTimeoutMs = 30_000
+  workers, hook = defaultHook, signal, startupTimeoutMs = STARTUP_TIMEOUT_MS
 } = {}) {
   if (!Number.isInteger(workers) || workers < 1) { throw new RangeError(`workers: expected a positive integer, got ${workers}`) }
   signal?.throwIfAborted()
