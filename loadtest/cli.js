@@ -135,7 +135,7 @@ export async function main (argv) {
     }))
     const out = await writeReport(report, {
       dir: opts.out,
-      renderers: { md: (r) => renderMarkdown(r, experiment), html: (r) => page.renderReportHtml(r) }
+      renderers: { md: (r) => renderMarkdown(r, experiment), html: (r) => page.renderReportHtml(r, { experiment }) }
     })
     const base = join(out.dir, out.id)
     process.stderr.write(

@@ -10,7 +10,6 @@ import { buildHttpResult, buildReport } from './result/build.js'
 import { calibrationKey } from './result/key.js'
 import { machine, packageVersion } from './run/machine.js'
 import { BOOT_TIMEOUT_MS } from './run/boot.js'
-import { reportTable } from './report/table.js'
 import { evaluateThresholds } from './report/thresholds.js'
 import { reportId, checkWritableDir } from './report/write.js'
 import { usageError } from './errors.js'
@@ -265,8 +264,6 @@ export async function runLab (
     results: ctx.results,
     notes: ctx.notes
   })
-  // An experiment's own table (the study's shape) travels in the report, so every page shows it too.
-  if (typeof experiment?.table === 'function') { report.table = { title: experiment.title ?? experimentName, ...reportTable(report, experiment) } }
   // Thresholds (--threshold) are judged on the finished results; the CLI exits 99 when one is crossed.
   if (opts.threshold?.length) report.thresholds = evaluateThresholds(opts.threshold, report.results)
   return report

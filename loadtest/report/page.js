@@ -18,7 +18,7 @@ import {
   table
 } from './html.js'
 import { thresholdRows } from './thresholds.js'
-import { runtimesOf } from './table.js'
+import { experimentTable, runtimesOf } from './table.js'
 
 // Display names for a report's HTTP runs: the key, without the work spec when every run shares it;
 // duplicates get " (2)", " (3)" so no two lines in a chart merge.
@@ -448,7 +448,7 @@ export function timelineSection (http, names) {
 }
 
 // Returns the HTML page (a string) for a report object.
-export function renderReportHtml (report) {
+export function renderReportHtml (report, { experiment = null } = {}) {
   const results = Array.isArray(report?.results) ? report.results.filter((r) => r && typeof r === 'object') : []
   const http = results.filter((r) => r.kind !== 'dispatch')
   const dispatch = results.filter((r) => r.kind === 'dispatch')
@@ -474,8 +474,9 @@ ${resultsTable(http, names)}
 </section>
 ${timelineSection(http, names)}`
     : ''
-  const extraTable = report.table
-    ? `<section class="block"><h2>${esc(report.table.title ?? 'Table')}</h2>${genericTable(report.table)}</section>`
+  const study = experimentTable(report, experiment)
+  const extraTable = study
+    ? `<section class="block"><h2>${esc(study.title ?? 'Table')}</h2>${genericTable(study)}</section>`
     : ''
   const body = `<header class="top">
 <h1>loadlab · ${esc(report.experiment ?? 'report')} <span class="sub">on ${esc(who)}</span></h1>

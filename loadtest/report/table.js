@@ -92,6 +92,15 @@ export function reportTable (report, experiment) {
   return { head, rows }
 }
 
+// The study's own table of a report, rendered from its results by the experiment's module, titled; for a
+// report written before tables were rendered from data, the one it stored; null when there is none.
+export function experimentTable (report, experiment) {
+  if (typeof experiment?.table === 'function') {
+    return { title: experiment.title ?? report.experiment, ...reportTable(report, experiment) }
+  }
+  return report.table ?? null
+}
+
 // Render { head, rows } as aligned plain text (numbers right-aligned).
 export function renderText ({ head, rows }) {
   const all = [head, ...rows].map((r) => r.map((c) => termText(c)))

@@ -12,6 +12,8 @@ import {
   SLO_SERVICE_MULTIPLE
 } from '../../loadtest/run/sweep.js'
 import { labReport, tempDir } from './lab-helpers.js'
+import { experimentFor } from '../../loadtest/experiments/index.js'
+import { experimentTable } from '../../loadtest/report/table.js'
 
 // Round figures of a step at `rate` on a server that holds any rate up to `limit` (p99 jumps past it).
 function figuresAt (rate, limit, sloMs) {
@@ -145,7 +147,7 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
   const [above, atLeast] = json.thresholds
   assert.deepEqual(above.runs.map((r) => [r.run, r.figure, r.status]), json.results.map((r) => [r.server, r.capacity.capacity.rps, 'crossed']))
   assert.deepEqual(atLeast.runs.map((r) => [r.run, r.status]), [['queued-threads', 'passed']])
-  assert.deepEqual(json.table.head.slice(0, 4), ['server', 'ideal req/s', 'capacity req/s', 'cap/ideal'])
+  assert.deepEqual(experimentTable(json, await experimentFor('capacity')).head.slice(0, 4), ['server', 'ideal req/s', 'capacity req/s', 'cap/ideal'])
   assert.match(md, /capacity req\/s/)
   const html = await readFile(
     join(

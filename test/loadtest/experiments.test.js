@@ -5,6 +5,8 @@ import assert from 'node:assert/strict'
 import { accounted, labReport, tempDir } from './lab-helpers.js'
 import { SERVERS as HEAVY } from '../../loadtest/experiments/heavy-cpu.js'
 import { PERCENTILES } from '../../loadtest/experiments/long-vs-small.js'
+import { experimentFor } from '../../loadtest/experiments/index.js'
+import { experimentTable } from '../../loadtest/report/table.js'
 
 // Run one quick experiment (runLab, in this process) into a temp dir; returns its report (JSON + Markdown).
 async function quick (name, extra = []) {
@@ -36,11 +38,17 @@ function checkHttpRun (r) {
   )
 }
 
-// The experiment's own table travels in the report and has one well-formed row per line it prints.
-function checkTable (report, rows) {
-  assert.ok(report.table, 'the study table is in the report')
-  assert.equal(report.table.rows.length, rows)
-  for (const row of report.table.rows) assert.equal(row.length, report.table.head.length)
+// The experiment's own table, rendered from the report's results, has one well-formed row per line it prints.
+async function checkTable (report, rows) {
+  const table = await studyTable(report)
+  assert.ok(table, 'the experiment renders its study table from the report')
+  assert.equal(table.rows.length, rows)
+  for (const row of table.rows) assert.equal(row.length, table.head.length)
+}
+
+// The study table of a report, as every renderer draws it (report/table.js experimentTable).
+async function studyTable (report) {
+  return experimentTable(report, await experimentFor(report.experiment))
 }
 
 test('heavy-cpu --quick: the six heavy-CPU servers, each with recovery and its process tree measured', async () => {
@@ -66,7 +74,7 @@ test('heavy-cpu --quick: the six heavy-CPU servers, each with recovery and its p
     byServer['worker-per-request'].telemetry.gauges.workersStarted >= byServer['worker-per-request'].requests.completed
   )
   assert.ok(json.calibration['loop:1e6'].medianMs > 0)
-  checkTable(json, 6)
+  await checkTable(json, 6)
 })
 
 test('sleep --quick: four variants, then the pooled ones tuned (10 tasks/worker, 1000 ms idle)', async () => {
@@ -88,8 +96,8 @@ test('sleep --quick: four variants, then the pooled ones tuned (10 tasks/worker,
     threads('sleep-variants/sync-sleep-pooled@sleep-sync:20') >
       threads('sleep-variants/sync-sleep-unpooled@sleep-sync:20')
   )
-  checkTable(json, 6)
-  assert.ok(json.table.head.includes('vs unpooled'))
+  await checkTable(json, 6)
+  assert.ok((await studyTable(json)).head.includes('vs unpooled'))
 })
 
 test('long-vs-small --quick: long and small, without and with the API, and the full percentile column', async () => {
@@ -109,9 +117,9 @@ test('long-vs-small --quick: long and small, without and with the API, and the f
   }
   // With --api on, the API emulator runs as the server's own child process.
   for (const r of json.results.filter((x) => x.variant.endsWith('+api'))) { assert.ok(r.outside.peakProcesses >= 2, `${r.key}: emulator seen`) }
-  assert.equal(json.table.head.length, 5)
+  assert.equal((await studyTable(json)).head.length, 5)
   assert.deepEqual(
-    json.table.rows.slice(0, PERCENTILES.length).map((row) => row[0]),
+    (await studyTable(json)).rows.slice(0, PERCENTILES.length).map((row) => row[0]),
     PERCENTILES
   )
 })
@@ -128,9 +136,9 @@ test('ssr-offload --quick: simple vs queued-threads per scenario and concurrency
     assert.equal(typeof r.telemetry.ticks, 'number')
     assert.equal(r.server, r.study.impl === 'sync' ? 'simple' : 'queued-threads')
   }
-  checkTable(json, 12)
-  assert.deepEqual(json.table.head, ['Demo', 'Conc', 'Args', 'Impl', 'M loops', 'WI time', 'WO time', 'W result'])
-  assert.ok(json.table.rows.every((row) => row[7] === 'pass'))
+  await checkTable(json, 12)
+  assert.deepEqual((await studyTable(json)).head, ['Demo', 'Conc', 'Args', 'Impl', 'M loops', 'WI time', 'WO time', 'W result'])
+  assert.ok((await studyTable(json)).rows.every((row) => row[7] === 'pass'))
 })
 
 test('dispatch --quick through the lab: every mode and worker count, every value checked', async () => {
@@ -149,5 +157,5 @@ test('dispatch --quick through the lab: every mode and worker count, every value
     assert.equal(r.answers.calls, r.calls * r.runs, `${r.key}: every answer checked`)
     assert.equal(r.checked, true)
   }
-  assert.ok(json.table.rows.length > 0)
+  assert.ok((await studyTable(json)).rows.length > 0)
 })

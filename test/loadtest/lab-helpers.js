@@ -57,7 +57,7 @@ export async function labRun (args) {
   const page = await import('../../loadtest/report/page.js')
   const out = await writeReport(report, {
     dir: opts.out,
-    renderers: { md: (r) => renderMarkdown(r, experiment), html: (r) => page.renderReportHtml(r) }
+    renderers: { md: (r) => renderMarkdown(r, experiment), html: (r) => page.renderReportHtml(r, { experiment }) }
   })
   assert.deepEqual(out.errors, [], 'every file of the report was written')
   return { report, out }
