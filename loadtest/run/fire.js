@@ -53,21 +53,95 @@ export function roundCounts () {
   }
 }
 
+// autocannon's client hooks for one round: count what is sent, answered, timed out and refused into
+// `raw`, record latencies and Server-Timing, and feed the timeline. `state.status` is the status of the
+// response autocannon is about to verify.
+function clientHooks (raw, state, { timeoutSec, onSent, onRecord, onResponse }) {
+  return (client) => {
+    let lastStatus = null
+    client.on('request', () => {
+      raw.sent++
+      onSent?.()
+    })
+    client.on('headers', (h) => {
+      lastStatus = h.statusCode
+      const t = parseServerTiming(serverTimingOf(h.headers))
+      if (t.work !== null) recordMs(raw.workMs, t.work)
+      if (t.queue !== null) recordMs(raw.queueMs, t.queue)
+    })
+    client.on('response', (status, bytes, ms) => {
+      state.status = status
+      raw.lastAt = performance.now()
+      raw.completed++
+      raw.statusCodes[status] = (raw.statusCodes[status] ?? 0) + 1
+      if (status >= 200 && status < 300) raw.ok++
+      else raw.non2xx++
+      recordMs(raw.latency, ms)
+      onRecord?.({ latencyMs: ms, status })
+      onResponse?.({ status, latencyMs: ms, timeout: false, error: null })
+    })
+    client.on('mismatch', (body) => {
+      if (lastStatus >= 200 && lastStatus < 300) {
+        raw.mismatches++
+        raw.mismatchSample ??= String(body).slice(0, 200)
+      }
+    })
+    // A timed-out request waited at least the timeout: it enters the latencies at that lower bound, so
+    // a server that times out half its clients cannot show the latency of the half it answered.
+    client.on('timeout', () => {
+      raw.lastAt = performance.now()
+      raw.timeouts++
+      recordMs(raw.latency, timeoutSec * 1000)
+      onRecord?.({ latencyMs: timeoutSec * 1000, timeout: true })
+      onResponse?.({ status: null, latencyMs: timeoutSec * 1000, timeout: true, error: null })
+    })
+    client.on('connError', (err) => {
+      raw.lastAt = performance.now()
+      raw.errors++
+      raw.errorSample ??= err?.message ?? String(err)
+      onRecord?.({ error: true })
+      onResponse?.({ status: null, latencyMs: null, timeout: false, error: err?.message ?? String(err) })
+    })
+  }
+}
+
+// autocannon's body check: `verify(body)`, or without one the first 2xx body becomes the reference.
+function bodyChecker (raw, state, verify) {
+  let check = verify
+  return (body) => {
+    if (check === null) {
+      if (!(state.status >= 200 && state.status < 300)) return true // only a 2xx body is a reference
+      raw.reference = body
+      check = (b) => b === raw.reference
+      return true
+    }
+    return check(body)
+  }
+}
+
+// The round's own timing and autocannon's view of it, once autocannon is done.
+function finishRound (raw, result) {
+  // --amount: first request to last answer. --duration: the whole round, up to autocannon's stop
+  // (dividing by the time to the last answer would reward a server that stalls at the end).
+  raw.durationMs = (raw.mode === 'amount' ? (raw.lastAt ?? performance.now()) : performance.now()) - raw.startedAt
+  raw.autocannon = {
+    duration: result.duration,
+    requestsAverage: result.requests?.average ?? null,
+    sent: result.requests?.sent ?? null,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    mismatches: result.mismatches,
+    non2xx: result.non2xx
+  }
+  return raw
+}
+
 // Load url with autocannon at fixed connections and amount (or durationSec). verify(body) → boolean
 // checks each 2xx body (null: the first 2xx body is the reference). Resolves the raw counts and samples.
 // onSent() and onRecord({ latencyMs, status, timeout, error }) see every request as it goes and ends
 // (the engine-independent timeline is fed from them).
 export function fireRound ({
-  url,
-  connections,
-  amount = null,
-  durationSec = null,
-  timeoutSec = 10,
-  verify = null,
-  signal,
-  onResponse,
-  onSent,
-  onRecord
+  url, connections, amount = null, durationSec = null, timeoutSec = 10, verify = null, signal, ...on
 }) {
   return new Promise((resolve, reject) => {
     const raw = {
@@ -77,76 +151,19 @@ export function fireRound ({
       connections,
       autocannon: null
     }
-    let check = verify
-    let currentStatus = null // the status of the response autocannon is about to verify (set just before)
-    const setupClient = (client) => {
-      let lastStatus = null
-      client.on('request', () => {
-        raw.sent++
-        onSent?.()
-      })
-      client.on('headers', (h) => {
-        lastStatus = h.statusCode
-        const t = parseServerTiming(serverTimingOf(h.headers))
-        if (t.work !== null) recordMs(raw.workMs, t.work)
-        if (t.queue !== null) recordMs(raw.queueMs, t.queue)
-      })
-      client.on('response', (status, bytes, ms) => {
-        currentStatus = status
-        raw.lastAt = performance.now()
-        raw.completed++
-        raw.statusCodes[status] = (raw.statusCodes[status] ?? 0) + 1
-        if (status >= 200 && status < 300) raw.ok++
-        else raw.non2xx++
-        recordMs(raw.latency, ms)
-        onRecord?.({ latencyMs: ms, status })
-        onResponse?.({ status, latencyMs: ms, timeout: false, error: null })
-      })
-      client.on('mismatch', (body) => {
-        if (lastStatus >= 200 && lastStatus < 300) {
-          raw.mismatches++
-          raw.mismatchSample ??= String(body).slice(0, 200)
-        }
-      })
-      // A timed-out request waited at least the timeout: it enters the latencies at that lower bound, so
-      // a server that times out half its clients cannot show the latency of the half it answered.
-      client.on('timeout', () => {
-        raw.lastAt = performance.now()
-        raw.timeouts++
-        recordMs(raw.latency, timeoutSec * 1000)
-        onRecord?.({ latencyMs: timeoutSec * 1000, timeout: true })
-        onResponse?.({ status: null, latencyMs: timeoutSec * 1000, timeout: true, error: null })
-      })
-      client.on('connError', (err) => {
-        raw.lastAt = performance.now()
-        raw.errors++
-        raw.errorSample ??= err?.message ?? String(err)
-        onRecord?.({ error: true })
-        onResponse?.({ status: null, latencyMs: null, timeout: false, error: err?.message ?? String(err) })
-      })
-    }
-    const verifyBody = (body) => {
-      if (check === null) {
-        if (!(currentStatus >= 200 && currentStatus < 300)) return true // only a 2xx body is a reference
-        raw.reference = body
-        check = (b) => b === raw.reference
-        return true
-      }
-      return check(body)
-    }
+    const state = { status: null }
     // sampleInt 100: autocannon ends a round at its next sample tick; 100 ms instead of 1 s keeps the
     // server's telemetry and our /proc window close to the real round (its own rates are not used).
     const opts = {
       url,
       connections,
       timeout: timeoutSec,
-      setupClient,
-      verifyBody,
+      setupClient: clientHooks(raw, state, { timeoutSec, ...on }),
+      verifyBody: bodyChecker(raw, state, verify),
       excludeErrorStats: false,
-      sampleInt: 100
+      sampleInt: 100,
+      ...(amount !== null ? { amount } : { duration: durationSec })
     }
-    if (amount !== null) opts.amount = amount
-    else opts.duration = durationSec
     raw.startedAt = performance.now()
     let instance
     const onAbort = () => {
@@ -157,19 +174,7 @@ export function fireRound ({
       instance = autocannon(opts, (err, result) => {
         signal?.removeEventListener('abort', onAbort)
         if (err) return reject(err)
-        // --amount: first request to last answer. --duration: the whole round, up to autocannon's stop
-        // (dividing by the time to the last answer would reward a server that stalls at the end).
-        raw.durationMs = (raw.mode === 'amount' ? (raw.lastAt ?? performance.now()) : performance.now()) - raw.startedAt
-        raw.autocannon = {
-          duration: result.duration,
-          requestsAverage: result.requests?.average ?? null,
-          sent: result.requests?.sent ?? null,
-          errors: result.errors,
-          timeouts: result.timeouts,
-          mismatches: result.mismatches,
-          non2xx: result.non2xx
-        }
-        resolve(raw)
+        resolve(finishRound(raw, result))
       })
     } catch (err) {
       return reject(err)

@@ -10,19 +10,8 @@ const IDLE_CPU_PERCENT = 10 // the tree uses less than this share of one core ov
 const IDLE_WINDOW_MS = 1000
 const PROGRESS_MS = 250
 
-// Start watching now. child: the server's process (its 'message' events carry samples), or null.
-// onProgress(event) gets { type: 'round', elapsedMs, plannedMs, amount, completed, rps, p99, timeouts }.
-export function watchRound ({ intervalMs, child = null, plannedMs = null, amount = null, onProgress = null }) {
-  const timeline = createTimeline({ intervalMs })
-  const t0 = performance.now()
-  const wall0 = Date.now()
-  const now = () => performance.now() - t0
-  const all = createHistogram({ digits: COARSE_DIGITS })
-  let completed = 0
-  let timeouts = 0
-  let ended = false
-
-  // Server samples: the latest of each process, combined over processes at each arrival.
+// The server's pushed samples (IPC): the latest of each process, combined over processes at each arrival.
+function serverSamples (timeline, wall0) {
   const latest = new Map()
   const onMessage = (msg) => {
     if (msg?.lab !== 'sample' || typeof msg.t !== 'number') return
@@ -39,10 +28,12 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
       elu: round3(list.reduce((a, s) => a + s.elu, 0) / list.length)
     })
   }
-  child?.on('message', onMessage)
+  return { onMessage, inFlight: () => [...latest.values()].reduce((a, s) => a + (s.inFlight ?? 0), 0) }
+}
 
-  // Outside samples (sample.js startSampler's onSample): CPU % from consecutive samples (none where the
-  // sampler's source gives no CPU: cpuSeconds null).
+// Outside samples (sample.js startSampler's onSample): CPU % from consecutive samples (none where the
+// sampler's source gives no CPU: cpuSeconds null), and the tree's CPU % over the last IDLE_WINDOW_MS.
+function outsideSamples (timeline, now) {
   let prev = null
   const recent = [] // { t, cpuSeconds } of the last IDLE_WINDOW_MS, for the idle check
   const onOutside = (s) => {
@@ -61,7 +52,7 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
     recent.push(prev)
     while (recent.length > 2 && recent[1].t <= t - IDLE_WINDOW_MS) recent.shift()
   }
-  // CPU % of the tree over the last IDLE_WINDOW_MS (one clock tick in a short interval would read 10 %).
+  // (one clock tick in a short interval would read 10 %)
   const recentCpuPercent = () => {
     if (recent.length < 2) return null
     const a = recent[0]
@@ -69,27 +60,52 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
     const b = recent.at(-1)
     return b.t - a.t >= IDLE_WINDOW_MS / 2 ? (((b.cpuSeconds - a.cpuSeconds) * 1000) / (b.t - a.t)) * 100 : null
   }
+  // No outside samples, or a source without CPU figures: idle is then what the server says.
+  const cpuIdle = () => {
+    const cpu = recentCpuPercent()
+    return prev === null || prev.cpuSeconds === null || (cpu !== null && cpu < IDLE_CPU_PERCENT)
+  }
+  return { onOutside, cpuIdle }
+}
 
+// The live progress of a round every PROGRESS_MS: elapsed, completed, the last second's rate, p99.
+function liveProgress ({ now, plannedMs, amount, onProgress }) {
+  const all = createHistogram({ digits: COARSE_DIGITS })
+  const counts = { completed: 0, timeouts: 0 }
   let window = [] // completion times in the last second, for the live rate
-  const progressTimer = onProgress
+  const timer = onProgress
     ? setInterval(() => {
       const t = now()
       window = window.filter((x) => x > t - 1000)
-      onProgress({
-        type: 'round',
-        elapsedMs: Math.round(t),
-        plannedMs,
-        amount,
-        completed,
-        rps: t >= 1000 ? window.length : round3(window.length / (t / 1000)),
-        p99: all.totalCount ? all.getValueAtPercentile(99) / 1000 : null,
-        timeouts
-      })
+      const rps = t >= 1000 ? window.length : round3(window.length / (t / 1000))
+      const p99 = all.totalCount ? all.getValueAtPercentile(99) / 1000 : null
+      onProgress({ type: 'round', elapsedMs: Math.round(t), plannedMs, amount, ...counts, rps, p99 })
     }, PROGRESS_MS).unref()
     : null
-
   return {
-    onOutside,
+    record (t, info) {
+      if (info.timeout) counts.timeouts++
+      else if (!info.error) counts.completed++
+      if (!info.error && info.latencyMs >= 0) all.recordValue(Math.max(1, Math.round(info.latencyMs * 1000)))
+      if (onProgress && !info.error) window.push(t)
+    },
+    stop: () => clearInterval(timer)
+  }
+}
+
+// Start watching now. child: the server's process (its 'message' events carry samples), or null.
+// onProgress(event) gets { type: 'round', elapsedMs, plannedMs, amount, completed, rps, p99, timeouts }.
+export function watchRound ({ intervalMs, child = null, plannedMs = null, amount = null, onProgress = null }) {
+  const timeline = createTimeline({ intervalMs })
+  const t0 = performance.now()
+  const now = () => performance.now() - t0
+  const server = serverSamples(timeline, Date.now())
+  const outside = outsideSamples(timeline, now)
+  const progress = liveProgress({ now, plannedMs, amount, onProgress })
+  let ended = false
+  child?.on('message', server.onMessage)
+  return {
+    onOutside: outside.onOutside,
     // One request sent (engine event).
     sent () {
       timeline.sent(now())
@@ -98,15 +114,12 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
     record (info) {
       const t = now()
       timeline.record(t, info)
-      if (info.timeout) timeouts++
-      else if (!info.error) completed++
-      if (!info.error && info.latencyMs >= 0) all.recordValue(Math.max(1, Math.round(info.latencyMs * 1000)))
-      if (onProgress && !info.error) window.push(t)
+      progress.record(t, info)
     },
     // The round is over: stop the live progress, mark the end.
     endRound () {
       ended = true
-      clearInterval(progressTimer)
+      progress.stop()
       timeline.end(now())
     },
     // Keep watching after the round until the tree is idle (CPU under IDLE_CPU_PERCENT of a core over the
@@ -114,21 +127,16 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
     async recover ({ capMs, signal }) {
       if (!ended) this.endRound()
       const stopAt = performance.now() + capMs
-      const step = timeline.intervalMs
       while (!signal?.aborted && performance.now() < stopAt) {
-        await delay(step, undefined, { signal }).catch(() => {})
-        const inFlight = [...latest.values()].reduce((a, s) => a + (s.inFlight ?? 0), 0)
-        const cpu = recentCpuPercent()
-        // No outside samples, or a source without CPU figures: idle is what the server says.
-        const cpuIdle = prev === null || prev.cpuSeconds === null || (cpu !== null && cpu < IDLE_CPU_PERCENT)
-        if (cpuIdle && inFlight === 0) break
+        await delay(timeline.intervalMs, undefined, { signal }).catch(() => {})
+        if (outside.cpuIdle() && server.inFlight() === 0) break
       }
       timeline.recovered(now())
     },
     // Stop listening and give the series.
     stop () {
-      clearInterval(progressTimer)
-      child?.off('message', onMessage)
+      progress.stop()
+      child?.off('message', server.onMessage)
       return timeline.series()
     }
   }
