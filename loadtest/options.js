@@ -135,10 +135,8 @@ function numeric (kind, name, raw, min, max) {
 const int = (...args) => numeric('integer', ...args)
 const num = (...args) => numeric('number', ...args)
 
-// Check each option against its rule; returns the options with numbers parsed and servers split.
-export function validateOptions (values) {
-  const o = { ...DEFAULTS, ...values }
-  const out = { ...o }
+// The numeric options, parsed and bounded.
+function numbers (o, out) {
   out.connections = int('connections', o.connections, 1, 10000)
   out.amount = int('amount', o.amount, 1, 10_000_000)
   out.duration = num('duration', o.duration, 0.1, 3600)
@@ -147,47 +145,54 @@ export function validateOptions (values) {
   out.rate = num('rate', o.rate, 0.1, 100000)
   out.seed = int('seed', o.seed, 0, 2 ** 32 - 1)
   out.slo = num('slo', o.slo, 0.1, 3_600_000)
+  out.warmup = int('warmup', o.warmup, 0, 1_000_000)
+}
+
+// How much load and how it is paced: the open loop's schedule options go with --rate; amount or duration.
+function checkLoad (o, out) {
   if (o.arrival !== null && !ARRIVALS.includes(o.arrival)) {
     throw usageError(`--arrival: expected one of ${ARRIVALS.join(', ')}, got ${describe(o.arrival)}`)
   }
   if ((o.arrival !== null || o.seed !== null) && o.rate === null) {
     throw usageError(`--${o.arrival !== null ? 'arrival' : 'seed'} goes with --rate (the open loop's schedule)`)
   }
-  out.warmup = int('warmup', o.warmup, 0, 1_000_000)
   if (out.amount !== null && out.duration !== null) {
     throw usageError('--amount and --duration exclude each other: give one of them')
   }
   if (out.rate === null && out.amount !== null && out.connections !== null && out.amount < out.connections) {
     throw usageError(`--amount: must be at least --connections (${out.connections}), got ${describe(o.amount)}`)
   }
-  const known = catalog()
-  if (o.server !== null) {
-    const names = o.server
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)
-    const allowed = ['all', ...known.map((s) => s.name)]
-    if (names.length === 0) { throw usageError(`--server: expected a comma-separated list of ${allowed.join(', ')}, got ${describe(o.server)}`) }
-    const bad = names.find((n) => !allowed.includes(n))
-    if (bad) throw usageError(`--server: unknown server \`${bad}\`; allowed: ${allowed.join(', ')}`)
-    out.server = [...new Set(names.flatMap((n) => (n === 'all' ? allServerNames() : [n])))]
-    const missing = out.server.filter((n) => !known.find((s) => s.name === n).available)
-    if (missing.length) throw usageError(`--server: ${missing.join(', ')} not built (no servers/<name>/index.js)`)
+}
+
+// --server: a comma-separated list of catalog names (or all), each built.
+function serversOf (spec, known) {
+  const names = spec.split(',').map((s) => s.trim()).filter(Boolean)
+  const allowed = ['all', ...known.map((s) => s.name)]
+  if (names.length === 0) { throw usageError(`--server: expected a comma-separated list of ${allowed.join(', ')}, got ${describe(spec)}`) }
+  const bad = names.find((n) => !allowed.includes(n))
+  if (bad) throw usageError(`--server: unknown server \`${bad}\`; allowed: ${allowed.join(', ')}`)
+  const servers = [...new Set(names.flatMap((n) => (n === 'all' ? allServerNames() : [n])))]
+  const missing = servers.filter((n) => !known.find((s) => s.name === n).available)
+  if (missing.length) throw usageError(`--server: ${missing.join(', ')} not built (no servers/<name>/index.js)`)
+  return servers
+}
+
+// --url: an http(s) URL of a server the lab did not start; it excludes choosing servers.
+function urlOf (o) {
+  let u
+  try {
+    u = new URL(o.url)
+  } catch {
+    throw usageError(`--url: expected an http:// URL, got ${describe(o.url)}`)
   }
-  if (o.experiment !== null && !experimentNames().includes(o.experiment)) {
-    throw usageError(`--experiment: unknown experiment \`${o.experiment}\`; allowed: ${experimentNames().join(', ')}`)
-  }
-  if (o.url !== null) {
-    let u
-    try {
-      u = new URL(o.url)
-    } catch {
-      throw usageError(`--url: expected an http:// URL, got ${describe(o.url)}`)
-    }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') { throw usageError(`--url: expected an http:// or https:// URL, got ${describe(o.url)}`) }
-    if (o.server !== null || o.experiment !== null) { throw usageError('--url excludes --server and --experiment: it loads the one server at that URL') }
-    out.url = u.href
-  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') { throw usageError(`--url: expected an http:// or https:// URL, got ${describe(o.url)}`) }
+  if (o.server !== null || o.experiment !== null) { throw usageError('--url excludes --server and --experiment: it loads the one server at that URL') }
+  return u.href
+}
+
+// What each request does: --work (NAME:ARG; the servers' own parser checks it later, checkWork) or
+// --task (with its --input), which excludes --work, --experiment and --url.
+function checkWorkOrTask (o, out) {
   if (o.work !== null && !/^[a-z][a-z-]*:[0-9.e+]+$/i.test(o.work)) {
     throw usageError(
       `--work: expected NAME:ARG such as loop:1e7, fib:25, render:1000, ssr:225, sleep:100, sleep-sync:100, got ${describe(o.work)}`
@@ -201,20 +206,43 @@ export function validateOptions (values) {
   } else if (o.input !== null) {
     throw usageError('--input: only with --task')
   }
-  if (o.node !== null) {
-    const items = o.node.split(',').map((s) => s.trim())
-    if (items.some((s) => s === '')) {
-      throw usageError(`--node: expected a comma-separated list of majors (20, 22, 24) or node paths, got ${describe(o.node)}`)
-    }
-    if (o.url !== null) throw usageError('--node excludes --url: the lab runs only the servers it starts under a runtime')
-    out.node = items
+}
+
+// --node: majors or node paths, comma-separated; not with --url.
+function nodesOf (o) {
+  const items = o.node.split(',').map((s) => s.trim())
+  if (items.some((s) => s === '')) {
+    throw usageError(`--node: expected a comma-separated list of majors (20, 22, 24) or node paths, got ${describe(o.node)}`)
   }
+  if (o.url !== null) throw usageError('--node excludes --url: the lab runs only the servers it starts under a runtime')
+  return items
+}
+
+// Where the report goes and what it is called.
+function checkOutput (o) {
   if (o.out !== null && existsSync(o.out) && !statSync(o.out).isDirectory()) {
     throw usageError(`--out: ${o.out} exists and is not a directory`)
   }
   if (o.label !== null && (o.label.length > 200 || /[\n\r]/.test(o.label))) {
     throw usageError('--label: expected one line of at most 200 characters')
   }
+}
+
+// Check each option against its rule; returns the options with numbers parsed and servers split.
+export function validateOptions (values) {
+  const o = { ...DEFAULTS, ...values }
+  const out = { ...o }
+  numbers(o, out)
+  checkLoad(o, out)
+  const known = catalog()
+  if (o.server !== null) out.server = serversOf(o.server, known)
+  if (o.experiment !== null && !experimentNames().includes(o.experiment)) {
+    throw usageError(`--experiment: unknown experiment \`${o.experiment}\`; allowed: ${experimentNames().join(', ')}`)
+  }
+  if (o.url !== null) out.url = urlOf(o)
+  checkWorkOrTask(o, out)
+  if (o.node !== null) out.node = nodesOf(o)
+  checkOutput(o)
   out.threshold = thresholdsOf(o.threshold, o.url === null ? known.map((s) => s.name) : null)
   return out
 }
