@@ -37,21 +37,9 @@ export function serverEnv (env = process.env) {
   return out
 }
 
-// Spawn `node entry --port 0 --host 127.0.0.1 ...args` with an IPC channel (a killed lab leaves no
-// server behind); resolves once the server's `{ type: 'ready', url, pid, strategy, work }` message has
-// come and /health answers 200. The one way the lab, the bench and the tests start a server.
-// `execPath` is the node it runs under (--node); `cwd`, `env` (added to serverEnv()) and `keepLines`
-// (stdout/stderr lines kept) are for tests.
-export async function startServer ({
-  entry,
-  args = [],
-  bootTimeoutMs = BOOT_TIMEOUT_MS,
-  signal,
-  cwd,
-  env = {},
-  keepLines = 20,
-  execPath = process.execPath
-}) {
+// Spawn the server process and keep what the lab needs of it: its exit, its ready message, the last
+// lines of its output, and a stop().
+function spawnServer ({ entry, args, cwd, env, keepLines, execPath }) {
   const argv = [entry, '--port', '0', '--host', '127.0.0.1', ...args]
   const child = execa(execPath, argv, {
     ipc: true,
@@ -64,71 +52,85 @@ export async function startServer ({
     forceKillAfterDelay: 5000
   })
   let exit = null
-  const exited = child.then((r) => {
-    exit = { exitCode: r.exitCode ?? null, signal: r.signal ?? null }
-    return exit
-  })
   let ready = null
   child.on('message', (msg) => {
     if (msg?.type === 'ready' && ready === null) ready = msg
   })
-  const stdoutTail = lineBuffer(child.stdout, keepLines)
-  const stderrTail = lineBuffer(child.stderr, keepLines)
   const server = {
     child,
     pid: child.pid,
     argv,
-    exited,
+    exited: child.then((r) => (exit = { exitCode: r.exitCode ?? null, signal: r.signal ?? null })),
     get exit () {
       return exit
     },
     get ready () {
       return ready
     },
-    stdoutTail,
-    stderrTail,
+    stdoutTail: lineBuffer(child.stdout, keepLines),
+    stderrTail: lineBuffer(child.stderr, keepLines),
     url: null,
     work: null,
     strategy: null,
     // SIGTERM, wait, and make sure nothing of its tree is left (stopServer below).
     stop: (opts) => stopServer(server, opts)
   }
-  const record = (reason) =>
-    failureRecord(reason, { exitCode: exit?.exitCode ?? null, signal: exit?.signal ?? null, stderrTail: stderrTail() })
-  const fail = (reason) => serverError(reason, { failure: record(reason) })
+  return server
+}
+
+// The failure record of a server that did not start, with how it exited and its last stderr lines.
+function bootFailure (server, reason) {
+  const { exitCode = null, signal = null } = server.exit ?? {}
+  return failureRecord(reason, { exitCode, signal, stderrTail: server.stderrTail() })
+}
+
+// Wait for the ready message, then for /health to answer 200, within bootTimeoutMs in all; throws a
+// server error with its failure record when the server exits, the signal aborts or time runs out.
+async function awaitHealthy (server, { bootTimeoutMs, signal }) {
+  const fail = (reason) => serverError(reason, { failure: bootFailure(server, reason) })
+  const gone = (what) => {
+    if (signal?.aborted) throw fail('interrupted while starting')
+    const exit = server.exit
+    if (exit) throw fail(`exited before ${what} (code ${exit.exitCode}, signal ${exit.signal})`)
+  }
   const started = Date.now()
-  const left = () => Math.max(1, bootTimeoutMs - (Date.now() - started))
+  const within = (message) => ({ milliseconds: Math.max(1, bootTimeoutMs - (Date.now() - started)), message })
+  await pWaitFor(() => {
+    gone('it was ready')
+    return server.ready !== null
+  }, { interval: 20, timeout: within(`no ready message within ${bootTimeoutMs} ms`) })
+  server.url = server.ready.url
+  server.work = server.ready.work
+  server.strategy = server.ready.strategy
+  await pWaitFor(async () => {
+    gone('/health answered')
+    return (await request(`${server.url}/health`, { timeoutMs: 1000, signal })).status === 200
+  }, { interval: 50, timeout: within(`/health did not answer 200 within ${bootTimeoutMs} ms`) })
+}
+
+// Spawn `node entry --port 0 --host 127.0.0.1 ...args` with an IPC channel (a killed lab leaves no
+// server behind); resolves once the server's `{ type: 'ready', url, pid, strategy, work }` message has
+// come and /health answers 200. The one way the lab, the bench and the tests start a server.
+// `execPath` is the node it runs under (--node); `cwd`, `env` (added to serverEnv()) and `keepLines`
+// (stdout/stderr lines kept) are for tests. A server that does not start is stopped, and the error
+// carries its failure record.
+export async function startServer ({
+  entry,
+  args = [],
+  bootTimeoutMs = BOOT_TIMEOUT_MS,
+  signal,
+  cwd,
+  env = {},
+  keepLines = 20,
+  execPath = process.execPath
+}) {
+  const server = spawnServer({ entry, args, cwd, env, keepLines, execPath })
   try {
-    await pWaitFor(
-      () => {
-        if (signal?.aborted) throw fail('interrupted while starting')
-        if (exit) throw fail(`exited before it was ready (code ${exit.exitCode}, signal ${exit.signal})`)
-        return ready !== null
-      },
-      { interval: 20, timeout: { milliseconds: left(), message: `no ready message within ${bootTimeoutMs} ms` } }
-    )
-    server.url = ready.url
-    server.work = ready.work
-    server.strategy = ready.strategy
-    await pWaitFor(
-      async () => {
-        if (signal?.aborted) throw fail('interrupted while starting')
-        if (exit) throw fail(`exited before /health answered (code ${exit.exitCode}, signal ${exit.signal})`)
-        const r = await request(`${server.url}/health`, { timeoutMs: 1000, signal })
-        return r.status === 200
-      },
-      {
-        interval: 50,
-        timeout: { milliseconds: left(), message: `/health did not answer 200 within ${bootTimeoutMs} ms` }
-      }
-    )
+    await awaitHealthy(server, { bootTimeoutMs, signal })
   } catch (err) {
-    const failure = err.failure ?? record(err.message)
+    const reason = err.failure?.reason ?? err.message
     await stopServer(server, { graceMs: 2000 }).catch(() => {})
-    failure.exitCode ??= exit?.exitCode ?? null
-    failure.signal ??= exit?.signal ?? null
-    failure.stderrTail = stderrTail()
-    throw serverError(`${failure.reason}`, { failure })
+    throw serverError(reason, { failure: bootFailure(server, reason) })
   }
   return server
 }
