@@ -215,6 +215,64 @@ export function isAlive ({ pid, startTime }) {
   return s !== null && s.state !== 'Z' && (startTime === undefined || s.startTime === startTime)
 }
 
+// The round's outside figures as samples arrive: the samples (CPU from the first), peaks, members seen.
+function treeRecorder (first, seen, onSample) {
+  const state = { samples: [], peakRss: first.rssBytes, peakProcesses: first.processes, peakThreads: first.threads }
+  state.lastCpu = first.cpuSeconds
+  let lastT = -1
+  state.record = (s, t) => {
+    if (s.processes === 0 || t < lastT) return
+    lastT = t
+    for (const m of s.members) seen.set(`${m.pid}:${m.startTime}`, m)
+    state.peakRss = maxOf(state.peakRss, s.rssBytes)
+    state.peakProcesses = Math.max(state.peakProcesses, s.processes)
+    state.peakThreads = maxOf(state.peakThreads, s.threads)
+    state.lastCpu = maxOf(state.lastCpu, s.cpuSeconds)
+    const sample = {
+      t,
+      cpuSeconds: minus(s.cpuSeconds, first.cpuSeconds),
+      rssBytes: s.rssBytes,
+      processes: s.processes,
+      threads: s.threads
+    }
+    state.samples.push(sample)
+    onSample?.(sample)
+  }
+  return state
+}
+
+// One interval sample with a source that samples asynchronously (ps): at most one call in flight, a late
+// answer after stop() dropped, a failure kept for figures() to throw.
+function asyncTick (src, rootPid, rec, t0, flags) {
+  return () => {
+    if (flags.pending || flags.stopped) return
+    flags.pending = true
+    const t = Date.now() - t0
+    src.processTreeAsync(rootPid).then(
+      (tree) => {
+        flags.pending = false
+        if (!flags.stopped) rec.record(summarize(tree, src.cpuOf), t)
+      },
+      (err) => {
+        flags.pending = false
+        flags.failure ??= err
+      }
+    )
+  }
+}
+
+// The lab's own CPU since `since` (process.cpuUsage and hrtime at the start): is the load generator saturated?
+function loadGeneratorSince ({ cpu, wall }) {
+  const self = process.cpuUsage(cpu)
+  const wallSec = Number(process.hrtime.bigint() - wall) / 1e9
+  const selfSec = (self.user + self.system) / 1e6
+  return {
+    cpuSeconds: round3(selfSec),
+    wallSeconds: round3(wallSec),
+    utilisation: wallSec > 0 ? round3(selfSec / wallSec) : null
+  }
+}
+
 // Sample a tree every intervalMs until stop(); stop() returns the round's outside figures.
 // onSample(sample) sees every sample as it is taken; figures() gives the figures so far without stopping.
 // The source is chosen once, at the start; with ps the interval samples run without blocking the event
@@ -224,72 +282,22 @@ export function startSampler (rootPid, { intervalMs = 200, seen = new Map(), onS
   const src = SOURCES[source]
   const t0 = Date.now()
   const first = sampleTree(rootPid, { source })
-  const selfStart = process.cpuUsage()
-  const wallStart = process.hrtime.bigint()
-  const samples = []
-  let peakRss = first.rssBytes
-  let peakProcesses = first.processes
-  let peakThreads = first.threads
-  let lastCpu = first.cpuSeconds
-  let lastT = -1
-  let failure = null
-  let pending = false
-  let stopped = false
-  const record = (s, t) => {
-    if (s.processes === 0 || t < lastT) return
-    lastT = t
-    for (const m of s.members) seen.set(`${m.pid}:${m.startTime}`, m)
-    peakRss = maxOf(peakRss, s.rssBytes)
-    peakProcesses = Math.max(peakProcesses, s.processes)
-    peakThreads = maxOf(peakThreads, s.threads)
-    lastCpu = maxOf(lastCpu, s.cpuSeconds)
-    const sample = {
-      t,
-      cpuSeconds: minus(s.cpuSeconds, first.cpuSeconds),
-      rssBytes: s.rssBytes,
-      processes: s.processes,
-      threads: s.threads
-    }
-    samples.push(sample)
-    onSample?.(sample)
-  }
-  const take = () => record(sampleTree(rootPid, { source }), Date.now() - t0)
-  const tick = src.processTreeAsync
-    ? () => {
-        if (pending || stopped) return
-        pending = true
-        const t = Date.now() - t0
-        src.processTreeAsync(rootPid).then(
-          (tree) => {
-            pending = false
-            if (!stopped) record(summarize(tree, src.cpuOf), t)
-          },
-          (err) => {
-            pending = false
-            failure ??= err
-          }
-        )
-      }
-    : take
+  const since = { cpu: process.cpuUsage(), wall: process.hrtime.bigint() }
+  const rec = treeRecorder(first, seen, onSample)
+  const flags = { pending: false, stopped: false, failure: null }
+  const take = () => rec.record(sampleTree(rootPid, { source }), Date.now() - t0)
   take()
-  const timer = setInterval(tick, intervalMs)
+  const timer = setInterval(src.processTreeAsync ? asyncTick(src, rootPid, rec, t0, flags) : take, intervalMs)
   const figures = () => {
-    if (failure) throw failure
+    if (flags.failure) throw flags.failure
     take()
-    const self = process.cpuUsage(selfStart)
-    const wallSec = Number(process.hrtime.bigint() - wallStart) / 1e9
-    const selfSec = (self.user + self.system) / 1e6
     return {
-      cpuSeconds: minus(lastCpu, first.cpuSeconds),
-      peakRssBytes: peakRss,
-      peakProcesses,
-      peakThreads,
-      samples: samples.slice(),
-      loadGenerator: {
-        cpuSeconds: round3(selfSec),
-        wallSeconds: round3(wallSec),
-        utilisation: wallSec > 0 ? round3(selfSec / wallSec) : null
-      }
+      cpuSeconds: minus(rec.lastCpu, first.cpuSeconds),
+      peakRssBytes: rec.peakRss,
+      peakProcesses: rec.peakProcesses,
+      peakThreads: rec.peakThreads,
+      samples: rec.samples.slice(),
+      loadGenerator: loadGeneratorSince(since)
     }
   }
   return {
@@ -297,7 +305,7 @@ export function startSampler (rootPid, { intervalMs = 200, seen = new Map(), onS
     source,
     figures,
     stop () {
-      stopped = true
+      flags.stopped = true
       clearInterval(timer)
       return figures()
     }
