@@ -24,14 +24,9 @@ export function markdownTable ({ head, rows }) {
   )
 }
 
-// The Markdown page for a report (experiment: its module, for a custom table).
-export function renderMarkdown (report, experiment) {
-  const m = report.machine
-  const me = report.method
-  const load = me.amount !== null && me.amount !== undefined ? `${me.amount} requests` : `${me.durationSec} s`
-  const out = []
-  out.push(`# loadlab report: ${mdText(report.experiment)}${report.label ? ` (${mdText(report.label)})` : ''}`)
-  out.push('')
+// The report's title, the experiment's description and its status line.
+function headSection (report, experiment) {
+  const out = [`# loadlab report: ${mdText(report.experiment)}${report.label ? ` (${mdText(report.label)})` : ''}`, '']
   if (experiment?.title) {
     out.push(
       `**${experiment.title}**${experiment.study ? ` (study ${experiment.study})` : ''}. ${experiment.description ?? ''}`.trim(),
@@ -39,94 +34,100 @@ export function renderMarkdown (report, experiment) {
     )
   }
   out.push(
-    `Status: **${mdText(report.status)}**. Started ${mdText(report.createdAt)}, finished ${mdText(report.finishedAt ?? '-')}. Schema ${mdText(report.schema)}, id ${mdCode(report.id)}.`
+    `Status: **${mdText(report.status)}**. Started ${mdText(report.createdAt)}, finished ${mdText(report.finishedAt ?? '-')}. Schema ${mdText(report.schema)}, id ${mdCode(report.id)}.`,
+    ''
   )
-  out.push('')
-  out.push('## Machine')
-  out.push('')
-  out.push(
-    `- **Machine:** ${mdText(m.cpuModel)}, ${m.cores} cores (availableParallelism ${m.availableParallelism}), ${gb(m.memoryBytes)} RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`
-  )
-  out.push(
-    `- **Node:** ${m.node} (V8 ${m.v8})${m.nodeSupported ? ` (supported: ${m.nodeSupported})` : ''}; fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, react ${m.versions.react}`
-  )
-  out.push(`- **Load average at start:** ${m.loadavg.join(', ')}`)
-  out.push('')
-  out.push('## Method')
-  out.push('')
-  out.push(`- **Command:** ${mdCode(me.command)}`)
+  return out
+}
+
+// The machine the report was measured on.
+function machineSection (m) {
+  return [
+    '## Machine',
+    '',
+    `- **Machine:** ${mdText(m.cpuModel)}, ${m.cores} cores (availableParallelism ${m.availableParallelism}), ${gb(m.memoryBytes)} RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`,
+    `- **Node:** ${m.node} (V8 ${m.v8})${m.nodeSupported ? ` (supported: ${m.nodeSupported})` : ''}; fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, react ${m.versions.react}`,
+    `- **Load average at start:** ${m.loadavg.join(', ')}`,
+    ''
+  ]
+}
+
+// How the figures were measured: the command, the task, the runtimes, the load and the target.
+function methodSection (me, m) {
+  const out = ['## Method', '', `- **Command:** ${mdCode(me.command)}`]
   if (me.task) out.push(taskLine(me.task))
   if (Array.isArray(me.runtimes)) {
     const list = me.runtimes.map((r) => `${r.node} (V8 ${r.v8})`).join(', ')
     out.push(`- **Servers and calibration under:** ${list}; the load generator on the lab's ${m.node}`)
   }
   if (me.tool === 'in-process') {
-    out.push(`- **Load:** in-process, no HTTP; ${me.runs} run(s) per case`)
-  } else {
-    out.push(
-      `- **Load:** ${me.tool} ${me.toolVersion ?? ''}, ${me.connections} connections, ${load} per measured round, ${me.timeoutSec} s timeout, warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) per server${me.runs > 1 ? ' (figures: the median round)' : ''}`
-    )
-    out.push(
-      `- **Target:** ${me.url ? mdCode(me.url) : 'servers started by the lab on 127.0.0.1, one at a time'}; outside sampling (${me.sampler === 'ps' ? 'ps' : '/proc'}) ${me.outsideSampling ? 'on' : 'off'}; recovery request after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`
-    )
-    out.push(
-      '- requests/s are timed by the lab from the first request sent to the last response; latency in ms; every 2xx body is compared with the expected one'
-    )
+    out.push(`- **Load:** in-process, no HTTP; ${me.runs} run(s) per case`, '')
+    return out
   }
-  out.push('')
-  const cal = Object.values(report.calibration ?? {})
-  if (cal.length) {
-    out.push('## Calibration (single thread, one long-lived process)')
-    out.push('')
-    out.push(
-      markdownTable({
-        head: ['work', 'calls', 'median ms', 'min', 'max', 'first', 'tier shift'],
-        rows: cal.map((c) =>
-          c.error
-            ? [calibrationName(c), '-', 'error', c.error, '', '', '']
-            : [
-                calibrationName(c),
-                String(c.calls),
-                String(c.medianMs),
-                String(c.minMs),
-                String(c.maxMs),
-                String(c.firstMs),
-                c.method === 'declared' ? 'declared (sleep)' : c.tierShift ? 'yes' : 'no'
-              ]
-        )
-      })
-    )
-  }
-  out.push('## Results')
-  out.push('')
-  out.push(markdownTable(reportTable(report, experiment)))
-  if (Array.isArray(report.thresholds)) out.push('## Thresholds', '', markdownTable(thresholdRows(report.thresholds)))
-  const bad = report.results.filter((r) => r.untrusted?.length)
+  const load = me.amount !== null && me.amount !== undefined ? `${me.amount} requests` : `${me.durationSec} s`
+  out.push(
+    `- **Load:** ${me.tool} ${me.toolVersion ?? ''}, ${me.connections} connections, ${load} per measured round, ${me.timeoutSec} s timeout, warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) per server${me.runs > 1 ? ' (figures: the median round)' : ''}`,
+    `- **Target:** ${me.url ? mdCode(me.url) : 'servers started by the lab on 127.0.0.1, one at a time'}; outside sampling (${me.sampler === 'ps' ? 'ps' : '/proc'}) ${me.outsideSampling ? 'on' : 'off'}; recovery request after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`,
+    '- requests/s are timed by the lab from the first request sent to the last response; latency in ms; every 2xx body is compared with the expected one',
+    ''
+  )
+  return out
+}
+
+// The calibration table: each work spec's single-thread time.
+function calibrationSection (calibration) {
+  const cal = Object.values(calibration ?? {})
+  if (!cal.length) return []
+  const row = (c) =>
+    c.error
+      ? [calibrationName(c), '-', 'error', c.error, '', '', '']
+      : [
+          calibrationName(c),
+          String(c.calls),
+          String(c.medianMs),
+          String(c.minMs),
+          String(c.maxMs),
+          String(c.firstMs),
+          c.method === 'declared' ? 'declared (sleep)' : c.tierShift ? 'yes' : 'no'
+        ]
+  const head = ['work', 'calls', 'median ms', 'min', 'max', 'first', 'tier shift']
+  return ['## Calibration (single thread, one long-lived process)', '', markdownTable({ head, rows: cal.map(row) })]
+}
+
+// What is not to be taken at face value, and each failure with its exit and last stderr lines.
+function troubleSection (results) {
+  const out = []
+  const bad = results.filter((r) => r.untrusted?.length)
   if (bad.length) {
-    out.push('## Not to be taken at face value')
-    out.push('')
+    out.push('## Not to be taken at face value', '')
     for (const r of bad) out.push(`- ${mdCode(r.key)}: ${mdText(r.untrusted.join('; '))}`)
     out.push('')
   }
-  const failed = report.results.filter((r) => r.failure)
-  for (const r of failed) {
-    out.push(`### Failure: ${mdCode(r.key)}`)
-    out.push('')
+  for (const r of results.filter((x) => x.failure)) {
+    out.push(`### Failure: ${mdCode(r.key)}`, '')
     out.push(
       `${mdText(r.failure.reason)} (exit code ${mdText(r.failure.exitCode ?? '-')}, signal ${mdText(r.failure.signal ?? '-')})`
     )
-    if (r.failure.stderrTail?.length) {
-      out.push('')
-      out.push(...mdFence(r.failure.stderrTail))
-    }
+    if (r.failure.stderrTail?.length) out.push('', ...mdFence(r.failure.stderrTail))
     out.push('')
   }
-  if (report.notes?.length) {
-    out.push('## Notes')
-    out.push('')
-    for (const n of report.notes) out.push(`- ${mdText(n)}`)
-    out.push('')
-  }
+  return out
+}
+
+// The Markdown page for a report (experiment: its module, for a custom table).
+export function renderMarkdown (report, experiment) {
+  const out = [
+    ...headSection(report, experiment),
+    ...machineSection(report.machine),
+    ...methodSection(report.method, report.machine),
+    ...calibrationSection(report.calibration),
+    '## Results',
+    '',
+    markdownTable(reportTable(report, experiment))
+  ]
+  if (Array.isArray(report.thresholds)) out.push('## Thresholds', '', markdownTable(thresholdRows(report.thresholds)))
+  out.push(...troubleSection(report.results))
+  if (report.notes?.length) out.push('## Notes', '', ...report.notes.map((n) => `- ${mdText(n)}`), '')
   return out.join('\n')
 }
 
