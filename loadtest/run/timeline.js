@@ -37,6 +37,50 @@ function mergeGauges (into, from) {
   }
 }
 
+// Add bucket b into bucket a (counts, latency histogram, gauges); returns a.
+export function mergeBucket (a, b) {
+  for (const k of ['sent', 'completed', 'ok', 'non2xx', 'timeouts', 'errors']) a[k] += b[k]
+  if (b.latency) {
+    if (a.latency) a.latency.add(b.latency)
+    else a.latency = b.latency
+  }
+  mergeGauges(a.gauges, b.gauges)
+  return a
+}
+
+// Buckets merged pairwise: twice the interval, half the count.
+function halve (buckets) {
+  const next = []
+  for (let i = 0; i < buckets.length; i += 2) {
+    const a = buckets[i]
+    const b = buckets[i + 1]
+    next.push(a && b ? mergeBucket(a, b) : (a ?? b ?? null))
+  }
+  return next
+}
+
+// One point of the plain series from its bucket, starting at t.
+function pointOf (b, t, interval, endMs) {
+  const l = b.latency
+  return {
+    t,
+    phase: endMs !== null && t >= endMs ? 'recovery' : 'round',
+    sent: b.sent,
+    completed: b.completed,
+    ok: b.ok,
+    non2xx: b.non2xx,
+    timeouts: b.timeouts,
+    errors: b.errors,
+    rps: round3(b.completed / (interval / 1000)),
+    latency:
+      l && l.totalCount > 0
+        ? { p50: us(l.getValueAtPercentile(50)), p99: us(l.getValueAtPercentile(99)), max: us(l.maxValue) }
+        : null,
+    server: b.gauges.server ?? null,
+    outside: b.gauges.outside ?? null
+  }
+}
+
 // Start a timeline; t is ms since the round started (the caller's clock). endMs marks the end of the
 // round (the recovery period follows).
 export function createTimeline ({ intervalMs = MIN_INTERVAL_MS, maxBuckets = MAX_BUCKETS } = {}) {
@@ -56,23 +100,7 @@ export function createTimeline ({ intervalMs = MIN_INTERVAL_MS, maxBuckets = MAX
   }
   // Merge bucket pairs: the interval doubles, the count halves.
   const coarsen = () => {
-    const next = []
-    for (let i = 0; i < buckets.length; i += 2) {
-      const a = buckets[i]
-      const b = buckets[i + 1]
-      if (!a || !b) {
-        next.push(a ?? b ?? null)
-        continue
-      }
-      for (const k of ['sent', 'completed', 'ok', 'non2xx', 'timeouts', 'errors']) a[k] += b[k]
-      if (b.latency) {
-        if (a.latency) a.latency.add(b.latency)
-        else a.latency = b.latency
-      }
-      mergeGauges(a.gauges, b.gauges)
-      next.push(a)
-    }
-    buckets = next
+    buckets = halve(buckets)
     interval *= 2
   }
 
@@ -113,28 +141,7 @@ export function createTimeline ({ intervalMs = MIN_INTERVAL_MS, maxBuckets = MAX
     },
     // The plain series: { intervalMs, endMs, recoveryEndMs, points: [{ t, phase, sent, ... }] }.
     series () {
-      const points = buckets.map((b, i) => {
-        b ??= emptyBucket()
-        const t = i * interval
-        const l = b.latency
-        return {
-          t,
-          phase: endMs !== null && t >= endMs ? 'recovery' : 'round',
-          sent: b.sent,
-          completed: b.completed,
-          ok: b.ok,
-          non2xx: b.non2xx,
-          timeouts: b.timeouts,
-          errors: b.errors,
-          rps: round3(b.completed / (interval / 1000)),
-          latency:
-            l && l.totalCount > 0
-              ? { p50: us(l.getValueAtPercentile(50)), p99: us(l.getValueAtPercentile(99)), max: us(l.maxValue) }
-              : null,
-          server: b.gauges.server ?? null,
-          outside: b.gauges.outside ?? null
-        }
-      })
+      const points = buckets.map((b, i) => pointOf(b ?? emptyBucket(), i * interval, interval, endMs))
       return { intervalMs: interval, endMs, recoveryEndMs, points }
     }
   }
