@@ -15,116 +15,104 @@ function table (head, rows) {
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')
 }
 
-// Text for a bench() result.
-export function render (result) {
+// The verdict of an on/off comparison: noise when the rounds disagree on the sign, else the median change.
+function onOffVerdict (what, r, goal = '') {
+  const change = `${Math.abs(r.lossPercent).toFixed(1)}%`
+  if (r.ratio.min <= 1 && r.ratio.max >= 1) {
+    const range = `${r.ratio.min.toFixed(2)}–${r.ratio.max.toFixed(2)}`
+    return `no difference this run can resolve (rounds range ${range}, median ${r.lossPercent >= 0 ? 'cost' : 'gain'} ${change})`
+  }
+  return `${what} ${r.lossPercent >= 0 ? 'costs' : 'gains'} ${change} of throughput (median round${goal})`
+}
+
+function machineLines (result) {
   const m = result.machine
-  const out = []
-  out.push(`loadlab bench, ${result.createdAt}${result.quick ? ' (--quick: tiny rounds, not a measurement)' : ''}`)
-  out.push(
+  return [
+    `loadlab bench, ${result.createdAt}${result.quick ? ' (--quick: tiny rounds, not a measurement)' : ''}`,
     `machine: ${m.cpuModel} × ${m.cores} cores (availableParallelism ${m.availableParallelism}), ` +
       `${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB, ${m.os.type} ${m.os.release} ${m.arch}, Node ${m.node} (V8 ${m.v8}), ` +
       `piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, load ${m.loadavg.map((l) => l.toFixed(2)).join(' ')}`
-  )
-  const d = result.dispatch
-  if (d) {
-    const c0 = d.cases[0]
-    out.push('')
-    out.push(
-      `dispatch round trip: hook cost 0, ${c0?.calls} calls per round, ${c0?.rounds} alternating rounds per side (after a discarded warm-up)`
+  ]
+}
+
+function dispatchLines (d) {
+  const c0 = d.cases[0]
+  return [
+    '',
+    `dispatch round trip: hook cost 0, ${c0?.calls} calls per round, ${c0?.rounds} alternating rounds per side (after a discarded warm-up)`,
+    table(
+      ['workers', 'payload', 'piscina µs/call', 'shared µs/call', 'piscina / shared'],
+      d.cases.map((c) => [
+        c.workers,
+        bytes(c.payloadBytes),
+        `${c.piscina.mean.toFixed(1)} ${pct(c.piscina.rsd)}`,
+        `${c.shared.mean.toFixed(1)} ${pct(c.shared.rsd)}`,
+        x(c.ratio)
+      ])
     )
-    out.push(
-      table(
-        ['workers', 'payload', 'piscina µs/call', 'shared µs/call', 'piscina / shared'],
-        d.cases.map((c) => [
-          c.workers,
-          bytes(c.payloadBytes),
-          `${c.piscina.mean.toFixed(1)} ${pct(c.piscina.rsd)}`,
-          `${c.shared.mean.toFixed(1)} ${pct(c.shared.rsd)}`,
-          x(c.ratio)
-        ])
-      )
-    )
-  }
-  const t = result.telemetry
-  if (t) {
-    out.push('')
-    out.push(
-      `telemetry cost: servers/simple --work ${t.work}, autocannon ${t.connections} connections, ` +
-        `${t.rounds} alternating rounds of ${t.durationSec ? t.durationSec + ' s' : t.amount + ' requests'} per side (after a discarded warm-up), 127.0.0.1`
-    )
-    out.push(
-      table(
-        ['telemetry', 'req/s', 'requests'],
-        [
-          ['on', `${t.on.mean.toFixed(0)} ${pct(t.on.rsd)}`, t.on.requests],
-          ['off', `${t.off.mean.toFixed(0)} ${pct(t.off.rsd)}`, t.off.requests]
-        ]
-      )
-    )
-    // When the rounds disagree on the sign, the difference is noise, and the line says so.
-    const verdict =
-      t.ratio.min <= 1 && t.ratio.max >= 1
-        ? `no difference this run can resolve (rounds range ${t.ratio.min.toFixed(2)}–${t.ratio.max.toFixed(2)}, median ${t.lossPercent >= 0 ? 'cost' : 'gain'} ${Math.abs(t.lossPercent).toFixed(1)}%)`
-        : `telemetry ${t.lossPercent >= 0 ? 'costs' : 'gains'} ${Math.abs(t.lossPercent).toFixed(1)}% of throughput (median round)`
-    out.push(`  on / off: ${x(t.ratio)}: ${verdict}`)
-  }
-  const g = result.generator
-  if (g) {
-    out.push('')
-    out.push(
-      `open-loop generator vs autocannon: servers/simple --work ${g.work} --telemetry off, ` +
-        `${g.durationSec ? g.durationSec + ' s' : g.amount + ' requests'} per probe, 127.0.0.1`
-    )
-    out.push(
-      table(
-        ['engine', 'req/s', 'how'],
-        [
-          ['autocannon', g.closed.rps.toFixed(0), `closed loop, ${g.connections} connections always busy`],
-          [
-            'open loop',
-            g.open.rps.toFixed(0),
-            `highest constant rate with scheduler lag p99 <= ${g.limits.lagP99Ms} ms, ` +
-              `issue rate within ${g.limits.sendRateTolerance * 100}%, every request answered`
-          ]
-        ]
-      )
-    )
-    out.push(`  open / closed: ${g.ratio === null ? '-' : g.ratio.toFixed(2) + '×'} (goal >= 0.5)`)
-    const m = g.memory
-    out.push(
-      `  memory: one ${m.durationSec} s closed round, ${m.requests} requests into HDR histograms ` +
-        `(${(m.histogramBytes / 1024).toFixed(0)} kB each): lab RSS ${m.rssMb.atQuarter.toFixed(0)} MB at a quarter, ` +
-        `${m.rssMb.atEnd.toFixed(0)} MB at the end (arrays of three numbers a request would hold ${m.arraysWouldHoldMb.toFixed(1)} MB)`
-    )
-  }
-  const sm = result.sampling
-  if (sm) {
-    out.push('')
-    out.push(
-      `timeline sampling cost: servers/simple --work ${sm.work} pushing a sample every ${sm.intervalMs} ms over IPC ` +
-        `(${sm.on.samples} samples received) vs not, ${sm.connections} connections, ${sm.rounds} alternating rounds per side`
-    )
-    out.push(
-      table(
-        ['sampling', 'req/s', 'requests'],
-        [
-          ['on', `${sm.on.mean.toFixed(0)} ${pct(sm.on.rsd)}`, sm.on.requests],
-          ['off', `${sm.off.mean.toFixed(0)} ${pct(sm.off.rsd)}`, sm.off.requests]
-        ]
-      )
-    )
-    const verdict =
-      sm.ratio.min <= 1 && sm.ratio.max >= 1
-        ? `no difference this run can resolve (rounds range ${sm.ratio.min.toFixed(2)}–${sm.ratio.max.toFixed(2)}, median ${sm.lossPercent >= 0 ? 'cost' : 'gain'} ${Math.abs(sm.lossPercent).toFixed(1)}%)`
-        : `sampling ${sm.lossPercent >= 0 ? 'costs' : 'gains'} ${Math.abs(sm.lossPercent).toFixed(1)}% of throughput (median round; goal ≤ 2%)`
-    out.push(`  on / off: ${x(sm.ratio)}: ${verdict}`)
-    out.push(
-      `  one sample costs its sender ${sm.perSampleUs.toFixed(1)} µs of main thread (measured over 5000 sends): ` +
-        `${sm.coreSharePercent.toFixed(3)}% of a core at one sample per ${sm.intervalMs} ms`
-    )
-  }
-  out.push('')
-  for (const n of result.notes) out.push(`note: ${n}`)
-  out.push(`took ${(result.durationMs / 1000).toFixed(1)} s`)
-  return out.join('\n')
+  ]
+}
+
+function telemetryLines (t) {
+  return [
+    '',
+    `telemetry cost: servers/simple --work ${t.work}, autocannon ${t.connections} connections, ` +
+      `${t.rounds} alternating rounds of ${t.durationSec ? t.durationSec + ' s' : t.amount + ' requests'} per side (after a discarded warm-up), 127.0.0.1`,
+    table(['telemetry', 'req/s', 'requests'], [
+      ['on', `${t.on.mean.toFixed(0)} ${pct(t.on.rsd)}`, t.on.requests],
+      ['off', `${t.off.mean.toFixed(0)} ${pct(t.off.rsd)}`, t.off.requests]
+    ]),
+    `  on / off: ${x(t.ratio)}: ${onOffVerdict('telemetry', t)}`
+  ]
+}
+
+function generatorLines (g) {
+  const m = g.memory
+  return [
+    '',
+    `open-loop generator vs autocannon: servers/simple --work ${g.work} --telemetry off, ` +
+      `${g.durationSec ? g.durationSec + ' s' : g.amount + ' requests'} per probe, 127.0.0.1`,
+    table(['engine', 'req/s', 'how'], [
+      ['autocannon', g.closed.rps.toFixed(0), `closed loop, ${g.connections} connections always busy`],
+      [
+        'open loop',
+        g.open.rps.toFixed(0),
+        `highest constant rate with scheduler lag p99 <= ${g.limits.lagP99Ms} ms, ` +
+          `issue rate within ${g.limits.sendRateTolerance * 100}%, every request answered`
+      ]
+    ]),
+    `  open / closed: ${g.ratio === null ? '-' : g.ratio.toFixed(2) + '×'} (goal >= 0.5)`,
+    `  memory: one ${m.durationSec} s closed round, ${m.requests} requests into HDR histograms ` +
+      `(${(m.histogramBytes / 1024).toFixed(0)} kB each): lab RSS ${m.rssMb.atQuarter.toFixed(0)} MB at a quarter, ` +
+      `${m.rssMb.atEnd.toFixed(0)} MB at the end (arrays of three numbers a request would hold ${m.arraysWouldHoldMb.toFixed(1)} MB)`
+  ]
+}
+
+function samplingLines (sm) {
+  return [
+    '',
+    `timeline sampling cost: servers/simple --work ${sm.work} pushing a sample every ${sm.intervalMs} ms over IPC ` +
+      `(${sm.on.samples} samples received) vs not, ${sm.connections} connections, ${sm.rounds} alternating rounds per side`,
+    table(['sampling', 'req/s', 'requests'], [
+      ['on', `${sm.on.mean.toFixed(0)} ${pct(sm.on.rsd)}`, sm.on.requests],
+      ['off', `${sm.off.mean.toFixed(0)} ${pct(sm.off.rsd)}`, sm.off.requests]
+    ]),
+    `  on / off: ${x(sm.ratio)}: ${onOffVerdict('sampling', sm, '; goal ≤ 2%')}`,
+    `  one sample costs its sender ${sm.perSampleUs.toFixed(1)} µs of main thread (measured over 5000 sends): ` +
+      `${sm.coreSharePercent.toFixed(3)}% of a core at one sample per ${sm.intervalMs} ms`
+  ]
+}
+
+// Text for a bench() result: the machine, then each measurement that ran, then notes and time.
+export function render (result) {
+  return [
+    ...machineLines(result),
+    ...(result.dispatch ? dispatchLines(result.dispatch) : []),
+    ...(result.telemetry ? telemetryLines(result.telemetry) : []),
+    ...(result.generator ? generatorLines(result.generator) : []),
+    ...(result.sampling ? samplingLines(result.sampling) : []),
+    '',
+    ...result.notes.map((n) => `note: ${n}`),
+    `took ${(result.durationMs / 1000).toFixed(1)} s`
+  ].join('\n')
 }
