@@ -19,11 +19,20 @@ export class CompareError extends LabError {
   }
 }
 
-// An error of the hook-call channels (loadtest/channels/: main, piscina, shared memory), code ERR_CHANNEL_*.
+// An error of the hook-call channels (loadtest/channels/: main, piscina, shared memory), code LAB_CHANNEL_*.
 export class ChannelError extends LabError {
   constructor (code, message, options) {
     super(code, message, { cause: options?.cause })
     this.name = 'ChannelError'
+  }
+}
+
+// A malformed --threshold (report/thresholds.js): the lab's option parser and compare's turn it into
+// their own usage error (exit 2).
+export class ThresholdError extends LabError {
+  constructor (message) {
+    super('LAB_THRESHOLD', message, { exitCode: 2 })
+    this.name = 'ThresholdError'
   }
 }
 

@@ -57,21 +57,21 @@ export function parseCompareArgs (argv) {
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
   } catch (err) {
-    throw new CompareError(`${err.message.split('\n')[0]} (see --help)`, 'LOADLAB_COMPARE_USAGE')
+    throw new CompareError(`${err.message.split('\n')[0]} (see --help)`, 'LAB_COMPARE_USAGE')
   }
   const { values, positionals } = parsed
   if (values.help) return { help: true }
   if (!UNITS.includes(values.units)) {
     throw new CompareError(
       `--units must be one of ${UNITS.join(', ')}, got ${JSON.stringify(values.units)}`,
-      'LOADLAB_COMPARE_UNITS'
+      'LAB_COMPARE_UNITS'
     )
   }
-  if (values.html === '') throw new CompareError('--html needs a file name', 'LOADLAB_COMPARE_USAGE')
+  if (values.html === '') throw new CompareError('--html needs a file name', 'LAB_COMPARE_USAGE')
   if (positionals.length < 1) {
     throw new CompareError(
       'compare needs at least two report files, or one made under lab --node with two runtimes (see --help)',
-      'LOADLAB_COMPARE_TOO_FEW'
+      'LAB_COMPARE_TOO_FEW'
     )
   }
   const failOn = values['fail-on'].map(parseFailOn)
@@ -100,13 +100,13 @@ export async function readReport (file) {
           : err.code === 'EACCES'
             ? 'permission denied'
             : err.message
-    throw new CompareError(`cannot read ${file}: ${why}`, 'LOADLAB_COMPARE_UNREADABLE')
+    throw new CompareError(`cannot read ${file}: ${why}`, 'LAB_COMPARE_UNREADABLE')
   }
   let data
   try {
     data = JSON.parse(text)
   } catch (err) {
-    throw new CompareError(`${file} is not JSON (${err.message})`, 'LOADLAB_COMPARE_NOT_JSON')
+    throw new CompareError(`${file} is not JSON (${err.message})`, 'LAB_COMPARE_NOT_JSON')
   }
   return checkReport(data, file)
 }
@@ -117,8 +117,8 @@ async function writePage (file, text, { force }) {
   try {
     await writeAtomic(file, text, { force })
   } catch (err) {
-    if (err.code === 'EEXIST') { throw new CompareError(`${file} exists; pass --force to overwrite it`, 'LOADLAB_COMPARE_EXISTS') }
-    throw new CompareError(`--html: cannot write ${file}: ${err.code ?? err.message}`, 'LOADLAB_COMPARE_WRITE')
+    if (err.code === 'EEXIST') { throw new CompareError(`${file} exists; pass --force to overwrite it`, 'LAB_COMPARE_EXISTS') }
+    throw new CompareError(`--html: cannot write ${file}: ${err.code ?? err.message}`, 'LAB_COMPARE_WRITE')
   }
 }
 
@@ -128,7 +128,7 @@ async function checkPageFolder (file) {
   const info = await stat(dir).catch((err) => err)
   if (info instanceof Error || !info.isDirectory()) {
     const why = info instanceof Error ? (info.code === 'ENOENT' ? 'does not exist' : info.code) : 'is not a folder'
-    throw new CompareError(`--html: cannot write ${file}: its folder ${dir} ${why}`, 'LOADLAB_COMPARE_WRITE')
+    throw new CompareError(`--html: cannot write ${file}: its folder ${dir} ${why}`, 'LAB_COMPARE_WRITE')
   }
 }
 
@@ -139,7 +139,7 @@ export async function runCompare (argv) {
   let baseline = 0
   if (opts.baseline !== null) {
     baseline = opts.files.findIndex((f) => resolve(f) === resolve(opts.baseline))
-    if (baseline === -1) { throw new CompareError(`--baseline ${opts.baseline} is not one of the given reports`, 'LOADLAB_COMPARE_BASELINE') }
+    if (baseline === -1) { throw new CompareError(`--baseline ${opts.baseline} is not one of the given reports`, 'LAB_COMPARE_BASELINE') }
   }
   if (opts.html !== null) await checkPageFolder(opts.html)
   if (opts.html !== null && !opts.force) {
@@ -147,7 +147,7 @@ export async function runCompare (argv) {
       () => true,
       () => false
     )
-    if (exists) throw new CompareError(`${opts.html} exists; pass --force to overwrite it`, 'LOADLAB_COMPARE_EXISTS')
+    if (exists) throw new CompareError(`${opts.html} exists; pass --force to overwrite it`, 'LAB_COMPARE_EXISTS')
   }
   const entries = []
   for (const file of opts.files) entries.push({ file, report: await readReport(file) })
@@ -155,7 +155,7 @@ export async function runCompare (argv) {
   if (sides.length < 2) {
     throw new CompareError(
       `compare needs at least two report files, or one made under lab --node with two runtimes; ${opts.files[0]} has one runtime`,
-      'LOADLAB_COMPARE_TOO_FEW'
+      'LAB_COMPARE_TOO_FEW'
     )
   }
   const cmp = compareReports(sides, { baseline, units: opts.units, failOn: opts.failOn })

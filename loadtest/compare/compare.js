@@ -22,17 +22,17 @@ export function checkReport (data, file) {
   if (data === null || typeof data !== 'object' || Array.isArray(data) || data.kind !== 'loadlab-report') {
     throw new CompareError(
       `${file} is not a loadlab report (expected "kind": "loadlab-report")`,
-      'LOADLAB_COMPARE_NOT_REPORT'
+      'LAB_COMPARE_NOT_REPORT'
     )
   }
   if (data.schema !== SCHEMA) {
     throw new CompareError(
       `${file} is a schema ${JSON.stringify(data.schema ?? null)} report; this compare reads schema ${SCHEMA} only`,
-      'LOADLAB_COMPARE_SCHEMA'
+      'LAB_COMPARE_SCHEMA'
     )
   }
   if (!Array.isArray(data.results)) {
-    throw new CompareError(`${file} is not a loadlab report (no "results" array)`, 'LOADLAB_COMPARE_NOT_REPORT')
+    throw new CompareError(`${file} is not a loadlab report (no "results" array)`, 'LAB_COMPARE_NOT_REPORT')
   }
   return data
 }
@@ -159,7 +159,7 @@ export const FAIL_ON_GRAMMAR = `METRIC:+N% (a rise past N % fails) or METRIC:-N%
  * 10 %); throws a CompareError naming the bound and the grammar when it is malformed.
  */
 export function parseFailOn (spec) {
-  const bad = (why) => new CompareError(`--fail-on ${JSON.stringify(spec)}: ${why}; expected ${FAIL_ON_GRAMMAR}`, 'LOADLAB_COMPARE_FAIL_ON')
+  const bad = (why) => new CompareError(`--fail-on ${JSON.stringify(spec)}: ${why}; expected ${FAIL_ON_GRAMMAR}`, 'LAB_COMPARE_FAIL_ON')
   const m = /^\s*([a-z][a-z0-9.]*)\s*:\s*([+-])\s*(\d+(?:\.\d+)?)\s*%\s*$/i.exec(String(spec))
   if (!m) {
     const unsigned = /^\s*([a-z][a-z0-9.]*)\s*:\s*(\d+(?:\.\d+)?)\s*%\s*$/i.exec(String(spec))
@@ -220,16 +220,16 @@ function serverNode (report) {
 // CompareError when fewer than two reports are given or they share no run.
 export function compareReports (entries, { baseline = 0, units = 'ms', failOn = [] } = {}) {
   if (!Array.isArray(entries) || entries.length < 2) {
-    throw new CompareError('compare needs at least two reports', 'LOADLAB_COMPARE_TOO_FEW')
+    throw new CompareError('compare needs at least two reports', 'LAB_COMPARE_TOO_FEW')
   }
   if (!UNITS.includes(units)) {
     throw new CompareError(
       `--units must be one of ${UNITS.join(', ')}, got ${JSON.stringify(units)}`,
-      'LOADLAB_COMPARE_UNITS'
+      'LAB_COMPARE_UNITS'
     )
   }
   if (!Number.isInteger(baseline) || baseline < 0 || baseline >= entries.length) {
-    throw new CompareError(`baseline must be one of the ${entries.length} reports`, 'LOADLAB_COMPARE_BASELINE')
+    throw new CompareError(`baseline must be one of the ${entries.length} reports`, 'LAB_COMPARE_BASELINE')
   }
   const notes = []
   // One map key → result per report; a key repeated inside one report keeps its first run.
@@ -259,7 +259,7 @@ export function compareReports (entries, { baseline = 0, units = 'ms', failOn = 
   if (keys.length === 0) {
     throw new CompareError(
       'the reports have no run in common (a run is matched by server, variant and work: its "key")',
-      'LOADLAB_COMPARE_NOTHING_IN_COMMON'
+      'LAB_COMPARE_NOTHING_IN_COMMON'
     )
   }
 

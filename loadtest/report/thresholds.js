@@ -2,6 +2,7 @@
 // the verdicts out as rows for the table, the Markdown and the page. Pure: strings and report objects in,
 // plain data out. A crossed threshold makes the lab exit 99 (k6's code) once the report is written.
 import { PERCENTILES } from '../result/stats.js'
+import { ThresholdError } from '../errors.js'
 
 // k6's exit code for a crossed threshold.
 export const THRESHOLD_EXIT = 99
@@ -62,13 +63,9 @@ export const THRESHOLD_GRAMMAR = `[SERVER[/VARIANT]:]METRIC OP VALUE[UNIT]; METR
   `OP one of ${OPS.join(' ')}; UNIT ms or s for latency, req/s for rps and capacity, % for efficiency; ` +
   "e.g. 'p99<500', 'rps>100', 'timeouts==0', 'queued-threads:p99<200ms'"
 
-// A malformed threshold: carries the message; the caller turns it into its own usage error (exit 2).
-export class ThresholdError extends Error {
-  constructor (spec, why) {
-    super(`--threshold ${JSON.stringify(spec)}: ${why}; expected ${THRESHOLD_GRAMMAR}`)
-    this.name = 'ThresholdError'
-    this.code = 'LAB_THRESHOLD'
-  }
+// A malformed threshold, naming it, why, and the grammar (a LabError, exit 2).
+function malformed (spec, why) {
+  return new ThresholdError(`--threshold ${JSON.stringify(spec)}: ${why}; expected ${THRESHOLD_GRAMMAR}`)
 }
 
 const BODY = /^([a-z][a-z0-9.]*)\s*(<=|>=|==|!=|<|>)\s*(\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*([a-z%/]*)$/i
@@ -79,24 +76,24 @@ const BODY = /^([a-z][a-z0-9.]*)\s*(<=|>=|==|!=|<|>)\s*(\d+(?:\.\d+)?(?:e[+-]?\d
  * ThresholdError naming the threshold and the grammar when it is malformed.
  */
 export function parseThreshold (spec) {
-  if (typeof spec !== 'string' || spec.trim() === '') throw new ThresholdError(String(spec ?? ''), 'empty')
+  if (typeof spec !== 'string' || spec.trim() === '') throw malformed(String(spec ?? ''), 'empty')
   const s = spec.trim()
   const colon = s.lastIndexOf(':')
   const server = colon === -1 ? null : s.slice(0, colon).trim()
-  if (server === '') throw new ThresholdError(spec, 'empty server name before ":"')
-  if (server !== null && !/^[\w.@-]+(\/[\w.@-]+)?(:\d+)?$/.test(server)) throw new ThresholdError(spec, `bad server name ${JSON.stringify(server)}`)
+  if (server === '') throw malformed(spec, 'empty server name before ":"')
+  if (server !== null && !/^[\w.@-]+(\/[\w.@-]+)?(:\d+)?$/.test(server)) throw malformed(spec, `bad server name ${JSON.stringify(server)}`)
   const m = BODY.exec(s.slice(colon + 1).trim())
-  if (!m) throw new ThresholdError(spec, 'cannot read it')
+  if (!m) throw malformed(spec, 'cannot read it')
   const [, metric, op, raw, suffix] = m
   const def = METRICS[metric.toLowerCase()]
-  if (!def) throw new ThresholdError(spec, `unknown metric ${JSON.stringify(metric)}`)
+  if (!def) throw malformed(spec, `unknown metric ${JSON.stringify(metric)}`)
   const factor = UNITS[def.kind][suffix.toLowerCase()]
   if (factor === undefined) {
     const allowed = Object.keys(UNITS[def.kind]).filter(Boolean)
-    throw new ThresholdError(spec, `${metric} takes ${allowed.length ? `no unit or ${allowed.join(', ')}` : 'no unit'}, got ${JSON.stringify(suffix)}`)
+    throw malformed(spec, `${metric} takes ${allowed.length ? `no unit or ${allowed.join(', ')}` : 'no unit'}, got ${JSON.stringify(suffix)}`)
   }
   const value = Number(raw) * factor
-  if (def.kind === 'count' && !Number.isInteger(value)) throw new ThresholdError(spec, `${metric} is a count: expected a whole number`)
+  if (def.kind === 'count' && !Number.isInteger(value)) throw malformed(spec, `${metric} is a count: expected a whole number`)
   const name = metric.toLowerCase()
   const unit = SHOWN[def.kind]
   const shown = def.kind === 'ratio' ? `${+(value * 100).toFixed(6)}%` : `${+value.toFixed(6)}${unit ? ` ${unit}` : ''}`

@@ -5,7 +5,7 @@
 import { execa } from 'execa'
 import { join, resolve } from 'node:path'
 import { ROOT } from '../catalog.js'
-import { LabError, usageError } from '../errors.js'
+import { LabError, abortError, usageError } from '../errors.js'
 
 const CHILD = join(ROOT, 'loadtest', 'run', 'calibrate-child.js')
 const taskModule = () => import(join(ROOT, 'servers', 'lib', 'task-module.js'))
@@ -56,7 +56,7 @@ export async function checkTask (work, { signal } = {}) {
     input: JSON.stringify({ check: t })
   })
   const label = `--task ${t.path}${t.exportName === 'default' ? '' : '#' + t.exportName}`
-  if (r.isCanceled) throw new LabError('LAB_ABORTED', 'interrupted while checking the task', { exitCode: 130 })
+  if (r.isCanceled) throw abortError('interrupted while checking the task')
   if (r.timedOut) {
     throw new LabError('LAB_TASK', `${label}: the check call did not return within ${limitMs} ms (a synchronous loop?)`)
   }

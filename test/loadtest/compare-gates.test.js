@@ -44,7 +44,7 @@ describe('the noise rule and --fail-on grammar (pure)', () => {
     for (const [spec, why] of bad) {
       assert.throws(() => parseFailOn(spec), (err) => {
         assert.ok(err instanceof CompareError)
-        assert.equal(err.code, 'LOADLAB_COMPARE_FAIL_ON')
+        assert.equal(err.code, 'LAB_COMPARE_FAIL_ON')
         assert.match(err.message, why)
         assert.match(err.message, /; expected METRIC:\+N% /)
         return true

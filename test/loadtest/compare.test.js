@@ -120,29 +120,29 @@ describe('compareReports (pure)', () => {
     }
     assert.equal(
       codeOf(() => compareReports(entries(httpReport()))),
-      'LOADLAB_COMPARE_TOO_FEW'
+      'LAB_COMPARE_TOO_FEW'
     )
     const other = httpReport()
     other.results = other.results.map((r) => ({ ...r, key: `x-${r.key}` }))
     assert.equal(
       codeOf(() => compareReports(entries(httpReport(), other))),
-      'LOADLAB_COMPARE_NOTHING_IN_COMMON'
+      'LAB_COMPARE_NOTHING_IN_COMMON'
     )
     assert.equal(
       codeOf(() => compareReports(entries(httpReport(), httpReport()), { baseline: 2 })),
-      'LOADLAB_COMPARE_BASELINE'
+      'LAB_COMPARE_BASELINE'
     )
     assert.equal(
       codeOf(() => checkReport({ hello: 1 }, 'f')),
-      'LOADLAB_COMPARE_NOT_REPORT'
+      'LAB_COMPARE_NOT_REPORT'
     )
     assert.equal(
       codeOf(() => checkReport([], 'f')),
-      'LOADLAB_COMPARE_NOT_REPORT'
+      'LAB_COMPARE_NOT_REPORT'
     )
     assert.equal(
       codeOf(() => checkReport({ ...httpReport(), schema: 2 }, 'f')),
-      'LOADLAB_COMPARE_SCHEMA'
+      'LAB_COMPARE_SCHEMA'
     )
     assert.equal(
       codeOf(() => checkReport(httpReport(), 'f')),

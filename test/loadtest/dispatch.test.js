@@ -193,7 +193,7 @@ test('a worker that dies mid-call fails that call, and the pooled modes keep ans
     try {
       await assert.rejects(d.call('die'), (err) => {
         assert.ok(err instanceof Error)
-        if (mode === 'shared') assert.equal(err.code, 'ERR_CHANNEL_WORKER_GONE')
+        if (mode === 'shared') assert.equal(err.code, 'LAB_CHANNEL_WORKER_GONE')
         assert.match(err.message, /exit|ended/, mode)
         return true
       })
@@ -227,7 +227,7 @@ test('a hook that cannot be loaded fails start-up with a clear error and leaves 
   await assert.rejects(createDispatcher('main', { hook: brokenHook }), /cannot be loaded/)
   for (const mode of POOLED) {
     await assert.rejects(createDispatcher(mode, { workers: 2, hook: brokenHook }), (err) => {
-      assert.equal(err.code, 'ERR_CHANNEL_STARTUP', mode)
+      assert.equal(err.code, 'LAB_CHANNEL_STARTUP', mode)
       assert.match(err.message, /cannot be loaded/, mode)
       return true
     })
@@ -250,7 +250,7 @@ test('shared channel: payloads bigger than a page and multi-byte UTF-8 round-tri
     // larger than the buffer: a clear error, and the channel still answers
     await assert.rejects(
       d.call('y'.repeat(300_000)),
-      (err) => err.code === 'ERR_CHANNEL_TOO_LARGE' && /300000 bytes/.test(err.message)
+      (err) => err.code === 'LAB_CHANNEL_TOO_LARGE' && /300000 bytes/.test(err.message)
     )
     assert.equal(await d.call(utf8), expectedAnswer(utf8))
     const many = await d.batch(utf8, 50)
@@ -258,7 +258,7 @@ test('shared channel: payloads bigger than a page and multi-byte UTF-8 round-tri
   } finally {
     await d.close()
   }
-  await assert.rejects(d.call('late'), (err) => err.code === 'ERR_CHANNEL_CLOSED')
+  await assert.rejects(d.call('late'), (err) => err.code === 'LAB_CHANNEL_CLOSED')
 })
 
 test('abort via signal stops promptly and leaves no worker thread', async () => {

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { LabError, ThresholdError } from '../../loadtest/errors.js'
 import {
-  METRICS, THRESHOLD_EXIT, ThresholdError, anyCrossed, evaluateThresholds, parseThreshold, thresholdRows
+  METRICS, THRESHOLD_EXIT, anyCrossed, evaluateThresholds, parseThreshold, thresholdRows
 } from '../../loadtest/report/thresholds.js'
 import { httpReport } from '../fixtures/reports.js'
 import { FIXTURES, readReport, runLab, tempDir } from './lab-helpers.js'
@@ -54,7 +55,7 @@ const MALFORMED = [
 test('parseThreshold: a malformed threshold names itself and the grammar', () => {
   for (const [spec, why] of MALFORMED) {
     assert.throws(() => parseThreshold(spec), (err) => {
-      assert.ok(err instanceof ThresholdError, spec)
+      assert.ok(err instanceof ThresholdError && err instanceof LabError, spec)
       assert.match(err.message, why, spec)
       assert.ok(err.message.startsWith(`--threshold ${JSON.stringify(spec)}: `), err.message)
       assert.match(err.message, /expected \[SERVER\[\/VARIANT\]:\]METRIC OP VALUE\[UNIT\]/)
