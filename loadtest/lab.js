@@ -180,9 +180,9 @@ async function calibratePlanned ({ plan, task, runtimes }, ctx) {
 
 // A work spec only the server named (a run without --work): calibrated right after that server stopped,
 // before its result is built; a failure is a note.
-async function calibrateReported (raw, ctx) {
-  const runtime = raw.entry.runtime ?? null
-  const spec = raw.workReported
+async function calibrateReported (record, ctx) {
+  const runtime = record.entry.runtime ?? null
+  const spec = record.workReported
   if (!spec || ctx.signal.aborted || calibrationFor(ctx.calibration, runtime)[spec]) return
   try {
     keepCalibration(ctx.calibration, await calibrate([spec], { signal: ctx.signal, execPath: runtime?.path }), runtime)
@@ -192,9 +192,9 @@ async function calibrateReported (raw, ctx) {
 }
 
 // The progress line of a finished server.
-function doneLine (raw, result) {
-  if (raw.failure) return `FAILED: ${raw.failure.reason}`
-  if (raw.interrupted) return 'interrupted'
+function doneLine (record, result) {
+  if (record.failure) return `FAILED: ${record.failure.reason}`
+  if (record.interrupted) return 'interrupted'
   const trust = result.trusted ? '' : ` (untrusted: ${result.untrusted.join('; ')})`
   return `done, ${result.rps?.toFixed(1) ?? '-'} req/s${trust}`
 }
@@ -209,13 +209,13 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
     const p = stepProgress(ctx.onProgress, i + 1, plan.length, entry.runtime ? `${name} on ${entry.runtime.label}` : name)
     const calibration = calibrationFor(ctx.calibration, entry.runtime)
     const { signal, cores } = ctx
-    const raw = await runEntry(entry, loads[i], {
+    const record = await runEntry(entry, loads[i], {
       signal, progress: p.update, bootTimeoutMs, url: opts.url, calibration, expectedBody
     })
-    await calibrateReported(raw, ctx)
-    const result = buildHttpResult(raw, { calibration: calibrationFor(ctx.calibration, entry.runtime), cores })
+    await calibrateReported(record, ctx)
+    const result = buildHttpResult(record, { calibration: calibrationFor(ctx.calibration, entry.runtime), cores })
     ctx.results.push(result)
-    p.done(doneLine(raw, result))
+    p.done(doneLine(record, result))
   }
 }
 

@@ -1,6 +1,6 @@
 // The result and report shapes (schema 1, see reports/README.md): an HTTP result from a server run's
-// raw record, the report object around the results, and the one failure record. Pure: no I/O.
-import { isNum, round, spread } from './stats.js'
+// run record (run/runner.js), the report object around the results, and the one failure record. Pure: no I/O.
+import { isNum, roundTo, spread } from './stats.js'
 import { capacityOf } from './capacity.js'
 import { ideal, roundFigures, stepFigures } from './figures.js'
 import { httpKey } from './key.js'
@@ -22,18 +22,18 @@ function medianRound (rounds) {
 }
 
 // A capacity sweep's block: its rule, each step's figures and the capacity they show.
-function sweepOf (raw, rounds) {
-  const steps = rounds.map((r, i) => stepFigures(r, i, raw.sweep.kinds?.[i] ?? null, raw.sweep.sloMs))
-  const { kinds, ...rule } = raw.sweep
-  return { ...rule, steps, capacity: capacityOf(steps, raw.sweep) }
+function sweepOf (record, rounds) {
+  const steps = rounds.map((r, i) => stepFigures(r, i, record.sweep.kinds?.[i] ?? null, record.sweep.sloMs))
+  const { kinds, ...rule } = record.sweep
+  return { ...rule, steps, capacity: capacityOf(steps, record.sweep) }
 }
 
 // The untrusted reasons and notes of a run: the shown round's own, then the other rounds'. In a sweep,
 // failing steps are its point, not a fault: only the generator's own trouble counts there, and not even
 // that when the step failed by more than the generator's lag (its verdict stands, noted).
-function trustOf (raw, rounds, shown, sweep) {
-  const reasons = untrustedReasons(shown, raw)
-  const notes = [...(raw.notes ?? [])]
+function trustOf (record, rounds, shown, sweep) {
+  const reasons = untrustedReasons(shown, record)
+  const notes = [...(record.notes ?? [])]
   for (const [i, r] of rounds.entries()) {
     if (r === shown) continue
     const extra = untrustedReasons(r)
@@ -50,12 +50,12 @@ function trustOf (raw, rounds, shown, sweep) {
 }
 
 // The runtime the server reported (its ready message), and under --node the one it was started with.
-function runtimeOf (raw, e) {
-  if (!raw.runtime && !e.runtime) return null
+function runtimeOf (record, e) {
+  if (!record.runtime && !e.runtime) return null
   return {
     label: e.runtime?.label ?? null,
-    node: raw.runtime?.node ?? null,
-    v8: raw.runtime?.v8 ?? null,
+    node: record.runtime?.node ?? null,
+    v8: record.runtime?.v8 ?? null,
     source: e.runtime?.source ?? null
   }
 }
@@ -95,15 +95,15 @@ function shownFigures (shown) {
   }
 }
 
-// One HTTP result (README "results[] for HTTP runs") from a server run's raw record (run/runner.js).
+// One HTTP result (README "results[] for HTTP runs") from a server's run record (run/runner.js).
 // `cores`: the machine's available parallelism, for the ideal throughput.
-export function buildHttpResult (raw, { calibration = {}, cores = null } = {}) {
-  const e = raw.entry
-  const work = raw.workReported ?? e.work ?? null
-  const rounds = raw.rounds.map(roundFigures)
-  const sweep = raw.sweep ? sweepOf(raw, rounds) : null
+export function buildHttpResult (record, { calibration = {}, cores = null } = {}) {
+  const e = record.entry
+  const work = record.workReported ?? e.work ?? null
+  const rounds = record.rounds.map(roundFigures)
+  const sweep = record.sweep ? sweepOf(record, rounds) : null
   const shown = sweep ? (rounds[sweep.capacity.step] ?? null) : medianRound(rounds)
-  const { reasons, notes } = trustOf(raw, rounds, shown, sweep)
+  const { reasons, notes } = trustOf(record, rounds, shown, sweep)
   const idealRate = ideal(work, e.connections, cores, calibration)
   return {
     kind: 'http',
@@ -111,28 +111,28 @@ export function buildHttpResult (raw, { calibration = {}, cores = null } = {}) {
     server: e.server,
     variant: e.variant ?? null,
     work,
-    args: raw.args ?? e.args ?? [],
+    args: record.args ?? e.args ?? [],
     loop: shown?.loop ?? (e.rate ? 'open' : 'closed'),
     rate: e.rate ?? null,
     connections: e.connections,
     amount: e.amount ?? null,
     durationSec: e.durationSec ?? null,
     timeoutSec: e.timeoutSec,
-    status: raw.failure ? 'failed' : 'ok',
-    failure: raw.failure ?? null,
-    interrupted: Boolean(raw.interrupted),
+    status: record.failure ? 'failed' : 'ok',
+    failure: record.failure ?? null,
+    interrupted: Boolean(record.interrupted),
     trusted: reasons.length === 0,
     untrusted: reasons,
     ...shownFigures(shown),
     ideal: idealRate,
-    efficiency: idealRate && typeof shown?.rps === 'number' ? round(shown.rps / idealRate.rps, 3) : null,
+    efficiency: idealRate && typeof shown?.rps === 'number' ? roundTo(shown.rps / idealRate.rps, 3) : null,
     capacity: sweep,
     examples: shown ? { mismatchBody: shown.samples.mismatch, error: shown.samples.error } : null,
     autocannon: shown?.autocannon ?? null,
-    stop: raw.stop ?? null,
+    stop: record.stop ?? null,
     notes,
     study: e.study ?? null,
-    runtime: runtimeOf(raw, e),
+    runtime: runtimeOf(record, e),
     ...roundsOf(rounds)
   }
 }

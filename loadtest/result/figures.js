@@ -1,6 +1,6 @@
 // The figures of a measured round (counts, rate, latency, probe, outside) and of a capacity step, from
 // the load engine's raw round: pure, the one place a round becomes numbers.
-import { round, summarize } from './stats.js'
+import { roundTo, summarize } from './stats.js'
 import { encodeHistogram, summarizeHistogram } from './histogram.js'
 import { holds } from './capacity.js'
 import { SATURATED } from './trust.js'
@@ -14,7 +14,7 @@ export function ideal (work, connections, cores, calibration) {
   const waits = cal.method === 'declared'
   if (!waits && !(cores > 0)) return null
   const concurrency = waits ? connections : Math.min(connections, cores)
-  return { serviceMs: cal.medianMs, cores, concurrency, rps: round((concurrency / cal.medianMs) * 1000, 3) }
+  return { serviceMs: cal.medianMs, cores, concurrency, rps: roundTo((concurrency / cal.medianMs) * 1000, 3) }
 }
 
 // Mean and median (ms) of a histogram of durations; nulls when empty.
@@ -38,9 +38,9 @@ function openFigures (f) {
     waited: f.waited,
     peakInFlight: f.peakInFlight,
     priorityRaised: f.priorityRaised ?? false,
-    scheduledRate: round(scheduledRate, 3),
-    sendRate: round(sendRate, 3),
-    sendRateError: sendRate && scheduledRate ? round(sendRate / scheduledRate - 1, 4) : null,
+    scheduledRate: roundTo(scheduledRate, 3),
+    sendRate: roundTo(sendRate, 3),
+    sendRateError: sendRate && scheduledRate ? roundTo(sendRate / scheduledRate - 1, 4) : null,
     lag: { p50: lag.p50, p99: lag.p99, max: lag.max },
     wait: summarizeHistogram(f.wait),
     service: summarizeHistogram(f.service)
@@ -48,25 +48,25 @@ function openFigures (f) {
 }
 
 // The figures of one measured round: counts, own-timed rate, latency, probe, recovery, outside.
-export function roundFigures (round_) {
-  const f = round_.fire
+export function roundFigures (measured) {
+  const f = measured.fire
   const unanswered = Math.max(0, f.sent - f.completed - f.errors - f.timeouts)
   const durationMs = f.durationMs
-  const probeSorted = summarize(round_.probe?.latencies ?? [])
-  const outside = round_.outside
+  const probeSorted = summarize(measured.probe?.latencies ?? [])
+  const outside = measured.outside
     ? {
-        cpuSeconds: round_.outside.cpuSeconds,
+        cpuSeconds: measured.outside.cpuSeconds,
         cpuMsPerRequest:
-          f.completed > 0 && typeof round_.outside.cpuSeconds === 'number'
-            ? round((round_.outside.cpuSeconds * 1000) / f.completed, 3)
+          f.completed > 0 && typeof measured.outside.cpuSeconds === 'number'
+            ? roundTo((measured.outside.cpuSeconds * 1000) / f.completed, 3)
             : null,
-        peakRssBytes: round_.outside.peakRssBytes,
-        peakProcesses: round_.outside.peakProcesses,
-        peakThreads: round_.outside.peakThreads,
-        samples: round_.outside.samples,
+        peakRssBytes: measured.outside.peakRssBytes,
+        peakProcesses: measured.outside.peakProcesses,
+        peakThreads: measured.outside.peakThreads,
+        samples: measured.outside.samples,
         loadGenerator: {
-          ...round_.outside.loadGenerator,
-          saturated: (round_.outside.loadGenerator.utilisation ?? 0) > SATURATED
+          ...measured.outside.loadGenerator,
+          saturated: (measured.outside.loadGenerator.utilisation ?? 0) > SATURATED
         }
       }
     : null
@@ -85,8 +85,8 @@ export function roundFigures (round_) {
     mode: f.mode ?? 'amount',
     connections: f.connections ?? null,
     statusCodes: f.statusCodes,
-    durationMs: round(durationMs, 3),
-    rps: durationMs > 0 ? round((f.completed / durationMs) * 1000, 3) : null,
+    durationMs: roundTo(durationMs, 3),
+    rps: durationMs > 0 ? roundTo((f.completed / durationMs) * 1000, 3) : null,
     // censored: timed-out requests, in at the timeout. Open loop: from each request's due time.
     latency: { ...summarizeHistogram(f.latency), censored: f.timeouts },
     open: f.loop === 'open' ? openFigures(f) : null,
@@ -95,24 +95,24 @@ export function roundFigures (round_) {
       ...(f.loop === 'open' ? { service: encodeHistogram(f.service) } : {})
     },
     serverTiming: { count: f.workMs.totalCount, workMs: centre(f.workMs), queueMs: centre(f.queueMs) },
-    probe: round_.probe
+    probe: measured.probe
       ? {
           count: probeSorted.count,
-          failed: round_.probe.failed,
-          timedOut: round_.probe.timedOut ?? 0,
-          abandoned: round_.probe.abandoned,
+          failed: measured.probe.failed,
+          timedOut: measured.probe.timedOut ?? 0,
+          abandoned: measured.probe.abandoned,
           p50: probeSorted.p50,
           p99: probeSorted.p99,
           max: probeSorted.max
         }
       : null,
-    recovery: round_.recovery ?? null,
-    telemetry: round_.telemetry ?? null,
+    recovery: measured.recovery ?? null,
+    telemetry: measured.telemetry ?? null,
     outside,
     samples: { mismatch: f.mismatchSample, error: f.errorSample },
     autocannon: f.autocannon,
     stopped: f.stopped,
-    timeline: round_.timeline ?? null // the round in time, through its recovery period (run/timeline.js)
+    timeline: measured.timeline ?? null // the round in time, through its recovery period (run/timeline.js)
   }
 }
 
@@ -136,7 +136,7 @@ export function stepFigures (fig, index, kind, sloMs) {
     lagP99: fig.open?.lag?.p99 ?? null,
     lagMax: fig.open?.lag?.max ?? null,
     cpuCores:
-      typeof fig.outside?.cpuSeconds === 'number' && seconds > 0 ? round(fig.outside.cpuSeconds / seconds, 3) : null,
+      typeof fig.outside?.cpuSeconds === 'number' && seconds > 0 ? roundTo(fig.outside.cpuSeconds / seconds, 3) : null,
     queueLength: fig.telemetry?.gauges?.queueLength ?? null,
     recovery: fig.recovery,
     histograms: fig.histograms

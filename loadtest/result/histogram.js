@@ -2,7 +2,7 @@
 // round's length), summarised into the report's latency shape in milliseconds, encoded so that rounds
 // and machines can later be merged exactly (hdr-histogram-js compressed base64, as HdrHistogram logs).
 import * as hdr from 'hdr-histogram-js'
-import { PERCENTILES, round } from './stats.js'
+import { PERCENTILES, roundTo } from './stats.js'
 
 // 3 significant digits: a recorded value is within 0.1 % of the true one (the report's histograms).
 const DIGITS = 3
@@ -30,7 +30,7 @@ export function recordMs (histogram, ms) {
 // percentiles and the full PERCENTILES map; null figures when nothing was recorded.
 export function summarizeHistogram (histogram) {
   const n = histogram.totalCount
-  const ms = (us) => (n ? round(us / 1000, 3) : null)
+  const ms = (us) => (n ? roundTo(us / 1000, 3) : null)
   const percentiles = {}
   for (const p of PERCENTILES) percentiles[String(p)] = ms(histogram.getValueAtPercentile(p))
   return {

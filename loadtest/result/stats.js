@@ -27,7 +27,7 @@ export function median (values) {
 }
 
 // Round to a given number of decimals, keeping null as null.
-export function round (value, decimals = 2) {
+export function roundTo (value, decimals = 2) {
   if (value === null || value === undefined || !Number.isFinite(value)) return null
   const f = 10 ** decimals
   return Math.round(value * f) / f
@@ -40,13 +40,13 @@ export function summarize (samples) {
   const mean = n ? sorted.reduce((a, b) => a + b, 0) / n : null
   const stddev = n ? Math.sqrt(sorted.reduce((a, b) => a + (b - mean) ** 2, 0) / n) : null
   const percentiles = {}
-  for (const p of PERCENTILES) percentiles[String(p)] = round(percentile(sorted, p), 3)
+  for (const p of PERCENTILES) percentiles[String(p)] = roundTo(percentile(sorted, p), 3)
   return {
     count: n,
-    min: round(n ? sorted[0] : null, 3),
-    mean: round(mean, 3),
-    stddev: round(stddev, 3),
-    max: round(n ? sorted[n - 1] : null, 3),
+    min: roundTo(n ? sorted[0] : null, 3),
+    mean: roundTo(mean, 3),
+    stddev: roundTo(stddev, 3),
+    max: roundTo(n ? sorted[n - 1] : null, 3),
     p2_5: percentiles['2.5'],
     p50: percentiles['50'],
     p97_5: percentiles['97.5'],

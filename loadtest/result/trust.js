@@ -1,6 +1,6 @@
 // The trust rules: when a run's figures are not to be taken at face value, and the limits behind them.
 // Pure: the report shows these reasons, compare and the thresholds read the verdict.
-import { round } from './stats.js'
+import { roundTo } from './stats.js'
 
 // Above this share of one core the load generator is saturated and the run is untrusted.
 export const SATURATED = 0.9
@@ -28,7 +28,7 @@ export function untrustedReasons (fig, { failure, interrupted } = {}) {
   if (o?.lag?.p99 > LAG_P99_LIMIT_MS) { out.push(`load generator lagged: scheduler lag p99 ${o.lag.p99} ms > ${LAG_P99_LIMIT_MS} ms`) }
   if (o?.sendRateError !== null && o?.sendRateError !== undefined && Math.abs(o.sendRateError) > SEND_RATE_TOLERANCE) {
     out.push(
-      `load generator off schedule: sent ${o.sendRate} req/s for ${o.scheduledRate} scheduled (${round(o.sendRateError * 100, 1)} %)`
+      `load generator off schedule: sent ${o.sendRate} req/s for ${o.scheduledRate} scheduled (${roundTo(o.sendRateError * 100, 1)} %)`
     )
   }
   const lg = fig.outside?.loadGenerator

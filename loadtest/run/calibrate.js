@@ -3,7 +3,7 @@
 import { execa } from 'execa'
 import { join } from 'node:path'
 import { ROOT } from '../catalog.js'
-import { median, round } from '../result/stats.js'
+import { median, roundTo } from '../result/stats.js'
 
 const CHILD = join(ROOT, 'loadtest', 'run', 'calibrate-child.js')
 
@@ -18,11 +18,11 @@ export function summarizeCalibration (spec, samplesMs) {
     calls: samplesMs.length,
     // The first call runs cold (interpreter, no inline caches): the service time is the median of the
     // calls after it, and the first is kept apart (firstMs) for the tier-shift check.
-    medianMs: round(samplesMs.length >= 3 ? later : median(samplesMs), 3),
-    minMs: samplesMs.length ? round(Math.min(...samplesMs), 3) : null,
-    maxMs: samplesMs.length ? round(Math.max(...samplesMs), 3) : null,
-    firstMs: round(first, 3),
-    samplesMs: samplesMs.map((s) => round(s, 3)),
+    medianMs: roundTo(samplesMs.length >= 3 ? later : median(samplesMs), 3),
+    minMs: samplesMs.length ? roundTo(Math.min(...samplesMs), 3) : null,
+    maxMs: samplesMs.length ? roundTo(Math.max(...samplesMs), 3) : null,
+    firstMs: roundTo(first, 3),
+    samplesMs: samplesMs.map((s) => roundTo(s, 3)),
     tierShift,
     method: 'measured'
   }

@@ -4,7 +4,7 @@ import os from 'node:os'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from '../catalog.js'
-import { round } from '../result/stats.js'
+import { roundTo } from '../result/stats.js'
 
 // The version of an installed package, read from its package.json (null when not installed).
 export function packageVersion (name) {
@@ -35,6 +35,6 @@ export function machine () {
     // The Node lines this lab supports (package.json engines); --node runs the servers under others.
     nodeSupported: packageJson().engines?.node ?? null,
     versions: Object.fromEntries(['fastify', 'piscina', 'autocannon', 'react'].map((n) => [n, packageVersion(n)])),
-    loadavg: os.loadavg().map((x) => round(x, 2))
+    loadavg: os.loadavg().map((x) => roundTo(x, 2))
   }
 }

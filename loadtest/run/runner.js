@@ -1,5 +1,5 @@
 // Run one server (or a --url target) through warm-up and measured rounds while watching it; returns
-// a raw record that report.js turns into a result. No formatting here.
+// a run record that result/build.js turns into a result. No formatting here.
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
@@ -139,7 +139,7 @@ function stepOf (round) {
   return { rate: round.fire.rate, figures: roundFigures(round) }
 }
 
-// The raw record of one plan entry's run, filled in as it goes (result/build.js makes the result).
+// The run record of one plan entry's run, filled in as it goes (result/build.js makes the result).
 function newRecord (entry, load) {
   return {
     entry: { ...entry, ...load },
@@ -155,53 +155,54 @@ function newRecord (entry, load) {
 
 // A --url target: the server the user started, named by its /health strategy; null (and a failure on
 // the record) when /health does not answer.
-async function attachUrl (raw, url, signal) {
-  const server = { url: url.replace(/\/$/, ''), pid: null, work: raw.entry.work ?? null }
+async function attachUrl (record, url, signal) {
+  const server = { url: url.replace(/\/$/, ''), pid: null, work: record.entry.work ?? null }
   const health = await getJson(`${server.url}/health`, { timeoutMs: 5000, signal })
   if (typeof health.status !== 'number') {
-    raw.failure = failure(`--url: ${server.url}/health got no answer (${health.error})`)
+    record.failure = failure(`--url: ${server.url}/health got no answer (${health.error})`)
     return null
   }
   server.health = health.json ?? null
   if (typeof health.json?.strategy === 'string') {
-    raw.entry.server = health.json.strategy
-    raw.notes.push(`--url: /health names the strategy ${health.json.strategy}`)
+    record.entry.server = health.json.strategy
+    record.notes.push(`--url: /health names the strategy ${health.json.strategy}`)
   } else {
-    raw.notes.push(`--url: /health answered ${health.status}; the server is named by its address`)
+    record.notes.push(`--url: /health answered ${health.status}; the server is named by its address`)
   }
   return server
 }
 
 // Start the entry's server (under its runtime); null (and the boot failure on the record) when it fails.
-async function boot (raw, entry, load, { signal, progress, bootTimeoutMs }) {
+async function boot (record, entry, load, { signal, progress, bootTimeoutMs }) {
   progress?.('starting')
   try {
     // The server pushes its samples over IPC at the timeline's interval (servers/lib/sampling.js).
     const env = { LOADLAB_SAMPLE_MS: String(timelineInterval(load)) }
     const { entry: file } = findServer(entry.server)
-    return await startServer({ entry: file, args: raw.args, env, bootTimeoutMs, signal, execPath: entry.runtime?.path })
+    const execPath = entry.runtime?.path
+    return await startServer({ entry: file, args: record.args, env, bootTimeoutMs, signal, execPath })
   } catch (err) {
     if (!err.failure) throw err
-    raw.failure = err.failure
-    raw.interrupted = signal.aborted
+    record.failure = err.failure
+    record.interrupted = signal.aborted
     return null
   }
 }
 
 // What the server says it runs (its ready message, or /health for --url): the work and the runtime are
 // recorded, never assumed.
-function describeServer (raw, entry, server) {
-  raw.workReported = server.work ?? entry.work ?? null
+function describeServer (record, entry, server) {
+  record.workReported = server.work ?? entry.work ?? null
   const said = server.ready?.node ? server.ready : server.health?.node ? server.health : null
-  raw.runtime = said ? { node: said.node, v8: said.v8 ?? null } : null
-  if (entry.work && server.work && server.work !== entry.work) { raw.notes.push(`planned work ${entry.work}, server reports ${server.work}`) }
+  record.runtime = said ? { node: said.node, v8: said.v8 ?? null } : null
+  if (entry.work && server.work && server.work !== entry.work) { record.notes.push(`planned work ${entry.work}, server reports ${server.work}`) }
 }
 
 // How every answer's body is checked: against the task's or the work's expected body, else (null) the
 // load engine compares each with the first 2xx body.
-async function verifierFor (raw, expectedBody) {
-  const expected = expectedBody ?? (await expectedBodyOf(raw.workReported))
-  if (expected === null) raw.notes.push('bodies compared with the first 2xx response (no expected body for this work)')
+async function verifierFor (record, expectedBody) {
+  const expected = expectedBody ?? (await expectedBodyOf(record.workReported))
+  if (expected === null) record.notes.push('bodies compared with the first 2xx response (no expected body for this work)')
   return expected === null ? null : (body) => body === expected
 }
 
@@ -225,59 +226,60 @@ function guardRun (server, signal) {
 
 // A rate sweep (the capacity experiment): each step is one open-loop round at the rate the sweep chooses
 // from the steps so far.
-async function sweepRounds (raw, server, load, { entry, calibration, round }) {
-  const serviceMs = calibration?.[raw.workReported]?.medianMs ?? null
+async function sweepRounds (record, server, load, { entry, calibration, round }) {
+  const serviceMs = calibration?.[record.workReported]?.medianMs ?? null
   const sweep = entry.sweep({ serviceMs, cores: availableParallelism() })
-  raw.sweep = { ...sweep.describe(), kinds: sweep.kinds }
-  for (let rate = sweep.next([]); rate !== null && !round.signal.aborted; rate = sweep.next(raw.rounds.map(stepOf))) {
-    round.progress?.(`step ${raw.rounds.length + 1}: ${rate.toFixed(1)} req/s`)
+  record.sweep = { ...sweep.describe(), kinds: sweep.kinds }
+  const nextRate = () => sweep.next(record.rounds.map(stepOf))
+  for (let rate = sweep.next([]); rate !== null && !round.signal.aborted; rate = nextRate()) {
+    round.progress?.(`step ${record.rounds.length + 1}: ${rate.toFixed(1)} req/s`)
     const connections = load.userConnections ?? defaultConnections(rate, load.timeoutSec)
-    raw.rounds.push(await measuredRound(server.url, { ...load, rate, connections }, { ...round, progress: null }))
+    record.rounds.push(await measuredRound(server.url, { ...load, rate, connections }, { ...round, progress: null }))
   }
 }
 
 // --runs rounds of the entry's load.
-async function repeatedRounds (raw, server, load, { round }) {
+async function repeatedRounds (record, server, load, { round }) {
   for (let i = 0; i < load.runs && !round.signal.aborted; i++) {
     round.progress?.(`measuring${load.runs > 1 ? ` round ${i + 1}/${load.runs}` : ''}`)
-    raw.rounds.push(await measuredRound(server.url, load, round))
+    record.rounds.push(await measuredRound(server.url, load, round))
   }
 }
 
 // Why a stopped server's run failed, if it did: it crashed, would not stop, or left processes behind.
 // A kill of a server still busy with abandoned work (interrupted, or no recovery answer) is the
 // strategy's cost, noted, not a failure.
-function judgeStop (raw, stop, { crashed, busy, graceMs, stderrTail }) {
+function judgeStop (record, stop, { crashed, busy, graceMs, stderrTail }) {
   const exit = { exitCode: stop.exit?.exitCode ?? null, signal: stop.exit?.signal ?? null, stderrTail }
   if (crashed) {
-    raw.failure = failure(`exited during the run (code ${exit.exitCode}, signal ${exit.signal})`, exit)
+    record.failure = failure(`exited during the run (code ${exit.exitCode}, signal ${exit.signal})`, exit)
   } else if (stop.forced && busy) {
-    raw.notes.push(`still busy when stopped: did not exit within ${graceMs / 1000} s of SIGTERM, killed`)
+    record.notes.push(`still busy when stopped: did not exit within ${graceMs / 1000} s of SIGTERM, killed`)
   } else if (stop.forced) {
-    raw.failure ??= failure(`did not exit within ${graceMs / 1000} s of SIGTERM (killed)`, exit)
+    record.failure ??= failure(`did not exit within ${graceMs / 1000} s of SIGTERM (killed)`, exit)
   } else if (exit.exitCode !== 0) {
-    raw.failure ??= failure(`exited with code ${exit.exitCode} (signal ${exit.signal}) after SIGTERM`, exit)
+    record.failure ??= failure(`exited with code ${exit.exitCode} (signal ${exit.signal}) after SIGTERM`, exit)
   }
   if (stop.leftovers.length) {
     const reason = `${stop.leftovers.length} process(es) of its tree left after it exited (killed: ${stop.leftovers.join(', ')})`
-    raw.failure ??= failure(reason, exit)
+    record.failure ??= failure(reason, exit)
   }
 }
 
 // Stop the server (a shorter grace after Ctrl-C: the user is waiting), record how, and judge it.
-async function stopAndJudge (raw, server, { seen, signal, crashed, progress }) {
+async function stopAndJudge (record, server, { seen, signal, crashed, progress }) {
   progress?.('stopping')
   const graceMs = signal.aborted ? INTERRUPTED_GRACE_MS : STOP_GRACE_MS
   const stop = await stopServer(server, { seen, graceMs })
-  const lastRecovery = raw.rounds.at(-1)?.recovery
+  const lastRecovery = record.rounds.at(-1)?.recovery
   const busy = signal.aborted || (lastRecovery && typeof lastRecovery.status !== 'number')
-  raw.stop = {
+  record.stop = {
     exitCode: stop.exit?.exitCode ?? null,
     signal: stop.exit?.signal ?? null,
     forced: stop.forced,
     leftovers: stop.leftovers
   }
-  judgeStop(raw, stop, { crashed, busy, graceMs, stderrTail: server.stderrTail() })
+  judgeStop(record, stop, { crashed, busy, graceMs, stderrTail: server.stderrTail() })
 }
 
 // Run one plan entry end to end: start (or reach) its server, warm it up, measure its rounds or sweep,
@@ -285,30 +287,30 @@ async function stopAndJudge (raw, server, { seen, signal, crashed, progress }) {
 // `expectedBody`: the body every answer must have when the work is not built in (a --task).
 export async function runEntry (entry, load, opts = {}) {
   const { signal, progress, bootTimeoutMs = BOOT_TIMEOUT_MS, url = null, calibration = {} } = opts
-  const raw = newRecord(entry, load)
+  const record = newRecord(entry, load)
   const server = url
-    ? await attachUrl(raw, url, signal)
-    : await boot(raw, entry, load, { signal, progress, bootTimeoutMs })
-  if (!server) return raw
-  describeServer(raw, entry, server)
-  const verify = await verifierFor(raw, opts.expectedBody ?? null)
+    ? await attachUrl(record, url, signal)
+    : await boot(record, entry, load, { signal, progress, bootTimeoutMs })
+  if (!server) return record
+  describeServer(record, entry, server)
+  const verify = await verifierFor(record, opts.expectedBody ?? null)
   const seen = new Map()
   const run = guardRun(server, signal)
   const { pid, child = null } = server
-  const round = { verify, signal: run.signal, pid, child, seen, progress, notes: raw.notes }
+  const round = { verify, signal: run.signal, pid, child, seen, progress, notes: record.notes }
   try {
     if (load.warmup > 0) {
       progress?.('warm-up')
       await fireLoad(`${server.url}/`, load, { amount: load.warmup, verify, signal: run.signal })
     }
-    if (entry.sweep) await sweepRounds(raw, server, load, { entry, calibration, round })
-    else await repeatedRounds(raw, server, load, { round })
+    if (entry.sweep) await sweepRounds(record, server, load, { entry, calibration, round })
+    else await repeatedRounds(record, server, load, { round })
   } catch (err) {
-    if (!run.crashed && !signal.aborted) raw.failure = failure(`lab error: ${err.message}`)
+    if (!run.crashed && !signal.aborted) record.failure = failure(`lab error: ${err.message}`)
   } finally {
     run.release()
-    if (server.pid) await stopAndJudge(raw, server, { seen, signal, crashed: run.crashed, progress })
-    raw.interrupted = signal.aborted
+    if (server.pid) await stopAndJudge(record, server, { seen, signal, crashed: run.crashed, progress })
+    record.interrupted = signal.aborted
   }
-  return raw
+  return record
 }
