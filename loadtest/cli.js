@@ -46,7 +46,7 @@ async function list () {
 
 // Renders runLab's progress events on stderr: refreshed in place on a terminal, one plain line per
 // step (and a live round line a second) with LOADLAB_PROGRESS=1, nothing otherwise. A step's text is a
-// string, or a live round event ({ elapsedMs, … }) that formatRoundProgress turns into one line.
+// string; a live round event's `round` ({ elapsedMs, … }) is turned into one line by formatRoundProgress.
 function progressRenderer (stream = process.stderr) {
   const lines = !stream.isTTY && process.env.LOADLAB_PROGRESS === '1'
   let last = ''
@@ -62,12 +62,12 @@ function progressRenderer (stream = process.stderr) {
       return
     }
     const prefix = `[${e.index}/${e.total}] ${termText(e.name)}`
-    const live = typeof e.text === 'object' && e.text !== null
-    const text = live ? formatRoundProgress(e.text) : termText(e.text)
+    const live = e.type === 'round'
+    const text = live ? formatRoundProgress(e.round) : termText(e.text)
     if (lines) {
       if (live) {
-        if (e.text.elapsedMs - lastLive < 1000) return
-        lastLive = e.text.elapsedMs
+        if (e.round.elapsedMs - lastLive < 1000) return
+        lastLive = e.round.elapsedMs
         stream.write(`${prefix}: ${text}\n`)
         return
       }

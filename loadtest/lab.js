@@ -144,7 +144,8 @@ function notesOf (experiment, planOpts, opts) {
 function stepProgress (onProgress, index, total, name) {
   return {
     update: (text) => onProgress({ type: 'step', index, total, name, text }),
-    done: (text) => onProgress({ type: 'done', index, total, name, text })
+    done: (text) => onProgress({ type: 'done', index, total, name, text }),
+    round: (round) => onProgress({ type: 'round', index, total, name, round })
   }
 }
 
@@ -210,7 +211,7 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
     const calibration = calibrationFor(ctx.calibration, entry.runtime)
     const { signal, cores } = ctx
     const record = await runEntry(entry, loads[i], {
-      signal, progress: p.update, bootTimeoutMs, url: opts.url, calibration, expectedBody
+      signal, progress: p.update, onRound: p.round, bootTimeoutMs, url: opts.url, calibration, expectedBody
     })
     await calibrateReported(record, ctx)
     const result = buildHttpResult(record, { calibration: calibrationFor(ctx.calibration, entry.runtime), cores })
@@ -221,8 +222,9 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
 
 // Run the lab for validated options (loadtest/options.js) and return the report. `signal` stops the
 // current run and every server, and the report holds what was measured (status 'partial');
-// `onProgress(event)` hears { type: 'calibrating', specs } and { type: 'step' | 'done', index, total,
-// name, text }. Usage errors reject before anything starts; a server's fault is a failed result.
+// `onProgress(event)` hears { type: 'calibrating', specs }, { type: 'step' | 'done', index, total,
+// name, text } (text a string) and { type: 'round', index, total, name, round } (a live round's figures).
+// Usage errors reject before anything starts; a server's fault is a failed result.
 export async function runLab (
   opts,
   { signal = new AbortController().signal, onProgress = () => {}, command = null } = {}

@@ -74,7 +74,7 @@ export function timelineInterval (load) {
 
 // One measured round against url: reset stats, sample /proc, probe /health, fire, recover, collect stats;
 // the whole round and its recovery period are watched in time (watch.js).
-async function measuredRound (target, load, { verify, signal, pid, child, seen, progress, notes }) {
+async function measuredRound (target, load, { verify, signal, pid, child, seen, onRound, notes }) {
   const reset = await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal })
   const statsOn = reset.status === 200 || reset.status === 204
   const note = `no telemetry: POST /__lab/stats/reset answered ${reset.status}`
@@ -85,7 +85,7 @@ async function measuredRound (target, load, { verify, signal, pid, child, seen, 
     child,
     plannedMs: load.durationSec ? load.durationSec * 1000 : null,
     amount: load.amount ?? null,
-    onProgress: typeof progress === 'function' ? (event) => progress(event) : null
+    onProgress: onRound ?? null
   })
   const sampler = pid
     ? startSampler(pid, { seen, intervalMs: Math.min(200, intervalMs), onSample: watch.onOutside })
@@ -234,7 +234,7 @@ async function sweepRounds (record, server, load, { entry, calibration, round })
   for (let rate = sweep.next([]); rate !== null && !round.signal.aborted; rate = nextRate()) {
     round.progress?.(`step ${record.rounds.length + 1}: ${rate.toFixed(1)} req/s`)
     const connections = load.userConnections ?? defaultConnections(rate, load.timeoutSec)
-    record.rounds.push(await measuredRound(server.url, { ...load, rate, connections }, { ...round, progress: null }))
+    record.rounds.push(await measuredRound(server.url, { ...load, rate, connections }, { ...round, onRound: null }))
   }
 }
 
@@ -286,7 +286,7 @@ async function stopAndJudge (record, server, { seen, signal, crashed, progress }
 // stop it and judge the stop. Never throws for a server's fault (it is the record's failure).
 // `expectedBody`: the body every answer must have when the work is not built in (a --task).
 export async function runEntry (entry, load, opts = {}) {
-  const { signal, progress, bootTimeoutMs = BOOT_TIMEOUT_MS, url = null, calibration = {} } = opts
+  const { signal, progress, onRound = null, bootTimeoutMs = BOOT_TIMEOUT_MS, url = null, calibration = {} } = opts
   const record = newRecord(entry, load)
   const server = url
     ? await attachUrl(record, url, signal)
@@ -297,7 +297,7 @@ export async function runEntry (entry, load, opts = {}) {
   const seen = new Map()
   const run = guardRun(server, signal)
   const { pid, child = null } = server
-  const round = { verify, signal: run.signal, pid, child, seen, progress, notes: record.notes }
+  const round = { verify, signal: run.signal, pid, child, seen, progress, onRound, notes: record.notes }
   try {
     if (load.warmup > 0) {
       progress?.('warm-up')
