@@ -216,7 +216,7 @@ function serverNode (report) {
 }
 
 // Compares checked reports: `entries` is [{ file, report }], `baseline` an index into it, `units` one
-// of UNITS. Returns { units, baseline, reports, rows, flags, notes } (see compare-render.js); throws a
+// of UNITS. Returns { units, baseline, reports, rows, flags, notes } (see compare/render.js); throws a
 // CompareError when fewer than two reports are given or they share no run.
 export function compareReports (entries, { baseline = 0, units = 'ms', failOn = [] } = {}) {
   if (!Array.isArray(entries) || entries.length < 2) {
