@@ -4,6 +4,7 @@ import { execa } from 'execa'
 import { join } from 'node:path'
 import { ROOT } from '../catalog.js'
 import { median, roundTo } from '../result/stats.js'
+import { waitMs } from '../../servers/lib/workloads.js'
 
 const CHILD = join(ROOT, 'loadtest', 'run', 'calibrate-child.js')
 
@@ -30,9 +31,8 @@ export function summarizeCalibration (spec, samplesMs) {
 
 // The sleep kinds need no measuring: their service time is the delay itself.
 function declared (spec) {
-  const m = /^(sleep|sleep-sync):(\d+(?:\.\d+)?(?:e\d+)?)$/.exec(spec)
-  if (!m) return null
-  const ms = Number(m[2])
+  const ms = waitMs(spec)
+  if (ms === null) return null
   return {
     spec,
     calls: 0,

@@ -19,9 +19,9 @@ const kinds = {
   // N sequential renderToString of a five-item list, total bytes rendered (study 001)
   ssr: { arg: 'N', min: 1, max: 20000, run: (n) => ({ bytes: ssr(n) }) },
   // promise-wrapped setTimeout (study 002)
-  sleep: { arg: 'MS', min: 0, max: 60000, run: (ms) => sleep(ms) },
+  sleep: { arg: 'MS', min: 0, max: 60000, waits: true, run: (ms) => sleep(ms) },
   // Atomics.wait on a private SharedArrayBuffer: blocks the thread (study 002)
-  'sleep-sync': { arg: 'MS', min: 0, max: 60000, run: (ms) => sleepSync(ms) },
+  'sleep-sync': { arg: 'MS', min: 0, max: 60000, waits: true, run: (ms) => sleepSync(ms) },
   // diagnostic: ends the worker thread it runs on with exit code CODE, as a crashing native addon would
   // (process.exit in a thread ends that thread only); on a main thread it throws instead
   crash: { arg: 'CODE', min: 0, max: 255, run: (code) => crash(code) },
@@ -60,13 +60,24 @@ export function runWork (spec) {
   return kinds[name].run(arg)
 }
 
+// How long a waiting kind (the sleeps: their service time is the wait itself, on no core) takes, in ms;
+// null for work that computes, or for a spec that is not a work (a task).
+export function waitMs (spec) {
+  try {
+    const { name, arg } = parseWork(spec)
+    return kinds[name].waits ? arg : null
+  } catch {
+    return null
+  }
+}
+
 const bodies = new Map()
 
 // The exact HTTP body a server answers for this spec (memoised; the sleep kinds do not sleep).
 export function expectedBody (spec) {
   const work = parseWork(spec)
   if (!bodies.has(work.spec)) {
-    const result = work.name.startsWith('sleep') ? { hello: 'world' } : runWork(work)
+    const result = kinds[work.name].waits ? { hello: 'world' } : runWork(work)
     bodies.set(work.spec, JSON.stringify(result))
   }
   return bodies.get(work.spec)

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
-import { WORKLOADS, expectedBody, parseWork, runWork } from '../../servers/lib/workloads.js'
+import { WORKLOADS, expectedBody, parseWork, runWork, waitMs } from '../../servers/lib/workloads.js'
 import { timedRun } from '../../servers/lib/task.js'
 
 test('parseWork reads NAME:ARG, with 1e8-style numbers', () => {
@@ -100,4 +100,11 @@ test("timedRun (every runner's core) gives the same body plus timing", async () 
   const slept = await timedRun({ name: 'sleep', arg: 20 })
   assert.equal(slept.body, expectedBody('sleep:20'))
   assert.ok(slept.workMs >= 19)
+})
+
+test('waitMs: the sleeps wait their argument on no core; computing work and tasks do not wait', () => {
+  assert.equal(waitMs('sleep:100'), 100)
+  assert.equal(waitMs('sleep-sync:1e3'), 1000)
+  assert.equal(waitMs('loop:1e7'), null)
+  assert.equal(waitMs('task:x.mjs@00ff'), null)
 })
