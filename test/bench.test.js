@@ -1,17 +1,15 @@
 // Smoke test of `npm run bench`: the tiny --quick run as a real child process, its structure, its exit.
 import { test } from 'node:test'
+import { ROOT } from '../loadtest/catalog.js'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
-
-const root = fileURLToPath(new URL('..', import.meta.url))
 
 // Run bench/index.js with args; resolve { code, stdout, stderr } once it has exited.
 async function runBench (args) {
   const child = spawn(process.execPath, ['bench/index.js', ...args], {
-    cwd: root,
+    cwd: ROOT,
     env: { ...process.env },
     stdio: ['ignore', 'pipe', 'pipe']
   })

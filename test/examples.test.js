@@ -2,16 +2,15 @@
 // exactly as written, with bash -eo pipefail as Actions runs `shell: bash`, from the repository root,
 // with the job's environment; only LOADLAB_OUT and GITHUB_STEP_SUMMARY point into a temporary folder.
 import { test } from 'node:test'
+import { ROOT } from '../loadtest/catalog.js'
 import assert from 'node:assert/strict'
 import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises'
 import { existsSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { execa } from 'execa'
 import yaml from 'js-yaml' // a real YAML parser for the workflow (a dev dependency)
 
-const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const WORKFLOW = join(ROOT, 'examples', 'github-actions', 'loadlab.yml')
 
 test('the GitHub Actions example: the lab passes its thresholds, compare against the baseline runs as written', { timeout: 300000 }, async () => {

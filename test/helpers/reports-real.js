@@ -2,11 +2,10 @@
 // bounded load (2 connections, 20 requests of loop:1e5) and returns the written files.
 // Not a test file.
 import { readFile } from 'node:fs/promises'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { labRun } from '../loadtest/lab-helpers.js'
+import { join } from 'node:path'
+import { labRun } from './lab.js'
 
-export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)))
+export { ROOT } from '../../loadtest/catalog.js'
 
 // Runs the lab (runLab, in this process) on --server simple,queued-threads into `outDir` and returns
 // { json, html, md, report } (json, html, md: file paths). Rejects if a run failed.

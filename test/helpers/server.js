@@ -2,12 +2,13 @@
 // stop it and wait for its exit, list its process tree from /proc, fire a verified burst at it.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
+import { ROOT } from '../../loadtest/catalog.js'
 import autocannon from 'autocannon'
 import { startServer as bootServer } from '../../loadtest/run/boot.js'
 import { isAlive as isAliveProcess, processTree as labTree } from '../../loadtest/run/sample.js'
 
-export const root = fileURLToPath(new URL('../..', import.meta.url))
+export { ROOT }
 
 // Start `node servers/NAME --port 0 ...args` (or `entry`, a fixture) through the lab's own starter
 // (loadtest/run/boot.js: IPC ready message, /health answered); rejects with its stderr if it exits
@@ -17,7 +18,7 @@ export const root = fileURLToPath(new URL('../..', import.meta.url))
 export async function startServer (
   name,
   args = [],
-  { env = {}, timeout = 30000, cwd = root, entry = `${root}servers/${name}` } = {}
+  { env = {}, timeout = 30000, cwd = ROOT, entry = join(ROOT, 'servers', name) } = {}
 ) {
   let server
   try {
@@ -45,7 +46,7 @@ export async function startServer (
 
 // Run `node servers/NAME ...args` to its end: { code, stdout, stderr } (for bad-flag tests).
 export async function runServer (name, args = [], { env = {}, timeout = 30000 } = {}) {
-  const child = spawn(process.execPath, [`servers/${name}`, ...args], { cwd: root, env: { ...process.env, ...env } })
+  const child = spawn(process.execPath, [`servers/${name}`, ...args], { cwd: ROOT, env: { ...process.env, ...env } })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (d) => {

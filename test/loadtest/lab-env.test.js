@@ -3,7 +3,7 @@
 // property is refused before anything starts.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readReport, runLab, tempDir } from './lab-helpers.js'
+import { readReport, runLab, tempDir } from '../helpers/lab.js'
 import { serverEnv } from '../../loadtest/run/boot.js'
 
 test('WORK=, PORT=, HOST= and TASK= in the environment do not reach the servers the lab starts', async (t) => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { runLab, readReport, tempDir, accounted } from './lab-helpers.js'
+import { runLab, readReport, tempDir, accounted } from '../helpers/lab.js'
 
 test(
   'failed servers are recorded with exit code and stderr tail; the lab goes on and exits 1',

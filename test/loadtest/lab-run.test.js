@@ -6,7 +6,7 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import pWaitFor from 'p-wait-for'
-import { runLab, readReport, tempDir, accounted, alive, ROOT } from './lab-helpers.js'
+import { runLab, readReport, tempDir, accounted, alive, ROOT } from '../helpers/lab.js'
 
 const LOAD = ['--connections', '4', '--amount', '40', '--warmup', '8', '--work', 'loop:1e5']
 

@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
 import pWaitFor from 'p-wait-for'
-import { startLab, readReport, tempDir, descendants, alive, cmdline } from './lab-helpers.js'
+import { startLab, readReport, tempDir, descendants, alive, cmdline } from '../helpers/lab.js'
 
 // Start a long lab run and resolve once it reports that the measured round is under way.
 async function labInMeasuredRound (server, out) {

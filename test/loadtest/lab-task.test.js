@@ -7,7 +7,7 @@ import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'nod
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { describeTask } from '../../servers/lib/task-module.js'
-import { ROOT, readReport, runLab, tempDir } from './lab-helpers.js'
+import { ROOT, readReport, runLab, tempDir } from '../helpers/lab.js'
 
 const TASKS = join(ROOT, 'test', 'fixtures', 'tasks')
 const SUM = join(TASKS, 'sum.mjs')

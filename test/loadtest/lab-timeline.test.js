@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { execa } from 'execa'
 import { chromium } from 'playwright-core'
-import { FIXTURES, ROOT, runLab, tempDir } from './lab-helpers.js'
+import { FIXTURES, ROOT, runLab, tempDir } from '../helpers/lab.js'
 import { totals } from '../../loadtest/run/timeline.js'
 import { CHROMIUM, CHROMIUM_ARGS } from '../../scripts/chromium.js'
 

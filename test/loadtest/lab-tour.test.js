@@ -5,7 +5,7 @@ import tour from '../../loadtest/experiments/tour.js'
 import { resolveLoad } from '../../loadtest/run/load.js'
 import { parseOptions } from '../../loadtest/options.js'
 import { allServerNames } from '../../loadtest/catalog.js'
-import { runLab, readReport, tempDir } from './lab-helpers.js'
+import { runLab, readReport, tempDir } from '../helpers/lab.js'
 
 test('the tour plans every server with light work and a light load', () => {
   const load = resolveLoad(parseOptions([]), tour)

@@ -8,9 +8,9 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import pWaitFor from 'p-wait-for'
 import sum, { input as sumInput, setup as sumSetup } from '../fixtures/tasks/sum.mjs'
-import { fire, getJson, processTree, root, runServer, startServer } from '../helpers/server.js'
+import { fire, getJson, processTree, ROOT, runServer, startServer } from '../helpers/server.js'
 
-const TASKS = join(root, 'test', 'fixtures', 'tasks')
+const TASKS = join(ROOT, 'test', 'fixtures', 'tasks')
 const SUM = join(TASKS, 'sum.mjs')
 sumSetup()
 const sumBody = JSON.stringify(sum(sumInput))

@@ -7,10 +7,10 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { checkReport, compareReports, CompareError, letter } from '../../loadtest/compare/compare.js'
-import { mdEsc, renderCompareHtml, renderCompareMarkdown } from '../../loadtest/compare/render.js'
-import { httpReport, dispatchReport } from '../fixtures/reports.js'
-import { makeRealReport, ROOT } from '../helpers/reports-real.js'
+import { checkReport, compareReports, CompareError, letter } from '../../../loadtest/compare/compare.js'
+import { mdEsc, renderCompareHtml, renderCompareMarkdown } from '../../../loadtest/compare/render.js'
+import { httpReport, dispatchReport } from '../../fixtures/reports.js'
+import { makeRealReport, ROOT } from '../../helpers/reports-real.js'
 
 function entries (...reports) {
   return reports.map((report, i) => ({ file: `r${i}.json`, report }))

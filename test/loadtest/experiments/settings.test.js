@@ -2,10 +2,10 @@
 // plan uses. Each case changes one default and finds the change in the plan the lab makes.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { planLab } from '../../loadtest/lab.js'
-import { parseOptions } from '../../loadtest/options.js'
-import { loadExperiment } from '../../loadtest/experiments/index.js'
-import { tempDir } from './lab-helpers.js'
+import { planLab } from '../../../loadtest/lab.js'
+import { parseOptions } from '../../../loadtest/options.js'
+import { loadExperiment } from '../../../loadtest/experiments/index.js'
+import { tempDir } from '../../helpers/lab.js'
 
 const cases = [
   [

@@ -9,8 +9,8 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { chromium } from 'playwright-core'
 import { execa } from 'execa'
-import { makeRealReport, ROOT } from '../helpers/reports-real.js'
-import { CHROMIUM, CHROMIUM_ARGS } from '../../scripts/chromium.js'
+import { makeRealReport, ROOT } from '../../helpers/reports-real.js'
+import { CHROMIUM, CHROMIUM_ARGS } from '../../../scripts/chromium.js'
 
 const ARGS = CHROMIUM_ARGS
 const SHOTS = join(ROOT, 'test-output')

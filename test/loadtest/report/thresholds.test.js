@@ -6,13 +6,13 @@ import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { LabError, ThresholdError } from '../../loadtest/errors.js'
+import { LabError, ThresholdError } from '../../../loadtest/errors.js'
 import {
   METRICS, THRESHOLD_EXIT, anyCrossed, evaluateThresholds, parseThreshold, thresholdRows
-} from '../../loadtest/report/thresholds.js'
-import { httpReport } from '../fixtures/reports.js'
-import { FIXTURES, readReport, runLab, tempDir } from './lab-helpers.js'
-import { parseOptions } from '../../loadtest/options.js'
+} from '../../../loadtest/report/thresholds.js'
+import { httpReport } from '../../fixtures/reports.js'
+import { FIXTURES, readReport, runLab, tempDir } from '../../helpers/lab.js'
+import { parseOptions } from '../../../loadtest/options.js'
 
 test('parseThreshold: every form, with units converted to the metric\'s own', () => {
   const p = (s) => { const t = parseThreshold(s); return [t.server, t.metric, t.op, t.value, t.unit] }

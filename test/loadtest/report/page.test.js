@@ -2,7 +2,7 @@
 // reports/README.md), self-contained, escaped, with charts rendered by Vega-Lite.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { renderReportHtml, runNames, wideSpread } from '../../loadtest/report/page.js'
+import { renderReportHtml, runNames, wideSpread } from '../../../loadtest/report/page.js'
 import {
   barSpec,
   dispatchSpec,
@@ -11,9 +11,9 @@ import {
   spectrumRows,
   spectrumSpec,
   spectrumX
-} from '../../loadtest/report/charts.js'
-import { esc } from '../../loadtest/report/html.js'
-import { dispatchReport, httpReport, httpResult, urlReport } from '../fixtures/reports.js'
+} from '../../../loadtest/report/charts.js'
+import { esc } from '../../../loadtest/report/html.js'
+import { dispatchReport, httpReport, httpResult, urlReport } from '../../fixtures/reports.js'
 
 // The inner HTML of the <figure data-chart="name"> element, or null.
 function chart (html, name) {

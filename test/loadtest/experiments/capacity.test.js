@@ -3,17 +3,17 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { capacityOf, holds } from '../../loadtest/result/capacity.js'
+import { capacityOf, holds } from '../../../loadtest/result/capacity.js'
 import {
   createSweep,
   sloFor,
   FRACTIONS,
   OVERLOAD,
   SLO_SERVICE_MULTIPLE
-} from '../../loadtest/run/sweep.js'
-import { labReport, tempDir } from './lab-helpers.js'
-import { experimentFor } from '../../loadtest/experiments/index.js'
-import { experimentTable } from '../../loadtest/report/table.js'
+} from '../../../loadtest/run/sweep.js'
+import { labReport, tempDir } from '../../helpers/lab.js'
+import { experimentFor } from '../../../loadtest/experiments/index.js'
+import { experimentTable } from '../../../loadtest/report/table.js'
 
 // Round figures of a step at `rate` on a server that holds any rate up to `limit` (p99 jumps past it).
 function figuresAt (rate, limit, sloMs) {

@@ -2,12 +2,12 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
-import { createSchedule } from '../../loadtest/run/schedule.js'
-import { fireOpenLoop } from '../../loadtest/run/open-loop.js'
-import { fireRound } from '../../loadtest/run/fire.js'
-import { summarizeHistogram, encodeHistogram, mergeEncoded } from '../../loadtest/result/histogram.js'
-import { startServer } from '../helpers/server.js'
-import { FIXTURES, runLab } from './lab-helpers.js'
+import { createSchedule } from '../../../loadtest/run/schedule.js'
+import { fireOpenLoop } from '../../../loadtest/run/open-loop.js'
+import { fireRound } from '../../../loadtest/run/fire.js'
+import { summarizeHistogram, encodeHistogram, mergeEncoded } from '../../../loadtest/result/histogram.js'
+import { startServer } from '../../helpers/server.js'
+import { FIXTURES, runLab } from '../../helpers/lab.js'
 
 function gaps (schedule) {
   const out = []

@@ -9,9 +9,9 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { chanceOfSeparation, CompareError, noiseVerdict, parseFailOn } from '../../loadtest/compare/compare.js'
-import { spread } from '../../loadtest/result/stats.js'
-import { ROOT, startLab } from './lab-helpers.js'
+import { chanceOfSeparation, CompareError, noiseVerdict, parseFailOn } from '../../../loadtest/compare/compare.js'
+import { spread } from '../../../loadtest/result/stats.js'
+import { ROOT, startLab } from '../../helpers/lab.js'
 
 describe('the noise rule and --fail-on grammar (pure)', () => {
   test('better / worse only when the rounds are apart; within noise when they overlap; none with one round', () => {

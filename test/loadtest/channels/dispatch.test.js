@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import pWaitFor from 'p-wait-for'
-import experiment, { cases, resolveOptions, runsFor } from '../../loadtest/experiments/dispatch.js'
-import { MODES, createDispatcher, expectedAnswer, makeId } from '../../loadtest/channels/index.js'
+import experiment, { cases, resolveOptions, runsFor } from '../../../loadtest/experiments/dispatch.js'
+import { MODES, createDispatcher, expectedAnswer, makeId } from '../../../loadtest/channels/index.js'
 
 const POOLED = MODES.filter((m) => m !== 'main')
 

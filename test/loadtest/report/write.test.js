@@ -4,8 +4,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as fsp from 'node:fs/promises'
 import { join } from 'node:path'
-import { writeReport } from '../../loadtest/report/write.js'
-import { startLab, tempDir } from './lab-helpers.js'
+import { freeId, reportId, writeAtomic, writeReport } from '../../../loadtest/report/write.js'
+import { startLab, tempDir } from '../../helpers/lab.js'
 
 const report = (id = '2026-11-22T10-00-00Z-box-custom') => ({
   schema: 1,
@@ -148,4 +148,21 @@ test('--out replaced by a file mid-run: the lab writes to the fallback folder, s
     []
   )
   assert.equal(await fsp.readFile(dir, 'utf8'), 'not a folder any more', 'nothing written over what took its place')
+})
+
+test('write: ids sort by time, files are written atomically and never overwritten', async () => {
+  const id = reportId(new Date('2026-11-22T04:31:07.123Z'), 'My Host', 'heavy-cpu')
+  assert.equal(id, '2026-11-22T04-31-07Z-my-host-heavy-cpu')
+  const out = await tempDir()
+  try {
+    const first = await freeId(out.dir, id)
+    assert.equal(first, id)
+    await writeAtomic(join(out.dir, `${first}.json`), '{"a":1}')
+    await assert.rejects(writeAtomic(join(out.dir, `${first}.json`), '{"a":2}'), { code: 'EEXIST' })
+    assert.equal(await fsp.readFile(join(out.dir, `${first}.json`), 'utf8'), '{"a":1}')
+    assert.equal(await freeId(out.dir, id), `${id}-2`)
+    assert.deepEqual(await fsp.readdir(out.dir), [`${id}.json`], 'no temporary file left')
+  } finally {
+    await out.cleanup()
+  }
 })

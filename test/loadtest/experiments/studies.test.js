@@ -2,11 +2,11 @@
 // the report has the study's shape (runs, keys, table) and its invariants hold.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { accounted, labReport, tempDir } from './lab-helpers.js'
-import { SERVERS as HEAVY } from '../../loadtest/experiments/heavy-cpu.js'
-import { PERCENTILES } from '../../loadtest/experiments/long-vs-small.js'
-import { experimentFor } from '../../loadtest/experiments/index.js'
-import { experimentTable } from '../../loadtest/report/table.js'
+import { accounted, labReport, tempDir } from '../../helpers/lab.js'
+import { SERVERS as HEAVY } from '../../../loadtest/experiments/heavy-cpu.js'
+import { PERCENTILES } from '../../../loadtest/experiments/long-vs-small.js'
+import { experimentFor } from '../../../loadtest/experiments/index.js'
+import { experimentTable } from '../../../loadtest/report/table.js'
 
 // Run one quick experiment (runLab, in this process) into a temp dir; returns its report (JSON + Markdown).
 async function quick (name, extra = []) {

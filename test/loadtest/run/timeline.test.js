@@ -2,9 +2,9 @@
 // memory (buckets merge, counts and histograms add), marks, and the page's spec rows.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { chooseInterval, createTimeline, MAX_BUCKETS, totals } from '../../loadtest/run/timeline.js'
-import { timelineRows, timelineSpec, timelineMarks } from '../../loadtest/report/timeline-chart.js'
-import { formatRoundProgress } from '../../loadtest/progress.js'
+import { chooseInterval, createTimeline, MAX_BUCKETS, totals } from '../../../loadtest/run/timeline.js'
+import { timelineRows, timelineSpec, timelineMarks } from '../../../loadtest/report/timeline-chart.js'
+import { formatRoundProgress } from '../../../loadtest/progress.js'
 
 test('the interval gives a round of known length 20 to 400 points', () => {
   for (const sec of [2, 5, 20, 60, 300, 3600]) {

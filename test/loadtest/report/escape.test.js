@@ -2,11 +2,11 @@
 // escaped: a label, a note or a --url server's strategy name cannot inject markup or control sequences.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { httpReport, httpResult } from '../fixtures/reports.js'
-import { renderMarkdown } from '../../loadtest/report/markdown.js'
-import { defaultTable, renderText } from '../../loadtest/report/table.js'
-import { renderReportHtml } from '../../loadtest/report/page.js'
-import { mdCode, mdFence, mdText, termText } from '../../loadtest/report/escape.js'
+import { httpReport, httpResult } from '../../fixtures/reports.js'
+import { renderMarkdown } from '../../../loadtest/report/markdown.js'
+import { defaultTable, renderText } from '../../../loadtest/report/table.js'
+import { renderReportHtml } from '../../../loadtest/report/page.js'
+import { mdCode, mdFence, mdText, termText } from '../../../loadtest/report/escape.js'
 
 const HOSTILE = 'evil<script>alert(1)</script>|\x1b[31mred\x1b[0m\nsecond line'
 

@@ -8,11 +8,11 @@ import { existsSync } from 'node:fs'
 import { readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { PROVIDED, probeRuntime, resolveRuntimes } from '../../loadtest/run/runtimes.js'
-import { startServer } from '../../loadtest/run/boot.js'
-import { getJson } from '../../loadtest/run/http.js'
-import { splitByRuntime } from '../../loadtest/compare/compare.js'
-import { ROOT, labReport, runLab, tempDir } from './lab-helpers.js'
+import { PROVIDED, probeRuntime, resolveRuntimes } from '../../../loadtest/run/runtimes.js'
+import { startServer } from '../../../loadtest/run/boot.js'
+import { getJson } from '../../../loadtest/run/http.js'
+import { splitByRuntime } from '../../../loadtest/compare/compare.js'
+import { ROOT, labReport, runLab, tempDir } from '../../helpers/lab.js'
 
 const OWN = process.versions.node.split('.')[0]
 const OTHER = Object.keys(PROVIDED).find((m) => m !== OWN)

@@ -9,13 +9,13 @@ import { parseOptions } from '../../loadtest/options.js'
 import { writeReport } from '../../loadtest/report/write.js'
 import { renderMarkdown } from '../../loadtest/report/markdown.js'
 import { experimentFor } from '../../loadtest/experiments/index.js'
+import { ROOT } from '../../loadtest/catalog.js'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 
-export const ROOT = resolve(fileURLToPath(new URL('../..', import.meta.url)))
+export { ROOT }
 export const CLI = join(ROOT, 'loadtest', 'cli.js')
-export const FIXTURES = join(ROOT, 'test', 'loadtest', 'fixtures', 'servers')
+export const FIXTURES = join(ROOT, 'test', 'fixtures', 'servers')
 
 // A fresh temporary directory for reports; remove it with cleanup().
 export async function tempDir (prefix = 'loadlab-test-') {

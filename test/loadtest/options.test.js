@@ -1,0 +1,116 @@
+// The lab's options (loadtest/options.js) and the load each entry gets (loadtest/run/load.js).
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { parseOptions, DEFAULTS } from '../../loadtest/options.js'
+import { resolveLoad, entryLoad } from '../../loadtest/run/load.js'
+
+test('options: defaults, numbers parsed, servers split and expanded', () => {
+  const o = parseOptions([
+    '--server',
+    'simple,queued-threads',
+    '--connections',
+    '8',
+    '--amount',
+    '100',
+    '--timeout',
+    '2.5',
+    '--runs',
+    '3',
+    '--warmup',
+    '0'
+  ])
+  assert.deepEqual(o.server, ['simple', 'queued-threads'])
+  assert.equal(o.connections, 8)
+  assert.equal(o.amount, 100)
+  assert.equal(o.timeout, 2.5)
+  assert.equal(o.runs, 3)
+  assert.equal(o.warmup, 0)
+  assert.equal(o.duration, null)
+  assert.equal(o.json, false)
+  const none = parseOptions([])
+  for (const k of Object.keys(DEFAULTS)) assert.deepEqual(none[k], DEFAULTS[k], k)
+  const all = parseOptions(['--server', 'all'])
+  assert.ok(all.server.includes('simple') && all.server.includes('queued-threads'))
+  assert.ok(!all.server.includes('all'))
+})
+
+test('options: every bad value is a usage error (exit 2) naming the option', () => {
+  const cases = [
+    [['--connections', '0'], '--connections'],
+    [['--connections', '1e9'], '--connections'],
+    [['--amount', 'x'], '--amount'],
+    [['--duration', '0'], '--duration'],
+    [['--timeout', 'abc'], '--timeout'],
+    [['--runs', '0'], '--runs'],
+    [['--warmup', '-1'], '--warmup'],
+    [['--amount', '5', '--duration', '5'], '--amount and --duration'],
+    [['--server', ''], '--server'],
+    [['--server', 'simple,nope'], 'unknown server `nope`'],
+    [['--experiment', 'zzz'], '--experiment'],
+    [['--url', 'not a url'], '--url'],
+    [['--url', 'http://127.0.0.1:1', '--server', 'simple'], '--url excludes'],
+    [['--work', 'loop'], '--work'],
+    [['--label', 'a\nb'], '--label'],
+    [['--what'], "Unknown option '--what'"],
+    [['stray'], 'Unexpected argument']
+  ]
+  for (const [argv, needle] of cases) {
+    assert.throws(
+      () => parseOptions(argv),
+      (err) => {
+        assert.equal(err.exitCode, 2, argv.join(' '))
+        assert.equal(err.code, 'LAB_USAGE')
+        assert.ok(err.message.includes(needle), `${argv.join(' ')} → ${err.message}`)
+        assert.ok(!err.message.includes('\n'), 'one line')
+        return true
+      }
+    )
+  }
+})
+
+test('load settings: experiment defaults < --quick < user flags; entry values win; amount >= connections', () => {
+  const exp = { defaults: { connections: 10, amount: 200, timeoutSec: 10, warmup: 20 }, quick: { amount: 40 } }
+  const base = parseOptions([])
+  assert.deepEqual(resolveLoad(base, exp), {
+    connections: 10,
+    rate: null,
+    userConnections: null,
+    arrival: 'constant',
+    seed: 1,
+    sloMs: null,
+    amount: 200,
+    durationSec: null,
+    timeoutSec: 10,
+    warmup: 20,
+    runs: 1,
+    recovery: true,
+    recoveryTimeoutSec: null
+  })
+  const open = resolveLoad(parseOptions(['--rate', '50', '--timeout', '2', '--arrival', 'poisson', '--seed', '7']), exp)
+  assert.deepEqual(
+    [open.rate, open.arrival, open.seed, open.connections],
+    [50, 'poisson', 7, 100],
+    'open loop: the cap covers rate × timeout'
+  )
+  assert.equal(resolveLoad(parseOptions(['--rate', '50', '--connections', '3']), exp).connections, 3)
+  assert.equal(resolveLoad(parseOptions(['--quick']), exp).amount, 40)
+  const user = resolveLoad(parseOptions(['--duration', '3', '--connections', '2', '--timeout', '1']), exp)
+  assert.equal(user.amount, null)
+  assert.equal(user.durationSec, 3)
+  assert.equal(user.connections, 2)
+  assert.equal(user.timeoutSec, 1)
+  const dur = resolveLoad(base, { defaults: { connections: 100, durationSec: 20 } })
+  assert.equal(dur.durationSec, 20)
+  assert.equal(dur.amount, null)
+  const e = entryLoad({ server: 'simple', connections: 4, amount: 4 }, resolveLoad(base, exp))
+  assert.equal(e.connections, 4)
+  assert.equal(e.amount, 4)
+  assert.equal(e.recoveryTimeoutSec, 10)
+  assert.equal(entryLoad({ server: 'simple', recovery: false }, resolveLoad(base, exp)).recovery, false)
+  assert.equal(resolveLoad(base, { defaults: { runs: 10 } }).runs, 10, 'an experiment default beats the built-in 1')
+  assert.equal(resolveLoad(parseOptions(['--runs', '2']), { defaults: { runs: 10 } }).runs, 2)
+  assert.throws(
+    () => entryLoad({ server: 'simple', connections: 8, amount: 4 }, resolveLoad(base, exp)),
+    (err) => err.exitCode === 2
+  )
+})

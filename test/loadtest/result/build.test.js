@@ -1,0 +1,79 @@
+// result/build.js (with figures.js and trust.js): an HTTP result from a raw run, its trust, the report around it.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { buildHttpResult, buildReport } from '../../../loadtest/result/build.js'
+import { ideal, roundFigures } from '../../../loadtest/result/figures.js'
+import { untrustedReasons } from '../../../loadtest/result/trust.js'
+import { entry, rawRound } from '../../helpers/raw-round.js'
+
+test('report: one result from a raw run; ideal and efficiency from calibration', () => {
+  const r = buildHttpResult(
+    { entry, rounds: [rawRound()], failure: null, interrupted: false },
+    { calibration: { 'loop:1e7': { medianMs: 10 } }, cores: 2 }
+  )
+  assert.equal(r.key, 'simple@loop:1e7')
+  assert.equal(r.rps, 100)
+  assert.equal(r.requests.unanswered, 0)
+  assert.deepEqual(r.ideal, { serviceMs: 10, cores: 2, concurrency: 2, rps: 200 })
+  assert.equal(r.efficiency, 0.5)
+  assert.equal(r.outside.cpuMsPerRequest, 20)
+  assert.equal(r.serverTiming.workMs.mean, 1)
+  assert.equal(r.serverTiming.queueMs.median, 2)
+  assert.equal(r.trusted, true)
+  assert.ok(Math.abs(r.latency.p50 - 5) <= 0.005, 'HDR histograms keep 3 significant digits')
+  assert.equal(ideal('sleep:100', 10, 2, { 'sleep:100': { medianMs: 100, method: 'declared' } }).concurrency, 10, 'waiting uses no core')
+  assert.equal(buildHttpResult({ entry, rounds: [rawRound()] }, { calibration: {} }).efficiency, null)
+})
+
+test('report: untrusted reasons, not hidden', () => {
+  const bad = roundFigures(rawRound({ completed: 7, ok: 6, non2xx: 1, timeouts: 2, errors: 1, mismatches: 1 }))
+  const reasons = untrustedReasons(bad)
+  for (const needle of ['1 connection errors', '2 timeouts', '1 non-2xx', '1 body mismatches']) {
+    assert.ok(
+      reasons.some((x) => x.includes(needle)),
+      needle
+    )
+  }
+  const sat = rawRound()
+  sat.outside.loadGenerator.utilisation = 0.97
+  assert.ok(untrustedReasons(roundFigures(sat)).some((x) => /load generator saturated \(97% CPU\)/.test(x)))
+  const probe = rawRound()
+  probe.probe.failed = 2
+  assert.ok(untrustedReasons(roundFigures(probe)).some((x) => /2 failed \/health probes/.test(x)))
+  const r = buildHttpResult({ entry, rounds: [sat] })
+  assert.equal(r.trusted, false)
+  assert.ok(r.rps > 0, 'figures are still there')
+})
+
+test('report: --runs takes the median round by rps and gives the spread', () => {
+  const rounds = [rawRound({ durationMs: 200 }), rawRound({ durationMs: 100 }), rawRound({ durationMs: 50 })]
+  const r = buildHttpResult({ entry, rounds })
+  assert.equal(r.rps, 100)
+  assert.equal(r.runs.length, 3)
+  assert.deepEqual(r.spread.rps, { min: 50, median: 100, max: 200 })
+})
+
+test('report: status complete / failed / partial', () => {
+  const ok = buildHttpResult({ entry, rounds: [rawRound()] }, { cores: 2 })
+  const failed = buildHttpResult({
+    entry,
+    rounds: [],
+    failure: { reason: 'exited', exitCode: 1, signal: null, stderrTail: ['boom'] }
+  }, { cores: 2 })
+  assert.equal(failed.status, 'failed')
+  assert.equal(failed.trusted, false)
+  assert.equal(failed.requests, null)
+  const base = { id: 'x', createdAt: 'a', experiment: 'custom', machine: {}, method: {}, calibration: {} }
+  assert.equal(buildReport({ ...base, results: [ok] }).status, 'complete')
+  assert.equal(buildReport({ ...base, results: [ok, failed] }).status, 'failed')
+  assert.equal(buildReport({ ...base, results: [ok], interrupted: true }).status, 'partial')
+})
+
+test('report: requests in flight when a --duration round stops are not a fault; beyond one per connection they are', () => {
+  const dur = (unanswered) => roundFigures(rawRound({ mode: 'duration', connections: 4, sent: 10 + unanswered }))
+  assert.equal(dur(4).requests.unanswered, 4)
+  assert.deepEqual(untrustedReasons(dur(4)), [])
+  assert.ok(untrustedReasons(dur(5)).some((x) => /5 requests unanswered/.test(x)))
+  const amount = roundFigures(rawRound({ sent: 11 }))
+  assert.ok(untrustedReasons(amount).some((x) => /1 requests unanswered/.test(x)))
+})
