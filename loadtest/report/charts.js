@@ -23,14 +23,14 @@ export const PALETTE = [
 
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif'
 
+// What every chart of the lab shares: font, background, padding, frameless view, axis colours.
+export const CHART_BASE = { font: FONT, background: '#ffffff', padding: 8, view: { stroke: null } }
+export const AXIS_COLORS = { labelColor: '#57606a', titleColor: '#24292f' }
+
 const CONFIG = {
-  font: FONT,
-  background: '#ffffff',
-  padding: 8,
-  view: { stroke: null },
+  ...CHART_BASE,
   axis: {
-    labelColor: '#57606a',
-    titleColor: '#24292f',
+    ...AXIS_COLORS,
     titleFontWeight: 600,
     titleFontSize: 12,
     labelFontSize: 11,

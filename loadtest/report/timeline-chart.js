@@ -1,7 +1,7 @@
 // The timeline chart of a round (result.timeline, run/timeline.js): panels stacked on one shared time
 // axis (throughput, latency, in flight / queue, event loop, CPU, RSS, processes / threads), the end of
 // the round as a rule and the recovery period shaded. Pure spec builders; charts.js renders them.
-import { PALETTE } from './charts.js'
+import { AXIS_COLORS, CHART_BASE, PALETTE } from './charts.js'
 
 export const PANELS = [
   { id: 'throughput', title: 'req/s' },
@@ -140,13 +140,9 @@ export function timelineSpec (rows, marks, { width = 900, panelHeight = 90 } = {
     spacing: 6,
     resolve: { scale: { x: 'shared', color: 'independent', strokeDash: 'independent' } },
     config: {
-      font: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
-      background: '#ffffff',
-      padding: 8,
-      view: { stroke: null },
+      ...CHART_BASE,
       axis: {
-        labelColor: '#57606a',
-        titleColor: '#24292f',
+        ...AXIS_COLORS,
         titleFontSize: 11,
         labelFontSize: 10,
         gridColor: '#eaeef2'
