@@ -10,6 +10,7 @@ import { cores, integer, parseOptions } from '../lib/options.js'
 import { main, start } from '../lib/serve.js'
 import { now, portable } from '../lib/task.js'
 import { endedError, taskDeadline, unpooled } from '../lib/task-module.js'
+import { createFifoGate } from '../lib/fifo-gate.js'
 
 main(async () => {
   const options = parseOptions({
@@ -31,59 +32,27 @@ main(async () => {
     idleTimeout: options.idleTimeout
   })
   const counts = { completed: 0, aborted: 0, rejected: 0, failed: 0 }
-  const waiting = [] // FIFO of { go, fail } for requests waiting for a thread
-  let running = 0 // requests holding a thread slot
+  const gate = createFifoGate({ slots: options.threads, maxQueue: options.maxQueue, counts })
   let busyMs = 0
   let windowStart = now()
   let closing = false
 
-  // Wait for a free thread slot in arrival order; rejects at once when the queue is full.
-  function acquire (signal) {
-    if (signal.aborted) {
-      counts.aborted++
-      return Promise.reject(new ServerError('ERR_ABORTED', 'client left before its work started'))
-    }
-    if (running < options.threads && waiting.length === 0) {
-      running++
-      return Promise.resolve()
-    }
-    if (options.maxQueue !== undefined && waiting.length >= options.maxQueue) {
-      counts.rejected++
-      return Promise.reject(
-        new ServerError('ERR_QUEUE_FULL', `queue full (--max-queue ${options.maxQueue}), retry later`)
-      )
-    }
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        waiting.splice(waiting.indexOf(entry), 1)
-        counts.aborted++
-        reject(new ServerError('ERR_ABORTED', 'client left before its work started'))
-      }
-      const entry = {
-        go: () => {
-          signal.removeEventListener('abort', onAbort)
-          resolve()
-        },
-        fail: (err) => {
-          signal.removeEventListener('abort', onAbort)
-          reject(err)
-        }
-      }
-      signal.addEventListener('abort', onAbort, { once: true })
-      waiting.push(entry)
-    })
+  // What a task's failure means for the request: shutting down, the task's own deadline, the client
+  // gone, or the task's error (a task module's own, with its code).
+  function failure (err, work, { signal, deadline }) {
+    if (closing) return new ServerError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err })
+    const aborted = err?.name === 'AbortError'
+    counts[aborted && signal.aborted ? 'aborted' : 'failed']++
+    if (aborted && deadline?.aborted && !signal.aborted) return endedError(work, 'thread')
+    if (aborted) return new ServerError('ERR_ABORTED', 'client left before its work finished', { cause: err })
+    if (err instanceof ServerError) return err
+    return new ServerError('ERR_TASK_FAILED', err?.message ?? String(err), { cause: err })
   }
 
-  // Hand a freed slot to the oldest waiting request, or give it back.
-  function release () {
-    const next = waiting.shift()
-    if (next) next.go()
-    else running--
-  }
-
+  // One request: wait for a thread in arrival order, then run the work on it.
   async function handle (work, { signal }) {
     if (closing) throw new ServerError('ERR_SHUTTING_DOWN', 'server is shutting down')
-    await acquire(signal)
+    await gate.acquire(signal)
     const deadline = taskDeadline(work)
     try {
       const either = deadline ? AbortSignal.any([signal, deadline]) : signal
@@ -92,20 +61,9 @@ main(async () => {
       busyMs += out.workMs
       return out
     } catch (err) {
-      if (closing) throw new ServerError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err })
-      if (err.name === 'AbortError' && deadline?.aborted && !signal.aborted) {
-        counts.failed++
-        throw endedError(work, 'thread')
-      }
-      if (err.name === 'AbortError') {
-        counts.aborted++
-        throw new ServerError('ERR_ABORTED', 'client left before its work finished', { cause: err })
-      }
-      counts.failed++
-      if (err instanceof ServerError) throw err // a task module's failure, with its code
-      throw new ServerError('ERR_TASK_FAILED', err.message, { cause: err })
+      throw failure(err, work, { signal, deadline })
     } finally {
-      release()
+      gate.release()
     }
   }
 
@@ -115,9 +73,9 @@ main(async () => {
     handle,
     gauges: {
       read: () => ({
-        queueLength: waiting.length,
+        queueLength: gate.waiting,
         threads: pool.threads.length,
-        threadsBusy: running,
+        threadsBusy: gate.held,
         utilization: busyMs / ((now() - windowStart) * options.threads),
         ...counts
       }),
@@ -131,7 +89,7 @@ main(async () => {
     },
     close: async () => {
       closing = true
-      for (const entry of waiting.splice(0)) entry.fail(new ServerError('ERR_SHUTTING_DOWN', 'server is shutting down'))
+      gate.failAll(new ServerError('ERR_SHUTTING_DOWN', 'server is shutting down'))
       await pool.destroy()
     }
   })

@@ -1,0 +1,64 @@
+// A FIFO gate in front of N slots (threads of a pool): a request takes a slot when one is free and nobody
+// is waiting, else waits in arrival order; a full queue refuses at once; a client that leaves while
+// waiting is dropped from the queue. Used by queued-threads, whose pool must never queue on its own.
+import { ServerError } from './errors.js'
+
+// slots: how many may hold a slot at once; maxQueue: how many may wait (undefined: unbounded).
+// counts.aborted and counts.rejected are incremented here.
+export function createFifoGate ({ slots, maxQueue, counts }) {
+  const waiting = [] // { go, fail } in arrival order
+  let held = 0
+  const left = () => new ServerError('ERR_ABORTED', 'client left before its work started')
+
+  // Wait for a free slot in arrival order; rejects at once when the queue is full or the client left.
+  function acquire (signal) {
+    if (signal.aborted) {
+      counts.aborted++
+      return Promise.reject(left())
+    }
+    if (held < slots && waiting.length === 0) {
+      held++
+      return Promise.resolve()
+    }
+    if (maxQueue !== undefined && waiting.length >= maxQueue) {
+      counts.rejected++
+      return Promise.reject(new ServerError('ERR_QUEUE_FULL', `queue full (--max-queue ${maxQueue}), retry later`))
+    }
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        waiting.splice(waiting.indexOf(entry), 1)
+        counts.aborted++
+        reject(left())
+      }
+      const settle = (fn) => (value) => {
+        signal.removeEventListener('abort', onAbort)
+        fn(value)
+      }
+      const entry = { go: settle(resolve), fail: settle(reject) }
+      signal.addEventListener('abort', onAbort, { once: true })
+      waiting.push(entry)
+    })
+  }
+
+  // Hand a freed slot to the oldest waiting request, or give it back.
+  function release () {
+    const next = waiting.shift()
+    if (next) next.go()
+    else held--
+  }
+
+  return {
+    acquire,
+    release,
+    // Fail every waiting request (shutting down).
+    failAll: (err) => {
+      for (const entry of waiting.splice(0)) entry.fail(err)
+    },
+    get waiting () {
+      return waiting.length
+    },
+    get held () {
+      return held
+    }
+  }
+}
