@@ -215,38 +215,35 @@ function serverNode (report) {
   return versions.size === 1 ? [...versions][0] : null
 }
 
-// Compares checked reports: `entries` is [{ file, report }], `baseline` an index into it, `units` one
-// of UNITS. Returns { units, baseline, reports, rows, flags, notes } (see compare/render.js); throws a
-// CompareError when fewer than two reports are given or they share no run.
-export function compareReports (entries, { baseline = 0, units = 'ms', failOn = [] } = {}) {
+// The arguments of compareReports, checked (a CompareError, exit 2, naming what is wrong).
+function checkArguments (entries, { baseline, units }) {
   if (!Array.isArray(entries) || entries.length < 2) {
     throw new CompareError('compare needs at least two reports', 'LAB_COMPARE_TOO_FEW')
   }
   if (!UNITS.includes(units)) {
-    throw new CompareError(
-      `--units must be one of ${UNITS.join(', ')}, got ${JSON.stringify(units)}`,
-      'LAB_COMPARE_UNITS'
-    )
+    throw new CompareError(`--units must be one of ${UNITS.join(', ')}, got ${JSON.stringify(units)}`, 'LAB_COMPARE_UNITS')
   }
   if (!Number.isInteger(baseline) || baseline < 0 || baseline >= entries.length) {
     throw new CompareError(`baseline must be one of the ${entries.length} reports`, 'LAB_COMPARE_BASELINE')
   }
-  const notes = []
-  // One map key → result per report; a key repeated inside one report keeps its first run.
-  const byKey = entries.map(({ file, report }) => {
+}
+
+// One map key → result per report; a key repeated inside one report keeps its first run (noted).
+function runsByKey (entries, notes) {
+  return entries.map(({ file, report }) => {
     const map = new Map()
     for (const r of report.results) {
       if (!r || typeof r !== 'object' || typeof r.key !== 'string') continue
-      if (map.has(r.key)) {
-        notes.push(`${file}: run ${r.key} appears more than once; the first is compared`)
-        continue
-      }
-      map.set(r.key, r)
+      if (map.has(r.key)) notes.push(`${file}: run ${r.key} appears more than once; the first is compared`)
+      else map.set(r.key, r)
     }
     return map
   })
-  // Keys in at least two reports, baseline's order first, then each other report's.
-  const order = [baseline, ...entries.map((_, i) => i).filter((i) => i !== baseline)]
+}
+
+// The keys in at least two reports, the baseline's order first, then each other report's.
+function sharedKeys (byKey, baseline) {
+  const order = [baseline, ...byKey.map((_, i) => i).filter((i) => i !== baseline)]
   const keys = []
   const seen = new Set()
   for (const i of order) {
@@ -262,44 +259,43 @@ export function compareReports (entries, { baseline = 0, units = 'ms', failOn = 
       'LAB_COMPARE_NOTHING_IN_COMMON'
     )
   }
+  return keys
+}
 
-  const rows = keys.map((key) => {
-    const first = byKey.find((m) => m.has(key)).get(key)
-    const kind = first.kind === 'dispatch' ? 'dispatch' : 'http'
-    const cells = entries.map(({ report }, i) => {
-      const r = byKey[i].get(key)
-      if (!r) return null
-      return kind === 'dispatch' ? dispatchCell(r) : httpCell(r, report, units)
-    })
-    const base = cells[baseline]
-    const baseRun = byKey[baseline].get(key)
-    cells.forEach((c, i) => {
-      if (!c) return
-      if (kind === 'dispatch') {
-        c.meanRatio = ratio(c.meanMs, base?.meanMs)
-      } else {
-        c.rpsRatio = ratio(c.rps, base?.rps)
-        c.p99Ratio = ratio(c.p99, base?.p99)
-        c.capacityRatio = ratio(c.capacity, base?.capacity)
-        if (i !== baseline && baseRun) {
-          const run = byKey[i].get(key)
-          c.rpsNoise = noiseVerdict(roundsOf(baseRun, 'rps'), roundsOf(run, 'rps'), true)
-          c.p99Noise = noiseVerdict(roundsOf(baseRun, 'p99'), roundsOf(run, 'p99'), false)
-        }
-      }
-    })
-    return {
-      key,
-      kind,
-      server: first.server ?? null,
-      variant: first.variant ?? null,
-      work: first.work ?? null,
-      mode: first.mode ?? null,
-      cells
-    }
+// A cell's ratios to the baseline's, and for HTTP runs the noise verdict of their rounds.
+function againstBaseline (c, i, { kind, base, baseRun, run, baseline }) {
+  if (kind === 'dispatch') {
+    c.meanRatio = ratio(c.meanMs, base?.meanMs)
+    return
+  }
+  c.rpsRatio = ratio(c.rps, base?.rps)
+  c.p99Ratio = ratio(c.p99, base?.p99)
+  c.capacityRatio = ratio(c.capacity, base?.capacity)
+  if (i !== baseline && baseRun) {
+    c.rpsNoise = noiseVerdict(roundsOf(baseRun, 'rps'), roundsOf(run, 'rps'), true)
+    c.p99Noise = noiseVerdict(roundsOf(baseRun, 'p99'), roundsOf(run, 'p99'), false)
+  }
+}
+
+// One row of the comparison: the run's cell in each report (null where it has none), against the baseline.
+function rowOf (key, entries, byKey, { baseline, units }) {
+  const first = byKey.find((m) => m.has(key)).get(key)
+  const kind = first.kind === 'dispatch' ? 'dispatch' : 'http'
+  const cells = entries.map(({ report }, i) => {
+    const r = byKey[i].get(key)
+    if (!r) return null
+    return kind === 'dispatch' ? dispatchCell(r) : httpCell(r, report, units)
   })
+  const base = cells[baseline]
+  const baseRun = byKey[baseline].get(key)
+  cells.forEach((c, i) => c && againstBaseline(c, i, { kind, base, baseRun, run: byKey[i].get(key), baseline }))
+  const { server = null, variant = null, work = null, mode = null } = first
+  return { key, kind, server, variant, work, mode, cells }
+}
 
-  const reports = entries.map(({ file, report }, i) => ({
+// How each report is named and described in the comparison.
+function reportsOf (entries, keys, byKey, baseline) {
+  return entries.map(({ file, report }, i) => ({
     file,
     name: machineLine(report) || file,
     letter: letter(i),
@@ -312,21 +308,21 @@ export function compareReports (entries, { baseline = 0, units = 'ms', failOn = 
     baseline: i === baseline,
     missing: keys.filter((k) => !byKey[i].has(k)).length
   }))
+}
 
-  if (units === 'service') {
-    for (const row of rows) {
-      if (row.kind !== 'http') continue
-      row.cells.forEach((c, i) => {
-        if (c && c.serviceMs === null) {
-          notes.push(
-            `${reports[i].letter} (${reports[i].file}) has no calibration for ${row.work}: its latency for ${row.key} cannot be shown in service times`
-          )
-        }
-      })
-    }
+// What the reader must know to read the comparison: service units a report cannot give, and servers
+// that ran under different runtimes (a variable like the machine).
+function comparisonNotes ({ entries, rows, reports, units }) {
+  const notes = []
+  for (const row of units === 'service' ? rows.filter((r) => r.kind === 'http') : []) {
+    row.cells.forEach((c, i) => {
+      if (c && c.serviceMs === null) {
+        notes.push(
+          `${reports[i].letter} (${reports[i].file}) has no calibration for ${row.work}: its latency for ${row.key} cannot be shown in service times`
+        )
+      }
+    })
   }
-
-  // Runtimes are a variable like machines: say when the reports' servers ran under different ones.
   const nodes = entries.map(({ report }) => serverNode(report))
   if (nodes.every(Boolean) && new Set(nodes).size > 1 && !entries.some(({ report }) => report.runtime)) {
     notes.push(
@@ -334,22 +330,44 @@ export function compareReports (entries, { baseline = 0, units = 'ms', failOn = 
         'the runtime differs as well as the machine (lab --node runs the same runtimes on each machine)'
     )
   }
+  return notes
+}
 
+// The untrusted and failed runs, with their reasons.
+function flagsOf (rows) {
   const flags = []
   for (const row of rows) {
     row.cells.forEach((c, i) => {
       if (c && !c.trusted) flags.push({ report: i, key: row.key, status: c.status, why: c.why })
     })
   }
-  // --fail-on: each bound, for each other report, on every HTTP run it shares with the baseline.
-  const gates = failOn.map((g) => ({
+  return flags
+}
+
+// --fail-on: each bound, for each other report, on every HTTP run it shares with the baseline.
+function gatesOf (failOn, { entries, rows, byKey, baseline }) {
+  return failOn.map((g) => ({
     ...g,
     runs: entries.flatMap((_, i) => i === baseline
       ? []
       : rows.filter((row) => row.kind === 'http' && row.cells[i] && row.cells[baseline])
         .map((row) => ({ report: i, ...gateRun(g, row.key, byKey[baseline].get(row.key), byKey[i].get(row.key)) })))
   }))
-  return { units, baseline, reports, rows, flags, gates, notes: [...new Set(notes)] }
+}
+
+// Compares checked reports: `entries` is [{ file, report }], `baseline` an index into it, `units` one
+// of UNITS. Returns { units, baseline, reports, rows, flags, gates, notes } (see compare/render.js);
+// throws a CompareError when fewer than two reports are given or they share no run.
+export function compareReports (entries, { baseline = 0, units = 'ms', failOn = [] } = {}) {
+  checkArguments(entries, { baseline, units })
+  const notes = []
+  const byKey = runsByKey(entries, notes)
+  const keys = sharedKeys(byKey, baseline)
+  const rows = keys.map((key) => rowOf(key, entries, byKey, { baseline, units }))
+  const reports = reportsOf(entries, keys, byKey, baseline)
+  notes.push(...comparisonNotes({ entries, rows, reports, units }))
+  const gates = gatesOf(failOn, { entries, rows, byKey, baseline })
+  return { units, baseline, reports, rows, flags: flagsOf(rows), gates, notes: [...new Set(notes)] }
 }
 
 // True when a --fail-on bound was crossed by a run (the compare CLI then exits 99).
