@@ -3,7 +3,8 @@
 import { barSpec, renderSvg, spectrumRows, spectrumSpec } from '../report/charts.js'
 import { esc, isNum, ms as fmtMs, num, page, pct, table, when } from '../report/html.js'
 import { figure, wideSpread } from '../report/page.js'
-import { mdText as mdEsc } from '../report/escape.js'
+import { mdCode, mdText as mdEsc } from '../report/escape.js'
+import { markdownTable } from '../report/markdown.js'
 import { timelineMarks, timelineRows, timelineSpec } from '../report/timeline-chart.js'
 import { NOISE_RULE, anyRegressed } from './compare.js'
 
@@ -58,7 +59,7 @@ export function gateLine (cmp, g, r) {
     ? r.noise.verdict === 'no noise estimate' ? 'raw ratio, no noise estimate (one round)' : `rounds ${r.noise.rounds.join(' vs ')}: ${r.noise.verdict}`
     : r.why
   const change = isNum(r.change) ? `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(1)}%` : MD_NA
-  return `${GATE_MARK[r.status]}: ${cmp.reports[r.report].letter} \`${r.key.replace(/`/g, "'")}\` ${g.metric} ${gateFigure(g, r.base)} → ${gateFigure(g, r.value)} (${change}, bound ${g.sign}${+(g.bound * 100).toFixed(4)}%; ${noise})`
+  return `${GATE_MARK[r.status]}: ${cmp.reports[r.report].letter} ${mdCode(r.key)} ${g.metric} ${gateFigure(g, r.base)} → ${gateFigure(g, r.value)} (${change}, bound ${g.sign}${+(g.bound * 100).toFixed(4)}%; ${noise})`
 }
 
 function mark (c) {
@@ -72,126 +73,97 @@ function unitsLine (cmp) {
     : 'Latency in ms.'
 }
 
-// The comparison as Markdown: the reports and their machines, one column group per report, ratios
-// to the baseline, then the flagged runs and notes.
-export function renderCompareMarkdown (cmp) {
+// The reports compared: letter, machine, experiment, start and file.
+function reportsTable (cmp) {
+  const rows = cmp.reports.map((r) => [
+    { md: `**${r.letter}**${r.baseline ? ' (baseline)' : ''}` }, r.name, r.experiment, r.createdAt, r.file
+  ])
+  return markdownTable({ head: ['', 'machine', 'experiment', 'started', 'file'], rows })
+}
+
+// How to read the tables: units, ratios, marks, and what the noise verdicts rest on.
+function howToRead (cmp, http) {
   const base = cmp.reports[cmp.baseline]
-  const out = ['# loadlab compare', '']
-  out.push('| | machine | experiment | started | file |', '| --- | --- | --- | --- | --- |')
-  for (const r of cmp.reports) {
-    out.push(
-      `| **${r.letter}**${r.baseline ? ' (baseline)' : ''} | ${mdEsc(r.name)} | ${mdEsc(r.experiment)} | ${mdEsc(r.createdAt)} | ${mdEsc(r.file)} |`
-    )
-  }
-  const http = cmp.rows.filter((r) => r.kind === 'http')
   const howTo = http.length
     ? `${unitsLine(cmp)} Ratios are to the baseline, ${base.letter}: req/s ×${base.letter} above 1 is faster, p99 ×${base.letter} below 1 is shorter.`
     : `Ratios are to the baseline, ${base.letter}: mean ×${base.letter} below 1 is faster.`
-  out.push('', `${howTo} ⚠ untrusted, ✗ failed (reasons below).`, '')
+  const out = [`${howTo} ⚠ untrusted, ✗ failed (reasons below).`, '']
   if (http.length && cmp.reports.length > 1) out.push(`Verdicts: ${NOISE_RULE}`, '', ...noiseLines(cmp, http).map((l) => `- ${l}`), '')
+  return out
+}
 
-  if (http.length) {
-    const head = ['run']
-    for (const r of cmp.reports) {
-      head.push(
-        `${r.letter} req/s`,
-        `${r.letter} p50`,
-        `${r.letter} p99`,
-        `${r.letter} max`,
-        `${r.letter} errors`,
-        `${r.letter} eff.`
-      )
-      if (!r.baseline) head.push(`${r.letter} req/s ×${base.letter}`, `${r.letter} p99 ×${base.letter}`)
-    }
-    out.push(
-      '## HTTP runs',
-      '',
-      `| ${head.join(' | ')} |`,
-      `| ${head.map((_, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`
-    )
-    for (const row of http) {
-      const cells = [`\`${row.key.replace(/`/g, "'")}\``]
-      row.cells.forEach((c, i) => {
-        const r = cmp.reports[i]
-        if (!c) {
-          cells.push('not run', MD_NA, MD_NA, MD_NA, MD_NA, MD_NA)
-          if (!r.baseline) cells.push(MD_NA, MD_NA)
-          return
-        }
-        cells.push(
-          `${f(c.rps, 0)}${mark(c)}`,
-          lat(c.p50, cmp.units),
-          lat(c.p99, cmp.units),
-          lat(c.max, cmp.units),
-          isNum(c.errors) ? f(c.errors, 0) : MD_NA,
-          isNum(c.efficiency) ? `${(c.efficiency * 100).toFixed(0)}%` : MD_NA
-        )
-        if (!r.baseline) cells.push(times(c.rpsRatio, c.rpsNoise), times(c.p99Ratio, c.p99Noise))
-      })
-      out.push(`| ${cells.join(' | ')} |`)
-    }
-    out.push('')
-  }
+// One report's cells of an HTTP row: figures, and against the baseline the ratios with their verdicts.
+function httpCells (c, r, units) {
+  if (!c) return ['not run', MD_NA, MD_NA, MD_NA, MD_NA, MD_NA, ...(r.baseline ? [] : [MD_NA, MD_NA])]
+  const cells = [
+    `${f(c.rps, 0)}${mark(c)}`,
+    lat(c.p50, units),
+    lat(c.p99, units),
+    lat(c.max, units),
+    isNum(c.errors) ? f(c.errors, 0) : MD_NA,
+    isNum(c.efficiency) ? `${(c.efficiency * 100).toFixed(0)}%` : MD_NA
+  ]
+  if (!r.baseline) cells.push(times(c.rpsRatio, c.rpsNoise), times(c.p99Ratio, c.p99Noise))
+  return cells
+}
 
+// The HTTP runs: one column group per report.
+function httpSection (cmp, http) {
+  if (!http.length) return []
+  const b = cmp.reports[cmp.baseline].letter
+  const head = ['run', ...cmp.reports.flatMap((r) => [
+    ...['req/s', 'p50', 'p99', 'max', 'errors', 'eff.'].map((h) => `${r.letter} ${h}`),
+    ...(r.baseline ? [] : [`${r.letter} req/s ×${b}`, `${r.letter} p99 ×${b}`])
+  ])]
+  const rows = http.map((row) => [
+    { md: mdCode(row.key) }, ...row.cells.flatMap((c, i) => httpCells(c, cmp.reports[i], cmp.units))
+  ])
+  return ['## HTTP runs', '', markdownTable({ head, rows }, { numeric: true })]
+}
+
+// The capacity runs: each report's capacity, its target and its ratio to the baseline's.
+function capacitySection (cmp, http) {
   const swept = http.filter((row) => row.cells.some((c) => c && isNum(c.capacity)))
-  if (swept.length) {
-    const head = [
-      'run',
-      ...cmp.reports.flatMap((r) =>
-        r.baseline
-          ? [`${r.letter} capacity req/s`, `${r.letter} target`]
-          : [`${r.letter} capacity req/s`, `${r.letter} target`, `${r.letter} capacity ×${base.letter}`]
-      )
-    ]
-    out.push(
-      '## Capacity',
-      '',
-      'The highest open-loop rate each run held with p99 within its target and every request answered (the capacity experiment).',
-      '',
-      `| ${head.join(' | ')} |`,
-      `| ${head.map((_, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`
-    )
-    for (const row of swept) {
-      const cells = [`\`${row.key.replace(/`/g, "'")}\``]
-      row.cells.forEach((c, i) => {
-        const cap = c && isNum(c.capacity) ? `${c.capacityBound === 'at least' ? '≥' : ''}${f(c.capacity, 1)}` : MD_NA
-        cells.push(cap, c ? lat(c.sloMs, 'ms') : MD_NA)
-        if (!cmp.reports[i].baseline) cells.push(c ? times(c.capacityRatio) : MD_NA)
-      })
-      out.push(`| ${cells.join(' | ')} |`)
-    }
-    out.push('')
-  }
+  if (!swept.length) return []
+  const b = cmp.reports[cmp.baseline].letter
+  const head = ['run', ...cmp.reports.flatMap((r) => [
+    `${r.letter} capacity req/s`, `${r.letter} target`, ...(r.baseline ? [] : [`${r.letter} capacity ×${b}`])
+  ])]
+  const rows = swept.map((row) => [{ md: mdCode(row.key) }, ...row.cells.flatMap((c, i) => {
+    const cap = c && isNum(c.capacity) ? `${c.capacityBound === 'at least' ? '≥' : ''}${f(c.capacity, 1)}` : MD_NA
+    const cells = [cap, c ? lat(c.sloMs, 'ms') : MD_NA]
+    if (!cmp.reports[i].baseline) cells.push(c ? times(c.capacityRatio) : MD_NA)
+    return cells
+  })])
+  return [
+    '## Capacity',
+    '',
+    'The highest open-loop rate each run held with p99 within its target and every request answered (the capacity experiment).',
+    '',
+    markdownTable({ head, rows }, { numeric: true })
+  ]
+}
 
+// The dispatch cases: mean per call and the ratio to the baseline's.
+function dispatchSection (cmp) {
   const dispatch = cmp.rows.filter((r) => r.kind === 'dispatch')
-  if (dispatch.length) {
-    const head = [
-      'case',
-      ...cmp.reports.flatMap((r) =>
-        r.baseline ? [`${r.letter} mean ms`] : [`${r.letter} mean ms`, `${r.letter} ×${base.letter}`]
-      )
-    ]
-    out.push(
-      '## Dispatch',
-      '',
-      `| ${head.join(' | ')} |`,
-      `| ${head.map((_, i) => (i === 0 ? '---' : '---:')).join(' | ')} |`
-    )
-    for (const row of dispatch) {
-      const cells = [`\`${row.key.replace(/`/g, "'")}\``]
-      row.cells.forEach((c, i) => {
-        cells.push(c ? `${lat(c.meanMs, 'ms')}${mark(c)}` : 'not run')
-        if (!cmp.reports[i].baseline) cells.push(c ? times(c.meanRatio) : MD_NA)
-      })
-      out.push(`| ${cells.join(' | ')} |`)
-    }
-    out.push('')
-  }
+  if (!dispatch.length) return []
+  const b = cmp.reports[cmp.baseline].letter
+  const head = ['case', ...cmp.reports.flatMap((r) => r.baseline ? [`${r.letter} mean ms`] : [`${r.letter} mean ms`, `${r.letter} ×${b}`])]
+  const rows = dispatch.map((row) => [{ md: mdCode(row.key) }, ...row.cells.flatMap((c, i) => [
+    c ? `${lat(c.meanMs, 'ms')}${mark(c)}` : 'not run',
+    ...(cmp.reports[i].baseline ? [] : [c ? times(c.meanRatio) : MD_NA])
+  ])])
+  return ['## Dispatch', '', markdownTable({ head, rows }, { numeric: true })]
+}
 
+// The --fail-on bounds, the flagged runs and the notes.
+function verdictSections (cmp) {
+  const out = []
   if (cmp.gates?.length) {
     out.push('## Gates (--fail-on)', '', 'A bound fails when a run of a report regresses past it against the baseline, unless both runs have rounds and they overlap (within noise: see Verdicts); with one round the raw ratio decides.', '')
     for (const g of cmp.gates) {
-      out.push(`- \`${mdEsc(g.spec)}\`${g.runs.length ? '' : ': no run in common with the baseline'}`)
+      out.push(`- ${mdCode(g.spec)}${g.runs.length ? '' : ': no run in common with the baseline'}`)
       for (const r of g.runs) out.push(`  - ${gateLine(cmp, g, r)}`)
     }
     out.push('')
@@ -200,15 +172,29 @@ export function renderCompareMarkdown (cmp) {
     out.push('## Flagged runs', '')
     for (const fl of cmp.flags) {
       out.push(
-        `- ${fl.status === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${cmp.reports[fl.report].letter} \`${fl.key.replace(/`/g, "'")}\`: ${mdEsc(fl.why.join('; ') || 'no reason given')}`
+        `- ${fl.status === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${cmp.reports[fl.report].letter} ${mdCode(fl.key)}: ${mdEsc(fl.why.join('; ') || 'no reason given')}`
       )
     }
     out.push('')
   }
-  if (cmp.notes.length) {
-    out.push('## Notes', '', ...cmp.notes.map((n) => `- ${mdEsc(n)}`), '')
-  }
-  return out.join('\n')
+  if (cmp.notes.length) out.push('## Notes', '', ...cmp.notes.map((n) => `- ${mdEsc(n)}`), '')
+  return out
+}
+
+// The comparison as Markdown: the reports and their machines, one column group per report, ratios
+// to the baseline, then the flagged runs and notes. Every free text is escaped (report/escape.js).
+export function renderCompareMarkdown (cmp) {
+  const http = cmp.rows.filter((r) => r.kind === 'http')
+  return [
+    '# loadlab compare',
+    '',
+    reportsTable(cmp),
+    ...howToRead(cmp, http),
+    ...httpSection(cmp, http),
+    ...capacitySection(cmp, http),
+    ...dispatchSection(cmp),
+    ...verdictSections(cmp)
+  ].join('\n')
 }
 
 function reportCard (r) {

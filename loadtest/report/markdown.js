@@ -13,13 +13,16 @@ function gb (bytes) {
   return `${(bytes / 1073741824).toFixed(1)} GB`
 }
 
-// Render { head, rows } as a Markdown table.
-export function markdownTable ({ head, rows }) {
+// Render { head, rows } as a Markdown table. A cell is text (escaped here) or { md } already in Markdown
+// (a code span from mdCode); `numeric` right-aligns every column but the first.
+export function markdownTable ({ head, rows }, { numeric = false } = {}) {
+  const cell = (c) => (typeof c === 'object' && c !== null && 'md' in c ? c.md : mdText(c))
+  const rule = (_, i) => (numeric && i > 0 ? '---:' : '---')
   return (
     [
       `| ${head.map(mdText).join(' | ')} |`,
-      `| ${head.map(() => '---').join(' | ')} |`,
-      ...rows.map((r) => `| ${r.map(mdText).join(' | ')} |`)
+      `| ${head.map(rule).join(' | ')} |`,
+      ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)
     ].join('\n') + '\n'
   )
 }
