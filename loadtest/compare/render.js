@@ -5,6 +5,7 @@ import { esc, isNum, ms as fmtMs, num, page, pct, table, when } from '../report/
 import { figure, wideSpread } from '../report/page.js'
 import { mdCode, mdText as mdEsc } from '../report/escape.js'
 import { markdownTable } from '../report/markdown.js'
+import { fixedGrouped, msGrouped } from '../report/format.js'
 import { timelineMarks, timelineRows, timelineSpec } from '../report/timeline-chart.js'
 import { NOISE_RULE, anyRegressed } from './compare.js'
 
@@ -14,15 +15,12 @@ export { mdEsc }
 const MD_NA = '—'
 
 function f (v, digits) {
-  if (!isNum(v)) return MD_NA
-  return v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+  return fixedGrouped(v, digits) ?? MD_NA
 }
 
 function lat (v, units) {
   if (!isNum(v)) return MD_NA
-  if (units === 'service') return `${f(v, v < 10 ? 2 : 1)}×`
-  const a = Math.abs(v)
-  return f(v, a === 0 ? 0 : a < 1 ? 3 : a < 10 ? 2 : a < 100 ? 1 : 0)
+  return units === 'service' ? `${f(v, v < 10 ? 2 : 1)}×` : msGrouped(v)
 }
 
 function times (v, noise) {

@@ -1,5 +1,27 @@
-// The text formatters (terminal table, Markdown, the experiments' own tables): strings, '-' for missing values.
-// HTML pages format with html.js (locale digits); compare's Markdown with its own cells.
+// The lab's number formatters, one family. The text ones (terminal table, Markdown, the experiments' own
+// tables) give strings with '-' for a missing value; the grouped ones (fixedGrouped, msGrouped: locale
+// digits, for the HTML pages and compare) give null for a missing value, and each output puts its own
+// dash in its place (html.js the page's, compare's Markdown an em dash).
+import { isNum } from '../result/stats.js'
+
+// A number with thousands grouped and `digits` decimals; null when missing.
+export function fixedGrouped (value, digits) {
+  if (!isNum(value)) return null
+  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+}
+
+// Milliseconds with the precision that suits their size (0.076, 4.21, 42.1, 4,200); null when missing.
+export function msGrouped (value) {
+  if (!isNum(value)) return null
+  const a = Math.abs(value)
+  return fixedGrouped(value, a === 0 ? 0 : a < 1 ? 3 : a < 10 ? 2 : a < 100 ? 1 : 0)
+}
+
+// Milliseconds to about three significant figures (the dispatch study's table); '–' when missing.
+export function fmtMs3 (ms) {
+  if (ms === null || ms === undefined) return '–'
+  return ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2)
+}
 
 // Milliseconds as a short string: 0.4, 12.3, 456, 12.3s.
 export function fmtMs (x) {

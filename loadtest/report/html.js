@@ -2,6 +2,7 @@
 // machine/method summaries and the page shell. Pure functions; nothing here reaches the network.
 import { isNum } from '../result/stats.js'
 import { machineLine } from '../result/build.js'
+import { fixedGrouped, msGrouped } from './format.js'
 
 export { isNum, machineLine }
 
@@ -18,16 +19,12 @@ const DASH = '<span class="na" title="not measured">—</span>'
 // Formats a number with grouping and `digits` decimals (integers without); non-numbers become a dash.
 export function num (value, digits = 1) {
   if (!isNum(value)) return DASH
-  if (Number.isInteger(value)) return value.toLocaleString('en-US')
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+  return Number.isInteger(value) ? value.toLocaleString('en-US') : fixedGrouped(value, digits)
 }
 
 // Formats a duration in ms with precision that suits its size (0.076, 4.21, 42.1, 4,200).
 export function ms (value) {
-  if (!isNum(value)) return DASH
-  const a = Math.abs(value)
-  const digits = a === 0 ? 0 : a < 1 ? 3 : a < 10 ? 2 : a < 100 ? 1 : 0
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+  return msGrouped(value) ?? DASH
 }
 
 // Formats a ratio 0..1 as a percentage.

@@ -3,15 +3,12 @@
 import { performance } from 'node:perf_hooks'
 import { createDispatcher, expectedAnswer, makeId } from '../../channels/index.js'
 import { POOLED, cases, estimateMs, key, resolveOptions, runsFor } from './plan.js'
-
-// Milliseconds for the progress line and the table: 3 significant figures or so.
-export const fmt = (ms) =>
-  ms === null || ms === undefined ? '–' : ms >= 100 ? ms.toFixed(0) : ms >= 10 ? ms.toFixed(1) : ms.toFixed(2)
+import { fmtMs3 } from '../../report/format.js'
 
 // One progress line for a finished case.
 function line (e) {
   const check = e.trusted ? 'all answers correct' : e.untrusted.join(', ')
-  return `dispatch: ${e.mode === 'main' ? 'main' : e.mode + ' w' + e.workers} c${e.costMs} p${e.payloadBytes}: ${fmt(e.meanMs)} ms (${e.runs} runs, ${e.calls} calls, ${check})`
+  return `dispatch: ${e.mode === 'main' ? 'main' : e.mode + ' w' + e.workers} c${e.costMs} p${e.payloadBytes}: ${fmtMs3(e.meanMs)} ms (${e.runs} runs, ${e.calls} calls, ${check})`
 }
 
 // Mean, min and max of a case's run times (nulls for none).
@@ -179,7 +176,7 @@ export async function run (opts = {}, { signal, progress = () => {} } = {}) {
           break
         }
         progress(
-          `dispatch: start-up ${mode} w${workers}: ${failure ? 'failed: ' + failure.message : fmt(stats(samplesMs).meanMs) + ' ms'}`
+          `dispatch: start-up ${mode} w${workers}: ${failure ? 'failed: ' + failure.message : fmtMs3(stats(samplesMs).meanMs) + ' ms'}`
         )
         if (failure) {
           if (d) await stop(d)

@@ -1,7 +1,8 @@
 // Experiment `dispatch`, its study table and the caveats a reader of its report should see.
 import { MODES } from '../../channels/index.js'
 import { cases, resolveOptions, runsFor } from './plan.js'
-import { fmt, stats } from './measure.js'
+import { stats } from './measure.js'
+import { fmtMs3 } from '../../report/format.js'
 
 const bytes = (n) => (n >= 1e6 ? `${n / 1e6} MB` : n >= 1e3 ? `${n / 1e3} kB` : `${n} B`)
 
@@ -22,8 +23,8 @@ export function table (report) {
       e.mode,
       String(e.workers),
       '',
-      e.startupMs === null ? 'failed' : fmt(e.startupMs),
-      s ? `${fmt(s.minMs)}–${fmt(s.maxMs)}` : '',
+      e.startupMs === null ? 'failed' : fmtMs3(e.startupMs),
+      s ? `${fmtMs3(s.minMs)}–${fmtMs3(s.maxMs)}` : '',
       '',
       '',
       ''
@@ -39,8 +40,8 @@ export function table (report) {
         e.mode,
         e.mode === 'main' ? '–' : String(e.workers),
         String(e.calls),
-        e.status === 'ok' ? fmt(e.meanMs) : 'failed',
-        e.meanMs === null ? '' : `${fmt(e.minMs)}–${fmt(e.maxMs)}`,
+        e.status === 'ok' ? fmtMs3(e.meanMs) : 'failed',
+        e.meanMs === null ? '' : `${fmtMs3(e.minMs)}–${fmtMs3(e.maxMs)}`,
         e.perCallUs === null ? '' : e.perCallUs.toFixed(1),
         main && e.meanMs !== null ? `${(e.meanMs / main.meanMs).toFixed(2)}×` : '',
         e.status !== 'ok' ? 'failed' : e.trusted ? `${e.answers.calls} ok` : e.untrusted.join(', ')
