@@ -115,6 +115,7 @@ function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, c
     amount: inProcess ? null : load.amount,
     durationSec: inProcess ? null : load.durationSec,
     timeoutSec: inProcess ? null : load.timeoutSec,
+    maxBody: inProcess ? null : load.maxBody,
     warmup: load.warmup > 0 ? { amount: load.warmup } : null,
     recovery:
       inProcess || load.recovery === false

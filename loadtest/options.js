@@ -6,6 +6,7 @@ import { ROOT, allServerNames, catalog } from './catalog.js'
 import { experimentNames } from './experiments/index.js'
 import { describe, usageError } from './errors.js'
 import { ARRIVALS } from './run/schedule.js'
+import { DEFAULT_MAX_BODY } from './run/body.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 
 // Every option with its parseArgs type and its default (null: take the experiment's default).
@@ -20,6 +21,7 @@ export const DEFAULTS = Object.freeze({
   amount: null,
   duration: null,
   timeout: null,
+  'max-body': null,
   work: null,
   task: null,
   input: null,
@@ -59,6 +61,8 @@ With no option: a quick tour of every server (light load, about two minutes).
   --amount N           requests per measured round (excludes --duration)
   --duration S         seconds per measured round (excludes --amount)
   --timeout S          per-request timeout in seconds
+  --max-body BYTES     what is kept of each response body (default ${DEFAULT_MAX_BODY}): every body is verified
+                       whole by sha256 and length as it streams; a longer one is counted as over the cap
   --work SPEC          work per request, e.g. loop:1e7, fib:25, render:1000, sleep:100
   --task PATH[#name]   your own work: a module exporting (input) => result (README "Bring your own
                        work"); every server by default; excludes --work, --experiment, --url
@@ -146,6 +150,7 @@ function numbers (o, out) {
   out.seed = int('seed', o.seed, 0, 2 ** 32 - 1)
   out.slo = num('slo', o.slo, 0.1, 3_600_000)
   out.warmup = int('warmup', o.warmup, 0, 1_000_000)
+  out.maxBody = int('max-body', o['max-body'], 0, 2 ** 30)
 }
 
 // How much load and how it is paced: the open loop's schedule options go with --rate; amount or duration.

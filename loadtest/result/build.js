@@ -128,6 +128,7 @@ export function buildHttpResult (record, { calibration = {}, cores = null } = {}
     efficiency: idealRate && typeof shown?.rps === 'number' ? roundTo(shown.rps / idealRate.rps, 3) : null,
     capacity: sweep,
     examples: shown ? { mismatchBody: shown.samples.mismatch, error: shown.samples.error } : null,
+    bodies: shown?.bodies ?? null, // { maxBytes, overCap, largestBytes }: bodies over --max-body
     autocannon: shown?.autocannon ?? null,
     stop: record.stop ?? null,
     notes,

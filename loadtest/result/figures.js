@@ -110,6 +110,8 @@ export function roundFigures (measured) {
     telemetry: measured.telemetry ?? null,
     outside,
     samples: { mismatch: f.mismatchSample, error: f.errorSample },
+    // { maxBytes, overCap, largestBytes }: bodies longer than --max-body (verified whole, only their head kept)
+    bodies: f.bodies ?? null,
     autocannon: f.autocannon,
     stopped: f.stopped,
     timeline: measured.timeline ?? null // the round in time, through its recovery period (run/timeline.js)

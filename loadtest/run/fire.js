@@ -3,6 +3,7 @@ import autocannon from 'autocannon'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as delay } from 'node:timers/promises'
 import { request } from './http.js'
+import { DEFAULT_MAX_BODY, createVerifier } from './body.js'
 import { createHistogram, recordMs } from '../result/histogram.js'
 
 // Parse a Server-Timing header into { work, queue } durations in ms (missing entries are null).
@@ -46,6 +47,7 @@ export function roundCounts () {
     mismatchSample: null,
     errorSample: null,
     reference: null,
+    bodies: null, // { maxBytes, overCap, largestBytes } (body.js): what was kept of the bodies
     startedAt: null,
     lastAt: null,
     durationMs: null,
@@ -58,13 +60,11 @@ export function roundCounts () {
 // response autocannon is about to verify.
 function clientHooks (raw, state, { timeoutSec, onSent, onRecord, onResponse }) {
   return (client) => {
-    let lastStatus = null
     client.on('request', () => {
       raw.sent++
       onSent?.()
     })
     client.on('headers', (h) => {
-      lastStatus = h.statusCode
       const t = parseServerTiming(serverTimingOf(h.headers))
       if (t.work !== null) recordMs(raw.workMs, t.work)
       if (t.queue !== null) recordMs(raw.queueMs, t.queue)
@@ -79,12 +79,6 @@ function clientHooks (raw, state, { timeoutSec, onSent, onRecord, onResponse }) 
       recordMs(raw.latency, ms)
       onRecord?.({ latencyMs: ms, status })
       onResponse?.({ status, latencyMs: ms, timeout: false, error: null })
-    })
-    client.on('mismatch', (body) => {
-      if (lastStatus >= 200 && lastStatus < 300) {
-        raw.mismatches++
-        raw.mismatchSample ??= String(body).slice(0, 200)
-      }
     })
     // A timed-out request waited at least the timeout: it enters the latencies at that lower bound, so
     // a server that times out half its clients cannot show the latency of the half it answered.
@@ -105,22 +99,38 @@ function clientHooks (raw, state, { timeoutSec, onSent, onRecord, onResponse }) 
   }
 }
 
-// autocannon's body check: `verify(body)`, or without one the first 2xx body becomes the reference.
-function bodyChecker (raw, state, verify) {
-  let check = verify
+// Stream each response body through the verifier instead of autocannon's `req.body += chunk`, which keeps
+// every body whole (100 MB bodies: a lab of about 1 GB). autocannon 9 has no hook for this: its pending
+// request queue's addBody is replaced, and the request's `body` becomes the streamed body (body.js).
+function streamBodies (client, verifier) {
+  const queue = client.pipelinedRequests
+  if (typeof queue?.addBody !== 'function' || typeof queue.peek !== 'function') {
+    throw new Error('autocannon has no pipelinedRequests.addBody/peek to stream bodies through (version changed?)')
+  }
+  queue.addBody = (chunk) => {
+    const pending = queue.peek()
+    if (!pending) return
+    if (typeof pending.body === 'string') pending.body = verifier.start()
+    pending.body.update(chunk)
+  }
+}
+
+// autocannon's body check: each 2xx body against the expected reference (or the first 2xx body's),
+// by hash and length; a mismatch is counted with a sample of the body's head.
+function bodyChecker (raw, state, verifier) {
   return (body) => {
-    if (check === null) {
-      if (!(state.status >= 200 && state.status < 300)) return true // only a 2xx body is a reference
-      raw.reference = body
-      check = (b) => b === raw.reference
-      return true
+    const { ok, sample } = verifier.settle(typeof body === 'string' ? null : body, state.status)
+    if (!ok) {
+      raw.mismatches++
+      raw.mismatchSample ??= sample
     }
-    return check(body)
+    return ok
   }
 }
 
 // The round's own timing and autocannon's view of it, once autocannon is done.
-function finishRound (raw, result) {
+function finishRound (raw, result, verifier) {
+  raw.bodies = verifier.figures()
   // --amount: first request to last answer. --duration: the whole round, up to autocannon's stop
   // (dividing by the time to the last answer would reward a server that stalls at the end).
   raw.durationMs = (raw.mode === 'amount' ? (raw.lastAt ?? performance.now()) : performance.now()) - raw.startedAt
@@ -136,12 +146,14 @@ function finishRound (raw, result) {
   return raw
 }
 
-// Load url with autocannon at fixed connections and amount (or durationSec). verify(body) → boolean
-// checks each 2xx body (null: the first 2xx body is the reference). Resolves the raw counts and samples.
+// Load url with autocannon at fixed connections and amount (or durationSec). `expected` ({ sha256, bytes },
+// body.js) is what each 2xx body must be (null: the first 2xx body's); bodies are checked as they stream
+// and at most `maxBody` bytes of each are kept. Resolves the raw counts and samples.
 // onSent() and onRecord({ latencyMs, status, timeout, error }) see every request as it goes and ends
 // (the engine-independent timeline is fed from them).
 export function fireRound ({
-  url, connections, amount = null, durationSec = null, timeoutSec = 10, verify = null, signal, ...on
+  url, connections, amount = null, durationSec = null, timeoutSec = 10, expected = null, maxBody = DEFAULT_MAX_BODY,
+  signal, ...on
 }) {
   return new Promise((resolve, reject) => {
     const raw = {
@@ -152,14 +164,19 @@ export function fireRound ({
       autocannon: null
     }
     const state = { status: null }
+    const verifier = createVerifier({ expected, maxBody })
+    const hooks = clientHooks(raw, state, { timeoutSec, ...on })
     // sampleInt 100: autocannon ends a round at its next sample tick; 100 ms instead of 1 s keeps the
     // server's telemetry and our /proc window close to the real round (its own rates are not used).
     const opts = {
       url,
       connections,
       timeout: timeoutSec,
-      setupClient: clientHooks(raw, state, { timeoutSec, ...on }),
-      verifyBody: bodyChecker(raw, state, verify),
+      setupClient: (client) => {
+        streamBodies(client, verifier)
+        hooks(client)
+      },
+      verifyBody: bodyChecker(raw, state, verifier),
       excludeErrorStats: false,
       sampleInt: 100,
       ...(amount !== null ? { amount } : { duration: durationSec })
@@ -174,7 +191,7 @@ export function fireRound ({
       instance = autocannon(opts, (err, result) => {
         signal?.removeEventListener('abort', onAbort)
         if (err) return reject(err)
-        resolve(finishRound(raw, result))
+        resolve(finishRound(raw, result, verifier))
       })
     } catch (err) {
       return reject(err)

@@ -2,9 +2,11 @@
 import http from 'node:http'
 import https from 'node:https'
 import { performance } from 'node:perf_hooks'
+import { DEFAULT_MAX_BODY } from './body.js'
 
-// Send one request; resolves { status, body, headers, ms } or { status: 'timeout' | 'error' | 'aborted', error, ms }.
-export function request (url, { method = 'GET', timeoutMs = 5000, signal, maxBody = 1 << 20 } = {}) {
+// Send one request; resolves { status, body, bytes, overCap, headers, ms } (body: its first maxBody bytes,
+// overCap: it was longer) or { status: 'timeout' | 'error' | 'aborted', error, ms }.
+export function request (url, { method = 'GET', timeoutMs = 5000, signal, maxBody = DEFAULT_MAX_BODY } = {}) {
   return new Promise((resolve) => {
     const start = performance.now()
     const u = new URL(url)
@@ -21,12 +23,13 @@ export function request (url, { method = 'GET', timeoutMs = 5000, signal, maxBod
       const chunks = []
       let size = 0
       res.on('data', (c) => {
+        if (size < maxBody) chunks.push(c.subarray(0, maxBody - size))
         size += c.length
-        if (size <= maxBody) chunks.push(c)
       })
-      res.on('end', () =>
-        done({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') })
-      )
+      res.on('end', () => {
+        const body = Buffer.concat(chunks).toString('utf8')
+        done({ status: res.statusCode, headers: res.headers, body, bytes: size, overCap: size > maxBody })
+      })
       res.on('error', (error) => done({ status: 'error', error: error.message }))
     })
     const timer = setTimeout(() => {

@@ -2,6 +2,7 @@
 // experiment's per-entry values (its design) win. Pure; a bad combination is a usage error.
 import { usageError } from '../errors.js'
 import { defaultConnections } from './open-loop.js'
+import { DEFAULT_MAX_BODY } from './body.js'
 
 // Settings for this run from the parsed options and the experiment module.
 export function resolveLoad (opts, experiment) {
@@ -19,6 +20,7 @@ export function resolveLoad (opts, experiment) {
     amount: null,
     durationSec: null,
     timeoutSec,
+    maxBody: opts.maxBody ?? DEFAULT_MAX_BODY, // bytes kept of each response body (body.js)
     warmup: opts.warmup ?? base.warmup ?? 0,
     runs: opts.runs ?? base.runs ?? 1,
     recovery: base.recovery ?? true,

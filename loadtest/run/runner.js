@@ -8,6 +8,7 @@ import { BOOT_TIMEOUT_MS, STOP_GRACE_MS, INTERRUPTED_GRACE_MS, startServer, stop
 import { fireRound, startProbe } from './fire.js'
 import { defaultConnections, fireOpenLoop } from './open-loop.js'
 import { request, getJson } from './http.js'
+import { bodyReference, matches } from './body.js'
 import { startSampler } from './sample.js'
 import { chooseInterval } from './timeline.js'
 import { watchRound } from './watch.js'
@@ -35,18 +36,18 @@ export async function timeRecovery (url, { timeoutMs, signal }) {
 }
 
 // Fire one round of `amount` (or the load's amount/duration) at url: open loop when the load has a
-// rate, else autocannon's closed loop. onSent/onRecord feed the round's timeline (watch.js).
+// rate, else autocannon's closed loop. `expected`: the reference every 2xx body must match (body.js;
+// null: the first 2xx body's). onSent/onRecord feed the round's timeline (watch.js).
 export function fireLoad (
   url,
   load,
-  { amount = load.amount, durationSec = load.durationSec, verify, signal, onResponse, onSent, onRecord }
+  { amount = load.amount, durationSec = load.durationSec, expected = null, signal, onResponse, onSent, onRecord }
 ) {
   const common = {
     url,
     amount,
     durationSec: amount ? null : durationSec,
     timeoutSec: load.timeoutSec,
-    verify,
     signal,
     onResponse,
     onSent,
@@ -55,13 +56,15 @@ export function fireLoad (
   if (load.rate) {
     return fireOpenLoop({
       ...common,
+      verify: expected && ((body) => matches(bodyReference(body), expected)),
       rate: load.rate,
       arrival: load.arrival,
       seed: load.seed,
       connections: load.connections
     })
   }
-  return fireRound({ ...common, connections: amount ? Math.min(load.connections, amount) : load.connections })
+  const connections = amount ? Math.min(load.connections, amount) : load.connections
+  return fireRound({ ...common, expected, maxBody: load.maxBody, connections })
 }
 
 // How long the recovery period of a round's timeline may last at most (the server may never be idle).
@@ -74,7 +77,7 @@ export function timelineInterval (load) {
 
 // One measured round against url: reset stats, sample /proc, probe /health, fire, recover, collect stats;
 // the whole round and its recovery period are watched in time (watch.js).
-async function measuredRound (target, load, { verify, signal, pid, child, seen, onRound, notes }) {
+async function measuredRound (target, load, { expected, signal, pid, child, seen, onRound, notes }) {
   const reset = await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal })
   const statsOn = reset.status === 200 || reset.status === 204
   const note = `no telemetry: POST /__lab/stats/reset answered ${reset.status}`
@@ -102,13 +105,15 @@ async function measuredRound (target, load, { verify, signal, pid, child, seen, 
     if (load.recovery === false && load.amount && done === load.amount) early = readStats()
   }
   const fire = await fireLoad(`${target}/`, load, {
-    verify,
+    expected,
     signal,
     onResponse,
     onSent: watch.sent,
     onRecord: watch.record
   })
   watch.endRound()
+  const cap = fire.bodies?.overCap ? `response bodies over --max-body ${fire.bodies.maxBytes} B: verified whole by sha256 and length, only their first ${fire.bodies.maxBytes} B kept` : null
+  if (cap && !notes.includes(cap)) notes.push(cap)
   const probeResult = await probe.stop()
   const outside = sampler ? sampler.figures() : null
   // With a recovery request, it goes first (the stats request would wait behind abandoned work too);
@@ -198,12 +203,12 @@ function describeServer (record, entry, server) {
   if (entry.work && server.work && server.work !== entry.work) { record.notes.push(`planned work ${entry.work}, server reports ${server.work}`) }
 }
 
-// How every answer's body is checked: against the task's or the work's expected body, else (null) the
-// load engine compares each with the first 2xx body.
-async function verifierFor (record, expectedBody) {
+// What every answer's body is checked against (body.js: its sha256 and length): the task's or the work's
+// expected body, else (null) the load engine compares each with the first 2xx body.
+async function referenceFor (record, expectedBody) {
   const expected = expectedBody ?? (await expectedBodyOf(record.workReported))
   if (expected === null) record.notes.push('bodies compared with the first 2xx response (no expected body for this work)')
-  return expected === null ? null : (body) => body === expected
+  return expected === null ? null : bodyReference(expected)
 }
 
 // The run's own abort: the lab's signal, or the server exiting before the lab stops it (`crashed`).
@@ -293,15 +298,15 @@ export async function runEntry (entry, load, opts = {}) {
     : await boot(record, entry, load, { signal, progress, bootTimeoutMs })
   if (!server) return record
   describeServer(record, entry, server)
-  const verify = await verifierFor(record, opts.expectedBody ?? null)
+  const expected = await referenceFor(record, opts.expectedBody ?? null)
   const seen = new Map()
   const run = guardRun(server, signal)
   const { pid, child = null } = server
-  const round = { verify, signal: run.signal, pid, child, seen, progress, onRound, notes: record.notes }
+  const round = { expected, signal: run.signal, pid, child, seen, progress, onRound, notes: record.notes }
   try {
     if (load.warmup > 0) {
       progress?.('warm-up')
-      await fireLoad(`${server.url}/`, load, { amount: load.warmup, verify, signal: run.signal })
+      await fireLoad(`${server.url}/`, load, { amount: load.warmup, expected, signal: run.signal })
     }
     if (entry.sweep) await sweepRounds(record, server, load, { entry, calibration, round })
     else await repeatedRounds(record, server, load, { round })

@@ -51,6 +51,8 @@ test('options: every bad value is a usage error (exit 2) naming the option', () 
     [['--url', 'http://127.0.0.1:1', '--server', 'simple'], '--url excludes'],
     [['--work', 'loop'], '--work'],
     [['--label', 'a\nb'], '--label'],
+    [['--max-body', '-1'], '--max-body'],
+    [['--max-body', '1.5'], '--max-body'],
     [['--what'], "Unknown option '--what'"],
     [['stray'], 'Unexpected argument']
   ]
@@ -81,6 +83,7 @@ test('load settings: experiment defaults < --quick < user flags; entry values wi
     amount: 200,
     durationSec: null,
     timeoutSec: 10,
+    maxBody: 1048576,
     warmup: 20,
     runs: 1,
     recovery: true,
@@ -94,6 +97,7 @@ test('load settings: experiment defaults < --quick < user flags; entry values wi
   )
   assert.equal(resolveLoad(parseOptions(['--rate', '50', '--connections', '3']), exp).connections, 3)
   assert.equal(resolveLoad(parseOptions(['--quick']), exp).amount, 40)
+  assert.equal(resolveLoad(parseOptions(['--max-body', '4096']), exp).maxBody, 4096)
   const user = resolveLoad(parseOptions(['--duration', '3', '--connections', '2', '--timeout', '1']), exp)
   assert.equal(user.amount, null)
   assert.equal(user.durationSec, 3)

@@ -1,0 +1,57 @@
+// Hardening of the run (issue 19): big bodies, a freeze the probe must see, signals, bad input files,
+// bad environment, the task check's bounds. Real servers on real sockets, real child processes.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { getHeapStatistics } from 'node:v8'
+import { fireRound } from '../../loadtest/run/fire.js'
+import { bodyReference } from '../../loadtest/run/body.js'
+import { startServer } from '../helpers/server.js'
+import { FIXTURES, labReport, tempDir } from '../helpers/lab.js'
+
+const MB = 1024 * 1024
+// The fixture's body (test/fixtures/servers/big-body.js): 64 kB of a repeated phrase, repeated.
+function bigBody (bytes) {
+  const chunk = Buffer.alloc(64 * 1024, 'loadlab big body ')
+  return Buffer.concat(Array.from({ length: Math.ceil(bytes / chunk.length) }, () => chunk)).subarray(0, bytes)
+}
+
+test('closed loop: 24 MB bodies are verified as they stream, never held whole (item 4)', async (t) => {
+  const bytes = 24 * MB
+  const server = await startServer('big-body', [], {
+    entry: join(FIXTURES, 'big-body.js'),
+    env: { LOADLAB_FIXTURE_BODY_BYTES: String(bytes) }
+  })
+  t.after(() => server.stop())
+  const expected = bodyReference(bigBody(bytes))
+  const before = getHeapStatistics().used_heap_size
+  let peak = 0
+  // Read at each answer, while the finished request's body is still in reach: a body kept whole shows.
+  const onRecord = () => {
+    peak = Math.max(peak, getHeapStatistics().used_heap_size - before)
+  }
+  const good = await fireRound({ url: `${server.url}/`, connections: 1, amount: 3, timeoutSec: 20, expected, onRecord })
+  assert.equal(good.completed, 3)
+  assert.equal(good.mismatches, 0, 'every 24 MB body matches its reference by hash and length')
+  assert.deepEqual(good.bodies, { maxBytes: MB, overCap: 3, largestBytes: bytes }, 'each body over the 1 MB cap')
+  assert.ok(peak < 12 * MB, `the lab's heap grew by ${(peak / MB).toFixed(1)} MB for 24 MB bodies: bodies kept whole`)
+  const bad = await fireRound({ url: `${server.url}/?more=1`, connections: 1, amount: 1, timeoutSec: 20, expected, maxBody: 16 })
+  assert.equal(bad.mismatches, 1, 'one byte more is a mismatch')
+  assert.equal(bad.mismatchSample, `${bytes + 1} B (expected ${bytes} B, over the cap: only its head kept): loadlab big body`)
+})
+
+test('lab: bodies over --max-body are said in the result and its notes, still verified whole (item 4)', async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  process.env.LOADLAB_FIXTURE_BODY_BYTES = '5000'
+  t.after(() => delete process.env.LOADLAB_FIXTURE_BODY_BYTES)
+  const { json } = await labReport([
+    '--server', 'big-body', '--amount', '4', '--connections', '1', '--warmup', '0', '--max-body', '1000', '--out', dir
+  ])
+  const [r] = json.results
+  assert.equal(r.status, 'ok', JSON.stringify(r.failure))
+  assert.equal(r.requests.mismatches, 0)
+  assert.deepEqual(r.bodies, { maxBytes: 1000, overCap: 4, largestBytes: 5000 })
+  assert.equal(json.method.maxBody, 1000)
+  assert.ok(r.notes.some((n) => n.includes('over --max-body 1000 B')), r.notes.join('; '))
+})
