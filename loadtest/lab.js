@@ -9,7 +9,7 @@ import { resolveLoad, entryLoad, recoveryTimeoutSec } from './run/load.js'
 import { buildHttpResult, buildReport } from './result/build.js'
 import { calibrationKey } from './result/key.js'
 import { machine, packageVersion } from './run/machine.js'
-import { BOOT_TIMEOUT_MS } from './run/boot.js'
+import { bootTimeoutMs } from './run/boot.js'
 import { evaluateThresholds } from './report/thresholds.js'
 import { reportId, checkWritableDir } from './report/write.js'
 import { usageError } from './errors.js'
@@ -23,6 +23,7 @@ import { resolveRuntimes } from './run/runtimes.js'
 export async function planLab (opts, { onProgress = () => {} } = {}) {
   if (opts.work) await checkWork(opts.work)
   samplerSource() // a bad LOADLAB_SAMPLER stops the lab here (exit 2)
+  bootTimeoutMs() // and a bad LOADLAB_BOOT_TIMEOUT_MS
   const experimentName = opts.experiment ?? (opts.url || opts.server ? 'custom' : 'tour')
   const experiment = await experimentFor(experimentName)
   const load = resolveLoad(opts, experiment)
@@ -203,7 +204,7 @@ function doneLine (record, result) {
 
 // Each plan entry's server, one after another: run, calibrate what it named, build its result once.
 async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
-  const bootTimeoutMs = Number(process.env.LOADLAB_BOOT_TIMEOUT_MS) || BOOT_TIMEOUT_MS
+  const bootTimeout = bootTimeoutMs()
   const expectedBody = taskCheck ? (taskCheck.expectedBody ?? taskCheck.body) : null
   for (const [i, entry] of plan.entries()) {
     if (ctx.signal.aborted) break
@@ -212,7 +213,7 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
     const calibration = calibrationFor(ctx.calibration, entry.runtime)
     const { signal, cores } = ctx
     const record = await runEntry(entry, loads[i], {
-      signal, progress: p.update, onRound: p.round, bootTimeoutMs, url: opts.url, calibration, expectedBody
+      signal, progress: p.update, onRound: p.round, bootTimeoutMs: bootTimeout, url: opts.url, calibration, expectedBody
     })
     await calibrateReported(record, ctx)
     const result = buildHttpResult(record, { calibration: calibrationFor(ctx.calibration, entry.runtime), cores })

@@ -87,7 +87,8 @@ With no option: a quick tour of every server (light load, about two minutes).
   --quick              the experiment's small version
   --help               this text
 
-Environment: LOADLAB_BOOT_TIMEOUT_MS (how long a server may take to answer /health, default 30000),
+Environment: LOADLAB_BOOT_TIMEOUT_MS (how long a server may take to answer /health: whole ms from 1 to
+3600000, default 30000),
 LOADLAB_PROGRESS=1 (progress lines even when stderr is not a terminal), LOADLAB_EXTRA_SERVERS=DIR
 (every DIR/NAME.js becomes a server NAME, for tests), LOADLAB_RUNTIMES_DIR (where --node installs
 runtimes, default .runtimes/), LOADLAB_SAMPLER=proc|ps (the outside sampler's source; default /proc where
@@ -225,6 +226,7 @@ function nodesOf (o) {
 
 // Where the report goes and what it is called.
 function checkOutput (o) {
+  if (o.out !== null && o.out.trim() === '') throw usageError('--out: expected a directory, got an empty value')
   if (o.out !== null && existsSync(o.out) && !statSync(o.out).isDirectory()) {
     throw usageError(`--out: ${o.out} exists and is not a directory`)
   }

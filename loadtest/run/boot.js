@@ -3,12 +3,26 @@ import { execa } from 'execa'
 import pWaitFor from 'p-wait-for'
 import { request } from './http.js'
 import { isAlive, readStat, processTree } from './sample.js'
-import { serverError } from '../errors.js'
+import { describe, serverError, usageError } from '../errors.js'
 import { ENV_FALLBACKS } from '../../servers/lib/options.js'
 import { failure as failureRecord } from '../result/build.js'
 
 // How long a server may take to send its ready message and answer /health (LOADLAB_BOOT_TIMEOUT_MS).
 export const BOOT_TIMEOUT_MS = 30000
+// The longest LOADLAB_BOOT_TIMEOUT_MS accepted: an hour (a timer takes at most 2^31 − 1 ms).
+const BOOT_TIMEOUT_MAX_MS = 3_600_000
+
+// The boot timeout of this run: LOADLAB_BOOT_TIMEOUT_MS (whole ms, 1 ms to an hour), else the default;
+// anything else is a usage error (exit 2), checked before anything starts.
+export function bootTimeoutMs (env = process.env) {
+  const raw = env.LOADLAB_BOOT_TIMEOUT_MS
+  if (raw === undefined || raw === '') return BOOT_TIMEOUT_MS
+  const ms = Number(raw)
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(ms) || ms < 1 || ms > BOOT_TIMEOUT_MAX_MS) {
+    throw usageError(`LOADLAB_BOOT_TIMEOUT_MS: expected whole milliseconds from 1 to ${BOOT_TIMEOUT_MAX_MS}, got ${describe(raw)}`)
+  }
+  return ms
+}
 // How long a server has to exit after SIGTERM before SIGKILL; shorter after Ctrl-C (the user waits).
 export const STOP_GRACE_MS = 8000
 export const INTERRUPTED_GRACE_MS = 3000

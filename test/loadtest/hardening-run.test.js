@@ -3,11 +3,12 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
+import { tmpdir } from 'node:os'
 import { getHeapStatistics } from 'node:v8'
 import { fireRound } from '../../loadtest/run/fire.js'
 import { bodyReference } from '../../loadtest/run/body.js'
 import { startServer } from '../helpers/server.js'
-import { FIXTURES, labReport, tempDir } from '../helpers/lab.js'
+import { FIXTURES, labReport, runLab as runCli, tempDir } from '../helpers/lab.js'
 
 const MB = 1024 * 1024
 // The fixture's body (test/fixtures/servers/big-body.js): 64 kB of a repeated phrase, repeated.
@@ -54,4 +55,18 @@ test('lab: bodies over --max-body are said in the result and its notes, still ve
   assert.deepEqual(r.bodies, { maxBytes: 1000, overCap: 4, largestBytes: 5000 })
   assert.equal(json.method.maxBody, 1000)
   assert.ok(r.notes.some((n) => n.includes('over --max-body 1000 B')), r.notes.join('; '))
+})
+
+test('a bad LOADLAB_BOOT_TIMEOUT_MS or an empty --out: exit 2, one line, before anything starts (items 13, 7)', async () => {
+  const args = ['--server', 'simple', '--amount', '4', '--connections', '1', '--warmup', '0']
+  for (const value of ['-5', '1e12', 'abc']) {
+    const r = await runCli([...args, '--out', tmpdir()], { env: { LOADLAB_BOOT_TIMEOUT_MS: value } })
+    assert.equal(r.exitCode, 2, `LOADLAB_BOOT_TIMEOUT_MS=${value}: ${r.stderr}`)
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
+    assert.match(r.stderr, new RegExp(`LOADLAB_BOOT_TIMEOUT_MS: expected whole milliseconds .*got \`${value}\``))
+  }
+  const r = await runCli([...args, '--out', ''])
+  assert.equal(r.exitCode, 2, r.stderr)
+  assert.match(r.stderr, /--out: expected a directory, got an empty value/)
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
 })

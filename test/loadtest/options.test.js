@@ -53,6 +53,8 @@ test('options: every bad value is a usage error (exit 2) naming the option', () 
     [['--label', 'a\nb'], '--label'],
     [['--max-body', '-1'], '--max-body'],
     [['--max-body', '1.5'], '--max-body'],
+    [['--out', ''], '--out: expected a directory'],
+    [['--out', ' '], '--out: expected a directory'],
     [['--what'], "Unknown option '--what'"],
     [['stray'], 'Unexpected argument']
   ]
