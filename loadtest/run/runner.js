@@ -47,6 +47,7 @@ export function fireLoad (
     durationSec: amount ? null : durationSec,
     timeoutSec: load.timeoutSec,
     verify,
+    expected: verify?.expected ?? null,
     signal,
     onResponse,
     onSent,
@@ -203,7 +204,7 @@ function describeServer (record, entry, server) {
 async function verifierFor (record, expectedBody) {
   const expected = expectedBody ?? (await expectedBodyOf(record.workReported))
   if (expected === null) record.notes.push('bodies compared with the first 2xx response (no expected body for this work)')
-  return expected === null ? null : (body) => body === expected
+  return expected === null ? null : Object.assign((body) => body === expected, { expected })
 }
 
 // The run's own abort: the lab's signal, or the server exiting before the lab stops it (`crashed`).
