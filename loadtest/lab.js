@@ -5,6 +5,7 @@ import { checkWork } from './options.js'
 import { experimentFor } from './experiments/index.js'
 import { calibrate } from './run/calibrate.js'
 import { runEntry } from './run/runner.js'
+import { scaleOutMethod } from './run/generators.js'
 import { resolveLoad, entryLoad, recoveryTimeoutSec } from './run/load.js'
 import { buildHttpResult, buildReport } from './result/build.js'
 import { calibrationKey } from './result/key.js'
@@ -109,6 +110,7 @@ function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, c
     rate: load.rate ?? null,
     arrival: load.rate ? load.arrival : null,
     seed: load.rate && load.arrival === 'poisson' ? load.seed : null,
+    ...scaleOutMethod(load), // generators, shard, startAt (run/generators.js)
     latencyFrom: openLoop ? 'due time' : inProcess ? null : 'send',
     histograms: inProcess ? null : 'HdrHistogram, microseconds, 3 significant digits, compressed base64',
     connections: inProcess ? null : load.connections,

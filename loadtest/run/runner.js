@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { ROOT, findServer } from '../catalog.js'
 import { BOOT_TIMEOUT_MS, STOP_GRACE_MS, INTERRUPTED_GRACE_MS, startServer, stopServer } from './boot.js'
 import { fireRound, startProbe } from './fire.js'
-import { defaultConnections, fireOpenLoop } from './open-loop.js'
+import { defaultConnections } from './open-loop.js'
+import { fireGenerators, waitForStart } from './generators.js'
 import { request, getJson } from './http.js'
 import { startSampler } from './sample.js'
 import { chooseInterval } from './timeline.js'
@@ -35,11 +36,12 @@ export async function timeRecovery (url, { timeoutMs, signal }) {
 }
 
 // Fire one round of `amount` (or the load's amount/duration) at url: open loop when the load has a
-// rate, else autocannon's closed loop. onSent/onRecord feed the round's timeline (watch.js).
+// rate, else autocannon's closed loop. onSent/onRecord feed the round's timeline (watch.js); an open
+// loop's generator threads feed it through `watch` and start at `startAt` (a shard's common start).
 export function fireLoad (
   url,
   load,
-  { amount = load.amount, durationSec = load.durationSec, verify, signal, onResponse, onSent, onRecord }
+  { amount = load.amount, durationSec = load.durationSec, verify, signal, onResponse, onSent, onRecord, ...open }
 ) {
   const common = {
     url,
@@ -54,12 +56,17 @@ export function fireLoad (
     onRecord
   }
   if (load.rate) {
-    return fireOpenLoop({
+    return fireGenerators({
       ...common,
       rate: load.rate,
       arrival: load.arrival,
       seed: load.seed,
-      connections: load.connections
+      connections: load.connections,
+      generators: load.generators ?? 1,
+      shard: load.shard ?? null,
+      startAt: open.startAt ?? null,
+      clock: open.watch?.clock ?? null,
+      absorb: open.watch ? (dump) => open.watch.absorb(dump) : null
     })
   }
   return fireRound({ ...common, connections: amount ? Math.min(load.connections, amount) : load.connections })
@@ -86,7 +93,9 @@ async function measuredRound (target, load, { verify, signal, pid, child, seen, 
     child,
     plannedMs: load.durationSec ? load.durationSec * 1000 : null,
     amount: load.amount ?? null,
-    onProgress: onRound ?? null
+    onProgress: onRound ?? null,
+    originEpochMs: load.startAt ?? null, // a shard's timeline starts at the common start
+    histograms: Boolean(load.shard)
   })
   const sampler = pid
     ? startSampler(pid, { seen, intervalMs: Math.min(200, intervalMs), onSample: watch.onOutside })
@@ -107,7 +116,9 @@ async function measuredRound (target, load, { verify, signal, pid, child, seen, 
     signal,
     onResponse,
     onSent: watch.sent,
-    onRecord: watch.record
+    onRecord: watch.record,
+    startAt: load.startAt ?? null,
+    watch
   })
   watch.endRound()
   const probeResult = await probe.stop()
@@ -304,6 +315,7 @@ export async function runEntry (entry, load, opts = {}) {
       progress?.('warm-up')
       await fireLoad(`${server.url}/`, load, { amount: load.warmup, verify, signal: run.signal })
     }
+    if (load.startAt) await waitForStart(load.startAt, { signal: run.signal, progress })
     if (entry.sweep) await sweepRounds(record, server, load, { entry, calibration, round })
     else await repeatedRounds(record, server, load, { round })
   } catch (err) {
