@@ -7,6 +7,7 @@ import { experimentNames } from './experiments/index.js'
 import { describe, usageError } from './errors.js'
 import { ARRIVALS } from './run/schedule.js'
 import { RATE_PER_GENERATOR } from './run/generators.js'
+import { DEFAULT_MAX_CONNECTIONS } from './run/open-loop.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
@@ -60,7 +61,7 @@ With no option: a quick tour of every server (light load, about two minutes).
   --server a,b|all     servers to run (see --list); a custom run
   --experiment NAME    reproduce a study (see --list); with --server: only those servers
   --connections N      concurrent connections (default: the experiment's); with --rate, the cap on
-                       kept connections (default: enough for rate × timeout)
+                       kept connections (default: enough for rate × timeout, at most ${DEFAULT_MAX_CONNECTIONS})
   --rate R             open loop: R requests/s on a schedule, sent whether or not earlier ones have
                        answered; latency counts from each request's due time
   --arrival KIND       open loop schedule: constant (i/R, default) or poisson (exponential gaps)
