@@ -5,9 +5,9 @@ import assert from 'node:assert/strict'
 import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { createSchedule } from '../../loadtest/run/schedule.js'
-import { startServer } from '../helpers/server.js'
-import { ROOT, startLab, tempDir } from './lab-helpers.js'
+import { createSchedule } from '../../../loadtest/run/schedule.js'
+import { startServer } from '../../helpers/server.js'
+import { ROOT, startLab, tempDir } from '../../helpers/lab.js'
 
 const MERGE = join(ROOT, 'loadtest', 'merge', 'cli.js')
 const COMPARE = join(ROOT, 'loadtest', 'compare', 'cli.js')
