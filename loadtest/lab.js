@@ -104,8 +104,8 @@ function calibrationFor (calibration, runtime) {
 function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, command) {
   const openLoop = Boolean(load.rate) || plan.some((e) => e.sweep)
   return {
-    tool: inProcess ? 'in-process' : openLoop ? 'loadlab open loop (undici)' : 'autocannon',
-    toolVersion: inProcess ? null : packageVersion(openLoop ? 'undici' : 'autocannon'),
+    tool: inProcess ? 'in-process' : openLoop ? 'loadlab open loop (run/http1.js)' : 'autocannon',
+    toolVersion: inProcess || openLoop ? null : packageVersion('autocannon'), // the open loop is the lab's own code
     loop: inProcess ? null : openLoop ? 'open' : 'closed',
     rate: load.rate ?? null,
     arrival: load.rate ? load.arrival : null,

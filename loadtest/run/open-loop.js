@@ -1,14 +1,14 @@
 // The open loop (`--rate`): request i is due at its scheduled time and is issued then, whether or not
 // earlier requests have answered, so a stalled server cannot slow the arrivals down (no coordinated
 // omission). Latency counts from the due time (what a user arriving then sees) and, separately, from
-// the moment the request was written (service latency). Kept connections (undici), up to a cap: when
+// the moment the request was written (service latency). Kept connections (http1.js), up to a cap: when
 // every connection is busy a request waits for one, in order, its latency still counting from its due
 // time; nothing is skipped or thinned. The generator watches itself: scheduler lag and issue rate.
 // Bodies are checked as they stream (body-stream.js), never kept whole. One round is a state object
 // (`g`) and the named steps below: start, tick → issue → write → finish, sweep, stop, settle.
 import { getPriority, setPriority } from 'node:os'
 import { performance } from 'node:perf_hooks'
-import { Pool } from 'undici'
+import { createHttp1Pool } from './http1.js'
 import { createSchedule } from './schedule.js'
 import { streamingBodyCheck } from './body-stream.js'
 import { createHistogram, recordMs } from '../result/histogram.js'
@@ -38,19 +38,6 @@ function favourScheduler () {
       } catch {}
     }
   }
-}
-
-const SERVER_TIMING = 'server-timing'
-
-// The Server-Timing header among undici's raw headers (Buffers), converting only same-length names.
-function serverTimingOf (rawHeaders) {
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const name = rawHeaders[i]
-    if (name.length === SERVER_TIMING.length && String(name).toLowerCase() === SERVER_TIMING) {
-      return String(rawHeaders[i + 1])
-    }
-  }
-  return null
 }
 
 // How long before --start-at a round may find itself late and still start (ms): later, it refuses.
@@ -147,15 +134,8 @@ export function fireOpenLoop (opts) {
 
 // Open the pool, raise the scheduler, listen for an abort, and start ticking at the round's start.
 function startRound (g) {
-  g.pool = new Pool(g.origin, {
-    connections: g.cap,
-    pipelining: 1,
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    keepAliveTimeout: 60_000
-  })
-  g.pool.on('connectionError', (origin, targets, err) => {
-    g.raw.errorSample ??= err?.message ?? String(err)
+  g.pool = createHttp1Pool(g.origin, g.path, {
+    onConnectionError: (err) => { g.raw.errorSample ??= err?.message ?? String(err) }
   })
   g.onAbort = () => stop(g)
   g.signal?.addEventListener('abort', g.onAbort, { once: true })
@@ -223,12 +203,10 @@ function write (g, req) {
   g.raw.written++
   req.sentAt = performance.now() - g.t0
   if (req.queuedAt !== null) recordMs(g.raw.wait, req.sentAt - req.queuedAt)
-  g.pool.dispatch({ path: g.path, method: 'GET', headers: USER_AGENT }, new Exchange(g, req))
+  g.pool.dispatch(new Exchange(g, req))
 }
 
-const USER_AGENT = { 'user-agent': 'loadlab-open-loop' }
-
-// undici's handler for one request: status, Server-Timing, the body checked as it streams.
+// The client's handler for one request (http1.js): status, Server-Timing, the body checked as it streams.
 class Exchange {
   constructor (g, req) {
     this.g = g
@@ -243,10 +221,9 @@ class Exchange {
     if (this.req.done) this.req.abort()
   }
 
-  onHeaders (statusCode, rawHeaders) {
+  onHeaders (statusCode, serverTiming) {
     this.status = statusCode
-    const timing = serverTimingOf(rawHeaders)
-    if (timing !== null) this.timing = parseServerTiming(timing)
+    if (serverTiming !== null) this.timing = parseServerTiming(serverTiming)
     if (statusCode >= 200 && statusCode < 300) this.body = this.g.body.begin()
     return true
   }
