@@ -68,7 +68,7 @@ With no option: a quick tour of every server (light load, about two minutes).
   --seed N             seed of the poisson schedule (default 1): the same seed, the same schedule
   --generators N       open loop: N generator threads, request i to thread i mod N, each with its own
                        connections, figures merged exactly (default: one per ${RATE_PER_GENERATOR} requests/s, at most
-                       one per core; 1: the lab's own thread)
+                       one per core but one; 1: the lab's own thread)
   --shard I/N          with --url and --rate: send only shard I's slice of the plan (request i when
                        i mod N = I − 1); run N of them (any machines), then npm run merge
   --start-at ISO-TIME  --shard: the common start (e.g. 2026-11-23T01:00:00Z), at most ${MAX_START_AHEAD_MIN} minutes ahead;

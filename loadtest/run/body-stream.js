@@ -43,12 +43,15 @@ class ExactBody {
     this.sampleLength = 0
   }
 
+  // Nothing is copied while the body matches: on its first difference, the sample starts with the
+  // expected bytes it matched so far (they are the body's own).
   update (chunk) {
-    keepSample(this, chunk)
     const end = this.length + chunk.length
     if (this.same) {
       this.same = end <= this.bytes.length && this.bytes.compare(chunk, 0, chunk.length, this.length, end) === 0
+      if (!this.same) keepSample(this, this.bytes.subarray(0, this.length))
     }
+    if (!this.same) keepSample(this, chunk)
     this.length = end
   }
 

@@ -23,3 +23,11 @@ test('bodies checked as they stream: split anywhere, a byte or a length off is a
   b.update(Buffer.from('x'.repeat(300)))
   assert.equal(b.text.length, 200, 'a mismatch keeps its first 200 bytes only')
 })
+
+test('a mismatch against the expected body keeps the body\'s first bytes, matched prefix included', () => {
+  const check = streamingBodyCheck('{"sum":4950}')
+  const b = check.begin()
+  for (const c of ['{"su', 'm":49', '99}']) b.update(Buffer.from(c))
+  assert.equal(b.end(true), false)
+  assert.equal(b.text, '{"sum":4999}')
+})

@@ -2,7 +2,7 @@
 // own connections, merged exactly; and the options that scale the open loop out refused before anything starts.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { fireGenerators } from '../../../loadtest/run/generators.js'
+import { RATE_PER_GENERATOR, defaultGenerators, fireGenerators } from '../../../loadtest/run/generators.js'
 import { createTimeline, totals } from '../../../loadtest/run/timeline.js'
 import { createHistogram, decodeHistogram, summarizeHistogram } from '../../../loadtest/result/histogram.js'
 import { roundFigures } from '../../../loadtest/result/figures.js'
@@ -84,4 +84,12 @@ test('bad --generators, --shard and --start-at: exit 2, one line, nothing starte
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
     assert.match(r.stderr, what)
   }
+})
+
+test('the default thread count: one per RATE_PER_GENERATOR requests/s, a core left over, at least one', () => {
+  assert.equal(defaultGenerators(100, 2), 1)
+  assert.equal(defaultGenerators(RATE_PER_GENERATOR * 3, 2), 1, 'two cores: the server and the lab need one')
+  assert.equal(defaultGenerators(RATE_PER_GENERATOR * 3, 8), 3)
+  assert.equal(defaultGenerators(RATE_PER_GENERATOR * 20, 8), 7)
+  assert.equal(defaultGenerators(RATE_PER_GENERATOR, 1), 1)
 })
