@@ -68,8 +68,8 @@ function telemetryLines (t) {
 
 function generatorLines (g) {
   const m = g.memory
-  const kept = `highest constant rate with every thread's scheduler lag p99 <= ${g.limits.lagP99Ms} ms, ` +
-    `issue rate within ${g.limits.sendRateTolerance * 100}%, every request answered`
+  const kept = `a constant rate with every thread's scheduler lag p99 <= ${g.limits.lagP99Ms} ms, ` +
+    `issue rate within ${g.limits.sendRateTolerance * 100}% and every request answered`
   const ratio = (r) => (r === null ? '-' : r.toFixed(2) + '×')
   const threads = g.openThreads
   return [
@@ -78,9 +78,10 @@ function generatorLines (g) {
       `${g.durationSec ? g.durationSec + ' s' : g.amount + ' requests'} per probe, 127.0.0.1`,
     table(['engine', 'req/s', 'how'], [
       ['autocannon', g.closed.rps.toFixed(0), `closed loop, ${g.connections} connections always busy`],
-      ['open loop', g.open.rps.toFixed(0), `the lab's own thread (--generators 1): ${kept}`],
-      ...(threads ? [[`open loop ×${threads.generators}`, threads.rps.toFixed(0), `--generators ${threads.generators}: the same rule`]] : [])
+      ['open loop', g.open.rps.toFixed(0), 'highest kept rate, --generators 1 (the lab\'s own thread)'],
+      ...(threads ? [['open loop', threads.rps.toFixed(0), `highest kept rate, --generators ${threads.generators}`]] : [])
     ]),
+    `  kept: ${kept}`,
     `  open / closed: ${ratio(g.ratio)}${threads ? `; with ${threads.generators} generator threads ${ratio(g.ratioThreads)}` : ''} (goal >= ${g.goal ?? 0.5})`,
     `  memory: one ${m.durationSec} s closed round, ${m.requests} requests into HDR histograms ` +
       `(${(m.histogramBytes / 1024).toFixed(0)} kB each): lab RSS ${m.rssMb.atQuarter.toFixed(0)} MB at a quarter, ` +
