@@ -21,7 +21,9 @@ export const SETTINGS = {
       warmupSec: 1,
       warmupAmount: null
     },
-    generator: { work: 'loop:1', connections: 10, durationSec: 2, amount: null, start: 500, steps: 4, memorySec: 60 }
+    generator: {
+      work: 'loop:1', connections: 10, durationSec: 2, amount: null, start: 1000, steps: 4, memorySec: 60, threads: 2
+    }
   },
   quick: {
     dispatch: { workers: [1, 2], payloads: [30, 1e4], calls: 50, rounds: 2, warmupCalls: 20 },
@@ -34,7 +36,9 @@ export const SETTINGS = {
       warmupSec: null,
       warmupAmount: 20
     },
-    generator: { work: 'loop:1', connections: 4, durationSec: null, amount: 100, start: 200, steps: 0, memorySec: 1 }
+    generator: {
+      work: 'loop:1', connections: 4, durationSec: null, amount: 100, start: 200, steps: 0, memorySec: 1, threads: 2
+    }
   }
 }
 

@@ -2,15 +2,16 @@
 // autocannon's closed-loop maximum (its connections always busy) is the ceiling of what one Node
 // process can push at this server; the generator's highest rate is the highest constant rate it still
 // issues on schedule (scheduler lag p99 within the limit, issue rate within tolerance, every request
-// answered). Then a long closed round shows the lab's memory stays flat as requests pile up.
+// answered), on the lab's own thread and with extra generator threads (--generators). Then a long closed
+// round shows the lab's memory stays flat as requests pile up.
 import autocannon from 'autocannon'
 import { performance } from 'node:perf_hooks'
 import { startServer } from '../loadtest/run/boot.js'
 import { findServer } from '../loadtest/catalog.js'
-import { fireOpenLoop } from '../loadtest/run/open-loop.js'
+import { fireGenerators } from '../loadtest/run/generators.js'
 import { fireRound } from '../loadtest/run/fire.js'
-import { summarizeHistogram } from '../loadtest/result/histogram.js'
-import { LAG_P99_LIMIT_MS, SEND_RATE_TOLERANCE } from '../loadtest/result/trust.js'
+import { roundFigures } from '../loadtest/result/figures.js'
+import { LAG_P99_LIMIT_MS, SEND_RATE_TOLERANCE, untrustedReasons } from '../loadtest/result/trust.js'
 
 // autocannon's closed-loop maximum: own-timed 2xx answers per second over `durationSec` (or `amount`).
 async function closedMax (url, { connections, durationSec, amount }, signal) {
@@ -37,40 +38,44 @@ async function closedMax (url, { connections, durationSec, amount }, signal) {
   }
 }
 
-// One open-loop probe at `rate`: did the generator keep the schedule?
-async function probe (url, rate, { durationSec, amount }, signal) {
-  const r = await fireOpenLoop({ url, rate, durationSec: amount ? null : durationSec, amount, timeoutSec: 5, signal })
-  const lag = summarizeHistogram(r.lag)
-  const sendRate = (r.sent - 1) / ((r.lastIssueMs - r.firstIssueMs) / 1000)
-  const scheduled = (r.sent - 1) / (r.lastDueMs / 1000)
-  const sendError = sendRate / scheduled - 1
-  const failed = r.errors + r.timeouts + r.non2xx
-  const kept =
-    lag.p99 <= LAG_P99_LIMIT_MS && Math.abs(sendError) <= SEND_RATE_TOLERANCE && failed === 0 && r.completed === r.sent
-  return { rate, lagP99: lag.p99, sendRate, sendError, sent: r.sent, failed, kept }
+// One open-loop probe at `rate` with `generators` threads: would the lab trust the round (every thread's
+// lag p99 and issue rate within the limits, every request answered)?
+async function probe (url, rate, { durationSec, amount, generators }, signal) {
+  const duration = amount ? null : durationSec
+  const r = await fireGenerators({ url, rate, durationSec: duration, amount, timeoutSec: 5, generators, signal })
+  const fig = roundFigures({ fire: r })
+  const why = untrustedReasons(fig)
+  return {
+    rate,
+    generators,
+    lagP99: Math.max(fig.open.lag.p99, ...(fig.open.generators ?? []).map((g) => g.lag.p99)),
+    sendRate: fig.open.sendRate,
+    sendError: fig.open.sendRateError,
+    sent: r.sent,
+    failed: r.errors + r.timeouts + r.non2xx,
+    kept: why.length === 0,
+    why
+  }
 }
 
 // The highest rate the generator keeps: double from `start` until a probe fails, then bisect `steps` times.
-async function highestRate (url, { start, steps, durationSec, amount }, signal, progress) {
+async function highestRate (url, { start, steps, durationSec, amount, generators }, signal, progress) {
   const probes = []
-  let lo = 0
-  let hi = null
-  for (let rate = start; hi === null && rate <= 1e6; rate *= 2) {
-    const p = await probe(url, rate, { durationSec, amount }, signal)
+  const bounds = { lo: 0, hi: null }
+  const step = async (rate) => {
+    const p = await probe(url, rate, { durationSec, amount, generators }, signal)
     probes.push(p)
-    progress(`bench: open loop at ${rate} req/s: lag p99 ${p.lagP99} ms, ${p.kept ? 'kept' : 'missed'} the schedule`)
-    if (p.kept) lo = rate
-    else hi = rate
+    progress(`bench: open loop, ${generators} generator(s), ${rate} req/s: lag p99 ${p.lagP99} ms, ` +
+      `${p.kept ? 'kept' : `missed (${p.why.join('; ')})`}`)
+    if (p.kept) bounds.lo = rate
+    else bounds.hi = rate
   }
-  for (let i = 0; i < steps && hi !== null && lo > 0; i++) {
-    const rate = Math.round((lo + hi) / 2)
-    const p = await probe(url, rate, { durationSec, amount }, signal)
-    probes.push(p)
-    progress(`bench: open loop at ${rate} req/s: lag p99 ${p.lagP99} ms, ${p.kept ? 'kept' : 'missed'} the schedule`)
-    if (p.kept) lo = rate
-    else hi = rate
+  for (let rate = start; bounds.hi === null && rate <= 1e6; rate *= 2) await step(rate)
+  for (let i = 0; i < steps && bounds.hi !== null && bounds.lo > 0; i++) {
+    await step(Math.round((bounds.lo + bounds.hi) / 2))
   }
-  return { rps: lo, probes }
+  const lo = bounds.lo
+  return { rps: lo, generators, probes }
 }
 
 // The lab's RSS while one long closed-loop round records every latency into its histograms.
@@ -98,9 +103,10 @@ async function memoryOverRound (url, { durationSec, connections }, signal) {
   }
 }
 
-// Start the trivial server, measure both sides, then the long round; always ends the server.
+// Start the trivial server, measure autocannon, then the open loop on one thread and on `threads`
+// generator threads, then the long round; always ends the server.
 export async function runGenerator (
-  { work, connections, durationSec, amount, start, steps, memorySec },
+  { work, connections, durationSec, amount, start, steps, memorySec, threads },
   { signal, progress = () => {} } = {}
 ) {
   const server = await startServer({
@@ -114,11 +120,14 @@ export async function runGenerator (
     await closedMax(url, { connections, durationSec: 1, amount: amount ? 50 : null }, signal) // warm-up, discarded
     const closed = await closedMax(url, { connections, durationSec, amount }, signal)
     progress(`bench: autocannon closed loop, ${connections} connections: ${closed.rps.toFixed(0)} req/s`)
-    const open = await highestRate(url, { start, steps, durationSec, amount }, signal, progress)
+    const probe = { start, steps, durationSec, amount }
+    const open = await highestRate(url, { ...probe, generators: 1 }, signal, progress)
+    const openThreads = await highestRate(url, { ...probe, generators: threads }, signal, progress)
     const memory = await memoryOverRound(url, { durationSec: memorySec, connections }, signal)
     progress(
       `bench: ${memory.requests} requests in ${memorySec} s, lab RSS ${memory.rssMb.atQuarter.toFixed(0)} → ${memory.rssMb.atEnd.toFixed(0)} MB`
     )
+    const ratio = (o) => (closed.rps > 0 ? o.rps / closed.rps : null)
     return {
       server: 'simple',
       work,
@@ -127,8 +136,11 @@ export async function runGenerator (
       amount,
       closed,
       open,
-      ratio: closed.rps > 0 ? open.rps / closed.rps : null,
+      openThreads,
+      ratio: ratio(open),
+      ratioThreads: ratio(openThreads),
       ratioOf: 'open-loop highest kept rate / autocannon closed-loop maximum',
+      goal: 0.8,
       limits: { lagP99Ms: LAG_P99_LIMIT_MS, sendRateTolerance: SEND_RATE_TOLERANCE },
       memory,
       serverPid: server.pid

@@ -68,20 +68,21 @@ function telemetryLines (t) {
 
 function generatorLines (g) {
   const m = g.memory
+  const kept = `a constant rate with every thread's scheduler lag p99 <= ${g.limits.lagP99Ms} ms, ` +
+    `issue rate within ${g.limits.sendRateTolerance * 100}% and every request answered`
+  const ratio = (r) => (r === null ? '-' : r.toFixed(2) + '×')
+  const threads = g.openThreads
   return [
     '',
     `open-loop generator vs autocannon: servers/simple --work ${g.work} --telemetry off, ` +
       `${g.durationSec ? g.durationSec + ' s' : g.amount + ' requests'} per probe, 127.0.0.1`,
     table(['engine', 'req/s', 'how'], [
       ['autocannon', g.closed.rps.toFixed(0), `closed loop, ${g.connections} connections always busy`],
-      [
-        'open loop',
-        g.open.rps.toFixed(0),
-        `highest constant rate with scheduler lag p99 <= ${g.limits.lagP99Ms} ms, ` +
-          `issue rate within ${g.limits.sendRateTolerance * 100}%, every request answered`
-      ]
+      ['open loop', g.open.rps.toFixed(0), 'highest kept rate, --generators 1 (the lab\'s own thread)'],
+      ...(threads ? [['open loop', threads.rps.toFixed(0), `highest kept rate, --generators ${threads.generators}`]] : [])
     ]),
-    `  open / closed: ${g.ratio === null ? '-' : g.ratio.toFixed(2) + '×'} (goal >= 0.5)`,
+    `  kept: ${kept}`,
+    `  open / closed: ${ratio(g.ratio)}${threads ? `; with ${threads.generators} generator threads ${ratio(g.ratioThreads)}` : ''} (goal >= ${g.goal ?? 0.5})`,
     `  memory: one ${m.durationSec} s closed round, ${m.requests} requests into HDR histograms ` +
       `(${(m.histogramBytes / 1024).toFixed(0)} kB each): lab RSS ${m.rssMb.atQuarter.toFixed(0)} MB at a quarter, ` +
       `${m.rssMb.atEnd.toFixed(0)} MB at the end (arrays of three numbers a request would hold ${m.arraysWouldHoldMb.toFixed(1)} MB)`

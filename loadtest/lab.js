@@ -5,6 +5,7 @@ import { checkWork } from './options.js'
 import { experimentFor } from './experiments/index.js'
 import { calibrate } from './run/calibrate.js'
 import { runEntry } from './run/runner.js'
+import { scaleOutMethod } from './run/generators.js'
 import { resolveLoad, entryLoad, recoveryTimeoutSec } from './run/load.js'
 import { buildHttpResult, buildReport } from './result/build.js'
 import { calibrationKey } from './result/key.js'
@@ -104,12 +105,13 @@ function calibrationFor (calibration, runtime) {
 function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, command) {
   const openLoop = Boolean(load.rate) || plan.some((e) => e.sweep)
   return {
-    tool: inProcess ? 'in-process' : openLoop ? 'loadlab open loop (undici)' : 'autocannon',
-    toolVersion: inProcess ? null : packageVersion(openLoop ? 'undici' : 'autocannon'),
+    tool: inProcess ? 'in-process' : openLoop ? 'loadlab open loop (run/http1.js)' : 'autocannon',
+    toolVersion: inProcess || openLoop ? null : packageVersion('autocannon'), // the open loop is the lab's own code
     loop: inProcess ? null : openLoop ? 'open' : 'closed',
     rate: load.rate ?? null,
     arrival: load.rate ? load.arrival : null,
     seed: load.rate && load.arrival === 'poisson' ? load.seed : null,
+    ...scaleOutMethod(load), // generators, shard, startAt (run/generators.js)
     latencyFrom: openLoop ? 'due time' : inProcess ? null : 'send',
     histograms: inProcess ? null : 'HdrHistogram, microseconds, 3 significant digits, compressed base64',
     connections: inProcess ? null : load.connections,

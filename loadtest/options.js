@@ -7,7 +7,15 @@ import { experimentNames } from './experiments/index.js'
 import { describe, usageError } from './errors.js'
 import { ARRIVALS } from './run/schedule.js'
 import { DEFAULT_MAX_BODY } from './run/body.js'
+import { RATE_PER_GENERATOR } from './run/generators.js'
+import { DEFAULT_MAX_CONNECTIONS } from './run/open-loop.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
+
+// How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
+export const MAX_START_AHEAD_MIN = 60
+// At most this many generator threads (--generators) and shards (--shard I/N).
+export const MAX_GENERATORS = 64
+export const MAX_SHARDS = 1000
 
 // Every option with its parseArgs type and its default (null: take the experiment's default).
 export const DEFAULTS = Object.freeze({
@@ -17,6 +25,9 @@ export const DEFAULTS = Object.freeze({
   rate: null,
   arrival: null,
   seed: null,
+  generators: null,
+  shard: null,
+  'start-at': null,
   slo: null,
   amount: null,
   duration: null,
@@ -52,11 +63,18 @@ With no option: a quick tour of every server (light load, about two minutes).
   --server a,b|all     servers to run (see --list); a custom run
   --experiment NAME    reproduce a study (see --list); with --server: only those servers
   --connections N      concurrent connections (default: the experiment's); with --rate, the cap on
-                       kept connections (default: enough for rate × timeout)
+                       kept connections (default: enough for rate × timeout, at most ${DEFAULT_MAX_CONNECTIONS})
   --rate R             open loop: R requests/s on a schedule, sent whether or not earlier ones have
                        answered; latency counts from each request's due time
   --arrival KIND       open loop schedule: constant (i/R, default) or poisson (exponential gaps)
   --seed N             seed of the poisson schedule (default 1): the same seed, the same schedule
+  --generators N       open loop: N generator threads, request i to thread i mod N, each with its own
+                       connections, figures merged exactly (default: one per ${RATE_PER_GENERATOR} requests/s, at most
+                       one per core but one; 1: the lab's own thread)
+  --shard I/N          with --url and --rate: send only shard I's slice of the plan (request i when
+                       i mod N = I − 1); run N of them (any machines), then npm run merge
+  --start-at ISO-TIME  --shard: the common start (e.g. 2026-11-23T01:00:00Z), at most ${MAX_START_AHEAD_MIN} minutes ahead;
+                       the shard waits for it (warm-up first) and refuses a time in the past
   --slo MS             capacity experiment: the p99 latency target (default 5 × the service time)
   --amount N           requests per measured round (excludes --duration)
   --duration S         seconds per measured round (excludes --amount)
@@ -170,6 +188,40 @@ function checkLoad (o, out) {
   }
 }
 
+// --shard I/N: 1 ≤ I ≤ N; goes with --url, --rate and --start-at, and one round.
+function shardOf (o, out) {
+  const m = /^(\d+)\/(\d+)$/.exec(o.shard)
+  const [index, count] = m ? [Number(m[1]), Number(m[2])] : [0, 0]
+  if (!m || index < 1 || count > MAX_SHARDS || index > count) {
+    throw usageError(`--shard: expected I/N with 1 <= I <= N <= ${MAX_SHARDS}, e.g. 2/4, got ${describe(o.shard)}`)
+  }
+  const missing = ['url', 'rate', 'start-at'].find((k) => o[k] === null)
+  if (missing) throw usageError(`--shard needs --${missing} (shards load one --url at one --rate from one --start-at)`)
+  if (out.runs !== null && out.runs > 1) throw usageError('--shard excludes --runs: a shard is one round from the common start')
+  return { index, count }
+}
+
+// --start-at ISO-TIME: a full ISO date and time, not past, at most MAX_START_AHEAD_MIN ahead; with --shard.
+function startAtOf (o, now = Date.now()) {
+  const text = o['start-at']
+  const t = /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(text) ? Date.parse(text) : NaN
+  if (Number.isNaN(t)) throw usageError(`--start-at: expected an ISO time such as 2026-11-23T01:00:00Z, got ${describe(text)}`)
+  if (o.shard === null) throw usageError('--start-at goes with --shard (the common start of a plan split across shards)')
+  if (t < now) throw usageError(`--start-at: ${text} is ${((now - t) / 1000).toFixed(1)} s in the past`)
+  if (t > now + MAX_START_AHEAD_MIN * 60_000) {
+    throw usageError(`--start-at: ${text} is more than ${MAX_START_AHEAD_MIN} minutes ahead`)
+  }
+  return t
+}
+
+// The open loop's scale-out: --generators (threads), --shard and --start-at (processes or machines).
+function checkScaleOut (o, out) {
+  out.generators = int('generators', o.generators, 1, MAX_GENERATORS)
+  if (out.generators !== null && o.rate === null) throw usageError('--generators goes with --rate (the open loop\'s threads)')
+  out.startAt = o['start-at'] === null ? null : startAtOf(o)
+  out.shard = o.shard === null ? null : shardOf(o, out)
+}
+
 // --server: a comma-separated list of catalog names (or all), each built.
 function serversOf (spec, known) {
   const names = spec.split(',').map((s) => s.trim()).filter(Boolean)
@@ -241,6 +293,7 @@ export function validateOptions (values) {
   const out = { ...o }
   numbers(o, out)
   checkLoad(o, out)
+  checkScaleOut(o, out)
   const known = catalog()
   if (o.server !== null) out.server = serversOf(o.server, known)
   if (o.experiment !== null && !experimentNames().includes(o.experiment)) {

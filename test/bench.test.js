@@ -87,19 +87,24 @@ test('bench --quick --json: exits 0, prints the structure with finite positive r
   const g = r.generator
   assert.ok(positive(g.closed.rps), 'autocannon closed-loop maximum')
   assert.equal(g.closed.failed, 0)
-  assert.ok(g.open.probes.length >= 1)
-  for (const p of g.open.probes) {
+  for (const open of [g.open, g.openThreads]) {
+    assert.ok(open.probes.length >= 1)
+    assert.ok(open.probes.every((p) => p.generators === open.generators))
+    for (const p of open.probes) {
+      assert.equal(
+        p.kept,
+        p.lagP99 <= g.limits.lagP99Ms && Math.abs(p.sendError) <= g.limits.sendRateTolerance && p.failed === 0
+      )
+    }
     assert.equal(
-      p.kept,
-      p.lagP99 <= g.limits.lagP99Ms && Math.abs(p.sendError) <= g.limits.sendRateTolerance && p.failed === 0
+      open.rps,
+      Math.max(0, ...open.probes.filter((p) => p.kept).map((p) => p.rate)),
+      'the highest kept probe'
     )
   }
-  assert.equal(
-    g.open.rps,
-    Math.max(0, ...g.open.probes.filter((p) => p.kept).map((p) => p.rate)),
-    'the highest kept probe'
-  )
+  assert.deepEqual([g.open.generators, g.openThreads.generators], [1, 2])
   assert.equal(g.ratio, g.open.rps / g.closed.rps)
+  assert.equal(g.ratioThreads, g.openThreads.rps / g.closed.rps)
   assert.ok(g.memory.requests > 0 && positive(g.memory.rssMb.atEnd))
   assert.ok(gone(g.serverPid), 'the generator bench ended its server')
   const sm = r.sampling

@@ -1,6 +1,7 @@
 // The architecture, checked: loadtest/result/ (the result, its key and trust rules) is pure data below
 // everything and imports nothing above it; the run (measuring) and the report (rendering) never import
-// each other; compare lines reports up with result/ and renders with report/, never the run.
+// each other; compare lines reports up with result/ and renders with report/, never the run; merge (shard
+// reports into one) neither.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync, readdirSync } from 'node:fs'
@@ -42,10 +43,11 @@ test('import rules: result/ imports only result/ (and packages)', () => {
   assert.deepEqual(outside, [])
 })
 
-test('import rules: run and report never import each other; compare never imports the run', () => {
+test('import rules: run and report never import each other; compare and merge never import the run', () => {
   assert.deepEqual(violations('loadtest/run', ['loadtest/report', 'loadtest/compare', 'loadtest/experiments']), [])
   assert.deepEqual(violations('loadtest/report', ['loadtest/run', 'loadtest/compare', 'loadtest/lab.js']), [])
   assert.deepEqual(violations('loadtest/compare', ['loadtest/run', 'loadtest/lab.js']), [])
+  assert.deepEqual(violations('loadtest/merge', ['loadtest/run', 'loadtest/lab.js']), [])
 })
 
 test('import rules: the checker sees a violation when there is one', () => {

@@ -1,7 +1,7 @@
 // The figures of a measured round (counts, rate, latency, probe, outside) and of a capacity step, from
 // the load engine's raw round: pure, the one place a round becomes numbers.
 import { roundTo, summarize } from './stats.js'
-import { encodeHistogram, summarizeHistogram } from './histogram.js'
+import { decodeHistogram, encodeHistogram, summarizeHistogram } from './histogram.js'
 import { holds } from './capacity.js'
 import { SATURATED } from './trust.js'
 
@@ -23,13 +23,25 @@ function centre (histogram) {
   return { mean: s.mean, median: s.p50 }
 }
 
-// The open loop's figures of a round: what was offered, what the generator achieved, who waited.
-function openFigures (f) {
-  const issued = f.sent
-  const spanMs = f.lastIssueMs - f.firstIssueMs
+// The rate a generator issued at against the rate its (realised) schedule asked for, and its lag: of a
+// round, or of one generator thread of it (`lag` a histogram or its encoding).
+function scheduleFigures ({ sent: issued, firstIssueMs, lastIssueMs, firstDueMs, lastDueMs, lag: lagHistogram }) {
+  const spanMs = lastIssueMs - firstIssueMs
+  const dueSpanMs = lastDueMs - (firstDueMs ?? 0) // a slice's first request is not due at 0
   const sendRate = issued > 1 && spanMs > 0 ? ((issued - 1) / spanMs) * 1000 : null
-  const scheduledRate = issued > 1 && f.lastDueMs > 0 ? ((issued - 1) / f.lastDueMs) * 1000 : null
-  const lag = summarizeHistogram(f.lag)
+  const scheduledRate = issued > 1 && dueSpanMs > 0 ? ((issued - 1) / dueSpanMs) * 1000 : null
+  const lag = summarizeHistogram(typeof lagHistogram === 'string' ? decodeHistogram(lagHistogram) : lagHistogram)
+  return {
+    scheduledRate: roundTo(scheduledRate, 3),
+    sendRate: roundTo(sendRate, 3),
+    sendRateError: sendRate && scheduledRate ? roundTo(sendRate / scheduledRate - 1, 4) : null,
+    lag: { p50: lag.p50, p99: lag.p99, max: lag.max }
+  }
+}
+
+// The open loop's figures of a round: what was offered, what the generator achieved, who waited; with
+// generator threads, each thread's own schedule figures (`generators`).
+function openFigures (f) {
   return {
     rate: f.rate,
     arrival: f.arrival,
@@ -38,10 +50,8 @@ function openFigures (f) {
     waited: f.waited,
     peakInFlight: f.peakInFlight,
     priorityRaised: f.priorityRaised ?? false,
-    scheduledRate: roundTo(scheduledRate, 3),
-    sendRate: roundTo(sendRate, 3),
-    sendRateError: sendRate && scheduledRate ? roundTo(sendRate / scheduledRate - 1, 4) : null,
-    lag: { p50: lag.p50, p99: lag.p99, max: lag.max },
+    ...scheduleFigures(f),
+    generators: f.generators ? f.generators.map(scheduleFigures) : null,
     wait: summarizeHistogram(f.wait),
     service: summarizeHistogram(f.service)
   }
@@ -92,7 +102,8 @@ export function roundFigures (measured) {
     open: f.loop === 'open' ? openFigures(f) : null,
     histograms: {
       latency: encodeHistogram(f.latency),
-      ...(f.loop === 'open' ? { service: encodeHistogram(f.service) } : {})
+      // open loop: from the write, the scheduler's lag, the wait for a connection (npm run merge adds them)
+      ...(f.loop === 'open' ? { service: encodeHistogram(f.service), lag: encodeHistogram(f.lag), wait: encodeHistogram(f.wait) } : {})
     },
     serverTiming: { count: f.workMs.totalCount, workMs: centre(f.workMs), queueMs: centre(f.queueMs) },
     probe: measured.probe

@@ -9,6 +9,16 @@ export const SATURATED = 0.9
 export const LAG_P99_LIMIT_MS = 5
 export const SEND_RATE_TOLERANCE = 0.02
 
+// Whether one generator (a round's, or one of its threads) fell behind its schedule: lag, issue rate.
+function behindSchedule (o, who) {
+  const out = []
+  if (o.lag?.p99 > LAG_P99_LIMIT_MS) out.push(`${who} lagged: scheduler lag p99 ${o.lag.p99} ms > ${LAG_P99_LIMIT_MS} ms`)
+  if (o.sendRateError !== null && o.sendRateError !== undefined && Math.abs(o.sendRateError) > SEND_RATE_TOLERANCE) {
+    out.push(`${who} off schedule: sent ${o.sendRate} req/s for ${o.scheduledRate} scheduled (${roundTo(o.sendRateError * 100, 1)} %)`)
+  }
+  return out
+}
+
 // Reasons not to take a run's figures at face value (empty: trusted).
 export function untrustedReasons (fig, { failure, interrupted } = {}) {
   const out = []
@@ -24,12 +34,9 @@ export function untrustedReasons (fig, { failure, interrupted } = {}) {
   const inFlightAtStop = fig.loop !== 'open' && fig.mode === 'duration' ? (fig.connections ?? 0) : 0
   if (r.unanswered > inFlightAtStop && !interrupted) { out.push(`${r.unanswered} requests unanswered at the end of the round`) }
   if (r.completed === 0) out.push('no response')
-  const o = fig.open
-  if (o?.lag?.p99 > LAG_P99_LIMIT_MS) { out.push(`load generator lagged: scheduler lag p99 ${o.lag.p99} ms > ${LAG_P99_LIMIT_MS} ms`) }
-  if (o?.sendRateError !== null && o?.sendRateError !== undefined && Math.abs(o.sendRateError) > SEND_RATE_TOLERANCE) {
-    out.push(
-      `load generator off schedule: sent ${o.sendRate} req/s for ${o.scheduledRate} scheduled (${roundTo(o.sendRateError * 100, 1)} %)`
-    )
+  if (fig.open) out.push(...behindSchedule(fig.open, 'load generator'))
+  for (const [k, g] of (fig.open?.generators ?? []).entries()) {
+    out.push(...behindSchedule(g, `load generator thread ${k + 1}/${fig.open.generators.length}`))
   }
   const lg = fig.outside?.loadGenerator
   if (lg?.saturated) out.push(`load generator saturated (${Math.round(lg.utilisation * 100)}% CPU)`)

@@ -3,6 +3,7 @@
 import { usageError } from '../errors.js'
 import { defaultConnections } from './open-loop.js'
 import { DEFAULT_MAX_BODY } from './body.js'
+import { defaultGenerators } from './generators.js'
 
 // Settings for this run from the parsed options and the experiment module.
 export function resolveLoad (opts, experiment) {
@@ -30,6 +31,13 @@ export function resolveLoad (opts, experiment) {
   else if (opts.duration !== null) load.durationSec = opts.duration
   else if (base.amount) load.amount = base.amount
   else load.durationSec = base.durationSec ?? 10
+  // An open loop's threads (--generators) and its share of a plan split across processes (--shard,
+  // --start-at: epoch ms of the common start).
+  if (rate) {
+    load.generators = opts.generators ?? defaultGenerators(rate)
+    load.shard = opts.shard ?? null
+    load.startAt = opts.startAt ?? null
+  }
   return load
 }
 

@@ -6,9 +6,10 @@ import { join } from 'node:path'
 import { ROOT, findServer } from '../catalog.js'
 import { BOOT_TIMEOUT_MS, STOP_GRACE_MS, INTERRUPTED_GRACE_MS, startServer, stopServer } from './boot.js'
 import { fireRound, startProbe } from './fire.js'
-import { defaultConnections, fireOpenLoop } from './open-loop.js'
+import { defaultConnections } from './open-loop.js'
+import { fireGenerators, waitForStart } from './generators.js'
 import { request, getJson } from './http.js'
-import { bodyReference, matches } from './body.js'
+import { bodyReference } from './body.js'
 import { startSampler } from './sample.js'
 import { chooseInterval } from './timeline.js'
 import { watchRound } from './watch.js'
@@ -36,13 +37,13 @@ export async function timeRecovery (url, { timeoutMs, signal }) {
 }
 
 // Fire one round of `amount` (or the load's amount/duration) at url: open loop when the load has a
-// rate, else autocannon's closed loop. `expected`: the reference every 2xx body must match (body.js;
-// null: the first 2xx body's). onSent/onRecord feed the round's timeline (watch.js).
-export function fireLoad (
-  url,
-  load,
-  { amount = load.amount, durationSec = load.durationSec, expected = null, signal, onResponse, onSent, onRecord }
-) {
+// rate, else autocannon's closed loop. `expected`: the body every 2xx answer must have (null: the first
+// 2xx body's); the closed loop checks it by sha256 and length (body.js), the open loop byte by byte as it
+// streams. onSent/onRecord feed the round's timeline (watch.js); an open loop's generator threads feed it
+// through `watch` and start at `startAt` (a shard's common start).
+export function fireLoad (url, load, opts) {
+  const { amount = load.amount, durationSec = load.durationSec, expected = null, signal, ...open } = opts
+  const { onResponse, onSent, onRecord } = open
   const common = {
     url,
     amount,
@@ -54,17 +55,23 @@ export function fireLoad (
     onRecord
   }
   if (load.rate) {
-    return fireOpenLoop({
+    return fireGenerators({
       ...common,
-      verify: expected && ((body) => matches(bodyReference(body), expected)),
+      expected,
       rate: load.rate,
       arrival: load.arrival,
       seed: load.seed,
-      connections: load.connections
+      connections: load.connections,
+      generators: load.generators ?? 1,
+      shard: load.shard ?? null,
+      startAt: open.startAt ?? null,
+      clock: open.watch?.clock ?? null,
+      absorb: open.watch ? (dump) => open.watch.absorb(dump) : null
     })
   }
   const connections = amount ? Math.min(load.connections, amount) : load.connections
-  return fireRound({ ...common, expected, maxBody: load.maxBody, connections })
+  const reference = expected === null ? null : bodyReference(expected)
+  return fireRound({ ...common, expected: reference, maxBody: load.maxBody, connections })
 }
 
 // How long the recovery period of a round's timeline may last at most (the server may never be idle).
@@ -88,7 +95,9 @@ async function measuredRound (target, load, { expected, signal, pid, child, seen
     child,
     plannedMs: load.durationSec ? load.durationSec * 1000 : null,
     amount: load.amount ?? null,
-    onProgress: onRound ?? null
+    onProgress: onRound ?? null,
+    originEpochMs: load.startAt ?? null, // a shard's timeline starts at the common start
+    histograms: Boolean(load.shard)
   })
   const sampler = pid
     ? startSampler(pid, { seen, intervalMs: Math.min(200, intervalMs), onSample: watch.onOutside })
@@ -109,7 +118,9 @@ async function measuredRound (target, load, { expected, signal, pid, child, seen
     signal,
     onResponse,
     onSent: watch.sent,
-    onRecord: watch.record
+    onRecord: watch.record,
+    startAt: load.startAt ?? null,
+    watch
   })
   watch.endRound()
   const cap = fire.bodies?.overCap ? `response bodies over --max-body ${fire.bodies.maxBytes} B: verified whole by sha256 and length, only their first ${fire.bodies.maxBytes} B kept` : null
@@ -203,12 +214,12 @@ function describeServer (record, entry, server) {
   if (entry.work && server.work && server.work !== entry.work) { record.notes.push(`planned work ${entry.work}, server reports ${server.work}`) }
 }
 
-// What every answer's body is checked against (body.js: its sha256 and length): the task's or the work's
-// expected body, else (null) the load engine compares each with the first 2xx body.
+// The body every answer must have: the task's or the work's expected body, else (null) the load engine
+// compares each with the first 2xx body.
 async function referenceFor (record, expectedBody) {
   const expected = expectedBody ?? (await expectedBodyOf(record.workReported))
   if (expected === null) record.notes.push('bodies compared with the first 2xx response (no expected body for this work)')
-  return expected === null ? null : bodyReference(expected)
+  return expected
 }
 
 // The run's own abort: the lab's signal, or the server exiting before the lab stops it (`crashed`).
@@ -308,6 +319,7 @@ export async function runEntry (entry, load, opts = {}) {
       progress?.('warm-up')
       await fireLoad(`${server.url}/`, load, { amount: load.warmup, expected, signal: run.signal })
     }
+    if (load.startAt) await waitForStart(load.startAt, { signal: run.signal, progress })
     if (entry.sweep) await sweepRounds(record, server, load, { entry, calibration, round })
     else await repeatedRounds(record, server, load, { round })
   } catch (err) {

@@ -17,30 +17,51 @@ export function prng (seed) {
   }
 }
 
+// A slice of a plan: the requests i with i ≡ offset (mod stride). The whole plan is { offset 0, stride 1 };
+// generator g of G in shard I of N takes offset (I − 1) + N·g, stride N·G, so the slices of every shard's
+// threads partition the plan exactly (`--shard`, `--generators`).
+export function sliceOf ({ shard = null, generator = null } = {}) {
+  const s = shard ?? { index: 1, count: 1 }
+  const g = generator ?? { index: 0, count: 1 }
+  return { offset: s.index - 1 + s.count * g.index, stride: s.count * g.count }
+}
+
+// The due time of request i after `due` (the time of i − 1): i / rate, or an exponential gap.
+function dueAfter (i, due, gapMs, random, arrival) {
+  if (arrival === 'constant') return i * gapMs
+  return i === 0 ? 0 : due + -Math.log(1 - random()) * gapMs
+}
+
 // A schedule: next() → the due time (ms from the start) of the next request, or null once the round's
-// amount or duration is used up. Never skips or thins: every due time is handed out in order.
-export function createSchedule ({ rate, arrival = 'constant', seed = 1, amount = null, durationMs = null }) {
+// amount or duration is used up. Never skips or thins: every due time of the plan's `slice` is handed out
+// in order (a Poisson slice draws every gap of the plan, so its due times are the plan's own).
+export function createSchedule ({ rate, arrival = 'constant', seed = 1, amount = null, durationMs = null, slice = null }) {
   if (!(rate > 0)) throw new RangeError(`rate: expected a positive number of requests per second, got ${rate}`)
   if (!ARRIVALS.includes(arrival)) { throw new RangeError(`arrival: expected one of ${ARRIVALS.join(', ')}, got ${arrival}`) }
+  const { offset, stride } = slice ?? { offset: 0, stride: 1 }
   const gapMs = 1000 / rate
   const random = prng(seed)
-  let i = 0
+  let i = 0 // the plan's next request index
   let due = 0
+  let issued = 0
   return {
     rate,
     arrival,
     seed: arrival === 'poisson' ? seed : null,
     next () {
-      if (amount !== null && i >= amount) return null
-      if (arrival === 'constant') due = i * gapMs
-      else if (i > 0) due += -Math.log(1 - random()) * gapMs
-      if (durationMs !== null && due >= durationMs) return null
-      i++
+      for (;;) {
+        if (amount !== null && i >= amount) return null
+        due = dueAfter(i, due, gapMs, random, arrival)
+        if (durationMs !== null && due >= durationMs) return null
+        i++
+        if ((i - 1) % stride === offset) break
+      }
+      issued++
       return due
     },
     // How many due times were handed out so far.
     get issued () {
-      return i
+      return issued
     }
   }
 }

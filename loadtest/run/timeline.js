@@ -2,7 +2,7 @@
 // for every request, the samplers call gauge(t, source, values); series() gives one point per interval.
 // Memory is bounded: at most MAX_BUCKETS buckets, each with a small HDR histogram; when a round grows
 // past that, neighbouring buckets merge and the interval doubles (histograms add exactly).
-import { COARSE_DIGITS, createHistogram } from '../result/histogram.js'
+import { COARSE_DIGITS, createHistogram, decodeHistogram, encodeHistogram } from '../result/histogram.js'
 
 export const MAX_BUCKETS = 400
 const MIN_INTERVAL_MS = 100
@@ -139,10 +139,27 @@ export function createTimeline ({ intervalMs = MIN_INTERVAL_MS, maxBuckets = MAX
     recovered (t) {
       recoveryEndMs = t
     },
-    // The plain series: { intervalMs, endMs, recoveryEndMs, points: [{ t, phase, sent, ... }] }.
-    series () {
-      const points = buckets.map((b, i) => pointOf(b ?? emptyBucket(), i * interval, interval, endMs))
+    // The plain series: { intervalMs, endMs, recoveryEndMs, points: [{ t, phase, sent, ... }] }; with
+    // `histograms` each point also carries its latency histogram, encoded (a shard's, for npm run merge).
+    series ({ histograms = false } = {}) {
+      const points = buckets.map((b, i) => {
+        const point = pointOf(b ?? emptyBucket(), i * interval, interval, endMs)
+        if (histograms) point.histogram = b?.latency ? encodeHistogram(b.latency) : null
+        return point
+      })
       return { intervalMs: interval, endMs, recoveryEndMs, points }
+    },
+    // The request counts and latencies of each bucket, plain data a generator thread can post.
+    dump () {
+      const plain = (b) => b && { ...b, latency: b.latency ? encodeHistogram(b.latency) : null, gauges: {} }
+      return { intervalMs: interval, buckets: buckets.map(plain) }
+    },
+    // Add another timeline's dump (a generator thread's, on the same clock) bucket by bucket.
+    absorb (other) {
+      while (interval < other.intervalMs) coarsen()
+      for (const [j, b] of other.buckets.entries()) {
+        if (b) mergeBucket(at(j * other.intervalMs), { ...b, latency: b.latency ? decodeHistogram(b.latency) : null })
+      }
     }
   }
 }

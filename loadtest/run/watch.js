@@ -95,17 +95,26 @@ function liveProgress ({ now, plannedMs, amount, onProgress }) {
 
 // Start watching now. child: the server's process (its 'message' events carry samples), or null.
 // onProgress(event) gets { type: 'round', elapsedMs, plannedMs, amount, completed, rps, p99, timeouts }.
-export function watchRound ({ intervalMs, child = null, plannedMs = null, amount = null, onProgress = null }) {
+// originEpochMs: t = 0 at that wall-clock time instead (a shard's common start, so shards line up);
+// histograms: each point keeps its encoded latency histogram (a shard's, for npm run merge).
+export function watchRound ({
+  intervalMs, child = null, plannedMs = null, amount = null, onProgress = null, originEpochMs = null, histograms = false
+}) {
   const timeline = createTimeline({ intervalMs })
-  const t0 = performance.now()
+  const t0 = originEpochMs === null ? performance.now() : originEpochMs - performance.timeOrigin
   const now = () => performance.now() - t0
-  const server = serverSamples(timeline, Date.now())
+  const server = serverSamples(timeline, Date.now() - now())
   const outside = outsideSamples(timeline, now)
   const progress = liveProgress({ now, plannedMs, amount, onProgress })
   let ended = false
   child?.on('message', server.onMessage)
   return {
     onOutside: outside.onOutside,
+    // Generator threads record on this clock (epoch ms of t = 0) and their timelines join this one.
+    clock: { originEpochMs: performance.timeOrigin + t0, intervalMs },
+    absorb (dump) {
+      timeline.absorb(dump)
+    },
     // One request sent (engine event).
     sent () {
       timeline.sent(now())
@@ -137,7 +146,7 @@ export function watchRound ({ intervalMs, child = null, plannedMs = null, amount
     stop () {
       progress.stop()
       child?.off('message', server.onMessage)
-      return timeline.series()
+      return timeline.series({ histograms })
     }
   }
 }

@@ -57,9 +57,8 @@ test('a stall: the open loop sees it from the due time, a closed loop with one c
   const server = await startServer('stalls', [], { entry: join(FIXTURES, 'stalls.js') })
   t.after(() => server.stop())
   const url = `${server.url}/`
-  const verify = (body) => body === '{"sum":4950}'
   // 2.5 s rounds: the server freezes for 500 ms every 2 s, so each round holds at least one stall.
-  const open = await fireOpenLoop({ url, rate: 200, durationSec: 2.5, timeoutSec: 5, verify })
+  const open = await fireOpenLoop({ url, rate: 200, durationSec: 2.5, timeoutSec: 5, expected: '{"sum":4950}' })
   const closed = await fireRound({ url, connections: 1, durationSec: 2.5, timeoutSec: 5, expected: bodyReference('{"sum":4950}') })
   const o = summarizeHistogram(open.latency)
   const c = summarizeHistogram(closed.latency)

@@ -1,0 +1,101 @@
+// `npm run merge -- A.json B.json … [--out DIR]`: one report from the reports of the shards of one plan
+// (lab --shard I/N --start-at T), written as the lab writes its own (JSON, Markdown, page). Refusals:
+// one line on stderr, exit 2 (reports that are not every shard of one plan, once each).
+import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { readReport } from '../compare/cli.js'
+import { experimentFor } from '../experiments/index.js'
+import { renderMarkdown } from '../report/markdown.js'
+import { checkWritableDir, reportId, writeReport } from '../report/write.js'
+import { ROOT } from '../catalog.js'
+import { LabError } from '../errors.js'
+import { checkShards, mergeError, mergeShards } from './merge.js'
+
+export const HELP = `usage: npm run merge -- A.json B.json [...] [--out DIR]
+
+Writes one report from the reports of the shards of one plan (npm run lab -- --url URL --rate R
+--shard I/N --start-at T, one per shard): histograms added, counts summed, rates added, timelines
+aligned on the common start, the method naming the shards. The merged report compares and gates like
+any other. Refuses (exit 2) reports that are not every shard of one plan exactly once: a different
+url, rate, arrival, seed, amount, duration or start, a shard missing or given twice.
+
+options:
+  --out DIR    where the merged report goes (default reports/)
+  -h, --help   this text`
+
+// argv → { files, out, help }; a bad flag is a refusal.
+export function parseMergeArgs (argv) {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } }
+    })
+  } catch (err) {
+    throw mergeError(`${err.message.split('\n')[0]} (see --help)`)
+  }
+  const { values, positionals } = parsed
+  if (!values.help && positionals.length < 2) throw mergeError('expected the reports of at least two shards (see --help)')
+  return { files: positionals, out: values.out ?? resolve(ROOT, 'reports'), help: values.help }
+}
+
+// Read, check, merge and write; returns { report, out } (out: writeReport's answer).
+export async function runMerge (argv, { command = null } = {}) {
+  const opts = parseMergeArgs(argv)
+  if (opts.help) return { help: HELP }
+  const entries = []
+  for (const file of opts.files) {
+    try {
+      entries.push({ file, report: await readReport(file) })
+    } catch (err) {
+      throw mergeError(err.message)
+    }
+  }
+  const ordered = checkShards(entries)
+  await checkWritableDir(opts.out).catch((err) => {
+    throw mergeError(`--out: cannot write reports into ${opts.out}: ${err.code ?? err.message}`)
+  })
+  const createdAt = new Date()
+  const report = mergeShards(ordered, {
+    id: reportId(createdAt, 'merged', ordered[0].report.experiment),
+    createdAt: createdAt.toISOString(),
+    command
+  })
+  const experiment = await experimentFor(report.experiment)
+  const page = await import('../report/page.js')
+  const out = await writeReport(report, {
+    dir: opts.out,
+    renderers: { md: (r) => renderMarkdown(r, experiment), html: (r) => page.renderReportHtml(r, { experiment }) }
+  })
+  return { report, out }
+}
+
+async function main (argv) {
+  const { help, out, report } = await runMerge(argv, { command: `npm run merge -- ${argv.join(' ')}` })
+  if (help) {
+    process.stdout.write(help + '\n')
+    return 0
+  }
+  const r = report.results[0]
+  process.stderr.write(
+    `merged ${report.method.shards.length} shards: ${r.requests.sent} requests, ${r.rps} req/s, p99 ${r.latency.p99} ms` +
+      `${r.trusted ? '' : ` (untrusted: ${r.untrusted.join('; ')})`}\nreport: ${out.paths.join(', ')}\n`
+  )
+  for (const e of out.errors) process.stderr.write(`error: ${e.file} not written: ${e.message} (the JSON is)\n`)
+  return out.fallback || out.errors.length ? 1 : 0
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code
+    },
+    (err) => {
+      process.stderr.write(`${err instanceof LabError ? err.message : (err.stack ?? err)}\n`)
+      process.exitCode = err instanceof LabError ? err.exitCode : 1
+    }
+  )
+}

@@ -1,0 +1,107 @@
+// Shards (--shard I/N --start-at T) and npm run merge: two lab processes split one plan against one
+// server and merge into the plan's report; every kind of report that is not a shard of one plan is refused.
+import { after, before, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { execa } from 'execa'
+import { createSchedule } from '../../../loadtest/run/schedule.js'
+import { startServer } from '../../helpers/server.js'
+import { ROOT, startLab, tempDir } from '../../helpers/lab.js'
+
+const MERGE = join(ROOT, 'loadtest', 'merge', 'cli.js')
+const COMPARE = join(ROOT, 'loadtest', 'compare', 'cli.js')
+const node = (script, args) => execa(process.execPath, [script, ...args], { cwd: ROOT, reject: false })
+
+async function jsonFiles (dir) {
+  return (await readdir(dir)).filter((f) => f.endsWith('.json')).sort().map((f) => join(dir, f))
+}
+
+// Two shards of `--rate 400 --amount 300`, started together against one server (once, for both tests).
+let shardsDir
+let shardFiles
+before(async () => {
+  shardsDir = await tempDir()
+  const server = await startServer('simple', ['--work', 'loop:100'])
+  try {
+    shardFiles = await twoShards(server, shardsDir.dir)
+  } finally {
+    await server.stop()
+  }
+})
+after(() => shardsDir?.cleanup())
+
+// The two shard processes' report files.
+async function twoShards (server, dir) {
+  const startAt = new Date(Date.now() + 3000).toISOString()
+  const args = (i) => ['--url', server.url, '--rate', '400', '--amount', '300', '--warmup', '0',
+    '--shard', `${i}/2`, '--start-at', startAt, '--out', dir]
+  const runs = await Promise.all([startLab(args(1)), startLab(args(2))])
+  for (const r of runs) assert.equal(r.exitCode, 0, r.stderr)
+  return jsonFiles(dir)
+}
+
+test('two --shard processes against one server merge into the report of the whole plan', async (t) => {
+  const outDir = await tempDir()
+  t.after(() => outDir.cleanup())
+  const files = shardFiles
+  const shards = await Promise.all(files.map(async (f) => JSON.parse(await readFile(f, 'utf8'))))
+  assert.deepEqual(shards.map((s) => s.results[0].requests.sent).sort(), [150, 150], 'each shard sent its half')
+  const m = await node(MERGE, [...files, '--out', outDir.dir])
+  assert.equal(m.exitCode, 0, m.stderr)
+  const [mergedFile] = await jsonFiles(outDir.dir)
+  const merged = JSON.parse(await readFile(mergedFile, 'utf8'))
+  const r = merged.results[0]
+  // The whole plan: 300 requests due every 2.5 ms from 0 to 747.5 ms, as one generator's schedule.
+  const plan = createSchedule({ rate: 400, amount: 300 })
+  let n = 0
+  while (plan.next() !== null) n++
+  assert.equal(r.requests.sent, n)
+  assert.deepEqual([r.requests.completed, r.requests.ok, r.requests.mismatches], [300, 300, 0])
+  assert.equal(r.open.scheduledRate, 400, 'the shards\' due times together are the plan\'s: 299 gaps of 2.5 ms')
+  assert.equal(r.key, shards[0].results[0].key)
+  assert.equal(r.latency.count, 300, 'histograms added')
+  assert.equal(r.timeline.points.reduce((a, p) => a + p.sent, 0), 300, 'timelines aligned and added')
+  assert.deepEqual(merged.method.shards.map((s) => `${s.index}/${s.count}`), ['1/2', '2/2'])
+  assert.equal(merged.method.shard, null)
+  assert.ok(Math.abs(r.rps - shards.reduce((a, s) => a + s.results[0].rps, 0)) < 0.01, 'rates added')
+  // A merged report compares and gates like any other: one shard has half the plan's throughput.
+  const cmp = await node(COMPARE, [mergedFile, files[0], '--fail-on', 'rps:-10%'])
+  assert.equal(cmp.exitCode, 99, cmp.stderr)
+  assert.match(cmp.stdout, /✗ regressed: B `simple@default#open:400\/s` rps/)
+})
+
+test('npm run merge refuses, in one line with exit 2, reports that are not every shard of one plan once', async () => {
+  const [a, b] = shardFiles
+  const shard = JSON.parse(await readFile(a, 'utf8'))
+  const other = JSON.parse(await readFile(b, 'utf8'))
+  let k = 0
+  const variant = async (report, change) => {
+    const copy = structuredClone(report)
+    change(copy)
+    const file = join(shardsDir.dir, `variant-${k++}.json`)
+    await writeFile(file, JSON.stringify(copy))
+    return file
+  }
+  const cases = [
+    [[a, await variant(other, (r) => { r.method.rate = 500 })], /not shards of one plan: rate 400 vs 500/],
+    [[a, await variant(other, (r) => { r.method.amount = null; r.method.durationSec = 1 })], /not shards of one plan: amount/],
+    [[a, await variant(other, (r) => { r.method.arrival = 'poisson' })], /not shards of one plan: arrival/],
+    [[a, await variant(other, (r) => { r.method.seed = 7 })], /not shards of one plan: seed none vs 7/],
+    [[a, await variant(other, (r) => { r.method.url = 'http://127.0.0.1:1/' })], /not shards of one plan: url/],
+    [[a, await variant(other, (r) => { r.method.startAt = '2026-01-01T00:00:00.000Z' })], /not shards of one plan: startAt/],
+    [[await variant(shard, (r) => { r.method.shard.count = 3 }),
+      await variant(other, (r) => { r.method.shard.count = 3 })],
+    /shard 3\/3 missing/],
+    [[a, a, b], /given twice/],
+    [[a, await variant(other, (r) => { r.method.shard = null })], /is not a shard/],
+    [[a], /at least two shards/],
+    [[a, join(shardsDir.dir, 'nope.json')], /cannot read .*nope\.json: no such file/]
+  ]
+  for (const [files, why] of cases) {
+    const r = await node(MERGE, [...files, '--out', shardsDir.dir])
+    assert.equal(r.exitCode, 2, `${why}: ${r.stderr}`)
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
+    assert.match(r.stderr, why)
+  }
+})
