@@ -4,11 +4,14 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { tmpdir } from 'node:os'
+import { execFileSync } from 'node:child_process'
+import { truncate, writeFile } from 'node:fs/promises'
 import { getHeapStatistics } from 'node:v8'
 import { fireRound } from '../../loadtest/run/fire.js'
 import { bodyReference } from '../../loadtest/run/body.js'
 import { startServer } from '../helpers/server.js'
-import { FIXTURES, labReport, runLab as runCli, tempDir } from '../helpers/lab.js'
+import { FIXTURES, ROOT, labReport, runLab as runCli, tempDir } from '../helpers/lab.js'
+import { MAX_INPUT_BYTES, describeTask } from '../../servers/lib/task-module.js'
 
 const MB = 1024 * 1024
 // The fixture's body (test/fixtures/servers/big-body.js): 64 kB of a repeated phrase, repeated.
@@ -69,4 +72,24 @@ test('a bad LOADLAB_BOOT_TIMEOUT_MS or an empty --out: exit 2, one line, before 
   assert.equal(r.exitCode, 2, r.stderr)
   assert.match(r.stderr, /--out: expected a directory, got an empty value/)
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
+})
+
+test('--input @/dev/zero, a FIFO or a file over the cap: exit 2 in one line, nothing read forever (item 5)', async (t) => {
+  const task = join(ROOT, 'test', 'fixtures', 'tasks', 'sum.mjs')
+  const r = await runCli(['--task', task, '--input', '@/dev/zero', '--out', tmpdir()], { timeout: 20000 })
+  assert.equal(r.exitCode, 2, r.stderr)
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
+  assert.match(r.stderr, /--input: cannot read \/dev\/zero: not a regular file/)
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const big = join(dir, 'big.json')
+  await writeFile(big, '')
+  await truncate(big, MAX_INPUT_BYTES + 1) // sparse: no 16 MB written
+  assert.throws(() => describeTask({ ref: task, input: `@${big}` }), new RegExp(`larger than ${MAX_INPUT_BYTES} bytes`))
+  const fifo = join(dir, 'fifo')
+  execFileSync('mkfifo', [fifo])
+  assert.throws(() => describeTask({ ref: task, input: `@${fifo}` }), /not a regular file/, 'a FIFO does not block')
+  const ok = join(dir, 'ok.json')
+  await writeFile(ok, '{ "n": 3 }')
+  assert.equal(describeTask({ ref: task, input: `@${ok}` }).task.inputJson, '{"n":3}')
 })
