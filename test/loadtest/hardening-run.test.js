@@ -3,11 +3,13 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
+import http from 'node:http'
+import { setTimeout as delay } from 'node:timers/promises'
 import { tmpdir } from 'node:os'
 import { execFileSync } from 'node:child_process'
 import { truncate, writeFile } from 'node:fs/promises'
 import { getHeapStatistics } from 'node:v8'
-import { fireRound } from '../../loadtest/run/fire.js'
+import { fireRound, startProbe } from '../../loadtest/run/fire.js'
 import { bodyReference } from '../../loadtest/run/body.js'
 import { startServer } from '../helpers/server.js'
 import { FIXTURES, ROOT, labReport, runLab as runCli, tempDir } from '../helpers/lab.js'
@@ -92,4 +94,21 @@ test('--input @/dev/zero, a FIFO or a file over the cap: exit 2 in one line, not
   const ok = join(dir, 'ok.json')
   await writeFile(ok, '{ "n": 3 }')
   assert.equal(describeTask({ ref: task, input: `@${ok}` }).task.inputJson, '{"n":3}')
+})
+
+test('probe: a /health probe still waiting when the round ends counts the time it waited (item 1)', async (t) => {
+  const held = new Set()
+  // A server frozen for the whole round: it takes the probe's request and never answers.
+  const frozen = http.createServer((req, res) => held.add(res))
+  await new Promise((resolve) => frozen.listen(0, '127.0.0.1', resolve))
+  t.after(() => {
+    for (const res of held) res.destroy()
+    frozen.close()
+  })
+  const probe = startProbe(`http://127.0.0.1:${frozen.address().port}/health`, { intervalMs: 100, timeoutMs: 5000 })
+  await delay(800)
+  const r = await probe.stop()
+  assert.equal(r.abandoned, 1)
+  assert.equal(r.latencies.length, 1, 'the cut-off probe is in the latencies')
+  assert.ok(r.latencies[0] >= 750, `it counts at least the ${r.latencies[0].toFixed(0)} ms it waited`)
 })
