@@ -4,18 +4,25 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import http from 'node:http'
+import { once } from 'node:events'
+import pWaitFor from 'p-wait-for'
 import { setTimeout as delay } from 'node:timers/promises'
 import { tmpdir } from 'node:os'
 import { execFileSync } from 'node:child_process'
 import { truncate, writeFile } from 'node:fs/promises'
+import { readFileSync } from 'node:fs'
 import { getHeapStatistics } from 'node:v8'
 import { fireRound, startProbe } from '../../loadtest/run/fire.js'
 import { bodyReference } from '../../loadtest/run/body.js'
 import { startServer } from '../helpers/server.js'
-import { FIXTURES, ROOT, labReport, runLab as runCli, tempDir } from '../helpers/lab.js'
+import {
+  FIXTURES, ROOT, cmdline, descendants, labReport, readReport, runLab as runCli, startLab, tempDir
+} from '../helpers/lab.js'
 import { MAX_INPUT_BYTES, describeTask } from '../../servers/lib/task-module.js'
 
 const MB = 1024 * 1024
+// The process group of a pid (/proc/PID/stat field 5, after the command in parentheses).
+const processGroup = (pid) => Number(readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1].split(' ')[2])
 // The fixture's body (test/fixtures/servers/big-body.js): 64 kB of a repeated phrase, repeated.
 function bigBody (bytes) {
   const chunk = Buffer.alloc(64 * 1024, 'loadlab big body ')
@@ -111,4 +118,33 @@ test('probe: a /health probe still waiting when the round ends counts the time i
   assert.equal(r.abandoned, 1)
   assert.equal(r.latencies.length, 1, 'the cut-off probe is in the latencies')
   assert.ok(r.latencies[0] >= 750, `it counts at least the ${r.latencies[0].toFixed(0)} ms it waited`)
+})
+
+test('Ctrl-C to the whole process group (a terminal): a clean partial result, the server not hit (item 2)', async (t) => {
+  const out = await tempDir()
+  t.after(out.cleanup)
+  const args = ['--server', 'simple', '--work', 'sleep:50', '--duration', '3', '--connections', '2', '--warmup', '0']
+  // detached: the lab leads its own process group, as a shell's job does (the issue's `setsid`).
+  const lab = startLab([...args, '--out', out.dir], { env: { LOADLAB_PROGRESS: '1' }, buffer: false, detached: true })
+  let stderr = ''
+  lab.stderr.setEncoding('utf8').on('data', (c) => {
+    stderr += c
+  })
+  lab.stdout.resume()
+  await pWaitFor(() => /: measuring/.test(stderr) || lab.exitCode !== null, { interval: 50, timeout: 60000 })
+  const servers = descendants(lab.pid).filter((pid) => cmdline(pid).includes('servers/simple'))
+  assert.equal(servers.length, 1, 'the server runs under the lab')
+  assert.notEqual(processGroup(servers[0]), processGroup(lab.pid), 'the server has its own process group')
+  await delay(500)
+  process.kill(-lab.pid, 'SIGINT')
+  const [code] = await once(lab, 'exit')
+  assert.equal(code, 130, stderr)
+  const { json } = await readReport(out.dir)
+  assert.equal(json.status, 'partial')
+  const [r] = json.results
+  assert.equal(r.status, 'ok', `not failed: ${JSON.stringify(r.failure)}`)
+  assert.equal(r.interrupted, true)
+  assert.equal(r.requests.errors, 0, 'no connection errors: the server did not take the signal')
+  assert.equal(r.requests.non2xx, 0, JSON.stringify(r.statusCodes))
+  assert.ok(r.requests.ok > 0)
 })
