@@ -16,7 +16,7 @@ import { fireRound, startProbe } from '../../loadtest/run/fire.js'
 import { bodyReference } from '../../loadtest/run/body.js'
 import { startServer } from '../helpers/server.js'
 import {
-  FIXTURES, ROOT, cmdline, descendants, labReport, readReport, runLab as runCli, startLab, tempDir
+  FIXTURES, ROOT, alive, cmdline, descendants, labReport, readReport, runLab as runCli, startLab, tempDir
 } from '../helpers/lab.js'
 import { MAX_INPUT_BYTES, describeTask } from '../../servers/lib/task-module.js'
 
@@ -147,4 +147,29 @@ test('Ctrl-C to the whole process group (a terminal): a clean partial result, th
   assert.equal(r.requests.errors, 0, 'no connection errors: the server did not take the signal')
   assert.equal(r.requests.non2xx, 0, JSON.stringify(r.statusCodes))
   assert.ok(r.requests.ok > 0)
+})
+
+test('task check: a blocking task is refused at --timeout, and Ctrl-C ends the check at once (item 9)', async (t) => {
+  const task = join(ROOT, 'test', 'fixtures', 'tasks', 'blocks.mjs')
+  const started = Date.now()
+  const r = await runCli(['--task', task, '--timeout', '1', '--out', tmpdir()], { timeout: 30000 })
+  const tookMs = Date.now() - started
+  assert.equal(r.exitCode, 1, r.stderr)
+  assert.match(r.stderr, /the check call did not return within 1000 ms \(--timeout; a synchronous loop\?\)/)
+  assert.ok(tookMs < 15000, `refused in ${tookMs} ms, not after the 60 s setup bound`)
+  for (const group of [false, true]) {
+    // group: the terminal's Ctrl-C, to the lab and the check child alike; else to the lab alone
+    const lab = startLab(['--task', task, '--timeout', '60', '--out', tmpdir()], { buffer: false, detached: true })
+    lab.stderr.resume()
+    lab.stdout.resume()
+    await pWaitFor(() => descendants(lab.pid).some((pid) => cmdline(pid).includes('calibrate-child')), { interval: 50 })
+    const child = descendants(lab.pid).find((pid) => cmdline(pid).includes('calibrate-child'))
+    await delay(300) // the check is under way (the task is loaded, its call spinning)
+    const sentAt = Date.now()
+    process.kill(group ? -lab.pid : lab.pid, 'SIGINT')
+    const [code] = await once(lab, 'exit')
+    assert.equal(code, 130, `group ${group}`)
+    assert.ok(Date.now() - sentAt < 5000, `exit 130 in ${Date.now() - sentAt} ms`)
+    await pWaitFor(() => !alive(child), { interval: 50, timeout: 5000 })
+  }
 })
