@@ -21,7 +21,7 @@ import { resolveRuntimes } from './run/runtimes.js'
 // Everything decided before anything starts: the experiment, its load, the plan and each entry's load.
 // Throws a usage error (exit 2) for a bad combination; starts nothing (a --node runtime the project
 // provides may be installed from the npm registry: `onProgress` hears { type: 'runtime', text }).
-export async function planLab (opts, { onProgress = () => {} } = {}) {
+export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
   if (opts.work) await checkWork(opts.work)
   samplerSource() // a bad LOADLAB_SAMPLER stops the lab here (exit 2)
   bootTimeoutMs() // and a bad LOADLAB_BOOT_TIMEOUT_MS
@@ -79,7 +79,7 @@ export async function planLab (opts, { onProgress = () => {} } = {}) {
     }
   }
   // One real call of the task before any server starts: its failures stop the lab with one line.
-  const taskCheck = task ? await checkTask(task) : null
+  const taskCheck = task ? await checkTask(task, { signal }) : null
   return { experimentName, experiment, load, planOpts, inProcess, plan, loads, task, taskCheck, runtimes }
 }
 
@@ -233,7 +233,7 @@ export async function runLab (
   opts,
   { signal = new AbortController().signal, onProgress = () => {}, command = null } = {}
 ) {
-  const lab = await planLab(opts, { onProgress })
+  const lab = await planLab(opts, { onProgress, signal })
   const { experimentName, experiment, planOpts, inProcess } = lab
   const createdAt = new Date()
   const m = machine()

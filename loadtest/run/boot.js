@@ -52,11 +52,14 @@ export function serverEnv (env = process.env) {
 }
 
 // Spawn the server process and keep what the lab needs of it: its exit, its ready message, the last
-// lines of its output, and a stop().
+// lines of its output, and a stop(). It runs in its own process group (detached): a terminal's Ctrl-C
+// goes to the whole foreground group, and must reach the lab only, which stops its servers itself
+// (they exit when the lab's IPC channel closes, so a killed lab still leaves none behind).
 function spawnServer ({ entry, args, cwd, env, keepLines, execPath }) {
   const argv = [entry, '--port', '0', '--host', '127.0.0.1', ...args]
   const child = execa(execPath, argv, {
     ipc: true,
+    detached: true,
     cwd,
     env: { ...serverEnv(), ...env },
     extendEnv: false, // execa would merge process.env back in

@@ -11,12 +11,16 @@ import { loadTask, prepareTask, runTask, toJson } from '../../servers/lib/task-m
 
 const plan = JSON.parse(await text(process.stdin))
 process.stdout.write(JSON.stringify(plan.check ? await check(plan.check) : await measure(plan)) + '\n')
+process.disconnect?.() // the check's IPC channel (run/task.js) must not keep this process alive
 
 // One call of a task module, as a server's first request would make it: { body, expectedBody, setupMs,
-// firstMs } or { error: { code, message } }.
+// firstMs } or { error: { code, message } }. The lab hears { type: 'calling' } once load and setup() are
+// done, so that it bounds the call by the call's own timeout.
 async function check (task) {
   try {
     const t0 = performance.now()
+    await prepareTask(task)
+    process.send?.({ type: 'calling' })
     const out = await runTask(task, now)
     const { expected } = await loadTask(task)
     return {

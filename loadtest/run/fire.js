@@ -213,8 +213,11 @@ export function startProbe (url, { intervalMs = 100, timeoutMs = 5000 } = {}) {
     while (!controller.signal.aborted) {
       const started = performance.now()
       const r = await request(url, { timeoutMs, signal: controller.signal })
+      // A probe still waiting when the round ends waited at least that long: it counts at that lower
+      // bound, or a freeze as long as the round would show only the probes answered before it.
       if (r.status === 'aborted') {
         abandoned++
+        latencies.push(r.ms)
         break
       }
       if (r.status === 200) latencies.push(r.ms)

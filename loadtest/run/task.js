@@ -42,23 +42,52 @@ export function taskArgs (work) {
   ]
 }
 
+// How long past its own bound the check child gets to report a timeout itself before it is killed.
+const CHECK_GRACE_MS = 2000
+
+// Run the check child: load and setup() bounded by `setupMs`, then (once it says { type: 'calling' }) the
+// call by `callMs`; killed when either runs out. Resolves execa's result plus `timedOut` ('setup' | 'call').
+function runCheck (t, { signal, setupMs, callMs }) {
+  const child = execa(process.execPath, [CHILD], {
+    reject: false,
+    cancelSignal: signal,
+    ipc: true,
+    input: JSON.stringify({ check: t })
+  })
+  let timedOut = null
+  const arm = (phase, ms) => setTimeout(() => {
+    timedOut = phase
+    child.kill('SIGKILL')
+  }, ms)
+  let timer = arm('setup', setupMs)
+  child.on('message', (msg) => {
+    if (msg?.type !== 'calling') return
+    clearTimeout(timer)
+    timer = arm('call', callMs)
+  })
+  return child.then((r) => {
+    clearTimeout(timer)
+    return { ...r, timedOut }
+  })
+}
+
 // One checked call in a child process: { body, expectedBody, setupMs, firstMs }. The task's failures
 // are lab errors with one line each: a module that does not load or export a function is a usage error
-// (exit 2); setup() throwing, the call throwing, a result that is not JSON or never settles exit 1.
+// (exit 2); setup() throwing, the call throwing, a result that is not JSON or never settles exit 1. The
+// call is bounded by the user's --timeout (load and setup() by what a server gives them); `signal` (the
+// lab's Ctrl-C, also when the terminal's SIGINT reached the child first) ends it at once: exit 130.
 export async function checkTask (work, { signal } = {}) {
   const { SETUP_TIMEOUT_MS } = await taskModule()
   const t = work.task
-  const limitMs = Math.max(SETUP_TIMEOUT_MS, t.timeoutMs) + t.timeoutMs + 5000
-  const r = await execa(process.execPath, [CHILD], {
-    reject: false,
-    cancelSignal: signal,
-    timeout: limitMs,
-    input: JSON.stringify({ check: t })
-  })
+  const setupMs = Math.max(SETUP_TIMEOUT_MS, t.timeoutMs)
+  const r = await runCheck(t, { signal, setupMs: setupMs + CHECK_GRACE_MS, callMs: t.timeoutMs + CHECK_GRACE_MS })
   const label = `--task ${t.path}${t.exportName === 'default' ? '' : '#' + t.exportName}`
-  if (r.isCanceled) throw abortError('interrupted while checking the task')
-  if (r.timedOut) {
-    throw new LabError('LAB_TASK', `${label}: the check call did not return within ${limitMs} ms (a synchronous loop?)`)
+  if (r.isCanceled || signal?.aborted || r.signal === 'SIGINT') throw abortError('interrupted while checking the task')
+  if (r.timedOut === 'call') {
+    throw new LabError('LAB_TASK', `${label}: the check call did not return within ${t.timeoutMs} ms (--timeout; a synchronous loop?)`)
+  }
+  if (r.timedOut === 'setup') {
+    throw new LabError('LAB_TASK', `${label}: loading it and its setup() did not finish within ${setupMs} ms`)
   }
   let out = null
   try {

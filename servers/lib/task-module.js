@@ -4,13 +4,16 @@
 // Contract (README "Bring your own work"): the module (ESM or CommonJS) exports a function
 // `(input) => result | Promise<result>` as default or under `#name`; optional `input`, `setup()`, `expected`.
 import { createHash } from 'node:crypto'
-import { readFileSync, statSync } from 'node:fs'
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
 import { basename, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ServerError } from './errors.js'
 
 // setup() may load big modules: it gets this long (or the call timeout, if longer) before it counts as hung.
 export const SETUP_TIMEOUT_MS = 60000
+// The largest --input @file read (bytes): the input is parsed by every server process and thread.
+export const MAX_INPUT_BYTES = 16 * 1024 * 1024
+
 // Per-call bound when none is given (servers: --task-timeout; the lab passes its --timeout).
 export const DEFAULT_TIMEOUT_MS = 30000
 
@@ -59,6 +62,32 @@ export function describeTask ({ ref, input, timeoutMs = DEFAULT_TIMEOUT_MS, cwd 
   return { name: 'task', arg: null, spec, task }
 }
 
+// The text of an --input @file: a regular file (not a device, FIFO or directory: /dev/zero never ends) of
+// at most MAX_INPUT_BYTES, read with that bound whatever its size says; throws ERR_BAD_TASK.
+function readInputFile (path) {
+  const bad = (why) => new ServerError('ERR_BAD_TASK', `--input: cannot read ${path}: ${why}`)
+  let fd
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK) // a FIFO must not block the open
+  } catch (err) {
+    throw bad(err.code === 'ENOENT' ? 'no such file' : (err.code ?? err.message))
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw bad('not a regular file')
+    const chunks = []
+    let size = 0
+    for (let n = -1; n !== 0 && size <= MAX_INPUT_BYTES; size += n) {
+      const chunk = Buffer.allocUnsafe(1 << 16)
+      n = readSync(fd, chunk, 0, chunk.length, null)
+      chunks.push(chunk.subarray(0, n))
+    }
+    if (size > MAX_INPUT_BYTES) throw bad(`larger than ${MAX_INPUT_BYTES} bytes`)
+    return Buffer.concat(chunks).toString('utf8')
+  } finally {
+    closeSync(fd)
+  }
+}
+
 // `--input JSON|@file` → compact JSON text (what every process/thread parses); throws ERR_BAD_TASK.
 function readInput (raw, cwd) {
   let text = raw
@@ -66,12 +95,7 @@ function readInput (raw, cwd) {
   if (raw.startsWith('@')) {
     const path = resolve(cwd, raw.slice(1))
     from = `--input ${path}`
-    try {
-      text = readFileSync(path, 'utf8')
-    } catch (err) {
-      const why = err.code === 'ENOENT' ? 'no such file' : (err.code ?? err.message)
-      throw new ServerError('ERR_BAD_TASK', `--input: cannot read ${path}: ${why}`)
-    }
+    text = readInputFile(path)
   }
   try {
     return JSON.stringify(JSON.parse(text))
