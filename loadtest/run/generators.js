@@ -119,7 +119,7 @@ function startThread (opts, clock) {
 // and each thread's own schedule figures kept (`generators`) for the trust rules.
 export function mergeRaws (raws, startAtEpochMs) {
   const first = raws[0]
-  const out = { ...first, ...roundCounts(), written: 0, waited: 0, statusCodes: {} }
+  const out = { ...first, ...roundCounts(), written: 0, waited: 0, statusCodes: {}, bodies: null }
   for (const k of RAW_HISTOGRAMS) out[k] = createHistogram()
   for (const r of raws) addRaw(out, r)
   out.connections = raws.reduce((a, r) => a + r.connections, 0)
@@ -145,7 +145,11 @@ function addRaw (out, r) {
   out.lastDueMs = maxOf(out.lastDueMs, r.lastDueMs)
   out.mismatchSample ??= r.mismatchSample
   out.errorSample ??= r.errorSample
-  out.reference ??= r.reference
+  if (r.bodies) {
+    const b = (out.bodies ??= { maxBytes: r.bodies.maxBytes, overCap: 0, largestBytes: 0 })
+    b.overCap += r.bodies.overCap
+    b.largestBytes = Math.max(b.largestBytes, r.bodies.largestBytes)
+  }
 }
 
 // What the trust rules need of one thread: its own issue span, due span and lag histogram (and its latency

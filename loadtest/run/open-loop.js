@@ -4,13 +4,14 @@
 // the moment the request was written (service latency). Kept connections (http1.js), up to a cap: when
 // every connection is busy a request waits for one, in order, its latency still counting from its due
 // time; nothing is skipped or thinned. The generator watches itself: scheduler lag and issue rate.
-// Bodies are checked as they stream (body-stream.js), never kept whole. One round is a state object
-// (`g`) and the named steps below: start, tick → issue → write → finish, sweep, stop, settle.
+// Bodies are checked as they stream (body.js: hash and length), at most --max-body bytes of each kept.
+// One round is a state object (`g`) and the named steps below: start, tick → issue → write → finish,
+// sweep, stop, settle.
 import { getPriority, setPriority } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { createHttp1Pool } from './http1.js'
 import { createSchedule } from './schedule.js'
-import { streamingBodyCheck } from './body-stream.js'
+import { DEFAULT_MAX_BODY, bodyReference, createVerifier } from './body.js'
 import { createHistogram, recordMs } from '../result/histogram.js'
 import { parseServerTiming, roundCounts } from './fire.js'
 
@@ -82,6 +83,13 @@ function newRaw ({ amount, rate, arrival, schedule, cap }) {
   }
 }
 
+// The reference a body must match: given ({ sha256, bytes }), from the expected body (a string), or
+// null (the first 2xx body's).
+function referenceOf (expected) {
+  if (expected === null || expected === undefined) return null
+  return typeof expected === 'string' || Buffer.isBuffer(expected) ? bodyReference(expected) : expected
+}
+
 // One round's state: the options, the schedule, the raw figures, the queues.
 function createRound (opts) {
   const { url, rate, arrival = 'constant', seed = 1, amount = null, durationSec = null, slice = null } = opts
@@ -97,7 +105,7 @@ function createRound (opts) {
     cap,
     schedule,
     raw: newRaw({ amount, rate, arrival, schedule, cap }),
-    body: streamingBodyCheck(opts.expected ?? null),
+    body: createVerifier({ expected: referenceOf(opts.expected), maxBody: opts.maxBody ?? DEFAULT_MAX_BODY }),
     startAt: opts.startAt ?? null,
     signal: opts.signal,
     on: { response: opts.onResponse, sent: opts.onSent, record: opts.onRecord },
@@ -118,7 +126,8 @@ function createRound (opts) {
 // requests or `durationSec`; `connections` caps the kept connections; `slice` ({ offset, stride },
 // schedule.js sliceOf) sends only that part of the plan; `startAt` (epoch ms) is due time 0 (a
 // shard's or thread's common start; later than START_LATE_MS past it, the round refuses). `expected`:
-// every 2xx body must be this string (null: the first 2xx body is the reference). onResponse(event)
+// the body every 2xx answer must have (a string, or body.js's reference; null: the first 2xx body's),
+// checked by sha256 and length as it streams, at most `maxBody` bytes of each kept. onResponse(event)
 // hears every finished request; onSent() each issued one and onRecord({ latencyMs, status } |
 // { latencyMs, timeout } | { error }) each end, as fireRound calls them, for the round's timeline.
 // Resolves the raw round in the closed loop's shape plus the open loop's own figures.
@@ -224,7 +233,7 @@ class Exchange {
   onHeaders (statusCode, serverTiming) {
     this.status = statusCode
     if (serverTiming !== null) this.timing = parseServerTiming(serverTiming)
-    if (statusCode >= 200 && statusCode < 300) this.body = this.g.body.begin()
+    if (statusCode >= 200 && statusCode < 300) this.body = this.g.body.start()
     return true
   }
 
@@ -280,9 +289,10 @@ function countResponse (g, req, now, ex) {
   raw.statusCodes[status] = (raw.statusCodes[status] ?? 0) + 1
   if (status >= 200 && status < 300) {
     raw.ok++
-    if (!ex.body.end(true)) {
+    const { ok, sample } = g.body.settle(ex.body, status)
+    if (!ok) {
       raw.mismatches++
-      raw.mismatchSample ??= ex.body.text
+      raw.mismatchSample ??= sample
     }
   } else raw.non2xx++
   recordMs(raw.latency, now - req.due)
@@ -350,7 +360,7 @@ function settle (g, err) {
   clearInterval(g.sweeper)
   g.signal?.removeEventListener('abort', g.onAbort)
   g.raw.durationMs = (g.raw.lastAt ?? performance.now()) - g.t0
-  g.raw.reference = g.body.reference
+  g.raw.bodies = g.body.figures()
   const closing = g.pool ? g.pool.destroy().catch(() => {}) : Promise.resolve()
   closing.then(() => (err ? g.reject(err) : g.resolve(g.raw)))
 }

@@ -38,9 +38,9 @@ export async function timeRecovery (url, { timeoutMs, signal }) {
 
 // Fire one round of `amount` (or the load's amount/duration) at url: open loop when the load has a
 // rate, else autocannon's closed loop. `expected`: the body every 2xx answer must have (null: the first
-// 2xx body's); the closed loop checks it by sha256 and length (body.js), the open loop byte by byte as it
-// streams. onSent/onRecord feed the round's timeline (watch.js); an open loop's generator threads feed it
-// through `watch` and start at `startAt` (a shard's common start).
+// 2xx body's); both loops check it as it streams, by sha256 and length (body.js), keeping at most
+// --max-body bytes of each. onSent/onRecord feed the round's timeline (watch.js); an open loop's
+// generator threads feed it through `watch` and start at `startAt` (a shard's common start).
 export function fireLoad (url, load, opts) {
   const { amount = load.amount, durationSec = load.durationSec, expected = null, signal, ...open } = opts
   const { onResponse, onSent, onRecord } = open
@@ -52,12 +52,13 @@ export function fireLoad (url, load, opts) {
     signal,
     onResponse,
     onSent,
-    onRecord
+    onRecord,
+    expected: expected === null ? null : bodyReference(expected),
+    maxBody: load.maxBody
   }
   if (load.rate) {
     return fireGenerators({
       ...common,
-      expected,
       rate: load.rate,
       arrival: load.arrival,
       seed: load.seed,
@@ -70,8 +71,7 @@ export function fireLoad (url, load, opts) {
     })
   }
   const connections = amount ? Math.min(load.connections, amount) : load.connections
-  const reference = expected === null ? null : bodyReference(expected)
-  return fireRound({ ...common, expected: reference, maxBody: load.maxBody, connections })
+  return fireRound({ ...common, connections })
 }
 
 // How long the recovery period of a round's timeline may last at most (the server may never be idle).
