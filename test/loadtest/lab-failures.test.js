@@ -176,46 +176,43 @@ test('--help and --list exit 0 without starting anything', { timeout: 30000 }, a
   assert.match(list.stdout, /tour/)
 })
 
-test('timeouts make a result untrusted, not hidden', { timeout: 60000 }, async () => {
+test('timeouts make a result untrusted, not hidden', { timeout: 60000 }, async (t) => {
   const out = await tempDir()
-  try {
-    const r = await runLab([
-      '--server',
-      'simple',
-      '--work',
-      'sleep:1500',
-      '--timeout',
-      '1',
-      '--connections',
-      '2',
-      '--amount',
-      '4',
-      '--warmup',
-      '0',
-      '--out',
-      out.dir
-    ])
-    assert.equal(r.exitCode, 0, 'untrusted is not failed')
-    const { json, md } = await readReport(out.dir)
-    const res = json.results[0]
-    assert.equal(res.status, 'ok')
-    assert.equal(res.trusted, false)
-    assert.ok(res.requests.timeouts >= 1)
-    assert.ok(
-      res.untrusted.some((u) => /timeouts/.test(u)),
-      res.untrusted.join('; ')
-    )
-    assert.equal(res.latency.censored, res.requests.timeouts, 'timed-out requests are in the latencies')
-    assert.ok(
-      res.latency.max >= 1000,
-      'at least the 1 s timeout: a timed-out request is not left out of the percentiles'
-    )
-    assert.equal(accounted(res.requests), res.requests.sent)
-    assert.match(md, /Not to be taken at face value/)
-    assert.match(r.stderr, /simple .* !$/m)
-  } finally {
-    await out.cleanup()
-  }
+  t.after(() => out.cleanup())
+  const r = await runLab([
+    '--server',
+    'simple',
+    '--work',
+    'sleep:1500',
+    '--timeout',
+    '1',
+    '--connections',
+    '2',
+    '--amount',
+    '4',
+    '--warmup',
+    '0',
+    '--out',
+    out.dir
+  ])
+  assert.equal(r.exitCode, 0, 'untrusted is not failed')
+  const { json, md } = await readReport(out.dir)
+  const res = json.results[0]
+  assert.equal(res.status, 'ok')
+  assert.equal(res.trusted, false)
+  assert.ok(res.requests.timeouts >= 1)
+  assert.ok(
+    res.untrusted.some((u) => /timeouts/.test(u)),
+    res.untrusted.join('; ')
+  )
+  assert.equal(res.latency.censored, res.requests.timeouts, 'timed-out requests are in the latencies')
+  assert.ok(
+    res.latency.max >= 1000,
+    'at least the 1 s timeout: a timed-out request is not left out of the percentiles'
+  )
+  assert.equal(accounted(res.requests), res.requests.sent)
+  assert.match(md, /Not to be taken at face value/)
+  assert.match(r.stderr, /simple .* !$/m)
 })
 
 test(

@@ -99,33 +99,30 @@ for (const server of ['simple', 'cluster', 'queued-threads']) {
   })
 }
 
-test('--json prints the report on stdout, the same as the file', { timeout: 60000 }, async () => {
+test('--json prints the report on stdout, the same as the file', { timeout: 60000 }, async (t) => {
   const out = await tempDir()
-  try {
-    const r = await runLab([
-      '--server',
-      'simple',
-      '--connections',
-      '2',
-      '--amount',
-      '10',
-      '--warmup',
-      '0',
-      '--work',
-      'fib:10',
-      '--json',
-      '--out',
-      out.dir
-    ])
-    assert.equal(r.exitCode, 0, r.stderr)
-    const printed = JSON.parse(r.stdout)
-    const { json } = await readReport(out.dir)
-    assert.deepEqual(printed, json)
-    assert.equal(json.method.warmup, null)
-    assert.equal((await readdir(out.dir)).length, 3)
-  } finally {
-    await out.cleanup()
-  }
+  t.after(() => out.cleanup())
+  const r = await runLab([
+    '--server',
+    'simple',
+    '--connections',
+    '2',
+    '--amount',
+    '10',
+    '--warmup',
+    '0',
+    '--work',
+    'fib:10',
+    '--json',
+    '--out',
+    out.dir
+  ])
+  assert.equal(r.exitCode, 0, r.stderr)
+  const printed = JSON.parse(r.stdout)
+  const { json } = await readReport(out.dir)
+  assert.deepEqual(printed, json)
+  assert.equal(json.method.warmup, null)
+  assert.equal((await readdir(out.dir)).length, 3)
 })
 
 test(

@@ -69,23 +69,20 @@ test(
   }
 )
 
-test('SIGKILL of the lab: its servers exit by themselves', { timeout: 90000 }, async () => {
+test('SIGKILL of the lab: its servers exit by themselves', { timeout: 90000 }, async (t) => {
   const out = await tempDir()
-  try {
-    const { lab, tree } = await labInMeasuredRound('cluster-threads', out)
-    assert.ok(tree.length >= 2, `a primary and its workers: ${tree.join(', ')}`)
-    lab.kill('SIGKILL')
-    await once(lab, 'exit')
-    await pWaitFor(() => tree.every((pid) => !alive(pid)), { interval: 100, timeout: 20000 }).catch(() => {
-      const left = tree.filter(alive)
-      for (const pid of left) {
-        try {
-          process.kill(pid, 'SIGKILL')
-        } catch {}
-      }
-      assert.fail(`server processes left after the lab was killed: ${left.join(', ')}`)
-    })
-  } finally {
-    await out.cleanup()
-  }
+  t.after(() => out.cleanup())
+  const { lab, tree } = await labInMeasuredRound('cluster-threads', out)
+  assert.ok(tree.length >= 2, `a primary and its workers: ${tree.join(', ')}`)
+  lab.kill('SIGKILL')
+  await once(lab, 'exit')
+  await pWaitFor(() => tree.every((pid) => !alive(pid)), { interval: 100, timeout: 20000 }).catch(() => {
+    const left = tree.filter(alive)
+    for (const pid of left) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {}
+    }
+    assert.fail(`server processes left after the lab was killed: ${left.join(', ')}`)
+  })
 })

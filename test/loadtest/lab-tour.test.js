@@ -24,32 +24,29 @@ test('the tour plans every server with light work and a light load', () => {
   )
 })
 
-test('npm run lab -- --quick: a tour of every server, all answered and verified', { timeout: 120000 }, async () => {
+test('npm run lab -- --quick: a tour of every server, all answered and verified', { timeout: 120000 }, async (t) => {
   const out = await tempDir()
-  try {
-    const r = await runLab(['--quick', '--out', out.dir])
-    assert.equal(r.exitCode, 0, r.stderr)
-    const { json, files } = await readReport(out.dir)
-    assert.equal(files.length, 3)
-    assert.equal(json.experiment, 'tour')
-    assert.equal(json.status, 'complete')
-    assert.match(files[0], /-tour\.(html|json|md)$/)
-    assert.deepEqual(
-      json.results.map((x) => x.server),
-      allServerNames()
-    )
-    for (const res of json.results) {
-      assert.equal(res.status, 'ok', `${res.key}: ${JSON.stringify(res.failure)}`)
-      assert.equal(res.requests.sent, 40, res.key)
-      assert.equal(res.requests.completed, 40, res.key)
-      assert.equal(res.requests.mismatches, 0, res.key)
-      assert.ok(json.calibration[res.work]?.medianMs > 0, `calibrated ${res.work}`)
-      assert.deepEqual(res.stop.leftovers, [], res.key)
-    }
-    const keys = json.results.map((x) => x.key)
-    assert.ok(keys.includes('sleep-variants/sync-sleep-pooled@sleep-sync:20'), keys.join(' '))
-    assert.ok(keys.includes('long-vs-small-tasks/small@ssr:1125'), keys.join(' '))
-  } finally {
-    await out.cleanup()
+  t.after(() => out.cleanup())
+  const r = await runLab(['--quick', '--out', out.dir])
+  assert.equal(r.exitCode, 0, r.stderr)
+  const { json, files } = await readReport(out.dir)
+  assert.equal(files.length, 3)
+  assert.equal(json.experiment, 'tour')
+  assert.equal(json.status, 'complete')
+  assert.match(files[0], /-tour\.(html|json|md)$/)
+  assert.deepEqual(
+    json.results.map((x) => x.server),
+    allServerNames()
+  )
+  for (const res of json.results) {
+    assert.equal(res.status, 'ok', `${res.key}: ${JSON.stringify(res.failure)}`)
+    assert.equal(res.requests.sent, 40, res.key)
+    assert.equal(res.requests.completed, 40, res.key)
+    assert.equal(res.requests.mismatches, 0, res.key)
+    assert.ok(json.calibration[res.work]?.medianMs > 0, `calibrated ${res.work}`)
+    assert.deepEqual(res.stop.leftovers, [], res.key)
   }
+  const keys = json.results.map((x) => x.key)
+  assert.ok(keys.includes('sleep-variants/sync-sleep-pooled@sleep-sync:20'), keys.join(' '))
+  assert.ok(keys.includes('long-vs-small-tasks/small@ssr:1125'), keys.join(' '))
 })

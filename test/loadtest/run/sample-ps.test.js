@@ -142,32 +142,29 @@ exec '${real}' "$@"
 `
 
 const POOR = 'a ps without threads or reaped CPU: the run reports them as null and still writes'
-test(POOR, { timeout: 60000 }, async () => {
+test(POOR, { timeout: 60000 }, async (t) => {
   const out = await tempDir()
-  try {
-    const real = realPs()
-    assert.ok(real && !real.startsWith(out.dir), 'the real ps is on PATH')
-    await writeFile(join(out.dir, 'ps'), poorPs(real))
-    await chmod(join(out.dir, 'ps'), 0o755)
-    const reports = join(out.dir, 'reports')
-    const args = ['--server', 'simple', '--work', 'loop:1e6', '--amount', '50', '--warmup', '0', '--out', reports]
-    const r = await runLab(args, {
-      env: { LOADLAB_SAMPLER: 'ps', PATH: `${out.dir}:${process.env.PATH}` },
-      timeout: 50000
-    })
-    assert.equal(r.exitCode, 0, r.stderr)
-    const files = await readdir(reports)
-    const json = JSON.parse(await readFile(join(reports, files.find((f) => f.endsWith('.json'))), 'utf8'))
-    assert.equal(json.method.sampler, 'ps')
-    const o = json.results[0].outside
-    assert.equal(o.cpuSeconds, null)
-    assert.equal(o.cpuMsPerRequest, null)
-    assert.equal(o.peakThreads, null)
-    assert.ok(o.peakRssBytes > 0 && o.peakProcesses === 1)
-    for (const f of files) assert.doesNotMatch(await readFile(join(reports, f), 'utf8'), /NaN/, f)
-  } finally {
-    await out.cleanup()
-  }
+  t.after(() => out.cleanup())
+  const real = realPs()
+  assert.ok(real && !real.startsWith(out.dir), 'the real ps is on PATH')
+  await writeFile(join(out.dir, 'ps'), poorPs(real))
+  await chmod(join(out.dir, 'ps'), 0o755)
+  const reports = join(out.dir, 'reports')
+  const args = ['--server', 'simple', '--work', 'loop:1e6', '--amount', '50', '--warmup', '0', '--out', reports]
+  const r = await runLab(args, {
+    env: { LOADLAB_SAMPLER: 'ps', PATH: `${out.dir}:${process.env.PATH}` },
+    timeout: 50000
+  })
+  assert.equal(r.exitCode, 0, r.stderr)
+  const files = await readdir(reports)
+  const json = JSON.parse(await readFile(join(reports, files.find((f) => f.endsWith('.json'))), 'utf8'))
+  assert.equal(json.method.sampler, 'ps')
+  const o = json.results[0].outside
+  assert.equal(o.cpuSeconds, null)
+  assert.equal(o.cpuMsPerRequest, null)
+  assert.equal(o.peakThreads, null)
+  assert.ok(o.peakRssBytes > 0 && o.peakProcesses === 1)
+  for (const f of files) assert.doesNotMatch(await readFile(join(reports, f), 'utf8'), /NaN/, f)
 })
 
 test('LOADLAB_SAMPLER=bogus exits 2 with one line, before anything starts', async () => {
