@@ -211,6 +211,10 @@ function describeServer (record, entry, server) {
   record.workReported = server.work ?? entry.work ?? null
   const said = server.ready?.node ? server.ready : server.health?.node ? server.health : null
   record.runtime = said ? { node: said.node, v8: said.v8 ?? null } : null
+  const asked = entry.runtime
+  if (asked && said && said.node !== asked.node) {
+    record.notes.push(`--node ${asked.label}: the binary said it is ${asked.node}, the server reports ${said.node}`)
+  }
   if (entry.work && server.work && server.work !== entry.work) { record.notes.push(`planned work ${entry.work}, server reports ${server.work}`) }
 }
 

@@ -26,11 +26,15 @@ export function providedPath (major, dir = runtimesDir()) {
   return join(dir, `node${major}`, 'node_modules', 'node', 'bin', 'node')
 }
 
-// Run a node binary and ask it what it is: { node: 'v22.23.3', v8, major }; throws when it is not one.
-export async function probeRuntime (path) {
-  const { stdout } = await run(path, ['-p', 'JSON.stringify({ node: process.version, v8: process.versions.v8 })'], {
-    timeout: 15000,
-    env: { PATH: process.env.PATH ?? '' }
+// How long a --node binary may take to say what it is.
+const PROBE_TIMEOUT_MS = 15000
+
+// Run a node binary and ask it what it is: { node: 'v22.23.3', v8, major }; throws when it is not one, or
+// did not answer within timeoutMs ("timed out", not execFile's "Command failed").
+export async function probeRuntime (path, { timeoutMs = PROBE_TIMEOUT_MS } = {}) {
+  const args = ['-p', 'JSON.stringify({ node: process.version, v8: process.versions.v8 })']
+  const { stdout } = await run(path, args, { timeout: timeoutMs, env: { PATH: process.env.PATH ?? '' } }).catch((err) => {
+    throw err.killed ? new Error(`timed out: no answer within ${timeoutMs} ms`) : err
   })
   const info = JSON.parse(stdout)
   if (typeof info?.node !== 'string' || !/^v\d+\./.test(info.node)) throw new Error(`not a node binary: ${stdout.trim()}`)

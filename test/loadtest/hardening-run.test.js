@@ -9,11 +9,12 @@ import pWaitFor from 'p-wait-for'
 import { setTimeout as delay } from 'node:timers/promises'
 import { tmpdir } from 'node:os'
 import { execFileSync } from 'node:child_process'
-import { truncate, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, truncate, writeFile } from 'node:fs/promises'
 import { readFileSync } from 'node:fs'
 import { getHeapStatistics } from 'node:v8'
 import { fireRound, startProbe } from '../../loadtest/run/fire.js'
 import { bodyReference } from '../../loadtest/run/body.js'
+import { probeRuntime } from '../../loadtest/run/runtimes.js'
 import { startServer } from '../helpers/server.js'
 import {
   FIXTURES, ROOT, alive, cmdline, descendants, labReport, readReport, runLab as runCli, startLab, tempDir
@@ -172,4 +173,28 @@ test('task check: a blocking task is refused at --timeout, and Ctrl-C ends the c
     assert.ok(Date.now() - sentAt < 5000, `exit 130 in ${Date.now() - sentAt} ms`)
     await pWaitFor(() => !alive(child), { interval: 50, timeout: 5000 })
   }
+})
+
+test('--node: a binary that says v99 but runs another is noted; one that hangs "timed out" (item 17)', async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const liar = join(dir, 'node-liar')
+  const answer = '{"node":"v99.0.0","v8":"99.0"}'
+  await writeFile(liar, `#!/bin/sh\nif [ "$1" = "-p" ]; then echo '${answer}'; exit 0; fi\nexec '${process.execPath}' "$@"\n`)
+  await chmod(liar, 0o755)
+  const out = join(dir, 'out')
+  await mkdir(out)
+  const { json } = await labReport([
+    '--server', 'simple', '--work', 'loop:1e3', '--node', liar, '--amount', '4', '--connections', '1', '--warmup', '0',
+    '--out', out
+  ])
+  const [r] = json.results
+  assert.equal(r.status, 'ok', JSON.stringify(r.failure))
+  assert.equal(r.runtime.node, process.version, 'what the server reports is recorded')
+  const note = `--node node99: the binary said it is v99.0.0, the server reports ${process.version}`
+  assert.ok(r.notes.includes(note), r.notes.join('; '))
+  const hangs = join(dir, 'node-hangs')
+  await writeFile(hangs, '#!/bin/sh\nexec sleep 30\n')
+  await chmod(hangs, 0o755)
+  await assert.rejects(probeRuntime(hangs, { timeoutMs: 300 }), /^Error: timed out: no answer within 300 ms$/)
 })
