@@ -15,6 +15,7 @@ import { getHeapStatistics } from 'node:v8'
 import { fireRound, startProbe } from '../../loadtest/run/fire.js'
 import { bodyReference } from '../../loadtest/run/body.js'
 import { probeRuntime } from '../../loadtest/run/runtimes.js'
+import { request } from '../../loadtest/run/http.js'
 import { startServer } from '../helpers/server.js'
 import {
   FIXTURES, ROOT, alive, cmdline, descendants, labReport, readReport, runLab as runCli, startLab, tempDir
@@ -52,6 +53,8 @@ test('closed loop: 24 MB bodies are verified as they stream, never held whole (i
   const bad = await fireRound({ url: `${server.url}/?more=1`, connections: 1, amount: 1, timeoutSec: 20, expected, maxBody: 16 })
   assert.equal(bad.mismatches, 1, 'one byte more is a mismatch')
   assert.equal(bad.mismatchSample, `${bytes + 1} B (expected ${bytes} B, over the cap: only its head kept): loadlab big body`)
+  const one = await request(`${server.url}/`, { timeoutMs: 20000, maxBody: 10 })
+  assert.deepEqual([one.bytes, one.overCap, one.body], [bytes, true, 'loadlab bi'], 'a single request keeps its head too')
 })
 
 test('lab: bodies over --max-body are said in the result and its notes, still verified whole (item 4)', async (t) => {
