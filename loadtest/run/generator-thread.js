@@ -5,20 +5,35 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { performance } from 'node:perf_hooks'
 import { fireOpenLoop } from './open-loop.js'
 import { createTimeline } from './timeline.js'
-import { plainRaw } from './generators.js'
+import { PROGRESS_MS, plainRaw } from './generators.js'
 
 const { opts, clock } = workerData
 const stop = new AbortController()
 
-// This thread's own timeline, on the round's clock (ms since the watch's origin), or none.
+// This thread's own timeline, on the round's clock (ms since the watch's origin), or none; and the
+// requests it ended since its last progress report, posted every PROGRESS_MS.
 function threadTimeline () {
-  if (!clock) return null
-  const timeline = createTimeline({ intervalMs: clock.intervalMs })
+  const timeline = clock ? createTimeline({ intervalMs: clock.intervalMs }) : null
   const at = () => performance.timeOrigin + performance.now() - clock.originEpochMs
+  const delta = { completed: 0, timeouts: 0 }
+  const report = () => {
+    if (delta.completed + delta.timeouts === 0) return
+    parentPort.postMessage({ type: 'progress', ...delta })
+    delta.completed = delta.timeouts = 0
+  }
+  const timer = setInterval(report, PROGRESS_MS)
   return {
     timeline,
-    onSent: () => timeline.sent(at()),
-    onRecord: (info) => timeline.record(at(), info)
+    onSent: timeline ? () => timeline.sent(at()) : undefined,
+    onRecord: (info) => {
+      timeline?.record(at(), info)
+      if (info.timeout) delta.timeouts++
+      else if (!info.error) delta.completed++
+    },
+    stop () {
+      clearInterval(timer)
+      report()
+    }
   }
 }
 
@@ -26,10 +41,12 @@ async function run (startAt) {
   const own = threadTimeline()
   try {
     const raw = await fireOpenLoop({
-      ...opts, startAt, signal: stop.signal, onSent: own?.onSent, onRecord: own?.onRecord
+      ...opts, startAt, signal: stop.signal, onSent: own.onSent, onRecord: own.onRecord
     })
-    parentPort.postMessage({ type: 'done', raw: plainRaw(raw), timeline: own?.timeline.dump() ?? null })
+    own.stop()
+    parentPort.postMessage({ type: 'done', raw: plainRaw(raw), timeline: own.timeline?.dump() ?? null })
   } catch (err) {
+    own.stop()
     parentPort.postMessage({ type: 'error', message: err.message })
   }
   parentPort.close()

@@ -20,6 +20,8 @@ const THREAD = new URL('./generator-thread.js', import.meta.url)
 export const RATE_PER_GENERATOR = 20000
 // How far ahead of the first due time threads that are all ready are told to start (ms).
 const START_MARGIN_MS = 30
+// How often a thread reports the requests it ended, for the live progress (ms).
+export const PROGRESS_MS = 250
 // The histograms of a raw round, by name (encoded to cross threads, added when merged).
 export const RAW_HISTOGRAMS = ['latency', 'service', 'lag', 'wait', 'workMs', 'queueMs']
 const SUMMED = ['sent', 'completed', 'ok', 'non2xx', 'errors', 'timeouts', 'mismatches', 'written', 'waited']
@@ -33,10 +35,13 @@ export function defaultGenerators (rate, cores = availableParallelism()) {
 
 // Fire one open-loop round with `generators` threads (1: on this thread). `shard` ({ index, count }) is
 // this process's slice of the plan; `clock` ({ originEpochMs, intervalMs }) and `absorb(dump)` feed the
-// round's timeline from the threads (watch.js); the other options are fireOpenLoop's.
-export function fireGenerators ({ generators = 1, shard = null, clock = null, absorb = null, ...opts }) {
+// round's timeline from the threads (watch.js), `onEnded({ completed, timeouts })` hears their progress
+// every PROGRESS_MS; the other options are fireOpenLoop's.
+export function fireGenerators ({
+  generators = 1, shard = null, clock = null, absorb = null, onEnded = null, ...opts
+}) {
   if (generators === 1) return fireOpenLoop({ ...opts, slice: sliceOf({ shard }) })
-  return fireThreads({ generators, shard, clock, absorb, opts })
+  return fireThreads({ generators, shard, clock, absorb, onEnded, opts })
 }
 
 // How long before a common start the measured round begins its own preparations (ms): the stats
@@ -69,7 +74,7 @@ export function plainRaw (raw) {
 }
 
 // Start the threads, wait until every one is ready, give them one start, gather their rounds.
-async function fireThreads ({ generators, shard, clock, absorb, opts }) {
+async function fireThreads ({ generators, shard, clock, absorb, onEnded, opts }) {
   const { signal, onSent, onRecord, onResponse, verify, ...plain } = opts
   const cap = opts.connections ?? defaultConnections(opts.rate, opts.timeoutSec ?? 10)
   const threads = Array.from({ length: generators }, (_, index) =>
@@ -77,7 +82,7 @@ async function fireThreads ({ generators, shard, clock, absorb, opts }) {
       ...plain,
       connections: Math.max(1, Math.ceil(cap / generators)),
       slice: sliceOf({ shard, generator: { index, count: generators } })
-    }, clock))
+    }, clock, onEnded))
   const stopAll = () => threads.forEach((t) => t.worker.postMessage({ type: 'stop' }))
   signal?.addEventListener('abort', stopAll, { once: true })
   try {
@@ -94,7 +99,7 @@ async function fireThreads ({ generators, shard, clock, absorb, opts }) {
 }
 
 // One thread: resolves `ready` once it listens, `done` with its { raw, timeline }; rejects on its error.
-function startThread (opts, clock) {
+function startThread (opts, clock, onEnded) {
   const worker = new Worker(THREAD, { workerData: { opts, clock } })
   let ready
   let done
@@ -107,6 +112,7 @@ function startThread (opts, clock) {
   worker.on('message', (m) => {
     if (m.type === 'ready') ready.resolve()
     else if (m.type === 'done') done.resolve(m)
+    else if (m.type === 'progress') onEnded?.(m)
     else if (m.type === 'error') fail(new Error(`generator thread: ${m.message}`))
   })
   worker.on('error', fail)

@@ -67,7 +67,8 @@ export function fireLoad (url, load, opts) {
       shard: load.shard ?? null,
       startAt: open.startAt ?? null,
       clock: open.watch?.clock ?? null,
-      absorb: open.watch ? (dump) => open.watch.absorb(dump) : null
+      absorb: open.watch ? (dump) => open.watch.absorb(dump) : null,
+      onEnded: open.watch ? (delta) => open.watch.ended(delta) : null
     })
   }
   const connections = amount ? Math.min(load.connections, amount) : load.connections

@@ -89,6 +89,12 @@ function liveProgress ({ now, plannedMs, amount, onProgress }) {
       if (!info.error && info.latencyMs >= 0) all.recordValue(Math.max(1, Math.round(info.latencyMs * 1000)))
       if (onProgress && !info.error) window.push(t)
     },
+    // Requests that ended on a generator thread, counted without their latencies (those join at the end).
+    add (t, { completed = 0, timeouts = 0 }) {
+      counts.completed += completed
+      counts.timeouts += timeouts
+      if (onProgress) for (let i = 0; i < completed + timeouts; i++) window.push(t)
+    },
     stop: () => clearInterval(timer)
   }
 }
@@ -114,6 +120,10 @@ export function watchRound ({
     clock: { originEpochMs: performance.timeOrigin + t0, intervalMs },
     absorb (dump) {
       timeline.absorb(dump)
+    },
+    // Generator threads' requests ended since their last report ({ completed, timeouts }): live progress.
+    ended (delta) {
+      progress.add(now(), delta)
     },
     // One request sent (engine event).
     sent () {

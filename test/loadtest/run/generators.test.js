@@ -15,6 +15,7 @@ test('--generators 2 against a real server: a constant schedule split by index, 
   const server = await startServer('simple', ['--work', 'loop:100', '--telemetry', 'off'])
   t.after(() => server.stop())
   const timeline = createTimeline({ intervalMs: 100 })
+  let ended = 0 // the threads' live progress reports
   const clock = { originEpochMs: performance.timeOrigin + performance.now(), intervalMs: 100 }
   const r = await fireGenerators({
     generators: 2,
@@ -25,7 +26,8 @@ test('--generators 2 against a real server: a constant schedule split by index, 
     connections: 8,
     expected: bodyReference('{"sum":4950}'),
     clock,
-    absorb: (dump) => timeline.absorb(dump)
+    absorb: (dump) => timeline.absorb(dump),
+    onEnded: (d) => { ended += d.completed + d.timeouts }
   })
   assert.equal(r.sent, 300, 'every request of the plan was issued')
   assert.deepEqual([r.completed, r.ok, r.mismatches, r.errors, r.timeouts], [300, 300, 0, 0, 0])
@@ -43,6 +45,7 @@ test('--generators 2 against a real server: a constant schedule split by index, 
   assert.equal(r.latency.totalCount, 300)
   // The threads' timelines, on the round's clock, add up to the round's counts.
   assert.deepEqual(totals(timeline.series()), { sent: 300, completed: 300, ok: 300, non2xx: 0, timeouts: 0, errors: 0 })
+  assert.equal(ended, 300, 'every ended request was reported live, once')
   // Each thread's schedule is judged on its own: 200 req/s each, their slices' own due span.
   const open = roundFigures({ fire: r }).open
   assert.equal(open.scheduledRate, 400)
