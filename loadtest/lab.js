@@ -17,6 +17,7 @@ import { usageError } from './errors.js'
 import { checkTask, describeLabTask, taskRecord } from './run/task.js'
 import { samplerSource } from './run/sample.js'
 import { resolveRuntimes } from './run/runtimes.js'
+import { userCwd } from './paths.js'
 
 // Everything decided before anything starts: the experiment, its load, the plan and each entry's load.
 // Throws a usage error (exit 2) for a bad combination; starts nothing (a --node runtime the project
@@ -28,8 +29,9 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
   const experimentName = opts.experiment ?? (opts.url || opts.server ? 'custom' : 'tour')
   const experiment = await experimentFor(experimentName)
   const load = resolveLoad(opts, experiment)
+  const cwd = opts.cwd ?? userCwd() // the base of the user's paths (options.js sets it)
   const task = opts.task
-    ? await describeLabTask({ task: opts.task, input: opts.input, timeoutSec: load.timeoutSec })
+    ? await describeLabTask({ task: opts.task, input: opts.input, timeoutSec: load.timeoutSec, cwd })
     : null
   const planOpts = {
     ...load,
@@ -65,7 +67,7 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
   }
   if (opts.node && inProcess) throw usageError(`--node: experiment ${experimentName} runs in-process, without servers`)
   const runtimes = opts.node
-    ? await resolveRuntimes(opts.node, { log: (text) => onProgress({ type: 'runtime', text }) })
+    ? await resolveRuntimes(opts.node, { log: (text) => onProgress({ type: 'runtime', text }), cwd })
     : null
   // Under --node, the whole plan once per runtime, runtime by runtime.
   if (runtimes) plan = runtimes.flatMap((runtime) => plan.map((e) => ({ ...e, runtime })))

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import { join } from 'node:path'
 import { existsSync, statSync } from 'node:fs'
 import { ROOT, allServerNames, catalog } from './catalog.js'
+import { defaultReportsDir, userCwd, userPath } from './paths.js'
 import { experimentNames } from './experiments/index.js'
 import { describe, usageError } from './errors.js'
 import { ARRIVALS } from './run/schedule.js'
@@ -40,7 +41,7 @@ export const DEFAULTS = Object.freeze({
   warmup: null,
   url: null,
   node: null,
-  out: join(ROOT, 'reports'),
+  out: null, // reports/ in the lab's checkout, ./loadlab-reports/ elsewhere (paths.js defaultReportsDir)
   label: null,
   threshold: [],
   json: false,
@@ -57,7 +58,8 @@ export const HELP = `Usage: npm run lab -- [options]
 
 Boots each selected server, loads it (autocannon's closed loop, or an open loop with --rate),
 watches it from inside and outside, in time, prints a table on stderr and writes
-reports/<time>-<host>-<experiment>.{json,md,html}.
+reports/<time>-<host>-<experiment>.{json,md,html} (./loadlab-reports/ when run from your own project).
+Relative paths (--task, --input @FILE, --out, --node PATH) are from the directory you run it in.
 With no option: a quick tour of every server (light load, about two minutes).
 
   --server a,b|all     servers to run (see --list); a custom run
@@ -92,7 +94,7 @@ With no option: a quick tour of every server (light load, about two minutes).
                        project provides (20, 22, 24; installed from the npm registry on first use, or
                        npm run runtimes) or a path to a node binary; the load generator stays on the
                        lab's own node. One result per server per runtime
-  --out DIR            where reports are written (default reports/)
+  --out DIR            where reports are written (default reports/; ./loadlab-reports/ outside the checkout)
   --label TEXT         free text naming the machine or the run
   --threshold T        a pass/fail bound on every run, repeatable: [SERVER:]METRIC OP VALUE, e.g.
                        'p99<500' (ms; p50 p75 p90 p97.5 p99 p99.9 p99.99 max, or 0.5s), 'rps>100' (req/s),
@@ -276,10 +278,11 @@ function nodesOf (o) {
   return items
 }
 
-// Where the report goes and what it is called.
-function checkOutput (o) {
+// Where the report goes (absolute, from the user's directory) and what it is called.
+function checkOutput (o, out) {
   if (o.out !== null && o.out.trim() === '') throw usageError('--out: expected a directory, got an empty value')
-  if (o.out !== null && existsSync(o.out) && !statSync(o.out).isDirectory()) {
+  out.out = o.out === null ? defaultReportsDir(out.cwd) : userPath(o.out, out.cwd)
+  if (o.out !== null && existsSync(out.out) && !statSync(out.out).isDirectory()) {
     throw usageError(`--out: ${o.out} exists and is not a directory`)
   }
   if (o.label !== null && (o.label.length > 200 || /[\n\r]/.test(o.label))) {
@@ -290,7 +293,7 @@ function checkOutput (o) {
 // Check each option against its rule; returns the options with numbers parsed and servers split.
 export function validateOptions (values) {
   const o = { ...DEFAULTS, ...values }
-  const out = { ...o }
+  const out = { ...o, cwd: userCwd() } // the one base of the user's relative paths
   numbers(o, out)
   checkLoad(o, out)
   checkScaleOut(o, out)
@@ -302,7 +305,7 @@ export function validateOptions (values) {
   if (o.url !== null) out.url = urlOf(o)
   checkWorkOrTask(o, out)
   if (o.node !== null) out.node = nodesOf(o)
-  checkOutput(o)
+  checkOutput(o, out)
   out.threshold = thresholdsOf(o.threshold, o.url === null ? known.map((s) => s.name) : null)
   return out
 }

@@ -20,6 +20,7 @@ import {
 import { gateLine, renderCompareHtml, renderCompareMarkdown } from './render.js'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
+import { userCwd } from '../paths.js'
 
 export const HELP = `usage: npm run compare -- A.json B.json [...] [options]
        npm run compare -- RUNTIMES.json [options]   (one report made under lab --node 20,24)
@@ -171,9 +172,10 @@ export async function runCompare (argv) {
   }
 }
 
-async function main () {
+// compare from argv to exit code (set on process.exitCode).
+export async function main (argv = process.argv.slice(2)) {
   try {
-    const { stdout, wrote, regressions = [], exitCode = 0 } = await runCompare(process.argv.slice(2))
+    const { stdout, wrote, regressions = [], exitCode = 0 } = await runCompare(argv)
     process.stdout.write(stdout)
     if (wrote) process.stderr.write(`compare: wrote ${wrote}\n`)
     for (const line of regressions) process.stderr.write(`compare: --fail-on: ${line}\n`)
@@ -189,4 +191,7 @@ async function main () {
   }
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await main()
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.chdir(userCwd()) // npm run compare: the files and --html are from the user's directory
+  await main()
+}

@@ -8,7 +8,7 @@ import { readReport } from '../compare/cli.js'
 import { experimentFor } from '../experiments/index.js'
 import { renderMarkdown } from '../report/markdown.js'
 import { checkWritableDir, reportId, writeReport } from '../report/write.js'
-import { ROOT } from '../catalog.js'
+import { defaultReportsDir, userCwd } from '../paths.js'
 import { LabError } from '../errors.js'
 import { checkShards, mergeError, mergeShards } from './merge.js'
 
@@ -39,7 +39,8 @@ export function parseMergeArgs (argv) {
   }
   const { values, positionals } = parsed
   if (!values.help && positionals.length < 2) throw mergeError('expected the reports of at least two shards (see --help)')
-  return { files: positionals, out: values.out ?? resolve(ROOT, 'reports'), help: values.help }
+  const out = values.out === undefined ? defaultReportsDir() : resolve(values.out)
+  return { files: positionals, out, help: values.help }
 }
 
 // Read, check, merge and write; returns { report, out } (out: writeReport's answer).
@@ -73,8 +74,9 @@ export async function runMerge (argv, { command = null } = {}) {
   return { report, out }
 }
 
-async function main (argv) {
-  const { help, out, report } = await runMerge(argv, { command: `npm run merge -- ${argv.join(' ')}` })
+// merge from argv to exit code (`prog`: how the command line is shown in the report).
+export async function main (argv, { prog = 'npm run merge --' } = {}) {
+  const { help, out, report } = await runMerge(argv, { command: `${prog} ${argv.join(' ')}` })
   if (help) {
     process.stdout.write(help + '\n')
     return 0
@@ -89,6 +91,7 @@ async function main (argv) {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.chdir(userCwd()) // npm run merge: the files and --out are from the user's directory
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code

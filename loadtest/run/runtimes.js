@@ -72,14 +72,15 @@ function firstLine (err) {
  * is the lab's node; another provided major is installed on first use (`install: false` forbids it).
  * Anything that cannot be found or provided is a usage error naming what was tried; nothing else starts.
  */
-export async function resolveRuntimes (items, { install = true, log = () => {}, dir = runtimesDir() } = {}) {
+export async function resolveRuntimes (items, opts = {}) {
+  const { install = true, log = () => {}, dir = runtimesDir(), cwd = process.cwd() } = opts
   const own = Number(process.versions.node.split('.')[0])
   const out = []
   for (const item of items) {
     let path
     let source
     if (isPath(item)) {
-      path = resolve(item)
+      path = resolve(cwd, item) // from the user's directory (lab.js passes paths.js userCwd)
       source = 'path'
       if (!existsSync(path)) throw usageError(`--node ${item}: no such file (${path})`)
     } else if (!/^\d+$/.test(item)) {

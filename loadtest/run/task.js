@@ -6,14 +6,13 @@ import { execa } from 'execa'
 import { join, resolve } from 'node:path'
 import { ROOT } from '../catalog.js'
 import { LabError, abortError, usageError } from '../errors.js'
+import { userCwd } from '../paths.js'
 
 const CHILD = join(ROOT, 'loadtest', 'run', 'calibrate-child.js')
 const taskModule = () => import(join(ROOT, 'servers', 'lib', 'task-module.js'))
 
 // The directory relative paths are taken from: the user's own (npm run changes to the package root).
-export function userCwd (env = process.env) {
-  return env.npm_lifecycle_event === 'lab' && env.INIT_CWD ? env.INIT_CWD : process.cwd()
-}
+export { userCwd }
 
 // Describe --task/--input (a usage error, exit 2, for a missing file or bad JSON): the servers' work
 // object { name: 'task', spec, task } plus `inputArg`, the --input to pass on (an @file made absolute).

@@ -3,6 +3,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { parseOptions, DEFAULTS } from '../../loadtest/options.js'
 import { resolveLoad, entryLoad } from '../../loadtest/run/load.js'
+import { ROOT } from '../../loadtest/catalog.js'
+import { join } from 'node:path'
 
 test('options: defaults, numbers parsed, servers split and expanded', () => {
   const o = parseOptions([
@@ -28,7 +30,11 @@ test('options: defaults, numbers parsed, servers split and expanded', () => {
   assert.equal(o.duration, null)
   assert.equal(o.json, false)
   const none = parseOptions([])
-  for (const k of Object.keys(DEFAULTS)) assert.deepEqual(none[k], DEFAULTS[k], k)
+  for (const k of Object.keys(DEFAULTS)) if (k !== 'out') assert.deepEqual(none[k], DEFAULTS[k], k)
+  // --out: absent, the checkout's reports/ (these tests run inside it); given, from the user's directory
+  assert.equal(none.out, join(ROOT, 'reports'))
+  assert.equal(none.cwd, process.cwd())
+  assert.equal(parseOptions(['--out', 'r']).out, join(process.cwd(), 'r'))
   const all = parseOptions(['--server', 'all'])
   assert.ok(all.server.includes('simple') && all.server.includes('queued-threads'))
   assert.ok(!all.server.includes('all'))
