@@ -21,9 +21,10 @@ function shellQuote (a) {
   return /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`
 }
 
-// The exact command line, as the user typed it (npm run lab -- ... or node loadtest/cli.js ...).
-function commandLine (argv) {
+// The exact command line, as the user typed it (npm run lab -- ..., node loadtest/cli.js ... or `prog` ...).
+function commandLine (argv, prog) {
   const args = argv.map(shellQuote).join(' ')
+  if (prog) return `${prog}${args ? ' ' + args : ''}`
   if (process.env.npm_lifecycle_event === 'lab') return `npm run lab${args ? ' -- ' + args : ''}`
   return `node loadtest/cli.js${args ? ' ' + args : ''}`
 }
@@ -106,8 +107,8 @@ function interruptions () {
   }
 }
 
-// The lab from argv to exit code.
-export async function main (argv) {
+// The lab from argv to exit code; `prog` names the command in the report (the bin: loadlab).
+export async function main (argv, { prog = null } = {}) {
   const opts = parseOptions(argv)
   if (opts.help) {
     process.stdout.write(HELP)
@@ -122,7 +123,7 @@ export async function main (argv) {
     const report = await runLab(opts, {
       signal: stop.signal,
       onProgress: progressRenderer(),
-      command: commandLine(argv)
+      command: commandLine(argv, prog)
     })
     const experiment = await experimentFor(report.experiment)
     process.stderr.write('\n' + renderText(reportTable(report, experiment)))
@@ -162,14 +163,16 @@ export async function main (argv) {
   }
 }
 
+// main, with an error as one line (a stack for a bug) and its exit code; resolves the exit code.
+export function run (argv, opts) {
+  return main(argv, opts).catch((err) => {
+    process.stderr.write(`${pkg.name} lab: ${err instanceof LabError ? err.message : (err.stack ?? err)}\n`)
+    return err instanceof LabError ? err.exitCode : 1
+  })
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code
-    },
-    (err) => {
-      process.stderr.write(`${pkg.name} lab: ${err instanceof LabError ? err.message : (err.stack ?? err)}\n`)
-      process.exitCode = err instanceof LabError ? err.exitCode : 1
-    }
-  )
+  run(process.argv.slice(2)).then((code) => {
+    process.exitCode = code
+  })
 }

@@ -1,0 +1,90 @@
+#!/usr/bin/env node
+// `loadlab`: the lab as a command, for a project that installs it (npx loadlab) as for its checkout.
+//   loadlab [lab options]            the lab (npm run lab -- …): every option, see loadlab --help
+//   loadlab compare|merge …          npm run compare / npm run merge
+//   loadlab server NAME [flags]      one server of the fleet, by hand, until Ctrl-C
+//   loadlab --version | help
+// Relative paths are from the directory the command is typed in (loadtest/paths.js).
+import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ROOT, catalog } from '../loadtest/catalog.js'
+
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+
+export const HELP = `Usage: loadlab [lab options]          run the lab (loadlab --help lists every option)
+       loadlab compare A.json B.json …   compare reports (loadlab compare --help)
+       loadlab merge A.json B.json …     merge the reports of the shards of one plan (loadlab merge --help)
+       loadlab server NAME [flags]       start one server by hand (loadlab server NAME --help), e.g.
+                                         loadlab server queued-threads --port 3000 --task ./src/render.js
+       loadlab --version                 the version of loadlab
+       loadlab help                      this text
+
+Relative paths (--task, --input @FILE, --out, --node PATH, report files) are from the directory you run
+it in; reports go to ./loadlab-reports/ unless --out says otherwise (reports/ in the lab's own checkout).
+`
+
+const COMMANDS = ['compare', 'merge', 'server', 'help']
+
+// A usage error of the bin itself: one line, exit 2.
+function refuse (message) {
+  process.stderr.write(`loadlab: ${message}\n`)
+  return 2
+}
+
+// `loadlab server NAME [flags]`: the server's own process (cluster servers fork from their entry file),
+// in its own process group with an IPC channel as the lab starts them: a terminal's Ctrl-C reaches this
+// process, which passes it on once; if this process dies, the server sees the channel close and stops.
+async function server ([name, ...flags]) {
+  const servers = catalog().filter((s) => s.available)
+  const names = servers.map((s) => s.name).join(', ')
+  if (!name || name.startsWith('-')) return refuse(`server: expected a server name (${names})`)
+  const entry = servers.find((s) => s.name === name)?.entry
+  if (!entry) return refuse(`server: unknown server \`${name}\`; allowed: ${names}`)
+  const child = spawn(process.execPath, [entry, ...flags], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], detached: true })
+  const pass = (sig) => child.kill(sig)
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, pass)
+  child.on('message', () => {}) // its ready line and samples are for a lab; the ready line is on stdout too
+  const [code, signal] = await new Promise((resolve) => child.on('exit', (...end) => resolve(end)))
+  return code ?? 128 + ({ SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 }[signal] ?? 0)
+}
+
+// What the first argument asks for: a subcommand, the version, help, or (an option or nothing) the lab.
+async function dispatch (argv) {
+  const [first, ...rest] = argv
+  if (first === '--version' || first === '-v') {
+    process.stdout.write(`${pkg.version}\n`)
+    return 0
+  }
+  if (first === 'help') {
+    process.stdout.write(HELP)
+    return 0
+  }
+  if (first === 'server') return server(rest)
+  if (first === 'compare') {
+    const { main } = await import('../loadtest/compare/cli.js')
+    await main(rest)
+    return process.exitCode ?? 0
+  }
+  if (first === 'merge') return runMerge(rest)
+  if (first !== undefined && !first.startsWith('-')) {
+    return refuse(`unknown command ${JSON.stringify(first.slice(0, 40))}; commands: ${COMMANDS.join(', ')}, or lab options (loadlab help)`)
+  }
+  const help = first === '--help' || first === '-h'
+  if (help) process.stdout.write(HELP + '\n')
+  const { run } = await import('../loadtest/cli.js')
+  return run(help ? ['--help'] : argv, { prog: 'loadlab' })
+}
+
+async function runMerge (argv) {
+  const { main } = await import('../loadtest/merge/cli.js')
+  const { LabError } = await import('../loadtest/errors.js')
+  return main(argv, { prog: 'loadlab merge' }).catch((err) => {
+    process.stderr.write(`${err instanceof LabError ? err.message : (err.stack ?? err)}\n`)
+    return err instanceof LabError ? err.exitCode : 1
+  })
+}
+
+dispatch(process.argv.slice(2)).then((code) => {
+  process.exitCode = code
+})
