@@ -1,0 +1,113 @@
+// loadlab in someone else's project: `npm pack`, the tarball installed into a fresh project (its own
+// package.json, dependencies from the npm registry), and there `npx loadlab` runs the lab on the
+// project's own task, compares the report, starts a server by hand and refuses a bad subcommand.
+// Needs the npm registry (or a warm npm cache: --prefer-offline); about 20-40 s, most of it the install.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { delimiter, dirname, join } from 'node:path'
+import { execa } from 'execa'
+import { ROOT, alive, tempDir } from './helpers/lab.js'
+
+const TASK = `export const input = { n: 2000 }
+export default function sum ({ n }) {
+  let s = 0
+  for (let i = 0; i < n; i++) s += i % 7
+  return { sum: s }
+}
+`
+const EXPECTED = { sum: 5995 } // the task's answer for its input, worked out by hand: 285 × 21 + 10
+
+// The environment of a user's shell: no npm script variables of this checkout's own `npm test`
+// (INIT_CWD, npm_package_*, npm_config_local_prefix …), this test's node first on PATH.
+function userEnv () {
+  const keep = new Set(['npm_config_cache', 'npm_config_registry', 'npm_config_userconfig'])
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => k !== 'INIT_CWD' && (!k.startsWith('npm_') || keep.has(k)))
+  )
+  env.PATH = `${dirname(process.execPath)}${delimiter}${env.PATH ?? ''}`
+  return env
+}
+
+// stderr without npm's own warnings (a user's npmrc may make npm warn on every command).
+const ownLines = (stderr) => stderr.split('\n').filter((l) => l !== '' && !l.startsWith('npm warn'))
+
+// Pack this checkout and install the tarball into a new project in `dir`; returns the project's folder
+// and what it cost: { app, tarball, tarballBytes, installMs }.
+async function packAndInstall (dir, env) {
+  const packed = await execa('npm', ['pack', '--json', '--pack-destination', dir], { cwd: ROOT, env })
+  const [info] = JSON.parse(packed.stdout)
+  const app = join(dir, 'my-app')
+  mkdirSync(join(app, 'tasks'), { recursive: true })
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', version: '1.0.0', private: true }))
+  writeFileSync(join(app, 'tasks', 'x.mjs'), TASK)
+  const started = Date.now()
+  await execa('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', join(dir, info.filename)], { cwd: app, env })
+  return { app, files: info.files.map((f) => f.path), tarballBytes: info.size, installMs: Date.now() - started }
+}
+
+// `npx loadlab server queued-threads --port 0 --task ./tasks/x.mjs`: read its ready line, one request,
+// stop the server by the pid it names; npx (and the bin between) end with it.
+async function serverByHand (t, app, env) {
+  const npx = execa('npx', ['loadlab', 'server', 'queued-threads', '--port', '0', '--task', './tasks/x.mjs'], {
+    cwd: app, env, reject: false, buffer: false
+  })
+  let serverPid = null
+  t.after(() => {
+    if (serverPid && alive(serverPid)) process.kill(serverPid, 'SIGKILL')
+    if (npx.exitCode === null) npx.kill('SIGKILL')
+  })
+  let seen = ''
+  const ready = await new Promise((resolve, reject) => {
+    npx.stdout.setEncoding('utf8').on('data', (chunk) => {
+      seen += chunk
+      const m = /listening on (http:\/\/\S+) \(queued-threads, task:x\.mjs@\w+, pid (\d+)\)/.exec(seen)
+      if (m) resolve({ url: m[1], pid: Number(m[2]) })
+    })
+    npx.on('exit', () => reject(new Error(`loadlab server exited before its ready line: ${seen}`)))
+  })
+  serverPid = ready.pid
+  const res = await fetch(`${ready.url}/`)
+  assert.equal(res.status, 200)
+  assert.deepEqual(await res.json(), EXPECTED)
+  process.kill(ready.pid, 'SIGTERM')
+  const end = await npx
+  assert.equal(end.exitCode, 0, 'the bin exits as its server did: 0 on SIGTERM')
+  assert.equal(alive(ready.pid), false)
+}
+
+test('pack: npm pack, install into a fresh project, and there npx loadlab runs, compares, serves, refuses', async (t) => {
+  const { dir, cleanup } = await tempDir('loadlab-pack-')
+  t.after(cleanup)
+  const env = userEnv()
+  const { app, files, tarballBytes, installMs } = await packAndInstall(dir, env)
+  t.diagnostic(`tarball ${(tarballBytes / 1024).toFixed(0)} kB, ${files.length} files; npm install ${installMs} ms`)
+  assert.ok(files.includes('bin/loadlab.js') && files.includes('reports/README.md'), files.join(', '))
+  assert.deepEqual(files.filter((f) => /^(test|bench|examples|reports\/reference)\//.test(f)), [], 'no tests, fixtures or reference reports')
+
+  const lab = await execa('npx', ['loadlab', '--task', './tasks/x.mjs', '--server', 'simple,queued-threads',
+    '--amount', '20', '--connections', '2', '--warmup', '0'], { cwd: app, env, reject: false })
+  assert.equal(lab.exitCode, 0, lab.stderr)
+  const reports = join(app, 'loadlab-reports')
+  const json = readdirSync(reports).filter((f) => f.endsWith('.json'))
+  assert.equal(json.length, 1, readdirSync(reports).join(', '))
+  const report = JSON.parse(readFileSync(join(reports, json[0]), 'utf8'))
+  assert.equal(report.method.task.path, join(app, 'tasks', 'x.mjs'))
+  assert.deepEqual(report.results.map((r) => r.server), ['simple', 'queued-threads'])
+  for (const r of report.results) {
+    assert.equal(r.status, 'ok', r.failure?.reason)
+    assert.equal(r.requests.ok, 20, `${r.server}: every request answered 2xx`)
+    assert.equal(r.requests.mismatches, 0, `${r.server}: every body verified against the task's own answer`)
+  }
+
+  const file = join('loadlab-reports', json[0])
+  const cmp = await execa('npx', ['loadlab', 'compare', file, file], { cwd: app, env, reject: false })
+  assert.equal(cmp.exitCode, 0, cmp.stderr)
+  assert.match(cmp.stdout, /queued-threads/)
+
+  await serverByHand(t, app, env)
+
+  const bad = await execa('npx', ['loadlab', 'serve'], { cwd: app, env, reject: false })
+  assert.equal(bad.exitCode, 2)
+  assert.deepEqual(ownLines(bad.stderr), ['loadlab: unknown command "serve"; commands: compare, merge, server, help, or lab options (loadlab help)'])
+})
