@@ -94,6 +94,8 @@ test('npm run merge refuses, in one line with exit 2, reports that are not every
       await variant(other, (r) => { r.method.shard.count = 3 })],
     /shard 3\/3 missing/],
     [[a, a, b], /given twice/],
+    [[a, await variant(other, (r) => { r.method.shard = { index: 2, count: 3 } })], /not shards of one plan: shard count 2 vs 3/],
+    [[a, await variant(other, (r) => { r.results[0].key = 'simple@loop:1#open:400/s' })], /not shards of one plan: run /],
     [[a, await variant(other, (r) => { r.method.shard = null })], /is not a shard/],
     [[a], /at least two shards/],
     [[a, join(shardsDir.dir, 'nope.json')], /cannot read .*nope\.json: no such file/]
