@@ -64,6 +64,9 @@ test('two --shard processes against one server merge into the report of the whol
   assert.equal(r.timeline.points.reduce((a, p) => a + p.sent, 0), 300, 'timelines aligned and added')
   assert.deepEqual(merged.method.shards.map((s) => `${s.index}/${s.count}`), ['1/2', '2/2'])
   assert.equal(merged.method.shard, null)
+  assert.ok(shards.every((s) => s.notes.some((n) => /^shard [12]\/2 of a plan split by request index/.test(n))))
+  assert.ok(!merged.notes.some((n) => /^shard \d\/2 of a plan/.test(n)), 'the merged report says it is merged, not a shard')
+  assert.match(merged.notes[0], /^merged from 2 shards of one plan/)
   assert.ok(Math.abs(r.rps - shards.reduce((a, s) => a + s.results[0].rps, 0)) < 0.01, 'rates added')
   // A merged report compares and gates like any other: one shard has half the plan's throughput.
   const cmp = await node(COMPARE, [mergedFile, files[0], '--fail-on', 'rps:-10%'])
