@@ -5,7 +5,7 @@ import { checkWork } from './options.js'
 import { experimentFor } from './experiments/index.js'
 import { calibrate } from './run/calibrate.js'
 import { runEntry } from './run/runner.js'
-import { scaleOutMethod } from './run/generators.js'
+import { scaleOutMethod, scaleOutNotes } from './run/generators.js'
 import { resolveLoad, entryLoad, recoveryTimeoutSec } from './run/load.js'
 import { buildHttpResult, buildReport } from './result/build.js'
 import { calibrationKey } from './result/key.js'
@@ -141,6 +141,7 @@ function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, c
 function notesOf (experiment, planOpts, opts) {
   const notes = []
   if (opts.url) notes.push(`outside sampling skipped: --url ${opts.url} (a server the lab did not start)`)
+  notes.push(...scaleOutNotes(planOpts)) // --generators, --shard (run/generators.js)
   if (typeof experiment.notes === 'function') notes.push(...experiment.notes(planOpts))
   else if (Array.isArray(experiment.notes)) notes.push(...experiment.notes)
   return notes

@@ -12,6 +12,8 @@ import { mergeTimelines } from './timeline.js'
 export const PLAN_FIELDS = ['url', 'rate', 'arrival', 'seed', 'amount', 'durationSec', 'startAt']
 const COUNTS = ['sent', 'completed', 'ok', 'non2xx', 'errors', 'timeouts', 'mismatches', 'unanswered']
 const HISTOGRAMS = ['latency', 'service', 'lag', 'wait']
+// A shard report's note saying it is one (run/generators.js scaleOutNotes).
+const SHARD_NOTE = /^shard \d+\/\d+ of a plan /
 
 // A refusal of npm run merge: one line, exit 2.
 export function mergeError (message) {
@@ -238,7 +240,7 @@ export function mergeShards (entries, { id, createdAt, command = null }) {
     notes: [
       `merged from ${count} shards of one plan (npm run merge): histograms added, counts summed, rates added, timelines aligned on the common start ${first.method.startAt}`,
       'the server\'s telemetry is not merged: each shard read the server\'s whole window (see the shard reports); /health probe p99 and max are the worst shard\'s',
-      ...(first.notes ?? [])
+      ...(first.notes ?? []).filter((n) => !SHARD_NOTE.test(n)) // the merged report is no shard
     ]
   })
 }

@@ -66,6 +66,20 @@ export function scaleOutMethod (load) {
   }
 }
 
+// What a report's notes say of an open loop's threads and shard (none for one thread and no shard).
+export function scaleOutNotes (load) {
+  const notes = []
+  if (load.rate && load.generators > 1) {
+    notes.push(`${load.generators} generator threads: request i of the plan sent by thread i mod ${load.generators}, each with its own connections; figures merged exactly`)
+  }
+  if (load.shard) {
+    const { index, count } = load.shard
+    notes.push(`shard ${index}/${count} of a plan split by request index (requests i with i mod ${count} = ${index - 1}), ` +
+      `from the common start ${new Date(load.startAt).toISOString()}; npm run merge adds the ${count} shards' reports into the plan's`)
+  }
+  return notes
+}
+
 // A raw round as plain data a thread can post: its histograms encoded.
 export function plainRaw (raw) {
   const out = { ...raw }

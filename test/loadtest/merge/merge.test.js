@@ -64,6 +64,9 @@ test('two --shard processes against one server merge into the report of the whol
   assert.equal(r.timeline.points.reduce((a, p) => a + p.sent, 0), 300, 'timelines aligned and added')
   assert.deepEqual(merged.method.shards.map((s) => `${s.index}/${s.count}`), ['1/2', '2/2'])
   assert.equal(merged.method.shard, null)
+  assert.ok(shards.every((s) => s.notes.some((n) => /^shard [12]\/2 of a plan split by request index/.test(n))))
+  assert.ok(!merged.notes.some((n) => /^shard \d\/2 of a plan/.test(n)), 'the merged report says it is merged, not a shard')
+  assert.match(merged.notes[0], /^merged from 2 shards of one plan/)
   assert.ok(Math.abs(r.rps - shards.reduce((a, s) => a + s.results[0].rps, 0)) < 0.01, 'rates added')
   // A merged report compares and gates like any other: one shard has half the plan's throughput.
   const cmp = await node(COMPARE, [mergedFile, files[0], '--fail-on', 'rps:-10%'])
@@ -94,6 +97,8 @@ test('npm run merge refuses, in one line with exit 2, reports that are not every
       await variant(other, (r) => { r.method.shard.count = 3 })],
     /shard 3\/3 missing/],
     [[a, a, b], /given twice/],
+    [[a, await variant(other, (r) => { r.method.shard = { index: 2, count: 3 } })], /not shards of one plan: shard count 2 vs 3/],
+    [[a, await variant(other, (r) => { r.results[0].key = 'simple@loop:1#open:400/s' })], /not shards of one plan: run /],
     [[a, await variant(other, (r) => { r.method.shard = null })], /is not a shard/],
     [[a], /at least two shards/],
     [[a, join(shardsDir.dir, 'nope.json')], /cannot read .*nope\.json: no such file/]
