@@ -60,6 +60,9 @@ function spawnServer ({ entry, args, cwd, env, keepLines, execPath }) {
   const child = execa(execPath, argv, {
     ipc: true,
     detached: true,
+    // JSON, not execa's default 'advanced' (V8 serialisation): Bun and Deno read and write only JSON on
+    // a channel from Node, and every message is plain data.
+    serialization: 'json',
     cwd,
     env: { ...serverEnv(), ...env },
     extendEnv: false, // execa would merge process.env back in
