@@ -6,7 +6,7 @@ import { ServerError } from './errors.js'
 import { parseWork } from './workloads.js'
 import { now } from './task.js'
 import { aggregate } from './telemetry.js'
-import { runtimeInfo } from './instruments.js'
+import { runtimeInfo, v8Version } from './instruments.js'
 
 // Build the app. `handle(work, { signal, receivedAt })` runs the work the strategy's way and resolves to
 // { body, startedAt, workMs, apiMs? }. `gauges` = { read(), reset() } of the strategy; `stats`/`resetStats`
@@ -56,7 +56,7 @@ export function buildApp ({
     pid: process.pid,
     runtime: runtimeInfo(),
     node: process.version,
-    v8: process.versions.v8
+    v8: v8Version()
   }))
 
   app.get('/', async (request, reply) => {

@@ -5,7 +5,7 @@ import { loadTask } from './task-module.js'
 import { ServerError } from './errors.js'
 import { isLoopback } from './options.js'
 import { startSampling } from './sampling.js'
-import { checkInstruments, runtimeInfo } from './instruments.js'
+import { checkInstruments, runtimeInfo, v8Version } from './instruments.js'
 
 const GRACE_MS = 2000
 const SHUTDOWN_LIMIT_MS = 5000
@@ -29,7 +29,7 @@ export async function announceReady ({ host, port, strategy, work }) {
     runtime: runtimeInfo(),
     instruments,
     node: process.version,
-    v8: process.versions.v8
+    v8: v8Version()
   })
 }
 
