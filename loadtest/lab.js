@@ -18,6 +18,7 @@ import { checkTask, describeLabTask, taskRecord } from './run/task.js'
 import { samplerSource } from './run/sample.js'
 import { resolveRuntimes } from './run/runtimes.js'
 import { userCwd } from './paths.js'
+import { runtimeName } from './result/runtime.js'
 
 // Everything decided before anything starts: the experiment, its load, the plan and each entry's load.
 // Throws a usage error (exit 2) for a bad combination; starts nothing (a --node runtime the project
@@ -65,11 +66,13 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
       )
     }
   }
-  if (opts.node && inProcess) throw usageError(`--node: experiment ${experimentName} runs in-process, without servers`)
-  const runtimes = opts.node
-    ? await resolveRuntimes(opts.node, { log: (text) => onProgress({ type: 'runtime', text }), cwd })
+  const flag = opts.runtime ? '--runtime' : '--node'
+  const items = opts.runtime ?? opts.node
+  if (items && inProcess) throw usageError(`${flag}: experiment ${experimentName} runs in-process, without servers`)
+  const runtimes = items
+    ? await resolveRuntimes(items, { flag, log: (text) => onProgress({ type: 'runtime', text }), cwd })
     : null
-  // Under --node, the whole plan once per runtime, runtime by runtime.
+  // Under --runtime, the whole plan once per runtime, runtime by runtime.
   if (runtimes) plan = runtimes.flatMap((runtime) => plan.map((e) => ({ ...e, runtime })))
   const loads = plan.map((e) => entryLoad(e, load)) // may throw a usage error: before anything starts
   for (const e of plan) if (e.work && !task) await checkWork(e.work, `work (${e.server})`)
@@ -89,7 +92,7 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
 // each naming its runtime; an entry sees its own runtime's, keyed by spec.
 function keepCalibration (calibration, measured, runtime) {
   for (const [spec, c] of Object.entries(measured)) {
-    const own = runtime ? { ...c, runtime: runtime.label, node: runtime.node } : c
+    const own = runtime ? { ...c, runtime: runtime.label, node: runtime.node, runtimeName: runtimeName(runtime) } : c
     calibration[calibrationKey(spec, runtime?.label)] = own
   }
 }
@@ -132,7 +135,7 @@ function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, c
     sampler: !opts.url && !inProcess ? samplerSource() : null, // 'proc' or 'ps' (sample.js)
     task: task ? taskRecord(task, taskCheck, opts.task) : null,
     // --node: the runtimes the servers and calibration ran under (null: the lab's own node)
-    runtimes: runtimes ? runtimes.map(({ label, node, v8, source }) => ({ label, node, v8, source })) : null,
+    runtimes: runtimes ? runtimes.map(({ path, args, major, flag, ...said }) => said) : null,
     command
   }
 }
@@ -171,6 +174,12 @@ async function runInProcess ({ experiment, experimentName, planOpts }, ctx) {
   }
 }
 
+// How a child runs under a runtime (the lab's own node without one): its binary and the arguments
+// before the script.
+function runOn (runtime) {
+  return runtime ? { execPath: runtime.path, execArgs: runtime.args } : {}
+}
+
 // Calibrate every planned work spec, runtime by runtime, before any server starts.
 async function calibratePlanned ({ plan, task, runtimes }, ctx) {
   const specs = [...new Set(plan.map((e) => e.work).filter(Boolean))]
@@ -178,7 +187,7 @@ async function calibratePlanned ({ plan, task, runtimes }, ctx) {
   for (const runtime of runtimes ?? [null]) {
     if (!specs.length || ctx.signal.aborted) break
     ctx.onProgress({ type: 'calibrating', specs, runtime: runtime?.label ?? null })
-    const measured = await calibrate(specs, { signal: ctx.signal, tasks, execPath: runtime?.path }).catch((err) => {
+    const measured = await calibrate(specs, { signal: ctx.signal, tasks, ...runOn(runtime) }).catch((err) => {
       if (ctx.signal.aborted) return {}
       throw err
     })
@@ -193,7 +202,7 @@ async function calibrateReported (record, ctx) {
   const spec = record.workReported
   if (!spec || ctx.signal.aborted || calibrationFor(ctx.calibration, runtime)[spec]) return
   try {
-    keepCalibration(ctx.calibration, await calibrate([spec], { signal: ctx.signal, execPath: runtime?.path }), runtime)
+    keepCalibration(ctx.calibration, await calibrate([spec], { signal: ctx.signal, ...runOn(runtime) }), runtime)
   } catch (err) {
     ctx.notes.push(`calibration of ${spec} failed: ${err.message.split('\n')[0]}`)
   }

@@ -41,6 +41,7 @@ export const DEFAULTS = Object.freeze({
   warmup: null,
   url: null,
   node: null,
+  runtime: null,
   out: null, // reports/ in the lab's checkout, ./loadlab-reports/ elsewhere (paths.js defaultReportsDir)
   label: null,
   threshold: [],
@@ -90,10 +91,11 @@ With no option: a quick tour of every server (light load, about two minutes).
   --runs N             measured rounds per server; figures are the median round (default 1)
   --warmup N           requests in the discarded warm-up round, 0 = none
   --url URL            load a server started by hand (outside sampling skipped)
-  --node 22,24|PATH    run the servers and the calibration under each of these runtimes: a major the
-                       project provides (20, 22, 24; installed from the npm registry on first use, or
-                       npm run runtimes) or a path to a node binary; the load generator stays on the
-                       lab's own node. One result per server per runtime
+  --runtime LIST       run the servers and the calibration under each of these runtimes: node20, node22,
+                       node24, bun, deno (pinned here; installed from the npm registry on first use, or
+                       npm run runtimes) or a path to a node, bun or deno binary; the load generator
+                       stays on the lab's own node. One result per server per runtime
+  --node 22,24|PATH    the same for Node only: majors or node paths (--node 24 is --runtime node24)
   --out DIR            where reports are written (default reports/; ./loadlab-reports/ outside the checkout)
   --label TEXT         free text naming the machine or the run
   --threshold T        a pass/fail bound on every run, repeatable: [SERVER:]METRIC OP VALUE, e.g.
@@ -110,7 +112,7 @@ With no option: a quick tour of every server (light load, about two minutes).
 Environment: LOADLAB_BOOT_TIMEOUT_MS (how long a server may take to answer /health: whole ms from 1 to
 3600000, default 30000),
 LOADLAB_PROGRESS=1 (progress lines even when stderr is not a terminal), LOADLAB_EXTRA_SERVERS=DIR
-(every DIR/NAME.js becomes a server NAME, for tests), LOADLAB_RUNTIMES_DIR (where --node installs
+(every DIR/NAME.js becomes a server NAME, for tests), LOADLAB_RUNTIMES_DIR (where --runtime installs
 runtimes, default .runtimes/), LOADLAB_SAMPLER=proc|ps (the outside sampler's source; default /proc where
 there is one, else ps).
 `
@@ -268,13 +270,20 @@ function checkWorkOrTask (o, out) {
   }
 }
 
-// --node: majors or node paths, comma-separated; not with --url.
-function nodesOf (o) {
-  const items = o.node.split(',').map((s) => s.trim())
+// --node (majors or node paths) or --runtime (names or paths), comma-separated; not with --url, and
+// not both (run/runtimes.js resolves the items).
+function runtimesOf (o) {
+  const flag = o.runtime !== null ? 'runtime' : 'node'
+  if (o.runtime !== null && o.node !== null) throw usageError('--runtime and --node exclude each other: --node 24 is --runtime node24')
+  const items = o[flag].split(',').map((s) => s.trim())
   if (items.some((s) => s === '')) {
-    throw usageError(`--node: expected a comma-separated list of majors (20, 22, 24) or node paths, got ${describe(o.node)}`)
+    throw usageError(
+      flag === 'node'
+        ? `--node: expected a comma-separated list of majors (20, 22, 24) or node paths, got ${describe(o.node)}`
+        : `--runtime: expected a comma-separated list of node20, node22, node24, bun, deno or paths, got ${describe(o.runtime)}`
+    )
   }
-  if (o.url !== null) throw usageError('--node excludes --url: the lab runs only the servers it starts under a runtime')
+  if (o.url !== null) throw usageError(`--${flag} excludes --url: the lab runs only the servers it starts under a runtime`)
   return items
 }
 
@@ -304,7 +313,7 @@ export function validateOptions (values) {
   }
   if (o.url !== null) out.url = urlOf(o)
   checkWorkOrTask(o, out)
-  if (o.node !== null) out.node = nodesOf(o)
+  if (o.node !== null || o.runtime !== null) out[o.runtime !== null ? 'runtime' : 'node'] = runtimesOf(o)
   checkOutput(o, out)
   out.threshold = thresholdsOf(o.threshold, o.url === null ? known.map((s) => s.name) : null)
   return out

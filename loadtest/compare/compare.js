@@ -6,6 +6,7 @@ import { CompareError } from '../errors.js'
 import { SCHEMA, machineLine } from '../result/build.js'
 import { isNum } from '../result/stats.js'
 import { calibrationKey, withoutRuntime } from '../result/key.js'
+import { runtimeName, unmeasuredLines, unmeasuredText } from '../result/runtime.js'
 import { METRICS } from '../report/thresholds.js'
 
 // The report schema this compare understands (reports/README.md).
@@ -45,7 +46,7 @@ function scaled (v, scale) {
   return isNum(v) && isNum(scale) ? v / scale : null
 }
 
-// The calibrated service time of a run's work (under --node, its runtime's: `SPEC#LABEL`).
+// The calibrated service time of a run's work (under --runtime, its runtime's: `SPEC#LABEL`).
 function serviceMs (report, work, runtime = null) {
   const c = report.calibration?.[calibrationKey(work, runtime)] ?? report.calibration?.[work]
   return isNum(c?.medianMs) && c.medianMs > 0 ? c.medianMs : null
@@ -203,15 +204,14 @@ export function splitByRuntime (entries) {
     const results = report.results
       .filter((r) => r.runtime?.label === label)
       .map((r) => ({ ...r, key: withoutRuntime(r.key) }))
-    const node = results[0].runtime.node ?? label
-    const name = `${report.label ?? report.machine?.hostname ?? file} · ${node}`
+    const name = `${report.label ?? report.machine?.hostname ?? file} · ${runtimeName(results[0].runtime) ?? label}`
     return { file: `${file} (${label})`, report: { ...report, label: name, results, runtime: label } }
   })
 }
 
-// The node each report's servers ran under: one version, or null when they ran under several.
+// The runtime each report's servers ran under (`bun 1.4.5`, or a Node version): one, or null when several.
 function serverNode (report) {
-  const versions = new Set(report.results.map((r) => r.runtime?.node ?? report.machine?.node ?? null))
+  const versions = new Set(report.results.map((r) => runtimeName(r.runtime) ?? report.machine?.node ?? null))
   return versions.size === 1 ? [...versions][0] : null
 }
 
@@ -326,10 +326,14 @@ function comparisonNotes ({ entries, rows, reports, units }) {
   const nodes = entries.map(({ report }) => serverNode(report))
   if (nodes.every(Boolean) && new Set(nodes).size > 1 && !entries.some(({ report }) => report.runtime)) {
     notes.push(
-      `the servers ran under different Node versions (${reports.map((r, i) => `${r.letter} ${nodes[i]}`).join(', ')}): ` +
-        'the runtime differs as well as the machine (lab --node runs the same runtimes on each machine)'
+      `the servers ran under different runtimes (${reports.map((r, i) => `${r.letter} ${nodes[i]}`).join(', ')}): ` +
+        'the runtime differs as well as the machine (lab --runtime runs the same runtimes on each machine)'
     )
   }
+  // Figures a runtime could not measure are "—" in every report, never 0: say which and why.
+  entries.forEach(({ report }, i) => {
+    for (const line of unmeasuredLines(report.results)) notes.push(`${reports[i].letter}: ${unmeasuredText(line)}`)
+  })
   return notes
 }
 

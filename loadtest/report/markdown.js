@@ -2,11 +2,12 @@
 // them), then the table, then what is not to be trusted. A pure function of the report.
 import { reportTable } from './table.js'
 import { mdCode, mdFence, mdText } from './escape.js'
+import { runtimeName } from '../result/runtime.js'
 import { thresholdRows } from './thresholds.js'
 
 // A calibration's row name: its work spec, and its runtime under --node.
 function calibrationName (c) {
-  return c.runtime ? `${c.spec} on ${c.runtime}` : c.spec
+  return c.runtime ? `${c.spec} on ${c.runtimeName ?? c.runtime}` : c.spec
 }
 
 function gb (bytes) {
@@ -60,7 +61,7 @@ function methodSection (me, m) {
   const out = ['## Method', '', `- **Command:** ${mdCode(me.command)}`]
   if (me.task) out.push(taskLine(me.task))
   if (Array.isArray(me.runtimes)) {
-    const list = me.runtimes.map((r) => `${r.node} (V8 ${r.v8})`).join(', ')
+    const list = me.runtimes.map((r) => `${runtimeName(r)} (${r.engine ?? `V8 ${r.v8}`})`).join(', ')
     out.push(`- **Servers and calibration under:** ${list}; the load generator on the lab's ${m.node}`)
   }
   if (me.tool === 'in-process') {
@@ -117,6 +118,11 @@ function troubleSection (results) {
   return out
 }
 
+// The results table, and under it what its "—" cells mean (figures a runtime cannot measure).
+function resultsTable (t) {
+  return t.notes?.length ? [markdownTable(t), ...t.notes.map((n) => `- ${mdText(n)}`), ''] : [markdownTable(t)]
+}
+
 // The Markdown page for a report (experiment: its module, for a custom table).
 export function renderMarkdown (report, experiment) {
   const out = [
@@ -126,7 +132,7 @@ export function renderMarkdown (report, experiment) {
     ...calibrationSection(report.calibration),
     '## Results',
     '',
-    markdownTable(reportTable(report, experiment))
+    ...resultsTable(reportTable(report, experiment))
   ]
   if (Array.isArray(report.thresholds)) out.push('## Thresholds', '', markdownTable(thresholdRows(report.thresholds)))
   out.push(...troubleSection(report.results))

@@ -18,7 +18,15 @@ import {
   table
 } from './html.js'
 import { thresholdRows } from './thresholds.js'
-import { experimentTable, runtimesOf } from './table.js'
+import { UNMEASURED, experimentTable, runtimesOf, tableNotes } from './table.js'
+import { runtimeName, unmeasuredWhy } from '../result/runtime.js'
+
+// A server-side figure's cell: "—" with its reason on hover where the run's runtime cannot measure it
+// (the reasons are also written under the table), else the figure.
+function serverCell (r, what, shown) {
+  const why = unmeasuredWhy(r, what)
+  return why ? `<span class="muted" title="${esc(why)}" data-unmeasured="${esc(what)}">${UNMEASURED}</span>` : shown
+}
 
 // Display names for a report's HTTP runs: the key, without the work spec when every run shares it;
 // duplicates get " (2)", " (3)" so no two lines in a chart merge.
@@ -241,8 +249,8 @@ function resultsTable (http, names) {
       ms(l.p99_9),
       ms(l.max),
       `${ms(r.probe?.p99)}${isNum(r.probe?.failed) && r.probe.failed > 0 ? ` <span class="bad">(${num(r.probe.failed)} failed)</span>` : ''}`,
-      ms(r.telemetry?.eventLoop?.p99),
-      pct(r.telemetry?.elu),
+      serverCell(r, 'eventLoop', ms(r.telemetry?.eventLoop?.p99)),
+      serverCell(r, 'elu', pct(r.telemetry?.elu)),
       r.recovery
         ? `${ms(r.recovery.ms)}${isNum(r.recovery.status) && r.recovery.status !== 200 ? ` <span class="bad">${esc(r.recovery.status)}</span>` : ''}`
         : ms(null),
@@ -253,17 +261,20 @@ function resultsTable (http, names) {
       pct(r.efficiency, 1)
     ]
   })
-  // Runs under several runtimes (--node): each row names its runtime; the runs come runtime by runtime.
+  // Runs under several runtimes (--runtime): each row names its runtime; the runs come runtime by runtime.
   if (runtimesOf({ results: http }).length) {
-    head.unshift('node')
-    rows.forEach((row, i) => row.unshift(esc(http[i].runtime?.node ?? http[i].runtime?.label)))
+    head.unshift('runtime')
+    rows.forEach((row, i) => row.unshift(esc(runtimeName(http[i].runtime))))
   }
-  return table(head, rows, {
+  const notes = tableNotes({ results: http })
+  const below = notes.length ? `<ul class="unmeasured">${notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''
+  const results = table(head, rows, {
     className: 'results',
     rowClass: (i) => statusOf(http[i]),
     caption:
       "Latency in ms (client side). <i>failed requests</i>: connection errors, timeouts, non-2xx answers and body mismatches; <i>loop p99</i>: the server's main-thread event-loop delay; <i>recovery</i>: one fresh request right after the round; CPU, RSS and processes are measured from outside (/proc, or ps where the report's method says so) over the whole process tree."
   })
+  return results + below
 }
 
 // The thresholds (--threshold) and each run's verdict; '' when the run set none.
@@ -280,7 +291,7 @@ function calibrationTable (cal) {
   if (entries.length === 0) return '<p class="muted">No calibration in this report.</p>'
   const rows = entries.map(([spec, c]) => [
     {
-      html: `<code>${esc(c?.spec ?? spec)}</code>${c?.runtime ? ` on ${esc(c.runtime)} <span class="muted">${esc(c.node)}</span>` : ''}`,
+      html: `<code>${esc(c?.spec ?? spec)}</code>${c?.runtime ? ` on ${esc(c.runtime)} <span class="muted">${esc(c.runtimeName ?? c.node)}</span>` : ''}`,
       className: 'text'
     },
     num(c?.calls),

@@ -1,6 +1,11 @@
 // The summary table: pure rows from a report, and a plain-text renderer for the terminal.
 import { termText } from './escape.js'
 import { fmtMb as mb, fmtMs as ms, fmtNum as num } from './format.js'
+import { runtimeName, unmeasuredLines, unmeasuredText, unmeasuredWhy } from '../result/runtime.js'
+
+// The dash of a figure the run's runtime cannot measure ("—", explained under the table: tableNotes),
+// apart from '-', a figure that is simply absent.
+export const UNMEASURED = '—'
 
 // The default table of HTTP results: { head, rows } of strings. Column c: connections, or the offered
 // rate (N/s) of an open-loop run.
@@ -55,7 +60,7 @@ export function defaultTable (report) {
       String(q.non2xx ?? '-'),
       String(q.mismatches ?? '-'),
       ms(r.probe?.p99),
-      ms(r.telemetry?.eventLoop?.p99),
+      unmeasuredWhy(r, 'eventLoop') ? UNMEASURED : ms(r.telemetry?.eventLoop?.p99),
       num(r.outside?.cpuMsPerRequest, 2),
       mb(r.outside?.peakRssBytes),
       r.efficiency === null || r.efficiency === undefined ? '-' : `${Math.round(r.efficiency * 100)}%`,
@@ -65,31 +70,38 @@ export function defaultTable (report) {
   return { head, rows }
 }
 
-// The runtimes of a report's runs under --node, in run order: [{ label, node }]; [] for one runtime.
+// The runtimes of a report's runs under --runtime, in run order: [{ label, name }] (name: `bun 1.4.5`,
+// `node 24.21.0`, or a Node version for reports from before --runtime); [] for one runtime.
 export function runtimesOf (report) {
   const out = []
   for (const r of report.results ?? []) {
     const label = r.runtime?.label
-    if (label && !out.some((x) => x.label === label)) out.push({ label, node: r.runtime.node ?? null })
+    if (label && !out.some((x) => x.label === label)) out.push({ label, name: runtimeName(r.runtime) })
   }
   return out.length > 1 ? out : []
 }
 
+// What the table's "—" cells mean: one line per runtime and figure it could not measure, with why.
+export function tableNotes (report) {
+  return unmeasuredLines(report.results).map(unmeasuredText)
+}
+
 // The table for a report: the experiment's own shape when it has one, else the default. Runs under
-// several runtimes (--node) are grouped by runtime: the table of each runtime's runs, one after the
-// other, behind a `node` column.
+// several runtimes (--runtime) are grouped by runtime: the table of each runtime's runs, one after the
+// other, behind a `runtime` column. `notes`: what its "—" cells mean (tableNotes).
 export function reportTable (report, experiment) {
   const one = (r) => (typeof experiment?.table === 'function' ? experiment.table(r) : defaultTable(r))
   const runtimes = runtimesOf(report)
-  if (runtimes.length === 0) return one(report)
+  const notes = tableNotes(report)
+  if (runtimes.length === 0) return { ...one(report), notes }
   let head = null
   const rows = []
-  for (const { label, node } of runtimes) {
+  for (const { label, name } of runtimes) {
     const t = one({ ...report, results: report.results.filter((r) => r.runtime?.label === label) })
-    head ??= ['node', ...t.head]
-    rows.push(...t.rows.map((row) => [node ?? label, ...row]))
+    head ??= ['runtime', ...t.head]
+    rows.push(...t.rows.map((row) => [name ?? label, ...row]))
   }
-  return { head, rows }
+  return { head, rows, notes }
 }
 
 // The study's own table of a report, rendered from its results by the experiment's module, titled; for a
@@ -101,17 +113,18 @@ export function experimentTable (report, experiment) {
   return report.table ?? null
 }
 
-// Render { head, rows } as aligned plain text (numbers right-aligned).
-export function renderText ({ head, rows }) {
+// Render { head, rows, notes? } as aligned plain text (numbers right-aligned), its notes below.
+export function renderText ({ head, rows, notes = [] }) {
   const all = [head, ...rows].map((r) => r.map((c) => termText(c)))
   const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)))
   const numeric = head.map(
-    (_, i) => rows.length > 0 && rows.every((r) => /^[-\d.%sM]*$/.test(String(r[i] ?? '')) || r[i] === '-')
+    (_, i) => rows.length > 0 && rows.every((r) => /^[-\d.%sM]*$/.test(String(r[i] ?? '')) || r[i] === '-' || r[i] === UNMEASURED)
   )
   const line = (r) =>
     r
       .map((c, i) => (numeric[i] ? c.padStart(widths[i]) : c.padEnd(widths[i])))
       .join('  ')
       .trimEnd()
-  return [line(all[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)].join('\n') + '\n'
+  const below = notes.map((n) => termText(n))
+  return [line(all[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line), ...below].join('\n') + '\n'
 }

@@ -54,9 +54,14 @@ function runtimeOf (record, e) {
   if (!record.runtime && !e.runtime) return null
   return {
     label: e.runtime?.label ?? null,
+    name: record.runtime?.name ?? null,
+    version: record.runtime?.version ?? null,
+    engine: record.runtime?.engine ?? null,
     node: record.runtime?.node ?? null,
     v8: record.runtime?.v8 ?? null,
-    source: e.runtime?.source ?? null
+    source: e.runtime?.source ?? null,
+    // what the server's check at start found its event-loop instruments good for (null: not told)
+    instruments: record.instruments ?? null
   }
 }
 

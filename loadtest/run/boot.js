@@ -55,11 +55,14 @@ export function serverEnv (env = process.env) {
 // lines of its output, and a stop(). It runs in its own process group (detached): a terminal's Ctrl-C
 // goes to the whole foreground group, and must reach the lab only, which stops its servers itself
 // (they exit when the lab's IPC channel closes, so a killed lab still leaves none behind).
-function spawnServer ({ entry, args, cwd, env, keepLines, execPath }) {
+function spawnServer ({ entry, args, cwd, env, keepLines, execPath, execArgs }) {
   const argv = [entry, '--port', '0', '--host', '127.0.0.1', ...args]
-  const child = execa(execPath, argv, {
+  const child = execa(execPath, [...execArgs, ...argv], {
     ipc: true,
     detached: true,
+    // JSON, not execa's default 'advanced' (V8 serialisation): Bun and Deno read and write only JSON on
+    // a channel from Node, and every message is plain data.
+    serialization: 'json',
     cwd,
     env: { ...serverEnv(), ...env },
     extendEnv: false, // execa would merge process.env back in
@@ -128,7 +131,8 @@ async function awaitHealthy (server, { bootTimeoutMs, signal }) {
 // Spawn `node entry --port 0 --host 127.0.0.1 ...args` with an IPC channel (a killed lab leaves no
 // server behind); resolves once the server's `{ type: 'ready', url, pid, strategy, work }` message has
 // come and /health answers 200. The one way the lab, the bench and the tests start a server.
-// `execPath` is the node it runs under (--node); `cwd`, `env` (added to serverEnv()) and `keepLines`
+// `execPath` is the runtime it runs under (--runtime), `execArgs` what that runtime needs before the
+// script (Deno's `run -A`); `cwd`, `env` (added to serverEnv()) and `keepLines`
 // (stdout/stderr lines kept) are for tests. A server that does not start is stopped, and the error
 // carries its failure record.
 export async function startServer ({
@@ -139,9 +143,10 @@ export async function startServer ({
   cwd,
   env = {},
   keepLines = 20,
-  execPath = process.execPath
+  execPath = process.execPath,
+  execArgs = []
 }) {
-  const server = spawnServer({ entry, args, cwd, env, keepLines, execPath })
+  const server = spawnServer({ entry, args, cwd, env, keepLines, execPath, execArgs })
   try {
     await awaitHealthy(server, { bootTimeoutMs, signal })
   } catch (err) {

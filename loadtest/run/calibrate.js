@@ -50,10 +50,11 @@ function declared (spec) {
 // the budget lasts; the child is killed a minute after the budget, its specs then carry an error);
 // resolves { [spec]: summary }, with { spec, error } for a spec that could not be measured.
 // `tasks` maps a --task spec to its description (servers/lib/task-module.js describeTask().task);
-// `execPath` is the node that runs the calibration (the servers' runtime under --node).
+// `execPath` is the runtime that runs the calibration (the servers' under --runtime), `execArgs` what it
+// needs before the script (Deno's `run -A`).
 export async function calibrate (
   specs,
-  { maxCalls = 30, totalBudgetMs = 20000, signal, tasks = {}, execPath = process.execPath } = {}
+  { maxCalls = 30, totalBudgetMs = 20000, signal, tasks = {}, execPath = process.execPath, execArgs = [] } = {}
 ) {
   const out = {}
   const measure = []
@@ -64,7 +65,7 @@ export async function calibrate (
   }
   if (measure.length === 0) return out
   const plan = { specs: measure, tasks, maxCalls, totalBudgetMs }
-  const r = await execa(execPath, [CHILD], {
+  const r = await execa(execPath, [...execArgs, CHILD], {
     env: { ...process.env },
     reject: false,
     cancelSignal: signal,

@@ -196,8 +196,8 @@ async function boot (record, entry, load, { signal, progress, bootTimeoutMs }) {
     // The server pushes its samples over IPC at the timeline's interval (servers/lib/sampling.js).
     const env = { LOADLAB_SAMPLE_MS: String(timelineInterval(load)) }
     const { entry: file } = findServer(entry.server)
-    const execPath = entry.runtime?.path
-    return await startServer({ entry: file, args: record.args, env, bootTimeoutMs, signal, execPath })
+    const run = entry.runtime ? { execPath: entry.runtime.path, execArgs: entry.runtime.args ?? [] } : {}
+    return await startServer({ entry: file, args: record.args, env, bootTimeoutMs, signal, ...run })
   } catch (err) {
     if (!err.failure) throw err
     record.failure = err.failure
@@ -206,16 +206,31 @@ async function boot (record, entry, load, { signal, progress, bootTimeoutMs }) {
   }
 }
 
+function runtimeFields (said) {
+  return { name: said?.name ?? null, version: said?.version ?? null, engine: said?.engine ?? null }
+}
+
+// A note when the server reports another runtime than its binary said when probed (a wrapper that
+// answers v99 and runs v20), else null. Node lines compare process.version, Bun and Deno their own.
+function runtimeMismatch (asked, said) {
+  const isNode = asked.name === 'node' || !asked.name
+  const before = isNode ? asked.node : `${asked.name} ${asked.version}`
+  const now = isNode ? said.node : `${said.runtime?.name} ${said.runtime?.version}`
+  return before === now ? null : `${asked.flag ?? '--node'} ${asked.label}: the binary said it is ${before}, the server reports ${now}`
+}
+
 // What the server says it runs (its ready message, or /health for --url): the work and the runtime are
 // recorded, never assumed.
 function describeServer (record, entry, server) {
   record.workReported = server.work ?? entry.work ?? null
   const said = server.ready?.node ? server.ready : server.health?.node ? server.health : null
-  record.runtime = said ? { node: said.node, v8: said.v8 ?? null } : null
-  const asked = entry.runtime
-  if (asked && said && said.node !== asked.node) {
-    record.notes.push(`--node ${asked.label}: the binary said it is ${asked.node}, the server reports ${said.node}`)
-  }
+  // name and version as the runtime gives them (Bun and Deno say Node 26.3.0 in process.version)
+  record.runtime = said
+    ? { ...runtimeFields(said.runtime), node: said.node, v8: said.v8 ?? null }
+    : null
+  record.instruments = server.ready?.instruments ?? null
+  const mismatch = said && entry.runtime ? runtimeMismatch(entry.runtime, said) : null
+  if (mismatch) record.notes.push(mismatch)
   if (entry.work && server.work && server.work !== entry.work) { record.notes.push(`planned work ${entry.work}, server reports ${server.work}`) }
 }
 
@@ -265,6 +280,21 @@ async function repeatedRounds (record, server, load, { round }) {
     round.progress?.(`measuring${load.runs > 1 ? ` round ${i + 1}/${load.runs}` : ''}`)
     record.rounds.push(await measuredRound(server.url, load, round))
   }
+}
+
+// A server that answered no request with a 2xx (a strategy its runtime cannot run: cluster-threads under
+// Deno answers every request 500) fails as a result, with the error one more request gives: one line.
+async function judgeAnswers (record, url, signal) {
+  // Timeouts alone are a slow strategy's (untrusted), not a broken one's: only answers are judged.
+  const answered = record.rounds.some((r) => r.fire.completed > 0)
+  if (!answered || record.rounds.some((r) => r.fire.ok > 0)) return
+  const again = await request(`${url}/`, { timeoutMs: 10000, signal })
+  let why = again.error ?? `status ${again.status}`
+  try {
+    why = JSON.parse(again.body).message ?? why
+  } catch {}
+  const codes = Object.entries(record.rounds.at(-1).fire.statusCodes ?? {}).map(([c, n]) => `${n} × ${c}`).join(', ')
+  record.failure = failure(`no request answered 2xx (${codes || 'no answer'}): ${String(why).split('\n')[0]}`)
 }
 
 // Why a stopped server's run failed, if it did: it crashed, would not stop, or left processes behind.
@@ -327,6 +357,7 @@ export async function runEntry (entry, load, opts = {}) {
     if (load.startAt) await waitForStart(load.startAt, { signal: run.signal, progress })
     if (entry.sweep) await sweepRounds(record, server, load, { entry, calibration, round })
     else await repeatedRounds(record, server, load, { round })
+    if (!run.signal.aborted) await judgeAnswers(record, server.url, run.signal)
   } catch (err) {
     if (!run.crashed && !signal.aborted) record.failure = failure(`lab error: ${err.message}`)
   } finally {

@@ -20,12 +20,14 @@ function serverSamples (timeline, wall0) {
     const sum = (k) =>
       list.some((s) => typeof s[k] === 'number') ? list.reduce((a, s) => a + (s[k] ?? 0), 0) : undefined
     const loops = list.map((s) => s.eventLoopMaxMs).filter((v) => typeof v === 'number')
+    // null where the runtime cannot measure it (servers/lib/instruments.js): no figure, not 0
+    const elus = list.map((s) => s.elu).filter((v) => typeof v === 'number')
     timeline.gauge(msg.t - wall0, 'server', {
       inFlight: sum('inFlight'),
       queueLength: sum('queueLength'),
       threadsBusy: sum('threadsBusy'),
       eventLoopMaxMs: loops.length ? round3(Math.max(...loops)) : undefined,
-      elu: round3(list.reduce((a, s) => a + s.elu, 0) / list.length)
+      elu: elus.length ? round3(elus.reduce((a, b) => a + b, 0) / elus.length) : undefined
     })
   }
   return { onMessage, inFlight: () => [...latest.values()].reduce((a, s) => a + (s.inFlight ?? 0), 0) }

@@ -6,6 +6,7 @@ import { ServerError } from './errors.js'
 import { parseWork } from './workloads.js'
 import { now } from './task.js'
 import { aggregate } from './telemetry.js'
+import { runtimeInfo, v8Version } from './instruments.js'
 
 // Build the app. `handle(work, { signal, receivedAt })` runs the work the strategy's way and resolves to
 // { body, startedAt, workMs, apiMs? }. `gauges` = { read(), reset() } of the strategy; `stats`/`resetStats`
@@ -53,8 +54,9 @@ export function buildApp ({
     strategy,
     ...(variant ? { variant } : {}),
     pid: process.pid,
+    runtime: runtimeInfo(),
     node: process.version,
-    v8: process.versions.v8
+    v8: v8Version()
   }))
 
   app.get('/', async (request, reply) => {

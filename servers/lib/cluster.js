@@ -18,7 +18,10 @@ export function runPrimary ({ strategy, options }) {
     serving.add(worker)
     if (ready || ++listening < options.workers) return
     ready = true
-    announceReady({ host: options.host, port: address.port, strategy, work: options.work })
+    announceReady({ host: options.host, port: address.port, strategy, work: options.work }).catch((err) => {
+      process.stderr.write(`${strategy}: could not announce: ${err.stack}\n`)
+      process.exit(1)
+    })
   })
   cluster.on('exit', (worker, code, signal) => {
     serving.delete(worker)

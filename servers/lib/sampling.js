@@ -1,11 +1,11 @@
 // Push samples of this process to the lab over the IPC channel the lab started it with, every
 // LOADLAB_SAMPLE_MS ms (off when unset or without a channel): requests in flight on GET /, the
-// strategy's queue and busy gauges, event-loop delay (max over the interval) and utilisation.
+// strategy's queue and busy gauges, event-loop delay (max over the interval) and utilisation (each null
+// where this runtime's instrument failed its check at start: instruments.js).
 // A message costs nothing on the HTTP path and needs no request, so a busy server is not asked for
 // anything: a blocked loop simply sends late, and its delay says how late. `npm run bench` measures it.
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
-
-const RESOLUTION = 10 // ms, as in telemetry.js
+import { RESOLUTION, checkInstruments } from './instruments.js'
 
 // The interval asked for by the lab, or null.
 export function samplingInterval (env = process.env) {
@@ -38,6 +38,8 @@ export function startSampling ({ app, gauges, intervalMs = samplingInterval() })
   const delay = monitorEventLoopDelay({ resolution: RESOLUTION })
   delay.enable()
   let elu = performance.eventLoopUtilization()
+  let trusted = null // the instruments' check (null until it is done: no figure before)
+  checkInstruments().then((c) => { trusted = c })
   const timer = setInterval(() => {
     const g = gauges?.read?.() ?? {}
     const nextElu = performance.eventLoopUtilization()
@@ -48,8 +50,10 @@ export function startSampling ({ app, gauges, intervalMs = samplingInterval() })
       inFlight: typeof g.inFlight === 'number' ? g.inFlight : requests,
       ...(typeof g.queueLength === 'number' ? { queueLength: g.queueLength } : {}),
       ...(typeof g.threadsBusy === 'number' ? { threadsBusy: g.threadsBusy } : {}),
-      eventLoopMaxMs: delay.count > 0 ? Math.max(0, delay.max / 1e6 - RESOLUTION) : null,
-      elu: performance.eventLoopUtilization(nextElu, elu).utilization
+      eventLoopMaxMs: delay.count > 0 && trusted?.eventLoopDelay.trusted
+        ? Math.max(0, delay.max / 1e6 - trusted.eventLoopDelay.offsetMs)
+        : null,
+      elu: trusted?.elu.trusted ? performance.eventLoopUtilization(nextElu, elu).utilization : null
     }
     elu = nextElu
     delay.reset()

@@ -5,14 +5,18 @@ import { loadTask } from './task-module.js'
 import { ServerError } from './errors.js'
 import { isLoopback } from './options.js'
 import { startSampling } from './sampling.js'
+import { checkInstruments, runtimeInfo, v8Version } from './instruments.js'
 
 const GRACE_MS = 2000
 const SHUTDOWN_LIMIT_MS = 5000
 
 // Say that the server is ready: the line on stdout for people, and — when started with an IPC channel
 // (by the lab, bench or tests: loadtest/run/boot.js) — the same facts as a message, so nothing parses
-// the line. `work` is the parsed work ({ spec }).
-export function announceReady ({ host, port, strategy, work }) {
+// the line. `work` is the parsed work ({ spec }). The message also names the runtime (bun, deno, node
+// and its own version) and what its event-loop instruments can be trusted with (instruments.js), so it
+// waits for their check.
+export async function announceReady ({ host, port, strategy, work }) {
+  const instruments = await checkInstruments()
   if (!isLoopback(host)) process.stderr.write(exposedWarning(host))
   console.log(readyLine({ host, port, strategy, work }))
   const h = host.includes(':') ? `[${host}]` : host
@@ -22,8 +26,10 @@ export function announceReady ({ host, port, strategy, work }) {
     pid: process.pid,
     strategy,
     work: work.spec,
+    runtime: runtimeInfo(),
+    instruments,
     node: process.version,
-    v8: process.versions.v8
+    v8: v8Version()
   })
 }
 
@@ -58,6 +64,7 @@ export async function start ({
 }) {
   // A task module that does not load or export a function stops the server here (exit 2), not per request.
   if (options.work.task) await loadTask(options.work.task)
+  await telemetry.ready // its instruments checked before any request can fall into their window
   const app = buildApp({
     strategy,
     variant,
@@ -99,7 +106,7 @@ export async function serve ({ app, options, strategy, close = async () => {}, a
     await closing
     clearTimeout(grace)
   })
-  if (announce) announceReady({ host: options.host, port, strategy, work: options.work })
+  if (announce) await announceReady({ host: options.host, port, strategy, work: options.work })
   return port
 }
 

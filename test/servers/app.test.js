@@ -69,6 +69,7 @@ test('/health, /__lab/stats and its reset', async (t) => {
     status: 'ok',
     strategy: 'test',
     pid: process.pid,
+    runtime: { name: 'node', version: process.versions.node, engine: `V8 ${process.versions.v8}` },
     node: process.version,
     v8: process.versions.v8
   })

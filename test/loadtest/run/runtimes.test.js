@@ -1,25 +1,42 @@
-// --node: servers under another runtime report it, a lab run under two runtimes gives one result per
-// server per runtime with the right versions (and compare sets them side by side), a bad --node exits 2
-// before anything starts. The other runtime is a provided one the suite's own node is not (installed
-// from the npm registry into .runtimes/ when missing, as `npm run runtimes` does).
+// --runtime / --node: servers under another runtime report it, a lab run under two runtimes gives one
+// result per server per runtime with the right versions (and compare sets them side by side), every
+// strategy answers under Bun and Deno with verified bodies, what a runtime cannot measure is null with
+// its reason, a bad --runtime or --node exits 2 before anything starts. The other runtimes are a Node
+// line the suite's own node is not, Bun and Deno: installed from the npm registry into .runtimes/ when
+// missing by the project's own installer (run/runtimes.js, as `npm run runtimes` does), in before().
 import { before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { PROVIDED, probeRuntime, resolveRuntimes } from '../../../loadtest/run/runtimes.js'
+import { OTHERS, PROVIDED, probeRuntime, resolveRuntimes } from '../../../loadtest/run/runtimes.js'
 import { startServer } from '../../../loadtest/run/boot.js'
 import { getJson } from '../../../loadtest/run/http.js'
 import { splitByRuntime } from '../../../loadtest/compare/compare.js'
+import { planLab } from '../../../loadtest/lab.js'
+import { parseOptions } from '../../../loadtest/options.js'
 import { ROOT, labReport, runLab, tempDir } from '../../helpers/lab.js'
+
+// The instruments' check at start (servers/lib/instruments.js): Node trusts both; Bun's and Deno's
+// utilisation is a stub; Bun's histogram works (without Node's 10 ms offset); Deno's sees a block now
+// and then, so it may pass its three-block check on a rare start: whatever it says, an untrusted one
+// carries its reason.
+function checkInstrumentsOf (name, { eventLoopDelay, elu }, what) {
+  const seen = `${what}: ${JSON.stringify({ eventLoopDelay, elu })}`
+  assert.equal(elu.trusted, name === 'node', seen)
+  if (name !== 'deno') assert.equal(eventLoopDelay.trusted, true, seen)
+  if (name !== 'deno') assert.equal(eventLoopDelay.offsetMs, name === 'node' ? 10 : 0, seen)
+  for (const i of [eventLoopDelay, elu]) assert.equal(i.trusted, i.reason === null, seen)
+}
 
 const OWN = process.versions.node.split('.')[0]
 const OTHER = Object.keys(PROVIDED).find((m) => m !== OWN)
-let other
+let other, bun, deno
 
 before(async () => {
   ;[other] = await resolveRuntimes([OTHER])
+  ;[bun, deno] = await resolveRuntimes(['bun', 'deno'], { flag: '--runtime' })
 }, { timeout: 600000 })
 
 test('a provided runtime is the pinned version from the npm registry, in its own folder', async () => {
@@ -28,22 +45,41 @@ test('a provided runtime is the pinned version from the npm registry, in its own
   assert.equal(other.label, `node${OTHER}`)
   assert.match(other.path, new RegExp(`node${OTHER}/node_modules/node/bin/node$`))
   const info = await probeRuntime(other.path)
-  assert.deepEqual(info, { node: other.node, v8: other.v8, major: Number(OTHER) })
+  assert.deepEqual(info, {
+    name: 'node', version: PROVIDED[OTHER], engine: `V8 ${other.v8}`, node: other.node, v8: other.v8, major: Number(OTHER)
+  })
   assert.notEqual(info.v8, process.versions.v8)
   const [own] = await resolveRuntimes([OWN])
   assert.deepEqual([own.path, own.source, own.node], [process.execPath, 'lab', process.version])
 })
 
-test('a server started under another runtime says so: its ready message and /health carry process.version', async (t) => {
-  for (const name of ['simple', 'cluster']) {
-    const server = await startServer({ entry: join(ROOT, 'servers', name, 'index.js'), execPath: other.path })
+test('bun and deno are the pinned versions from the npm registry, each in its own folder, named as they name themselves', async () => {
+  for (const [r, name] of [[bun, 'bun'], [deno, 'deno']]) {
+    assert.deepEqual([r.label, r.name, r.version, r.source], [name, name, OTHERS[name].version, 'provided'])
+    assert.match(r.path, new RegExp(`\\.runtimes/${name}/node_modules/`))
+    assert.deepEqual(r.args, name === 'deno' ? ['run', '-A'] : [])
+    // both imitate a Node version that is not theirs and not the lab's
+    assert.notEqual(r.node, process.version)
+  }
+  assert.equal(bun.v8, null, 'Bun runs JavaScriptCore: its process.versions.v8 is an imitation, not recorded')
+  assert.match(bun.engine, /^JavaScriptCore \(WebKit [0-9a-f]+\)$/)
+  assert.match(deno.engine, /^V8 /)
+})
+
+test('a server started under another runtime says so: its ready message and /health carry its name and version', async (t) => {
+  const cases = [[other, 'simple'], [other, 'cluster'], [bun, 'simple'], [deno, 'simple']]
+  for (const [r, name] of cases) {
+    const entry = join(ROOT, 'servers', name, 'index.js')
+    const server = await startServer({ entry, execPath: r.path, execArgs: r.args })
     t.after(() => server.stop())
-    assert.equal(server.ready.node, other.node, name)
-    assert.equal(server.ready.v8, other.v8, name)
+    const what = `${name} under ${r.label}`
+    assert.deepEqual(server.ready.runtime, { name: r.name, version: r.version, engine: r.engine }, what)
+    assert.equal(server.ready.node, r.node, what)
+    assert.equal(server.ready.v8, r.v8, what)
     const health = await getJson(`${server.url}/health`, { timeoutMs: 5000 })
     assert.equal(health.status, 200)
-    assert.equal(health.json.node, other.node, name)
-    assert.equal(health.json.v8, other.v8, name)
+    assert.deepEqual(health.json.runtime, server.ready.runtime, what)
+    checkInstrumentsOf(r.name, server.ready.instruments, what)
   }
 })
 
@@ -65,21 +101,25 @@ test('lab --node OWN,OTHER: one result per server per runtime, with its version;
     assert.equal(r.key, `${r.server}@loop:1e5#${r.runtime.label}`)
     assert.equal(r.runtime.v8, r.runtime.node === process.version ? process.versions.v8 : other.v8)
     assert.equal(r.requests.completed, 40)
+    assert.deepEqual([r.runtime.name, r.runtime.version], ['node', r.runtime.node.slice(1)])
+    // Node measures both: figures, nothing unmeasured
+    assert.equal(typeof r.telemetry.elu, 'number')
+    assert.deepEqual(r.telemetry.unmeasured, {})
     // efficiency from its own runtime's calibration
     assert.equal(r.ideal.serviceMs, json.calibration[`loop:1e5#${r.runtime.label}`].medianMs)
   }
-  assert.deepEqual(json.method.runtimes.map((r) => [r.label, r.node, r.source]), [
+  assert.deepEqual(json.method.runtimes.map((r) => [r.label, `v${r.version}`, r.source]), [
     [`node${OWN}`, process.version, 'lab'],
     [`node${OTHER}`, other.node, 'provided']
   ])
   assert.equal(json.machine.nodeSupported, '^20.19.0 || ^22.12.0 || ^24.0.0')
   // the table, the Markdown and the page group the runs by runtime
   assert.deepEqual(json.results.length, 4)
-  const rows = md.split('\n').filter((l) => /^\| v\d+\./.test(l)).map((l) => l.split(' | ').slice(0, 2).join(' '))
-  assert.deepEqual(rows, want.map(([s, v]) => `| ${v} ${s}`))
-  assert.match(md, new RegExp(`Servers and calibration under:\\*\\* ${process.version} .*, ${other.node} `))
+  const rows = md.split('\n').filter((l) => /^\| node \d+\./.test(l)).map((l) => l.split(' | ').slice(0, 2).join(' '))
+  assert.deepEqual(rows, want.map(([s, v]) => `| node ${v.slice(1)} ${s}`))
+  assert.match(md, new RegExp(`Servers and calibration under:\\*\\* node ${process.versions.node} \\(V8 .*, node ${other.node.slice(1)} `))
   const html = await import('node:fs/promises').then((fs) => fs.readFile(join(dir, files.find((f) => f.endsWith('.html'))), 'utf8'))
-  assert.match(html, /<th[^>]*>node<\/th>/)
+  assert.match(html, /<th[^>]*>runtime<\/th>/)
   // compare: one report under two runtimes is two column groups, lined up by the key without the runtime
   const sides = splitByRuntime([{ file: 'r.json', report: json }])
   assert.deepEqual(sides.map((s) => s.report.results.map((r) => r.key)), [
@@ -90,9 +130,111 @@ test('lab --node OWN,OTHER: one result per server per runtime, with its version;
   await writeFile(file, JSON.stringify(json))
   const cmp = await execa(process.execPath, ['loadtest/compare/cli.js', file], { cwd: ROOT, reject: false })
   assert.equal(cmp.exitCode, 0, cmp.stderr)
-  assert.match(cmp.stdout, new RegExp(`\\| \\*\\*A\\*\\* \\(baseline\\) \\| [^|]*${process.version.replaceAll('.', '\\.')} \\|`))
-  assert.match(cmp.stdout, new RegExp(`\\| \\*\\*B\\*\\* \\| [^|]*${other.node.replaceAll('.', '\\.')} \\|`))
+  assert.match(cmp.stdout, new RegExp(`\\| \\*\\*A\\*\\* \\(baseline\\) \\| [^|]*node ${process.versions.node.replaceAll('.', '\\.')} \\|`))
+  assert.match(cmp.stdout, new RegExp(`\\| \\*\\*B\\*\\* \\| [^|]*node ${other.node.slice(1).replaceAll('.', '\\.')} \\|`))
   assert.match(cmp.stdout, /\| `queued-threads@loop:1e5` \| /)
+})
+
+// The six CPU strategies (the two study servers are for their own experiments).
+const STRATEGIES = ['simple', 'cluster', 'child-process', 'worker-per-request', 'cluster-threads', 'queued-threads']
+// Deno 2.9.6 starts a worker thread of a cluster worker process as a cluster worker too, which throws:
+// cluster-threads cannot run under it, and fails as a result with the one line the server answers.
+const DENO_CLUSTER_THREADS =
+  /^no request answered 2xx \([^)]*\): (could not start a worker: )?process\.connected is not supported in workers$/
+
+test('lab --runtime bun,deno: every strategy answers with verified bodies, or fails as a result with one line', async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const args = ['--server', STRATEGIES.join(','), '--work', 'loop:1e5', '--connections', '2', '--amount', '20', '--warmup', '0']
+  const { json, md } = await labReport([...args, '--runtime', 'bun,deno', '--out', dir])
+  assert.deepEqual(json.results.map((r) => `${r.server}#${r.runtime.label}`), [
+    ...STRATEGIES.map((s) => `${s}#bun`), ...STRATEGIES.map((s) => `${s}#deno`)
+  ])
+  for (const r of json.results) {
+    const what = `${r.key}: ${r.failure?.reason ?? ''}`
+    const want = r.runtime.label === 'bun' ? bun : deno
+    // named as the server named itself, not by process.version (26.3.0 under both)
+    const { name, version, engine } = r.runtime
+    assert.deepEqual([name, version, engine], [want.name, want.version, want.engine], what)
+    if (r.server === 'cluster-threads' && r.runtime.name === 'deno') {
+      assert.equal(r.status, 'failed', what)
+      assert.match(r.failure.reason, DENO_CLUSTER_THREADS)
+      continue
+    }
+    assert.equal(r.status, 'ok', what)
+    // every answer 2xx with the expected body (the lab checks each body against loop:1e5's)
+    const q = r.requests
+    assert.deepEqual([q.completed, q.non2xx, q.mismatches, q.errors], [20, 0, 0, 0], what)
+    checkUnmeasured(r, what)
+  }
+  // calibrated under each runtime
+  assert.equal(json.calibration['loop:1e5#bun'].runtimeName, `bun ${bun.version}`)
+  assert.equal(json.calibration['loop:1e5#deno'].runtimeName, `deno ${deno.version}`)
+  // the table shows "—" for what a runtime cannot measure, and says why under it
+  const simpleDeno = md.split('\n').find((l) => l.startsWith(`| deno ${deno.version} | simple |`))
+  assert.ok(simpleDeno, md)
+  if (json.results.find((r) => r.key === 'simple@loop:1e5#deno').telemetry.unmeasured.eventLoop) assert.match(simpleDeno, / — /)
+  assert.match(md, new RegExp(`^- — ELU \\(event-loop utilisation\\) under bun ${bun.version.replaceAll('.', '\\.')}: not measured \\(checked at server start: eventLoopUtilization read 3 blocks of 50 ms as 0 ms active\\)$`, 'm'))
+  assert.match(md, /cluster-threads@loop:1e5#deno`: failed: no request answered 2xx/)
+})
+
+// Bun's and Deno's utilisation is null with its reason, never 0; Bun's delay histogram is measured;
+// wherever a reason is given, its figure is null.
+function checkUnmeasured (r, what) {
+  const { eventLoop, elu, unmeasured } = r.telemetry
+  assert.equal(elu, null, what)
+  assert.match(unmeasured.elu, /^eventLoopUtilization read 3 blocks of 50 ms as 0 ms active$/, what)
+  if (r.runtime.name === 'bun') assert.equal(unmeasured.eventLoop, undefined, what)
+  if (unmeasured.eventLoop) {
+    assert.equal(eventLoop, null, what)
+    assert.match(unmeasured.eventLoop, /^monitorEventLoopDelay (read 3 blocks of 50 ms as [\d., ]+ ms|took no sample around a 50 ms block)$/, what)
+  }
+  for (const p of r.telemetry.processes) assert.equal(p.elu, null, `${what}: process ${p.role}`)
+}
+
+test('a bad --runtime exits 2 with one line naming what it tried, before any server starts', async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const starts = join(dir, 'starts.txt')
+  const notRuntime = join(dir, 'not-a-runtime')
+  await writeFile(notRuntime, '#!/bin/sh\necho hello\n', { mode: 0o755 })
+  const names = 'node20, node22, node24, bun, deno'
+  // through the CLI (exit code 2, one line, nothing started, nothing written) …
+  const cli = [
+    [['--runtime', 'bun2'], new RegExp(`^loadlab lab: --runtime bun2: expected one of ${names} or a path to a node, bun or deno binary$`)],
+    [['--runtime', notRuntime], /^loadlab lab: --runtime .*not-a-runtime: .*not-a-runtime is not a working node, bun or deno binary \(/],
+    [['--runtime', 'bun', '--url', 'http://127.0.0.1:9/'], /^loadlab lab: --runtime excludes --url/]
+  ]
+  for (const [flags, why] of cli) {
+    const server = flags.includes('--url') ? [] : ['--server', 'records-start']
+    const r = await runLab([...server, ...flags, '--out', join(dir, 'reports')], { env: { LOADLAB_FIXTURE_STARTS: starts } })
+    assert.equal(r.exitCode, 2, `${flags.join(' ')}: ${r.stderr}`)
+    const lines = r.stderr.trim().split('\n')
+    assert.equal(lines.length, 1, r.stderr)
+    assert.match(lines[0], why)
+  }
+  assert.equal(existsSync(starts), false, 'no server was started')
+  assert.deepEqual(await readdir(dir), ['not-a-runtime'], 'no report written')
+  // … and the other rules where the CLI meets them, as the usage errors (exit 2) it prints
+  const planned = [
+    [['--runtime', 'node19'], /^--runtime node19: this project provides Node 20, 22, 24 \(the lab runs v[\d.]+\); give a path/],
+    [['--runtime', '24'], new RegExp(`^--runtime 24: expected one of ${names} or`)],
+    [['--runtime', 'bun,'], /^--runtime: expected a comma-separated list of node20, node22, node24, bun, deno or paths, got/],
+    [['--runtime', 'bun,bun'], /^--runtime bun: bun 1\.4\.5 is already in the list$/],
+    [['--runtime', './no/such/bun'], /^--runtime \.\/no\/such\/bun: no such file \(.*no\/such\/bun\)$/],
+    [['--runtime', 'deno', '--node', OWN], /^--runtime and --node exclude each other: --node 24 is --runtime node24$/],
+    [['--node', 'bun'], /^--node bun: expected a major version \(20, 22, 24\) or a path to a node binary$/],
+    [['--node', bun.path], /^--node .*bun\.exe: .*bun\.exe is bun, not node \(use --runtime\)$/],
+    [['--runtime', 'bun', '--experiment', 'dispatch'], /^--runtime: experiment dispatch runs in-process, without servers$/]
+  ]
+  for (const [flags, why] of planned) {
+    const server = flags.includes('--experiment') ? [] : ['--server', 'simple']
+    await assert.rejects(async () => planLab(parseOptions([...server, ...flags, '--out', join(dir, 'reports')])), (err) => {
+      assert.equal(err.exitCode, 2, `${flags.join(' ')}: ${err.message}`)
+      assert.match(err.message, why)
+      return true
+    })
+  }
 })
 
 test('a bad --node exits 2 with one line naming what it tried, before any server starts', async (t) => {
