@@ -20,7 +20,9 @@ export async function checkServer ({ name, args = [], work, variant, workers, am
       ...(variant ? { variant } : {}),
       pid: health.body.pid,
       node: process.version, // started with the suite's own node
-      v8: process.versions.v8
+      v8: process.versions.v8,
+      // the runtime as it names itself (what the lab records; under Bun or Deno process.version lies)
+      runtime: { name: 'node', version: process.versions.node, engine: `V8 ${process.versions.v8}` }
     })
 
     const expected = expectedBody(work)
