@@ -86,7 +86,8 @@ With no option: a quick tour of every server (light load, about two minutes).
                        whole by sha256 and length as it streams; a longer one is counted as over the cap
   --work SPEC          work per request, e.g. loop:1e7, fib:25, render:1000, sleep:100
   --task PATH[#name]   your own work: a module exporting (input) => result (README "Bring your own
-                       work"); every server by default; excludes --work, --experiment, --url
+                       work"); every server by default, or the capacity experiment's with
+                       --experiment capacity; excludes --work, --url and the other experiments
   --input JSON|@FILE   --task: the input of every call (default: the module's \`input\` export)
   --runs N             measured rounds per server; figures are the median round (default 1)
   --warmup N           requests in the discarded warm-up round, 0 = none
@@ -253,7 +254,7 @@ function urlOf (o) {
 }
 
 // What each request does: --work (NAME:ARG; the servers' own parser checks it later, checkWork) or
-// --task (with its --input), which excludes --work, --experiment and --url.
+// --task (with its --input), which excludes --work, --url and every experiment but capacity.
 function checkWorkOrTask (o, out) {
   if (o.work !== null && !/^[a-z][a-z-]*:[0-9.e+]+$/i.test(o.work)) {
     throw usageError(
@@ -261,10 +262,13 @@ function checkWorkOrTask (o, out) {
     )
   }
   if (o.task !== null) {
-    const clash = ['work', 'experiment', 'url'].find((k) => o[k] !== null)
+    const clash = ['work', 'url'].find((k) => o[k] !== null)
     if (clash) throw usageError(`--task excludes --${clash}: the task module is the work, run through the servers`)
+    if (o.experiment !== null && o.experiment !== 'capacity') {
+      throw usageError(`--task goes with --experiment capacity only (${o.experiment} studies its own work)`)
+    }
     if (o.task.trim() === '') throw usageError('--task: expected PATH[#export], got an empty value')
-    out.server ??= allServerNames()
+    if (o.experiment === null) out.server ??= allServerNames()
   } else if (o.input !== null) {
     throw usageError('--input: only with --task')
   }

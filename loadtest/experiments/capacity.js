@@ -6,6 +6,7 @@
 import { fmtMs, fmtPct } from '../report/format.js'
 import { SERVERS } from './heavy-cpu.js'
 import { createSweep } from '../run/sweep.js'
+import { taskArgs } from '../run/task.js'
 
 // The six CPU strategies, as in heavy-cpu.
 export { SERVERS }
@@ -49,8 +50,8 @@ export default {
     return servers.map((server) => ({
       server,
       variant: null,
-      args: ['--work', work],
-      work,
+      args: opts.task ? taskArgs(opts.task) : ['--work', work], // --task: the user's module is the work
+      work: opts.task?.spec ?? work,
       durationSec: opts.user?.durationSec ?? q.durationSec,
       sweep: ({ serviceMs, cores }) => createSweep({ serviceMs, cores, sloMs: opts.sloMs, fractions, refine: q.refine })
     }))

@@ -8,6 +8,9 @@ import { join } from 'node:path'
 import { test } from 'node:test'
 import { describeTask } from '../../servers/lib/task-module.js'
 import { ROOT, readReport, runLab, tempDir } from '../helpers/lab.js'
+import { planLab } from '../../loadtest/lab.js'
+import { parseOptions } from '../../loadtest/options.js'
+import { SERVERS as CAPACITY_SERVERS } from '../../loadtest/experiments/capacity.js'
 
 const TASKS = join(ROOT, 'test', 'fixtures', 'tasks')
 const SUM = join(TASKS, 'sum.mjs')
@@ -136,4 +139,16 @@ test("a task's spec (and so its key) changes with its file and its input", () =>
     'the input is hashed as canonical JSON'
   )
   assert.notEqual(describeTask({ ref: SUM, input: '{"n": 6}' }).spec, withInput.spec)
+})
+
+test('--task with --experiment capacity: the sweep runs the task on the capacity servers; other experiments refuse it', async () => {
+  const { plan, task } = await planLab(parseOptions(['--task', SUM, '--experiment', 'capacity', '--quick']))
+  assert.deepEqual(plan.map((e) => e.server), CAPACITY_SERVERS)
+  for (const e of plan) {
+    assert.equal(e.work, task.spec)
+    assert.deepEqual(e.args.slice(0, 2), ['--task', SUM], e.server)
+    assert.equal(typeof e.sweep, 'function', 'an open-loop sweep, calibrated on the task')
+  }
+  assert.throws(() => parseOptions(['--task', SUM, '--experiment', 'heavy-cpu']), (err) =>
+    err.exitCode === 2 && /--task goes with --experiment capacity only/.test(err.message))
 })
