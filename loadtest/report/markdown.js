@@ -84,17 +84,19 @@ function calibrationSection (calibration) {
   if (!cal.length) return []
   const row = (c) =>
     c.error
-      ? [calibrationName(c), '-', 'error', c.error, '', '', '']
+      ? [calibrationName(c), '-', 'error', c.error, '', '', '', '', '']
       : [
           calibrationName(c),
           String(c.calls),
+          String(c.serviceMs ?? c.medianMs),
+          c.spreadPct === undefined || c.spreadPct === null ? '-' : `${c.spreadPct} %`,
           String(c.medianMs),
           String(c.minMs),
           String(c.maxMs),
           String(c.firstMs),
           c.method === 'declared' ? 'declared (sleep)' : c.tierShift ? 'yes' : 'no'
         ]
-  const head = ['work', 'calls', 'median ms', 'min', 'max', 'first', 'tier shift']
+  const head = ['work', 'calls', 'service ms', 'spread', 'median ms', 'min', 'max', 'first', 'tier shift']
   return ['## Calibration (single thread, one long-lived process)', '', markdownTable({ head, rows: cal.map(row) })]
 }
 
