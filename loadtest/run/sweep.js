@@ -7,6 +7,7 @@
 // counts (a disturbed failure counts only when a rate has had MAX_TRIES steps), and a pass above a
 // failure is re-measured. See verdictAt for the rule, and reports/README.md "capacity".
 import { MAX_TRIES, OVERLOAD, bracketOf, holds, verdicts } from '../result/capacity.js'
+import { roundTo } from '../result/stats.js'
 
 export { MAX_TRIES, OVERLOAD }
 
@@ -24,7 +25,7 @@ export function sloFor (serviceMs, sloMs = null) {
   if (sloMs) return { sloMs, rule: `--slo ${sloMs} ms` }
   if (!(serviceMs > 0)) return { sloMs: null, rule: 'no calibration: no target' }
   return {
-    sloMs: SLO_SERVICE_MULTIPLE * serviceMs,
+    sloMs: roundTo(SLO_SERVICE_MULTIPLE * serviceMs, 3),
     rule: `${SLO_SERVICE_MULTIPLE} × the calibrated service time (${serviceMs} ms)`
   }
 }

@@ -25,7 +25,7 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
   for (const res of json.results) {
     assert.match(res.key, /#capacity$/, 'a capacity sweep never lines up with a closed-loop run in compare')
     const c = res.capacity
-    assert.equal(c.sloMs, SLO_SERVICE_MULTIPLE * serviceMs)
+    assert.equal(c.sloMs, Math.round(SLO_SERVICE_MULTIPLE * serviceMs * 1000) / 1000)
     assert.ok(c.steps.length >= 3, `${res.server}: ${c.steps.length} steps`)
     for (const s of c.steps) {
       const q = s.requests
@@ -81,6 +81,7 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
   assert.deepEqual(atLeast.runs.map((r) => [r.run, r.status]), [['queued-threads', 'passed']])
   assert.deepEqual(experimentTable(json, await experimentFor('capacity')).head.slice(0, 4), ['server', 'ideal req/s', 'capacity req/s', 'bracket'])
   assert.match(md, /capacity req\/s/)
+  assert.match(md, new RegExp(`## Capacity sweeps\\n\\n- \\*\\*Target:\\*\\* p99 ≤ ${json.results[0].capacity.sloMs} ms`), 'the one target stated')
   const html = await readFile(
     join(
       dir,
