@@ -72,13 +72,3 @@ export function untrustedReasons (fig, { failure, interrupted } = {}) {
   if (noise.length) out.push(`disturbed: ${noise.join(', ')}`)
   return out
 }
-
-// Whether a capacity step's verdict could be the generator's doing: it failed on latency alone, and by
-// no more than the generator's own worst lag (which the latency from the due time includes).
-export function verdictInDoubt (step, sloMs) {
-  if (!step) return true
-  if (step.pass) return false // it held with the lag inside its latency: without it, all the more
-  const q = step.requests
-  const onLatencyOnly = q.errors === 0 && q.timeouts === 0 && q.non2xx === 0 && q.mismatches === 0
-  return onLatencyOnly && step.p99 - (step.lagMax ?? 0) <= sloMs
-}
