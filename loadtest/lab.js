@@ -3,7 +3,7 @@
 // renders progress, writes the files and sets the exit code around it; tests call it directly.
 import { checkWork } from './options.js'
 import { experimentFor } from './experiments/index.js'
-import { calibrate } from './run/calibrate.js'
+import { calibrate, recheckCalibration } from './run/calibrate.js'
 import { runEntry } from './run/runner.js'
 import { scaleOutMethod, scaleOutNotes } from './run/generators.js'
 import { resolveLoad, entryLoad, recoveryTimeoutSec } from './run/load.js'
@@ -230,6 +230,11 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
       signal, progress: p.update, onRound: p.round, bootTimeoutMs: bootTimeout, url: opts.url, calibration, expectedBody
     })
     await calibrateReported(record, ctx)
+    // A capacity sweep's target and ideal stand on the calibration: checked again once its server stopped.
+    if (entry.sweep && !signal.aborted) {
+      const used = calibration[record.workReported]
+      record.calibrationCheck = await recheckCalibration(used, { signal, execPath: entry.runtime?.path })
+    }
     const result = buildHttpResult(record, { calibration: calibrationFor(ctx.calibration, entry.runtime), cores })
     ctx.results.push(result)
     p.done(doneLine(record, result))

@@ -78,7 +78,8 @@ With no option: a quick tour of every server (light load, about two minutes).
                        i mod N = I − 1); run N of them (any machines), then npm run merge
   --start-at ISO-TIME  --shard: the common start (e.g. 2026-11-23T01:00:00Z), at most ${MAX_START_AHEAD_MIN} minutes ahead;
                        the shard waits for it (warm-up first) and refuses a time in the past
-  --slo MS             capacity experiment: the p99 latency target (default 5 × the service time)
+  --slo MS             capacity experiment: the p99 latency target (default 5 × the service time, which
+                       moves with the calibration: give one --slo to runs you will compare)
   --amount N           requests per measured round (excludes --duration)
   --duration S         seconds per measured round (excludes --amount)
   --timeout S          per-request timeout in seconds
@@ -89,7 +90,8 @@ With no option: a quick tour of every server (light load, about two minutes).
                        work"); every server by default, or the capacity experiment's with
                        --experiment capacity; excludes --work, --url and the other experiments
   --input JSON|@FILE   --task: the input of every call (default: the module's \`input\` export)
-  --runs N             measured rounds per server; figures are the median round (default 1)
+  --runs N             measured rounds per server; figures are the median round (default 1); with the
+                       capacity experiment, N whole sweeps per server: the median capacity and the spread
   --warmup N           requests in the discarded warm-up round, 0 = none
   --url URL            load a server started by hand (outside sampling skipped)
   --runtime LIST       run the servers and the calibration under each of these runtimes: node20, node22,

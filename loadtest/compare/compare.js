@@ -4,7 +4,8 @@
 // render.js.
 import { CompareError } from '../errors.js'
 import { SCHEMA, machineLine } from '../result/build.js'
-import { isNum } from '../result/stats.js'
+import { isNum, roundTo } from '../result/stats.js'
+import { serviceTime } from '../result/figures.js'
 import { calibrationKey, withoutRuntime } from '../result/key.js'
 import { runtimeName, unmeasuredLines, unmeasuredText } from '../result/runtime.js'
 import { METRICS } from '../report/thresholds.js'
@@ -48,8 +49,19 @@ function scaled (v, scale) {
 
 // The calibrated service time of a run's work (under --runtime, its runtime's: `SPEC#LABEL`).
 function serviceMs (report, work, runtime = null) {
-  const c = report.calibration?.[calibrationKey(work, runtime)] ?? report.calibration?.[work]
-  return isNum(c?.medianMs) && c.medianMs > 0 ? c.medianMs : null
+  return serviceTime(report.calibration?.[calibrationKey(work, runtime)] ?? report.calibration?.[work])
+}
+
+// Capacities judged against p99 targets further apart than this share are not called better or worse.
+export const TARGET_TOLERANCE = 0.1
+
+// Why two capacities cannot be compared (their targets differ by more than TARGET_TOLERANCE), or null.
+export function targetsDiffer (base, next) {
+  if (!isNum(base?.sloMs) || !isNum(next?.sloMs) || !isNum(base?.capacity) || !isNum(next?.capacity)) return null
+  const apart = Math.abs(next.sloMs / base.sloMs - 1)
+  if (apart <= TARGET_TOLERANCE) return null
+  return `capacity not compared: judged against targets ${roundTo(apart * 100, 0)} % apart ` +
+    `(p99 ≤ ${roundTo(base.sloMs, 1)} ms and ≤ ${roundTo(next.sloMs, 1)} ms; more than ${TARGET_TOLERANCE * 100} %: run both with one --slo)`
 }
 
 function httpCell (r, report, units) {
@@ -115,6 +127,8 @@ const ROUND_FIGURES = {
 
 // The rounds of one figure of a result (ms, req/s, or a fraction for efficiency); [] when it has one round.
 export function roundsOf (r, metric) {
+  // a capacity's rounds are its sweeps (--runs N), never the steps of one sweep
+  if (metric === 'capacity') return (r?.capacity?.runs ?? []).map((x) => x.rps).filter(isNum)
   if (!Array.isArray(r?.runs)) return []
   if (metric === 'efficiency') {
     const ideal = r.ideal?.rps
@@ -184,6 +198,8 @@ function gateRun (g, key, base, next) {
   if (base?.status === 'failed' || next?.status === 'failed') return { ...out, why: 'a run failed' }
   if (!isNum(b) || !isNum(v)) return { ...out, why: 'not measured' }
   if (b === 0) return { ...out, why: 'baseline figure is 0' }
+  const refused = g.metric === 'capacity' && targetsDiffer({ sloMs: base.capacity?.sloMs, capacity: b }, { sloMs: next.capacity?.sloMs, capacity: v })
+  if (refused) return { ...out, why: refused }
   out.change = v / b - 1
   out.noise = noiseVerdict(roundsOf(base, g.metric), roundsOf(next, g.metric), HIGHER_IS_BETTER(g.metric))
   const past = g.sign === '+' ? out.change > g.bound : out.change < -g.bound
@@ -270,7 +286,11 @@ function againstBaseline (c, i, { kind, base, baseRun, run, baseline }) {
   }
   c.rpsRatio = ratio(c.rps, base?.rps)
   c.p99Ratio = ratio(c.p99, base?.p99)
-  c.capacityRatio = ratio(c.capacity, base?.capacity)
+  c.capacityRefused = i === baseline ? null : targetsDiffer(base, c)
+  c.capacityRatio = c.capacityRefused ? null : ratio(c.capacity, base?.capacity)
+  if (i !== baseline && baseRun && isNum(c.capacity)) {
+    c.capacityNoise = noiseVerdict(roundsOf(baseRun, 'capacity'), roundsOf(run, 'capacity'), true)
+  }
   if (i !== baseline && baseRun) {
     c.rpsNoise = noiseVerdict(roundsOf(baseRun, 'rps'), roundsOf(run, 'rps'), true)
     c.p99Noise = noiseVerdict(roundsOf(baseRun, 'p99'), roundsOf(run, 'p99'), false)
@@ -322,6 +342,9 @@ function comparisonNotes ({ entries, rows, reports, units }) {
         )
       }
     })
+  }
+  for (const row of rows) {
+    row.cells.forEach((c, i) => c?.capacityRefused && notes.push(`${reports[i].letter} ${row.key}: ${c.capacityRefused}`))
   }
   const nodes = entries.map(({ report }) => serverNode(report))
   if (nodes.every(Boolean) && new Set(nodes).size > 1 && !entries.some(({ report }) => report.runtime)) {

@@ -67,7 +67,7 @@ function mark (c) {
 
 function unitsLine (cmp) {
   return cmp.units === 'service'
-    ? "Latency in multiples of each machine's calibrated service time for the run's work (`calibration[work].medianMs`), so machines compare on scheduling, not clock."
+    ? "Latency in multiples of each machine's calibrated service time for the run's work (`calibration[work].serviceMs`), so machines compare on scheduling, not clock."
     : 'Latency in ms.'
 }
 
@@ -130,7 +130,7 @@ function capacitySection (cmp, http) {
   const rows = swept.map((row) => [{ md: mdCode(row.key) }, ...row.cells.flatMap((c, i) => {
     const cap = c && isNum(c.capacity) ? `${c.capacityBound === 'at least' ? '≥' : ''}${f(c.capacity, 1)}` : MD_NA
     const cells = [cap, c ? lat(c.sloMs, 'ms') : MD_NA]
-    if (!cmp.reports[i].baseline) cells.push(c ? times(c.capacityRatio) : MD_NA)
+    if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? 'targets differ' : times(c.capacityRatio, c.capacityNoise)) : MD_NA)
     return cells
   })])
   return [
@@ -428,7 +428,7 @@ function capacityTable (cmp, http) {
     ...row.cells.flatMap((c, i) => {
       const cap = c && isNum(c.capacity) ? `${c.capacityBound === 'at least' ? '≥' : ''}${num(c.capacity, 1)}` : '—'
       const cells = [cap, c ? fmtMs(c.sloMs) : '—']
-      if (!cmp.reports[i].baseline) cells.push(c ? ratioHtml(c.capacityRatio, true) : '—')
+      if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? 'targets differ' : ratioHtml(c.capacityRatio, c.capacityNoise)) : '—')
       return cells
     })
   ])

@@ -11,22 +11,29 @@ import { taskArgs } from '../run/task.js'
 // The six CPU strategies, as in heavy-cpu.
 export { SERVERS }
 
+// durationSec: a step's shortest length; minRequests: a step lasts long enough for this many requests
+// (its p99 then rests on at least 2 requests past it). loop:3e7 (about 30 ms here) keeps a sweep of six
+// strategies within about 12 minutes at 200 requests a step.
 const defaults = {
-  work: 'loop:1e8',
-  durationSec: 5,
+  work: 'loop:3e7',
+  durationSec: 3,
+  minRequests: 200,
   timeoutSec: 10,
-  warmup: 4,
+  warmup: 8,
   recoveryTimeoutSec: 60,
   refine: 3,
+  maxSteps: 20,
   fractions: null
 }
 const quick = {
   work: 'loop:2e7',
-  durationSec: 1,
-  warmup: 2,
+  durationSec: 0.5,
+  minRequests: 40,
+  warmup: 4,
   recoveryTimeoutSec: 30,
   refine: 1,
-  fractions: [0.25, 0.6, 1.0, 1.5]
+  maxSteps: 7,
+  fractions: [0.3, 0.7, 1.0, 1.3]
 }
 
 function rps (x) {
@@ -38,7 +45,7 @@ export default {
   study: null,
   title: 'Capacity at a latency target: open-loop rate sweep per strategy',
   description:
-    'Each CPU strategy offered open-loop rates (requests due on a schedule whatever the answers; latency from the due time) from 10 % to 150 % of the ideal its cores allow for the work (cores / calibrated service time), the knee refined by bisection, then 1.2 × the capacity. Capacity: the highest offered rate whose p99 stays within the target with every request answered and verified.',
+    'Each CPU strategy offered open-loop rates (requests due on a schedule whatever the answers; latency from the due time) from 30 % of the ideal its cores allow for the work (cores / calibrated service time) until one fails, a failure repeated before it counts, the knee refined by bisection, then 1.2 × the capacity, which must fail. Each step lasts for at least 200 requests; what else took the machine is recorded per step (noise) and a disturbed step is marked. Capacity: the highest offered rate whose p99 stays within the target with every request answered and verified and no growing backlog, with its bracket.',
   defaults,
   quick,
   // One entry per server; its sweep chooses the rates from the calibrated service time at run time.
@@ -47,70 +54,68 @@ export default {
     const work = opts.work ?? q.work
     const servers = (opts.servers ?? SERVERS).filter((s) => SERVERS.includes(s))
     const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
+    const minDurationSec = opts.user?.durationSec ?? q.durationSec
+    const steps = { refine: q.refine, maxSteps: q.maxSteps, minRequests: q.minRequests, minDurationSec }
     return servers.map((server) => ({
       server,
       variant: null,
       args: opts.task ? taskArgs(opts.task) : ['--work', work], // --task: the user's module is the work
       work: opts.task?.spec ?? work,
-      durationSec: opts.user?.durationSec ?? q.durationSec,
-      sweep: ({ serviceMs, cores }) => createSweep({ serviceMs, cores, sloMs: opts.sloMs, fractions, refine: q.refine })
+      durationSec: minDurationSec,
+      sweep: ({ serviceMs, cores }) => createSweep({ serviceMs, cores, sloMs: opts.sloMs, fractions, ...steps })
     }))
   },
   notes (opts) {
     return [
-      "capacity: open-loop steps; each step is one round of the chosen duration at one offered rate, its latency counted from each request's due time",
+      "capacity: open-loop steps; each step is one round at one offered rate, long enough for the sweep's minimum of requests, its latency counted from each request's due time",
       ...(opts.rate ? ['capacity: --rate is ignored: the sweep chooses the rates'] : [])
     ]
   },
-  // Server, capacity, capacity / ideal, p99 at capacity, and what 1.2 × capacity did.
+  // Server, capacity (with its bracket, and the spread of --runs sweeps), capacity / ideal, p99 at
+  // capacity, the target, the steps (repeated, disturbed), and what 1.2 × capacity did.
   table (report) {
     const head = [
-      'server',
-      'ideal req/s',
-      'capacity req/s',
-      'cap/ideal',
-      'p99 at cap',
-      'target',
-      'steps',
-      '1.2× p99',
-      '1.2× timeouts',
-      '1.2× in flight',
-      '1.2× recovery',
-      'trust'
+      'server', 'ideal req/s', 'capacity req/s', 'bracket', 'cap/ideal', 'p99 at cap', 'target', 'steps',
+      'disturbed', '1.2× p99', '1.2× timeouts', '1.2× recovery', 'trust'
     ]
-    const rows = report.results
-      .filter((r) => r.kind === 'http')
-      .map((r) => {
-        const c = r.capacity?.capacity
-        if (!c) {
-          return [
-            r.server,
-            '-',
-            r.status === 'failed' ? 'FAILED' : '-',
-            ...Array(head.length - 4).fill(''),
-            `✗ ${r.failure?.reason ?? ''}`
-          ]
-        }
-        const over = c.over
-        return [
-          r.server,
-          rps(r.capacity.idealRps),
-          `${c.bound === 'at least' ? '≥' : ''}${rps(c.rps)}`,
-          fmtPct(c.ratioToIdeal),
-          fmtMs(c.p99),
-          fmtMs(c.sloMs),
-          String(r.capacity.steps.length),
-          over ? fmtMs(over.p99) : '-',
-          over ? String(over.requests.timeouts) : '-',
-          over ? String(over.peakInFlight ?? '-') : '-',
-          over?.recovery
-            ? over.recovery.ms === null
-              ? `>${fmtMs(over.recovery.timeoutMs)}`
-              : fmtMs(over.recovery.ms)
-            : '-',
-          r.status === 'failed' ? '✗ failed' : r.trusted ? '✓' : '!'
-        ]
-      })
+    const rows = report.results.filter((r) => r.kind === 'http').map((r) => capacityRow(r, head.length))
     return { head, rows }
   }
+}
+
+// The capacity cell: the (median) capacity, and with --runs N every sweep's.
+function capacityCell (cap) {
+  const c = cap.capacity
+  const main = `${c.bound === 'at least' ? '≥' : ''}${rps(c.rps)}`
+  return cap.runs ? `${main} (${cap.runs.map((x) => rps(x.rps)).join(', ')})` : main
+}
+
+// One server's row of the capacity table.
+function capacityRow (r, width) {
+  const c = r.capacity?.capacity
+  if (!c) {
+    const status = r.status === 'failed' ? 'FAILED' : '-'
+    return [r.server, '-', status, ...Array(width - 4).fill(''), `✗ ${r.failure?.reason ?? ''}`]
+  }
+  const over = c.over
+  const steps = r.capacity.steps
+  const disturbed = steps.filter((s) => s.disturbed).length
+  const recovery = over?.recovery
+    ? over.recovery.ms === null ? `>${fmtMs(over.recovery.timeoutMs)}` : fmtMs(over.recovery.ms)
+    : '-'
+  return [
+    r.server,
+    rps(r.capacity.idealRps),
+    capacityCell(r.capacity),
+    `${rps(c.bracket?.pass)}–${rps(c.bracket?.fail)}`,
+    fmtPct(c.ratioToIdeal),
+    fmtMs(c.p99),
+    fmtMs(c.sloMs),
+    `${steps.length}${c.repeated ? ` (${c.repeated} repeated)` : ''}`,
+    disturbed ? `! ${disturbed}` : '0',
+    over ? fmtMs(over.p99) : '-',
+    over ? String(over.requests.timeouts) : '-',
+    recovery,
+    r.status === 'failed' ? '✗ failed' : r.trusted ? '✓' : '!'
+  ]
 }

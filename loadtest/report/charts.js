@@ -162,7 +162,8 @@ export function spectrumSpec (
 
 // Latency against offered load (the "hockey stick"): p99 from the due time (log axis) by offered
 // rate, one line per server, the target as a dashed rule and each server's capacity as a ringed point.
-// rows: [{ server, rate, p99, pass }]; capacities: [{ server, rate, p99 }].
+// A disturbed step (noise past its limits) carries an orange triangle.
+// rows: [{ server, rate, p99, pass, disturbed }]; capacities: [{ server, rate, p99 }].
 export function capacitySpec (rows, { sloMs = null, capacities = [], width = 1000, height = 360 } = {}) {
   const color = {
     field: 'server',
@@ -204,6 +205,13 @@ export function capacitySpec (rows, { sloMs = null, capacities = [], width = 100
       }
     }
   ]
+  if (rows.some((r) => r.disturbed)) {
+    layers.push({
+      transform: [{ filter: 'datum.disturbed && datum.p99 > 0' }],
+      mark: { type: 'point', shape: 'triangle-up', size: 110, strokeWidth: 2, filled: false, color: '#bf8700' },
+      encoding: { x, y }
+    })
+  }
   if (capacities.length) {
     layers.push({
       data: { values: capacities.filter((c) => c.p99 > 0) },

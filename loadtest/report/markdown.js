@@ -84,17 +84,19 @@ function calibrationSection (calibration) {
   if (!cal.length) return []
   const row = (c) =>
     c.error
-      ? [calibrationName(c), '-', 'error', c.error, '', '', '']
+      ? [calibrationName(c), '-', 'error', c.error, '', '', '', '', '']
       : [
           calibrationName(c),
           String(c.calls),
+          String(c.serviceMs ?? c.medianMs),
+          c.spreadPct === undefined || c.spreadPct === null ? '-' : `${c.spreadPct} %`,
           String(c.medianMs),
           String(c.minMs),
           String(c.maxMs),
           String(c.firstMs),
           c.method === 'declared' ? 'declared (sleep)' : c.tierShift ? 'yes' : 'no'
         ]
-  const head = ['work', 'calls', 'median ms', 'min', 'max', 'first', 'tier shift']
+  const head = ['work', 'calls', 'service ms', 'spread', 'median ms', 'min', 'max', 'first', 'tier shift']
   return ['## Calibration (single thread, one long-lived process)', '', markdownTable({ head, rows: cal.map(row) })]
 }
 
@@ -118,6 +120,28 @@ function troubleSection (results) {
   return out
 }
 
+// The capacity sweeps: the one target, the rule, and every step with its noise (disturbed ones marked).
+function capacitySection (results) {
+  const swept = results.filter((r) => r.capacity?.steps?.length)
+  if (!swept.length) return []
+  const targets = [...new Set(swept.map((r) => `p99 ≤ ${r.capacity.sloMs} ms (${r.capacity.sloRule})`))]
+  const n = (x, d = 2) => (typeof x === 'number' ? String(Math.round(x * 10 ** d) / 10 ** d) : '-')
+  const head = ['server', 'step', 'kind', 'offered req/s', 'p99 ms', 'holds', 'steal %', 'foreign cores', 'work ×', 'disturbed by']
+  const rows = swept.flatMap((r) => r.capacity.steps.map((st) => [
+    r.server, String(st.index + 1), st.kind ?? '-', n(st.rate, 1), n(st.p99, 1), st.pass ? '✓' : '✗',
+    n(st.noise?.stealPct, 1), n(st.noise?.foreignCores), n(st.noise?.workInflation), (st.disturbedBy ?? []).join(', ')
+  ]))
+  return [
+    '## Capacity sweeps',
+    '',
+    `- **Target:** ${mdText(targets.join('; '))}`,
+    `- **Rule:** ${mdText(swept[0].capacity.rule)}`,
+    '',
+    markdownTable({ head, rows }),
+    ''
+  ]
+}
+
 // The results table, and under it what its "—" cells mean (figures a runtime cannot measure).
 function resultsTable (t) {
   return t.notes?.length ? [markdownTable(t), ...t.notes.map((n) => `- ${mdText(n)}`), ''] : [markdownTable(t)]
@@ -132,7 +156,8 @@ export function renderMarkdown (report, experiment) {
     ...calibrationSection(report.calibration),
     '## Results',
     '',
-    ...resultsTable(reportTable(report, experiment))
+    ...resultsTable(reportTable(report, experiment)),
+    ...capacitySection(report.results)
   ]
   if (Array.isArray(report.thresholds)) out.push('## Thresholds', '', markdownTable(thresholdRows(report.thresholds)))
   out.push(...troubleSection(report.results))

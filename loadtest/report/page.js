@@ -295,6 +295,8 @@ function calibrationTable (cal) {
       className: 'text'
     },
     num(c?.calls),
+    ms(c?.serviceMs ?? c?.medianMs),
+    isNum(c?.spreadPct) ? `${num(c.spreadPct, 1)} %` : '-',
     ms(c?.medianMs),
     ms(c?.minMs),
     ms(c?.maxMs),
@@ -307,11 +309,11 @@ function calibrationTable (cal) {
         }
       : { html: 'no', className: 'text' }
   ])
-  return table(['work', 'calls', 'median', 'min', 'max', 'first', 'samples (ms)', 'tier shift'], rows, {
+  return table(['work', 'calls', 'service', 'spread', 'median', 'min', 'max', 'first', 'samples (ms)', 'tier shift'], rows, {
     className: 'calibration',
     rowClass: (i) => (entries[i][1]?.tierShift ? 'untrusted' : ''),
     caption:
-      'Single-thread time of one unit of work (ms), measured in one long-lived process over several calls. The ideal throughput uses the median.'
+      'Single-thread time of one unit of work (ms), measured in one long-lived process over several calls. The service time (the ideal throughput and the default target use it) is the fast end of the warm calls (`estimate`): noise only adds time. Spread: the warm calls\' p90 over their p10.'
   })
 }
 
@@ -385,7 +387,8 @@ function capacitySection (http, names) {
   swept.forEach((r) => {
     const name = names[http.indexOf(r)]
     for (const s of r.capacity.steps) {
-      if (isNum(s.p99) && isNum(s.rate)) rows.push({ server: name, rate: s.rate, p99: s.p99, pass: s.pass })
+      if (!isNum(s.p99) || !isNum(s.rate)) continue
+      rows.push({ server: name, rate: s.rate, p99: s.p99, pass: s.pass, disturbed: Boolean(s.disturbed) })
     }
     const c = r.capacity.capacity
     if (c?.rps > 0 && isNum(c.p99)) caps.push({ server: name, rate: c.rps, p99: c.p99 })
@@ -394,7 +397,7 @@ function capacitySection (http, names) {
   const chart = figure(
     'capacity',
     renderSvg(capacitySpec(rows, { sloMs: slos.length === 1 ? slos[0] : null, capacities: caps }), { id: 'capacity' }),
-    `<b>Latency against offered load</b>: each point is one open-loop step (requests due on a schedule, latency from the due time); p99 on a log axis. The dashed red line is the target${slos.length === 1 ? ` (${esc(ms(slos[0]))} ms, ${esc(swept[0].capacity.sloRule)})` : ''}; the ringed point is each server's capacity, the highest rate that kept p99 under it with every request answered. Past the knee the queue grows for as long as the step lasts, so latency climbs steeply.`,
+    `<b>Latency against offered load</b>: each point is one open-loop step (requests due on a schedule, latency from the due time); p99 on a log axis. The dashed red line is the target${slos.length === 1 ? ` (${esc(ms(slos[0]))} ms, ${esc(swept[0].capacity.sloRule)})` : ''}; the ringed point is each server's capacity, the highest rate that kept p99 under it with every request answered; an orange triangle marks a disturbed step (noise past its limits: reports/README.md). Past the knee the queue grows for as long as the step lasts, so latency climbs steeply.`,
     { lines: swept.length }
   )
   const head = [
@@ -411,6 +414,10 @@ function capacitySection (http, names) {
     'peak in flight',
     'CPU cores',
     'recovery ms',
+    'steal %',
+    'foreign cores',
+    'work ×',
+    'disturbed',
     'holds'
   ]
   const body = swept.flatMap((r) =>
@@ -428,10 +435,15 @@ function capacitySection (http, names) {
       num(s.peakInFlight),
       num(s.cpuCores, 2),
       s.recovery ? (isNum(s.recovery.ms) ? ms(s.recovery.ms) : esc(String(s.recovery.status))) : '-',
+      num(s.noise?.stealPct, 1),
+      num(s.noise?.foreignCores, 2),
+      num(s.noise?.workInflation, 2),
+      s.disturbed ? { html: `<span class="bad" data-flag="disturbed">! ${esc(s.disturbedBy.join(', '))}</span>`, className: 'text' } : '',
       s.pass ? '✓' : '✗'
     ])
   )
-  const rule = `<p class="muted">${esc(swept[0].capacity.rule)}</p>`
+  const target = slos.length === 1 ? `Target: p99 ≤ ${esc(ms(slos[0]))} ms (${esc(swept[0].capacity.sloRule)}). ` : 'Targets differ between servers. '
+  const rule = `<p class="muted">${target}${esc(swept[0].capacity.rule)}</p>`
   return `<section class="block"><h2>Capacity</h2>${chart}${rule}${table(head, body, { className: 'capacity' })}</section>`
 }
 

@@ -4,7 +4,7 @@ import { isNum, roundTo, spread } from './stats.js'
 import { capacityOf } from './capacity.js'
 import { ideal, roundFigures, stepFigures } from './figures.js'
 import { httpKey } from './key.js'
-import { untrustedReasons, verdictInDoubt } from './trust.js'
+import { ABOVE_IDEAL, untrustedReasons } from './trust.js'
 
 // The report format version (reports/README.md).
 export const SCHEMA = 1
@@ -21,31 +21,80 @@ function medianRound (rounds) {
   return order.length ? rounds[order[(order.length - 1) >> 1][1]] : null
 }
 
-// A capacity sweep's block: its rule, each step's figures and the capacity they show.
-function sweepOf (record, rounds) {
-  const steps = rounds.map((r, i) => stepFigures(r, i, record.sweep.kinds?.[i] ?? null, record.sweep.sloMs))
-  const { kinds, ...rule } = record.sweep
-  return { ...rule, steps, capacity: capacityOf(steps, record.sweep) }
+// One sweep's steps (global round indexes, so a capacity's `step` names its round) and its capacity.
+function oneSweep (sw, k, rounds, end) {
+  const first = sw.first ?? 0
+  const steps = rounds.slice(first, end).map((r, j) => ({
+    ...stepFigures(r, first + j, sw.kinds?.[j] ?? null, sw.sloMs),
+    sweep: k
+  }))
+  return { steps, capacity: capacityOf(steps, sw) }
 }
 
+// A capacity sweep's block: its rule, each step's figures and the capacity they show; with --runs N, the
+// median sweep's capacity, every sweep's (`runs`) and their spread.
+function sweepOf (record, rounds) {
+  const sweeps = record.sweeps ?? [record.sweep]
+  const runs = sweeps.map((sw, k) => oneSweep(sw, k, rounds, sweeps[k + 1]?.first ?? rounds.length))
+  const { kinds, first, ...rule } = sweeps[0]
+  const order = runs.slice().sort((a, b) => a.capacity.rps - b.capacity.rps)
+  const median = order[(order.length - 1) >> 1]
+  const many = runs.length > 1
+  return {
+    ...rule,
+    steps: runs.flatMap((r) => r.steps),
+    capacity: median.capacity,
+    ...(many ? { runs: runs.map((r) => r.capacity), spread: spread(runs.map((r) => r.capacity.rps)) } : {}),
+    calibrationCheck: record.calibrationCheck ?? null
+  }
+}
+
+// A sweep's own untrusted reasons: its disturbed steps named, a calibration that drifted, a capacity
+// beyond the ideal.
+function sweepReasons (sweep) {
+  const out = []
+  const disturbed = sweep.steps.filter((s) => s.disturbed)
+  if (disturbed.length) {
+    const named = disturbed.slice(0, 3).map((s) => `step ${s.index + 1} (${s.disturbedBy.join(', ')})`)
+    const more = disturbed.length > 3 ? `, and ${disturbed.length - 3} more` : ''
+    out.push(`disturbed: ${disturbed.length} of ${sweep.steps.length} steps: ${named.join('; ')}${more}`)
+  }
+  const check = sweep.calibrationCheck
+  if (check && !check.holds) {
+    const moved = check.drift === null ? 'could not be measured' : `moved ${roundTo(check.drift * 100, 1)} %`
+    out.push(`calibration checked again after the server ${moved} (bound ±${check.bound * 100} %)`)
+  }
+  const ratio = sweep.capacity.ratioToIdeal
+  if (ratio > ABOVE_IDEAL) {
+    out.push(`capacity ${roundTo(ratio * 100, 1)} % of the ideal > ${ABOVE_IDEAL * 100} %: the calibration is slower than the server's work`)
+  }
+  if (sweep.steps.length === 0) out.push('no step measured (no calibration of the work)')
+  else if (sweep.capacity.bound === 'at least' && sweep.steps.length >= sweep.maxSteps) {
+    out.push(`the sweep reached its ${sweep.maxSteps} steps before a step past capacity failed: the capacity is a floor`)
+  }
+  return out
+}
+
+// A generator behind its schedule (trust.js): in a sweep, part of the step's `disturbed`.
+const BEHIND = /^load generator (thread \S+ )?(lagged|off schedule)/
+
 // The untrusted reasons and notes of a run: the shown round's own, then the other rounds'. In a sweep,
-// failing steps are its point, not a fault: only the generator's own trouble counts there, and not even
-// that when the step failed by more than the generator's lag (its verdict stands, noted).
+// failing steps are its point, not a fault: its reasons are the disturbed steps, the calibration and the
+// ideal (sweepReasons), and the overruled failures are noted.
 function trustOf (record, rounds, shown, sweep) {
-  const reasons = untrustedReasons(shown, record)
   const notes = [...(record.notes ?? [])]
+  if (sweep) {
+    const own = untrustedReasons(shown, record).filter((x) => !x.startsWith('disturbed:') && !BEHIND.test(x))
+    for (const c of sweep.runs ?? [sweep.capacity]) {
+      if (c.overruled.length) notes.push(`failures at ${c.overruled.map((r) => roundTo(r, 1)).join(', ')} req/s overruled by a pass above them that held twice`)
+    }
+    return { reasons: [...own, ...sweepReasons(sweep)], notes }
+  }
+  const reasons = untrustedReasons(shown, record)
   for (const [i, r] of rounds.entries()) {
     if (r === shown) continue
-    const extra = untrustedReasons(r)
-      .filter((x) => !sweep || /load generator/.test(x))
-      .map((x) => `round ${i + 1}: ${x}`)
-    if (sweep && extra.length && !verdictInDoubt(sweep.steps[i], sweep.sloMs)) {
-      notes.push(...extra.map((x) => `${x} (the step failed by more than the lag: its verdict stands)`))
-      continue
-    }
-    reasons.push(...extra)
+    reasons.push(...untrustedReasons(r).map((x) => `round ${i + 1}: ${x}`))
   }
-  if (sweep && sweep.steps.length === 0) reasons.push('no step measured (no calibration of the work)')
   return { reasons, notes }
 }
 
@@ -106,7 +155,7 @@ export function buildHttpResult (record, { calibration = {}, cores = null } = {}
   const e = record.entry
   const work = record.workReported ?? e.work ?? null
   const rounds = record.rounds.map(roundFigures)
-  const sweep = record.sweep ? sweepOf(record, rounds) : null
+  const sweep = record.sweeps?.length || record.sweep ? sweepOf(record, rounds) : null
   const shown = sweep ? (rounds[sweep.capacity.step] ?? null) : medianRound(rounds)
   const { reasons, notes } = trustOf(record, rounds, shown, sweep)
   const idealRate = ideal(work, e.connections, cores, calibration)
@@ -139,7 +188,10 @@ export function buildHttpResult (record, { calibration = {}, cores = null } = {}
     notes,
     study: e.study ?? null,
     runtime: runtimeOf(record, e),
-    ...roundsOf(rounds)
+    noise: shown?.noise ?? null,
+    disturbed: sweep ? sweep.steps.some((st) => st.disturbed) : rounds.some((r) => r.disturbed),
+    // a sweep's rounds are its steps: never a noise estimate (its --runs are capacity.runs)
+    ...(sweep ? {} : roundsOf(rounds))
   }
 }
 

@@ -1,30 +1,117 @@
 // A capacity sweep's verdicts: whether a step held the target, and the capacity its steps show. Pure;
 // run/sweep.js chooses the rates, result/build.js reports the outcome.
 
-// Did a step (its round figures) hold the target: p99 ≤ sloMs and every request answered 2xx and verified.
+import { roundTo } from './stats.js'
+
+// The backlog rule: a step's outstanding requests (sent, not yet ended) grow when their mean over its
+// last quarter exceeds their mean over its second quarter by more than BACKLOG_SHARE of the requests
+// sent, and at least BACKLOG_MIN requests (the first quarter is the ramp to steady state). Only the
+// points while requests were being sent count: after the last send the round drains its backlog.
+export const BACKLOG_SHARE = 0.05
+export const BACKLOG_MIN = 3
+
+// The backlog of a round from its timeline (run/timeline.js series): { early, late, growth, limit,
+// growing }; null without a timeline of at least 4 points in the round.
+export function backlogOf (timeline) {
+  const round = (timeline?.points ?? []).filter((p) => p.phase === 'round')
+  const points = round.slice(0, round.findLastIndex((p) => p.sent > 0) + 1)
+  if (points.length < 4) return null
+  let outstanding = 0
+  let sent = 0
+  const series = points.map((p) => {
+    sent += p.sent
+    outstanding += p.sent - p.completed - p.timeouts - p.errors
+    return outstanding
+  })
+  const q = Math.floor(series.length / 4)
+  const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length
+  const early = mean(series.slice(q, 2 * q))
+  const late = mean(series.slice(series.length - q))
+  const limit = Math.max(BACKLOG_MIN, BACKLOG_SHARE * sent)
+  const growth = late - early
+  const r1 = (x) => roundTo(x, 1)
+  return { early: r1(early), late: r1(late), growth: r1(growth), limit, growing: growth > limit }
+}
+
+// Did a step (its round figures) hold the target: p99 ≤ sloMs, every request answered 2xx and verified,
+// and the backlog not growing through it.
 export function holds (fig, sloMs) {
   const q = fig.requests
   const clean = q.errors === 0 && q.timeouts === 0 && q.non2xx === 0 && q.mismatches === 0 && q.unanswered === 0
-  return clean && q.completed > 0 && fig.latency.p99 !== null && fig.latency.p99 <= sloMs
+  const steady = !fig.backlog?.growing
+  return clean && steady && q.completed > 0 && fig.latency.p99 !== null && fig.latency.p99 <= sloMs
 }
 
-// The capacity found by a finished sweep: the highest passing rate below the lowest failing rate of
-// the coarse and refine steps (the step past capacity is reported apart, as `over`).
+// The step past capacity: this multiple of it.
+export const OVERLOAD = 1.2
+// At most this many steps at one rate: then the majority of its steps decides.
+export const MAX_TRIES = 3
+
+// The verdict at one rate from its steps ([{ pass, disturbed }]): 'pass', 'fail' or 'pending' (measure
+// it again). `contradicts`: a pass here would sit above a confirmed failure (it needs two passes) — and
+// otherwise a failure needs two. Disturbed failures do not count until the rate has had MAX_TRIES steps;
+// then the majority decides (a tie fails).
+export function verdictAt (steps, { contradicts = false } = {}) {
+  const passes = steps.filter((s) => s.pass).length
+  const fails = steps.length - passes
+  const counted = steps.filter((s) => !s.pass && !s.disturbed).length
+  if (passes >= (contradicts ? 2 : 1) && passes > fails) return 'pass'
+  if (counted >= (contradicts ? 1 : 2) && fails >= passes) return 'fail'
+  if (steps.length >= MAX_TRIES) return passes > fails ? 'pass' : 'fail'
+  return 'pending'
+}
+
+// The verdict at each rate of a sweep's steps (a Map, rate → verdict) (contradicting: above a confirmed failure).
+export function verdicts (steps) {
+  const byRate = new Map()
+  for (const s of steps) {
+    if (!byRate.has(s.rate)) byRate.set(s.rate, [])
+    byRate.get(s.rate).push(s)
+  }
+  const rates = [...byRate.keys()].sort((a, b) => a - b)
+  const out = new Map()
+  let lowestFail = Infinity
+  for (const rate of rates) {
+    const v = verdictAt(byRate.get(rate), { contradicts: rate > lowestFail })
+    out.set(rate, v)
+    if (v === 'fail') lowestFail = Math.min(lowestFail, rate)
+  }
+  return out
+}
+
+// The bracket the verdicts show: lo the highest pass with no failure below it unless a higher pass
+// overruled that failure; hi the lowest failure above lo (null: none).
+export function bracketOf (verdictByRate) {
+  const passes = [...verdictByRate].filter(([, v]) => v === 'pass').map(([r]) => r)
+  const lo = passes.length ? Math.max(...passes) : 0
+  const fails = [...verdictByRate].filter(([r, v]) => v === 'fail' && r > lo).map(([r]) => r)
+  const overruled = [...verdictByRate].filter(([r, v]) => v === 'fail' && r < lo).map(([r]) => r)
+  return { lo, hi: fails.length ? Math.min(...fails) : null, overruled }
+}
+
+// The capacity found by a finished sweep (steps: { index, rate, kind, pass, disturbed, p99 }): the
+// highest rate whose verdict is a pass (verdicts), with its bracket (that rate and the lowest failing
+// rate above it), the step whose figures show it, the step past it (`over`), the failures a confirmed
+// pass above them overruled, and the steps that were disturbed.
 export function capacityOf (steps, { sloMs, idealRps }) {
-  const measured = steps.filter((s) => s.kind !== 'over')
-  const failing = measured.filter((s) => !s.pass).map((s) => s.rate)
-  const ceiling = failing.length ? Math.min(...failing) : Infinity
-  const passing = measured.filter((s) => s.pass && s.rate < ceiling)
-  const best = passing.length ? passing.reduce((a, b) => (b.rate > a.rate ? b : a)) : null
-  const over = steps.find((s) => s.kind === 'over') ?? null
+  const byRate = verdicts(steps)
+  const { lo, hi, overruled } = bracketOf(byRate)
+  const best = steps.filter((s) => s.rate === lo && s.pass).at(-1) ?? null
+  const over = steps.find((s) => s.kind === 'over' && s.rate === lo * OVERLOAD) ?? null
+  // The knee is proven when the step past capacity failed; else (the sweep's step limit) it is a floor.
+  const proven = over !== null && byRate.get(over.rate) === 'fail'
   return {
     sloMs,
     rps: best?.rate ?? 0,
-    // 'at least': no step failed, the real capacity is above the highest rate offered
-    bound: best === null ? 'below the lowest rate offered' : failing.length ? 'refined' : 'at least',
+    // 'at least': the step past it did not fail, the real capacity may be higher
+    bound: best === null ? 'below the lowest rate offered' : proven ? 'refined' : 'at least',
+    bracket: { pass: best?.rate ?? null, fail: hi },
     ratioToIdeal: best && idealRps ? best.rate / idealRps : null,
     p99: best?.p99 ?? null,
     step: best?.index ?? null,
-    over
+    over,
+    overruled,
+    repeated: steps.filter((s) => s.kind === 'repeat').length,
+    disturbedSteps: steps.filter((s) => s.disturbed).map((s) => s.index)
   }
 }

@@ -2,19 +2,27 @@
 // the load engine's raw round: pure, the one place a round becomes numbers.
 import { roundTo, summarize } from './stats.js'
 import { decodeHistogram, encodeHistogram, summarizeHistogram } from './histogram.js'
-import { holds } from './capacity.js'
-import { SATURATED } from './trust.js'
+import { backlogOf, holds } from './capacity.js'
+import { SATURATED, disturbances } from './trust.js'
+
+// The service time of a calibration (run/calibrate.js): its robust estimate of warm calls, or the
+// median of a report from before it had one; null without a calibration.
+export function serviceTime (cal) {
+  const ms = cal?.serviceMs ?? cal?.medianMs
+  return ms > 0 ? ms : null
+}
 
 // The ideal throughput for a work spec: min(connections, cores) / service time (sleep kinds do not
 // use a core while they wait, so their concurrency is the connections); null without a calibration.
 export function ideal (work, connections, cores, calibration) {
   const cal = calibration?.[work]
-  if (!cal || !(cal.medianMs > 0)) return null
+  const serviceMs = serviceTime(cal)
+  if (serviceMs === null) return null
   // A declared service time is a wait (the sleep kinds, run/calibrate.js): it holds no core.
   const waits = cal.method === 'declared'
   if (!waits && !(cores > 0)) return null
   const concurrency = waits ? connections : Math.min(connections, cores)
-  return { serviceMs: cal.medianMs, cores, concurrency, rps: roundTo((concurrency / cal.medianMs) * 1000, 3) }
+  return { serviceMs, cores, concurrency, rps: roundTo((concurrency / serviceMs) * 1000, 3) }
 }
 
 // Mean and median (ms) of a histogram of durations; nulls when empty.
@@ -57,30 +65,35 @@ function openFigures (f) {
   }
 }
 
+// The outside figures of a round (sample.js): the server tree's CPU, RSS and counts, the lab's own CPU.
+function outsideFigures (outside, completed) {
+  return outside
+    ? {
+        cpuSeconds: outside.cpuSeconds,
+        cpuMsPerRequest:
+          completed > 0 && typeof outside.cpuSeconds === 'number'
+            ? roundTo((outside.cpuSeconds * 1000) / completed, 3)
+            : null,
+        peakRssBytes: outside.peakRssBytes,
+        peakProcesses: outside.peakProcesses,
+        peakThreads: outside.peakThreads,
+        samples: outside.samples,
+        loadGenerator: {
+          ...outside.loadGenerator,
+          saturated: (outside.loadGenerator.utilisation ?? 0) > SATURATED
+        }
+      }
+    : null
+}
+
 // The figures of one measured round: counts, own-timed rate, latency, probe, recovery, outside.
 export function roundFigures (measured) {
   const f = measured.fire
   const unanswered = Math.max(0, f.sent - f.completed - f.errors - f.timeouts)
   const durationMs = f.durationMs
   const probeSorted = summarize(measured.probe?.latencies ?? [])
-  const outside = measured.outside
-    ? {
-        cpuSeconds: measured.outside.cpuSeconds,
-        cpuMsPerRequest:
-          f.completed > 0 && typeof measured.outside.cpuSeconds === 'number'
-            ? roundTo((measured.outside.cpuSeconds * 1000) / f.completed, 3)
-            : null,
-        peakRssBytes: measured.outside.peakRssBytes,
-        peakProcesses: measured.outside.peakProcesses,
-        peakThreads: measured.outside.peakThreads,
-        samples: measured.outside.samples,
-        loadGenerator: {
-          ...measured.outside.loadGenerator,
-          saturated: (measured.outside.loadGenerator.utilisation ?? 0) > SATURATED
-        }
-      }
-    : null
-  return {
+  const outside = outsideFigures(measured.outside, f.completed)
+  const fig = {
     requests: {
       sent: f.sent,
       completed: f.completed,
@@ -125,8 +138,14 @@ export function roundFigures (measured) {
     bodies: f.bodies ?? null,
     autocannon: f.autocannon,
     stopped: f.stopped,
-    timeline: measured.timeline ?? null // the round in time, through its recovery period (run/timeline.js)
+    timeline: measured.timeline ?? null, // the round in time, through its recovery period (run/timeline.js)
+    // what else took the machine (run/noise.js): { stealPct, foreignCores, workInflation }
+    noise: measured.noise ?? null
   }
+  fig.backlog = fig.open ? backlogOf(fig.timeline) : null
+  fig.disturbedBy = disturbances(fig)
+  fig.disturbed = fig.disturbedBy.length > 0
+  return fig
 }
 
 // One step of a capacity sweep: the offered rate and what came of it.
@@ -143,6 +162,10 @@ export function stepFigures (fig, index, kind, sloMs) {
     p99_9: l.p99_9,
     max: l.max,
     pass: holds(fig, sloMs),
+    disturbed: fig.disturbed,
+    disturbedBy: fig.disturbedBy,
+    noise: fig.noise,
+    backlog: fig.backlog ?? null,
     requests: fig.requests,
     peakInFlight: fig.open?.peakInFlight ?? null,
     waited: fig.open?.waited ?? null,

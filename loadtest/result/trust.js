@@ -8,6 +8,17 @@ export const SATURATED = 0.9
 // by more than this share, marks the run untrusted (the generator, not the server, set the pace).
 export const LAG_P99_LIMIT_MS = 5
 export const SEND_RATE_TOLERANCE = 0.02
+// Noise limits (reports/README.md "noise"): past any of these a round or sweep step is `disturbed`.
+// stealPct: the host took more than this share of the machine's CPU time (/proc/stat steal);
+// foreignCores: processes other than the lab and the server's tree used more than this many cores;
+// workInflation: the server's median Server-Timing work time exceeded the calibrated service time by
+// more than this factor (the work itself ran slower than when it was calibrated).
+export const NOISE_LIMITS = { stealPct: 5, foreignCores: 0.2, workInflation: 1.3 }
+// The calibration checked again after a server (run/calibrate.js recheckCalibration) may move by this share
+// of the service time the run used; past it the run is untrusted.
+export const CALIBRATION_DRIFT = 0.1
+// A capacity or efficiency above this share of the ideal is beyond what the cores allow: the report says why.
+export const ABOVE_IDEAL = 1.05
 
 // Whether one generator (a round's, or one of its threads) fell behind its schedule: lag, issue rate.
 function behindSchedule (o, who) {
@@ -16,6 +27,22 @@ function behindSchedule (o, who) {
   if (o.sendRateError !== null && o.sendRateError !== undefined && Math.abs(o.sendRateError) > SEND_RATE_TOLERANCE) {
     out.push(`${who} off schedule: sent ${o.sendRate} req/s for ${o.scheduledRate} scheduled (${roundTo(o.sendRateError * 100, 1)} %)`)
   }
+  return out
+}
+
+// What disturbed a round (empty: nothing past the limits): noise past NOISE_LIMITS, or the generator
+// falling behind its schedule (its lag is in every latency from the due time).
+export function disturbances (fig) {
+  const out = []
+  const n = fig?.noise
+  if (n?.stealPct > NOISE_LIMITS.stealPct) out.push(`steal ${n.stealPct} % > ${NOISE_LIMITS.stealPct} %`)
+  if (n?.foreignCores > NOISE_LIMITS.foreignCores) {
+    out.push(`other processes used ${n.foreignCores} cores > ${NOISE_LIMITS.foreignCores}`)
+  }
+  if (n?.workInflation > NOISE_LIMITS.workInflation) {
+    out.push(`the work ran ${n.workInflation} × its calibrated time > ${NOISE_LIMITS.workInflation} ×`)
+  }
+  if (fig?.open) out.push(...behindSchedule(fig.open, 'load generator'))
   return out
 }
 
@@ -41,15 +68,7 @@ export function untrustedReasons (fig, { failure, interrupted } = {}) {
   const lg = fig.outside?.loadGenerator
   if (lg?.saturated) out.push(`load generator saturated (${Math.round(lg.utilisation * 100)}% CPU)`)
   if (fig.probe?.failed) out.push(`${fig.probe.failed} failed /health probes`)
+  const noise = disturbances({ noise: fig.noise }) // the generator's own lag is named above
+  if (noise.length) out.push(`disturbed: ${noise.join(', ')}`)
   return out
-}
-
-// Whether a capacity step's verdict could be the generator's doing: it failed on latency alone, and by
-// no more than the generator's own worst lag (which the latency from the due time includes).
-export function verdictInDoubt (step, sloMs) {
-  if (!step) return true
-  if (step.pass) return false // it held with the lag inside its latency: without it, all the more
-  const q = step.requests
-  const onLatencyOnly = q.errors === 0 && q.timeouts === 0 && q.non2xx === 0 && q.mismatches === 0
-  return onLatencyOnly && step.p99 - (step.lagMax ?? 0) <= sloMs
 }

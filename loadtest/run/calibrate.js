@@ -3,13 +3,37 @@
 import { execa } from 'execa'
 import { join } from 'node:path'
 import { ROOT } from '../catalog.js'
-import { median, roundTo } from '../result/stats.js'
+import { median, percentile, roundTo } from '../result/stats.js'
+import { CALIBRATION_DRIFT } from '../result/trust.js'
 import { waitMs } from '../../servers/lib/workloads.js'
 
 const CHILD = join(ROOT, 'loadtest', 'run', 'calibrate-child.js')
 
-// Summarise one spec's samples: { spec, calls, medianMs, minMs, maxMs, firstMs, samplesMs, tierShift, method }.
-// Up to 30 calls: React rendering keeps getting faster for a dozen calls as V8 tiers up.
+// The warm calls: the last two thirds (V8's tier-up settles in the first; React rendering keeps getting
+// faster for a dozen calls), and at least every call after the first.
+export const WARM_SHARE = 2 / 3
+// The service time is this percentile of the warm calls: noise only ever adds time, so the fast end is
+// the work's own time (with 10 warm calls or fewer, their minimum).
+export const SERVICE_PERCENTILE = 10
+
+// The robust estimate of a spec's warm calls: { serviceMs, spreadPct, warmCalls, estimate }; spreadPct is
+// the warm calls' p90 over their p10, less 1, in percent.
+export function warmEstimate (samplesMs) {
+  const skip = Math.max(1, Math.floor(samplesMs.length * (1 - WARM_SHARE)))
+  const warm = (samplesMs.length > skip ? samplesMs.slice(skip) : samplesMs).slice().sort((a, b) => a - b)
+  if (warm.length === 0) return { serviceMs: null, spreadPct: null, warmCalls: 0, estimate: null }
+  const low = percentile(warm, SERVICE_PERCENTILE)
+  const high = percentile(warm, 100 - SERVICE_PERCENTILE)
+  return {
+    serviceMs: roundTo(low, 3),
+    spreadPct: low > 0 ? roundTo((high / low - 1) * 100, 1) : null,
+    warmCalls: warm.length,
+    estimate: `p${SERVICE_PERCENTILE} of the warm calls (the last ${warm.length} of ${samplesMs.length})`
+  }
+}
+
+// Summarise one spec's samples: { spec, calls, serviceMs, spreadPct, warmCalls, estimate, medianMs, minMs,
+// maxMs, firstMs, samplesMs, tierShift, method }. serviceMs (warmEstimate) is the service time the lab uses.
 export function summarizeCalibration (spec, samplesMs) {
   const first = samplesMs[0] ?? null
   const later = median(samplesMs.slice(1))
@@ -17,8 +41,9 @@ export function summarizeCalibration (spec, samplesMs) {
   return {
     spec,
     calls: samplesMs.length,
-    // The first call runs cold (interpreter, no inline caches): the service time is the median of the
-    // calls after it, and the first is kept apart (firstMs) for the tier-shift check.
+    ...warmEstimate(samplesMs),
+    // The first call runs cold (interpreter, no inline caches): the median of the calls after it, shown
+    // beside the service time; the first is kept apart (firstMs) for the tier-shift check.
     medianMs: roundTo(samplesMs.length >= 3 ? later : median(samplesMs), 3),
     minMs: samplesMs.length ? roundTo(Math.min(...samplesMs), 3) : null,
     maxMs: samplesMs.length ? roundTo(Math.max(...samplesMs), 3) : null,
@@ -36,6 +61,10 @@ function declared (spec) {
   return {
     spec,
     calls: 0,
+    serviceMs: ms,
+    spreadPct: 0,
+    warmCalls: 0,
+    estimate: 'declared: the delay itself',
     medianMs: ms,
     minMs: ms,
     maxMs: ms,
@@ -86,4 +115,16 @@ export async function calibrate (
     }
   }
   return out
+}
+
+// Calibrate a spec again (a short run: after each server of a capacity sweep) and hold it against the
+// calibration the lab used: { serviceMs, calls, drift, bound, holds } (drift: the new service time over
+// the used one, less 1; holds: |drift| ≤ CALIBRATION_DRIFT); null for a declared or missing calibration.
+export async function recheckCalibration (used, { signal, execPath, maxCalls = 15, totalBudgetMs = 2000 } = {}) {
+  if (!used || used.method !== 'measured' || !(used.serviceMs > 0)) return null
+  const again = (await calibrate([used.spec], { maxCalls, totalBudgetMs, signal, execPath }))[used.spec]
+  if (!(again?.serviceMs > 0)) return { serviceMs: null, calls: 0, drift: null, bound: CALIBRATION_DRIFT, holds: false }
+  const drift = roundTo(again.serviceMs / used.serviceMs - 1, 3)
+  const holds = Math.abs(drift) <= CALIBRATION_DRIFT
+  return { serviceMs: again.serviceMs, calls: again.calls, drift, bound: CALIBRATION_DRIFT, holds }
 }

@@ -11,11 +11,12 @@ import { fireGenerators, waitForStart } from './generators.js'
 import { request, getJson } from './http.js'
 import { bodyReference } from './body.js'
 import { startSampler } from './sample.js'
+import { noiseWatch } from './noise.js'
 import { chooseInterval } from './timeline.js'
 import { watchRound } from './watch.js'
 import { recoveryTimeoutSec } from './load.js'
 import { failure } from '../result/build.js'
-import { roundFigures } from '../result/figures.js'
+import { roundFigures, serviceTime } from '../result/figures.js'
 
 let workloads = null
 async function expectedBodyOf (work) {
@@ -85,7 +86,7 @@ export function timelineInterval (load) {
 
 // One measured round against url: reset stats, sample /proc, probe /health, fire, recover, collect stats;
 // the whole round and its recovery period are watched in time (watch.js).
-async function measuredRound (target, load, { expected, signal, pid, child, seen, onRound, notes }) {
+async function measuredRound (target, load, { expected, signal, pid, child, seen, onRound, notes, serviceMs }) {
   const reset = await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal })
   const statsOn = reset.status === 200 || reset.status === 204
   const note = `no telemetry: POST /__lab/stats/reset answered ${reset.status}`
@@ -103,6 +104,7 @@ async function measuredRound (target, load, { expected, signal, pid, child, seen
   const sampler = pid
     ? startSampler(pid, { seen, intervalMs: Math.min(200, intervalMs), onSample: watch.onOutside })
     : null
+  const noise = noiseWatch()
   const probe = startProbe(`${target}/health`)
   let done = 0
   // Without a recovery request, the stats are read the moment the last answer of an --amount round
@@ -128,6 +130,7 @@ async function measuredRound (target, load, { expected, signal, pid, child, seen
   if (cap && !notes.includes(cap)) notes.push(cap)
   const probeResult = await probe.stop()
   const outside = sampler ? sampler.figures() : null
+  const noiseFigures = noise.end({ outside, workMs: fire.workMs, serviceMs })
   // With a recovery request, it goes first (the stats request would wait behind abandoned work too);
   // without one, the stats are read at once so that nothing else falls into their window.
   let stats = null
@@ -148,7 +151,7 @@ async function measuredRound (target, load, { expected, signal, pid, child, seen
   }
   sampler?.stop()
   const timeline = watch.stop()
-  return { fire, probe: probeResult, outside, recovery, telemetry: stats?.json ?? null, timeline }
+  return { fire, probe: probeResult, outside, recovery, telemetry: stats?.json ?? null, timeline, noise: noiseFigures }
 }
 
 // What a sweep needs to know of a finished step: its rate and figures.
@@ -261,16 +264,23 @@ function guardRun (server, signal) {
 }
 
 // A rate sweep (the capacity experiment): each step is one open-loop round at the rate the sweep chooses
-// from the steps so far.
+// from the steps so far, long enough for the sweep's minimum of requests; --runs N sweeps one after
+// another (record.sweeps: each sweep's rule, the kinds of its steps and its first round).
 async function sweepRounds (record, server, load, { entry, calibration, round }) {
-  const serviceMs = calibration?.[record.workReported]?.medianMs ?? null
-  const sweep = entry.sweep({ serviceMs, cores: availableParallelism() })
-  record.sweep = { ...sweep.describe(), kinds: sweep.kinds }
-  const nextRate = () => sweep.next(record.rounds.map(stepOf))
-  for (let rate = sweep.next([]); rate !== null && !round.signal.aborted; rate = nextRate()) {
-    round.progress?.(`step ${record.rounds.length + 1}: ${rate.toFixed(1)} req/s`)
-    const connections = load.userConnections ?? defaultConnections(rate, load.timeoutSec)
-    record.rounds.push(await measuredRound(server.url, { ...load, rate, connections }, { ...round, onRound: null }))
+  const serviceMs = serviceTime(calibration?.[record.workReported])
+  record.sweeps = []
+  for (let k = 0; k < (load.runs ?? 1) && !round.signal.aborted; k++) {
+    const sweep = entry.sweep({ serviceMs, cores: availableParallelism() })
+    const first = record.rounds.length
+    record.sweeps.push({ ...sweep.describe(), kinds: sweep.kinds, first })
+    const nextRate = () => sweep.next(record.rounds.slice(first).map(stepOf))
+    for (let rate = nextRate(); rate !== null && !round.signal.aborted; rate = nextRate()) {
+      const sweepName = load.runs > 1 ? `sweep ${k + 1}/${load.runs}, ` : ''
+      round.progress?.(`${sweepName}step ${record.rounds.length - first + 1}: ${rate.toFixed(1)} req/s`)
+      const connections = load.userConnections ?? defaultConnections(rate, load.timeoutSec)
+      const step = { ...load, rate, connections, durationSec: sweep.durationFor(rate) }
+      record.rounds.push(await measuredRound(server.url, step, { ...round, onRound: null }))
+    }
   }
 }
 
@@ -348,7 +358,8 @@ export async function runEntry (entry, load, opts = {}) {
   const seen = new Map()
   const run = guardRun(server, signal)
   const { pid, child = null } = server
-  const round = { expected, signal: run.signal, pid, child, seen, progress, onRound, notes: record.notes }
+  const serviceMs = serviceTime(calibration[record.workReported]) // for the noise's work inflation
+  const round = { expected, signal: run.signal, pid, child, seen, progress, onRound, notes: record.notes, serviceMs }
   try {
     if (load.warmup > 0) {
       progress?.('warm-up')

@@ -53,6 +53,11 @@ function units () {
   return { clockTicks, pageSize }
 }
 
+// Clock ticks a second (sysconf CLK_TCK), the unit of /proc's CPU counters.
+export function clockTicksPerSecond () {
+  return units().clockTicks
+}
+
 // Parse /proc/PID/stat; null when the process is gone.
 function procStat (pid) {
   let text

@@ -1,42 +1,78 @@
-// Capacity: the highest offered rate a strategy holds with p99 (from the due time) under a target and
-// no failed request. The sweep offers open-loop rates as fractions of the calibrated ideal
-// (cores / service time), stops one step after the first that fails, bisects between the last passing
-// and the first failing rate, then offers 1.2 × the capacity to show what happens past it.
-import { holds } from '../result/capacity.js'
+// Capacity: the highest offered rate a strategy holds with p99 (from the due time) under a target, no
+// failed request and a backlog that does not grow. The sweep offers open-loop rates as fractions of the
+// calibrated ideal (cores / service time) until one fails, bisects between the highest passing and the
+// lowest failing rate, then offers 1.2 × the capacity, which must fail: if it holds, the sweep goes on
+// upward from it. Noise only ever adds time, so a verdict that agrees with what the sweep already knows
+// stands on one step, and one that contradicts it needs two: a first failure is repeated before it
+// counts (a disturbed failure counts only when a rate has had MAX_TRIES steps), and a pass above a
+// failure is re-measured. See verdictAt for the rule, and reports/README.md "capacity".
+import { MAX_TRIES, OVERLOAD, bracketOf, holds, verdicts } from '../result/capacity.js'
+import { roundTo } from '../result/stats.js'
+
+export { MAX_TRIES, OVERLOAD }
 
 // Coarse steps, as fractions of the ideal rate.
-export const FRACTIONS = [0.1, 0.25, 0.4, 0.55, 0.7, 0.85, 1.0, 1.15, 1.3, 1.5]
+export const FRACTIONS = [0.3, 0.45, 0.6, 0.75, 0.9, 1.05, 1.2]
 // The default p99 target: this many service times.
 export const SLO_SERVICE_MULTIPLE = 5
-// The step past capacity: this multiple of it.
-export const OVERLOAD = 1.2
 // Bisection stops when the interval is narrower than this share of its upper end.
 const PRECISION = 0.02
+// At most this many steps in one sweep (the default of createSweep's maxSteps).
+export const MAX_STEPS = 30
 
 // The p99 target for a service time: --slo when given, else SLO_SERVICE_MULTIPLE service times.
 export function sloFor (serviceMs, sloMs = null) {
   if (sloMs) return { sloMs, rule: `--slo ${sloMs} ms` }
   if (!(serviceMs > 0)) return { sloMs: null, rule: 'no calibration: no target' }
   return {
-    sloMs: SLO_SERVICE_MULTIPLE * serviceMs,
+    sloMs: roundTo(SLO_SERVICE_MULTIPLE * serviceMs, 3),
     rule: `${SLO_SERVICE_MULTIPLE} × the calibrated service time (${serviceMs} ms)`
   }
 }
 
+// The sweep's rule in words, for the report.
+function ruleText (fractions, refine, minRequests, minDurationSec) {
+  return `open-loop steps at ${fractions.map((f) => `${Math.round(f * 100)}%`).join(', ')} of the ideal ` +
+    '(cores / service time) until one fails; then up to ' +
+    `${refine} bisections between the highest passing and the lowest failing rate (until within ` +
+    `${PRECISION * 100}%); then one step at ${OVERLOAD} × the capacity, which must fail (if it holds, the sweep goes ` +
+    `on upward from it). Each step lasts long enough for ${minRequests} requests and at least ${minDurationSec} s. ` +
+    'A step holds when its p99 from the due time is within the target, every request was answered 2xx with the ' +
+    'expected body and its backlog did not grow. A first failure is repeated before it counts, a disturbed ' +
+    `failure counts only after ${MAX_TRIES} steps at its rate, and a pass above a confirmed failure must hold twice.`
+}
+
+// The next rate of a sweep, from its steps (each { rate, kind, pass, disturbed }) and its settings.
+function nextStep (steps, { idealRps, fractions, refine, maxSteps }) {
+  if (steps.length >= maxSteps) return null
+  const byRate = verdicts(steps)
+  const last = steps.at(-1)
+  if (last && byRate.get(last.rate) === 'pending') return { kind: 'repeat', rate: last.rate }
+  const coarse = steps.filter((s) => s.kind === 'coarse')
+  const lastCoarse = coarse.at(-1)
+  const climbing = !steps.some((s) => s.kind !== 'coarse' && s.kind !== 'repeat')
+  if (climbing && (!lastCoarse || byRate.get(lastCoarse.rate) === 'pass') && coarse.length < fractions.length) {
+    return { kind: 'coarse', rate: fractions[coarse.length] * idealRps }
+  }
+  const { lo, hi } = bracketOf(byRate)
+  const refines = steps.filter((s) => s.kind === 'refine').length
+  if (hi !== null && refines < refine && (hi - lo) / hi > PRECISION) return { kind: 'refine', rate: (lo + hi) / 2 }
+  if (lo === 0) return null
+  // The step past capacity: offered once per capacity; its failure ends the sweep (a pass moved lo up).
+  const over = lo * OVERLOAD
+  return byRate.has(over) ? null : { kind: 'over', rate: over }
+}
+
 // A sweep over rates for one server: next(history) → the next rate to offer (null: done), where history
-// is [{ rate, figures }] of the steps so far. describe() says how the rates are chosen.
-export function createSweep ({ serviceMs, cores, sloMs = null, fractions = FRACTIONS, refine = 3 }) {
+// is [{ rate, figures }] of the steps so far (figures: the round's, with `disturbed`). describe() says
+// how the rates are chosen and how long a step lasts; durationFor(rate) is a step's length in seconds.
+export function createSweep ({
+  serviceMs, cores, sloMs = null, fractions = FRACTIONS, refine = 3, minRequests = 200, minDurationSec = 3,
+  maxSteps = MAX_STEPS
+}) {
   const slo = sloFor(serviceMs, sloMs)
   const idealRps = serviceMs > 0 ? (cores / serviceMs) * 1000 : null
-  const kinds = [] // the kind of each rate handed out: coarse, refine, over
-  let lo = 0
-  let hi = null
-  let refinesLeft = refine
-  let phase = 'coarse'
-  const give = (kind, rate) => {
-    kinds.push(kind)
-    return rate
-  }
+  const kinds = [] // the kind of each rate handed out: coarse, refine, over, repeat
   return {
     kinds,
     describe () {
@@ -49,41 +85,25 @@ export function createSweep ({ serviceMs, cores, sloMs = null, fractions = FRACT
         fractions,
         refine,
         overload: OVERLOAD,
-        rule:
-          `open-loop steps at ${fractions.map((f) => `${Math.round(f * 100)}%`).join(', ')} of the ideal ` +
-          '(cores / service time), stopping one step after the first that fails; then up to ' +
-          `${refine} bisections between the last passing and the first failing rate (until within ` +
-          `${PRECISION * 100}%); then one step at ${OVERLOAD} × the capacity. A step holds when its p99 from the due ` +
-          'time is within the target and every request was answered 2xx with the expected body.'
+        minRequests,
+        minDurationSec,
+        maxTries: MAX_TRIES,
+        maxSteps,
+        rule: ruleText(fractions, refine, minRequests, minDurationSec)
       }
+    },
+    durationFor (rate) {
+      return Math.max(minDurationSec, Math.ceil((minRequests / rate) * 10) / 10)
     },
     next (history) {
       if (idealRps === null || slo.sloMs === null) return null
-      const steps = history.map((h, i) => ({ rate: h.rate, kind: kinds[i], pass: holds(h.figures, slo.sloMs) }))
-      const last = steps.at(-1)
-      if (phase === 'coarse') {
-        const coarse = steps.filter((s) => s.kind === 'coarse')
-        const firstFail = coarse.findIndex((s) => !s.pass)
-        const pastFail = firstFail >= 0 && firstFail < coarse.length - 1
-        if (coarse.length < fractions.length && !pastFail) return give('coarse', fractions[coarse.length] * idealRps)
-        const failRate = firstFail >= 0 ? coarse[firstFail].rate : null
-        const passing = coarse.filter((s) => s.pass && (failRate === null || s.rate < failRate)).map((s) => s.rate)
-        lo = passing.length ? Math.max(...passing) : 0
-        hi = failRate
-        phase = 'refine'
-      } else if (phase === 'refine' && last?.kind === 'refine') {
-        if (last.pass) lo = last.rate
-        else hi = last.rate
-      }
-      if (phase === 'refine') {
-        if (hi !== null && refinesLeft > 0 && (hi - lo) / hi > PRECISION) {
-          refinesLeft--
-          return give('refine', (lo + hi) / 2)
-        }
-        phase = 'over'
-        if (lo > 0) return give('over', lo * OVERLOAD)
-      }
-      return null
+      const steps = history.map((h, i) => ({
+        rate: h.rate, kind: kinds[i], pass: holds(h.figures, slo.sloMs), disturbed: Boolean(h.figures.disturbed)
+      }))
+      const step = nextStep(steps, { idealRps, fractions, refine, maxSteps })
+      if (!step) return null
+      kinds.push(step.kind)
+      return step.rate
     }
   }
 }

@@ -237,7 +237,7 @@ describe('npm run compare on real reports', () => {
     const res = await cli([a.json, bFile, '--units', 'service'])
     assert.equal(res.exitCode, 0, res.stderr)
     const ra = a.report.results.find((r) => r.key === 'simple@loop:1e5')
-    const expected = ra.latency.p99 / a.report.calibration['loop:1e5'].medianMs
+    const expected = ra.latency.p99 / a.report.calibration['loop:1e5'].serviceMs
     const shown = Number(row(res.stdout, 'simple@loop:1e5')['A p99'].replace(/[,×]/g, ''))
     assert.ok(Math.abs(shown - expected) <= Math.max(0.05, expected * 0.001), `${shown} ≈ ${expected}`)
   })

@@ -15,3 +15,18 @@ test('calibration: median, spread, tier shift noticed', () => {
   assert.equal(shifted.maxMs, 390)
   assert.equal(shifted.medianMs, 385, 'the service time is what the later calls take, not an average with the first')
 })
+
+test('calibration: the service time is the fast end of the warm calls, so noise on a few calls does not move it', () => {
+  // 30 calls: a cold first, a tier-up over the first third, then 10 ms with bursts of noise (only ever slower).
+  const quiet = [40, 25, 18, 15, 13, 12, 11, 10.5, 10.2, 10.1, ...Array(20).fill(10)]
+  const noisy = quiet.map((ms, i) => (i >= 10 && i % 3 === 0 ? ms * 1.8 : ms))
+  const a = summarizeCalibration('loop:1e7', quiet)
+  const b = summarizeCalibration('loop:1e7', noisy)
+  assert.equal(a.serviceMs, 10)
+  assert.equal(b.serviceMs, 10, 'a third of the warm calls slowed by 80 %: the same service time')
+  assert.ok(b.medianMs > a.medianMs || b.spreadPct > a.spreadPct, 'the noise shows in the median or the spread')
+  assert.equal(b.spreadPct, 80, "the warm calls' p90 over their p10")
+  assert.equal(a.warmCalls, 20)
+  assert.match(a.estimate, /^p10 of the warm calls/)
+  assert.equal(a.spreadPct, 0, "the tier-up's slow first third is not among the warm calls")
+})

@@ -1,0 +1,57 @@
+// compare on capacity reports: the noise rule applies to whole sweeps (--runs N), never to the steps of
+// one sweep, and capacities judged against targets too far apart are not called better or worse.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { compareReports, parseFailOn, TARGET_TOLERANCE } from '../../../loadtest/compare/compare.js'
+import { renderCompareMarkdown } from '../../../loadtest/compare/render.js'
+import { httpReport } from '../../fixtures/reports.js'
+
+// A capacity report of one server: its sweeps' capacities (the median shown), its target, and its steps.
+function capacityReport ({ label, sloMs, sweeps }) {
+  const report = httpReport({ label })
+  const [r] = report.results
+  const sorted = sweeps.slice().sort((a, b) => a - b)
+  const median = sorted[(sorted.length - 1) >> 1]
+  const cap = (rps) => ({ sloMs, rps, bound: 'refined', bracket: { pass: rps, fail: rps * 1.05 } })
+  // ten steps of one sweep, spread wide: if compare took them for rounds, every change would be noise
+  const steps = Array.from({ length: 10 }, (_, i) => ({ index: i, rate: median * (0.3 + i * 0.1) }))
+  r.key = 'simple#capacity'
+  r.capacity = { sloMs, steps, capacity: cap(median), ...(sweeps.length > 1 ? { runs: sweeps.map(cap) } : {}) }
+  r.runs = undefined
+  report.results = [r]
+  report.experiment = 'capacity'
+  return report
+}
+
+const entries = (...reports) => reports.map((report, i) => ({ file: `r${i}.json`, report }))
+const cellB = (cmp) => cmp.rows[0].cells[1]
+
+test('compare: capacities of repeated sweeps are better or worse only when the sweeps are apart', () => {
+  const a = capacityReport({ label: 'A', sloMs: 150, sweeps: [60, 62, 61] })
+  const apart = capacityReport({ label: 'B', sloMs: 150, sweeps: [70, 72, 71] })
+  const cmp = compareReports(entries(a, apart))
+  assert.equal(cellB(cmp).capacityRatio, 71 / 61)
+  assert.deepEqual(cellB(cmp).capacityNoise.rounds, [3, 3], 'three sweeps each, not the ten steps of one')
+  assert.equal(cellB(cmp).capacityNoise.verdict, 'better')
+  const overlapping = capacityReport({ label: 'C', sloMs: 150, sweeps: [59, 66, 63] })
+  assert.equal(cellB(compareReports(entries(a, overlapping))).capacityNoise.verdict, 'within noise')
+  const single = capacityReport({ label: 'D', sloMs: 150, sweeps: [90] })
+  assert.equal(cellB(compareReports(entries(a, single))).capacityNoise.verdict, 'no noise estimate', 'one sweep: no estimate')
+  assert.match(renderCompareMarkdown(cmp), /1\.16× better/)
+})
+
+test('compare: capacities judged against targets too far apart are refused, in one line', () => {
+  const a = capacityReport({ label: 'A', sloMs: 150, sweeps: [60, 62, 61] })
+  const far = capacityReport({ label: 'B', sloMs: 150 * (1 + TARGET_TOLERANCE * 2), sweeps: [90, 92, 91] })
+  const cmp = compareReports(entries(a, far), { failOn: [parseFailOn('capacity:-5%')] })
+  assert.equal(cellB(cmp).capacityRatio, null, 'no ratio')
+  assert.match(cellB(cmp).capacityRefused, /^capacity not compared: judged against targets 20 % apart/)
+  const line = cmp.notes.find((n) => n.includes('capacity not compared'))
+  assert.ok(line && !line.includes('\n'), 'one line in the notes')
+  assert.match(renderCompareMarkdown(cmp), /targets differ/)
+  const gate = cmp.gates[0].runs[0]
+  assert.equal(gate.status, 'not comparable')
+  assert.match(gate.why, /targets 20 % apart/)
+  const near = capacityReport({ label: 'C', sloMs: 150 * (1 + TARGET_TOLERANCE / 2), sweeps: [90, 92, 91] })
+  assert.equal(cellB(compareReports(entries(a, near))).capacityRefused, null, 'within the tolerance: compared')
+})
