@@ -4,7 +4,7 @@
 // Needs the npm registry (or a warm npm cache: --prefer-offline); about 20-40 s, most of it the install.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { delimiter, dirname, join } from 'node:path'
 import { execa } from 'execa'
 import { ROOT, alive, tempDir } from './helpers/lab.js'
@@ -99,6 +99,13 @@ test('pack: npm pack, install into a fresh project, and there npx loadlab runs, 
     assert.equal(r.requests.ok, 20, `${r.server}: every request answered 2xx`)
     assert.equal(r.requests.mismatches, 0, `${r.server}: every body verified against the task's own answer`)
   }
+
+  // the Markdown and the page beside it, written with no dev dependency there (no browser, no js-yaml)
+  const page = readFileSync(join(reports, json[0].replace(/\.json$/, '.html')), 'utf8')
+  assert.match(page, /<svg/, 'the page has its charts inline')
+  assert.ok(readdirSync(reports).includes(json[0].replace(/\.json$/, '.md')))
+  const dev = Object.keys(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).devDependencies)
+  assert.deepEqual(dev.filter((d) => existsSync(join(app, 'node_modules', d))), [], 'no dev dependency installed')
 
   const file = join('loadlab-reports', json[0])
   const cmp = await execa('npx', ['loadlab', 'compare', file, file], { cwd: app, env, reject: false })
