@@ -94,6 +94,9 @@ test('pack: npm pack, install into a fresh project, and there npx loadlab runs, 
   const report = JSON.parse(readFileSync(join(reports, json[0]), 'utf8'))
   assert.equal(report.method.task.path, join(app, 'tasks', 'x.mjs'))
   assert.deepEqual(report.results.map((r) => r.server), ['simple', 'queued-threads'])
+  const versions = { ...report.machine.versions, autocannon: report.method.toolVersion }
+  const installed = (name) => JSON.parse(readFileSync(join(app, 'node_modules', name, 'package.json'), 'utf8')).version
+  for (const [name, v] of Object.entries(versions)) assert.equal(v, installed(name), `${name}: the version installed beside the lab`)
   for (const r of report.results) {
     assert.equal(r.status, 'ok', r.failure?.reason)
     assert.equal(r.requests.ok, 20, `${r.server}: every request answered 2xx`)

@@ -2,16 +2,19 @@
 // versions (the I/O that the pure result/ shapes leave to the run).
 import os from 'node:os'
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { ROOT } from '../catalog.js'
 import { roundTo } from '../result/stats.js'
 
-// The version of an installed package, read from its package.json (null when not installed).
-export function packageVersion (name) {
-  try {
-    return JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')).version
-  } catch {
-    return null
+// The version of an installed package, read from its package.json (null when not installed). Looked up as
+// Node resolves the lab's imports, node_modules/ of the lab's root and then of each folder above it: in a
+// project that installed the lab, its dependencies sit beside it (my-app/node_modules/fastify), not inside.
+export function packageVersion (name, root = ROOT) {
+  for (let dir = root; ; dir = dirname(dir)) {
+    try {
+      return JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')).version
+    } catch {}
+    if (dirname(dir) === dir) return null
   }
 }
 
