@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { ROOT } from '../catalog.js'
 import { usageError } from '../errors.js'
+import { userCwd } from '../paths.js'
 import { runtimeFrom, v8Version } from '../../servers/lib/instruments.js'
 
 const run = promisify(execFile)
@@ -27,9 +28,10 @@ export const OTHERS = Object.freeze({
 // The names --runtime takes besides paths, for help and usage errors.
 export const RUNTIME_NAMES = Object.freeze([...Object.keys(PROVIDED).map((m) => `node${m}`), ...Object.keys(OTHERS)])
 
-// Where provided runtimes are installed: LOADLAB_RUNTIMES_DIR, else .runtimes/ in the project.
-export function runtimesDir (env = process.env) {
-  return resolve(env.LOADLAB_RUNTIMES_DIR || join(ROOT, '.runtimes'))
+// Where provided runtimes are installed: LOADLAB_RUNTIMES_DIR (relative: from the user's directory, as
+// every path the user gives), else .runtimes/ in the lab's own folder.
+export function runtimesDir (env = process.env, cwd = process.cwd()) {
+  return resolve(userCwd(env, cwd), env.LOADLAB_RUNTIMES_DIR || join(ROOT, '.runtimes'))
 }
 
 // The npm package and folder of a provided runtime: a Node major (20) or a name (bun, deno).

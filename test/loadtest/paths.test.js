@@ -6,6 +6,7 @@ import { mkdirSync, readdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { defaultReportsDir, userCwd } from '../../loadtest/paths.js'
+import { runtimesDir } from '../../loadtest/run/runtimes.js'
 import { ROOT, runLab, tempDir } from '../helpers/lab.js'
 
 test('paths: the user directory is INIT_CWD only when npm moved the command to the package root', () => {
@@ -23,6 +24,14 @@ test('paths: reports go to the checkout\'s reports/ from inside it, ./loadlab-re
   assert.equal(defaultReportsDir(`${ROOT}-other`, ROOT), `${ROOT}-other/loadlab-reports`, 'a sibling named alike')
   const installed = '/home/me/app/node_modules/loadlab'
   assert.equal(defaultReportsDir(installed, installed), join(installed, 'loadlab-reports'), 'never into node_modules')
+})
+
+test('paths: a relative LOADLAB_RUNTIMES_DIR is from the user\'s directory too; by default the lab\'s own .runtimes/', () => {
+  const npm = { npm_lifecycle_event: 'lab', INIT_CWD: '/home/me/app' }
+  assert.equal(runtimesDir({ ...npm, LOADLAB_RUNTIMES_DIR: 'rt' }, ROOT), '/home/me/app/rt', 'was the package root\'s rt/')
+  assert.equal(runtimesDir({ LOADLAB_RUNTIMES_DIR: 'rt' }, '/home/me/app/sub'), '/home/me/app/sub/rt')
+  assert.equal(runtimesDir({ ...npm, LOADLAB_RUNTIMES_DIR: '/opt/rt' }, ROOT), '/opt/rt')
+  assert.equal(runtimesDir(npm, ROOT), join(ROOT, '.runtimes'))
 })
 
 // Issue 19 item 8: --task resolved from INIT_CWD but --node ./x and --out ./x from the package root.
