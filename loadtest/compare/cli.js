@@ -18,6 +18,7 @@ import {
   UNITS
 } from './compare.js'
 import { gateLine, renderCompareHtml, renderCompareMarkdown } from './render.js'
+import { termCode, termText } from '../report/escape.js'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
 import { userCwd } from '../paths.js'
@@ -162,7 +163,7 @@ export async function runCompare (argv) {
   const cmp = compareReports(sides, { baseline, units: opts.units, failOn: opts.failOn })
   if (opts.html !== null) await writePage(opts.html, renderCompareHtml(cmp), { force: opts.force })
   const regressions = cmp.gates.flatMap((g) =>
-    g.runs.filter((r) => r.status === 'regressed').map((r) => gateLine(cmp, g, r))
+    g.runs.filter((r) => r.status === 'regressed').map((r) => gateLine(cmp, g, r, { code: termCode }))
   )
   return {
     stdout: renderCompareMarkdown(cmp),
@@ -172,18 +173,24 @@ export async function runCompare (argv) {
   }
 }
 
+// One line on stderr; every free text in it (file names, keys, a parser's quote of a file) is made safe
+// for a terminal: no control sequence, no line break.
+function say (text) {
+  process.stderr.write(`compare: ${termText(text)}\n`)
+}
+
 // compare from argv to exit code (set on process.exitCode).
 export async function main (argv = process.argv.slice(2)) {
   try {
     const { stdout, wrote, regressions = [], exitCode = 0 } = await runCompare(argv)
     process.stdout.write(stdout)
-    if (wrote) process.stderr.write(`compare: wrote ${wrote}\n`)
-    for (const line of regressions) process.stderr.write(`compare: --fail-on: ${line}\n`)
-    if (exitCode) process.stderr.write(`compare: ${regressions.length} regression(s) past a --fail-on bound: exit ${exitCode}\n`)
+    if (wrote) say(`wrote ${wrote}`)
+    for (const line of regressions) say(`--fail-on: ${line}`)
+    if (exitCode) say(`${regressions.length} regression(s) past a --fail-on bound: exit ${exitCode}`)
     process.exitCode = exitCode
   } catch (err) {
     if (err instanceof CompareError) {
-      process.stderr.write(`compare: ${err.message}\n`)
+      say(err.message)
       process.exitCode = 2
       return
     }

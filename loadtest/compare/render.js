@@ -52,12 +52,13 @@ function gateFigure (g, v) {
 }
 
 // One line per --fail-on verdict: the run, both figures, the change, the bound and what the noise rule said.
-export function gateLine (cmp, g, r) {
+// `code` quotes the run's key: a Markdown code span by default, termCode for a terminal line.
+export function gateLine (cmp, g, r, { code = mdCode } = {}) {
   const noise = r.noise
     ? r.noise.verdict === 'no noise estimate' ? 'raw ratio, no noise estimate (one round)' : `rounds ${r.noise.rounds.join(' vs ')}: ${r.noise.verdict}`
     : r.why
   const change = isNum(r.change) ? `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(1)}%` : MD_NA
-  return `${GATE_MARK[r.status]}: ${cmp.reports[r.report].letter} ${mdCode(r.key)} ${g.metric} ${gateFigure(g, r.base)} → ${gateFigure(g, r.value)} (${change}, bound ${g.sign}${+(g.bound * 100).toFixed(4)}%; ${noise})`
+  return `${GATE_MARK[r.status]}: ${cmp.reports[r.report].letter} ${code(r.key)} ${g.metric} ${gateFigure(g, r.base)} → ${gateFigure(g, r.value)} (${change}, bound ${g.sign}${+(g.bound * 100).toFixed(4)}%; ${noise})`
 }
 
 function mark (c) {
