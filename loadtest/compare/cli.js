@@ -134,7 +134,8 @@ async function checkPageFolder (file) {
   }
 }
 
-// Runs compare for argv; returns { stdout, wrote, regressions, exitCode } or throws (CompareError for user errors).
+// Runs compare for argv; returns { stdout, wrote, pageError, regressions, exitCode } or throws (CompareError
+// for user errors).
 export async function runCompare (argv) {
   const opts = parseCompareArgs(argv)
   if (opts.help) return { stdout: HELP + '\n', wrote: null }
@@ -161,16 +162,30 @@ export async function runCompare (argv) {
     )
   }
   const cmp = compareReports(sides, { baseline, units: opts.units, failOn: opts.failOn })
-  if (opts.html !== null) await writePage(opts.html, renderCompareHtml(cmp), { force: opts.force })
+  const stdout = renderCompareMarkdown(cmp)
+  const pageError = opts.html === null ? null : await writeComparePage(opts.html, cmp, opts)
   const regressions = cmp.gates.flatMap((g) =>
     g.runs.filter((r) => r.status === 'regressed').map((r) => gateLine(cmp, g, r, { code: termCode }))
   )
   return {
-    stdout: renderCompareMarkdown(cmp),
-    wrote: opts.html,
+    stdout,
+    wrote: opts.html !== null && !pageError ? opts.html : null,
+    pageError,
     regressions,
-    exitCode: anyRegressed(cmp) ? THRESHOLD_EXIT : 0
+    exitCode: anyRegressed(cmp) ? THRESHOLD_EXIT : pageError ? 2 : 0
   }
+}
+
+// Renders and writes the --html page; returns null, or the CompareError saying why there is no page
+// (the Markdown is printed all the same: it is never lost to the page).
+async function writeComparePage (file, cmp, { force }) {
+  let text
+  try {
+    text = renderCompareHtml(cmp)
+  } catch (err) {
+    return new CompareError(`--html: the page could not be rendered (${err.message}); ${file} not written`, 'LAB_COMPARE_WRITE')
+  }
+  return writePage(file, text, { force }).then(() => null, (err) => err)
 }
 
 // One line on stderr; every free text in it (file names, keys, a parser's quote of a file) is made safe
@@ -182,11 +197,12 @@ function say (text) {
 // compare from argv to exit code (set on process.exitCode).
 export async function main (argv = process.argv.slice(2)) {
   try {
-    const { stdout, wrote, regressions = [], exitCode = 0 } = await runCompare(argv)
+    const { stdout, wrote, pageError, regressions = [], exitCode = 0 } = await runCompare(argv)
     process.stdout.write(stdout)
     if (wrote) say(`wrote ${wrote}`)
+    if (pageError) say(pageError.message)
     for (const line of regressions) say(`--fail-on: ${line}`)
-    if (exitCode) say(`${regressions.length} regression(s) past a --fail-on bound: exit ${exitCode}`)
+    if (regressions.length) say(`${regressions.length} regression(s) past a --fail-on bound: exit ${exitCode}`)
     process.exitCode = exitCode
   } catch (err) {
     if (err instanceof CompareError) {

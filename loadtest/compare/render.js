@@ -287,7 +287,7 @@ function charts (cmp, rows) {
         line: `${i}|${row.key}`
       })
       if (got.length > 1) {
-        pts.push(...got)
+        for (const p of got) pts.push(p)
         lines.add(`${i}|${row.key}`)
       }
     })
@@ -327,7 +327,7 @@ function charts (cmp, rows) {
   }
   out.push(`<div class="charts-row">${bars((c) => c.rps, 'rps', 'requests/s', ',.0f', '<b>Requests per second</b> per run and machine. Higher is better.')}
 ${bars((c) => c.p99, 'p99', cmp.units === 'service' ? 'p99 (× service time)' : 'p99 (ms)', ',.2f', '<b>p99 latency</b> per run and machine. Lower is better.')}</div>`)
-  out.push(...timelineOverlays(cmp, rows))
+  for (const o of timelineOverlays(cmp, rows)) out.push(o)
   out.push(
     bars(
       (c) => c.efficiency,
@@ -351,7 +351,7 @@ function timelineOverlays (cmp, rows) {
     row.cells.forEach((c, i) => {
       if (!c?.timeline) return
       const series = `${cmp.reports[i].letter} · ${cmp.reports[i].name}`
-      rowsOf.push(...timelineRows(c.timeline, series).filter((r) => r.panel !== 'latency' || r.metric === 'p99'))
+      for (const r of timelineRows(c.timeline, series)) if (r.panel !== 'latency' || r.metric === 'p99') rowsOf.push(r)
       marks.push(timelineMarks(c.timeline, series))
     })
     if (marks.length < 2) return

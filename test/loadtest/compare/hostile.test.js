@@ -4,7 +4,7 @@
 // The CLI runs as a real child process on reports written to a temporary folder.
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
@@ -54,5 +54,74 @@ describe('compare: free text is escaped in the Markdown and on the terminal', ()
     const missing = await cli([join(dir, 'no\x1b[31mfile\u202e.json'), join(dir, 'ok.json')])
     assert.equal(missing.exitCode, 2)
     assert.match(missing.stderr, /^compare: cannot read \S*nofile\.json: no such file$/)
+  })
+})
+
+describe('compare: bad entries are refused in one line (exit 2), never a stack trace', () => {
+  const oneLine = (res) => {
+    assert.equal(res.exitCode, 2, res.stderr)
+    assert.equal(res.stderr.split('\n').length, 1, res.stderr)
+    assert.match(res.stderr, /^compare: /)
+    assert.equal(res.stdout, '')
+  }
+  const deep = '['.repeat(20000) + ']'.repeat(20000)
+
+  test('a null run, a run without a string key in a multi-runtime report, 20k-deep arrays', async () => {
+    const withNull = httpReport()
+    withNull.results.splice(1, 0, null)
+    const ok = await save('plain.json', httpReport())
+    const res = await cli([await save('null-run.json', withNull), ok])
+    oneLine(res)
+    assert.match(res.stderr, /null-run\.json results\[1\] is not a run \(null\)/)
+
+    const runtimes = httpReport()
+    runtimes.results = runtimes.results.flatMap((r) => ['node20', 'node24'].map((label) => ({ ...r, key: `${r.key}#${label}`, runtime: { label, node: label } })))
+    runtimes.results[2].key = 42
+    const multi = await cli([await save('runtimes.json', runtimes)])
+    oneLine(multi)
+    assert.match(multi.stderr, /results\[2\] has no string "key" \(got number\)/)
+
+    const cpu = JSON.stringify({ ...httpReport(), label: null }).replace('"Intel(R) Xeon(R) CPU @ 2.20GHz"', deep)
+    oneLine(await cli([await save('deep-cpu.json', cpu), ok, '--html', join(dir, 'deep.html')]))
+    const untrusted = httpReport()
+    untrusted.results[0].untrusted = 'DEEP'
+    const res2 = await cli([ok, await save('deep-untrusted.json', JSON.stringify(untrusted).replace('"DEEP"', deep))])
+    oneLine(res2)
+    assert.match(res2.stderr, /deep-untrusted\.json nests deeper than 64 levels/)
+  })
+
+  test('--html: a null timeline point or a 200k-point timeline is noted, not drawn; the rest of the page is written', async () => {
+    const timeline = (n, at = -1) => ({
+      intervalMs: 100,
+      endMs: n * 100,
+      recoveryEndMs: null,
+      points: Array.from({ length: n }, (_, i) => (i === at ? null : { t: i * 100, rps: 100, latency: { p99: 5 } }))
+    })
+    const a = httpReport()
+    const b = httpReport()
+    a.results[0].timeline = timeline(20)
+    b.results[0].timeline = timeline(20, 3)
+    a.results[1].timeline = timeline(200_000)
+    b.results[1].timeline = timeline(20)
+    a.results[2].timeline = timeline(20)
+    b.results[2].timeline = timeline(30)
+    const page = join(dir, 'timelines.html')
+    const res = await cli([await save('tl-a.json', a), await save('tl-b.json', b), '--html', page])
+    assert.equal(res.exitCode, 0, res.stderr)
+    assert.match(res.stdout, /B \(\S+tl-b\.json\): the timeline of simple@loop:1e5 is not drawn: point 3 is not a point \(null\)/)
+    assert.match(res.stdout, /A \(\S+tl-a\.json\): the timeline of queued-threads@loop:1e5 is not drawn: 200000 points/)
+    const html = await readFile(page, 'utf8')
+    assert.match(html, /data-chart="rps"/)
+    assert.deepEqual([...html.matchAll(/data-chart="timeline" data-server="([^"]+)"/g)].map((m) => m[1]), ['cluster@fib:20'],
+      'only the run with two drawable timelines is overlaid')
+  })
+
+  test('when the page cannot be written the Markdown is printed all the same, with one line and exit 2', async () => {
+    const res = await cli([join(dir, 'plain.json'), join(dir, 'tl-a.json'), '--html', dir, '--force'])
+    assert.equal(res.exitCode, 2, res.stderr)
+    assert.match(res.stdout, /^# loadlab compare/)
+    assert.match(res.stdout, /## HTTP runs/)
+    assert.equal(res.stderr.split('\n').length, 1, res.stderr)
+    assert.match(res.stderr, /^compare: --html: cannot write /)
   })
 })
