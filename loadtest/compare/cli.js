@@ -134,6 +134,18 @@ async function checkPageFolder (file) {
   }
 }
 
+// Refuses, before any work, an --html file that is one of the input reports (by path, or the same file
+// through a link): --force would otherwise overwrite a report with the page.
+async function checkNotAnInput (page, files) {
+  const same = (a, b) => a && b && a.dev === b.dev && a.ino === b.ino
+  const pageInfo = await stat(page).catch(() => null)
+  for (const file of files) {
+    if (resolve(file) === resolve(page) || same(pageInfo, await stat(file).catch(() => null))) {
+      throw new CompareError(`--html ${page} is the input report ${file}; write the page to another file`, 'LAB_COMPARE_USAGE')
+    }
+  }
+}
+
 // Runs compare for argv; returns { stdout, wrote, pageError, regressions, exitCode } or throws (CompareError
 // for user errors).
 export async function runCompare (argv) {
@@ -145,6 +157,7 @@ export async function runCompare (argv) {
     if (baseline === -1) { throw new CompareError(`--baseline ${opts.baseline} is not one of the given reports`, 'LAB_COMPARE_BASELINE') }
   }
   if (opts.html !== null) await checkPageFolder(opts.html)
+  if (opts.html !== null) await checkNotAnInput(opts.html, opts.files)
   if (opts.html !== null && !opts.force) {
     const exists = await access(opts.html, constants.F_OK).then(
       () => true,

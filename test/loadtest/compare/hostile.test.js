@@ -4,7 +4,7 @@
 // The CLI runs as a real child process on reports written to a temporary folder.
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
@@ -123,5 +123,23 @@ describe('compare: bad entries are refused in one line (exit 2), never a stack t
     assert.match(res.stdout, /## HTTP runs/)
     assert.equal(res.stderr.split('\n').length, 1, res.stderr)
     assert.match(res.stderr, /^compare: --html: cannot write /)
+  })
+})
+
+describe('compare: an input report is never the output', () => {
+  test('--html A.json --force (by path or through a symbolic link) is refused before anything is written', async () => {
+    const a = await save('input-a.json', httpReport())
+    const b = await save('input-b.json', httpReport({ label: 'other' }))
+    const before = await readFile(a, 'utf8')
+    await symlink(a, join(dir, 'link-to-a.json'))
+    for (const page of [a, join(dir, '.', 'input-a.json'), join(dir, 'link-to-a.json')]) {
+      const res = await cli([a, b, '--html', page, '--force'])
+      assert.equal(res.exitCode, 2, res.stderr)
+      assert.match(res.stderr, /^compare: --html \S+ is the input report \S+input-a\.json; write the page to another file$/)
+      assert.equal(res.stdout, '')
+    }
+    assert.equal(await readFile(a, 'utf8'), before, 'the input report is unchanged')
+    const ok = await cli([a, b, '--html', join(dir, 'page.html'), '--force'])
+    assert.equal(ok.exitCode, 0, ok.stderr)
   })
 })
