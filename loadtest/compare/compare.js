@@ -9,6 +9,7 @@ import { serviceTime } from '../result/figures.js'
 import { calibrationKey, withoutRuntime } from '../result/key.js'
 import { runtimeName, unmeasuredLines, unmeasuredText } from '../result/runtime.js'
 import { METRICS } from '../report/thresholds.js'
+import { withoutImpossible } from './impossible.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }
@@ -103,10 +104,11 @@ function httpCell (r, report, units) {
   }
   return {
     status: r.status === 'failed' ? 'failed' : 'ok',
-    trusted: r.trusted !== false && r.status !== 'failed',
+    trusted: r.trusted !== false && r.status !== 'failed' && !r.impossible?.length,
     why: [
       ...(r.status === 'failed' ? [r.failure?.reason ?? 'run failed'] : []),
-      ...(Array.isArray(r.untrusted) ? r.untrusted : [])
+      ...(Array.isArray(r.untrusted) ? r.untrusted : []),
+      ...(r.impossible ?? [])
     ].map(String),
     rps: isNum(r.rps) ? r.rps : null,
     p50: scaled(r.latency?.p50, scale),
@@ -141,9 +143,11 @@ function drawable (timeline) {
 function dispatchCell (r) {
   return {
     status: r.checked === false ? 'failed' : 'ok',
-    trusted: r.checked === true,
-    why:
-      r.checked === true ? [] : [r.checked === false ? 'returned values did not match' : 'returned values not checked'],
+    trusted: r.checked === true && !r.impossible?.length,
+    why: [
+      ...(r.checked === true ? [] : [r.checked === false ? 'returned values did not match' : 'returned values not checked']),
+      ...(r.impossible ?? [])
+    ],
     meanMs: isNum(r.meanMs) ? r.meanMs : null,
     perCallUs: isNum(r.perCallUs) ? r.perCallUs : null
   }
@@ -240,7 +244,9 @@ function gateRun (g, key, base, next) {
   const v = next ? def.read(next) : null
   const out = { key, base: b, value: v, change: null, noise: null, status: 'not comparable', why: null }
   if (base?.status === 'failed' || next?.status === 'failed') return { ...out, why: 'a run failed' }
-  if (!isNum(b) || !isNum(v)) return { ...out, why: 'not measured' }
+  if (!isNum(b) || !isNum(v)) {
+    return { ...out, why: base?.impossible?.length || next?.impossible?.length ? 'a figure is not a measurement (flagged)' : 'not measured' }
+  }
   if (b === 0) return { ...out, why: 'baseline figure is 0' }
   const refused = g.metric === 'capacity' && targetsDiffer({ sloMs: base.capacity?.sloMs, capacity: b }, { sloMs: next.capacity?.sloMs, capacity: v })
   if (refused) return { ...out, why: refused }
@@ -295,7 +301,7 @@ function runsByKey (entries, notes) {
     for (const r of report.results) {
       if (!r || typeof r !== 'object' || typeof r.key !== 'string') continue
       if (map.has(r.key)) notes.push(`${file}: run ${r.key} appears more than once; the first is compared`)
-      else map.set(r.key, r)
+      else map.set(r.key, withoutImpossible(r))
     }
     return map
   })

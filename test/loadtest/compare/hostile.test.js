@@ -143,3 +143,24 @@ describe('compare: an input report is never the output', () => {
     assert.equal(ok.exitCode, 0, ok.stderr)
   })
 })
+
+describe('compare: figures no measurement gives are flagged, not shown', () => {
+  test('rps -5 and 1e308, a negative p99 and a round at -1: shown as —, flagged with the figure, out of ratios and gates', async () => {
+    const a = httpReport()
+    const b = httpReport()
+    b.results[0].rps = -5
+    b.results[1].rps = 1e308
+    b.results[1].latency.p99 = -3
+    a.results[1].runs = [{ rps: 300 }, { rps: 320 }]
+    b.results[1].runs = [{ rps: 310 }, { rps: -1 }]
+    const res = await cli([await save('abs-a.json', a), await save('abs-b.json', b), '--fail-on', 'rps:-5%'])
+    assert.equal(res.exitCode, 0, res.stderr)
+    assert.doesNotMatch(res.stdout, /-5\b.*\|/, 'rps -5 is not in a table')
+    assert.doesNotMatch(res.stdout, /000,000,000,000/, '1e308 is not printed in full')
+    const row = (key) => res.stdout.split('\n').find((l) => l.startsWith(`| \`${key}\``)).split(' | ')
+    assert.deepEqual(row('simple@loop:1e5').slice(7, 8), ['— ⚠'])
+    assert.match(res.stdout, /⚠ untrusted: B `simple@loop:1e5`: rps -5 is not a measurement \(negative\)/)
+    assert.match(res.stdout, /⚠ untrusted: B `queued-threads@loop:1e5`: rps 1e\+308 is not a measurement \(over 1,000,000,000 req\/s\); latency\.p99 -3 is not a measurement \(negative\); round 2: rps -1 is not a measurement \(negative\)/)
+    assert.match(res.stdout, /not comparable: B `simple@loop:1e5` rps 180\.0 req\/s → — \(—, bound -5%; a figure is not a measurement \(flagged\)\)/)
+  })
+})
