@@ -18,6 +18,7 @@ import {
   UNITS
 } from './compare.js'
 import { gateLine, renderCompareHtml, renderCompareMarkdown } from './render.js'
+import { termCode, termText } from '../report/escape.js'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
 import { userCwd } from '../paths.js'
@@ -133,7 +134,20 @@ async function checkPageFolder (file) {
   }
 }
 
-// Runs compare for argv; returns { stdout, wrote, regressions, exitCode } or throws (CompareError for user errors).
+// Refuses, before any work, an --html file that is one of the input reports (by path, or the same file
+// through a link): --force would otherwise overwrite a report with the page.
+async function checkNotAnInput (page, files) {
+  const same = (a, b) => a && b && a.dev === b.dev && a.ino === b.ino
+  const pageInfo = await stat(page).catch(() => null)
+  for (const file of files) {
+    if (resolve(file) === resolve(page) || same(pageInfo, await stat(file).catch(() => null))) {
+      throw new CompareError(`--html ${page} is the input report ${file}; write the page to another file`, 'LAB_COMPARE_USAGE')
+    }
+  }
+}
+
+// Runs compare for argv; returns { stdout, wrote, pageError, regressions, exitCode } or throws (CompareError
+// for user errors).
 export async function runCompare (argv) {
   const opts = parseCompareArgs(argv)
   if (opts.help) return { stdout: HELP + '\n', wrote: null }
@@ -143,6 +157,7 @@ export async function runCompare (argv) {
     if (baseline === -1) { throw new CompareError(`--baseline ${opts.baseline} is not one of the given reports`, 'LAB_COMPARE_BASELINE') }
   }
   if (opts.html !== null) await checkPageFolder(opts.html)
+  if (opts.html !== null) await checkNotAnInput(opts.html, opts.files)
   if (opts.html !== null && !opts.force) {
     const exists = await access(opts.html, constants.F_OK).then(
       () => true,
@@ -160,30 +175,51 @@ export async function runCompare (argv) {
     )
   }
   const cmp = compareReports(sides, { baseline, units: opts.units, failOn: opts.failOn })
-  if (opts.html !== null) await writePage(opts.html, renderCompareHtml(cmp), { force: opts.force })
+  const stdout = renderCompareMarkdown(cmp)
+  const pageError = opts.html === null ? null : await writeComparePage(opts.html, cmp, opts)
   const regressions = cmp.gates.flatMap((g) =>
-    g.runs.filter((r) => r.status === 'regressed').map((r) => gateLine(cmp, g, r))
+    g.runs.filter((r) => r.status === 'regressed').map((r) => gateLine(cmp, g, r, { code: termCode }))
   )
   return {
-    stdout: renderCompareMarkdown(cmp),
-    wrote: opts.html,
+    stdout,
+    wrote: opts.html !== null && !pageError ? opts.html : null,
+    pageError,
     regressions,
-    exitCode: anyRegressed(cmp) ? THRESHOLD_EXIT : 0
+    exitCode: anyRegressed(cmp) ? THRESHOLD_EXIT : pageError ? 2 : 0
   }
+}
+
+// Renders and writes the --html page; returns null, or the CompareError saying why there is no page
+// (the Markdown is printed all the same: it is never lost to the page).
+async function writeComparePage (file, cmp, { force }) {
+  let text
+  try {
+    text = renderCompareHtml(cmp)
+  } catch (err) {
+    return new CompareError(`--html: the page could not be rendered (${err.message}); ${file} not written`, 'LAB_COMPARE_WRITE')
+  }
+  return writePage(file, text, { force }).then(() => null, (err) => err)
+}
+
+// One line on stderr; every free text in it (file names, keys, a parser's quote of a file) is made safe
+// for a terminal: no control sequence, no line break.
+function say (text) {
+  process.stderr.write(`compare: ${termText(text)}\n`)
 }
 
 // compare from argv to exit code (set on process.exitCode).
 export async function main (argv = process.argv.slice(2)) {
   try {
-    const { stdout, wrote, regressions = [], exitCode = 0 } = await runCompare(argv)
+    const { stdout, wrote, pageError, regressions = [], exitCode = 0 } = await runCompare(argv)
     process.stdout.write(stdout)
-    if (wrote) process.stderr.write(`compare: wrote ${wrote}\n`)
-    for (const line of regressions) process.stderr.write(`compare: --fail-on: ${line}\n`)
-    if (exitCode) process.stderr.write(`compare: ${regressions.length} regression(s) past a --fail-on bound: exit ${exitCode}\n`)
+    if (wrote) say(`wrote ${wrote}`)
+    if (pageError) say(pageError.message)
+    for (const line of regressions) say(`--fail-on: ${line}`)
+    if (regressions.length) say(`${regressions.length} regression(s) past a --fail-on bound: exit ${exitCode}`)
     process.exitCode = exitCode
   } catch (err) {
     if (err instanceof CompareError) {
-      process.stderr.write(`compare: ${err.message}\n`)
+      say(err.message)
       process.exitCode = 2
       return
     }

@@ -4,11 +4,12 @@
 // render.js.
 import { CompareError } from '../errors.js'
 import { SCHEMA, machineLine } from '../result/build.js'
-import { isNum, roundTo } from '../result/stats.js'
+import { isNum, PERCENTILE_KEYS, roundTo } from '../result/stats.js'
 import { serviceTime } from '../result/figures.js'
 import { calibrationKey, withoutRuntime } from '../result/key.js'
 import { runtimeName, unmeasuredLines, unmeasuredText } from '../result/runtime.js'
 import { METRICS } from '../report/thresholds.js'
+import { withoutImpossible } from './impossible.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }
@@ -19,13 +20,35 @@ export const UNITS = ['ms', 'service']
 // A refusal a user can cause (bad file, bad flag): one of the lab's errors (loadtest/errors.js).
 export { CompareError }
 
-// Checks that parsed JSON `data` read from `file` is a report of the schema this compare reads.
+// How deep a report may nest: the lab writes about eight levels; far deeper is not a report, and would
+// overflow the stack of any reader that recurses (String() of nested arrays, the renderers).
+export const MAX_DEPTH = 64
+
+// True when `value` nests deeper than `limit` levels (walked without recursion).
+function nestsDeeper (value, limit) {
+  const stack = [[value, 0]]
+  while (stack.length) {
+    const [v, depth] = stack.pop()
+    if (v === null || typeof v !== 'object') continue
+    if (depth >= limit) return true
+    for (const child of Object.values(v)) stack.push([child, depth + 1])
+  }
+  return false
+}
+
+// What is wrong with results[i], or null when it is a run compare can line up (an object with a string key).
+function badRun (r) {
+  if (r === null || typeof r !== 'object' || Array.isArray(r)) return `is not a run (${r === null ? 'null' : Array.isArray(r) ? 'an array' : typeof r})`
+  if (typeof r.key !== 'string') return `has no string "key" (got ${r.key === null ? 'null' : typeof r.key})`
+  return null
+}
+
+// Checks that parsed JSON `data` read from `file` is a report of the schema this compare reads, and
+// that every run in it can be lined up; throws a CompareError (one line, exit 2) naming what is wrong.
 export function checkReport (data, file) {
+  const refuse = (why) => new CompareError(`${file} ${why}`, 'LAB_COMPARE_NOT_REPORT')
   if (data === null || typeof data !== 'object' || Array.isArray(data) || data.kind !== 'loadlab-report') {
-    throw new CompareError(
-      `${file} is not a loadlab report (expected "kind": "loadlab-report")`,
-      'LAB_COMPARE_NOT_REPORT'
-    )
+    throw refuse('is not a loadlab report (expected "kind": "loadlab-report")')
   }
   if (data.schema !== SCHEMA) {
     throw new CompareError(
@@ -33,8 +56,11 @@ export function checkReport (data, file) {
       'LAB_COMPARE_SCHEMA'
     )
   }
-  if (!Array.isArray(data.results)) {
-    throw new CompareError(`${file} is not a loadlab report (no "results" array)`, 'LAB_COMPARE_NOT_REPORT')
+  if (!Array.isArray(data.results)) throw refuse('is not a loadlab report (no "results" array)')
+  if (nestsDeeper(data, MAX_DEPTH)) throw refuse(`nests deeper than ${MAX_DEPTH} levels: not a loadlab report`)
+  for (const [i, r] of data.results.entries()) {
+    const why = badRun(r)
+    if (why) throw refuse(`results[${i}] ${why}: not a loadlab report's run`)
   }
   return data
 }
@@ -72,16 +98,17 @@ function httpCell (r, report, units) {
       ? ['errors', 'timeouts', 'non2xx', 'mismatches'].reduce((sum, k) => sum + (isNum(q[k]) ? q[k] : 0), 0)
       : null
   const pcts = {}
-  for (const [p, v] of Object.entries(r.latency?.percentiles ?? {})) {
-    const s = scaled(v, scale)
+  for (const p of PERCENTILE_KEYS) {
+    const s = scaled(r.latency?.percentiles?.[p], scale)
     if (s !== null) pcts[p] = s
   }
   return {
     status: r.status === 'failed' ? 'failed' : 'ok',
-    trusted: r.trusted !== false && r.status !== 'failed',
+    trusted: r.trusted !== false && r.status !== 'failed' && !r.impossible?.length,
     why: [
       ...(r.status === 'failed' ? [r.failure?.reason ?? 'run failed'] : []),
-      ...(Array.isArray(r.untrusted) ? r.untrusted : [])
+      ...(Array.isArray(r.untrusted) ? r.untrusted : []),
+      ...(r.impossible ?? [])
     ].map(String),
     rps: isNum(r.rps) ? r.rps : null,
     p50: scaled(r.latency?.p50, scale),
@@ -95,16 +122,32 @@ function httpCell (r, report, units) {
     capacity: isNum(r.capacity?.capacity?.rps) ? r.capacity.capacity.rps : null,
     capacityBound: r.capacity?.capacity?.bound ?? null,
     sloMs: isNum(r.capacity?.sloMs) ? r.capacity.sloMs : null,
-    timeline: r.timeline && Array.isArray(r.timeline.points) ? r.timeline : null
+    ...drawable(r.timeline)
   }
+}
+
+// Most points of one timeline compare draws: the lab writes at most 400 (run/timeline.js MAX_BUCKETS).
+export const MAX_TIMELINE_POINTS = 1000
+
+// A result's timeline as the page can draw it: { timeline } or, when it cannot be, { timeline: null,
+// timelineSkipped: why } (the comparison notes it; the tables do not need it).
+function drawable (timeline) {
+  if (!timeline || !Array.isArray(timeline.points)) return { timeline: null }
+  const { points } = timeline
+  if (points.length > MAX_TIMELINE_POINTS) return { timeline: null, timelineSkipped: `${points.length} points, more than the lab writes (${MAX_TIMELINE_POINTS} at most drawn)` }
+  const bad = points.findIndex((p) => p === null || typeof p !== 'object' || Array.isArray(p))
+  if (bad !== -1) return { timeline: null, timelineSkipped: `point ${bad} is not a point (${points[bad] === null ? 'null' : typeof points[bad]})` }
+  return { timeline }
 }
 
 function dispatchCell (r) {
   return {
     status: r.checked === false ? 'failed' : 'ok',
-    trusted: r.checked === true,
-    why:
-      r.checked === true ? [] : [r.checked === false ? 'returned values did not match' : 'returned values not checked'],
+    trusted: r.checked === true && !r.impossible?.length,
+    why: [
+      ...(r.checked === true ? [] : [r.checked === false ? 'returned values did not match' : 'returned values not checked']),
+      ...(r.impossible ?? [])
+    ],
     meanMs: isNum(r.meanMs) ? r.meanMs : null,
     perCallUs: isNum(r.perCallUs) ? r.perCallUs : null
   }
@@ -145,6 +188,10 @@ export function chanceOfSeparation (n, m) {
   return 2 / c
 }
 
+// The least and greatest of many figures (no spread into arguments: a crafted report may hold 200k rounds).
+const lowest = (xs) => xs.reduce((m, x) => (x < m ? x : m), Infinity)
+const highest = (xs) => xs.reduce((m, x) => (x > m ? x : m), -Infinity)
+
 /**
  * The verdict on a change from rounds `base` to rounds `next` of one figure (NOISE_RULE):
  * { verdict: 'better'|'worse'|'within noise'|'no noise estimate', rounds: [n, m], chance }.
@@ -155,8 +202,9 @@ export function noiseVerdict (base, next, higherIsBetter) {
   const rounds = [a.length, b.length]
   if (a.length < 2 || b.length < 2) return { verdict: 'no noise estimate', rounds, chance: null }
   const chance = chanceOfSeparation(a.length, b.length)
-  const up = Math.min(...b) > Math.max(...a)
-  const down = Math.max(...b) < Math.min(...a)
+  const [minA, maxA, minB, maxB] = [lowest(a), highest(a), lowest(b), highest(b)]
+  const up = minB > maxA
+  const down = maxB < minA
   if (!up && !down) return { verdict: 'within noise', rounds, chance }
   return { verdict: up === higherIsBetter ? 'better' : 'worse', rounds, chance }
 }
@@ -196,7 +244,9 @@ function gateRun (g, key, base, next) {
   const v = next ? def.read(next) : null
   const out = { key, base: b, value: v, change: null, noise: null, status: 'not comparable', why: null }
   if (base?.status === 'failed' || next?.status === 'failed') return { ...out, why: 'a run failed' }
-  if (!isNum(b) || !isNum(v)) return { ...out, why: 'not measured' }
+  if (!isNum(b) || !isNum(v)) {
+    return { ...out, why: base?.impossible?.length || next?.impossible?.length ? 'a figure is not a measurement (flagged)' : 'not measured' }
+  }
   if (b === 0) return { ...out, why: 'baseline figure is 0' }
   const refused = g.metric === 'capacity' && targetsDiffer({ sloMs: base.capacity?.sloMs, capacity: b }, { sloMs: next.capacity?.sloMs, capacity: v })
   if (refused) return { ...out, why: refused }
@@ -251,7 +301,7 @@ function runsByKey (entries, notes) {
     for (const r of report.results) {
       if (!r || typeof r !== 'object' || typeof r.key !== 'string') continue
       if (map.has(r.key)) notes.push(`${file}: run ${r.key} appears more than once; the first is compared`)
-      else map.set(r.key, r)
+      else map.set(r.key, withoutImpossible(r))
     }
     return map
   })
@@ -345,6 +395,9 @@ function comparisonNotes ({ entries, rows, reports, units }) {
   }
   for (const row of rows) {
     row.cells.forEach((c, i) => c?.capacityRefused && notes.push(`${reports[i].letter} ${row.key}: ${c.capacityRefused}`))
+    row.cells.forEach((c, i) => {
+      if (c?.timelineSkipped) notes.push(`${reports[i].letter} (${reports[i].file}): the timeline of ${row.key} is not drawn: ${c.timelineSkipped}`)
+    })
   }
   const nodes = entries.map(({ report }) => serverNode(report))
   if (nodes.every(Boolean) && new Set(nodes).size > 1 && !entries.some(({ report }) => report.runtime)) {
@@ -392,7 +445,7 @@ export function compareReports (entries, { baseline = 0, units = 'ms', failOn = 
   const keys = sharedKeys(byKey, baseline)
   const rows = keys.map((key) => rowOf(key, entries, byKey, { baseline, units }))
   const reports = reportsOf(entries, keys, byKey, baseline)
-  notes.push(...comparisonNotes({ entries, rows, reports, units }))
+  for (const n of comparisonNotes({ entries, rows, reports, units })) notes.push(n)
   const gates = gatesOf(failOn, { entries, rows, byKey, baseline })
   return { units, baseline, reports, rows, flags: flagsOf(rows), gates, notes: [...new Set(notes)] }
 }

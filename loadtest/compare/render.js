@@ -52,12 +52,13 @@ function gateFigure (g, v) {
 }
 
 // One line per --fail-on verdict: the run, both figures, the change, the bound and what the noise rule said.
-export function gateLine (cmp, g, r) {
+// `code` quotes the run's key: a Markdown code span by default, termCode for a terminal line.
+export function gateLine (cmp, g, r, { code = mdCode } = {}) {
   const noise = r.noise
     ? r.noise.verdict === 'no noise estimate' ? 'raw ratio, no noise estimate (one round)' : `rounds ${r.noise.rounds.join(' vs ')}: ${r.noise.verdict}`
     : r.why
   const change = isNum(r.change) ? `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(1)}%` : MD_NA
-  return `${GATE_MARK[r.status]}: ${cmp.reports[r.report].letter} ${mdCode(r.key)} ${g.metric} ${gateFigure(g, r.base)} → ${gateFigure(g, r.value)} (${change}, bound ${g.sign}${+(g.bound * 100).toFixed(4)}%; ${noise})`
+  return `${GATE_MARK[r.status]}: ${cmp.reports[r.report].letter} ${code(r.key)} ${g.metric} ${gateFigure(g, r.base)} → ${gateFigure(g, r.value)} (${change}, bound ${g.sign}${+(g.bound * 100).toFixed(4)}%; ${noise})`
 }
 
 function mark (c) {
@@ -286,7 +287,7 @@ function charts (cmp, rows) {
         line: `${i}|${row.key}`
       })
       if (got.length > 1) {
-        pts.push(...got)
+        for (const p of got) pts.push(p)
         lines.add(`${i}|${row.key}`)
       }
     })
@@ -326,7 +327,7 @@ function charts (cmp, rows) {
   }
   out.push(`<div class="charts-row">${bars((c) => c.rps, 'rps', 'requests/s', ',.0f', '<b>Requests per second</b> per run and machine. Higher is better.')}
 ${bars((c) => c.p99, 'p99', cmp.units === 'service' ? 'p99 (× service time)' : 'p99 (ms)', ',.2f', '<b>p99 latency</b> per run and machine. Lower is better.')}</div>`)
-  out.push(...timelineOverlays(cmp, rows))
+  for (const o of timelineOverlays(cmp, rows)) out.push(o)
   out.push(
     bars(
       (c) => c.efficiency,
@@ -350,7 +351,7 @@ function timelineOverlays (cmp, rows) {
     row.cells.forEach((c, i) => {
       if (!c?.timeline) return
       const series = `${cmp.reports[i].letter} · ${cmp.reports[i].name}`
-      rowsOf.push(...timelineRows(c.timeline, series).filter((r) => r.panel !== 'latency' || r.metric === 'p99'))
+      for (const r of timelineRows(c.timeline, series)) if (r.panel !== 'latency' || r.metric === 'p99') rowsOf.push(r)
       marks.push(timelineMarks(c.timeline, series))
     })
     if (marks.length < 2) return

@@ -74,7 +74,14 @@ function addEncoded (texts) {
   const list = texts.filter((t) => typeof t === 'string' && t.length > 0)
   if (!list.length) return null
   const total = createHistogram()
-  for (const t of list) total.add(decodeHistogram(t))
+  for (const t of list) {
+    try {
+      total.add(decodeHistogram(t))
+    } catch (err) {
+      if (err instanceof RangeError) throw mergeError(`a shard's histogram is ${err.message}`)
+      throw err
+    }
+  }
   return total
 }
 

@@ -2,14 +2,20 @@
 // from a user (--label), a server (a --url server's strategy name) or a failure (stderr lines), so it
 // is never printed raw. HTML has its own `esc` in html.js.
 
-// Terminal control sequences (CSI … final byte, OSC … BEL/ST) and other control characters but tab.
+// Terminal control sequences (CSI … final byte, OSC … BEL/ST) and other control characters but tab,
+// and the Unicode controls that reorder or break a line (bidi overrides and isolates, U+2028/U+2029).
 // eslint-disable-next-line no-control-regex
-const CONTROL = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f]/g
+const CONTROL = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
 
 // Text for a terminal: control sequences and characters removed, newlines folded to spaces.
 export function termText (value) {
   if (value === null || value === undefined) return ''
-  return String(value).replace(/\r?\n/g, ' ').replace(CONTROL, '')
+  return String(value).replace(/\r?\n|[\u2028\u2029]/g, ' ').replace(CONTROL, '')
+}
+
+// A name quoted for a terminal line: one line, no control characters, between backticks.
+export function termCode (value) {
+  return '`' + termText(value).replaceAll('`', "'") + '`'
 }
 
 // Text for a Markdown paragraph or table cell: one line, no control characters, Markdown's own

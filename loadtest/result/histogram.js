@@ -1,6 +1,7 @@
 // Latency histograms for both load engines: HdrHistogram in microseconds (bounded memory whatever the
 // round's length), summarised into the report's latency shape in milliseconds, encoded so that rounds
 // and machines can later be merged exactly (hdr-histogram-js compressed base64, as HdrHistogram logs).
+import { inflateSync } from 'node:zlib'
 import * as hdr from 'hdr-histogram-js'
 import { PERCENTILES, roundTo } from './stats.js'
 
@@ -54,8 +55,51 @@ export function encodeHistogram (histogram) {
   return hdr.encodeIntoCompressedBase64(histogram)
 }
 
-// A histogram back from encodeHistogram's string.
+// What a histogram read back may cost, whoever wrote it (a shard's report, a thread, a server): the lab's
+// own are a few kB encoded and about 25k counts (3 digits, an hour in µs), far below every bound. Past
+// them an encoded string is refused: a crafted 544 kB one asked hdr-histogram-js for 946 MB.
+export const DECODE_LIMITS = Object.freeze({ chars: 4_000_000, inflatedBytes: 8 << 20, digits: 5, counts: 1 << 20 })
+
+const V2_COMPRESSED = 0x1c849304 // the V2 compressed cookie, word-size bits masked (as hdr-histogram-js reads it)
+
+// The counts array hdr-histogram-js would allocate for a header (its JsHistogram constructor's arithmetic).
+function countsLength (digits, lowest, highest) {
+  const subBuckets = 2 ** Math.max(1, Math.ceil(Math.log2(2 * 10 ** digits)))
+  let untrackable = subBuckets * 2 ** Math.floor(Math.log2(Math.max(1, lowest)))
+  let buckets = 1
+  while (untrackable <= highest && untrackable <= Number.MAX_SAFE_INTEGER / 2) {
+    untrackable *= 2
+    buckets++
+  }
+  return (buckets + 1) * (subBuckets / 2)
+}
+
+// Throws a RangeError saying which bound an encoded histogram is past (DECODE_LIMITS), before it is inflated
+// whole or its counts allocated.
+function checkEncoded (text) {
+  const bad = (why) => new RangeError(`not a histogram the lab reads: ${why}`)
+  if (typeof text !== 'string') throw bad(`got ${text === null ? 'null' : typeof text}`)
+  if (text.length > DECODE_LIMITS.chars) throw bad(`${text.length} characters, over ${DECODE_LIMITS.chars}`)
+  const bytes = Buffer.from(text, 'base64')
+  if (bytes.length < 8 || (bytes.readInt32BE(0) & ~0xf0) !== V2_COMPRESSED) throw bad('no V2 compressed cookie')
+  let raw
+  try {
+    const payload = bytes.subarray(8, 8 + Math.max(0, bytes.readInt32BE(4)))
+    raw = inflateSync(payload, { maxOutputLength: DECODE_LIMITS.inflatedBytes })
+  } catch (err) {
+    throw bad(err.code === 'ERR_BUFFER_TOO_LARGE' ? `it inflates past ${DECODE_LIMITS.inflatedBytes} bytes` : `it does not inflate (${err.code ?? err.message})`)
+  }
+  if (raw.length < 40) throw bad('its header is cut short')
+  const digits = raw.readInt32BE(12)
+  const [lowest, highest] = [Number(raw.readBigInt64BE(16)), Number(raw.readBigInt64BE(24))]
+  if (!(digits >= 0 && digits <= DECODE_LIMITS.digits)) throw bad(`${digits} significant digits (0 to ${DECODE_LIMITS.digits})`)
+  const counts = countsLength(digits, lowest, highest)
+  if (counts > DECODE_LIMITS.counts) throw bad(`it would hold ${counts} counts, over ${DECODE_LIMITS.counts}`)
+}
+
+// A histogram back from encodeHistogram's string; a RangeError for one past DECODE_LIMITS.
 export function decodeHistogram (text) {
+  checkEncoded(text)
   return hdr.decodeFromCompressedBase64(text, 32, false)
 }
 

@@ -30,7 +30,7 @@ async function check (task) {
       firstMs: out.workMs
     }
   } catch (err) {
-    return { error: { code: err.code ?? null, message: err.message.split('\n')[0] } }
+    return { error: { code: err?.code ?? null, message: String(err?.message ?? err).split('\n')[0] } }
   }
 }
 

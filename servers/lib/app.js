@@ -8,6 +8,22 @@ import { now } from './task.js'
 import { aggregate } from './telemetry.js'
 import { runtimeInfo, v8Version } from './instruments.js'
 
+// A lab route that changes state answers the lab only: no request with an Origin (browsers send one with
+// every POST; any page in the operator's browser could otherwise reset a running server's window, also
+// through DNS rebinding, where the origin's host is the server's), and no body but JSON (a form or
+// text/plain POST is what a page can send without asking). Runs before the body is read.
+async function labRouteGuard (request) {
+  const origin = request.headers.origin
+  if (origin !== undefined) {
+    throw new ServerError('ERR_CROSS_ORIGIN', `${request.url} answers the lab only, not a request from ${JSON.stringify(origin)}`)
+  }
+  const type = request.headers['content-type']
+  const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined
+  if ((type !== undefined || hasBody) && !/^application\/json\s*(;|$)/i.test(type ?? '')) {
+    throw new ServerError('ERR_MEDIA_TYPE', `${request.url} takes no body or a JSON one, not ${JSON.stringify(type ?? 'an untyped body')}`)
+  }
+}
+
 // Build the app. `handle(work, { signal, receivedAt })` runs the work the strategy's way and resolves to
 // { body, startedAt, workMs, apiMs? }. `gauges` = { read(), reset() } of the strategy; `stats`/`resetStats`
 // replace the local ones (a cluster worker asks its primary). The instance is returned without listening.
@@ -61,7 +77,8 @@ export function buildApp ({
 
   app.get('/', async (request, reply) => {
     const receivedAt = now()
-    const asked = request.query.work
+    // an own property only: a task may have set Object.prototype.work, and the query object inherits it
+    const asked = Object.hasOwn(request.query, 'work') ? request.query.work : undefined
     if (Array.isArray(asked)) throw new ServerError('ERR_BAD_WORK', '?work given more than once: give one work spec')
     if (asked !== undefined && workOverride === 'off') {
       throw new ServerError(
@@ -89,7 +106,7 @@ export function buildApp ({
   })
 
   app.get('/__lab/stats', () => (stats ?? localStats)())
-  app.post('/__lab/stats/reset', async () => {
+  app.post('/__lab/stats/reset', { onRequest: labRouteGuard }, async () => {
     await (resetStats ?? localReset)()
     return { status: 'reset' }
   })

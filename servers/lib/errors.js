@@ -3,6 +3,8 @@
 export const codes = {
   ERR_BAD_OPTION: { statusCode: 400, exitCode: 2 }, // a bad flag or environment value at start-up
   ERR_BAD_WORK: { statusCode: 400, exitCode: 2 }, // a bad work spec (--work, WORK or ?work=)
+  ERR_CROSS_ORIGIN: { statusCode: 403 }, // a lab route asked from another origin (a page in a browser)
+  ERR_MEDIA_TYPE: { statusCode: 415 }, // a lab route given a body that is not JSON
   ERR_TASK_FAILED: { statusCode: 500 }, // the work threw, or its thread/child died while working
   ERR_BAD_TASK: { statusCode: 500, exitCode: 2 }, // --task/--input: missing file, not a function, bad JSON
   ERR_TASK_SETUP: { statusCode: 500 }, // the task's setup() threw (once per process/thread, kept)

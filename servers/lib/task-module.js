@@ -167,7 +167,7 @@ export async function runTask (task, now) {
   try {
     result = await bounded(fn(input), task.timeoutMs, 'did not settle')
   } catch (err) {
-    if (err.code === 'ERR_TASK_TIMEOUT') throw err
+    if (err?.code === 'ERR_TASK_TIMEOUT') throw err // a task may reject with anything, null included
     throw new ServerError('ERR_TASK_FAILED', `task threw: ${oneLine(err)}`, { cause: err })
   }
   const workMs = now() - startedAt
