@@ -37,5 +37,5 @@ export function unmeasuredLines (results) {
 // The one-line note of an unmeasured figure: what is shown as "—", under which runtime, and why.
 export function unmeasuredText ({ runtime, what, why }) {
   const figure = what === 'eventLoop' ? 'loop p99 (event-loop delay)' : 'ELU (event-loop utilisation)'
-  return `— ${figure} under ${runtime}: not measured (checked at server start: ${why})`
+  return `— ${figure} under ${runtime}: not measured (${why})`
 }

@@ -75,7 +75,7 @@ function block (ms) {
 // The histogram is trusted when, less the offset it showed (its smallest sample: about RESOLUTION under
 // Node, about 0 under Bun), it saw most of every block. `readings`: [{ min, max, count }] (ns), one per block.
 export function judgeHistogram (readings) {
-  const what = 'monitorEventLoopDelay'
+  const what = 'at start, monitorEventLoopDelay'
   if (readings.some((r) => !(r.count > 0))) {
     return { trusted: false, offsetMs: null, seenMs: null, reason: `${what} took no sample around a ${BLOCK_MS} ms block` }
   }
@@ -97,7 +97,7 @@ export function judgeElu ({ active }) {
   return {
     trusted: false,
     seenMs,
-    reason: `eventLoopUtilization read ${BLOCKS} blocks of ${BLOCK_MS} ms as ${seenMs} ms active`
+    reason: `at start, eventLoopUtilization read ${BLOCKS} blocks of ${BLOCK_MS} ms as ${seenMs} ms active`
   }
 }
 

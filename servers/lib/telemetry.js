@@ -93,6 +93,10 @@ export function aggregate ({ strategy, variant, processes, gauges = {} }) {
   const worst = (k) => (loops.length ? Math.max(...loops.map((l) => l[k])) : null)
   const elus = processes.map((p) => p.elu).filter((e) => e !== null)
   const unmeasured = unmeasuredOver(processes)
+  // on, trusted, and still no sample anywhere: say so rather than leave a bare null
+  if (!loops.length && !unmeasured.eventLoop && processes.some((p) => p.ticks !== null)) {
+    unmeasured.eventLoop = 'monitorEventLoopDelay took no sample in the window (its timer never ran: a loop busy throughout, or a window under 10 ms)'
+  }
   const ticks = processes.map((p) => p.ticks).filter((t) => t !== null)
   return {
     strategy,
