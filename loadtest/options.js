@@ -60,7 +60,7 @@ export const HELP = `Usage: npm run lab -- [options]
 Boots each selected server, loads it (autocannon's closed loop, or an open loop with --rate),
 watches it from inside and outside, in time, prints a table on stderr and writes
 reports/<time>-<host>-<experiment>.{json,md,html} (./loadlab-reports/ when run from your own project).
-Relative paths (--task, --input @FILE, --out, --node PATH) are from the directory you run it in.
+Relative paths (--task, --input @FILE, --out, --runtime or --node PATH) are from the directory you run it in.
 With no option: a quick tour of every server (light load, about two minutes).
 
   --server a,b|all     servers to run (see --list); a custom run
