@@ -12,23 +12,26 @@ import { taskArgs } from '../run/task.js'
 export { SERVERS }
 
 // durationSec: a step's shortest length; minRequests: a step lasts long enough for this many requests
-// (its p99 then rests on at least 2 requests past it). loop:3e7 (about 30 ms here) keeps a sweep of six
-// strategies within about 12 minutes at 200 requests a step.
+// (its p99 then rests on at least 2 requests past it), up to maxStepSec. loop:1e7 (about 10 ms here:
+// an ideal near 200 req/s on 2 cores, 1–3 s a step) keeps a sweep of six strategies within about 12
+// minutes at 200 requests a step; loop:1e8 took 9–90 s a step.
 const defaults = {
-  work: 'loop:3e7',
-  durationSec: 3,
+  work: 'loop:1e7',
+  durationSec: 2,
   minRequests: 200,
+  maxStepSec: 8,
   timeoutSec: 10,
   warmup: 8,
   recoveryTimeoutSec: 60,
   refine: 3,
-  maxSteps: 20,
+  maxSteps: 14,
   fractions: null
 }
 const quick = {
   work: 'loop:2e7',
   durationSec: 0.5,
   minRequests: 40,
+  maxStepSec: 2,
   warmup: 4,
   recoveryTimeoutSec: 30,
   refine: 1,
@@ -55,7 +58,8 @@ export default {
     const servers = (opts.servers ?? SERVERS).filter((s) => SERVERS.includes(s))
     const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
     const minDurationSec = opts.user?.durationSec ?? q.durationSec
-    const steps = { refine: q.refine, maxSteps: q.maxSteps, minRequests: q.minRequests, minDurationSec }
+    const { refine, maxSteps, minRequests, maxStepSec } = q
+    const steps = { refine, maxSteps, minRequests, minDurationSec, maxStepSec }
     return servers.map((server) => ({
       server,
       variant: null,

@@ -31,12 +31,13 @@ export function sloFor (serviceMs, sloMs = null) {
 }
 
 // The sweep's rule in words, for the report.
-function ruleText (fractions, refine, minRequests, minDurationSec) {
+function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec }) {
   return `open-loop steps at ${fractions.map((f) => `${Math.round(f * 100)}%`).join(', ')} of the ideal ` +
     '(cores / service time) until one fails; then up to ' +
     `${refine} bisections between the highest passing and the lowest failing rate (until within ` +
     `${PRECISION * 100}%); then one step at ${OVERLOAD} × the capacity, which must fail (if it holds, the sweep goes ` +
-    `on upward from it). Each step lasts long enough for ${minRequests} requests and at least ${minDurationSec} s. ` +
+    `on upward from it). Each step lasts long enough for ${minRequests} requests, at least ${minDurationSec} s and at ` +
+    `most ${maxStepSec} s (below ${Math.round((minRequests / maxStepSec) * 10) / 10} req/s a step has fewer requests). ` +
     'A step holds when its p99 from the due time is within the target, every request was answered 2xx with the ' +
     'expected body and its backlog did not grow. A first failure is repeated before it counts, a disturbed ' +
     `failure counts only after ${MAX_TRIES} steps at its rate, and a pass above a confirmed failure must hold twice.`
@@ -68,7 +69,7 @@ function nextStep (steps, { idealRps, fractions, refine, maxSteps }) {
 // how the rates are chosen and how long a step lasts; durationFor(rate) is a step's length in seconds.
 export function createSweep ({
   serviceMs, cores, sloMs = null, fractions = FRACTIONS, refine = 3, minRequests = 200, minDurationSec = 3,
-  maxSteps = MAX_STEPS
+  maxStepSec = 8, maxSteps = MAX_STEPS
 }) {
   const slo = sloFor(serviceMs, sloMs)
   const idealRps = serviceMs > 0 ? (cores / serviceMs) * 1000 : null
@@ -87,13 +88,15 @@ export function createSweep ({
         overload: OVERLOAD,
         minRequests,
         minDurationSec,
+        maxStepSec,
         maxTries: MAX_TRIES,
         maxSteps,
-        rule: ruleText(fractions, refine, minRequests, minDurationSec)
+        rule: ruleText(fractions, refine, { minRequests, minDurationSec, maxStepSec })
       }
     },
     durationFor (rate) {
-      return Math.max(minDurationSec, Math.ceil((minRequests / rate) * 10) / 10)
+      const forRequests = Math.ceil((minRequests / rate) * 10) / 10
+      return Math.max(minDurationSec, Math.min(maxStepSec, forRequests))
     },
     next (history) {
       if (idealRps === null || slo.sloMs === null) return null

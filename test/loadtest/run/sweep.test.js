@@ -99,7 +99,8 @@ test('sweep: a passing over-step is re-measured and, holding again, the sweep go
 
 test('sweep: steps last long enough for the minimum of requests; no calibration, no sweep', () => {
   const sweep = createSweep({ serviceMs: 10, cores: 2, minRequests: 200, minDurationSec: 3 })
-  assert.equal(sweep.durationFor(20), 10)
+  assert.equal(sweep.durationFor(20), 8, 'at most maxStepSec (8 s): 160 requests')
+  assert.equal(sweep.durationFor(50), 4)
   assert.equal(sweep.durationFor(1000), 3)
   assert.equal(sweep.describe().minRequests, 200)
   assert.equal(createSweep({ serviceMs: null, cores: 2 }).next([]), null)
