@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util'
 import { join } from 'node:path'
 import { existsSync, statSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
 import { ROOT, allServerNames, catalog } from './catalog.js'
 import { defaultReportsDir, userCwd, userPath } from './paths.js'
 import { experimentNames } from './experiments/index.js'
@@ -346,7 +347,7 @@ function thresholdsOf (specs, servers) {
 export async function checkWork (spec, name = 'work') {
   const path = join(ROOT, 'servers', 'lib', 'workloads.js')
   if (!existsSync(path)) return
-  const { parseWork } = await import(path)
+  const { parseWork } = await import(pathToFileURL(path).href) // a URL: a path with # or % is not one
   try {
     parseWork(spec)
   } catch (err) {

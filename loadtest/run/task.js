@@ -4,12 +4,14 @@
 // the expected body, or its `expected` export is), and the arguments that hand it to every server.
 import { execa } from 'execa'
 import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { ROOT } from '../catalog.js'
 import { LabError, abortError, usageError } from '../errors.js'
 import { userCwd } from '../paths.js'
 
 const CHILD = join(ROOT, 'loadtest', 'run', 'calibrate-child.js')
-const taskModule = () => import(join(ROOT, 'servers', 'lib', 'task-module.js'))
+// a file URL, not the path: import() reads a path as a URL, and a checkout under "a#b" loses all after #
+const taskModule = () => import(pathToFileURL(join(ROOT, 'servers', 'lib', 'task-module.js')).href)
 
 // The directory relative paths are taken from: the user's own (npm run changes to the package root).
 export { userCwd }
