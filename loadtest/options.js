@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url'
 import { ROOT, allServerNames, catalog } from './catalog.js'
 import { defaultReportsDir, userCwd, userPath } from './paths.js'
 import { experimentNames } from './experiments/index.js'
-import { describe, usageError } from './errors.js'
+import { clip, describe, usageError } from './errors.js'
 import { ARRIVALS } from './run/schedule.js'
 import { DEFAULT_MAX_BODY } from './run/body.js'
 import { RATE_PER_GENERATOR } from './run/generators.js'
@@ -136,6 +136,7 @@ export function parseOptions (argv) {
     parsed = parseArgs({
       args,
       strict: true,
+      tokens: true,
       allowPositionals: false,
       options: Object.fromEntries(
         Object.keys(DEFAULTS).map((k) => [k, { type: BOOLEANS.has(k) ? 'boolean' : 'string', multiple: MULTIPLE.has(k) }])
@@ -148,15 +149,32 @@ export function parseOptions (argv) {
         .join(' ')})`
     )
   }
+  onceEach(parsed.tokens)
   return validateOptions(parsed.values)
 }
+
+// An option that takes one value, given twice (`--rate 5 --rate 6`), is refused: the last would win silently.
+function onceEach (tokens) {
+  const seen = new Map()
+  for (const t of tokens) {
+    if (t.kind !== 'option' || MULTIPLE.has(t.name)) continue
+    seen.set(t.name, [...(seen.get(t.name) ?? []), t.value ?? 'true'])
+  }
+  for (const [name, values] of seen) {
+    if (values.length > 1) throw usageError(`--${name} given ${values.length} times (${values.map((v) => clip(v, 20)).join(', ')}): give it once`)
+  }
+}
+
+// How a number is written on the command line: decimal digits, an optional fraction and exponent (not
+// 0x10, 0b1, ' 5' or '', which Number() reads too).
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i
 
 // A numeric option within [min, max] (null when not given); `kind` is 'integer' or 'number'.
 function numeric (kind, name, raw, min, max) {
   if (raw === null || raw === undefined) return null
   const n = Number(raw)
-  const ok = kind === 'integer' ? Number.isInteger(n) : Number.isFinite(n)
-  if (raw === '' || !ok || n < min || n > max) {
+  const ok = DECIMAL.test(raw) && (kind === 'integer' ? Number.isInteger(n) : Number.isFinite(n))
+  if (!ok || n < min || n > max) {
     throw usageError(
       `--${name}: expected ${kind === 'integer' ? 'an integer' : 'a number'} from ${min} to ${max}, got ${describe(raw)}`
     )
@@ -187,6 +205,12 @@ function checkLoad (o, out) {
   }
   if ((o.arrival !== null || o.seed !== null) && o.rate === null) {
     throw usageError(`--${o.arrival !== null ? 'arrival' : 'seed'} goes with --rate (the open loop's schedule)`)
+  }
+  if (o.seed !== null && o.arrival !== 'poisson') {
+    throw usageError('--seed goes with --arrival poisson: the constant schedule (i/R, the default) has no randomness')
+  }
+  if (o.slo !== null && o.experiment !== 'capacity') {
+    throw usageError('--slo goes with --experiment capacity (the p99 target of its sweep)')
   }
   if (out.amount !== null && out.duration !== null) {
     throw usageError('--amount and --duration exclude each other: give one of them')
@@ -338,7 +362,7 @@ function thresholdsOf (specs, servers) {
   }
   for (const t of parsed) {
     if (servers === null || t.server === null || servers.includes(t.server.split('/')[0])) continue
-    throw usageError(`--threshold ${JSON.stringify(t.spec)}: unknown server \`${t.server}\`; allowed: ${servers.join(', ')}`)
+    throw usageError(`--threshold ${clip(JSON.stringify(t.spec))}: unknown server \`${t.server}\`; allowed: ${servers.join(', ')}`)
   }
   return parsed
 }
