@@ -154,11 +154,12 @@ export function parseOptions (argv) {
 }
 
 // An option that takes one value, given twice (`--rate 5 --rate 6`), is refused: the last would win silently.
+// A flag given twice means what it says once.
 function onceEach (tokens) {
   const seen = new Map()
   for (const t of tokens) {
-    if (t.kind !== 'option' || MULTIPLE.has(t.name)) continue
-    seen.set(t.name, [...(seen.get(t.name) ?? []), t.value ?? 'true'])
+    if (t.kind !== 'option' || MULTIPLE.has(t.name) || t.value === undefined) continue
+    seen.set(t.name, [...(seen.get(t.name) ?? []), t.value])
   }
   for (const [name, values] of seen) {
     if (values.length > 1) throw usageError(`--${name} given ${values.length} times (${values.map((v) => clip(v, 20)).join(', ')}): give it once`)
