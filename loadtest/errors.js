@@ -53,7 +53,14 @@ export function abortError (reason = 'interrupted') {
   return new LabError('LAB_ABORTED', reason, { exitCode: 130 })
 }
 
-// Describe a value for an error message the way execa/piscina do: `-1` (number).
+// Describe a value for an error message the way execa/piscina do: `-1` (number); a long one is clipped.
 export function describe (value) {
-  return `\`${String(value)}\` (${typeof value})`
+  return `\`${clip(String(value))}\` (${typeof value})`
+}
+
+// Text of a user's value for a one-line message: at most `max` characters, a longer one cut with its
+// length said (a 100 kB argument is not echoed whole).
+export function clip (text, max = 80) {
+  const s = String(text)
+  return s.length <= max ? s : `${s.slice(0, max - 1)}… (${s.length} characters)`
 }

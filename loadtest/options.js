@@ -2,10 +2,11 @@
 import { parseArgs } from 'node:util'
 import { join } from 'node:path'
 import { existsSync, statSync } from 'node:fs'
+import { pathToFileURL } from 'node:url'
 import { ROOT, allServerNames, catalog } from './catalog.js'
 import { defaultReportsDir, userCwd, userPath } from './paths.js'
 import { experimentNames } from './experiments/index.js'
-import { describe, usageError } from './errors.js'
+import { clip, describe, usageError } from './errors.js'
 import { ARRIVALS } from './run/schedule.js'
 import { DEFAULT_MAX_BODY } from './run/body.js'
 import { RATE_PER_GENERATOR } from './run/generators.js'
@@ -135,6 +136,7 @@ export function parseOptions (argv) {
     parsed = parseArgs({
       args,
       strict: true,
+      tokens: true,
       allowPositionals: false,
       options: Object.fromEntries(
         Object.keys(DEFAULTS).map((k) => [k, { type: BOOLEANS.has(k) ? 'boolean' : 'string', multiple: MULTIPLE.has(k) }])
@@ -147,15 +149,33 @@ export function parseOptions (argv) {
         .join(' ')})`
     )
   }
+  onceEach(parsed.tokens)
   return validateOptions(parsed.values)
 }
+
+// An option that takes one value, given twice (`--rate 5 --rate 6`), is refused: the last would win silently.
+// A flag given twice means what it says once.
+function onceEach (tokens) {
+  const seen = new Map()
+  for (const t of tokens) {
+    if (t.kind !== 'option' || MULTIPLE.has(t.name) || t.value === undefined) continue
+    seen.set(t.name, [...(seen.get(t.name) ?? []), t.value])
+  }
+  for (const [name, values] of seen) {
+    if (values.length > 1) throw usageError(`--${name} given ${values.length} times (${values.map((v) => clip(v, 20)).join(', ')}): give it once`)
+  }
+}
+
+// How a number is written on the command line: decimal digits, an optional fraction and exponent (not
+// 0x10, 0b1, ' 5' or '', which Number() reads too).
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i
 
 // A numeric option within [min, max] (null when not given); `kind` is 'integer' or 'number'.
 function numeric (kind, name, raw, min, max) {
   if (raw === null || raw === undefined) return null
   const n = Number(raw)
-  const ok = kind === 'integer' ? Number.isInteger(n) : Number.isFinite(n)
-  if (raw === '' || !ok || n < min || n > max) {
+  const ok = DECIMAL.test(raw) && (kind === 'integer' ? Number.isInteger(n) : Number.isFinite(n))
+  if (!ok || n < min || n > max) {
     throw usageError(
       `--${name}: expected ${kind === 'integer' ? 'an integer' : 'a number'} from ${min} to ${max}, got ${describe(raw)}`
     )
@@ -186,6 +206,12 @@ function checkLoad (o, out) {
   }
   if ((o.arrival !== null || o.seed !== null) && o.rate === null) {
     throw usageError(`--${o.arrival !== null ? 'arrival' : 'seed'} goes with --rate (the open loop's schedule)`)
+  }
+  if (o.seed !== null && o.arrival !== 'poisson') {
+    throw usageError('--seed goes with --arrival poisson: the constant schedule (i/R, the default) has no randomness')
+  }
+  if (o.slo !== null && o.experiment !== 'capacity') {
+    throw usageError('--slo goes with --experiment capacity (the p99 target of its sweep)')
   }
   if (out.amount !== null && out.duration !== null) {
     throw usageError('--amount and --duration exclude each other: give one of them')
@@ -337,7 +363,7 @@ function thresholdsOf (specs, servers) {
   }
   for (const t of parsed) {
     if (servers === null || t.server === null || servers.includes(t.server.split('/')[0])) continue
-    throw usageError(`--threshold ${JSON.stringify(t.spec)}: unknown server \`${t.server}\`; allowed: ${servers.join(', ')}`)
+    throw usageError(`--threshold ${clip(JSON.stringify(t.spec))}: unknown server \`${t.server}\`; allowed: ${servers.join(', ')}`)
   }
   return parsed
 }
@@ -346,7 +372,7 @@ function thresholdsOf (specs, servers) {
 export async function checkWork (spec, name = 'work') {
   const path = join(ROOT, 'servers', 'lib', 'workloads.js')
   if (!existsSync(path)) return
-  const { parseWork } = await import(path)
+  const { parseWork } = await import(pathToFileURL(path).href) // a URL: a path with # or % is not one
   try {
     parseWork(spec)
   } catch (err) {

@@ -2,11 +2,13 @@
 // payload structured-cloned both ways, the task run from the worker's event loop). The study's
 // "indirect" mode. Pool options other than the thread count are piscina's defaults.
 import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { defaultHook } from './hook.js'
 import { abortError, closedError, startupError, STARTUP_TIMEOUT_MS } from './errors.js'
 
-const taskFile = new URL('./piscina-task.js', import.meta.url).pathname
+// A file name, not URL.pathname: that is percent-encoded (a checkout under "my lab" or "läb" is not found).
+const taskFile = fileURLToPath(new URL('./piscina-task.js', import.meta.url))
 
 // Start a pool of `workers` threads, resolve once every thread has loaded the hook.
 export async function createPiscinaDispatcher ({

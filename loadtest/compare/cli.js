@@ -57,9 +57,13 @@ const OPTIONS = {
 export function parseCompareArgs (argv) {
   let parsed
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true })
   } catch (err) {
     throw new CompareError(`${err.message.split('\n')[0]} (see --help)`, 'LAB_COMPARE_USAGE')
+  }
+  for (const name of ['baseline', 'html', 'units']) {
+    const given = parsed.tokens.filter((t) => t.kind === 'option' && t.name === name).length
+    if (given > 1) throw new CompareError(`--${name} given ${given} times: give it once`, 'LAB_COMPARE_USAGE')
   }
   const { values, positionals } = parsed
   if (values.help) return { help: true }

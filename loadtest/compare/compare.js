@@ -2,7 +2,7 @@
 // and computes, per report, the figures and their ratio to a baseline report. Pure: report objects
 // in, comparison data out; reading files and printing live in cli.js, rendering in
 // render.js.
-import { CompareError } from '../errors.js'
+import { CompareError, clip } from '../errors.js'
 import { SCHEMA, machineLine } from '../result/build.js'
 import { isNum, PERCENTILE_KEYS, roundTo } from '../result/stats.js'
 import { serviceTime } from '../result/figures.js'
@@ -222,7 +222,7 @@ export const FAIL_ON_GRAMMAR = `METRIC:+N% (a rise past N % fails) or METRIC:-N%
  * 10 %); throws a CompareError naming the bound and the grammar when it is malformed.
  */
 export function parseFailOn (spec) {
-  const bad = (why) => new CompareError(`--fail-on ${JSON.stringify(spec)}: ${why}; expected ${FAIL_ON_GRAMMAR}`, 'LAB_COMPARE_FAIL_ON')
+  const bad = (why) => new CompareError(`--fail-on ${clip(JSON.stringify(spec))}: ${why}; expected ${FAIL_ON_GRAMMAR}`, 'LAB_COMPARE_FAIL_ON')
   const m = /^\s*([a-z][a-z0-9.]*)\s*:\s*([+-])\s*(\d+(?:\.\d+)?)\s*%\s*$/i.exec(String(spec))
   if (!m) {
     const unsigned = /^\s*([a-z][a-z0-9.]*)\s*:\s*(\d+(?:\.\d+)?)\s*%\s*$/i.exec(String(spec))

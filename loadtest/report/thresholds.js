@@ -2,7 +2,7 @@
 // the verdicts out as rows for the table, the Markdown and the page. Pure: strings and report objects in,
 // plain data out. A crossed threshold makes the lab exit 99 (k6's code) once the report is written.
 import { PERCENTILES } from '../result/stats.js'
-import { ThresholdError } from '../errors.js'
+import { ThresholdError, clip } from '../errors.js'
 
 // k6's exit code for a crossed threshold.
 export const THRESHOLD_EXIT = 99
@@ -65,7 +65,7 @@ export const THRESHOLD_GRAMMAR = `[SERVER[/VARIANT]:]METRIC OP VALUE[UNIT]; METR
 
 // A malformed threshold, naming it, why, and the grammar (a LabError, exit 2).
 function malformed (spec, why) {
-  return new ThresholdError(`--threshold ${JSON.stringify(spec)}: ${why}; expected ${THRESHOLD_GRAMMAR}`)
+  return new ThresholdError(`--threshold ${clip(JSON.stringify(spec))}: ${why}; expected ${THRESHOLD_GRAMMAR}`)
 }
 
 const BODY = /^([a-z][a-z0-9.]*)\s*(<=|>=|==|!=|<|>)\s*(\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*([a-z%/]*)$/i
@@ -93,6 +93,10 @@ export function parseThreshold (spec) {
     throw malformed(spec, `${metric} takes ${allowed.length ? `no unit or ${allowed.join(', ')}` : 'no unit'}, got ${JSON.stringify(suffix)}`)
   }
   const value = Number(raw) * factor
+  if (!Number.isFinite(value)) throw malformed(spec, `${clip(raw, 20)} is past the largest number`)
+  if (def.kind === 'ratio' && suffix === '' && value > 1) {
+    throw malformed(spec, `${metric} ${raw} reads as a fraction, ${+(value * 100).toFixed(4)} %: write ${raw}% (or ${+(value / 100).toFixed(6)})`)
+  }
   if (def.kind === 'count' && !Number.isInteger(value)) throw malformed(spec, `${metric} is a count: expected a whole number`)
   const name = metric.toLowerCase()
   const unit = SHOWN[def.kind]

@@ -8,9 +8,10 @@ import { performance } from 'node:perf_hooks'
 import { runWork } from '../../servers/lib/workloads.js'
 import { now } from '../../servers/lib/task.js'
 import { loadTask, prepareTask, runTask, toJson } from '../../servers/lib/task-module.js'
+import { CHECK_ANSWER_LIMIT } from './task.js'
 
 const plan = JSON.parse(await text(process.stdin))
-process.stdout.write(JSON.stringify(plan.check ? await check(plan.check) : await measure(plan)) + '\n')
+process.stdout.write((plan.check ? answerLine(await check(plan.check)) : JSON.stringify(await measure(plan))) + '\n')
 process.disconnect?.() // the check's IPC channel (run/task.js) must not keep this process alive
 
 // One call of a task module, as a server's first request would make it: { body, expectedBody, setupMs,
@@ -32,6 +33,21 @@ async function check (task) {
   } catch (err) {
     return { error: { code: err?.code ?? null, message: String(err?.message ?? err).split('\n')[0] } }
   }
+}
+
+// The check's answer as one JSON line, or, when it would be over CHECK_ANSWER_LIMIT (or past what a
+// string can hold), the error saying that the task's result is too big and how big it is.
+function answerLine (answer) {
+  let line = null
+  try {
+    line = JSON.stringify(answer)
+  } catch {} // RangeError: more than a string can hold
+  if (line !== null && Buffer.byteLength(line) <= CHECK_ANSWER_LIMIT) return line
+  const mb = (n) => (n / 1024 / 1024).toFixed(1)
+  const size = Buffer.byteLength(answer.body) + (answer.expectedBody ? Buffer.byteLength(answer.expectedBody) : 0)
+  const message = `the task's result is too big: ${mb(size)} MB of JSON${answer.expectedBody ? ' with its expected export' : ''}, ` +
+    `over the ${mb(CHECK_ANSWER_LIMIT)} MB the lab's check takes`
+  return JSON.stringify({ error: { code: 'ERR_TASK_RESULT', message } })
 }
 
 async function measure ({ specs, tasks = {}, maxCalls, totalBudgetMs }) {

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { ROOT, findServer } from '../catalog.js'
 import { BOOT_TIMEOUT_MS, STOP_GRACE_MS, INTERRUPTED_GRACE_MS, startServer, stopServer } from './boot.js'
 import { fireRound, startProbe } from './fire.js'
@@ -23,7 +24,7 @@ async function expectedBodyOf (work) {
   if (!work) return null
   const path = join(ROOT, 'servers', 'lib', 'workloads.js')
   if (!existsSync(path)) return null
-  workloads ??= await import(path)
+  workloads ??= await import(pathToFileURL(path).href) // a URL: a path with # or % is not one
   try {
     return workloads.expectedBody(work)
   } catch {

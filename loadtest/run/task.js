@@ -4,12 +4,17 @@
 // the expected body, or its `expected` export is), and the arguments that hand it to every server.
 import { execa } from 'execa'
 import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { ROOT } from '../catalog.js'
 import { LabError, abortError, usageError } from '../errors.js'
 import { userCwd } from '../paths.js'
 
 const CHILD = join(ROOT, 'loadtest', 'run', 'calibrate-child.js')
-const taskModule = () => import(join(ROOT, 'servers', 'lib', 'task-module.js'))
+// The most the check child may answer (bytes of its JSON line: the result, and its `expected` export when
+// given): a bigger one says so itself, "too big", instead of being cut off mid-write.
+export const CHECK_ANSWER_LIMIT = 64 * 1024 * 1024
+// a file URL, not the path: import() reads a path as a URL, and a checkout under "a#b" loses all after #
+const taskModule = () => import(pathToFileURL(join(ROOT, 'servers', 'lib', 'task-module.js')).href)
 
 // The directory relative paths are taken from: the user's own (npm run changes to the package root).
 export { userCwd }
@@ -51,6 +56,7 @@ function runCheck (t, { signal, setupMs, callMs }) {
     reject: false,
     cancelSignal: signal,
     ipc: true,
+    maxBuffer: CHECK_ANSWER_LIMIT + 1, // its line and the newline
     input: JSON.stringify({ check: t })
   })
   let timedOut = null
@@ -93,7 +99,9 @@ export async function checkTask (work, { signal } = {}) {
     out = JSON.parse(r.stdout)
   } catch {}
   if (!out) {
-    const why = (r.stderr || r.shortMessage || '').split('\n').filter(Boolean).slice(-1)[0] ?? `exit code ${r.exitCode}`
+    const why = r.isMaxBuffer
+      ? `its answer is over ${CHECK_ANSWER_LIMIT} bytes (a result too big)`
+      : (r.stderr || r.shortMessage || '').split('\n').filter(Boolean).slice(-1)[0] ?? `exit code ${r.exitCode}`
     throw new LabError('LAB_TASK', `${label}: the check call failed: ${why}`)
   }
   if (out.error) {

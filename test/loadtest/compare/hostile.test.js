@@ -164,3 +164,9 @@ describe('compare: figures no measurement gives are flagged, not shown', () => {
     assert.match(res.stdout, /not comparable: B `simple@loop:1e5` rps 180\.0 req\/s → — \(—, bound -5%; a figure is not a measurement \(flagged\)\)/)
   })
 })
+
+test('compare: --html, --baseline or --units given twice is refused (the last won silently)', async () => {
+  const res = await cli([join(dir, 'plain.json'), join(dir, 'plain.json'), '--html', join(dir, 'x.html'), '--html', join(dir, 'y.html')])
+  assert.equal(res.exitCode, 2)
+  assert.equal(res.stderr, 'compare: --html given 2 times: give it once')
+})
