@@ -277,7 +277,9 @@ export function splitByRuntime (entries) {
 
 // The runtime each report's servers ran under (`bun 1.4.5`, or a Node version): one, or null when several.
 function serverNode (report) {
-  const versions = new Set(report.results.map((r) => runtimeName(r.runtime) ?? report.machine?.node ?? null))
+  // Node as process.version (as reports from before --runtime have it), Bun and Deno by their own name
+  const of = (rt) => (rt?.name && rt.name !== 'node' ? runtimeName(rt) : rt?.node)
+  const versions = new Set(report.results.map((r) => of(r.runtime) ?? report.machine?.node ?? null))
   return versions.size === 1 ? [...versions][0] : null
 }
 

@@ -17,6 +17,7 @@ import { compareReports, splitByRuntime } from '../../../loadtest/compare/compar
 import { planLab } from '../../../loadtest/lab.js'
 import { parseOptions } from '../../../loadtest/options.js'
 import { ROOT, labReport, runLab, tempDir } from '../../helpers/lab.js'
+import { httpReport } from '../../fixtures/reports.js'
 
 // The instruments' check at start (servers/lib/instruments.js): Node trusts both; Bun's and Deno's
 // utilisation is a stub; Bun's histogram works (without Node's 10 ms offset); Deno's sees a block now
@@ -279,4 +280,19 @@ test('a bad --node exits 2 with one line naming what it tried, before any server
   assert.match(url.stderr, /--node excludes --url/)
   assert.equal(existsSync(starts), false, 'no server was started')
   assert.deepEqual(await readdir(dir), ['not-node'], 'no report written')
+})
+
+test('compare notes servers under different runtimes: Bun beside Node, not a report from before --runtime beside one after', () => {
+  const under = (runtime) => {
+    const report = httpReport()
+    report.results = report.results.map((r) => ({ ...r, runtime }))
+    return report
+  }
+  const before = under({ label: null, node: 'v24.21.0', v8: '13.6', source: null })
+  const after = under({ label: null, name: 'node', version: '24.21.0', engine: 'V8 13.6', node: 'v24.21.0', v8: '13.6', source: null })
+  const bunNow = under({ label: null, name: 'bun', version: '1.4.5', engine: 'JavaScriptCore', node: 'v26.3.0', v8: null, source: null })
+  const notes = (a, b) => compareReports([{ file: 'a.json', report: a }, { file: 'b.json', report: b }]).notes
+  assert.equal(notes(before, after).filter((n) => /different runtimes/.test(n)).length, 0)
+  const differ = notes(after, bunNow).find((n) => /different runtimes/.test(n))
+  assert.match(differ, /^the servers ran under different runtimes \(A v24\.21\.0, B bun 1\.4\.5\): /)
 })
