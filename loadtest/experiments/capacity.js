@@ -12,11 +12,12 @@ import { taskArgs } from '../run/task.js'
 export { SERVERS }
 
 // durationSec: a step's shortest length; minRequests: a step lasts long enough for this many requests
-// (its p99 then rests on at least 2 requests past it), up to maxStepSec. loop:1e7 (about 10 ms here:
-// an ideal near 200 req/s on 2 cores, 1–3 s a step) keeps a sweep of six strategies within about 12
-// minutes at 200 requests a step; loop:1e8 took 9–90 s a step.
+// (its p99 then rests on at least 2 requests past it), up to maxStepSec. loop:3e7 (about 20 ms here: an
+// ideal near 100 req/s on 2 cores, 2–8 s a step) keeps a sweep of six strategies within about 12
+// minutes; loop:1e8 took 9–90 s a step, and loop:1e7's default target (34 ms) was below the scheduler
+// lag of a loaded machine, so every step failed.
 const defaults = {
-  work: 'loop:1e7',
+  work: 'loop:3e7',
   durationSec: 2,
   minRequests: 200,
   maxStepSec: 8,
