@@ -91,33 +91,7 @@ export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.
   const taskOnly = ['task', 'input', 'taskTimeout']
   const spec = { ...base, ...extra }
   if (work !== null) spec.work = { ...common.work, default: typeof work === 'function' ? undefined : work }
-  let values
-  try {
-    values = parseArgs({
-      args: argv,
-      options: Object.fromEntries([
-        ...Object.keys(spec).map((k) => [kebab(k), { type: 'string' }]),
-        ['help', { type: 'boolean', short: 'h' }]
-      ])
-    }).values
-  } catch (err) {
-    const flag = /'(-[^' ]+)/.exec(err.message)?.[1] ?? ''
-    const reason =
-      err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
-        ? `unknown option (valid: ${Object.keys(spec)
-            .map((k) => '--' + kebab(k))
-            .join(', ')}, --help)`
-        : err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
-          ? 'expected a value'
-          : err.message.split('\n')[0]
-    if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
-      throw new ServerError(
-        'ERR_BAD_OPTION',
-        `${strategy}: unexpected argument ${/'([^']*)'/.exec(err.message)?.[1] ?? ''} (options are --flags, see --help)`
-      )
-    }
-    throw new ServerError('ERR_BAD_OPTION', `${flag || strategy}: ${reason}`)
-  }
+  const values = readArgv(strategy, spec, argv)
   if (values.help) {
     process.stdout.write(usage(strategy, spec) + '\n')
     process.exit(0)
@@ -136,7 +110,7 @@ export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.
     } catch (err) {
       const from =
         values[kebab(name)] === undefined && opt.env && env[opt.env] !== undefined ? ` (from ${opt.env})` : ''
-      throw new ServerError('ERR_BAD_OPTION', `${flag}: ${err.message}, got ${JSON.stringify(raw)}${from}`)
+      throw new ServerError('ERR_BAD_OPTION', `${flag}: ${err.message}, got ${JSON.stringify(clip(raw))}${from}`)
     }
   }
   if (work === null) return out
@@ -166,6 +140,57 @@ export const ENV_FALLBACKS = Object.values(common)
 
 // The core count the defaults use (workers, threads).
 export const cores = availableParallelism()
+
+// The flags as parseArgs reads them (every option takes one string; --help is a flag). An option given
+// twice is refused: parseArgs keeps the last silently, and `--port 1 --port 2` is a mistake either way.
+function readArgv (strategy, spec, argv) {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      tokens: true,
+      options: Object.fromEntries([
+        ...Object.keys(spec).map((k) => [kebab(k), { type: 'string' }]),
+        ['help', { type: 'boolean', short: 'h' }]
+      ])
+    })
+  } catch (err) {
+    throw argvError(strategy, spec, err)
+  }
+  const given = new Map()
+  for (const t of parsed.tokens) {
+    if (t.kind === 'option' && t.value !== undefined) given.set(t.name, [...(given.get(t.name) ?? []), clip(t.value)])
+  }
+  for (const [name, values] of given) {
+    if (values.length > 1) throw new ServerError('ERR_BAD_OPTION', `--${name} given ${values.length} times (${values.join(', ')}): give it once`)
+  }
+  return parsed.values
+}
+
+// parseArgs' refusal as one line naming the flag.
+function argvError (strategy, spec, err) {
+  if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+    return new ServerError(
+      'ERR_BAD_OPTION',
+      `${strategy}: unexpected argument ${clip(/'([^']*)'/.exec(err.message)?.[1] ?? '')} (options are --flags, see --help)`
+    )
+  }
+  const flag = /'(-[^' ]+)/.exec(err.message)?.[1] ?? ''
+  const reason =
+    err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION'
+      ? `unknown option (valid: ${Object.keys(spec)
+          .map((k) => '--' + kebab(k))
+          .join(', ')}, --help)`
+      : err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
+        ? 'expected a value'
+        : err.message.split('\n')[0]
+  return new ServerError('ERR_BAD_OPTION', `${clip(flag) || strategy}: ${reason}`)
+}
+
+// A value for a message: a long one (a 100 kB argument) is cut, with its length.
+function clip (text, max = 80) {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}… (${text.length} characters)`
+}
 
 function kebab (name) {
   return name.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())

@@ -1,11 +1,13 @@
 // What probing the servers found (issue 19): a task rejecting with null is an answer, not a TypeError, in
 // every server and in the lab's own check; a task that sets Object.prototype.work does not choose later
-// requests' work; POST /__lab/stats/reset answers the lab only (no Origin, no body but JSON).
+// requests' work; POST /__lab/stats/reset answers the lab only (no Origin, no body but JSON); a server
+// option given twice is refused and a long bad value is clipped in the message (item 12, as the lab's).
 // Real servers on real sockets; the lab's check runs in its real child process.
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
 import { checkTask, describeLabTask } from '../../loadtest/run/task.js'
+import { parseOptions } from '../../servers/lib/options.js'
 import { getJson, ROOT, startServer } from '../helpers/server.js'
 
 const TASKS = join(ROOT, 'test', 'fixtures', 'tasks')
@@ -64,4 +66,19 @@ test('POST /__lab/stats/reset: refused with an Origin (403) or a body that is no
   const json = await reset({ headers: { 'content-type': 'application/json' }, body: '{}' })
   assert.equal(json.status, 200)
   assert.equal(await completed(), 0)
+})
+
+test('a server option given twice is refused (the last won silently); a 100 kB bad value is clipped in the message', () => {
+  const parse = (argv) => parseOptions({ strategy: 'queued-threads', work: 'fib:5', argv, extra: {}, env: {} })
+  const refused = (argv, why) => assert.throws(() => parse(argv), (err) => {
+    assert.equal(err.code, 'ERR_BAD_OPTION')
+    assert.equal(err.exitCode, 2)
+    assert.match(err.message, why)
+    assert.ok(err.message.length < 300, `${err.message.length} characters`)
+    return true
+  })
+  refused(['--port', '1', '--port', '2'], /^--port given 2 times \(1, 2\): give it once$/)
+  refused(['--work', 'fib:5', '--work=fib:6'], /^--work given 2 times/)
+  refused(['--port', '9'.repeat(100_000)], /^--port: expected an integer from 0 to 65535, got "9+… \(100000 characters\)"$/)
+  assert.equal(parse(['--port', '0', '--work', 'fib:7']).work.spec, 'fib:7', 'each once is read as before')
 })
