@@ -97,9 +97,12 @@ export function capacityOf (steps, { sloMs, idealRps }) {
   const byRate = verdicts(steps)
   const { lo, hi, overruled } = bracketOf(byRate)
   const best = steps.filter((s) => s.rate === lo && s.pass).at(-1) ?? null
-  const over = steps.find((s) => s.kind === 'over' && s.rate === lo * OVERLOAD) ?? null
-  // The knee is proven when the step past capacity failed; else (the sweep's step limit) it is a floor.
-  const proven = over !== null && byRate.get(over.rate) === 'fail'
+  // The step past capacity: offered as such, or already measured at that rate (a bisection can land on it).
+  const at = (s) => Math.abs(s.rate - lo * OVERLOAD) <= 1e-9 * lo
+  const over = steps.find((s) => s.kind === 'over' && at(s)) ?? steps.find(at) ?? null
+  // The knee is proven when a failure is confirmed at or below 1.2 × capacity; else (the sweep's step
+  // limit) the capacity is a floor.
+  const proven = hi !== null && hi <= lo * OVERLOAD * (1 + 1e-9)
   return {
     sloMs,
     rps: best?.rate ?? 0,

@@ -61,7 +61,8 @@ function nextStep (steps, { idealRps, fractions, refine, maxSteps }) {
   if (lo === 0) return null
   // The step past capacity: offered once per capacity; its failure ends the sweep (a pass moved lo up).
   const over = lo * OVERLOAD
-  return byRate.has(over) ? null : { kind: 'over', rate: over }
+  const measured = [...byRate.keys()].some((r) => Math.abs(r - over) <= 1e-9 * over)
+  return measured ? null : { kind: 'over', rate: over }
 }
 
 // A sweep over rates for one server: next(history) → the next rate to offer (null: done), where history

@@ -118,3 +118,19 @@ test('backlog: outstanding requests that grow through a step fail it, a steady q
   assert.equal(holds(fig, SLO), false, 'a p99 within the target does not hold with a growing backlog')
   assert.equal(backlogOf({ points: [point(1, 1)] }), null)
 })
+
+test('capacity: a bisection that lands on 1.2 × capacity proves the knee; the sweep does not offer it again', () => {
+  // lo 100, then a failure confirmed at exactly 120 (a refine step): no over-step, and the bound is refined.
+  const steps = [
+    { index: 0, rate: 100, kind: 'coarse', pass: true, disturbed: false, p99: 10 },
+    { index: 1, rate: 150, kind: 'coarse', pass: false, disturbed: false, p99: 500 },
+    { index: 2, rate: 150, kind: 'repeat', pass: false, disturbed: false, p99: 500 },
+    { index: 3, rate: 100 * OVERLOAD, kind: 'refine', pass: false, disturbed: false, p99: 500 },
+    { index: 4, rate: 100 * OVERLOAD, kind: 'repeat', pass: false, disturbed: false, p99: 500 }
+  ]
+  const cap = capacityOf(steps, { sloMs: SLO, idealRps: 200 })
+  assert.equal(cap.rps, 100)
+  assert.equal(cap.bound, 'refined', 'a failure confirmed at 1.2 × capacity proves the knee')
+  assert.equal(cap.over.index, 3, 'the step at 1.2 × capacity, whatever its kind')
+  assert.deepEqual(cap.bracket, { pass: 100, fail: 100 * OVERLOAD })
+})
