@@ -50,9 +50,11 @@ async function probe (url, rate, { durationSec, amount, generators }, signal) {
     generators,
     lagP99: Math.max(fig.open.lag.p99, ...(fig.open.generators ?? []).map((g) => g.lag.p99)),
     sendRate: fig.open.sendRate,
-    sendError: fig.open.sendRateError,
+    // the worst issue-rate error of the round and of each thread (the trust rule judges every thread)
+    sendError: [fig.open, ...(fig.open.generators ?? [])].map((g) => g.sendRateError ?? 0)
+      .reduce((a, e) => (Math.abs(e) > Math.abs(a) ? e : a), 0),
     sent: r.sent,
-    failed: r.errors + r.timeouts + r.non2xx,
+    failed: r.errors + r.timeouts + r.non2xx + fig.requests.mismatches + fig.requests.unanswered,
     kept: why.length === 0,
     why
   }

@@ -105,7 +105,7 @@ test("a task's failures stop the lab before any server starts: one line, exit 2 
     [['--task', join(TASKS, 'failing.mjs')], 2, /export default is a number, not a function/],
     [['--task', SUM, '--input', '{x'], 2, /--input: not JSON/],
     [['--task', SUM, '--work', 'fib:3'], 2, /--task excludes --work/],
-    [['--input', '{}', '--server', 'simple'], 2, /--input: only with --task/],
+    [['--input', '{}'], 2, /--input: only with --task/],
     [['--task', join(TASKS, 'setup-throws.mjs')], 1, /setup-throws\.mjs: task setup\(\) failed: no database here$/],
     [['--task', `${join(TASKS, 'failing.mjs')}#throws`], 1, /#throws: task threw: bad input undefined$/],
     [
