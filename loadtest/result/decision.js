@@ -207,7 +207,8 @@ function separation (rank, runnerUp) {
 // The machine a decision holds for: host, CPU and cores.
 function machineOf (m) {
   if (!m) return null
-  return { hostname: m.hostname ?? null, cpuModel: m.cpuModel ?? null, cores: m.availableParallelism ?? m.cores ?? null }
+  const cores = m.availableParallelism ?? m.cores ?? null
+  return { hostname: m.hostname ?? null, cpuModel: m.cpuModel ?? null, cores }
 }
 
 // The decision of a capacity report (null when no result has a capacity). `sloMs`: the target it is
