@@ -19,6 +19,7 @@ import { samplerSource } from './run/sample.js'
 import { resolveRuntimes } from './run/runtimes.js'
 import { userCwd } from './paths.js'
 import { runtimeName } from './result/runtime.js'
+import { decide } from './result/decision.js'
 
 // Everything decided before anything starts: the experiment, its load, the plan and each entry's load.
 // Throws a usage error (exit 2) for a bad combination; starts nothing (a --node runtime the project
@@ -287,6 +288,8 @@ export async function runLab (
     results: ctx.results,
     notes: ctx.notes
   })
+  // The capacity experiment ends with a decision (result/decision.js), first in every output.
+  if (experimentName === 'capacity') report.decision = decide(report)
   // Thresholds (--threshold) are judged on the finished results; the CLI exits 99 when one is crossed.
   if (opts.threshold?.length) report.thresholds = evaluateThresholds(opts.threshold, report.results)
   return report

@@ -4,6 +4,7 @@ import { reportTable } from './table.js'
 import { mdCode, mdFence, mdText } from './escape.js'
 import { runtimeName } from '../result/runtime.js'
 import { thresholdRows } from './thresholds.js'
+import { decisionMarkdown } from './decision.js'
 
 // A calibration's row name: its work spec, and its runtime under --node.
 function calibrationName (c) {
@@ -151,6 +152,7 @@ function resultsTable (t) {
 export function renderMarkdown (report, experiment) {
   const out = [
     ...headSection(report, experiment),
+    ...decisionMarkdown(report.decision), // the decision first (capacity experiment)
     ...machineSection(report.machine),
     ...methodSection(report.method, report.machine),
     ...calibrationSection(report.calibration),

@@ -204,6 +204,23 @@ function separation (rank, runnerUp) {
   return `${rank.rule} (brackets ${bracketText(rank.top.target)} and ${bracketText(runnerUp.target)} req/s overlap)`
 }
 
+// What happens past the winner's capacity: goodput at each multiple of it (issue 27's overload figures,
+// when the report has them) and the sweep's own step at 1.2 × capacity. null: nothing measured.
+export function pastCapacity (r) {
+  const steps = (r.overload?.steps ?? []).filter((s) => isNum(s.multiple))
+  const over = r.capacity?.capacity?.over ?? null
+  if (!steps.length && !over) return null
+  return {
+    goodput: steps.map((s) => ({ multiple: s.multiple, goodputShare: s.goodputShare ?? null })),
+    over: over && {
+      rate: roundTo(over.rate, 1),
+      p99: over.p99 ?? null,
+      timeouts: over.requests?.timeouts ?? null,
+      holds: Boolean(over.pass)
+    }
+  }
+}
+
 // The machine a decision holds for: host, CPU and cores.
 function machineOf (m) {
   if (!m) return null
@@ -233,7 +250,7 @@ export function decide (report, { sloMs = null, headroom = HEADROOM } = {}) {
       ...none,
       runnerUp: null,
       decidedBy: null,
-      overload: null,
+      past: null,
       confirm: null,
       refused: { reason: 'none meets the target', keys: [], text: `no strategy held p99 ≤ ${target} ms at any rate tried` }
     }
@@ -246,7 +263,7 @@ export function decide (report, { sloMs = null, headroom = HEADROOM } = {}) {
     planRps: roundTo(win.capacityRps * headroom, 1),
     decidedBy: rank.rule,
     runnerUp: next ? { ...named(next), separation: separation(rank, next) } : null,
-    overload: rank.top.result.overload ?? null,
+    past: pastCapacity(rank.top.result),
     refused: refusalOf(rank),
     confirm: null
   }
