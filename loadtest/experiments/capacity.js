@@ -7,6 +7,8 @@ import { fmtMs, fmtPct } from '../report/format.js'
 import { SERVERS } from './heavy-cpu.js'
 import { createSweep } from '../run/sweep.js'
 import { taskArgs } from '../run/task.js'
+import { tuneArgs } from '../tune.js'
+import { parseKey } from '../result/key.js'
 
 // The six CPU strategies, as in heavy-cpu.
 export { SERVERS }
@@ -40,6 +42,16 @@ const quick = {
   fractions: [0.3, 0.7, 1.0, 1.3]
 }
 
+// A tuned sweep's coarse steps from the previous value's bracket ({ pass, fail }), as fractions of the
+// ideal: around the capacity the last setting found, so a neighbouring setting needs fewer steps. null
+// without a bracket to start from (the first value, or one that held no rate).
+export const SEEDED = [0.6, 0.8, 0.95, 1.1, 1.3, 1.6, 2]
+export function seededFractions (seed, { serviceMs, cores }) {
+  if (!(seed?.pass > 0) || !(serviceMs > 0)) return null
+  const ideal = (cores / serviceMs) * 1000
+  return SEEDED.map((f) => (f * seed.pass) / ideal)
+}
+
 function rps (x) {
   return x === null || x === undefined ? '-' : x >= 100 ? String(Math.round(x)) : x.toFixed(1)
 }
@@ -61,14 +73,27 @@ export default {
     const minDurationSec = opts.user?.durationSec ?? q.durationSec
     const { refine, maxSteps, minRequests, maxStepSec } = q
     const steps = { refine, maxSteps, minRequests, minDurationSec, maxStepSec }
-    return servers.map((server) => ({
+    // --tune: one entry per value of the setting, each its own key (SERVER[NAME=V]); the lab seeds each
+    // sweep from the previous value's bracket (seededFractions).
+    const settings = opts.tune ? opts.tune.values.map((value) => ({ name: opts.tune.name, value })) : [null]
+    return servers.flatMap((server) => settings.map((setting) => ({
       server,
       variant: null,
-      args: opts.task ? taskArgs(opts.task) : ['--work', work], // --task: the user's module is the work
+      setting,
+      args: [
+        ...(opts.task ? taskArgs(opts.task) : ['--work', work]), // --task: the user's module is the work
+        ...(setting ? tuneArgs(opts.tune, setting.value) : [])
+      ],
       work: opts.task?.spec ?? work,
       durationSec: minDurationSec,
-      sweep: ({ serviceMs, cores }) => createSweep({ serviceMs, cores, sloMs: opts.sloMs, fractions, ...steps })
-    }))
+      sweep: ({ serviceMs, cores, seed = null }) => createSweep({
+        serviceMs,
+        cores,
+        sloMs: opts.sloMs,
+        ...steps,
+        fractions: seededFractions(seed, { serviceMs, cores }) ?? fractions
+      })
+    })))
   },
   notes (opts) {
     return [
@@ -95,12 +120,18 @@ function capacityCell (cap) {
   return cap.runs ? `${main} (${cap.runs.map((x) => rps(x.rps)).join(', ')})` : main
 }
 
+// A row's name: the server, and its --tune setting (`queued-threads[threads=3]`).
+function rowName (r) {
+  const setting = parseKey(r.key ?? '').setting
+  return setting ? `${r.server}[${setting}]` : r.server
+}
+
 // One server's row of the capacity table.
 function capacityRow (r, width) {
   const c = r.capacity?.capacity
   if (!c) {
     const status = r.status === 'failed' ? 'FAILED' : '-'
-    return [r.server, '-', status, ...Array(width - 4).fill(''), `✗ ${r.failure?.reason ?? ''}`]
+    return [rowName(r), '-', status, ...Array(width - 4).fill(''), `✗ ${r.failure?.reason ?? ''}`]
   }
   const over = c.over
   const steps = r.capacity.steps
@@ -109,7 +140,7 @@ function capacityRow (r, width) {
     ? over.recovery.ms === null ? `>${fmtMs(over.recovery.timeoutMs)}` : fmtMs(over.recovery.ms)
     : '-'
   return [
-    r.server,
+    rowName(r),
     rps(r.capacity.idealRps),
     capacityCell(r.capacity),
     `${rps(c.bracket?.pass)}–${rps(c.bracket?.fail)}`,
