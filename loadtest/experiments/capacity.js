@@ -89,7 +89,7 @@ export default {
       sweep: ({ serviceMs, cores, seed = null }) => createSweep({
         serviceMs,
         cores,
-        sloMs: opts.sloMs,
+        slos: opts.slos, // --slo's targets (null: the sweep's default three)
         ...steps,
         fractions: seededFractions(seed, { serviceMs, cores }) ?? fractions
       })
