@@ -5,7 +5,7 @@
 // loadtest/run/sweep.js for the rule.
 import { fmtMs, fmtPct } from '../report/format.js'
 import { SERVERS } from './heavy-cpu.js'
-import { createSweep } from '../run/sweep.js'
+import { MIN_REQUESTS, SLO_MULTIPLES, createSweep } from '../run/sweep.js'
 import { taskArgs } from '../run/task.js'
 import { tuneArgs } from '../tune.js'
 import { parseKey } from '../result/key.js'
@@ -28,18 +28,22 @@ const defaults = {
   recoveryTimeoutSec: 60,
   refine: 3,
   maxSteps: 14,
+  stepsPerTarget: 4, // more steps allowed for each target past the first (its bisections and their repeats)
   fractions: null
 }
+// --quick, for the test suite: a lighter work (about 10 ms here: an ideal near 200 req/s) so that a step
+// gathers the requests p99 needs (MIN_REQUESTS, 299: the binomial rule) within 1–4 s; fewer steps.
 const quick = {
-  work: 'loop:2e7',
-  durationSec: 0.5,
-  minRequests: 40,
-  maxStepSec: 2,
+  work: 'loop:1e7',
+  durationSec: 1,
+  minRequests: MIN_REQUESTS,
+  maxStepSec: 4,
   warmup: 4,
   recoveryTimeoutSec: 30,
   refine: 1,
   maxSteps: 7,
-  fractions: [0.3, 0.7, 1.0, 1.3]
+  stepsPerTarget: 2,
+  fractions: [0.4, 0.7, 1.0, 1.3]
 }
 
 // A tuned sweep's coarse steps from the previous value's bracket ({ pass, fail }), as fractions of the
@@ -71,7 +75,9 @@ export default {
     const servers = (opts.servers ?? SERVERS).filter((s) => SERVERS.includes(s))
     const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
     const minDurationSec = opts.user?.durationSec ?? q.durationSec
-    const { refine, maxSteps, minRequests, maxStepSec } = q
+    const { refine, minRequests, maxStepSec } = q
+    const targets = opts.slos?.length ?? SLO_MULTIPLES.length
+    const maxSteps = q.maxSteps + q.stepsPerTarget * (targets - 1)
     const steps = { refine, maxSteps, minRequests, minDurationSec, maxStepSec }
     // --tune: one entry per value of the setting, each its own key (SERVER[NAME=V]); the lab seeds each
     // sweep from the previous value's bracket (seededFractions).
@@ -108,9 +114,25 @@ export default {
       'server', 'ideal req/s', 'capacity req/s', 'bracket', 'cap/ideal', 'p99 at cap', 'target', 'steps',
       'disturbed', '1.2× p99', '1.2× timeouts', '1.2× recovery', 'trust'
     ]
-    const rows = report.results.filter((r) => r.kind === 'http').map((r) => capacityRow(r, head.length))
+    const http = report.results.filter((r) => r.kind === 'http')
+    const rows = http.map((r) => capacityRow(r, head.length))
+    // several targets: the capacity at each, one more column (the decision block reads the same figures)
+    if (http.some((r) => (r.capacity?.targets?.length ?? 0) > 1)) {
+      head.splice(head.length - 1, 0, 'capacity by target')
+      rows.forEach((row, i) => row.splice(row.length - 1, 0, targetsCell(http[i])))
+    }
     return { head, rows }
   }
+}
+
+// The capacity at each target: `100 ms: 45.2 · 400 ms: ≥80.1` ('cannot' where the floor is above it).
+export function targetsCell (r) {
+  const targets = r.capacity?.targets ?? []
+  return targets.map((t) => {
+    const none = t.bound === 'cannot meet the target' ? 'cannot' : '-'
+    const cap = t.rps === null || t.rps === undefined ? none : `${t.bound === 'at least' ? '≥' : ''}${rps(t.rps)}`
+    return `${fmtMs(t.sloMs)} ms: ${cap}`
+  }).join(' · ') || '-'
 }
 
 // The capacity cell: the (median) capacity, and with --runs N every sweep's.

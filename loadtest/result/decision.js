@@ -240,7 +240,11 @@ export function decide (report, { sloMs = null, headroom = HEADROOM } = {}) {
     machine: machineOf(report.machine),
     runtime: report.machine?.node ?? null,
     changes: rankingChanges(results),
-    cannot: results.filter((r) => !holdsSome(targetsOf(r).find((t) => t.sloMs === target))).map((r) => r.key),
+    // the results with no capacity at the target: { key, bound } ('cannot meet the target': the floor is above it)
+    unmet: results.flatMap((r) => {
+      const t = targetsOf(r).find((x) => x.sloMs === target)
+      return holdsSome(t) ? [] : [{ key: r.key, bound: t?.bound ?? 'no capacity at this target' }]
+    }),
     headroom
   }
   if (!rank.top) {

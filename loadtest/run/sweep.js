@@ -15,8 +15,10 @@ export { MAX_TRIES, OVERLOAD }
 export const FRACTIONS = [0.3, 0.45, 0.6, 0.75, 0.9, 1.05, 1.2]
 // The default p99 target: this many service times.
 export const SLO_SERVICE_MULTIPLE = 5
-// Bisection stops when the interval is narrower than this share of its upper end.
+// Bisection stops when the interval is narrower than this share of its upper end: the first target's,
+// and the other targets' (looser: a bisection there costs a step and its repeat, and they show the curve).
 const PRECISION = 0.02
+const PRECISION_OTHERS = 0.05
 // At most this many steps in one sweep (the default of createSweep's maxSteps).
 export const MAX_STEPS = 30
 // The fewest requests that can show p99 within the target (none over it, 95 %): a step's default length.
@@ -84,7 +86,8 @@ function nextStep (views, aims, { idealRps, fractions, refine, maxSteps }) {
   for (const [k, v] of byRate.entries()) {
     const { lo, hi } = bracketOf(v)
     const refines = steps.filter((s, i) => s.kind === 'refine' && aims[i] === k).length
-    if (hi !== null && refines < refine && (hi - lo) / hi > PRECISION) return { kind: 'refine', rate: (lo + hi) / 2, aim: k }
+    const wide = (hi - lo) / hi > (k === 0 ? PRECISION : PRECISION_OTHERS)
+    if (hi !== null && refines < refine && wide) return { kind: 'refine', rate: (lo + hi) / 2, aim: k }
   }
   for (const [k, v] of byRate.entries()) {
     const { lo, hi } = bracketOf(v)

@@ -19,7 +19,8 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
   assert.equal(json.status, 'complete')
   assert.equal(json.method.loop, 'open')
   assert.equal(json.results.length, 2)
-  const cal = json.calibration['loop:2e7']
+  const { quick } = await experimentFor('capacity')
+  const cal = json.calibration[quick.work]
   const serviceMs = cal.serviceMs
   assert.ok(serviceMs <= cal.medianMs, 'the service time is the fast end of the warm calls')
   assert.equal(typeof cal.spreadPct, 'number')
@@ -39,7 +40,8 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
       assert.equal(typeof s.histograms.latency, 'string', 'each step keeps its encoded histogram')
       assert.deepEqual(Object.keys(s.noise).sort(), ['foreignCores', 'stealPct', 'workInflation'])
       assert.equal(s.disturbed, s.disturbedBy.length > 0, 'disturbed exactly when something is named')
-      assert.ok(s.requests.sent >= 40 * 0.9, `${res.server} step ${s.index}: ${s.requests.sent} requests (40 a step)`)
+      const least = Math.min(quick.minRequests, s.rate * quick.maxStepSec) * 0.9
+      assert.ok(s.requests.sent >= least, `${res.server} step ${s.index}: ${s.requests.sent} requests (${quick.minRequests} a step, at most ${quick.maxStepSec} s)`)
     }
     // Whether a step holds depends on this machine's load at the moment (tests run side by side): what
     // must hold is the rule. Capacity is a rate that held, below every rate that failed; or none held.

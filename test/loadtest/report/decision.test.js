@@ -35,7 +35,7 @@ test('decision block: what to run, the plan rate with its headroom, the runner-u
   assert.match(text, /Plan +72 req\/s, 80 % of capacity \(20 % headroom\)/)
   assert.match(text, /Runner-up +queued-threads: 60 req\/s .*brackets apart/)
   assert.match(text, /Would change +queued-threads@loop:3e7#capacity leads from 400 ms \(lines cross near p99 \d+(\.\d)? ms/)
-  assert.match(text, /Cannot meet p99 ≤ 100 ms +child-process@loop:3e7#capacity/)
+  assert.match(text, /No capacity at p99 ≤ 100 ms +child-process@loop:3e7#capacity \(cannot meet the target\)/)
   assert.match(text, /Confirmed +not run/)
   assert.match(text, /Holds for +lab-box/)
   const refused = decide({ ...report, results: [report.results[0], { ...report.results[1], key: 'simple@x#capacity', server: 'simple', capacity: { ...report.results[0].capacity } }] })

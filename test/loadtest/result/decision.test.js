@@ -39,7 +39,7 @@ test('decision: the highest capacity wins when brackets are apart; plan rate at 
   assert.equal(d.sloMs, 100)
   assert.equal(d.runnerUp.server, 'simple')
   assert.match(d.runnerUp.separation, /brackets apart: 80–84 against 40–44/)
-  assert.deepEqual(d.cannot, ['child-process@loop:3e7#capacity'])
+  assert.deepEqual(d.unmet, [{ key: 'child-process@loop:3e7#capacity', bound: 'cannot meet the target' }])
   assert.equal(d.decidedBy, 'highest capacity, brackets apart')
 })
 
