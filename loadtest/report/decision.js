@@ -70,7 +70,7 @@ export function decisionLines (d) {
   if (d.key) lines.push({ label: 'Past capacity', text: pastText(d.past) })
   lines.push({ label: 'Would change', text: changesText(d) })
   if (d.unmet?.length) lines.push({ label: `No capacity at ${target}`, text: d.unmet.map((u) => `${u.key} (${u.bound})`).join(', ') })
-  if (d.key && !d.refused) lines.push({ label: 'Confirmed', text: confirmText(d.confirm) })
+  if (d.key) lines.push({ label: d.refused ? 'Confirm run' : 'Confirmed', text: confirmText(d.confirm) })
   const m = d.machine
   const on = m ? [m.hostname, m.cpuModel, isNum(m.cores) ? `${m.cores} cores` : null].filter(Boolean).join(' · ') : '-'
   lines.push({ label: 'Holds for', text: `${on}; Node ${d.runtime ?? '-'}; this work and target only` })

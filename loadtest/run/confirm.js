@@ -22,12 +22,14 @@ export function confirmVerdict (fig, sloMs) {
   return { held: holds(fig, sloMs) && why.length === 0, why }
 }
 
-// Run the confirming round for `decision` (the winner's plan entry and load found by its key among
+// Run the confirming round for `decision` (its highest capacity: the winner, or with a refusal the one it
+// does not recommend) (the winner's plan entry and load found by its key among
 // `plan`/`loads`/`results`, in plan order). Never throws for the server's fault: a failure is said.
 export async function confirmWinner (decision, { plan, loads, results, quick, signal, progress, calibration }) {
   const durationSec = quick ? CONFIRM_QUICK_SEC : CONFIRM_SEC
   const base = { key: decision.key, rate: decision.planRps, sloMs: decision.sloMs, durationSec }
-  if (decision.refused) return { ...base, skipped: `no recommendation (${decision.refused.reason})` }
+  // A refusal still has a highest capacity: it is confirmed all the same (the block says it is no advice).
+  if (!decision.key || !(decision.planRps > 0)) return { ...base, skipped: `no capacity at p99 ≤ ${decision.sloMs} ms` }
   const i = results.findIndex((r) => r.key === decision.key)
   if (i < 0 || !plan[i]) return { ...base, skipped: 'the winner\'s plan entry was not found' }
   const { sweep, ...entry } = plan[i]
