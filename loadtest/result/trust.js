@@ -51,7 +51,9 @@ export function contentionOf (noise) {
     cores: n.cores,
     treeCores,
     freeCores: roundTo(free, 2),
-    text: `work ${r1(n.workInflation)} × slower: ${what}`
+    text: `work ${r1(n.workInflation)} × slower: ${what}`,
+    // the table cell
+    short: `${r1(n.workInflation)}× · ${crowded ? `${inFlight} on ${n.cores} cores` : `tree ${treeCores} cores`}`
   }
 }
 
