@@ -124,11 +124,21 @@ export function offeredLoadKept (windows, { sendRateError = null, sendRate = nul
   return out
 }
 
+// The issue windows of a round's open-loop figures: the generator's own when it records them
+// (fig.open.windows: [{ t, due, sent | issued }], the exact ones), else from the timeline (issueWindows).
+export function windowsOf (fig) {
+  const o = fig?.open
+  if (Array.isArray(o?.windows) && o.windows.length) {
+    return o.windows.map((w, i) => ({ t: w.t ?? i * WINDOW_MS, due: w.due, sent: w.sent ?? w.issued }))
+  }
+  return issueWindows(fig?.timeline, { rate: o?.rate, arrival: o?.arrival, total: fig?.requests?.sent ?? 0 })
+}
+
 // The offered-load reasons of a round's figures (empty: kept), for the round and each generator thread.
 export function offeredLoadReasons (fig) {
   const o = fig?.open
   if (!o) return []
-  const windows = issueWindows(fig.timeline, { rate: o.rate, arrival: o.arrival, total: fig.requests?.sent ?? 0 })
+  const windows = windowsOf(fig)
   const out = offeredLoadKept(windows, o).map((x) => `load generator did not keep the offered load: ${x}`)
   for (const [k, g] of (o.generators ?? []).entries()) {
     const who = `load generator thread ${k + 1}/${o.generators.length}`
