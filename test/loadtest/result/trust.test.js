@@ -107,7 +107,8 @@ test('trust: offered load kept — the issue rate in every 1 s window and the un
   assert.ok(untrustedReasons(fig).some((x) => /^load generator did not keep the offered load/.test(x)))
   assert.equal(disturbances(fig).length, 2)
   // the generator's own windows, when it records them, take the timeline's place
-  const own = { ...fig, open: { ...fig.open, windows: [{ t: 0, due: 50, issued: 50 }, { t: 1000, due: 50, issued: 50 }] } }
+  const windows = [{ t: 0, due: 50, issued: 50 }, { t: 1000, due: 50, issued: 50 }]
+  const own = { ...fig, open: { ...fig.open, windows } }
   assert.deepEqual(offeredLoadReasons(own), [])
 })
 
