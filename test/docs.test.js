@@ -71,6 +71,15 @@ test('the README is a page a newcomer reads; every docs page starts with what it
   }
 })
 
+test('the README and --help give the tour the same duration', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const said = /a quick tour of every server \(light load, ([^)]+)\)/.exec(LAB_HELP)?.[1]
+  assert.ok(said, 'the --help text says how long the tour takes')
+  const tourLines = readme.split('\n').filter((l) => /^npm (ci && npm )?run lab +#/.test(l))
+  assert.ok(tourLines.length >= 2, tourLines.join('\n'))
+  for (const line of tourLines) assert.ok(line.includes(`(${said})`), `${line}\n--help says: ${said}`)
+})
+
 test('GitHub anchors: lower case, punctuation dropped, repeats numbered', () => {
   assert.equal(slug('Gates for CI: thresholds and `compare --fail-on`'), 'gates-for-ci-thresholds-and-compare---fail-on')
   assert.equal(slug('Runtimes: Node 20, 22 and 24, Bun and Deno, `--runtime`'), 'runtimes-node-20-22-and-24-bun-and-deno---runtime')
