@@ -15,7 +15,7 @@ import { createHistogram, decodeHistogram, encodeHistogram } from '../result/his
 
 const THREAD = new URL('./generator-thread.js', import.meta.url)
 // What one generator thread keeps on schedule (requests/s): `npm run bench` measured 24,000–27,000 on
-// the lab's thread against a trivial server on this 2-core machine (README "What the lab itself costs");
+// the lab's thread against a trivial server on this 2-core machine (docs/bench.md);
 // the default is a thread per this many requests/s, leaving one core to everything else.
 export const RATE_PER_GENERATOR = 20000
 // How far ahead of the first due time threads that are all ready are told to start (ms).
