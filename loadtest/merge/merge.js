@@ -10,7 +10,7 @@ import { mergeTimelines } from './timeline.js'
 
 // What makes reports shards of one plan: these fields of `method` must be equal in all of them.
 export const PLAN_FIELDS = ['url', 'rate', 'arrival', 'seed', 'amount', 'durationSec', 'startAt']
-const COUNTS = ['sent', 'completed', 'ok', 'non2xx', 'errors', 'timeouts', 'mismatches', 'unanswered']
+const COUNTS = ['sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'unanswered']
 const HISTOGRAMS = ['latency', 'service', 'lag', 'wait']
 // A shard report's note saying it is one (run/generators.js scaleOutNotes).
 const SHARD_NOTE = /^shard \d+\/\d+ of a plan /

@@ -37,7 +37,9 @@ export function roundCounts () {
     completed: 0,
     ok: 0,
     non2xx: 0,
-    errors: 0,
+    errors: 0, // requests that ended in an error: their connection's, or a protocol error
+    protocolErrors: 0, // responses that broke HTTP/1.1 (the connection closed on each; a request's is in errors too)
+    interim: 0, // interim answers (1xx but 101) skipped while waiting for the final one
     timeouts: 0,
     mismatches: 0,
     statusCodes: {},
