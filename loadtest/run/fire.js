@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks'
 import { setTimeout as delay } from 'node:timers/promises'
 import { request } from './http.js'
 import { DEFAULT_MAX_BODY, createVerifier } from './body.js'
+import { holdToProtocol } from './autocannon-strict.js'
 import { createHistogram, recordMs } from '../result/histogram.js'
 
 // Parse a Server-Timing header into { work, queue } durations in ms (missing entries are null).
@@ -175,6 +176,7 @@ export function fireRound ({
       connections,
       timeout: timeoutSec,
       setupClient: (client) => {
+        holdToProtocol(client, { onInterim: () => raw.interim++, onProtocolError: () => raw.protocolErrors++ })
         streamBodies(client, verifier)
         hooks(client)
       },
