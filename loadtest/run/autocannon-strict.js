@@ -46,7 +46,8 @@ export function holdToProtocol (client, { onInterim, onProtocolError }) {
   const queue = client.pipelinedRequests
   const hooks = [parser?.execute, client._connect, client._destroyConnection, queue?.peek]
   if (hooks.some((f) => typeof f !== 'function')) {
-    throw new Error('autocannon has no parser.execute, _connect, _destroyConnection or request queue to hold to HTTP/1.1 (version changed?)')
+    const what = 'parser.execute, _connect, _destroyConnection or request queue'
+    throw new Error(`autocannon has no ${what} to hold to HTTP/1.1 (version changed?)`)
   }
   parser.maxHeaderSize = MAX_HEAD_BYTES
   parser.BODY_CHUNKHEAD = strictChunkHead
@@ -76,7 +77,8 @@ export function holdToProtocol (client, { onInterim, onProtocolError }) {
         return
       }
       const extra = parser.end - parser.offset
-      if (extra > 0) fault(`${extra} bytes after a complete ${parser.info.statusCode} response (a second response, or a body it may not have)`)
+      const status = parser.info.statusCode
+      if (extra > 0) fault(`${extra} bytes after a complete ${status} response (a second response, or a body it may not have)`)
       return onComplete.call(this)
     }
   }
@@ -118,7 +120,8 @@ export function holdToProtocol (client, { onInterim, onProtocolError }) {
     connect.call(this)
     const conn = this.conn
     conn.prependListener('end', () => {
-      if (conn !== client.conn || client.destroyed || parser.state === 'BODY_RAW') return // a body until close ends here
+      // (a body until close ends here: autocannon's own way stays)
+      if (conn !== client.conn || client.destroyed || parser.state === 'BODY_RAW') return
       if (queue.peek()?.bytes > 0) {
         client.emit('connError', new Error('the connection closed before the response ended'))
         queue.clear()

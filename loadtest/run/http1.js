@@ -28,7 +28,8 @@ export const MAX_HEAD_BYTES = 16 * 1024
 // onError(err). destroy() closes every connection. Pool-wide: onConnectionError(err) hears a fault no
 // request was waiting on, onInterim(status) each skipped 1xx answer, onProtocolError(err) each protocol
 // error (a request's, which its onError hears too, or an idle connection's).
-export function createHttp1Pool (origin, path, { userAgent = 'loadlab-open-loop', onConnectionError, onInterim, onProtocolError } = {}) {
+export function createHttp1Pool (origin, path, options = {}) {
+  const { userAgent = 'loadlab-open-loop', onConnectionError, onInterim, onProtocolError } = options
   const url = new URL(origin)
   const secure = url.protocol === 'https:'
   const port = Number(url.port) || (secure ? 443 : 80)
@@ -82,7 +83,9 @@ class Connection {
 
   onData (chunk) {
     if (this.socket.destroyed) return
-    if (!this.handler) return this.fail(protocolError(`${chunk.length} bytes on an idle connection (a response nobody asked for)`))
+    if (!this.handler) {
+      return this.fail(protocolError(`${chunk.length} bytes on an idle connection (a response nobody asked for)`))
+    }
     let rest = chunk
     while (this.body === null) { // a head, or a 1xx head and what follows it
       rest = this.readHead(rest)
@@ -240,7 +243,9 @@ function bodyMode (status, fields) {
   const length = fields['content-length']
   const coding = fields['transfer-encoding']
   if (length !== undefined && coding !== undefined) return 'both Content-Length and Transfer-Encoding'
-  if (status === 204 && (coding !== undefined || length > 0)) return `a 204 response with a body (${coding !== undefined ? `Transfer-Encoding: ${coding}` : `Content-Length: ${length}`})`
+  if (status === 204 && (coding !== undefined || length > 0)) {
+    return `a 204 response with a body (${coding !== undefined ? `Transfer-Encoding: ${coding}` : `Content-Length: ${length}`})`
+  }
   if (status < 200 || NO_BODY.has(status)) return { mode: 'length', left: 0 }
   if (coding !== undefined) {
     // chunked must be the last coding; otherwise the body runs until the close (RFC 9112 6.3).
@@ -266,7 +271,9 @@ function readChunked (conn, b, buf) {
     }
     const nl = buf.indexOf(10, i)
     b.lineBytes += (nl < 0 ? buf.length : nl + 1) - i
-    if (b.lineBytes > MAX_HEAD_BYTES) return conn.fail(protocolError(`chunk size and trailer lines over ${MAX_HEAD_BYTES} bytes`))
+    if (b.lineBytes > MAX_HEAD_BYTES) {
+      return conn.fail(protocolError(`chunk size and trailer lines over ${MAX_HEAD_BYTES} bytes`))
+    }
     if (nl < 0) {
       b.line += buf.latin1Slice(i)
       return
