@@ -24,7 +24,9 @@ const START_MARGIN_MS = 30
 export const PROGRESS_MS = 250
 // The histograms of a raw round, by name (encoded to cross threads, added when merged).
 export const RAW_HISTOGRAMS = ['latency', 'service', 'lag', 'wait', 'workMs', 'queueMs']
-const SUMMED = ['sent', 'completed', 'ok', 'non2xx', 'errors', 'timeouts', 'mismatches', 'written', 'waited']
+const SUMMED = [
+  'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'written', 'waited'
+]
 
 // The default thread count for a rate: one per RATE_PER_GENERATOR requests/s, at most one per core
 // but one (the server, the lab's main thread and the system need a core; on 2 cores, two generator

@@ -144,7 +144,9 @@ export function fireOpenLoop (opts) {
 // Open the pool, raise the scheduler, listen for an abort, and start ticking at the round's start.
 function startRound (g) {
   g.pool = createHttp1Pool(g.origin, g.path, {
-    onConnectionError: (err) => { g.raw.errorSample ??= err?.message ?? String(err) }
+    onConnectionError: (err) => { g.raw.errorSample ??= err?.message ?? String(err) },
+    onProtocolError: () => { g.raw.protocolErrors++ },
+    onInterim: () => { g.raw.interim++ }
   })
   g.onAbort = () => stop(g)
   g.signal?.addEventListener('abort', g.onAbort, { once: true })
