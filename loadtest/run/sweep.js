@@ -83,14 +83,12 @@ function nextStep (views, aims, { idealRps, fractions, refine, maxSteps }) {
   if (climbing && (!lastCoarse || byRate.at(-1).get(lastCoarse.rate) === 'pass') && coarse.length < fractions.length) {
     return { kind: 'coarse', rate: fractions[coarse.length] * idealRps, aim: null }
   }
+  // The first target (the decision's) is refined and proven first, so a step limit cuts the others.
   for (const [k, v] of byRate.entries()) {
     const { lo, hi } = bracketOf(v)
     const refines = steps.filter((s, i) => s.kind === 'refine' && aims[i] === k).length
     const wide = (hi - lo) / hi > (k === 0 ? PRECISION : PRECISION_OTHERS)
     if (hi !== null && refines < refine && wide) return { kind: 'refine', rate: (lo + hi) / 2, aim: k }
-  }
-  for (const [k, v] of byRate.entries()) {
-    const { lo, hi } = bracketOf(v)
     if (lo === 0 || (k > 0 && hi !== null && hi <= lo * OVERLOAD * (1 + 1e-9))) continue
     // The step past capacity: offered once per capacity; its failure ends the sweep (a pass moved lo up).
     const over = lo * OVERLOAD

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { readReport, runLab, tempDir } from '../../helpers/lab.js'
 import { HEADROOM } from '../../../loadtest/result/decision.js'
+import { experimentFor } from '../../../loadtest/experiments/index.js'
 
 // Capacity at each target is a rate that held there; a looser target holds at least as much.
 function checkTargets (res, slos) {
@@ -74,7 +75,8 @@ test('capacity --quick --tune threads=1,2,3: a key per setting, and a decision t
   ])
   assert.equal(run.exitCode, 0, run.stderr)
   const { json } = await readReport(dir)
-  assert.deepEqual(json.results.map((r) => r.key), [1, 2, 3].map((n) => `queued-threads[threads=${n}]@loop:1e7#capacity`))
+  const { quick } = await experimentFor('capacity')
+  assert.deepEqual(json.results.map((r) => r.key), [1, 2, 3].map((n) => `queued-threads[threads=${n}]@${quick.work}#capacity`))
   for (const r of json.results) assert.ok(r.args.includes('--threads'), `${r.key}: ${r.args.join(' ')}`)
   assert.match(run.stderr, /queued-threads\[threads=3\]/, 'each setting its own row')
   const d = json.decision
