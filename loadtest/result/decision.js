@@ -3,6 +3,7 @@
 // its reason. Pure: a function of the report's results (docs/decision.md states the rules).
 import { isNum, roundTo } from './stats.js'
 import { parseKey, settingParts } from './key.js'
+import { verdictOf } from './trust.js'
 
 // The plan rate: this share of the capacity (Netflix and common practice plan at 75–80 % of the knee).
 export const HEADROOM = 0.8
@@ -174,8 +175,12 @@ function refusalOf (rank) {
         (rank.lean ? `; ${rank.lean.winner.result.key} leads on ${rank.lean.rule}, not enough to choose between strategies` : '')
     }
   }
-  if (top.result.trusted === false) {
-    return { reason: 'disturbed', keys: [top.result.key], text: `${top.result.key}'s sweep is not to be taken at face value: ${(top.result.untrusted ?? []).join('; ')}` }
+  const verdict = verdictOf(top.result) // the one verdict every output shows
+  if (!verdict.trusted) {
+    const why = verdict.reasons
+    const more = why.length > 2 ? `; and ${why.length - 2} more (the report's trust section)` : ''
+    const text = `${top.result.key}'s sweep is not to be taken at face value: ${why.slice(0, 2).join('; ')}${more}`
+    return { reason: 'disturbed', keys: [top.result.key], text }
   }
   const dis = runsDisagree(top.result)
   if (dis) {
