@@ -1,7 +1,9 @@
 // --confirm: run the decision's winner at its plan rate for a longer open-loop round (CONFIRM_SEC; --quick
-// CONFIRM_QUICK_SEC) and say whether it held the target with no backlog growth (Nighthawk's "testing
-// stage" after its search; the plan rate is a promise, this checks it). Returns decision.confirm.
+// CONFIRM_QUICK_SEC, or as long as MIN_REQUESTS take at the plan rate) and say whether it held the target
+// with no backlog growth (Nighthawk's "testing stage" after its search; the plan rate is a promise, this
+// checks it). Returns decision.confirm.
 import { defaultConnections } from './open-loop.js'
+import { MIN_REQUESTS } from './sweep.js'
 import { runEntry } from './runner.js'
 import { judgeStep } from '../result/capacity.js'
 import { roundFigures } from '../result/figures.js'
@@ -30,7 +32,9 @@ export function confirmVerdict (fig, sloMs) {
 // does not recommend) (the winner's plan entry and load found by its key among
 // `plan`/`loads`/`results`, in plan order). Never throws for the server's fault: a failure is said.
 export async function confirmWinner (decision, { plan, loads, results, quick, signal, progress, calibration }) {
-  const durationSec = quick ? CONFIRM_QUICK_SEC : CONFIRM_SEC
+  // long enough for the requests p99 needs (MIN_REQUESTS), never past the full length
+  const need = decision.planRps > 0 ? Math.ceil(MIN_REQUESTS / decision.planRps) : 0
+  const durationSec = Math.min(CONFIRM_SEC, Math.max(quick ? CONFIRM_QUICK_SEC : CONFIRM_SEC, need))
   const base = { key: decision.key, rate: decision.planRps, sloMs: decision.sloMs, durationSec }
   // A refusal still has a highest capacity: it is confirmed all the same (the block says it is no advice).
   if (!decision.key || !(decision.planRps > 0)) return { ...base, skipped: `no capacity at p99 ≤ ${decision.sloMs} ms` }
