@@ -238,7 +238,7 @@ export function capacityOf (steps, { sloMs, idealRps }) {
   const at = (s) => Math.abs(s.rate - lo * OVERLOAD) <= 1e-9 * lo
   const over = best ? (steps.find((s) => s.kind === 'over' && at(s)) ?? steps.find(at) ?? null) : null
   // The knee is proven when a failure is confirmed at or below 1.2 × capacity; else (the sweep's step
-  // limit) the capacity is a floor.
+  // limit) the capacity is a lower bound.
   const proven = hi !== null && hi <= lo * OVERLOAD * (1 + 1e-9)
   const floor = floorOf(steps)
   const cannot = best === null && floor?.p99 > sloMs
