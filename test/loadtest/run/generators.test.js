@@ -52,7 +52,7 @@ test('--generators 2 against a real server: a constant schedule split by index, 
   assert.deepEqual(open.generators.map((g) => g.scheduledRate), [200, 200])
 })
 
-test('the trust rules judge every generator thread: one behind is enough', () => {
+test('the trust rules judge every generator thread: one that did not keep its load is enough; lag alone is not', () => {
   const lag = { p50: 0.1, p99: 0.5, max: 1 }
   const ok = { scheduledRate: 200, sendRate: 200, sendRateError: 0, lag }
   const fig = {
@@ -60,9 +60,9 @@ test('the trust rules judge every generator thread: one behind is enough', () =>
     loop: 'open',
     open: { ...ok, scheduledRate: 400, sendRate: 400, generators: [ok, { ...ok, lag: { ...lag, p99: 9 } }] }
   }
-  assert.deepEqual(untrustedReasons(fig), ['load generator thread 2/2 lagged: scheduler lag p99 9 ms > 5 ms'])
+  assert.deepEqual(untrustedReasons(fig), [], 'a lag with no target to flip is shown, not a reason')
   fig.open.generators[1] = { ...ok, sendRate: 150, sendRateError: -0.25 }
-  assert.match(untrustedReasons(fig).join(), /thread 2\/2 off schedule: sent 150 req\/s for 200 scheduled/)
+  assert.match(untrustedReasons(fig).join(), /thread 2\/2 did not keep the offered load: sent 150 req\/s for 200 scheduled/)
 })
 
 test('bad --generators, --shard and --start-at: exit 2, one line, nothing started', async () => {
