@@ -183,6 +183,7 @@ export function untrustedReasons (fig, { failure, interrupted, sloMs = null } = 
   if (!fig) return out
   const r = fig.requests
   if (r.errors) out.push(`${r.errors} connection errors`)
+  if (r.protocolErrors) out.push(`${r.protocolErrors} protocol errors (responses that broke HTTP/1.1, each connection closed)`)
   if (r.timeouts) out.push(`${r.timeouts} timeouts`)
   if (r.non2xx) out.push(`${r.non2xx} non-2xx responses`)
   if (r.mismatches) out.push(`${r.mismatches} body mismatches`)
