@@ -1,0 +1,102 @@
+// The open loop's trace (`LOADLAB_TRACE_GENERATOR=FILE`, or the bench's --trace): for one round, every
+// late request with its lag, the GC pauses, the connection opens, the event loop's utilisation in 10 ms
+// windows, and every send batch (how many requests one wake-up issued, and whether the timer or an answer
+// woke it). Written as JSON when the round ends, with a summary that names what the late requests
+// overlapped. Off, it costs the round one `if` per send batch.
+import { writeFileSync } from 'node:fs'
+import { PerformanceObserver, performance } from 'node:perf_hooks'
+
+// What the trace counts as late (ms of scheduler lag): wrk2 states its own accuracy at about ±1 ms.
+export const LATE_MS = 1
+// The loop-utilisation window (ms).
+export const ELU_WINDOW_MS = 10
+// The environment variable that names the trace file (the first open-loop round of the process, or of
+// each generator thread: FILE.g<k> for thread k).
+export const TRACE_ENV = 'LOADLAB_TRACE_GENERATOR'
+
+let envUsed = false
+
+// The trace file a round should write: its own option, else the environment's for the first round.
+export function traceFileFor (opts, threadIndex = null) {
+  if (opts.trace) return opts.trace
+  const file = process.env[TRACE_ENV]
+  if (!file || envUsed) return null
+  envUsed = true
+  return threadIndex === null ? file : `${file}.g${threadIndex}`
+}
+
+// A trace recorder; times are ms on the round's clock (due time 0 = t0, performance.now() based).
+export function createTrace (file) {
+  const t = {
+    file,
+    t0: 0,
+    late: [], // [dueMs, lagMs]
+    batches: [], // [atMs, count, 'timer' | 'answer']
+    opens: [], // ms a connection was opened (negative: before time zero)
+    gc: [], // [startMs, durationMs, kind]
+    elu: [], // [windowEndMs, utilisation]
+    observer: null,
+    eluTimer: null,
+    lastElu: null
+  }
+  t.observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) t.gc.push([e.startTime - t.t0, e.duration, e.detail?.kind ?? e.kind ?? null])
+  })
+  t.observer.observe({ entryTypes: ['gc'] })
+  return {
+    // Due time 0 is `t0`: start the utilisation windows.
+    start (t0) {
+      t.t0 = t0
+      t.lastElu = performance.eventLoopUtilization()
+      t.eluTimer = setInterval(() => {
+        const now = performance.eventLoopUtilization()
+        t.elu.push([performance.now() - t.t0, performance.eventLoopUtilization(now, t.lastElu).utilization])
+        t.lastElu = now
+      }, ELU_WINDOW_MS)
+    },
+    opened () {
+      t.opens.push(performance.now() - t.t0)
+    },
+    batch (atMs, count, source) {
+      t.batches.push([atMs, count, source])
+    },
+    issued (dueMs, lagMs) {
+      if (lagMs > LATE_MS) t.late.push([dueMs, lagMs])
+    },
+    // The round ended: stop observing and write the file; returns the summary.
+    stop (extra = {}) {
+      clearInterval(t.eluTimer)
+      t.observer.disconnect()
+      const summary = summarizeTrace(t)
+      writeFileSync(t.file, JSON.stringify({ kind: 'loadlab-generator-trace', lateMs: LATE_MS, eluWindowMs: ELU_WINDOW_MS, ...extra, summary, late: t.late, batches: t.batches, opens: t.opens, gc: t.gc, elu: t.elu }))
+      return summary
+    }
+  }
+}
+
+// What the late requests overlapped: a GC pause that ended after the due time and began before the
+// send, a busy loop window (utilisation ≥ 0.9) that held the due time, or neither; and the figures.
+export function summarizeTrace ({ late, batches, opens, gc, elu }) {
+  const inGc = late.filter(([due, lag]) => gc.some(([s, d]) => s < due + lag && s + d > due - ELU_WINDOW_MS)).length
+  const busy = elu.filter(([, u]) => u >= 0.9)
+  const inBusy = late.filter(([due]) => busy.some(([end]) => due <= end && due > end - ELU_WINDOW_MS)).length
+  const sizes = batches.map((b) => b[1])
+  const byAnswer = batches.filter((b) => b[2] === 'answer')
+  return {
+    lateRequests: late.length,
+    worstLagMs: late.reduce((m, l) => Math.max(m, l[1]), 0),
+    lateDuringGc: inGc,
+    lateInBusyWindow: inBusy,
+    gcPauses: gc.length,
+    gcMs: gc.reduce((a, g) => a + g[1], 0),
+    gcMaxMs: gc.reduce((m, g) => Math.max(m, g[1]), 0),
+    connectionsOpened: opens.length,
+    openedAfterZero: opens.filter((o) => o >= 0).length,
+    busyWindows: busy.length,
+    windows: elu.length,
+    batches: batches.length,
+    sentByAnswer: byAnswer.reduce((a, b) => a + b[1], 0),
+    sentByTimer: sizes.reduce((a, b) => a + b, 0) - byAnswer.reduce((a, b) => a + b[1], 0),
+    largestBatch: sizes.reduce((m, s) => Math.max(m, s), 0)
+  }
+}
