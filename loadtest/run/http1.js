@@ -11,8 +11,9 @@ const NO_BODY = new Set([204, 304])
 
 // A pool of kept connections to `origin` (http: or https:). dispatch(handler) sends the round's request;
 // the handler hears onConnect(abort), onHeaders(status, serverTiming), onData(chunk), onComplete() or
-// onError(err). destroy() closes every connection.
-export function createHttp1Pool (origin, path, { userAgent = 'loadlab-open-loop', onConnectionError } = {}) {
+// onError(err). preopen(n) opens n idle connections ahead (resolves once each connected or failed).
+// destroy() closes every connection. onOpen() hears each connection opened.
+export function createHttp1Pool (origin, path, { userAgent = 'loadlab-open-loop', onConnectionError, onOpen } = {}) {
   const url = new URL(origin)
   const secure = url.protocol === 'https:'
   const port = Number(url.port) || (secure ? 443 : 80)
@@ -25,12 +26,25 @@ export function createHttp1Pool (origin, path, { userAgent = 'loadlab-open-loop'
     socket.setNoDelay(true)
     const conn = new Connection(socket, { idle, all, onConnectionError })
     all.add(conn)
+    onOpen?.()
     return conn
   }
   return {
     dispatch (handler) {
       const conn = idle.pop() ?? open()
       conn.send(request, handler)
+    },
+    preopen (n) {
+      const waits = []
+      for (let i = 0; i < n; i++) {
+        const conn = open()
+        idle.push(conn)
+        waits.push(new Promise((resolve) => {
+          conn.socket.once(secure ? 'secureConnect' : 'connect', resolve)
+          conn.socket.once('close', resolve)
+        }))
+      }
+      return Promise.all(waits)
     },
     async destroy () {
       for (const conn of all) conn.socket.destroy()
@@ -49,6 +63,7 @@ class Connection {
     this.head = null // header bytes not yet complete
     this.body = null // { mode: 'length' | 'chunked' | 'close', left, chunk state }
     this.keep = true
+    this.abort = (err) => socket.destroy(err) // one a connection, handed to each request it carries
     socket.on('data', (chunk) => this.onData(chunk))
     socket.on('error', (err) => this.fail(err))
     socket.on('close', () => this.onClose())
@@ -58,7 +73,7 @@ class Connection {
     this.handler = handler
     this.head = null
     this.body = null
-    handler.onConnect((err) => this.socket.destroy(err))
+    handler.onConnect(this.abort)
     this.socket.write(request)
   }
 
