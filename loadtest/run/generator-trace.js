@@ -33,20 +33,23 @@ export function createTrace (file) {
     late: [], // [dueMs, lagMs]
     batches: [], // [atMs, count, 'timer' | 'answer']
     opens: [], // ms a connection was opened (negative: before time zero)
-    gc: [], // [startMs, durationMs, kind]
+    connected: [], // ms each connection opened ahead finished connecting (null: it failed)
+    gc: [], // [startMs, durationMs, kind] (kind: 1 minor, 2 major, 4 incremental, 8 weak callbacks)
     elu: [], // [windowEndMs, utilisation]
     observer: null,
     eluTimer: null,
     lastElu: null
   }
   t.observer = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) t.gc.push([e.startTime - t.t0, e.duration, e.detail?.kind ?? e.kind ?? null])
+    for (const e of list.getEntries()) t.gc.push([e.startTime, e.duration, e.detail?.kind ?? e.kind ?? null])
   })
   t.observer.observe({ entryTypes: ['gc'] })
   return {
-    // Due time 0 is `t0`: start the utilisation windows.
-    start (t0) {
+    // Due time 0 is `t0` (the connections opened ahead connected at `connectedAt`): start the windows.
+    start (t0, connectedAt = []) {
       t.t0 = t0
+      t.opens = t.opens.map((at) => at - t0) // recorded before t0 was known: on the round's clock now
+      t.connected = connectedAt.map((at) => (at === null ? null : at - t0))
       t.lastElu = performance.eventLoopUtilization()
       t.eluTimer = setInterval(() => {
         const now = performance.eventLoopUtilization()
@@ -67,8 +70,9 @@ export function createTrace (file) {
     stop (extra = {}) {
       clearInterval(t.eluTimer)
       t.observer.disconnect()
+      t.gc = t.gc.map(([at, d, kind]) => [at - t.t0, d, kind]) // observed on performance.now()'s clock
       const summary = summarizeTrace(t)
-      writeFileSync(t.file, JSON.stringify({ kind: 'loadlab-generator-trace', lateMs: LATE_MS, eluWindowMs: ELU_WINDOW_MS, ...extra, summary, late: t.late, batches: t.batches, opens: t.opens, gc: t.gc, elu: t.elu }))
+      writeFileSync(t.file, JSON.stringify({ kind: 'loadlab-generator-trace', lateMs: LATE_MS, eluWindowMs: ELU_WINDOW_MS, ...extra, summary, late: t.late, batches: t.batches, opens: t.opens, connected: t.connected, gc: t.gc, elu: t.elu }))
       return summary
     }
   }
@@ -76,7 +80,7 @@ export function createTrace (file) {
 
 // What the late requests overlapped: a GC pause that ended after the due time and began before the
 // send, a busy loop window (utilisation ≥ 0.9) that held the due time, or neither; and the figures.
-export function summarizeTrace ({ late, batches, opens, gc, elu }) {
+export function summarizeTrace ({ late, batches, opens, connected = [], gc, elu }) {
   const inGc = late.filter(([due, lag]) => gc.some(([s, d]) => s < due + lag && s + d > due - ELU_WINDOW_MS)).length
   const busy = elu.filter(([, u]) => u >= 0.9)
   const inBusy = late.filter(([due]) => busy.some(([end]) => due <= end && due > end - ELU_WINDOW_MS)).length
@@ -92,6 +96,7 @@ export function summarizeTrace ({ late, batches, opens, gc, elu }) {
     gcMaxMs: gc.reduce((m, g) => Math.max(m, g[1]), 0),
     connectionsOpened: opens.length,
     openedAfterZero: opens.filter((o) => o >= 0).length,
+    connectedBeforeZero: connected.filter((c) => c !== null && c < 0).length,
     busyWindows: busy.length,
     windows: elu.length,
     batches: batches.length,

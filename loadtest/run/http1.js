@@ -5,13 +5,15 @@
 // queues what finds them all busy, so a dispatch always gets a connection (an idle one, or a new one).
 import net from 'node:net'
 import tls from 'node:tls'
+import { performance } from 'node:perf_hooks'
 
 const CRLF2 = Buffer.from('\r\n\r\n')
 const NO_BODY = new Set([204, 304])
 
 // A pool of kept connections to `origin` (http: or https:). dispatch(handler) sends the round's request;
 // the handler hears onConnect(abort), onHeaders(status, serverTiming), onData(chunk), onComplete() or
-// onError(err). preopen(n) opens n idle connections ahead (resolves once each connected or failed).
+// onError(err). preopen(n) opens n idle connections ahead; resolves, once each connected or failed, to
+// the performance.now() at which each connected (null: it failed).
 // destroy() closes every connection. onOpen() hears each connection opened.
 export function createHttp1Pool (origin, path, { userAgent = 'loadlab-open-loop', onConnectionError, onOpen } = {}) {
   const url = new URL(origin)
@@ -40,8 +42,8 @@ export function createHttp1Pool (origin, path, { userAgent = 'loadlab-open-loop'
         const conn = open()
         idle.push(conn)
         waits.push(new Promise((resolve) => {
-          conn.socket.once(secure ? 'secureConnect' : 'connect', resolve)
-          conn.socket.once('close', resolve)
+          conn.socket.once(secure ? 'secureConnect' : 'connect', () => resolve(performance.now()))
+          conn.socket.once('close', () => resolve(null))
         }))
       }
       return Promise.all(waits)

@@ -187,8 +187,9 @@ async function startRound (g) {
   })
   g.onAbort = () => stop(g)
   g.signal?.addEventListener('abort', g.onAbort, { once: true })
-  await g.pool.preopen(g.preopen)
-  g.raw.preopened = g.preopen
+  const connected = await g.pool.preopen(g.preopen)
+  g.connectedAt = connected
+  g.raw.preopened = connected.filter((at) => at !== null).length
   if (g.settled) return
   if (g.startWhen) {
     g.onPrepared?.()
@@ -212,7 +213,7 @@ function beginSchedule (g) {
   g.t0 = g.startAt === null ? performance.now() : g.startAt - performance.timeOrigin
   g.raw.startedAt = g.t0
   g.raw.startedAtEpochMs = performance.timeOrigin + g.t0
-  g.trace?.start(g.t0)
+  g.trace?.start(g.t0, g.connectedAt)
   g.sweeper = setInterval(sweep, SWEEP_MS, g)
   g.nextDue = g.schedule.next()
   g.began = true
