@@ -35,7 +35,7 @@ export function createTrace (file) {
     opens: [], // ms a connection was opened (negative: before time zero)
     connected: [], // ms each connection opened ahead finished connecting (null: it failed)
     gc: [], // [startMs, durationMs, kind] (kind: 1 minor, 2 major, 4 incremental, 8 weak callbacks)
-    elu: [], // [windowEndMs, utilisation]
+    elu: [], // [windowEndMs, loop utilisation, CPU time / wall time of the process in the window]
     observer: null,
     eluTimer: null,
     lastElu: null
@@ -51,10 +51,17 @@ export function createTrace (file) {
       t.opens = t.opens.map((at) => at - t0) // recorded before t0 was known: on the round's clock now
       t.connected = connectedAt.map((at) => (at === null ? null : at - t0))
       t.lastElu = performance.eventLoopUtilization()
+      t.lastCpu = process.cpuUsage()
+      t.lastAt = performance.now()
       t.eluTimer = setInterval(() => {
         const now = performance.eventLoopUtilization()
-        t.elu.push([performance.now() - t.t0, performance.eventLoopUtilization(now, t.lastElu).utilization])
+        const cpu = process.cpuUsage(t.lastCpu)
+        const at = performance.now()
+        const share = (cpu.user + cpu.system) / 1000 / (at - t.lastAt)
+        t.elu.push([at - t.t0, performance.eventLoopUtilization(now, t.lastElu).utilization, share])
         t.lastElu = now
+        t.lastCpu = process.cpuUsage()
+        t.lastAt = at
       }, ELU_WINDOW_MS)
     },
     opened () {
@@ -78,19 +85,42 @@ export function createTrace (file) {
   }
 }
 
-// What the late requests overlapped: a GC pause that ended after the due time and began before the
-// send, a busy loop window (utilisation ≥ 0.9) that held the due time, or neither; and the figures.
+// The window (of `elu`, sorted by end) that holds time `ms`, or null.
+function windowAt (elu, ms) {
+  let lo = 0
+  let hi = elu.length - 1
+  if (hi < 0 || ms > elu[hi][0]) return null
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (elu[mid][0] < ms) lo = mid + 1
+    else hi = mid
+  }
+  return { end: elu[lo][0], start: lo > 0 ? elu[lo - 1][0] : elu[lo][0] - ELU_WINDOW_MS, util: elu[lo][1], cpu: elu[lo][2] }
+}
+
+// What each late request overlapped, in this order: a GC pause between its due time and its send; a
+// loop window that was busy (utilisation ≥ 0.9) while the process got most of a core (CPU ≥ 0.7 of the
+// wall time: the generator's own work); a busy window in which the process got less than half a core
+// (it was runnable but the machine ran something else: descheduled); a window longer than twice its
+// length (the loop itself was held up); else none of these. And the round's figures.
 export function summarizeTrace ({ late, batches, opens, connected = [], gc, elu }) {
-  const inGc = late.filter(([due, lag]) => gc.some(([s, d]) => s < due + lag && s + d > due - ELU_WINDOW_MS)).length
+  const cause = { gc: 0, ownWork: 0, descheduled: 0, heldUp: 0, other: 0 }
+  for (const [due, lag] of late) {
+    if (gc.some(([s, d]) => s < due + lag && s + d > due)) { cause.gc++; continue }
+    const w = windowAt(elu, due)
+    if (w === null) cause.other++
+    else if (w.util >= 0.9 && w.cpu >= 0.7) cause.ownWork++
+    else if (w.util >= 0.5 && w.cpu < 0.5) cause.descheduled++
+    else if (w.end - w.start > 2 * ELU_WINDOW_MS) cause.heldUp++
+    else cause.other++
+  }
   const busy = elu.filter(([, u]) => u >= 0.9)
-  const inBusy = late.filter(([due]) => busy.some(([end]) => due <= end && due > end - ELU_WINDOW_MS)).length
   const sizes = batches.map((b) => b[1])
   const byAnswer = batches.filter((b) => b[2] === 'answer')
   return {
     lateRequests: late.length,
     worstLagMs: late.reduce((m, l) => Math.max(m, l[1]), 0),
-    lateDuringGc: inGc,
-    lateInBusyWindow: inBusy,
+    lateBy: cause,
     gcPauses: gc.length,
     gcMs: gc.reduce((a, g) => a + g[1], 0),
     gcMaxMs: gc.reduce((m, g) => Math.max(m, g[1]), 0),
