@@ -95,7 +95,8 @@ function windowAt (elu, ms) {
     if (elu[mid][0] < ms) lo = mid + 1
     else hi = mid
   }
-  return { end: elu[lo][0], start: lo > 0 ? elu[lo - 1][0] : elu[lo][0] - ELU_WINDOW_MS, util: elu[lo][1], cpu: elu[lo][2] }
+  const start = lo > 0 ? elu[lo - 1][0] : elu[lo][0] - ELU_WINDOW_MS
+  return { end: elu[lo][0], start, util: elu[lo][1], cpu: elu[lo][2] }
 }
 
 // What each late request overlapped, in this order: a GC pause between its due time and its send; a

@@ -96,7 +96,8 @@ async function fireThreads ({ generators, shard, clock, absorb, onEnded, opts })
       ...plain,
       connections: Math.max(1, Math.ceil(cap / generators)),
       slice: sliceOf({ shard, generator: { index, count: generators } }),
-      threadIndex: index
+      threadIndex: index,
+      trace: plain.trace ? `${plain.trace}.g${index}` : undefined
     }, clock, onEnded))
   const stopAll = () => threads.forEach((t) => t.worker.postMessage({ type: 'stop' }))
   signal?.addEventListener('abort', stopAll, { once: true })

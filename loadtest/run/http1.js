@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks'
 
 const CRLF2 = Buffer.from('\r\n\r\n')
 const NO_BODY = new Set([204, 304])
+const READ_BUFFER_BYTES = 64 * 1024
 
 // A pool of kept connections to `origin` (http: or https:). dispatch(handler) sends the round's request;
 // the handler hears onConnect(abort), onHeaders(status, serverTiming), onData(chunk), onComplete() or
@@ -23,10 +24,15 @@ export function createHttp1Pool (origin, path, { userAgent = 'loadlab-open-loop'
   const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nUser-Agent: ${userAgent}\r\n\r\n`, 'latin1')
   const idle = []
   const all = new Set()
+  // One read buffer for every plain connection of the pool (net's `onread`): a read allocates nothing,
+  // and each chunk is consumed (parsed, compared, or copied where kept) before the next read reuses it.
+  const readBuffer = secure ? null : Buffer.allocUnsafe(READ_BUFFER_BYTES)
   const open = () => {
-    const socket = secure ? tls.connect({ host, port, servername: host }) : net.connect({ host, port })
+    let conn = null
+    const onread = readBuffer && { buffer: readBuffer, callback: (n, buf) => conn.onData(buf.subarray(0, n)) }
+    const socket = secure ? tls.connect({ host, port, servername: host }) : net.connect({ host, port, onread })
     socket.setNoDelay(true)
-    const conn = new Connection(socket, { idle, all, onConnectionError })
+    conn = new Connection(socket, { idle, all, onConnectionError })
     all.add(conn)
     onOpen?.()
     return conn
@@ -94,7 +100,7 @@ class Connection {
     const buf = this.head ? Buffer.concat([this.head, chunk]) : chunk
     const end = buf.indexOf(CRLF2)
     if (end < 0) {
-      this.head = buf
+      this.head = buf === chunk ? Buffer.from(buf) : buf // a chunk may be the pool's reused read buffer
       return null
     }
     this.head = null

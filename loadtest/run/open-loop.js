@@ -28,7 +28,7 @@ export const WARMUP_MS = 500
 export const WINDOW_MS = 1000
 // Connections opened before time zero: enough for this many ms of the schedule in flight at once
 // (at least 2, at most the cap); more open on demand, as before.
-const PREOPEN_MS = 10
+const PREOPEN_MS = 50
 // How much the scheduler's thread is favoured over the server during a round (nice steps).
 const PRIORITY_BOOST = 5
 
@@ -124,7 +124,7 @@ function createRound (opts) {
     path: target.pathname + target.search,
     timeoutMs: timeoutSec * 1000,
     cap,
-    preopen: Math.min(cap, Math.max(2, Math.ceil((share * PREOPEN_MS) / 1000))),
+    preopen: Math.min(cap, opts.preopen ?? Math.max(2, Math.ceil((share * PREOPEN_MS) / 1000))),
     schedule,
     raw: newRaw({ amount, rate, arrival, schedule, cap, warmupMs }),
     body: createVerifier({ expected: referenceOf(opts.expected), maxBody: opts.maxBody ?? DEFAULT_MAX_BODY }),
