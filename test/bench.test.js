@@ -93,9 +93,10 @@ test('bench --quick --json: exits 0, prints the structure with finite positive r
     for (const p of open.probes) {
       assert.equal(p.kept, p.why.length === 0)
       // the previous rule, judged on the same probe: the whole round's lag p99, the mean issue rate, every answer
+      const before = g.previousRule
       assert.equal(
         p.keptBefore,
-        p.lagP99 <= g.previousRule.lagP99LimitMs && Math.abs(p.sendError) <= g.previousRule.sendRateTolerance && p.failed === 0
+        p.lagP99 <= before.lagP99LimitMs && Math.abs(p.sendError) <= before.sendRateTolerance && p.failed === 0
       )
     }
     for (const r of open.rates) {
