@@ -1,8 +1,9 @@
 // Bench part 3: the open-loop generator against autocannon on the same trivial server, in one run.
 // autocannon's closed-loop maximum (its connections always busy) is the ceiling of what one Node
 // process can push at this server; the generator's highest kept rate is the highest constant rate whose
-// offered load it kept (result/offered.js: the issue rate within 2 % in every 1 s window after the
-// warm-up, the unsent backlog bounded, lag p99 after the warm-up under 5 ms; every request answered),
+// offered load it kept (result/trust.js offeredLoadKept on the generator's own windows: the issue rate
+// within 2 % in every 1 s window after the warm-up and the unsent backlog bounded; and, the probe's own
+// limit, lag p99 after the warm-up under 5 ms; every request answered),
 // judged on the median of three probes, so that one stall does not decide a rate. The same probes are
 // judged by the previous rule (the whole round's lag p99 ≤ 5 ms) beside it. Each kept rate shows the lag's
 // share of its latency percentiles (latency accuracy). Then the open loop at its top rate for a long
@@ -16,8 +17,7 @@ import { findServer } from '../loadtest/catalog.js'
 import { fireGenerators } from '../loadtest/run/generators.js'
 import { WARMUP_MS } from '../loadtest/run/open-loop.js'
 import { roundFigures } from '../loadtest/result/figures.js'
-import { summarizeHistogram, decodeHistogram } from '../loadtest/result/histogram.js'
-import { OFFERED_RULE, PREVIOUS_RULE, lagShare, offeredLoad, offeredRuleText, previousRule } from '../loadtest/result/offered.js'
+import { LAG_P99_LIMIT_MS, SEND_RATE_TOLERANCE, WINDOW_MS, offeredLoadKept } from '../loadtest/result/trust.js'
 
 // Probes per rate; a rate is kept when the median probe keeps it (at least two of three).
 export const PROBES_PER_RATE = 3
@@ -49,25 +49,43 @@ async function closedMax (url, { connections, durationSec, amount }, signal) {
   }
 }
 
-const lagOf = (h) => summarizeHistogram(typeof h === 'string' ? decodeHistogram(h) : h)
+// The rule the bench applies, in words.
+export const RULE_TEXT = `issue rate within ${SEND_RATE_TOLERANCE * 100} % in every ${WINDOW_MS / 1000} s window ` +
+  `after a ${WARMUP_MS} ms warm-up and unsent backlog within the same bound (result/trust.js offeredLoadKept), ` +
+  `scheduler lag p99 <= ${LAG_P99_LIMIT_MS} ms after the warm-up`
+// The previous rule, judged beside it on the same probes.
+export const PREVIOUS_RULE = { lagP99LimitMs: 5, sendRateTolerance: 0.02 }
+export const PREVIOUS_RULE_TEXT = `scheduler lag p99 <= ${PREVIOUS_RULE.lagP99LimitMs} ms over the whole round, ` +
+  `mean issue rate within ${PREVIOUS_RULE.sendRateTolerance * 100} %`
 
-// One probe's two verdicts: the offered-load rule on the round and on every thread (each its own share
-// of the rate), and the previous rule on the same; both need every request answered.
+// The offered-load rule on one generator's figures (a round's fig.open, or one thread's): [reasons].
+function offeredReasons (o) {
+  const out = offeredLoadKept(o.windows ?? null, o)
+  const lag = o.lagAfterWarmup?.p99
+  if (lag > LAG_P99_LIMIT_MS) out.push(`scheduler lag p99 ${lag} ms after the warm-up > ${LAG_P99_LIMIT_MS} ms`)
+  return out
+}
+
+// The previous rule on the same figures: [reasons] from the whole round's lag p99 and mean issue rate.
+export function previousReasons (o) {
+  const out = []
+  if (o.lag?.p99 > PREVIOUS_RULE.lagP99LimitMs) out.push(`scheduler lag p99 ${o.lag.p99} ms > ${PREVIOUS_RULE.lagP99LimitMs} ms`)
+  if (typeof o.sendRateError === 'number' && Math.abs(o.sendRateError) > PREVIOUS_RULE.sendRateTolerance) {
+    out.push(`issue rate off by ${(o.sendRateError * 100).toFixed(1)} %`)
+  }
+  return out
+}
+
+// One probe's two verdicts: the offered-load rule on the round and on every thread, and the previous
+// rule on the same; both need every request answered.
 export function judgeProbe (r, fig, generators) {
   const failed = r.errors + r.timeouts + r.non2xx + fig.requests.mismatches + fig.requests.unanswered
-  const parts = [{ who: 'round', raw: r, open: fig.open, rate: r.rate }]
-  for (const [k, t] of (r.generators ?? []).entries()) {
-    parts.push({ who: `thread ${k + 1}/${generators}`, raw: t, open: fig.open.generators[k], rate: r.rate / generators })
-  }
-  const offered = parts.map((p) => {
-    const { windows, peakBacklog, lagJudged } = p.raw
-    return { who: p.who, ...offeredLoad({ windows, peakBacklog, rate: p.rate, lagJudged: lagOf(lagJudged) }) }
-  })
-  const previous = parts.map((p) => ({ who: p.who, ...previousRule(p.open) }))
-  const reasons = (vs) => vs.flatMap((v) => v.reasons.map((x) => `${v.who}: ${x}`))
+  const parts = [{ who: 'round', open: fig.open }]
+  for (const [k, t] of (fig.open.generators ?? []).entries()) parts.push({ who: `thread ${k + 1}/${generators}`, open: t })
+  const reasons = (rule) => parts.flatMap((p) => rule(p.open).map((x) => `${p.who}: ${x}`))
   const answered = failed === 0 ? [] : [`${failed} requests failed or unanswered`]
-  const newWhy = [...reasons(offered), ...answered]
-  const oldWhy = [...reasons(previous), ...answered]
+  const newWhy = [...reasons(offeredReasons), ...answered]
+  const oldWhy = [...reasons(previousReasons), ...answered]
   return { failed, kept: newWhy.length === 0, why: newWhy, keptBefore: oldWhy.length === 0, whyBefore: oldWhy }
 }
 
@@ -77,12 +95,11 @@ async function probe (url, rate, { durationSec, amount, generators, trace }, sig
   const r = await fireGenerators({ url, rate, durationSec: duration, amount, timeoutSec: 5, generators, signal, trace })
   const fig = roundFigures({ fire: r })
   const v = judgeProbe(r, fig, generators)
-  const lagJudged = lagOf(r.lagJudged)
   return {
     rate,
     generators,
     lagP99: Math.max(fig.open.lag.p99, ...(fig.open.generators ?? []).map((g) => g.lag.p99)),
-    lagJudgedP99: lagJudged.p99,
+    lagJudgedP99: Math.max(...[fig.open, ...(fig.open.generators ?? [])].map((g) => g.lagAfterWarmup?.p99 ?? 0)),
     sendRate: fig.open.sendRate,
     // the worst issue-rate error of the round and of each thread (the previous rule judged every thread)
     sendError: [fig.open, ...(fig.open.generators ?? [])].map((g) => g.sendRateError ?? 0)
@@ -90,7 +107,7 @@ async function probe (url, rate, { durationSec, amount, generators, trace }, sig
     peakBacklog: r.peakBacklog,
     sentByAnswer: r.sentByAnswer,
     sent: r.sent,
-    accuracy: lagShare(fig.latency, summarizeHistogram(r.lag)),
+    accuracy: fig.open.accuracy,
     trace: r.trace ?? null,
     ...v
   }
@@ -231,13 +248,11 @@ export async function runGenerator (settings, { signal, progress = () => {}, tra
       ratioThreadsBefore: openThreads ? ratio(openThreads.rpsBefore) : null,
       ratioOf: 'open-loop highest kept rate / autocannon closed-loop maximum',
       goal: 0.8,
-      rule: { text: offeredRuleText(OFFERED_RULE, WARMUP_MS), ...OFFERED_RULE },
-      previousRule: {
-        text: `scheduler lag p99 <= ${PREVIOUS_RULE.lagP99LimitMs} ms over the whole round, ` +
-          `mean issue rate within ${PREVIOUS_RULE.sendRateTolerance * 100} %`,
-        ...PREVIOUS_RULE
+      rule: {
+        text: RULE_TEXT, lagP99LimitMs: LAG_P99_LIMIT_MS, windowTolerance: SEND_RATE_TOLERANCE, windowMs: WINDOW_MS
       },
-      limits: { lagP99Ms: OFFERED_RULE.lagLimitMs, sendRateTolerance: OFFERED_RULE.windowTolerance },
+      previousRule: { text: PREVIOUS_RULE_TEXT, ...PREVIOUS_RULE },
+      limits: { lagP99Ms: LAG_P99_LIMIT_MS, sendRateTolerance: SEND_RATE_TOLERANCE },
       traced,
       memory: memory[0],
       memoryRounds: memory,

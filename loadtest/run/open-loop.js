@@ -88,7 +88,7 @@ function newRaw ({ amount, rate, arrival, schedule, cap, warmupMs }) {
     warmupMs,
     // requests due and issued in each WINDOW_MS window from the warm-up's end (threads add them up)
     windows: { startMs: warmupMs, ms: WINDOW_MS, due: [], issued: [] },
-    peakBacklog: 0, // the most requests already due and not yet issued when the generator woke up
+    peakBacklog: 0, // the most requests already due and not yet issued at one wake-up after the warm-up
     sentByAnswer: 0, // of `sent`, issued from the response path (the rest by the timer)
     preopened: 0, // connections opened before time zero
     firstIssueMs: null,
@@ -252,7 +252,7 @@ function send (g, byAnswer) {
     now = performance.now() - g.t0
   }
   g.sending = false
-  if (backlog > g.raw.peakBacklog) g.raw.peakBacklog = backlog
+  if (backlog > g.raw.peakBacklog && woke >= g.raw.warmupMs) g.raw.peakBacklog = backlog
   if (byAnswer) g.raw.sentByAnswer += n
   if (g.trace) g.trace.batch(woke, n, byAnswer ? 'answer' : 'timer')
   if (g.nextDue === null && !g.scheduleDone) {
