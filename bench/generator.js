@@ -127,9 +127,9 @@ function rateVerdict (rate, probes) {
   }
 }
 
-// The highest rate the generator keeps: double from `start` until a rate fails, climb ABOVE_FIRST_FAIL
-// past it, then bisect `steps` times between the highest kept rate and the lowest failing rate above it.
-// The previous rule's highest kept rate is read from the same rates.
+// The highest rate the generator keeps: double from `start` until a rate fails (halve first if `start`
+// itself fails), climb ABOVE_FIRST_FAIL past it, then bisect `steps` times between the highest kept
+// rate and the lowest failing rate above it. The previous rule's highest kept rate is read from the same rates.
 async function highestRate (url, { start, steps, durationSec, amount, generators, perRate }, signal, progress) {
   const rates = []
   const step = async (rate) => {
@@ -144,8 +144,17 @@ async function highestRate (url, { start, steps, durationSec, amount, generators
     return v
   }
   let firstFail = null
-  for (let rate = start; firstFail === null && rate <= 1e6; rate *= 2) if (!(await step(rate)).kept) firstFail = rate
-  if (firstFail !== null && !amount) for (const f of ABOVE_FIRST_FAIL) await step(Math.round(firstFail * f))
+  let rate = start
+  while (!(await step(rate)).kept) { // a start that fails: halve (down to start / 16) until one is kept
+    firstFail = rate
+    if (rate / 2 < start / 16) break
+    rate = Math.round(rate / 2)
+  }
+  const anyKept = rates.some((r) => r.kept)
+  if (anyKept) {
+    for (rate = start * 2; firstFail === null && rate <= 1e6; rate *= 2) if (!(await step(rate)).kept) firstFail = rate
+  }
+  if (anyKept && firstFail !== null && !amount) for (const f of ABOVE_FIRST_FAIL) await step(Math.round(firstFail * f))
   const lo = () => Math.max(0, ...rates.filter((r) => r.kept).map((r) => r.rate))
   const hi = () => Math.min(...rates.filter((r) => !r.kept && r.rate > lo()).map((r) => r.rate))
   for (let i = 0; i < steps && lo() > 0 && Number.isFinite(hi()); i++) await step(Math.round((lo() + hi()) / 2))
@@ -188,6 +197,21 @@ async function memoryOverRound (url, { durationSec, rate }, signal) {
 }
 
 // The machine's load averages (1, 5, 15 min) and uptime, recorded with the figures (a shared machine).
+// The machine's own timer lag now: a bare setTimeout(fn, 1) loop for `ms`, how late it woke (ms):
+// what no generator on this machine can beat (the issue's quiet figure: p50 0.13, p99 0.3 ms).
+async function bareTimerLag (ms) {
+  const lags = []
+  const end = performance.now() + ms
+  while (performance.now() < end) {
+    const at = performance.now()
+    await new Promise((resolve) => setTimeout(resolve, 1))
+    lags.push(performance.now() - at - 1)
+  }
+  lags.sort((a, b) => a - b)
+  const q = (p) => Math.round(lags[Math.min(lags.length - 1, Math.floor(p * lags.length))] * 1000) / 1000
+  return { samples: lags.length, p50: q(0.5), p99: q(0.99), p999: q(0.999), max: q(1) }
+}
+
 const machineLoad = () => ({
   uptimeSec: Math.round(uptime()),
   loadavg: loadavg().map((l) => Math.round(l * 100) / 100)
@@ -211,6 +235,9 @@ export async function runGenerator (settings, { signal, progress = () => {}, tra
     await closedMax(url, { connections, durationSec: 1, amount: amount ? 50 : null }, signal) // warm-up, discarded
     const closed = await closedMax(url, { connections, durationSec, amount }, signal)
     progress(`bench: autocannon closed loop, ${connections} connections: ${closed.rps.toFixed(0)} req/s`)
+    const timerLag = await bareTimerLag(amount ? 200 : 3000)
+    progress(`bench: a bare setTimeout(fn, 1) loop woke late by p50 ${timerLag.p50}, p99 ${timerLag.p99}, ` +
+      `p99.9 ${timerLag.p999} ms (${timerLag.samples} wake-ups)`)
     const ladder = { start, steps, durationSec, amount, perRate }
     const open = await highestRate(url, { ...ladder, generators: 1 }, signal, progress)
     const openThreads = threads > 1
@@ -254,6 +281,7 @@ export async function runGenerator (settings, { signal, progress = () => {}, tra
       previousRule: { text: PREVIOUS_RULE_TEXT, ...PREVIOUS_RULE },
       limits: { lagP99Ms: LAG_P99_LIMIT_MS, sendRateTolerance: SEND_RATE_TOLERANCE },
       traced,
+      timerLag,
       memory: memory[0],
       memoryRounds: memory,
       load: { before: loadBefore, after: machineLoad() },

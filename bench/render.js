@@ -98,6 +98,13 @@ function memoryLines (g) {
     `${m.arraysWouldHoldMb.toFixed(1)} MB)`)
 }
 
+// The machine's own timer lag, measured just before the ladder.
+function timerLine (t) {
+  if (!t) return []
+  return [`  this machine's own timer now: a bare setTimeout(fn, 1) loop woke late by p50 ${t.p50}, ` +
+    `p99 ${t.p99}, p99.9 ${t.p999} ms (${t.samples} wake-ups)`]
+}
+
 function generatorLines (g) {
   const ratio = (r) => (r === null ? '-' : r.toFixed(2) + '×')
   const threads = g.openThreads
@@ -112,12 +119,13 @@ function generatorLines (g) {
       ladderRow(g.open, 'highest kept rate, --generators 1 (the lab\'s own thread)'),
       ...(threads ? [ladderRow(threads, `highest kept rate, --generators ${threads.generators}`)] : [])
     ]),
-    `  rule applied (offered load kept): ${g.rule.text}; every request answered; a rate kept when the median of its probes is`,
+    `  rule applied (offered load kept): ${g.rule.text}; every request answered; a rate is kept when most of its probes are`,
     `  previous rule (beside it): ${g.previousRule.text}; every request answered`,
     `  open / closed: ${ratio(g.ratio)} (previous rule ${ratio(g.ratioBefore)})` +
       `${threads ? `; with ${threads.generators} generator threads ${ratio(g.ratioThreads)} (previous rule ${ratio(g.ratioThreadsBefore)})` : ''}` +
       ` (goal >= ${g.goal ?? 0.5})`,
     ...accuracyLine(g.open),
+    ...timerLine(g.timerLag),
     '  rates probed, --generators 1:',
     ...ladderLines(g.open),
     ...(threads ? [`  rates probed, --generators ${threads.generators}:`, ...ladderLines(threads)] : []),

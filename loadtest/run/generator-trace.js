@@ -102,16 +102,18 @@ function windowAt (elu, ms) {
 // What each late request overlapped, in this order: a GC pause between its due time and its send; a
 // loop window that was busy (utilisation ≥ 0.9) while the process got most of a core (CPU ≥ 0.7 of the
 // wall time: the generator's own work); a busy window in which the process got less than half a core
-// (it was runnable but the machine ran something else: descheduled); a window longer than twice its
-// length (the loop itself was held up); else none of these. And the round's figures.
+// (it was runnable but the machine ran something else: descheduled); a mostly idle window (utilisation
+// < 0.5: the loop was waiting for its timer and woke late, the OS's wake-up or the timer's 1 ms grain);
+// a window longer than twice its length (the loop itself was held up); else none of these.
 export function summarizeTrace ({ late, batches, opens, connected = [], gc, elu }) {
-  const cause = { gc: 0, ownWork: 0, descheduled: 0, heldUp: 0, other: 0 }
+  const cause = { gc: 0, ownWork: 0, descheduled: 0, wokeLate: 0, heldUp: 0, other: 0 }
   for (const [due, lag] of late) {
     if (gc.some(([s, d]) => s < due + lag && s + d > due)) { cause.gc++; continue }
     const w = windowAt(elu, due)
     if (w === null) cause.other++
     else if (w.util >= 0.9 && w.cpu >= 0.7) cause.ownWork++
     else if (w.util >= 0.5 && w.cpu < 0.5) cause.descheduled++
+    else if (w.util < 0.5) cause.wokeLate++
     else if (w.end - w.start > 2 * ELU_WINDOW_MS) cause.heldUp++
     else cause.other++
   }
