@@ -2,6 +2,7 @@
 // run/sweep.js chooses the rates, result/build.js reports the outcome.
 
 import { roundTo } from './stats.js'
+import { errorsOf } from './requests.js'
 
 // The backlog rule: a step's outstanding requests (sent, not yet ended) grow when their mean over its
 // last quarter exceeds their mean over its second quarter by more than BACKLOG_SHARE of the requests
@@ -33,11 +34,11 @@ export function backlogOf (timeline) {
   return { early: r1(early), late: r1(late), growth: r1(growth), limit, growing: growth > limit }
 }
 
-// Did a step (its round figures) hold the target: p99 ≤ sloMs, every request answered 2xx and verified,
-// and the backlog not growing through it.
+// Did a step (its round figures) hold the target: p99 ≤ sloMs, no errors (result/requests.js) and none
+// unanswered (every request answered 2xx and verified), and the backlog not growing through it.
 export function holds (fig, sloMs) {
   const q = fig.requests
-  const clean = q.errors === 0 && q.timeouts === 0 && q.non2xx === 0 && q.mismatches === 0 && q.unanswered === 0
+  const clean = errorsOf(q) === 0 && q.unanswered === 0
   const steady = !fig.backlog?.growing
   return clean && steady && q.completed > 0 && fig.latency.p99 !== null && fig.latency.p99 <= sloMs
 }
