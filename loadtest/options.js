@@ -58,7 +58,9 @@ const BOOLEANS = new Set(['json', 'list', 'quick', 'help'])
 const MULTIPLE = new Set(['threshold'])
 // The parsed options before the user's: null where not given, so that an experiment's defaults and
 // --quick come before DEFAULTS (run/load.js); flags false, lists empty.
-const UNSET = Object.freeze(Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, BOOLEANS.has(k) || MULTIPLE.has(k) ? DEFAULTS[k] : null])))
+const UNSET = Object.freeze(
+  Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, BOOLEANS.has(k) || MULTIPLE.has(k) ? DEFAULTS[k] : null]))
+)
 
 // The --help text: the one place the options are described.
 export const HELP = `Usage: npm run lab -- [options]

@@ -12,7 +12,8 @@ export function resolveLoad (opts, experiment) {
   const timeoutSec = opts.timeout ?? base.timeoutSec ?? DEFAULTS.timeout
   const load = {
     // Open loop: --connections caps the kept connections (default: enough for rate × timeout).
-    connections: opts.connections ?? (rate ? defaultConnections(rate, timeoutSec) : (base.connections ?? DEFAULTS.connections)),
+    connections:
+      opts.connections ?? (rate ? defaultConnections(rate, timeoutSec) : (base.connections ?? DEFAULTS.connections)),
     rate,
     userConnections: opts.connections ?? null,
     arrival: opts.arrival ?? base.arrival ?? DEFAULTS.arrival,

@@ -38,7 +38,8 @@ test('options: defaults, numbers parsed, servers split and expanded', () => {
   // an experiment that sets nothing gets DEFAULTS, the one home of the lab's defaults
   const load = resolveLoad(none, { defaults: {} })
   assert.deepEqual(
-    [load.connections, load.arrival, load.seed, load.durationSec, load.timeoutSec, load.maxBody, load.runs, load.warmup],
+    [load.connections, load.arrival, load.seed, load.durationSec, load.timeoutSec, load.maxBody, load.runs,
+      load.warmup],
     [DEFAULTS.connections, DEFAULTS.arrival, DEFAULTS.seed, DEFAULTS.duration, DEFAULTS.timeout, DEFAULTS['max-body'], DEFAULTS.runs, DEFAULTS.warmup]
   )
   assert.deepEqual([DEFAULTS.connections, DEFAULTS.seed, DEFAULTS.duration, DEFAULTS.timeout], [10, 1, 10, 10])
