@@ -18,6 +18,7 @@ import { planLab } from '../../../loadtest/lab.js'
 import { parseOptions } from '../../../loadtest/options.js'
 import { ROOT, labReport, runLab, tempDir } from '../../helpers/lab.js'
 import { httpReport } from '../../fixtures/reports.js'
+import { cpuStrategyNames } from '../../../loadtest/catalog.js'
 
 // The instruments' check at start (servers/lib/instruments.js): Node trusts both; Bun's and Deno's
 // utilisation is a stub; Bun's histogram works (without Node's 10 ms offset); Deno's sees a block now
@@ -137,8 +138,8 @@ test('lab --node OWN,OTHER: one result per server per runtime, with its version;
   assert.match(cmp.stdout, /\| `queued-threads@loop:1e5` \| /)
 })
 
-// The six CPU strategies (the two study servers are for their own experiments).
-const STRATEGIES = ['simple', 'cluster', 'child-process', 'worker-per-request', 'cluster-threads', 'queued-threads']
+// The CPU strategies (catalog.js; the two study servers are for their own experiments).
+const STRATEGIES = cpuStrategyNames()
 // Deno 2.9.6 starts a worker thread of a cluster worker process as a cluster worker too, which throws:
 // cluster-threads cannot run under it, and fails as a result with the one line the server answers.
 const DENO_CLUSTER_THREADS =
