@@ -12,6 +12,7 @@ import { fireOpenLoop, defaultConnections } from './open-loop.js'
 import { sliceOf } from './schedule.js'
 import { roundCounts } from './fire.js'
 import { createHistogram, decodeHistogram, encodeHistogram } from '../result/histogram.js'
+import { maxOf, minOf } from '../result/stats.js'
 
 const THREAD = new URL('./generator-thread.js', import.meta.url)
 // What one generator thread keeps on schedule (requests/s): `npm run bench` measured 24,000–27,000 on
@@ -179,14 +180,4 @@ function addRaw (out, r) {
 function threadOf (r) {
   const { sent, firstIssueMs, lastIssueMs, firstDueMs, lastDueMs, connections, peakInFlight, lag, latency } = r
   return { sent, firstIssueMs, lastIssueMs, firstDueMs, lastDueMs, connections, peakInFlight, lag, latency }
-}
-
-function minOf (a, b) {
-  if (a === null || a === undefined) return b ?? null
-  return b === null || b === undefined ? a : Math.min(a, b)
-}
-
-function maxOf (a, b) {
-  if (a === null || a === undefined) return b ?? null
-  return b === null || b === undefined ? a : Math.max(a, b)
 }
