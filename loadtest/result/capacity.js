@@ -6,6 +6,7 @@
 // — when the floor's p99 is above the target.
 
 import { decodeHistogram } from './histogram.js'
+import { errorsOf } from './requests.js'
 import { median, roundTo } from './stats.js'
 import { lagCouldFlip } from './trust.js'
 
@@ -102,7 +103,7 @@ export function overTarget (fig, sloMs) {
 // flip (result/trust.js lagCouldFlip).
 export function judgeStep (fig, sloMs) {
   const q = fig.requests
-  const faults = q.errors + q.timeouts + q.non2xx + q.mismatches + q.unanswered
+  const faults = errorsOf(q) + q.unanswered // errors as everywhere (result/requests.js), and unanswered
   const counts = overTarget(fig, sloMs)
   const base = { n: counts?.n ?? q.completed, over: counts?.over ?? null, inDoubt: false }
   if (faults > 0) return { ...base, call: 'fail', why: `${faults} failed requests` }

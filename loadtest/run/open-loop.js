@@ -13,7 +13,7 @@
 import { getPriority, setPriority } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { createHttp1Pool } from './http1.js'
-import { createSchedule } from './schedule.js'
+import { DEFAULT_SEED, createSchedule } from './schedule.js'
 import { DEFAULT_MAX_BODY, bodyReference, createVerifier } from './body.js'
 import { createHistogram, recordMs } from '../result/histogram.js'
 import { roundCounts } from './fire.js'
@@ -111,7 +111,7 @@ function referenceOf (expected) {
 
 // One round's state: the options, the schedule, the raw figures, the queues.
 function createRound (opts) {
-  const { url, rate, arrival = 'constant', seed = 1, amount = null, durationSec = null, slice = null } = opts
+  const { url, rate, arrival = 'constant', seed = DEFAULT_SEED, amount = null, durationSec = null, slice = null } = opts
   const target = new URL(url)
   const timeoutSec = opts.timeoutSec ?? 10
   const cap = opts.connections ?? defaultConnections(rate, timeoutSec)

@@ -5,6 +5,9 @@
 // The arrival processes --arrival accepts.
 export const ARRIVALS = ['constant', 'poisson']
 
+// The poisson schedule's seed when none is given (--seed): the one place it is written.
+export const DEFAULT_SEED = 1
+
 // A small seeded PRNG (mulberry32): uniform numbers in [0, 1), the same sequence for the same seed.
 export function prng (seed) {
   let a = seed >>> 0
@@ -35,7 +38,7 @@ function dueAfter (i, due, gapMs, random, arrival) {
 // A schedule: next() → the due time (ms from the start) of the next request, or null once the round's
 // amount or duration is used up. Never skips or thins: every due time of the plan's `slice` is handed out
 // in order (a Poisson slice draws every gap of the plan, so its due times are the plan's own).
-export function createSchedule ({ rate, arrival = 'constant', seed = 1, amount = null, durationMs = null, slice = null }) {
+export function createSchedule ({ rate, arrival = 'constant', seed = DEFAULT_SEED, amount = null, durationMs = null, slice = null }) {
   if (!(rate > 0)) throw new RangeError(`rate: expected a positive number of requests per second, got ${rate}`)
   if (!ARRIVALS.includes(arrival)) { throw new RangeError(`arrival: expected one of ${ARRIVALS.join(', ')}, got ${arrival}`) }
   const { offset, stride } = slice ?? { offset: 0, stride: 1 }
