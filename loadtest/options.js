@@ -109,6 +109,7 @@ With no option: a quick tour of every server (light load, about two minutes).
                        'p99<500' (ms; p50 p75 p90 p97.5 p99 p99.9 p99.99 max, or 0.5s), 'rps>100' (req/s),
                        'errors==0' (connection errors + non-2xx + body mismatches), 'timeouts==0',
                        'efficiency>=80%', 'capacity>200' (req/s, capacity experiment only),
+                       'goodput>0.8' (goodput at 2 × capacity as a share of it, overload experiment only),
                        'queued-threads:p99<200' (that server only); OP: < <= > >= == !=. Figures are the
                        median round's. A crossed threshold exits ${THRESHOLD_EXIT} once the report is written
   --json               print the report JSON on stdout (with npm: npm run -s lab -- --json)
