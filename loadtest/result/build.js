@@ -38,14 +38,16 @@ function sweepOf (record, rounds) {
   const sweeps = record.sweeps ?? [record.sweep]
   const runs = sweeps.map((sw, k) => oneSweep(sw, k, rounds, sweeps[k + 1]?.first ?? rounds.length))
   const { kinds, first, ...rule } = sweeps[0]
-  const order = runs.slice().sort((a, b) => a.capacity.rps - b.capacity.rps)
+  // a capacity that cannot be met (rps null) sorts below every number
+  const order = runs.slice().sort((a, b) => (a.capacity.rps ?? -1) - (b.capacity.rps ?? -1))
   const median = order[(order.length - 1) >> 1]
   const many = runs.length > 1
+  const held = runs.map((r) => r.capacity.rps).filter(isNum)
   return {
     ...rule,
     steps: runs.flatMap((r) => r.steps),
     capacity: median.capacity,
-    ...(many ? { runs: runs.map((r) => r.capacity), spread: spread(runs.map((r) => r.capacity.rps)) } : {}),
+    ...(many ? { runs: runs.map((r) => r.capacity), spread: held.length ? spread(held) : null } : {}),
     calibrationCheck: record.calibrationCheck ?? null
   }
 }
@@ -76,8 +78,9 @@ function sweepReasons (sweep) {
   return out
 }
 
-// A generator behind its schedule (trust.js): in a sweep, part of the step's `disturbed`.
-const BEHIND = /^load generator (thread \S+ )?(lagged|off schedule)/
+// A generator that did not keep the offered load, or a lag that puts a latency in doubt (trust.js): in a
+// sweep, part of the step's own verdict (disturbed, inDoubt), not of the result's.
+const BEHIND = /^(load generator (thread \S+ )?did not keep the offered load|latency in doubt)/
 
 // The untrusted reasons and notes of a run: the shown round's own, then the other rounds'. In a sweep,
 // failing steps are its point, not a fault: its reasons are the disturbed steps, the calibration and the
@@ -91,10 +94,11 @@ function trustOf (record, rounds, shown, sweep) {
     }
     return { reasons: [...own, ...sweepReasons(sweep)], notes }
   }
-  const reasons = untrustedReasons(shown, record)
+  const sloMs = record.entry?.sloMs ?? null // a latency target the rounds are judged against, if any
+  const reasons = untrustedReasons(shown, { ...record, sloMs })
   for (const [i, r] of rounds.entries()) {
     if (r === shown) continue
-    reasons.push(...untrustedReasons(r).map((x) => `round ${i + 1}: ${x}`))
+    reasons.push(...untrustedReasons(r, { sloMs }).map((x) => `round ${i + 1}: ${x}`))
   }
   return { reasons, notes }
 }
@@ -191,6 +195,8 @@ export function buildHttpResult (record, { calibration = {}, cores = null } = {}
     study: e.study ?? null,
     runtime: runtimeOf(record, e),
     noise: shown?.noise ?? null,
+    // the strategy's own contention in the shown round (trust.js contentionOf): a finding, not a reason
+    contention: shown?.contention ?? null,
     disturbed: sweep ? sweep.steps.some((st) => st.disturbed) : rounds.some((r) => r.disturbed),
     // a sweep's rounds are its steps: never a noise estimate (its --runs are capacity.runs)
     ...(sweep ? {} : roundsOf(rounds))

@@ -2,8 +2,8 @@
 // the load engine's raw round: pure, the one place a round becomes numbers.
 import { roundTo, summarize } from './stats.js'
 import { decodeHistogram, encodeHistogram, summarizeHistogram } from './histogram.js'
-import { backlogOf, holds } from './capacity.js'
-import { SATURATED, disturbances } from './trust.js'
+import { backlogOf, judgeStep } from './capacity.js'
+import { SATURATED, contentionOf, disturbances } from './trust.js'
 
 // The service time of a calibration (run/calibrate.js): its robust estimate of warm calls, or the
 // median of a report from before it had one; null without a calibration.
@@ -145,13 +145,18 @@ export function roundFigures (measured) {
   fig.backlog = fig.open ? backlogOf(fig.timeline) : null
   fig.disturbedBy = disturbances(fig)
   fig.disturbed = fig.disturbedBy.length > 0
+  // the strategy's own contention (result/trust.js): a finding of the round, never a reason
+  fig.contention = contentionOf(fig.noise)
   return fig
 }
 
-// One step of a capacity sweep: the offered rate and what came of it.
+// One step of a capacity sweep: the offered rate and what came of it. call/n/over: its verdict on the
+// target and the requests that decided it (result/capacity.js judgeStep); inDoubt: a failure the
+// generator's lag could flip; contention: the strategy's own (a finding, not a disturbance).
 export function stepFigures (fig, index, kind, sloMs) {
   const l = fig.latency
   const seconds = fig.durationMs / 1000
+  const judged = judgeStep(fig, sloMs)
   return {
     index,
     kind,
@@ -161,9 +166,14 @@ export function stepFigures (fig, index, kind, sloMs) {
     p99: l.p99,
     p99_9: l.p99_9,
     max: l.max,
-    pass: holds(fig, sloMs),
+    pass: judged.call === 'pass',
+    call: judged.call,
+    n: judged.n,
+    over: judged.over,
+    inDoubt: judged.inDoubt,
     disturbed: fig.disturbed,
     disturbedBy: fig.disturbedBy,
+    contention: fig.contention ?? null,
     noise: fig.noise,
     backlog: fig.backlog ?? null,
     requests: fig.requests,

@@ -6,7 +6,7 @@
 // stands on one step, and one that contradicts it needs two: a first failure is repeated before it
 // counts (a disturbed failure counts only when a rate has had MAX_TRIES steps), and a pass above a
 // failure is re-measured. See verdictAt for the rule, and reports/README.md "capacity".
-import { MAX_TRIES, OVERLOAD, bracketOf, holds, verdicts } from '../result/capacity.js'
+import { MAX_TRIES, OVERLOAD, bracketOf, judgeStep, requestsToShow, verdicts } from '../result/capacity.js'
 import { roundTo } from '../result/stats.js'
 
 export { MAX_TRIES, OVERLOAD }
@@ -19,6 +19,8 @@ export const SLO_SERVICE_MULTIPLE = 5
 const PRECISION = 0.02
 // At most this many steps in one sweep (the default of createSweep's maxSteps).
 export const MAX_STEPS = 30
+// The fewest requests that can show p99 within the target (none over it, 95 %): a step's default length.
+export const MIN_REQUESTS = requestsToShow(0)
 
 // The p99 target for a service time: --slo when given, else SLO_SERVICE_MULTIPLE service times.
 export function sloFor (serviceMs, sloMs = null) {
@@ -38,9 +40,13 @@ function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec 
     `${PRECISION * 100}%); then one step at ${OVERLOAD} × the capacity, which must fail (if it holds, the sweep goes ` +
     `on upward from it). Each step lasts long enough for ${minRequests} requests, at least ${minDurationSec} s and at ` +
     `most ${maxStepSec} s (below ${Math.round((minRequests / maxStepSec) * 10) / 10} req/s a step has fewer requests). ` +
-    'A step holds when its p99 from the due time is within the target, every request was answered 2xx with the ' +
-    'expected body and its backlog did not grow. A first failure is repeated before it counts, a disturbed ' +
-    `failure counts only after ${MAX_TRIES} steps at its rate, and a pass above a confirmed failure must hold twice.`
+    'A step holds when every request was answered 2xx with the expected body, its backlog did not grow and its ' +
+    'requests over the target (latency from the due time) show p99 within it at 95 % (binomial: 299 requests ' +
+    'with none over, 473 with one, 628 with two); it fails when they show p99 above it; otherwise it is ' +
+    'undecided and the rate is measured again, its steps pooled. A first failure is repeated before it counts; ' +
+    "a disturbed failure, or one the generator's lag could flip (p99 less the lag p99 within the target), counts " +
+    `only after ${MAX_TRIES} steps at its rate; a pass above a confirmed failure must hold twice. At ` +
+    `${MAX_TRIES} steps the majority decides, a tie the pooled share over the target.`
 }
 
 // The next rate of a sweep, from its steps (each { rate, kind, pass, disturbed }) and its settings.
@@ -66,10 +72,12 @@ function nextStep (steps, { idealRps, fractions, refine, maxSteps }) {
 }
 
 // A sweep over rates for one server: next(history) → the next rate to offer (null: done), where history
-// is [{ rate, figures }] of the steps so far (figures: the round's, with `disturbed`). describe() says
-// how the rates are chosen and how long a step lasts; durationFor(rate) is a step's length in seconds.
+// is [{ rate, figures }] of the steps so far (figures: the round's, with `disturbed`; each judged against
+// the one target by result/capacity.js judgeStep). describe() says how the rates are chosen and how long a
+// step lasts (plain data, stored in the report as the sweep's rule); durationFor(rate) is a step's length
+// in seconds; `kinds` the kind of each rate handed out (coarse, refine, over, repeat).
 export function createSweep ({
-  serviceMs, cores, sloMs = null, fractions = FRACTIONS, refine = 3, minRequests = 200, minDurationSec = 3,
+  serviceMs, cores, sloMs = null, fractions = FRACTIONS, refine = 3, minRequests = MIN_REQUESTS, minDurationSec = 3,
   maxStepSec = 8, maxSteps = MAX_STEPS
 }) {
   const slo = sloFor(serviceMs, sloMs)
@@ -101,9 +109,10 @@ export function createSweep ({
     },
     next (history) {
       if (idealRps === null || slo.sloMs === null) return null
-      const steps = history.map((h, i) => ({
-        rate: h.rate, kind: kinds[i], pass: holds(h.figures, slo.sloMs), disturbed: Boolean(h.figures.disturbed)
-      }))
+      const steps = history.map((h, i) => {
+        const j = judgeStep(h.figures, slo.sloMs)
+        return { rate: h.rate, kind: kinds[i], ...j, pass: j.call === 'pass', disturbed: Boolean(h.figures.disturbed) }
+      })
       const step = nextStep(steps, { idealRps, fractions, refine, maxSteps })
       if (!step) return null
       kinds.push(step.kind)
