@@ -10,6 +10,7 @@ import { calibrationKey, withoutRuntime } from '../result/key.js'
 import { runtimeName, unmeasuredLines, unmeasuredText } from '../result/runtime.js'
 import { METRICS } from '../report/thresholds.js'
 import { withoutImpossible } from './impossible.js'
+import { overloadCell } from './overload.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }
@@ -122,6 +123,7 @@ function httpCell (r, report, units) {
     capacity: isNum(r.capacity?.capacity?.rps) ? r.capacity.capacity.rps : null,
     capacityBound: r.capacity?.capacity?.bound ?? null,
     sloMs: isNum(r.capacity?.sloMs) ? r.capacity.sloMs : null,
+    overload: overloadCell(r), // past capacity (the overload experiment), null otherwise
     ...drawable(r.timeline)
   }
 }
