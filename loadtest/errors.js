@@ -64,3 +64,9 @@ export function clip (text, max = 80) {
   const s = String(text)
   return s.length <= max ? s : `${s.slice(0, max - 1)}… (${s.length} characters)`
 }
+
+// A response that breaks HTTP/1.1 (RFC 9112): the open loop's client fails the request with it and closes
+// the connection; the round counts it in `protocolErrors`.
+export function protocolError (message) {
+  return new LabError('LAB_HTTP_PROTOCOL', `protocol error: ${message}`)
+}

@@ -63,7 +63,7 @@ Boots each selected server, loads it (autocannon's closed loop, or an open loop 
 watches it from inside and outside, in time, prints a table on stderr and writes
 reports/<time>-<host>-<experiment>.{json,md,html} (./loadlab-reports/ when run from your own project).
 Relative paths (--task, --input @FILE, --out, --runtime or --node PATH) are from the directory you run it in.
-With no option: a quick tour of every server (light load, about two minutes).
+With no option: a quick tour of every server (light load, about a minute).
 
   --server a,b|all     servers to run (see --list); a custom run
   --experiment NAME    reproduce a study (see --list); with --server: only those servers
@@ -90,8 +90,8 @@ With no option: a quick tour of every server (light load, about two minutes).
   --max-body BYTES     what is kept of each response body (default ${DEFAULT_MAX_BODY}): every body is verified
                        whole by sha256 and length as it streams; a longer one is counted as over the cap
   --work SPEC          work per request, e.g. loop:1e7, fib:25, render:1000, sleep:100
-  --task PATH[#name]   your own work: a module exporting (input) => result (README "Bring your own
-                       work"); every server by default, or the capacity experiment's with
+  --task PATH[#name]   your own work: a module exporting (input) => result (docs/task.md);
+                       every server by default, or the capacity experiment's with
                        --experiment capacity; excludes --work, --url and the other experiments
   --input JSON|@FILE   --task: the input of every call (default: the module's \`input\` export)
   --runs N             measured rounds per server; figures are the median round (default 1); with the

@@ -11,6 +11,7 @@ import { runtimeName, unmeasuredLines, unmeasuredText } from '../result/runtime.
 import { METRICS } from '../report/thresholds.js'
 import { withoutImpossible } from './impossible.js'
 import { overloadCell } from './overload.js'
+import { verdictOf } from '../result/trust.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }
@@ -103,14 +104,11 @@ function httpCell (r, report, units) {
     const s = scaled(r.latency?.percentiles?.[p], scale)
     if (s !== null) pcts[p] = s
   }
+  const verdict = verdictOf(r) // the report's one verdict (result/trust.js), and what compare finds impossible
   return {
-    status: r.status === 'failed' ? 'failed' : 'ok',
-    trusted: r.trusted !== false && r.status !== 'failed' && !r.impossible?.length,
-    why: [
-      ...(r.status === 'failed' ? [r.failure?.reason ?? 'run failed'] : []),
-      ...(Array.isArray(r.untrusted) ? r.untrusted : []),
-      ...(r.impossible ?? [])
-    ].map(String),
+    status: verdict.status,
+    trusted: verdict.trusted && !r.impossible?.length,
+    why: [...verdict.reasons, ...(r.impossible ?? []).map(String)],
     rps: isNum(r.rps) ? r.rps : null,
     p50: scaled(r.latency?.p50, scale),
     p99: scaled(r.latency?.p99, scale),
@@ -120,8 +118,10 @@ function httpCell (r, report, units) {
     efficiency: isNum(r.efficiency) ? r.efficiency : null,
     serviceMs: serviceMs(report, r.work, r.runtime?.label),
     // capacity sweeps: the highest rate held under the target, and the target
+    // null when no rate held: its bound says why ('cannot meet the target' with its floor)
     capacity: isNum(r.capacity?.capacity?.rps) ? r.capacity.capacity.rps : null,
     capacityBound: r.capacity?.capacity?.bound ?? null,
+    capacityFloor: r.capacity?.capacity?.floor ?? null,
     sloMs: isNum(r.capacity?.sloMs) ? r.capacity.sloMs : null,
     overload: overloadCell(r), // past capacity (the overload experiment), null otherwise
     ...drawable(r.timeline)

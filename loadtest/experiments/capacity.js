@@ -5,22 +5,27 @@
 // loadtest/run/sweep.js for the rule.
 import { fmtMs, fmtPct } from '../report/format.js'
 import { SERVERS } from './heavy-cpu.js'
-import { createSweep } from '../run/sweep.js'
+import { MIN_REQUESTS, createSweep } from '../run/sweep.js'
 import { taskArgs } from '../run/task.js'
+import { trustMark } from '../result/trust.js'
 
 // The six CPU strategies, as in heavy-cpu.
 export { SERVERS }
 
-// durationSec: a step's shortest length; minRequests: a step lasts long enough for this many requests
-// (its p99 then rests on at least 2 requests past it), up to maxStepSec. loop:3e7 (about 20 ms here: an
-// ideal near 100 req/s on 2 cores, 2–8 s a step) keeps a sweep of six strategies within about 12
-// minutes; loop:1e8 took 9–90 s a step, and loop:1e7's default target (34 ms) was below the scheduler
-// lag of a loaded machine, so every step failed.
+// durationSec: a step's shortest length; minRequests: a step lasts long enough for this many requests,
+// up to maxStepSec: 299 is the fewest that can show p99 within the target (none over it, 95 %:
+// result/capacity.js percentileCall); a step with one or two over is undecided and its rate measured
+// again, pooled. loop:3e7 (about 20 ms here: an ideal near 100 req/s on 2 cores, so 3–10 s a step) keeps
+// a sweep of six strategies to about 12–15 minutes: the quiet reference of 2026-11-23 (01:21) took 8 min
+// for 75 steps of 200 requests (340 s of load, about 1.8 s of overhead a step); 299 requests make the
+// load about 510 s, undecided rates near the knee add about a tenth of the steps: 560 s of load and
+// 150 s of overhead, 12 min. loop:1e8 took 9–90 s a step, and loop:1e7's default target (34 ms) was
+// below the scheduler lag of a loaded machine, so every step failed.
 const defaults = {
   work: 'loop:3e7',
   durationSec: 2,
-  minRequests: 200,
-  maxStepSec: 8,
+  minRequests: MIN_REQUESTS,
+  maxStepSec: 10,
   timeoutSec: 10,
   warmup: 8,
   recoveryTimeoutSec: 60,
@@ -28,6 +33,8 @@ const defaults = {
   maxSteps: 14,
   fractions: null
 }
+// --quick: steps of 40 requests cannot show p99 (a passing rate is undecided, measured up to 3 times and
+// then judged by its pooled share over the target); maxSteps bounds the sweep's time all the same.
 const quick = {
   work: 'loop:2e7',
   durationSec: 0.5,
@@ -49,7 +56,7 @@ export default {
   study: null,
   title: 'Capacity at a latency target: open-loop rate sweep per strategy',
   description:
-    'Each CPU strategy offered open-loop rates (requests due on a schedule whatever the answers; latency from the due time) from 30 % of the ideal its cores allow for the work (cores / calibrated service time) until one fails, a failure repeated before it counts, the knee refined by bisection, then 1.2 × the capacity, which must fail. Each step lasts for at least 200 requests; what else took the machine is recorded per step (noise) and a disturbed step is marked. Capacity: the highest offered rate whose p99 stays within the target with every request answered and verified and no growing backlog, with its bracket.',
+    'Each CPU strategy offered open-loop rates (requests due on a schedule whatever the answers; latency from the due time) from 30 % of the ideal its cores allow for the work (cores / calibrated service time) until one fails, a failure repeated before it counts, the knee refined by bisection, then 1.2 × the capacity, which must fail. Each step lasts for the 299 requests that can show p99 (binomial, 95 %), up to 10 s; an undecided rate is measured again and its steps pooled; what else took the machine is recorded per step (noise) and a disturbed step is marked, while the strategy\'s own contention is a finding and a failure the generator\'s lag could flip is repeated. Capacity: the highest offered rate whose p99 stays within the target with every request answered and verified and no growing backlog, with its bracket and the floor (the lowest rate offered); none — "cannot meet the target" — when the floor\'s p99 is above it.',
   defaults,
   quick,
   // One entry per server; its sweep chooses the rates from the calibrated service time at run time.
@@ -80,19 +87,25 @@ export default {
   // capacity, the target, the steps (repeated, disturbed), and what 1.2 × capacity did.
   table (report) {
     const head = [
-      'server', 'ideal req/s', 'capacity req/s', 'bracket', 'cap/ideal', 'p99 at cap', 'target', 'steps',
-      'disturbed', '1.2× p99', '1.2× timeouts', '1.2× recovery', 'trust'
+      'server', 'ideal req/s', 'capacity req/s', 'bracket', 'cap/ideal', 'p99 at cap', 'target', 'floor p99 @ req/s',
+      'steps', 'disturbed', 'in doubt', '1.2× p99', '1.2× timeouts', '1.2× recovery', 'trust'
     ]
     const rows = report.results.filter((r) => r.kind === 'http').map((r) => capacityRow(r, head.length))
     return { head, rows }
   }
 }
 
+// One capacity as a cell: ≥ for a floor, 'cannot meet' for a target the strategy cannot meet at any
+// rate tried (null, never 0), '-' for none found, a ~ when it is sensitive to the target.
+function oneCapacity (c) {
+  if (c.rps === null || c.rps === undefined) return c.bound === 'cannot meet the target' ? 'cannot meet' : '-'
+  return `${c.bound === 'at least' ? '≥' : ''}${rps(c.rps)}${c.sensitive ? ' ~' : ''}`
+}
+
 // The capacity cell: the (median) capacity, and with --runs N every sweep's.
 function capacityCell (cap) {
-  const c = cap.capacity
-  const main = `${c.bound === 'at least' ? '≥' : ''}${rps(c.rps)}`
-  return cap.runs ? `${main} (${cap.runs.map((x) => rps(x.rps)).join(', ')})` : main
+  const main = oneCapacity(cap.capacity)
+  return cap.runs ? `${main} (${cap.runs.map(oneCapacity).join(', ')})` : main
 }
 
 // One server's row of the capacity table.
@@ -105,6 +118,8 @@ function capacityRow (r, width) {
   const over = c.over
   const steps = r.capacity.steps
   const disturbed = steps.filter((s) => s.disturbed).length
+  const inDoubt = steps.filter((s) => s.inDoubt).length
+  const floor = c.floor ? `${fmtMs(c.floor.p99)} @ ${rps(c.floor.rps)}` : '-'
   const recovery = over?.recovery
     ? over.recovery.ms === null ? `>${fmtMs(over.recovery.timeoutMs)}` : fmtMs(over.recovery.ms)
     : '-'
@@ -116,11 +131,13 @@ function capacityRow (r, width) {
     fmtPct(c.ratioToIdeal),
     fmtMs(c.p99),
     fmtMs(c.sloMs),
+    floor,
     `${steps.length}${c.repeated ? ` (${c.repeated} repeated)` : ''}`,
     disturbed ? `! ${disturbed}` : '0',
+    String(inDoubt),
     over ? fmtMs(over.p99) : '-',
     over ? String(over.requests.timeouts) : '-',
     recovery,
-    r.status === 'failed' ? '✗ failed' : r.trusted ? '✓' : '!'
+    trustMark(r)
   ]
 }

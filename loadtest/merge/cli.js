@@ -1,6 +1,7 @@
 // `npm run merge -- A.json B.json … [--out DIR]`: one report from the reports of the shards of one plan
 // (lab --shard I/N --start-at T), written as the lab writes its own (JSON, Markdown, page). Refusals:
-// one line on stderr, exit 2 (reports that are not every shard of one plan, once each).
+// one line on stderr, exit 2 (reports that are not every shard of one plan, once each, or whose counts
+// disagree with their histograms or their slice of the plan).
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
@@ -18,7 +19,9 @@ Writes one report from the reports of the shards of one plan (npm run lab -- --u
 --shard I/N --start-at T, one per shard): histograms added, counts summed, rates added, timelines
 aligned on the common start, the method naming the shards. The merged report compares and gates like
 any other. Refuses (exit 2) reports that are not every shard of one plan exactly once: a different
-url, rate, arrival, seed, amount, duration or start, a shard missing or given twice.
+url, rate, arrival, seed, amount, duration or start, a shard missing or given twice, or a shard whose
+counts disagree with its own histograms or its slice of the plan (rate × duration ÷ N, less what was
+in flight).
 
 options:
   --out DIR    where the merged report goes (default reports/)

@@ -7,10 +7,11 @@ import { createHistogram, decodeHistogram, encodeHistogram, summarizeHistogram }
 import { buildReport, machineLine } from '../result/build.js'
 import { roundTo } from '../result/stats.js'
 import { mergeTimelines } from './timeline.js'
+import { countsFault } from './counts.js'
 
 // What makes reports shards of one plan: these fields of `method` must be equal in all of them.
 export const PLAN_FIELDS = ['url', 'rate', 'arrival', 'seed', 'amount', 'durationSec', 'startAt']
-const COUNTS = ['sent', 'completed', 'ok', 'non2xx', 'errors', 'timeouts', 'mismatches', 'unanswered']
+const COUNTS = ['sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'unanswered']
 const HISTOGRAMS = ['latency', 'service', 'lag', 'wait']
 // A shard report's note saying it is one (run/generators.js scaleOutNotes).
 const SHARD_NOTE = /^shard \d+\/\d+ of a plan /
@@ -20,8 +21,9 @@ export function mergeError (message) {
   return new LabError('LAB_MERGE', `merge: ${message}`, { exitCode: 2 })
 }
 
-// Check that the reports (with their file names) are every shard of one plan, once each; throws a
-// mergeError naming the first difference. Returns them ordered by shard index.
+// Check that the reports (with their file names) are every shard of one plan, once each, and that each
+// one's counts agree with its histograms and its slice of the plan (counts.js); throws a mergeError
+// naming the first difference. Returns them ordered by shard index.
 export function checkShards (entries) {
   if (entries.length < 2) throw mergeError('expected the reports of at least two shards')
   for (const { file, report } of entries) checkShard(file, report)
@@ -36,7 +38,12 @@ export function checkShards (entries) {
       throw mergeError(`${a.file} and ${b.file} are not shards of one plan: run ${a.report.results[0].key} vs ${b.report.results[0].key}`)
     }
   }
-  return checkCoverage(entries)
+  const ordered = checkCoverage(entries)
+  for (const { file, report } of ordered) {
+    const fault = countsFault(report)
+    if (fault) throw mergeError(`${file}: its counts disagree (${fault}): not merged`)
+  }
+  return ordered
 }
 
 // One report that can be a shard: an open-loop --shard run with one result.

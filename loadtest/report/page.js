@@ -21,6 +21,8 @@ import {
 import { thresholdRows } from './thresholds.js'
 import { UNMEASURED, experimentTable, runtimesOf, tableNotes } from './table.js'
 import { runtimeName, unmeasuredWhy } from '../result/runtime.js'
+import { verdictOf } from '../result/trust.js'
+import { holdsText } from '../result/capacity.js'
 
 // A server-side figure's cell: "—" with its reason on hover where the run's runtime cannot measure it
 // (the reasons are also written under the table), else the figure.
@@ -55,24 +57,25 @@ ${svg}
 </figure>`
 }
 
+// A run's row class: failed, untrusted or '' (result/trust.js verdictOf).
 function statusOf (r) {
-  if (r.status === 'failed') return 'failed'
-  if (r.trusted === false) return 'untrusted'
-  return ''
+  const v = verdictOf(r)
+  return v.status === 'failed' ? 'failed' : v.trusted ? '' : 'untrusted'
 }
 
 function reasons (r) {
-  const list = Array.isArray(r.untrusted) ? r.untrusted.filter((x) => x !== null && x !== undefined) : []
-  if (r.status === 'failed' && r.failure?.reason) list.unshift(r.failure.reason)
-  return [...new Set(list.map(String))]
+  return [...new Set(verdictOf(r).reasons)]
 }
 
+// A run's first cell: its name, why it is not trusted, its notes, and its own contention (a finding).
 function runCell (name, r) {
   const why = statusOf(r)
     ? `<span class="why">${statusOf(r) === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${esc(reasons(r).join('; ') || 'no reason given')}</span>`
     : ''
   const notes = Array.isArray(r.notes) && r.notes.length ? `<span class="note">${esc(r.notes.join('; '))}</span>` : ''
-  return { html: `<b>${esc(name)}</b>${why}${notes}`, className: 'text' }
+  const own = verdictOf(r).contention?.text
+  const contention = own ? `<span class="note" data-flag="contention">own contention: ${esc(own)}</span>` : ''
+  return { html: `<b>${esc(name)}</b>${why}${notes}${contention}`, className: 'text' }
 }
 
 function flags (http, names) {
@@ -84,7 +87,7 @@ function flags (http, names) {
 <div>${esc(f.reason ?? 'no reason recorded')} · exit code <code>${esc(f.exitCode ?? 'none')}</code>${f.signal ? ` · signal <code>${esc(f.signal)}</code>` : ''}</div>
 ${Array.isArray(f.stderrTail) && f.stderrTail.length ? `<pre aria-label="stderr tail">${esc(f.stderrTail.join('\n'))}</pre>` : '<div class="muted">no stderr captured</div>'}</div>`)
   }
-  const untrusted = http.map((r, i) => [r, names[i]]).filter(([r]) => r.status !== 'failed' && r.trusted === false)
+  const untrusted = http.map((r, i) => [r, names[i]]).filter(([r]) => statusOf(r) === 'untrusted')
   if (untrusted.length) {
     out.push(
       `<div class="notice" data-flag="untrusted"><h3>⚠ Figures not to be taken at face value</h3><ul>${untrusted
@@ -418,7 +421,10 @@ function capacitySection (http, names) {
     'steal %',
     'foreign cores',
     'work ×',
+    'own contention',
+    'lag p99',
     'disturbed',
+    'requests / over',
     'holds'
   ]
   const body = swept.flatMap((r) =>
@@ -439,8 +445,11 @@ function capacitySection (http, names) {
       num(s.noise?.stealPct, 1),
       num(s.noise?.foreignCores, 2),
       num(s.noise?.workInflation, 2),
+      s.contention ? { html: `<span data-flag="contention">${esc(s.contention.text)}</span>`, className: 'text' } : '',
+      ms(s.lagP99),
       s.disturbed ? { html: `<span class="bad" data-flag="disturbed">! ${esc(s.disturbedBy.join(', '))}</span>`, className: 'text' } : '',
-      s.pass ? '✓' : '✗'
+      isNum(s.n) ? `${num(s.n)} / ${isNum(s.over) ? num(s.over) : '-'}` : '-',
+      { html: esc(holdsText(s)), className: 'text' }
     ])
   )
   const target = slos.length === 1 ? `Target: p99 ≤ ${esc(ms(slos[0]))} ms (${esc(swept[0].capacity.sloRule)}). ` : 'Targets differ between servers. '

@@ -4,6 +4,7 @@
 import { PERCENTILES } from '../result/stats.js'
 import { ThresholdError, clip } from '../errors.js'
 import { goodputShareAt } from '../result/overload.js'
+import { lagCouldFlip } from '../result/trust.js'
 
 // k6's exit code for a crossed threshold.
 export const THRESHOLD_EXIT = 99
@@ -27,7 +28,8 @@ const UNITS = {
 }
 const SHOWN = { latency: 'ms', rate: 'req/s', count: '', ratio: '' }
 
-// The capacity a sweep found (the capacity experiment's `capacity.capacity.rps`); null for other runs.
+// The capacity a sweep found (the capacity experiment's `capacity.capacity.rps`); null for other runs and
+// for a sweep that held no rate (its bound says why: evaluateThresholds judges it as none).
 function capacityOf (r) {
   const rps = r.capacity?.capacity?.rps
   return typeof rps === 'number' ? rps : null
@@ -120,6 +122,18 @@ function appliesTo (t, r) {
   return t.server === r.server || t.server === runName(r)
 }
 
+// Why a verdict on a run is in doubt (result/trust.js, the rule of the trust column): a latency limit
+// crossed where taking the generator's lag out could flip it. (An untrusted run's reasons are in its
+// trust column and "Not to be taken at face value".)
+function reasonOf (t, r, figure) {
+  const lag = r.open?.lag?.p99
+  const upper = t.op === '<' || t.op === '<='
+  if (METRICS[t.metric].kind === 'latency' && upper && lagCouldFlip(figure, lag, t.value)) {
+    return `in doubt: less the generator's lag p99 ${lag} ms it is within ${t.value} ms`
+  }
+  return null
+}
+
 /**
  * Evaluate parsed thresholds against a report's results: for each threshold { ...threshold, status,
  * runs: [{ key, run, status, figure, reason }] }, a run's status 'passed', 'crossed' or 'not-applicable'
@@ -133,8 +147,11 @@ export function evaluateThresholds (thresholds, results = []) {
       const figure = METRICS[t.metric].read(r)
       const base = { key: r.key ?? null, run: runName(r), figure }
       if (r.status === 'failed' && figure === null) return { ...base, status: 'not-applicable', reason: 'run failed' }
+      // a sweep that held no rate has no capacity (never 0): judged as none, with the reason
+      const none = t.metric === 'capacity' && figure === null && r.capacity?.steps?.length ? r.capacity.capacity?.bound : null
+      if (none) return { ...base, status: TEST[t.op](0, t.value) ? 'passed' : 'crossed', reason: none }
       if (figure === null) return { ...base, status: 'not-applicable', reason: 'not measured' }
-      return { ...base, status: TEST[t.op](figure, t.value) ? 'passed' : 'crossed', reason: null }
+      return { ...base, status: TEST[t.op](figure, t.value) ? 'passed' : 'crossed', reason: reasonOf(t, r, figure) }
     })
     const status = out.some((x) => x.status === 'crossed') ? 'crossed' : out.some((x) => x.status === 'passed') ? 'passed' : 'not-applicable'
     const { spec, text, server, metric, op, value, unit } = t

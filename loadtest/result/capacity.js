@@ -130,27 +130,30 @@ function callOf (s) {
 }
 
 // The pooled call of a rate's latency evidence: the requests and those over the target of its passing and
-// undecided steps that were not disturbed, summed (the sequential version of the sample-size rule).
+// undecided steps, summed (the sequential version of the sample-size rule). Disturbed steps pool too:
+// noise only adds time, so their few requests over the target still count toward a pass; a pooled
+// failure counts (`counted`) only when no disturbed step is in it.
 function pooledCall (steps) {
-  const pool = steps.filter((s) => callOf(s) !== 'fail' && !s.disturbed && typeof s.over === 'number')
-  if (!pool.length) return { call: 'undecided', share: null }
+  const pool = steps.filter((s) => callOf(s) !== 'fail' && typeof s.over === 'number')
+  if (!pool.length) return { call: 'undecided', share: null, counted: false }
   const n = pool.reduce((a, s) => a + s.n, 0)
   const over = pool.reduce((a, s) => a + s.over, 0)
-  return { call: percentileCall(n, over), share: n > 0 ? over / n : null }
+  return { call: percentileCall(n, over), share: n > 0 ? over / n : null, counted: !pool.some((s) => s.disturbed) }
 }
 
 // The verdict at one rate from its steps ([{ call, disturbed, inDoubt, n, over }]): 'pass', 'fail' or
 // 'pending' (measure it again). `contradicts`: a pass here would sit above a confirmed failure (it needs
 // two passes) — and otherwise a failure needs two. Disturbed failures and failures the generator's lag
 // could flip do not count until the rate has had MAX_TRIES steps; undecided steps pool their requests
-// and count once their pool decides; then the majority decides (a tie: the pooled share over the target
-// against PERCENTILE_SHARE).
+// and count once their pool decides (pooledCall); at MAX_TRIES the majority decides (a tie: the pooled
+// share over the target against PERCENTILE_SHARE).
 export function verdictAt (steps, { contradicts = false } = {}) {
   const pooled = steps.some((s) => callOf(s) === 'undecided') ? pooledCall(steps) : { call: 'undecided' }
   const extra = (c) => (pooled.call === c && !steps.some((s) => callOf(s) === c) ? 1 : 0)
   const passes = steps.filter((s) => callOf(s) === 'pass').length + extra('pass')
   const fails = steps.filter((s) => callOf(s) === 'fail').length + extra('fail')
-  const counted = steps.filter((s) => callOf(s) === 'fail' && !s.disturbed && !s.inDoubt).length + extra('fail')
+  const counted = steps.filter((s) => callOf(s) === 'fail' && !s.disturbed && !s.inDoubt).length +
+    (pooled.counted ? extra('fail') : 0)
   if (passes >= (contradicts ? 2 : 1) && passes > fails) return 'pass'
   if (counted >= (contradicts ? 1 : 2) && fails >= passes) return 'fail'
   if (steps.length >= MAX_TRIES) {
@@ -228,7 +231,9 @@ export function capacityOf (steps, { sloMs, idealRps }) {
   const byRate = verdicts(steps)
   const { lo, hi, overruled } = bracketOf(byRate)
   const atLo = steps.filter((s) => s.rate === lo && byRate.get(lo) === 'pass')
-  const best = atLo.filter((s) => callOf(s) === 'pass').at(-1) ?? atLo.filter((s) => callOf(s) !== 'fail').at(-1) ?? null
+  // the step whose figures show it: its last pass, or (a pooled verdict) its undecided step with the lowest p99
+  const undecided = atLo.filter((s) => callOf(s) === 'undecided').sort((a, b) => (a.p99 ?? Infinity) - (b.p99 ?? Infinity))
+  const best = atLo.filter((s) => callOf(s) === 'pass').at(-1) ?? undecided[0] ?? null
   // The step past capacity: offered as such, or already measured at that rate (a bisection can land on it).
   const at = (s) => Math.abs(s.rate - lo * OVERLOAD) <= 1e-9 * lo
   const over = best ? (steps.find((s) => s.kind === 'over' && at(s)) ?? steps.find(at) ?? null) : null
@@ -275,4 +280,13 @@ export function capacityLine (name, c) {
     return `${name}: the target p99 ≤ ${ms(c.sloMs)} is within ${SENSITIVE_FACTOR} × of its floor (${floor}): its capacity is sensitive to the target`
   }
   return null
+}
+
+// A step's verdict as every table shows it: ✓ holds, ✗ fails, ? undecided (too few requests to decide
+// p99), and a failure the generator's lag could flip marked in doubt.
+export function holdsText (s) {
+  const call = callOf(s)
+  if (call === 'pass') return '✓'
+  if (call === 'undecided') return '? undecided'
+  return s.inDoubt ? '✗ in doubt (lag)' : '✗'
 }

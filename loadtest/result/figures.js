@@ -100,6 +100,8 @@ export function roundFigures (measured) {
       ok: f.ok,
       non2xx: f.non2xx,
       errors: f.errors,
+      protocolErrors: f.protocolErrors ?? 0,
+      interim: f.interim ?? 0,
       timeouts: f.timeouts,
       mismatches: f.mismatches,
       unanswered

@@ -51,7 +51,9 @@ export function contentionOf (noise) {
     cores: n.cores,
     treeCores,
     freeCores: roundTo(free, 2),
-    text: `work ${r1(n.workInflation)} × slower: ${what}`
+    text: `work ${r1(n.workInflation)} × slower: ${what}`,
+    // the table cell
+    short: `${r1(n.workInflation)}× · ${crowded ? `${inFlight} on ${n.cores} cores` : `tree ${treeCores} cores`}`
   }
 }
 
@@ -122,11 +124,21 @@ export function offeredLoadKept (windows, { sendRateError = null, sendRate = nul
   return out
 }
 
+// The issue windows of a round's open-loop figures: the generator's own when it records them
+// (fig.open.windows: [{ t, due, sent | issued }], the exact ones), else from the timeline (issueWindows).
+export function windowsOf (fig) {
+  const o = fig?.open
+  if (Array.isArray(o?.windows) && o.windows.length) {
+    return o.windows.map((w, i) => ({ t: w.t ?? i * WINDOW_MS, due: w.due, sent: w.sent ?? w.issued }))
+  }
+  return issueWindows(fig?.timeline, { rate: o?.rate, arrival: o?.arrival, total: fig?.requests?.sent ?? 0 })
+}
+
 // The offered-load reasons of a round's figures (empty: kept), for the round and each generator thread.
 export function offeredLoadReasons (fig) {
   const o = fig?.open
   if (!o) return []
-  const windows = issueWindows(fig.timeline, { rate: o.rate, arrival: o.arrival, total: fig.requests?.sent ?? 0 })
+  const windows = windowsOf(fig)
   const out = offeredLoadKept(windows, o).map((x) => `load generator did not keep the offered load: ${x}`)
   for (const [k, g] of (o.generators ?? []).entries()) {
     const who = `load generator thread ${k + 1}/${o.generators.length}`
@@ -171,6 +183,7 @@ export function untrustedReasons (fig, { failure, interrupted, sloMs = null } = 
   if (!fig) return out
   const r = fig.requests
   if (r.errors) out.push(`${r.errors} connection errors`)
+  if (r.protocolErrors) out.push(`${r.protocolErrors} protocol errors (responses that broke HTTP/1.1, each connection closed)`)
   if (r.timeouts) out.push(`${r.timeouts} timeouts`)
   if (r.non2xx) out.push(`${r.non2xx} non-2xx responses`)
   if (r.mismatches) out.push(`${r.mismatches} body mismatches`)

@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks'
 import { setTimeout as delay } from 'node:timers/promises'
 import { request } from './http.js'
 import { DEFAULT_MAX_BODY, createVerifier } from './body.js'
+import { holdToProtocol } from './autocannon-strict.js'
 import { createHistogram, recordMs } from '../result/histogram.js'
 
 // Parse a Server-Timing header into { work, queue } durations in ms (missing entries are null).
@@ -37,7 +38,9 @@ export function roundCounts () {
     completed: 0,
     ok: 0,
     non2xx: 0,
-    errors: 0,
+    errors: 0, // requests that ended in an error: their connection's, or a protocol error
+    protocolErrors: 0, // responses that broke HTTP/1.1 (the connection closed on each; a request's is in errors too)
+    interim: 0, // interim answers (1xx but 101) skipped while waiting for the final one
     timeouts: 0,
     mismatches: 0,
     statusCodes: {},
@@ -173,6 +176,7 @@ export function fireRound ({
       connections,
       timeout: timeoutSec,
       setupClient: (client) => {
+        holdToProtocol(client, { onInterim: () => raw.interim++, onProtocolError: () => raw.protocolErrors++ })
         streamBodies(client, verifier)
         hooks(client)
       },

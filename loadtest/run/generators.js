@@ -15,7 +15,7 @@ import { createHistogram, decodeHistogram, encodeHistogram } from '../result/his
 
 const THREAD = new URL('./generator-thread.js', import.meta.url)
 // What one generator thread keeps on schedule (requests/s): `npm run bench` measured 24,000–27,000 on
-// the lab's thread against a trivial server on this 2-core machine (README "What the lab itself costs");
+// the lab's thread against a trivial server on this 2-core machine (docs/bench.md);
 // the default is a thread per this many requests/s, leaving one core to everything else.
 export const RATE_PER_GENERATOR = 20000
 // How far ahead of the first due time threads that are all ready are told to start (ms).
@@ -24,7 +24,9 @@ const START_MARGIN_MS = 30
 export const PROGRESS_MS = 250
 // The histograms of a raw round, by name (encoded to cross threads, added when merged).
 export const RAW_HISTOGRAMS = ['latency', 'service', 'lag', 'wait', 'workMs', 'queueMs']
-const SUMMED = ['sent', 'completed', 'ok', 'non2xx', 'errors', 'timeouts', 'mismatches', 'written', 'waited']
+const SUMMED = [
+  'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'written', 'waited'
+]
 
 // The default thread count for a rate: one per RATE_PER_GENERATOR requests/s, at most one per core
 // but one (the server, the lab's main thread and the system need a core; on 2 cores, two generator

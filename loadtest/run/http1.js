@@ -3,16 +3,33 @@
 // the headers the lab reads, a body by Content-Length, chunked, or until close) and its body handed on
 // chunk by chunk. It does what the open loop needs and no more: the loop itself caps the connections and
 // queues what finds them all busy, so a dispatch always gets a connection (an idle one, or a new one).
+// It is as strict as an HTTP client must be (RFC 9112): interim answers (1xx but 101) are skipped and
+// counted, and a response that breaks the protocol fails its request with a protocol error and closes its
+// connection: a head over MAX_HEAD_BYTES, a bad status line or header line, a 101 nobody asked for, two
+// different or a bad Content-Length, Content-Length with Transfer-Encoding, a 204 with a body, a bad
+// chunk, bytes after the response (a second response) or on an idle connection.
 import net from 'node:net'
 import tls from 'node:tls'
+import { protocolError } from '../errors.js'
 
 const CRLF2 = Buffer.from('\r\n\r\n')
 const NO_BODY = new Set([204, 304])
+const STATUS_LINE = /^HTTP\/1\.([01]) ([1-5]\d\d)(?: [^\r\n]*)?$/
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[ \t]*(?:;.*)?$/
+
+// The longest response head the client reads (status line and headers, with the blank line that ends
+// them), and the most bytes of chunk-size and trailer lines: 16 KiB, Node's own parser's default
+// (--max-http-header-size). A head that never ends is a protocol error at this size, not a growing buffer.
+export const MAX_HEAD_BYTES = 16 * 1024
 
 // A pool of kept connections to `origin` (http: or https:). dispatch(handler) sends the round's request;
 // the handler hears onConnect(abort), onHeaders(status, serverTiming), onData(chunk), onComplete() or
-// onError(err). destroy() closes every connection.
-export function createHttp1Pool (origin, path, { userAgent = 'loadlab-open-loop', onConnectionError } = {}) {
+// onError(err). destroy() closes every connection. Pool-wide: onConnectionError(err) hears a fault no
+// request was waiting on, onInterim(status) each skipped 1xx answer, onProtocolError(err) each protocol
+// error (a request's, which its onError hears too, or an idle connection's).
+export function createHttp1Pool (origin, path, options = {}) {
+  const { userAgent = 'loadlab-open-loop', onConnectionError, onInterim, onProtocolError } = options
   const url = new URL(origin)
   const secure = url.protocol === 'https:'
   const port = Number(url.port) || (secure ? 443 : 80)
@@ -20,10 +37,11 @@ export function createHttp1Pool (origin, path, { userAgent = 'loadlab-open-loop'
   const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nUser-Agent: ${userAgent}\r\n\r\n`, 'latin1')
   const idle = []
   const all = new Set()
+  const pool = { idle, all, onConnectionError, onInterim, onProtocolError }
   const open = () => {
     const socket = secure ? tls.connect({ host, port, servername: host }) : net.connect({ host, port })
     socket.setNoDelay(true)
-    const conn = new Connection(socket, { idle, all, onConnectionError })
+    const conn = new Connection(socket, pool)
     all.add(conn)
     return conn
   }
@@ -47,6 +65,7 @@ class Connection {
     this.pool = pool
     this.handler = null
     this.head = null // header bytes not yet complete
+    this.status = 0
     this.body = null // { mode: 'length' | 'chunked' | 'close', left, chunk state }
     this.keep = true
     socket.on('data', (chunk) => this.onData(chunk))
@@ -63,35 +82,47 @@ class Connection {
   }
 
   onData (chunk) {
-    if (!this.handler) return // bytes nobody asked for: ignored (the connection is closed on error)
+    if (this.socket.destroyed) return
+    if (!this.handler) {
+      return this.fail(protocolError(`${chunk.length} bytes on an idle connection (a response nobody asked for)`))
+    }
     let rest = chunk
-    if (this.body === null) {
-      rest = this.readHead(chunk)
+    while (this.body === null) { // a head, or a 1xx head and what follows it
+      rest = this.readHead(rest)
       if (rest === null) return
     }
     this.readBody(rest)
   }
 
-  // Gather the status line and headers; returns the bytes after them, or null while incomplete.
+  // Gather the status line and headers; returns the bytes after them, or null while incomplete (or failed).
+  // An interim (1xx) head is skipped: the bytes after it are returned with no body started.
   readHead (chunk) {
     const buf = this.head ? Buffer.concat([this.head, chunk]) : chunk
     const end = buf.indexOf(CRLF2)
-    if (end < 0) {
+    if (end < 0 && buf.length < MAX_HEAD_BYTES) {
       this.head = buf
       return null
     }
     this.head = null
-    const text = buf.latin1Slice(0, end)
-    const status = Number(text.slice(9, 12))
-    if (!(status >= 100 && status < 600)) {
-      this.fail(new Error(`bad HTTP response: ${JSON.stringify(text.slice(0, 40))}`))
+    if (end < 0 || end + 4 > MAX_HEAD_BYTES) {
+      this.fail(protocolError(`a response head over ${MAX_HEAD_BYTES} bytes`))
       return null
     }
-    const headers = parseHeaders(text)
-    this.keep = !/close/i.test(headers.connection ?? '') && text.startsWith('HTTP/1.1')
-    this.body = bodyMode(status, headers)
-    this.handler.onHeaders(status, headers['server-timing'] ?? null)
-    return buf.subarray(end + 4)
+    const head = parseHead(buf.latin1Slice(0, end))
+    if (typeof head === 'string') {
+      this.fail(protocolError(head))
+      return null
+    }
+    const rest = buf.subarray(end + 4)
+    if (head.status < 200) {
+      this.pool.onInterim?.(head.status)
+      return rest
+    }
+    this.status = head.status
+    this.keep = head.keep
+    this.body = head.body
+    this.handler.onHeaders(head.status, head.serverTiming)
+    return this.handler ? rest : null
   }
 
   readBody (buf) {
@@ -100,7 +131,7 @@ class Connection {
       const take = Math.min(b.left, buf.length)
       if (take > 0) this.handler.onData(take === buf.length ? buf : buf.subarray(0, take))
       b.left -= take
-      if (b.left === 0) this.complete()
+      if (b.left === 0) this.complete(buf.length - take)
     } else if (b.mode === 'chunked') {
       readChunked(this, b, buf)
     } else if (buf.length) {
@@ -108,7 +139,14 @@ class Connection {
     }
   }
 
-  complete () {
+  // The response ended; `extra` bytes came after it, which no request asked for (a second response, or
+  // a body a 204 may not have): a protocol error.
+  complete (extra = 0) {
+    if (!this.handler) return
+    if (extra > 0) {
+      const what = NO_BODY.has(this.status) ? `a body on a ${this.status} response` : 'a second response'
+      return this.fail(protocolError(`${extra} bytes after a complete ${this.status} response (${what})`))
+    }
     const handler = this.handler
     this.handler = null
     this.body = null
@@ -125,6 +163,7 @@ class Connection {
     this.handler = null
     this.drop()
     this.socket.destroy()
+    if (err?.code === 'LAB_HTTP_PROTOCOL') this.pool.onProtocolError?.(err)
     if (handler) handler.onError(err)
     else this.pool.onConnectionError?.(err)
   }
@@ -143,34 +182,82 @@ class Connection {
   }
 }
 
-// The header fields the client reads, by lower-case name (the last of repeated ones).
-function parseHeaders (text) {
+// A response head (its text up to the blank line): { status, keep, body, serverTiming }, or what is wrong
+// with it (a string).
+function parseHead (text) {
+  const lineEnd = text.indexOf('\r\n')
+  const statusLine = lineEnd < 0 ? text : text.slice(0, lineEnd)
+  const m = STATUS_LINE.exec(statusLine)
+  if (!m) return `bad status line ${JSON.stringify(statusLine.slice(0, 40))}`
+  const status = Number(m[2])
+  if (status === 101) return 'a 101 Switching Protocols answer to a request that asked for no upgrade'
+  const fields = lineEnd < 0 ? {} : parseFields(text, lineEnd + 2)
+  if (typeof fields === 'string') return fields
+  const body = bodyMode(status, fields)
+  if (typeof body === 'string') return body
+  const keep = m[1] === '1' && !/(^|[\s,])close([\s,]|$)/i.test(fields.connection ?? '')
+  return { status, keep, body, serverTiming: fields['server-timing'] ?? null }
+}
+
+// The header fields the client reads, by lower-case name (Content-Length checked as one value, however
+// often it is sent; the others the last of repeated ones), or what is wrong with a line (a string).
+function parseFields (text, at) {
   const out = {}
-  let at = text.indexOf('\r\n') + 2
-  while (at > 1 && at < text.length) {
+  while (at < text.length) {
     const next = text.indexOf('\r\n', at)
     const line = next < 0 ? text.slice(at) : text.slice(at, next)
-    const colon = line.indexOf(':')
-    if (colon > 0) {
-      const name = line.slice(0, colon).toLowerCase()
-      if (name === 'content-length' || name === 'transfer-encoding' || name === 'connection' || name === 'server-timing') {
-        out[name] = line.slice(colon + 1).trim()
-      }
-    }
     at = next < 0 ? text.length : next + 2
+    const colon = line.indexOf(':')
+    const name = colon > 0 ? line.slice(0, colon) : ''
+    if (!TOKEN.test(name) || line.includes('\r')) return `bad header line ${JSON.stringify(line.slice(0, 40))}`
+    const key = name.toLowerCase()
+    if (key === 'content-length') {
+      const length = contentLength(line.slice(colon + 1), out['content-length'])
+      if (typeof length === 'string') return length
+      out[key] = length
+    } else if (key === 'transfer-encoding') {
+      out[key] = out[key] === undefined ? line.slice(colon + 1).trim() : `${out[key]}, ${line.slice(colon + 1).trim()}`
+    } else if (key === 'connection' || key === 'server-timing') {
+      out[key] = line.slice(colon + 1).trim()
+    }
   }
   return out
 }
 
-// How the body ends: a length (0 for 1xx, 204, 304), chunks, or the connection's close.
-function bodyMode (status, headers) {
+// A Content-Length field's value (a list of one length repeated is that length, RFC 9110 8.6) checked
+// against one already read: the length, or what is wrong (a string).
+function contentLength (value, before) {
+  let length = before
+  for (const part of value.split(',')) {
+    const v = part.trim()
+    if (!/^\d{1,15}$/.test(v)) return `bad Content-Length ${JSON.stringify(v.slice(0, 20))}`
+    const n = Number(v)
+    if (length !== undefined && length !== n) return `two different Content-Length values (${length} and ${n})`
+    length = n
+  }
+  return length
+}
+
+// How the body ends: a length (0 for 204 and 304), chunks, or the connection's close; or what is wrong.
+function bodyMode (status, fields) {
+  const length = fields['content-length']
+  const coding = fields['transfer-encoding']
+  if (length !== undefined && coding !== undefined) return 'both Content-Length and Transfer-Encoding'
+  if (status === 204 && (coding !== undefined || length > 0)) {
+    return `a 204 response with a body (${coding !== undefined ? `Transfer-Encoding: ${coding}` : `Content-Length: ${length}`})`
+  }
   if (status < 200 || NO_BODY.has(status)) return { mode: 'length', left: 0 }
-  if (/chunked/i.test(headers['transfer-encoding'] ?? '')) return { mode: 'chunked', left: 0, state: 'size', line: '' }
-  if (headers['content-length'] !== undefined) return { mode: 'length', left: Number(headers['content-length']) || 0 }
+  if (coding !== undefined) {
+    // chunked must be the last coding; otherwise the body runs until the close (RFC 9112 6.3).
+    if (/(^|,)\s*chunked\s*$/i.test(coding)) return { mode: 'chunked', left: 0, state: 'size', line: '', lineBytes: 0 }
+    return { mode: 'close', left: 0 }
+  }
+  if (length !== undefined) return { mode: 'length', left: length }
   return { mode: 'close', left: 0 }
 }
 
-// Chunked transfer coding: size line, data, CRLF, …, a zero size, trailers, CRLF.
+// Chunked transfer coding: size line, data, CRLF, …, a zero size, trailers, CRLF. Size and trailer lines
+// together are capped at MAX_HEAD_BYTES.
 function readChunked (conn, b, buf) {
   let i = 0
   while (i < buf.length && conn.handler) {
@@ -183,18 +270,26 @@ function readChunked (conn, b, buf) {
       continue
     }
     const nl = buf.indexOf(10, i)
+    b.lineBytes += (nl < 0 ? buf.length : nl + 1) - i
+    if (b.lineBytes > MAX_HEAD_BYTES) {
+      return conn.fail(protocolError(`chunk size and trailer lines over ${MAX_HEAD_BYTES} bytes`))
+    }
     if (nl < 0) {
       b.line += buf.latin1Slice(i)
       return
     }
-    const line = (b.line + buf.latin1Slice(i, nl)).trim()
+    let line = b.line + buf.latin1Slice(i, nl)
+    if (line.endsWith('\r')) line = line.slice(0, -1)
     b.line = ''
     i = nl + 1
-    if (b.state === 'crlf') b.state = 'size'
-    else if (b.state === 'size') {
-      b.left = parseInt(line, 16)
-      if (Number.isNaN(b.left)) return conn.fail(new Error(`bad chunk size ${JSON.stringify(line.slice(0, 20))}`))
+    if (b.state === 'crlf') {
+      if (line !== '') return conn.fail(protocolError('a chunk longer than its size'))
+      b.state = 'size'
+    } else if (b.state === 'size') {
+      const m = CHUNK_SIZE.exec(line)
+      if (!m) return conn.fail(protocolError(`bad chunk size ${JSON.stringify(line.slice(0, 20))}`))
+      b.left = parseInt(m[1], 16)
       b.state = b.left === 0 ? 'trailer' : 'data'
-    } else if (b.state === 'trailer' && line === '') return conn.complete()
+    } else if (line === '') return conn.complete(buf.length - i) // the blank line after the trailers
   }
 }

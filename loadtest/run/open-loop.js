@@ -45,7 +45,7 @@ function favourScheduler () {
 export const START_LATE_MS = 250
 
 // The most connections the open loop opens unless told (--connections). Past it a request waits for a
-// free connection, its latency still counted from its due time. Profiled (README "An open loop that keeps
+// free connection, its latency still counted from its due time. Profiled (docs/shards.md "An open loop that keeps
 // up"): at thousands of requests/s a server's hiccup made the generator open a connection per waiting
 // request (8,751 at 8000 req/s, against a cap of 10,000), and connecting, not requesting, took its time:
 // scheduler lag p99 206 ms at 8000 req/s with that cap, 3.7–7 ms with 64–256.
@@ -144,7 +144,9 @@ export function fireOpenLoop (opts) {
 // Open the pool, raise the scheduler, listen for an abort, and start ticking at the round's start.
 function startRound (g) {
   g.pool = createHttp1Pool(g.origin, g.path, {
-    onConnectionError: (err) => { g.raw.errorSample ??= err?.message ?? String(err) }
+    onConnectionError: (err) => { g.raw.errorSample ??= err?.message ?? String(err) },
+    onProtocolError: () => { g.raw.protocolErrors++ },
+    onInterim: () => { g.raw.interim++ }
   })
   g.onAbort = () => stop(g)
   g.signal?.addEventListener('abort', g.onAbort, { once: true })

@@ -138,6 +138,8 @@ async function measuredRound (target, load, { expected, signal, pid, child, seen
   watch.endRound()
   const cap = fire.bodies?.overCap ? `response bodies over --max-body ${fire.bodies.maxBytes} B: verified whole by sha256 and length, only their first ${fire.bodies.maxBytes} B kept` : null
   if (cap && !notes.includes(cap)) notes.push(cap)
+  const interim = fire.interim ? `${fire.interim} interim answers (1xx) skipped: each request counted once, at its final answer` : null
+  if (interim) notes.push(interim)
   const probeResult = await probe.stop()
   const outside = sampler ? sampler.figures() : null
   const noiseFigures = noise.end({ outside, workMs: fire.workMs, serviceMs })

@@ -5,7 +5,9 @@ import assert from 'node:assert/strict'
 import { readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { createSchedule } from '../../../loadtest/run/schedule.js'
+import { createSchedule, sliceOf } from '../../../loadtest/run/schedule.js'
+import { countsFault, plannedSlice } from '../../../loadtest/merge/counts.js'
+import { createHistogram, encodeHistogram, mergeEncoded, recordMs } from '../../../loadtest/result/histogram.js'
 import { startServer } from '../../helpers/server.js'
 import { ROOT, startLab, tempDir } from '../../helpers/lab.js'
 
@@ -109,4 +111,69 @@ test('npm run merge refuses, in one line with exit 2, reports that are not every
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
     assert.match(r.stderr, why)
   }
+})
+
+// A shard whose counts were scaled by `k` (requests, status codes), and its histograms by `times` copies.
+function inflated (report, k, times = 1) {
+  const copy = structuredClone(report)
+  const r = copy.results[0]
+  for (const key of ['sent', 'completed', 'ok']) r.requests[key] *= k
+  r.statusCodes = Object.fromEntries(Object.entries(r.statusCodes).map(([code, n]) => [code, n * k]))
+  for (const [name, text] of Object.entries(r.histograms)) {
+    r.histograms[name] = encodeHistogram(mergeEncoded(Array(times).fill(text)))
+  }
+  return copy
+}
+
+// A shard that sent half its slice: counts halved, a latency histogram of that many samples, no others.
+function halved (report) {
+  const copy = inflated(report, 0.5)
+  const latency = createHistogram()
+  for (let i = 0; i < copy.results[0].requests.completed; i++) recordMs(latency, 1)
+  copy.results[0].histograms = { latency: encodeHistogram(latency) }
+  return copy
+}
+
+test('npm run merge checks each shard\'s counts against its histograms and its slice of the plan (issue 30, item 3)', async () => {
+  const [a, b] = shardFiles
+  const other = JSON.parse(await readFile(b, 'utf8'))
+  const save = async (name, report) => {
+    const file = join(shardsDir.dir, `counts-${name}.json`)
+    await writeFile(file, JSON.stringify(report))
+    return file
+  }
+  const cases = [
+    // The issue's probe: sent, completed and ok × 1000, nothing else touched.
+    ['x1000', (r) => { for (const k of ['sent', 'completed', 'ok']) r.results[0].requests[k] *= 1000 }, /status codes count 150 answers, completed says 150000/],
+    ['codes-too', (r) => Object.assign(r, inflated(r, 1000)), /latency histogram holds 150 samples, completed 150000 \+ timeouts 0 = 150000/],
+    // Counts, codes and histograms all agree, but the shard claims ten times its slice of the plan.
+    ['all-agree', (r) => Object.assign(r, inflated(r, 10, 10)), /sent 1500, more than its slice of the plan \(300 requests ÷ 2: 150\)/],
+    // Half its slice, every count and histogram agreeing (no lag or service histogram to say otherwise).
+    ['short', (r) => Object.assign(r, halved(r)), /sent 75, short of its slice of the plan \(300 requests ÷ 2: 150\)/],
+    ['negative', (r) => { r.results[0].requests.errors = -1 }, /requests\.errors is -1, not a count/],
+    ['unended', (r) => { r.results[0].requests.completed = 0; r.results[0].requests.ok = 0; r.results[0].statusCodes = {} }, /latency histogram holds 150 samples, completed 0/]
+  ]
+  for (const [name, change, why] of cases) {
+    const copy = structuredClone(other)
+    change(copy)
+    const r = await node(MERGE, [a, await save(name, copy), '--out', shardsDir.dir])
+    assert.equal(r.exitCode, 2, `${name}: ${r.stderr}`)
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
+    assert.match(r.stderr, new RegExp(`counts-${name}\\.json: its counts disagree \\(`), name)
+    assert.match(r.stderr, why, name)
+  }
+  assert.equal(countsFault(other), null, 'the shard as written agrees with itself and the plan')
+})
+
+test('a shard\'s slice of the plan: the count of its schedule\'s due times, for amounts and constant rates', () => {
+  for (const [rate, durationSec, count] of [[3, 1, 2], [100, 2, 2], [400, 0.75, 3], [7, 1.3, 4], [1000 / 3, 0.9, 2]]) {
+    for (let index = 1; index <= count; index++) {
+      const slice = sliceOf({ shard: { index, count } })
+      const schedule = createSchedule({ rate, durationMs: durationSec * 1000, slice })
+      let n = 0
+      while (schedule.next() !== null) n++
+      assert.deepEqual(plannedSlice({ rate, durationSec, amount: null }, { index, count }), { planned: n, spread: 0 }, `${rate}/s × ${durationSec} s, ${index}/${count}`)
+    }
+  }
+  assert.deepEqual(plannedSlice({ rate: 10, amount: 7 }, { index: 3, count: 3 }), { planned: 2, spread: 0 })
 })

@@ -49,6 +49,16 @@ test('sample size: undecided steps at a rate pool their requests until they deci
   assert.equal(near.call, 'undecided')
   assert.equal(verdictAt([near, near]), 'pending')
   assert.equal(verdictAt([near, near, near]), 'fail', '6 of 450 over: 1.3 % > 1 %')
+  // noise only adds time: disturbed steps with none over still pool toward a pass
+  const noisy = { ...step(figures(150, 0)), disturbed: true }
+  assert.equal(verdictAt([noisy, noisy]), 'pass', '300 requests, none over, though disturbed')
+  // a pooled failure of disturbed steps does not count until the cap
+  const three = step(figures(100, 3))
+  assert.equal(three.call, 'undecided', '3 of 100 over')
+  // above a confirmed failure one counted failure decides: pooled, 6 of 200 over show p99 above the target
+  assert.equal(verdictAt([three, three], { contradicts: true }), 'fail')
+  const noisyThree = { ...three, disturbed: true }
+  assert.equal(verdictAt([noisyThree, noisyThree], { contradicts: true }), 'pending', 'but not when the pool was disturbed')
 })
 
 test('lag rule: a failure the lag could flip is in doubt and repeated; one it cannot flip counts', () => {

@@ -5,6 +5,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import {
   NOISE_LIMITS, contentionOf, disturbances, interference, issueWindows, lagCouldFlip, lagVerdict, offeredLoadKept,
+  offeredLoadReasons,
   untrustedReasons, verdictOf
 } from '../../../loadtest/result/trust.js'
 
@@ -105,6 +106,10 @@ test('trust: offered load kept — the issue rate in every 1 s window and the un
   const fig = round(null, { loop: 'open', timeline: stalled, open: { rate: 50, arrival: 'constant', lag: { p99: 2 }, sendRateError: 0 } })
   assert.ok(untrustedReasons(fig).some((x) => /^load generator did not keep the offered load/.test(x)))
   assert.equal(disturbances(fig).length, 2)
+  // the generator's own windows, when it records them, take the timeline's place
+  const windows = [{ t: 0, due: 50, issued: 50 }, { t: 1000, due: 50, issued: 50 }]
+  const own = { ...fig, open: { ...fig.open, windows } }
+  assert.deepEqual(offeredLoadReasons(own), [])
 })
 
 test('trust: one verdict of a result, read by every output', () => {
