@@ -214,6 +214,8 @@ function doneLine (record, result) {
   if (record.failure) return `FAILED: ${record.failure.reason}`
   if (record.interrupted) return 'interrupted'
   const trust = result.trusted ? '' : ` (untrusted: ${result.untrusted.join('; ')})`
+  const two = result.overload?.steps?.find((s) => s.multiple === 2)
+  if (two) return `done, goodput at 2 × C ${Math.round(two.goodputShare * 100)} % of C${trust}`
   return `done, ${result.rps?.toFixed(1) ?? '-'} req/s${trust}`
 }
 
