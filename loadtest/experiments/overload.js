@@ -29,7 +29,8 @@ function readCapacities (file) {
   const out = new Map()
   for (const r of report?.results ?? []) {
     const c = r?.capacity?.capacity
-    if (r?.kind === 'http' && c && !r.variant) out.set(`${r.server}@${r.work}`, { rps: c.rps, sloMs: c.sloMs, bound: c.bound })
+    const serviceMs = r?.capacity?.serviceMs ?? null // the service time the sweep stood on
+    if (r?.kind === 'http' && c && !r.variant) out.set(`${r.server}@${r.work}`, { rps: c.rps, sloMs: c.sloMs, bound: c.bound, serviceMs })
   }
   if (out.size === 0) throw usageError(`--capacity-from: ${file}: no capacity results (a report of --experiment capacity?)`)
   return out
@@ -46,7 +47,7 @@ function capacityOf (caps, file, { server, work, sloMs }) {
   }
   // A strategy that held no rate at the target is a finding of that report, not a mistake: no step for it.
   if (!(c.rps > 0)) return { refused: `no capacity at the target in ${file} (${c.bound})`, sloMs: c.sloMs, from: file }
-  return { rps: c.rps, sloMs: c.sloMs, from: file }
+  return { rps: c.rps, sloMs: c.sloMs, from: file, serviceMs: c.serviceMs }
 }
 
 export default {

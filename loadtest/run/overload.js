@@ -8,11 +8,13 @@ import { buildHttpResult } from '../result/build.js'
 import { OVERLOAD_DEFAULTS, burstPhases, patienceMs, stepTiming, windowRecovered } from '../result/overload.js'
 import { DEFAULT_MAX_CONNECTIONS, defaultConnections } from './open-loop.js'
 import { WINDOW_MS } from './goodput.js'
+import { serviceTime } from '../result/figures.js'
+import { CALIBRATION_DRIFT } from '../result/trust.js'
 
 // C and the target for this server: { rps, sloMs, from } or { refused } (why no step can run).
 function capacityFor (record, { entry, calibration, results }) {
   const o = entry.overload
-  if (o.capacity) return o.capacity // --capacity-from, checked when planned
+  if (o.capacity) return withDrift(o.capacity, record, calibration[entry.work]) // --capacity-from, checked when planned
   if (o.base) {
     const base = results.find((r) => r.kind === 'http' && r.server === o.base && !r.variant && r.work === entry.work)
     const rps = base?.overload?.capacityRps ?? null
@@ -23,6 +25,20 @@ function capacityFor (record, { entry, calibration, results }) {
   const cap = built.capacity?.capacity
   if (!cap?.rps) return { refused: `no capacity at the target (${cap?.bound ?? 'no sweep'})`, sloMs: built.capacity?.sloMs ?? null }
   return { rps: cap.rps, sloMs: cap.sloMs, from: 'the sweep in this run' }
+}
+
+// How far this machine's service time has moved from the one the capacity report's sweep stood on: past
+// CALIBRATION_DRIFT the report's C may not hold here (another machine, or a busier one), said in a note.
+function withDrift (cap, record, calibration) {
+  const now = serviceTime(calibration)
+  if (cap.serviceMs > 0 && now > 0) {
+    const drift = now / cap.serviceMs - 1
+    if (Math.abs(drift) > CALIBRATION_DRIFT) {
+      record.notes.push(`overload: the work's service time is ${now.toFixed(1)} ms here, ${Math.round(drift * 100)} % from the ` +
+        `${cap.serviceMs.toFixed(1)} ms of the capacity report: its C may not hold on this machine now`)
+    }
+  }
+  return cap
 }
 
 // Stop the burst's schedule once its recovery is confirmed: `confirm` windows in a row recovered after
