@@ -33,6 +33,7 @@ export const DEFAULTS = Object.freeze({
   shard: null,
   'start-at': null,
   slo: null,
+  'capacity-from': null,
   amount: null,
   duration: 10, // seconds per round when neither --amount nor the experiment gives its size
   timeout: 10,
@@ -88,6 +89,8 @@ With no option: a quick tour of every server (light load, about a minute).
                        the shard waits for it (warm-up first) and refuses a time in the past
   --slo MS             capacity experiment: the p99 latency target (default 5 × the service time, which
                        moves with the calibration: give one --slo to runs you will compare)
+  --capacity-from FILE overload experiment: each strategy's capacity and target from this capacity
+                       report (same server, work and target) instead of a sweep in the same run
   --amount N           requests per measured round (excludes --duration)
   --duration S         seconds per measured round (excludes --amount)
   --timeout S          per-request timeout in seconds (default: the experiment's, else ${DEFAULTS.timeout})
@@ -113,6 +116,7 @@ With no option: a quick tour of every server (light load, about a minute).
                        'p99<500' (ms; p50 p75 p90 p97.5 p99 p99.9 p99.99 max, or 0.5s), 'rps>100' (req/s),
                        'errors==0' (failed requests: connection errors, timeouts, non-2xx, body mismatches), 'timeouts==0',
                        'efficiency>=80%', 'capacity>200' (req/s, capacity experiment only),
+                       'goodput>0.8' (goodput at 2 × capacity as a share of it, overload experiment only),
                        'queued-threads:p99<200' (that server only); OP: < <= > >= == !=. Figures are the
                        median round's. A crossed threshold exits ${THRESHOLD_EXIT} once the report is written
   --json               print the report JSON on stdout (with npm: npm run -s lab -- --json)
@@ -217,8 +221,11 @@ function checkLoad (o, out) {
   if (o.seed !== null && o.arrival !== 'poisson') {
     throw usageError('--seed goes with --arrival poisson: the constant schedule (i/R, the default) has no randomness')
   }
-  if (o.slo !== null && o.experiment !== 'capacity') {
-    throw usageError('--slo goes with --experiment capacity (the p99 target of its sweep)')
+  if (o['capacity-from'] !== null && o.experiment !== 'overload') {
+    throw usageError('--capacity-from goes with --experiment overload (the capacities it starts from)')
+  }
+  if (o.slo !== null && o.experiment !== 'capacity' && o.experiment !== 'overload') {
+    throw usageError('--slo goes with --experiment capacity or overload (the p99 target of its sweep)')
   }
   if (out.amount !== null && out.duration !== null) {
     throw usageError('--amount and --duration exclude each other: give one of them')
@@ -354,6 +361,7 @@ export function validateOptions (values) {
   checkWorkOrTask(o, out)
   if (o.node !== null || o.runtime !== null) out[o.runtime !== null ? 'runtime' : 'node'] = runtimesOf(o)
   checkOutput(o, out)
+  out.capacityFrom = o['capacity-from'] === null ? null : userPath(o['capacity-from'], out.cwd)
   out.threshold = thresholdsOf(o.threshold, o.url === null ? known.map((s) => s.name) : null)
   return out
 }

@@ -3,6 +3,7 @@
 // reader needs before trusting a figure. Pure: report object in, string out.
 import { barSpec, capacitySpec, dispatchSpec, renderSvg, spectrumRows, spectrumSpec } from './charts.js'
 import { timelineMarks, timelineRows, timelineSpec } from './timeline-chart.js'
+import { overloadSection } from './overload-chart.js'
 import {
   bytes,
   esc,
@@ -518,6 +519,7 @@ ${timelineSection(http, names)}`
 ${flags(http, names)}
 ${notes}
 ${capacitySection(http, names)}
+${overloadSection(http)}
 ${httpBlock}
 ${dispatch.length ? dispatchSection(dispatch) : ''}
 ${extraTable}
