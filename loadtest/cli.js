@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { HELP, parseOptions } from './options.js'
-import { ROOT, catalog } from './catalog.js'
+import { ROOT, catalog, variants } from './catalog.js'
 import { experimentFor, experimentNames, loadExperiment } from './experiments/index.js'
 import { runLab } from './lab.js'
 import { reportTable, renderText } from './report/table.js'
@@ -33,6 +33,8 @@ function commandLine (argv, prog) {
 async function list () {
   const lines = ['Servers:']
   for (const s of catalog()) lines.push(`  ${s.name.padEnd(22)}${s.description}${s.available ? '' : ' (not built)'}`)
+  lines.push('', 'Shedding variants (docs/overload.md):')
+  for (const v of variants()) lines.push(`  ${v.key.padEnd(30)}${v.description}`)
   lines.push('', 'Experiments:')
   for (const name of experimentNames()) {
     let title = ''

@@ -43,6 +43,7 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
     task,
     work: opts.work,
     servers: opts.server,
+    capacityFrom: opts.capacityFrom ?? null, // --capacity-from (experiment overload)
     quick: opts.quick,
     slos: opts.slos ?? null, // --slo's targets (the capacity experiment)
     tune: opts.tune ?? null, // --tune: { name, flag, values } (tune.js)
@@ -217,6 +218,8 @@ function doneLine (record, result) {
   if (record.failure) return `FAILED: ${record.failure.reason}`
   if (record.interrupted) return 'interrupted'
   const trust = result.trusted ? '' : ` (untrusted: ${result.untrusted.join('; ')})`
+  const two = result.overload?.steps?.find((s) => s.multiple === 2)
+  if (two) return `done, goodput at 2 × C ${Math.round(two.goodputShare * 100)} % of C${trust}`
   return `done, ${result.rps?.toFixed(1) ?? '-'} req/s${trust}`
 }
 
@@ -239,7 +242,14 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
     const calibration = calibrationFor(ctx.calibration, entry.runtime)
     const { signal, cores } = ctx
     const record = await runEntry(seeded(entry, ctx.results), loads[i], {
-      signal, progress: p.update, onRound: p.round, bootTimeoutMs: bootTimeout, url: opts.url, calibration, expectedBody
+      signal,
+      progress: p.update,
+      onRound: p.round,
+      bootTimeoutMs: bootTimeout,
+      url: opts.url,
+      calibration,
+      expectedBody,
+      results: ctx.results // the results so far (an overload variant takes its base strategy's capacity)
     })
     await calibrateReported(record, ctx)
     // A capacity sweep's target and ideal stand on the calibration: checked again once its server stopped.

@@ -3,6 +3,7 @@
 // reader needs before trusting a figure. Pure: report object in, string out.
 import { barSpec, capacitySpec, dispatchSpec, renderSvg, spectrumRows, spectrumSpec, targetsSpec } from './charts.js'
 import { timelineMarks, timelineRows, timelineSpec } from './timeline-chart.js'
+import { overloadSection } from './overload-chart.js'
 import {
   bytes,
   esc,
@@ -538,6 +539,7 @@ ${targetsSection(http, names)}
 ${flags(http, names)}
 ${notes}
 ${capacitySection(http, names)}
+${overloadSection(http)}
 ${httpBlock}
 ${dispatch.length ? dispatchSection(dispatch) : ''}
 ${extraTable}

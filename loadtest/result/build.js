@@ -5,6 +5,7 @@ import { capacityAtTargets, capacityOf } from './capacity.js'
 import { ideal, roundFigures, stepFigures } from './figures.js'
 import { httpKey } from './key.js'
 import { ABOVE_IDEAL, untrustedReasons } from './trust.js'
+import { overloadOf } from './overload.js'
 
 // The report format version (reports/README.md).
 export const SCHEMA = 1
@@ -79,7 +80,7 @@ function sweepReasons (sweep) {
   }
   if (sweep.steps.length === 0) out.push('no step measured (no calibration of the work)')
   else if (sweep.capacity.bound === 'at least' && sweep.steps.length >= sweep.maxSteps) {
-    out.push(`the sweep reached its ${sweep.maxSteps} steps before a step past capacity failed: the capacity is a floor`)
+    out.push(`the sweep reached its ${sweep.maxSteps} steps before a step past capacity failed: the capacity is a lower bound`)
   }
   return out
 }
@@ -192,6 +193,7 @@ export function buildHttpResult (record, { calibration = {}, cores = null } = {}
     ideal: idealRate,
     efficiency: idealRate && typeof shown?.rps === 'number' ? roundTo(shown.rps / idealRate.rps, 3) : null,
     capacity: sweep,
+    overload: overloadOf(record.overload), // past capacity (experiment overload), null otherwise
     examples: shown ? { mismatchBody: shown.samples.mismatch, error: shown.samples.error } : null,
     bodies: shown?.bodies ?? null, // { maxBytes, overCap, largestBytes }: bodies over --max-body
     autocannon: shown?.autocannon ?? null,

@@ -8,7 +8,7 @@
 // `t10-i1000`); `runtime` the runtime label under --node/--runtime (`node22`, `bun`); `loop` how the run
 // was loaded: null (closed), 'capacity', or 'open:RATE/s'. Pure: used by run, report, compare, experiments.
 
-const LOOP = /^(capacity|open:[^#]+)$/
+const LOOP = /^(capacity|overload|open:[^#]+)$/
 // Runtime labels (run/runtimes.js): node + major or whole version, and the other runtimes by name.
 const RUNTIME = /^(node\d[\w.-]*|bun[\w.-]*|deno[\w.-]*)$/
 const TASK = /^task:([^#@]*)(?:#([^@]*))?@([0-9a-f]+)/
@@ -70,8 +70,10 @@ export function parseKey (text) {
   return runKey({ server, variant, setting, work, qualifier: parts.length ? parts.join('#') : null, runtime, loop })
 }
 
-// How a run was loaded, as the key's loop part: a capacity sweep, an open loop at a rate, or closed.
-export function loopOf ({ sweep = null, rate = null }) {
+// How a run was loaded, as the key's loop part: the overload experiment, a capacity sweep, an open loop
+// at a rate, or closed.
+export function loopOf ({ sweep = null, rate = null, overload = null }) {
+  if (overload) return 'overload'
   if (sweep) return 'capacity'
   if (rate) return `open:${rate}/s`
   return null
