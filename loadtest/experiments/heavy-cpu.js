@@ -4,8 +4,9 @@
 // out and keep working on abandoned ones, which the recovery request right after the round shows.
 import { fmtMs, fmtCount, fmtPct } from '../report/format.js'
 import { trustMark } from '../result/trust.js'
+import { cpuStrategyNames } from '../catalog.js'
 
-export const SERVERS = ['simple', 'cluster', 'child-process', 'worker-per-request', 'cluster-threads', 'queued-threads']
+export const SERVERS = cpuStrategyNames()
 
 export default {
   name: 'heavy-cpu',
