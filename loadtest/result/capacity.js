@@ -264,24 +264,6 @@ export function capacityOf (steps, { sloMs, idealRps }) {
   }
 }
 
-// A sweep's steps as the result carries them (stepFigures: requests, backlog, p99, lagP99, histograms)
-// judged again against another target: each step with its call, n, over, inDoubt and pass for sloMs.
-// For capacity at several targets from one sweep: capacityOf(judgedFor(steps, t), { sloMs: t, idealRps }).
-// The steps' noise and disturbed stay as measured (they do not depend on the target).
-export function judgedFor (steps, sloMs) {
-  return steps.map((s) => {
-    const fig = {
-      requests: s.requests,
-      backlog: s.backlog,
-      latency: { p99: s.p99 },
-      open: { lag: { p99: s.lagP99 } },
-      histograms: s.histograms
-    }
-    const j = judgeStep(fig, sloMs)
-    return { ...s, call: j.call, n: j.n, over: j.over, inDoubt: j.inDoubt, pass: j.call === 'pass' }
-  })
-}
-
 // Milliseconds and req/s as the capacity line writes them.
 const ms = (x) => (typeof x === 'number' ? `${roundTo(x, x >= 100 ? 0 : 1)} ms` : '-')
 const rate = (x) => (typeof x === 'number' ? `${roundTo(x, x >= 100 ? 0 : 1)} req/s` : '-')
