@@ -24,7 +24,7 @@ const START_MARGIN_MS = 30
 // How often a thread reports the requests it ended, for the live progress (ms).
 export const PROGRESS_MS = 250
 // The histograms of a raw round, by name (encoded to cross threads, added when merged).
-export const RAW_HISTOGRAMS = ['latency', 'service', 'lag', 'wait', 'workMs', 'queueMs']
+const RAW_HISTOGRAMS = ['latency', 'service', 'lag', 'wait', 'workMs', 'queueMs']
 const SUMMED = [
   'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'written', 'waited'
 ]
@@ -49,7 +49,7 @@ export function fireGenerators ({
 
 // How long before a common start the measured round begins its own preparations (ms): the stats
 // reset, the watch and the probe; the round itself then waits for the exact moment (open-loop.js).
-export const START_LEAD_MS = 500
+const START_LEAD_MS = 500
 
 // Wait until START_LEAD_MS before `startAtEpochMs` (a shard's --start-at), or the abort.
 export async function waitForStart (startAtEpochMs, { signal, progress } = {}) {
@@ -140,7 +140,7 @@ function startThread (opts, clock, onEnded) {
 
 // The threads' raw rounds as one: counts and histograms added, the span from the earliest to the latest,
 // and each thread's own schedule figures kept (`generators`) for the trust rules.
-export function mergeRaws (raws, startAtEpochMs) {
+function mergeRaws (raws, startAtEpochMs) {
   const first = raws[0]
   const out = { ...first, ...roundCounts(), written: 0, waited: 0, statusCodes: {}, bodies: null }
   for (const k of RAW_HISTOGRAMS) out[k] = createHistogram()
