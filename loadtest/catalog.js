@@ -19,6 +19,57 @@ const SERVERS = [
   { name: 'long-vs-small-tasks', cpu: false, description: 'renderToString as one long task or chunked (--mode)' }
 ]
 
+// The shedding variants (docs/overload.md): a server of SERVERS with flags, keyed `server/variant`.
+// argsFor({ sloMs, serviceMs }) gives the flags once the lab knows the target and the calibrated service
+// time: `auto` is resolved by the server itself from --slo and --service-ms, and prints how.
+const VARIANTS = [
+  {
+    server: 'queued-threads',
+    variant: 'deadline',
+    description: 'a request that waited past the deadline answers 503 unrun (--deadline auto)',
+    argsFor: (t) => ['--deadline', 'auto', ...targetArgs(t)]
+  },
+  {
+    server: 'queued-threads',
+    variant: 'max-queue',
+    description: "the queue bounded by Little's law (--max-queue auto)",
+    argsFor: (t) => ['--max-queue', 'auto', ...targetArgs(t)]
+  },
+  {
+    server: 'simple',
+    variant: 'under-pressure',
+    description: '@fastify/under-pressure, 503 above a mean event-loop delay (--shed-loop-delay)',
+    argsFor: (t) => ['--shed-loop-delay', String(loopDelayBudget(t))]
+  },
+  {
+    server: 'cluster',
+    variant: 'under-pressure',
+    description: '@fastify/under-pressure in each worker (--shed-loop-delay)',
+    argsFor: (t) => ['--shed-loop-delay', String(loopDelayBudget(t))]
+  }
+]
+
+function targetArgs ({ sloMs, serviceMs }) {
+  return ['--slo', String(sloMs), '--service-ms', String(serviceMs)]
+}
+
+// The loop delay under-pressure sheds above: the wait a request can afford, the deadline's budget
+// (the target less two service times, servers/lib/shedding.js), at least 1 ms.
+function loopDelayBudget ({ sloMs, serviceMs }) {
+  return Math.max(1, Math.round((sloMs - 2 * serviceMs) * 10) / 10)
+}
+
+// Every shedding variant: { key, server, variant, description, argsFor }; `servers` keeps those of
+// the servers named.
+export function variants (servers = null) {
+  return VARIANTS.filter((v) => !servers || servers.includes(v.server)).map((v) => ({ key: `${v.server}/${v.variant}`, ...v }))
+}
+
+// One variant by its key (`server/variant`), or undefined.
+export function findVariant (key) {
+  return variants().find((v) => v.key === key)
+}
+
 // Extra servers for tests: every NAME.js in the directory named by LOADLAB_EXTRA_SERVERS.
 function extraServers () {
   const dir = process.env.LOADLAB_EXTRA_SERVERS

@@ -11,6 +11,7 @@ import { calibrationKey, withoutRuntime } from '../result/key.js'
 import { runtimeName, unmeasuredLines, unmeasuredText } from '../result/runtime.js'
 import { METRICS } from '../report/thresholds.js'
 import { withoutImpossible } from './impossible.js'
+import { overloadCell } from './overload.js'
 import { verdictOf } from '../result/trust.js'
 
 // The report schema this compare understands (reports/README.md).
@@ -119,6 +120,7 @@ function httpCell (r, report, units) {
     capacityBound: r.capacity?.capacity?.bound ?? null,
     capacityFloor: r.capacity?.capacity?.floor ?? null,
     sloMs: isNum(r.capacity?.sloMs) ? r.capacity.sloMs : null,
+    overload: overloadCell(r), // past capacity (the overload experiment), null otherwise
     ...drawable(r.timeline)
   }
 }

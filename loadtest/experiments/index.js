@@ -24,7 +24,8 @@ const registry = {
   'long-vs-small': './long-vs-small.js',
   'ssr-offload': './ssr-offload.js',
   dispatch: './dispatch.js',
-  capacity: './capacity.js'
+  capacity: './capacity.js',
+  overload: './overload.js'
 }
 
 // The names of the experiments.

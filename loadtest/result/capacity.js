@@ -239,7 +239,7 @@ export function capacityOf (steps, { sloMs, idealRps }) {
   const at = (s) => Math.abs(s.rate - lo * OVERLOAD) <= 1e-9 * lo
   const over = best ? (steps.find((s) => s.kind === 'over' && at(s)) ?? steps.find(at) ?? null) : null
   // The knee is proven when a failure is confirmed at or below 1.2 × capacity; else (the sweep's step
-  // limit) the capacity is a floor.
+  // limit) the capacity is a lower bound.
   const proven = hi !== null && hi <= lo * OVERLOAD * (1 + 1e-9)
   const floor = floorOf(steps)
   const cannot = best === null && floor?.p99 > sloMs
@@ -281,6 +281,20 @@ export function capacityLine (name, c) {
     return `${name}: the target p99 ≤ ${ms(c.sloMs)} is within ${SENSITIVE_FACTOR} × of its floor (${floor}): its capacity is sensitive to the target`
   }
   return null
+}
+
+// The capacity at every target of a sweep from one set of steps: each step judged again against each
+// target from its round figures (`figs[i]`: its latency histogram counts its requests over that target),
+// then capacityOf per target. [{ sloMs, rps, bracket, bound, sensitive, p99 }], tightest first.
+export function capacityAtTargets (steps, figs, { targets = [], idealRps }) {
+  return targets.map((sloMs) => {
+    const judged = steps.map((s, i) => {
+      const j = judgeStep(figs[i], sloMs)
+      return { ...s, ...j, pass: j.call === 'pass' }
+    })
+    const c = capacityOf(judged, { sloMs, idealRps })
+    return { sloMs, rps: c.rps, bracket: c.bracket, bound: c.bound, sensitive: c.sensitive, p99: c.p99 }
+  })
 }
 
 // A step's verdict as every table shows it: ✓ holds, ✗ fails, ? undecided (too few requests to decide
