@@ -93,7 +93,7 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
   return { experimentName, experiment, load, planOpts, inProcess, plan, loads, task, taskCheck, runtimes }
 }
 
-// Under --node each work spec is calibrated per runtime: filed as `SPEC#LABEL` (build.js calibrationKey),
+// Under --node each work spec is calibrated per runtime: filed as `SPEC#LABEL` (result/key.js calibrationKey),
 // each naming its runtime; an entry sees its own runtime's, keyed by spec.
 function keepCalibration (calibration, measured, runtime) {
   for (const [spec, c] of Object.entries(measured)) {
