@@ -6,16 +6,17 @@ import { fileURLToPath } from 'node:url'
 // The repository root (servers/ and node_modules/ are found from here).
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 
-// The strategies of servers/, in the order the tour runs them.
+// The servers of servers/, in the order the tour runs them: the CPU strategies (cpu: true; the heavy-CPU
+// and capacity experiments run these), then the servers of one study each.
 const SERVERS = [
-  { name: 'simple', description: 'one process, one thread, work inline' },
-  { name: 'cluster', description: 'node:cluster, one worker process per core, work inline' },
-  { name: 'child-process', description: 'child_process.fork per request' },
-  { name: 'worker-per-request', description: 'a new worker_threads Worker per request' },
-  { name: 'cluster-threads', description: 'cluster, each worker process starts a Worker per request' },
-  { name: 'queued-threads', description: 'a piscina pool of long-lived threads with a FIFO queue' },
-  { name: 'sleep-variants', description: 'async/sync sleep, pooled/unpooled (--variant)' },
-  { name: 'long-vs-small-tasks', description: 'renderToString as one long task or chunked (--mode)' }
+  { name: 'simple', cpu: true, description: 'one process, one thread, work inline' },
+  { name: 'cluster', cpu: true, description: 'node:cluster, one worker process per core, work inline' },
+  { name: 'child-process', cpu: true, description: 'child_process.fork per request' },
+  { name: 'worker-per-request', cpu: true, description: 'a new worker_threads Worker per request' },
+  { name: 'cluster-threads', cpu: true, description: 'cluster, each worker process starts a Worker per request' },
+  { name: 'queued-threads', cpu: true, description: 'a piscina pool of long-lived threads with a FIFO queue' },
+  { name: 'sleep-variants', cpu: false, description: 'async/sync sleep, pooled/unpooled (--variant)' },
+  { name: 'long-vs-small-tasks', cpu: false, description: 'renderToString as one long task or chunked (--mode)' }
 ]
 
 // The shedding variants (docs/overload.md): a server of SERVERS with flags, keyed `server/variant`.
@@ -96,6 +97,11 @@ export function catalog () {
 // The names `--server all` selects: the strategies of servers/ (test extras only by name).
 export function allServerNames () {
   return SERVERS.map((s) => s.name)
+}
+
+// The CPU strategies' names (the table above filtered), in the tour's order.
+export function cpuStrategyNames () {
+  return SERVERS.filter((s) => s.cpu).map((s) => s.name)
 }
 
 // One catalog entry by name, or undefined.

@@ -7,10 +7,11 @@ import { ROOT, allServerNames, catalog } from './catalog.js'
 import { defaultReportsDir, userCwd, userPath } from './paths.js'
 import { experimentNames } from './experiments/index.js'
 import { clip, describe, usageError } from './errors.js'
-import { ARRIVALS } from './run/schedule.js'
+import { ARRIVALS, DEFAULT_SEED } from './run/schedule.js'
 import { DEFAULT_MAX_BODY } from './run/body.js'
 import { RATE_PER_GENERATOR } from './run/generators.js'
 import { DEFAULT_MAX_CONNECTIONS } from './run/open-loop.js'
+import { BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_MS } from './run/boot.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
@@ -19,28 +20,29 @@ export const MAX_START_AHEAD_MIN = 60
 export const MAX_GENERATORS = 64
 export const MAX_SHARDS = 1000
 
-// Every option with its parseArgs type and its default (null: take the experiment's default).
+// Every option with the lab's default: what a run uses when neither the user nor the experiment sets it
+// (run/load.js reads the load's defaults here); null: nothing (or, for --out, paths.js defaultReportsDir).
 export const DEFAULTS = Object.freeze({
   server: null,
   experiment: null,
-  connections: null,
+  connections: 10, // closed loop; with --rate, enough for rate × timeout (open-loop.js defaultConnections)
   rate: null,
-  arrival: null,
-  seed: null,
-  generators: null,
+  arrival: 'constant',
+  seed: DEFAULT_SEED,
+  generators: null, // with --rate: generators.js defaultGenerators
   shard: null,
   'start-at': null,
   slo: null,
   'capacity-from': null,
   amount: null,
-  duration: null,
-  timeout: null,
-  'max-body': null,
+  duration: 10, // seconds per round when neither --amount nor the experiment gives its size
+  timeout: 10,
+  'max-body': DEFAULT_MAX_BODY,
   work: null,
   task: null,
   input: null,
-  runs: null,
-  warmup: null,
+  runs: 1,
+  warmup: 0,
   url: null,
   node: null,
   runtime: null,
@@ -55,6 +57,11 @@ export const DEFAULTS = Object.freeze({
 
 const BOOLEANS = new Set(['json', 'list', 'quick', 'help'])
 const MULTIPLE = new Set(['threshold'])
+// The parsed options before the user's: null where not given, so that an experiment's defaults and
+// --quick come before DEFAULTS (run/load.js); flags false, lists empty.
+const UNSET = Object.freeze(
+  Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, BOOLEANS.has(k) || MULTIPLE.has(k) ? DEFAULTS[k] : null]))
+)
 
 // The --help text: the one place the options are described.
 export const HELP = `Usage: npm run lab -- [options]
@@ -72,7 +79,7 @@ With no option: a quick tour of every server (light load, about a minute).
   --rate R             open loop: R requests/s on a schedule, sent whether or not earlier ones have
                        answered; latency counts from each request's due time
   --arrival KIND       open loop schedule: constant (i/R, default) or poisson (exponential gaps)
-  --seed N             seed of the poisson schedule (default 1): the same seed, the same schedule
+  --seed N             seed of the poisson schedule (default ${DEFAULTS.seed}): the same seed, the same schedule
   --generators N       open loop: N generator threads, request i to thread i mod N, each with its own
                        connections, figures merged exactly (default: one per ${RATE_PER_GENERATOR} requests/s, at most
                        one per core but one; 1: the lab's own thread)
@@ -86,15 +93,15 @@ With no option: a quick tour of every server (light load, about a minute).
                        report (same server, work and target) instead of a sweep in the same run
   --amount N           requests per measured round (excludes --duration)
   --duration S         seconds per measured round (excludes --amount)
-  --timeout S          per-request timeout in seconds
-  --max-body BYTES     what is kept of each response body (default ${DEFAULT_MAX_BODY}): every body is verified
+  --timeout S          per-request timeout in seconds (default: the experiment's, else ${DEFAULTS.timeout})
+  --max-body BYTES     what is kept of each response body (default ${DEFAULTS['max-body']}): every body is verified
                        whole by sha256 and length as it streams; a longer one is counted as over the cap
   --work SPEC          work per request, e.g. loop:1e7, fib:25, render:1000, sleep:100
   --task PATH[#name]   your own work: a module exporting (input) => result (docs/task.md);
                        every server by default, or the capacity experiment's with
                        --experiment capacity; excludes --work, --url and the other experiments
   --input JSON|@FILE   --task: the input of every call (default: the module's \`input\` export)
-  --runs N             measured rounds per server; figures are the median round (default 1); with the
+  --runs N             measured rounds per server; figures are the median round (default ${DEFAULTS.runs}); with the
                        capacity experiment, N whole sweeps per server: the median capacity and the spread
   --warmup N           requests in the discarded warm-up round, 0 = none
   --url URL            load a server started by hand (outside sampling skipped)
@@ -107,7 +114,7 @@ With no option: a quick tour of every server (light load, about a minute).
   --label TEXT         free text naming the machine or the run
   --threshold T        a pass/fail bound on every run, repeatable: [SERVER:]METRIC OP VALUE, e.g.
                        'p99<500' (ms; p50 p75 p90 p97.5 p99 p99.9 p99.99 max, or 0.5s), 'rps>100' (req/s),
-                       'errors==0' (connection errors + non-2xx + body mismatches), 'timeouts==0',
+                       'errors==0' (failed requests: connection errors, timeouts, non-2xx, body mismatches), 'timeouts==0',
                        'efficiency>=80%', 'capacity>200' (req/s, capacity experiment only),
                        'goodput>0.8' (goodput at 2 × capacity as a share of it, overload experiment only),
                        'queued-threads:p99<200' (that server only); OP: < <= > >= == !=. Figures are the
@@ -118,7 +125,7 @@ With no option: a quick tour of every server (light load, about a minute).
   --help               this text
 
 Environment: LOADLAB_BOOT_TIMEOUT_MS (how long a server may take to answer /health: whole ms from 1 to
-3600000, default 30000),
+${BOOT_TIMEOUT_MAX_MS}, default ${BOOT_TIMEOUT_MS}),
 LOADLAB_PROGRESS=1 (progress lines even when stderr is not a terminal), LOADLAB_EXTRA_SERVERS=DIR
 (every DIR/NAME.js becomes a server NAME, for tests), LOADLAB_RUNTIMES_DIR (where --runtime installs
 runtimes, default .runtimes/), LOADLAB_SAMPLER=proc|ps (the outside sampler's source; default /proc where
@@ -340,7 +347,7 @@ function checkOutput (o, out) {
 
 // Check each option against its rule; returns the options with numbers parsed and servers split.
 export function validateOptions (values) {
-  const o = { ...DEFAULTS, ...values }
+  const o = { ...UNSET, ...values }
   const out = { ...o, cwd: userCwd() } // the one base of the user's relative paths
   numbers(o, out)
   checkLoad(o, out)

@@ -359,6 +359,21 @@ function compile (spec) {
 // (test/loadtest/report-html.test.js checks that), without the Promise, so page renderers stay pure
 // functions that return strings. Throws on a Vega error instead of drawing a broken chart.
 export function renderSvg (spec, { id = 'chart' } = {}) {
+  const key = `${id}\n${JSON.stringify(spec)}`
+  if (!RENDERED.has(key)) {
+    if (RENDERED.size >= RENDERED_MAX) RENDERED.delete(RENDERED.keys().next().value)
+    RENDERED.set(key, renderSvgOnce(spec, id))
+  }
+  return RENDERED.get(key)
+}
+
+// The last few charts drawn, by id and spec: drawing is pure (the same spec gives the same markup) and
+// costs a vega parse and a scenegraph each time, so a page drawn again with the same figures (compare
+// and the report of one run, a test that renders a report many times over) draws each chart once.
+const RENDERED = new Map()
+const RENDERED_MAX = 32
+
+function renderSvgOnce (spec, id) {
   const { vg, logger } = compile(spec)
   const view = new vega.View(vega.parse(vg), { renderer: 'none', logger })
   try {

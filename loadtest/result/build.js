@@ -73,7 +73,7 @@ function sweepReasons (sweep) {
   }
   if (sweep.steps.length === 0) out.push('no step measured (no calibration of the work)')
   else if (sweep.capacity.bound === 'at least' && sweep.steps.length >= sweep.maxSteps) {
-    out.push(`the sweep reached its ${sweep.maxSteps} steps before a step past capacity failed: the capacity is a floor`)
+    out.push(`the sweep reached its ${sweep.maxSteps} steps before a step past capacity failed: the capacity is a lower bound`)
   }
   return out
 }

@@ -6,6 +6,7 @@
 // — when the floor's p99 is above the target.
 
 import { decodeHistogram } from './histogram.js'
+import { errorsOf } from './requests.js'
 import { median, roundTo } from './stats.js'
 import { lagCouldFlip } from './trust.js'
 
@@ -102,7 +103,7 @@ export function overTarget (fig, sloMs) {
 // flip (result/trust.js lagCouldFlip).
 export function judgeStep (fig, sloMs) {
   const q = fig.requests
-  const faults = q.errors + q.timeouts + q.non2xx + q.mismatches + q.unanswered
+  const faults = errorsOf(q) + q.unanswered // errors as everywhere (result/requests.js), and unanswered
   const counts = overTarget(fig, sloMs)
   const base = { n: counts?.n ?? q.completed, over: counts?.over ?? null, inDoubt: false }
   if (faults > 0) return { ...base, call: 'fail', why: `${faults} failed requests` }
@@ -238,7 +239,7 @@ export function capacityOf (steps, { sloMs, idealRps }) {
   const at = (s) => Math.abs(s.rate - lo * OVERLOAD) <= 1e-9 * lo
   const over = best ? (steps.find((s) => s.kind === 'over' && at(s)) ?? steps.find(at) ?? null) : null
   // The knee is proven when a failure is confirmed at or below 1.2 × capacity; else (the sweep's step
-  // limit) the capacity is a floor.
+  // limit) the capacity is a lower bound.
   const proven = hi !== null && hi <= lo * OVERLOAD * (1 + 1e-9)
   const floor = floorOf(steps)
   const cannot = best === null && floor?.p99 > sloMs

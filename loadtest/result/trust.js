@@ -96,9 +96,11 @@ export function issueWindows (timeline, { rate, arrival, total }) {
 
 // Was the offered load kept (empty: yes)? The issue rate within SEND_RATE_TOLERANCE of the schedule's
 // in every window (at least one request of slack, for a request due at a window's edge), and the unsent
-// backlog (due so far less sent so far) within the same bound at every window's end. Without windows,
-// the whole round's rate against its schedule's.
-export function offeredLoadKept (windows, { sendRateError = null, sendRate = null, scheduledRate = null } = {}) {
+// backlog (due so far less sent so far) within the same bound at every window's end, and (where the
+// generator counted it, `peakBacklog`) at every wake-up of the generator. Without windows, the whole
+// round's rate against its schedule's.
+export function offeredLoadKept (windows, figures = {}) {
+  const { sendRateError = null, sendRate = null, scheduledRate = null, peakBacklog = null } = figures
   if (!windows?.length) {
     if (typeof sendRateError !== 'number' || Math.abs(sendRateError) <= SEND_RATE_TOLERANCE) return []
     return [`sent ${sendRate} req/s for ${scheduledRate} scheduled (${roundTo(sendRateError * 100, 1)} %)`]
@@ -121,6 +123,10 @@ export function offeredLoadKept (windows, { sendRateError = null, sendRate = nul
   }
   const perWindow = Math.max(...windows.map((w) => w.due))
   if (backlog > slack(perWindow)) out.push(`unsent backlog reached ${backlog} requests (bound ${roundTo(slack(perWindow), 1)})`)
+  // the request that woke the generator is not behind: the backlog is what was due before it
+  else if (typeof peakBacklog === 'number' && peakBacklog - 1 > slack(perWindow)) {
+    out.push(`unsent backlog reached ${peakBacklog - 1} requests at one wake-up (bound ${roundTo(slack(perWindow), 1)})`)
+  }
   return out
 }
 
@@ -142,7 +148,7 @@ export function offeredLoadReasons (fig) {
   const out = offeredLoadKept(windows, o).map((x) => `load generator did not keep the offered load: ${x}`)
   for (const [k, g] of (o.generators ?? []).entries()) {
     const who = `load generator thread ${k + 1}/${o.generators.length}`
-    out.push(...offeredLoadKept(null, g).map((x) => `${who} did not keep the offered load: ${x}`))
+    out.push(...offeredLoadKept(g.windows ?? null, g).map((x) => `${who} did not keep the offered load: ${x}`))
   }
   return out
 }
