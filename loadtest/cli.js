@@ -9,6 +9,7 @@ import { experimentFor, experimentNames, loadExperiment } from './experiments/in
 import { runLab } from './lab.js'
 import { reportTable, renderText } from './report/table.js'
 import { renderMarkdown } from './report/markdown.js'
+import { decisionText } from './report/decision.js'
 import { termText } from './report/escape.js'
 import { writeReport } from './report/write.js'
 import { LabError } from './errors.js'
@@ -156,6 +157,8 @@ export async function main (argv, { prog = null } = {}) {
     }
     if (report.thresholds) process.stderr.write(thresholdSummary(report.thresholds) + '\n')
     for (const e of out.errors) process.stderr.write(`error: ${e.file} not written: ${e.message} (the JSON is)\n`)
+    // The decision (capacity experiment) is the terminal's last block: what stays on screen.
+    if (report.decision) process.stderr.write('\n' + decisionText(report.decision))
     if (opts.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n')
     if (stop.exitCode !== null) return stop.exitCode
     if (report.status === 'failed' || out.fallback || out.errors.length) return 1

@@ -13,6 +13,7 @@ import { RATE_PER_GENERATOR } from './run/generators.js'
 import { DEFAULT_MAX_CONNECTIONS } from './run/open-loop.js'
 import { BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_MS } from './run/boot.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
+import { TUNABLE, TuneError, parseTune } from './tune.js'
 
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
 export const MAX_START_AHEAD_MIN = 60
@@ -34,6 +35,8 @@ export const DEFAULTS = Object.freeze({
   'start-at': null,
   slo: null,
   'capacity-from': null,
+  tune: null,
+  confirm: false,
   amount: null,
   duration: 10, // seconds per round when neither --amount nor the experiment gives its size
   timeout: 10,
@@ -55,7 +58,7 @@ export const DEFAULTS = Object.freeze({
   help: false
 })
 
-const BOOLEANS = new Set(['json', 'list', 'quick', 'help'])
+const BOOLEANS = new Set(['json', 'list', 'quick', 'help', 'confirm'])
 const MULTIPLE = new Set(['threshold'])
 // The parsed options before the user's: null where not given, so that an experiment's defaults and
 // --quick come before DEFAULTS (run/load.js); flags false, lists empty.
@@ -87,8 +90,15 @@ With no option: a quick tour of every server (light load, about a minute).
                        i mod N = I − 1); run N of them (any machines), then npm run merge
   --start-at ISO-TIME  --shard: the common start (e.g. 2026-11-23T01:00:00Z), at most ${MAX_START_AHEAD_MIN} minutes ahead;
                        the shard waits for it (warm-up first) and refuses a time in the past
-  --slo MS             capacity experiment: the p99 latency target (default 5 × the service time, which
-                       moves with the calibration: give one --slo to runs you will compare)
+  --slo MS[,MS…]       capacity experiment: the p99 latency targets, strictly increasing (default: three,
+                       from 5 × the service time up; they move with the calibration: give one --slo to
+                       runs you will compare). One sweep finds the capacity at each (docs/decision.md)
+  --tune NAME=V1,V2,…  capacity experiment: one sweep per value of a server setting, each its own result
+                       (SERVER[NAME=V]); ${Object.entries(TUNABLE).map(([k, t]) => `${k} (${t.servers.join(', ')})`).join(', ')};
+                       max-queue takes inf; NAME alone tries its defaults (threads: half the cores, the
+                       cores, piscina's 1.5 × the cores)
+  --confirm            capacity experiment: run the decision's winner at its plan rate (60 s; --quick: 10 s)
+                       and say whether it held the target with no backlog growth
   --capacity-from FILE overload experiment: each strategy's capacity and target from this capacity
                        report (same server, work and target) instead of a sweep in the same run
   --amount N           requests per measured round (excludes --duration)
@@ -196,6 +206,29 @@ function numeric (kind, name, raw, min, max) {
 const int = (...args) => numeric('integer', ...args)
 const num = (...args) => numeric('number', ...args)
 
+// --slo MS[,MS…]: positive numbers, strictly increasing (each a target of one sweep), at most 8.
+function slosOf (raw) {
+  const items = raw.split(',').map((x) => x.trim())
+  const values = items.map((x) => num('slo', x, 0.1, 3_600_000))
+  if (values.length > 8) throw usageError(`--slo: at most 8 targets, got ${values.length}`)
+  const back = values.findIndex((v, i) => i > 0 && v <= values[i - 1])
+  if (back > 0) {
+    throw usageError(`--slo: targets must be strictly increasing, got ${values[back - 1]} then ${values[back]} (${describe(raw)})`)
+  }
+  return values
+}
+
+// --tune against the selected servers (the capacity experiment's six when no --server): a TuneError
+// becomes a usage error.
+function tuneOf (o, servers) {
+  try {
+    return parseTune(o.tune, { servers })
+  } catch (err) {
+    if (err instanceof TuneError) throw usageError(err.message)
+    throw err
+  }
+}
+
 // The numeric options, parsed and bounded.
 function numbers (o, out) {
   out.connections = int('connections', o.connections, 1, 10000)
@@ -205,7 +238,8 @@ function numbers (o, out) {
   out.runs = int('runs', o.runs, 1, 50)
   out.rate = num('rate', o.rate, 0.1, 100000)
   out.seed = int('seed', o.seed, 0, 2 ** 32 - 1)
-  out.slo = num('slo', o.slo, 0.1, 3_600_000)
+  out.slos = o.slo === null ? null : slosOf(o.slo)
+  out.slo = out.slos?.[0] ?? null // the first target: what one-target readers use
   out.warmup = int('warmup', o.warmup, 0, 1_000_000)
   out.maxBody = int('max-body', o['max-body'], 0, 2 ** 30)
 }
@@ -226,6 +260,11 @@ function checkLoad (o, out) {
   }
   if (o.slo !== null && o.experiment !== 'capacity' && o.experiment !== 'overload') {
     throw usageError('--slo goes with --experiment capacity or overload (the p99 target of its sweep)')
+  }
+  for (const flag of ['tune', 'confirm']) {
+    if (o[flag] !== null && o[flag] !== false && o.experiment !== 'capacity') {
+      throw usageError(`--${flag} goes with --experiment capacity (${flag === 'tune' ? 'a sweep per value' : 'it runs the decision\'s winner'})`)
+    }
   }
   if (out.amount !== null && out.duration !== null) {
     throw usageError('--amount and --duration exclude each other: give one of them')
@@ -363,6 +402,7 @@ export function validateOptions (values) {
   checkOutput(o, out)
   out.capacityFrom = o['capacity-from'] === null ? null : userPath(o['capacity-from'], out.cwd)
   out.threshold = thresholdsOf(o.threshold, o.url === null ? known.map((s) => s.name) : null)
+  out.tune = o.tune === null ? null : tuneOf(o, out.server)
   return out
 }
 

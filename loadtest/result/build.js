@@ -1,7 +1,7 @@
 // The result and report shapes (schema 1, see reports/README.md): an HTTP result from a server run's
 // run record (run/runner.js), the report object around the results, and the one failure record. Pure: no I/O.
 import { isNum, roundTo, spread } from './stats.js'
-import { capacityOf } from './capacity.js'
+import { capacityAtTargets, capacityOf } from './capacity.js'
 import { ideal, roundFigures, stepFigures } from './figures.js'
 import { httpKey } from './key.js'
 import { ABOVE_IDEAL, untrustedReasons } from './trust.js'
@@ -22,14 +22,20 @@ function medianRound (rounds) {
   return order.length ? rounds[order[(order.length - 1) >> 1][1]] : null
 }
 
-// One sweep's steps (global round indexes, so a capacity's `step` names its round) and its capacity.
+// One sweep's steps (global round indexes, so a capacity's `step` names its round), its capacity at the
+// first target, and (several targets) its capacity at each, every step judged against every target.
 function oneSweep (sw, k, rounds, end) {
   const first = sw.first ?? 0
-  const steps = rounds.slice(first, end).map((r, j) => ({
+  const figs = rounds.slice(first, end)
+  const steps = figs.map((r, j) => ({
     ...stepFigures(r, first + j, sw.kinds?.[j] ?? null, sw.sloMs),
     sweep: k
   }))
-  return { steps, capacity: capacityOf(steps, sw) }
+  const capacity = capacityOf(steps, sw)
+  const targets = sw.targetsMs?.length
+    ? capacityAtTargets(steps, figs, { targets: sw.targetsMs, idealRps: sw.idealRps })
+    : null
+  return { steps, capacity, targets }
 }
 
 // A capacity sweep's block: its rule, each step's figures and the capacity they show; with --runs N, the
@@ -47,6 +53,7 @@ function sweepOf (record, rounds) {
     ...rule,
     steps: runs.flatMap((r) => r.steps),
     capacity: median.capacity,
+    ...(median.targets ? { targets: median.targets } : {}), // the median sweep's capacity at each target
     ...(many ? { runs: runs.map((r) => r.capacity), spread: held.length ? spread(held) : null } : {}),
     calibrationCheck: record.calibrationCheck ?? null
   }

@@ -283,6 +283,20 @@ export function capacityLine (name, c) {
   return null
 }
 
+// The capacity at every target of a sweep from one set of steps: each step judged again against each
+// target from its round figures (`figs[i]`: its latency histogram counts its requests over that target),
+// then capacityOf per target. [{ sloMs, rps, bracket, bound, sensitive, p99 }], tightest first.
+export function capacityAtTargets (steps, figs, { targets = [], idealRps }) {
+  return targets.map((sloMs) => {
+    const judged = steps.map((s, i) => {
+      const j = judgeStep(figs[i], sloMs)
+      return { ...s, ...j, pass: j.call === 'pass' }
+    })
+    const c = capacityOf(judged, { sloMs, idealRps })
+    return { sloMs, rps: c.rps, bracket: c.bracket, bound: c.bound, sensitive: c.sensitive, p99: c.p99 }
+  })
+}
+
 // A step's verdict as every table shows it: ✓ holds, ✗ fails, ? undecided (too few requests to decide
 // p99), and a failure the generator's lag could flip marked in doubt.
 export function holdsText (s) {
