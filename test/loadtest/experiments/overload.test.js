@@ -49,8 +49,6 @@ test('overload --quick at 2 × C: the deadline pool keeps goodput, the unbounded
       assert.ok(s.wastedCpuShare === null || (s.wastedCpuShare >= 0 && s.wastedCpuShare <= 1))
     }
   }
-  // The deadline pool's answers hold more work (a sleep) than its CPU: no share of CPU to call wasted.
-  assert.ok(deadline.steps.every((s) => s.wastedCpuShare === null))
   const two = (o) => o.steps.find((s) => s.multiple === 2)
   assert.ok(two(deadline).goodputShare >= 0.7, `deadline at 2 × C: goodput ${two(deadline).goodputShare} of C`)
   assert.ok(two(deadline).shedShare > 0.2, 'it sheds what it cannot serve in time')
