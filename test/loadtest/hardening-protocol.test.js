@@ -12,9 +12,10 @@ import { labReport, startLab, tempDir } from '../helpers/lab.js'
 import { MAX_HEAD_BYTES } from '../../loadtest/run/http1.js'
 
 const N = 20
+// --timeout 2: a client that waits on a broken answer gives up soon (none should wait at all).
 const LOOPS = {
-  open: ['--rate', '50', '--amount', String(N)],
-  closed: ['--connections', '2', '--amount', String(N)]
+  open: ['--rate', '50', '--amount', String(N), '--timeout', '2'],
+  closed: ['--connections', '2', '--amount', String(N), '--timeout', '2']
 }
 // The first error each mode's requests end with (both loops say it the same way; the closed loop names
 // http-parser-js's findings in http1.js's words).
