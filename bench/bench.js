@@ -21,8 +21,18 @@ export const SETTINGS = {
       warmupSec: 1,
       warmupAmount: null
     },
+    // probes of 3 s (0.5 s of warm-up, then 2.5 s judged), three a rate; two 60 s memory rounds
     generator: {
-      work: 'loop:1', connections: 10, durationSec: 2, amount: null, start: 1000, steps: 4, memorySec: 60, threads: 2
+      work: 'loop:1',
+      connections: 10,
+      durationSec: 3,
+      amount: null,
+      start: 2000,
+      steps: 4,
+      memorySec: 60,
+      memoryRounds: 2,
+      threads: 2,
+      perRate: 3
     }
   },
   quick: {
@@ -37,7 +47,16 @@ export const SETTINGS = {
       warmupAmount: 20
     },
     generator: {
-      work: 'loop:1', connections: 4, durationSec: null, amount: 100, start: 200, steps: 0, memorySec: 1, threads: 2
+      work: 'loop:1',
+      connections: 4,
+      durationSec: null,
+      amount: 100,
+      start: 200,
+      steps: 0,
+      memorySec: 1,
+      memoryRounds: 1,
+      threads: 2,
+      perRate: 1
     }
   }
 }
@@ -58,11 +77,13 @@ export function parseFlags (argv) {
         quick: { type: 'boolean' },
         json: { type: 'boolean' },
         rounds: { type: 'string' },
+        only: { type: 'string' },
+        trace: { type: 'string' },
         help: { type: 'boolean' }
       }
     }))
   } catch (err) {
-    throw usage(`bench: ${err.message.split('\n')[0]} (options: --quick --json --rounds N --help)`)
+    throw usage(`bench: ${err.message.split('\n')[0]} (options: --quick --json --rounds N --only PART --trace FILE --help)`)
   }
   let rounds = null
   if (values.rounds !== undefined) {
@@ -71,28 +92,47 @@ export function parseFlags (argv) {
       throw usage(`bench: --rounds: expected an integer from 1 to 50, got \`${values.rounds}\``)
     }
   }
-  return { quick: values.quick ?? false, json: values.json ?? false, rounds, help: values.help ?? false }
+  if (values.only !== undefined && !PARTS.includes(values.only)) {
+    throw usage(`bench: --only: expected one of ${PARTS.join(', ')}, got \`${values.only}\``)
+  }
+  if (values.trace === '') throw usage('bench: --trace: expected a file name')
+  return {
+    quick: values.quick ?? false,
+    json: values.json ?? false,
+    rounds,
+    only: values.only ?? null,
+    trace: values.trace ?? null,
+    help: values.help ?? false
+  }
 }
 
-// Run both measurements; resolves with the plain result object (compute, then render).
-export async function bench ({ quick = false, rounds = null, signal, progress = () => {} } = {}) {
+// The bench's parts, in the order they run (--only runs one).
+export const PARTS = ['dispatch', 'telemetry', 'generator', 'sampling']
+
+// Run the measurements (all, or `only` one); resolves with the plain result object (compute, then
+// render). `trace`: a file for the generator part's trace of one failing probe.
+export async function bench ({ quick = false, rounds = null, only = null, trace = null, signal, progress } = {}) {
+  progress ??= () => {}
   const s = structuredClone(SETTINGS[quick ? 'quick' : 'full'])
   if (rounds !== null) s.dispatch.rounds = s.telemetry.rounds = rounds
   const createdAt = new Date().toISOString()
   const t0 = performance.now()
-  const dispatch = await runDispatch(s.dispatch, { signal, progress })
+  const runs = (part) => only === null || only === part
+  const dispatch = runs('dispatch') ? await runDispatch(s.dispatch, { signal, progress }) : null
   signal?.throwIfAborted()
-  const telemetry = await runTelemetry(s.telemetry, { signal, progress })
+  const telemetry = runs('telemetry') ? await runTelemetry(s.telemetry, { signal, progress }) : null
   signal?.throwIfAborted()
-  const generator = await runGenerator(s.generator, { signal, progress })
+  const generator = runs('generator') ? await runGenerator(s.generator, { signal, progress, trace }) : null
+  signal?.throwIfAborted()
   // The timeline's server samples, measured with the telemetry bench's settings.
-  const sampling = await runSampling(s.telemetry, { signal, progress })
+  const sampling = runs('sampling') ? await runSampling(s.telemetry, { signal, progress }) : null
   return {
     kind: 'loadlab-bench',
     schema: 1,
     createdAt,
     durationMs: performance.now() - t0,
     quick,
+    only,
     machine: await machine(),
     dispatch,
     telemetry,

@@ -8,18 +8,22 @@
 import { bench, parseFlags } from './bench.js'
 import { render } from './render.js'
 
-const HELP = `usage: npm run bench -- [--quick] [--json] [--rounds N]
+const HELP = `usage: npm run bench -- [--quick] [--json] [--rounds N] [--only PART] [--trace FILE]
 
 Measures, side by side in one run, what the lab itself costs, and prints ratios:
   dispatch    per-call round trip of piscina vs the shared-memory channel (cost 0, 30 B and 10 kB, 1 and 2 workers)
   telemetry   requests/second of servers/simple (loop:1e5) with --telemetry on vs off
   generator   the open-loop generator's highest kept rate vs autocannon's closed-loop maximum on one
-              trivial server, and the lab's memory over a long round (HDR histograms, not arrays)
+              trivial server (median of three probes a rate; the rule it applied printed, and the
+              previous rule's rate beside it), and the lab's memory over two long rounds at that rate
   sampling    the same with the timeline's IPC samples (every 100 ms) on vs off
 Options:
   --quick       a tiny run (a few hundred requests; for the smoke test), not a measurement
   --json        print the results as JSON on stdout (the table goes to stderr)
   --rounds N    alternating rounds per side (default 5 for dispatch, 3 for telemetry; 1 to 50)
+  --only PART   run one part: dispatch, telemetry, generator or sampling
+  --trace FILE  the generator part traces one probe at the lowest rate that failed above the highest
+                kept one into FILE (late requests, GC, connection opens, loop utilisation, batches)
   --help        this text`
 
 async function cli () {
@@ -46,6 +50,8 @@ async function cli () {
     const result = await bench({
       quick: flags.quick,
       rounds: flags.rounds,
+      only: flags.only,
+      trace: flags.trace,
       signal: ac.signal,
       progress: (t) => console.error(t)
     })

@@ -66,26 +66,71 @@ function telemetryLines (t) {
   ]
 }
 
+// One engine's row: its highest kept rate under the rule, and under the previous rule beside it.
+function ladderRow (o, label) {
+  return ['open loop', o.rps.toFixed(0), o.rpsBefore.toFixed(0), label]
+}
+
+// The lag's share of each latency percentile at the highest kept rate (latency accuracy).
+function accuracyLine (o) {
+  if (!o?.accuracy) return []
+  const parts = Object.entries(o.accuracy)
+    .map(([p, a]) => `${p.replace('_', '.')} ${a.latencyMs} ms (lag ${a.lagMs} ms, ${a.share === null ? '-' : Math.round(a.share * 100) + ' %'})`)
+  return [`  latency accuracy at ${o.rps} req/s, ${o.generators} thread(s), median probe: ${parts.join(', ')}`]
+}
+
+// Each rate probed: its verdict by the median of its probes, and by the previous rule.
+function ladderLines (o) {
+  return o.rates.map((r) => {
+    const lags = r.probes.map((p) => p.lagJudgedP99).join('/')
+    const whole = r.probes.map((p) => p.lagP99).join('/')
+    const why = r.kept ? '' : `: ${r.median.why.slice(0, 2).join('; ')}`
+    return `    ${String(r.rate).padStart(6)} req/s  ${r.kept ? 'kept  ' : 'missed'}  previous rule ${r.keptBefore ? 'kept  ' : 'missed'}  ` +
+      `lag p99 after warm-up ${lags} ms, whole round ${whole} ms${why}`
+  })
+}
+
+function memoryLines (g) {
+  return (g.memoryRounds ?? [g.memory]).map((m, i) =>
+    `  memory ${i + 1}: one ${m.durationSec} s open-loop round at ${m.rate} req/s, ${m.requests} requests into HDR histograms ` +
+    `(${(m.histogramBytes / 1024).toFixed(0)} kB each): lab RSS ${m.rssMb.atQuarter.toFixed(0)} MB at a quarter, ` +
+    `${m.rssMb.atEnd.toFixed(0)} MB at the end, peak ${m.rssMb.peak.toFixed(0)} MB (arrays of three numbers a request would hold ` +
+    `${m.arraysWouldHoldMb.toFixed(1)} MB)`)
+}
+
+// The machine's own timer lag, measured just before the ladder.
+function timerLine (t) {
+  if (!t) return []
+  return [`  this machine's own timer now: a bare setTimeout(fn, 1) loop woke late by p50 ${t.p50}, ` +
+    `p99 ${t.p99}, p99.9 ${t.p999} ms (${t.samples} wake-ups)`]
+}
+
 function generatorLines (g) {
-  const m = g.memory
-  const kept = `a constant rate with every thread's scheduler lag p99 <= ${g.limits.lagP99Ms} ms, ` +
-    `issue rate within ${g.limits.sendRateTolerance * 100}% and every request answered`
   const ratio = (r) => (r === null ? '-' : r.toFixed(2) + '×')
   const threads = g.openThreads
+  const load = (l) => `load ${l.loadavg.join(' ')} (up ${Math.round(l.uptimeSec / 60)} min)`
   return [
     '',
     `open-loop generator vs autocannon: servers/simple --work ${g.work} --telemetry off, ` +
-      `${g.durationSec ? g.durationSec + ' s' : g.amount + ' requests'} per probe, 127.0.0.1`,
-    table(['engine', 'req/s', 'how'], [
-      ['autocannon', g.closed.rps.toFixed(0), `closed loop, ${g.connections} connections always busy`],
-      ['open loop', g.open.rps.toFixed(0), 'highest kept rate, --generators 1 (the lab\'s own thread)'],
-      ...(threads ? [['open loop', threads.rps.toFixed(0), `highest kept rate, --generators ${threads.generators}`]] : [])
+      `${g.durationSec ? g.durationSec + ' s' : g.amount + ' requests'} per probe, ${g.probesPerRate} probe(s) a rate, 127.0.0.1; ` +
+      `machine ${load(g.load.before)} before, ${load(g.load.after)} after`,
+    table(['engine', 'req/s', 'previous rule', 'how'], [
+      ['autocannon', g.closed.rps.toFixed(0), '', `closed loop, ${g.connections} connections always busy`],
+      ladderRow(g.open, 'highest kept rate, --generators 1 (the lab\'s own thread)'),
+      ...(threads ? [ladderRow(threads, `highest kept rate, --generators ${threads.generators}`)] : [])
     ]),
-    `  kept: ${kept}`,
-    `  open / closed: ${ratio(g.ratio)}${threads ? `; with ${threads.generators} generator threads ${ratio(g.ratioThreads)}` : ''} (goal >= ${g.goal ?? 0.5})`,
-    `  memory: one ${m.durationSec} s closed round, ${m.requests} requests into HDR histograms ` +
-      `(${(m.histogramBytes / 1024).toFixed(0)} kB each): lab RSS ${m.rssMb.atQuarter.toFixed(0)} MB at a quarter, ` +
-      `${m.rssMb.atEnd.toFixed(0)} MB at the end (arrays of three numbers a request would hold ${m.arraysWouldHoldMb.toFixed(1)} MB)`
+    `  rule applied (offered load kept): ${g.rule.text}; every request answered; a rate is kept when most of its probes are`,
+    `  previous rule (beside it): ${g.previousRule.text}; every request answered`,
+    `  open / closed: ${ratio(g.ratio)} (previous rule ${ratio(g.ratioBefore)})` +
+      `${threads ? `; with ${threads.generators} generator threads ${ratio(g.ratioThreads)} (previous rule ${ratio(g.ratioThreadsBefore)})` : ''}` +
+      ` (goal >= ${g.goal ?? 0.5})`,
+    ...accuracyLine(g.open),
+    ...timerLine(g.timerLag),
+    '  rates probed, --generators 1:',
+    ...ladderLines(g.open),
+    ...(threads ? [`  rates probed, --generators ${threads.generators}:`, ...ladderLines(threads)] : []),
+    ...(g.traced ? [`  trace: one probe at ${g.traced.rate} req/s in ${g.traced.file}: ${JSON.stringify(g.traced.summary)}`] : []),
+    ...memoryLines(g)
   ]
 }
 

@@ -91,21 +91,26 @@ test('bench --quick --json: exits 0, prints the structure with finite positive r
     assert.ok(open.probes.length >= 1)
     assert.ok(open.probes.every((p) => p.generators === open.generators))
     for (const p of open.probes) {
+      assert.equal(p.kept, p.why.length === 0)
+      // the previous rule, judged on the same probe: the whole round's lag p99, the mean issue rate, every answer
+      const before = g.previousRule
       assert.equal(
-        p.kept,
-        p.lagP99 <= g.limits.lagP99Ms && Math.abs(p.sendError) <= g.limits.sendRateTolerance && p.failed === 0
+        p.keptBefore,
+        p.lagP99 <= before.lagP99LimitMs && Math.abs(p.sendError) <= before.sendRateTolerance && p.failed === 0
       )
     }
-    assert.equal(
-      open.rps,
-      Math.max(0, ...open.probes.filter((p) => p.kept).map((p) => p.rate)),
-      'the highest kept probe'
-    )
+    for (const r of open.rates) {
+      const kept = r.probes.filter((p) => p.kept).length
+      assert.equal(r.kept, kept * 2 > r.probes.length, 'a rate is kept by the majority of its probes')
+    }
+    assert.equal(open.rps, Math.max(0, ...open.rates.filter((r) => r.kept).map((r) => r.rate)), 'the highest kept rate')
+    assert.equal(open.rpsBefore, Math.max(0, ...open.rates.filter((r) => r.keptBefore).map((r) => r.rate)))
   }
   assert.deepEqual([g.open.generators, g.openThreads.generators], [1, 2])
   assert.equal(g.ratio, g.open.rps / g.closed.rps)
   assert.equal(g.ratioThreads, g.openThreads.rps / g.closed.rps)
   assert.ok(g.memory.requests > 0 && positive(g.memory.rssMb.atEnd))
+  assert.match(g.rule.text, /every 1 s window/)
   assert.ok(gone(g.serverPid), 'the generator bench ended its server')
   const sm = r.sampling
   assert.equal(sm.intervalMs, 100)
@@ -120,11 +125,12 @@ test('bench --quick --json: exits 0, prints the structure with finite positive r
   assert.match(stderr, new RegExp(`machine: .* Node ${process.version.replaceAll('.', '\\.')} `))
   assert.match(stderr, /piscina \/ shared/)
   assert.match(stderr, /on \/ off: \d+\.\d+×/)
-  assert.match(stderr, /open \/ closed: \d+\.\d+×/)
+  assert.match(stderr, /open \/ closed: \d+\.\d+× \(previous rule (\d+\.\d+×|-)\)/)
+  assert.match(stderr, /rule applied \(offered load kept\): issue rate within 2 % in every 1 s window/)
 })
 
 test('bench: a bad flag is one line on stderr and exit 2, before anything starts', async () => {
-  for (const args of [['--rounds', '0'], ['--nope']]) {
+  for (const args of [['--rounds', '0'], ['--nope'], ['--only', 'everything']]) {
     const { code, stdout, stderr } = await runBench(args)
     assert.equal(code, 2, args.join(' '))
     assert.equal(stdout, '')

@@ -3,6 +3,7 @@
 // in, comparison data out; reading files and printing live in cli.js, rendering in
 // render.js.
 import { CompareError, clip } from '../errors.js'
+import { errorsOf } from '../result/requests.js'
 import { SCHEMA, machineLine } from '../result/build.js'
 import { isNum, PERCENTILE_KEYS, roundTo } from '../result/stats.js'
 import { serviceTime } from '../result/figures.js'
@@ -10,6 +11,8 @@ import { calibrationKey, withoutRuntime } from '../result/key.js'
 import { runtimeName, unmeasuredLines, unmeasuredText } from '../result/runtime.js'
 import { METRICS } from '../report/thresholds.js'
 import { withoutImpossible } from './impossible.js'
+import { overloadCell } from './overload.js'
+import { verdictOf } from '../result/trust.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }
@@ -92,24 +95,17 @@ export function targetsDiffer (base, next) {
 
 function httpCell (r, report, units) {
   const scale = units === 'service' ? serviceMs(report, r.work, r.runtime?.label) : 1
-  const q = r.requests
-  const errors =
-    q && typeof q === 'object'
-      ? ['errors', 'timeouts', 'non2xx', 'mismatches'].reduce((sum, k) => sum + (isNum(q[k]) ? q[k] : 0), 0)
-      : null
+  const errors = errorsOf(r.requests)
   const pcts = {}
   for (const p of PERCENTILE_KEYS) {
     const s = scaled(r.latency?.percentiles?.[p], scale)
     if (s !== null) pcts[p] = s
   }
+  const verdict = verdictOf(r) // the report's one verdict (result/trust.js), and what compare finds impossible
   return {
-    status: r.status === 'failed' ? 'failed' : 'ok',
-    trusted: r.trusted !== false && r.status !== 'failed' && !r.impossible?.length,
-    why: [
-      ...(r.status === 'failed' ? [r.failure?.reason ?? 'run failed'] : []),
-      ...(Array.isArray(r.untrusted) ? r.untrusted : []),
-      ...(r.impossible ?? [])
-    ].map(String),
+    status: verdict.status,
+    trusted: verdict.trusted && !r.impossible?.length,
+    why: [...verdict.reasons, ...(r.impossible ?? []).map(String)],
     rps: isNum(r.rps) ? r.rps : null,
     p50: scaled(r.latency?.p50, scale),
     p99: scaled(r.latency?.p99, scale),
@@ -119,9 +115,12 @@ function httpCell (r, report, units) {
     efficiency: isNum(r.efficiency) ? r.efficiency : null,
     serviceMs: serviceMs(report, r.work, r.runtime?.label),
     // capacity sweeps: the highest rate held under the target, and the target
+    // null when no rate held: its bound says why ('cannot meet the target' with its floor)
     capacity: isNum(r.capacity?.capacity?.rps) ? r.capacity.capacity.rps : null,
     capacityBound: r.capacity?.capacity?.bound ?? null,
+    capacityFloor: r.capacity?.capacity?.floor ?? null,
     sloMs: isNum(r.capacity?.sloMs) ? r.capacity.sloMs : null,
+    overload: overloadCell(r), // past capacity (the overload experiment), null otherwise
     ...drawable(r.timeline)
   }
 }

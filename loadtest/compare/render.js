@@ -8,6 +8,7 @@ import { markdownTable } from '../report/markdown.js'
 import { fixedGrouped, msGrouped } from '../report/format.js'
 import { timelineMarks, timelineRows, timelineSpec } from '../report/timeline-chart.js'
 import { NOISE_RULE, anyRegressed } from './compare.js'
+import { overloadHtml, overloadMarkdown } from './overload.js'
 
 // Markdown escaping of compare's text: the shared one of report/escape.js.
 export { mdEsc }
@@ -120,16 +121,32 @@ function httpSection (cmp, http) {
   return ['## HTTP runs', '', markdownTable({ head, rows }, { numeric: true })]
 }
 
+// Was this row's run a capacity sweep in some report (a capacity, or a bound saying why none)?
+function isSwept (row) {
+  return row.cells.some((c) => c && (isNum(c.capacity) || c.capacityBound))
+}
+
+// A capacity cell's text: ≥ for a floor, "cannot meet (p99 172 ms @ 3.2)" for a target no rate met
+// (null, never 0: result/capacity.js), none otherwise.
+function capacityText (c, none, number) {
+  if (c && isNum(c.capacity)) return `${c.capacityBound === 'at least' ? '≥' : ''}${number(c.capacity, 1)}`
+  if (c?.capacityBound === 'cannot meet the target') {
+    const fl = c.capacityFloor
+    return fl && isNum(fl.p99) ? `cannot meet (p99 ${number(fl.p99, 1)} ms @ ${number(fl.rps, 1)})` : 'cannot meet'
+  }
+  return none
+}
+
 // The capacity runs: each report's capacity, its target and its ratio to the baseline's.
 function capacitySection (cmp, http) {
-  const swept = http.filter((row) => row.cells.some((c) => c && isNum(c.capacity)))
+  const swept = http.filter(isSwept)
   if (!swept.length) return []
   const b = cmp.reports[cmp.baseline].letter
   const head = ['run', ...cmp.reports.flatMap((r) => [
     `${r.letter} capacity req/s`, `${r.letter} target`, ...(r.baseline ? [] : [`${r.letter} capacity ×${b}`])
   ])]
   const rows = swept.map((row) => [{ md: mdCode(row.key) }, ...row.cells.flatMap((c, i) => {
-    const cap = c && isNum(c.capacity) ? `${c.capacityBound === 'at least' ? '≥' : ''}${f(c.capacity, 1)}` : MD_NA
+    const cap = capacityText(c, MD_NA, f)
     const cells = [cap, c ? lat(c.sloMs, 'ms') : MD_NA]
     if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? 'targets differ' : times(c.capacityRatio, c.capacityNoise)) : MD_NA)
     return cells
@@ -191,6 +208,7 @@ export function renderCompareMarkdown (cmp) {
     ...howToRead(cmp, http),
     ...httpSection(cmp, http),
     ...capacitySection(cmp, http),
+    ...overloadMarkdown(cmp, http),
     ...dispatchSection(cmp),
     ...verdictSections(cmp)
   ].join('\n')
@@ -413,7 +431,7 @@ function dispatchTable (cmp, rows) {
 
 // Capacity per run and report, with its ratio to the baseline (only when some report swept rates).
 function capacityTable (cmp, http) {
-  const swept = http.filter((row) => row.cells.some((c) => c && isNum(c.capacity)))
+  const swept = http.filter(isSwept)
   if (swept.length === 0) return ''
   const base = cmp.reports[cmp.baseline]
   const head = [
@@ -427,7 +445,7 @@ function capacityTable (cmp, http) {
   const body = swept.map((row) => [
     `<code>${esc(row.key)}</code>`,
     ...row.cells.flatMap((c, i) => {
-      const cap = c && isNum(c.capacity) ? `${c.capacityBound === 'at least' ? '≥' : ''}${num(c.capacity, 1)}` : '—'
+      const cap = esc(capacityText(c, '—', num))
       const cells = [cap, c ? fmtMs(c.sloMs) : '—']
       if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? 'targets differ' : ratioHtml(c.capacityRatio, c.capacityNoise)) : '—')
       return cells
@@ -465,6 +483,7 @@ export function renderCompareHtml (cmp) {
 ${gates}${flags}${notes}
 ${http.length ? `<section class="block"><h2>HTTP runs</h2>${charts(cmp, http)}${httpTable(cmp, http)}</section>` : ''}
 ${capacityTable(cmp, http)}
+${overloadHtml(cmp, http)}
 ${dispatch.length ? `<section class="block"><h2>Dispatch</h2>${dispatchChart(cmp, dispatch)}${dispatchTable(cmp, dispatch)}</section>` : ''}
 <footer>Written by <code>npm run compare</code>. Charts rendered with Vega-Lite; this page loads nothing from the network.</footer>`
   return page({ title: `loadlab compare: ${cmp.reports.map((r) => r.name).join(' vs ')}`, body })

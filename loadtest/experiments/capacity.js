@@ -5,29 +5,40 @@
 // loadtest/run/sweep.js for the rule.
 import { fmtMs, fmtPct } from '../report/format.js'
 import { SERVERS } from './heavy-cpu.js'
-import { createSweep } from '../run/sweep.js'
+import { MIN_REQUESTS, SLO_MULTIPLES, createSweep } from '../run/sweep.js'
 import { taskArgs } from '../run/task.js'
+import { trustMark } from '../result/trust.js'
+import { tuneArgs } from '../tune.js'
+import { parseKey } from '../result/key.js'
 
 // The six CPU strategies, as in heavy-cpu.
 export { SERVERS }
 
-// durationSec: a step's shortest length; minRequests: a step lasts long enough for this many requests
-// (its p99 then rests on at least 2 requests past it), up to maxStepSec. loop:3e7 (about 20 ms here: an
-// ideal near 100 req/s on 2 cores, 2–8 s a step) keeps a sweep of six strategies within about 12
-// minutes; loop:1e8 took 9–90 s a step, and loop:1e7's default target (34 ms) was below the scheduler
-// lag of a loaded machine, so every step failed.
+// durationSec: a step's shortest length; minRequests: a step lasts long enough for this many requests,
+// up to maxStepSec: 299 is the fewest that can show p99 within the target (none over it, 95 %:
+// result/capacity.js percentileCall); a step with one or two over is undecided and its rate measured
+// again, pooled. loop:3e7 (about 20 ms here: an ideal near 100 req/s on 2 cores, so 3–10 s a step) keeps
+// a sweep of six strategies to about 12–15 minutes: the quiet reference of 2026-11-23 (01:21) took 8 min
+// for 75 steps of 200 requests (340 s of load, about 1.8 s of overhead a step); 299 requests make the
+// load about 510 s, undecided rates near the knee add about a tenth of the steps: 560 s of load and
+// 150 s of overhead, 12 min. loop:1e8 took 9–90 s a step, and loop:1e7's default target (34 ms) was
+// below the scheduler lag of a loaded machine, so every step failed.
 const defaults = {
   work: 'loop:3e7',
   durationSec: 2,
-  minRequests: 200,
-  maxStepSec: 8,
+  minRequests: MIN_REQUESTS,
+  maxStepSec: 10,
   timeoutSec: 10,
   warmup: 8,
   recoveryTimeoutSec: 60,
   refine: 3,
   maxSteps: 14,
+  // more steps allowed for each target past the first: a bisection and its repeat (docs/decision.md "Cost")
+  stepsPerTarget: 2,
   fractions: null
 }
+// --quick: steps of 40 requests cannot show p99 (a passing rate is undecided, measured up to 3 times and
+// then judged by its pooled share over the target); maxSteps bounds the sweep's time all the same.
 const quick = {
   work: 'loop:2e7',
   durationSec: 0.5,
@@ -37,7 +48,18 @@ const quick = {
   recoveryTimeoutSec: 30,
   refine: 1,
   maxSteps: 7,
+  stepsPerTarget: 2,
   fractions: [0.3, 0.7, 1.0, 1.3]
+}
+
+// A tuned sweep's coarse steps from the previous value's bracket ({ pass, fail }), as fractions of the
+// ideal: around the capacity the last setting found, so a neighbouring setting needs fewer steps. null
+// without a bracket to start from (the first value, or one that held no rate).
+export const SEEDED = [0.6, 0.8, 0.95, 1.1, 1.3, 1.6, 2]
+export function seededFractions (seed, { serviceMs, cores }) {
+  if (!(seed?.pass > 0) || !(serviceMs > 0)) return null
+  const ideal = (cores / serviceMs) * 1000
+  return SEEDED.map((f) => (f * seed.pass) / ideal)
 }
 
 function rps (x) {
@@ -49,7 +71,7 @@ export default {
   study: null,
   title: 'Capacity at a latency target: open-loop rate sweep per strategy',
   description:
-    'Each CPU strategy offered open-loop rates (requests due on a schedule whatever the answers; latency from the due time) from 30 % of the ideal its cores allow for the work (cores / calibrated service time) until one fails, a failure repeated before it counts, the knee refined by bisection, then 1.2 × the capacity, which must fail. Each step lasts for at least 200 requests; what else took the machine is recorded per step (noise) and a disturbed step is marked. Capacity: the highest offered rate whose p99 stays within the target with every request answered and verified and no growing backlog, with its bracket.',
+    'Each CPU strategy offered open-loop rates (requests due on a schedule whatever the answers; latency from the due time) from 30 % of the ideal its cores allow for the work (cores / calibrated service time) until one fails, a failure repeated before it counts, the knee refined by bisection, then 1.2 × the capacity, which must fail. Each step lasts for the 299 requests that can show p99 (binomial, 95 %), up to 10 s; an undecided rate is measured again and its steps pooled; what else took the machine is recorded per step (noise) and a disturbed step is marked, while the strategy\'s own contention is a finding and a failure the generator\'s lag could flip is repeated. Capacity: the highest offered rate whose p99 stays within the target with every request answered and verified and no growing backlog, with its bracket and the floor (the lowest rate offered); none — "cannot meet the target" — when the floor\'s p99 is above it.',
   defaults,
   quick,
   // One entry per server; its sweep chooses the rates from the calibrated service time at run time.
@@ -59,16 +81,31 @@ export default {
     const servers = (opts.servers ?? SERVERS).filter((s) => SERVERS.includes(s))
     const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
     const minDurationSec = opts.user?.durationSec ?? q.durationSec
-    const { refine, maxSteps, minRequests, maxStepSec } = q
+    const { refine, minRequests, maxStepSec } = q
+    const targets = opts.slos?.length ?? SLO_MULTIPLES.length
+    const maxSteps = q.maxSteps + q.stepsPerTarget * (targets - 1)
     const steps = { refine, maxSteps, minRequests, minDurationSec, maxStepSec }
-    return servers.map((server) => ({
+    // --tune: one entry per value of the setting, each its own key (SERVER[NAME=V]); the lab seeds each
+    // sweep from the previous value's bracket (seededFractions).
+    const settings = opts.tune ? opts.tune.values.map((value) => ({ name: opts.tune.name, value })) : [null]
+    return servers.flatMap((server) => settings.map((setting) => ({
       server,
       variant: null,
-      args: opts.task ? taskArgs(opts.task) : ['--work', work], // --task: the user's module is the work
+      setting,
+      args: [
+        ...(opts.task ? taskArgs(opts.task) : ['--work', work]), // --task: the user's module is the work
+        ...(setting ? tuneArgs(opts.tune, setting.value) : [])
+      ],
       work: opts.task?.spec ?? work,
       durationSec: minDurationSec,
-      sweep: ({ serviceMs, cores }) => createSweep({ serviceMs, cores, sloMs: opts.sloMs, fractions, ...steps })
-    }))
+      sweep: ({ serviceMs, cores, seed = null }) => createSweep({
+        serviceMs,
+        cores,
+        slos: opts.slos, // --slo's targets (null: the sweep's default three)
+        ...steps,
+        fractions: seededFractions(seed, { serviceMs, cores }) ?? fractions
+      })
+    })))
   },
   notes (opts) {
     return [
@@ -80,19 +117,43 @@ export default {
   // capacity, the target, the steps (repeated, disturbed), and what 1.2 × capacity did.
   table (report) {
     const head = [
-      'server', 'ideal req/s', 'capacity req/s', 'bracket', 'cap/ideal', 'p99 at cap', 'target', 'steps',
-      'disturbed', '1.2× p99', '1.2× timeouts', '1.2× recovery', 'trust'
+      'server', 'ideal req/s', 'capacity req/s', 'bracket', 'cap/ideal', 'p99 at cap', 'target', 'floor p99 @ req/s',
+      'steps', 'disturbed', 'in doubt', '1.2× p99', '1.2× timeouts', '1.2× recovery', 'trust'
     ]
-    const rows = report.results.filter((r) => r.kind === 'http').map((r) => capacityRow(r, head.length))
+    const http = report.results.filter((r) => r.kind === 'http')
+    const rows = http.map((r) => capacityRow(r, head.length))
+    // several targets: the capacity at each, one more column (the decision block reads the same figures)
+    if (http.some((r) => (r.capacity?.targets?.length ?? 0) > 1)) {
+      head.splice(head.length - 1, 0, 'capacity by target')
+      rows.forEach((row, i) => row.splice(row.length - 1, 0, targetsCell(http[i])))
+    }
     return { head, rows }
   }
 }
 
+// The capacity at each target: `100 ms: 45.2 · 400 ms: ≥80.1` (oneCapacity's forms).
+export function targetsCell (r) {
+  const targets = r.capacity?.targets ?? []
+  return targets.map((t) => `${fmtMs(t.sloMs)} ms: ${oneCapacity(t)}`).join(' · ') || '-'
+}
+
+// One capacity as a cell: ≥ for a floor, 'cannot meet' for a target the strategy cannot meet at any
+// rate tried (null, never 0), '-' for none found, a ~ when it is sensitive to the target.
+function oneCapacity (c) {
+  if (c.rps === null || c.rps === undefined) return c.bound === 'cannot meet the target' ? 'cannot meet' : '-'
+  return `${c.bound === 'at least' ? '≥' : ''}${rps(c.rps)}${c.sensitive ? ' ~' : ''}`
+}
+
 // The capacity cell: the (median) capacity, and with --runs N every sweep's.
 function capacityCell (cap) {
-  const c = cap.capacity
-  const main = `${c.bound === 'at least' ? '≥' : ''}${rps(c.rps)}`
-  return cap.runs ? `${main} (${cap.runs.map((x) => rps(x.rps)).join(', ')})` : main
+  const main = oneCapacity(cap.capacity)
+  return cap.runs ? `${main} (${cap.runs.map(oneCapacity).join(', ')})` : main
+}
+
+// A row's name: the server, and its --tune setting (`queued-threads[threads=3]`).
+function rowName (r) {
+  const setting = parseKey(r.key ?? '').setting
+  return setting ? `${r.server}[${setting}]` : r.server
 }
 
 // One server's row of the capacity table.
@@ -100,27 +161,31 @@ function capacityRow (r, width) {
   const c = r.capacity?.capacity
   if (!c) {
     const status = r.status === 'failed' ? 'FAILED' : '-'
-    return [r.server, '-', status, ...Array(width - 4).fill(''), `✗ ${r.failure?.reason ?? ''}`]
+    return [rowName(r), '-', status, ...Array(width - 4).fill(''), `✗ ${r.failure?.reason ?? ''}`]
   }
   const over = c.over
   const steps = r.capacity.steps
   const disturbed = steps.filter((s) => s.disturbed).length
+  const inDoubt = steps.filter((s) => s.inDoubt).length
+  const floor = c.floor ? `${fmtMs(c.floor.p99)} @ ${rps(c.floor.rps)}` : '-'
   const recovery = over?.recovery
     ? over.recovery.ms === null ? `>${fmtMs(over.recovery.timeoutMs)}` : fmtMs(over.recovery.ms)
     : '-'
   return [
-    r.server,
+    rowName(r),
     rps(r.capacity.idealRps),
     capacityCell(r.capacity),
     `${rps(c.bracket?.pass)}–${rps(c.bracket?.fail)}`,
     fmtPct(c.ratioToIdeal),
     fmtMs(c.p99),
     fmtMs(c.sloMs),
+    floor,
     `${steps.length}${c.repeated ? ` (${c.repeated} repeated)` : ''}`,
     disturbed ? `! ${disturbed}` : '0',
+    String(inDoubt),
     over ? fmtMs(over.p99) : '-',
     over ? String(over.requests.timeouts) : '-',
     recovery,
-    r.status === 'failed' ? '✗ failed' : r.trusted ? '✓' : '!'
+    trustMark(r)
   ]
 }

@@ -3,7 +3,11 @@
 import { reportTable } from './table.js'
 import { mdCode, mdFence, mdText } from './escape.js'
 import { runtimeName } from '../result/runtime.js'
+import { verdictOf } from '../result/trust.js'
+import { holdsText } from '../result/capacity.js'
 import { thresholdRows } from './thresholds.js'
+import { decisionMarkdown } from './decision.js'
+import { bracketText } from '../result/decision.js'
 
 // A calibration's row name: its work spec, and its runtime under --node.
 function calibrationName (c) {
@@ -103,10 +107,10 @@ function calibrationSection (calibration) {
 // What is not to be taken at face value, and each failure with its exit and last stderr lines.
 function troubleSection (results) {
   const out = []
-  const bad = results.filter((r) => r.untrusted?.length)
+  const bad = results.filter((r) => verdictOf(r).status !== 'failed' && !verdictOf(r).trusted)
   if (bad.length) {
     out.push('## Not to be taken at face value', '')
-    for (const r of bad) out.push(`- ${mdCode(r.key)}: ${mdText(r.untrusted.join('; '))}`)
+    for (const r of bad) out.push(`- ${mdCode(r.key)}: ${mdText(verdictOf(r).reasons.join('; ') || 'no reason given')}`)
     out.push('')
   }
   for (const r of results.filter((x) => x.failure)) {
@@ -126,10 +130,14 @@ function capacitySection (results) {
   if (!swept.length) return []
   const targets = [...new Set(swept.map((r) => `p99 ≤ ${r.capacity.sloMs} ms (${r.capacity.sloRule})`))]
   const n = (x, d = 2) => (typeof x === 'number' ? String(Math.round(x * 10 ** d) / 10 ** d) : '-')
-  const head = ['server', 'step', 'kind', 'offered req/s', 'p99 ms', 'holds', 'steal %', 'foreign cores', 'work ×', 'disturbed by']
+  const head = [
+    'server', 'step', 'kind', 'offered req/s', 'p99 ms', 'lag p99 ms', 'requests', 'over target', 'holds', 'steal %',
+    'foreign cores', 'work ×', 'own contention', 'disturbed by'
+  ]
   const rows = swept.flatMap((r) => r.capacity.steps.map((st) => [
-    r.server, String(st.index + 1), st.kind ?? '-', n(st.rate, 1), n(st.p99, 1), st.pass ? '✓' : '✗',
-    n(st.noise?.stealPct, 1), n(st.noise?.foreignCores), n(st.noise?.workInflation), (st.disturbedBy ?? []).join(', ')
+    r.server, String(st.index + 1), st.kind ?? '-', n(st.rate, 1), n(st.p99, 1), n(st.lagP99, 1), n(st.n, 0),
+    n(st.over, 0), holdsText(st), n(st.noise?.stealPct, 1), n(st.noise?.foreignCores), n(st.noise?.workInflation),
+    st.contention?.text ?? '', (st.disturbedBy ?? []).join(', ')
   ]))
   return [
     '## Capacity sweeps',
@@ -142,6 +150,16 @@ function capacitySection (results) {
   ]
 }
 
+// Capacity at each target (a capacity report with several), one row per result: the curve the decision reads.
+function targetsTable (results) {
+  const swept = results.filter((r) => (r.capacity?.targets?.length ?? 0) > 1)
+  if (!swept.length) return []
+  const slos = [...new Set(swept.flatMap((r) => r.capacity.targets.map((t) => t.sloMs)))].sort((a, b) => a - b)
+  const cell = (t) => !t ? '-' : t.rps === null ? (t.bound === 'cannot meet the target' ? 'cannot meet' : mdText(t.bound)) : `${t.bound === 'at least' ? '≥' : ''}${t.rps.toFixed(1)} (${bracketText(t)})`
+  const rows = swept.map((r) => [r.key, ...slos.map((s) => cell(r.capacity.targets.find((t) => t.sloMs === s)))])
+  return ['## Capacity at each target (req/s, bracket)', '', markdownTable({ head: ['run', ...slos.map((s) => `p99 ≤ ${s} ms`)], rows }), '']
+}
+
 // The results table, and under it what its "—" cells mean (figures a runtime cannot measure).
 function resultsTable (t) {
   return t.notes?.length ? [markdownTable(t), ...t.notes.map((n) => `- ${mdText(n)}`), ''] : [markdownTable(t)]
@@ -151,6 +169,8 @@ function resultsTable (t) {
 export function renderMarkdown (report, experiment) {
   const out = [
     ...headSection(report, experiment),
+    ...decisionMarkdown(report.decision), // the decision first (capacity experiment)
+    ...targetsTable(report.results),
     ...machineSection(report.machine),
     ...methodSection(report.method, report.machine),
     ...calibrationSection(report.calibration),

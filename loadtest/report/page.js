@@ -1,8 +1,9 @@
 // Renders one loadlab report (reports/README.md, schema 1) as a self-contained HTML page: machine and
 // method first, then the charts (inline SVG from Vega-Lite, rendered here), the tables and every flag a
 // reader needs before trusting a figure. Pure: report object in, string out.
-import { barSpec, capacitySpec, dispatchSpec, renderSvg, spectrumRows, spectrumSpec } from './charts.js'
+import { barSpec, capacitySpec, dispatchSpec, renderSvg, spectrumRows, spectrumSpec, targetsSpec } from './charts.js'
 import { timelineMarks, timelineRows, timelineSpec } from './timeline-chart.js'
+import { overloadSection } from './overload-chart.js'
 import {
   bytes,
   esc,
@@ -18,8 +19,12 @@ import {
   table
 } from './html.js'
 import { thresholdRows } from './thresholds.js'
+import { decisionHtml } from './decision.js'
+import { targetsOf } from '../result/decision.js'
 import { UNMEASURED, experimentTable, runtimesOf, tableNotes } from './table.js'
 import { runtimeName, unmeasuredWhy } from '../result/runtime.js'
+import { verdictOf } from '../result/trust.js'
+import { holdsText } from '../result/capacity.js'
 
 // A server-side figure's cell: "—" with its reason on hover where the run's runtime cannot measure it
 // (the reasons are also written under the table), else the figure.
@@ -54,24 +59,25 @@ ${svg}
 </figure>`
 }
 
+// A run's row class: failed, untrusted or '' (result/trust.js verdictOf).
 function statusOf (r) {
-  if (r.status === 'failed') return 'failed'
-  if (r.trusted === false) return 'untrusted'
-  return ''
+  const v = verdictOf(r)
+  return v.status === 'failed' ? 'failed' : v.trusted ? '' : 'untrusted'
 }
 
 function reasons (r) {
-  const list = Array.isArray(r.untrusted) ? r.untrusted.filter((x) => x !== null && x !== undefined) : []
-  if (r.status === 'failed' && r.failure?.reason) list.unshift(r.failure.reason)
-  return [...new Set(list.map(String))]
+  return [...new Set(verdictOf(r).reasons)]
 }
 
+// A run's first cell: its name, why it is not trusted, its notes, and its own contention (a finding).
 function runCell (name, r) {
   const why = statusOf(r)
     ? `<span class="why">${statusOf(r) === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${esc(reasons(r).join('; ') || 'no reason given')}</span>`
     : ''
   const notes = Array.isArray(r.notes) && r.notes.length ? `<span class="note">${esc(r.notes.join('; '))}</span>` : ''
-  return { html: `<b>${esc(name)}</b>${why}${notes}`, className: 'text' }
+  const own = verdictOf(r).contention?.text
+  const contention = own ? `<span class="note" data-flag="contention">own contention: ${esc(own)}</span>` : ''
+  return { html: `<b>${esc(name)}</b>${why}${notes}${contention}`, className: 'text' }
 }
 
 function flags (http, names) {
@@ -83,7 +89,7 @@ function flags (http, names) {
 <div>${esc(f.reason ?? 'no reason recorded')} · exit code <code>${esc(f.exitCode ?? 'none')}</code>${f.signal ? ` · signal <code>${esc(f.signal)}</code>` : ''}</div>
 ${Array.isArray(f.stderrTail) && f.stderrTail.length ? `<pre aria-label="stderr tail">${esc(f.stderrTail.join('\n'))}</pre>` : '<div class="muted">no stderr captured</div>'}</div>`)
   }
-  const untrusted = http.map((r, i) => [r, names[i]]).filter(([r]) => r.status !== 'failed' && r.trusted === false)
+  const untrusted = http.map((r, i) => [r, names[i]]).filter(([r]) => statusOf(r) === 'untrusted')
   if (untrusted.length) {
     out.push(
       `<div class="notice" data-flag="untrusted"><h3>⚠ Figures not to be taken at face value</h3><ul>${untrusted
@@ -377,6 +383,22 @@ function dispatchSection (rows) {
   return `<section class="block"><h2>Dispatch</h2>${chart}${table(head, body, { className: 'dispatch', rowClass: (i) => (rows[i].checked === true ? '' : 'failed') })}</section>`
 }
 
+// Capacity against the target, one line per strategy (a result's capacity.targets), on the first screen
+// beside the decision: where two lines cross, the ranking changes with the target. '' with one target.
+function targetsSection (http, names) {
+  const rows = []
+  http.forEach((r, i) => {
+    for (const t of targetsOf(r)) rows.push({ server: names[i], sloMs: t.sloMs, rps: t.rps ?? 0, cannot: !(t.rps > 0) })
+  })
+  if (new Set(rows.map((x) => x.sloMs)).size < 2) return ''
+  return figure(
+    'targets',
+    renderSvg(targetsSpec(rows), { id: 'targets' }),
+    '<b>Capacity against the p99 target</b>, one line per strategy, each point from the same sweep (every step judged against every target). A hollow point at 0: the strategy cannot meet that target at any rate tried. Where two lines cross, the better choice changes with the target.',
+    { lines: new Set(rows.map((x) => x.server)).size }
+  )
+}
+
 // The capacity sweep: latency against offered load per server, the target and each capacity marked,
 // and the steps in numbers.
 function capacitySection (http, names) {
@@ -417,7 +439,10 @@ function capacitySection (http, names) {
     'steal %',
     'foreign cores',
     'work ×',
+    'own contention',
+    'lag p99',
     'disturbed',
+    'requests / over',
     'holds'
   ]
   const body = swept.flatMap((r) =>
@@ -438,8 +463,11 @@ function capacitySection (http, names) {
       num(s.noise?.stealPct, 1),
       num(s.noise?.foreignCores, 2),
       num(s.noise?.workInflation, 2),
+      s.contention ? { html: `<span data-flag="contention">${esc(s.contention.text)}</span>`, className: 'text' } : '',
+      ms(s.lagP99),
       s.disturbed ? { html: `<span class="bad" data-flag="disturbed">! ${esc(s.disturbedBy.join(', '))}</span>`, className: 'text' } : '',
-      s.pass ? '✓' : '✗'
+      isNum(s.n) ? `${num(s.n)} / ${isNum(s.over) ? num(s.over) : '-'}` : '-',
+      { html: esc(holdsText(s)), className: 'text' }
     ])
   )
   const target = slos.length === 1 ? `Target: p99 ≤ ${esc(ms(slos[0]))} ms (${esc(swept[0].capacity.sloRule)}). ` : 'Targets differ between servers. '
@@ -505,10 +533,13 @@ ${timelineSection(http, names)}`
 <h1>loadlab · ${esc(report.experiment ?? 'report')} <span class="sub">on ${esc(who)}</span></h1>
 <span class="badge ${esc(status)}" data-status="${esc(status)}">${esc(status)}</span>
 </header>
+${decisionHtml(report.decision)}
+${targetsSection(http, names)}
 <div class="cards">${machineCard(report)}${methodCard(report)}</div>
 ${flags(http, names)}
 ${notes}
 ${capacitySection(http, names)}
+${overloadSection(http)}
 ${httpBlock}
 ${dispatch.length ? dispatchSection(dispatch) : ''}
 ${extraTable}

@@ -2,13 +2,16 @@
 import { termText } from './escape.js'
 import { fmtMb as mb, fmtMs as ms, fmtNum as num } from './format.js'
 import { runtimeName, unmeasuredLines, unmeasuredText, unmeasuredWhy } from '../result/runtime.js'
+import { findingLines } from '../result/findings.js'
+import { trustMark } from '../result/trust.js'
 
 // The dash of a figure the run's runtime cannot measure ("—", explained under the table: tableNotes),
 // apart from '-', a figure that is simply absent.
 export const UNMEASURED = '—'
 
 // The default table of HTTP results: { head, rows } of strings. Column c: connections, or the offered
-// rate (N/s) of an open-loop run.
+// rate (N/s) of an open-loop run; contention: the strategy's own (work × slower, what ran at once), a
+// finding beside the trust column, never a reason in it (result/trust.js).
 export function defaultTable (report) {
   const head = [
     'server',
@@ -28,6 +31,7 @@ export function defaultTable (report) {
     'CPU ms/req',
     'peak RSS',
     'eff',
+    'contention',
     'trust'
   ]
   const rows = []
@@ -64,7 +68,8 @@ export function defaultTable (report) {
       num(r.outside?.cpuMsPerRequest, 2),
       mb(r.outside?.peakRssBytes),
       r.efficiency === null || r.efficiency === undefined ? '-' : `${Math.round(r.efficiency * 100)}%`,
-      r.status === 'failed' ? '✗ failed' : r.trusted ? '✓' : '!'
+      r.contention?.short ?? '-',
+      trustMark(r)
     ])
   }
   return { head, rows }
@@ -81,9 +86,11 @@ export function runtimesOf (report) {
   return out.length > 1 ? out : []
 }
 
-// What the table's "—" cells mean: one line per runtime and figure it could not measure, with why.
+// The lines under a table: what it found beside its figures (a strategy's own contention, a capacity that
+// cannot be met or is sensitive to its target: result/findings.js), then what its "—" cells mean (one line
+// per runtime and figure it could not measure, with why).
 export function tableNotes (report) {
-  return unmeasuredLines(report.results).map(unmeasuredText)
+  return [...findingLines(report.results), ...unmeasuredLines(report.results).map(unmeasuredText)]
 }
 
 // The table for a report: the experiment's own shape when it has one, else the default. Runs under

@@ -3,6 +3,9 @@
 // plain data out. A crossed threshold makes the lab exit 99 (k6's code) once the report is written.
 import { PERCENTILES } from '../result/stats.js'
 import { ThresholdError, clip } from '../errors.js'
+import { errorsOf } from '../result/requests.js'
+import { goodputShareAt } from '../result/overload.js'
+import { lagCouldFlip } from '../result/trust.js'
 
 // k6's exit code for a crossed threshold.
 export const THRESHOLD_EXIT = 99
@@ -26,7 +29,8 @@ const UNITS = {
 }
 const SHOWN = { latency: 'ms', rate: 'req/s', count: '', ratio: '' }
 
-// The capacity a sweep found (the capacity experiment's `capacity.capacity.rps`); null for other runs.
+// The capacity a sweep found (the capacity experiment's `capacity.capacity.rps`); null for other runs and
+// for a sweep that held no rate (its bound says why: evaluateThresholds judges it as none).
 function capacityOf (r) {
   const rps = r.capacity?.capacity?.rps
   return typeof rps === 'number' ? rps : null
@@ -38,13 +42,6 @@ function latencyAt (r, p) {
   return typeof v === 'number' ? v : null
 }
 
-// Failed requests other than timeouts: connection errors, non-2xx answers and body mismatches.
-function errorsOf (r) {
-  const q = r.requests
-  if (!q || typeof q !== 'object') return null
-  return ['errors', 'non2xx', 'mismatches'].reduce((sum, k) => sum + (Number.isFinite(q[k]) ? q[k] : 0), 0)
-}
-
 // Every metric a threshold can name: its kind (for units), what it means, and how to read it off a result.
 export const METRICS = Object.freeze({
   ...Object.fromEntries(PERCENTILES.filter((p) => p >= 50 && p <= 99.99).map((p) => [`p${p}`, {
@@ -52,15 +49,16 @@ export const METRICS = Object.freeze({
   }])),
   max: { kind: 'latency', what: 'slowest latency (ms)', read: (r) => typeof r.latency?.max === 'number' ? r.latency.max : null },
   rps: { kind: 'rate', what: 'own-timed requests/s', read: (r) => typeof r.rps === 'number' ? r.rps : null },
-  errors: { kind: 'count', what: 'connection errors + non-2xx + body mismatches', read: errorsOf },
+  errors: { kind: 'count', what: 'failed requests: connection errors + timeouts + non-2xx + body mismatches', read: (r) => errorsOf(r.requests) },
   timeouts: { kind: 'count', what: 'timed-out requests', read: (r) => typeof r.requests?.timeouts === 'number' ? r.requests.timeouts : null },
   efficiency: { kind: 'ratio', what: 'rps / ideal rps, 0.8 or 80%', read: (r) => typeof r.efficiency === 'number' ? r.efficiency : null },
-  capacity: { kind: 'rate', what: 'highest rate holding the SLO (req/s), capacity experiment only', read: capacityOf }
+  capacity: { kind: 'rate', what: 'highest rate holding the SLO (req/s), capacity experiment only', read: capacityOf },
+  goodput: { kind: 'ratio', what: 'goodput at 2 × capacity as a share of it, overload experiment only', read: (r) => goodputShareAt(r, 2) }
 })
 
 // The grammar, for usage errors and --help.
 export const THRESHOLD_GRAMMAR = `[SERVER[/VARIANT]:]METRIC OP VALUE[UNIT]; METRIC one of ${Object.keys(METRICS).join(', ')}; ` +
-  `OP one of ${OPS.join(' ')}; UNIT ms or s for latency, req/s for rps and capacity, % for efficiency; ` +
+  `OP one of ${OPS.join(' ')}; UNIT ms or s for latency, req/s for rps and capacity, % for efficiency and goodput; ` +
   "e.g. 'p99<500', 'rps>100', 'timeouts==0', 'queued-threads:p99<200ms'"
 
 // A malformed threshold, naming it, why, and the grammar (a LabError, exit 2).
@@ -118,6 +116,18 @@ function appliesTo (t, r) {
   return t.server === r.server || t.server === runName(r)
 }
 
+// Why a verdict on a run is in doubt (result/trust.js, the rule of the trust column): a latency limit
+// crossed where taking the generator's lag out could flip it. (An untrusted run's reasons are in its
+// trust column and "Not to be taken at face value".)
+function reasonOf (t, r, figure) {
+  const lag = r.open?.lag?.p99
+  const upper = t.op === '<' || t.op === '<='
+  if (METRICS[t.metric].kind === 'latency' && upper && lagCouldFlip(figure, lag, t.value)) {
+    return `in doubt: less the generator's lag p99 ${lag} ms it is within ${t.value} ms`
+  }
+  return null
+}
+
 /**
  * Evaluate parsed thresholds against a report's results: for each threshold { ...threshold, status,
  * runs: [{ key, run, status, figure, reason }] }, a run's status 'passed', 'crossed' or 'not-applicable'
@@ -131,8 +141,11 @@ export function evaluateThresholds (thresholds, results = []) {
       const figure = METRICS[t.metric].read(r)
       const base = { key: r.key ?? null, run: runName(r), figure }
       if (r.status === 'failed' && figure === null) return { ...base, status: 'not-applicable', reason: 'run failed' }
+      // a sweep that held no rate has no capacity (never 0): judged as none, with the reason
+      const none = t.metric === 'capacity' && figure === null && r.capacity?.steps?.length ? r.capacity.capacity?.bound : null
+      if (none) return { ...base, status: TEST[t.op](0, t.value) ? 'passed' : 'crossed', reason: none }
       if (figure === null) return { ...base, status: 'not-applicable', reason: 'not measured' }
-      return { ...base, status: TEST[t.op](figure, t.value) ? 'passed' : 'crossed', reason: null }
+      return { ...base, status: TEST[t.op](figure, t.value) ? 'passed' : 'crossed', reason: reasonOf(t, r, figure) }
     })
     const status = out.some((x) => x.status === 'crossed') ? 'crossed' : out.some((x) => x.status === 'passed') ? 'passed' : 'not-applicable'
     const { spec, text, server, metric, op, value, unit } = t

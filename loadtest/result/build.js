@@ -1,10 +1,11 @@
 // The result and report shapes (schema 1, see reports/README.md): an HTTP result from a server run's
 // run record (run/runner.js), the report object around the results, and the one failure record. Pure: no I/O.
 import { isNum, roundTo, spread } from './stats.js'
-import { capacityOf } from './capacity.js'
+import { capacityAtTargets, capacityOf } from './capacity.js'
 import { ideal, roundFigures, stepFigures } from './figures.js'
 import { httpKey } from './key.js'
 import { ABOVE_IDEAL, untrustedReasons } from './trust.js'
+import { overloadOf } from './overload.js'
 
 // The report format version (reports/README.md).
 export const SCHEMA = 1
@@ -21,14 +22,20 @@ function medianRound (rounds) {
   return order.length ? rounds[order[(order.length - 1) >> 1][1]] : null
 }
 
-// One sweep's steps (global round indexes, so a capacity's `step` names its round) and its capacity.
+// One sweep's steps (global round indexes, so a capacity's `step` names its round), its capacity at the
+// first target, and (several targets) its capacity at each, every step judged against every target.
 function oneSweep (sw, k, rounds, end) {
   const first = sw.first ?? 0
-  const steps = rounds.slice(first, end).map((r, j) => ({
+  const figs = rounds.slice(first, end)
+  const steps = figs.map((r, j) => ({
     ...stepFigures(r, first + j, sw.kinds?.[j] ?? null, sw.sloMs),
     sweep: k
   }))
-  return { steps, capacity: capacityOf(steps, sw) }
+  const capacity = capacityOf(steps, sw)
+  const targets = sw.targetsMs?.length
+    ? capacityAtTargets(steps, figs, { targets: sw.targetsMs, idealRps: sw.idealRps })
+    : null
+  return { steps, capacity, targets }
 }
 
 // A capacity sweep's block: its rule, each step's figures and the capacity they show; with --runs N, the
@@ -37,14 +44,17 @@ function sweepOf (record, rounds) {
   const sweeps = record.sweeps ?? [record.sweep]
   const runs = sweeps.map((sw, k) => oneSweep(sw, k, rounds, sweeps[k + 1]?.first ?? rounds.length))
   const { kinds, first, ...rule } = sweeps[0]
-  const order = runs.slice().sort((a, b) => a.capacity.rps - b.capacity.rps)
+  // a capacity that cannot be met (rps null) sorts below every number
+  const order = runs.slice().sort((a, b) => (a.capacity.rps ?? -1) - (b.capacity.rps ?? -1))
   const median = order[(order.length - 1) >> 1]
   const many = runs.length > 1
+  const held = runs.map((r) => r.capacity.rps).filter(isNum)
   return {
     ...rule,
     steps: runs.flatMap((r) => r.steps),
     capacity: median.capacity,
-    ...(many ? { runs: runs.map((r) => r.capacity), spread: spread(runs.map((r) => r.capacity.rps)) } : {}),
+    ...(median.targets ? { targets: median.targets } : {}), // the median sweep's capacity at each target
+    ...(many ? { runs: runs.map((r) => r.capacity), spread: held.length ? spread(held) : null } : {}),
     calibrationCheck: record.calibrationCheck ?? null
   }
 }
@@ -70,13 +80,14 @@ function sweepReasons (sweep) {
   }
   if (sweep.steps.length === 0) out.push('no step measured (no calibration of the work)')
   else if (sweep.capacity.bound === 'at least' && sweep.steps.length >= sweep.maxSteps) {
-    out.push(`the sweep reached its ${sweep.maxSteps} steps before a step past capacity failed: the capacity is a floor`)
+    out.push(`the sweep reached its ${sweep.maxSteps} steps before a step past capacity failed: the capacity is a lower bound`)
   }
   return out
 }
 
-// A generator behind its schedule (trust.js): in a sweep, part of the step's `disturbed`.
-const BEHIND = /^load generator (thread \S+ )?(lagged|off schedule)/
+// A generator that did not keep the offered load, or a lag that puts a latency in doubt (trust.js): in a
+// sweep, part of the step's own verdict (disturbed, inDoubt), not of the result's.
+const BEHIND = /^(load generator (thread \S+ )?did not keep the offered load|latency in doubt)/
 
 // The untrusted reasons and notes of a run: the shown round's own, then the other rounds'. In a sweep,
 // failing steps are its point, not a fault: its reasons are the disturbed steps, the calibration and the
@@ -90,10 +101,11 @@ function trustOf (record, rounds, shown, sweep) {
     }
     return { reasons: [...own, ...sweepReasons(sweep)], notes }
   }
-  const reasons = untrustedReasons(shown, record)
+  const sloMs = record.entry?.sloMs ?? null // a latency target the rounds are judged against, if any
+  const reasons = untrustedReasons(shown, { ...record, sloMs })
   for (const [i, r] of rounds.entries()) {
     if (r === shown) continue
-    reasons.push(...untrustedReasons(r).map((x) => `round ${i + 1}: ${x}`))
+    reasons.push(...untrustedReasons(r, { sloMs }).map((x) => `round ${i + 1}: ${x}`))
   }
   return { reasons, notes }
 }
@@ -181,6 +193,7 @@ export function buildHttpResult (record, { calibration = {}, cores = null } = {}
     ideal: idealRate,
     efficiency: idealRate && typeof shown?.rps === 'number' ? roundTo(shown.rps / idealRate.rps, 3) : null,
     capacity: sweep,
+    overload: overloadOf(record.overload), // past capacity (experiment overload), null otherwise
     examples: shown ? { mismatchBody: shown.samples.mismatch, error: shown.samples.error } : null,
     bodies: shown?.bodies ?? null, // { maxBytes, overCap, largestBytes }: bodies over --max-body
     autocannon: shown?.autocannon ?? null,
@@ -189,6 +202,8 @@ export function buildHttpResult (record, { calibration = {}, cores = null } = {}
     study: e.study ?? null,
     runtime: runtimeOf(record, e),
     noise: shown?.noise ?? null,
+    // the strategy's own contention in the shown round (trust.js contentionOf): a finding, not a reason
+    contention: shown?.contention ?? null,
     disturbed: sweep ? sweep.steps.some((st) => st.disturbed) : rounds.some((r) => r.disturbed),
     // a sweep's rounds are its steps: never a noise estimate (its --runs are capacity.runs)
     ...(sweep ? {} : roundsOf(rounds))

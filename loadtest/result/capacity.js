@@ -1,7 +1,14 @@
 // A capacity sweep's verdicts: whether a step held the target, and the capacity its steps show. Pure;
-// run/sweep.js chooses the rates, result/build.js reports the outcome.
+// run/sweep.js chooses the rates, result/build.js reports the outcome. The rules (reports/README.md
+// "capacity"): a step's p99 is decided by the binomial rule on its requests over the target (judgeStep);
+// a failure the generator's lag could flip is in doubt (result/trust.js lagCouldFlip) and repeated; a
+// sweep records its floor (the lowest rate offered) and its capacity is null — 'cannot meet the target'
+// — when the floor's p99 is above the target.
 
-import { roundTo } from './stats.js'
+import { decodeHistogram } from './histogram.js'
+import { errorsOf } from './requests.js'
+import { median, roundTo } from './stats.js'
+import { lagCouldFlip } from './trust.js'
 
 // The backlog rule: a step's outstanding requests (sent, not yet ended) grow when their mean over its
 // last quarter exceeds their mean over its second quarter by more than BACKLOG_SHARE of the requests
@@ -33,13 +40,84 @@ export function backlogOf (timeline) {
   return { early: r1(early), late: r1(late), growth: r1(growth), limit, growing: growth > limit }
 }
 
-// Did a step (its round figures) hold the target: p99 ≤ sloMs, every request answered 2xx and verified,
-// and the backlog not growing through it.
-export function holds (fig, sloMs) {
+// The sample-size rule: a step decides "p99 within the target" at this confidence from the binomial
+// law of its requests over the target (share PERCENTILE_SHARE at most when p99 holds).
+export const CONFIDENCE = 0.95
+export const PERCENTILE_SHARE = 0.01
+
+// P(X ≤ k) for X ~ Binomial(n, p), summed in log space (n up to millions; terms below 1e-308 vanish).
+export function binomialCdf (k, n, p) {
+  if (k < 0) return 0
+  if (k >= n) return 1
+  let log = n * Math.log1p(-p)
+  let sum = Math.exp(log)
+  const ratio = Math.log(p) - Math.log1p(-p)
+  for (let i = 0; i < k; i++) {
+    log += Math.log((n - i) / (i + 1)) + ratio
+    sum += Math.exp(log)
+  }
+  return Math.min(1, sum)
+}
+
+// What n requests with `over` of them over the target show about the share over it (p99: share 1 %):
+// 'pass' when a share of `share` or more would give so few over with probability ≤ 1 − confidence (the
+// one-sided upper bound is under it), 'fail' when it would give so many with that probability, else
+// 'undecided'. p99 needs 299 requests with none over, 473 with one, 628 with two.
+export function percentileCall (n, over, { share = PERCENTILE_SHARE, confidence = CONFIDENCE } = {}) {
+  const alpha = 1 - confidence
+  if (!(n > 0)) return 'undecided'
+  if (binomialCdf(over, n, share) <= alpha) return 'pass'
+  if (over > 0 && 1 - binomialCdf(over - 1, n, share) <= alpha) return 'fail'
+  return 'undecided'
+}
+
+// The fewest requests that can show the percentile with `over` of them over the target (299 for p99 with none).
+export function requestsToShow (over = 0, opts = {}) {
+  let n = over + 1
+  while (percentileCall(n, over, opts) !== 'pass') n++
+  return n
+}
+
+// Requests and how many of them took longer than sloMs, from a round's encoded latency histogram
+// ({ n, over }); null without a histogram.
+export function overTarget (fig, sloMs) {
+  const text = fig?.histograms?.latency
+  if (typeof text !== 'string' || !(sloMs > 0)) return null
+  const h = decodeHistogram(text)
+  const limitUs = sloMs * 1000
+  let over = 0
+  const it = h.recordedValuesIterator
+  it.reset()
+  while (it.hasNext()) {
+    const v = it.next()
+    if (h.lowestEquivalentValue(v.valueIteratedTo) > limitUs) over += v.countAtValueIteratedTo
+  }
+  return { n: h.totalCount, over }
+}
+
+// A step's verdict on the target from its round figures: { call, n, over, inDoubt, why }. call 'fail'
+// when a request failed (error, timeout, non-2xx, mismatch, unanswered), the backlog grew, nothing was
+// answered, or its requests over the target decide a p99 above it; 'pass' when they decide p99 within it;
+// 'undecided' when too few requests decide either way (percentileCall). Without a histogram (figures
+// from before the rule) the p99 alone decides. inDoubt: a latency failure that the generator's lag could
+// flip (result/trust.js lagCouldFlip).
+export function judgeStep (fig, sloMs) {
   const q = fig.requests
-  const clean = q.errors === 0 && q.timeouts === 0 && q.non2xx === 0 && q.mismatches === 0 && q.unanswered === 0
-  const steady = !fig.backlog?.growing
-  return clean && steady && q.completed > 0 && fig.latency.p99 !== null && fig.latency.p99 <= sloMs
+  const faults = errorsOf(q) + q.unanswered // errors as everywhere (result/requests.js), and unanswered
+  const counts = overTarget(fig, sloMs)
+  const base = { n: counts?.n ?? q.completed, over: counts?.over ?? null, inDoubt: false }
+  if (faults > 0) return { ...base, call: 'fail', why: `${faults} failed requests` }
+  if (fig.backlog?.growing) return { ...base, call: 'fail', why: 'backlog grew' }
+  if (!(q.completed > 0) || fig.latency.p99 === null) return { ...base, call: 'fail', why: 'no answer' }
+  const call = counts ? percentileCall(counts.n, counts.over) : fig.latency.p99 <= sloMs ? 'pass' : 'fail'
+  const inDoubt = call === 'fail' && lagCouldFlip(fig.latency.p99, fig.open?.lag?.p99, sloMs)
+  return { ...base, call, inDoubt, why: call === 'fail' ? 'p99 over the target' : null }
+}
+
+// Did a step (its round figures) hold the target: every request answered 2xx and verified, the backlog
+// not growing, and its requests over the target few enough to decide p99 ≤ sloMs (judgeStep).
+export function holds (fig, sloMs) {
+  return judgeStep(fig, sloMs).call === 'pass'
 }
 
 // The step past capacity: this multiple of it.
@@ -47,17 +125,42 @@ export const OVERLOAD = 1.2
 // At most this many steps at one rate: then the majority of its steps decides.
 export const MAX_TRIES = 3
 
-// The verdict at one rate from its steps ([{ pass, disturbed }]): 'pass', 'fail' or 'pending' (measure
-// it again). `contradicts`: a pass here would sit above a confirmed failure (it needs two passes) — and
-// otherwise a failure needs two. Disturbed failures do not count until the rate has had MAX_TRIES steps;
-// then the majority decides (a tie fails).
+// A step's call: its own, or (steps from before the sample-size rule) its pass.
+function callOf (s) {
+  return s.call ?? (s.pass ? 'pass' : 'fail')
+}
+
+// The pooled call of a rate's latency evidence: the requests and those over the target of its passing and
+// undecided steps, summed (the sequential version of the sample-size rule). Disturbed steps pool too:
+// noise only adds time, so their few requests over the target still count toward a pass; a pooled
+// failure counts (`counted`) only when no disturbed step is in it.
+function pooledCall (steps) {
+  const pool = steps.filter((s) => callOf(s) !== 'fail' && typeof s.over === 'number')
+  if (!pool.length) return { call: 'undecided', share: null, counted: false }
+  const n = pool.reduce((a, s) => a + s.n, 0)
+  const over = pool.reduce((a, s) => a + s.over, 0)
+  return { call: percentileCall(n, over), share: n > 0 ? over / n : null, counted: !pool.some((s) => s.disturbed) }
+}
+
+// The verdict at one rate from its steps ([{ call, disturbed, inDoubt, n, over }]): 'pass', 'fail' or
+// 'pending' (measure it again). `contradicts`: a pass here would sit above a confirmed failure (it needs
+// two passes) — and otherwise a failure needs two. Disturbed failures and failures the generator's lag
+// could flip do not count until the rate has had MAX_TRIES steps; undecided steps pool their requests
+// and count once their pool decides (pooledCall); at MAX_TRIES the majority decides (a tie: the pooled
+// share over the target against PERCENTILE_SHARE).
 export function verdictAt (steps, { contradicts = false } = {}) {
-  const passes = steps.filter((s) => s.pass).length
-  const fails = steps.length - passes
-  const counted = steps.filter((s) => !s.pass && !s.disturbed).length
+  const pooled = steps.some((s) => callOf(s) === 'undecided') ? pooledCall(steps) : { call: 'undecided' }
+  const extra = (c) => (pooled.call === c && !steps.some((s) => callOf(s) === c) ? 1 : 0)
+  const passes = steps.filter((s) => callOf(s) === 'pass').length + extra('pass')
+  const fails = steps.filter((s) => callOf(s) === 'fail').length + extra('fail')
+  const counted = steps.filter((s) => callOf(s) === 'fail' && !s.disturbed && !s.inDoubt).length +
+    (pooled.counted ? extra('fail') : 0)
   if (passes >= (contradicts ? 2 : 1) && passes > fails) return 'pass'
   if (counted >= (contradicts ? 1 : 2) && fails >= passes) return 'fail'
-  if (steps.length >= MAX_TRIES) return passes > fails ? 'pass' : 'fail'
+  if (steps.length >= MAX_TRIES) {
+    if (passes !== fails) return passes > fails ? 'pass' : 'fail'
+    return pooled.share !== null && pooled.share <= PERCENTILE_SHARE ? 'pass' : 'fail'
+  }
   return 'pending'
 }
 
@@ -89,25 +192,66 @@ export function bracketOf (verdictByRate) {
   return { lo, hi: fails.length ? Math.min(...fails) : null, overruled }
 }
 
-// The capacity found by a finished sweep (steps: { index, rate, kind, pass, disturbed, p99 }): the
-// highest rate whose verdict is a pass (verdicts), with its bracket (that rate and the lowest failing
-// rate above it), the step whose figures show it, the step past it (`over`), the failures a confirmed
-// pass above them overruled, and the steps that were disturbed.
+// A target within this factor of the floor's p99 (either way) makes the capacity sensitive to the target.
+export const SENSITIVE_FACTOR = 1.5
+
+// The floor of a sweep: the lowest rate offered, with the median p50 and p99 of its steps there and the
+// requests they answered ({ rps, p50, p99, requests }); null without a step.
+export function floorOf (steps) {
+  if (!steps.length) return null
+  const rate = Math.min(...steps.map((s) => s.rate))
+  const at = steps.filter((s) => s.rate === rate)
+  const mid = (k) => {
+    const xs = at.map((s) => s[k]).filter((x) => typeof x === 'number')
+    return xs.length ? median(xs) : null
+  }
+  return { rps: rate, p50: mid('p50'), p99: mid('p99'), requests: at.reduce((a, s) => a + (s.n ?? s.requests?.completed ?? 0), 0) }
+}
+
+// Is the target within SENSITIVE_FACTOR of the floor's p99 (a few ms more or less on the target moves the
+// capacity from nothing to something)? false without a floor or target.
+export function sensitiveTo (floor, sloMs) {
+  if (!(floor?.p99 > 0) || !(sloMs > 0)) return false
+  return Math.max(sloMs / floor.p99, floor.p99 / sloMs) <= SENSITIVE_FACTOR
+}
+
+// The capacity found by a finished sweep (steps: { index, rate, kind, call, disturbed, inDoubt, p99, n,
+// over }), one plain object (reports/README.md "capacity"):
+//   rps       the highest rate whose verdict is a pass (verdicts); null when no rate passed — never 0
+//   bound     'refined' (a failure confirmed within 1.2 × of it), 'at least' (the step past it held, or
+//             the sweep ran out of steps), 'cannot meet the target' (the floor's p99 is above the
+//             target), 'below the lowest rate offered' (no rate passed, though the floor's p99 is not
+//             above the target: its steps failed otherwise)
+//   floor     { rps, p50, p99, requests } at the lowest rate offered (floorOf)
+//   sensitive the target is within SENSITIVE_FACTOR of the floor's p99
+//   bracket   { pass, fail }: that rate and the lowest failing rate above it; ratioToIdeal; p99 and
+//   step      the step whose figures show it; over: the step past it; overruled: failures a
+//             confirmed pass above them overruled; repeated, disturbedSteps, inDoubtSteps: step counts.
+// Pure, one target: a caller judging several targets calls it once per target on steps judged for it.
 export function capacityOf (steps, { sloMs, idealRps }) {
   const byRate = verdicts(steps)
   const { lo, hi, overruled } = bracketOf(byRate)
-  const best = steps.filter((s) => s.rate === lo && s.pass).at(-1) ?? null
+  const atLo = steps.filter((s) => s.rate === lo && byRate.get(lo) === 'pass')
+  // the step whose figures show it: its last pass, or (a pooled verdict) its undecided step with the lowest p99
+  const undecided = atLo.filter((s) => callOf(s) === 'undecided').sort((a, b) => (a.p99 ?? Infinity) - (b.p99 ?? Infinity))
+  const best = atLo.filter((s) => callOf(s) === 'pass').at(-1) ?? undecided[0] ?? null
   // The step past capacity: offered as such, or already measured at that rate (a bisection can land on it).
   const at = (s) => Math.abs(s.rate - lo * OVERLOAD) <= 1e-9 * lo
-  const over = steps.find((s) => s.kind === 'over' && at(s)) ?? steps.find(at) ?? null
+  const over = best ? (steps.find((s) => s.kind === 'over' && at(s)) ?? steps.find(at) ?? null) : null
   // The knee is proven when a failure is confirmed at or below 1.2 × capacity; else (the sweep's step
-  // limit) the capacity is a floor.
+  // limit) the capacity is a lower bound.
   const proven = hi !== null && hi <= lo * OVERLOAD * (1 + 1e-9)
+  const floor = floorOf(steps)
+  const cannot = best === null && floor?.p99 > sloMs
   return {
     sloMs,
-    rps: best?.rate ?? 0,
+    rps: best?.rate ?? null,
     // 'at least': the step past it did not fail, the real capacity may be higher
-    bound: best === null ? 'below the lowest rate offered' : proven ? 'refined' : 'at least',
+    bound: best === null
+      ? cannot ? 'cannot meet the target' : 'below the lowest rate offered'
+      : proven ? 'refined' : 'at least',
+    floor,
+    sensitive: sensitiveTo(floor, sloMs),
     bracket: { pass: best?.rate ?? null, fail: hi },
     ratioToIdeal: best && idealRps ? best.rate / idealRps : null,
     p99: best?.p99 ?? null,
@@ -115,6 +259,49 @@ export function capacityOf (steps, { sloMs, idealRps }) {
     over,
     overruled,
     repeated: steps.filter((s) => s.kind === 'repeat').length,
-    disturbedSteps: steps.filter((s) => s.disturbed).map((s) => s.index)
+    disturbedSteps: steps.filter((s) => s.disturbed).map((s) => s.index),
+    inDoubtSteps: steps.filter((s) => s.inDoubt).map((s) => s.index)
   }
+}
+
+// Milliseconds and req/s as the capacity line writes them.
+const ms = (x) => (typeof x === 'number' ? `${roundTo(x, x >= 100 ? 0 : 1)} ms` : '-')
+const rate = (x) => (typeof x === 'number' ? `${roundTo(x, x >= 100 ? 0 : 1)} req/s` : '-')
+
+// The one line every output gives for a capacity that cannot be met, or is sensitive to its target:
+// "child-process cannot meet p99 ≤ 115 ms at any rate tried: p99 172 ms at 3.2 req/s"; null otherwise.
+export function capacityLine (name, c) {
+  if (!c?.floor) return null
+  const floor = `p99 ${ms(c.floor.p99)} at ${rate(c.floor.rps)}`
+  if (c.bound === 'cannot meet the target') {
+    const near = c.sensitive ? ` (within ${SENSITIVE_FACTOR} × of the target: a slightly looser one may be met)` : ''
+    return `${name} cannot meet p99 ≤ ${ms(c.sloMs)} at any rate tried: ${floor}${near}`
+  }
+  if (c.sensitive) {
+    return `${name}: the target p99 ≤ ${ms(c.sloMs)} is within ${SENSITIVE_FACTOR} × of its floor (${floor}): its capacity is sensitive to the target`
+  }
+  return null
+}
+
+// The capacity at every target of a sweep from one set of steps: each step judged again against each
+// target from its round figures (`figs[i]`: its latency histogram counts its requests over that target),
+// then capacityOf per target. [{ sloMs, rps, bracket, bound, sensitive, p99 }], tightest first.
+export function capacityAtTargets (steps, figs, { targets = [], idealRps }) {
+  return targets.map((sloMs) => {
+    const judged = steps.map((s, i) => {
+      const j = judgeStep(figs[i], sloMs)
+      return { ...s, ...j, pass: j.call === 'pass' }
+    })
+    const c = capacityOf(judged, { sloMs, idealRps })
+    return { sloMs, rps: c.rps, bracket: c.bracket, bound: c.bound, sensitive: c.sensitive, p99: c.p99 }
+  })
+}
+
+// A step's verdict as every table shows it: ✓ holds, ✗ fails, ? undecided (too few requests to decide
+// p99), and a failure the generator's lag could flip marked in doubt.
+export function holdsText (s) {
+  const call = callOf(s)
+  if (call === 'pass') return '✓'
+  if (call === 'undecided') return '? undecided'
+  return s.inDoubt ? '✗ in doubt (lag)' : '✗'
 }

@@ -2,8 +2,8 @@
 // the load engine's raw round: pure, the one place a round becomes numbers.
 import { roundTo, summarize } from './stats.js'
 import { decodeHistogram, encodeHistogram, summarizeHistogram } from './histogram.js'
-import { backlogOf, holds } from './capacity.js'
-import { SATURATED, disturbances } from './trust.js'
+import { backlogOf, judgeStep } from './capacity.js'
+import { SATURATED, contentionOf, disturbances } from './trust.js'
 
 // The service time of a calibration (run/calibrate.js): its robust estimate of warm calls, or the
 // median of a report from before it had one; null without a calibration.
@@ -33,7 +33,8 @@ function centre (histogram) {
 
 // The rate a generator issued at against the rate its (realised) schedule asked for, and its lag: of a
 // round, or of one generator thread of it (`lag` a histogram or its encoding).
-function scheduleFigures ({ sent: issued, firstIssueMs, lastIssueMs, firstDueMs, lastDueMs, lag: lagHistogram }) {
+function scheduleFigures (raw) {
+  const { sent: issued, firstIssueMs, lastIssueMs, firstDueMs, lastDueMs, lag: lagHistogram } = raw
   const spanMs = lastIssueMs - firstIssueMs
   const dueSpanMs = lastDueMs - (firstDueMs ?? 0) // a slice's first request is not due at 0
   const sendRate = issued > 1 && spanMs > 0 ? ((issued - 1) / spanMs) * 1000 : null
@@ -43,8 +44,51 @@ function scheduleFigures ({ sent: issued, firstIssueMs, lastIssueMs, firstDueMs,
     scheduledRate: roundTo(scheduledRate, 3),
     sendRate: roundTo(sendRate, 3),
     sendRateError: sendRate && scheduledRate ? roundTo(sendRate / scheduledRate - 1, 4) : null,
-    lag: { p50: lag.p50, p99: lag.p99, max: lag.max }
+    lag: { p50: lag.p50, p99: lag.p99, max: lag.max },
+    ...generatorOwnFigures(raw)
   }
+}
+
+// What the generator (run/open-loop.js) records of itself, where it does: its 1 s issue windows from
+// the warm-up's end in trust.js's shape ({ t, due, sent }), its lag after the warm-up, and the most
+// requests it found due and unsent at one wake-up (reports made before these figures have none of them).
+function generatorOwnFigures ({ windows, lagJudged, peakBacklog, warmupMs }) {
+  if (!windows) return {}
+  const after = summarizeHistogram(typeof lagJudged === 'string' ? decodeHistogram(lagJudged) : lagJudged)
+  return {
+    warmupMs,
+    windows: generatorWindows(windows),
+    lagAfterWarmup: { p50: after.p50, p99: after.p99, max: after.max },
+    peakBacklog
+  }
+}
+
+// The generator's window counts as trust.js reads windows: { t (ms from due time 0), due, sent }, up to
+// the last window with any request due; requests issued after it (the round's last ones, late by their
+// lag) count in it.
+export function generatorWindows ({ startMs, ms, due = [], issued = [] }) {
+  let last = due.length - 1
+  while (last > 0 && !(due[last] > 0)) last--
+  const out = []
+  for (let i = 0; i <= last; i++) {
+    let sent = issued[i] ?? 0
+    if (i === last) for (let j = i + 1; j < issued.length; j++) sent += issued[j]
+    out.push({ t: startMs + i * ms, due: due[i] ?? 0, sent })
+  }
+  return out
+}
+
+// Latency accuracy: the generator's lag at each reported percentile beside the latency's, and its share
+// of it (an upper bound: the lag's tail and the latency's are not always the same requests).
+export function lagShare (latency, lag, percentiles = ['p50', 'p99', 'p99_9']) {
+  const out = {}
+  for (const p of percentiles) {
+    const l = latency?.[p]
+    const g = lag?.[p]
+    if (typeof l !== 'number' || typeof g !== 'number') continue
+    out[p] = { latencyMs: l, lagMs: g, share: l > 0 ? roundTo(Math.min(1, g / l), 3) : null }
+  }
+  return out
 }
 
 // The open loop's figures of a round: what was offered, what the generator achieved, who waited; with
@@ -60,6 +104,9 @@ function openFigures (f) {
     priorityRaised: f.priorityRaised ?? false,
     ...scheduleFigures(f),
     generators: f.generators ? f.generators.map(scheduleFigures) : null,
+    sentByAnswer: f.sentByAnswer ?? null,
+    preopened: f.preopened ?? null,
+    accuracy: lagShare(summarizeHistogram(f.latency), summarizeHistogram(f.lag)),
     wait: summarizeHistogram(f.wait),
     service: summarizeHistogram(f.service)
   }
@@ -147,13 +194,18 @@ export function roundFigures (measured) {
   fig.backlog = fig.open ? backlogOf(fig.timeline) : null
   fig.disturbedBy = disturbances(fig)
   fig.disturbed = fig.disturbedBy.length > 0
+  // the strategy's own contention (result/trust.js): a finding of the round, never a reason
+  fig.contention = contentionOf(fig.noise)
   return fig
 }
 
-// One step of a capacity sweep: the offered rate and what came of it.
+// One step of a capacity sweep: the offered rate and what came of it. call/n/over: its verdict on the
+// target and the requests that decided it (result/capacity.js judgeStep); inDoubt: a failure the
+// generator's lag could flip; contention: the strategy's own (a finding, not a disturbance).
 export function stepFigures (fig, index, kind, sloMs) {
   const l = fig.latency
   const seconds = fig.durationMs / 1000
+  const judged = judgeStep(fig, sloMs)
   return {
     index,
     kind,
@@ -163,9 +215,14 @@ export function stepFigures (fig, index, kind, sloMs) {
     p99: l.p99,
     p99_9: l.p99_9,
     max: l.max,
-    pass: holds(fig, sloMs),
+    pass: judged.call === 'pass',
+    call: judged.call,
+    n: judged.n,
+    over: judged.over,
+    inDoubt: judged.inDoubt,
     disturbed: fig.disturbed,
     disturbedBy: fig.disturbedBy,
+    contention: fig.contention ?? null,
     noise: fig.noise,
     backlog: fig.backlog ?? null,
     requests: fig.requests,

@@ -1,53 +1,188 @@
 // The trust rules: when a run's figures are not to be taken at face value, and the limits behind them.
-// Pure: the report shows these reasons, compare and the thresholds read the verdict.
+// Pure: the table, the Markdown, the page, compare and the thresholds all read their verdict from here.
+// Three causes stay apart (reports/README.md "trust"): outside interference (steal, other processes, or
+// work slower than calibrated when the server's tree was not itself crowding the cores) disturbs a round;
+// the strategy's own contention (more work at once than cores) is a finding, shown as a figure; the
+// generator's lag puts a latency verdict in doubt only where taking it out could flip the verdict.
 import { roundTo } from './stats.js'
 
 // Above this share of one core the load generator is saturated and the run is untrusted.
 export const SATURATED = 0.9
-// The open loop's own health: a scheduler lag p99 above this (ms), or an issue rate off the schedule's
-// by more than this share, marks the run untrusted (the generator, not the server, set the pace).
+// The generator's own probe limit (bench/generator.js): a scheduler lag p99 above this (ms). In a lab run
+// the lag alone never untrusts a round: lagCouldFlip decides.
 export const LAG_P99_LIMIT_MS = 5
+// Offered load kept: the issue rate within this share of the schedule's in every window of WINDOW_MS
+// (at least one request either way), and the unsent backlog never past the same bound.
 export const SEND_RATE_TOLERANCE = 0.02
+export const WINDOW_MS = 1000
 // Noise limits (reports/README.md "noise"): past any of these a round or sweep step is `disturbed`.
 // stealPct: the host took more than this share of the machine's CPU time (/proc/stat steal);
 // foreignCores: processes other than the lab and the server's tree used more than this many cores;
 // workInflation: the server's median Server-Timing work time exceeded the calibrated service time by
-// more than this factor (the work itself ran slower than when it was calibrated).
+// more than this factor — counted only when the server's tree was not contended (contentionOf).
 export const NOISE_LIMITS = { stealPct: 5, foreignCores: 0.2, workInflation: 1.3 }
+// The tree is contended when its work in flight exceeds the cores the lab left it, or when it used at
+// least this share of those cores itself.
+export const CONTENTION_BUSY_SHARE = 0.9
 // The calibration checked again after a server (run/calibrate.js recheckCalibration) may move by this share
 // of the service time the run used; past it the run is untrusted.
 export const CALIBRATION_DRIFT = 0.1
 // A capacity or efficiency above this share of the ideal is beyond what the cores allow: the report says why.
 export const ABOVE_IDEAL = 1.05
 
-// Whether one generator (a round's, or one of its threads) fell behind its schedule: lag, issue rate.
-function behindSchedule (o, who) {
-  const out = []
-  if (o.lag?.p99 > LAG_P99_LIMIT_MS) out.push(`${who} lagged: scheduler lag p99 ${o.lag.p99} ms > ${LAG_P99_LIMIT_MS} ms`)
-  if (o.sendRateError !== null && o.sendRateError !== undefined && Math.abs(o.sendRateError) > SEND_RATE_TOLERANCE) {
-    out.push(`${who} off schedule: sent ${o.sendRate} req/s for ${o.scheduledRate} scheduled (${roundTo(o.sendRateError * 100, 1)} %)`)
+// The server's own contention in a round (noise figures, run/noise.js): { inflation, inFlight, cores,
+// treeCores, freeCores, text } when its work ran slower than calibrated (past NOISE_LIMITS.workInflation)
+// while its tree had more work in flight than the cores the lab left it (inFlight: mean units of work at
+// once, by Little's law from Server-Timing) or kept those cores busy itself (treeCores); null otherwise.
+export function contentionOf (noise) {
+  const n = noise ?? {}
+  if (!(n.workInflation > NOISE_LIMITS.workInflation) || !(n.cores > 0)) return null
+  const free = Math.max(0, n.cores - (n.labCores ?? 0))
+  const crowded = n.inFlight > free
+  const busy = n.treeCores >= CONTENTION_BUSY_SHARE * free
+  if (!crowded && !busy) return null
+  const r1 = (x) => roundTo(x, 1)
+  const inFlight = typeof n.inFlight === 'number' ? r1(n.inFlight) : null
+  const treeCores = typeof n.treeCores === 'number' ? r1(n.treeCores) : null
+  const what = crowded ? `${inFlight} at once on ${n.cores} cores` : `its tree kept ${treeCores} of ${r1(free)} free cores busy`
+  return {
+    inflation: r1(n.workInflation),
+    inFlight,
+    cores: n.cores,
+    treeCores,
+    freeCores: roundTo(free, 2),
+    text: `work ${r1(n.workInflation)} × slower: ${what}`,
+    // the table cell
+    short: `${r1(n.workInflation)}× · ${crowded ? `${inFlight} on ${n.cores} cores` : `tree ${treeCores} cores`}`
   }
-  return out
 }
 
-// What disturbed a round (empty: nothing past the limits): noise past NOISE_LIMITS, or the generator
-// falling behind its schedule (its lag is in every latency from the due time).
-export function disturbances (fig) {
+// Outside interference in a round's noise figures (empty: none past the limits): steal, other processes,
+// and work slower than calibrated that the server's own contention does not explain.
+export function interference (noise) {
   const out = []
-  const n = fig?.noise
+  const n = noise
   if (n?.stealPct > NOISE_LIMITS.stealPct) out.push(`steal ${n.stealPct} % > ${NOISE_LIMITS.stealPct} %`)
   if (n?.foreignCores > NOISE_LIMITS.foreignCores) {
     out.push(`other processes used ${n.foreignCores} cores > ${NOISE_LIMITS.foreignCores}`)
   }
-  if (n?.workInflation > NOISE_LIMITS.workInflation) {
-    out.push(`the work ran ${n.workInflation} × its calibrated time > ${NOISE_LIMITS.workInflation} ×`)
+  if (n?.workInflation > NOISE_LIMITS.workInflation && !contentionOf(n)) {
+    const tree = typeof n.inFlight === 'number' ? ` with ${roundTo(n.inFlight, 1)} at once on ${n.cores} cores` : ''
+    out.push(`the work ran ${n.workInflation} × its calibrated time > ${NOISE_LIMITS.workInflation} ×${tree}`)
   }
-  if (fig?.open) out.push(...behindSchedule(fig.open, 'load generator'))
   return out
 }
 
-// Reasons not to take a run's figures at face value (empty: trusted).
-export function untrustedReasons (fig, { failure, interrupted } = {}) {
+// The 1 s windows of an open round's timeline (run/timeline.js) with the requests the schedule made due
+// in each ({ t, due, sent }): due counted exactly for a constant schedule (request i due at i / rate,
+// `total` requests in all), or read from the points' `due` where the generator records it; null when
+// neither is known (a Poisson schedule without `due`, no timeline).
+export function issueWindows (timeline, { rate, arrival, total }) {
+  const points = (timeline?.points ?? []).filter((p) => p.phase === 'round')
+  const width = Math.max(WINDOW_MS, timeline?.intervalMs ?? 0)
+  const recorded = points.length > 0 && points.every((p) => typeof p.due === 'number')
+  if (!points.length || (!recorded && !(arrival === 'constant' && rate > 0))) return null
+  const dueBy = (t) => Math.min(total, Math.max(0, Math.ceil((t * rate) / 1000)))
+  const windows = new Map()
+  for (const p of points) {
+    const k = Math.floor(p.t / width)
+    const w = windows.get(k) ?? { t: k * width, due: 0, sent: 0 }
+    w.sent += p.sent
+    w.due += recorded ? p.due : dueBy(p.t + (timeline.intervalMs ?? width)) - dueBy(p.t)
+    windows.set(k, w)
+  }
+  return [...windows.values()].sort((a, b) => a.t - b.t)
+}
+
+// Was the offered load kept (empty: yes)? The issue rate within SEND_RATE_TOLERANCE of the schedule's
+// in every window (at least one request of slack, for a request due at a window's edge), and the unsent
+// backlog (due so far less sent so far) within the same bound at every window's end, and (where the
+// generator counted it, `peakBacklog`) at every wake-up of the generator. Without windows, the whole
+// round's rate against its schedule's.
+export function offeredLoadKept (windows, figures = {}) {
+  const { sendRateError = null, sendRate = null, scheduledRate = null, peakBacklog = null } = figures
+  if (!windows?.length) {
+    if (typeof sendRateError !== 'number' || Math.abs(sendRateError) <= SEND_RATE_TOLERANCE) return []
+    return [`sent ${sendRate} req/s for ${scheduledRate} scheduled (${roundTo(sendRateError * 100, 1)} %)`]
+  }
+  const out = []
+  const slack = (due) => Math.max(1, SEND_RATE_TOLERANCE * due)
+  const off = windows.filter((w) => Math.abs(w.sent - w.due) > slack(w.due))
+  if (off.length) {
+    const worst = off.reduce((a, b) => (Math.abs(b.sent - b.due) > Math.abs(a.sent - a.due) ? b : a))
+    out.push(`issue rate off the schedule in ${off.length} of ${windows.length} 1 s windows ` +
+      `(worst ${worst.sent} sent for ${worst.due} due at ${roundTo(worst.t / 1000, 1)} s)`)
+  }
+  let due = 0
+  let sent = 0
+  let backlog = 0
+  for (const w of windows) {
+    due += w.due
+    sent += w.sent
+    backlog = Math.max(backlog, due - sent)
+  }
+  const perWindow = Math.max(...windows.map((w) => w.due))
+  if (backlog > slack(perWindow)) out.push(`unsent backlog reached ${backlog} requests (bound ${roundTo(slack(perWindow), 1)})`)
+  // the request that woke the generator is not behind: the backlog is what was due before it
+  else if (typeof peakBacklog === 'number' && peakBacklog - 1 > slack(perWindow)) {
+    out.push(`unsent backlog reached ${peakBacklog - 1} requests at one wake-up (bound ${roundTo(slack(perWindow), 1)})`)
+  }
+  return out
+}
+
+// The issue windows of a round's open-loop figures: the generator's own when it records them
+// (fig.open.windows: [{ t, due, sent | issued }], the exact ones), else from the timeline (issueWindows).
+export function windowsOf (fig) {
+  const o = fig?.open
+  if (Array.isArray(o?.windows) && o.windows.length) {
+    return o.windows.map((w, i) => ({ t: w.t ?? i * WINDOW_MS, due: w.due, sent: w.sent ?? w.issued }))
+  }
+  return issueWindows(fig?.timeline, { rate: o?.rate, arrival: o?.arrival, total: fig?.requests?.sent ?? 0 })
+}
+
+// The offered-load reasons of a round's figures (empty: kept), for the round and each generator thread.
+export function offeredLoadReasons (fig) {
+  const o = fig?.open
+  if (!o) return []
+  const windows = windowsOf(fig)
+  const out = offeredLoadKept(windows, o).map((x) => `load generator did not keep the offered load: ${x}`)
+  for (const [k, g] of (o.generators ?? []).entries()) {
+    const who = `load generator thread ${k + 1}/${o.generators.length}`
+    out.push(...offeredLoadKept(g.windows ?? null, g).map((x) => `${who} did not keep the offered load: ${x}`))
+  }
+  return out
+}
+
+// Could taking the generator's lag out flip a verdict "value ≤ limit"? Lag only adds time, so only a
+// failure can flip: value > limit while value − lag ≤ limit. A pass, or a failure that stays one
+// without the lag, stands.
+export function lagCouldFlip (valueMs, lagMs, limitMs) {
+  if (![valueMs, lagMs, limitMs].every((x) => typeof x === 'number')) return false
+  return valueMs > limitMs && valueMs - lagMs <= limitMs
+}
+
+// The generator's lag against a latency target for a round's figures: { lagP99, inDoubt, text } (null
+// without an open loop or a target). inDoubt: p99 less the lag p99 lands on the other side of the target.
+export function lagVerdict (fig, sloMs) {
+  const lag = fig?.open?.lag?.p99
+  const p99 = fig?.latency?.p99
+  if (typeof lag !== 'number' || typeof p99 !== 'number' || !(sloMs > 0)) return null
+  const inDoubt = lagCouldFlip(p99, lag, sloMs)
+  const text = inDoubt
+    ? `latency in doubt: p99 ${p99} ms less the generator's lag p99 ${lag} ms is within the ${sloMs} ms target`
+    : `generator lag p99 ${lag} ms cannot flip p99 ${p99} ms against ${sloMs} ms`
+  return { lagP99: lag, inDoubt, text }
+}
+
+// What disturbed a round (empty: nothing): outside interference, or a generator that did not keep the
+// offered load (the step then measured another load than the one asked).
+export function disturbances (fig) {
+  return [...interference(fig?.noise), ...offeredLoadReasons(fig)]
+}
+
+// Reasons not to take a run's figures at face value (empty: trusted). sloMs: a latency target the round
+// is judged against (its lag puts it in doubt only where it could flip that verdict).
+export function untrustedReasons (fig, { failure, interrupted, sloMs = null } = {}) {
   const out = []
   if (failure) out.push(`failed: ${failure.reason}`)
   if (interrupted) out.push('interrupted: the round was cut short')
@@ -62,14 +197,35 @@ export function untrustedReasons (fig, { failure, interrupted } = {}) {
   const inFlightAtStop = fig.loop !== 'open' && fig.mode === 'duration' ? (fig.connections ?? 0) : 0
   if (r.unanswered > inFlightAtStop && !interrupted) { out.push(`${r.unanswered} requests unanswered at the end of the round`) }
   if (r.completed === 0) out.push('no response')
-  if (fig.open) out.push(...behindSchedule(fig.open, 'load generator'))
-  for (const [k, g] of (fig.open?.generators ?? []).entries()) {
-    out.push(...behindSchedule(g, `load generator thread ${k + 1}/${fig.open.generators.length}`))
-  }
+  out.push(...offeredLoadReasons(fig))
+  const lag = lagVerdict(fig, sloMs)
+  if (lag?.inDoubt) out.push(lag.text)
   const lg = fig.outside?.loadGenerator
   if (lg?.saturated) out.push(`load generator saturated (${Math.round(lg.utilisation * 100)}% CPU)`)
   if (fig.probe?.failed) out.push(`${fig.probe.failed} failed /health probes`)
-  const noise = disturbances({ noise: fig.noise }) // the generator's own lag is named above
+  const noise = interference(fig.noise)
   if (noise.length) out.push(`disturbed: ${noise.join(', ')}`)
   return out
+}
+
+// The one verdict of a result as every output shows it: { trusted, status, reasons, contention } —
+// failed, untrusted (with its reasons) or trusted; contention is a finding beside it, never a reason.
+export function verdictOf (r) {
+  const failed = r?.status === 'failed'
+  const reasons = [
+    ...(failed ? [r.failure?.reason ?? 'run failed'] : []),
+    ...(Array.isArray(r?.untrusted) ? r.untrusted.filter((x) => x !== null && x !== undefined).map(String) : [])
+  ]
+  return {
+    status: failed ? 'failed' : 'ok',
+    trusted: !failed && r?.trusted !== false,
+    reasons,
+    contention: r?.contention ?? null
+  }
+}
+
+// The trust cell of a table row: ✗ failed, ! untrusted, ✓ trusted.
+export function trustMark (r) {
+  const v = verdictOf(r)
+  return v.status === 'failed' ? '✗ failed' : v.trusted ? '✓' : '!'
 }

@@ -1,5 +1,5 @@
-// One generator thread (generators.js): says it is ready, waits for the common start, fires its slice
-// of the plan with its own connections, and posts its raw round (histograms encoded) and its timeline
+// One generator thread (generators.js): opens its connections, says it is ready, waits for the common
+// start, fires its slice of the plan with them, and posts its raw round (histograms encoded) and its timeline
 // (on the round's clock) back. A 'stop' message ends its round as the lab's abort does.
 import { parentPort, workerData } from 'node:worker_threads'
 import { performance } from 'node:perf_hooks'
@@ -37,11 +37,20 @@ function threadTimeline () {
   }
 }
 
-async function run (startAt) {
+// The common start, once the lab sends it (after every thread is ready).
+let started
+const startWhen = new Promise((resolve) => { started = resolve })
+
+async function run () {
   const own = threadTimeline()
   try {
     const raw = await fireOpenLoop({
-      ...opts, startAt, signal: stop.signal, onSent: own.onSent, onRecord: own.onRecord
+      ...opts,
+      startWhen,
+      onPrepared: () => parentPort.postMessage({ type: 'ready' }),
+      signal: stop.signal,
+      onSent: own.onSent,
+      onRecord: own.onRecord
     })
     own.stop()
     parentPort.postMessage({ type: 'done', raw: plainRaw(raw), timeline: own.timeline?.dump() ?? null })
@@ -56,7 +65,7 @@ parentPort.on('message', (m) => {
   if (m.type === 'stop') stop.abort()
   else if (m.type === 'start') {
     if (m.stopped) stop.abort()
-    run(m.startAt)
+    started(m.startAt)
   }
 })
-parentPort.postMessage({ type: 'ready' })
+run()

@@ -12,10 +12,11 @@ import { fireOpenLoop, defaultConnections } from './open-loop.js'
 import { sliceOf } from './schedule.js'
 import { roundCounts } from './fire.js'
 import { createHistogram, decodeHistogram, encodeHistogram } from '../result/histogram.js'
+import { maxOf, minOf } from '../result/stats.js'
 
 const THREAD = new URL('./generator-thread.js', import.meta.url)
 // What one generator thread keeps on schedule (requests/s): `npm run bench` measured 24,000–27,000 on
-// the lab's thread against a trivial server on this 2-core machine (README "What the lab itself costs");
+// the lab's thread against a trivial server on this 2-core machine (docs/bench.md);
 // the default is a thread per this many requests/s, leaving one core to everything else.
 export const RATE_PER_GENERATOR = 20000
 // How far ahead of the first due time threads that are all ready are told to start (ms).
@@ -23,9 +24,10 @@ const START_MARGIN_MS = 30
 // How often a thread reports the requests it ended, for the live progress (ms).
 export const PROGRESS_MS = 250
 // The histograms of a raw round, by name (encoded to cross threads, added when merged).
-export const RAW_HISTOGRAMS = ['latency', 'service', 'lag', 'wait', 'workMs', 'queueMs']
+export const RAW_HISTOGRAMS = ['latency', 'service', 'lag', 'lagJudged', 'wait', 'workMs', 'queueMs']
 const SUMMED = [
-  'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'written', 'waited'
+  'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'written', 'waited',
+  'sentByAnswer', 'preopened'
 ]
 
 // The default thread count for a rate: one per RATE_PER_GENERATOR requests/s, at most one per core
@@ -97,7 +99,9 @@ async function fireThreads ({ generators, shard, clock, absorb, onEnded, opts })
     startThread({
       ...plain,
       connections: Math.max(1, Math.ceil(cap / generators)),
-      slice: sliceOf({ shard, generator: { index, count: generators } })
+      slice: sliceOf({ shard, generator: { index, count: generators } }),
+      threadIndex: index,
+      trace: plain.trace ? `${plain.trace}.g${index}` : undefined
     }, clock, onEnded))
   const stopAll = () => threads.forEach((t) => t.worker.postMessage({ type: 'stop' }))
   signal?.addEventListener('abort', stopAll, { once: true })
@@ -141,11 +145,14 @@ function startThread (opts, clock, onEnded) {
 // and each thread's own schedule figures kept (`generators`) for the trust rules.
 export function mergeRaws (raws, startAtEpochMs) {
   const first = raws[0]
-  const out = { ...first, ...roundCounts(), written: 0, waited: 0, statusCodes: {}, bodies: null }
+  const out = { ...first, ...roundCounts(), statusCodes: {}, bodies: null }
+  for (const k of SUMMED) out[k] = 0
+  out.windows = { ...first.windows, due: [], issued: [] }
   for (const k of RAW_HISTOGRAMS) out[k] = createHistogram()
   for (const r of raws) addRaw(out, r)
   out.connections = raws.reduce((a, r) => a + r.connections, 0)
   out.peakInFlight = raws.reduce((a, r) => a + r.peakInFlight, 0) // each thread's peak: a bound
+  out.peakBacklog = raws.reduce((a, r) => a + (r.peakBacklog ?? 0), 0) // likewise
   out.priorityRaised = raws.every((r) => r.priorityRaised)
   out.stopped = raws.some((r) => r.stopped)
   out.startedAtEpochMs = startAtEpochMs
@@ -158,7 +165,8 @@ export function mergeRaws (raws, startAtEpochMs) {
 
 // Add one thread's raw round into the merged one.
 function addRaw (out, r) {
-  for (const k of SUMMED) out[k] += r[k]
+  for (const k of SUMMED) out[k] += r[k] ?? 0
+  if (r.windows) for (const k of ['due', 'issued']) addInto(out.windows[k], r.windows[k])
   for (const [code, n] of Object.entries(r.statusCodes)) out.statusCodes[code] = (out.statusCodes[code] ?? 0) + n
   for (const k of RAW_HISTOGRAMS) out[k].add(typeof r[k] === 'string' ? decodeHistogram(r[k]) : r[k])
   out.firstIssueMs = minOf(out.firstIssueMs, r.firstIssueMs)
@@ -178,15 +186,12 @@ function addRaw (out, r) {
 // histogram, encoded, so a check can add the threads up).
 function threadOf (r) {
   const { sent, firstIssueMs, lastIssueMs, firstDueMs, lastDueMs, connections, peakInFlight, lag, latency } = r
-  return { sent, firstIssueMs, lastIssueMs, firstDueMs, lastDueMs, connections, peakInFlight, lag, latency }
+  const { lagJudged, windows, peakBacklog, warmupMs, rate } = r
+  const own = { sent, firstIssueMs, lastIssueMs, firstDueMs, lastDueMs, connections, peakInFlight, lag, latency }
+  return Object.assign(own, { lagJudged, windows, peakBacklog, warmupMs, rate })
 }
 
-function minOf (a, b) {
-  if (a === null || a === undefined) return b ?? null
-  return b === null || b === undefined ? a : Math.min(a, b)
-}
-
-function maxOf (a, b) {
-  if (a === null || a === undefined) return b ?? null
-  return b === null || b === undefined ? a : Math.max(a, b)
+// Add a list of counts into another, element by element.
+function addInto (into, from) {
+  for (let i = 0; i < from.length; i++) into[i] = (into[i] ?? 0) + from[i]
 }

@@ -10,10 +10,12 @@
 // chunk, bytes after the response (a second response) or on an idle connection.
 import net from 'node:net'
 import tls from 'node:tls'
+import { performance } from 'node:perf_hooks'
 import { protocolError } from '../errors.js'
 
 const CRLF2 = Buffer.from('\r\n\r\n')
 const NO_BODY = new Set([204, 304])
+const READ_BUFFER_BYTES = 64 * 1024
 const STATUS_LINE = /^HTTP\/1\.([01]) ([1-5]\d\d)(?: [^\r\n]*)?$/
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[ \t]*(?:;.*)?$/
@@ -27,9 +29,11 @@ export const MAX_HEAD_BYTES = 16 * 1024
 // the handler hears onConnect(abort), onHeaders(status, serverTiming), onData(chunk), onComplete() or
 // onError(err). destroy() closes every connection. Pool-wide: onConnectionError(err) hears a fault no
 // request was waiting on, onInterim(status) each skipped 1xx answer, onProtocolError(err) each protocol
-// error (a request's, which its onError hears too, or an idle connection's).
+// error (a request's, which its onError hears too, or an idle connection's), onOpen() each connection
+// opened. preopen(n) opens n idle connections ahead; resolves, once each connected or failed, to the
+// performance.now() at which each connected (null: it failed).
 export function createHttp1Pool (origin, path, options = {}) {
-  const { userAgent = 'loadlab-open-loop', onConnectionError, onInterim, onProtocolError } = options
+  const { userAgent = 'loadlab-open-loop', onConnectionError, onInterim, onProtocolError, onOpen } = options
   const url = new URL(origin)
   const secure = url.protocol === 'https:'
   const port = Number(url.port) || (secure ? 443 : 80)
@@ -38,17 +42,35 @@ export function createHttp1Pool (origin, path, options = {}) {
   const idle = []
   const all = new Set()
   const pool = { idle, all, onConnectionError, onInterim, onProtocolError }
+  // One read buffer for every plain connection of the pool (net's `onread`): a read allocates nothing,
+  // and each chunk is consumed (parsed, compared, or copied where kept) before the next read reuses it.
+  const readBuffer = secure ? null : Buffer.allocUnsafe(READ_BUFFER_BYTES)
   const open = () => {
-    const socket = secure ? tls.connect({ host, port, servername: host }) : net.connect({ host, port })
+    let conn = null
+    const onread = readBuffer && { buffer: readBuffer, callback: (n, buf) => conn.onData(buf.subarray(0, n)) }
+    const socket = secure ? tls.connect({ host, port, servername: host }) : net.connect({ host, port, onread })
     socket.setNoDelay(true)
-    const conn = new Connection(socket, pool)
+    conn = new Connection(socket, pool)
     all.add(conn)
+    onOpen?.()
     return conn
   }
   return {
     dispatch (handler) {
       const conn = idle.pop() ?? open()
       conn.send(request, handler)
+    },
+    preopen (n) {
+      const waits = []
+      for (let i = 0; i < n; i++) {
+        const conn = open()
+        idle.push(conn)
+        waits.push(new Promise((resolve) => {
+          conn.socket.once(secure ? 'secureConnect' : 'connect', () => resolve(performance.now()))
+          conn.socket.once('close', () => resolve(null))
+        }))
+      }
+      return Promise.all(waits)
     },
     async destroy () {
       for (const conn of all) conn.socket.destroy()
@@ -68,6 +90,7 @@ class Connection {
     this.status = 0
     this.body = null // { mode: 'length' | 'chunked' | 'close', left, chunk state }
     this.keep = true
+    this.abort = (err) => socket.destroy(err) // one a connection, handed to each request it carries
     socket.on('data', (chunk) => this.onData(chunk))
     socket.on('error', (err) => this.fail(err))
     socket.on('close', () => this.onClose())
@@ -77,7 +100,7 @@ class Connection {
     this.handler = handler
     this.head = null
     this.body = null
-    handler.onConnect((err) => this.socket.destroy(err))
+    handler.onConnect(this.abort)
     this.socket.write(request)
   }
 
@@ -100,7 +123,7 @@ class Connection {
     const buf = this.head ? Buffer.concat([this.head, chunk]) : chunk
     const end = buf.indexOf(CRLF2)
     if (end < 0 && buf.length < MAX_HEAD_BYTES) {
-      this.head = buf
+      this.head = buf === chunk ? Buffer.from(buf) : buf // a chunk may be the pool's reused read buffer
       return null
     }
     this.head = null

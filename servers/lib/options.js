@@ -59,8 +59,8 @@ const common = {
     parse: hostName,
     help: 'address to listen on (beyond loopback: anyone can send ?work=)'
   },
-  work: { env: 'WORK', help: 'work per request, NAME:ARG (README "Work specs")' },
-  task: { env: 'TASK', help: 'your own work instead: a module PATH[#export] (README "Bring your own work")' },
+  work: { env: 'WORK', help: 'work per request, NAME:ARG (docs/servers.md, "Work specs")' },
+  task: { env: 'TASK', help: 'your own work instead: a module PATH[#export] (docs/task.md)' },
   input: { env: 'TASK_INPUT', help: "--task: the input each call gets, JSON or @file (default: the module's input)" },
   taskTimeout: {
     default: String(DEFAULT_TIMEOUT_MS),

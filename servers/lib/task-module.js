@@ -1,7 +1,7 @@
 // The user's own work (`--task PATH[#export] --input JSON|@file`): describing a task module (path made
 // absolute from the working directory, file and input hashed into its work spec), loading it in any
 // process or thread, running setup() once there, and one timed, bounded, JSON-checked call per request.
-// Contract (README "Bring your own work"): the module (ESM or CommonJS) exports a function
+// Contract (docs/task.md): the module (ESM or CommonJS) exports a function
 // `(input) => result | Promise<result>` as default or under `#name`; optional `input`, `setup()`, `expected`.
 import { createHash } from 'node:crypto'
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, statSync } from 'node:fs'

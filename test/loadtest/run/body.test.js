@@ -20,7 +20,9 @@ test('body: a body streamed in chunks has the hash and length of the whole, and 
   const small = feed(startBody(100), ['héllo'])
   assert.equal(small.overCap, false)
   assert.equal(small.head, 'héllo')
-  assert.deepEqual(bodyReference('héllo'), { sha256: small.sha256, bytes: 6 }, 'bytes are UTF-8 bytes, not characters')
+  const { sha256, bytes, body } = bodyReference('héllo')
+  assert.deepEqual({ sha256, bytes }, { sha256: small.sha256, bytes: 6 }, 'bytes are UTF-8 bytes, not characters')
+  assert.ok(body.equals(Buffer.from('héllo')), 'the reference holds its bytes, for the in-place compare')
 })
 
 test('body: a kept head is a copy, not a view of a buffer the parser reuses', () => {
@@ -68,4 +70,59 @@ test('verifier: without an expected body, the first 2xx body is the reference', 
   assert.equal(other.ok, false)
   assert.equal(other.sample, 'other', 'same length: the sample is the body itself')
   assert.equal(v.figures().maxBytes, DEFAULT_MAX_BODY)
+})
+
+test('body: against the reference\'s bytes, one different byte, a short body and a long one are caught, in any chunking', () => {
+  const whole = Buffer.from('{"sum":4950,"pad":"' + 'z'.repeat(3000) + '"}')
+  const ref = bodyReference(whole)
+  const chunked = (buf, cuts) => {
+    const b = startBody(100, ref.body)
+    let at = 0
+    for (const c of [...cuts, buf.length]) {
+      b.update(buf.subarray(at, c))
+      at = c
+    }
+    return b.end()
+  }
+  const same = chunked(whole, [1, 17, 2048])
+  assert.equal(same.same, true)
+  assert.equal(same.sha256, null, 'compared in place, not hashed')
+  assert.ok(matches(same, ref))
+  assert.equal(same.head, whole.subarray(0, 100).toString(), 'a matching body\'s head is the reference\'s')
+  for (const at of [0, 9, 1500, whole.length - 1]) {
+    const other = Buffer.from(whole)
+    other[at] ^= 1
+    const ended = chunked(other, [5, 1499, 1501])
+    assert.equal(matches(ended, ref), false, `one byte changed at ${at}`)
+    assert.equal(ended.headBytes.subarray(0, Math.min(100, at)).equals(whole.subarray(0, Math.min(100, at))), true)
+    if (at < 100) assert.equal(ended.headBytes[at], other[at], 'a differing body keeps its own bytes as its head')
+  }
+  const short = chunked(whole.subarray(0, whole.length - 1), [10])
+  assert.equal(short.same, true, 'every byte it had matched')
+  assert.equal(matches(short, ref), false, 'but one byte short')
+  assert.equal(matches(chunked(Buffer.concat([whole, Buffer.from(' ')]), [whole.length]), ref), false, 'one byte long')
+  assert.equal(matches(chunked(Buffer.alloc(0), []), ref), false, 'empty')
+})
+
+test('verifier: a reference cloned to a thread (a Uint8Array) compares bytes; a first body becomes the byte reference', () => {
+  const ref = structuredClone(bodyReference('{"ok":1}'))
+  assert.ok(!Buffer.isBuffer(ref.body))
+  const v = createVerifier({ expected: ref })
+  const started = v.start()
+  started.update(Buffer.from('{"ok":1}'))
+  assert.equal(v.settle(started, 200).ok, true)
+  const bad = v.start()
+  bad.update(Buffer.from('{"ok":2}'))
+  assert.deepEqual(v.settle(bad, 200), { ok: false, sample: '{"ok":2}' })
+  const first = createVerifier()
+  const early = first.start() // begun before any reference: hashed
+  const a = first.start()
+  a.update(Buffer.from([0xff, 0x00, 0x41])) // not UTF-8: the reference is its bytes, not its text
+  assert.equal(first.settle(a, 200).ok, true)
+  const later = first.start()
+  later.update(Buffer.from([0xff, 0x00, 0x41]))
+  const ended = first.settle(later, 200)
+  assert.equal(ended.ok, true, 'a later body is compared with the first one\'s bytes')
+  early.update(Buffer.from([0xff, 0x00, 0x42]))
+  assert.equal(first.settle(early, 200).ok, false, 'a hashed body is judged by the first one\'s hash')
 })

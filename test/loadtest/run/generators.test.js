@@ -52,17 +52,26 @@ test('--generators 2 against a real server: a constant schedule split by index, 
   assert.deepEqual(open.generators.map((g) => g.scheduledRate), [200, 200])
 })
 
-test('the trust rules judge every generator thread: one behind is enough', () => {
+test('the trust rules judge every generator thread: one that did not keep its offered load is enough', () => {
   const lag = { p50: 0.1, p99: 0.5, max: 1 }
-  const ok = { scheduledRate: 200, sendRate: 200, sendRateError: 0, lag }
+  const windows = [{ t: 500, due: 200, sent: 200 }, { t: 1500, due: 200, sent: 200 }]
+  const ok = { scheduledRate: 200, sendRate: 200, sendRateError: 0, lag, windows, peakBacklog: 1 }
   const fig = {
     requests: { sent: 2, completed: 2, errors: 0, timeouts: 0, non2xx: 0, mismatches: 0, unanswered: 0 },
     loop: 'open',
-    open: { ...ok, scheduledRate: 400, sendRate: 400, generators: [ok, { ...ok, lag: { ...lag, p99: 9 } }] }
+    open: {
+      ...ok,
+      scheduledRate: 400,
+      sendRate: 400,
+      windows: windows.map((w) => ({ ...w, due: 400, sent: 400 })),
+      generators: [ok, { ...ok, lag: { ...lag, p99: 9 } }]
+    }
   }
-  assert.deepEqual(untrustedReasons(fig), ['load generator thread 2/2 lagged: scheduler lag p99 9 ms > 5 ms'])
-  fig.open.generators[1] = { ...ok, sendRate: 150, sendRateError: -0.25 }
-  assert.match(untrustedReasons(fig).join(), /thread 2\/2 off schedule: sent 150 req\/s for 200 scheduled/)
+  assert.deepEqual(untrustedReasons(fig), [], 'a lag alone does not untrust a lab round (it is judged by what it could flip)')
+  fig.open.generators[1] = { ...ok, windows: [windows[0], { t: 1500, due: 200, sent: 150 }] }
+  assert.match(untrustedReasons(fig).join(), /thread 2\/2 did not keep the offered load: issue rate off the schedule in 1 of 2 1 s windows/)
+  fig.open.generators[1] = { ...ok, peakBacklog: 40 }
+  assert.match(untrustedReasons(fig).join(), /thread 2\/2 did not keep the offered load: unsent backlog reached 39 requests at one wake-up/)
 })
 
 test('bad --generators, --shard and --start-at: exit 2, one line, nothing started', async () => {

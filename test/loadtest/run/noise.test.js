@@ -28,13 +28,19 @@ test('noise: steal and busy cores from /proc/stat texts', () => {
 test('noise: foreign cores are the busy cores the lab and the server did not use; work inflation against the calibration', () => {
   const [start, end] = [parseProcStat(BEFORE), parseProcStat(AFTER)]
   const at = { start, end, wallMs: 1000, clockTicks: 100 }
-  const n = noiseOf({ ...at, labCpuSeconds: 0.2, serverCpuSeconds: 0.3, workMs: 15, serviceMs: 10 })
-  assert.deepEqual(n, { stealPct: 25, foreignCores: 0.4, workInflation: 1.5 })
+  const cpu = { labCpuSeconds: 0.2, serverCpuSeconds: 0.3, workMs: 15, serviceMs: 10, cores: 2 }
+  const n = noiseOf({ ...at, ...cpu, workSumMs: 600 })
+  assert.deepEqual(n, {
+    stealPct: 25, foreignCores: 0.4, workInflation: 1.5, inFlight: 0.6, treeCores: 0.3, labCores: 0.2, cores: 2
+  })
   const quiet = noiseOf({ ...at, labCpuSeconds: 0.5, serverCpuSeconds: 0.5, workMs: null, serviceMs: 10 })
   assert.equal(quiet.foreignCores, 0, 'never below 0 (clock ticks round)')
   assert.equal(quiet.workInflation, null, 'no Server-Timing, no inflation')
   const why = disturbances({ noise: n })
-  assert.equal(why.length, 3, why.join('; '))
+  assert.equal(why.length, 3, `0.6 units at once on a tree using 0.3 core: the slow work is interference (${why.join('; ')})`)
+  const own = noiseOf({ ...at, ...cpu, workSumMs: 4000 })
+  assert.equal(own.inFlight, 4, 'Little\'s law: 4 s of work in 1 s')
+  assert.equal(disturbances({ noise: own }).length, 2, '4 units at once on 2 cores: the slow work is its own')
   assert.deepEqual(disturbances({ noise: { stealPct: 1, foreignCores: 0.1, workInflation: 1.1 } }), [])
   assert.ok(NOISE_LIMITS.foreignCores > 0 && NOISE_LIMITS.stealPct > 0)
 })

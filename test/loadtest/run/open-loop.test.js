@@ -2,6 +2,11 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
+import { createServer } from 'node:http'
+import { once } from 'node:events'
+import { readFileSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { performance } from 'node:perf_hooks'
 import { createSchedule } from '../../../loadtest/run/schedule.js'
 import { fireOpenLoop } from '../../../loadtest/run/open-loop.js'
 import { fireRound } from '../../../loadtest/run/fire.js'
@@ -114,4 +119,66 @@ test('bad --rate, --arrival, --slo and --seed without --rate: exit 2, one line, 
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
     assert.match(r.stderr, /--(rate|arrival|slo|seed)/)
   }
+})
+
+// Every due time of a constant schedule at `rate`, in order, for `amount` requests.
+const plan = (rate, amount) => Array.from({ length: amount }, (_, i) => (i * 1000) / rate)
+
+test('the response path sends too: at 2000 req/s (gaps of 0.5 ms, under the timer\'s 1 ms) the schedule is kept exactly', async (t) => {
+  const server = await startServer('simple', ['--work', 'loop:1', '--telemetry', 'off'])
+  t.after(() => server.stop())
+  const dir = mkdtempSync(join(tmpdir(), 'loadlab-trace-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const round = async (sendOnAnswer) => {
+    const events = []
+    const trace = join(dir, `trace-${sendOnAnswer}.json`)
+    const r = await fireOpenLoop({
+      url: `${server.url}/`, rate: 2000, amount: 400, timeoutSec: 5, sendOnAnswer, trace, onResponse: (e) => events.push(e)
+    })
+    return { r, events, trace: JSON.parse(readFileSync(trace, 'utf8')) }
+  }
+  const timer = await round(false)
+  const both = await round(true)
+  // The timer alone wakes at most once a millisecond: it must send some due times two or more at a time.
+  assert.equal(timer.r.sentByAnswer, 0)
+  assert.ok(timer.trace.summary.largestBatch >= 2, `timer alone: largest batch ${timer.trace.summary.largestBatch}`)
+  assert.ok(timer.trace.batches.every((b) => b[2] === 'timer'))
+  assert.ok(both.r.sentByAnswer > 0, 'answers that freed a connection sent what was due')
+  assert.equal(both.trace.summary.sentByAnswer, both.r.sentByAnswer)
+  assert.equal(both.trace.summary.sentByAnswer + both.trace.summary.sentByTimer, 400, 'every send is in one batch or the other')
+  for (const { r, events } of [timer, both]) {
+    assert.deepEqual([r.sent, r.written, r.completed, r.ok, r.mismatches], [400, 400, 400, 400, 0])
+    assert.deepEqual(events.map((e) => e.dueMs).sort((a, b) => a - b), plan(2000, 400), 'each due time once, i / rate exactly')
+    assert.ok(events.every((e) => e.sentMs >= e.dueMs), 'nothing leaves before it is due')
+    assert.equal(summarizeHistogram(r.lag).count, 400)
+  }
+})
+
+test('connections open before time zero: the server sees them all before the first request arrives', async (t) => {
+  const seen = { connections: [], firstRequest: null }
+  const server = createServer((req, res) => {
+    seen.firstRequest ??= performance.now()
+    res.end('ok')
+  })
+  server.on('connection', () => seen.connections.push(performance.now()))
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.after(() => new Promise((resolve) => server.close(resolve)))
+  const dir = mkdtempSync(join(tmpdir(), 'loadlab-trace-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const trace = join(dir, 'trace.json')
+  // 1000 req/s: PREOPEN_MS (50 ms) of the schedule is 50 connections, under the cap of 64.
+  const r = await fireOpenLoop({
+    url: `http://127.0.0.1:${server.address().port}/`, rate: 1000, amount: 200, connections: 64, timeoutSec: 5, trace
+  })
+  server.closeAllConnections()
+  assert.equal(r.ok, 200)
+  assert.equal(r.preopened, 50)
+  const { opens, connected, summary } = JSON.parse(readFileSync(trace, 'utf8'))
+  assert.equal(connected.length, 50)
+  assert.ok(connected.every((at) => at !== null && at < 0), 'all 50 had connected (the handshake done) before due time 0')
+  assert.equal(summary.connectedBeforeZero, 50)
+  assert.ok(opens.slice(0, 50).every((at) => at < 0), 'and were opened before it')
+  assert.ok(opens.length <= 64 && seen.connections.length === opens.length, 'the server saw each connection the client opened')
+  assert.ok(seen.firstRequest > r.startedAt, 'no request before due time 0')
 })

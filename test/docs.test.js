@@ -1,0 +1,124 @@
+// The documentation holds: every relative link in README.md, docs/, reports/README.md resolves (file
+// and heading), every file examples/ and the docs name exists, every `npm run X` and `npx loadlab X`
+// names a script, subcommand and options that exist, every table quoted from a report is still in it,
+// and the README stays a page a newcomer reads.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { ROOT } from '../loadtest/catalog.js'
+import { HELP as LAB_HELP } from '../loadtest/options.js'
+import { HELP as COMPARE_HELP } from '../loadtest/compare/cli.js'
+import { HELP as MERGE_HELP } from '../loadtest/merge/cli.js'
+import { anchors, commands, links, problems, slug } from './helpers/docs.js'
+
+const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
+  'reports/README.md']
+
+// Every text file under examples/, by its path from the root.
+function examples (dir = 'examples') {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? examples(`${dir}/${e.name}`) : /\.(js|json|yml|md)$/.test(e.name) ? [`${dir}/${e.name}`] : [])
+}
+
+// bin/loadlab.js run with these arguments (it runs on import, so it is asked, not imported).
+const bin = (...args) => spawnSync(process.execPath, [join(ROOT, 'bin', 'loadlab.js'), ...args], { encoding: 'utf8' })
+
+// The subcommands bin/loadlab.js has, as it lists them when refusing an unknown one.
+function subcommands () {
+  const run = bin('no-such-command')
+  assert.equal(run.status, 2, run.stderr)
+  const m = /commands: (.*?), or lab options/.exec(run.stderr)
+  assert.ok(m, run.stderr)
+  return new Set(m[1].split(', '))
+}
+
+function known () {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+  return {
+    scripts: new Set(Object.keys(pkg.scripts)),
+    subcommands: subcommands(),
+    options: { lab: LAB_HELP, npx: `${LAB_HELP}\n${bin('help').stdout}`, compare: COMPARE_HELP, merge: MERGE_HELP }
+  }
+}
+
+const onDisk = (root) => ({
+  read: (file) => readFileSync(join(root, file), 'utf8'),
+  exists: (file) => existsSync(join(root, file))
+})
+
+test('every link, command, named file and quote in README.md, docs/, reports/README.md and examples/ holds', () => {
+  const found = problems({ root: ROOT, docs: DOCS, texts: examples(), known: known(), ...onDisk(ROOT) })
+  assert.deepEqual(found, [])
+  // the check read what it should: the README links to every page in docs/, and runs commands
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const linked = new Set(links(readme).map((l) => l.target))
+  for (const page of DOCS.filter((f) => f.startsWith('docs/'))) assert.ok(linked.has(page), `README links ${page}`)
+  assert.ok(commands(readme).filter((c) => c.name === 'lab').length >= 5)
+})
+
+test('the README is a page a newcomer reads; every docs page starts with what it is for', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const lines = readme.split('\n').length - 1
+  assert.ok(lines <= 300, `README.md has ${lines} lines (at most about 300: move a topic to docs/)`)
+  for (const page of DOCS.filter((f) => f.startsWith('docs/'))) {
+    const [title, blank, first] = readFileSync(join(ROOT, page), 'utf8').split('\n')
+    assert.match(title, /^# \S/, `${page}: a title first`)
+    assert.equal(blank, '', page)
+    assert.match(first, /^(?!```)[^#|<\s-]/, `${page}: a sentence saying what the page is for, before anything else`)
+  }
+})
+
+test('the README and --help give the tour the same duration', () => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const said = /a quick tour of every server \(light load, ([^)]+)\)/.exec(LAB_HELP)?.[1]
+  assert.ok(said, 'the --help text says how long the tour takes')
+  const tourLines = readme.split('\n').filter((l) => /^npm (ci && npm )?run lab +#/.test(l))
+  assert.ok(tourLines.length >= 2, tourLines.join('\n'))
+  for (const line of tourLines) assert.ok(line.includes(`(${said})`), `${line}\n--help says: ${said}`)
+})
+
+test('GitHub anchors: lower case, punctuation dropped, repeats numbered', () => {
+  assert.equal(slug('Gates for CI: thresholds and `compare --fail-on`'), 'gates-for-ci-thresholds-and-compare---fail-on')
+  assert.equal(slug('Runtimes: Node 20, 22 and 24, Bun and Deno, `--runtime`'), 'runtimes-node-20-22-and-24-bun-and-deno---runtime')
+  assert.deepEqual([...anchors('# A\n## Notes\n```\n# not a heading\n```\n## Notes\n')], ['a', 'notes', 'notes-1'])
+})
+
+test('the checks catch a broken link, a missing anchor, an unknown script or option, a missing file, a changed quote', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'loadlab-docs-'))
+  try {
+    mkdirSync(join(dir, 'docs'))
+    mkdirSync(join(dir, 'reports'))
+    writeFileSync(join(dir, 'reports', 'r.md'), '| a | b |\n| 1 | 2 |\n')
+    writeFileSync(join(dir, 'docs', 'page.md'), '# Page\n\nFor tests.\n\n## Real heading\n')
+    writeFileSync(join(dir, 'README.md'), [
+      '# Title', '',
+      'Fine: [page](docs/page.md), [heading](docs/page.md#real-heading), [web](https://example.com/x).',
+      'Broken: [gone](docs/gone.md) and [anchor](docs/page.md#no-such-heading).',
+      '`[in code](docs/page.md#not-a-link)`', '',
+      '```sh', 'npm run lab -- --server simple', 'npm run nosuch', 'npm run lab -- --no-such-option',
+      'npx loadlab compare a.json b.json', 'npx loadlab frobnicate', '```', '',
+      'See `loadtest/missing.js` and `reports/r.md`.', '',
+      '<!-- quote: reports/r.md -->', '| a | b |', '| 1 | 3 |', '<!-- /quote -->', ''
+    ].join('\n'))
+    const found = problems({
+      root: dir,
+      docs: ['README.md', 'docs/page.md'],
+      known: { scripts: new Set(['lab']), subcommands: new Set(['compare']), options: { lab: '  --server a,b', npx: '', compare: '', merge: '' } },
+      ...onDisk(dir)
+    })
+    assert.deepEqual(found, [
+      'README.md:4: link docs/gone.md: no file docs/gone.md',
+      'README.md:4: link docs/page.md#no-such-heading: no heading #no-such-heading in docs/page.md',
+      'README.md:9: npm run nosuch: no such script in package.json',
+      'README.md:10: npm run lab: no option --no-such-option in its --help',
+      'README.md:12: npx loadlab frobnicate: no such subcommand in bin/loadlab.js',
+      'README.md:17: quote from reports/r.md: not in that file as it is',
+      'README.md:15: names loadtest/missing.js, which does not exist'
+    ])
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})

@@ -1,0 +1,167 @@
+// What the documentation test reads out of Markdown: links, heading anchors, the commands a reader is
+// told to type, the paths of repository files it names, and tables quoted from reports. Pure functions
+// of text; test/docs.test.js checks their findings against the repository.
+
+const FENCE = /^(```|~~~)/
+
+// The text outside fenced code blocks (a link in a code block is not a link), line numbers kept.
+export function prose (md) {
+  let inFence = false
+  return md.split('\n').map((line) => {
+    if (FENCE.test(line.trim())) {
+      inFence = !inFence
+      return ''
+    }
+    return inFence ? '' : line
+  }).join('\n')
+}
+
+// Every Markdown link and image target outside code, with its line: { line, target }.
+export function links (md) {
+  const out = []
+  prose(md).split('\n').forEach((text, i) => {
+    // inline code is not a link either: `[a](b)` in backticks stays text
+    const bare = text.replace(/`[^`]*`/g, '')
+    for (const m of bare.matchAll(/!?\[(?:[^\]]|\][^(])*\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) {
+      out.push({ line: i + 1, target: m[1] })
+    }
+  })
+  return out
+}
+
+// A link that leaves the repository (a URL, mail) rather than naming one of its files.
+export function isExternal (target) {
+  return /^[a-z][a-z0-9+.-]*:/i.test(target)
+}
+
+// GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens.
+export function slug (heading) {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/<[^>]*>/g, '')
+    .replace(/[^\p{L}\p{N}\p{M}\s_-]/gu, '')
+    .replace(/\s/g, '-')
+}
+
+// Every anchor a Markdown file offers, as GitHub numbers repeated headings (name, name-1, …).
+export function anchors (md) {
+  const seen = new Map()
+  const out = new Set()
+  for (const line of prose(md).split('\n')) {
+    const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)
+    if (!m) continue
+    const base = slug(m[1])
+    const n = seen.get(base) ?? 0
+    seen.set(base, n + 1)
+    out.add(n === 0 ? base : `${base}-${n}`)
+  }
+  return out
+}
+
+// Every `npm run X` (also `npm run -s X`) and `npx loadlab X` a reader is told, code blocks included:
+// { line, tool: 'npm' | 'npx', name, args } where args is the rest of the command up to a comment.
+export function commands (md) {
+  const out = []
+  md.split('\n').forEach((text, i) => {
+    for (const m of text.matchAll(/\bnpm run (?:-s |--silent )?([\w:.-]*\w)([^`#|]*)/g)) {
+      out.push({ line: i + 1, tool: 'npm', name: m[1], args: m[2].trim() })
+    }
+    for (const m of text.matchAll(/\bnpx loadlab(?:\s+([^\s`#|)]+))?([^`#|]*)/g)) {
+      out.push({ line: i + 1, tool: 'npx', name: m[1] ?? '', args: m[2].trim() })
+    }
+  })
+  return out
+}
+
+// The `--options` of a command line (not those after a `--` meant for a subcommand of the same tool).
+export function flags (args) {
+  return [...args.matchAll(/(?:^|\s)(--[a-z][a-z0-9-]*)/g)].map((m) => m[1])
+}
+
+const ROOT_DIRS = ['bench', 'bin', 'docs', 'examples', 'loadtest', 'reports', 'scripts', 'servers', 'test']
+
+// Paths of repository files the text names in passing (`loadtest/run/body.js`, a comment's
+// docs/shards.md): from a top folder to a file with an extension, no wildcard or placeholder in it.
+export function filePaths (text) {
+  const out = []
+  const re = new RegExp(`(?<![\\w./~-])((?:${ROOT_DIRS.join('|')})/[\\w./-]*\\.(?:js|md|json|yml|yaml|png|html))(?![\\w*<>/-])`, 'g')
+  text.split('\n').forEach((line, i) => {
+    for (const m of line.matchAll(re)) out.push({ line: i + 1, path: m[1] })
+  })
+  return out
+}
+
+// The blocks between `<!-- quote: FILE -->` and `<!-- /quote -->`: text that must stand in FILE as it is.
+export function quotes (md) {
+  const out = []
+  const re = /<!-- quote: (\S+) -->\n([\s\S]*?)\n<!-- \/quote -->/g
+  for (const m of md.matchAll(re)) {
+    out.push({ line: md.slice(0, m.index).split('\n').length, file: m[1], text: m[2] })
+  }
+  return out
+}
+
+// Everything wrong with a set of documents, as one line each: links that do not resolve (file, then
+// anchor in a Markdown file), commands that name no script, subcommand or option, repository files
+// named in passing that do not exist, quoted blocks their file no longer holds. `known` says what
+// exists: { scripts: Set, subcommands: Set, options: { lab, npx, compare, merge }: their help texts }.
+export function problems ({ root, docs, texts = [], known, read, exists }) {
+  const out = []
+  const where = (file, line) => `${file}:${line}`
+  const dirOf = (file) => file.split('/').slice(0, -1).join('/')
+  const join = (dir, rel) => {
+    const parts = dir ? dir.split('/') : []
+    for (const p of rel.split('/')) {
+      if (p === '..') parts.pop()
+      else if (p !== '.' && p !== '') parts.push(p)
+    }
+    return parts.join('/')
+  }
+  for (const file of docs) {
+    const md = read(file)
+    for (const { line, target } of links(md)) {
+      if (isExternal(target)) continue
+      const [path, anchor] = target.split('#')
+      const resolved = path === '' ? file : join(dirOf(file), decodeURI(path))
+      if (!exists(resolved)) {
+        out.push(`${where(file, line)}: link ${target}: no file ${resolved}`)
+        continue
+      }
+      if (anchor && resolved.endsWith('.md') && !anchors(read(resolved)).has(anchor)) {
+        out.push(`${where(file, line)}: link ${target}: no heading #${anchor} in ${resolved}`)
+      }
+    }
+    for (const { line, tool, name, args } of commands(md)) {
+      if (/^(…|\.\.\.)$/.test(name)) continue // `npx loadlab …`: any of them, in prose
+      const sub = tool === 'npm' ? name : (name === '' || name.startsWith('-') ? 'lab' : name)
+      if (tool === 'npm' && !known.scripts.has(name)) {
+        out.push(`${where(file, line)}: npm run ${name}: no such script in package.json`)
+        continue
+      }
+      if (tool === 'npx' && sub !== 'lab' && !known.subcommands.has(sub)) {
+        out.push(`${where(file, line)}: npx loadlab ${name}: no such subcommand in bin/loadlab.js`)
+        continue
+      }
+      const help = tool === 'npx' && sub === 'lab' ? known.options.npx : known.options[sub]
+      const given = flags(tool === 'npx' && sub === 'lab' ? `${name} ${args}` : args)
+      for (const flag of help ? given : []) {
+        if (!new RegExp(`(^|[\\s,(|\\[])${flag}(?![\\w-])`).test(help)) {
+          out.push(`${where(file, line)}: ${tool === 'npm' ? 'npm run' : 'npx loadlab'} ${sub}: no option ${flag} in its --help`)
+        }
+      }
+    }
+    for (const { line, file: quoted, text } of quotes(md)) {
+      const source = join(dirOf(file), quoted)
+      if (!exists(source)) out.push(`${where(file, line)}: quote from ${quoted}: no such file`)
+      else if (!read(source).includes(text)) out.push(`${where(file, line)}: quote from ${quoted}: not in that file as it is`)
+    }
+  }
+  for (const file of [...docs, ...texts]) {
+    // a link's target is the link check's; what is left is text naming a file
+    for (const { line, path } of filePaths(read(file).replace(/\]\([^)]*\)/g, ']()'))) {
+      if (!exists(path)) out.push(`${where(file, line)}: names ${path}, which does not exist`)
+    }
+  }
+  return out
+}

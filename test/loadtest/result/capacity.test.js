@@ -1,0 +1,123 @@
+// The capacity rules on synthetic steps with real latency histograms: the sample-size rule (how many
+// requests decide p99), a failure the generator's lag could flip repeated, and the floor: a capacity
+// that cannot be met is null with its floor, never 0.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import {
+  capacityLine, capacityOf, judgeStep, percentileCall, requestsToShow, verdictAt
+} from '../../../loadtest/result/capacity.js'
+import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/result/histogram.js'
+import { createSweep } from '../../../loadtest/run/sweep.js'
+
+const SLO = 115
+
+// A step's round figures: n requests at 40 ms, `over` of them at 400 ms; an open loop with a lag p99.
+function figures (n, over = 0, { lag = 1, p99 = null } = {}) {
+  const h = createHistogram()
+  for (let i = 0; i < n - over; i++) recordMs(h, 40)
+  for (let i = 0; i < over; i++) recordMs(h, 400)
+  const requests = { sent: n, completed: n, errors: 0, timeouts: 0, non2xx: 0, mismatches: 0, unanswered: 0 }
+  const shown = p99 ?? (over / n > 0.01 ? 400 : 40)
+  return { requests, latency: { p99: shown }, histograms: { latency: encodeHistogram(h) }, open: { lag: { p99: lag } } }
+}
+
+test('sample size: p99 needs 299 requests with none over, 473 with one, 628 with two', () => {
+  assert.equal(requestsToShow(0), 299)
+  assert.equal(requestsToShow(1), 473)
+  assert.equal(requestsToShow(2), 628)
+  assert.equal(percentileCall(298, 0), 'undecided')
+  assert.equal(percentileCall(299, 0), 'pass')
+  assert.equal(percentileCall(200, 0), 'undecided', 'the old 200-request step could not show p99')
+  assert.equal(percentileCall(300, 20), 'fail', '20 of 300 over: p99 is above the target')
+  assert.equal(percentileCall(300, 4), 'undecided', 'p99 near the target: more requests needed')
+  // a step is judged on its histogram: the count over the target, not a point p99
+  assert.deepEqual({ ...judgeStep(figures(299), SLO), why: null }, { n: 299, over: 0, inDoubt: false, call: 'pass', why: null })
+  assert.equal(judgeStep(figures(200), SLO).call, 'undecided')
+  assert.equal(judgeStep(figures(300, 30), SLO).call, 'fail')
+})
+
+test('sample size: undecided steps at a rate pool their requests until they decide (the sequential rule)', () => {
+  const step = (fig) => ({ ...judgeStep(fig, SLO), disturbed: false })
+  // 300 requests with one over: p99 ≤ target is not shown; the rate is measured again
+  const first = step(figures(300, 1))
+  assert.equal(first.call, 'undecided')
+  assert.equal(verdictAt([first]), 'pending')
+  // pooled with 300 more with none over: 600 requests, one over, decide p99 within the target
+  assert.equal(verdictAt([first, step(figures(300, 0))]), 'pass')
+  // three undecided steps whose pool does not decide: the pooled share decides at the cap
+  const near = step(figures(150, 2))
+  assert.equal(near.call, 'undecided')
+  assert.equal(verdictAt([near, near]), 'pending')
+  assert.equal(verdictAt([near, near, near]), 'fail', '6 of 450 over: 1.3 % > 1 %')
+  // noise only adds time: disturbed steps with none over still pool toward a pass
+  const noisy = { ...step(figures(150, 0)), disturbed: true }
+  assert.equal(verdictAt([noisy, noisy]), 'pass', '300 requests, none over, though disturbed')
+  // a pooled failure of disturbed steps does not count until the cap
+  const three = step(figures(100, 3))
+  assert.equal(three.call, 'undecided', '3 of 100 over')
+  // above a confirmed failure one counted failure decides: pooled, 6 of 200 over show p99 above the target
+  assert.equal(verdictAt([three, three], { contradicts: true }), 'fail')
+  const noisyThree = { ...three, disturbed: true }
+  assert.equal(verdictAt([noisyThree, noisyThree], { contradicts: true }), 'pending', 'but not when the pool was disturbed')
+})
+
+test('lag rule: a failure the lag could flip is in doubt and repeated; one it cannot flip counts', () => {
+  // p99 120 ms against 115 ms with lag p99 8 ms: in doubt
+  const doubt = judgeStep(figures(300, 30, { p99: 120, lag: 8 }), SLO)
+  assert.equal(doubt.call, 'fail')
+  assert.equal(doubt.inDoubt, true)
+  // p99 400 ms with lag p99 13 ms: stands
+  const stands = judgeStep(figures(300, 30, { lag: 13 }), SLO)
+  assert.equal(stands.inDoubt, false)
+  const s = (j) => ({ ...j, disturbed: false })
+  assert.equal(verdictAt([s(stands), s(stands)]), 'fail', 'two failures that stand confirm it')
+  assert.equal(verdictAt([s(doubt), s(doubt)]), 'pending', 'failures in doubt do not count yet')
+  assert.equal(verdictAt([s(doubt), s(doubt), s(doubt)]), 'fail', 'at MAX_TRIES the majority decides')
+  // in a sweep: the first coarse step fails in doubt, the next step is the same rate again
+  const sweep = createSweep({ serviceMs: 10, cores: 2, sloMs: SLO, minRequests: 300 })
+  const history = []
+  const rate = sweep.next(history)
+  history.push({ rate, figures: figures(300, 30, { p99: 120, lag: 8 }) })
+  assert.equal(sweep.next(history), rate)
+  assert.equal(sweep.kinds[1], 'repeat')
+})
+
+test('floor: a floor above the target gives capacity null with "cannot meet the target", never 0', () => {
+  // child-process: p99 195 ms at the lowest rate offered (3.2 req/s), every rate above fails too
+  const steps = [
+    { index: 0, rate: 31.3, kind: 'coarse', call: 'fail', p50: 3000, p99: 6200, n: 200, over: 190 },
+    { index: 1, rate: 31.3, kind: 'repeat', call: 'fail', p50: 3100, p99: 6400, n: 200, over: 190 },
+    { index: 2, rate: 6.4, kind: 'refine', call: 'fail', p50: 100, p99: 175, n: 64, over: 30 },
+    { index: 3, rate: 6.4, kind: 'repeat', call: 'fail', p50: 101, p99: 180, n: 64, over: 31 },
+    { index: 4, rate: 3.2, kind: 'refine', call: 'fail', p50: 98, p99: 195, n: 32, over: 12 },
+    { index: 5, rate: 3.2, kind: 'repeat', call: 'fail', p50: 97, p99: 195, n: 32, over: 11 }
+  ]
+  const cap = capacityOf(steps, { sloMs: SLO, idealRps: 100 })
+  assert.equal(cap.rps, null)
+  assert.equal(cap.bound, 'cannot meet the target')
+  assert.deepEqual(cap.floor, { rps: 3.2, p50: 97.5, p99: 195, requests: 64 })
+  assert.equal(cap.ratioToIdeal, null)
+  assert.equal(cap.sensitive, false, '195 ms is more than 1.5 × of 115 ms')
+  assert.equal(capacityLine('child-process', cap), 'child-process cannot meet p99 ≤ 115 ms at any rate tried: p99 195 ms at 3.2 req/s')
+  // at 172 ms the floor is within 1.5 × of the target: the line says a slightly looser one may be met
+  const at172 = capacityOf(steps.map((s) => (s.rate === 3.2 ? { ...s, p99: 172 } : s)), { sloMs: SLO, idealRps: 100 })
+  assert.equal(at172.sensitive, true)
+  assert.equal(capacityLine('child-process', at172), 'child-process cannot meet p99 ≤ 115 ms at any rate tried: p99 172 ms at 3.2 req/s ' +
+    '(within 1.5 × of the target: a slightly looser one may be met)')
+  // a floor at 106 ms: the capacity exists but is sensitive to the target
+  const near = [
+    { index: 0, rate: 4, kind: 'refine', call: 'pass', p50: 60, p99: 106, n: 300, over: 0 },
+    { index: 1, rate: 8, kind: 'refine', call: 'fail', p50: 90, p99: 300, n: 300, over: 40 },
+    { index: 2, rate: 8, kind: 'repeat', call: 'fail', p50: 90, p99: 300, n: 300, over: 40 }
+  ]
+  const c = capacityOf(near, { sloMs: SLO, idealRps: 100 })
+  assert.equal(c.rps, 4)
+  assert.equal(c.sensitive, true)
+  assert.match(capacityLine('worker-per-request', c), /within 1.5 × of its floor \(p99 106 ms at 4 req\/s\): its capacity is sensitive/)
+  // no rate passed, but the floor's p99 is within the target (its steps failed otherwise): null as well
+  const errors = [{ index: 0, rate: 10, kind: 'coarse', call: 'fail', p50: 20, p99: 40, n: 300, over: 0 }]
+  const e = capacityOf([...errors, { ...errors[0], index: 1, kind: 'repeat' }], { sloMs: SLO, idealRps: 100 })
+  assert.equal(e.rps, null)
+  assert.equal(e.bound, 'below the lowest rate offered')
+  assert.equal(capacityLine('x', { ...cap, floor: null }), null)
+})
