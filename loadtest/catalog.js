@@ -6,17 +6,69 @@ import { fileURLToPath } from 'node:url'
 // The repository root (servers/ and node_modules/ are found from here).
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 
-// The strategies of servers/, in the order the tour runs them.
+// The servers of servers/, in the order the tour runs them: the CPU strategies (cpu: true; the heavy-CPU
+// and capacity experiments run these), then the servers of one study each.
 const SERVERS = [
-  { name: 'simple', description: 'one process, one thread, work inline' },
-  { name: 'cluster', description: 'node:cluster, one worker process per core, work inline' },
-  { name: 'child-process', description: 'child_process.fork per request' },
-  { name: 'worker-per-request', description: 'a new worker_threads Worker per request' },
-  { name: 'cluster-threads', description: 'cluster, each worker process starts a Worker per request' },
-  { name: 'queued-threads', description: 'a piscina pool of long-lived threads with a FIFO queue' },
-  { name: 'sleep-variants', description: 'async/sync sleep, pooled/unpooled (--variant)' },
-  { name: 'long-vs-small-tasks', description: 'renderToString as one long task or chunked (--mode)' }
+  { name: 'simple', cpu: true, description: 'one process, one thread, work inline' },
+  { name: 'cluster', cpu: true, description: 'node:cluster, one worker process per core, work inline' },
+  { name: 'child-process', cpu: true, description: 'child_process.fork per request' },
+  { name: 'worker-per-request', cpu: true, description: 'a new worker_threads Worker per request' },
+  { name: 'cluster-threads', cpu: true, description: 'cluster, each worker process starts a Worker per request' },
+  { name: 'queued-threads', cpu: true, description: 'a piscina pool of long-lived threads with a FIFO queue' },
+  { name: 'sleep-variants', cpu: false, description: 'async/sync sleep, pooled/unpooled (--variant)' },
+  { name: 'long-vs-small-tasks', cpu: false, description: 'renderToString as one long task or chunked (--mode)' }
 ]
+
+// The shedding variants (docs/overload.md): a server of SERVERS with flags, keyed `server/variant`.
+// argsFor({ sloMs, serviceMs }) gives the flags once the lab knows the target and the calibrated service
+// time: `auto` is resolved by the server itself from --slo and --service-ms, and prints how.
+const VARIANTS = [
+  {
+    server: 'queued-threads',
+    variant: 'deadline',
+    description: 'a request that waited past the deadline answers 503 unrun (--deadline auto)',
+    argsFor: (t) => ['--deadline', 'auto', ...targetArgs(t)]
+  },
+  {
+    server: 'queued-threads',
+    variant: 'max-queue',
+    description: "the queue bounded by Little's law (--max-queue auto)",
+    argsFor: (t) => ['--max-queue', 'auto', ...targetArgs(t)]
+  },
+  {
+    server: 'simple',
+    variant: 'under-pressure',
+    description: '@fastify/under-pressure, 503 above a mean event-loop delay (--shed-loop-delay)',
+    argsFor: (t) => ['--shed-loop-delay', String(loopDelayBudget(t))]
+  },
+  {
+    server: 'cluster',
+    variant: 'under-pressure',
+    description: '@fastify/under-pressure in each worker (--shed-loop-delay)',
+    argsFor: (t) => ['--shed-loop-delay', String(loopDelayBudget(t))]
+  }
+]
+
+function targetArgs ({ sloMs, serviceMs }) {
+  return ['--slo', String(sloMs), '--service-ms', String(serviceMs)]
+}
+
+// The loop delay under-pressure sheds above: the wait a request can afford, the deadline's budget
+// (the target less two service times, servers/lib/shedding.js), at least 1 ms.
+function loopDelayBudget ({ sloMs, serviceMs }) {
+  return Math.max(1, Math.round((sloMs - 2 * serviceMs) * 10) / 10)
+}
+
+// Every shedding variant: { key, server, variant, description, argsFor }; `servers` keeps those of
+// the servers named.
+export function variants (servers = null) {
+  return VARIANTS.filter((v) => !servers || servers.includes(v.server)).map((v) => ({ key: `${v.server}/${v.variant}`, ...v }))
+}
+
+// One variant by its key (`server/variant`), or undefined.
+export function findVariant (key) {
+  return variants().find((v) => v.key === key)
+}
 
 // Extra servers for tests: every NAME.js in the directory named by LOADLAB_EXTRA_SERVERS.
 function extraServers () {
@@ -45,6 +97,11 @@ export function catalog () {
 // The names `--server all` selects: the strategies of servers/ (test extras only by name).
 export function allServerNames () {
   return SERVERS.map((s) => s.name)
+}
+
+// The CPU strategies' names (the table above filtered), in the tour's order.
+export function cpuStrategyNames () {
+  return SERVERS.filter((s) => s.cpu).map((s) => s.name)
 }
 
 // One catalog entry by name, or undefined.

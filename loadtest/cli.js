@@ -4,11 +4,12 @@ import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { HELP, parseOptions } from './options.js'
-import { ROOT, catalog } from './catalog.js'
+import { ROOT, catalog, variants } from './catalog.js'
 import { experimentFor, experimentNames, loadExperiment } from './experiments/index.js'
 import { runLab } from './lab.js'
 import { reportTable, renderText } from './report/table.js'
 import { renderMarkdown } from './report/markdown.js'
+import { decisionText } from './report/decision.js'
 import { termText } from './report/escape.js'
 import { writeReport } from './report/write.js'
 import { LabError } from './errors.js'
@@ -32,6 +33,8 @@ function commandLine (argv, prog) {
 async function list () {
   const lines = ['Servers:']
   for (const s of catalog()) lines.push(`  ${s.name.padEnd(22)}${s.description}${s.available ? '' : ' (not built)'}`)
+  lines.push('', 'Shedding variants (docs/overload.md):')
+  for (const v of variants()) lines.push(`  ${v.key.padEnd(30)}${v.description}`)
   lines.push('', 'Experiments:')
   for (const name of experimentNames()) {
     let title = ''
@@ -154,6 +157,8 @@ export async function main (argv, { prog = null } = {}) {
     }
     if (report.thresholds) process.stderr.write(thresholdSummary(report.thresholds) + '\n')
     for (const e of out.errors) process.stderr.write(`error: ${e.file} not written: ${e.message} (the JSON is)\n`)
+    // The decision (capacity experiment) is the terminal's last block: what stays on screen.
+    if (report.decision) process.stderr.write('\n' + decisionText(report.decision))
     if (opts.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n')
     if (stop.exitCode !== null) return stop.exitCode
     if (report.status === 'failed' || out.fallback || out.errors.length) return 1

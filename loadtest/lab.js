@@ -19,6 +19,8 @@ import { samplerSource } from './run/sample.js'
 import { resolveRuntimes } from './run/runtimes.js'
 import { userCwd } from './paths.js'
 import { runtimeName } from './result/runtime.js'
+import { decide } from './result/decision.js'
+import { confirmWinner } from './run/confirm.js'
 
 // Everything decided before anything starts: the experiment, its load, the plan and each entry's load.
 // Throws a usage error (exit 2) for a bad combination; starts nothing (a --node runtime the project
@@ -41,7 +43,10 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
     task,
     work: opts.work,
     servers: opts.server,
+    capacityFrom: opts.capacityFrom ?? null, // --capacity-from (experiment overload)
     quick: opts.quick,
+    slos: opts.slos ?? null, // --slo's targets (the capacity experiment)
+    tune: opts.tune ?? null, // --tune: { name, flag, values } (tune.js)
     user: {
       connections: opts.connections,
       amount: opts.amount,
@@ -213,7 +218,17 @@ function doneLine (record, result) {
   if (record.failure) return `FAILED: ${record.failure.reason}`
   if (record.interrupted) return 'interrupted'
   const trust = result.trusted ? '' : ` (untrusted: ${result.untrusted.join('; ')})`
+  const two = result.overload?.steps?.find((s) => s.multiple === 2)
+  if (two) return `done, goodput at 2 × C ${Math.round(two.goodputShare * 100)} % of C${trust}`
   return `done, ${result.rps?.toFixed(1) ?? '-'} req/s${trust}`
+}
+
+// A --tune entry's sweep seeded from the bracket the previous value of its setting found (the same server).
+function seeded (entry, results) {
+  if (!entry.setting || !entry.sweep) return entry
+  const prev = results.findLast((r) => r.server === entry.server && r.status !== 'failed' && r.capacity?.capacity)
+  const seed = prev?.capacity.capacity.bracket ?? null
+  return seed ? { ...entry, sweep: (x) => entry.sweep({ ...x, seed }) } : entry
 }
 
 // Each plan entry's server, one after another: run, calibrate what it named, build its result once.
@@ -226,8 +241,15 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
     const p = stepProgress(ctx.onProgress, i + 1, plan.length, entry.runtime ? `${name} on ${entry.runtime.label}` : name)
     const calibration = calibrationFor(ctx.calibration, entry.runtime)
     const { signal, cores } = ctx
-    const record = await runEntry(entry, loads[i], {
-      signal, progress: p.update, onRound: p.round, bootTimeoutMs: bootTimeout, url: opts.url, calibration, expectedBody
+    const record = await runEntry(seeded(entry, ctx.results), loads[i], {
+      signal,
+      progress: p.update,
+      onRound: p.round,
+      bootTimeoutMs: bootTimeout,
+      url: opts.url,
+      calibration,
+      expectedBody,
+      results: ctx.results // the results so far (an overload variant takes its base strategy's capacity)
     })
     await calibrateReported(record, ctx)
     // A capacity sweep's target and ideal stand on the calibration: checked again once its server stopped.
@@ -239,6 +261,23 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
     ctx.results.push(result)
     p.done(doneLine(record, result))
   }
+}
+
+// --confirm: the decision's winner at its plan rate, as one more progress step.
+async function confirmStep ({ plan, loads }, opts, ctx, decision) {
+  const p = stepProgress(ctx.onProgress, plan.length + 1, plan.length + 1, 'confirm')
+  const entry = plan[ctx.results.findIndex((r) => r.key === decision.key)]
+  const confirm = await confirmWinner(decision, {
+    plan,
+    loads,
+    results: ctx.results,
+    quick: opts.quick,
+    signal: ctx.signal,
+    progress: p.update,
+    calibration: calibrationFor(ctx.calibration, entry?.runtime)
+  })
+  p.done(confirm.skipped ? `not run: ${confirm.skipped}` : confirm.held ? 'held the target' : `did not hold: ${confirm.why.join('; ')}`)
+  return confirm
 }
 
 // Run the lab for validated options (loadtest/options.js) and return the report. `signal` stops the
@@ -268,6 +307,10 @@ export async function runLab (
     await calibratePlanned(lab, ctx)
     await runServers(lab, opts, ctx)
   }
+  // The capacity experiment ends with a decision (result/decision.js), first in every output; --confirm
+  // runs its winner at the plan rate.
+  const decision = experimentName === 'capacity' ? decide({ machine: m, results: ctx.results }) : null
+  if (decision && opts.confirm && !signal.aborted) decision.confirm = await confirmStep(lab, opts, ctx, decision)
   if (signal.aborted) {
     ctx.notes.push(
       `interrupted (${signal.reason?.message ?? signal.reason ?? 'aborted'}): results hold what was measured before the interruption`
@@ -287,6 +330,7 @@ export async function runLab (
     results: ctx.results,
     notes: ctx.notes
   })
+  if (decision) report.decision = decision
   // Thresholds (--threshold) are judged on the finished results; the CLI exits 99 when one is crossed.
   if (opts.threshold?.length) report.thresholds = evaluateThresholds(opts.threshold, report.results)
   return report

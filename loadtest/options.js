@@ -7,11 +7,13 @@ import { ROOT, allServerNames, catalog } from './catalog.js'
 import { defaultReportsDir, userCwd, userPath } from './paths.js'
 import { experimentNames } from './experiments/index.js'
 import { clip, describe, usageError } from './errors.js'
-import { ARRIVALS } from './run/schedule.js'
+import { ARRIVALS, DEFAULT_SEED } from './run/schedule.js'
 import { DEFAULT_MAX_BODY } from './run/body.js'
 import { RATE_PER_GENERATOR } from './run/generators.js'
 import { DEFAULT_MAX_CONNECTIONS } from './run/open-loop.js'
+import { BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_MS } from './run/boot.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
+import { TUNABLE, TuneError, parseTune } from './tune.js'
 
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
 export const MAX_START_AHEAD_MIN = 60
@@ -19,27 +21,31 @@ export const MAX_START_AHEAD_MIN = 60
 export const MAX_GENERATORS = 64
 export const MAX_SHARDS = 1000
 
-// Every option with its parseArgs type and its default (null: take the experiment's default).
+// Every option with the lab's default: what a run uses when neither the user nor the experiment sets it
+// (run/load.js reads the load's defaults here); null: nothing (or, for --out, paths.js defaultReportsDir).
 export const DEFAULTS = Object.freeze({
   server: null,
   experiment: null,
-  connections: null,
+  connections: 10, // closed loop; with --rate, enough for rate × timeout (open-loop.js defaultConnections)
   rate: null,
-  arrival: null,
-  seed: null,
-  generators: null,
+  arrival: 'constant',
+  seed: DEFAULT_SEED,
+  generators: null, // with --rate: generators.js defaultGenerators
   shard: null,
   'start-at': null,
   slo: null,
+  'capacity-from': null,
+  tune: null,
+  confirm: false,
   amount: null,
-  duration: null,
-  timeout: null,
-  'max-body': null,
+  duration: 10, // seconds per round when neither --amount nor the experiment gives its size
+  timeout: 10,
+  'max-body': DEFAULT_MAX_BODY,
   work: null,
   task: null,
   input: null,
-  runs: null,
-  warmup: null,
+  runs: 1,
+  warmup: 0,
   url: null,
   node: null,
   runtime: null,
@@ -52,8 +58,13 @@ export const DEFAULTS = Object.freeze({
   help: false
 })
 
-const BOOLEANS = new Set(['json', 'list', 'quick', 'help'])
+const BOOLEANS = new Set(['json', 'list', 'quick', 'help', 'confirm'])
 const MULTIPLE = new Set(['threshold'])
+// The parsed options before the user's: null where not given, so that an experiment's defaults and
+// --quick come before DEFAULTS (run/load.js); flags false, lists empty.
+const UNSET = Object.freeze(
+  Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, BOOLEANS.has(k) || MULTIPLE.has(k) ? DEFAULTS[k] : null]))
+)
 
 // The --help text: the one place the options are described.
 export const HELP = `Usage: npm run lab -- [options]
@@ -71,7 +82,7 @@ With no option: a quick tour of every server (light load, about a minute).
   --rate R             open loop: R requests/s on a schedule, sent whether or not earlier ones have
                        answered; latency counts from each request's due time
   --arrival KIND       open loop schedule: constant (i/R, default) or poisson (exponential gaps)
-  --seed N             seed of the poisson schedule (default 1): the same seed, the same schedule
+  --seed N             seed of the poisson schedule (default ${DEFAULTS.seed}): the same seed, the same schedule
   --generators N       open loop: N generator threads, request i to thread i mod N, each with its own
                        connections, figures merged exactly (default: one per ${RATE_PER_GENERATOR} requests/s, at most
                        one per core but one; 1: the lab's own thread)
@@ -79,19 +90,28 @@ With no option: a quick tour of every server (light load, about a minute).
                        i mod N = I − 1); run N of them (any machines), then npm run merge
   --start-at ISO-TIME  --shard: the common start (e.g. 2026-11-23T01:00:00Z), at most ${MAX_START_AHEAD_MIN} minutes ahead;
                        the shard waits for it (warm-up first) and refuses a time in the past
-  --slo MS             capacity experiment: the p99 latency target (default 5 × the service time, which
-                       moves with the calibration: give one --slo to runs you will compare)
+  --slo MS[,MS…]       capacity experiment: the p99 latency targets, strictly increasing (default: three,
+                       from 5 × the service time up; they move with the calibration: give one --slo to
+                       runs you will compare). One sweep finds the capacity at each (docs/decision.md)
+  --tune NAME=V1,V2,…  capacity experiment: one sweep per value of a server setting, each its own result
+                       (SERVER[NAME=V]); ${Object.entries(TUNABLE).map(([k, t]) => `${k} (${t.servers.join(', ')})`).join(', ')};
+                       max-queue takes inf; NAME alone tries its defaults (threads: half the cores, the
+                       cores, piscina's 1.5 × the cores)
+  --confirm            capacity experiment: run the decision's winner at its plan rate (60 s; --quick: 10 s)
+                       and say whether it held the target with no backlog growth
+  --capacity-from FILE overload experiment: each strategy's capacity and target from this capacity
+                       report (same server, work and target) instead of a sweep in the same run
   --amount N           requests per measured round (excludes --duration)
   --duration S         seconds per measured round (excludes --amount)
-  --timeout S          per-request timeout in seconds
-  --max-body BYTES     what is kept of each response body (default ${DEFAULT_MAX_BODY}): every body is verified
+  --timeout S          per-request timeout in seconds (default: the experiment's, else ${DEFAULTS.timeout})
+  --max-body BYTES     what is kept of each response body (default ${DEFAULTS['max-body']}): every body is verified
                        whole by sha256 and length as it streams; a longer one is counted as over the cap
   --work SPEC          work per request, e.g. loop:1e7, fib:25, render:1000, sleep:100
   --task PATH[#name]   your own work: a module exporting (input) => result (docs/task.md);
                        every server by default, or the capacity experiment's with
                        --experiment capacity; excludes --work, --url and the other experiments
   --input JSON|@FILE   --task: the input of every call (default: the module's \`input\` export)
-  --runs N             measured rounds per server; figures are the median round (default 1); with the
+  --runs N             measured rounds per server; figures are the median round (default ${DEFAULTS.runs}); with the
                        capacity experiment, N whole sweeps per server: the median capacity and the spread
   --warmup N           requests in the discarded warm-up round, 0 = none
   --url URL            load a server started by hand (outside sampling skipped)
@@ -104,8 +124,9 @@ With no option: a quick tour of every server (light load, about a minute).
   --label TEXT         free text naming the machine or the run
   --threshold T        a pass/fail bound on every run, repeatable: [SERVER:]METRIC OP VALUE, e.g.
                        'p99<500' (ms; p50 p75 p90 p97.5 p99 p99.9 p99.99 max, or 0.5s), 'rps>100' (req/s),
-                       'errors==0' (connection errors + non-2xx + body mismatches), 'timeouts==0',
+                       'errors==0' (failed requests: connection errors, timeouts, non-2xx, body mismatches), 'timeouts==0',
                        'efficiency>=80%', 'capacity>200' (req/s, capacity experiment only),
+                       'goodput>0.8' (goodput at 2 × capacity as a share of it, overload experiment only),
                        'queued-threads:p99<200' (that server only); OP: < <= > >= == !=. Figures are the
                        median round's. A crossed threshold exits ${THRESHOLD_EXIT} once the report is written
   --json               print the report JSON on stdout (with npm: npm run -s lab -- --json)
@@ -114,7 +135,7 @@ With no option: a quick tour of every server (light load, about a minute).
   --help               this text
 
 Environment: LOADLAB_BOOT_TIMEOUT_MS (how long a server may take to answer /health: whole ms from 1 to
-3600000, default 30000),
+${BOOT_TIMEOUT_MAX_MS}, default ${BOOT_TIMEOUT_MS}),
 LOADLAB_PROGRESS=1 (progress lines even when stderr is not a terminal), LOADLAB_EXTRA_SERVERS=DIR
 (every DIR/NAME.js becomes a server NAME, for tests), LOADLAB_RUNTIMES_DIR (where --runtime installs
 runtimes, default .runtimes/), LOADLAB_SAMPLER=proc|ps (the outside sampler's source; default /proc where
@@ -185,6 +206,29 @@ function numeric (kind, name, raw, min, max) {
 const int = (...args) => numeric('integer', ...args)
 const num = (...args) => numeric('number', ...args)
 
+// --slo MS[,MS…]: positive numbers, strictly increasing (each a target of one sweep), at most 8.
+function slosOf (raw) {
+  const items = raw.split(',').map((x) => x.trim())
+  const values = items.map((x) => num('slo', x, 0.1, 3_600_000))
+  if (values.length > 8) throw usageError(`--slo: at most 8 targets, got ${values.length}`)
+  const back = values.findIndex((v, i) => i > 0 && v <= values[i - 1])
+  if (back > 0) {
+    throw usageError(`--slo: targets must be strictly increasing, got ${values[back - 1]} then ${values[back]} (${describe(raw)})`)
+  }
+  return values
+}
+
+// --tune against the selected servers (the capacity experiment's six when no --server): a TuneError
+// becomes a usage error.
+function tuneOf (o, servers) {
+  try {
+    return parseTune(o.tune, { servers })
+  } catch (err) {
+    if (err instanceof TuneError) throw usageError(err.message)
+    throw err
+  }
+}
+
 // The numeric options, parsed and bounded.
 function numbers (o, out) {
   out.connections = int('connections', o.connections, 1, 10000)
@@ -194,7 +238,8 @@ function numbers (o, out) {
   out.runs = int('runs', o.runs, 1, 50)
   out.rate = num('rate', o.rate, 0.1, 100000)
   out.seed = int('seed', o.seed, 0, 2 ** 32 - 1)
-  out.slo = num('slo', o.slo, 0.1, 3_600_000)
+  out.slos = o.slo === null ? null : slosOf(o.slo)
+  out.slo = out.slos?.[0] ?? null // the first target: what one-target readers use
   out.warmup = int('warmup', o.warmup, 0, 1_000_000)
   out.maxBody = int('max-body', o['max-body'], 0, 2 ** 30)
 }
@@ -210,8 +255,16 @@ function checkLoad (o, out) {
   if (o.seed !== null && o.arrival !== 'poisson') {
     throw usageError('--seed goes with --arrival poisson: the constant schedule (i/R, the default) has no randomness')
   }
-  if (o.slo !== null && o.experiment !== 'capacity') {
-    throw usageError('--slo goes with --experiment capacity (the p99 target of its sweep)')
+  if (o['capacity-from'] !== null && o.experiment !== 'overload') {
+    throw usageError('--capacity-from goes with --experiment overload (the capacities it starts from)')
+  }
+  if (o.slo !== null && o.experiment !== 'capacity' && o.experiment !== 'overload') {
+    throw usageError('--slo goes with --experiment capacity or overload (the p99 target of its sweep)')
+  }
+  for (const flag of ['tune', 'confirm']) {
+    if (o[flag] !== null && o[flag] !== false && o.experiment !== 'capacity') {
+      throw usageError(`--${flag} goes with --experiment capacity (${flag === 'tune' ? 'a sweep per value' : 'it runs the decision\'s winner'})`)
+    }
   }
   if (out.amount !== null && out.duration !== null) {
     throw usageError('--amount and --duration exclude each other: give one of them')
@@ -333,7 +386,7 @@ function checkOutput (o, out) {
 
 // Check each option against its rule; returns the options with numbers parsed and servers split.
 export function validateOptions (values) {
-  const o = { ...DEFAULTS, ...values }
+  const o = { ...UNSET, ...values }
   const out = { ...o, cwd: userCwd() } // the one base of the user's relative paths
   numbers(o, out)
   checkLoad(o, out)
@@ -347,7 +400,9 @@ export function validateOptions (values) {
   checkWorkOrTask(o, out)
   if (o.node !== null || o.runtime !== null) out[o.runtime !== null ? 'runtime' : 'node'] = runtimesOf(o)
   checkOutput(o, out)
+  out.capacityFrom = o['capacity-from'] === null ? null : userPath(o['capacity-from'], out.cwd)
   out.threshold = thresholdsOf(o.threshold, o.url === null ? known.map((s) => s.name) : null)
+  out.tune = o.tune === null ? null : tuneOf(o, out.server)
   return out
 }
 

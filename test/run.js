@@ -13,6 +13,29 @@ import { isAlive } from '../loadtest/run/sample.js'
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const mark = randomUUID()
 
+// The files that take longest (node:test's per-file durations, Node 20, 2026-11-24), started first:
+// with --test-concurrency 2 a long file started last would run on alone while the other slot idles.
+const LONGEST_FIRST = [
+  'test/loadtest/run/runtimes.test.js',
+  'test/loadtest/lab-tour.test.js',
+  'test/loadtest/experiments/studies.test.js',
+  'test/loadtest/run/sample-ps.test.js',
+  'test/loadtest/compare/gates.test.js',
+  'test/servers/task.test.js',
+  'test/loadtest/report/page.test.js',
+  'test/loadtest/lab-failures.test.js',
+  'test/loadtest/experiments/capacity.test.js'
+]
+
+// The files in run order: the longest first, then the rest sorted, so runs are reproducible.
+function inRunOrder (files) {
+  const rank = (f) => {
+    const i = LONGEST_FIRST.indexOf(relative(root, f))
+    return i === -1 ? LONGEST_FIRST.length : i
+  }
+  return [...files].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0))
+}
+
 // Every *.test.js below dir, sorted so runs are reproducible.
 function findTests (dir) {
   const out = []
@@ -56,7 +79,7 @@ if (files.length === 0) {
 }
 
 const concurrency = process.env.LOADLAB_TEST_CONCURRENCY ?? '2'
-const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...files], {
+const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...inRunOrder(files)], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, LOADLAB_TEST_MARK: mark }

@@ -3,6 +3,7 @@
 // in, comparison data out; reading files and printing live in cli.js, rendering in
 // render.js.
 import { CompareError, clip } from '../errors.js'
+import { errorsOf } from '../result/requests.js'
 import { SCHEMA, machineLine } from '../result/build.js'
 import { isNum, PERCENTILE_KEYS, roundTo } from '../result/stats.js'
 import { serviceTime } from '../result/figures.js'
@@ -10,6 +11,7 @@ import { calibrationKey, withoutRuntime } from '../result/key.js'
 import { runtimeName, unmeasuredLines, unmeasuredText } from '../result/runtime.js'
 import { METRICS } from '../report/thresholds.js'
 import { withoutImpossible } from './impossible.js'
+import { overloadCell } from './overload.js'
 import { verdictOf } from '../result/trust.js'
 
 // The report schema this compare understands (reports/README.md).
@@ -93,11 +95,7 @@ export function targetsDiffer (base, next) {
 
 function httpCell (r, report, units) {
   const scale = units === 'service' ? serviceMs(report, r.work, r.runtime?.label) : 1
-  const q = r.requests
-  const errors =
-    q && typeof q === 'object'
-      ? ['errors', 'timeouts', 'non2xx', 'mismatches'].reduce((sum, k) => sum + (isNum(q[k]) ? q[k] : 0), 0)
-      : null
+  const errors = errorsOf(r.requests)
   const pcts = {}
   for (const p of PERCENTILE_KEYS) {
     const s = scaled(r.latency?.percentiles?.[p], scale)
@@ -122,6 +120,7 @@ function httpCell (r, report, units) {
     capacityBound: r.capacity?.capacity?.bound ?? null,
     capacityFloor: r.capacity?.capacity?.floor ?? null,
     sloMs: isNum(r.capacity?.sloMs) ? r.capacity.sloMs : null,
+    overload: overloadCell(r), // past capacity (the overload experiment), null otherwise
     ...drawable(r.timeline)
   }
 }

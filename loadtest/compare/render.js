@@ -8,6 +8,7 @@ import { markdownTable } from '../report/markdown.js'
 import { fixedGrouped, msGrouped } from '../report/format.js'
 import { timelineMarks, timelineRows, timelineSpec } from '../report/timeline-chart.js'
 import { NOISE_RULE, anyRegressed } from './compare.js'
+import { overloadHtml, overloadMarkdown } from './overload.js'
 
 // Markdown escaping of compare's text: the shared one of report/escape.js.
 export { mdEsc }
@@ -207,6 +208,7 @@ export function renderCompareMarkdown (cmp) {
     ...howToRead(cmp, http),
     ...httpSection(cmp, http),
     ...capacitySection(cmp, http),
+    ...overloadMarkdown(cmp, http),
     ...dispatchSection(cmp),
     ...verdictSections(cmp)
   ].join('\n')
@@ -481,6 +483,7 @@ export function renderCompareHtml (cmp) {
 ${gates}${flags}${notes}
 ${http.length ? `<section class="block"><h2>HTTP runs</h2>${charts(cmp, http)}${httpTable(cmp, http)}</section>` : ''}
 ${capacityTable(cmp, http)}
+${overloadHtml(cmp, http)}
 ${dispatch.length ? `<section class="block"><h2>Dispatch</h2>${dispatchChart(cmp, dispatch)}${dispatchTable(cmp, dispatch)}</section>` : ''}
 <footer>Written by <code>npm run compare</code>. Charts rendered with Vega-Lite; this page loads nothing from the network.</footer>`
   return page({ title: `loadlab compare: ${cmp.reports.map((r) => r.name).join(' vs ')}`, body })

@@ -5,9 +5,11 @@
 // loadtest/run/sweep.js for the rule.
 import { fmtMs, fmtPct } from '../report/format.js'
 import { SERVERS } from './heavy-cpu.js'
-import { MIN_REQUESTS, createSweep } from '../run/sweep.js'
+import { MIN_REQUESTS, SLO_MULTIPLES, createSweep } from '../run/sweep.js'
 import { taskArgs } from '../run/task.js'
 import { trustMark } from '../result/trust.js'
+import { tuneArgs } from '../tune.js'
+import { parseKey } from '../result/key.js'
 
 // The six CPU strategies, as in heavy-cpu.
 export { SERVERS }
@@ -31,6 +33,8 @@ const defaults = {
   recoveryTimeoutSec: 60,
   refine: 3,
   maxSteps: 14,
+  // more steps allowed for each target past the first: a bisection and its repeat (docs/decision.md "Cost")
+  stepsPerTarget: 2,
   fractions: null
 }
 // --quick: steps of 40 requests cannot show p99 (a passing rate is undecided, measured up to 3 times and
@@ -44,7 +48,18 @@ const quick = {
   recoveryTimeoutSec: 30,
   refine: 1,
   maxSteps: 7,
+  stepsPerTarget: 2,
   fractions: [0.3, 0.7, 1.0, 1.3]
+}
+
+// A tuned sweep's coarse steps from the previous value's bracket ({ pass, fail }), as fractions of the
+// ideal: around the capacity the last setting found, so a neighbouring setting needs fewer steps. null
+// without a bracket to start from (the first value, or one that held no rate).
+export const SEEDED = [0.6, 0.8, 0.95, 1.1, 1.3, 1.6, 2]
+export function seededFractions (seed, { serviceMs, cores }) {
+  if (!(seed?.pass > 0) || !(serviceMs > 0)) return null
+  const ideal = (cores / serviceMs) * 1000
+  return SEEDED.map((f) => (f * seed.pass) / ideal)
 }
 
 function rps (x) {
@@ -66,16 +81,31 @@ export default {
     const servers = (opts.servers ?? SERVERS).filter((s) => SERVERS.includes(s))
     const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
     const minDurationSec = opts.user?.durationSec ?? q.durationSec
-    const { refine, maxSteps, minRequests, maxStepSec } = q
+    const { refine, minRequests, maxStepSec } = q
+    const targets = opts.slos?.length ?? SLO_MULTIPLES.length
+    const maxSteps = q.maxSteps + q.stepsPerTarget * (targets - 1)
     const steps = { refine, maxSteps, minRequests, minDurationSec, maxStepSec }
-    return servers.map((server) => ({
+    // --tune: one entry per value of the setting, each its own key (SERVER[NAME=V]); the lab seeds each
+    // sweep from the previous value's bracket (seededFractions).
+    const settings = opts.tune ? opts.tune.values.map((value) => ({ name: opts.tune.name, value })) : [null]
+    return servers.flatMap((server) => settings.map((setting) => ({
       server,
       variant: null,
-      args: opts.task ? taskArgs(opts.task) : ['--work', work], // --task: the user's module is the work
+      setting,
+      args: [
+        ...(opts.task ? taskArgs(opts.task) : ['--work', work]), // --task: the user's module is the work
+        ...(setting ? tuneArgs(opts.tune, setting.value) : [])
+      ],
       work: opts.task?.spec ?? work,
       durationSec: minDurationSec,
-      sweep: ({ serviceMs, cores }) => createSweep({ serviceMs, cores, sloMs: opts.sloMs, fractions, ...steps })
-    }))
+      sweep: ({ serviceMs, cores, seed = null }) => createSweep({
+        serviceMs,
+        cores,
+        slos: opts.slos, // --slo's targets (null: the sweep's default three)
+        ...steps,
+        fractions: seededFractions(seed, { serviceMs, cores }) ?? fractions
+      })
+    })))
   },
   notes (opts) {
     return [
@@ -90,9 +120,21 @@ export default {
       'server', 'ideal req/s', 'capacity req/s', 'bracket', 'cap/ideal', 'p99 at cap', 'target', 'floor p99 @ req/s',
       'steps', 'disturbed', 'in doubt', '1.2× p99', '1.2× timeouts', '1.2× recovery', 'trust'
     ]
-    const rows = report.results.filter((r) => r.kind === 'http').map((r) => capacityRow(r, head.length))
+    const http = report.results.filter((r) => r.kind === 'http')
+    const rows = http.map((r) => capacityRow(r, head.length))
+    // several targets: the capacity at each, one more column (the decision block reads the same figures)
+    if (http.some((r) => (r.capacity?.targets?.length ?? 0) > 1)) {
+      head.splice(head.length - 1, 0, 'capacity by target')
+      rows.forEach((row, i) => row.splice(row.length - 1, 0, targetsCell(http[i])))
+    }
     return { head, rows }
   }
+}
+
+// The capacity at each target: `100 ms: 45.2 · 400 ms: ≥80.1` (oneCapacity's forms).
+export function targetsCell (r) {
+  const targets = r.capacity?.targets ?? []
+  return targets.map((t) => `${fmtMs(t.sloMs)} ms: ${oneCapacity(t)}`).join(' · ') || '-'
 }
 
 // One capacity as a cell: ≥ for a floor, 'cannot meet' for a target the strategy cannot meet at any
@@ -108,12 +150,18 @@ function capacityCell (cap) {
   return cap.runs ? `${main} (${cap.runs.map(oneCapacity).join(', ')})` : main
 }
 
+// A row's name: the server, and its --tune setting (`queued-threads[threads=3]`).
+function rowName (r) {
+  const setting = parseKey(r.key ?? '').setting
+  return setting ? `${r.server}[${setting}]` : r.server
+}
+
 // One server's row of the capacity table.
 function capacityRow (r, width) {
   const c = r.capacity?.capacity
   if (!c) {
     const status = r.status === 'failed' ? 'FAILED' : '-'
-    return [r.server, '-', status, ...Array(width - 4).fill(''), `✗ ${r.failure?.reason ?? ''}`]
+    return [rowName(r), '-', status, ...Array(width - 4).fill(''), `✗ ${r.failure?.reason ?? ''}`]
   }
   const over = c.over
   const steps = r.capacity.steps
@@ -124,7 +172,7 @@ function capacityRow (r, width) {
     ? over.recovery.ms === null ? `>${fmtMs(over.recovery.timeoutMs)}` : fmtMs(over.recovery.ms)
     : '-'
   return [
-    r.server,
+    rowName(r),
     rps(r.capacity.idealRps),
     capacityCell(r.capacity),
     `${rps(c.bracket?.pass)}–${rps(c.bracket?.fail)}`,

@@ -3,8 +3,9 @@
 // timeout. The study's point: only the queued pool answers every request; the others time requests
 // out and keep working on abandoned ones, which the recovery request right after the round shows.
 import { fmtMs, fmtCount, fmtPct } from '../report/format.js'
+import { cpuStrategyNames } from '../catalog.js'
 
-export const SERVERS = ['simple', 'cluster', 'child-process', 'worker-per-request', 'cluster-threads', 'queued-threads']
+export const SERVERS = cpuStrategyNames()
 
 export default {
   name: 'heavy-cpu',

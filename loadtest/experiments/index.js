@@ -27,7 +27,8 @@ const registry = {
   'long-vs-small': './long-vs-small.js',
   'ssr-offload': './ssr-offload.js',
   dispatch: './dispatch.js',
-  capacity: './capacity.js'
+  capacity: './capacity.js',
+  overload: './overload.js'
 }
 
 const here = (file) => fileURLToPath(new URL(file, import.meta.url))

@@ -2,13 +2,8 @@
 // minutes on a 2-core machine. Shows each strategy's shape, not its limits.
 import { catalog, allServerNames } from '../catalog.js'
 
+// What the study servers run in the tour (the CPU strategies run the tour's work as they are).
 const ENTRIES = {
-  simple: {},
-  cluster: {},
-  'child-process': {},
-  'worker-per-request': {},
-  'cluster-threads': {},
-  'queued-threads': {},
   'sleep-variants': {
     variant: 'sync-sleep-pooled',
     args: ['--variant', 'sync-sleep-pooled', '--delay', '20'],

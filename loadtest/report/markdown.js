@@ -6,6 +6,8 @@ import { runtimeName } from '../result/runtime.js'
 import { verdictOf } from '../result/trust.js'
 import { holdsText } from '../result/capacity.js'
 import { thresholdRows } from './thresholds.js'
+import { decisionMarkdown } from './decision.js'
+import { bracketText } from '../result/decision.js'
 
 // A calibration's row name: its work spec, and its runtime under --node.
 function calibrationName (c) {
@@ -148,6 +150,16 @@ function capacitySection (results) {
   ]
 }
 
+// Capacity at each target (a capacity report with several), one row per result: the curve the decision reads.
+function targetsTable (results) {
+  const swept = results.filter((r) => (r.capacity?.targets?.length ?? 0) > 1)
+  if (!swept.length) return []
+  const slos = [...new Set(swept.flatMap((r) => r.capacity.targets.map((t) => t.sloMs)))].sort((a, b) => a - b)
+  const cell = (t) => !t ? '-' : t.rps === null ? (t.bound === 'cannot meet the target' ? 'cannot meet' : mdText(t.bound)) : `${t.bound === 'at least' ? '≥' : ''}${t.rps.toFixed(1)} (${bracketText(t)})`
+  const rows = swept.map((r) => [r.key, ...slos.map((s) => cell(r.capacity.targets.find((t) => t.sloMs === s)))])
+  return ['## Capacity at each target (req/s, bracket)', '', markdownTable({ head: ['run', ...slos.map((s) => `p99 ≤ ${s} ms`)], rows }), '']
+}
+
 // The results table, and under it what its "—" cells mean (figures a runtime cannot measure).
 function resultsTable (t) {
   return t.notes?.length ? [markdownTable(t), ...t.notes.map((n) => `- ${mdText(n)}`), ''] : [markdownTable(t)]
@@ -157,6 +169,8 @@ function resultsTable (t) {
 export function renderMarkdown (report, experiment) {
   const out = [
     ...headSection(report, experiment),
+    ...decisionMarkdown(report.decision), // the decision first (capacity experiment)
+    ...targetsTable(report.results),
     ...machineSection(report.machine),
     ...methodSection(report.method, report.machine),
     ...calibrationSection(report.calibration),

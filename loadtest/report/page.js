@@ -1,8 +1,9 @@
 // Renders one loadlab report (reports/README.md, schema 1) as a self-contained HTML page: machine and
 // method first, then the charts (inline SVG from Vega-Lite, rendered here), the tables and every flag a
 // reader needs before trusting a figure. Pure: report object in, string out.
-import { barSpec, capacitySpec, dispatchSpec, renderSvg, spectrumRows, spectrumSpec } from './charts.js'
+import { barSpec, capacitySpec, dispatchSpec, renderSvg, spectrumRows, spectrumSpec, targetsSpec } from './charts.js'
 import { timelineMarks, timelineRows, timelineSpec } from './timeline-chart.js'
+import { overloadSection } from './overload-chart.js'
 import {
   bytes,
   esc,
@@ -18,6 +19,8 @@ import {
   table
 } from './html.js'
 import { thresholdRows } from './thresholds.js'
+import { decisionHtml } from './decision.js'
+import { targetsOf } from '../result/decision.js'
 import { UNMEASURED, experimentTable, runtimesOf, tableNotes } from './table.js'
 import { runtimeName, unmeasuredWhy } from '../result/runtime.js'
 import { verdictOf } from '../result/trust.js'
@@ -380,6 +383,22 @@ function dispatchSection (rows) {
   return `<section class="block"><h2>Dispatch</h2>${chart}${table(head, body, { className: 'dispatch', rowClass: (i) => (rows[i].checked === true ? '' : 'failed') })}</section>`
 }
 
+// Capacity against the target, one line per strategy (a result's capacity.targets), on the first screen
+// beside the decision: where two lines cross, the ranking changes with the target. '' with one target.
+function targetsSection (http, names) {
+  const rows = []
+  http.forEach((r, i) => {
+    for (const t of targetsOf(r)) rows.push({ server: names[i], sloMs: t.sloMs, rps: t.rps ?? 0, cannot: !(t.rps > 0) })
+  })
+  if (new Set(rows.map((x) => x.sloMs)).size < 2) return ''
+  return figure(
+    'targets',
+    renderSvg(targetsSpec(rows), { id: 'targets' }),
+    '<b>Capacity against the p99 target</b>, one line per strategy, each point from the same sweep (every step judged against every target). A hollow point at 0: the strategy cannot meet that target at any rate tried. Where two lines cross, the better choice changes with the target.',
+    { lines: new Set(rows.map((x) => x.server)).size }
+  )
+}
+
 // The capacity sweep: latency against offered load per server, the target and each capacity marked,
 // and the steps in numbers.
 function capacitySection (http, names) {
@@ -514,10 +533,13 @@ ${timelineSection(http, names)}`
 <h1>loadlab · ${esc(report.experiment ?? 'report')} <span class="sub">on ${esc(who)}</span></h1>
 <span class="badge ${esc(status)}" data-status="${esc(status)}">${esc(status)}</span>
 </header>
+${decisionHtml(report.decision)}
+${targetsSection(http, names)}
 <div class="cards">${machineCard(report)}${methodCard(report)}</div>
 ${flags(http, names)}
 ${notes}
 ${capacitySection(http, names)}
+${overloadSection(http)}
 ${httpBlock}
 ${dispatch.length ? dispatchSection(dispatch) : ''}
 ${extraTable}

@@ -3,6 +3,8 @@
 // plain data out. A crossed threshold makes the lab exit 99 (k6's code) once the report is written.
 import { PERCENTILES } from '../result/stats.js'
 import { ThresholdError, clip } from '../errors.js'
+import { errorsOf } from '../result/requests.js'
+import { goodputShareAt } from '../result/overload.js'
 import { lagCouldFlip } from '../result/trust.js'
 
 // k6's exit code for a crossed threshold.
@@ -40,13 +42,6 @@ function latencyAt (r, p) {
   return typeof v === 'number' ? v : null
 }
 
-// Failed requests other than timeouts: connection errors, non-2xx answers and body mismatches.
-function errorsOf (r) {
-  const q = r.requests
-  if (!q || typeof q !== 'object') return null
-  return ['errors', 'non2xx', 'mismatches'].reduce((sum, k) => sum + (Number.isFinite(q[k]) ? q[k] : 0), 0)
-}
-
 // Every metric a threshold can name: its kind (for units), what it means, and how to read it off a result.
 export const METRICS = Object.freeze({
   ...Object.fromEntries(PERCENTILES.filter((p) => p >= 50 && p <= 99.99).map((p) => [`p${p}`, {
@@ -54,15 +49,16 @@ export const METRICS = Object.freeze({
   }])),
   max: { kind: 'latency', what: 'slowest latency (ms)', read: (r) => typeof r.latency?.max === 'number' ? r.latency.max : null },
   rps: { kind: 'rate', what: 'own-timed requests/s', read: (r) => typeof r.rps === 'number' ? r.rps : null },
-  errors: { kind: 'count', what: 'connection errors + non-2xx + body mismatches', read: errorsOf },
+  errors: { kind: 'count', what: 'failed requests: connection errors + timeouts + non-2xx + body mismatches', read: (r) => errorsOf(r.requests) },
   timeouts: { kind: 'count', what: 'timed-out requests', read: (r) => typeof r.requests?.timeouts === 'number' ? r.requests.timeouts : null },
   efficiency: { kind: 'ratio', what: 'rps / ideal rps, 0.8 or 80%', read: (r) => typeof r.efficiency === 'number' ? r.efficiency : null },
-  capacity: { kind: 'rate', what: 'highest rate holding the SLO (req/s), capacity experiment only', read: capacityOf }
+  capacity: { kind: 'rate', what: 'highest rate holding the SLO (req/s), capacity experiment only', read: capacityOf },
+  goodput: { kind: 'ratio', what: 'goodput at 2 × capacity as a share of it, overload experiment only', read: (r) => goodputShareAt(r, 2) }
 })
 
 // The grammar, for usage errors and --help.
 export const THRESHOLD_GRAMMAR = `[SERVER[/VARIANT]:]METRIC OP VALUE[UNIT]; METRIC one of ${Object.keys(METRICS).join(', ')}; ` +
-  `OP one of ${OPS.join(' ')}; UNIT ms or s for latency, req/s for rps and capacity, % for efficiency; ` +
+  `OP one of ${OPS.join(' ')}; UNIT ms or s for latency, req/s for rps and capacity, % for efficiency and goodput; ` +
   "e.g. 'p99<500', 'rps>100', 'timeouts==0', 'queued-threads:p99<200ms'"
 
 // A malformed threshold, naming it, why, and the grammar (a LabError, exit 2).

@@ -1,10 +1,11 @@
 // The result and report shapes (schema 1, see reports/README.md): an HTTP result from a server run's
 // run record (run/runner.js), the report object around the results, and the one failure record. Pure: no I/O.
 import { isNum, roundTo, spread } from './stats.js'
-import { capacityOf } from './capacity.js'
+import { capacityAtTargets, capacityOf } from './capacity.js'
 import { ideal, roundFigures, stepFigures } from './figures.js'
 import { httpKey } from './key.js'
 import { ABOVE_IDEAL, untrustedReasons } from './trust.js'
+import { overloadOf } from './overload.js'
 
 // The report format version (reports/README.md).
 export const SCHEMA = 1
@@ -21,14 +22,20 @@ function medianRound (rounds) {
   return order.length ? rounds[order[(order.length - 1) >> 1][1]] : null
 }
 
-// One sweep's steps (global round indexes, so a capacity's `step` names its round) and its capacity.
+// One sweep's steps (global round indexes, so a capacity's `step` names its round), its capacity at the
+// first target, and (several targets) its capacity at each, every step judged against every target.
 function oneSweep (sw, k, rounds, end) {
   const first = sw.first ?? 0
-  const steps = rounds.slice(first, end).map((r, j) => ({
+  const figs = rounds.slice(first, end)
+  const steps = figs.map((r, j) => ({
     ...stepFigures(r, first + j, sw.kinds?.[j] ?? null, sw.sloMs),
     sweep: k
   }))
-  return { steps, capacity: capacityOf(steps, sw) }
+  const capacity = capacityOf(steps, sw)
+  const targets = sw.targetsMs?.length
+    ? capacityAtTargets(steps, figs, { targets: sw.targetsMs, idealRps: sw.idealRps })
+    : null
+  return { steps, capacity, targets }
 }
 
 // A capacity sweep's block: its rule, each step's figures and the capacity they show; with --runs N, the
@@ -46,6 +53,7 @@ function sweepOf (record, rounds) {
     ...rule,
     steps: runs.flatMap((r) => r.steps),
     capacity: median.capacity,
+    ...(median.targets ? { targets: median.targets } : {}), // the median sweep's capacity at each target
     ...(many ? { runs: runs.map((r) => r.capacity), spread: held.length ? spread(held) : null } : {}),
     calibrationCheck: record.calibrationCheck ?? null
   }
@@ -72,7 +80,7 @@ function sweepReasons (sweep) {
   }
   if (sweep.steps.length === 0) out.push('no step measured (no calibration of the work)')
   else if (sweep.capacity.bound === 'at least' && sweep.steps.length >= sweep.maxSteps) {
-    out.push(`the sweep reached its ${sweep.maxSteps} steps before a step past capacity failed: the capacity is a floor`)
+    out.push(`the sweep reached its ${sweep.maxSteps} steps before a step past capacity failed: the capacity is a lower bound`)
   }
   return out
 }
@@ -185,6 +193,7 @@ export function buildHttpResult (record, { calibration = {}, cores = null } = {}
     ideal: idealRate,
     efficiency: idealRate && typeof shown?.rps === 'number' ? roundTo(shown.rps / idealRate.rps, 3) : null,
     capacity: sweep,
+    overload: overloadOf(record.overload), // past capacity (experiment overload), null otherwise
     examples: shown ? { mismatchBody: shown.samples.mismatch, error: shown.samples.error } : null,
     bodies: shown?.bodies ?? null, // { maxBytes, overCap, largestBytes }: bodies over --max-body
     autocannon: shown?.autocannon ?? null,

@@ -6,6 +6,7 @@
 // — when the floor's p99 is above the target.
 
 import { decodeHistogram } from './histogram.js'
+import { errorsOf } from './requests.js'
 import { median, roundTo } from './stats.js'
 import { lagCouldFlip } from './trust.js'
 
@@ -102,7 +103,7 @@ export function overTarget (fig, sloMs) {
 // flip (result/trust.js lagCouldFlip).
 export function judgeStep (fig, sloMs) {
   const q = fig.requests
-  const faults = q.errors + q.timeouts + q.non2xx + q.mismatches + q.unanswered
+  const faults = errorsOf(q) + q.unanswered // errors as everywhere (result/requests.js), and unanswered
   const counts = overTarget(fig, sloMs)
   const base = { n: counts?.n ?? q.completed, over: counts?.over ?? null, inDoubt: false }
   if (faults > 0) return { ...base, call: 'fail', why: `${faults} failed requests` }
@@ -238,7 +239,7 @@ export function capacityOf (steps, { sloMs, idealRps }) {
   const at = (s) => Math.abs(s.rate - lo * OVERLOAD) <= 1e-9 * lo
   const over = best ? (steps.find((s) => s.kind === 'over' && at(s)) ?? steps.find(at) ?? null) : null
   // The knee is proven when a failure is confirmed at or below 1.2 × capacity; else (the sweep's step
-  // limit) the capacity is a floor.
+  // limit) the capacity is a lower bound.
   const proven = hi !== null && hi <= lo * OVERLOAD * (1 + 1e-9)
   const floor = floorOf(steps)
   const cannot = best === null && floor?.p99 > sloMs
@@ -280,6 +281,20 @@ export function capacityLine (name, c) {
     return `${name}: the target p99 ≤ ${ms(c.sloMs)} is within ${SENSITIVE_FACTOR} × of its floor (${floor}): its capacity is sensitive to the target`
   }
   return null
+}
+
+// The capacity at every target of a sweep from one set of steps: each step judged again against each
+// target from its round figures (`figs[i]`: its latency histogram counts its requests over that target),
+// then capacityOf per target. [{ sloMs, rps, bracket, bound, sensitive, p99 }], tightest first.
+export function capacityAtTargets (steps, figs, { targets = [], idealRps }) {
+  return targets.map((sloMs) => {
+    const judged = steps.map((s, i) => {
+      const j = judgeStep(figs[i], sloMs)
+      return { ...s, ...j, pass: j.call === 'pass' }
+    })
+    const c = capacityOf(judged, { sloMs, idealRps })
+    return { sloMs, rps: c.rps, bracket: c.bracket, bound: c.bound, sensitive: c.sensitive, p99: c.p99 }
+  })
 }
 
 // A step's verdict as every table shows it: ✓ holds, ✗ fails, ? undecided (too few requests to decide

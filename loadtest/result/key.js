@@ -1,20 +1,34 @@
 // A run's key: what makes it comparable across reports. One structured key, one string form:
 //
-//   SERVER[/VARIANT][@WORK][#QUALIFIER][#RUNTIME][#capacity | #open:RATE/s]
+//   SERVER[/VARIANT][[SETTING]][@WORK][#QUALIFIER][#RUNTIME][#capacity | #open:RATE/s]
 //
+// `setting` is a server setting the run chose with --tune (`threads=3`, `workers=4`, `max-queue=inf`);
 // `work` is the work spec (`loop:1e8`, or a task's `task:NAME[#EXPORT]@HASH`); `task` is that spec's
 // parts when it names a task; `qualifier` a setting the experiment varies besides the work (`c4`,
 // `t10-i1000`); `runtime` the runtime label under --node/--runtime (`node22`, `bun`); `loop` how the run
 // was loaded: null (closed), 'capacity', or 'open:RATE/s'. Pure: used by run, report, compare, experiments.
 
-const LOOP = /^(capacity|open:[^#]+)$/
+const LOOP = /^(capacity|overload|open:[^#]+)$/
 // Runtime labels (run/runtimes.js): node + major or whole version, and the other runtimes by name.
 const RUNTIME = /^(node\d[\w.-]*|bun[\w.-]*|deno[\w.-]*)$/
 const TASK = /^task:([^#@]*)(?:#([^@]*))?@([0-9a-f]+)/
 
 // A structured key from its fields (missing ones null).
-export function runKey ({ server, variant = null, work = null, qualifier = null, runtime = null, loop = null }) {
-  return { server, variant, work, task: taskOf(work), qualifier, runtime, loop }
+export function runKey ({
+  server, variant = null, setting = null, work = null, qualifier = null, runtime = null, loop = null
+}) {
+  return { server, variant, setting, work, task: taskOf(work), qualifier, runtime, loop }
+}
+
+// A --tune setting's key part from its name and value: `threads=3` (the one builder; settingParts reads it).
+export function settingKey (name, value) {
+  return `${name}=${value}`
+}
+
+// A setting's key part back into { name, value } (value a string: `inf` stays a word); null for none.
+export function settingParts (setting) {
+  const m = typeof setting === 'string' ? /^([a-z][a-z-]*)=(.+)$/.exec(setting) : null
+  return m ? { name: m[1], value: m[2] } : null
 }
 
 // The parts of a task's work spec ({ name, export, hash }), or null for a built-in work.
@@ -25,7 +39,7 @@ export function taskOf (work) {
 
 // The key's string form (see the head of this file).
 export function formatKey (key) {
-  let out = `${key.server}${key.variant ? '/' + key.variant : ''}`
+  let out = `${key.server}${key.variant ? '/' + key.variant : ''}${key.setting ? `[${key.setting}]` : ''}`
   if (key.work !== null && key.work !== undefined) out += `@${key.work}`
   for (const part of [key.qualifier, key.runtime, key.loop]) if (part) out += `#${part}`
   return out
@@ -37,9 +51,12 @@ export function parseKey (text) {
   const s = String(text)
   const at = s.indexOf('@')
   const head = at < 0 ? s.split('#')[0] : s.slice(0, at)
-  const slash = head.indexOf('/')
-  const server = slash < 0 ? head : head.slice(0, slash)
-  const variant = slash < 0 ? null : head.slice(slash + 1)
+  const bracket = /\[([^\]]*)\]$/.exec(head)
+  const setting = bracket ? bracket[1] : null
+  const name = bracket ? head.slice(0, bracket.index) : head
+  const slash = name.indexOf('/')
+  const server = slash < 0 ? name : name.slice(0, slash)
+  const variant = slash < 0 ? null : name.slice(slash + 1)
   let rest = s.slice(head.length + (at < 0 ? 0 : 1))
   let work = null
   if (at >= 0) {
@@ -50,11 +67,13 @@ export function parseKey (text) {
   const parts = rest.split('#').slice(1)
   const loop = parts.length && LOOP.test(parts.at(-1)) ? parts.pop() : null
   const runtime = parts.length && RUNTIME.test(parts.at(-1)) ? parts.pop() : null
-  return runKey({ server, variant, work, qualifier: parts.length ? parts.join('#') : null, runtime, loop })
+  return runKey({ server, variant, setting, work, qualifier: parts.length ? parts.join('#') : null, runtime, loop })
 }
 
-// How a run was loaded, as the key's loop part: a capacity sweep, an open loop at a rate, or closed.
-export function loopOf ({ sweep = null, rate = null }) {
+// How a run was loaded, as the key's loop part: the overload experiment, a capacity sweep, an open loop
+// at a rate, or closed.
+export function loopOf ({ sweep = null, rate = null, overload = null }) {
+  if (overload) return 'overload'
   if (sweep) return 'capacity'
   if (rate) return `open:${rate}/s`
   return null
@@ -66,6 +85,7 @@ export function httpKey (entry, work) {
   return formatKey(runKey({
     server: entry.server,
     variant: entry.variant ?? null,
+    setting: entry.setting ? settingKey(entry.setting.name, entry.setting.value) : null,
     work: work ?? entry.work ?? 'default',
     qualifier: entry.qualifier ?? null,
     runtime: entry.runtime?.label ?? null,

@@ -33,6 +33,18 @@ export function roundTo (value, decimals = 2) {
   return Math.round(value * f) / f
 }
 
+// The smaller / larger of two figures, either of which may be null or undefined (not known): the other
+// one, or null when neither is known.
+export function minOf (a, b) {
+  if (a === null || a === undefined) return b ?? null
+  return b === null || b === undefined ? a : Math.min(a, b)
+}
+
+export function maxOf (a, b) {
+  if (a === null || a === undefined) return b ?? null
+  return b === null || b === undefined ? a : Math.max(a, b)
+}
+
 // Latency summary in the report's shape from raw millisecond samples (null figures when empty).
 export function summarize (samples) {
   const sorted = [...samples].sort((a, b) => a - b)

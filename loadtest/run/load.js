@@ -2,35 +2,36 @@
 // experiment's per-entry values (its design) win. Pure; a bad combination is a usage error.
 import { usageError } from '../errors.js'
 import { defaultConnections } from './open-loop.js'
-import { DEFAULT_MAX_BODY } from './body.js'
+import { DEFAULTS } from '../options.js'
 import { defaultGenerators } from './generators.js'
 
 // Settings for this run from the parsed options and the experiment module.
 export function resolveLoad (opts, experiment) {
   const base = { ...experiment.defaults, ...(opts.quick ? experiment.quick : {}) }
   const rate = opts.rate ?? base.rate ?? null
-  const timeoutSec = opts.timeout ?? base.timeoutSec ?? 10
+  const timeoutSec = opts.timeout ?? base.timeoutSec ?? DEFAULTS.timeout
   const load = {
     // Open loop: --connections caps the kept connections (default: enough for rate × timeout).
-    connections: opts.connections ?? (rate ? defaultConnections(rate, timeoutSec) : (base.connections ?? 10)),
+    connections:
+      opts.connections ?? (rate ? defaultConnections(rate, timeoutSec) : (base.connections ?? DEFAULTS.connections)),
     rate,
     userConnections: opts.connections ?? null,
-    arrival: opts.arrival ?? base.arrival ?? 'constant',
-    seed: opts.seed ?? base.seed ?? 1,
+    arrival: opts.arrival ?? base.arrival ?? DEFAULTS.arrival,
+    seed: opts.seed ?? base.seed ?? DEFAULTS.seed,
     sloMs: opts.slo ?? base.sloMs ?? null,
     amount: null,
     durationSec: null,
     timeoutSec,
-    maxBody: opts.maxBody ?? DEFAULT_MAX_BODY, // bytes kept of each response body (body.js)
-    warmup: opts.warmup ?? base.warmup ?? 0,
-    runs: opts.runs ?? base.runs ?? 1,
+    maxBody: opts.maxBody ?? DEFAULTS['max-body'], // bytes kept of each response body (body.js)
+    warmup: opts.warmup ?? base.warmup ?? DEFAULTS.warmup,
+    runs: opts.runs ?? base.runs ?? DEFAULTS.runs,
     recovery: base.recovery ?? true,
     recoveryTimeoutSec: base.recoveryTimeoutSec ?? null
   }
   if (opts.amount !== null) load.amount = opts.amount
   else if (opts.duration !== null) load.durationSec = opts.duration
   else if (base.amount) load.amount = base.amount
-  else load.durationSec = base.durationSec ?? 10
+  else load.durationSec = base.durationSec ?? DEFAULTS.duration
   // An open loop's threads (--generators) and its share of a plan split across processes (--shard,
   // --start-at: epoch ms of the common start).
   if (rate) {

@@ -13,7 +13,7 @@
 import { getPriority, setPriority } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { createHttp1Pool } from './http1.js'
-import { createSchedule } from './schedule.js'
+import { DEFAULT_SEED, createSchedule } from './schedule.js'
 import { DEFAULT_MAX_BODY, bodyReference, createVerifier } from './body.js'
 import { createHistogram, recordMs } from '../result/histogram.js'
 import { roundCounts } from './fire.js'
@@ -111,12 +111,12 @@ function referenceOf (expected) {
 
 // One round's state: the options, the schedule, the raw figures, the queues.
 function createRound (opts) {
-  const { url, rate, arrival = 'constant', seed = 1, amount = null, durationSec = null, slice = null } = opts
+  const { url, rate, arrival = 'constant', seed = DEFAULT_SEED, amount = null, durationSec = null, slice = null, phases = null, until = null } = opts
   const target = new URL(url)
   const timeoutSec = opts.timeoutSec ?? 10
   const cap = opts.connections ?? defaultConnections(rate, timeoutSec)
   const durationMs = durationSec === null ? null : durationSec * 1000
-  const schedule = createSchedule({ rate, arrival, seed, amount, durationMs, slice })
+  const schedule = createSchedule({ rate, arrival, seed, amount, durationMs, slice, phases, until })
   const warmupMs = opts.warmupMs ?? WARMUP_MS
   const share = slice ? rate / slice.stride : rate // this generator's own rate
   return {
@@ -351,6 +351,7 @@ class Request {
     this.status = 0
     this.timing = null
     this.body = null
+    this.verified = null // a 2xx whose body matched the reference (null: not a 2xx)
   }
 
   abort () {
@@ -424,6 +425,7 @@ function countResponse (g, req, now) {
   if (status >= 200 && status < 300) {
     raw.ok++
     const { ok, sample } = g.body.settle(req.body, status)
+    req.verified = ok
     if (!ok) {
       raw.mismatches++
       raw.mismatchSample ??= sample
@@ -484,7 +486,10 @@ function eventOf (g, req, now, outcome, detail) {
     status: outcome === 'response' ? detail.status : null,
     latencyMs: outcome === 'timeout' ? g.timeoutMs : now - req.due,
     timeout: outcome === 'timeout',
-    error: outcome === 'error' ? (detail?.message ?? String(detail)) : null
+    error: outcome === 'error' ? (detail?.message ?? String(detail)) : null,
+    // a 2xx whose body matched (null: not a 2xx), and the Server-Timing work time (goodput, wasted CPU)
+    verified: outcome === 'response' ? (detail.verified ?? null) : null,
+    workMs: outcome === 'response' && detail.timing !== null ? timingMs(detail.timing, 'work') : null
   }
 }
 

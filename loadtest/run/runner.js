@@ -18,6 +18,8 @@ import { watchRound } from './watch.js'
 import { recoveryTimeoutSec } from './load.js'
 import { failure } from '../result/build.js'
 import { roundFigures, serviceTime } from '../result/figures.js'
+import { createGoodput } from './goodput.js'
+import { overloadRounds } from './overload.js'
 
 let workloads = null
 async function expectedBodyOf (work) {
@@ -62,6 +64,8 @@ export function fireLoad (url, load, opts) {
     return fireGenerators({
       ...common,
       rate: load.rate,
+      phases: load.phases ?? null, // a rate profile (the overload experiment's burst)
+      until: open.until ?? null,
       arrival: load.arrival,
       seed: load.seed,
       connections: load.connections,
@@ -113,7 +117,11 @@ async function measuredRound (target, load, { expected, signal, pid, child, seen
   const readStats = () =>
     statsOn && !signal.aborted ? getJson(`${target}/__lab/stats`, { timeoutMs: 5000, signal }) : null
   let early = null
-  const onResponse = () => {
+  // The overload experiment's goodput at its target (goodput.js), fed by every finished request.
+  const goodput = load.goodput ? createGoodput({ sloMs: load.goodput.sloMs }) : null
+  const until = load.goodput?.until ? (due) => load.goodput.until(goodput, due) : null
+  const onResponse = (e) => {
+    goodput?.add(e)
     done++
     if (load.recovery === false && load.amount && done === load.amount) early = readStats()
   }
@@ -124,6 +132,7 @@ async function measuredRound (target, load, { expected, signal, pid, child, seen
     onSent: watch.sent,
     onRecord: watch.record,
     startAt: load.startAt ?? null,
+    until,
     watch
   })
   watch.endRound()
@@ -152,9 +161,12 @@ async function measuredRound (target, load, { expected, signal, pid, child, seen
   if (load.recovery !== false && (sampler || child)) {
     await watch.recover({ capMs: Math.max(0, RECOVERY_CAP_MS - (recovery?.ms ?? 0)), signal })
   }
-  sampler?.stop()
+  const drained = sampler?.stop() // the tree's CPU up to idle again: work for clients who left counts
   const timeline = watch.stop()
-  return { fire, probe: probeResult, outside, recovery, telemetry: stats?.json ?? null, timeline, noise: noiseFigures }
+  const telemetry = stats?.json ?? null
+  const round = { fire, probe: probeResult, outside, recovery, telemetry, timeline, noise: noiseFigures }
+  if (goodput) round.goodput = { ...goodput.figures(), drainedCpuSeconds: drained?.cpuSeconds ?? null }
+  return round
 }
 
 // What a sweep needs to know of a finished step: its rate and figures.
@@ -352,6 +364,9 @@ async function stopAndJudge (record, server, { seen, signal, crashed, progress }
 export async function runEntry (entry, load, opts = {}) {
   const { signal, progress, onRound = null, bootTimeoutMs = BOOT_TIMEOUT_MS, url = null, calibration = {} } = opts
   const record = newRecord(entry, load)
+  // Flags that need the calibrated work (a shedding variant's target and service time): resolved now.
+  const planned = serviceTime(calibration[entry.work])
+  if (entry.argsFor) record.args = [...record.args, ...entry.argsFor({ serviceMs: planned })]
   const server = url
     ? await attachUrl(record, url, signal)
     : await boot(record, entry, load, { signal, progress, bootTimeoutMs })
@@ -370,7 +385,12 @@ export async function runEntry (entry, load, opts = {}) {
     }
     if (load.startAt) await waitForStart(load.startAt, { signal: run.signal, progress })
     if (entry.sweep) await sweepRounds(record, server, load, { entry, calibration, round })
-    else await repeatedRounds(record, server, load, { round })
+    else if (!entry.overload) await repeatedRounds(record, server, load, { round })
+    if (entry.overload && !run.signal.aborted) {
+      const measure = (step) => measuredRound(server.url, step, { ...round, onRound: null })
+      const results = opts.results ?? []
+      await overloadRounds(record, { entry, load, calibration, results, measure, signal: run.signal, progress })
+    }
     if (!run.signal.aborted) await judgeAnswers(record, server.url, run.signal)
   } catch (err) {
     if (!run.crashed && !signal.aborted) record.failure = failure(`lab error: ${err.message}`)

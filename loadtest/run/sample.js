@@ -5,6 +5,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs'
 import { endianness } from 'node:os'
 import { describe, usageError } from '../errors.js'
 import { psCapabilities, psStat, psStats, psStatsAsync } from './sample-ps.js'
+import { maxOf, roundTo } from '../result/stats.js'
 
 export const SAMPLER_SOURCES = ['proc', 'ps']
 
@@ -272,9 +273,9 @@ function loadGeneratorSince ({ cpu, wall }) {
   const wallSec = Number(process.hrtime.bigint() - wall) / 1e9
   const selfSec = (self.user + self.system) / 1e6
   return {
-    cpuSeconds: round3(selfSec),
-    wallSeconds: round3(wallSec),
-    utilisation: wallSec > 0 ? round3(selfSec / wallSec) : null
+    cpuSeconds: roundTo(selfSec, 3),
+    wallSeconds: roundTo(wallSec, 3),
+    utilisation: wallSec > 0 ? roundTo(selfSec / wallSec, 3) : null
   }
 }
 
@@ -317,15 +318,6 @@ export function startSampler (rootPid, { intervalMs = 200, seen = new Map(), onS
   }
 }
 
-// The larger of two figures, either of which may be null (not known).
-function maxOf (a, b) {
-  return a === null ? b : b === null ? a : Math.max(a, b)
-}
-
 function minus (a, b) {
-  return a === null || b === null ? null : round3(a - b)
-}
-
-function round3 (x) {
-  return Math.round(x * 1000) / 1000
+  return a === null || b === null ? null : roundTo(a - b, 3)
 }

@@ -5,6 +5,9 @@
 // The arrival processes --arrival accepts.
 export const ARRIVALS = ['constant', 'poisson']
 
+// The poisson schedule's seed when none is given (--seed): the one place it is written.
+export const DEFAULT_SEED = 1
+
 // A small seeded PRNG (mulberry32): uniform numbers in [0, 1), the same sequence for the same seed.
 export function prng (seed) {
   let a = seed >>> 0
@@ -35,7 +38,12 @@ function dueAfter (i, due, gapMs, random, arrival) {
 // A schedule: next() → the due time (ms from the start) of the next request, or null once the round's
 // amount or duration is used up. Never skips or thins: every due time of the plan's `slice` is handed out
 // in order (a Poisson slice draws every gap of the plan, so its due times are the plan's own).
-export function createSchedule ({ rate, arrival = 'constant', seed = 1, amount = null, durationMs = null, slice = null }) {
+// `phases` ([{ rate, durationMs }], constant arrivals) is a rate profile instead of one rate (a burst);
+// `until(due)` ends the schedule early when it returns true (the burst's recovery seen).
+export function createSchedule ({
+  rate, arrival = 'constant', seed = DEFAULT_SEED, amount = null, durationMs = null, slice = null, phases = null, until = null
+}) {
+  if (phases) return profileSchedule({ phases, slice, until })
   if (!(rate > 0)) throw new RangeError(`rate: expected a positive number of requests per second, got ${rate}`)
   if (!ARRIVALS.includes(arrival)) { throw new RangeError(`arrival: expected one of ${ARRIVALS.join(', ')}, got ${arrival}`) }
   const { offset, stride } = slice ?? { offset: 0, stride: 1 }
@@ -60,6 +68,49 @@ export function createSchedule ({ rate, arrival = 'constant', seed = 1, amount =
       return due
     },
     // How many due times were handed out so far.
+    get issued () {
+      return issued
+    }
+  }
+}
+
+// A constant-arrival schedule through a rate profile: phase k's requests are due at its own rate from
+// the end of the phase before; `until(due)` may end it early.
+function profileSchedule ({ phases, slice, until }) {
+  for (const p of phases) {
+    if (!(p.rate > 0) || !(p.durationMs > 0)) throw new RangeError(`phases: expected positive rates and durations, got ${JSON.stringify(p)}`)
+  }
+  const { offset, stride } = slice ?? { offset: 0, stride: 1 }
+  let k = 0 // the phase
+  let start = 0 // its start (ms)
+  let j = 0 // the next request within it
+  let i = 0 // the plan's next request index
+  let issued = 0
+  const due = () => {
+    while (k < phases.length && j * (1000 / phases[k].rate) >= phases[k].durationMs) {
+      start += phases[k].durationMs
+      k++
+      j = 0
+    }
+    return k < phases.length ? start + j * (1000 / phases[k].rate) : null
+  }
+  return {
+    rate: phases[0].rate,
+    arrival: 'constant',
+    seed: null,
+    phases,
+    next () {
+      for (;;) {
+        const t = due()
+        if (t === null || until?.(t)) return null
+        j++
+        i++
+        if ((i - 1) % stride === offset) {
+          issued++
+          return t
+        }
+      }
+    },
     get issued () {
       return issued
     }

@@ -15,12 +15,28 @@ export { MAX_TRIES, OVERLOAD }
 export const FRACTIONS = [0.3, 0.45, 0.6, 0.75, 0.9, 1.05, 1.2]
 // The default p99 target: this many service times.
 export const SLO_SERVICE_MULTIPLE = 5
-// Bisection stops when the interval is narrower than this share of its upper end.
+// Bisection stops when the interval is narrower than this share of its upper end: the first target's,
+// and the other targets' (looser: a bisection there costs a step and its repeat, and they show the curve).
 const PRECISION = 0.02
+const PRECISION_OTHERS = 0.05
 // At most this many steps in one sweep (the default of createSweep's maxSteps).
 export const MAX_STEPS = 30
 // The fewest requests that can show p99 within the target (none over it, 95 %): a step's default length.
 export const MIN_REQUESTS = requestsToShow(0)
+
+// The default targets beside the first: these many service times, so that the slowest strategy (a fork
+// per request: p99 170–200 ms at its floor with a 20 ms service time here) meets at least the loosest.
+export const SLO_MULTIPLES = [SLO_SERVICE_MULTIPLE, 10, 25]
+
+// The p99 targets of a sweep, tightest first: --slo's list when given, else SLO_MULTIPLES service times.
+export function targetsFor (serviceMs, slos = null) {
+  if (slos?.length) return { targets: slos.slice(), rule: `--slo ${slos.join(', ')} ms` }
+  if (!(serviceMs > 0)) return { targets: [], rule: 'no calibration: no target' }
+  return {
+    targets: SLO_MULTIPLES.map((m) => roundTo(m * serviceMs, 3)),
+    rule: `${SLO_MULTIPLES.join(', ')} × the calibrated service time (${serviceMs} ms)`
+  }
+}
 
 // The p99 target for a service time: --slo when given, else SLO_SERVICE_MULTIPLE service times.
 export function sloFor (serviceMs, sloMs = null) {
@@ -49,26 +65,37 @@ function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec 
     `${MAX_TRIES} steps the majority decides, a tie the pooled share over the target.`
 }
 
-// The next rate of a sweep, from its steps (each { rate, kind, pass, disturbed }) and its settings.
-function nextStep (steps, { idealRps, fractions, refine, maxSteps }) {
+// The next rate of a sweep from its steps judged against each target, tightest first (`views[k]`: the
+// steps as target k sees them, each { rate, kind, pass, call, disturbed, inDoubt, n, over }), and the
+// target each step was offered for (`aims`). Coarse steps climb until one fails the loosest target (a
+// step counts for every target); a rate pending for any target is repeated; bisections go where a
+// target's bracket is still wide (up to `refine` per target); the step past capacity is offered for the
+// first target always and for another only while its knee is unproven (its bracket wider than 1.2 ×).
+function nextStep (views, aims, { idealRps, fractions, refine, maxSteps }) {
+  const steps = views[0]
   if (steps.length >= maxSteps) return null
-  const byRate = verdicts(steps)
+  const byRate = views.map((v) => verdicts(v))
   const last = steps.at(-1)
-  if (last && byRate.get(last.rate) === 'pending') return { kind: 'repeat', rate: last.rate }
+  if (last && byRate.some((v) => v.get(last.rate) === 'pending')) return { kind: 'repeat', rate: last.rate, aim: aims.at(-1) }
   const coarse = steps.filter((s) => s.kind === 'coarse')
   const lastCoarse = coarse.at(-1)
   const climbing = !steps.some((s) => s.kind !== 'coarse' && s.kind !== 'repeat')
-  if (climbing && (!lastCoarse || byRate.get(lastCoarse.rate) === 'pass') && coarse.length < fractions.length) {
-    return { kind: 'coarse', rate: fractions[coarse.length] * idealRps }
+  if (climbing && (!lastCoarse || byRate.at(-1).get(lastCoarse.rate) === 'pass') && coarse.length < fractions.length) {
+    return { kind: 'coarse', rate: fractions[coarse.length] * idealRps, aim: null }
   }
-  const { lo, hi } = bracketOf(byRate)
-  const refines = steps.filter((s) => s.kind === 'refine').length
-  if (hi !== null && refines < refine && (hi - lo) / hi > PRECISION) return { kind: 'refine', rate: (lo + hi) / 2 }
-  if (lo === 0) return null
-  // The step past capacity: offered once per capacity; its failure ends the sweep (a pass moved lo up).
-  const over = lo * OVERLOAD
-  const measured = [...byRate.keys()].some((r) => Math.abs(r - over) <= 1e-9 * over)
-  return measured ? null : { kind: 'over', rate: over }
+  // The first target (the decision's) is refined and proven first, so a step limit cuts the others.
+  for (const [k, v] of byRate.entries()) {
+    const { lo, hi } = bracketOf(v)
+    const refines = steps.filter((s, i) => s.kind === 'refine' && aims[i] === k).length
+    const wide = (hi - lo) / hi > (k === 0 ? PRECISION : PRECISION_OTHERS)
+    if (hi !== null && refines < refine && wide) return { kind: 'refine', rate: (lo + hi) / 2, aim: k }
+    if (lo === 0 || (k > 0 && hi !== null && hi <= lo * OVERLOAD * (1 + 1e-9))) continue
+    // The step past capacity: offered once per capacity; its failure ends the sweep (a pass moved lo up).
+    const over = lo * OVERLOAD
+    const measured = [...v.keys()].some((r) => Math.abs(r - over) <= 1e-9 * over)
+    if (!measured) return { kind: 'over', rate: over, aim: k }
+  }
+  return null
 }
 
 // A sweep over rates for one server: next(history) → the next rate to offer (null: done), where history
@@ -76,13 +103,17 @@ function nextStep (steps, { idealRps, fractions, refine, maxSteps }) {
 // the one target by result/capacity.js judgeStep). describe() says how the rates are chosen and how long a
 // step lasts (plain data, stored in the report as the sweep's rule); durationFor(rate) is a step's length
 // in seconds; `kinds` the kind of each rate handed out (coarse, refine, over, repeat).
+// `slos`: the targets (default targetsFor's); `sloMs` alone: that one target.
 export function createSweep ({
-  serviceMs, cores, sloMs = null, fractions = FRACTIONS, refine = 3, minRequests = MIN_REQUESTS, minDurationSec = 3,
-  maxStepSec = 8, maxSteps = MAX_STEPS
+  serviceMs, cores, sloMs = null, slos = null, fractions = FRACTIONS, refine = 3, minRequests = MIN_REQUESTS,
+  minDurationSec = 3, maxStepSec = 8, maxSteps = MAX_STEPS
 }) {
-  const slo = sloFor(serviceMs, sloMs)
+  const many = targetsFor(serviceMs, slos ?? (sloMs ? [sloMs] : null))
+  const slo = slos?.length || sloMs ? sloFor(serviceMs, many.targets[0]) : sloFor(serviceMs)
+  const targets = many.targets
   const idealRps = serviceMs > 0 ? (cores / serviceMs) * 1000 : null
   const kinds = [] // the kind of each rate handed out: coarse, refine, over, repeat
+  const aims = [] // the target each was offered for (null: every target, a coarse step)
   return {
     kinds,
     describe () {
@@ -92,6 +123,8 @@ export function createSweep ({
         cores,
         sloMs: slo.sloMs,
         sloRule: slo.rule,
+        targetsMs: targets, // every target the steps are judged against (the first is sloMs)
+        targetsRule: many.rule,
         fractions,
         refine,
         overload: OVERLOAD,
@@ -109,13 +142,14 @@ export function createSweep ({
     },
     next (history) {
       if (idealRps === null || slo.sloMs === null) return null
-      const steps = history.map((h, i) => {
-        const j = judgeStep(h.figures, slo.sloMs)
+      const views = targets.map((t) => history.map((h, i) => {
+        const j = judgeStep(h.figures, t)
         return { rate: h.rate, kind: kinds[i], ...j, pass: j.call === 'pass', disturbed: Boolean(h.figures.disturbed) }
-      })
-      const step = nextStep(steps, { idealRps, fractions, refine, maxSteps })
+      }))
+      const step = nextStep(views, aims, { idealRps, fractions, refine, maxSteps })
       if (!step) return null
       kinds.push(step.kind)
+      aims.push(step.aim)
       return step.rate
     }
   }

@@ -6,7 +6,7 @@ import { execa } from 'execa'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ROOT } from '../catalog.js'
-import { LabError, abortError, usageError } from '../errors.js'
+import { LabError, abortError, clip, usageError } from '../errors.js'
 import { userCwd } from '../paths.js'
 
 const CHILD = join(ROOT, 'loadtest', 'run', 'calibrate-child.js')
@@ -140,8 +140,4 @@ export function taskRecord (work, check, ref) {
     bodyBytes: Buffer.byteLength(check.body),
     setupMs: Math.round(check.setupMs * 1000) / 1000
   }
-}
-
-function clip (s) {
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s
 }

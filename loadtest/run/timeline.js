@@ -3,6 +3,7 @@
 // Memory is bounded: at most MAX_BUCKETS buckets, each with a small HDR histogram; when a round grows
 // past that, neighbouring buckets merge and the interval doubles (histograms add exactly).
 import { COARSE_DIGITS, createHistogram, decodeHistogram, encodeHistogram } from '../result/histogram.js'
+import { roundTo } from '../result/stats.js'
 
 export const MAX_BUCKETS = 400
 const MIN_INTERVAL_MS = 100
@@ -71,7 +72,7 @@ function pointOf (b, t, interval, endMs) {
     non2xx: b.non2xx,
     timeouts: b.timeouts,
     errors: b.errors,
-    rps: round3(b.completed / (interval / 1000)),
+    rps: roundTo(b.completed / (interval / 1000), 3),
     latency:
       l && l.totalCount > 0
         ? { p50: us(l.getValueAtPercentile(50)), p99: us(l.getValueAtPercentile(99)), max: us(l.maxValue) }
@@ -173,7 +174,4 @@ export function totals (series) {
 
 function us (v) {
   return Math.round(v) / 1000
-}
-function round3 (x) {
-  return Math.round(x * 1000) / 1000
 }

@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks'
 import { setTimeout as delay } from 'node:timers/promises'
 import { COARSE_DIGITS, createHistogram } from '../result/histogram.js'
 import { createTimeline } from './timeline.js'
+import { roundTo } from '../result/stats.js'
 
 const IDLE_CPU_PERCENT = 10 // the tree uses less than this share of one core over IDLE_WINDOW_MS: idle
 const IDLE_WINDOW_MS = 1000
@@ -26,8 +27,8 @@ function serverSamples (timeline, wall0) {
       inFlight: sum('inFlight'),
       queueLength: sum('queueLength'),
       threadsBusy: sum('threadsBusy'),
-      eventLoopMaxMs: loops.length ? round3(Math.max(...loops)) : undefined,
-      elu: elus.length ? round3(elus.reduce((a, b) => a + b, 0) / elus.length) : undefined
+      eventLoopMaxMs: loops.length ? roundTo(Math.max(...loops), 3) : undefined,
+      elu: elus.length ? roundTo(elus.reduce((a, b) => a + b, 0) / elus.length, 3) : undefined
     })
   }
   return { onMessage, inFlight: () => [...latest.values()].reduce((a, s) => a + (s.inFlight ?? 0), 0) }
@@ -42,7 +43,7 @@ function outsideSamples (timeline, now) {
     const t = now()
     if (prev && t > prev.t) {
       const cpu = s.cpuSeconds !== null && prev.cpuSeconds !== null
-      const cpuPercent = cpu ? round3((((s.cpuSeconds - prev.cpuSeconds) * 1000) / (t - prev.t)) * 100) : null
+      const cpuPercent = cpu ? roundTo((((s.cpuSeconds - prev.cpuSeconds) * 1000) / (t - prev.t)) * 100, 3) : null
       timeline.gauge(t, 'outside', {
         cpuPercent: cpu ? Math.max(0, cpuPercent) : null,
         rssBytes: s.rssBytes,
@@ -79,7 +80,7 @@ function liveProgress ({ now, plannedMs, amount, onProgress }) {
     ? setInterval(() => {
       const t = now()
       window = window.filter((x) => x > t - 1000)
-      const rps = t >= 1000 ? window.length : round3(window.length / (t / 1000))
+      const rps = t >= 1000 ? window.length : roundTo(window.length / (t / 1000), 3)
       const p99 = all.totalCount ? all.getValueAtPercentile(99) / 1000 : null
       onProgress({ type: 'round', elapsedMs: Math.round(t), plannedMs, amount, ...counts, rps, p99 })
     }, PROGRESS_MS).unref()
@@ -161,8 +162,4 @@ export function watchRound ({
       return timeline.series({ histograms })
     }
   }
-}
-
-function round3 (x) {
-  return Math.round(x * 1000) / 1000
 }

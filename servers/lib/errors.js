@@ -14,6 +14,7 @@ export const codes = {
   ERR_API_TIMEOUT: { statusCode: 504 }, // long-vs-small-tasks: the API did not answer within --api-timeout
   ERR_START_FAILED: { statusCode: 503 }, // a thread or child process could not be started
   ERR_QUEUE_FULL: { statusCode: 503, retryAfter: 1 }, // --max-queue reached
+  ERR_DEADLINE: { statusCode: 503, retryAfter: 1 }, // waited past --deadline for a thread: not run
   ERR_SHUTTING_DOWN: { statusCode: 503, retryAfter: 1 }, // the server is stopping
   ERR_ABORTED: { statusCode: 499 } // the client left before its work started (nobody reads the answer)
 }

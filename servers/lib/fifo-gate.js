@@ -1,12 +1,16 @@
 // A FIFO gate in front of N slots (threads of a pool): a request takes a slot when one is free and nobody
 // is waiting, else waits in arrival order; a full queue refuses at once; a client that leaves while
-// waiting is dropped from the queue. Used by queued-threads, whose pool must never queue on its own.
+// waiting is dropped from the queue; with a deadline, a request that has waited longer than it when a
+// slot frees is refused (503) without running. Used by queued-threads, whose pool must never queue on
+// its own.
+import { performance } from 'node:perf_hooks'
 import { ServerError } from './errors.js'
 
-// slots: how many may hold a slot at once; maxQueue: how many may wait (undefined: unbounded).
-// counts.aborted and counts.rejected are incremented here.
-export function createFifoGate ({ slots, maxQueue, counts }) {
-  const waiting = [] // { go, fail } in arrival order
+// slots: how many may hold a slot at once; maxQueue: how many may wait (undefined: unbounded);
+// deadlineMs: how long one may wait (undefined: for ever). counts.aborted, counts.rejected and
+// counts.expired are incremented here.
+export function createFifoGate ({ slots, maxQueue, deadlineMs, counts, clock = () => performance.now() }) {
+  const waiting = [] // { go, fail, at } in arrival order
   let held = 0
   const left = () => new ServerError('ERR_ABORTED', 'client left before its work started')
 
@@ -34,17 +38,27 @@ export function createFifoGate ({ slots, maxQueue, counts }) {
         signal.removeEventListener('abort', onAbort)
         fn(value)
       }
-      const entry = { go: settle(resolve), fail: settle(reject) }
+      const entry = { go: settle(resolve), fail: settle(reject), at: clock() }
       signal.addEventListener('abort', onAbort, { once: true })
       waiting.push(entry)
     })
   }
 
-  // Hand a freed slot to the oldest waiting request, or give it back.
+  // A waiting request past its deadline: refused, it never runs.
+  const expired = (entry, t) => {
+    counts.expired = (counts.expired ?? 0) + 1
+    const waited = (t - entry.at).toFixed(1)
+    entry.fail(new ServerError('ERR_DEADLINE', `waited ${waited} ms for a thread, past --deadline ${deadlineMs} ms, retry later`))
+  }
+
+  // Hand a freed slot to the oldest waiting request still within its deadline, or give it back.
   function release () {
-    const next = waiting.shift()
-    if (next) next.go()
-    else held--
+    const t = clock()
+    for (let next = waiting.shift(); next; next = waiting.shift()) {
+      if (deadlineMs !== undefined && t - next.at > deadlineMs) expired(next, t)
+      else return next.go()
+    }
+    held--
   }
 
   return {

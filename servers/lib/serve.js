@@ -48,7 +48,8 @@ export function exposedWarning (host) {
 }
 
 // Build the app for `strategy` (see buildApp), listen and announce; `close` ends the strategy's
-// threads/children on shutdown. Returns { app, port, telemetry }.
+// threads/children on shutdown; `extend(app)` adds to the app before it listens (a shedding plugin).
+// Returns { app, port, telemetry }.
 export async function start ({
   strategy,
   variant,
@@ -60,6 +61,7 @@ export async function start ({
   close,
   announce,
   role,
+  extend,
   telemetry = createTelemetry({ enabled: options.telemetry === 'on', role })
 }) {
   // A task module that does not load or export a function stops the server here (exit 2), not per request.
@@ -77,6 +79,7 @@ export async function start ({
     workOverride: options.workOverride,
     requestTimeout: options.requestTimeout
   })
+  extend?.(app)
   const stopSampling = startSampling({ app, gauges })
   const port = await serve({
     app,

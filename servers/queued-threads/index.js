@@ -3,7 +3,8 @@
 // thread is free, so piscina never queues: piscina 5.3 does not keep abortable tasks in order (by
 // default a task it cannot hand out goes back to the tail, piscina issue #1031, and with stricterFIFO
 // abortable tasks come out last-in first-out; both measured here). A client that leaves is dropped from
-// the queue, or its running task is aborted and piscina replaces the thread.
+// the queue, or its running task is aborted and piscina replaces the thread. Shedding variants
+// (lib/shedding.js): --deadline (a request that waited too long is refused unrun) and --max-queue auto.
 import { Piscina } from 'piscina'
 import { ServerError } from '../lib/errors.js'
 import { cores, integer, parseOptions } from '../lib/options.js'
@@ -11,6 +12,7 @@ import { main, start } from '../lib/serve.js'
 import { now, portable } from '../lib/task.js'
 import { endedError, taskDeadline, unpooled } from '../lib/task-module.js'
 import { createFifoGate } from '../lib/fifo-gate.js'
+import { QUEUE_SHEDDING, checkQueueFlags, measureServiceMs, needsServiceTime, queueVariant, resolveQueue } from '../lib/shedding.js'
 
 main(async () => {
   const options = parseOptions({
@@ -18,21 +20,22 @@ main(async () => {
     work: 'loop:1e8',
     extra: {
       threads: { default: String(cores), parse: integer(1, 256), help: 'pool threads (min = max, kept alive)' },
-      maxQueue: {
-        parse: integer(0),
-        help: 'requests allowed to wait; when full, 503 + Retry-After (default unbounded)'
-      },
+      ...QUEUE_SHEDDING,
       idleTimeout: { default: '3600000', parse: integer(0), help: 'ms an idle thread is kept' }
     }
   })
+  checkQueueFlags(options)
   const pool = new Piscina({
     filename: new URL('../lib/task.js', import.meta.url).href,
     minThreads: options.threads,
     maxThreads: options.threads,
     idleTimeout: options.idleTimeout
   })
-  const counts = { completed: 0, aborted: 0, rejected: 0, failed: 0 }
-  const gate = createFifoGate({ slots: options.threads, maxQueue: options.maxQueue, counts })
+  const counts = { completed: 0, aborted: 0, rejected: 0, expired: 0, failed: 0 }
+  const queue = resolveQueue({ options, threads: options.threads, ...(await serviceTime(options, pool)) })
+  for (const line of queue.lines) process.stderr.write(line + '\n')
+  const { maxQueue, deadlineMs } = queue
+  const gate = createFifoGate({ slots: options.threads, maxQueue, deadlineMs, counts })
   let busyMs = 0
   let windowStart = now()
   let closing = false
@@ -69,6 +72,7 @@ main(async () => {
 
   await start({
     strategy: 'queued-threads',
+    variant: queueVariant(options),
     options,
     handle,
     gauges: {
@@ -77,6 +81,8 @@ main(async () => {
         threads: pool.threads.length,
         threadsBusy: gate.held,
         utilization: busyMs / ((now() - windowStart) * options.threads),
+        ...(queue.maxQueue !== undefined ? { maxQueue: queue.maxQueue } : {}),
+        ...(queue.deadlineMs !== undefined ? { deadlineMs: queue.deadlineMs } : {}),
         ...counts
       }),
       reset: () => {
@@ -94,3 +100,10 @@ main(async () => {
     }
   })
 })
+
+// The service time an `auto` needs: --service-ms, else the median of a few runs of the work on the pool.
+async function serviceTime (options, pool) {
+  if (!needsServiceTime(options)) return { serviceMs: null }
+  if (options.serviceMs !== undefined) return { serviceMs: options.serviceMs }
+  return measureServiceMs(async () => unpooled(await pool.run({ work: portable(options.work) })))
+}

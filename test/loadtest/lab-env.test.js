@@ -3,6 +3,7 @@
 // property is refused before anything starts.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { tmpdir } from 'node:os'
 import { readReport, runLab, tempDir } from '../helpers/lab.js'
 import { serverEnv } from '../../loadtest/run/boot.js'
 
@@ -29,4 +30,18 @@ test('--work constructor:1 (an Object.prototype name) is refused with exit 2 bef
     assert.equal(r.stderr.trim().split('\n').length, 1)
     assert.match(r.stderr, new RegExp(`bad work spec "${spec}"`))
   }
+})
+
+test('a bad LOADLAB_BOOT_TIMEOUT_MS or an empty --out: exit 2, one line, before anything starts (items 13, 7)', async () => {
+  const args = ['--server', 'simple', '--amount', '4', '--connections', '1', '--warmup', '0']
+  for (const value of ['-5', '1e12', 'abc']) {
+    const r = await runLab([...args, '--out', tmpdir()], { env: { LOADLAB_BOOT_TIMEOUT_MS: value } })
+    assert.equal(r.exitCode, 2, `LOADLAB_BOOT_TIMEOUT_MS=${value}: ${r.stderr}`)
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
+    assert.match(r.stderr, new RegExp(`LOADLAB_BOOT_TIMEOUT_MS: expected whole milliseconds .*got \`${value}\``))
+  }
+  const r = await runLab([...args, '--out', ''])
+  assert.equal(r.exitCode, 2, r.stderr)
+  assert.match(r.stderr, /--out: expected a directory, got an empty value/)
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
 })

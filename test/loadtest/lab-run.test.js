@@ -6,7 +6,7 @@ import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import pWaitFor from 'p-wait-for'
-import { runLab, readReport, tempDir, accounted, alive, ROOT } from '../helpers/lab.js'
+import { runLab, readReport, tempDir, accounted, alive, labReport, ROOT } from '../helpers/lab.js'
 
 const LOAD = ['--connections', '4', '--amount', '40', '--warmup', '8', '--work', 'loop:1e5']
 
@@ -189,3 +189,19 @@ test(
     }
   }
 )
+
+test('lab: bodies over --max-body are said in the result and its notes, still verified whole (item 4)', async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  process.env.LOADLAB_FIXTURE_BODY_BYTES = '5000'
+  t.after(() => delete process.env.LOADLAB_FIXTURE_BODY_BYTES)
+  const { json } = await labReport([
+    '--server', 'big-body', '--amount', '4', '--connections', '1', '--warmup', '0', '--max-body', '1000', '--out', dir
+  ])
+  const [r] = json.results
+  assert.equal(r.status, 'ok', JSON.stringify(r.failure))
+  assert.equal(r.requests.mismatches, 0)
+  assert.deepEqual(r.bodies, { maxBytes: 1000, overCap: 4, largestBytes: 5000 })
+  assert.equal(json.method.maxBody, 1000)
+  assert.ok(r.notes.some((n) => n.includes('over --max-body 1000 B')), r.notes.join('; '))
+})

@@ -3,8 +3,13 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
+import { setTimeout as delay } from 'node:timers/promises'
 import pWaitFor from 'p-wait-for'
 import { startLab, readReport, tempDir, descendants, alive, cmdline } from '../helpers/lab.js'
+
+// The process group of a pid (/proc/PID/stat field 5, after the command in parentheses).
+const processGroup = (pid) => Number(readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1].split(' ')[2])
 
 // Start a long lab run and resolve once it reports that the measured round is under way.
 async function labInMeasuredRound (server, out) {
@@ -85,4 +90,33 @@ test('SIGKILL of the lab: its servers exit by themselves', { timeout: 90000 }, a
     }
     assert.fail(`server processes left after the lab was killed: ${left.join(', ')}`)
   })
+})
+
+test('Ctrl-C to the whole process group (a terminal): a clean partial result, the server not hit (item 2)', async (t) => {
+  const out = await tempDir()
+  t.after(out.cleanup)
+  const args = ['--server', 'simple', '--work', 'sleep:50', '--duration', '3', '--connections', '2', '--warmup', '0']
+  // detached: the lab leads its own process group, as a shell's job does (the issue's `setsid`).
+  const lab = startLab([...args, '--out', out.dir], { env: { LOADLAB_PROGRESS: '1' }, buffer: false, detached: true })
+  let stderr = ''
+  lab.stderr.setEncoding('utf8').on('data', (c) => {
+    stderr += c
+  })
+  lab.stdout.resume()
+  await pWaitFor(() => /: measuring/.test(stderr) || lab.exitCode !== null, { interval: 50, timeout: 60000 })
+  const servers = descendants(lab.pid).filter((pid) => cmdline(pid).includes('servers/simple'))
+  assert.equal(servers.length, 1, 'the server runs under the lab')
+  assert.notEqual(processGroup(servers[0]), processGroup(lab.pid), 'the server has its own process group')
+  await delay(500)
+  process.kill(-lab.pid, 'SIGINT')
+  const [code] = await once(lab, 'exit')
+  assert.equal(code, 130, stderr)
+  const { json } = await readReport(out.dir)
+  assert.equal(json.status, 'partial')
+  const [r] = json.results
+  assert.equal(r.status, 'ok', `not failed: ${JSON.stringify(r.failure)}`)
+  assert.equal(r.interrupted, true)
+  assert.equal(r.requests.errors, 0, 'no connection errors: the server did not take the signal')
+  assert.equal(r.requests.non2xx, 0, JSON.stringify(r.statusCodes))
+  assert.ok(r.requests.ok > 0)
 })

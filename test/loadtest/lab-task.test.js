@@ -3,10 +3,13 @@
 // each way a task can fail stops the lab with one line and its exit code, before any server starts.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
+import { execFileSync } from 'node:child_process'
 import { cpSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { truncate, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { describeTask } from '../../servers/lib/task-module.js'
+import { MAX_INPUT_BYTES, describeTask } from '../../servers/lib/task-module.js'
 import { ROOT, readReport, runLab, tempDir } from '../helpers/lab.js'
 import { planLab } from '../../loadtest/lab.js'
 import { parseOptions } from '../../loadtest/options.js'
@@ -153,4 +156,24 @@ test('--task with --experiment capacity: the sweep runs the task on the capacity
   }
   assert.throws(() => parseOptions(['--task', SUM, '--experiment', 'heavy-cpu']), (err) =>
     err.exitCode === 2 && /--task goes with --experiment capacity only/.test(err.message))
+})
+
+test('--input @/dev/zero, a FIFO or a file over the cap: exit 2 in one line, nothing read forever (item 5)', async (t) => {
+  const task = join(ROOT, 'test', 'fixtures', 'tasks', 'sum.mjs')
+  const r = await runLab(['--task', task, '--input', '@/dev/zero', '--out', tmpdir()], { timeout: 20000 })
+  assert.equal(r.exitCode, 2, r.stderr)
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
+  assert.match(r.stderr, /--input: cannot read \/dev\/zero: not a regular file/)
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const big = join(dir, 'big.json')
+  await writeFile(big, '')
+  await truncate(big, MAX_INPUT_BYTES + 1) // sparse: no 16 MB written
+  assert.throws(() => describeTask({ ref: task, input: `@${big}` }), new RegExp(`larger than ${MAX_INPUT_BYTES} bytes`))
+  const fifo = join(dir, 'fifo')
+  execFileSync('mkfifo', [fifo])
+  assert.throws(() => describeTask({ ref: task, input: `@${fifo}` }), /not a regular file/, 'a FIFO does not block')
+  const ok = join(dir, 'ok.json')
+  await writeFile(ok, '{ "n": 3 }')
+  assert.equal(describeTask({ ref: task, input: `@${ok}` }).task.inputJson, '{"n":3}')
 })

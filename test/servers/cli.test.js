@@ -8,7 +8,7 @@ const cases = [
     'simple',
     ['--bogus', '1'],
     {},
-    /^--bogus: unknown option \(valid: --port, --host, --work, --task, --input, --task-timeout, --telemetry, --work-override, --request-timeout, --help\)$/
+    /^--bogus: unknown option \(valid: --port, --host, --work, --task, --input, --task-timeout, --telemetry, --work-override, --request-timeout, --shed-loop-delay, --help\)$/
   ],
   ['queued-threads', ['--threads', 'abc'], {}, /^--threads: expected an integer from 1 to 256, got "abc"$/],
   ['queued-threads', ['--max-queue', '-1'], {}, /^--max-queue: /],

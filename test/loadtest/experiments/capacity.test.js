@@ -80,7 +80,7 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
     if (c.capacity.bound === 'at least') {
       // a noisy machine can keep a quick sweep climbing: it stops at its step limit, and says so
       assert.equal(c.steps.length, c.maxSteps)
-      assert.ok(res.untrusted.some((x) => /capacity is a floor/.test(x)))
+      assert.ok(res.untrusted.some((x) => /capacity is a lower bound/.test(x)))
     } else {
       // the knee is proven: a failure confirmed above the capacity and at or below 1.2 × it
       const { fail } = c.capacity.bracket

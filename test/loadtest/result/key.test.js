@@ -6,7 +6,7 @@ import { readFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from '../../../loadtest/catalog.js'
 import {
-  calibrationKey, formatKey, httpKey, loopOf, parseKey, runKey, taskOf, withoutRuntime
+  calibrationKey, formatKey, httpKey, loopOf, parseKey, runKey, settingKey, settingParts, taskOf, withoutRuntime
 } from '../../../loadtest/result/key.js'
 
 test('key: fields to string and back', () => {
@@ -64,4 +64,18 @@ test('key: every key of every reference report parses and formats back to itself
     }
   }
   assert.ok(n > 50, `the reference reports hold many keys (${n})`)
+})
+
+test('key: a --tune setting is its own key part, SERVER[NAME=VALUE], built once and read back', () => {
+  const entry = { server: 'queued-threads', setting: { name: 'threads', value: 3 }, sweep: () => {} }
+  assert.equal(httpKey(entry, 'loop:3e7'), 'queued-threads[threads=3]@loop:3e7#capacity')
+  const k = parseKey('queued-threads[max-queue=inf]@loop:3e7#node22#capacity')
+  assert.equal(k.server, 'queued-threads')
+  assert.equal(k.setting, 'max-queue=inf')
+  assert.deepEqual(settingParts(k.setting), { name: 'max-queue', value: 'inf' })
+  assert.equal(k.runtime, 'node22')
+  assert.equal(formatKey(k), 'queued-threads[max-queue=inf]@loop:3e7#node22#capacity')
+  assert.equal(settingKey('workers', 4), 'workers=4')
+  assert.equal(parseKey('sleep-variants/sync-sleep-pooled[threads=2]@sleep-sync:100').variant, 'sync-sleep-pooled')
+  assert.equal(parseKey('simple@loop:1e7').setting, null)
 })

@@ -7,7 +7,7 @@
 import { before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
-import { readdir, readFile, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { OTHERS, PROVIDED, probeRuntime, resolveRuntimes } from '../../../loadtest/run/runtimes.js'
@@ -18,6 +18,7 @@ import { planLab } from '../../../loadtest/lab.js'
 import { parseOptions } from '../../../loadtest/options.js'
 import { ROOT, labReport, runLab, tempDir } from '../../helpers/lab.js'
 import { httpReport } from '../../fixtures/reports.js'
+import { cpuStrategyNames } from '../../../loadtest/catalog.js'
 
 // The instruments' check at start (servers/lib/instruments.js): Node trusts both; Bun's and Deno's
 // utilisation is a stub; Bun's histogram works (without Node's 10 ms offset); Deno's sees a block now
@@ -137,8 +138,8 @@ test('lab --node OWN,OTHER: one result per server per runtime, with its version;
   assert.match(cmp.stdout, /\| `queued-threads@loop:1e5` \| /)
 })
 
-// The six CPU strategies (the two study servers are for their own experiments).
-const STRATEGIES = ['simple', 'cluster', 'child-process', 'worker-per-request', 'cluster-threads', 'queued-threads']
+// The CPU strategies (catalog.js; the two study servers are for their own experiments).
+const STRATEGIES = cpuStrategyNames()
 // Deno 2.9.6 starts a worker thread of a cluster worker process as a cluster worker too, which throws:
 // cluster-threads cannot run under it, and fails as a result with the one line the server answers.
 const DENO_CLUSTER_THREADS =
@@ -295,4 +296,28 @@ test('compare notes servers under different runtimes: Bun beside Node, not a rep
   assert.equal(notes(before, after).filter((n) => /different runtimes/.test(n)).length, 0)
   const differ = notes(after, bunNow).find((n) => /different runtimes/.test(n))
   assert.match(differ, /^the servers ran under different runtimes \(A v24\.21\.0, B bun 1\.4\.5\): /)
+})
+
+test('--node: a binary that says v99 but runs another is noted; one that hangs "timed out" (item 17)', async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const liar = join(dir, 'node-liar')
+  const answer = '{"node":"v99.0.0","v8":"99.0"}'
+  await writeFile(liar, `#!/bin/sh\nif [ "$1" = "-p" ]; then echo '${answer}'; exit 0; fi\nexec '${process.execPath}' "$@"\n`)
+  await chmod(liar, 0o755)
+  const out = join(dir, 'out')
+  await mkdir(out)
+  const { json } = await labReport([
+    '--server', 'simple', '--work', 'loop:1e3', '--node', liar, '--amount', '4', '--connections', '1', '--warmup', '0',
+    '--out', out
+  ])
+  const [r] = json.results
+  assert.equal(r.status, 'ok', JSON.stringify(r.failure))
+  assert.equal(r.runtime.node, process.version, 'what the server reports is recorded')
+  const note = `--node node99: the binary said it is v99.0.0, the server reports ${process.version}`
+  assert.ok(r.notes.includes(note), r.notes.join('; '))
+  const hangs = join(dir, 'node-hangs')
+  await writeFile(hangs, '#!/bin/sh\nexec sleep 30\n')
+  await chmod(hangs, 0o755)
+  await assert.rejects(probeRuntime(hangs, { timeoutMs: 300 }), /^Error: timed out: no answer within 300 ms$/)
 })

@@ -108,7 +108,7 @@ test('a lab run forced onto ps (LOADLAB_SAMPLER=ps) says so and has CPU and RSS'
   try {
     assert.equal(samplerSource(), 'ps')
     const { json } = await labReport([
-      ...['--server', 'cluster', '--work', 'loop:2e7', '--amount', '300', '--connections', '2', '--warmup', '0'],
+      ...['--server', 'cluster', '--work', 'loop:2e7', '--amount', '100', '--connections', '2', '--warmup', '0'],
       ...['--out', out.dir]
     ])
     assert.equal(json.method.sampler, 'ps')

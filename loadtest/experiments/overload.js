@@ -1,0 +1,138 @@
+// Experiment `overload`: past capacity. Each strategy's capacity C at the target (the capacity sweep in
+// the same run, or an earlier capacity report with --capacity-from), then open-loop steps at 1.5, 2 and
+// 3 × C and a burst (0.7 → 2 → 0.7 × C): how much useful work survives (goodput), how much is refused
+// at once (shed), what the CPU was spent on, and how fast the service comes back. The shedding variants
+// (catalog.js) run at their base strategy's C. docs/overload.md states the rules.
+import { existsSync, readFileSync } from 'node:fs'
+import { fmtMs, fmtPct } from '../report/format.js'
+import { usageError } from '../errors.js'
+import { variants } from '../catalog.js'
+import { SERVERS } from './heavy-cpu.js'
+import capacity from './capacity.js'
+import { sloFor } from '../run/sweep.js'
+import { taskArgs } from '../run/task.js'
+import { OVERLOAD_DEFAULTS, OVERLOAD_QUICK, overloadRule } from '../result/overload.js'
+
+// The capacity sweep's own settings (experiments/capacity.js), with the overload steps' (result/overload.js).
+const defaults = { ...capacity.defaults, overload: OVERLOAD_DEFAULTS }
+const quick = { ...capacity.quick, overload: { ...OVERLOAD_DEFAULTS, ...OVERLOAD_QUICK } }
+
+// --capacity-from FILE: { key → { rps, sloMs } } of the capacity report's results, or a usage error.
+function readCapacities (file) {
+  if (!existsSync(file)) throw usageError(`--capacity-from: ${file}: no such file`)
+  let report
+  try {
+    report = JSON.parse(readFileSync(file, 'utf8'))
+  } catch (err) {
+    throw usageError(`--capacity-from: ${file}: not a JSON report (${err.message.split('\n')[0]})`)
+  }
+  const out = new Map()
+  for (const r of report?.results ?? []) {
+    const c = r?.capacity?.capacity
+    const serviceMs = r?.capacity?.serviceMs ?? null // the service time the sweep stood on
+    if (r?.kind === 'http' && c && !r.variant) out.set(`${r.server}@${r.work}`, { rps: c.rps, sloMs: c.sloMs, bound: c.bound, serviceMs })
+  }
+  if (out.size === 0) throw usageError(`--capacity-from: ${file}: no capacity results (a report of --experiment capacity?)`)
+  return out
+}
+
+// The capacity of `server` at `work` from the file's, checked: present, at the run's target (--slo, or
+// the file's when none is given), and a number.
+function capacityOf (caps, file, { server, work, sloMs }) {
+  const c = caps.get(`${server}@${work}`)
+  const have = [...caps.keys()].join(', ')
+  if (!c) throw usageError(`--capacity-from: ${file} has no capacity of ${server}@${work} (it has ${have})`)
+  if (sloMs !== null && c.sloMs !== sloMs) {
+    throw usageError(`--capacity-from: ${file} measured ${server} at a ${c.sloMs} ms target, not --slo ${sloMs} ms`)
+  }
+  // A strategy that held no rate at the target is a finding of that report, not a mistake: no step for it.
+  if (!(c.rps > 0)) return { refused: `no capacity at the target in ${file} (${c.bound})`, sloMs: c.sloMs, from: file }
+  return { rps: c.rps, sloMs: c.sloMs, from: file, serviceMs: c.serviceMs }
+}
+
+export default {
+  name: 'overload',
+  study: null,
+  title: 'Past capacity: goodput, load shedding and recovery per strategy',
+  description:
+    'Each CPU strategy and the shedding variants: the capacity C at the target (a capacity sweep, or --capacity-from), then open-loop steps at 1.5, 2 and 3 × C and a burst (0.7 × C, 2 × C for 5 s, 0.7 × C). Per step: goodput (verified 2xx within the target), shed share (503/429), timeouts, p99 of answers, backlog and the CPU not spent on good answers; after the burst, the time until every second is good again, or metastable.',
+  defaults,
+  quick,
+  plan (opts) {
+    const q = opts.settings
+    const work = opts.task?.spec ?? opts.work ?? q.work
+    const args = opts.task ? taskArgs(opts.task) : ['--work', work]
+    const servers = (opts.servers ?? SERVERS).filter((s) => SERVERS.includes(s))
+    const caps = opts.capacityFrom ? readCapacities(opts.capacityFrom) : null
+    const settings = q.overload
+    const entries = []
+    for (const server of servers) {
+      const from = caps ? capacityOf(caps, opts.capacityFrom, { server, work, sloMs: opts.sloMs ?? null }) : null
+      const sloMs = from?.sloMs ?? opts.sloMs ?? null
+      const base = { server, args, work, durationSec: opts.user?.durationSec ?? q.durationSec }
+      // The capacity sweep of experiments/capacity.js, unless the file gave C.
+      const sweep = from ? null : capacity.plan({ ...opts, sloMs, servers: [server] })[0].sweep
+      entries.push({ ...base, variant: null, ...(sweep ? { sweep } : {}), overload: { settings, capacity: from } })
+      for (const v of variants([server])) {
+        entries.push({
+          ...base,
+          variant: v.variant,
+          argsFor: ({ serviceMs }) =>
+            serviceMs ? v.argsFor({ sloMs: sloFor(serviceMs, sloMs).sloMs, serviceMs }) : [],
+          overload: { settings, base: server, capacity: from }
+        })
+      }
+    }
+    return entries
+  },
+  notes (opts) {
+    return [
+      `overload: ${overloadRule(opts.settings.overload)}`,
+      'overload: the shedding variants run at their base strategy\'s C; wasted CPU is null where the work is not CPU (a sleep)',
+      ...(opts.rate ? ['overload: --rate is ignored: the rates are multiples of each capacity'] : [])
+    ]
+  },
+  table (report) {
+    return overloadTable(report.results)
+  }
+}
+
+// The overload table: per result, C, then goodput share / shed share / p99 / wasted CPU at each
+// multiple, and the recovery after the burst.
+export function overloadTable (results) {
+  const rows = results.filter((r) => r.kind === 'http')
+  const all = rows.flatMap((r) => (r.overload?.steps ?? []).map((s) => s.multiple))
+  const multiples = [...new Set(all)].sort((a, b) => a - b)
+  const head = [
+    'server', 'C req/s', 'target',
+    ...multiples.flatMap((m) => [`${m}× goodput`, `${m}× shed`, `${m}× p99`, `${m}× wasted CPU`]),
+    'recovery', 'trust'
+  ]
+  const body = rows.map((r) => {
+    const o = r.overload
+    const name = r.variant ? `${r.server}/${r.variant}` : r.server
+    if (!o || o.refused) {
+      const why = `✗ ${o?.refused ?? r.failure?.reason ?? 'no overload run'}`
+      return [name, '-', o?.sloMs ? fmtMs(o.sloMs) : '-', ...multiples.flatMap(() => ['', '', '', '']), '-', why]
+    }
+    const cells = multiples.flatMap((m) => {
+      const s = o.steps.find((x) => x.multiple === m)
+      if (!s) return ['-', '-', '-', '-']
+      const wasted = s.wastedCpuShare === null ? '-' : fmtPct(s.wastedCpuShare)
+      return [fmtPct(s.goodputShare), fmtPct(s.shedShare), fmtMs(s.p99), wasted]
+    })
+    const trust = r.status === 'failed' ? '✗ failed' : r.trusted ? '✓' : '!'
+    return [name, rps(o.capacityRps), fmtMs(o.sloMs), ...cells, recoveryCell(o.recovery), trust]
+  })
+  return { head, rows: body }
+}
+
+// The recovery cell: the time, or "metastable" (not within the observation).
+export function recoveryCell (rec) {
+  if (!rec) return '-'
+  return rec.metastable ? `metastable (>${fmtMs(rec.observedMs - rec.burstEndMs)})` : fmtMs(rec.ms)
+}
+
+function rps (x) {
+  return x === null || x === undefined ? '-' : x >= 100 ? String(Math.round(x)) : x.toFixed(1)
+}

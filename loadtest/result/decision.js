@@ -1,0 +1,279 @@
+// The decision a capacity report supports: which strategy (and --tune setting) to run, at what plan rate,
+// the runner-up and what separates them, the target at which the answer would change, or a refusal with
+// its reason. Pure: a function of the report's results (docs/decision.md states the rules).
+import { isNum, roundTo } from './stats.js'
+import { parseKey, settingParts } from './key.js'
+import { verdictOf } from './trust.js'
+
+// The plan rate: this share of the capacity (Netflix and common practice plan at 75–80 % of the knee).
+export const HEADROOM = 0.8
+// A tie between settings of one strategy is broken by goodput at this multiple of capacity (when the
+// overload figures exist) when the shares differ by more than GOODPUT_MARGIN, else by peak RSS when one
+// is smaller by more than RSS_MARGIN of the larger.
+export const TIE_MULTIPLE = 2
+export const GOODPUT_MARGIN = 0.1
+export const RSS_MARGIN = 0.1
+
+// A result's capacity at each target, loosest last: capacity.targets, or (a report with one target)
+// its one capacity. Each { sloMs, rps (null: cannot meet), bracket: { pass, fail }, bound }.
+export function targetsOf (result) {
+  const cap = result?.capacity
+  if (!cap?.capacity) return []
+  if (Array.isArray(cap.targets) && cap.targets.length) return cap.targets.slice().sort((a, b) => a.sloMs - b.sloMs)
+  const c = cap.capacity
+  return [{ sloMs: c.sloMs ?? cap.sloMs, rps: c.rps, bracket: c.bracket, bound: c.bound }]
+}
+
+// A capacity that holds some rate (null and 0 do not).
+const holdsSome = (t) => isNum(t?.rps) && t.rps > 0
+
+// The interval a capacity lies in: [the passing rate, the failing rate above it) (no failure: open above).
+function interval (t) {
+  return { lo: t.bracket?.pass ?? t.rps, hi: isNum(t.bracket?.fail) ? t.bracket.fail : Infinity }
+}
+
+// Whether two capacities' brackets overlap: neither is proven above the other.
+export function overlaps (a, b) {
+  const x = interval(a)
+  const y = interval(b)
+  return x.lo < y.hi && y.lo < x.hi
+}
+
+// The candidates at one target: every usable result's capacity there, highest first.
+function candidatesAt (results, sloMs) {
+  const out = []
+  for (const r of results) {
+    if (r.kind !== 'http' || r.status === 'failed') continue
+    const t = targetsOf(r).find((x) => x.sloMs === sloMs)
+    if (holdsSome(t)) out.push({ result: r, target: t })
+  }
+  return out.sort((a, b) => b.target.rps - a.target.rps)
+}
+
+// Goodput share at TIE_MULTIPLE × capacity (issue 27's result.overload.steps), or null.
+function goodputAt2x (r) {
+  const s = r.overload?.steps?.find((x) => x.multiple === TIE_MULTIPLE)
+  return isNum(s?.goodputShare) ? s.goodputShare : null
+}
+
+// Break a tie between candidates by goodput at 2 × capacity, then by peak RSS: { winner, rule } or null.
+export function breakTie (tied) {
+  const good = tied.map((c) => goodputAt2x(c.result))
+  if (good.every(isNum)) {
+    const order = tied.map((c, i) => [c, good[i]]).sort((a, b) => b[1] - a[1])
+    if (order[0][1] - order[1][1] > GOODPUT_MARGIN) {
+      return { winner: order[0][0], rule: `goodput at ${TIE_MULTIPLE} × capacity (${pct(order[0][1])} against ${pct(order[1][1])})` }
+    }
+  }
+  const rss = tied.map((c) => c.result.outside?.peakRssBytes ?? null)
+  if (rss.every(isNum)) {
+    const order = tied.map((c, i) => [c, rss[i]]).sort((a, b) => a[1] - b[1])
+    if ((order[1][1] - order[0][1]) / order[1][1] > RSS_MARGIN) {
+      return { winner: order[0][0], rule: `peak RSS (${mb(order[0][1])} against ${mb(order[1][1])})` }
+    }
+  }
+  return null
+}
+
+function pct (x) {
+  return `${Math.round(x * 100)} %`
+}
+
+function mb (bytes) {
+  return `${roundTo(bytes / 2 ** 20, 0)} MB`
+}
+
+// The ranking at one target: the top candidate, the candidates tied with it, and how the tie was decided.
+// Settings of one strategy that tie are told apart by breakTie; strategies that tie are a refusal.
+function rankAt (results, sloMs) {
+  const all = candidatesAt(results, sloMs)
+  if (!all.length) return { all, top: null, tied: [], rule: 'highest capacity' }
+  const tied = all.filter((c) => c === all[0] || overlaps(c.target, all[0].target))
+  if (tied.length === 1) return { all, top: all[0], tied, rule: 'highest capacity, brackets apart' }
+  const oneServer = new Set(tied.map((c) => serverName(c.result))).size === 1
+  const broken = breakTie(tied)
+  if (oneServer && broken) return { all, top: broken.winner, tied, rule: `tie on capacity, broken by ${broken.rule}` }
+  return { all, top: all[0], tied, rule: oneServer ? 'tie on capacity, not broken' : 'tie on capacity', lean: broken }
+}
+
+// The strategy a result ran (server/variant), without its setting.
+function serverName (r) {
+  return r.variant ? `${r.server}/${r.variant}` : r.server
+}
+
+// Where the top strategy at each target changes as the target loosens: [{ fromMs, toMs, from, to, atMs }],
+// atMs where the two capacity lines cross (linear in the log of the target, as the chart draws it).
+export function rankingChanges (results) {
+  const slos = [...new Set(results.flatMap((r) => targetsOf(r).map((t) => t.sloMs)))].sort((a, b) => a - b)
+  const tops = slos.map((s) => ({ sloMs: s, top: candidatesAt(results, s)[0] ?? null }))
+  const out = []
+  for (let i = 1; i < tops.length; i++) {
+    const a = tops[i - 1]
+    const b = tops[i]
+    if (!a.top || !b.top || a.top.result.key === b.top.result.key) continue
+    out.push({
+      fromMs: a.sloMs,
+      toMs: b.sloMs,
+      from: a.top.result.key,
+      to: b.top.result.key,
+      atMs: crossing(a.top.result, b.top.result, a.sloMs, b.sloMs)
+    })
+  }
+  return out
+}
+
+// The target between t1 and t2 at which x's and y's capacity lines cross (null: not measurable).
+function crossing (x, y, t1, t2) {
+  const at = (r, s) => targetsOf(r).find((t) => t.sloMs === s)?.rps ?? 0
+  const d1 = at(x, t1) - at(y, t1)
+  const d2 = at(x, t2) - at(y, t2)
+  if (!(d1 > 0 && d2 < 0)) return null
+  const f = d1 / (d1 - d2)
+  return roundTo(Math.exp(Math.log(t1) + f * (Math.log(t2) - Math.log(t1))), 1)
+}
+
+// Whether a result's --runs sweeps disagree beyond their brackets: a rate one sweep held where another
+// failed. { held, failed } of the widest disagreement, or null.
+export function runsDisagree (r) {
+  const runs = r.capacity?.runs
+  if (!Array.isArray(runs) || runs.length < 2) return null
+  let worst = null
+  for (const a of runs) {
+    for (const b of runs) {
+      if (!isNum(a.rps) || !isNum(b.bracket?.fail) || a.rps < b.bracket.fail) continue
+      if (!worst || a.rps / b.bracket.fail > worst.held / worst.failed) worst = { held: a.rps, failed: b.bracket.fail }
+    }
+  }
+  return worst
+}
+
+// One candidate as the decision names it.
+function named (c) {
+  if (!c) return null
+  const k = parseKey(c.result.key ?? '')
+  return {
+    key: c.result.key,
+    server: serverName(c.result),
+    setting: settingParts(k.setting),
+    capacityRps: c.target.rps,
+    bracket: c.target.bracket,
+    bound: c.target.bound,
+    spread: c.result.capacity?.spread ?? null
+  }
+}
+
+// Why the decision refuses (null: it recommends): the winner's sweep not trusted, a tie between
+// strategies, or the winner's runs disagreeing.
+function refusalOf (rank) {
+  const top = rank.top
+  if (rank.tied.length > 1 && !rank.rule.includes('broken by')) {
+    const keys = rank.tied.map((c) => c.result.key)
+    return {
+      reason: 'tie',
+      keys,
+      text: `${keys.join(' and ')} tie: their brackets overlap (${rank.tied.map((c) => bracketText(c.target)).join(' and ')})` +
+        (rank.lean ? `; ${rank.lean.winner.result.key} leads on ${rank.lean.rule}, not enough to choose between strategies` : '')
+    }
+  }
+  const verdict = verdictOf(top.result) // the one verdict every output shows
+  if (!verdict.trusted) {
+    const why = verdict.reasons
+    const more = why.length > 2 ? `; and ${why.length - 2} more (the report's trust section)` : ''
+    const text = `${top.result.key}'s sweep is not to be taken at face value: ${why.slice(0, 2).join('; ')}${more}`
+    return { reason: 'disturbed', keys: [top.result.key], text }
+  }
+  const dis = runsDisagree(top.result)
+  if (dis) {
+    return {
+      reason: 'runs disagree',
+      keys: [top.result.key],
+      text: `${top.result.key}'s sweeps disagree beyond their brackets: one held ${roundTo(dis.held, 1)} req/s, another failed at ${roundTo(dis.failed, 1)}`
+    }
+  }
+  return null
+}
+
+// A bracket as text: `41.2–45.0` (open above: `≥ 41.2`).
+export function bracketText (t) {
+  const lo = t.bracket?.pass ?? t.rps
+  return isNum(t.bracket?.fail) ? `${roundTo(lo, 1)}–${roundTo(t.bracket.fail, 1)}` : `≥ ${roundTo(lo, 1)}`
+}
+
+// What separates the winner from the runner-up: their brackets apart, or the rule that broke their tie.
+function separation (rank, runnerUp) {
+  if (!runnerUp) return null
+  const ratio = roundTo(rank.top.target.rps / runnerUp.target.rps, 2)
+  if (!overlaps(rank.top.target, runnerUp.target)) {
+    return `brackets apart: ${bracketText(rank.top.target)} against ${bracketText(runnerUp.target)} req/s (${ratio} ×)`
+  }
+  return `${rank.rule} (brackets ${bracketText(rank.top.target)} and ${bracketText(runnerUp.target)} req/s overlap)`
+}
+
+// What happens past the winner's capacity: goodput at each multiple of it (issue 27's overload figures,
+// when the report has them) and the sweep's own step at 1.2 × capacity. null: nothing measured.
+export function pastCapacity (r) {
+  const steps = (r.overload?.steps ?? []).filter((s) => isNum(s.multiple))
+  const over = r.capacity?.capacity?.over ?? null
+  if (!steps.length && !over) return null
+  return {
+    goodput: steps.map((s) => ({ multiple: s.multiple, goodputShare: s.goodputShare ?? null })),
+    over: over && {
+      rate: roundTo(over.rate, 1),
+      p99: over.p99 ?? null,
+      timeouts: over.requests?.timeouts ?? null,
+      holds: Boolean(over.pass)
+    }
+  }
+}
+
+// The machine a decision holds for: host, CPU and cores.
+function machineOf (m) {
+  if (!m) return null
+  const cores = m.availableParallelism ?? m.cores ?? null
+  return { hostname: m.hostname ?? null, cpuModel: m.cpuModel ?? null, cores }
+}
+
+// The decision of a capacity report (null when no result has a capacity). `sloMs`: the target it is
+// made at (default: the first target of the first result with one); `headroom`: the plan rate's share.
+export function decide (report, { sloMs = null, headroom = HEADROOM } = {}) {
+  const results = (report?.results ?? []).filter((r) => r?.kind === 'http' && r.capacity?.capacity)
+  if (!results.length) return null
+  const target = sloMs ?? targetsOf(results[0])[0]?.sloMs ?? null
+  const rank = rankAt(results, target)
+  const context = {
+    sloMs: target,
+    machine: machineOf(report.machine),
+    runtime: report.machine?.node ?? null,
+    changes: rankingChanges(results),
+    // the results with no capacity at the target: { key, bound } ('cannot meet the target': the floor is above it)
+    unmet: results.flatMap((r) => {
+      const t = targetsOf(r).find((x) => x.sloMs === target)
+      return holdsSome(t) ? [] : [{ key: r.key, bound: t?.bound ?? 'no capacity at this target' }]
+    }),
+    headroom
+  }
+  if (!rank.top) {
+    const none = { key: null, server: null, setting: null, capacityRps: null, bracket: null, planRps: null }
+    return {
+      ...context,
+      ...none,
+      runnerUp: null,
+      decidedBy: null,
+      past: null,
+      confirm: null,
+      refused: { reason: 'none meets the target', keys: [], text: `no strategy held p99 ≤ ${target} ms at any rate tried` }
+    }
+  }
+  const win = named(rank.top)
+  const next = rank.all.find((c) => c !== rank.top) ?? null
+  return {
+    ...context,
+    ...win,
+    planRps: roundTo(win.capacityRps * headroom, 1),
+    decidedBy: rank.rule,
+    runnerUp: next ? { ...named(next), separation: separation(rank, next) } : null,
+    past: pastCapacity(rank.top.result),
+    refused: refusalOf(rank),
+    confirm: null
+  }
+}

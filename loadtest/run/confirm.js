@@ -1,0 +1,61 @@
+// --confirm: run the decision's winner at its plan rate for a longer open-loop round (CONFIRM_SEC; --quick
+// CONFIRM_QUICK_SEC) and say whether it held the target with no backlog growth (Nighthawk's "testing
+// stage" after its search; the plan rate is a promise, this checks it). Returns decision.confirm.
+import { defaultConnections } from './open-loop.js'
+import { runEntry } from './runner.js'
+import { holds } from '../result/capacity.js'
+import { roundFigures } from '../result/figures.js'
+import { roundTo } from '../result/stats.js'
+
+// How long the confirming round lasts (seconds).
+export const CONFIRM_SEC = 60
+export const CONFIRM_QUICK_SEC = 10
+
+// Why a confirming round did not hold: its p99 past the target, failed requests, a growing backlog.
+export function confirmVerdict (fig, sloMs) {
+  const why = []
+  const q = fig.requests
+  if (!(fig.latency.p99 <= sloMs)) why.push(`p99 ${fig.latency.p99} ms > ${sloMs} ms`)
+  const failed = q.errors + q.timeouts + q.non2xx + q.mismatches + q.unanswered
+  if (failed > 0) why.push(`${failed} of ${q.sent} requests failed or unanswered`)
+  if (fig.backlog?.growing) why.push(`backlog grew by ${fig.backlog.growth} (limit ${fig.backlog.limit})`)
+  return { held: holds(fig, sloMs) && why.length === 0, why }
+}
+
+// Run the confirming round for `decision` (its highest capacity: the winner, or with a refusal the one it
+// does not recommend) (the winner's plan entry and load found by its key among
+// `plan`/`loads`/`results`, in plan order). Never throws for the server's fault: a failure is said.
+export async function confirmWinner (decision, { plan, loads, results, quick, signal, progress, calibration }) {
+  const durationSec = quick ? CONFIRM_QUICK_SEC : CONFIRM_SEC
+  const base = { key: decision.key, rate: decision.planRps, sloMs: decision.sloMs, durationSec }
+  // A refusal still has a highest capacity: it is confirmed all the same (the block says it is no advice).
+  if (!decision.key || !(decision.planRps > 0)) return { ...base, skipped: `no capacity at p99 ≤ ${decision.sloMs} ms` }
+  const i = results.findIndex((r) => r.key === decision.key)
+  if (i < 0 || !plan[i]) return { ...base, skipped: 'the winner\'s plan entry was not found' }
+  const { sweep, ...entry } = plan[i]
+  const rate = decision.planRps
+  const load = {
+    ...loads[i],
+    rate,
+    connections: loads[i].userConnections ?? defaultConnections(rate, loads[i].timeoutSec),
+    durationSec,
+    amount: null
+  }
+  progress?.(`confirming ${decision.key} at ${rate} req/s for ${durationSec} s`)
+  const record = await runEntry({ ...entry, rate, durationSec }, load, { signal, progress, calibration })
+  const round = record.rounds[0]
+  if (record.failure || !round) return { ...base, skipped: record.failure?.reason ?? 'interrupted before the round' }
+  const fig = roundFigures(round)
+  const verdict = confirmVerdict(fig, decision.sloMs)
+  return {
+    ...base,
+    ...verdict,
+    p99: fig.latency.p99,
+    rps: roundTo(fig.rps, 1),
+    requests: fig.requests,
+    backlogGrowing: Boolean(fig.backlog?.growing),
+    backlog: fig.backlog,
+    disturbed: Boolean(fig.disturbed),
+    disturbedBy: fig.disturbedBy ?? []
+  }
+}

@@ -1,0 +1,87 @@
+// The overload experiment against real servers with sleep-sync work (its service time does not move with
+// CPU noise): at 2 × C the deadline pool keeps its goodput while the unbounded pool loses it, the deadline
+// pool recovers from the burst within 2 s, and every refusal is one line with exit 2.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { labReport, runLab, tempDir } from '../../helpers/lab.js'
+import { goodputShareAt } from '../../../loadtest/result/overload.js'
+
+const WORK = 'sleep-sync:20'
+const SLO = 100
+
+// A capacity report as --experiment capacity writes it, reduced to what --capacity-from reads: C for
+// queued-threads at sleep-sync:20 (2 threads of 20 ms: an ideal of 100 req/s on 2 cores; the sweep
+// finds about 90) at a 100 ms target.
+async function capacityFile (dir, { rps = 90, sloMs = SLO, server = 'queued-threads' } = {}) {
+  const file = join(dir, 'capacity.json')
+  const result = { kind: 'http', server, variant: null, work: WORK, capacity: { capacity: { rps, sloMs, bound: 'refined' } } }
+  await writeFile(file, JSON.stringify({ kind: 'loadlab-report', experiment: 'capacity', results: [result] }))
+  return file
+}
+
+test('overload --quick at 2 × C: the deadline pool keeps goodput, the unbounded pool loses it; recovery', async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const from = await capacityFile(dir)
+  const { json, md } = await labReport([
+    '--experiment', 'overload', '--quick', '--server', 'queued-threads', '--work', WORK,
+    '--capacity-from', from, '--out', dir, '--threshold', 'queued-threads/deadline:goodput>0.7'
+  ])
+  const byKey = Object.fromEntries(json.results.map((r) => [r.variant ? `${r.server}/${r.variant}` : r.server, r]))
+  assert.deepEqual(Object.keys(byKey).sort(), ['queued-threads', 'queued-threads/deadline', 'queued-threads/max-queue'])
+  const unbounded = byKey['queued-threads'].overload
+  const deadline = byKey['queued-threads/deadline'].overload
+  for (const o of [unbounded, deadline]) {
+    assert.equal(o.capacityRps, 90)
+    assert.equal(o.sloMs, SLO)
+    assert.equal(o.capacityFrom, from)
+    assert.deepEqual(o.steps.map((s) => s.multiple), [1.5, 2, 3])
+    for (const s of o.steps) {
+      assert.equal(s.offeredRps, s.multiple * 90)
+      const q = s.requests
+      assert.ok(q.good <= q.ok && q.ok + q.shed + q.timeouts + q.errors <= q.offered, JSON.stringify(q))
+      assert.ok(s.goodputShare >= 0 && s.shedShare >= 0 && s.shedShare <= 1)
+      assert.ok(s.wastedCpuShare === null || (s.wastedCpuShare >= 0 && s.wastedCpuShare <= 1))
+    }
+  }
+  // The deadline pool's answers hold more work (a sleep) than its CPU: no share of CPU to call wasted.
+  assert.ok(deadline.steps.every((s) => s.wastedCpuShare === null))
+  const two = (o) => o.steps.find((s) => s.multiple === 2)
+  assert.ok(two(deadline).goodputShare >= 0.7, `deadline at 2 × C: goodput ${two(deadline).goodputShare} of C`)
+  assert.ok(two(deadline).shedShare > 0.2, 'it sheds what it cannot serve in time')
+  assert.ok(two(deadline).shedP50 < SLO, 'and says so before the target')
+  assert.ok(two(unbounded).goodputShare <= 0.3, `unbounded at 2 × C: goodput ${two(unbounded).goodputShare} of C`)
+  assert.equal(two(unbounded).shedShare, 0, 'the unbounded queue never refuses')
+  assert.ok(two(unbounded).timeouts > 0, 'its clients run out of patience instead')
+  // After the burst (0.7 → 2 → 0.7 × C) the deadline pool is good again within 2 s.
+  assert.equal(deadline.recovery.metastable, false)
+  assert.ok(deadline.recovery.ms <= 2000, `recovered in ${deadline.recovery.ms} ms`)
+  assert.ok(deadline.recovery.windows.length >= 5)
+  assert.equal(goodputShareAt(byKey['queued-threads/deadline']), two(deadline).goodputShare)
+  assert.equal(json.thresholds[0].status, 'passed', JSON.stringify(json.thresholds))
+  assert.match(md, /goodput/)
+})
+
+test('overload refusals: one line, exit 2', async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const from = await capacityFile(dir)
+  const cases = [
+    [['--capacity-from', join(dir, 'none.json')], /^loadlab lab: --capacity-from: .*none\.json: no such file$/],
+    [['--capacity-from', from, '--slo', '50'], /measured queued-threads at a 100 ms target, not --slo 50 ms$/],
+    [['--capacity-from', from, '--server', 'simple'], /has no capacity of simple@sleep-sync:20 \(it has queued-threads@sleep-sync:20\)$/],
+    [['--capacity-from', from, '--experiment', 'capacity'], /--capacity-from goes with --experiment overload/]
+  ]
+  for (const [args, message] of cases) {
+    const all = ['--work', WORK, '--out', dir, ...args]
+    if (!args.includes('--experiment')) all.unshift('--experiment', 'overload')
+    if (!args.includes('--server')) all.push('--server', 'queued-threads')
+    const r = await runLab(all)
+    assert.equal(r.exitCode, 2, `${args.join(' ')}: ${r.stderr}`)
+    const lines = r.stderr.trim().split('\n')
+    assert.equal(lines.length, 1, r.stderr)
+    assert.match(lines[0], message)
+  }
+})

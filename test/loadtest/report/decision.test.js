@@ -1,0 +1,64 @@
+// The decision block (report/decision.js) in the three outputs: the terminal's text, the Markdown's first
+// section, the page's first screen with the capacity-against-target chart.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { decide } from '../../../loadtest/result/decision.js'
+import { decisionLines, decisionText } from '../../../loadtest/report/decision.js'
+import { renderMarkdown } from '../../../loadtest/report/markdown.js'
+import { renderReportHtml } from '../../../loadtest/report/page.js'
+import { httpReport } from '../../fixtures/reports.js'
+
+// A capacity result at several targets ([sloMs, pass, fail]), on the fixture's machine.
+function capResult (base, server, targets, extra = {}) {
+  const t = targets.map(([sloMs, pass, fail]) => ({ sloMs, rps: pass, bracket: { pass, fail }, bound: pass === null ? 'cannot meet the target' : 'refined' }))
+  return { ...base, ...extra, key: `${server}@loop:3e7#capacity`, server, capacity: { sloMs: t[0].sloMs, capacity: { ...t[0] }, targets: t } }
+}
+
+function capacityReport () {
+  const report = httpReport()
+  const base = report.results[0]
+  report.experiment = 'capacity'
+  report.results = [
+    capResult(base, 'cluster', [[100, 90, 94], [200, 95, 99], [400, 100, 104]], { trusted: true, untrusted: [] }),
+    capResult(base, 'queued-threads', [[100, 60, 63], [200, 92, 96], [400, 150, 155]], { trusted: true, untrusted: [] }),
+    capResult(base, 'child-process', [[100, null, 3], [200, null, 3], [400, 10, 12]], { trusted: true, untrusted: [] })
+  ]
+  report.decision = decide(report)
+  return report
+}
+
+test('decision block: what to run, the plan rate with its headroom, the runner-up, where the answer changes, the machine', () => {
+  const report = capacityReport()
+  const text = decisionText(report.decision)
+  assert.match(text, /^Decision\n/)
+  assert.match(text, /Run +cluster: capacity 90 req\/s \(bracket 90–94\) at p99 ≤ 100 ms/)
+  assert.match(text, /Plan +72 req\/s, 80 % of capacity \(20 % headroom\)/)
+  assert.match(text, /Runner-up +queued-threads: 60 req\/s .*brackets apart/)
+  assert.match(text, /Would change +queued-threads@loop:3e7#capacity leads from 400 ms \(lines cross near p99 \d+(\.\d)? ms/)
+  assert.match(text, /No capacity at p99 ≤ 100 ms +child-process@loop:3e7#capacity \(cannot meet the target\)/)
+  assert.match(text, /Confirmed +not run/)
+  assert.match(text, /Holds for +lab-box/)
+  const refused = decide({ ...report, results: [report.results[0], { ...report.results[1], key: 'simple@x#capacity', server: 'simple', capacity: { ...report.results[0].capacity } }] })
+  const lines = decisionLines(refused)
+  assert.equal(lines[0].label, 'No recommendation')
+  assert.ok(!lines.some((l) => l.label === 'Plan'), 'a refusal gives no plan rate')
+})
+
+test('decision block: the Markdown\'s first section and the page\'s first screen, with the capacity-against-target chart', () => {
+  const report = capacityReport()
+  const md = renderMarkdown(report, null)
+  const sections = md.split('\n').filter((l) => l.startsWith('## '))
+  assert.equal(sections[0], '## Decision')
+  assert.match(md, /- \*\*Plan:\*\* 72 req\/s/)
+  const html = renderReportHtml(report)
+  const at = html.indexOf('data-decision="recommended"')
+  assert.ok(at > 0 && at < html.indexOf('class="cards"'), 'the decision before the machine and method cards')
+  const chart = /data-chart="targets" data-lines="(\d+)"/.exec(html)
+  assert.ok(chart, 'the capacity-against-target chart')
+  assert.equal(chart[1], '3', 'one line per strategy')
+  assert.ok(html.indexOf('data-chart="targets"') < html.indexOf('class="cards"'))
+  // a report without a decision (every other experiment) shows none
+  const plain = httpReport()
+  assert.doesNotMatch(renderMarkdown(plain, null), /## Decision/)
+  assert.doesNotMatch(renderReportHtml(plain), /data-decision/)
+})

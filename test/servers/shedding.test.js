@@ -1,0 +1,107 @@
+// The shedding variants as real servers: the queued pool's --deadline and --max-queue auto, and
+// @fastify/under-pressure on simple (--shed-loop-delay); every bad flag exits 2 with one line.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { Agent, request } from 'undici'
+import { getJson, runServer, startServer } from '../helpers/server.js'
+import { resolveQueue } from '../../servers/lib/shedding.js'
+
+// `n` GETs at once over their own connections: [{ status, retryAfter, code }].
+async function burst (url, n) {
+  const agent = new Agent({ connections: n })
+  try {
+    return await Promise.all(Array.from({ length: n }, async () => {
+      const res = await request(`${url}/`, { dispatcher: agent })
+      const body = await res.body.text()
+      let code = null
+      try {
+        code = JSON.parse(body).code ?? null
+      } catch {}
+      return { status: res.statusCode, retryAfter: res.headers['retry-after'] ?? null, code }
+    }))
+  } finally {
+    await agent.close()
+  }
+}
+
+const refusals = [
+  ['queued-threads', ['--deadline', '0'], /^--deadline: expected a number of ms/],
+  ['queued-threads', ['--deadline', 'soon'], /^--deadline: expected a number of ms/],
+  ['queued-threads', ['--max-queue', 'lots'], /^--max-queue: expected an integer >= 0/],
+  ['queued-threads', ['--max-queue', 'auto'], /^--max-queue auto: needs --slo MS/],
+  ['queued-threads', ['--deadline', 'auto', '--slo', '5', '--service-ms', '20'],
+    /^--deadline auto: the service time 20 ms is not below --slo 5 ms/],
+  ['queued-threads', ['--slo', '100'], /^--slo: only with --max-queue auto or --deadline auto/],
+  ['simple', ['--shed-loop-delay', 'x'], /^--shed-loop-delay: expected a number of ms/],
+  ['cluster', ['--shed-loop-delay', '-'], /^--shed-loop-delay: /]
+]
+for (const [name, args, message] of refusals) {
+  test(`${name} ${args.join(' ')}: exit 2 with one line`, async () => {
+    const { code, stderr } = await runServer(name, ['--port', '0', ...args])
+    assert.equal(code, 2)
+    const lines = stderr.trim().split('\n')
+    assert.equal(lines.length, 1, stderr)
+    assert.match(lines[0], message)
+  })
+}
+
+test("Little's law and the deadline from a target and a service time", () => {
+  const q = resolveQueue({ options: { maxQueue: 'auto', deadline: 'auto', slo: 100 }, threads: 2, serviceMs: 20 })
+  assert.equal(q.maxQueue, 8) // 2 × (100 − 20) / 20
+  assert.equal(q.deadlineMs, 60) // 100 − 2 × 20
+  assert.match(q.lines[0], /max-queue auto: 8 = floor\(2 threads × \(100 − 20\) \/ 20\)/)
+  assert.match(q.lines[1], /deadline auto: 60 ms/)
+  const fixed = resolveQueue({ options: { maxQueue: 3 }, threads: 2, serviceMs: null })
+  assert.deepEqual(fixed, { maxQueue: 3, deadlineMs: undefined, lines: [] })
+})
+
+test('queued-threads --deadline: a request that waited past it answers 503 with Retry-After, unrun', async (t) => {
+  // One thread, 40 ms a request, a 60 ms deadline: of 8 at once, the first few run, the rest expire.
+  const server = await startServer('queued-threads', ['--threads', '1', '--work', 'sleep-sync:40', '--deadline', '60'])
+  t.after(() => server.stop())
+  const answers = await burst(server.url, 8)
+  const ok = answers.filter((a) => a.status === 200).length
+  const shed = answers.filter((a) => a.status === 503)
+  assert.equal(ok + shed.length, 8, JSON.stringify(answers))
+  assert.ok(ok >= 2 && ok <= 4, `ran ${ok} of 8 (one at once, 40 ms each, a 60 ms wait allowed)`)
+  for (const a of shed) {
+    assert.equal(a.retryAfter, '1')
+    assert.equal(a.code, 'ERR_DEADLINE')
+  }
+  const stats = await getJson(`${server.url}/__lab/stats`)
+  assert.equal(stats.body.variant, 'deadline')
+  assert.equal(stats.body.gauges.expired, shed.length)
+  assert.equal(stats.body.gauges.completed, ok) // the shed ones never ran
+})
+
+test('queued-threads --max-queue auto: the bound printed with its figures, and held', async (t) => {
+  const args = ['--threads', '1', '--work', 'sleep-sync:30', '--max-queue', 'auto', '--slo', '100', '--service-ms', '30']
+  const server = await startServer('queued-threads', args)
+  t.after(() => server.stop())
+  assert.match(server.stderr(), /max-queue auto: 2 = floor\(1 threads × \(100 − 30\) \/ 30\) \(Little's law; --slo 100 ms, service time 30 ms/)
+  const answers = await burst(server.url, 8)
+  const ok = answers.filter((a) => a.status === 200).length
+  const full = answers.filter((a) => a.code === 'ERR_QUEUE_FULL').length
+  assert.equal(ok + full, 8, JSON.stringify(answers))
+  assert.ok(ok <= 3 + 1, `at most one running and two waiting at a time, then room again: ${ok} ran`)
+  assert.ok(full >= 4, `${full} refused`)
+})
+
+test('simple --shed-loop-delay: under-pressure answers 503 once a sample saw the loop blocked; /health passes', async (t) => {
+  const server = await startServer('simple', ['--work', 'sleep-sync:60', '--shed-loop-delay', '20'])
+  t.after(() => server.stop())
+  // The plugin samples every second: a burst blocks the loop for 10 × 60 ms, the next sample sees the
+  // delay, and a burst after it finds the flag up (at most 5 bursts).
+  const answers = []
+  for (let i = 0; i < 5 && !answers.some((a) => a.status === 503); i++) answers.push(...(await burst(server.url, 10)))
+  assert.ok(answers.some((a) => a.status === 200))
+  const shed = answers.filter((a) => a.status === 503)
+  assert.ok(shed.length > 0, `some shed: ${JSON.stringify(answers)}`)
+  for (const a of shed) {
+    assert.equal(a.retryAfter, '1')
+    assert.equal(a.code, 'FST_UNDER_PRESSURE')
+  }
+  const health = await getJson(`${server.url}/health`)
+  assert.equal(health.status, 200)
+  assert.equal(health.body.variant, 'under-pressure')
+})
