@@ -94,7 +94,8 @@ function ladderLines (o) {
 
 function memoryLines (g) {
   return (g.memoryRounds ?? [g.memory]).map((m, i) =>
-    `  memory ${i + 1}: one ${m.durationSec} s open-loop round at ${m.rate} req/s, ${m.requests} requests into HDR histograms ` +
+    `  memory ${i + 1}: one ${m.durationSec} s open-loop round at ${m.rate} req/s, ${m.requests} requests answered ` +
+    `(${m.failed ?? 0} sent but not answered 2xx), into HDR histograms ` +
     `(${(m.histogramBytes / 1024).toFixed(0)} kB each): lab RSS ${m.rssMb.atQuarter.toFixed(0)} MB at a quarter, ` +
     `${m.rssMb.atEnd.toFixed(0)} MB at the end, peak ${m.rssMb.peak.toFixed(0)} MB (arrays of three numbers a request would hold ` +
     `${m.arraysWouldHoldMb.toFixed(1)} MB)`)
