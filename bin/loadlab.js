@@ -62,9 +62,8 @@ async function dispatch (argv) {
   }
   if (first === 'server') return server(rest)
   if (first === 'compare') {
-    const { main } = await import('../loadtest/compare/cli.js')
-    await main(rest)
-    return process.exitCode ?? 0
+    const { run } = await import('../loadtest/compare/cli.js')
+    return run(rest)
   }
   if (first === 'merge') return runMerge(rest)
   if (first !== undefined && !first.startsWith('-')) {
@@ -77,12 +76,8 @@ async function dispatch (argv) {
 }
 
 async function runMerge (argv) {
-  const { main } = await import('../loadtest/merge/cli.js')
-  const { LabError } = await import('../loadtest/errors.js')
-  return main(argv, { prog: 'loadlab merge' }).catch((err) => {
-    process.stderr.write(`${err instanceof LabError ? err.message : (err.stack ?? err)}\n`)
-    return err instanceof LabError ? err.exitCode : 1
-  })
+  const { run } = await import('../loadtest/merge/cli.js')
+  return run(argv, { prog: 'loadlab merge' })
 }
 
 dispatch(process.argv.slice(2)).then((code) => {

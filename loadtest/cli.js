@@ -12,7 +12,7 @@ import { renderMarkdown } from './report/markdown.js'
 import { decisionText } from './report/decision.js'
 import { termText } from './report/escape.js'
 import { writeReport } from './report/write.js'
-import { LabError } from './errors.js'
+import { runCli } from './errors.js'
 import { formatRoundProgress } from './progress.js'
 import { THRESHOLD_EXIT, anyCrossed, thresholdRows, thresholdSummary } from './report/thresholds.js'
 
@@ -170,10 +170,7 @@ export async function main (argv, { prog = null } = {}) {
 
 // main, with an error as one line (a stack for a bug) and its exit code; resolves the exit code.
 export function run (argv, opts) {
-  return main(argv, opts).catch((err) => {
-    process.stderr.write(`${pkg.name} lab: ${err instanceof LabError ? err.message : (err.stack ?? err)}\n`)
-    return err instanceof LabError ? err.exitCode : 1
-  })
+  return runCli(`${pkg.name} lab`, () => main(argv, opts))
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

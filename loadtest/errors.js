@@ -1,5 +1,6 @@
 // The lab side's errors, one family: every class here is a LabError, told apart with `instanceof`, each
 // with a code and the exit status it leads to. (The servers have their own: ServerError.)
+import { termText } from './report/escape.js'
 
 // An error a user caused or the lab must stop for: one line of message, a code, an exit status.
 export class LabError extends Error {
@@ -34,6 +35,21 @@ export class ThresholdError extends LabError {
     super('LAB_THRESHOLD', message, { exitCode: 2 })
     this.name = 'ThresholdError'
   }
+}
+
+// How every CLI (lab, compare, merge, bin/loadlab.js) says an error: one line on stderr, `prog: ` before
+// a message that does not start with it already, made safe for a terminal; a bug (not a LabError) keeps
+// its stack. Returns the exit code it leads to: a LabError's own, else 1.
+function printError (prog, err) {
+  const known = err instanceof LabError
+  const text = known ? termText(err.message) : String(err?.stack ?? err)
+  process.stderr.write(`${text.startsWith(`${prog}: `) ? text : `${prog}: ${text}`}\n`)
+  return known ? err.exitCode : 1
+}
+
+// How every CLI ends: main() resolves the exit code; an error is printed (printError) and gives its code.
+export function runCli (prog, main) {
+  return Promise.resolve().then(main).catch((err) => printError(prog, err))
 }
 
 // A bad command-line option: exit 2 before anything starts.

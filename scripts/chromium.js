@@ -25,7 +25,7 @@ export function chromiumCandidates (env = process.env) {
 }
 
 // The first candidate that exists, else the first one (whose absence the caller reports).
-export function findChromium (env = process.env) {
+function findChromium (env = process.env) {
   const candidates = chromiumCandidates(env)
   return candidates.find((p) => existsSync(p)) ?? candidates[0]
 }

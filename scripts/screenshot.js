@@ -20,7 +20,7 @@ function usage (message) {
 }
 
 // Parse and check the command line; throws a usage error (exit code 2).
-export function parseScreenshotArgs (argv) {
+function parseScreenshotArgs (argv) {
   let parsed
   try {
     parsed = parseArgs({

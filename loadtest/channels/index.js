@@ -23,7 +23,7 @@ const factories = {
 }
 
 // A hook given as a file path or a URL, as the URL string every thread can import().
-export function hookUrl (hook) {
+function hookUrl (hook) {
   if (hook === undefined) return undefined
   if (hook instanceof URL) return hook.href
   if (typeof hook === 'string' && isAbsolute(hook)) return pathToFileURL(hook).href

@@ -22,6 +22,7 @@ import { termCode, termText } from '../report/escape.js'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
 import { userCwd } from '../paths.js'
+import { runCli } from '../errors.js'
 
 export const HELP = `usage: npm run compare -- A.json B.json [...] [options]
        npm run compare -- RUNTIMES.json [options]   (one report made under lab --node 20,24)
@@ -54,7 +55,7 @@ const OPTIONS = {
 }
 
 // Parses argv into { files, baseline, html, units, force, help }; throws CompareError on bad flags.
-export function parseCompareArgs (argv) {
+function parseCompareArgs (argv) {
   let parsed
   try {
     parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true })
@@ -152,7 +153,7 @@ async function checkNotAnInput (page, files) {
 
 // Runs compare for argv; returns { stdout, wrote, pageError, regressions, exitCode } or throws (CompareError
 // for user errors).
-export async function runCompare (argv) {
+async function runCompare (argv) {
   const opts = parseCompareArgs(argv)
   if (opts.help) return { stdout: HELP + '\n', wrote: null }
   let baseline = 0
@@ -211,27 +212,25 @@ function say (text) {
   process.stderr.write(`compare: ${termText(text)}\n`)
 }
 
-// compare from argv to exit code (set on process.exitCode).
+// compare from argv; resolves the exit code.
 export async function main (argv = process.argv.slice(2)) {
-  try {
-    const { stdout, wrote, pageError, regressions = [], exitCode = 0 } = await runCompare(argv)
-    process.stdout.write(stdout)
-    if (wrote) say(`wrote ${wrote}`)
-    if (pageError) say(pageError.message)
-    for (const line of regressions) say(`--fail-on: ${line}`)
-    if (regressions.length) say(`${regressions.length} regression(s) past a --fail-on bound: exit ${exitCode}`)
-    process.exitCode = exitCode
-  } catch (err) {
-    if (err instanceof CompareError) {
-      say(err.message)
-      process.exitCode = 2
-      return
-    }
-    throw err
-  }
+  const { stdout, wrote, pageError, regressions = [], exitCode = 0 } = await runCompare(argv)
+  process.stdout.write(stdout)
+  if (wrote) say(`wrote ${wrote}`)
+  if (pageError) say(pageError.message)
+  for (const line of regressions) say(`--fail-on: ${line}`)
+  if (regressions.length) say(`${regressions.length} regression(s) past a --fail-on bound: exit ${exitCode}`)
+  return exitCode
+}
+
+// main, with an error as one line (a stack for a bug) and its exit code; resolves the exit code.
+export function run (argv) {
+  return runCli('compare', () => main(argv))
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   process.chdir(userCwd()) // npm run compare: the files and --html are from the user's directory
-  await main()
+  run(process.argv.slice(2)).then((code) => {
+    process.exitCode = code
+  })
 }

@@ -1,5 +1,4 @@
-// The experiment registry: name → lazy loader. A name is offered only when its file exists, so an
-// experiment still being written (or dispatch, made elsewhere) never breaks the others.
+// The experiment registry: name → its module, loaded only when a run asks for it.
 //
 // An experiment module's default export:
 //   { name, study, title, description,
@@ -17,8 +16,6 @@
 // { the user's own flags, null when not given } }. Precedence: defaults < quick < the user's flags <
 // an entry's own values (its design: e.g. ssr-offload's one request per connection). An entry's
 // `study` is copied into its result; `key` defaults to server[/variant]@work (the reported work).
-import { existsSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 
 const registry = {
   tour: './tour.js',
@@ -31,11 +28,9 @@ const registry = {
   overload: './overload.js'
 }
 
-const here = (file) => fileURLToPath(new URL(file, import.meta.url))
-
-// The names of the experiments whose module exists.
+// The names of the experiments.
 export function experimentNames () {
-  return Object.keys(registry).filter((name) => existsSync(here(registry[name])))
+  return Object.keys(registry)
 }
 
 // The experiment module for a run: 'custom' (what --server or --url without --experiment means) or a

@@ -6,7 +6,7 @@
 import { fmtMs, fmtCount } from '../report/format.js'
 
 // The study's scenarios: noop = setTimeout 10 ms / 1 s, fib 4 / 40, react 1 / 1000 ("5K") / 50000.
-export const SCENARIOS = [
+const SCENARIOS = [
   { demo: 'noop', args: '10ms', work: 'sleep:10' },
   { demo: 'noop', args: '1s', work: 'sleep:1000' },
   { demo: 'fib', args: '4', work: 'fib:4' },

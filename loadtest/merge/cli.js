@@ -10,7 +10,7 @@ import { experimentFor } from '../experiments/index.js'
 import { renderMarkdown } from '../report/markdown.js'
 import { checkWritableDir, reportId, writeReport } from '../report/write.js'
 import { defaultReportsDir, userCwd } from '../paths.js'
-import { LabError } from '../errors.js'
+import { runCli } from '../errors.js'
 import { checkShards, mergeError, mergeShards } from './merge.js'
 
 export const HELP = `usage: npm run merge -- A.json B.json [...] [--out DIR]
@@ -28,7 +28,7 @@ options:
   -h, --help   this text`
 
 // argv → { files, out, help }; a bad flag is a refusal.
-export function parseMergeArgs (argv) {
+function parseMergeArgs (argv) {
   let parsed
   try {
     parsed = parseArgs({
@@ -93,15 +93,14 @@ export async function main (argv, { prog = 'npm run merge --' } = {}) {
   return out.fallback || out.errors.length ? 1 : 0
 }
 
+// main, with an error as one line (a stack for a bug) and its exit code; resolves the exit code.
+export function run (argv, opts) {
+  return runCli('merge', () => main(argv, opts))
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   process.chdir(userCwd()) // npm run merge: the files and --out are from the user's directory
-  main(process.argv.slice(2)).then(
-    (code) => {
-      process.exitCode = code
-    },
-    (err) => {
-      process.stderr.write(`${err instanceof LabError ? err.message : (err.stack ?? err)}\n`)
-      process.exitCode = err instanceof LabError ? err.exitCode : 1
-    }
-  )
+  run(process.argv.slice(2)).then((code) => {
+    process.exitCode = code
+  })
 }

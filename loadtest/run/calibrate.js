@@ -11,14 +11,14 @@ const CHILD = join(ROOT, 'loadtest', 'run', 'calibrate-child.js')
 
 // The warm calls: the last two thirds (V8's tier-up settles in the first; React rendering keeps getting
 // faster for a dozen calls), and at least every call after the first.
-export const WARM_SHARE = 2 / 3
+const WARM_SHARE = 2 / 3
 // The service time is this percentile of the warm calls: noise only ever adds time, so the fast end is
 // the work's own time (with 10 warm calls or fewer, their minimum).
-export const SERVICE_PERCENTILE = 10
+const SERVICE_PERCENTILE = 10
 
 // The robust estimate of a spec's warm calls: { serviceMs, spreadPct, warmCalls, estimate }; spreadPct is
 // the warm calls' p90 over their p10, less 1, in percent.
-export function warmEstimate (samplesMs) {
+function warmEstimate (samplesMs) {
   const skip = Math.max(1, Math.floor(samplesMs.length * (1 - WARM_SHARE)))
   const warm = (samplesMs.length > skip ? samplesMs.slice(skip) : samplesMs).slice().sort((a, b) => a - b)
   if (warm.length === 0) return { serviceMs: null, spreadPct: null, warmCalls: 0, estimate: null }

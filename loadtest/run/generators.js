@@ -50,7 +50,7 @@ export function fireGenerators ({
 
 // How long before a common start the measured round begins its own preparations (ms): the stats
 // reset, the watch and the probe; the round itself then waits for the exact moment (open-loop.js).
-export const START_LEAD_MS = 500
+const START_LEAD_MS = 500
 
 // Wait until START_LEAD_MS before `startAtEpochMs` (a shard's --start-at), or the abort.
 export async function waitForStart (startAtEpochMs, { signal, progress } = {}) {
@@ -143,7 +143,7 @@ function startThread (opts, clock, onEnded) {
 
 // The threads' raw rounds as one: counts and histograms added, the span from the earliest to the latest,
 // and each thread's own schedule figures kept (`generators`) for the trust rules.
-export function mergeRaws (raws, startAtEpochMs) {
+function mergeRaws (raws, startAtEpochMs) {
   const first = raws[0]
   const out = { ...first, ...roundCounts(), statusCodes: {}, bodies: null }
   for (const k of SUMMED) out[k] = 0

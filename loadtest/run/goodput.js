@@ -4,6 +4,7 @@
 // of it), and each window keeps a small latency histogram of its answers, so the memory is bounded by
 // the round's length (at most MAX_WINDOWS windows; later requests count in the totals only).
 import { COARSE_DIGITS, createHistogram, encodeHistogram } from '../result/histogram.js'
+import { roundTo } from '../result/stats.js'
 
 export const WINDOW_MS = 1000
 export const MAX_WINDOWS = 600
@@ -67,8 +68,8 @@ export function createGoodput ({ sloMs, windowMs = WINDOW_MS, maxWindows = MAX_W
       const ms = msAt
       return {
         ...totals,
-        goodWorkMs: round3(totals.goodWorkMs),
-        workMs: round3(totals.workMs),
+        goodWorkMs: roundTo(totals.goodWorkMs, 3),
+        workMs: roundTo(totals.workMs, 3),
         shedP50: ms(shedLatency, 50),
         answeredP99: ms(answered, 99),
         windowMs,
@@ -91,8 +92,4 @@ export function createGoodput ({ sloMs, windowMs = WINDOW_MS, maxWindows = MAX_W
 // A percentile of a microsecond histogram in ms; null without values.
 function msAt (h, p) {
   return h && h.totalCount > 0 ? Math.round(h.getValueAtPercentile(p)) / 1000 : null
-}
-
-function round3 (x) {
-  return Math.round(x * 1000) / 1000
 }

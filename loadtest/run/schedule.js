@@ -9,7 +9,7 @@ export const ARRIVALS = ['constant', 'poisson']
 export const DEFAULT_SEED = 1
 
 // A small seeded PRNG (mulberry32): uniform numbers in [0, 1), the same sequence for the same seed.
-export function prng (seed) {
+function prng (seed) {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0

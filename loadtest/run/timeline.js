@@ -39,7 +39,7 @@ function mergeGauges (into, from) {
 }
 
 // Add bucket b into bucket a (counts, latency histogram, gauges); returns a.
-export function mergeBucket (a, b) {
+function mergeBucket (a, b) {
   for (const k of ['sent', 'completed', 'ok', 'non2xx', 'timeouts', 'errors']) a[k] += b[k]
   if (b.latency) {
     if (a.latency) a.latency.add(b.latency)

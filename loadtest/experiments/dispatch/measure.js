@@ -112,6 +112,26 @@ function failedCase (mode, workers, c, err, startupSamplesMs) {
   }
 }
 
+// Start a dispatcher `runs` times, timing each start-up and closing all but the last: { d (the last, or
+// null), samplesMs, failure (the error of a start that threw, or null) }.
+async function timedStarts (start, stop, runs, signal) {
+  const samplesMs = []
+  let d = null
+  for (let r = 0; r < runs && !signal?.aborted; r++) {
+    try {
+      d = await start()
+    } catch (err) {
+      return { d: null, samplesMs, failure: signal?.aborted ? null : err }
+    }
+    samplesMs.push(d.startupMs)
+    if (r < runs - 1) {
+      await stop(d)
+      d = null
+    }
+  }
+  return { d, samplesMs, failure: null }
+}
+
 // Run the matrix; resolves with results[] (on abort: promptly, with what was measured so far).
 export async function run (opts = {}, { signal, progress = () => {} } = {}) {
   const o = resolveOptions(opts)
@@ -154,23 +174,7 @@ export async function run (opts = {}, { signal, progress = () => {} } = {}) {
     for (const workers of o.workers) {
       for (const mode of POOLED.filter((m) => o.modes.includes(m))) {
         if (signal?.aborted) break
-        const samplesMs = []
-        let d = null
-        let failure = null
-        for (let r = 0; r < o.startupRuns && !signal?.aborted; r++) {
-          try {
-            d = await start(mode, workers)
-          } catch (err) {
-            if (signal?.aborted) break
-            failure = err
-            break
-          }
-          samplesMs.push(d.startupMs)
-          if (r < o.startupRuns - 1) {
-            await stop(d)
-            d = null
-          }
-        }
+        const { d, samplesMs, failure } = await timedStarts(() => start(mode, workers), stop, o.startupRuns, signal)
         if (signal?.aborted && !failure) {
           if (d) await stop(d)
           break
