@@ -11,7 +11,7 @@
 // that failed above the highest kept one (run/generator-trace.js): what the stalls were.
 import autocannon from 'autocannon'
 import { loadavg, uptime } from 'node:os'
-import { performance } from 'node:perf_hooks'
+import { PerformanceObserver, performance } from 'node:perf_hooks'
 import { startServer } from '../loadtest/run/boot.js'
 import { findServer } from '../loadtest/catalog.js'
 import { fireGenerators } from '../loadtest/run/generators.js'
@@ -89,10 +89,21 @@ export function judgeProbe (r, fig, generators) {
   return { failed, kept: newWhy.length === 0, why: newWhy, keptBefore: oldWhy.length === 0, whyBefore: oldWhy }
 }
 
-// One open-loop probe at `rate` with `generators` threads.
+// One open-loop probe at `rate` with `generators` threads, with what it cost this process: CPU µs a
+// request (process CPU, the kernel's socket work included; every thread's) and GC ms (this thread's).
 async function probe (url, rate, { durationSec, amount, generators, trace }, signal) {
   const duration = amount ? null : durationSec
-  const r = await fireGenerators({ url, rate, durationSec: duration, amount, timeoutSec: 5, generators, signal, trace })
+  let gcMs = 0
+  const gc = new PerformanceObserver((list) => { for (const e of list.getEntries()) gcMs += e.duration })
+  gc.observe({ entryTypes: ['gc'] })
+  const cpu0 = process.cpuUsage()
+  let r
+  try {
+    r = await fireGenerators({ url, rate, durationSec: duration, amount, timeoutSec: 5, generators, signal, trace })
+  } finally {
+    gc.disconnect()
+  }
+  const cpu = process.cpuUsage(cpu0)
   const fig = roundFigures({ fire: r })
   const v = judgeProbe(r, fig, generators)
   return {
@@ -108,6 +119,8 @@ async function probe (url, rate, { durationSec, amount, generators, trace }, sig
     sentByAnswer: r.sentByAnswer,
     sent: r.sent,
     accuracy: fig.open.accuracy,
+    cpuUsPerRequest: r.sent > 0 ? Math.round(((cpu.user + cpu.system) / r.sent) * 10) / 10 : null,
+    gcMs: Math.round(gcMs * 10) / 10,
     trace: r.trace ?? null,
     ...v
   }
@@ -166,6 +179,7 @@ async function highestRate (url, { start, steps, durationSec, amount, generators
     lowestFailAbove: Number.isFinite(hi()) ? hi() : null,
     generators,
     accuracy: best?.median.accuracy ?? null,
+    cost: best ? { cpuUsPerRequest: best.median.cpuUsPerRequest, gcMs: best.median.gcMs } : null,
     rates,
     probes: rates.flatMap((r) => r.probes)
   }

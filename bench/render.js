@@ -76,7 +76,8 @@ function accuracyLine (o) {
   if (!o?.accuracy) return []
   const parts = Object.entries(o.accuracy)
     .map(([p, a]) => `${p.replace('_', '.')} ${a.latencyMs} ms (lag ${a.lagMs} ms, ${a.share === null ? '-' : Math.round(a.share * 100) + ' %'})`)
-  return [`  latency accuracy at ${o.rps} req/s, ${o.generators} thread(s), median probe: ${parts.join(', ')}`]
+  const cost = o.cost ? `; it cost ${o.cost.cpuUsPerRequest} µs of CPU a request, GC ${o.cost.gcMs} ms in the probe` : ''
+  return [`  latency accuracy at ${o.rps} req/s, ${o.generators} thread(s), median probe: ${parts.join(', ')}${cost}`]
 }
 
 // Each rate probed: its verdict by the median of its probes, and by the previous rule.
@@ -85,8 +86,9 @@ function ladderLines (o) {
     const lags = r.probes.map((p) => p.lagJudgedP99).join('/')
     const whole = r.probes.map((p) => p.lagP99).join('/')
     const why = r.kept ? '' : `: ${r.median.why.slice(0, 2).join('; ')}`
+    const cost = `${r.median.cpuUsPerRequest} µs CPU/request, GC ${r.median.gcMs} ms`
     return `    ${String(r.rate).padStart(6)} req/s  ${r.kept ? 'kept  ' : 'missed'}  previous rule ${r.keptBefore ? 'kept  ' : 'missed'}  ` +
-      `lag p99 after warm-up ${lags} ms, whole round ${whole} ms${why}`
+      `lag p99 after warm-up ${lags} ms, whole round ${whole} ms (${cost})${why}`
   })
 }
 

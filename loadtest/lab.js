@@ -309,7 +309,8 @@ export async function runLab (
   }
   // The capacity experiment ends with a decision (result/decision.js), first in every output; --confirm
   // runs its winner at the plan rate.
-  const decision = experimentName === 'capacity' ? decide({ machine: m, results: ctx.results }) : null
+  // (the overload experiment's results carry a capacity too: its decision reads their goodput past it)
+  const decision = ['capacity', 'overload'].includes(experimentName) ? decide({ machine: m, results: ctx.results }) : null
   if (decision && opts.confirm && !signal.aborted) decision.confirm = await confirmStep(lab, opts, ctx, decision)
   if (signal.aborted) {
     ctx.notes.push(

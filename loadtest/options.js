@@ -345,8 +345,8 @@ function checkWorkOrTask (o, out) {
   if (o.task !== null) {
     const clash = ['work', 'url'].find((k) => o[k] !== null)
     if (clash) throw usageError(`--task excludes --${clash}: the task module is the work, run through the servers`)
-    if (o.experiment !== null && o.experiment !== 'capacity') {
-      throw usageError(`--task goes with --experiment capacity only (${o.experiment} studies its own work)`)
+    if (o.experiment !== null && o.experiment !== 'capacity' && o.experiment !== 'overload') {
+      throw usageError(`--task goes with --experiment capacity or overload only (${o.experiment} studies its own work)`)
     }
     if (o.task.trim() === '') throw usageError('--task: expected PATH[#export], got an empty value')
     if (o.experiment === null) out.server ??= allServerNames()

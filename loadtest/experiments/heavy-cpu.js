@@ -3,6 +3,7 @@
 // timeout. The study's point: only the queued pool answers every request; the others time requests
 // out and keep working on abandoned ones, which the recovery request right after the round shows.
 import { fmtMs, fmtCount, fmtPct } from '../report/format.js'
+import { trustMark } from '../result/trust.js'
 import { cpuStrategyNames } from '../catalog.js'
 
 export const SERVERS = cpuStrategyNames()
@@ -70,7 +71,7 @@ export default {
           fmtCount(r.outside?.peakThreads),
           r.outside?.cpuMsPerRequest == null ? '-' : r.outside.cpuMsPerRequest.toFixed(0),
           fmtPct(r.efficiency),
-          r.status === 'failed' ? '✗ failed' : r.trusted ? '✓' : '!'
+          trustMark(r)
         ]
       })
     return { head, rows }

@@ -5,6 +5,7 @@
 // percentile column the study prints.
 import { fmtMs } from '../report/format.js'
 import { PERCENTILE_KEYS } from '../result/stats.js'
+import { trustMark } from '../result/trust.js'
 
 // The study's percentile rows: the report's own list.
 export const PERCENTILES = PERCENTILE_KEYS
@@ -44,7 +45,7 @@ export default {
     rows.push(['req/s', ...runs.map((r) => (r.rps === null ? '-' : r.rps.toFixed(2)))])
     rows.push(['answered', ...runs.map((r) => (r.requests ? `${r.requests.completed}/${r.requests.sent}` : '-'))])
     rows.push(['loop p99', ...runs.map((r) => fmtMs(r.telemetry?.eventLoop?.p99))])
-    rows.push(['trust', ...runs.map((r) => (r.status === 'failed' ? '✗ failed' : r.trusted ? '✓' : '!'))])
+    rows.push(['trust', ...runs.map((r) => trustMark(r))])
     return { head, rows }
   }
 }

@@ -30,7 +30,11 @@ function readCapacities (file) {
   for (const r of report?.results ?? []) {
     const c = r?.capacity?.capacity
     const serviceMs = r?.capacity?.serviceMs ?? null // the service time the sweep stood on
-    if (r?.kind === 'http' && c && !r.variant) out.set(`${r.server}@${r.work}`, { rps: c.rps, sloMs: c.sloMs, bound: c.bound, serviceMs })
+    // a multi-target sweep's capacity at each target (targets[0] is `capacity` itself)
+    const targets = (r?.capacity?.targets ?? []).map((t) => ({ rps: t.rps, sloMs: t.sloMs, bound: t.bound }))
+    if (r?.kind === 'http' && c && !r.variant) {
+      out.set(`${r.server}@${r.work}`, { rps: c.rps, sloMs: c.sloMs, bound: c.bound, serviceMs, targets })
+    }
   }
   if (out.size === 0) throw usageError(`--capacity-from: ${file}: no capacity results (a report of --experiment capacity?)`)
   return out
@@ -43,7 +47,10 @@ function capacityOf (caps, file, { server, work, sloMs }) {
   const have = [...caps.keys()].join(', ')
   if (!c) throw usageError(`--capacity-from: ${file} has no capacity of ${server}@${work} (it has ${have})`)
   if (sloMs !== null && c.sloMs !== sloMs) {
-    throw usageError(`--capacity-from: ${file} measured ${server} at a ${c.sloMs} ms target, not --slo ${sloMs} ms`)
+    const other = c.targets.find((t) => t.sloMs === sloMs)
+    if (other) return capacityOf(new Map([[`${server}@${work}`, { ...c, ...other, targets: [] }]]), file, { server, work, sloMs })
+    const all = [c.sloMs, ...c.targets.map((t) => t.sloMs).filter((t) => t !== c.sloMs)].join(', ')
+    throw usageError(`--capacity-from: ${file} measured ${server} at a ${all} ms target, not --slo ${sloMs} ms`)
   }
   // A strategy that held no rate at the target is a finding of that report, not a mistake: no step for it.
   if (!(c.rps > 0)) return { refused: `no capacity at the target in ${file} (${c.bound})`, sloMs: c.sloMs, from: file }
@@ -70,8 +77,13 @@ export default {
       const from = caps ? capacityOf(caps, opts.capacityFrom, { server, work, sloMs: opts.sloMs ?? null }) : null
       const sloMs = from?.sloMs ?? opts.sloMs ?? null
       const base = { server, args, work, durationSec: opts.user?.durationSec ?? q.durationSec }
-      // The capacity sweep of experiments/capacity.js, unless the file gave C.
-      const sweep = from ? null : capacity.plan({ ...opts, sloMs, servers: [server] })[0].sweep
+      // The capacity sweep of experiments/capacity.js at ONE target (the first --slo, else 5 × the service
+      // time it is given), unless the file gave C: C and the run's cost stay those of one target.
+      const oneTarget = (ctx) => {
+        const slos = ctx.serviceMs > 0 || sloMs ? [sloFor(ctx.serviceMs, sloMs).sloMs] : null
+        return capacity.plan({ ...opts, slos, servers: [server], tune: null })[0].sweep(ctx)
+      }
+      const sweep = from ? null : oneTarget
       entries.push({ ...base, variant: null, ...(sweep ? { sweep } : {}), overload: { settings, capacity: from } })
       for (const v of variants([server])) {
         entries.push({

@@ -4,6 +4,7 @@
 // point: a pool rescues blocking work and costs async work, and tuning the pool recovers async work.
 import { parseKey } from '../result/key.js'
 import { fmtMs, fmtCount, fmtRatio } from '../report/format.js'
+import { trustMark } from '../result/trust.js'
 
 const VARIANTS = ['async-sleep-unpooled', 'async-sleep-pooled', 'sync-sleep-unpooled', 'sync-sleep-pooled']
 const TUNED = { tasks: 10, idleTimeout: 1000 }
@@ -71,7 +72,7 @@ export default {
         fmtMs(r.telemetry?.eventLoop?.p99),
         fmtCount(r.outside?.peakThreads),
         fmtCount(r.requests?.timeouts),
-        r.status === 'failed' ? `✗ ${r.failure?.reason ?? 'failed'}` : r.trusted ? '✓' : '!'
+        r.status === 'failed' ? `✗ ${r.failure?.reason ?? 'failed'}` : trustMark(r)
       ]
     })
     return { head, rows }

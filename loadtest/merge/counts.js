@@ -39,6 +39,7 @@ function samples (result, name) {
 // null. What may have been in flight when the round ended (its connection cap) is allowed for.
 export function countsFault (report) {
   const r = report.results[0]
+  if (r.status === 'failed' && !r.requests) return null // a shard that failed before it measured: no counts
   const q = r.requests ?? {}
   const counts = ['sent', 'completed', 'ok', 'non2xx', 'errors', 'timeouts', 'mismatches']
   const bad = counts.find((k) => !Number.isInteger(q[k]) || q[k] < 0)

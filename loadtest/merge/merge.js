@@ -116,9 +116,26 @@ function sumCounts (results) {
 // Each shard's (or each of its threads') schedule figures, for the trust rules.
 function generatorsOf (results) {
   return results.flatMap((r) => {
-    const { scheduledRate, sendRate, sendRateError, lag } = r.open
-    return r.open.generators ?? [{ scheduledRate, sendRate, sendRateError, lag }]
+    const { scheduledRate, sendRate, sendRateError, lag, windows, lagAfterWarmup, peakBacklog } = r.open
+    const own = windows ? { windows, lagAfterWarmup, peakBacklog } : {} // the generator's own count, where recorded
+    return r.open.generators ?? [{ scheduledRate, sendRate, sendRateError, lag, ...own }]
   })
+}
+
+// The shards' own issue windows added window by window (all count from the common start's warm-up end),
+// or null when any shard did not record them.
+function mergedWindows (results) {
+  if (!results.every((r) => Array.isArray(r.open?.windows))) return null
+  const byT = new Map()
+  for (const r of results) {
+    for (const w of r.open.windows) {
+      const m = byT.get(w.t) ?? { t: w.t, due: 0, sent: 0 }
+      m.due += w.due
+      m.sent += w.sent
+      byT.set(w.t, m)
+    }
+  }
+  return [...byT.values()].sort((a, b) => a.t - b.t)
 }
 
 // The open loop's figures of the whole plan: rates added, lag and waits from the added histograms.
@@ -141,6 +158,7 @@ function mergedOpen (results, sums) {
     sendRateError: scheduledRate > 0 ? roundTo(sendRate / scheduledRate - 1, 4) : null,
     lag: lag ? { p50: lag.p50, p99: lag.p99, max: lag.max } : null,
     generators: generatorsOf(results),
+    ...(mergedWindows(results) ? { windows: mergedWindows(results) } : {}),
     wait: sums.wait ? summarizeHistogram(sums.wait) : null,
     service: sums.service ? summarizeHistogram(sums.service) : null
   }

@@ -96,6 +96,11 @@ function trustOf (record, rounds, shown, sweep) {
   const notes = [...(record.notes ?? [])]
   if (sweep) {
     const own = untrustedReasons(shown, record).filter((x) => !x.startsWith('disturbed:') && !BEHIND.test(x))
+    const doubt = sweep.steps.filter((st) => st.inDoubt)
+    if (doubt.length) {
+      notes.push(`${doubt.length} of ${sweep.steps.length} steps in doubt (p99 less the generator's lag p99 within the ` +
+        'target): each counted only after its rate had 3 steps')
+    }
     for (const c of sweep.runs ?? [sweep.capacity]) {
       if (c.overruled.length) notes.push(`failures at ${c.overruled.map((r) => roundTo(r, 1)).join(', ')} req/s overruled by a pass above them that held twice`)
     }

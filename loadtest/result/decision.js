@@ -4,6 +4,7 @@
 import { isNum, roundTo } from './stats.js'
 import { parseKey, settingParts } from './key.js'
 import { verdictOf } from './trust.js'
+import { goodputShareAt } from './overload.js'
 
 // The plan rate: this share of the capacity (Netflix and common practice plan at 75–80 % of the knee).
 export const HEADROOM = 0.8
@@ -50,10 +51,10 @@ function candidatesAt (results, sloMs) {
   return out.sort((a, b) => b.target.rps - a.target.rps)
 }
 
-// Goodput share at TIE_MULTIPLE × capacity (issue 27's result.overload.steps), or null.
+// Goodput share at TIE_MULTIPLE × capacity (the overload experiment's result.overload), or null.
 function goodputAt2x (r) {
-  const s = r.overload?.steps?.find((x) => x.multiple === TIE_MULTIPLE)
-  return isNum(s?.goodputShare) ? s.goodputShare : null
+  const share = goodputShareAt(r, TIE_MULTIPLE)
+  return isNum(share) ? share : null
 }
 
 // Break a tie between candidates by goodput at 2 × capacity, then by peak RSS: { winner, rule } or null.

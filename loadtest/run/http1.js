@@ -251,7 +251,7 @@ function parseFields (text, at) {
 // against one already read: the length, or what is wrong (a string).
 function contentLength (value, before) {
   let length = before
-  for (const part of value.split(',')) {
+  for (const part of value.includes(',') ? value.split(',') : [value]) {
     const v = part.trim()
     if (!/^\d{1,15}$/.test(v)) return `bad Content-Length ${JSON.stringify(v.slice(0, 20))}`
     const n = Number(v)

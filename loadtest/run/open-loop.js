@@ -501,7 +501,8 @@ function sweep (g) {
   while (i !== g.ringTail) {
     const req = g.ring[i]
     i = (i + 1) & g.ringMask
-    if (req.done) continue
+    // finish() → untrack() may have cleared done requests just behind the one timed out: skip them
+    if (req === undefined || req.done) continue
     if (req.due + g.timeoutMs > now) break
     finish(g, req, 'timeout')
   }

@@ -155,7 +155,7 @@ test('--task with --experiment capacity: the sweep runs the task on the capacity
     assert.equal(typeof e.sweep, 'function', 'an open-loop sweep, calibrated on the task')
   }
   assert.throws(() => parseOptions(['--task', SUM, '--experiment', 'heavy-cpu']), (err) =>
-    err.exitCode === 2 && /--task goes with --experiment capacity only/.test(err.message))
+    err.exitCode === 2 && /--task goes with --experiment capacity or overload only/.test(err.message))
 })
 
 test('--input @/dev/zero, a FIFO or a file over the cap: exit 2 in one line, nothing read forever (item 5)', async (t) => {

@@ -55,3 +55,16 @@ test('--confirm is a flag of the capacity experiment', () => {
   assert.equal(parseOptions(cap).confirm, false)
   refused(['--server', 'simple', '--confirm'], /^--confirm goes with --experiment capacity/)
 })
+
+test('--tune plans one capacity sweep per value, the setting in its key and its server arguments; later sweeps seeded', async () => {
+  const { planLab } = await import('../../loadtest/lab.js')
+  const { seededFractions } = await import('../../loadtest/experiments/capacity.js')
+  const lab = await planLab(parseOptions([...cap, '--quick', '--server', 'queued-threads', '--tune', 'max-queue=2,inf', '--slo', '100,400']))
+  assert.deepEqual(lab.plan.map((e) => e.setting), [{ name: 'max-queue', value: 2 }, { name: 'max-queue', value: 'inf' }])
+  assert.deepEqual(lab.plan.map((e) => e.args.slice(2)), [['--max-queue', '2'], []], 'inf: the server\'s unbounded default')
+  const sweep = lab.plan[1].sweep({ serviceMs: 10, cores: 2, seed: { pass: 50, fail: 55 } }).describe()
+  assert.deepEqual(sweep.targetsMs, [100, 400])
+  assert.deepEqual(sweep.fractions, seededFractions({ pass: 50 }, { serviceMs: 10, cores: 2 }))
+  assert.equal(Math.round(sweep.fractions[0] * 200), 30, 'the first seeded step at 0.6 × the previous capacity')
+  assert.equal(seededFractions({ pass: null, fail: 4 }, { serviceMs: 10, cores: 2 }), null, 'no capacity: the default steps')
+})

@@ -4,8 +4,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import {
-  capacityLine, capacityOf, judgeStep, percentileCall, requestsToShow, verdictAt
+  capacityAtTargets, capacityLine, capacityOf, judgeStep, percentileCall, requestsToShow, verdictAt
 } from '../../../loadtest/result/capacity.js'
+import { stepFigures } from '../../../loadtest/result/figures.js'
 import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/result/histogram.js'
 import { createSweep } from '../../../loadtest/run/sweep.js'
 
@@ -120,4 +121,15 @@ test('floor: a floor above the target gives capacity null with "cannot meet the 
   assert.equal(e.rps, null)
   assert.equal(e.bound, 'below the lowest rate offered')
   assert.equal(capacityLine('x', { ...cap, floor: null }), null)
+})
+
+test('several targets from one sweep: each step judged again, the floor says which targets cannot be met', () => {
+  // a step of 300 requests at 40 ms with 10 at 400 ms: p99 400 ms
+  const fig = { ...figures(300, 10), backlog: null, durationMs: 3000, rps: 100, open: { rate: 100, lag: { p99: 1 } } }
+  const step = stepFigures(fig, 0, 'coarse', SLO)
+  assert.equal(step.call, 'fail', '10 of 300 over 115 ms')
+  const [tight, loose] = capacityAtTargets([step], [fig], { targets: [SLO, 500], idealRps: 200 })
+  assert.equal(tight.rps, null)
+  assert.equal(tight.bound, 'cannot meet the target', 'p99 400 ms at the lowest rate offered')
+  assert.equal(loose.rps, 100, 'none of 300 over 500 ms')
 })

@@ -85,3 +85,36 @@ test('compare: one overload cell per result, lined up in a Markdown table', () =
   const md = overloadMarkdown(cmp, [{ key: 'queued-threads/deadline@sleep-sync:20#overload', cells: [{ overload: cell }] }]).join('\n')
   assert.match(md, /\| `queued-threads\/deadline@sleep-sync:20#overload` \| 90 \| 90% \/ 50% \| 0 ms \|/)
 })
+
+test('the overload sweep judges one target: the first --slo, else 5 × the service time', async () => {
+  const { default: overload } = await import('../../../loadtest/experiments/overload.js')
+  const plan = (o) => overload.plan({ settings: { ...overload.defaults }, work: 'loop:3e7', servers: ['simple'], user: {}, ...o })
+  const one = plan({ sloMs: null, slos: null })[0].sweep({ serviceMs: 20, cores: 2 }).describe()
+  assert.deepEqual([one.sloMs, one.targetsMs], [100, [100]])
+  const first = plan({ sloMs: 150, slos: [150, 300] })[0].sweep({ serviceMs: 20, cores: 2 }).describe()
+  assert.deepEqual([first.sloMs, first.targetsMs], [150, [150]])
+})
+
+test('--capacity-from a multi-target report: the capacity at the --slo asked, else refused naming its targets', async () => {
+  const { mkdtemp, writeFile, rm } = await import('node:fs/promises')
+  const { tmpdir } = await import('node:os')
+  const { join } = await import('node:path')
+  const { default: overload } = await import('../../../loadtest/experiments/overload.js')
+  const dir = await mkdtemp(join(tmpdir(), 'loadlab-overload-'))
+  try {
+    const file = join(dir, 'cap.json')
+    const capacity = {
+      serviceMs: 20,
+      capacity: { rps: 90, sloMs: 100, bound: 'refined' },
+      targets: [{ sloMs: 100, rps: 90, bound: 'refined' }, { sloMs: 200, rps: 96, bound: 'refined' }]
+    }
+    await writeFile(file, JSON.stringify({ results: [{ kind: 'http', server: 'simple', variant: null, work: 'loop:3e7', capacity }] }))
+    const plan = (sloMs) => overload.plan({ settings: { ...overload.defaults }, work: 'loop:3e7', servers: ['simple'], user: {}, capacityFrom: file, sloMs })
+    assert.deepEqual([plan(200)[0].overload.capacity.rps, plan(200)[0].overload.capacity.sloMs], [96, 200])
+    assert.equal(plan(null)[0].overload.capacity.rps, 90)
+    assert.equal(plan(null)[0].sweep, undefined, 'no sweep when the file gives C')
+    assert.throws(() => plan(50), /measured simple at a 100, 200 ms target, not --slo 50 ms$/)
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+})

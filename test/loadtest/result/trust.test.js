@@ -87,7 +87,7 @@ test('trust: offered load kept — the issue rate in every 1 s window and the un
   })
   const kept = timeline(() => 5)
   const w = issueWindows(kept, { rate: 50, arrival: 'constant', total: 200 })
-  assert.deepEqual(w.map((x) => [x.due, x.sent]), [[50, 50], [50, 50], [50, 50], [50, 50]])
+  assert.deepEqual(w.map((x) => [x.due, x.sent, x.slack]), [[50, 50, 5], [50, 50, 5], [50, 50, 5], [50, 50, 5]])
   assert.deepEqual(offeredLoadKept(w), [])
   // a 500 ms stall in the second second, its 25 requests sent at once in the third: two windows off,
   // and 25 requests unsent at the end of the second second
@@ -99,6 +99,10 @@ test('trust: offered load kept — the issue rate in every 1 s window and the un
   // one request either way at a window's edge is not a fault
   const edge = timeline((i) => (i === 9 ? 4 : i === 10 ? 6 : 5))
   assert.deepEqual(offeredLoadKept(issueWindows(edge, { rate: 50, arrival: 'constant', total: 200 })), [])
+  // the timeline's clock started 300 ms before the schedule's: time 0 is the first interval that sent
+  const late = { intervalMs: 100, points: [0, 1, 2].map((i) => ({ t: i * 100, phase: 'round', sent: 0 })) }
+  late.points.push(...kept.points.map((p) => ({ ...p, t: p.t + 300 })))
+  assert.deepEqual(offeredLoadKept(issueWindows(late, { rate: 50, arrival: 'constant', total: 200 })), [])
   // a Poisson schedule without recorded due counts: the whole round's rate decides
   assert.equal(issueWindows(kept, { rate: 50, arrival: 'poisson', total: 200 }), null)
   assert.equal(offeredLoadKept(null, { sendRateError: -0.05, sendRate: 47.5, scheduledRate: 50 }).length, 1)

@@ -1,20 +1,22 @@
-// Hardening, round 3 (issue 30): both load loops against a server that breaks HTTP/1.1 one fixed way per
-// mode (test/fixtures/servers/misbehaving.js). Interim 1xx answers are skipped and counted; every other
-// fault is an error, a protocol error where the response broke the protocol, never a verified 2xx answer;
-// a head that never ends does not grow the lab. Real sockets, the lab's own run (in this process, and as
-// its CLI where its memory is the point).
+// Both load loops, through the lab, against a server that breaks HTTP/1.1 one fixed way per mode
+// (test/fixtures/servers/misbehaving.js): run/http1.js, the open loop's client, and run/autocannon-strict.js,
+// the closed loop's parser rules. Interim 1xx answers are skipped and counted; every other fault is an
+// error, a protocol error where the response broke the protocol, never a verified 2xx answer; a head that
+// never ends does not grow the lab. Real sockets, the lab's own run (in this process, and as its CLI
+// where its memory is the point).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { setTimeout as delay } from 'node:timers/promises'
-import { MODES, listenMisbehaving } from '../fixtures/servers/misbehaving.js'
-import { labReport, startLab, tempDir } from '../helpers/lab.js'
-import { MAX_HEAD_BYTES } from '../../loadtest/run/http1.js'
+import { MODES, listenMisbehaving } from '../../fixtures/servers/misbehaving.js'
+import { labReport, startLab, tempDir } from '../../helpers/lab.js'
+import { MAX_HEAD_BYTES } from '../../../loadtest/run/http1.js'
 
 const N = 20
+// --timeout 2: a client that waits on a broken answer gives up soon (none should wait at all).
 const LOOPS = {
-  open: ['--rate', '50', '--amount', String(N)],
-  closed: ['--connections', '2', '--amount', String(N)]
+  open: ['--rate', '50', '--amount', String(N), '--timeout', '2'],
+  closed: ['--connections', '2', '--amount', String(N), '--timeout', '2']
 }
 // The first error each mode's requests end with (both loops say it the same way; the closed loop names
 // http-parser-js's findings in http1.js's words).
