@@ -31,7 +31,7 @@ const SHOWN = { latency: 'ms', rate: 'req/s', count: '', ratio: '' }
 
 // The capacity a sweep found (the capacity experiment's `capacity.capacity.rps`); null for other runs and
 // for a sweep that held no rate (its bound says why: evaluateThresholds judges it as none).
-function capacityOf (r) {
+function capacityFigure (r) {
   const rps = r.capacity?.capacity?.rps
   return typeof rps === 'number' ? rps : null
 }
@@ -52,7 +52,7 @@ export const METRICS = Object.freeze({
   errors: { kind: 'count', what: 'failed requests: connection errors + timeouts + non-2xx + body mismatches', read: (r) => errorsOf(r.requests) },
   timeouts: { kind: 'count', what: 'timed-out requests', read: (r) => typeof r.requests?.timeouts === 'number' ? r.requests.timeouts : null },
   efficiency: { kind: 'ratio', what: 'rps / ideal rps, 0.8 or 80%', read: (r) => typeof r.efficiency === 'number' ? r.efficiency : null },
-  capacity: { kind: 'rate', what: 'highest rate holding the SLO (req/s), capacity experiment only', read: capacityOf },
+  capacity: { kind: 'rate', what: 'highest rate holding the SLO (req/s), capacity experiment only', read: capacityFigure },
   goodput: { kind: 'ratio', what: 'goodput at 2 × capacity as a share of it, overload experiment only', read: (r) => goodputShareAt(r, 2) }
 })
 

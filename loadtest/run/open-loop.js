@@ -335,7 +335,7 @@ function write (g, req, now) {
   g.raw.written++
   req.sentAt = now
   if (req.queuedAt !== null) recordMs(g.raw.wait, now - req.queuedAt)
-  g.pool.dispatch(req)
+  g.pool.send(req)
 }
 
 // One request, and the client's handler for it (http1.js): status, Server-Timing, the body checked as it
