@@ -6,6 +6,7 @@ import { ThresholdError, clip } from '../errors.js'
 import { errorsOf } from '../result/requests.js'
 import { goodputShareAt } from '../result/overload.js'
 import { lagCouldFlip } from '../result/trust.js'
+import { MISSING } from './format.js'
 
 // k6's exit code for a crossed threshold.
 export const THRESHOLD_EXIT = 99
@@ -159,7 +160,7 @@ export function anyCrossed (evaluated) {
 }
 
 function figureText (t, v) {
-  if (typeof v !== 'number') return '-'
+  if (typeof v !== 'number') return MISSING
   if (METRICS[t.metric]?.kind === 'ratio') return `${+(v * 100).toFixed(1)}%`
   const digits = Number.isInteger(v) ? 0 : Math.abs(v) < 10 ? 2 : 1
   return `${v.toFixed(digits)}${t.unit ? ` ${t.unit}` : ''}`
@@ -177,7 +178,7 @@ export function thresholdRows (evaluated = []) {
   const status = []
   for (const t of evaluated) {
     if (t.runs.length === 0) {
-      rows.push([t.text, t.server ? `no run of ${t.server}` : 'no HTTP run', '-', VERDICT['not-applicable']])
+      rows.push([t.text, t.server ? `no run of ${t.server}` : 'no HTTP run', MISSING, VERDICT['not-applicable']])
       status.push('not-applicable')
       continue
     }
