@@ -111,7 +111,7 @@ export default {
 
 // The overload table: per result, C, then goodput share / shed share / p99 / wasted CPU at each
 // multiple, and the recovery after the burst.
-export function overloadTable (results) {
+function overloadTable (results) {
   const rows = results.filter((r) => r.kind === 'http')
   const all = rows.flatMap((r) => (r.overload?.steps ?? []).map((s) => s.multiple))
   const multiples = [...new Set(all)].sort((a, b) => a - b)
@@ -140,7 +140,7 @@ export function overloadTable (results) {
 }
 
 // The recovery cell: the time, or "metastable" (not within the observation).
-export function recoveryCell (rec) {
+function recoveryCell (rec) {
   if (!rec) return '-'
   return rec.metastable ? `metastable (>${fmtMs(rec.observedMs - rec.burstEndMs)})` : fmtMs(rec.ms)
 }

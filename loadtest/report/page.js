@@ -477,7 +477,7 @@ function capacitySection (http, names) {
 }
 
 // One timeline figure per run that kept one (result.timeline): the round and its recovery in time.
-export function timelineSection (http, names) {
+function timelineSection (http, names) {
   const figures = http
     .map((r, i) => [r, names[i]])
     .filter(([r]) => Array.isArray(r.timeline?.points) && r.timeline.points.length)

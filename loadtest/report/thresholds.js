@@ -58,7 +58,7 @@ export const METRICS = Object.freeze({
 })
 
 // The grammar, for usage errors and --help.
-export const THRESHOLD_GRAMMAR = `[SERVER[/VARIANT]:]METRIC OP VALUE[UNIT]; METRIC one of ${Object.keys(METRICS).join(', ')}; ` +
+const THRESHOLD_GRAMMAR = `[SERVER[/VARIANT]:]METRIC OP VALUE[UNIT]; METRIC one of ${Object.keys(METRICS).join(', ')}; ` +
   `OP one of ${OPS.join(' ')}; UNIT ms or s for latency, req/s for rps and capacity, % for efficiency and goodput; ` +
   "e.g. 'p99<500', 'rps>100', 'timeouts==0', 'queued-threads:p99<200ms'"
 

@@ -3,7 +3,7 @@
 // the round as a rule and the recovery period shaded. Pure spec builders; charts.js renders them.
 import { AXIS_COLORS, CHART_BASE, PALETTE } from './charts.js'
 
-export const PANELS = [
+const PANELS = [
   { id: 'throughput', title: 'req/s' },
   { id: 'latency', title: 'latency (ms)' },
   { id: 'queue', title: 'in flight / queue' },

@@ -27,7 +27,7 @@ export const TASK_CODES = new Set(['ERR_BAD_TASK', 'ERR_TASK_SETUP', 'ERR_TASK_R
 const sha256 = (data) => createHash('sha256').update(data).digest('hex')
 
 // Split `PATH[#export]`: a `#` counts only when an identifier follows it (so `a#b.js` is a path).
-export function splitTaskRef (ref) {
+function splitTaskRef (ref) {
   const at = ref.lastIndexOf('#')
   const name = ref.slice(at + 1)
   if (at > 0 && /^[A-Za-z_$][\w$]*$/.test(name)) return { file: ref.slice(0, at), exportName: name }
