@@ -141,8 +141,9 @@ function rateVerdict (rate, probes) {
 }
 
 // The highest rate the generator keeps: double from `start` until a rate fails (halve first if `start`
-// itself fails), climb ABOVE_FIRST_FAIL past it, then bisect `steps` times between the highest kept
-// rate and the lowest failing rate above it. The previous rule's highest kept rate is read from the same rates.
+// itself fails), climb ABOVE_FIRST_FAIL past it (and on, doubling, while those are kept), then bisect
+// `steps` times between the highest kept rate and the lowest failing rate above it. The previous
+// rule's highest kept rate is read from the same rates.
 async function highestRate (url, { start, steps, durationSec, amount, generators, perRate }, signal, progress) {
   const rates = []
   const step = async (rate) => {
@@ -170,6 +171,10 @@ async function highestRate (url, { start, steps, durationSec, amount, generators
   if (anyKept && firstFail !== null && !amount) for (const f of ABOVE_FIRST_FAIL) await step(Math.round(firstFail * f))
   const lo = () => Math.max(0, ...rates.filter((r) => r.kept).map((r) => r.rate))
   const hi = () => Math.min(...rates.filter((r) => !r.kept && r.rate > lo()).map((r) => r.rate))
+  // a rate above the first failure kept: climb on from it, doubling, until one fails above it
+  if (anyKept && !amount) {
+    for (rate = lo() * 2; !Number.isFinite(hi()) && rate <= 1e6; rate = lo() * 2) await step(rate)
+  }
   for (let i = 0; i < steps && lo() > 0 && Number.isFinite(hi()); i++) await step(Math.round((lo() + hi()) / 2))
   const best = rates.find((r) => r.rate === lo()) ?? null
   const before = Math.max(0, ...rates.filter((r) => r.keptBefore).map((r) => r.rate))
