@@ -9,7 +9,7 @@ import { machine } from './machine.js'
 import { usageError } from '../loadtest/errors.js'
 
 // Settings of a full and of a quick run.
-export const SETTINGS = {
+const SETTINGS = {
   full: {
     dispatch: { workers: [1, 2], payloads: [30, 1e4], calls: 1000, rounds: 5, warmupCalls: 1000 },
     telemetry: {
@@ -107,7 +107,7 @@ export function parseFlags (argv) {
 }
 
 // The bench's parts, in the order they run (--only runs one).
-export const PARTS = ['dispatch', 'telemetry', 'generator', 'sampling']
+const PARTS = ['dispatch', 'telemetry', 'generator', 'sampling']
 
 // Run the measurements (all, or `only` one); resolves with the plain result object (compute, then
 // render). `trace`: a file for the generator part's trace of one failing probe.

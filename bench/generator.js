@@ -20,7 +20,7 @@ import { roundFigures } from '../loadtest/result/figures.js'
 import { LAG_P99_LIMIT_MS, SEND_RATE_TOLERANCE, WINDOW_MS, offeredLoadKept } from '../loadtest/result/trust.js'
 
 // Probes per rate; a rate is kept when the median probe keeps it (at least two of three).
-export const PROBES_PER_RATE = 3
+const PROBES_PER_RATE = 3
 // How far the ladder climbs past the first rate that fails (× that rate, one probe set each).
 const ABOVE_FIRST_FAIL = [1.25, 1.5]
 
@@ -50,12 +50,12 @@ async function closedMax (url, { connections, durationSec, amount }, signal) {
 }
 
 // The rule the bench applies, in words.
-export const RULE_TEXT = `issue rate within ${SEND_RATE_TOLERANCE * 100} % in every ${WINDOW_MS / 1000} s window ` +
+const RULE_TEXT = `issue rate within ${SEND_RATE_TOLERANCE * 100} % in every ${WINDOW_MS / 1000} s window ` +
   `after a ${WARMUP_MS} ms warm-up and unsent backlog within the same bound (result/trust.js offeredLoadKept), ` +
   `scheduler lag p99 <= ${LAG_P99_LIMIT_MS} ms after the warm-up`
 // The previous rule, judged beside it on the same probes.
-export const PREVIOUS_RULE = { lagP99LimitMs: 5, sendRateTolerance: 0.02 }
-export const PREVIOUS_RULE_TEXT = `scheduler lag p99 <= ${PREVIOUS_RULE.lagP99LimitMs} ms over the whole round, ` +
+const PREVIOUS_RULE = { lagP99LimitMs: 5, sendRateTolerance: 0.02 }
+const PREVIOUS_RULE_TEXT = `scheduler lag p99 <= ${PREVIOUS_RULE.lagP99LimitMs} ms over the whole round, ` +
   `mean issue rate within ${PREVIOUS_RULE.sendRateTolerance * 100} %`
 
 // The offered-load rule on one generator's figures (a round's fig.open, or one thread's): [reasons].
@@ -67,7 +67,7 @@ function offeredReasons (o) {
 }
 
 // The previous rule on the same figures: [reasons] from the whole round's lag p99 and mean issue rate.
-export function previousReasons (o) {
+function previousReasons (o) {
   const out = []
   if (o.lag?.p99 > PREVIOUS_RULE.lagP99LimitMs) out.push(`scheduler lag p99 ${o.lag.p99} ms > ${PREVIOUS_RULE.lagP99LimitMs} ms`)
   if (typeof o.sendRateError === 'number' && Math.abs(o.sendRateError) > PREVIOUS_RULE.sendRateTolerance) {
@@ -78,7 +78,7 @@ export function previousReasons (o) {
 
 // One probe's two verdicts: the offered-load rule on the round and on every thread, and the previous
 // rule on the same; both need every request answered.
-export function judgeProbe (r, fig, generators) {
+function judgeProbe (r, fig, generators) {
   const failed = r.errors + r.timeouts + r.non2xx + fig.requests.mismatches + fig.requests.unanswered
   const parts = [{ who: 'round', open: fig.open }]
   for (const [k, t] of (fig.open.generators ?? []).entries()) parts.push({ who: `thread ${k + 1}/${generators}`, open: t })

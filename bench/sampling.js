@@ -9,7 +9,7 @@ import { round } from './telemetry.js'
 import { ratios, summary } from './stats.js'
 
 const SIDES = ['on', 'off']
-export const SAMPLE_MS = 100
+const SAMPLE_MS = 100
 
 // The main-thread time one sample costs its sender, measured directly (the throughput ratio cannot
 // resolve 2 % on a busy machine): a child with an IPC channel builds and sends `count` samples the way
@@ -30,7 +30,7 @@ process.once('message', (count) => {
   process.send({ done: (performance.now() - t0) * 1000 / count }, () => process.disconnect())
 })`
 
-export async function sampleCostUs (count = 5000) {
+async function sampleCostUs (count = 5000) {
   const child = spawn(process.execPath, ['-e', SENDER], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   let received = 0
   let us = null

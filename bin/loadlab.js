@@ -50,7 +50,7 @@ async function server ([name, ...flags]) {
 }
 
 // What the first argument asks for: a subcommand, the version, help, or (an option or nothing) the lab.
-async function dispatch (argv) {
+async function runCommand (argv) {
   const [first, ...rest] = argv
   if (first === '--version' || first === '-v') {
     process.stdout.write(`${pkg.version}\n`)
@@ -65,7 +65,7 @@ async function dispatch (argv) {
     const { run } = await import('../loadtest/compare/cli.js')
     return run(rest)
   }
-  if (first === 'merge') return runMerge(rest)
+  if (first === 'merge') return mergeCommand(rest)
   if (first !== undefined && !first.startsWith('-')) {
     return refuse(`unknown command ${JSON.stringify(first.slice(0, 40))}; commands: ${COMMANDS.join(', ')}, or lab options (loadlab help)`)
   }
@@ -75,11 +75,11 @@ async function dispatch (argv) {
   return run(help ? ['--help'] : argv, { prog: 'loadlab' })
 }
 
-async function runMerge (argv) {
+async function mergeCommand (argv) {
   const { run } = await import('../loadtest/merge/cli.js')
   return run(argv, { prog: 'loadlab merge' })
 }
 
-dispatch(process.argv.slice(2)).then((code) => {
+runCommand(process.argv.slice(2)).then((code) => {
   process.exitCode = code
 })

@@ -16,10 +16,10 @@ import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 import { TUNABLE, TuneError, parseTune } from './tune.js'
 
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
-export const MAX_START_AHEAD_MIN = 60
+const MAX_START_AHEAD_MIN = 60
 // At most this many generator threads (--generators) and shards (--shard I/N).
-export const MAX_GENERATORS = 64
-export const MAX_SHARDS = 1000
+const MAX_GENERATORS = 64
+const MAX_SHARDS = 1000
 
 // Every option with the lab's default: what a run uses when neither the user nor the experiment sets it
 // (run/load.js reads the load's defaults here); null: nothing (or, for --out, paths.js defaultReportsDir).
@@ -385,7 +385,7 @@ function checkOutput (o, out) {
 }
 
 // Check each option against its rule; returns the options with numbers parsed and servers split.
-export function validateOptions (values) {
+function validateOptions (values) {
   const o = { ...UNSET, ...values }
   const out = { ...o, cwd: userCwd() } // the one base of the user's relative paths
   numbers(o, out)

@@ -31,7 +31,7 @@ export const TUNABLE = Object.freeze({
 })
 
 // At most this many values in one --tune (each is a whole sweep).
-export const MAX_TUNE_VALUES = 8
+const MAX_TUNE_VALUES = 8
 
 // A refusal of a --tune spec: one line (options.js makes it a usage error).
 export class TuneError extends Error {}

@@ -13,18 +13,20 @@ import { isAlive } from '../loadtest/run/sample.js'
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const mark = randomUUID()
 
-// The files that take longest (node:test's per-file durations, Node 20, 2026-11-24), started first:
+// The files that take longest (node:test's per-file durations, Node 20, 2026-11-24 23:30), started first:
 // with --test-concurrency 2 a long file started last would run on alone while the other slot idles.
 const LONGEST_FIRST = [
-  'test/loadtest/run/runtimes.test.js',
-  'test/loadtest/lab-tour.test.js',
+  'test/loadtest/experiments/decision.test.js',
   'test/loadtest/experiments/studies.test.js',
-  'test/loadtest/run/sample-ps.test.js',
+  'test/loadtest/experiments/capacity.test.js',
+  'test/loadtest/lab-tour.test.js',
+  'test/loadtest/compare/compare.test.js',
   'test/loadtest/compare/gates.test.js',
-  'test/servers/task.test.js',
-  'test/loadtest/report/page.test.js',
+  'test/loadtest/run/runtimes.test.js',
   'test/loadtest/lab-failures.test.js',
-  'test/loadtest/experiments/capacity.test.js'
+  'test/loadtest/lab-task.test.js',
+  'test/bench.test.js',
+  'test/servers/task.test.js'
 ]
 
 // The files in run order: the longest first, then the rest sorted, so runs are reproducible.

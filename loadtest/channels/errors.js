@@ -37,7 +37,7 @@ export function startupError (mode, detail, cause) {
 }
 
 // The AbortSignal's reason as an error (an AbortError when the signal gave none).
-export function abortError (signal) {
+export function signalError (signal) {
   const reason = signal?.reason
   if (reason instanceof Error) return reason
   return new DOMException('The dispatch run was aborted', 'AbortError')

@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { Piscina } from 'piscina'
 import { defaultHook } from './hook.js'
-import { abortError, closedError, startupError, STARTUP_TIMEOUT_MS } from './errors.js'
+import { signalError, closedError, startupError, STARTUP_TIMEOUT_MS } from './errors.js'
 
 // A file name, not URL.pathname: that is percent-encoded (a checkout under "my lab" or "läb" is not found).
 const taskFile = fileURLToPath(new URL('./piscina-task.js', import.meta.url))
@@ -91,7 +91,7 @@ function waitReady (pool, workers, start, { signal, startupTimeoutMs }) {
       if (ready.size === workers) done(null, performance.now() - start)
     }
     const onError = (err) => done(startupError('piscina', err.message, err))
-    const onAbort = () => done(abortError(signal))
+    const onAbort = () => done(signalError(signal))
     const timer = setTimeout(
       () => done(startupError('piscina', `${ready.size}/${workers} threads ready after ${startupTimeoutMs} ms`)),
       startupTimeoutMs

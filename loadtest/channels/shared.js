@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks'
 import { Worker } from 'node:worker_threads'
 import { answerPrefix, defaultHook } from './hook.js'
 import {
-  STARTUP_TIMEOUT_MS, abortError, closedError, hookError, startupError, tooLargeError, workerGoneError
+  STARTUP_TIMEOUT_MS, signalError, closedError, hookError, startupError, tooLargeError, workerGoneError
 } from './errors.js'
 import {
   COST_US,
@@ -191,7 +191,7 @@ class SharedChannel {
         done()
         reject(err)
       }
-      const onAbort = () => fail(abortError(signal))
+      const onAbort = () => fail(signalError(signal))
       const timer = setTimeout(
         () => fail(startupError('shared', `not every worker ready after ${startupTimeoutMs} ms`)),
         startupTimeoutMs

@@ -25,7 +25,7 @@ export { CompareError }
 
 // How deep a report may nest: the lab writes about eight levels; far deeper is not a report, and would
 // overflow the stack of any reader that recurses (String() of nested arrays, the renderers).
-export const MAX_DEPTH = 64
+const MAX_DEPTH = 64
 
 // True when `value` nests deeper than `limit` levels (walked without recursion).
 function nestsDeeper (value, limit) {
@@ -85,7 +85,7 @@ function serviceMs (report, work, runtime = null) {
 export const TARGET_TOLERANCE = 0.1
 
 // Why two capacities cannot be compared (their targets differ by more than TARGET_TOLERANCE), or null.
-export function targetsDiffer (base, next) {
+function targetsDiffer (base, next) {
   if (!isNum(base?.sloMs) || !isNum(next?.sloMs) || !isNum(base?.capacity) || !isNum(next?.capacity)) return null
   const apart = Math.abs(next.sloMs / base.sloMs - 1)
   if (apart <= TARGET_TOLERANCE) return null
@@ -126,7 +126,7 @@ function httpCell (r, report, units) {
 }
 
 // Most points of one timeline compare draws: the lab writes at most 400 (run/timeline.js MAX_BUCKETS).
-export const MAX_TIMELINE_POINTS = 1000
+const MAX_TIMELINE_POINTS = 1000
 
 // A result's timeline as the page can draw it: { timeline } or, when it cannot be, { timeline: null,
 // timelineSkipped: why } (the comparison notes it; the tables do not need it).
@@ -168,7 +168,7 @@ const ROUND_FIGURES = {
 }
 
 // The rounds of one figure of a result (ms, req/s, or a fraction for efficiency); [] when it has one round.
-export function roundsOf (r, metric) {
+function roundsOf (r, metric) {
   // a capacity's rounds are its sweeps (--runs N), never the steps of one sweep
   if (metric === 'capacity') return (r?.capacity?.runs ?? []).map((x) => x.rps).filter(isNum)
   if (!Array.isArray(r?.runs)) return []

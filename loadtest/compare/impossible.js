@@ -4,7 +4,7 @@
 import { isNum, PERCENTILE_KEYS } from '../result/stats.js'
 
 // The largest figure of each kind compare takes as measured (below zero none is).
-export const LIMITS = Object.freeze({
+const LIMITS = Object.freeze({
   latency: { max: 1e9, unit: 'ms' }, // about 11 days
   rate: { max: 1e9, unit: 'req/s' },
   ratio: { max: 1000, unit: '(100,000 %)' },

@@ -4,6 +4,7 @@
 import { esc, isNum, table } from '../report/html.js'
 import { mdCode } from '../report/escape.js'
 import { markdownTable } from '../report/markdown.js'
+import { MISSING } from '../report/format.js'
 
 // A result's overload figures for compare, or null: { capacityRps, sloMs, steps: { multiple: { goodput,
 // shed, p99 } }, recoveryMs, metastable }.
@@ -35,13 +36,13 @@ function overloadRows (cmp, http, code) {
   const head = ['run', ...cmp.reports.flatMap((r) => [
     `${r.letter} C req/s`, ...multiples.map((m) => `${r.letter} ${m}× goodput / shed`), `${r.letter} recovery`
   ])]
-  const pct = (x) => (isNum(x) ? `${Math.round(x * 100)}%` : '—')
+  const pct = (x) => (isNum(x) ? `${Math.round(x * 100)}%` : MISSING)
   const body = rows.map((row) => [code(row.key), ...row.cells.flatMap((c) => {
     const o = c?.overload
-    if (!o) return ['—', ...multiples.map(() => '—'), '—']
-    const steps = multiples.map((m) => (o.steps[m] ? `${pct(o.steps[m].goodput)} / ${pct(o.steps[m].shed)}` : '—'))
-    const rec = o.metastable === null ? '—' : o.metastable ? 'metastable' : `${o.recoveryMs} ms`
-    return [isNum(o.capacityRps) ? String(o.capacityRps) : '—', ...steps, rec]
+    if (!o) return [MISSING, ...multiples.map(() => MISSING), MISSING]
+    const steps = multiples.map((m) => (o.steps[m] ? `${pct(o.steps[m].goodput)} / ${pct(o.steps[m].shed)}` : MISSING))
+    const rec = o.metastable === null ? MISSING : o.metastable ? 'metastable' : `${o.recoveryMs} ms`
+    return [isNum(o.capacityRps) ? String(o.capacityRps) : MISSING, ...steps, rec]
   })])
   return { head, rows: body }
 }

@@ -5,7 +5,7 @@ import { esc, isNum, ms as fmtMs, num, page, pct, table, when } from '../report/
 import { figure, wideSpread } from '../report/page.js'
 import { mdCode, mdText as mdEsc } from '../report/escape.js'
 import { markdownTable } from '../report/markdown.js'
-import { fixedGrouped, msGrouped } from '../report/format.js'
+import { MISSING, fixedGrouped, msGrouped } from '../report/format.js'
 import { timelineMarks, timelineRows, timelineSpec } from '../report/timeline-chart.js'
 import { NOISE_RULE, anyRegressed } from './compare.js'
 import { overloadHtml, overloadMarkdown } from './overload.js'
@@ -13,7 +13,7 @@ import { overloadHtml, overloadMarkdown } from './overload.js'
 // Markdown escaping of compare's text: the shared one of report/escape.js.
 export { mdEsc }
 
-const MD_NA = '—'
+const MD_NA = MISSING
 
 function f (v, digits) {
   return fixedGrouped(v, digits) ?? MD_NA
@@ -221,12 +221,12 @@ function reportCard (r) {
     ? `${num(meth.amount)} requests`
     : isNum(meth.durationSec)
       ? `${num(meth.durationSec)} s`
-      : '—'
+      : MISSING
   return `<section class="card" aria-label="report ${esc(r.letter)}"><h2>${esc(r.letter)} · ${esc(r.name)}${r.baseline ? ' <span class="badge complete">baseline</span>' : ''}</h2><dl>
-<dt>CPU</dt><dd>${esc(m.cpuModel) || '—'} · ${num(m.cores)} cores</dd>
-<dt>host</dt><dd>${esc(m.hostname) || '—'}</dd>
-<dt>Node</dt><dd>${esc(m.node) || '—'} · ${esc(m.os?.type)} ${esc(m.os?.release)}</dd>
-<dt>load</dt><dd>${meth.tool === 'in-process' ? 'in-process (no HTTP)' : `${esc(meth.tool) || '—'} ${esc(meth.toolVersion)} · ${num(meth.connections)} connections · ${load}`}</dd>
+<dt>CPU</dt><dd>${esc(m.cpuModel) || MISSING} · ${num(m.cores)} cores</dd>
+<dt>host</dt><dd>${esc(m.hostname) || MISSING}</dd>
+<dt>Node</dt><dd>${esc(m.node) || MISSING} · ${esc(m.os?.type)} ${esc(m.os?.release)}</dd>
+<dt>load</dt><dd>${meth.tool === 'in-process' ? 'in-process (no HTTP)' : `${esc(meth.tool) || MISSING} ${esc(meth.toolVersion)} · ${num(meth.connections)} connections · ${load}`}</dd>
 <dt>run</dt><dd>${when(r.createdAt)} · ${esc(r.experiment)}</dd>
 <dt>file</dt><dd><code>${esc(r.file)}</code></dd>
 </dl>${meth.command ? `<pre class="command"><code>${esc(meth.command)}</code></pre>` : ''}</section>`
@@ -445,9 +445,9 @@ function capacityTable (cmp, http) {
   const body = swept.map((row) => [
     `<code>${esc(row.key)}</code>`,
     ...row.cells.flatMap((c, i) => {
-      const cap = esc(capacityText(c, '—', num))
-      const cells = [cap, c ? fmtMs(c.sloMs) : '—']
-      if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? 'targets differ' : ratioHtml(c.capacityRatio, c.capacityNoise)) : '—')
+      const cap = esc(capacityText(c, MISSING, num))
+      const cells = [cap, c ? fmtMs(c.sloMs) : MISSING]
+      if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? 'targets differ' : ratioHtml(c.capacityRatio, c.capacityNoise)) : MISSING)
       return cells
     })
   ])

@@ -55,7 +55,7 @@ const quick = {
 // A tuned sweep's coarse steps from the previous value's bracket ({ pass, fail }), as fractions of the
 // ideal: around the capacity the last setting found, so a neighbouring setting needs fewer steps. null
 // without a bracket to start from (the first value, or one that held no rate).
-export const SEEDED = [0.6, 0.8, 0.95, 1.1, 1.3, 1.6, 2]
+const SEEDED = [0.6, 0.8, 0.95, 1.1, 1.3, 1.6, 2]
 export function seededFractions (seed, { serviceMs, cores }) {
   if (!(seed?.pass > 0) || !(serviceMs > 0)) return null
   const ideal = (cores / serviceMs) * 1000
@@ -132,7 +132,7 @@ export default {
 }
 
 // The capacity at each target: `100 ms: 45.2 · 400 ms: ≥80.1` (oneCapacity's forms).
-export function targetsCell (r) {
+function targetsCell (r) {
   const targets = r.capacity?.targets ?? []
   return targets.map((t) => `${fmtMs(t.sloMs)} ms: ${oneCapacity(t)}`).join(' · ') || '-'
 }

@@ -42,13 +42,13 @@ function readCapacities (file) {
 
 // The capacity of `server` at `work` from the file's, checked: present, at the run's target (--slo, or
 // the file's when none is given), and a number.
-function capacityOf (caps, file, { server, work, sloMs }) {
+function readCapacity (caps, file, { server, work, sloMs }) {
   const c = caps.get(`${server}@${work}`)
   const have = [...caps.keys()].join(', ')
   if (!c) throw usageError(`--capacity-from: ${file} has no capacity of ${server}@${work} (it has ${have})`)
   if (sloMs !== null && c.sloMs !== sloMs) {
     const other = c.targets.find((t) => t.sloMs === sloMs)
-    if (other) return capacityOf(new Map([[`${server}@${work}`, { ...c, ...other, targets: [] }]]), file, { server, work, sloMs })
+    if (other) return readCapacity(new Map([[`${server}@${work}`, { ...c, ...other, targets: [] }]]), file, { server, work, sloMs })
     const all = [c.sloMs, ...c.targets.map((t) => t.sloMs).filter((t) => t !== c.sloMs)].join(', ')
     throw usageError(`--capacity-from: ${file} measured ${server} at a ${all} ms target, not --slo ${sloMs} ms`)
   }
@@ -74,7 +74,7 @@ export default {
     const settings = q.overload
     const entries = []
     for (const server of servers) {
-      const from = caps ? capacityOf(caps, opts.capacityFrom, { server, work, sloMs: opts.sloMs ?? null }) : null
+      const from = caps ? readCapacity(caps, opts.capacityFrom, { server, work, sloMs: opts.sloMs ?? null }) : null
       const sloMs = from?.sloMs ?? opts.sloMs ?? null
       const base = { server, args, work, durationSec: opts.user?.durationSec ?? q.durationSec }
       // The capacity sweep of experiments/capacity.js at ONE target (the first --slo, else 5 × the service
@@ -111,7 +111,7 @@ export default {
 
 // The overload table: per result, C, then goodput share / shed share / p99 / wasted CPU at each
 // multiple, and the recovery after the burst.
-export function overloadTable (results) {
+function overloadTable (results) {
   const rows = results.filter((r) => r.kind === 'http')
   const all = rows.flatMap((r) => (r.overload?.steps ?? []).map((s) => s.multiple))
   const multiples = [...new Set(all)].sort((a, b) => a - b)
@@ -140,7 +140,7 @@ export function overloadTable (results) {
 }
 
 // The recovery cell: the time, or "metastable" (not within the observation).
-export function recoveryCell (rec) {
+function recoveryCell (rec) {
   if (!rec) return '-'
   return rec.metastable ? `metastable (>${fmtMs(rec.observedMs - rec.burstEndMs)})` : fmtMs(rec.ms)
 }

@@ -47,7 +47,7 @@ function parseMergeArgs (argv) {
 }
 
 // Read, check, merge and write; returns { report, out } (out: writeReport's answer).
-export async function runMerge (argv, { command = null } = {}) {
+async function runMerge (argv, { command = null } = {}) {
   const opts = parseMergeArgs(argv)
   if (opts.help) return { help: HELP }
   const entries = []

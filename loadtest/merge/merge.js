@@ -10,7 +10,7 @@ import { mergeTimelines } from './timeline.js'
 import { countsFault } from './counts.js'
 
 // What makes reports shards of one plan: these fields of `method` must be equal in all of them.
-export const PLAN_FIELDS = ['url', 'rate', 'arrival', 'seed', 'amount', 'durationSec', 'startAt']
+const PLAN_FIELDS = ['url', 'rate', 'arrival', 'seed', 'amount', 'durationSec', 'startAt']
 const COUNTS = ['sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'unanswered']
 const HISTOGRAMS = ['latency', 'service', 'lag', 'wait']
 // A shard report's note saying it is one (run/generators.js scaleOutNotes).
@@ -198,7 +198,7 @@ function mergedTrust (entries) {
 }
 
 // The merged HTTP result: the first shard's identity, every figure from all of them.
-export function mergeResults (entries) {
+function mergeResults (entries) {
   const results = entries.map((e) => e.report.results[0])
   const first = results[0]
   const { sums, encoded } = mergedHistograms(results)

@@ -73,6 +73,13 @@ export function spectrumRows (percentiles, extra = {}, scale = 1) {
   return rows
 }
 
+// The spectrum's latency axis: linear from 0, or (logY) a log scale.
+function latencyAxis (yTitle, logY) {
+  if (!logY) return { field: 'ms', type: 'quantitative', title: yTitle, scale: { zero: true, nice: true } }
+  const scale = { type: 'log', nice: true }
+  return { field: 'ms', type: 'quantitative', title: `${yTitle}, log scale`, scale, axis: { format: ',.4~r', tickCount: 6 } }
+}
+
 // Latency percentile spectrum: one line per `color` value (and `dash` value, if given).
 // With `facet` (a field name), one panel per value of that field, two panels a row.
 // With `logY`, latency is on a log scale (points at 0 cannot be drawn there and are left out).
@@ -102,15 +109,7 @@ export function spectrumSpec (
         grid: true
       }
     },
-    y: logY
-      ? {
-          field: 'ms',
-          type: 'quantitative',
-          title: `${yTitle}, log scale`,
-          scale: { type: 'log', nice: true },
-          axis: { format: ',.4~r', tickCount: 6 }
-        }
-      : { field: 'ms', type: 'quantitative', title: yTitle, scale: { zero: true, nice: true } },
+    y: latencyAxis(yTitle, logY),
     color: {
       field: color,
       type: 'nominal',

@@ -4,12 +4,13 @@ import { esc } from './html.js'
 import { mdText } from './escape.js'
 import { bracketText } from '../result/decision.js'
 import { isNum, roundTo } from '../result/stats.js'
+import { MISSING } from './format.js'
 
-const r1 = (x) => (isNum(x) ? String(roundTo(x, 1)) : '-')
+const r1 = (x) => (isNum(x) ? String(roundTo(x, 1)) : MISSING)
 
 // A decision's winner (or tied candidate) as words: `queued-threads with threads=2`.
 function who (c) {
-  if (!c) return '-'
+  if (!c) return MISSING
   return c.setting ? `${c.server} with ${c.setting.name}=${c.setting.value}` : c.server
 }
 
@@ -72,8 +73,8 @@ export function decisionLines (d) {
   if (d.unmet?.length) lines.push({ label: `No capacity at ${target}`, text: d.unmet.map((u) => `${u.key} (${u.bound})`).join(', ') })
   if (d.key) lines.push({ label: d.refused ? 'Confirm run' : 'Confirmed', text: confirmText(d.confirm) })
   const m = d.machine
-  const on = m ? [m.hostname, m.cpuModel, isNum(m.cores) ? `${m.cores} cores` : null].filter(Boolean).join(' · ') : '-'
-  lines.push({ label: 'Holds for', text: `${on}; Node ${d.runtime ?? '-'}; this work and target only` })
+  const on = m ? [m.hostname, m.cpuModel, isNum(m.cores) ? `${m.cores} cores` : null].filter(Boolean).join(' · ') : MISSING
+  lines.push({ label: 'Holds for', text: `${on}; Node ${d.runtime ?? MISSING}; this work and target only` })
   return lines
 }
 

@@ -2,7 +2,7 @@
 // machine/method summaries and the page shell. Pure functions; nothing here reaches the network.
 import { isNum } from '../result/stats.js'
 import { machineLine } from '../result/build.js'
-import { fixedGrouped, msGrouped } from './format.js'
+import { MISSING, fixedGrouped, msGrouped } from './format.js'
 
 export { isNum, machineLine }
 
@@ -14,7 +14,7 @@ export function esc (value) {
   return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c])
 }
 
-const DASH = '<span class="na" title="not measured">—</span>'
+const DASH = `<span class="na" title="not measured">${MISSING}</span>`
 
 // Formats a number with grouping and `digits` decimals (integers without); non-numbers become a dash.
 export function num (value, digits = 1) {
@@ -182,7 +182,7 @@ export function methodCard (report) {
       'run',
       `${when(report.createdAt)}${report.finishedAt ? ` → ${when(report.finishedAt)}` : ' <span class="warn-text">(not finished)</span>'}`
     ]
-  ])}<pre class="command"><code>${esc(m.command) || '—'}</code></pre></section>`
+  ])}<pre class="command"><code>${esc(m.command) || MISSING}</code></pre></section>`
 }
 
 // A --task's identity: its path and export, and short hashes of its file and input.

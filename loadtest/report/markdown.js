@@ -8,6 +8,7 @@ import { holdsText } from '../result/capacity.js'
 import { thresholdRows } from './thresholds.js'
 import { decisionMarkdown } from './decision.js'
 import { bracketText } from '../result/decision.js'
+import { MISSING } from './format.js'
 
 // A calibration's row name: its work spec, and its runtime under --node.
 function calibrationName (c) {
@@ -42,7 +43,7 @@ function headSection (report, experiment) {
     )
   }
   out.push(
-    `Status: **${mdText(report.status)}**. Started ${mdText(report.createdAt)}, finished ${mdText(report.finishedAt ?? '-')}. Schema ${mdText(report.schema)}, id ${mdCode(report.id)}.`,
+    `Status: **${mdText(report.status)}**. Started ${mdText(report.createdAt)}, finished ${mdText(report.finishedAt ?? MISSING)}. Schema ${mdText(report.schema)}, id ${mdCode(report.id)}.`,
     ''
   )
   return out
@@ -88,12 +89,12 @@ function calibrationSection (calibration) {
   if (!cal.length) return []
   const row = (c) =>
     c.error
-      ? [calibrationName(c), '-', 'error', c.error, '', '', '', '', '']
+      ? [calibrationName(c), MISSING, 'error', c.error, '', '', '', '', '']
       : [
           calibrationName(c),
           String(c.calls),
           String(c.serviceMs ?? c.medianMs),
-          c.spreadPct === undefined || c.spreadPct === null ? '-' : `${c.spreadPct} %`,
+          c.spreadPct === undefined || c.spreadPct === null ? MISSING : `${c.spreadPct} %`,
           String(c.medianMs),
           String(c.minMs),
           String(c.maxMs),
@@ -116,7 +117,7 @@ function troubleSection (results) {
   for (const r of results.filter((x) => x.failure)) {
     out.push(`### Failure: ${mdCode(r.key)}`, '')
     out.push(
-      `${mdText(r.failure.reason)} (exit code ${mdText(r.failure.exitCode ?? '-')}, signal ${mdText(r.failure.signal ?? '-')})`
+      `${mdText(r.failure.reason)} (exit code ${mdText(r.failure.exitCode ?? MISSING)}, signal ${mdText(r.failure.signal ?? MISSING)})`
     )
     if (r.failure.stderrTail?.length) out.push('', ...mdFence(r.failure.stderrTail))
     out.push('')
@@ -129,13 +130,13 @@ function capacitySection (results) {
   const swept = results.filter((r) => r.capacity?.steps?.length)
   if (!swept.length) return []
   const targets = [...new Set(swept.map((r) => `p99 ≤ ${r.capacity.sloMs} ms (${r.capacity.sloRule})`))]
-  const n = (x, d = 2) => (typeof x === 'number' ? String(Math.round(x * 10 ** d) / 10 ** d) : '-')
+  const n = (x, d = 2) => (typeof x === 'number' ? String(Math.round(x * 10 ** d) / 10 ** d) : MISSING)
   const head = [
     'server', 'step', 'kind', 'offered req/s', 'p99 ms', 'lag p99 ms', 'requests', 'over target', 'holds', 'steal %',
     'foreign cores', 'work ×', 'own contention', 'disturbed by'
   ]
   const rows = swept.flatMap((r) => r.capacity.steps.map((st) => [
-    r.server, String(st.index + 1), st.kind ?? '-', n(st.rate, 1), n(st.p99, 1), n(st.lagP99, 1), n(st.n, 0),
+    r.server, String(st.index + 1), st.kind ?? MISSING, n(st.rate, 1), n(st.p99, 1), n(st.lagP99, 1), n(st.n, 0),
     n(st.over, 0), holdsText(st), n(st.noise?.stealPct, 1), n(st.noise?.foreignCores), n(st.noise?.workInflation),
     st.contention?.text ?? '', (st.disturbedBy ?? []).join(', ')
   ]))
@@ -155,7 +156,7 @@ function targetsTable (results) {
   const swept = results.filter((r) => (r.capacity?.targets?.length ?? 0) > 1)
   if (!swept.length) return []
   const slos = [...new Set(swept.flatMap((r) => r.capacity.targets.map((t) => t.sloMs)))].sort((a, b) => a - b)
-  const cell = (t) => !t ? '-' : t.rps === null ? (t.bound === 'cannot meet the target' ? 'cannot meet' : mdText(t.bound)) : `${t.bound === 'at least' ? '≥' : ''}${t.rps.toFixed(1)} (${bracketText(t)})`
+  const cell = (t) => !t ? MISSING : t.rps === null ? (t.bound === 'cannot meet the target' ? 'cannot meet' : mdText(t.bound)) : `${t.bound === 'at least' ? '≥' : ''}${t.rps.toFixed(1)} (${bracketText(t)})`
   const rows = swept.map((r) => [r.key, ...slos.map((s) => cell(r.capacity.targets.find((t) => t.sloMs === s)))])
   return ['## Capacity at each target (req/s, bracket)', '', markdownTable({ head: ['run', ...slos.map((s) => `p99 ≤ ${s} ms`)], rows }), '']
 }

@@ -8,7 +8,7 @@ const CONFIG = { ...CHART_BASE, axis: { ...AXIS_COLORS, gridColor: '#eaeef2' } }
 const COLOR = { field: 'server', type: 'nominal', title: 'server', sort: null, legend: { orient: 'bottom', columns: 3, labelLimit: 320 } }
 
 // Rows { server, multiple, goodput } (goodput as a share of C) of every result's steps.
-export function goodputRows (results) {
+function goodputRows (results) {
   return results.flatMap((r) =>
     (r.overload?.steps ?? [])
       .filter((s) => typeof s.goodputShare === 'number')
@@ -16,7 +16,7 @@ export function goodputRows (results) {
 }
 
 // Goodput (× C) by offered load (× C), one line per strategy; the dashed line is all of C kept.
-export function goodputSpec (rows, { width = 900, height = 320 } = {}) {
+function goodputSpec (rows, { width = 900, height = 320 } = {}) {
   const x = { field: 'multiple', type: 'quantitative', title: 'offered load (× capacity C, open loop)', scale: { zero: true } }
   const y = { field: 'goodput', type: 'quantitative', title: 'goodput (× C): verified 2xx within the target', scale: { zero: true } }
   return {
@@ -36,7 +36,7 @@ export function goodputSpec (rows, { width = 900, height = 320 } = {}) {
 
 // Long rows { server, panel, t (s), value } of every result's burst windows: goodput and shed per
 // second (req/s) and p99 (ms).
-export function burstRows (results) {
+function burstRows (results) {
   const rows = []
   for (const r of results) {
     const rec = r.overload?.recovery
@@ -53,7 +53,7 @@ export function burstRows (results) {
 }
 
 // The burst's timeline: three panels on one time axis (by due time), the burst shaded.
-export function burstSpec (rows, { burstStartS, burstEndS, width = 900 } = {}) {
+function burstSpec (rows, { burstStartS, burstEndS, width = 900 } = {}) {
   const x = { field: 't', type: 'quantitative', title: 'due time (s from the start of the burst round)' }
   const panel = (name) => ({
     height: 140,

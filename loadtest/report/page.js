@@ -25,6 +25,7 @@ import { UNMEASURED, experimentTable, runtimesOf, tableNotes } from './table.js'
 import { runtimeName, unmeasuredWhy } from '../result/runtime.js'
 import { verdictOf } from '../result/trust.js'
 import { holdsText } from '../result/capacity.js'
+import { MISSING } from './format.js'
 
 // A server-side figure's cell: "—" with its reason on hover where the run's runtime cannot measure it
 // (the reasons are also written under the table), else the figure.
@@ -302,7 +303,7 @@ function calibrationTable (cal) {
     },
     num(c?.calls),
     ms(c?.serviceMs ?? c?.medianMs),
-    isNum(c?.spreadPct) ? `${num(c.spreadPct, 1)} %` : '-',
+    isNum(c?.spreadPct) ? `${num(c.spreadPct, 1)} %` : MISSING,
     ms(c?.medianMs),
     ms(c?.minMs),
     ms(c?.maxMs),
@@ -459,14 +460,14 @@ function capacitySection (http, names) {
       num(s.requests?.errors),
       num(s.peakInFlight),
       num(s.cpuCores, 2),
-      s.recovery ? (isNum(s.recovery.ms) ? ms(s.recovery.ms) : esc(String(s.recovery.status))) : '-',
+      s.recovery ? (isNum(s.recovery.ms) ? ms(s.recovery.ms) : esc(String(s.recovery.status))) : MISSING,
       num(s.noise?.stealPct, 1),
       num(s.noise?.foreignCores, 2),
       num(s.noise?.workInflation, 2),
       s.contention ? { html: `<span data-flag="contention">${esc(s.contention.text)}</span>`, className: 'text' } : '',
       ms(s.lagP99),
       s.disturbed ? { html: `<span class="bad" data-flag="disturbed">! ${esc(s.disturbedBy.join(', '))}</span>`, className: 'text' } : '',
-      isNum(s.n) ? `${num(s.n)} / ${isNum(s.over) ? num(s.over) : '-'}` : '-',
+      isNum(s.n) ? `${num(s.n)} / ${isNum(s.over) ? num(s.over) : '-'}` : MISSING,
       { html: esc(holdsText(s)), className: 'text' }
     ])
   )
@@ -476,7 +477,7 @@ function capacitySection (http, names) {
 }
 
 // One timeline figure per run that kept one (result.timeline): the round and its recovery in time.
-export function timelineSection (http, names) {
+function timelineSection (http, names) {
   const figures = http
     .map((r, i) => [r, names[i]])
     .filter(([r]) => Array.isArray(r.timeline?.points) && r.timeline.points.length)

@@ -1,6 +1,6 @@
 // The summary table: pure rows from a report, and a plain-text renderer for the terminal.
 import { termText } from './escape.js'
-import { fmtMb as mb, fmtMs as ms, fmtNum as num } from './format.js'
+import { fmtMb as mb, fmtMs as ms, fmtNum as num, MISSING } from './format.js'
 import { runtimeName, unmeasuredLines, unmeasuredText, unmeasuredWhy } from '../result/runtime.js'
 import { findingLines } from '../result/findings.js'
 import { trustMark } from '../result/trust.js'
@@ -41,8 +41,8 @@ export function defaultTable (report) {
     if (r.status === 'failed' && !r.requests) {
       rows.push([
         name,
-        r.work ?? '-',
-        String(r.connections ?? '-'),
+        r.work ?? MISSING,
+        String(r.connections ?? MISSING),
         'FAILED',
         ...Array(head.length - 5).fill(''), // the figures a failed run does not have
         `✗ ${r.failure?.reason ?? ''}`
@@ -52,23 +52,23 @@ export function defaultTable (report) {
     const q = r.requests ?? {}
     rows.push([
       name,
-      r.work ?? '-',
-      r.loop === 'open' && r.rate ? `${r.rate}/s` : String(r.connections ?? '-'),
+      r.work ?? MISSING,
+      r.loop === 'open' && r.rate ? `${r.rate}/s` : String(r.connections ?? MISSING),
       num(r.rps),
       ms(r.latency?.p50),
       ms(r.latency?.p97_5),
       ms(r.latency?.p99),
       ms(r.latency?.max),
-      String(q.errors ?? '-'),
-      String(q.timeouts ?? '-'),
-      String(q.non2xx ?? '-'),
-      String(q.mismatches ?? '-'),
+      String(q.errors ?? MISSING),
+      String(q.timeouts ?? MISSING),
+      String(q.non2xx ?? MISSING),
+      String(q.mismatches ?? MISSING),
       ms(r.probe?.p99),
       unmeasuredWhy(r, 'eventLoop') ? UNMEASURED : ms(r.telemetry?.eventLoop?.p99),
       num(r.outside?.cpuMsPerRequest, 2),
       mb(r.outside?.peakRssBytes),
-      r.efficiency === null || r.efficiency === undefined ? '-' : `${Math.round(r.efficiency * 100)}%`,
-      r.contention?.short ?? '-',
+      r.efficiency === null || r.efficiency === undefined ? MISSING : `${Math.round(r.efficiency * 100)}%`,
+      r.contention?.short ?? MISSING,
       trustMark(r)
     ])
   }

@@ -6,6 +6,7 @@ import { ThresholdError, clip } from '../errors.js'
 import { errorsOf } from '../result/requests.js'
 import { goodputShareAt } from '../result/overload.js'
 import { lagCouldFlip } from '../result/trust.js'
+import { MISSING } from './format.js'
 
 // k6's exit code for a crossed threshold.
 export const THRESHOLD_EXIT = 99
@@ -31,7 +32,7 @@ const SHOWN = { latency: 'ms', rate: 'req/s', count: '', ratio: '' }
 
 // The capacity a sweep found (the capacity experiment's `capacity.capacity.rps`); null for other runs and
 // for a sweep that held no rate (its bound says why: evaluateThresholds judges it as none).
-function capacityOf (r) {
+function capacityFigure (r) {
   const rps = r.capacity?.capacity?.rps
   return typeof rps === 'number' ? rps : null
 }
@@ -52,12 +53,12 @@ export const METRICS = Object.freeze({
   errors: { kind: 'count', what: 'failed requests: connection errors + timeouts + non-2xx + body mismatches', read: (r) => errorsOf(r.requests) },
   timeouts: { kind: 'count', what: 'timed-out requests', read: (r) => typeof r.requests?.timeouts === 'number' ? r.requests.timeouts : null },
   efficiency: { kind: 'ratio', what: 'rps / ideal rps, 0.8 or 80%', read: (r) => typeof r.efficiency === 'number' ? r.efficiency : null },
-  capacity: { kind: 'rate', what: 'highest rate holding the SLO (req/s), capacity experiment only', read: capacityOf },
+  capacity: { kind: 'rate', what: 'highest rate holding the SLO (req/s), capacity experiment only', read: capacityFigure },
   goodput: { kind: 'ratio', what: 'goodput at 2 × capacity as a share of it, overload experiment only', read: (r) => goodputShareAt(r, 2) }
 })
 
 // The grammar, for usage errors and --help.
-export const THRESHOLD_GRAMMAR = `[SERVER[/VARIANT]:]METRIC OP VALUE[UNIT]; METRIC one of ${Object.keys(METRICS).join(', ')}; ` +
+const THRESHOLD_GRAMMAR = `[SERVER[/VARIANT]:]METRIC OP VALUE[UNIT]; METRIC one of ${Object.keys(METRICS).join(', ')}; ` +
   `OP one of ${OPS.join(' ')}; UNIT ms or s for latency, req/s for rps and capacity, % for efficiency and goodput; ` +
   "e.g. 'p99<500', 'rps>100', 'timeouts==0', 'queued-threads:p99<200ms'"
 
@@ -159,7 +160,7 @@ export function anyCrossed (evaluated) {
 }
 
 function figureText (t, v) {
-  if (typeof v !== 'number') return '-'
+  if (typeof v !== 'number') return MISSING
   if (METRICS[t.metric]?.kind === 'ratio') return `${+(v * 100).toFixed(1)}%`
   const digits = Number.isInteger(v) ? 0 : Math.abs(v) < 10 ? 2 : 1
   return `${v.toFixed(digits)}${t.unit ? ` ${t.unit}` : ''}`
@@ -177,7 +178,7 @@ export function thresholdRows (evaluated = []) {
   const status = []
   for (const t of evaluated) {
     if (t.runs.length === 0) {
-      rows.push([t.text, t.server ? `no run of ${t.server}` : 'no HTTP run', '-', VERDICT['not-applicable']])
+      rows.push([t.text, t.server ? `no run of ${t.server}` : 'no HTTP run', MISSING, VERDICT['not-applicable']])
       status.push('not-applicable')
       continue
     }

@@ -3,7 +3,7 @@
 // the round as a rule and the recovery period shaded. Pure spec builders; charts.js renders them.
 import { AXIS_COLORS, CHART_BASE, PALETTE } from './charts.js'
 
-export const PANELS = [
+const PANELS = [
   { id: 'throughput', title: 'req/s' },
   { id: 'latency', title: 'latency (ms)' },
   { id: 'queue', title: 'in flight / queue' },
@@ -47,6 +47,22 @@ export function timelineRows (timeline, series = 'this run') {
 export function timelineMarks (timeline, series = 'this run') {
   const s = (ms) => (typeof ms === 'number' ? ms / 1000 : null)
   return { series, endS: s(timeline?.endMs), recoveryEndS: s(timeline?.recoveryEndMs) }
+}
+
+// The top panel's labels: "end of round" at each round's end, "recovery" at the end of its recovery.
+function roundLabels (markRows, overlay, scale) {
+  return [
+    {
+      data: { values: markRows.map((m) => ({ ...m, label: overlay ? `end of round (${m.series})` : 'end of round' })) },
+      mark: { type: 'text', align: 'left', baseline: 'top', dx: 3, dy: 2, fontSize: 10, color: '#24292f' },
+      encoding: { x: { field: 'endS', type: 'quantitative', scale }, y: { value: 0 }, text: { field: 'label' } }
+    },
+    {
+      data: { values: markRows.filter((m) => m.recoveryEndS > m.endS).map((m) => ({ ...m, label: 'recovery' })) },
+      mark: { type: 'text', align: 'right', baseline: 'top', dx: -3, dy: 14, fontSize: 10, color: '#57606a' },
+      encoding: { x: { field: 'recoveryEndS', type: 'quantitative', scale }, y: { value: 0 }, text: { field: 'label' } }
+    }
+  ]
 }
 
 // A Vega-Lite spec: one panel per PANELS entry that has rows, all on the same x domain. With one
@@ -104,29 +120,7 @@ export function timelineSpec (rows, marks, { width = 900, panelHeight = 90 } = {
       { data: { values: rows }, ...line }
     ]
     if (p === shown[0]) {
-      // Labels on the top panel only.
-      layer.push(
-        {
-          data: {
-            values: markRows.map((m) => ({ ...m, label: overlay ? `end of round (${m.series})` : 'end of round' }))
-          },
-          mark: { type: 'text', align: 'left', baseline: 'top', dx: 3, dy: 2, fontSize: 10, color: '#24292f' },
-          encoding: {
-            x: { field: 'endS', type: 'quantitative', scale: x.scale },
-            y: { value: 0 },
-            text: { field: 'label' }
-          }
-        },
-        {
-          data: { values: markRows.filter((m) => m.recoveryEndS > m.endS).map((m) => ({ ...m, label: 'recovery' })) },
-          mark: { type: 'text', align: 'right', baseline: 'top', dx: -3, dy: 14, fontSize: 10, color: '#57606a' },
-          encoding: {
-            x: { field: 'recoveryEndS', type: 'quantitative', scale: x.scale },
-            y: { value: 0 },
-            text: { field: 'label' }
-          }
-        }
-      )
+      layer.push(...roundLabels(markRows, overlay, x.scale)) // labels on the top panel only
     }
     return {
       width,

@@ -9,7 +9,7 @@ import { basename, dirname, join } from 'node:path'
 const { mkdir, writeFile, unlink } = fsp
 
 // Where reports go when the --out folder cannot take them (full, gone, read-only, not a folder).
-export const FALLBACK_DIR = join(tmpdir(), 'loadlab-reports')
+const FALLBACK_DIR = join(tmpdir(), 'loadlab-reports')
 
 // A report id that sorts by time and says where and what: 2026-11-22T04-31-07Z-host-experiment.
 export function reportId (date, host, experiment) {
@@ -110,7 +110,7 @@ async function writeJson (report, dir, fs) {
 }
 
 // Make sure the output folder exists.
-export async function ensureDir (dir) {
+async function ensureDir (dir) {
   await mkdir(dir, { recursive: true })
 }
 

@@ -132,7 +132,7 @@ function runtimeOf (record, e) {
 }
 
 // Every round of a repeated run (--runs), and the spread of its req/s and p99.
-function roundsOf (rounds) {
+function roundsAndSpread (rounds) {
   if (rounds.length < 2) return {}
   return {
     runs: rounds.map((r) => ({
@@ -211,7 +211,7 @@ export function buildHttpResult (record, { calibration = {}, cores = null } = {}
     contention: shown?.contention ?? null,
     disturbed: sweep ? sweep.steps.some((st) => st.disturbed) : rounds.some((r) => r.disturbed),
     // a sweep's rounds are its steps: never a noise estimate (its --runs are capacity.runs)
-    ...(sweep ? {} : roundsOf(rounds))
+    ...(sweep ? {} : roundsAndSpread(rounds))
   }
 }
 

@@ -14,8 +14,8 @@ import { lagCouldFlip } from './trust.js'
 // last quarter exceeds their mean over its second quarter by more than BACKLOG_SHARE of the requests
 // sent, and at least BACKLOG_MIN requests (the first quarter is the ramp to steady state). Only the
 // points while requests were being sent count: after the last send the round drains its backlog.
-export const BACKLOG_SHARE = 0.05
-export const BACKLOG_MIN = 3
+const BACKLOG_SHARE = 0.05
+const BACKLOG_MIN = 3
 
 // The backlog of a round from its timeline (run/timeline.js series): { early, late, growth, limit,
 // growing }; null without a timeline of at least 4 points in the round.
@@ -42,11 +42,11 @@ export function backlogOf (timeline) {
 
 // The sample-size rule: a step decides "p99 within the target" at this confidence from the binomial
 // law of its requests over the target (share PERCENTILE_SHARE at most when p99 holds).
-export const CONFIDENCE = 0.95
-export const PERCENTILE_SHARE = 0.01
+const CONFIDENCE = 0.95
+const PERCENTILE_SHARE = 0.01
 
 // P(X ≤ k) for X ~ Binomial(n, p), summed in log space (n up to millions; terms below 1e-308 vanish).
-export function binomialCdf (k, n, p) {
+function binomialCdf (k, n, p) {
   if (k < 0) return 0
   if (k >= n) return 1
   let log = n * Math.log1p(-p)
@@ -80,7 +80,7 @@ export function requestsToShow (over = 0, opts = {}) {
 
 // Requests and how many of them took longer than sloMs, from a round's encoded latency histogram
 // ({ n, over }); null without a histogram.
-export function overTarget (fig, sloMs) {
+function overTarget (fig, sloMs) {
   const text = fig?.histograms?.latency
   if (typeof text !== 'string' || !(sloMs > 0)) return null
   const h = decodeHistogram(text)
@@ -193,11 +193,11 @@ export function bracketOf (verdictByRate) {
 }
 
 // A target within this factor of the floor's p99 (either way) makes the capacity sensitive to the target.
-export const SENSITIVE_FACTOR = 1.5
+const SENSITIVE_FACTOR = 1.5
 
 // The floor of a sweep: the lowest rate offered, with the median p50 and p99 of its steps there and the
 // requests they answered ({ rps, p50, p99, requests }); null without a step.
-export function floorOf (steps) {
+function floorOf (steps) {
   if (!steps.length) return null
   const rate = Math.min(...steps.map((s) => s.rate))
   const at = steps.filter((s) => s.rate === rate)
@@ -210,7 +210,7 @@ export function floorOf (steps) {
 
 // Is the target within SENSITIVE_FACTOR of the floor's p99 (a few ms more or less on the target moves the
 // capacity from nothing to something)? false without a floor or target.
-export function sensitiveTo (floor, sloMs) {
+function sensitiveTo (floor, sloMs) {
   if (!(floor?.p99 > 0) || !(sloMs > 0)) return false
   return Math.max(sloMs / floor.p99, floor.p99 / sloMs) <= SENSITIVE_FACTOR
 }

@@ -11,9 +11,9 @@ export const HEADROOM = 0.8
 // A tie between settings of one strategy is broken by goodput at this multiple of capacity (when the
 // overload figures exist) when the shares differ by more than GOODPUT_MARGIN, else by peak RSS when one
 // is smaller by more than RSS_MARGIN of the larger.
-export const TIE_MULTIPLE = 2
-export const GOODPUT_MARGIN = 0.1
-export const RSS_MARGIN = 0.1
+const TIE_MULTIPLE = 2
+const GOODPUT_MARGIN = 0.1
+const RSS_MARGIN = 0.1
 
 // A result's capacity at each target, loosest last: capacity.targets, or (a report with one target)
 // its one capacity. Each { sloMs, rps (null: cannot meet), bracket: { pass, fail }, bound }.
@@ -58,7 +58,7 @@ function goodputAt2x (r) {
 }
 
 // Break a tie between candidates by goodput at 2 × capacity, then by peak RSS: { winner, rule } or null.
-export function breakTie (tied) {
+function breakTie (tied) {
   const good = tied.map((c) => goodputAt2x(c.result))
   if (good.every(isNum)) {
     const order = tied.map((c, i) => [c, good[i]]).sort((a, b) => b[1] - a[1])
@@ -212,7 +212,7 @@ function separation (rank, runnerUp) {
 
 // What happens past the winner's capacity: goodput at each multiple of it (issue 27's overload figures,
 // when the report has them) and the sweep's own step at 1.2 × capacity. null: nothing measured.
-export function pastCapacity (r) {
+function pastCapacity (r) {
   const steps = (r.overload?.steps ?? []).filter((s) => isNum(s.multiple))
   const over = r.capacity?.capacity?.over ?? null
   if (!steps.length && !over) return null

@@ -125,7 +125,7 @@ export function stepOf (round, { multiple, rate, capacityRps, settleMs }) {
 }
 
 // The burst's figures: its recovery and its windows (goodput, shed, p99 per second; histograms kept).
-export function burstOf (round, { sloMs, burstEndMs, phases, share }) {
+function burstOf (round, { sloMs, burstEndMs, phases, share }) {
   const g = round.goodput
   const recovery = recoveryOf(g.windows, { burstEndMs, sloMs, windowMs: g.windowMs, share })
   return {

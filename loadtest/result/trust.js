@@ -23,7 +23,7 @@ export const WINDOW_MS = 1000
 export const NOISE_LIMITS = { stealPct: 5, foreignCores: 0.2, workInflation: 1.3 }
 // The tree is contended when its work in flight exceeds the cores the lab left it, or when it used at
 // least this share of those cores itself.
-export const CONTENTION_BUSY_SHARE = 0.9
+const CONTENTION_BUSY_SHARE = 0.9
 // The calibration checked again after a server (run/calibrate.js recheckCalibration) may move by this share
 // of the service time the run used; past it the run is untrusted.
 export const CALIBRATION_DRIFT = 0.1
@@ -141,7 +141,7 @@ export function offeredLoadKept (windows, figures = {}) {
 
 // The issue windows of a round's open-loop figures: the generator's own when it records them
 // (fig.open.windows: [{ t, due, sent | issued }], the exact ones), else from the timeline (issueWindows).
-export function windowsOf (fig) {
+function windowsOf (fig) {
   const o = fig?.open
   if (Array.isArray(o?.windows) && o.windows.length) {
     return o.windows.map((w, i) => ({ t: w.t ?? i * WINDOW_MS, due: w.due, sent: w.sent ?? w.issued }))

@@ -10,8 +10,8 @@ import { roundFigures } from '../result/figures.js'
 import { roundTo } from '../result/stats.js'
 
 // How long the confirming round lasts (seconds).
-export const CONFIRM_SEC = 60
-export const CONFIRM_QUICK_SEC = 10
+const CONFIRM_SEC = 60
+const CONFIRM_QUICK_SEC = 10
 
 // Whether a confirming round held (the rule a sweep's step is judged by, result/capacity.js judgeStep) and
 // why not: its p99 shown above the target, failed requests, a growing backlog, or too few requests to show

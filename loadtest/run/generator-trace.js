@@ -7,9 +7,9 @@ import { writeFileSync } from 'node:fs'
 import { PerformanceObserver, performance } from 'node:perf_hooks'
 
 // What the trace counts as late (ms of scheduler lag): wrk2 states its own accuracy at about ±1 ms.
-export const LATE_MS = 1
+const LATE_MS = 1
 // The loop-utilisation window (ms).
-export const ELU_WINDOW_MS = 10
+const ELU_WINDOW_MS = 10
 // The environment variable that names the trace file (the first open-loop round of the process, or of
 // each generator thread: FILE.g<k> for thread k).
 export const TRACE_ENV = 'LOADLAB_TRACE_GENERATOR'

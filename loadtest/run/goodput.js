@@ -7,9 +7,9 @@ import { COARSE_DIGITS, createHistogram, encodeHistogram } from '../result/histo
 import { roundTo } from '../result/stats.js'
 
 export const WINDOW_MS = 1000
-export const MAX_WINDOWS = 600
+const MAX_WINDOWS = 600
 // The statuses of a shed answer: the server said "not now" at once (503 Service Unavailable, 429).
-export const SHED_STATUSES = new Set([503, 429])
+const SHED_STATUSES = new Set([503, 429])
 
 function emptyWindow () {
   return { offered: 0, good: 0, ok: 0, shed: 0, timeouts: 0, errors: 0, answered: null }

@@ -2,7 +2,7 @@
 // (no pipelining), the request's bytes built once per round, the response parsed in place (status line,
 // the headers the lab reads, a body by Content-Length, chunked, or until close) and its body handed on
 // chunk by chunk. It does what the open loop needs and no more: the loop itself caps the connections and
-// queues what finds them all busy, so a dispatch always gets a connection (an idle one, or a new one).
+// queues what finds them all busy, so a request always gets a connection (an idle one, or a new one).
 // It is as strict as an HTTP client must be (RFC 9112): interim answers (1xx but 101) are skipped and
 // counted, and a response that breaks the protocol fails its request with a protocol error and closes its
 // connection: a head over MAX_HEAD_BYTES, a bad status line or header line, a 101 nobody asked for, two
@@ -25,7 +25,7 @@ const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[ \t]*(?:;.*)?$/
 // (--max-http-header-size). A head that never ends is a protocol error at this size, not a growing buffer.
 export const MAX_HEAD_BYTES = 16 * 1024
 
-// A pool of kept connections to `origin` (http: or https:). dispatch(handler) sends the round's request;
+// A pool of kept connections to `origin` (http: or https:). send(handler) sends the round's request;
 // the handler hears onConnect(abort), onHeaders(status, serverTiming), onData(chunk), onComplete() or
 // onError(err). destroy() closes every connection. Pool-wide: onConnectionError(err) hears a fault no
 // request was waiting on, onInterim(status) each skipped 1xx answer, onProtocolError(err) each protocol
@@ -56,7 +56,7 @@ export function createHttp1Pool (origin, path, options = {}) {
     return conn
   }
   return {
-    dispatch (handler) {
+    send (handler) {
       const conn = idle.pop() ?? open()
       conn.send(request, handler)
     },

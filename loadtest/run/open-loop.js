@@ -54,7 +54,7 @@ function favourScheduler () {
 }
 
 // How long before --start-at a round may find itself late and still start (ms): later, it refuses.
-export const START_LATE_MS = 250
+const START_LATE_MS = 250
 
 // The most connections the open loop opens unless told (--connections). Past it a request waits for a
 // free connection, its latency still counted from its due time. Profiled (docs/shards.md "An open loop that keeps
@@ -335,7 +335,7 @@ function write (g, req, now) {
   g.raw.written++
   req.sentAt = now
   if (req.queuedAt !== null) recordMs(g.raw.wait, now - req.queuedAt)
-  g.pool.dispatch(req)
+  g.pool.send(req)
 }
 
 // One request, and the client's handler for it (http1.js): status, Server-Timing, the body checked as it
@@ -444,7 +444,7 @@ function countResponse (g, req, now) {
 
 // One metric's duration (ms) from a Server-Timing value (`work;dur=1.2, queue;dur=0`), or null: the
 // same reading as fire.js parseServerTiming, without splitting the value into arrays a request.
-export function timingMs (value, name) {
+function timingMs (value, name) {
   let at = 0
   while (at < value.length) {
     while (value.charCodeAt(at) === 32) at++

@@ -146,7 +146,7 @@ async function locate (want, item, { flag, install, log, dir }) {
 }
 
 // Probe the binary an item found and check it is what the item asked for: the runtime's description.
-async function describe (want, item, { path, source }, flag) {
+async function checkRuntime (want, item, { path, source }, flag) {
   let info
   try {
     info = await probeRuntime(path)
@@ -175,7 +175,7 @@ export async function resolveRuntimes (items, opts = {}) {
   const out = []
   for (const item of items) {
     const want = parseItem(item, flag, cwd)
-    const r = await describe(want, item, await locate(want, item, { flag, install, log, dir }), flag)
+    const r = await checkRuntime(want, item, await locate(want, item, { flag, install, log, dir }), flag)
     if (out.some((x) => x.name === r.name && x.version === r.version)) {
       throw usageError(`${flag} ${item}: ${r.name === 'node' ? 'Node v' : `${r.name} `}${r.version} is already in the list`)
     }

@@ -30,16 +30,7 @@ async function labRouteGuard (request) {
 // `workOverride: 'off'` makes ?work= a 400 (a server others can reach should not let them choose the
 // work); `requestTimeout` (ms) closes a connection whose request has not fully arrived by then.
 export function buildApp ({
-  strategy,
-  variant,
-  work,
-  handle,
-  telemetry,
-  gauges,
-  stats,
-  resetStats,
-  workOverride = 'on',
-  requestTimeout = 10000
+  strategy, variant, work, handle, telemetry, gauges, stats, resetStats, workOverride = 'on', requestTimeout = 10000
 }) {
   // Node checks request timeouts every connectionsCheckingInterval (30 s by default): check every
   // quarter of the timeout, so a slow client is cut off close to it.

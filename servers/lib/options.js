@@ -40,7 +40,7 @@ export const httpUrl = (raw) => {
 }
 
 // A host to listen on: never empty (an empty host would bind every interface, silently).
-export function hostName (raw) {
+function hostName (raw) {
   if (raw.trim() === '') { throw new Error('expected an address such as 127.0.0.1 (an empty host would listen on every interface)') }
   return raw
 }

@@ -8,7 +8,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import { RESOLUTION, checkInstruments } from './instruments.js'
 
 // The interval asked for by the lab, or null.
-export function samplingInterval (env = process.env) {
+function samplingInterval (env = process.env) {
   const ms = Number(env.LOADLAB_SAMPLE_MS)
   return Number.isInteger(ms) && ms >= 10 && ms <= 60000 && typeof process.send === 'function' ? ms : null
 }

@@ -34,7 +34,7 @@ export async function announceReady ({ host, port, strategy, work }) {
 }
 
 // The one line a server prints on stdout when it is ready.
-export function readyLine ({ host, port, strategy, work }) {
+function readyLine ({ host, port, strategy, work }) {
   const h = host.includes(':') ? `[${host}]` : host
   return `listening on http://${h}:${port} (${strategy}, ${work.spec}, pid ${process.pid})`
 }

@@ -8,7 +8,7 @@ import { integer } from './options.js'
 // How many service times below the target `--deadline auto` lets a request wait: a request let through
 // at the deadline still runs one service time, and the client's clock also holds the network and the
 // generator's lag, so the deadline leaves one more service time as margin (docs/overload.md measures it).
-export const DEADLINE_MARGIN_SERVICES = 1
+const DEADLINE_MARGIN_SERVICES = 1
 
 // A duration in ms (a positive number, fractions allowed) or `auto`.
 const msOrAuto = (raw) => (raw === 'auto' ? 'auto' : positiveMs(raw))

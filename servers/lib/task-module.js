@@ -27,7 +27,7 @@ export const TASK_CODES = new Set(['ERR_BAD_TASK', 'ERR_TASK_SETUP', 'ERR_TASK_R
 const sha256 = (data) => createHash('sha256').update(data).digest('hex')
 
 // Split `PATH[#export]`: a `#` counts only when an identifier follows it (so `a#b.js` is a path).
-export function splitTaskRef (ref) {
+function splitTaskRef (ref) {
   const at = ref.lastIndexOf('#')
   const name = ref.slice(at + 1)
   if (at > 0 && /^[A-Za-z_$][\w$]*$/.test(name)) return { file: ref.slice(0, at), exportName: name }
@@ -119,13 +119,13 @@ export async function loadTask (task) {
   if (typeof fn !== 'function') {
     const has = Object.keys(mod).filter((k) => typeof mod[k] === 'function')
     const hint = has.length ? ` (functions exported: ${has.join(', ')}; pick one with PATH#name)` : ''
-    const what = `export ${task.exportName} is ${describe(fn)}, not a function`
+    const what = `export ${task.exportName} is ${kindOf(fn)}, not a function`
     throw new ServerError('ERR_BAD_TASK', `task ${task.path}: ${what}${hint}`)
   }
   const pick = (k) => mod[k] ?? (mod.default && typeof mod.default === 'object' ? mod.default[k] : undefined)
   const setup = pick('setup')
   if (setup !== undefined && typeof setup !== 'function') {
-    throw new ServerError('ERR_BAD_TASK', `task ${task.path}: export setup is ${describe(setup)}, not a function`)
+    throw new ServerError('ERR_BAD_TASK', `task ${task.path}: export setup is ${kindOf(setup)}, not a function`)
   }
   const input = task.inputJson === null ? pick('input') : JSON.parse(task.inputJson)
   return { fn, input, expected: pick('expected'), setup }
@@ -183,7 +183,7 @@ export function toJson (result) {
     throw new ServerError('ERR_TASK_RESULT', `task result is not JSON-serialisable: ${oneLine(err)}`)
   }
   if (typeof body !== 'string') {
-    throw new ServerError('ERR_TASK_RESULT', `task result is not JSON-serialisable: got ${describe(result)}`)
+    throw new ServerError('ERR_TASK_RESULT', `task result is not JSON-serialisable: got ${kindOf(result)}`)
   }
   return body
 }
@@ -222,7 +222,7 @@ function bounded (value, ms, what) {
   return Promise.race([value, limit]).finally(() => clearTimeout(timer))
 }
 
-function describe (v) {
+function kindOf (v) {
   if (v === undefined) return 'undefined'
   if (typeof v === 'function') return 'a function'
   if (typeof v === 'bigint') return 'a bigint'

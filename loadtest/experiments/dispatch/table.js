@@ -2,7 +2,7 @@
 import { MODES } from '../../channels/index.js'
 import { cases, resolveOptions, runsFor } from './plan.js'
 import { stats } from './measure.js'
-import { fmtMs3 } from '../../report/format.js'
+import { fmtMs3, MISSING } from '../../report/format.js'
 
 const bytes = (n) => (n >= 1e6 ? `${n / 1e6} MB` : n >= 1e3 ? `${n / 1e3} kB` : `${n} B`)
 
@@ -38,7 +38,7 @@ export function table (report) {
       rows.push([
         `cost ${e.costMs} ms, ${bytes(e.payloadBytes)}`,
         e.mode,
-        e.mode === 'main' ? '–' : String(e.workers),
+        e.mode === 'main' ? MISSING : String(e.workers),
         String(e.calls),
         e.status === 'ok' ? fmtMs3(e.meanMs) : 'failed',
         e.meanMs === null ? '' : `${fmtMs3(e.minMs)}–${fmtMs3(e.maxMs)}`,

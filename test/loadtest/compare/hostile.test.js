@@ -158,10 +158,10 @@ describe('compare: figures no measurement gives are flagged, not shown', () => {
     assert.doesNotMatch(res.stdout, /-5\b.*\|/, 'rps -5 is not in a table')
     assert.doesNotMatch(res.stdout, /000,000,000,000/, '1e308 is not printed in full')
     const row = (key) => res.stdout.split('\n').find((l) => l.startsWith(`| \`${key}\``)).split(' | ')
-    assert.deepEqual(row('simple@loop:1e5').slice(7, 8), ['— ⚠'])
+    assert.deepEqual(row('simple@loop:1e5').slice(7, 8), ['- ⚠'])
     assert.match(res.stdout, /⚠ untrusted: B `simple@loop:1e5`: rps -5 is not a measurement \(negative\)/)
     assert.match(res.stdout, /⚠ untrusted: B `queued-threads@loop:1e5`: rps 1e\+308 is not a measurement \(over 1,000,000,000 req\/s\); latency\.p99 -3 is not a measurement \(negative\); round 2: rps -1 is not a measurement \(negative\)/)
-    assert.match(res.stdout, /not comparable: B `simple@loop:1e5` rps 180\.0 req\/s → — \(—, bound -5%; a figure is not a measurement \(flagged\)\)/)
+    assert.match(res.stdout, /not comparable: B `simple@loop:1e5` rps 180\.0 req\/s → - \(-, bound -5%; a figure is not a measurement \(flagged\)\)/)
   })
 })
 

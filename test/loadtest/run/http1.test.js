@@ -15,7 +15,7 @@ function get (pool, { abort } = {}) {
   return new Promise((resolve) => {
     const chunks = []
     const out = { status: null, timing: null }
-    pool.dispatch({
+    pool.send({
       onConnect (stop) { abort?.(stop) },
       onHeaders (status, timing) { Object.assign(out, { status, timing }) },
       onData (chunk) { chunks.push(Buffer.from(chunk)) },
