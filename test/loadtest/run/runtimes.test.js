@@ -178,7 +178,7 @@ test('lab --runtime bun,deno: every strategy answers with verified bodies, or fa
   assert.ok(simpleDeno, md)
   if (json.results.find((r) => r.key === 'simple@loop:1e5#deno').telemetry.unmeasured.eventLoop) assert.match(simpleDeno, / — /)
   assert.match(md, new RegExp(`^- — ELU \\(event-loop utilisation\\) under bun ${bun.version.replaceAll('.', '\\.')}: not measured \\(at start, eventLoopUtilization read 3 blocks of 50 ms as 0 ms active\\)$`, 'm'))
-  assert.match(md, /cluster-threads@loop:1e5#deno`: failed: no request answered 2xx/)
+  assert.match(md, /### Failure: `cluster-threads@loop:1e5#deno`\n\nno request answered 2xx/, 'a failure has its own section')
   // the page: "—" cells with their reason on hover, the reasons under the table
   const html = await readFile(join(dir, files.find((f) => f.endsWith('.html'))), 'utf8')
   assert.match(html, /<span class="muted" title="at start, eventLoopUtilization read 3 blocks of 50 ms as 0 ms active" data-unmeasured="elu">—<\/span>/)
