@@ -65,11 +65,6 @@ export function variants (servers = null) {
   return VARIANTS.filter((v) => !servers || servers.includes(v.server)).map((v) => ({ key: `${v.server}/${v.variant}`, ...v }))
 }
 
-// One variant by its key (`server/variant`), or undefined.
-export function findVariant (key) {
-  return variants().find((v) => v.key === key)
-}
-
 // Extra servers for tests: every NAME.js in the directory named by LOADLAB_EXTRA_SERVERS.
 function extraServers () {
   const dir = process.env.LOADLAB_EXTRA_SERVERS
