@@ -18,11 +18,12 @@ export { SERVERS }
 // up to maxStepSec: 299 is the fewest that can show p99 within the target (none over it, 95 %:
 // result/capacity.js percentileCall); a step with one or two over is undecided and its rate measured
 // again, pooled. loop:3e7 (about 20 ms here: an ideal near 100 req/s on 2 cores, so 3–10 s a step) keeps
-// a sweep of six strategies to about 12–15 minutes: the quiet reference of 2026-11-23 (01:21) took 8 min
+// a sweep of six strategies (one target) to about 12–15 minutes: the quiet reference of 2026-11-23 (01:21) took 8 min
 // for 75 steps of 200 requests (340 s of load, about 1.8 s of overhead a step); 299 requests make the
 // load about 510 s, undecided rates near the knee add about a tenth of the steps: 560 s of load and
 // 150 s of overhead, 12 min. loop:1e8 took 9–90 s a step, and loop:1e7's default target (34 ms) was
-// below the scheduler lag of a loaded machine, so every step failed.
+// below the scheduler lag of a loaded machine, so every step failed. With three targets (the default since
+// 2026-11-24) the quiet reference runs of 2026-11-25 took 17–18 min (docs/decision.md "Cost").
 const defaults = {
   work: 'loop:3e7',
   durationSec: 2,
