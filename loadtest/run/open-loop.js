@@ -497,12 +497,10 @@ function eventOf (g, req, now, outcome, detail) {
 // that still has time).
 function sweep (g) {
   const now = performance.now() - g.t0
-  let i = g.ringHead
-  while (i !== g.ringTail) {
-    const req = g.ring[i]
-    i = (i + 1) & g.ringMask
-    // finish() → untrack() may have cleared done requests just behind the one timed out: skip them
-    if (req === undefined || req.done) continue
+  // the head is never done: untrack() pops every done request at the head as it ends, so finishing the
+  // head moves it on to the next outstanding one
+  while (g.ringHead !== g.ringTail) {
+    const req = g.ring[g.ringHead]
     if (req.due + g.timeoutMs > now) break
     finish(g, req, 'timeout')
   }
