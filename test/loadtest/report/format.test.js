@@ -29,7 +29,8 @@ const CASES = {
   fmtSeconds: [[1234], '1.2s'],
   fmtRatio: [[3, 2], '×1.50'],
   msOrSeconds: [[1234], '1.23 s'],
-  bytesDecimal: [[65536], '65.536 kB']
+  bytesDecimal: [[65536], '65.536 kB'],
+  fmtRounded: [[12.345, 1], '12.3']
 }
 
 test('every formatter gives a plain string, and MISSING for null, undefined and NaN', () => {
