@@ -36,6 +36,7 @@ const defaults = {
   maxSteps: 14,
   // more steps allowed for each target past the first: a bisection and its repeat (docs/decision.md "Cost")
   stepsPerTarget: 2,
+  budgetSec: 120,
   fractions: null
 }
 // --quick: steps of 40 requests cannot show p99 (a passing rate is undecided, measured up to 3 times and
@@ -50,6 +51,7 @@ const quick = {
   refine: 1,
   maxSteps: 7,
   stepsPerTarget: 2,
+  budgetSec: null,
   fractions: [0.3, 0.7, 1.0, 1.3]
 }
 
@@ -82,10 +84,10 @@ export default {
     const servers = (opts.servers ?? SERVERS).filter((s) => SERVERS.includes(s))
     const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
     const minDurationSec = opts.user?.durationSec ?? q.durationSec
-    const { refine, minRequests, maxStepSec } = q
+    const { refine, minRequests, maxStepSec, budgetSec } = q
     const targets = opts.slos?.length ?? SLO_MULTIPLES.length
     const maxSteps = q.maxSteps + q.stepsPerTarget * (targets - 1)
-    const steps = { refine, maxSteps, minRequests, minDurationSec, maxStepSec }
+    const steps = { refine, maxSteps, minRequests, minDurationSec, maxStepSec, budgetSec }
     // --tune: one entry per value of the setting, each its own key (SERVER[NAME=V]); the lab seeds each
     // sweep from the previous value's bracket (seededFractions).
     const settings = opts.tune ? opts.tune.values.map((value) => ({ name: opts.tune.name, value })) : [null]
