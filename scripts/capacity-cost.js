@@ -23,8 +23,15 @@ function replayFigures (ref, rate, sec) {
   for (let i = 0; i < n; i++) recordMs(h, from.getValueAtPercentile(((i + 0.5) / n) * 100) / 1000)
   const failed = ref.requests.errors + ref.requests.timeouts + ref.requests.non2xx + ref.requests.mismatches
   const requests = {
-    sent: n, completed: n, ok: n, non2xx: 0, errors: failed > 0 ? 1 : 0,
-    protocolErrors: 0, timeouts: 0, mismatches: 0, unanswered: 0
+    sent: n,
+    completed: n,
+    ok: n,
+    non2xx: 0,
+    errors: failed > 0 ? 1 : 0,
+    protocolErrors: 0,
+    timeouts: 0,
+    mismatches: 0,
+    unanswered: 0
   }
   return {
     requests,
