@@ -34,7 +34,7 @@ function noiseLines (cmp, http) {
   return out
 }
 
-const GATE_MARK = { regressed: '✗ regressed', 'within noise': '≈ past the bound, within noise', 'within bound': '✓ within bound', 'not comparable': '– not comparable' }
+const GATE_MARK = { regressed: '✗ regressed', 'within noise': '≈ past the bound, within noise', 'within bound': '✓ within bound', 'not comparable': `${MISSING} not comparable` }
 
 function gateFigure (g, v) {
   if (!isNum(v)) return MISSING

@@ -125,7 +125,7 @@ export function renderText ({ head, rows, notes = [] }) {
   const all = [head, ...rows].map((r) => r.map((c) => termText(c)))
   const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)))
   const numeric = head.map(
-    (_, i) => rows.length > 0 && rows.every((r) => /^[-\d.%sM]*$/.test(String(r[i] ?? '')) || r[i] === '-' || r[i] === UNMEASURED)
+    (_, i) => rows.length > 0 && rows.every((r) => /^[-\d.%sM]*$/.test(String(r[i] ?? '')) || r[i] === MISSING || r[i] === UNMEASURED)
   )
   const line = (r) =>
     r
