@@ -1,6 +1,6 @@
-// The lab's text formatters, one module: every figure in every output (terminal table, Markdown, HTML,
-// compare, the bench, the progress line, the experiments' own tables) is written by a function here, as a
-// plain string, with MISSING for a missing value. The HTML side formats here, then escapes (escape.js
+// The lab's text formatters, one module: the figures of the outputs (terminal table, Markdown, HTML,
+// compare, the bench, the progress line, the experiments' own tables) are written by the functions here,
+// as plain strings, with MISSING for a missing value. The HTML side formats here, then escapes (escape.js
 // esc) and puts its marked-up dash where it gets MISSING (html.js).
 import { isNum, roundTo } from '../result/stats.js'
 
