@@ -38,7 +38,7 @@ const GATE_MARK = { regressed: '✗ regressed', 'within noise': '≈ past the bo
 
 function gateFigure (g, v) {
   if (!isNum(v)) return MISSING
-  if (g.metric === 'efficiency') return `${(v * 100).toFixed(1)}%`
+  if (g.metric === 'efficiency') return pctFixed(v, 1)
   return g.metric === 'rps' || g.metric === 'capacity' ? `${f(v, 1)} req/s` : `${lat(v, 'ms')} ms`
 }
 
