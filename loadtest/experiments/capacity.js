@@ -17,13 +17,16 @@ export { SERVERS }
 // durationSec: a step's shortest length; minRequests: a step lasts long enough for this many requests,
 // up to maxStepSec: 299 is the fewest that can show p99 within the target (none over it, 95 %:
 // result/capacity.js percentileCall); a step with one or two over is undecided and its rate measured
-// again, pooled. loop:3e7 (about 20 ms here: an ideal near 100 req/s on 2 cores, so 3–10 s a step) keeps
-// a sweep of six strategies (one target) to about 12–15 minutes: the quiet reference of 2026-11-23 (01:21) took 8 min
-// for 75 steps of 200 requests (340 s of load, about 1.8 s of overhead a step); 299 requests make the
-// load about 510 s, undecided rates near the knee add about a tenth of the steps: 560 s of load and
-// 150 s of overhead, 12 min. loop:1e8 took 9–90 s a step, and loop:1e7's default target (34 ms) was
-// below the scheduler lag of a loaded machine, so every step failed. With three targets (the default since
-// 2026-11-24) the quiet reference runs of 2026-11-25 took 17–18 min (docs/decision.md "Cost").
+// again, pooled (a repeat of undecided steps only tops them up). loop:3e7 (about 25 ms here: an ideal near
+// 80 req/s on 2 cores, so 3–10 s a step); loop:1e8 took 9–90 s a step, and loop:1e7's default target
+// (34 ms) was below the scheduler lag of a loaded machine, so every step failed.
+// The cost (docs/decision.md "Cost"): with three targets the quiet reference runs of 2026-11-25 took 1104
+// and 1037 s with --confirm (103 and 97 steps: 816 and 762 s of load, about 2.2 s a step besides, 60 s
+// of --confirm). budgetSec bounds each sweep: a step costs its length and 2 s (run/sweep.js
+// STEP_OVERHEAD_SEC), the looser targets' steps only within 80 % of it, so 6 × 120 s = 720 s of sweeps at
+// most, with about 0.2 s a step uncounted (15 s), boot, calibration and warmup (about 50 s) and --confirm
+// (60 s): 14.1 min at most; replayed against those two runs' steps (scripts/capacity-cost.js) 793 and
+// 783 s, 13.2 and 13.0 min for 74 steps.
 const defaults = {
   work: 'loop:3e7',
   durationSec: 2,
