@@ -18,6 +18,7 @@ import { fireGenerators } from '../loadtest/run/generators.js'
 import { WARMUP_MS } from '../loadtest/run/open-loop.js'
 import { roundFigures } from '../loadtest/result/figures.js'
 import { LAG_P99_LIMIT_MS, SEND_RATE_TOLERANCE, WINDOW_MS, offeredLoadKept } from '../loadtest/result/trust.js'
+import { roundLength } from './telemetry.js'
 
 // Probes per rate; a rate is kept when the median probe keeps it (at least two of three).
 const PROBES_PER_RATE = 3
@@ -28,8 +29,7 @@ const ABOVE_FIRST_FAIL = [1.25, 1.5]
 async function closedMax (url, { connections, durationSec, amount }, signal) {
   let first = Infinity
   let last = -Infinity
-  const opts = { url, connections, ...(amount ? { amount } : { duration: durationSec }) }
-  const instance = autocannon(opts)
+  const instance = autocannon({ url, connections, ...roundLength({ amount, durationSec }) })
   instance.on('response', (client, status, bytes, ms) => {
     const now = performance.now()
     first = Math.min(first, now - ms)

@@ -7,12 +7,16 @@ import { ratios, summary } from './stats.js'
 
 const SIDES = ['on', 'off']
 
+// How long an autocannon round runs: `amount` requests, else `durationSec`. autocannon ends an amount
+// round only at its next sample tick (1 s by default: an idle second after a 0.1 s round), so those
+// tick every 100 ms (the bench times its rounds itself; duration rounds keep autocannon's default).
+export function roundLength ({ amount, durationSec }) {
+  return amount ? { amount, sampleInt: 100 } : { duration: durationSec }
+}
+
 // One autocannon round against `url`; own-timed requests/second of 2xx answers with the right body.
 export async function round (url, { connections, durationSec, amount, expectBody }, signal) {
-  const opts = { url, connections, expectBody }
-  if (amount) opts.amount = amount
-  else opts.duration = durationSec
-  const instance = autocannon(opts)
+  const instance = autocannon({ url, connections, expectBody, ...roundLength({ amount, durationSec }) })
   // Own timing, first request sent to last response: autocannon rounds its duration to whole ticks.
   let first = Infinity
   let last = -Infinity

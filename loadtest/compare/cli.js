@@ -17,7 +17,6 @@ import {
   splitByRuntime,
   UNITS
 } from './compare.js'
-import { gateLine, renderCompareHtml, renderCompareMarkdown } from './render.js'
 import { termCode, termText } from '../report/escape.js'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
@@ -180,8 +179,11 @@ async function runCompare (argv) {
     )
   }
   const cmp = compareReports(sides, { baseline, units: opts.units, failOn: opts.failOn })
+  // loaded here, not at the top: the renderers bring the charts' vega (about 0.5 s to load), which a
+  // refusal, --help or a module reading readReport never needs
+  const { gateLine, renderCompareHtml, renderCompareMarkdown } = await import('./render.js')
   const stdout = renderCompareMarkdown(cmp)
-  const pageError = opts.html === null ? null : await writeComparePage(opts.html, cmp, opts)
+  const pageError = opts.html === null ? null : await writeComparePage(opts.html, cmp, { ...opts, renderCompareHtml })
   const regressions = cmp.gates.flatMap((g) =>
     g.runs.filter((r) => r.status === 'regressed').map((r) => gateLine(cmp, g, r, { code: termCode }))
   )
@@ -196,7 +198,7 @@ async function runCompare (argv) {
 
 // Renders and writes the --html page; returns null, or the CompareError saying why there is no page
 // (the Markdown is printed all the same: it is never lost to the page).
-async function writeComparePage (file, cmp, { force }) {
+async function writeComparePage (file, cmp, { force, renderCompareHtml }) {
   let text
   try {
     text = renderCompareHtml(cmp)

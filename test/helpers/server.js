@@ -83,6 +83,7 @@ export async function fire (url, { path = '/', connections = 10, amount = 50, ex
     connections,
     amount,
     timeout,
+    sampleInt: 100, // an amount round ends at autocannon's next sample tick: 100 ms, not 1 s, of idling
     requests: [
       {
         method: 'GET',

@@ -76,18 +76,25 @@ test("relative --task and --input @file resolve from the user's directory (npm r
     './my tâche/wörds.cjs',
     '--input',
     '@in put.json',
-    '--server',
-    'child-process,cluster-threads',
     ...LIGHT
   ]
+  // The lab resolves the paths before any server starts and hands every server the same absolute path,
+  // so each way of starting the lab boots one server (a child process, then threads): both strategies
+  // still run the task found there (the servers' own resolution: test/servers/task.test.js).
   // as `npm run lab` does it: cwd is the package root, the user's directory is INIT_CWD
-  const r = await runLab([...args, '--out', join(dir, 'a')], { env: { npm_lifecycle_event: 'lab', INIT_CWD: work } })
+  const r = await runLab([...args, '--server', 'child-process', '--out', join(dir, 'a')], {
+    env: { npm_lifecycle_event: 'lab', INIT_CWD: work }
+  })
   assert.equal(r.exitCode, 0, r.stderr)
   // and `node loadtest/cli.js` from that directory
-  const r2 = await runLab([...args, '--out', join(dir, 'b')], { cwd: work, env: { npm_lifecycle_event: '' } })
+  const r2 = await runLab([...args, '--server', 'cluster-threads', '--out', join(dir, 'b')], {
+    cwd: work,
+    env: { npm_lifecycle_event: '' }
+  })
   assert.equal(r2.exitCode, 0, r2.stderr)
   for (const sub of ['a', 'b']) {
     const { json } = await readReport(join(dir, sub))
+    assert.deepEqual(json.results.map((res) => res.server), [sub === 'a' ? 'child-process' : 'cluster-threads'])
     assert.equal(json.method.task.path, join(work, 'my tâche', 'wörds.cjs'))
     assert.equal(json.method.task.inputFrom, join(work, 'in put.json'))
     assert.deepEqual(json.method.task.input, { text: 'un deux trois' })
