@@ -25,8 +25,8 @@ export { SERVERS }
 // of --confirm). budgetSec bounds each sweep: a step costs its length and 2 s (run/sweep.js
 // STEP_OVERHEAD_SEC), the looser targets' steps only within 80 % of it, so 6 × 120 s = 720 s of sweeps at
 // most, with about 0.2 s a step uncounted (15 s), boot, calibration and warmup (about 50 s) and --confirm
-// (60 s): 14.1 min at most; replayed against those two runs' steps (scripts/capacity-cost.js) 793 and
-// 783 s, 13.2 and 13.0 min for 74 steps.
+// (60 s): 14.1 min at most; replayed against those two runs' steps (scripts/capacity-cost.js) 761 and
+// 730 s, 12.7 and 12.2 min for 72 and 69 steps (a clear failure counted at once: run/sweep.js).
 const defaults = {
   work: 'loop:3e7',
   durationSec: 2,

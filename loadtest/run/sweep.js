@@ -4,8 +4,8 @@
 // lowest failing rate, then offers 1.2 × the capacity, which must fail: if it holds, the sweep goes on
 // upward from it. Noise only ever adds time, so a verdict that agrees with what the sweep already knows
 // stands on one step, and one that contradicts it needs two: a first failure is repeated before it
-// counts (a disturbed failure counts only when a rate has had MAX_TRIES steps), and a pass above a
-// failure is re-measured. See verdictAt for the rule, and reports/README.md "capacity".
+// counts (a disturbed failure counts only when a rate has had MAX_TRIES steps; a clear one, half its
+// requests over the target and undisturbed, counts at once), and a pass above a failure is re-measured. See verdictAt for the rule, and reports/README.md "capacity".
 import { MAX_TRIES, OVERLOAD, bracketOf, judgeStep, percentileCall, requestsToShow, verdicts } from '../result/capacity.js'
 import { roundTo } from '../result/stats.js'
 
@@ -70,7 +70,8 @@ function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec,
     'A step holds when every request was answered 2xx with the expected body, its backlog did not grow and its ' +
     'requests over the target (latency from the due time) show p99 within it at 95 % (binomial: 299 requests ' +
     'with none over, 473 with one, 628 with two); it fails when they show p99 above it; otherwise it is ' +
-    'undecided and the rate is measured again, its steps pooled. A first failure is repeated before it counts; ' +
+    'undecided and the rate is measured again, its steps pooled. A first failure is repeated before it counts ' +
+    '(unless half its requests or more were over the target, the step undisturbed: no repeat could flip it); ' +
     "a disturbed failure, or one the generator's lag could flip (p99 less the lag p99 within the target), counts " +
     `only after ${MAX_TRIES} steps at its rate; a pass above a confirmed failure must hold twice. At ` +
     `${MAX_TRIES} steps the majority decides, a tie the pooled share over the target. A repeat of a rate whose ` +
