@@ -43,22 +43,23 @@ const defaults = {
   fractions: null
 }
 // --quick: the suite's runs, cheap but by the same rule. A work of about 8 ms (ideal near 240 req/s) so
-// that 299 requests, which can show p99, take at most 2 s from the second coarse step on (the first, at
-// 30 %, is settled by a top-up); three coarse steps, one bisection, at most 6 steps + 1 per further
-// target, and a budget of 16 s a sweep: two to five steps (a sweep of 40-request steps, 7 + 2 per target
-// and no budget took 51–63 s a test of two or three sweeps; each rate there needed three steps).
+// that 299 requests, which can show p99, take at most 2.5 s from the first coarse step (60 % of the
+// ideal) on; three coarse steps, one bisection, at most 6 steps + 1 per further target, and a budget of
+// 16 s a sweep: on a quiet machine a pass, a clear failure, a bisection and the step past it (about 14 s).
+// (40-request steps, 7 + 2 per target and no budget took 51–63 s a test of two or three sweeps: each rate
+// needed three steps.)
 const quick = {
   work: 'loop:1e7',
   durationSec: 0.5,
   minRequests: MIN_REQUESTS,
-  maxStepSec: 2,
+  maxStepSec: 2.5,
   warmup: 4,
   recoveryTimeoutSec: 30,
   refine: 1,
   maxSteps: 6,
   stepsPerTarget: 1,
   budgetSec: 16,
-  fractions: [0.3, 0.8, 1.3]
+  fractions: [0.6, 1.0, 1.4]
 }
 
 // A tuned sweep's coarse steps from the previous value's bracket ({ pass, fail }), as fractions of the
