@@ -102,7 +102,9 @@ function nextStep (views, aims, { idealRps, fractions, refine, maxSteps }) {
   const lastCoarse = coarse.at(-1)
   const climbing = !steps.some((s) => s.kind !== 'coarse' && s.kind !== 'repeat')
   if (climbing && (!lastCoarse || byRate.at(-1).get(lastCoarse.rate) === 'pass') && coarse.length < fractions.length) {
-    return { kind: 'coarse', rate: fractions[coarse.length] * idealRps, aim: null }
+    // past the first target's failure the climb is the looser targets' (first: false)
+    const first = !lastCoarse || byRate[0].get(lastCoarse.rate) === 'pass'
+    return { kind: 'coarse', rate: fractions[coarse.length] * idealRps, aim: null, first }
   }
   // The first target (the decision's) is refined and proven first, so a step limit cuts the others.
   for (const [k, v] of byRate.entries()) {
@@ -134,10 +136,10 @@ function topUpRequests (views, step) {
   return need > 0 ? need : null
 }
 
-// Is a step the first target's (or every target's)? Coarse steps count for all; a repeat is the first
-// target's when its rate is pending for it; a bisection or step past capacity when aimed at it.
+// Is a step the first target's (or every target's)? A coarse step until the first target failed; a
+// repeat when its rate is pending for the first target; a bisection or step past capacity when aimed at it.
 function forFirst (step) {
-  if (step.kind === 'coarse') return true
+  if (step.kind === 'coarse') return step.first
   if (step.kind === 'repeat') return (step.pending ?? [0]).includes(0)
   return step.aim === 0
 }
