@@ -1,8 +1,9 @@
 // The bench result as text: machine line, method, then one table per measurement (pure function).
+import { MISSING, bytesDecimal, pctFixed, timesGrouped } from '../loadtest/report/format.js'
 
-const pct = (f) => `± ${(f * 100).toFixed(1)}%`
-const bytes = (n) => (n >= 1e6 ? `${n / 1e6} MB` : n >= 1e3 ? `${n / 1e3} kB` : `${n} B`)
-const x = (r) => `${r.median.toFixed(2)}× (${r.min.toFixed(2)}–${r.max.toFixed(2)})`
+const pct = (f) => `± ${pctFixed(f, 1)}`
+const range = (r) => `${r.min.toFixed(2)}–${r.max.toFixed(2)}`
+const x = (r) => `${timesGrouped(r.median)} (${range(r)})`
 
 function table (head, rows) {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)))
@@ -19,8 +20,7 @@ function table (head, rows) {
 function onOffVerdict (what, r, goal = '') {
   const change = `${Math.abs(r.lossPercent).toFixed(1)}%`
   if (r.ratio.min <= 1 && r.ratio.max >= 1) {
-    const range = `${r.ratio.min.toFixed(2)}–${r.ratio.max.toFixed(2)}`
-    return `no difference this run can resolve (rounds range ${range}, median ${r.lossPercent >= 0 ? 'cost' : 'gain'} ${change})`
+    return `no difference this run can resolve (rounds range ${range(r.ratio)}, median ${r.lossPercent >= 0 ? 'cost' : 'gain'} ${change})`
   }
   return `${what} ${r.lossPercent >= 0 ? 'costs' : 'gains'} ${change} of throughput (median round${goal})`
 }
@@ -44,7 +44,7 @@ function dispatchLines (d) {
       ['workers', 'payload', 'piscina µs/call', 'shared µs/call', 'piscina / shared'],
       d.cases.map((c) => [
         c.workers,
-        bytes(c.payloadBytes),
+        bytesDecimal(c.payloadBytes),
         `${c.piscina.mean.toFixed(1)} ${pct(c.piscina.rsd)}`,
         `${c.shared.mean.toFixed(1)} ${pct(c.shared.rsd)}`,
         x(c.ratio)
@@ -75,7 +75,7 @@ function ladderRow (o, label) {
 function accuracyLine (o) {
   if (!o?.accuracy) return []
   const parts = Object.entries(o.accuracy)
-    .map(([p, a]) => `${p.replace('_', '.')} ${a.latencyMs} ms (lag ${a.lagMs} ms, ${a.share === null ? '-' : Math.round(a.share * 100) + ' %'})`)
+    .map(([p, a]) => `${p.replace('_', '.')} ${a.latencyMs} ms (lag ${a.lagMs} ms, ${a.share === null ? MISSING : Math.round(a.share * 100) + ' %'})`)
   const cost = o.cost ? `; it cost ${o.cost.cpuUsPerRequest} µs of CPU a request, GC ${o.cost.gcMs} ms in the probe` : ''
   return [`  latency accuracy at ${o.rps} req/s, ${o.generators} thread(s), median probe: ${parts.join(', ')}${cost}`]
 }
@@ -109,7 +109,7 @@ function timerLine (t) {
 }
 
 function generatorLines (g) {
-  const ratio = (r) => (r === null ? '-' : r.toFixed(2) + '×')
+  const ratio = timesGrouped
   const threads = g.openThreads
   const load = (l) => `load ${l.loadavg.join(' ')} (up ${Math.round(l.uptimeSec / 60)} min)`
   return [

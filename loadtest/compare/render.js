@@ -1,11 +1,11 @@
 // Renders the comparison data of compare.js as Markdown (stdout) and as a self-contained HTML page
 // with the report page's charts overlaid per machine. Pure functions: data in, string out.
 import { barSpec, renderSvg, spectrumRows, spectrumSpec } from '../report/charts.js'
-import { esc, isNum, ms as fmtMs, num, page, pct, table, when } from '../report/html.js'
+import { figureHtml, isNum, msHtml, numHtml, page, pctHtml, table, whenHtml } from '../report/html.js'
 import { figure, wideSpread } from '../report/page.js'
-import { mdCode, mdText as mdEsc } from '../report/escape.js'
+import { esc, mdCode, mdText as mdEsc } from '../report/escape.js'
 import { markdownTable } from '../report/markdown.js'
-import { MISSING, fixedGrouped, msGrouped } from '../report/format.js'
+import { MISSING, fixedGrouped as f, latencyGrouped as lat, numGrouped, pctFixed, signedPct, timesGrouped } from '../report/format.js'
 import { timelineMarks, timelineRows, timelineSpec } from '../report/timeline-chart.js'
 import { NOISE_RULE, anyRegressed } from './compare.js'
 import { overloadHtml, overloadMarkdown } from './overload.js'
@@ -13,21 +13,11 @@ import { overloadHtml, overloadMarkdown } from './overload.js'
 // Markdown escaping of compare's text: the shared one of report/escape.js.
 export { mdEsc }
 
-const MD_NA = MISSING
-
-function f (v, digits) {
-  return fixedGrouped(v, digits) ?? MD_NA
-}
-
-function lat (v, units) {
-  if (!isNum(v)) return MD_NA
-  return units === 'service' ? `${f(v, v < 10 ? 2 : 1)}×` : msGrouped(v)
-}
-
+// A ratio and the noise rule's verdict on it (1.05× within noise).
 function times (v, noise) {
-  if (!isNum(v)) return MD_NA
+  if (!isNum(v)) return MISSING
   const said = noise && noise.verdict !== 'no noise estimate' ? ` ${noise.verdict}` : ''
-  return `${f(v, 2)}×${said}`
+  return `${timesGrouped(v)}${said}`
 }
 
 // What the verdicts rest on: the rule, and per other report the rounds its runs had (or none).
@@ -47,7 +37,7 @@ function noiseLines (cmp, http) {
 const GATE_MARK = { regressed: '✗ regressed', 'within noise': '≈ past the bound, within noise', 'within bound': '✓ within bound', 'not comparable': '– not comparable' }
 
 function gateFigure (g, v) {
-  if (!isNum(v)) return MD_NA
+  if (!isNum(v)) return MISSING
   if (g.metric === 'efficiency') return `${(v * 100).toFixed(1)}%`
   return g.metric === 'rps' || g.metric === 'capacity' ? `${f(v, 1)} req/s` : `${lat(v, 'ms')} ms`
 }
@@ -58,7 +48,7 @@ export function gateLine (cmp, g, r, { code = mdCode } = {}) {
   const noise = r.noise
     ? r.noise.verdict === 'no noise estimate' ? 'raw ratio, no noise estimate (one round)' : `rounds ${r.noise.rounds.join(' vs ')}: ${r.noise.verdict}`
     : r.why
-  const change = isNum(r.change) ? `${r.change >= 0 ? '+' : ''}${(r.change * 100).toFixed(1)}%` : MD_NA
+  const change = signedPct(r.change)
   return `${GATE_MARK[r.status]}: ${cmp.reports[r.report].letter} ${code(r.key)} ${g.metric} ${gateFigure(g, r.base)} → ${gateFigure(g, r.value)} (${change}, bound ${g.sign}${+(g.bound * 100).toFixed(4)}%; ${noise})`
 }
 
@@ -94,14 +84,14 @@ function howToRead (cmp, http) {
 
 // One report's cells of an HTTP row: figures, and against the baseline the ratios with their verdicts.
 function httpCells (c, r, units) {
-  if (!c) return ['not run', MD_NA, MD_NA, MD_NA, MD_NA, MD_NA, ...(r.baseline ? [] : [MD_NA, MD_NA])]
+  if (!c) return ['not run', MISSING, MISSING, MISSING, MISSING, MISSING, ...(r.baseline ? [] : [MISSING, MISSING])]
   const cells = [
     `${f(c.rps, 0)}${mark(c)}`,
     lat(c.p50, units),
     lat(c.p99, units),
     lat(c.max, units),
-    isNum(c.errors) ? f(c.errors, 0) : MD_NA,
-    isNum(c.efficiency) ? `${(c.efficiency * 100).toFixed(0)}%` : MD_NA
+    f(c.errors, 0),
+    pctFixed(c.efficiency)
   ]
   if (!r.baseline) cells.push(times(c.rpsRatio, c.rpsNoise), times(c.p99Ratio, c.p99Noise))
   return cells
@@ -146,9 +136,9 @@ function capacitySection (cmp, http) {
     `${r.letter} capacity req/s`, `${r.letter} target`, ...(r.baseline ? [] : [`${r.letter} capacity ×${b}`])
   ])]
   const rows = swept.map((row) => [{ md: mdCode(row.key) }, ...row.cells.flatMap((c, i) => {
-    const cap = capacityText(c, MD_NA, f)
-    const cells = [cap, c ? lat(c.sloMs, 'ms') : MD_NA]
-    if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? 'targets differ' : times(c.capacityRatio, c.capacityNoise)) : MD_NA)
+    const cap = capacityText(c, MISSING, f)
+    const cells = [cap, c ? lat(c.sloMs, 'ms') : MISSING]
+    if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? 'targets differ' : times(c.capacityRatio, c.capacityNoise)) : MISSING)
     return cells
   })])
   return [
@@ -168,7 +158,7 @@ function dispatchSection (cmp) {
   const head = ['case', ...cmp.reports.flatMap((r) => r.baseline ? [`${r.letter} mean ms`] : [`${r.letter} mean ms`, `${r.letter} ×${b}`])]
   const rows = dispatch.map((row) => [{ md: mdCode(row.key) }, ...row.cells.flatMap((c, i) => [
     c ? `${lat(c.meanMs, 'ms')}${mark(c)}` : 'not run',
-    ...(cmp.reports[i].baseline ? [] : [c ? times(c.meanRatio) : MD_NA])
+    ...(cmp.reports[i].baseline ? [] : [c ? times(c.meanRatio) : MISSING])
   ])])
   return ['## Dispatch', '', markdownTable({ head, rows }, { numeric: true })]
 }
@@ -218,16 +208,16 @@ function reportCard (r) {
   const m = r.machine ?? {}
   const meth = r.method ?? {}
   const load = isNum(meth.amount)
-    ? `${num(meth.amount)} requests`
+    ? `${numHtml(meth.amount)} requests`
     : isNum(meth.durationSec)
-      ? `${num(meth.durationSec)} s`
+      ? `${numHtml(meth.durationSec)} s`
       : MISSING
   return `<section class="card" aria-label="report ${esc(r.letter)}"><h2>${esc(r.letter)} · ${esc(r.name)}${r.baseline ? ' <span class="badge complete">baseline</span>' : ''}</h2><dl>
-<dt>CPU</dt><dd>${esc(m.cpuModel) || MISSING} · ${num(m.cores)} cores</dd>
+<dt>CPU</dt><dd>${esc(m.cpuModel) || MISSING} · ${numHtml(m.cores)} cores</dd>
 <dt>host</dt><dd>${esc(m.hostname) || MISSING}</dd>
 <dt>Node</dt><dd>${esc(m.node) || MISSING} · ${esc(m.os?.type)} ${esc(m.os?.release)}</dd>
-<dt>load</dt><dd>${meth.tool === 'in-process' ? 'in-process (no HTTP)' : `${esc(meth.tool) || MISSING} ${esc(meth.toolVersion)} · ${num(meth.connections)} connections · ${load}`}</dd>
-<dt>run</dt><dd>${when(r.createdAt)} · ${esc(r.experiment)}</dd>
+<dt>load</dt><dd>${meth.tool === 'in-process' ? 'in-process (no HTTP)' : `${esc(meth.tool) || MISSING} ${esc(meth.toolVersion)} · ${numHtml(meth.connections)} connections · ${load}`}</dd>
+<dt>run</dt><dd>${whenHtml(r.createdAt)} · ${esc(r.experiment)}</dd>
 <dt>file</dt><dd><code>${esc(r.file)}</code></dd>
 </dl>${meth.command ? `<pre class="command"><code>${esc(meth.command)}</code></pre>` : ''}</section>`
 }
@@ -241,16 +231,15 @@ function cellMark (c) {
 
 // A ratio, coloured only when the noise rule calls it better or worse (never from the ratio alone).
 function ratioHtml (v, noise) {
-  if (!isNum(v)) return fmtMs(null)
+  if (!isNum(v)) return figureHtml(MISSING)
   const verdict = noise?.verdict ?? 'no noise estimate'
   const cls = verdict === 'better' ? 'ratio-up' : verdict === 'worse' ? 'ratio-down' : ''
   const said = verdict === 'better' || verdict === 'worse' ? ` ${verdict}` : verdict === 'within noise' ? ' <span class="muted">≈</span>' : ''
-  return `<span class="${cls}" data-verdict="${esc(verdict)}" title="${esc(verdict)}">${v.toFixed(2)}×${said}</span>`
+  return `<span class="${cls}" data-verdict="${esc(verdict)}" title="${esc(verdict)}">${timesGrouped(v)}${said}</span>`
 }
 
 function latHtml (v, units) {
-  if (!isNum(v)) return fmtMs(null)
-  return units === 'service' ? `${num(v, v < 10 ? 2 : 1)}×` : fmtMs(v)
+  return figureHtml(lat(v, units))
 }
 
 function httpTable (cmp, rows) {
@@ -272,12 +261,12 @@ function httpTable (cmp, rows) {
           const n = r.baseline ? 6 : 8
           if (!c) return `<td class="gstart muted">not run</td>${'<td></td>'.repeat(n - 1)}`
           const vals = [
-            `${num(c.rps, 0)}${cellMark(c)}`,
+            `${numHtml(c.rps, 0)}${cellMark(c)}`,
             latHtml(c.p50, cmp.units),
             latHtml(c.p99, cmp.units),
             latHtml(c.max, cmp.units),
-            c.errors ? `<span class="bad">${num(c.errors)}</span>` : num(c.errors),
-            pct(c.efficiency)
+            c.errors ? `<span class="bad">${numHtml(c.errors)}</span>` : numHtml(c.errors),
+            pctHtml(c.efficiency)
           ]
           if (!r.baseline) vals.push(ratioHtml(c.rpsRatio, c.rpsNoise), ratioHtml(c.p99Ratio, c.p99Noise))
           return vals.map((v, j) => `<td${j === 0 ? ' class="gstart"' : ''}>${v}</td>`).join('')
@@ -422,8 +411,8 @@ function dispatchTable (cmp, rows) {
   const body = rows.map((row) => [
     { html: `<code>${esc(row.key)}</code>`, className: 'text' },
     ...row.cells.flatMap((c, i) => {
-      const v = c ? `${fmtMs(c.meanMs)}${cellMark(c)}` : '<span class="muted">not run</span>'
-      return cmp.reports[i].baseline ? [v] : [v, c ? ratioHtml(c.meanRatio, null) : fmtMs(null)]
+      const v = c ? `${msHtml(c.meanMs)}${cellMark(c)}` : '<span class="muted">not run</span>'
+      return cmp.reports[i].baseline ? [v] : [v, c ? ratioHtml(c.meanRatio, null) : figureHtml(MISSING)]
     })
   ])
   return table(head, body, { className: 'dispatch' })
@@ -445,8 +434,8 @@ function capacityTable (cmp, http) {
   const body = swept.map((row) => [
     `<code>${esc(row.key)}</code>`,
     ...row.cells.flatMap((c, i) => {
-      const cap = esc(capacityText(c, MISSING, num))
-      const cells = [cap, c ? fmtMs(c.sloMs) : MISSING]
+      const cap = esc(capacityText(c, MISSING, numGrouped))
+      const cells = [cap, c ? msHtml(c.sloMs) : MISSING]
       if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? 'targets differ' : ratioHtml(c.capacityRatio, c.capacityNoise)) : MISSING)
       return cells
     })

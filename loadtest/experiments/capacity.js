@@ -36,21 +36,26 @@ const defaults = {
   maxSteps: 14,
   // more steps allowed for each target past the first: a bisection and its repeat (docs/decision.md "Cost")
   stepsPerTarget: 2,
+  budgetSec: 120,
   fractions: null
 }
-// --quick: steps of 40 requests cannot show p99 (a passing rate is undecided, measured up to 3 times and
-// then judged by its pooled share over the target); maxSteps bounds the sweep's time all the same.
+// --quick: the suite's runs, cheap but by the same rule. A work of about 8 ms (ideal near 240 req/s) so
+// that 299 requests, which can show p99, take at most 2 s from the second coarse step on (the first, at
+// 30 %, is settled by a top-up); three coarse steps, one bisection, at most 6 steps + 1 per further
+// target, and a budget of 16 s a sweep: two to five steps (a sweep of 40-request steps, 7 + 2 per target
+// and no budget took 51–63 s a test of two or three sweeps; each rate there needed three steps).
 const quick = {
-  work: 'loop:2e7',
+  work: 'loop:1e7',
   durationSec: 0.5,
-  minRequests: 40,
+  minRequests: MIN_REQUESTS,
   maxStepSec: 2,
   warmup: 4,
   recoveryTimeoutSec: 30,
   refine: 1,
-  maxSteps: 7,
-  stepsPerTarget: 2,
-  fractions: [0.3, 0.7, 1.0, 1.3]
+  maxSteps: 6,
+  stepsPerTarget: 1,
+  budgetSec: 16,
+  fractions: [0.3, 0.8, 1.3]
 }
 
 // A tuned sweep's coarse steps from the previous value's bracket ({ pass, fail }), as fractions of the
@@ -82,10 +87,10 @@ export default {
     const servers = (opts.servers ?? SERVERS).filter((s) => SERVERS.includes(s))
     const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
     const minDurationSec = opts.user?.durationSec ?? q.durationSec
-    const { refine, minRequests, maxStepSec } = q
+    const { refine, minRequests, maxStepSec, budgetSec } = q
     const targets = opts.slos?.length ?? SLO_MULTIPLES.length
     const maxSteps = q.maxSteps + q.stepsPerTarget * (targets - 1)
-    const steps = { refine, maxSteps, minRequests, minDurationSec, maxStepSec }
+    const steps = { refine, maxSteps, minRequests, minDurationSec, maxStepSec, budgetSec }
     // --tune: one entry per value of the setting, each its own key (SERVER[NAME=V]); the lab seeds each
     // sweep from the previous value's bracket (seededFractions).
     const settings = opts.tune ? opts.tune.values.map((value) => ({ name: opts.tune.name, value })) : [null]

@@ -1,6 +1,6 @@
 // The decision block (result/decision.js) as the terminal, the Markdown and the page show it: one short
 // block, first in every output (the terminal's last, so it stays on screen). Pure: decision in, text out.
-import { esc } from './html.js'
+import { esc } from './escape.js'
 import { mdText } from './escape.js'
 import { bracketText } from '../result/decision.js'
 import { isNum, roundTo } from '../result/stats.js'

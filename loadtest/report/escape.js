@@ -1,6 +1,14 @@
 // Escaping for each output kind, in one place: text that reaches a Markdown page or a terminal can come
 // from a user (--label), a server (a --url server's strategy name) or a failure (stderr lines), so it
-// is never printed raw. HTML has its own `esc` in html.js.
+// is never printed raw. Formatting a figure is format.js's; an output escapes what format.js gives it.
+
+const HTML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
+
+// Any value for HTML text or a quoted attribute: & < > " ' as entities; null and undefined become ''.
+export function esc (value) {
+  if (value === null || value === undefined) return ''
+  return String(value).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c])
+}
 
 // Terminal control sequences (CSI … final byte, OSC … BEL/ST) and other control characters but tab,
 // and the Unicode controls that reorder or break a line (bidi overrides and isolates, U+2028/U+2029).

@@ -1,51 +1,34 @@
-// Shared HTML helpers for the report and compare pages: escaping, number formatting, tables, the
+// Shared HTML helpers for the report and compare pages: the figures of format.js as HTML, tables, the
 // machine/method summaries and the page shell. Pure functions; nothing here reaches the network.
 import { isNum } from '../result/stats.js'
 import { machineLine } from '../result/build.js'
-import { MISSING, fixedGrouped, msGrouped } from './format.js'
+import { MISSING, mibGib, msGrouped, numGrouped, pctFixed, utcWhen } from './format.js'
+import { esc } from './escape.js'
 
-export { isNum, machineLine }
-
-const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
-
-// Escapes any value for HTML text or a quoted attribute; null and undefined become ''.
-export function esc (value) {
-  if (value === null || value === undefined) return ''
-  return String(value).replace(/[&<>"']/g, (c) => ESCAPES[c])
-}
+// esc is escape.js's, passed on for the pages' modules that take their HTML helpers from here.
+export { esc, isNum, machineLine }
 
 const DASH = `<span class="na" title="not measured">${MISSING}</span>`
 
-// Formats a number with grouping and `digits` decimals (integers without); non-numbers become a dash.
-export function num (value, digits = 1) {
-  if (!isNum(value)) return DASH
-  return Number.isInteger(value) ? value.toLocaleString('en-US') : fixedGrouped(value, digits)
+// A figure formatted by format.js, as HTML: escaped, and MISSING marked as not measured.
+export function figureHtml (text) {
+  return text === MISSING ? DASH : esc(text)
 }
 
-// Formats a duration in ms with precision that suits its size (0.076, 4.21, 42.1, 4,200).
-export function ms (value) {
-  return msGrouped(value) ?? DASH
-}
+// numGrouped as HTML (grouping, `digits` decimals, integers without).
+export const numHtml = (value, digits = 1) => figureHtml(numGrouped(value, digits))
 
-// Formats a ratio 0..1 as a percentage.
-export function pct (value, digits = 0) {
-  if (!isNum(value)) return DASH
-  return `${(value * 100).toFixed(digits)}%`
-}
+// msGrouped as HTML (a duration in ms with the precision that suits its size: 0.076, 4.21, 42.1, 4,200).
+export const msHtml = (value) => figureHtml(msGrouped(value))
 
-// Formats a byte count as MiB/GiB.
-export function bytes (value) {
-  if (!isNum(value)) return DASH
-  if (value >= 2 ** 30) return `${(value / 2 ** 30).toFixed(1)} GiB`
-  return `${(value / 2 ** 20).toFixed(0)} MiB`
-}
+// pctFixed as HTML (a ratio 0..1 as a percentage).
+export const pctHtml = (value, digits = 0) => figureHtml(pctFixed(value, digits))
 
-// Formats an ISO date as "2026-11-22 04:31:07 UTC" (escaped); anything else is escaped as is.
-export function when (iso) {
-  if (typeof iso !== 'string') return DASH
-  const m = /^(\d{4}-\d\d-\d\d)T(\d\d:\d\d:\d\d)(?:\.\d+)?Z$/.exec(iso)
-  return m ? `${m[1]} ${m[2]} UTC` : esc(iso)
-}
+// mibGib as HTML (a byte count as MiB/GiB).
+export const bytesHtml = (value) => figureHtml(mibGib(value))
+
+// utcWhen as HTML (an ISO date as "2026-11-22 04:31:07 UTC"; anything else escaped as is).
+export const whenHtml = (iso) => figureHtml(utcWhen(iso))
 
 // Renders a table from a header row and body rows of already-escaped HTML cells; `rowClass(i)` may
 // give a class per row. Cells may be strings or { html, className }.
@@ -71,7 +54,7 @@ export function genericTable (t) {
   if (!t || !Array.isArray(t.head) || !Array.isArray(t.rows)) return ''
   const cell = (v) => {
     if (v === null || v === undefined) return DASH
-    if (typeof v === 'number') return num(v, 2)
+    if (typeof v === 'number') return numHtml(v, 2)
     if (typeof v === 'boolean') return v ? '✓' : '<span class="bad">✗</span>'
     if (typeof v === 'object') return `<code>${esc(JSON.stringify(v))}</code>`
     return esc(v)
@@ -110,7 +93,7 @@ export function machineCard (report) {
     ['host', esc(m.hostname) || DASH],
     ['CPU', esc(m.cpuModel) || DASH],
     ['cores', cores],
-    ['memory', bytes(m.memoryBytes)],
+    ['memory', bytesHtml(m.memoryBytes)],
     ['OS', os || DASH],
     [
       'Node / V8',
@@ -120,7 +103,7 @@ export function machineCard (report) {
     [
       'load average',
       Array.isArray(m.loadavg)
-        ? m.loadavg.map((x) => num(x, 2)).join(' · ') + ' <span class="muted">(1, 5, 15 min at start)</span>'
+        ? m.loadavg.map((x) => numHtml(x, 2)).join(' · ') + ' <span class="muted">(1, 5, 15 min at start)</span>'
         : DASH
     ]
   ])}</section>`
@@ -132,25 +115,25 @@ export function methodCard (report) {
   const warm =
     m.warmup && typeof m.warmup === 'object'
       ? isNum(m.warmup.amount)
-        ? `${num(m.warmup.amount)} requests`
+        ? `${numHtml(m.warmup.amount)} requests`
         : isNum(m.warmup.durationSec)
-          ? `${num(m.warmup.durationSec)} s`
+          ? `${numHtml(m.warmup.durationSec)} s`
           : DASH
       : 'none'
-  const load = isNum(m.amount) ? `${num(m.amount)} requests` : isNum(m.durationSec) ? `${num(m.durationSec)} s` : DASH
+  const load = isNum(m.amount) ? `${numHtml(m.amount)} requests` : isNum(m.durationSec) ? `${numHtml(m.durationSec)} s` : DASH
   return `<section class="card" aria-label="method"><h2>Method</h2>${dl([
     ['tool', `${esc(m.tool) || DASH}${m.toolVersion ? ` ${esc(m.toolVersion)}` : ''}`],
     [
       'load',
       m.loop === 'open'
-        ? `open loop${isNum(m.rate) ? `, ${num(m.rate)} requests/s` : ', rates chosen by the sweep'}, ${esc(m.arrival ?? 'constant')} arrivals${isNum(m.seed) ? ` (seed ${num(m.seed)})` : ''}; latency from each request's due time`
+        ? `open loop${isNum(m.rate) ? `, ${numHtml(m.rate)} requests/s` : ', rates chosen by the sweep'}, ${esc(m.arrival ?? 'constant')} arrivals${isNum(m.seed) ? ` (seed ${numHtml(m.seed)})` : ''}; latency from each request's due time`
         : m.loop === 'closed'
           ? 'closed loop: each connection sends its next request when the last one answers'
           : DASH
     ],
-    [m.loop === 'open' ? 'connection cap' : 'connections', num(m.connections)],
+    [m.loop === 'open' ? 'connection cap' : 'connections', numHtml(m.connections)],
     ['measured round', load],
-    ['timeout', isNum(m.timeoutSec) ? `${num(m.timeoutSec)} s` : DASH],
+    ['timeout', isNum(m.timeoutSec) ? `${numHtml(m.timeoutSec)} s` : DASH],
     ['warm-up', warm],
     ...(Array.isArray(m.runtimes)
       ? [['servers under', m.runtimes.map((r) => `${esc(r.node)} <span class="muted">(V8 ${esc(r.v8)})</span>`).join(' · ')]]
@@ -158,7 +141,7 @@ export function methodCard (report) {
     [
       'runs',
       isNum(m.runs)
-        ? `${num(m.runs)}${m.runs > 1 ? ' <span class="muted">(figures are the median round)</span>' : ''}`
+        ? `${numHtml(m.runs)}${m.runs > 1 ? ' <span class="muted">(figures are the median round)</span>' : ''}`
         : DASH
     ],
     [
@@ -180,7 +163,7 @@ export function methodCard (report) {
     ...(m.task && typeof m.task === 'object' ? [['task', taskCell(m.task)]] : []),
     [
       'run',
-      `${when(report.createdAt)}${report.finishedAt ? ` → ${when(report.finishedAt)}` : ' <span class="warn-text">(not finished)</span>'}`
+      `${whenHtml(report.createdAt)}${report.finishedAt ? ` → ${whenHtml(report.finishedAt)}` : ' <span class="warn-text">(not finished)</span>'}`
     ]
   ])}<pre class="command"><code>${esc(m.command) || MISSING}</code></pre></section>`
 }

@@ -2,7 +2,7 @@
 // strategy's capacity C, one line per strategy) and the burst's timeline (goodput, shed and p99 per
 // second, one line per strategy). Pure spec builders and the section's HTML; charts.js renders.
 import { AXIS_COLORS, CHART_BASE, renderSvg } from './charts.js'
-import { esc } from './html.js'
+import { esc } from './escape.js'
 
 const CONFIG = { ...CHART_BASE, axis: { ...AXIS_COLORS, gridColor: '#eaeef2' } }
 const COLOR = { field: 'server', type: 'nominal', title: 'server', sort: null, legend: { orient: 'bottom', columns: 3, labelLimit: 320 } }

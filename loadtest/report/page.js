@@ -5,19 +5,19 @@ import { barSpec, capacitySpec, dispatchSpec, renderSvg, spectrumRows, spectrumS
 import { timelineMarks, timelineRows, timelineSpec } from './timeline-chart.js'
 import { overloadSection } from './overload-chart.js'
 import {
-  bytes,
-  esc,
+  bytesHtml,
   genericTable,
   isNum,
   machineCard,
   machineLine,
   methodCard,
-  ms,
-  num,
+  msHtml,
+  numHtml,
   page,
-  pct,
+  pctHtml,
   table
 } from './html.js'
+import { esc } from './escape.js'
 import { thresholdRows } from './thresholds.js'
 import { decisionHtml } from './decision.js'
 import { targetsOf } from '../result/decision.js'
@@ -240,32 +240,32 @@ function resultsTable (http, names) {
       ['mismatches', 'mismatch']
     ]
       .filter(([k]) => isNum(q[k]) && q[k] > 0)
-      .map(([k, what]) => `${num(q[k])} ${what}${q[k] > 1 && k !== 'non2xx' ? (k === 'mismatches' ? 'es' : 's') : ''}`)
-    const failedCell = bad.length ? `<span class="bad">${bad.join(' · ')}</span>` : isNum(q.sent) ? '0' : num(null)
+      .map(([k, what]) => `${numHtml(q[k])} ${what}${q[k] > 1 && k !== 'non2xx' ? (k === 'mismatches' ? 'es' : 's') : ''}`)
+    const failedCell = bad.length ? `<span class="bad">${bad.join(' · ')}</span>` : isNum(q.sent) ? '0' : numHtml(null)
     const spread =
       r.spread?.rps && isNum(r.spread.rps.min)
-        ? ` <span class="muted">(${num(r.spread.rps.min, 0)}–${num(r.spread.rps.max, 0)})</span>`
+        ? ` <span class="muted">(${numHtml(r.spread.rps.min, 0)}–${numHtml(r.spread.rps.max, 0)})</span>`
         : ''
     return [
       runCell(names[i], r),
-      `${num(q.completed)} / ${num(q.sent)}`,
+      `${numHtml(q.completed)} / ${numHtml(q.sent)}`,
       failedCell,
-      `${num(r.rps, 0)}${spread}`,
-      ms(l.p50),
-      ms(l.p99),
-      ms(l.p99_9),
-      ms(l.max),
-      `${ms(r.probe?.p99)}${isNum(r.probe?.failed) && r.probe.failed > 0 ? ` <span class="bad">(${num(r.probe.failed)} failed)</span>` : ''}`,
-      serverCell(r, 'eventLoop', ms(r.telemetry?.eventLoop?.p99)),
-      serverCell(r, 'elu', pct(r.telemetry?.elu)),
+      `${numHtml(r.rps, 0)}${spread}`,
+      msHtml(l.p50),
+      msHtml(l.p99),
+      msHtml(l.p99_9),
+      msHtml(l.max),
+      `${msHtml(r.probe?.p99)}${isNum(r.probe?.failed) && r.probe.failed > 0 ? ` <span class="bad">(${numHtml(r.probe.failed)} failed)</span>` : ''}`,
+      serverCell(r, 'eventLoop', msHtml(r.telemetry?.eventLoop?.p99)),
+      serverCell(r, 'elu', pctHtml(r.telemetry?.elu)),
       r.recovery
-        ? `${ms(r.recovery.ms)}${isNum(r.recovery.status) && r.recovery.status !== 200 ? ` <span class="bad">${esc(r.recovery.status)}</span>` : ''}`
-        : ms(null),
-      o ? num(o.cpuMsPerRequest, 2) : ms(null),
-      o ? bytes(o.peakRssBytes) : ms(null),
-      o ? `${num(o.peakProcesses)} / ${num(o.peakThreads)}` : ms(null),
-      num(r.ideal?.rps, 0),
-      pct(r.efficiency, 1)
+        ? `${msHtml(r.recovery.ms)}${isNum(r.recovery.status) && r.recovery.status !== 200 ? ` <span class="bad">${esc(r.recovery.status)}</span>` : ''}`
+        : msHtml(null),
+      o ? numHtml(o.cpuMsPerRequest, 2) : msHtml(null),
+      o ? bytesHtml(o.peakRssBytes) : msHtml(null),
+      o ? `${numHtml(o.peakProcesses)} / ${numHtml(o.peakThreads)}` : msHtml(null),
+      numHtml(r.ideal?.rps, 0),
+      pctHtml(r.efficiency, 1)
     ]
   })
   // Runs under several runtimes (--runtime): each row names its runtime; the runs come runtime by runtime.
@@ -301,17 +301,17 @@ function calibrationTable (cal) {
       html: `<code>${esc(c?.spec ?? spec)}</code>${c?.runtime ? ` on ${esc(c.runtime)} <span class="muted">${esc(c.runtimeName ?? c.node)}</span>` : ''}`,
       className: 'text'
     },
-    num(c?.calls),
-    ms(c?.serviceMs ?? c?.medianMs),
-    isNum(c?.spreadPct) ? `${num(c.spreadPct, 1)} %` : MISSING,
-    ms(c?.medianMs),
-    ms(c?.minMs),
-    ms(c?.maxMs),
-    ms(c?.firstMs),
-    { html: Array.isArray(c?.samplesMs) ? c.samplesMs.map((x) => ms(x)).join(' · ') : ms(null), className: 'text' },
+    numHtml(c?.calls),
+    msHtml(c?.serviceMs ?? c?.medianMs),
+    isNum(c?.spreadPct) ? `${numHtml(c.spreadPct, 1)} %` : MISSING,
+    msHtml(c?.medianMs),
+    msHtml(c?.minMs),
+    msHtml(c?.maxMs),
+    msHtml(c?.firstMs),
+    { html: Array.isArray(c?.samplesMs) ? c.samplesMs.map((x) => msHtml(x)).join(' · ') : msHtml(null), className: 'text' },
     c?.tierShift
       ? {
-          html: `<span class="bad" data-flag="tier-shift">⚠ tier shift</span> <span class="why">first call ${ms(c.firstMs)} ms vs median ${ms(c.medianMs)} ms: a JIT tier change, not averaged away</span>`,
+          html: `<span class="bad" data-flag="tier-shift">⚠ tier shift</span> <span class="why">first call ${msHtml(c.firstMs)} ms vs median ${msHtml(c.medianMs)} ms: a JIT tier change, not averaged away</span>`,
           className: 'text'
         }
       : { html: 'no', className: 'text' }
@@ -326,8 +326,8 @@ function calibrationTable (cal) {
 
 function payloadLabel (b) {
   if (!isNum(b)) return '?'
-  if (b >= 2 ** 20) return `${num(b / 2 ** 20, 0)} MiB`
-  if (b >= 1024) return `${num(b / 1024, 0)} KiB`
+  if (b >= 2 ** 20) return `${numHtml(b / 2 ** 20, 0)} MiB`
+  if (b >= 1024) return `${numHtml(b / 1024, 0)} KiB`
   return `${b} B`
 }
 
@@ -367,16 +367,16 @@ function dispatchSection (rows) {
   const body = rows.map((r) => [
     { html: `<code>${esc(r.key)}</code>`, className: 'text' },
     esc(r.mode),
-    num(r.workers),
-    num(r.costMs),
+    numHtml(r.workers),
+    numHtml(r.costMs),
     esc(payloadLabel(r.payloadBytes)),
-    num(r.calls),
-    num(r.runs),
-    ms(r.meanMs),
-    ms(r.minMs),
-    ms(r.maxMs),
-    num(r.perCallUs, 1),
-    ms(r.startupMs),
+    numHtml(r.calls),
+    numHtml(r.runs),
+    msHtml(r.meanMs),
+    msHtml(r.minMs),
+    msHtml(r.maxMs),
+    numHtml(r.perCallUs, 1),
+    msHtml(r.startupMs),
     r.checked === true
       ? '✓'
       : `<span class="bad" data-flag="unchecked">✗ ${r.checked === false ? 'wrong results' : 'not checked'}</span>`
@@ -420,7 +420,7 @@ function capacitySection (http, names) {
   const chart = figure(
     'capacity',
     renderSvg(capacitySpec(rows, { sloMs: slos.length === 1 ? slos[0] : null, capacities: caps }), { id: 'capacity' }),
-    `<b>Latency against offered load</b>: each point is one open-loop step (requests due on a schedule, latency from the due time); p99 on a log axis. The dashed red line is the target${slos.length === 1 ? ` (${esc(ms(slos[0]))} ms, ${esc(swept[0].capacity.sloRule)})` : ''}; the ringed point is each server's capacity, the highest rate that kept p99 under it with every request answered; an orange triangle marks a disturbed step (noise past its limits: reports/README.md). Past the knee the queue grows for as long as the step lasts, so latency climbs steeply.`,
+    `<b>Latency against offered load</b>: each point is one open-loop step (requests due on a schedule, latency from the due time); p99 on a log axis. The dashed red line is the target${slos.length === 1 ? ` (${esc(msHtml(slos[0]))} ms, ${esc(swept[0].capacity.sloRule)})` : ''}; the ringed point is each server's capacity, the highest rate that kept p99 under it with every request answered; an orange triangle marks a disturbed step (noise past its limits: reports/README.md). Past the knee the queue grows for as long as the step lasts, so latency climbs steeply.`,
     { lines: swept.length }
   )
   const head = [
@@ -449,29 +449,29 @@ function capacitySection (http, names) {
   const body = swept.flatMap((r) =>
     r.capacity.steps.map((s) => [
       esc(names[http.indexOf(r)]),
-      num(s.index + 1),
+      numHtml(s.index + 1),
       esc(s.kind ?? ''),
-      num(s.rate, 1),
-      num(s.rps, 1),
-      ms(s.p50),
-      ms(s.p99),
-      ms(s.p99_9),
-      num(s.requests?.timeouts),
-      num(s.requests?.errors),
-      num(s.peakInFlight),
-      num(s.cpuCores, 2),
-      s.recovery ? (isNum(s.recovery.ms) ? ms(s.recovery.ms) : esc(String(s.recovery.status))) : MISSING,
-      num(s.noise?.stealPct, 1),
-      num(s.noise?.foreignCores, 2),
-      num(s.noise?.workInflation, 2),
+      numHtml(s.rate, 1),
+      numHtml(s.rps, 1),
+      msHtml(s.p50),
+      msHtml(s.p99),
+      msHtml(s.p99_9),
+      numHtml(s.requests?.timeouts),
+      numHtml(s.requests?.errors),
+      numHtml(s.peakInFlight),
+      numHtml(s.cpuCores, 2),
+      s.recovery ? (isNum(s.recovery.ms) ? msHtml(s.recovery.ms) : esc(String(s.recovery.status))) : MISSING,
+      numHtml(s.noise?.stealPct, 1),
+      numHtml(s.noise?.foreignCores, 2),
+      numHtml(s.noise?.workInflation, 2),
       s.contention ? { html: `<span data-flag="contention">${esc(s.contention.text)}</span>`, className: 'text' } : '',
-      ms(s.lagP99),
+      msHtml(s.lagP99),
       s.disturbed ? { html: `<span class="bad" data-flag="disturbed">! ${esc(s.disturbedBy.join(', '))}</span>`, className: 'text' } : '',
-      isNum(s.n) ? `${num(s.n)} / ${isNum(s.over) ? num(s.over) : '-'}` : MISSING,
+      isNum(s.n) ? `${numHtml(s.n)} / ${isNum(s.over) ? numHtml(s.over) : '-'}` : MISSING,
       { html: esc(holdsText(s)), className: 'text' }
     ])
   )
-  const target = slos.length === 1 ? `Target: p99 ≤ ${esc(ms(slos[0]))} ms (${esc(swept[0].capacity.sloRule)}). ` : 'Targets differ between servers. '
+  const target = slos.length === 1 ? `Target: p99 ≤ ${esc(msHtml(slos[0]))} ms (${esc(swept[0].capacity.sloRule)}). ` : 'Targets differ between servers. '
   const rule = `<p class="muted">${target}${esc(swept[0].capacity.rule)}</p>`
   return `<section class="block"><h2>Capacity</h2>${chart}${rule}${table(head, body, { className: 'capacity' })}</section>`
 }
@@ -514,7 +514,7 @@ export function renderReportHtml (report, { experiment = null } = {}) {
       ? `<div class="notice info" data-flag="notes"><h3>Notes</h3><ul>${report.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
       : ''
   const httpBlock = http.length
-    ? `<section class="block"><h2>Latency</h2><p class="lead">${works.length === 1 ? `Every run does <code>${esc(works[0])}</code> per request. ` : ''}${num(report.method?.connections)} connections.</p>
+    ? `<section class="block"><h2>Latency</h2><p class="lead">${works.length === 1 ? `Every run does <code>${esc(works[0])}</code> per request. ` : ''}${numHtml(report.method?.connections)} connections.</p>
 ${spectrumFigure(http, names)}
 ${delayFigure(http, names)}
 </section>

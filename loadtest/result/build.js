@@ -81,6 +81,8 @@ function sweepReasons (sweep) {
   if (sweep.steps.length === 0) out.push('no step measured (no calibration of the work)')
   else if (sweep.capacity.bound === 'at least' && sweep.steps.length >= sweep.maxSteps) {
     out.push(`the sweep reached its ${sweep.maxSteps} steps before a step past capacity failed: the capacity is a lower bound`)
+  } else if (sweep.capacity.bound === 'at least' && sweep.budget?.cut === 'sweep') {
+    out.push(`the sweep spent its ${sweep.budget.sec} s budget before a step past capacity failed: the capacity is a lower bound`)
   }
   return out
 }

@@ -6,7 +6,7 @@
 // stands on one step, and one that contradicts it needs two: a first failure is repeated before it
 // counts (a disturbed failure counts only when a rate has had MAX_TRIES steps), and a pass above a
 // failure is re-measured. See verdictAt for the rule, and reports/README.md "capacity".
-import { MAX_TRIES, OVERLOAD, bracketOf, judgeStep, requestsToShow, verdicts } from '../result/capacity.js'
+import { MAX_TRIES, OVERLOAD, bracketOf, judgeStep, percentileCall, requestsToShow, verdicts } from '../result/capacity.js'
 import { roundTo } from '../result/stats.js'
 
 export { MAX_TRIES, OVERLOAD }
@@ -23,6 +23,17 @@ const PRECISION_OTHERS = 0.05
 export const MAX_STEPS = 30
 // The fewest requests that can show p99 within the target (none over it, 95 %): a step's default length.
 export const MIN_REQUESTS = requestsToShow(0)
+
+// The time budget (budgetSec): a step costs its planned length and STEP_OVERHEAD_SEC (the round's drain,
+// recovery probe and judging: 1.7–2.2 s a step in the quiet runs of 2026-11-25). Steps aimed only at the
+// looser targets fit within LOOSE_SHARE of the budget, the first target's (and the coarse climb, which
+// counts for every target) within all of it: the looser targets' bisections stop first and the rest is
+// kept for the first target's bracket. A step that does not fit is not offered; no sweep exceeds its budget.
+export const STEP_OVERHEAD_SEC = 2
+export const LOOSE_SHARE = 0.8
+// A repeat of a rate whose steps were all undecided tops them up: it lasts for the requests its pool
+// still needs (299 in all with none over, 473 with one, 628 with two), not a whole step's.
+const TOP_UP_MAX_OVER = 2
 
 // The default targets beside the first: these many service times, so that the slowest strategy (a fork
 // per request: p99 170–200 ms at its floor with a 20 ms service time here) meets at least the loosest.
@@ -49,7 +60,7 @@ export function sloFor (serviceMs, sloMs = null) {
 }
 
 // The sweep's rule in words, for the report.
-function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec }) {
+function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec, budget }) {
   return `open-loop steps at ${fractions.map((f) => `${Math.round(f * 100)}%`).join(', ')} of the ideal ` +
     '(cores / service time) until one fails; then up to ' +
     `${refine} bisections between the highest passing and the lowest failing rate (until within ` +
@@ -62,7 +73,13 @@ function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec 
     'undecided and the rate is measured again, its steps pooled. A first failure is repeated before it counts; ' +
     "a disturbed failure, or one the generator's lag could flip (p99 less the lag p99 within the target), counts " +
     `only after ${MAX_TRIES} steps at its rate; a pass above a confirmed failure must hold twice. At ` +
-    `${MAX_TRIES} steps the majority decides, a tie the pooled share over the target.`
+    `${MAX_TRIES} steps the majority decides, a tie the pooled share over the target. A repeat of a rate whose ` +
+    'steps were all undecided lasts only for the requests its pool still needs.' +
+    (budget
+      ? ` Time budget: ${budget.sec} s a sweep (each step its length and ${budget.stepOverheadSec} s); steps for the ` +
+        `looser targets only within ${Math.round(budget.looseShare * 100)} % of it, so their bisections stop first ` +
+        '(their capacity then a lower bound: "at least"); a step that does not fit is not offered.'
+      : '')
 }
 
 // The next rate of a sweep from its steps judged against each target, tightest first (`views[k]`: the
@@ -76,7 +93,10 @@ function nextStep (views, aims, { idealRps, fractions, refine, maxSteps }) {
   if (steps.length >= maxSteps) return null
   const byRate = views.map((v) => verdicts(v))
   const last = steps.at(-1)
-  if (last && byRate.some((v) => v.get(last.rate) === 'pending')) return { kind: 'repeat', rate: last.rate, aim: aims.at(-1) }
+  if (last && byRate.some((v) => v.get(last.rate) === 'pending')) {
+    const pending = byRate.flatMap((v, k) => (v.get(last.rate) === 'pending' ? [k] : []))
+    return { kind: 'repeat', rate: last.rate, aim: aims.at(-1), pending }
+  }
   const coarse = steps.filter((s) => s.kind === 'coarse')
   const lastCoarse = coarse.at(-1)
   const climbing = !steps.some((s) => s.kind !== 'coarse' && s.kind !== 'repeat')
@@ -98,15 +118,40 @@ function nextStep (views, aims, { idealRps, fractions, refine, maxSteps }) {
   return null
 }
 
+// The requests a repeat at `rate` still needs (topping up the undecided steps there for every target
+// pending at it), or null for a whole step: a failure there, or too many over the target to top up.
+function topUpRequests (views, step) {
+  let need = 0
+  for (const k of step.pending ?? []) {
+    const at = views[k].filter((s) => s.rate === step.rate)
+    const over = at.reduce((a, s) => a + (s.over ?? Infinity), 0)
+    if (at.some((s) => s.call !== 'undecided') || !(over <= TOP_UP_MAX_OVER)) return null
+    const n = at.reduce((a, s) => a + s.n, 0)
+    if (percentileCall(n, over) !== 'undecided') return null
+    need = Math.max(need, requestsToShow(over) - n)
+  }
+  return need > 0 ? need : null
+}
+
+// Is a step the first target's (or every target's)? Coarse steps count for all; a repeat is the first
+// target's when its rate is pending for it; a bisection or step past capacity when aimed at it.
+function forFirst (step) {
+  if (step.kind === 'coarse') return true
+  if (step.kind === 'repeat') return (step.pending ?? [0]).includes(0)
+  return step.aim === 0
+}
+
 // A sweep over rates for one server: next(history) → the next rate to offer (null: done), where history
 // is [{ rate, figures }] of the steps so far (figures: the round's, with `disturbed`; each judged against
-// the one target by result/capacity.js judgeStep). describe() says how the rates are chosen and how long a
-// step lasts (plain data, stored in the report as the sweep's rule); durationFor(rate) is a step's length
-// in seconds; `kinds` the kind of each rate handed out (coarse, refine, over, repeat).
-// `slos`: the targets (default targetsFor's); `sloMs` alone: that one target.
+// every target by result/capacity.js judgeStep). describe() says how the rates are chosen and how long a
+// step lasts (plain data, stored in the report as the sweep's rule; its `budget` is updated as the sweep
+// goes: spentSec, and `cut` when a step did not fit); durationFor(rate) is a step's length in seconds (for
+// the step next() just chose, the length it planned: a top-up is shorter); `kinds` the kind of each rate
+// handed out (coarse, refine, over, repeat). `slos`: the targets (default targetsFor's); `sloMs` alone:
+// that one target. `budgetSec`: the sweep's time budget (null: none, only maxSteps).
 export function createSweep ({
   serviceMs, cores, sloMs = null, slos = null, fractions = FRACTIONS, refine = 3, minRequests = MIN_REQUESTS,
-  minDurationSec = 3, maxStepSec = 8, maxSteps = MAX_STEPS
+  minDurationSec = 3, maxStepSec = 8, maxSteps = MAX_STEPS, budgetSec = null
 }) {
   const many = targetsFor(serviceMs, slos ?? (sloMs ? [sloMs] : null))
   const slo = slos?.length || sloMs ? sloFor(serviceMs, many.targets[0]) : sloFor(serviceMs)
@@ -114,6 +159,22 @@ export function createSweep ({
   const idealRps = serviceMs > 0 ? (cores / serviceMs) * 1000 : null
   const kinds = [] // the kind of each rate handed out: coarse, refine, over, repeat
   const aims = [] // the target each was offered for (null: every target, a coarse step)
+  const planned = [] // each step's planned length, seconds
+  let lastRate = null
+  const budget = budgetSec > 0
+    ? { sec: budgetSec, stepOverheadSec: STEP_OVERHEAD_SEC, looseShare: LOOSE_SHARE, spentSec: 0, cut: null }
+    : null
+  const lengthFor = (rate, requests) => {
+    const forRequests = Math.ceil((requests / rate) * 10) / 10
+    return Math.max(minDurationSec, Math.min(maxStepSec, forRequests))
+  }
+  // Does a step of `sec` fit the budget (the looser targets' share of it when not the first target's)?
+  const fits = (sec, first) =>
+    !budget || budget.spentSec + sec + STEP_OVERHEAD_SEC <= budget.sec * (first ? 1 : LOOSE_SHARE) + 1e-9
+  const lengthOf = (views, step) => {
+    const need = step.kind === 'repeat' ? topUpRequests(views, step) : null
+    return lengthFor(step.rate, need ?? minRequests)
+  }
   return {
     kinds,
     describe () {
@@ -133,12 +194,12 @@ export function createSweep ({
         maxStepSec,
         maxTries: MAX_TRIES,
         maxSteps,
-        rule: ruleText(fractions, refine, { minRequests, minDurationSec, maxStepSec })
+        budget, // the same object as the sweep goes (null: no budget)
+        rule: ruleText(fractions, refine, { minRequests, minDurationSec, maxStepSec, budget })
       }
     },
     durationFor (rate) {
-      const forRequests = Math.ceil((minRequests / rate) * 10) / 10
-      return Math.max(minDurationSec, Math.min(maxStepSec, forRequests))
+      return kinds.length && rate === lastRate ? planned.at(-1) : lengthFor(rate, minRequests)
     },
     next (history) {
       if (idealRps === null || slo.sloMs === null) return null
@@ -146,10 +207,24 @@ export function createSweep ({
         const j = judgeStep(h.figures, t)
         return { rate: h.rate, kind: kinds[i], ...j, pass: j.call === 'pass', disturbed: Boolean(h.figures.disturbed) }
       }))
-      const step = nextStep(views, aims, { idealRps, fractions, refine, maxSteps })
+      const opts = { idealRps, fractions, refine, maxSteps }
+      let step = nextStep(views, aims, opts)
+      let sec = step && lengthOf(views, step)
+      if (step && !fits(sec, forFirst(step))) {
+        // the looser targets' share is spent: the first target's steps only, within the whole budget
+        // (cut: 'looser targets' when only theirs were left out, 'sweep' when a first target's step was)
+        const loose = !forFirst(step)
+        step = loose ? nextStep([views[0]], aims, opts) : null
+        sec = step && lengthOf([views[0]], step)
+        budget.cut = loose && (!step || fits(sec, true)) ? 'looser targets' : 'sweep'
+        if (step && !fits(sec, true)) step = null
+      }
       if (!step) return null
       kinds.push(step.kind)
       aims.push(step.aim)
+      planned.push(sec)
+      if (budget) budget.spentSec = Math.round((budget.spentSec + sec + STEP_OVERHEAD_SEC) * 10) / 10
+      lastRate = step.rate
       return step.rate
     }
   }

@@ -5,13 +5,13 @@
 // abortable tasks come out last-in first-out; both measured here). A client that leaves is dropped from
 // the queue, or its running task is aborted and piscina replaces the thread. Shedding variants
 // (lib/shedding.js): --deadline (a request that waited too long is refused unrun) and --max-queue auto.
-import { Piscina } from 'piscina'
 import { ServerError } from '../lib/errors.js'
 import { cores, integer, parseOptions } from '../lib/options.js'
 import { main, start } from '../lib/serve.js'
 import { now, portable } from '../lib/task.js'
 import { endedError, taskDeadline, unpooled } from '../lib/task-module.js'
 import { createFifoGate } from '../lib/fifo-gate.js'
+import { taskPool } from '../lib/task-pool.js'
 import { QUEUE_SHEDDING, checkQueueFlags, measureServiceMs, needsServiceTime, queueVariant, resolveQueue } from '../lib/shedding.js'
 
 main(async () => {
@@ -25,8 +25,7 @@ main(async () => {
     }
   })
   checkQueueFlags(options)
-  const pool = new Piscina({
-    filename: new URL('../lib/task.js', import.meta.url).href,
+  const pool = taskPool({
     minThreads: options.threads,
     maxThreads: options.threads,
     idleTimeout: options.idleTimeout

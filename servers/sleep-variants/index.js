@@ -3,7 +3,7 @@
 // thread (unpooled) or in a piscina pool with piscina's defaults plus --concurrent-tasks-per-worker and
 // --idle-timeout (pooled). Answers {"hello":"world"}. Unpooled sleeps cannot be cancelled; pooled tasks
 // are not either, as in the study.
-import { Piscina } from 'piscina'
+import { taskPool } from '../lib/task-pool.js'
 import { ServerError } from '../lib/errors.js'
 import { integer, oneOf, parseOptions } from '../lib/options.js'
 import { main, start } from '../lib/serve.js'
@@ -39,8 +39,7 @@ main(async () => {
     }
   }
   const pool = pooled
-    ? new Piscina({
-      filename: new URL('../lib/task.js', import.meta.url).href,
+    ? taskPool({
       concurrentTasksPerWorker: options.concurrentTasksPerWorker ?? 1,
       idleTimeout: options.idleTimeout ?? 0
     })

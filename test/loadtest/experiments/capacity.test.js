@@ -19,7 +19,8 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
   assert.equal(json.status, 'complete')
   assert.equal(json.method.loop, 'open')
   assert.equal(json.results.length, 2)
-  const cal = json.calibration['loop:2e7']
+  const { quick } = await experimentFor('capacity')
+  const cal = json.calibration[quick.work]
   const serviceMs = cal.serviceMs
   assert.ok(serviceMs <= cal.medianMs, 'the service time is the fast end of the warm calls')
   assert.equal(typeof cal.spreadPct, 'number')
@@ -47,9 +48,14 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
       assert.ok(['pass', 'fail', 'undecided'].includes(s.call))
       assert.equal(s.pass, s.call === 'pass')
       assert.ok(!s.disturbedBy.some((x) => /the work ran/.test(x)) || !s.contention, 'own contention is never a disturbance')
-      const planned = Math.min(40, s.rate * 2) // 40 a step, at most 2 s
+      // 299 a step, at most 2 s; a repeat tops up an undecided rate: at least its shortest step (0.5 s)
+      const planned = Math.min(quick.minRequests, s.rate * (s.kind === 'repeat' ? quick.durationSec : quick.maxStepSec))
       assert.ok(s.requests.sent >= planned * 0.9, `${res.server} step ${s.index}: ${s.requests.sent} requests (${planned} planned)`)
     }
+    // the sweep's time budget: every step its planned length and the overhead, never past it
+    assert.equal(c.budget.sec, quick.budgetSec)
+    assert.ok(c.budget.spentSec <= c.budget.sec, `${res.server}: ${c.budget.spentSec} s spent of ${c.budget.sec}`)
+    assert.ok(c.budget.spentSec >= c.steps.length * c.budget.stepOverheadSec, 'each step counted')
     // Whether a step holds depends on this machine's load at the moment (tests run side by side): what
     // must hold is the rule. Capacity is a rate that held, below every rate that failed; or none held.
     // The floor: the lowest rate offered, with its p99.
@@ -78,8 +84,8 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
     assert.equal(c.capacity.bracket.pass, c.capacity.rps)
     const over = c.capacity.over
     if (c.capacity.bound === 'at least') {
-      // a noisy machine can keep a quick sweep climbing: it stops at its step limit, and says so
-      assert.equal(c.steps.length, c.maxSteps)
+      // a noisy machine can keep a quick sweep climbing: it stops at its step limit or its budget, and says so
+      assert.ok(c.steps.length === c.maxSteps || c.budget.cut === 'sweep', `${res.server}: ${c.steps.length} steps, cut ${c.budget.cut}`)
       assert.ok(res.untrusted.some((x) => /capacity is a lower bound/.test(x)))
     } else {
       // the knee is proven: a failure confirmed above the capacity and at or below 1.2 × it

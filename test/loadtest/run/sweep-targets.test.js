@@ -4,7 +4,8 @@
 // ranking flips with the target, and the decision says where.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { MAX_STEPS, SLO_MULTIPLES, createSweep, targetsFor } from '../../../loadtest/run/sweep.js'
+import { MAX_STEPS, SLO_MULTIPLES, STEP_OVERHEAD_SEC, createSweep, targetsFor } from '../../../loadtest/run/sweep.js'
+import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/result/histogram.js'
 import { capacityAtTargets } from '../../../loadtest/result/capacity.js'
 import { decide } from '../../../loadtest/result/decision.js'
 
@@ -77,4 +78,73 @@ test('ranking flip: a fast-floor strategy leads at tight targets, a high-through
   assert.deepEqual([d.changes[0].fromMs, d.changes[0].toMs, d.changes[0].to], [100, 400, 'high-ceiling@loop#capacity'])
   assert.ok(d.changes[0].atMs > 100 && d.changes[0].atMs < 400, `the lines cross at ${d.changes[0].atMs} ms`)
   assert.equal(decide({ results: [a, b] }, { sloMs: 400 }).server, 'high-ceiling')
+})
+
+// Drive a sweep and account its time as the budget does: each step its planned length and the overhead.
+function driveTimed (sweep, p99At) {
+  const history = []
+  let sec = 0
+  for (let rate = sweep.next(history); rate !== null; rate = sweep.next(history)) {
+    sec += sweep.durationFor(rate) + STEP_OVERHEAD_SEC
+    history.push({ rate, figures: figures(p99At(rate)) })
+  }
+  const steps = history.map((h, i) => ({ index: i, rate: h.rate, kind: sweep.kinds[i], p99: h.figures.latency.p99 }))
+  const d = sweep.describe()
+  const figs = history.map((h) => h.figures)
+  const targets = capacityAtTargets(steps, figs, { targets: d.targetsMs, idealRps: d.idealRps })
+  return { sec, steps, budget: d.budget, targets }
+}
+
+test('budget: no sweep exceeds its time budget; the looser targets\' bisections stop first, the first target\'s bracket is refined as without a budget', () => {
+  // a slow server (knees 18, 24 and 29 req/s of an ideal 200): its steps last 8 s, the budget holds ~10
+  const p99At = queue(20, 30)
+  const slos = [50, 100, 400]
+  const fractions = [0.05, 0.1, 0.15, 0.2]
+  const make = (budgetSec) => createSweep({ serviceMs: 10, cores: 2, slos, maxSteps: MAX_STEPS, fractions, budgetSec })
+  const free = driveTimed(make(null), p99At)
+  assert.equal(free.budget, null)
+  for (const budgetSec of [60, 100, 140]) {
+    const run = driveTimed(make(budgetSec), p99At)
+    assert.ok(run.sec <= budgetSec, `${budgetSec} s: the steps took ${run.sec} s`)
+    assert.ok(Math.abs(run.budget.spentSec - run.sec) < 0.5, 'the sweep accounts what it spent')
+    const fewer = `${run.steps.length} < ${free.steps.length}`
+    assert.ok(run.steps.length < free.steps.length, `${budgetSec} s: fewer steps than without a budget (${fewer})`)
+    assert.ok(['looser targets', 'sweep'].includes(run.budget.cut), 'the cut is recorded')
+  }
+  // a budget that cuts only the looser targets: the first target's capacity and bracket as without one
+  const mid = driveTimed(make(140), p99At)
+  assert.equal(mid.budget.cut, 'looser targets')
+  assert.deepEqual(mid.targets[0].bracket, free.targets[0].bracket, 'the first target refined as without a budget')
+  assert.equal(mid.targets[0].bound, 'refined')
+  const width = (t) => (t.bracket.fail ?? Infinity) - t.rps
+  const wider = (t, i) => width(t) > width(free.targets[i]) + 1e-9
+  assert.ok(mid.targets.slice(1).some(wider), 'a looser target kept a wider bracket')
+  for (let i = 1; i < mid.targets.length; i++) assert.ok(mid.targets[i].rps >= mid.targets[i - 1].rps, 'never lower at a looser target')
+})
+
+// A step's figures with a latency histogram: n requests, `over` of them at 10 × the target, the rest at half.
+function counted (n, over, sloMs) {
+  const h = createHistogram()
+  for (let i = 0; i < n; i++) recordMs(h, i < over ? sloMs * 10 : sloMs / 2)
+  const requests = { sent: n, completed: n, errors: 0, timeouts: 0, non2xx: 0, mismatches: 0, unanswered: 0 }
+  const latency = { p99: h.getValueAtPercentile(99) / 1000 }
+  return { requests, latency, histograms: { latency: encodeHistogram(h) }, disturbed: false }
+}
+
+test('top-up: a repeat of an undecided rate lasts for the requests its pool still needs, a repeat of a failure a whole step', () => {
+  const sweep = createSweep({ serviceMs: 10, cores: 2, sloMs: 50, minRequests: 299, minDurationSec: 1, maxStepSec: 10 })
+  const history = []
+  const first = sweep.next(history) // 60 req/s: 299 requests need 5 s
+  assert.equal(sweep.durationFor(first), 5)
+  history.push({ rate: first, figures: counted(250, 0, 50) }) // undecided: 49 more with none over
+  const again = sweep.next(history)
+  assert.equal(sweep.kinds.at(-1), 'repeat')
+  assert.equal(again, first)
+  assert.equal(sweep.durationFor(again), 1, '49 requests at 60 req/s: the shortest step (1 s)')
+  history.push({ rate: again, figures: counted(60, 0, 50) }) // 310 in all, none over: a pass
+  const up = sweep.next(history)
+  assert.ok(up > first && sweep.kinds.at(-1) === 'coarse', 'the pooled pass climbs on')
+  history.push({ rate: up, figures: counted(300, 200, 50) }) // a failure: repeated whole
+  assert.equal(sweep.next(history), up)
+  assert.equal(sweep.durationFor(up), Math.ceil((299 / up) * 10) / 10)
 })
