@@ -5,7 +5,8 @@
 // upward from it. Noise only ever adds time, so a verdict that agrees with what the sweep already knows
 // stands on one step, and one that contradicts it needs two: a first failure is repeated before it
 // counts (a disturbed failure counts only when a rate has had MAX_TRIES steps; a clear one, half its
-// requests over the target and undisturbed, counts at once), and a pass above a failure is re-measured. See verdictAt for the rule, and reports/README.md "capacity".
+// requests over the target and undisturbed, counts at once), and a pass above a failure is re-measured.
+// See verdictAt for the rule, and reports/README.md "capacity".
 import { MAX_TRIES, OVERLOAD, bracketOf, judgeStep, percentileCall, requestsToShow, verdicts } from '../result/capacity.js'
 import { roundTo } from '../result/stats.js'
 
