@@ -5,9 +5,10 @@ import { esc, isNum, table } from '../report/html.js'
 import { mdCode } from '../report/escape.js'
 import { markdownTable } from '../report/markdown.js'
 import { MISSING } from '../report/format.js'
+import { fmtRecovery } from '../result/overload.js'
 
 // A result's overload figures for compare, or null: { capacityRps, sloMs, steps: { multiple: { goodput,
-// shed, p99 } }, recoveryMs, metastable }.
+// shed, p99 } }, recoveryMs, metastable, watchedMs (how long after the burst it was watched) }.
 export function overloadCell (r) {
   const o = r.overload
   if (!o || o.refused) return null
@@ -18,7 +19,8 @@ export function overloadCell (r) {
     sloMs: o.sloMs,
     steps,
     recoveryMs: o.recovery?.ms ?? null,
-    metastable: o.recovery ? o.recovery.metastable : null
+    metastable: o.recovery ? o.recovery.metastable : null,
+    watchedMs: o.recovery ? o.recovery.observedMs - o.recovery.burstEndMs : null
   }
 }
 
@@ -41,7 +43,9 @@ function overloadRows (cmp, http, code) {
     const o = c?.overload
     if (!o) return [MISSING, ...multiples.map(() => MISSING), MISSING]
     const steps = multiples.map((m) => (o.steps[m] ? `${pct(o.steps[m].goodput)} / ${pct(o.steps[m].shed)}` : MISSING))
-    const rec = o.metastable === null ? MISSING : o.metastable ? 'metastable' : `${o.recoveryMs} ms`
+    const rec = o.metastable === null
+      ? MISSING
+      : fmtRecovery({ ms: o.recoveryMs, metastable: o.metastable, observedMs: o.watchedMs, burstEndMs: 0 })
     return [isNum(o.capacityRps) ? String(o.capacityRps) : MISSING, ...steps, rec]
   })])
   return { head, rows: body }

@@ -11,7 +11,7 @@ import { SERVERS } from './heavy-cpu.js'
 import capacity from './capacity.js'
 import { sloFor } from '../run/sweep.js'
 import { taskArgs } from '../run/task.js'
-import { OVERLOAD_DEFAULTS, OVERLOAD_QUICK, overloadRule } from '../result/overload.js'
+import { OVERLOAD_DEFAULTS, OVERLOAD_QUICK, fmtRecovery, overloadRule } from '../result/overload.js'
 
 // The capacity sweep's own settings (experiments/capacity.js), with the overload steps' (result/overload.js).
 const defaults = { ...capacity.defaults, overload: OVERLOAD_DEFAULTS }
@@ -134,15 +134,9 @@ function overloadTable (results) {
       return [fmtPct(s.goodputShare), fmtPct(s.shedShare), fmtMs(s.p99), wasted]
     })
     const trust = r.status === 'failed' ? '✗ failed' : r.trusted ? '✓' : '!'
-    return [name, rps(o.capacityRps), fmtMs(o.sloMs), ...cells, recoveryCell(o.recovery), trust]
+    return [name, rps(o.capacityRps), fmtMs(o.sloMs), ...cells, fmtRecovery(o.recovery), trust]
   })
   return { head, rows: body }
-}
-
-// The recovery cell: the time, or "metastable" (not within the observation).
-function recoveryCell (rec) {
-  if (!rec) return '-'
-  return rec.metastable ? `metastable (>${fmtMs(rec.observedMs - rec.burstEndMs)})` : fmtMs(rec.ms)
 }
 
 function rps (x) {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { labReport, runLab, tempDir } from '../../helpers/lab.js'
-import { goodputShareAt } from '../../../loadtest/result/overload.js'
+import { OVERLOAD_QUICK, goodputShareAt } from '../../../loadtest/result/overload.js'
 
 const WORK = 'sleep-sync:20'
 const SLO = 100
@@ -40,7 +40,8 @@ test('overload --quick at 2 × C: the deadline pool keeps goodput, the unbounded
     assert.equal(o.capacityRps, 90)
     assert.equal(o.sloMs, SLO)
     assert.equal(o.capacityFrom, from)
-    assert.deepEqual(o.steps.map((s) => s.multiple), [1.5, 2, 3])
+    assert.deepEqual(o.steps.map((s) => s.multiple), OVERLOAD_QUICK.multiples)
+    assert.ok(OVERLOAD_QUICK.multiples.includes(2), 'quick keeps the step the must-show and the threshold read')
     for (const s of o.steps) {
       assert.equal(s.offeredRps, s.multiple * 90)
       const q = s.requests

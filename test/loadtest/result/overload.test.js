@@ -3,7 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import {
-  OVERLOAD_DEFAULTS, burstPhases, recoveryOf, stepTiming, wastedCpuShare, windowRecovered
+  OVERLOAD_DEFAULTS, burstPhases, fmtRecovery, recoveryOf, stepTiming, wastedCpuShare, windowRecovered
 } from '../../../loadtest/result/overload.js'
 import { createGoodput } from '../../../loadtest/run/goodput.js'
 import { createSchedule } from '../../../loadtest/run/schedule.js'
@@ -69,6 +69,15 @@ test('a rate profile: each phase at its own rate, back to back; until() ends it 
   assert.equal(n, 5)
 })
 
+test('the recovery cell: always seconds with one decimal, metastable in words with the time watched', () => {
+  assert.equal(fmtRecovery({ ms: 0, metastable: false }), '0.0 s')
+  assert.equal(fmtRecovery({ ms: 2000, metastable: false }), '2.0 s')
+  assert.equal(fmtRecovery({ ms: 15000, metastable: false }), '15.0 s')
+  assert.equal(fmtRecovery({ ms: null, metastable: true, burstEndMs: 15000, observedMs: 75000 }), 'metastable: not within 60.0 s')
+  assert.equal(fmtRecovery({ ms: null, metastable: true }), 'metastable')
+  assert.equal(fmtRecovery(null), '-')
+})
+
 test('compare: one overload cell per result, lined up in a Markdown table', () => {
   const r = {
     overload: {
@@ -83,7 +92,7 @@ test('compare: one overload cell per result, lined up in a Markdown table', () =
   assert.equal(overloadCell({ overload: null }), null)
   const cmp = { reports: [{ letter: 'A', baseline: true }] }
   const md = overloadMarkdown(cmp, [{ key: 'queued-threads/deadline@sleep-sync:20#overload', cells: [{ overload: cell }] }]).join('\n')
-  assert.match(md, /\| `queued-threads\/deadline@sleep-sync:20#overload` \| 90 \| 90% \/ 50% \| 0 ms \|/)
+  assert.match(md, /\| `queued-threads\/deadline@sleep-sync:20#overload` \| 90 \| 90% \/ 50% \| 0.0 s \|/)
 })
 
 test('the overload sweep judges one target: the first --slo, else 5 × the service time', async () => {
