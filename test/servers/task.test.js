@@ -63,16 +63,23 @@ for (const { name, args = [], setups } of fleet) {
 }
 
 test('an async task under a named export and a CommonJS task, in threads and forks', async (t) => {
+  // a strategy's two servers boot and answer at once (each its own server, its own checks)
   for (const name of ['simple', 'worker-per-request', 'child-process', 'queued-threads']) {
-    const a = await startServer(name, ['--task', join(TASKS, 'async.mjs#twice'), '--input', '[5,6]'])
-    t.after(() => a.stop())
-    assert.match(a.work, /^task:async\.mjs#twice@[0-9a-f]{10}\.[0-9a-f]{8}$/, 'the input is part of the spec')
-    for (let i = 0; i < 3; i++) assert.equal(await (await fetch(`${a.url}/`)).text(), '{"twice":[10,12],"ready":true}')
-    assert.deepEqual(await a.stop(), { code: 0, signal: null })
-    const c = await startServer(name, ['--task', join(TASKS, 'task.cjs'), '--input', '{"text":"one two  three"}'])
-    t.after(() => c.stop())
-    assert.equal(await (await fetch(`${c.url}/`)).text(), '{"words":3}')
-    assert.deepEqual(await c.stop(), { code: 0, signal: null })
+    await Promise.all([
+      (async () => {
+        const a = await startServer(name, ['--task', join(TASKS, 'async.mjs#twice'), '--input', '[5,6]'])
+        t.after(() => a.stop())
+        assert.match(a.work, /^task:async\.mjs#twice@[0-9a-f]{10}\.[0-9a-f]{8}$/, 'the input is part of the spec')
+        for (let i = 0; i < 3; i++) assert.equal(await (await fetch(`${a.url}/`)).text(), '{"twice":[10,12],"ready":true}')
+        assert.deepEqual(await a.stop(), { code: 0, signal: null })
+      })(),
+      (async () => {
+        const c = await startServer(name, ['--task', join(TASKS, 'task.cjs'), '--input', '{"text":"one two  three"}'])
+        t.after(() => c.stop())
+        assert.equal(await (await fetch(`${c.url}/`)).text(), '{"words":3}')
+        assert.deepEqual(await c.stop(), { code: 0, signal: null })
+      })()
+    ])
   }
 })
 
@@ -90,13 +97,14 @@ test('a task module that is missing, not a function or given bad input stops the
     [['--input', '{}'], /^--input: only with --task$/]
   ]
   for (const name of ['simple', 'worker-per-request']) {
-    for (const [args, message] of cases) {
+    // each case its own process, a strategy's all at once: each refuses before it listens
+    await Promise.all(cases.map(async ([args, message]) => {
       const r = await runServer(name, ['--port', '0', ...args])
       assert.equal(r.code, 2, `${name} ${args.join(' ')}: ${r.stderr}`)
       const lines = r.stderr.trim().split('\n')
       assert.equal(lines.length, 1, r.stderr)
       assert.match(lines[0], message)
-    }
+    }))
   }
   // cluster: the worker says why, the primary which worker, and exits 2 as well
   const c = await runServer('cluster', ['--port', '0', '--workers', '1', '--task', join(TASKS, 'failing.mjs')])
@@ -174,17 +182,24 @@ test('relative --task and --input @file (spaces, non-ASCII) resolve from the wor
   writeFileSync(join(dir, 'input file é.json'), '{ "text": "a b c d" }')
   for (const name of ['simple', 'worker-per-request', 'child-process', 'queued-threads', 'cluster-threads']) {
     const extra = name === 'cluster-threads' ? ['--workers', '1'] : []
-    const a = await startServer(name, [...extra, '--task', './my tâche ü/sum.mjs'], { cwd: dir })
-    t.after(() => a.stop())
-    assert.equal(await (await fetch(`${a.url}/`)).text(), sumBody, name)
-    assert.deepEqual(await a.stop(), { code: 0, signal: null })
-    const b = await startServer(name, [...extra, '--task', 'my tâche ü/wörds.cjs', '--input', '@input file é.json'], {
-      cwd: dir
-    })
-    t.after(() => b.stop())
-    assert.match(b.work, /^task:wörds\.cjs@/)
-    assert.equal(await (await fetch(`${b.url}/`)).text(), '{"words":4}', name)
-    assert.deepEqual(await b.stop(), { code: 0, signal: null })
+    // the strategy's two servers at once, each from the same working directory
+    await Promise.all([
+      (async () => {
+        const a = await startServer(name, [...extra, '--task', './my tâche ü/sum.mjs'], { cwd: dir })
+        t.after(() => a.stop())
+        assert.equal(await (await fetch(`${a.url}/`)).text(), sumBody, name)
+        assert.deepEqual(await a.stop(), { code: 0, signal: null })
+      })(),
+      (async () => {
+        const b = await startServer(name, [...extra, '--task', 'my tâche ü/wörds.cjs', '--input', '@input file é.json'], {
+          cwd: dir
+        })
+        t.after(() => b.stop())
+        assert.match(b.work, /^task:wörds\.cjs@/)
+        assert.equal(await (await fetch(`${b.url}/`)).text(), '{"words":4}', name)
+        assert.deepEqual(await b.stop(), { code: 0, signal: null })
+      })()
+    ])
   }
 })
 
