@@ -14,6 +14,7 @@ import { bootTimeoutMs } from './run/boot.js'
 import { evaluateThresholds } from './report/thresholds.js'
 import { reportId, checkWritableDir } from './report/write.js'
 import { usageError } from './errors.js'
+import { fmtNum } from './report/format.js'
 import { checkTask, describeLabTask, taskRecord } from './run/task.js'
 import { samplerSource } from './run/sample.js'
 import { resolveRuntimes } from './run/runtimes.js'
@@ -220,7 +221,7 @@ function doneLine (record, result) {
   const trust = result.trusted ? '' : ` (untrusted: ${result.untrusted.join('; ')})`
   const two = result.overload?.steps?.find((s) => s.multiple === 2)
   if (two) return `done, goodput at 2 × C ${Math.round(two.goodputShare * 100)} % of C${trust}`
-  return `done, ${result.rps?.toFixed(1) ?? '-'} req/s${trust}`
+  return `done, ${fmtNum(result.rps)} req/s${trust}`
 }
 
 // A --tune entry's sweep seeded from the bracket the previous value of its setting found (the same server).

@@ -3,7 +3,7 @@
 // 150 % of the ideal its cores allow for the work, the knee is found by bisection, and one step at
 // 1.2 × the capacity shows what happens past it (timeouts, queue growth, recovery). See
 // loadtest/run/sweep.js for the rule.
-import { fmtMs, fmtPct } from '../report/format.js'
+import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../report/format.js'
 import { SERVERS } from './heavy-cpu.js'
 import { MIN_REQUESTS, SLO_MULTIPLES, createSweep } from '../run/sweep.js'
 import { taskArgs } from '../run/task.js'
@@ -70,10 +70,6 @@ export function seededFractions (seed, { serviceMs, cores }) {
   if (!(seed?.pass > 0) || !(serviceMs > 0)) return null
   const ideal = (cores / serviceMs) * 1000
   return SEEDED.map((f) => (f * seed.pass) / ideal)
-}
-
-function rps (x) {
-  return x === null || x === undefined ? '-' : x >= 100 ? String(Math.round(x)) : x.toFixed(1)
 }
 
 export default {
@@ -144,13 +140,13 @@ export default {
 // The capacity at each target: `100 ms: 45.2 · 400 ms: ≥80.1` (oneCapacity's forms).
 function targetsCell (r) {
   const targets = r.capacity?.targets ?? []
-  return targets.map((t) => `${fmtMs(t.sloMs)} ms: ${oneCapacity(t)}`).join(' · ') || '-'
+  return targets.map((t) => `${fmtMs(t.sloMs)} ms: ${oneCapacity(t)}`).join(' · ') || MISSING
 }
 
 // One capacity as a cell: ≥ for a floor, 'cannot meet' for a target the strategy cannot meet at any
 // rate tried (null, never 0), '-' for none found, a ~ when it is sensitive to the target.
 function oneCapacity (c) {
-  if (c.rps === null || c.rps === undefined) return c.bound === 'cannot meet the target' ? 'cannot meet' : '-'
+  if (c.rps === null || c.rps === undefined) return c.bound === 'cannot meet the target' ? 'cannot meet' : MISSING
   return `${c.bound === 'at least' ? '≥' : ''}${rps(c.rps)}${c.sensitive ? ' ~' : ''}`
 }
 
@@ -177,7 +173,7 @@ function capacityRow (r, width) {
   const steps = r.capacity.steps
   const disturbed = steps.filter((s) => s.disturbed).length
   const inDoubt = steps.filter((s) => s.inDoubt).length
-  const floor = c.floor ? `${fmtMs(c.floor.p99)} @ ${rps(c.floor.rps)}` : '-'
+  const floor = c.floor ? `${fmtMs(c.floor.p99)} @ ${rps(c.floor.rps)}` : MISSING
   const recovery = over?.recovery
     ? over.recovery.ms === null ? `>${fmtMs(over.recovery.timeoutMs)}` : fmtMs(over.recovery.ms)
     : '-'
