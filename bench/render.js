@@ -1,5 +1,5 @@
 // The bench result as text: machine line, method, then one table per measurement (pure function).
-import { MISSING, bytesDecimal, pctFixed, timesGrouped } from '../loadtest/report/format.js'
+import { MISSING, bytesDecimal, mibGib, pctFixed, timesGrouped } from '../loadtest/report/format.js'
 
 const pct = (f) => `± ${pctFixed(f, 1)}`
 const range = (r) => `${r.min.toFixed(2)}–${r.max.toFixed(2)}`
@@ -30,7 +30,7 @@ function machineLines (result) {
   return [
     `loadlab bench, ${result.createdAt}${result.quick ? ' (--quick: tiny rounds, not a measurement)' : ''}`,
     `machine: ${m.cpuModel} × ${m.cores} cores (availableParallelism ${m.availableParallelism}), ` +
-      `${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB, ${m.os.type} ${m.os.release} ${m.arch}, Node ${m.node} (V8 ${m.v8}), ` +
+      `${mibGib(m.memoryBytes)}, ${m.os.type} ${m.os.release} ${m.arch}, Node ${m.node} (V8 ${m.v8}), ` +
       `piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, load ${m.loadavg.map((l) => l.toFixed(2)).join(' ')}`
   ]
 }

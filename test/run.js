@@ -13,20 +13,27 @@ import { isAlive } from '../loadtest/run/sample.js'
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const mark = randomUUID()
 
-// The files that take longest (node:test's per-file durations, Node 20, 2026-11-24 23:30), started first:
-// with --test-concurrency 2 a long file started last would run on alone while the other slot idles.
+// The files that take longest (node:test's per-file durations: Node 20, quiet, 2026-11-25 01:48, less
+// what the suite-time work of that night took off bench, compare, lab-task and failures), started
+// first: with --test-concurrency 2 a long file started last would run on alone while the other slot idles.
 const LONGEST_FIRST = [
   'test/loadtest/experiments/decision.test.js',
-  'test/loadtest/experiments/studies.test.js',
+  'test/loadtest/experiments/overload.test.js',
   'test/loadtest/experiments/capacity.test.js',
-  'test/loadtest/lab-tour.test.js',
-  'test/loadtest/compare/compare.test.js',
-  'test/loadtest/compare/gates.test.js',
+  'test/loadtest/experiments/studies.test.js',
   'test/loadtest/run/runtimes.test.js',
-  'test/loadtest/lab-failures.test.js',
+  'test/loadtest/lab-tour.test.js',
+  'test/servers/task.test.js',
   'test/loadtest/lab-task.test.js',
-  'test/bench.test.js',
-  'test/servers/task.test.js'
+  'test/loadtest/lab-timeline.test.js',
+  'test/loadtest/compare/gates.test.js',
+  'test/loadtest/merge/merge.test.js',
+  'test/loadtest/run/http1-protocol.test.js',
+  'test/pack.test.js',
+  'test/servers/fleet-cpu.test.js',
+  'test/servers/failures.test.js',
+  'test/loadtest/run/open-loop.test.js',
+  'test/bench.test.js'
 ]
 
 // The files in run order: the longest first, then the rest sorted, so runs are reproducible.

@@ -34,11 +34,11 @@ function noiseLines (cmp, http) {
   return out
 }
 
-const GATE_MARK = { regressed: '✗ regressed', 'within noise': '≈ past the bound, within noise', 'within bound': '✓ within bound', 'not comparable': '– not comparable' }
+const GATE_MARK = { regressed: '✗ regressed', 'within noise': '≈ past the bound, within noise', 'within bound': '✓ within bound', 'not comparable': `${MISSING} not comparable` }
 
 function gateFigure (g, v) {
   if (!isNum(v)) return MISSING
-  if (g.metric === 'efficiency') return `${(v * 100).toFixed(1)}%`
+  if (g.metric === 'efficiency') return pctFixed(v, 1)
   return g.metric === 'rps' || g.metric === 'capacity' ? `${f(v, 1)} req/s` : `${lat(v, 'ms')} ms`
 }
 

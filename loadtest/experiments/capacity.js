@@ -17,13 +17,16 @@ export { SERVERS }
 // durationSec: a step's shortest length; minRequests: a step lasts long enough for this many requests,
 // up to maxStepSec: 299 is the fewest that can show p99 within the target (none over it, 95 %:
 // result/capacity.js percentileCall); a step with one or two over is undecided and its rate measured
-// again, pooled. loop:3e7 (about 20 ms here: an ideal near 100 req/s on 2 cores, so 3–10 s a step) keeps
-// a sweep of six strategies (one target) to about 12–15 minutes: the quiet reference of 2026-11-23 (01:21) took 8 min
-// for 75 steps of 200 requests (340 s of load, about 1.8 s of overhead a step); 299 requests make the
-// load about 510 s, undecided rates near the knee add about a tenth of the steps: 560 s of load and
-// 150 s of overhead, 12 min. loop:1e8 took 9–90 s a step, and loop:1e7's default target (34 ms) was
-// below the scheduler lag of a loaded machine, so every step failed. With three targets (the default since
-// 2026-11-24) the quiet reference runs of 2026-11-25 took 17–18 min (docs/decision.md "Cost").
+// again, pooled (a repeat of undecided steps only tops them up). loop:3e7 (about 25 ms here: an ideal near
+// 80 req/s on 2 cores, so 3–10 s a step); loop:1e8 took 9–90 s a step, and loop:1e7's default target
+// (34 ms) was below the scheduler lag of a loaded machine, so every step failed.
+// The cost (docs/decision.md "Cost"): with three targets the quiet reference runs of 2026-11-25 took 1104
+// and 1037 s with --confirm (103 and 97 steps: 816 and 762 s of load, about 2.2 s a step besides, 60 s
+// of --confirm). budgetSec bounds each sweep: a step costs its length and 2 s (run/sweep.js
+// STEP_OVERHEAD_SEC), the looser targets' steps only within 80 % of it, so 6 × 120 s = 720 s of sweeps at
+// most, with about 0.2 s a step uncounted (15 s), boot, calibration and warmup (about 50 s) and --confirm
+// (60 s): 14.1 min at most; replayed against those two runs' steps (scripts/capacity-cost.js) 761 and
+// 730 s, 12.7 and 12.2 min for 72 and 69 steps (a clear failure counted at once: run/sweep.js).
 const defaults = {
   work: 'loop:3e7',
   durationSec: 2,
@@ -40,22 +43,23 @@ const defaults = {
   fractions: null
 }
 // --quick: the suite's runs, cheap but by the same rule. A work of about 8 ms (ideal near 240 req/s) so
-// that 299 requests, which can show p99, take at most 2 s from the second coarse step on (the first, at
-// 30 %, is settled by a top-up); three coarse steps, one bisection, at most 6 steps + 1 per further
-// target, and a budget of 16 s a sweep: two to five steps (a sweep of 40-request steps, 7 + 2 per target
-// and no budget took 51–63 s a test of two or three sweeps; each rate there needed three steps).
+// that 299 requests, which can show p99, take at most 2.5 s from the first coarse step (60 % of the
+// ideal) on; three coarse steps, one bisection, at most 6 steps + 1 per further target, and a budget of
+// 16 s a sweep: on a quiet machine a pass, a clear failure, a bisection and the step past it (about 14 s).
+// (40-request steps, 7 + 2 per target and no budget took 51–63 s a test of two or three sweeps: each rate
+// needed three steps.)
 const quick = {
   work: 'loop:1e7',
   durationSec: 0.5,
   minRequests: MIN_REQUESTS,
-  maxStepSec: 2,
+  maxStepSec: 2.5,
   warmup: 4,
   recoveryTimeoutSec: 30,
   refine: 1,
   maxSteps: 6,
   stepsPerTarget: 1,
   budgetSec: 16,
-  fractions: [0.3, 0.8, 1.3]
+  fractions: [0.6, 1.0, 1.4]
 }
 
 // A tuned sweep's coarse steps from the previous value's bracket ({ pass, fail }), as fractions of the
@@ -77,7 +81,7 @@ export default {
   study: null,
   title: 'Capacity at a latency target: open-loop rate sweep per strategy',
   description:
-    'Each CPU strategy offered open-loop rates (requests due on a schedule whatever the answers; latency from the due time) from 30 % of the ideal its cores allow for the work (cores / calibrated service time) until one fails, a failure repeated before it counts, the knee refined by bisection, then 1.2 × the capacity, which must fail. Each step lasts for the 299 requests that can show p99 (binomial, 95 %), up to 10 s; an undecided rate is measured again and its steps pooled; what else took the machine is recorded per step (noise) and a disturbed step is marked, while the strategy\'s own contention is a finding and a failure the generator\'s lag could flip is repeated. Capacity: the highest offered rate whose p99 stays within the target with every request answered and verified and no growing backlog, with its bracket and the floor (the lowest rate offered); none — "cannot meet the target" — when the floor\'s p99 is above it.',
+    'Each CPU strategy offered open-loop rates (requests due on a schedule whatever the answers; latency from the due time) from 30 % of the ideal its cores allow for the work (cores / calibrated service time) until one fails, a failure repeated before it counts, the knee refined by bisection, then 1.2 × the capacity, which must fail. Each step lasts for the 299 requests that can show p99 (binomial, 95 %), up to 10 s; an undecided rate is measured again (topped up) and its steps pooled; a sweep stays within its time budget (the looser targets\' steps within 80 % of it, so their bisections stop first); what else took the machine is recorded per step (noise) and a disturbed step is marked, while the strategy\'s own contention is a finding and a failure the generator\'s lag could flip is repeated. Capacity: the highest offered rate whose p99 stays within the target with every request answered and verified and no growing backlog, with its bracket and the floor (the lowest rate offered); none — "cannot meet the target" — when the floor\'s p99 is above it.',
   defaults,
   quick,
   // One entry per server; its sweep chooses the rates from the calibrated service time at run time.

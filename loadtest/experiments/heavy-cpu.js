@@ -2,7 +2,7 @@
 // CPU (`for (i = 0; i < 1e8; i++) sum += i`) under 100 connections for 20 s, autocannon's default 10 s
 // timeout. The study's point: only the queued pool answers every request; the others time requests
 // out and keep working on abandoned ones, which the recovery request right after the round shows.
-import { fmtMs, fmtCount, fmtPct } from '../report/format.js'
+import { MISSING, fmtMs, fmtCount, fmtNum, fmtPct } from '../report/format.js'
 import { trustMark } from '../result/trust.js'
 import { cpuStrategyNames } from '../catalog.js'
 
@@ -54,7 +54,7 @@ export default {
         if (r.status === 'failed' && !r.requests) { return [r.server, 'FAILED', '', '', '', '', '', '', '', '', '', '', '', '', `✗ ${r.failure?.reason ?? ''}`] }
         return [
           r.server,
-          r.rps === null ? '-' : r.rps.toFixed(1),
+          fmtNum(r.rps, 1),
           fmtMs(r.latency?.p50),
           fmtMs(r.latency?.p97_5),
           fmtMs(r.latency?.p99),
@@ -66,10 +66,10 @@ export default {
             ? r.recovery.ms === null
               ? `>${fmtMs(r.recovery.timeoutMs)} (${r.recovery.status})`
               : fmtMs(r.recovery.ms)
-            : '-',
+            : MISSING,
           fmtCount(r.outside?.peakProcesses),
           fmtCount(r.outside?.peakThreads),
-          r.outside?.cpuMsPerRequest == null ? '-' : r.outside.cpuMsPerRequest.toFixed(0),
+          fmtNum(r.outside?.cpuMsPerRequest, 0),
           fmtPct(r.efficiency),
           trustMark(r)
         ]

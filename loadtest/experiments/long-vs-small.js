@@ -3,7 +3,7 @@
 // called first (every second call 1000 ms, else 100 ms). Load as the study: `autocannon -c 50
 // --amount 200 -t 1000`. Throughput is the same; who waits how long is not — hence the full
 // percentile column the study prints.
-import { fmtMs } from '../report/format.js'
+import { MISSING, fmtMs, fmtNum } from '../report/format.js'
 import { PERCENTILE_KEYS } from '../result/stats.js'
 import { trustMark } from '../result/trust.js'
 
@@ -42,8 +42,8 @@ export default {
     const head = ['percentile', ...runs.map((r) => r.variant ?? r.server)]
     const rows = PERCENTILES.map((p) => [p, ...runs.map((r) => fmtMs(r.latency?.percentiles?.[p]))])
     rows.push(['max', ...runs.map((r) => fmtMs(r.latency?.max))])
-    rows.push(['req/s', ...runs.map((r) => (r.rps === null ? '-' : r.rps.toFixed(2)))])
-    rows.push(['answered', ...runs.map((r) => (r.requests ? `${r.requests.completed}/${r.requests.sent}` : '-'))])
+    rows.push(['req/s', ...runs.map((r) => fmtNum(r.rps, 2))])
+    rows.push(['answered', ...runs.map((r) => (r.requests ? `${r.requests.completed}/${r.requests.sent}` : MISSING))])
     rows.push(['loop p99', ...runs.map((r) => fmtMs(r.telemetry?.eventLoop?.p99))])
     rows.push(['trust', ...runs.map((r) => trustMark(r))])
     return { head, rows }

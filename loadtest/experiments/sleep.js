@@ -3,7 +3,7 @@
 // 10 s; then the pooled ones again with 10 tasks per worker and a 1000 ms idle timeout. The study's
 // point: a pool rescues blocking work and costs async work, and tuning the pool recovers async work.
 import { parseKey } from '../result/key.js'
-import { fmtMs, fmtCount, fmtRatio } from '../report/format.js'
+import { MISSING, fmtMs, fmtCount, fmtNum, fmtRatio } from '../report/format.js'
 import { trustMark } from '../result/trust.js'
 
 const VARIANTS = ['async-sleep-unpooled', 'async-sleep-pooled', 'sync-sleep-unpooled', 'sync-sleep-pooled']
@@ -63,9 +63,9 @@ export default {
           ? tuned
             ? `${TUNED.tasks} tasks/worker, idle ${TUNED.idleTimeout} ms`
             : 'piscina defaults'
-          : '-',
-        r.rps === null ? '-' : r.rps.toFixed(1),
-        base ? fmtRatio(r.rps, base.rps) : '-',
+          : MISSING,
+        fmtNum(r.rps, 1),
+        base ? fmtRatio(r.rps, base.rps) : MISSING,
         fmtMs(r.latency?.p50),
         fmtMs(r.latency?.p97_5),
         fmtMs(r.latency?.max),

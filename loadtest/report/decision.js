@@ -3,10 +3,10 @@
 import { esc } from './escape.js'
 import { mdText } from './escape.js'
 import { bracketText } from '../result/decision.js'
-import { isNum, roundTo } from '../result/stats.js'
-import { MISSING } from './format.js'
+import { isNum } from '../result/stats.js'
+import { MISSING, fmtRounded } from './format.js'
 
-const r1 = (x) => (isNum(x) ? String(roundTo(x, 1)) : MISSING)
+const r1 = (x) => fmtRounded(x, 1)
 
 // A decision's winner (or tied candidate) as words: `queued-threads with threads=2`.
 function who (c) {

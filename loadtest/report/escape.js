@@ -1,6 +1,6 @@
-// Escaping for each output kind, in one place: text that reaches a Markdown page or a terminal can come
-// from a user (--label), a server (a --url server's strategy name) or a failure (stderr lines), so it
-// is never printed raw. Formatting a figure is format.js's; an output escapes what format.js gives it.
+// Escaping for each output kind, in one place: text that reaches an HTML page, a Markdown page or a
+// terminal can come from a user (--label), a server (a --url server's strategy name) or a failure (stderr
+// lines), so it is never printed raw. Formatting a figure is format.js's; an output escapes what format.js gives it.
 
 const HTML_ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' }
 

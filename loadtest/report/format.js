@@ -1,8 +1,8 @@
-// The lab's text formatters, one module: every figure in every output (terminal table, Markdown, HTML,
-// compare, the bench, the progress line, the experiments' own tables) is written by a function here, as a
-// plain string, with MISSING for a missing value. The HTML side formats here, then escapes (escape.js
+// The lab's text formatters, one module: the figures of the outputs (terminal table, Markdown, HTML,
+// compare, the bench, the progress line, the experiments' own tables) are written by the functions here,
+// as plain strings, with MISSING for a missing value. The HTML side formats here, then escapes (escape.js
 // esc) and puts its marked-up dash where it gets MISSING (html.js).
-import { isNum } from '../result/stats.js'
+import { isNum, roundTo } from '../result/stats.js'
 
 // The one sign of a missing value (not measured, not applicable) in every text output. A figure the
 // run's runtime cannot measure is another thing, shown as table.js UNMEASURED with its reason.
@@ -127,4 +127,9 @@ export function msOrSeconds (ms) {
 export function bytesDecimal (n) {
   if (absent(n)) return MISSING
   return n >= 1e6 ? `${n / 1e6} MB` : n >= 1e3 ? `${n / 1e3} kB` : `${n} B`
+}
+
+// A number rounded to `digits` decimals, as few as it needs (12.3, 12, 0.05); MISSING when missing.
+export function fmtRounded (x, digits = 2) {
+  return isNum(x) ? String(roundTo(x, digits)) : MISSING
 }

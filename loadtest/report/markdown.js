@@ -8,15 +8,11 @@ import { holdsText } from '../result/capacity.js'
 import { thresholdRows } from './thresholds.js'
 import { decisionMarkdown } from './decision.js'
 import { bracketText } from '../result/decision.js'
-import { MISSING } from './format.js'
+import { MISSING, fmtRounded as n, mibGib } from './format.js'
 
 // A calibration's row name: its work spec, and its runtime under --node.
 function calibrationName (c) {
   return c.runtime ? `${c.spec} on ${c.runtimeName ?? c.runtime}` : c.spec
-}
-
-function gb (bytes) {
-  return `${(bytes / 1073741824).toFixed(1)} GB`
 }
 
 // Render { head, rows } as a Markdown table. A cell is text (escaped here) or { md } already in Markdown
@@ -54,7 +50,7 @@ function machineSection (m) {
   return [
     '## Machine',
     '',
-    `- **Machine:** ${mdText(m.cpuModel)}, ${m.cores} cores (availableParallelism ${m.availableParallelism}), ${gb(m.memoryBytes)} RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`,
+    `- **Machine:** ${mdText(m.cpuModel)}, ${m.cores} cores (availableParallelism ${m.availableParallelism}), ${mibGib(m.memoryBytes)} RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`,
     `- **Node:** ${m.node} (V8 ${m.v8})${m.nodeSupported ? ` (supported: ${m.nodeSupported})` : ''}; fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, react ${m.versions.react}`,
     `- **Load average at start:** ${m.loadavg.join(', ')}`,
     ''
@@ -130,7 +126,6 @@ function capacitySection (results) {
   const swept = results.filter((r) => r.capacity?.steps?.length)
   if (!swept.length) return []
   const targets = [...new Set(swept.map((r) => `p99 ≤ ${r.capacity.sloMs} ms (${r.capacity.sloRule})`))]
-  const n = (x, d = 2) => (typeof x === 'number' ? String(Math.round(x * 10 ** d) / 10 ** d) : MISSING)
   const head = [
     'server', 'step', 'kind', 'offered req/s', 'p99 ms', 'lag p99 ms', 'requests', 'over target', 'holds', 'steal %',
     'foreign cores', 'work ×', 'own contention', 'disturbed by'

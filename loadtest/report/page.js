@@ -467,7 +467,7 @@ function capacitySection (http, names) {
       s.contention ? { html: `<span data-flag="contention">${esc(s.contention.text)}</span>`, className: 'text' } : '',
       msHtml(s.lagP99),
       s.disturbed ? { html: `<span class="bad" data-flag="disturbed">! ${esc(s.disturbedBy.join(', '))}</span>`, className: 'text' } : '',
-      isNum(s.n) ? `${numHtml(s.n)} / ${isNum(s.over) ? numHtml(s.over) : '-'}` : MISSING,
+      isNum(s.n) ? `${numHtml(s.n)} / ${isNum(s.over) ? numHtml(s.over) : MISSING}` : MISSING,
       { html: esc(holdsText(s)), className: 'text' }
     ])
   )

@@ -1,6 +1,6 @@
 // The summary table: pure rows from a report, and a plain-text renderer for the terminal.
 import { termText } from './escape.js'
-import { fmtMb as mb, fmtMs as ms, fmtNum as num, MISSING } from './format.js'
+import { fmtMb as mb, fmtMs as ms, fmtNum as num, fmtPct as pct, MISSING } from './format.js'
 import { runtimeName, unmeasuredLines, unmeasuredText, unmeasuredWhy } from '../result/runtime.js'
 import { findingLines } from '../result/findings.js'
 import { trustMark } from '../result/trust.js'
@@ -67,7 +67,7 @@ export function defaultTable (report) {
       unmeasuredWhy(r, 'eventLoop') ? UNMEASURED : ms(r.telemetry?.eventLoop?.p99),
       num(r.outside?.cpuMsPerRequest, 2),
       mb(r.outside?.peakRssBytes),
-      r.efficiency === null || r.efficiency === undefined ? MISSING : `${Math.round(r.efficiency * 100)}%`,
+      pct(r.efficiency),
       r.contention?.short ?? MISSING,
       trustMark(r)
     ])
@@ -125,7 +125,7 @@ export function renderText ({ head, rows, notes = [] }) {
   const all = [head, ...rows].map((r) => r.map((c) => termText(c)))
   const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)))
   const numeric = head.map(
-    (_, i) => rows.length > 0 && rows.every((r) => /^[-\d.%sM]*$/.test(String(r[i] ?? '')) || r[i] === '-' || r[i] === UNMEASURED)
+    (_, i) => rows.length > 0 && rows.every((r) => /^[-\d.%sM]*$/.test(String(r[i] ?? '')) || r[i] === MISSING || r[i] === UNMEASURED)
   )
   const line = (r) =>
     r

@@ -166,7 +166,7 @@ function figureText (t, v) {
   return `${v.toFixed(digits)}${t.unit ? ` ${t.unit}` : ''}`
 }
 
-const VERDICT = { passed: '✓ passed', crossed: '✗ crossed', 'not-applicable': '– not applicable' }
+const VERDICT = { passed: '✓ passed', crossed: '✗ crossed', 'not-applicable': `${MISSING} not applicable` }
 
 /**
  * The evaluation as { head, rows } of plain strings (one row per threshold and run; a threshold that

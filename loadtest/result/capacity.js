@@ -142,6 +142,15 @@ function pooledCall (steps) {
   return { call: percentileCall(n, over), share: n > 0 ? over / n : null, counted: !pool.some((s) => s.disturbed) }
 }
 
+// A failure no repeat could flip: at least CLEAR_SHARE of its requests over the target (its median over
+// it), the step undisturbed and its lag unable to flip it. Noise only adds time, and the noise sampler saw
+// none: it counts at once, like a second failure.
+const CLEAR_SHARE = 0.5
+function clearFailure (s) {
+  return callOf(s) === 'fail' && !s.disturbed && !s.inDoubt && s.n > 0 && typeof s.over === 'number' &&
+    s.over / s.n >= CLEAR_SHARE
+}
+
 // The verdict at one rate from its steps ([{ call, disturbed, inDoubt, n, over }]): 'pass', 'fail' or
 // 'pending' (measure it again). `contradicts`: a pass here would sit above a confirmed failure (it needs
 // two passes) — and otherwise a failure needs two. Disturbed failures and failures the generator's lag
@@ -156,7 +165,7 @@ export function verdictAt (steps, { contradicts = false } = {}) {
   const counted = steps.filter((s) => callOf(s) === 'fail' && !s.disturbed && !s.inDoubt).length +
     (pooled.counted ? extra('fail') : 0)
   if (passes >= (contradicts ? 2 : 1) && passes > fails) return 'pass'
-  if (counted >= (contradicts ? 1 : 2) && fails >= passes) return 'fail'
+  if ((counted >= (contradicts ? 1 : 2) || steps.some(clearFailure)) && fails >= passes) return 'fail'
   if (steps.length >= MAX_TRIES) {
     if (passes !== fails) return passes > fails ? 'pass' : 'fail'
     return pooled.share !== null && pooled.share <= PERCENTILE_SHARE ? 'pass' : 'fail'

@@ -40,6 +40,7 @@ export function minOf (a, b) {
   return b === null || b === undefined ? a : Math.min(a, b)
 }
 
+// The larger of two figures, on the same rule as minOf.
 export function maxOf (a, b) {
   if (a === null || a === undefined) return b ?? null
   return b === null || b === undefined ? a : Math.max(a, b)

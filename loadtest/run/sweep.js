@@ -4,8 +4,8 @@
 // lowest failing rate, then offers 1.2 × the capacity, which must fail: if it holds, the sweep goes on
 // upward from it. Noise only ever adds time, so a verdict that agrees with what the sweep already knows
 // stands on one step, and one that contradicts it needs two: a first failure is repeated before it
-// counts (a disturbed failure counts only when a rate has had MAX_TRIES steps), and a pass above a
-// failure is re-measured. See verdictAt for the rule, and reports/README.md "capacity".
+// counts (a disturbed failure counts only when a rate has had MAX_TRIES steps; a clear one, half its
+// requests over the target and undisturbed, counts at once), and a pass above a failure is re-measured. See verdictAt for the rule, and reports/README.md "capacity".
 import { MAX_TRIES, OVERLOAD, bracketOf, judgeStep, percentileCall, requestsToShow, verdicts } from '../result/capacity.js'
 import { roundTo } from '../result/stats.js'
 
@@ -70,7 +70,8 @@ function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec,
     'A step holds when every request was answered 2xx with the expected body, its backlog did not grow and its ' +
     'requests over the target (latency from the due time) show p99 within it at 95 % (binomial: 299 requests ' +
     'with none over, 473 with one, 628 with two); it fails when they show p99 above it; otherwise it is ' +
-    'undecided and the rate is measured again, its steps pooled. A first failure is repeated before it counts; ' +
+    'undecided and the rate is measured again, its steps pooled. A first failure is repeated before it counts ' +
+    '(unless half its requests or more were over the target, the step undisturbed: no repeat could flip it); ' +
     "a disturbed failure, or one the generator's lag could flip (p99 less the lag p99 within the target), counts " +
     `only after ${MAX_TRIES} steps at its rate; a pass above a confirmed failure must hold twice. At ` +
     `${MAX_TRIES} steps the majority decides, a tie the pooled share over the target. A repeat of a rate whose ` +
@@ -101,7 +102,9 @@ function nextStep (views, aims, { idealRps, fractions, refine, maxSteps }) {
   const lastCoarse = coarse.at(-1)
   const climbing = !steps.some((s) => s.kind !== 'coarse' && s.kind !== 'repeat')
   if (climbing && (!lastCoarse || byRate.at(-1).get(lastCoarse.rate) === 'pass') && coarse.length < fractions.length) {
-    return { kind: 'coarse', rate: fractions[coarse.length] * idealRps, aim: null }
+    // past the first target's failure the climb is the looser targets' (first: false)
+    const first = !lastCoarse || byRate[0].get(lastCoarse.rate) === 'pass'
+    return { kind: 'coarse', rate: fractions[coarse.length] * idealRps, aim: null, first }
   }
   // The first target (the decision's) is refined and proven first, so a step limit cuts the others.
   for (const [k, v] of byRate.entries()) {
@@ -133,10 +136,10 @@ function topUpRequests (views, step) {
   return need > 0 ? need : null
 }
 
-// Is a step the first target's (or every target's)? Coarse steps count for all; a repeat is the first
-// target's when its rate is pending for it; a bisection or step past capacity when aimed at it.
+// Is a step the first target's (or every target's)? A coarse step until the first target failed; a
+// repeat when its rate is pending for the first target; a bisection or step past capacity when aimed at it.
 function forFirst (step) {
-  if (step.kind === 'coarse') return true
+  if (step.kind === 'coarse') return step.first
   if (step.kind === 'repeat') return (step.pending ?? [0]).includes(0)
   return step.aim === 0
 }

@@ -118,8 +118,9 @@ test('a task that throws, in setup() or per call, or whose result is not JSON: 5
     ],
     [join(TASKS, 'failing.mjs#nothing'), 'ERR_TASK_RESULT', /^task result is not JSON-serialisable: got undefined$/]
   ]
+  // each case its own server: a strategy's four servers boot and answer at once (boots mostly wait)
   for (const name of ['simple', 'worker-per-request', 'child-process', 'queued-threads']) {
-    for (const [task, code, message] of cases) {
+    await Promise.all(cases.map(async ([task, code, message]) => {
       const srv = await startServer(name, ['--task', task, '--input', '{"a":1}'])
       t.after(() => srv.stop())
       for (let i = 0; i < 2; i++) {
@@ -132,14 +133,15 @@ test('a task that throws, in setup() or per call, or whose result is not JSON: 5
       assert.equal(await (await fetch(`${srv.url}/?work=fib:10`)).text(), '{"fib":55}')
       assert.deepEqual((await statsOf(srv)).requests, { completed: 1, failed: 2 })
       assert.deepEqual(await srv.stop(), { code: 0, signal: null })
-    }
+    }))
   }
 })
 
 test('a task that never settles (a pending promise, a synchronous loop) answers 500 at --task-timeout; no thread or child is left', async (t) => {
   for (const name of ['simple', 'worker-per-request', 'child-process', 'queued-threads', 'sleep-variants']) {
     const exports = name === 'simple' ? ['never'] : ['never', 'spin'] // inline, a synchronous loop would hang the server
-    for (const exp of exports) {
+    // each export its own server, both at once (their checks are per server: its pid, its tree, its threads)
+    await Promise.all(exports.map(async (exp) => {
       const args = ['--task', `${join(TASKS, 'failing.mjs')}#${exp}`, '--task-timeout', '300']
       const srv = await startServer(name, [
         ...args,
@@ -159,7 +161,7 @@ test('a task that never settles (a pending promise, a synchronous loop) answers 
       await pWaitFor(() => processTree(srv.pid).length === 1, { interval: 20, timeout: 10000 })
       if (name === 'worker-per-request') { await pWaitFor(() => threadCount(srv.pid) <= threadsBefore, { interval: 20, timeout: 10000 }) }
       assert.deepEqual(await srv.stop(), { code: 0, signal: null })
-    }
+    }))
   }
 })
 

@@ -29,7 +29,8 @@ const CASES = {
   fmtSeconds: [[1234], '1.2s'],
   fmtRatio: [[3, 2], '×1.50'],
   msOrSeconds: [[1234], '1.23 s'],
-  bytesDecimal: [[65536], '65.536 kB']
+  bytesDecimal: [[65536], '65.536 kB'],
+  fmtRounded: [[12.345, 1], '12.3']
 }
 
 test('every formatter gives a plain string, and MISSING for null, undefined and NaN', () => {
@@ -53,4 +54,32 @@ test('the HTML figures are format.js figures escaped, with MISSING marked as not
   assert.equal(figureHtml('a&b'), esc('a&b'))
   assert.equal(esc('<"\'&>'), '&lt;&quot;&#39;&amp;&gt;')
   assert.equal(esc(null), '')
+})
+
+// A dash standing alone as a figure: a terminal-table token, a Markdown cell or an HTML element's text.
+const LONE_DASH = /(?:^|\s|\||>)([-–—])(?=\s|\||<|$)/gm
+
+test('a missing figure is shown with MISSING in every output, never an en or em dash', async () => {
+  const { httpReport, httpResult } = await import('../../fixtures/reports.js')
+  const { renderMarkdown } = await import('../../../loadtest/report/markdown.js')
+  const { defaultTable, renderText } = await import('../../../loadtest/report/table.js')
+  const { renderReportHtml } = await import('../../../loadtest/report/page.js')
+  const { compareReports } = await import('../../../loadtest/compare/compare.js')
+  const { renderCompareHtml, renderCompareMarkdown } = await import('../../../loadtest/compare/render.js')
+  const report = httpReport()
+  // a run that measured nothing but its requests: every figure missing
+  report.results.push(httpResult('simple', { work: 'loop:1e3', rps: null, latency: null, probe: null, recovery: null, telemetry: null, outside: null, efficiency: null }))
+  const other = httpReport({ hostname: 'other-box' })
+  const cmp = compareReports([{ file: 'a.json', report }, { file: 'b.json', report: other }])
+  const outputs = {
+    text: renderText(defaultTable(report)),
+    markdown: renderMarkdown(report),
+    html: renderReportHtml(report),
+    'compare markdown': renderCompareMarkdown(cmp),
+    'compare html': renderCompareHtml(cmp)
+  }
+  for (const [name, out] of Object.entries(outputs)) {
+    const signs = new Set([...out.matchAll(LONE_DASH)].map((m) => m[1]))
+    assert.deepEqual([...signs], [MISSING], `${name}: the lone dashes are ${[...signs].join(' ') || 'none'}`)
+  }
 })

@@ -68,7 +68,7 @@ test('table and Markdown: machine and method stated, one row per result, failure
   const text = renderText(t)
   assert.equal(text.trim().split('\n').length, 4)
   const md = renderMarkdown(report)
-  assert.match(md, /Test CPU, 2 cores \(availableParallelism 2\), 8\.0 GB RAM/)
+  assert.match(md, /Test CPU, 2 cores \(availableParallelism 2\), 8\.0 GiB RAM/)
   assert.match(
     md,
     /\*\*Node:\*\* v20\.19\.0 \(V8 11\); fastify 5\.0\.0, piscina 5\.0\.0, autocannon 9\.0\.0, react 19\.0\.0/

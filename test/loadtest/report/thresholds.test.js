@@ -91,7 +91,7 @@ test('evaluateThresholds: per threshold and run, passed / crossed / not applicab
   assert.equal(anyCrossed(evaluateThresholds([parseThreshold('rps>0')], [simple])), false)
   // a qualifier matching no run: one row saying so
   const none = thresholdRows(evaluateThresholds([parseThreshold('cluster-threads:p99<5')], report.results))
-  assert.deepEqual(none.rows, [['cluster-threads: p99 < 5 ms', 'no run of cluster-threads', '-', '– not applicable']])
+  assert.deepEqual(none.rows, [['cluster-threads: p99 < 5 ms', 'no run of cluster-threads', '-', '- not applicable']])
 })
 
 test('malformed thresholds exit 2 with one line naming the threshold, before any server starts', { timeout: 120000 }, async () => {

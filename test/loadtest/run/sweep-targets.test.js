@@ -4,9 +4,9 @@
 // ranking flips with the target, and the decision says where.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { MAX_STEPS, SLO_MULTIPLES, STEP_OVERHEAD_SEC, createSweep, targetsFor } from '../../../loadtest/run/sweep.js'
+import { LOOSE_SHARE, MAX_STEPS, SLO_MULTIPLES, STEP_OVERHEAD_SEC, createSweep, targetsFor } from '../../../loadtest/run/sweep.js'
 import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/result/histogram.js'
-import { capacityAtTargets } from '../../../loadtest/result/capacity.js'
+import { capacityAtTargets, judgeStep, verdictAt } from '../../../loadtest/result/capacity.js'
 import { decide } from '../../../loadtest/result/decision.js'
 
 // A queueing server: p99 = floorMs / (1 − rate / limit), past the limit nothing holds.
@@ -144,7 +144,47 @@ test('top-up: a repeat of an undecided rate lasts for the requests its pool stil
   history.push({ rate: again, figures: counted(60, 0, 50) }) // 310 in all, none over: a pass
   const up = sweep.next(history)
   assert.ok(up > first && sweep.kinds.at(-1) === 'coarse', 'the pooled pass climbs on')
-  history.push({ rate: up, figures: counted(300, 200, 50) }) // a failure: repeated whole
+  history.push({ rate: up, figures: counted(300, 20, 50) }) // a marginal failure: repeated whole
   assert.equal(sweep.next(history), up)
   assert.equal(sweep.durationFor(up), Math.ceil((299 / up) * 10) / 10)
+})
+
+test('a clear failure (half its requests over the target, undisturbed) counts at once; a marginal or disturbed one is repeated', () => {
+  const at = (steps) => verdictAt(steps.map((s) => ({ ...s, ...judgeStep(s.figures, 50) })))
+  const clear = counted(300, 200, 50)
+  assert.equal(at([{ figures: clear, disturbed: false }]), 'fail', 'two thirds over: no repeat could flip it')
+  assert.equal(at([{ figures: counted(300, 20, 50), disturbed: false }]), 'pending', '20 of 300 over: measured again')
+  assert.equal(at([{ figures: clear, disturbed: true }]), 'pending', 'disturbed: measured again')
+  // in a sweep: the failing coarse step is followed by a bisection, not by its repeat
+  const sweep = createSweep({ serviceMs: 10, cores: 2, sloMs: 50, minRequests: 299, minDurationSec: 1, maxStepSec: 10 })
+  const history = []
+  const first = sweep.next(history)
+  history.push({ rate: first, figures: counted(300, 0, 50) })
+  const second = sweep.next(history)
+  history.push({ rate: second, figures: counted(300, 250, 50) })
+  assert.ok(sweep.next(history) < second && sweep.kinds.at(-1) === 'refine', `after ${sweep.kinds.join(', ')}`)
+})
+
+test('budget: the climb past the first target\'s failure is the looser targets\' and fits within their share', () => {
+  const p99At = queue(20, 200) // knees 120 req/s at 50 ms, 190 at 400 ms; coarse steps every 30 req/s
+  let climbs = 0
+  for (let budgetSec = 20; budgetSec <= 80; budgetSec += 4) {
+    const steps = { minRequests: 299, minDurationSec: 1, maxStepSec: 10 }
+    const sweep = createSweep({ serviceMs: 10, cores: 2, slos: [50, 400], ...steps, budgetSec })
+    const history = []
+    let spent = 0
+    let firstFailed = Infinity // the lowest coarse rate the first target failed at
+    for (let rate = sweep.next(history); rate !== null; rate = sweep.next(history)) {
+      spent += sweep.durationFor(rate) + STEP_OVERHEAD_SEC
+      if (sweep.kinds.at(-1) === 'coarse' && rate > firstFailed) {
+        assert.ok(spent <= budgetSec * LOOSE_SHARE + 1e-9, `${budgetSec} s: a climb for the looser target at ${rate} req/s ended at ${spent} s`)
+        climbs++
+      }
+      const p99 = p99At(rate)
+      if (sweep.kinds.at(-1) === 'coarse' && p99 > 50) firstFailed = Math.min(firstFailed, rate)
+      history.push({ rate, figures: figures(p99) })
+    }
+    assert.ok(spent <= budgetSec)
+  }
+  assert.ok(climbs > 0, 'some budgets let the looser target climb')
 })
