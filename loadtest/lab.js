@@ -65,7 +65,7 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
     plan = [{ server: new URL(opts.url).host, variant: null, args: [], work: opts.work ?? null }]
   } else if (!inProcess) {
     plan = experiment.plan(planOpts)
-    if (opts.server && experimentName !== 'custom') plan = plan.filter((e) => opts.server.includes(e.server))
+    if (opts.server && experimentName !== 'custom') plan = plan.filter((e) => opts.server.some((n) => n.split('/')[0] === e.server))
     if (plan.length === 0) {
       throw usageError(
         `--server: experiment ${experimentName} has no entry for ${opts.server?.join(', ') ?? 'any built server'}`

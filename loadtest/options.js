@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util'
 import { join } from 'node:path'
 import { existsSync, statSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
-import { ROOT, allServerNames, catalog } from './catalog.js'
+import { ROOT, allServerNames, catalog, variants } from './catalog.js'
 import { defaultReportsDir, userCwd, userPath } from './paths.js'
 import { experimentNames } from './experiments/index.js'
 import { clip, describe, usageError } from './errors.js'
@@ -75,7 +75,8 @@ reports/<time>-<host>-<experiment>.{json,md,html} (./loadlab-reports/ when run f
 Relative paths (--task, --input @FILE, --out, --runtime or --node PATH) are from the directory you run it in.
 With no option: a quick tour of every server (light load, about a minute).
 
-  --server a,b|all     servers to run (see --list); a custom run
+  --server a,b|all     servers to run (see --list); a custom run; with --experiment overload also
+                       variant keys (queued-threads/deadline: that variant and its base)
   --experiment NAME    reproduce a study (see --list); with --server: only those servers
   --connections N      concurrent connections (default: the experiment's); with --rate, the cap on
                        kept connections (default: enough for rate × timeout, at most ${DEFAULT_MAX_CONNECTIONS})
@@ -308,15 +309,19 @@ function checkScaleOut (o, out) {
   out.shard = o.shard === null ? null : shardOf(o, out)
 }
 
-// --server: a comma-separated list of catalog names (or all), each built.
-function serversOf (spec, known) {
+// --server: a comma-separated list of catalog names (or all), each built; with the overload experiment
+// also shedding variant keys (queued-threads/deadline: that variant and its base, not the others).
+function serversOf (spec, known, experiment) {
   const names = spec.split(',').map((s) => s.trim()).filter(Boolean)
   const allowed = ['all', ...known.map((s) => s.name)]
   if (names.length === 0) { throw usageError(`--server: expected a comma-separated list of ${allowed.join(', ')}, got ${describe(spec)}`) }
-  const bad = names.find((n) => !allowed.includes(n))
-  if (bad) throw usageError(`--server: unknown server \`${bad}\`; allowed: ${allowed.join(', ')}`)
+  const keys = variants().map((v) => v.key)
+  const variant = names.find((n) => keys.includes(n))
+  if (variant && experiment !== 'overload') throw usageError(`--server ${variant}: a shedding variant goes with --experiment overload`)
+  const bad = names.find((n) => !allowed.includes(n) && !keys.includes(n))
+  if (bad) throw usageError(`--server: unknown server \`${bad}\`; allowed: ${[...allowed, ...keys].join(', ')}`)
   const servers = [...new Set(names.flatMap((n) => (n === 'all' ? allServerNames() : [n])))]
-  const missing = servers.filter((n) => !known.find((s) => s.name === n).available)
+  const missing = servers.filter((n) => !known.find((s) => s.name === n.split('/')[0]).available)
   if (missing.length) throw usageError(`--server: ${missing.join(', ')} not built (no servers/<name>/index.js)`)
   return servers
 }
@@ -392,7 +397,7 @@ function validateOptions (values) {
   checkLoad(o, out)
   checkScaleOut(o, out)
   const known = catalog()
-  if (o.server !== null) out.server = serversOf(o.server, known)
+  if (o.server !== null) out.server = serversOf(o.server, known, o.experiment)
   if (o.experiment !== null && !experimentNames().includes(o.experiment)) {
     throw usageError(`--experiment: unknown experiment \`${o.experiment}\`; allowed: ${experimentNames().join(', ')}`)
   }

@@ -69,7 +69,10 @@ export default {
     const q = opts.settings
     const work = opts.task?.spec ?? opts.work ?? q.work
     const args = opts.task ? taskArgs(opts.task) : ['--work', work]
-    const servers = (opts.servers ?? SERVERS).filter((s) => SERVERS.includes(s))
+    // --server names strategies (each with all its variants) or variant keys (that variant and its base).
+    const picked = opts.servers ?? SERVERS
+    const servers = [...new Set(picked.map((s) => s.split('/')[0]))].filter((s) => SERVERS.includes(s))
+    const wanted = (v) => picked.includes(v.server) || picked.includes(v.key)
     const caps = opts.capacityFrom ? readCapacities(opts.capacityFrom) : null
     const settings = q.overload
     const entries = []
@@ -85,7 +88,7 @@ export default {
       }
       const sweep = from ? null : oneTarget
       entries.push({ ...base, variant: null, ...(sweep ? { sweep } : {}), overload: { settings, capacity: from } })
-      for (const v of variants([server])) {
+      for (const v of variants([server]).filter(wanted)) {
         entries.push({
           ...base,
           variant: v.variant,

@@ -9,11 +9,14 @@ import { labReport, runLab, tempDir } from '../../helpers/lab.js'
 import { OVERLOAD_QUICK, goodputShareAt } from '../../../loadtest/result/overload.js'
 
 const WORK = 'sleep-sync:20'
-const SLO = 100
+// A target of 10 service times (deadline auto: 200 − 2 × 20 = 160 ms). After the burst, at 0.7 × C, a 1 s
+// window's p99 is about its slowest answer of 63: at a 100 ms target one answer slowed by other processes
+// on the machine put it past the target and the recovery past 2 s (1 test run in 4); at 200 it stays under.
+const SLO = 200
 
 // A capacity report as --experiment capacity writes it, reduced to what --capacity-from reads: C for
 // queued-threads at sleep-sync:20 (2 threads of 20 ms: an ideal of 100 req/s on 2 cores; the sweep
-// finds about 90) at a 100 ms target.
+// finds about 90) at the test's target.
 async function capacityFile (dir, { rps = 90, sloMs = SLO, server = 'queued-threads' } = {}) {
   const file = join(dir, 'capacity.json')
   const capacity = { serviceMs: 20, capacity: { rps, sloMs, bound: 'refined' } }
@@ -29,11 +32,12 @@ test('overload --quick at 2 × C: the deadline pool keeps goodput, the unbounded
   t.after(input.cleanup)
   const from = await capacityFile(input.dir)
   const { json, md, files } = await labReport([
-    '--experiment', 'overload', '--quick', '--server', 'queued-threads', '--work', WORK,
+    '--experiment', 'overload', '--quick', '--server', 'queued-threads/deadline', '--work', WORK,
     '--capacity-from', from, '--out', dir, '--threshold', 'queued-threads/deadline:goodput>0.7'
   ])
   const byKey = Object.fromEntries(json.results.map((r) => [r.variant ? `${r.server}/${r.variant}` : r.server, r]))
-  assert.deepEqual(Object.keys(byKey).sort(), ['queued-threads', 'queued-threads/deadline', 'queued-threads/max-queue'])
+  // A variant key runs that variant and its base (their C, the unbounded pool beside it), not max-queue.
+  assert.deepEqual(Object.keys(byKey).sort(), ['queued-threads', 'queued-threads/deadline'])
   const unbounded = byKey['queued-threads'].overload
   const deadline = byKey['queued-threads/deadline'].overload
   for (const o of [unbounded, deadline]) {
@@ -76,9 +80,10 @@ test('overload refusals: one line, exit 2', async (t) => {
   const from = await capacityFile(dir)
   const cases = [
     [['--capacity-from', join(dir, 'none.json')], /^loadlab lab: --capacity-from: .*none\.json: no such file$/],
-    [['--capacity-from', from, '--slo', '50'], /measured queued-threads at a 100 ms target, not --slo 50 ms$/],
+    [['--capacity-from', from, '--slo', '50'], new RegExp(`measured queued-threads at a ${SLO} ms target, not --slo 50 ms$`)],
     [['--capacity-from', from, '--server', 'simple'], /has no capacity of simple@sleep-sync:20 \(it has queued-threads@sleep-sync:20\)$/],
-    [['--capacity-from', from, '--experiment', 'capacity'], /--capacity-from goes with --experiment overload/]
+    [['--capacity-from', from, '--experiment', 'capacity'], /--capacity-from goes with --experiment overload/],
+    [['--server', 'queued-threads/deadline', '--experiment', 'capacity'], /^loadlab lab: --server queued-threads\/deadline: a shedding variant goes with --experiment overload$/]
   ]
   for (const [args, message] of cases) {
     const all = ['--work', WORK, '--out', dir, ...args]
