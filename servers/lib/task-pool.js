@@ -14,8 +14,12 @@ import { Piscina } from 'piscina'
 // The task file every pool runs.
 export const TASK_FILE = new URL('./task.js', import.meta.url).href
 
-// Node flags of the pool threads, after the server's own.
-export const THREAD_EXEC_ARGV = ['--no-experimental-require-module']
+// Node flags of the pool threads, after the server's own: only where the runtime is Node and knows the
+// flag (Bun and Deno implement worker_threads without Node's flags: Deno's threads refuse it and exit).
+const REQUIRE_ESM_OFF = '--no-experimental-require-module'
+const isNode = !process.versions.bun && !process.versions.deno
+const knows = isNode && process.allowedNodeEnvironmentFlags?.has(REQUIRE_ESM_OFF)
+export const THREAD_EXEC_ARGV = knows ? [REQUIRE_ESM_OFF] : []
 
 // A piscina pool running task.js: `options` as piscina's own (filename and execArgv are set here).
 export function taskPool (options = {}) {
