@@ -4,7 +4,7 @@
 import { esc, isNum, table } from '../report/html.js'
 import { mdCode } from '../report/escape.js'
 import { markdownTable } from '../report/markdown.js'
-import { MISSING } from '../report/format.js'
+import { MISSING, fmtPct as pct } from '../report/format.js'
 import { fmtRecovery } from '../result/overload.js'
 
 // A result's overload figures for compare, or null: { capacityRps, sloMs, steps: { multiple: { goodput,
@@ -38,7 +38,6 @@ function overloadRows (cmp, http, code) {
   const head = ['run', ...cmp.reports.flatMap((r) => [
     `${r.letter} C req/s`, ...multiples.map((m) => `${r.letter} ${m}× goodput / shed`), `${r.letter} recovery`
   ])]
-  const pct = (x) => (isNum(x) ? `${Math.round(x * 100)}%` : MISSING)
   const body = rows.map((row) => [code(row.key), ...row.cells.flatMap((c) => {
     const o = c?.overload
     if (!o) return [MISSING, ...multiples.map(() => MISSING), MISSING]

@@ -4,7 +4,7 @@
 // at once (shed), what the CPU was spent on, and how fast the service comes back. The shedding variants
 // (catalog.js) run at their base strategy's C. docs/overload.md states the rules.
 import { existsSync, readFileSync } from 'node:fs'
-import { fmtMs, fmtPct } from '../report/format.js'
+import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../report/format.js'
 import { usageError } from '../errors.js'
 import { variants } from '../catalog.js'
 import { SERVERS } from './heavy-cpu.js'
@@ -128,20 +128,15 @@ function overloadTable (results) {
     const name = r.variant ? `${r.server}/${r.variant}` : r.server
     if (!o || o.refused) {
       const why = `✗ ${o?.refused ?? r.failure?.reason ?? 'no overload run'}`
-      return [name, '-', o?.sloMs ? fmtMs(o.sloMs) : '-', ...multiples.flatMap(() => ['', '', '', '']), '-', why]
+      return [name, MISSING, fmtMs(o?.sloMs), ...multiples.flatMap(() => ['', '', '', '']), MISSING, why]
     }
     const cells = multiples.flatMap((m) => {
       const s = o.steps.find((x) => x.multiple === m)
-      if (!s) return ['-', '-', '-', '-']
-      const wasted = s.wastedCpuShare === null ? '-' : fmtPct(s.wastedCpuShare)
-      return [fmtPct(s.goodputShare), fmtPct(s.shedShare), fmtMs(s.p99), wasted]
+      if (!s) return [MISSING, MISSING, MISSING, MISSING]
+      return [fmtPct(s.goodputShare), fmtPct(s.shedShare), fmtMs(s.p99), fmtPct(s.wastedCpuShare)]
     })
     const trust = r.status === 'failed' ? '✗ failed' : r.trusted ? '✓' : '!'
     return [name, rps(o.capacityRps), fmtMs(o.sloMs), ...cells, fmtRecovery(o.recovery), trust]
   })
   return { head, rows: body }
-}
-
-function rps (x) {
-  return x === null || x === undefined ? '-' : x >= 100 ? String(Math.round(x)) : x.toFixed(1)
 }
