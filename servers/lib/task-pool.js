@@ -12,7 +12,7 @@
 import { Piscina } from 'piscina'
 
 // The task file every pool runs.
-export const TASK_FILE = new URL('./task.js', import.meta.url).href
+const TASK_FILE = new URL('./task.js', import.meta.url).href
 
 // Node flags of the pool threads, after the server's own: only where the runtime is Node and knows the
 // flag (Bun and Deno implement worker_threads without Node's flags: Deno's threads refuse it and exit).
