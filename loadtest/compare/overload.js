@@ -1,14 +1,14 @@
 // compare's view of overload results: each report's goodput share, shed share and p99 at every multiple
 // of C, and the recovery after the burst, lined up per run (same key). Cells are plain data (compare.js),
 // the Markdown and HTML tables are pure strings (render.js places them).
-import { esc, isNum, table } from '../report/html.js'
-import { mdCode } from '../report/escape.js'
+import { table } from '../report/html.js'
+import { esc, mdCode } from '../report/escape.js'
 import { markdownTable } from '../report/markdown.js'
-import { MISSING, fmtPct as pct } from '../report/format.js'
+import { MISSING, fmtPct as pct, fmtRps } from '../report/format.js'
 import { fmtRecovery } from '../result/overload.js'
 
 // A result's overload figures for compare, or null: { capacityRps, sloMs, steps: { multiple: { goodput,
-// shed, p99 } }, recoveryMs, metastable, watchedMs (how long after the burst it was watched) }.
+// shed, p99 } }, recovery (the result's: { ms, metastable, burstEndMs, observedMs }) }.
 export function overloadCell (r) {
   const o = r.overload
   if (!o || o.refused) return null
@@ -18,9 +18,7 @@ export function overloadCell (r) {
     capacityRps: o.capacityRps,
     sloMs: o.sloMs,
     steps,
-    recoveryMs: o.recovery?.ms ?? null,
-    metastable: o.recovery ? o.recovery.metastable : null,
-    watchedMs: o.recovery ? o.recovery.observedMs - o.recovery.burstEndMs : null
+    recovery: o.recovery ?? null
   }
 }
 
@@ -42,10 +40,7 @@ function overloadRows (cmp, http, code) {
     const o = c?.overload
     if (!o) return [MISSING, ...multiples.map(() => MISSING), MISSING]
     const steps = multiples.map((m) => (o.steps[m] ? `${pct(o.steps[m].goodput)} / ${pct(o.steps[m].shed)}` : MISSING))
-    const rec = o.metastable === null
-      ? MISSING
-      : fmtRecovery({ ms: o.recoveryMs, metastable: o.metastable, observedMs: o.watchedMs, burstEndMs: 0 })
-    return [isNum(o.capacityRps) ? String(o.capacityRps) : MISSING, ...steps, rec]
+    return [fmtRps(o.capacityRps), ...steps, fmtRecovery(o.recovery)]
   })])
   return { head, rows: body }
 }

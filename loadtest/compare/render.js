@@ -1,7 +1,8 @@
 // Renders the comparison data of compare.js as Markdown (stdout) and as a self-contained HTML page
 // with the report page's charts overlaid per machine. Pure functions: data in, string out.
 import { barSpec, renderSvg, spectrumRows, spectrumSpec } from '../report/charts.js'
-import { figureHtml, isNum, msHtml, numHtml, page, pctHtml, table, whenHtml } from '../report/html.js'
+import { figureHtml, msHtml, numHtml, page, pctHtml, table, whenHtml } from '../report/html.js'
+import { isNum } from '../result/stats.js'
 import { figure, wideSpread } from '../report/page.js'
 import { esc, mdCode, mdText as mdEsc } from '../report/escape.js'
 import { markdownTable } from '../report/markdown.js'

@@ -7,9 +7,7 @@ import { overloadSection } from './overload-chart.js'
 import {
   bytesHtml,
   genericTable,
-  isNum,
   machineCard,
-  machineLine,
   methodCard,
   msHtml,
   numHtml,
@@ -18,6 +16,8 @@ import {
   table
 } from './html.js'
 import { esc } from './escape.js'
+import { isNum } from '../result/stats.js'
+import { machineLine } from '../result/build.js'
 import { thresholdRows } from './thresholds.js'
 import { decisionHtml } from './decision.js'
 import { targetsOf } from '../result/decision.js'
