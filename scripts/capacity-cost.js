@@ -4,7 +4,8 @@
 // as many requests as its planned length gives, so its verdicts per target are the measured ones; its
 // time is its planned length and a per-step overhead. An estimate for the rule, not a measurement.
 //   node scripts/capacity-cost.js [--budget S|none] [--overhead S] REPORT.json [REPORT.json …]
-import { readFileSync } from 'node:fs'
+import { readReport } from '../loadtest/compare/cli.js'
+import { runCli, usageError } from '../loadtest/errors.js'
 import capacity from '../loadtest/experiments/capacity.js'
 import { createSweep } from '../loadtest/run/sweep.js'
 import { capacityAtTargets } from '../loadtest/result/capacity.js'
@@ -75,21 +76,26 @@ function replay (refSteps, { serviceMs, cores, targetsMs }, settings) {
   return { steps: history.length, loadSec, kinds: sweep.kinds, budget: sweep.describe().budget, targets }
 }
 
-function main (argv) {
+// A number option's value, or a usage error naming it.
+function seconds (flag, text) {
+  const n = Number(text)
+  if (text === undefined || !(n >= 0)) throw usageError(`${flag}: expected seconds (a number ≥ 0), got ${text ?? 'nothing'}`)
+  return n
+}
+
+async function main (argv) {
   const opts = { ...defaults, budgetSec: capacity.defaults.budgetSec }
   const files = []
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--budget') opts.budgetSec = argv[++i] === 'none' ? null : Number(argv[i])
-    else if (argv[i] === '--overhead') opts.overheadSec = Number(argv[++i])
+    if (argv[i] === '--budget') opts.budgetSec = argv[++i] === 'none' ? null : seconds('--budget', argv[i])
+    else if (argv[i] === '--overhead') opts.overheadSec = seconds('--overhead', argv[++i])
     else files.push(argv[i])
   }
-  if (!files.length) {
-    console.error('capacity-cost: give one or more capacity reports (JSON)')
-    process.exit(2)
-  }
+  if (!files.length) throw usageError('give one or more capacity reports (JSON)')
   const settings = { ...capacity.defaults, budgetSec: opts.budgetSec }
   for (const file of files) {
-    const report = JSON.parse(readFileSync(file, 'utf8'))
+    const report = await readReport(file) // one line, exit 2, for a file that is missing or no report
+    if (!report.results.some((x) => x.capacity?.steps?.length)) throw usageError(`${file}: no capacity sweep in it`)
     let total = 0
     let steps = 0
     console.log(`${file} (budget ${opts.budgetSec ?? 'none'} s a sweep)`)
@@ -110,6 +116,9 @@ function main (argv) {
     const all = total + opts.fixedSec + opts.confirmSec
     console.log(`  ${steps} steps; sweeps ${total.toFixed(0)} s (${opts.overheadSec} s a step) + ${opts.fixedSec} s + --confirm ${opts.confirmSec} s = ${all.toFixed(0)} s (${(all / 60).toFixed(1)} min)`)
   }
+  return 0
 }
 
-main(process.argv.slice(2))
+runCli('capacity-cost', () => main(process.argv.slice(2))).then((code) => {
+  process.exitCode = code
+})
