@@ -3,6 +3,7 @@ import autocannon from 'autocannon'
 import { performance } from 'node:perf_hooks'
 import { startServer } from '../loadtest/run/boot.js'
 import { findServer } from '../loadtest/catalog.js'
+import { SAMPLE_INT_MS } from '../loadtest/run/fire.js'
 import { ratios, summary } from './stats.js'
 
 const SIDES = ['on', 'off']
@@ -11,7 +12,7 @@ const SIDES = ['on', 'off']
 // round only at its next sample tick (1 s by default: an idle second after a 0.1 s round), so those
 // tick every 100 ms (the bench times its rounds itself; duration rounds keep autocannon's default).
 export function roundLength ({ amount, durationSec }) {
-  return amount ? { amount, sampleInt: 100 } : { duration: durationSec }
+  return amount ? { amount, sampleInt: SAMPLE_INT_MS } : { duration: durationSec }
 }
 
 // One autocannon round against `url`; own-timed requests/second of 2xx answers with the right body.

@@ -7,6 +7,10 @@ import { DEFAULT_MAX_BODY, createVerifier } from './body.js'
 import { holdToProtocol } from './autocannon-strict.js'
 import { createHistogram, recordMs } from '../result/histogram.js'
 
+// autocannon ends an amount round only at its next sample tick: a tick every 100 ms, not its default 1 s,
+// keeps a short round from idling up to a second (the lab's rounds, the bench's and the tests' helper).
+export const SAMPLE_INT_MS = 100
+
 // Parse a Server-Timing header into { work, queue } durations in ms (missing entries are null).
 export function parseServerTiming (value) {
   const out = { work: null, queue: null }
@@ -169,8 +173,8 @@ export function fireRound ({
     const state = { status: null }
     const verifier = createVerifier({ expected, maxBody })
     const hooks = clientHooks(raw, state, { timeoutSec, ...on })
-    // sampleInt 100: autocannon ends a round at its next sample tick; 100 ms instead of 1 s keeps the
-    // server's telemetry and our /proc window close to the real round (its own rates are not used).
+    // SAMPLE_INT_MS: the server's telemetry and our /proc window stay close to the real round (autocannon's
+    // own rates are not used).
     const opts = {
       url,
       connections,
@@ -182,7 +186,7 @@ export function fireRound ({
       },
       verifyBody: bodyChecker(raw, state, verifier),
       excludeErrorStats: false,
-      sampleInt: 100,
+      sampleInt: SAMPLE_INT_MS,
       ...(amount !== null ? { amount } : { duration: durationSec })
     }
     raw.startedAt = performance.now()

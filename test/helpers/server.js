@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { ROOT } from '../../loadtest/catalog.js'
 import autocannon from 'autocannon'
 import { startServer as bootServer } from '../../loadtest/run/boot.js'
+import { SAMPLE_INT_MS } from '../../loadtest/run/fire.js'
 import { isAlive as isAliveProcess, processTree as labTree } from '../../loadtest/run/sample.js'
 
 export { ROOT }
@@ -83,7 +84,7 @@ export async function fire (url, { path = '/', connections = 10, amount = 50, ex
     connections,
     amount,
     timeout,
-    sampleInt: 100, // an amount round ends at autocannon's next sample tick: 100 ms, not 1 s, of idling
+    sampleInt: SAMPLE_INT_MS, // an amount round ends at autocannon's next sample tick (fire.js)
     requests: [
       {
         method: 'GET',
