@@ -65,6 +65,12 @@ export function variants (servers = null) {
   return VARIANTS.filter((v) => !servers || servers.includes(v.server)).map((v) => ({ key: `${v.server}/${v.variant}`, ...v }))
 }
 
+// The server a name runs: itself, or a shedding variant's key's server (`queued-threads/deadline` →
+// `queued-threads`), as variants() builds the keys.
+export function serverOf (name) {
+  return name.split('/')[0]
+}
+
 // Extra servers for tests: every NAME.js in the directory named by LOADLAB_EXTRA_SERVERS.
 function extraServers () {
   const dir = process.env.LOADLAB_EXTRA_SERVERS

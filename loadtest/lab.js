@@ -14,6 +14,7 @@ import { bootTimeoutMs } from './run/boot.js'
 import { evaluateThresholds } from './report/thresholds.js'
 import { reportId, checkWritableDir } from './report/write.js'
 import { usageError } from './errors.js'
+import { serverOf } from './catalog.js'
 import { fmtNum } from './report/format.js'
 import { checkTask, describeLabTask, taskRecord } from './run/task.js'
 import { samplerSource } from './run/sample.js'
@@ -65,7 +66,7 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
     plan = [{ server: new URL(opts.url).host, variant: null, args: [], work: opts.work ?? null }]
   } else if (!inProcess) {
     plan = experiment.plan(planOpts)
-    if (opts.server && experimentName !== 'custom') plan = plan.filter((e) => opts.server.some((n) => n.split('/')[0] === e.server))
+    if (opts.server && experimentName !== 'custom') plan = plan.filter((e) => opts.server.some((n) => serverOf(n) === e.server))
     if (plan.length === 0) {
       throw usageError(
         `--server: experiment ${experimentName} has no entry for ${opts.server?.join(', ') ?? 'any built server'}`

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util'
 import { join } from 'node:path'
 import { existsSync, statSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
-import { ROOT, allServerNames, catalog, variants } from './catalog.js'
+import { ROOT, allServerNames, catalog, serverOf, variants } from './catalog.js'
 import { defaultReportsDir, userCwd, userPath } from './paths.js'
 import { experimentNames } from './experiments/index.js'
 import { clip, describe, usageError } from './errors.js'
@@ -321,7 +321,7 @@ function serversOf (spec, known, experiment) {
   const bad = names.find((n) => !allowed.includes(n) && !keys.includes(n))
   if (bad) throw usageError(`--server: unknown server \`${bad}\`; allowed: ${[...allowed, ...keys].join(', ')}`)
   const servers = [...new Set(names.flatMap((n) => (n === 'all' ? allServerNames() : [n])))]
-  const missing = servers.filter((n) => !known.find((s) => s.name === n.split('/')[0]).available)
+  const missing = servers.filter((n) => !known.find((s) => s.name === serverOf(n)).available)
   if (missing.length) throw usageError(`--server: ${missing.join(', ')} not built (no servers/<name>/index.js)`)
   return servers
 }
@@ -422,7 +422,7 @@ function thresholdsOf (specs, servers) {
     throw err
   }
   for (const t of parsed) {
-    if (servers === null || t.server === null || servers.includes(t.server.split('/')[0])) continue
+    if (servers === null || t.server === null || servers.includes(serverOf(t.server))) continue
     throw usageError(`--threshold ${clip(JSON.stringify(t.spec))}: unknown server \`${t.server}\`; allowed: ${servers.join(', ')}`)
   }
   return parsed

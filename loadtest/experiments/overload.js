@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../report/format.js'
 import { usageError } from '../errors.js'
-import { variants } from '../catalog.js'
+import { serverOf, variants } from '../catalog.js'
 import { SERVERS } from './heavy-cpu.js'
 import capacity from './capacity.js'
 import { sloFor } from '../run/sweep.js'
@@ -71,7 +71,7 @@ export default {
     const args = opts.task ? taskArgs(opts.task) : ['--work', work]
     // --server names strategies (each with all its variants) or variant keys (that variant and its base).
     const picked = opts.servers ?? SERVERS
-    const servers = [...new Set(picked.map((s) => s.split('/')[0]))].filter((s) => SERVERS.includes(s))
+    const servers = [...new Set(picked.map(serverOf))].filter((s) => SERVERS.includes(s))
     const wanted = (v) => picked.includes(v.server) || picked.includes(v.key)
     const caps = opts.capacityFrom ? readCapacities(opts.capacityFrom) : null
     const settings = q.overload
