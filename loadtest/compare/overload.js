@@ -4,7 +4,8 @@
 import { table } from '../report/html.js'
 import { esc, mdCode } from '../report/escape.js'
 import { markdownTable } from '../report/markdown.js'
-import { MISSING, fmtPct as pct, fmtRps } from '../report/format.js'
+import { MISSING, fmtPct as pct } from '../report/format.js'
+import { isNum } from '../result/stats.js'
 import { fmtRecovery } from '../result/overload.js'
 
 // A result's overload figures for compare, or null: { capacityRps, sloMs, steps: { multiple: { goodput,
@@ -40,7 +41,7 @@ function overloadRows (cmp, http, code) {
     const o = c?.overload
     if (!o) return [MISSING, ...multiples.map(() => MISSING), MISSING]
     const steps = multiples.map((m) => (o.steps[m] ? `${pct(o.steps[m].goodput)} / ${pct(o.steps[m].shed)}` : MISSING))
-    return [fmtRps(o.capacityRps), ...steps, fmtRecovery(o.recovery)]
+    return [isNum(o.capacityRps) ? String(o.capacityRps) : MISSING, ...steps, fmtRecovery(o.recovery)]
   })])
   return { head, rows: body }
 }
