@@ -8,14 +8,14 @@
 // judged by the previous rule (the whole round's lag p99 ≤ 5 ms) beside it. Each kept rate shows the lag's
 // share of its latency percentiles (latency accuracy). Then the open loop at its top rate for a long
 // round, twice, shows the lab's memory stays flat. `trace` (a file) traces one probe at the lowest rate
-// that failed above the highest kept one (run/generator-trace.js): what the stalls were.
+// that failed above the highest kept one (run/generate/generator-trace.js): what the stalls were.
 import autocannon from 'autocannon'
 import { loadavg, uptime } from 'node:os'
 import { PerformanceObserver, performance } from 'node:perf_hooks'
-import { startServer } from '../loadtest/run/boot.js'
+import { startServer } from '../loadtest/run/watch/boot.js'
 import { findServer } from '../loadtest/catalog.js'
-import { fireGenerators } from '../loadtest/run/generators.js'
-import { WARMUP_MS } from '../loadtest/run/open-loop.js'
+import { fireGenerators } from '../loadtest/run/generate/generators.js'
+import { WARMUP_MS } from '../loadtest/run/generate/open-loop.js'
 import { roundFigures } from '../loadtest/result/figures.js'
 import { LAG_P99_LIMIT_MS, SEND_RATE_TOLERANCE, WINDOW_MS, offeredLoadKept } from '../loadtest/result/trust.js'
 import { roundLength } from './telemetry.js'

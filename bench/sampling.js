@@ -3,7 +3,7 @@
 // vs not at all. Both servers have the IPC channel; this process receives the samples, as the lab does.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { startServer } from '../loadtest/run/boot.js'
+import { startServer } from '../loadtest/run/watch/boot.js'
 import { findServer } from '../loadtest/catalog.js'
 import { round } from './telemetry.js'
 import { ratios, summary } from './stats.js'

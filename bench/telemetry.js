@@ -1,9 +1,9 @@
 // Bench part 2: the throughput servers/simple loses with its telemetry on vs off.
 import autocannon from 'autocannon'
 import { performance } from 'node:perf_hooks'
-import { startServer } from '../loadtest/run/boot.js'
+import { startServer } from '../loadtest/run/watch/boot.js'
 import { findServer } from '../loadtest/catalog.js'
-import { SAMPLE_INT_MS } from '../loadtest/run/fire.js'
+import { SAMPLE_INT_MS } from '../loadtest/run/generate/fire.js'
 import { ratios, summary } from './stats.js'
 
 const SIDES = ['on', 'off']

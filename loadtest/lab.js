@@ -3,26 +3,26 @@
 // renders progress, writes the files and sets the exit code around it; tests call it directly.
 import { checkWork } from './options.js'
 import { experimentFor } from './experiments/index.js'
-import { calibrate, recheckCalibration } from './run/calibrate.js'
-import { runEntry } from './run/runner.js'
-import { scaleOutMethod, scaleOutNotes } from './run/generators.js'
-import { resolveLoad, entryLoad, recoveryTimeoutSec } from './run/load.js'
+import { calibrate, recheckCalibration } from './run/watch/calibrate.js'
+import { runEntry } from './run/round/runner.js'
+import { scaleOutMethod, scaleOutNotes } from './run/generate/generators.js'
+import { resolveLoad, entryLoad, recoveryTimeoutSec } from './run/round/load.js'
 import { buildHttpResult, buildReport } from './result/build.js'
 import { calibrationKey } from './result/key.js'
-import { machine, packageVersion } from './run/machine.js'
-import { bootTimeoutMs } from './run/boot.js'
+import { machine, packageVersion } from './run/watch/machine.js'
+import { bootTimeoutMs } from './run/watch/boot.js'
 import { evaluateThresholds } from './report/thresholds.js'
 import { reportId, checkWritableDir } from './report/write.js'
 import { usageError } from './errors.js'
 import { serverOf } from './catalog.js'
 import { fmtNum } from './report/format.js'
-import { checkTask, describeLabTask, taskRecord } from './run/task.js'
-import { samplerSource } from './run/sample.js'
-import { resolveRuntimes } from './run/runtimes.js'
+import { checkTask, describeLabTask, taskRecord } from './run/watch/task.js'
+import { samplerSource } from './run/watch/sample.js'
+import { resolveRuntimes } from './run/watch/runtimes.js'
 import { userCwd } from './paths.js'
 import { runtimeName } from './result/runtime.js'
 import { decide } from './result/decision.js'
-import { confirmWinner } from './run/confirm.js'
+import { confirmWinner } from './run/round/confirm.js'
 
 // Everything decided before anything starts: the experiment, its load, the plan and each entry's load.
 // Throws a usage error (exit 2) for a bad combination; starts nothing (a --node runtime the project
@@ -117,13 +117,13 @@ function calibrationFor (calibration, runtime) {
 function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, command) {
   const openLoop = Boolean(load.rate) || plan.some((e) => e.sweep)
   return {
-    tool: inProcess ? 'in-process' : openLoop ? 'loadlab open loop (run/http1.js)' : 'autocannon',
+    tool: inProcess ? 'in-process' : openLoop ? 'loadlab open loop (run/generate/http1.js)' : 'autocannon',
     toolVersion: inProcess || openLoop ? null : packageVersion('autocannon'), // the open loop is the lab's own code
     loop: inProcess ? null : openLoop ? 'open' : 'closed',
     rate: load.rate ?? null,
     arrival: load.rate ? load.arrival : null,
     seed: load.rate && load.arrival === 'poisson' ? load.seed : null,
-    ...scaleOutMethod(load), // generators, shard, startAt (run/generators.js)
+    ...scaleOutMethod(load), // generators, shard, startAt (run/generate/generators.js)
     latencyFrom: openLoop ? 'due time' : inProcess ? null : 'send',
     histograms: inProcess ? null : 'HdrHistogram, microseconds, 3 significant digits, compressed base64',
     connections: inProcess ? null : load.connections,
@@ -151,7 +151,7 @@ function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, c
 function notesOf (experiment, planOpts, opts) {
   const notes = []
   if (opts.url) notes.push(`outside sampling skipped: --url ${opts.url} (a server the lab did not start)`)
-  notes.push(...scaleOutNotes(planOpts)) // --generators, --shard (run/generators.js)
+  notes.push(...scaleOutNotes(planOpts)) // --generators, --shard (run/generate/generators.js)
   if (typeof experiment.notes === 'function') notes.push(...experiment.notes(planOpts))
   else if (Array.isArray(experiment.notes)) notes.push(...experiment.notes)
   return notes

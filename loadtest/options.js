@@ -7,11 +7,11 @@ import { ROOT, allServerNames, catalog, serverOf, variants } from './catalog.js'
 import { defaultReportsDir, userCwd, userPath } from './paths.js'
 import { experimentNames } from './experiments/index.js'
 import { clip, describe, usageError } from './errors.js'
-import { ARRIVALS, DEFAULT_SEED } from './run/schedule.js'
-import { DEFAULT_MAX_BODY } from './run/body.js'
-import { RATE_PER_GENERATOR } from './run/generators.js'
-import { DEFAULT_MAX_CONNECTIONS } from './run/open-loop.js'
-import { BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_MS } from './run/boot.js'
+import { ARRIVALS, DEFAULT_SEED } from './run/generate/schedule.js'
+import { DEFAULT_MAX_BODY } from './run/generate/body.js'
+import { RATE_PER_GENERATOR } from './run/generate/generators.js'
+import { DEFAULT_MAX_CONNECTIONS } from './run/generate/open-loop.js'
+import { BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_MS } from './run/watch/boot.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 import { TUNABLE, TuneError, parseTune } from './tune.js'
 
@@ -22,7 +22,7 @@ const MAX_GENERATORS = 64
 const MAX_SHARDS = 1000
 
 // Every option with the lab's default: what a run uses when neither the user nor the experiment sets it
-// (run/load.js reads the load's defaults here); null: nothing (or, for --out, paths.js defaultReportsDir).
+// (run/round/load.js reads the load's defaults here); null: nothing (or, for --out, paths.js defaultReportsDir).
 export const DEFAULTS = Object.freeze({
   server: null,
   experiment: null,
@@ -61,7 +61,7 @@ export const DEFAULTS = Object.freeze({
 const BOOLEANS = new Set(['json', 'list', 'quick', 'help', 'confirm'])
 const MULTIPLE = new Set(['threshold'])
 // The parsed options before the user's: null where not given, so that an experiment's defaults and
-// --quick come before DEFAULTS (run/load.js); flags false, lists empty.
+// --quick come before DEFAULTS (run/round/load.js); flags false, lists empty.
 const UNSET = Object.freeze(
   Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, BOOLEANS.has(k) || MULTIPLE.has(k) ? DEFAULTS[k] : null]))
 )
@@ -361,7 +361,7 @@ function checkWorkOrTask (o, out) {
 }
 
 // --node (majors or node paths) or --runtime (names or paths), comma-separated; not with --url, and
-// not both (run/runtimes.js resolves the items).
+// not both (run/watch/runtimes.js resolves the items).
 function runtimesOf (o) {
   const flag = o.runtime !== null ? 'runtime' : 'node'
   if (o.runtime !== null && o.node !== null) throw usageError('--runtime and --node exclude each other: --node 24 is --runtime node24')

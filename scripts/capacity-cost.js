@@ -1,4 +1,4 @@
-// The capacity experiment's cost, replayed: each strategy's sweep (run/sweep.js with the experiment's
+// The capacity experiment's cost, replayed: each strategy's sweep (result/sweep.js with the experiment's
 // defaults) run again against the steps of measured capacity reports instead of a server. A step at a
 // rate takes the latencies of the measured step nearest that rate (the measured repeats there in turn),
 // as many requests as its planned length gives, so its verdicts per target are the measured ones; its
@@ -7,7 +7,7 @@
 import { readReport } from '../loadtest/compare/cli.js'
 import { runCli, usageError } from '../loadtest/errors.js'
 import capacity from '../loadtest/experiments/capacity.js'
-import { createSweep } from '../loadtest/run/sweep.js'
+import { createSweep } from '../loadtest/result/sweep.js'
 import { capacityAtTargets } from '../loadtest/result/capacity.js'
 import { createHistogram, decodeHistogram, encodeHistogram, recordMs } from '../loadtest/result/histogram.js'
 

@@ -1,9 +1,9 @@
-// `npm run runtimes [-- node22 bun deno]`: install the runtimes this project provides (loadtest/run/runtimes.js:
+// `npm run runtimes [-- node22 bun deno]`: install the runtimes this project provides (loadtest/run/watch/runtimes.js:
 // the Node lines from the npm registry's `node` package, Bun and Deno from its `bun` and `deno` packages)
 // into .runtimes/ and print each one's name, version and path; with none named, every provided one but
 // the lab's own Node line. `--path NAME` prints only that runtime's path (installing it first if
 // needed): `.ci/run` runs the suite under a Node line with it. Majors (22) still name Node lines.
-import { OTHERS, PROVIDED, resolveRuntimes } from '../loadtest/run/runtimes.js'
+import { OTHERS, PROVIDED, resolveRuntimes } from '../loadtest/run/watch/runtimes.js'
 import { LabError, usageError } from '../loadtest/errors.js'
 
 async function main (argv) {

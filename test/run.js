@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { isAlive } from '../loadtest/run/sample.js'
+import { isAlive } from '../loadtest/run/watch/sample.js'
 
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const mark = randomUUID()
@@ -21,18 +21,18 @@ const LONGEST_FIRST = [
   'test/loadtest/experiments/overload.test.js',
   'test/loadtest/experiments/capacity.test.js',
   'test/loadtest/experiments/studies.test.js',
-  'test/loadtest/run/runtimes.test.js',
+  'test/loadtest/run/watch/runtimes.test.js',
   'test/loadtest/lab-tour.test.js',
   'test/servers/task.test.js',
   'test/loadtest/lab-task.test.js',
   'test/loadtest/lab-timeline.test.js',
   'test/loadtest/compare/gates.test.js',
   'test/loadtest/merge/merge.test.js',
-  'test/loadtest/run/http1-protocol.test.js',
+  'test/loadtest/run/generate/http1-protocol.test.js',
   'test/pack.test.js',
   'test/servers/fleet-cpu.test.js',
   'test/servers/failures.test.js',
-  'test/loadtest/run/open-loop.test.js',
+  'test/loadtest/run/generate/open-loop.test.js',
   'test/bench.test.js'
 ]
 

@@ -125,7 +125,7 @@ function httpCell (r, report, units) {
   }
 }
 
-// Most points of one timeline compare draws: the lab writes at most 400 (run/timeline.js MAX_BUCKETS).
+// Most points of one timeline compare draws: the lab writes at most 400 (run/watch/timeline.js MAX_BUCKETS).
 const MAX_TIMELINE_POINTS = 1000
 
 // A result's timeline as the page can draw it: { timeline } or, when it cannot be, { timeline: null,

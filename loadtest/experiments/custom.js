@@ -1,6 +1,6 @@
 // A custom run (`--server a,b`): the chosen servers with --work (or each server's default work).
 // Not listed in the registry: it is what `--server` without `--experiment` means.
-import { taskArgs } from '../run/task.js'
+import { taskArgs } from '../run/watch/task.js'
 
 export default {
   name: 'custom',

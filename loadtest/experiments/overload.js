@@ -9,8 +9,8 @@ import { usageError } from '../errors.js'
 import { serverOf, variants } from '../catalog.js'
 import { SERVERS } from './heavy-cpu.js'
 import capacity from './capacity.js'
-import { sloFor } from '../run/sweep.js'
-import { taskArgs } from '../run/task.js'
+import { sloFor } from '../result/sweep.js'
+import { taskArgs } from '../run/watch/task.js'
 import { OVERLOAD_DEFAULTS, OVERLOAD_QUICK, fmtRecovery, overloadRule } from '../result/overload.js'
 
 // The capacity sweep's own settings (experiments/capacity.js), with the overload steps' (result/overload.js).

@@ -6,7 +6,7 @@
 import { decodeHistogram } from '../result/histogram.js'
 
 // How many requests of the plan (`method`: rate, arrival, amount, durationSec) fall to shard `index` of
-// `count` (request i to shard i mod count + 1, run/schedule.js): { planned, spread }. Exact (spread 0)
+// `count` (request i to shard i mod count + 1, run/generate/schedule.js): { planned, spread }. Exact (spread 0)
 // for an amount, or a constant rate, whose due times are i / rate; a Poisson plan's count over a duration
 // is random, planned its mean and spread six standard deviations of it.
 export function plannedSlice (method, { index, count }) {

@@ -13,7 +13,7 @@ import { countsFault } from './counts.js'
 const PLAN_FIELDS = ['url', 'rate', 'arrival', 'seed', 'amount', 'durationSec', 'startAt']
 const COUNTS = ['sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'unanswered']
 const HISTOGRAMS = ['latency', 'service', 'lag', 'wait']
-// A shard report's note saying it is one (run/generators.js scaleOutNotes).
+// A shard report's note saying it is one (run/generate/generators.js scaleOutNotes).
 const SHARD_NOTE = /^shard \d+\/\d+ of a plan /
 
 // A refusal of npm run merge: one line, exit 2.

@@ -1,4 +1,4 @@
-// The shards' timelines as one: every shard's timeline starts at the common start (run/watch.js
+// The shards' timelines as one: every shard's timeline starts at the common start (run/watch/watch.js
 // originEpochMs), so point t of one is point t of another; intervals that differ (a longer recovery
 // coarsens a timeline) are brought to the widest. Counts add; each point's latency comes from the shards'
 // per-point histograms added (a shard keeps them for this), else it is null. Pure.

@@ -1,4 +1,4 @@
-// The timeline chart of a round (result.timeline, run/timeline.js): panels stacked on one shared time
+// The timeline chart of a round (result.timeline, run/watch/timeline.js): panels stacked on one shared time
 // axis (throughput, latency, in flight / queue, event loop, CPU, RSS, processes / threads), the end of
 // the round as a rule and the recovery period shaded. Pure spec builders; charts.js renders them.
 import { AXIS_COLORS, CHART_BASE, PALETTE } from './charts.js'

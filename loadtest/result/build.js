@@ -1,5 +1,5 @@
 // The result and report shapes (schema 1, see reports/README.md): an HTTP result from a server run's
-// run record (run/runner.js), the report object around the results, and the one failure record. Pure: no I/O.
+// run record (run/round/runner.js), the report object around the results, and the one failure record. Pure: no I/O.
 import { isNum, roundTo, spread } from './stats.js'
 import { capacityAtTargets, capacityOf } from './capacity.js'
 import { ideal, roundFigures, stepFigures } from './figures.js'
@@ -168,7 +168,7 @@ function shownFigures (shown) {
   }
 }
 
-// One HTTP result (README "results[] for HTTP runs") from a server's run record (run/runner.js).
+// One HTTP result (README "results[] for HTTP runs") from a server's run record (run/round/runner.js).
 // `cores`: the machine's available parallelism, for the ideal throughput.
 export function buildHttpResult (record, { calibration = {}, cores = null } = {}) {
   const e = record.entry

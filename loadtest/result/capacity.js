@@ -1,5 +1,5 @@
 // A capacity sweep's verdicts: whether a step held the target, and the capacity its steps show. Pure;
-// run/sweep.js chooses the rates, result/build.js reports the outcome. The rules (reports/README.md
+// result/sweep.js chooses the rates, result/build.js reports the outcome. The rules (reports/README.md
 // "capacity"): a step's p99 is decided by the binomial rule on its requests over the target (judgeStep);
 // a failure the generator's lag could flip is in doubt (result/trust.js lagCouldFlip) and repeated; a
 // sweep records its floor (the lowest rate offered) and its capacity is null — 'cannot meet the target'
@@ -17,7 +17,7 @@ import { lagCouldFlip } from './trust.js'
 const BACKLOG_SHARE = 0.05
 const BACKLOG_MIN = 3
 
-// The backlog of a round from its timeline (run/timeline.js series): { early, late, growth, limit,
+// The backlog of a round from its timeline (run/watch/timeline.js series): { early, late, growth, limit,
 // growing }; null without a timeline of at least 4 points in the round.
 export function backlogOf (timeline) {
   const round = (timeline?.points ?? []).filter((p) => p.phase === 'round')

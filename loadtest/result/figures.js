@@ -5,7 +5,7 @@ import { decodeHistogram, encodeHistogram, summarizeHistogram } from './histogra
 import { backlogOf, judgeStep } from './capacity.js'
 import { SATURATED, contentionOf, disturbances } from './trust.js'
 
-// The service time of a calibration (run/calibrate.js): its robust estimate of warm calls, or the
+// The service time of a calibration (run/watch/calibrate.js): its robust estimate of warm calls, or the
 // median of a report from before it had one; null without a calibration.
 export function serviceTime (cal) {
   const ms = cal?.serviceMs ?? cal?.medianMs
@@ -18,7 +18,7 @@ export function ideal (work, connections, cores, calibration) {
   const cal = calibration?.[work]
   const serviceMs = serviceTime(cal)
   if (serviceMs === null) return null
-  // A declared service time is a wait (the sleep kinds, run/calibrate.js): it holds no core.
+  // A declared service time is a wait (the sleep kinds, run/watch/calibrate.js): it holds no core.
   const waits = cal.method === 'declared'
   if (!waits && !(cores > 0)) return null
   const concurrency = waits ? connections : Math.min(connections, cores)
@@ -49,7 +49,7 @@ function scheduleFigures (raw) {
   }
 }
 
-// What the generator (run/open-loop.js) records of itself, where it does: its 1 s issue windows from
+// What the generator (run/generate/open-loop.js) records of itself, where it does: its 1 s issue windows from
 // the warm-up's end in trust.js's shape ({ t, due, sent }), its lag after the warm-up, and the most
 // requests it found due and unsent at one wake-up (reports made before these figures have none of them).
 function generatorOwnFigures ({ windows, lagJudged, peakBacklog, warmupMs }) {
@@ -187,8 +187,8 @@ export function roundFigures (measured) {
     bodies: f.bodies ?? null,
     autocannon: f.autocannon,
     stopped: f.stopped,
-    timeline: measured.timeline ?? null, // the round in time, through its recovery period (run/timeline.js)
-    // what else took the machine (run/noise.js): { stealPct, foreignCores, workInflation }
+    timeline: measured.timeline ?? null, // the round in time, through its recovery period (run/watch/timeline.js)
+    // what else took the machine (run/watch/noise.js): { stealPct, foreignCores, workInflation }
     noise: measured.noise ?? null
   }
   fig.backlog = fig.open ? backlogOf(fig.timeline) : null

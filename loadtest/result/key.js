@@ -9,7 +9,7 @@
 // was loaded: null (closed), 'capacity', or 'open:RATE/s'. Pure: used by run, report, compare, experiments.
 
 const LOOP = /^(capacity|overload|open:[^#]+)$/
-// Runtime labels (run/runtimes.js): node + major or whole version, and the other runtimes by name.
+// Runtime labels (run/watch/runtimes.js): node + major or whole version, and the other runtimes by name.
 const RUNTIME = /^(node\d[\w.-]*|bun[\w.-]*|deno[\w.-]*)$/
 const TASK = /^task:([^#@]*)(?:#([^@]*))?@([0-9a-f]+)/
 

@@ -1,5 +1,5 @@
 // Past capacity: the overload block of a result (reports/README.md "overload") from its steps at
-// multiples of the capacity C and its burst, and the rules they are judged by. Pure; run/overload.js
+// multiples of the capacity C and its burst, and the rules they are judged by. Pure; run/round/overload.js
 // runs the rounds, the experiment (experiments/overload.js) plans them, report/ and compare/ show them.
 import { roundTo } from './stats.js'
 import { createHistogram, decodeHistogram } from './histogram.js'
@@ -110,7 +110,7 @@ export function wastedCpuShare ({ goodWorkMs, workMs, drainedCpuSeconds }) {
   return roundTo(Math.min(1, Math.max(0, 1 - goodWorkMs / cpuMs)), 3)
 }
 
-// One step's figures from its round (run/runner.js measuredRound with its goodput): the counted windows
+// One step's figures from its round (run/round/runner.js measuredRound with its goodput): the counted windows
 // (from settleMs on) give goodput, shed share and p99; the whole round its timeouts, backlog and CPU.
 export function stepOf (round, { multiple, rate, capacityRps, settleMs }) {
   const g = round.goodput
@@ -152,7 +152,7 @@ function burstOf (round, { sloMs, burstEndMs, phases, share }) {
   }
 }
 
-// The overload block of a result from the run record's `overload` (run/overload.js); null without one.
+// The overload block of a result from the run record's `overload` (run/round/overload.js); null without one.
 export function overloadOf (o) {
   if (!o) return null
   const { capacityRps, settleMs, sloMs } = o

@@ -24,13 +24,13 @@ export const NOISE_LIMITS = { stealPct: 5, foreignCores: 0.2, workInflation: 1.3
 // The tree is contended when its work in flight exceeds the cores the lab left it, or when it used at
 // least this share of those cores itself.
 const CONTENTION_BUSY_SHARE = 0.9
-// The calibration checked again after a server (run/calibrate.js recheckCalibration) may move by this share
+// The calibration checked again after a server (run/watch/calibrate.js recheckCalibration) may move by this share
 // of the service time the run used; past it the run is untrusted.
 export const CALIBRATION_DRIFT = 0.1
 // A capacity or efficiency above this share of the ideal is beyond what the cores allow: the report says why.
 export const ABOVE_IDEAL = 1.05
 
-// The server's own contention in a round (noise figures, run/noise.js): { inflation, inFlight, cores,
+// The server's own contention in a round (noise figures, run/watch/noise.js): { inflation, inFlight, cores,
 // treeCores, freeCores, text } when its work ran slower than calibrated (past NOISE_LIMITS.workInflation)
 // while its tree had more work in flight than the cores the lab left it (inFlight: mean units of work at
 // once, by Little's law from Server-Timing) or kept those cores busy itself (treeCores); null otherwise.
@@ -73,7 +73,7 @@ export function interference (noise) {
   return out
 }
 
-// The 1 s windows of an open round's timeline (run/timeline.js) with the requests the schedule made due
+// The 1 s windows of an open round's timeline (run/watch/timeline.js) with the requests the schedule made due
 // in each ({ t, due, sent, slack }), the fallback where the generator did not record its own windows:
 // due counted exactly for a constant schedule (request i due at i / rate, `total` requests in all), or
 // read from the points' `due`; null when neither is known (a Poisson schedule, no timeline). The

@@ -11,7 +11,7 @@ const GRACE_MS = 2000
 const SHUTDOWN_LIMIT_MS = 5000
 
 // Say that the server is ready: the line on stdout for people, and — when started with an IPC channel
-// (by the lab, bench or tests: loadtest/run/boot.js) — the same facts as a message, so nothing parses
+// (by the lab, bench or tests: loadtest/run/watch/boot.js) — the same facts as a message, so nothing parses
 // the line. `work` is the parsed work ({ spec }). The message also names the runtime (bun, deno, node
 // and its own version) and what its event-loop instruments can be trusted with (instruments.js), so it
 // waits for their check.

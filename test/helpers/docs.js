@@ -81,7 +81,7 @@ export function flags (args) {
 
 const ROOT_DIRS = ['bench', 'bin', 'docs', 'examples', 'loadtest', 'reports', 'scripts', 'servers', 'test']
 
-// Paths of repository files the text names in passing (`loadtest/run/body.js`, a comment's
+// Paths of repository files the text names in passing (`loadtest/run/generate/body.js`, a comment's
 // docs/shards.md): from a top folder to a file with an extension, no wildcard or placeholder in it.
 export function filePaths (text) {
   const out = []

@@ -5,14 +5,14 @@ import { once } from 'node:events'
 import { join } from 'node:path'
 import { ROOT } from '../../loadtest/catalog.js'
 import autocannon from 'autocannon'
-import { startServer as bootServer } from '../../loadtest/run/boot.js'
-import { SAMPLE_INT_MS } from '../../loadtest/run/fire.js'
-import { isAlive as isAliveProcess, processTree as labTree } from '../../loadtest/run/sample.js'
+import { startServer as bootServer } from '../../loadtest/run/watch/boot.js'
+import { SAMPLE_INT_MS } from '../../loadtest/run/generate/fire.js'
+import { isAlive as isAliveProcess, processTree as labTree } from '../../loadtest/run/watch/sample.js'
 
 export { ROOT }
 
 // Start `node servers/NAME --port 0 ...args` (or `entry`, a fixture) through the lab's own starter
-// (loadtest/run/boot.js: IPC ready message, /health answered); rejects with its stderr if it exits
+// (loadtest/run/watch/boot.js: IPC ready message, /health answered); rejects with its stderr if it exits
 // first or takes longer than `timeout`. Resolves to { url, port, pid, strategy, work, child, exited,
 // stdout(), stderr(), stop(signal) } where stop sends the signal by pid and resolves to { code, signal }.
 // `cwd`: another working directory; `env`: added to the environment the lab gives its servers.

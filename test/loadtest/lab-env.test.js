@@ -5,7 +5,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { tmpdir } from 'node:os'
 import { readReport, runLab, tempDir } from '../helpers/lab.js'
-import { serverEnv } from '../../loadtest/run/boot.js'
+import { serverEnv } from '../../loadtest/run/watch/boot.js'
 
 test('WORK=, PORT=, HOST= and TASK= in the environment do not reach the servers the lab starts', async (t) => {
   const { dir, cleanup } = await tempDir()

@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execa } from 'execa'
 import pWaitFor from 'p-wait-for'
-import { isAlive, processTree, readStat, sampleTree, startSampler } from '../../loadtest/run/sample.js'
+import { isAlive, processTree, readStat, sampleTree, startSampler } from '../../loadtest/run/watch/sample.js'
 
 test(
   'sampleTree sees a spinning child: processes, CPU, RSS, threads; isAlive follows its exit',

@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url'
 import { execa } from 'execa'
 import { chromium } from 'playwright-core'
 import { FIXTURES, ROOT, runLab, tempDir } from '../helpers/lab.js'
-import { totals } from '../../loadtest/run/timeline.js'
+import { totals } from '../../loadtest/run/watch/timeline.js'
 import { CHROMIUM, CHROMIUM_ARGS } from '../../scripts/chromium.js'
 
 const ARGS = CHROMIUM_ARGS

@@ -2,7 +2,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import tour from '../../loadtest/experiments/tour.js'
-import { resolveLoad } from '../../loadtest/run/load.js'
+import { resolveLoad } from '../../loadtest/run/round/load.js'
 import { parseOptions } from '../../loadtest/options.js'
 import { allServerNames } from '../../loadtest/catalog.js'
 import { runLab, readReport, tempDir } from '../helpers/lab.js'

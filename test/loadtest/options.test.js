@@ -1,9 +1,9 @@
-// The lab's options (loadtest/options.js) and the load each entry gets (loadtest/run/load.js).
+// The lab's options (loadtest/options.js) and the load each entry gets (loadtest/run/round/load.js).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { parseOptions, DEFAULTS } from '../../loadtest/options.js'
 import { parseFailOn } from '../../loadtest/compare/compare.js'
-import { resolveLoad, entryLoad } from '../../loadtest/run/load.js'
+import { resolveLoad, entryLoad } from '../../loadtest/run/round/load.js'
 import { ROOT } from '../../loadtest/catalog.js'
 import { join } from 'node:path'
 

@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { defaultReportsDir, userCwd } from '../../loadtest/paths.js'
-import { runtimesDir } from '../../loadtest/run/runtimes.js'
+import { runtimesDir } from '../../loadtest/run/watch/runtimes.js'
 import { ROOT, runLab, tempDir } from '../helpers/lab.js'
 
 test('paths: the user directory is INIT_CWD only when npm moved the command to the package root', () => {

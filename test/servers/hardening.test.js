@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { checkTask, describeLabTask } from '../../loadtest/run/task.js'
+import { checkTask, describeLabTask } from '../../loadtest/run/watch/task.js'
 import { parseOptions } from '../../servers/lib/options.js'
 import { getJson, ROOT, startServer } from '../helpers/server.js'
 

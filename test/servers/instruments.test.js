@@ -1,6 +1,6 @@
 // The event-loop instruments' check (servers/lib/instruments.js) judged on readings shaped like each
 // runtime's, and what telemetry makes of an untrusted instrument: null with its reason, over processes
-// too (never a mean of the processes that could). The real runtimes are in test/loadtest/run/runtimes.test.js.
+// too (never a mean of the processes that could). The real runtimes are in test/loadtest/run/watch/runtimes.test.js.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { BLOCK_MS, checkInstruments, judgeElu, judgeHistogram, runtimeFrom } from '../../servers/lib/instruments.js'

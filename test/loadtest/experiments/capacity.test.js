@@ -1,9 +1,9 @@
-// The capacity experiment: a real --quick sweep end to end (the sweep's rule: test/loadtest/run/sweep.test.js).
+// The capacity experiment: a real --quick sweep end to end (the sweep's rule: test/loadtest/result/sweep.test.js).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { OVERLOAD, SLO_SERVICE_MULTIPLE } from '../../../loadtest/run/sweep.js'
+import { OVERLOAD, SLO_SERVICE_MULTIPLE } from '../../../loadtest/result/sweep.js'
 import { verdicts } from '../../../loadtest/result/capacity.js'
 import { labReport, tempDir } from '../../helpers/lab.js'
 import { experimentFor } from '../../../loadtest/experiments/index.js'

@@ -2,7 +2,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildHttpResult, buildReport } from '../../../loadtest/result/build.js'
-import { summarizeCalibration } from '../../../loadtest/run/calibrate.js'
+import { summarizeCalibration } from '../../../loadtest/run/watch/calibrate.js'
 import { defaultTable, renderText } from '../../../loadtest/report/table.js'
 import { renderMarkdown } from '../../../loadtest/report/markdown.js'
 import { entry, rawRound } from '../../helpers/raw-round.js'

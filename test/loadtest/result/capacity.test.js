@@ -8,7 +8,7 @@ import {
 } from '../../../loadtest/result/capacity.js'
 import { stepFigures } from '../../../loadtest/result/figures.js'
 import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/result/histogram.js'
-import { createSweep } from '../../../loadtest/run/sweep.js'
+import { createSweep } from '../../../loadtest/result/sweep.js'
 
 const SLO = 115
 

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { generatorWindows, lagShare } from '../../../loadtest/result/figures.js'
 import { offeredLoadKept } from '../../../loadtest/result/trust.js'
 
-// The windows the generator counts (run/open-loop.js): due and issue times in 1 s windows from `startMs`.
+// The windows the generator counts (run/generate/open-loop.js): due and issue times in 1 s windows from `startMs`.
 function counted (dues, issues, startMs = 0) {
   const count = (times) => {
     const out = []

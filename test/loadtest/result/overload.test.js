@@ -5,8 +5,8 @@ import assert from 'node:assert/strict'
 import {
   OVERLOAD_DEFAULTS, burstPhases, fmtRecovery, recoveryOf, stepTiming, wastedCpuShare, windowRecovered
 } from '../../../loadtest/result/overload.js'
-import { createGoodput } from '../../../loadtest/run/goodput.js'
-import { createSchedule } from '../../../loadtest/run/schedule.js'
+import { createGoodput } from '../../../loadtest/run/round/goodput.js'
+import { createSchedule } from '../../../loadtest/run/generate/schedule.js'
 import { overloadCell, overloadMarkdown } from '../../../loadtest/compare/overload.js'
 
 const good = { offered: 10, good: 10, p99: 50 }

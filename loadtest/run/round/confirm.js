@@ -1,0 +1,69 @@
+// --confirm: run the decision's winner at its plan rate for a longer open-loop round (CONFIRM_SEC; --quick
+// CONFIRM_QUICK_SEC, or as long as MIN_REQUESTS take at the plan rate) and say whether it held the target
+// with no backlog growth (Nighthawk's "testing stage" after its search; the plan rate is a promise, this
+// checks it). Returns decision.confirm.
+import { defaultConnections } from '../generate/open-loop.js'
+import { MIN_REQUESTS } from '../../result/sweep.js'
+import { runEntry } from './runner.js'
+import { judgeStep } from '../../result/capacity.js'
+import { roundFigures } from '../../result/figures.js'
+import { roundTo } from '../../result/stats.js'
+
+// How long the confirming round lasts (seconds).
+const CONFIRM_SEC = 60
+const CONFIRM_QUICK_SEC = 10
+
+// Whether a confirming round held (the rule a sweep's step is judged by, result/capacity.js judgeStep) and
+// why not: its p99 shown above the target, failed requests, a growing backlog, or too few requests to show
+// p99 within it (undecided: a longer run, or a higher plan rate, gathers more).
+export function confirmVerdict (fig, sloMs) {
+  const j = judgeStep(fig, sloMs)
+  const why = []
+  const q = fig.requests
+  const failed = q.errors + q.timeouts + q.non2xx + q.mismatches + q.unanswered
+  if (failed > 0) why.push(`${failed} of ${q.sent} requests failed or unanswered`)
+  if (fig.backlog?.growing) why.push(`backlog grew by ${fig.backlog.growth} (limit ${fig.backlog.limit})`)
+  if (j.call === 'fail' && failed === 0 && !fig.backlog?.growing) why.push(`p99 ${fig.latency.p99} ms over p99 ≤ ${sloMs} ms (${j.over} of ${j.n} over)`)
+  if (j.call === 'undecided') why.push(`undecided: ${j.over} of ${j.n} requests over the target, too few to show p99 within it`)
+  return { held: j.call === 'pass', why }
+}
+
+// Run the confirming round for `decision` (its highest capacity: the winner, or with a refusal the one it
+// does not recommend) (the winner's plan entry and load found by its key among
+// `plan`/`loads`/`results`, in plan order). Never throws for the server's fault: a failure is said.
+export async function confirmWinner (decision, { plan, loads, results, quick, signal, progress, calibration }) {
+  // long enough for the requests p99 needs (MIN_REQUESTS), never past the full length
+  const need = decision.planRps > 0 ? Math.ceil(MIN_REQUESTS / decision.planRps) : 0
+  const durationSec = Math.min(CONFIRM_SEC, Math.max(quick ? CONFIRM_QUICK_SEC : CONFIRM_SEC, need))
+  const base = { key: decision.key, rate: decision.planRps, sloMs: decision.sloMs, durationSec }
+  // A refusal still has a highest capacity: it is confirmed all the same (the block says it is no advice).
+  if (!decision.key || !(decision.planRps > 0)) return { ...base, skipped: `no capacity at p99 ≤ ${decision.sloMs} ms` }
+  const i = results.findIndex((r) => r.key === decision.key)
+  if (i < 0 || !plan[i]) return { ...base, skipped: 'the winner\'s plan entry was not found' }
+  const { sweep, ...entry } = plan[i]
+  const rate = decision.planRps
+  const load = {
+    ...loads[i],
+    rate,
+    connections: loads[i].userConnections ?? defaultConnections(rate, loads[i].timeoutSec),
+    durationSec,
+    amount: null
+  }
+  progress?.(`confirming ${decision.key} at ${rate} req/s for ${durationSec} s`)
+  const record = await runEntry({ ...entry, rate, durationSec }, load, { signal, progress, calibration })
+  const round = record.rounds[0]
+  if (record.failure || !round) return { ...base, skipped: record.failure?.reason ?? 'interrupted before the round' }
+  const fig = roundFigures(round)
+  const verdict = confirmVerdict(fig, decision.sloMs)
+  return {
+    ...base,
+    ...verdict,
+    p99: fig.latency.p99,
+    rps: roundTo(fig.rps, 1),
+    requests: fig.requests,
+    backlogGrowing: Boolean(fig.backlog?.growing),
+    backlog: fig.backlog,
+    disturbed: Boolean(fig.disturbed),
+    disturbedBy: fig.disturbedBy ?? []
+  }
+}

@@ -1,0 +1,403 @@
+// Run one server (or a --url target) through warm-up and measured rounds while watching it; returns
+// a run record that result/build.js turns into a result. No formatting here.
+import { existsSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { ROOT, findServer } from '../../catalog.js'
+import { BOOT_TIMEOUT_MS, STOP_GRACE_MS, INTERRUPTED_GRACE_MS, startServer, stopServer } from '../watch/boot.js'
+import { fireRound, startProbe } from '../generate/fire.js'
+import { defaultConnections } from '../generate/open-loop.js'
+import { fireGenerators, waitForStart } from '../generate/generators.js'
+import { request, getJson } from '../generate/http.js'
+import { bodyReference } from '../generate/body.js'
+import { startSampler } from '../watch/sample.js'
+import { noiseWatch } from '../watch/noise.js'
+import { chooseInterval } from '../watch/timeline.js'
+import { watchRound } from '../watch/watch.js'
+import { recoveryTimeoutSec } from './load.js'
+import { failure } from '../../result/build.js'
+import { roundFigures, serviceTime } from '../../result/figures.js'
+import { createGoodput } from './goodput.js'
+import { overloadRounds } from './overload.js'
+
+let workloads = null
+async function expectedBodyOf (work) {
+  if (!work) return null
+  const path = join(ROOT, 'servers', 'lib', 'workloads.js')
+  if (!existsSync(path)) return null
+  workloads ??= await import(pathToFileURL(path).href) // a URL: a path with # or % is not one
+  try {
+    return workloads.expectedBody(work)
+  } catch {
+    return null
+  }
+}
+
+// Time one fresh GET / right after a round: { ms, status } (status 'timeout' / 'error' when no answer).
+async function timeRecovery (url, { timeoutMs, signal }) {
+  const r = await request(`${url}/`, { timeoutMs, signal })
+  return { ms: typeof r.status === 'number' ? Math.round(r.ms * 1000) / 1000 : null, status: r.status, timeoutMs }
+}
+
+// Fire one round of `amount` (or the load's amount/duration) at url: open loop when the load has a
+// rate, else autocannon's closed loop. `expected`: the body every 2xx answer must have (null: the first
+// 2xx body's); both loops check it as it streams, by sha256 and length (body.js), keeping at most
+// --max-body bytes of each. onSent/onRecord feed the round's timeline (watch.js); an open loop's
+// generator threads feed it through `watch` and start at `startAt` (a shard's common start).
+function fireLoad (url, load, opts) {
+  const { amount = load.amount, durationSec = load.durationSec, expected = null, signal, ...open } = opts
+  const { onResponse, onSent, onRecord } = open
+  const common = {
+    url,
+    amount,
+    durationSec: amount ? null : durationSec,
+    timeoutSec: load.timeoutSec,
+    signal,
+    onResponse,
+    onSent,
+    onRecord,
+    expected: expected === null ? null : bodyReference(expected),
+    maxBody: load.maxBody
+  }
+  if (load.rate) {
+    return fireGenerators({
+      ...common,
+      rate: load.rate,
+      phases: load.phases ?? null, // a rate profile (the overload experiment's burst)
+      until: open.until ?? null,
+      arrival: load.arrival,
+      seed: load.seed,
+      connections: load.connections,
+      generators: load.generators ?? 1,
+      shard: load.shard ?? null,
+      startAt: open.startAt ?? null,
+      clock: open.watch?.clock ?? null,
+      absorb: open.watch ? (dump) => open.watch.absorb(dump) : null,
+      onEnded: open.watch ? (delta) => open.watch.ended(delta) : null
+    })
+  }
+  const connections = amount ? Math.min(load.connections, amount) : load.connections
+  return fireRound({ ...common, connections })
+}
+
+// How long the recovery period of a round's timeline may last at most (the server may never be idle).
+const RECOVERY_CAP_MS = 30000
+
+// The timeline interval of a load: fixed by --duration, else the smallest (an --amount round coarsens).
+function timelineInterval (load) {
+  return chooseInterval(load.durationSec ? load.durationSec * 1000 : null)
+}
+
+// One measured round against url: reset stats, sample /proc, probe /health, fire, recover, collect stats;
+// the whole round and its recovery period are watched in time (watch.js).
+async function measuredRound (target, load, { expected, signal, pid, child, seen, onRound, notes, serviceMs }) {
+  const reset = await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal })
+  const statsOn = reset.status === 200 || reset.status === 204
+  const note = `no telemetry: POST /__lab/stats/reset answered ${reset.status}`
+  if (!statsOn && !notes.includes(note)) notes.push(note)
+  const intervalMs = timelineInterval(load)
+  const watch = watchRound({
+    intervalMs,
+    child,
+    plannedMs: load.durationSec ? load.durationSec * 1000 : null,
+    amount: load.amount ?? null,
+    onProgress: onRound ?? null,
+    originEpochMs: load.startAt ?? null, // a shard's timeline starts at the common start
+    histograms: Boolean(load.shard)
+  })
+  const sampler = pid
+    ? startSampler(pid, { seen, intervalMs: Math.min(200, intervalMs), onSample: watch.onOutside })
+    : null
+  const noise = noiseWatch()
+  const probe = startProbe(`${target}/health`)
+  let done = 0
+  // Without a recovery request, the stats are read the moment the last answer of an --amount round
+  // arrives, before autocannon's closing tick: the server's window (ticks, loop delay) is the round's.
+  const readStats = () =>
+    statsOn && !signal.aborted ? getJson(`${target}/__lab/stats`, { timeoutMs: 5000, signal }) : null
+  let early = null
+  // The overload experiment's goodput at its target (goodput.js), fed by every finished request.
+  const goodput = load.goodput ? createGoodput({ sloMs: load.goodput.sloMs }) : null
+  const until = load.goodput?.until ? (due) => load.goodput.until(goodput, due) : null
+  const onResponse = (e) => {
+    goodput?.add(e)
+    done++
+    if (load.recovery === false && load.amount && done === load.amount) early = readStats()
+  }
+  const fire = await fireLoad(`${target}/`, load, {
+    expected,
+    signal,
+    onResponse,
+    onSent: watch.sent,
+    onRecord: watch.record,
+    startAt: load.startAt ?? null,
+    until,
+    watch
+  })
+  watch.endRound()
+  const cap = fire.bodies?.overCap ? `response bodies over --max-body ${fire.bodies.maxBytes} B: verified whole by sha256 and length, only their first ${fire.bodies.maxBytes} B kept` : null
+  if (cap && !notes.includes(cap)) notes.push(cap)
+  const interim = fire.interim ? `${fire.interim} interim answers (1xx) skipped: each request counted once, at its final answer` : null
+  if (interim) notes.push(interim)
+  const probeResult = await probe.stop()
+  const outside = sampler ? sampler.figures() : null
+  const noiseFigures = noise.end({ outside, workMs: fire.workMs, serviceMs })
+  // With a recovery request, it goes first (the stats request would wait behind abandoned work too);
+  // without one, the stats are read at once so that nothing else falls into their window.
+  let stats = null
+  let recovery = null
+  if (load.recovery === false) stats = await (early ?? readStats())
+  else {
+    recovery = signal.aborted
+      ? null
+      : await timeRecovery(target, {
+        timeoutMs: recoveryTimeoutSec(load) * 1000,
+        signal
+      })
+    stats = await readStats()
+  }
+  // The timeline goes on until the server is idle again, so that abandoned work shows.
+  if (load.recovery !== false && (sampler || child)) {
+    await watch.recover({ capMs: Math.max(0, RECOVERY_CAP_MS - (recovery?.ms ?? 0)), signal })
+  }
+  const drained = sampler?.stop() // the tree's CPU up to idle again: work for clients who left counts
+  const timeline = watch.stop()
+  const telemetry = stats?.json ?? null
+  const round = { fire, probe: probeResult, outside, recovery, telemetry, timeline, noise: noiseFigures }
+  if (goodput) round.goodput = { ...goodput.figures(), drainedCpuSeconds: drained?.cpuSeconds ?? null }
+  return round
+}
+
+// What a sweep needs to know of a finished step: its rate and figures.
+function stepOf (round) {
+  return { rate: round.fire.rate, figures: roundFigures(round) }
+}
+
+// The run record of one plan entry's run, filled in as it goes (result/build.js makes the result).
+function newRecord (entry, load) {
+  return {
+    entry: { ...entry, ...load },
+    args: entry.args ?? [],
+    rounds: [],
+    failure: null,
+    interrupted: false,
+    workReported: null,
+    stop: null,
+    notes: []
+  }
+}
+
+// A --url target: the server the user started, named by its /health strategy; null (and a failure on
+// the record) when /health does not answer.
+async function attachUrl (record, url, signal) {
+  const server = { url: url.replace(/\/$/, ''), pid: null, work: record.entry.work ?? null }
+  const health = await getJson(`${server.url}/health`, { timeoutMs: 5000, signal })
+  if (typeof health.status !== 'number') {
+    record.failure = failure(`--url: ${server.url}/health got no answer (${health.error})`)
+    return null
+  }
+  server.health = health.json ?? null
+  if (typeof health.json?.strategy === 'string') {
+    record.entry.server = health.json.strategy
+    record.notes.push(`--url: /health names the strategy ${health.json.strategy}`)
+  } else {
+    record.notes.push(`--url: /health answered ${health.status}; the server is named by its address`)
+  }
+  return server
+}
+
+// Start the entry's server (under its runtime); null (and the boot failure on the record) when it fails.
+async function boot (record, entry, load, { signal, progress, bootTimeoutMs }) {
+  progress?.('starting')
+  try {
+    // The server pushes its samples over IPC at the timeline's interval (servers/lib/sampling.js).
+    const env = { LOADLAB_SAMPLE_MS: String(timelineInterval(load)) }
+    const { entry: file } = findServer(entry.server)
+    const run = entry.runtime ? { execPath: entry.runtime.path, execArgs: entry.runtime.args ?? [] } : {}
+    return await startServer({ entry: file, args: record.args, env, bootTimeoutMs, signal, ...run })
+  } catch (err) {
+    if (!err.failure) throw err
+    record.failure = err.failure
+    record.interrupted = signal.aborted
+    return null
+  }
+}
+
+function runtimeFields (said) {
+  return { name: said?.name ?? null, version: said?.version ?? null, engine: said?.engine ?? null }
+}
+
+// A note when the server reports another runtime than its binary said when probed (a wrapper that
+// answers v99 and runs v20), else null. Node lines compare process.version, Bun and Deno their own.
+function runtimeMismatch (asked, said) {
+  const isNode = asked.name === 'node' || !asked.name
+  const before = isNode ? asked.node : `${asked.name} ${asked.version}`
+  const now = isNode ? said.node : `${said.runtime?.name} ${said.runtime?.version}`
+  return before === now ? null : `${asked.flag ?? '--node'} ${asked.label}: the binary said it is ${before}, the server reports ${now}`
+}
+
+// What the server says it runs (its ready message, or /health for --url): the work and the runtime are
+// recorded, never assumed.
+function describeServer (record, entry, server) {
+  record.workReported = server.work ?? entry.work ?? null
+  const said = server.ready?.node ? server.ready : server.health?.node ? server.health : null
+  // name and version as the runtime gives them (Bun and Deno say Node 26.3.0 in process.version)
+  record.runtime = said
+    ? { ...runtimeFields(said.runtime), node: said.node, v8: said.v8 ?? null }
+    : null
+  record.instruments = server.ready?.instruments ?? null
+  const mismatch = said && entry.runtime ? runtimeMismatch(entry.runtime, said) : null
+  if (mismatch) record.notes.push(mismatch)
+  if (entry.work && server.work && server.work !== entry.work) { record.notes.push(`planned work ${entry.work}, server reports ${server.work}`) }
+}
+
+// The body every answer must have: the task's or the work's expected body, else (null) the load engine
+// compares each with the first 2xx body.
+async function referenceFor (record, expectedBody) {
+  const expected = expectedBody ?? (await expectedBodyOf(record.workReported))
+  if (expected === null) record.notes.push('bodies compared with the first 2xx response (no expected body for this work)')
+  return expected
+}
+
+// The run's own abort: the lab's signal, or the server exiting before the lab stops it (`crashed`).
+function guardRun (server, signal) {
+  const run = new AbortController()
+  const stopRun = () => run.abort()
+  signal.addEventListener('abort', stopRun, { once: true })
+  const state = { signal: run.signal, crashed: false, stopping: false }
+  server.exited?.then(() => {
+    if (state.stopping) return
+    state.crashed = true
+    run.abort()
+  })
+  state.release = () => {
+    state.stopping = true
+    signal.removeEventListener('abort', stopRun)
+  }
+  return state
+}
+
+// A rate sweep (the capacity experiment): each step is one open-loop round at the rate the sweep chooses
+// from the steps so far, long enough for the sweep's minimum of requests; --runs N sweeps one after
+// another (record.sweeps: each sweep's rule, the kinds of its steps and its first round).
+async function sweepRounds (record, server, load, { entry, calibration, round }) {
+  const serviceMs = serviceTime(calibration?.[record.workReported])
+  record.sweeps = []
+  for (let k = 0; k < (load.runs ?? 1) && !round.signal.aborted; k++) {
+    const sweep = entry.sweep({ serviceMs, cores: availableParallelism() })
+    const first = record.rounds.length
+    record.sweeps.push({ ...sweep.describe(), kinds: sweep.kinds, first })
+    const nextRate = () => sweep.next(record.rounds.slice(first).map(stepOf))
+    for (let rate = nextRate(); rate !== null && !round.signal.aborted; rate = nextRate()) {
+      const sweepName = load.runs > 1 ? `sweep ${k + 1}/${load.runs}, ` : ''
+      round.progress?.(`${sweepName}step ${record.rounds.length - first + 1}: ${rate.toFixed(1)} req/s`)
+      const connections = load.userConnections ?? defaultConnections(rate, load.timeoutSec)
+      const step = { ...load, rate, connections, durationSec: sweep.durationFor(rate) }
+      record.rounds.push(await measuredRound(server.url, step, { ...round, onRound: null }))
+    }
+  }
+}
+
+// --runs rounds of the entry's load.
+async function repeatedRounds (record, server, load, { round }) {
+  for (let i = 0; i < load.runs && !round.signal.aborted; i++) {
+    round.progress?.(`measuring${load.runs > 1 ? ` round ${i + 1}/${load.runs}` : ''}`)
+    record.rounds.push(await measuredRound(server.url, load, round))
+  }
+}
+
+// A server that answered no request with a 2xx (a strategy its runtime cannot run: cluster-threads under
+// Deno answers every request 500) fails as a result, with the error one more request gives: one line.
+async function judgeAnswers (record, url, signal) {
+  // Timeouts alone are a slow strategy's (untrusted), not a broken one's: only answers are judged.
+  const answered = record.rounds.some((r) => r.fire.completed > 0)
+  if (!answered || record.rounds.some((r) => r.fire.ok > 0)) return
+  const again = await request(`${url}/`, { timeoutMs: 10000, signal })
+  let why = again.error ?? `status ${again.status}`
+  try {
+    why = JSON.parse(again.body).message ?? why
+  } catch {}
+  const codes = Object.entries(record.rounds.at(-1).fire.statusCodes ?? {}).map(([c, n]) => `${n} × ${c}`).join(', ')
+  record.failure = failure(`no request answered 2xx (${codes || 'no answer'}): ${String(why).split('\n')[0]}`)
+}
+
+// Why a stopped server's run failed, if it did: it crashed, would not stop, or left processes behind.
+// A kill of a server still busy with abandoned work (interrupted, or no recovery answer) is the
+// strategy's cost, noted, not a failure.
+function judgeStop (record, stop, { crashed, busy, graceMs, stderrTail }) {
+  const exit = { exitCode: stop.exit?.exitCode ?? null, signal: stop.exit?.signal ?? null, stderrTail }
+  if (crashed) {
+    record.failure = failure(`exited during the run (code ${exit.exitCode}, signal ${exit.signal})`, exit)
+  } else if (stop.forced && busy) {
+    record.notes.push(`still busy when stopped: did not exit within ${graceMs / 1000} s of SIGTERM, killed`)
+  } else if (stop.forced) {
+    record.failure ??= failure(`did not exit within ${graceMs / 1000} s of SIGTERM (killed)`, exit)
+  } else if (exit.exitCode !== 0) {
+    record.failure ??= failure(`exited with code ${exit.exitCode} (signal ${exit.signal}) after SIGTERM`, exit)
+  }
+  if (stop.leftovers.length) {
+    const reason = `${stop.leftovers.length} process(es) of its tree left after it exited (killed: ${stop.leftovers.join(', ')})`
+    record.failure ??= failure(reason, exit)
+  }
+}
+
+// Stop the server (a shorter grace after Ctrl-C: the user is waiting), record how, and judge it.
+async function stopAndJudge (record, server, { seen, signal, crashed, progress }) {
+  progress?.('stopping')
+  const graceMs = signal.aborted ? INTERRUPTED_GRACE_MS : STOP_GRACE_MS
+  const stop = await stopServer(server, { seen, graceMs })
+  const lastRecovery = record.rounds.at(-1)?.recovery
+  const busy = signal.aborted || (lastRecovery && typeof lastRecovery.status !== 'number')
+  record.stop = {
+    exitCode: stop.exit?.exitCode ?? null,
+    signal: stop.exit?.signal ?? null,
+    forced: stop.forced,
+    leftovers: stop.leftovers
+  }
+  judgeStop(record, stop, { crashed, busy, graceMs, stderrTail: server.stderrTail() })
+}
+
+// Run one plan entry end to end: start (or reach) its server, warm it up, measure its rounds or sweep,
+// stop it and judge the stop. Never throws for a server's fault (it is the record's failure).
+// `expectedBody`: the body every answer must have when the work is not built in (a --task).
+export async function runEntry (entry, load, opts = {}) {
+  const { signal, progress, onRound = null, bootTimeoutMs = BOOT_TIMEOUT_MS, url = null, calibration = {} } = opts
+  const record = newRecord(entry, load)
+  // Flags that need the calibrated work (a shedding variant's target and service time): resolved now.
+  const planned = serviceTime(calibration[entry.work])
+  if (entry.argsFor) record.args = [...record.args, ...entry.argsFor({ serviceMs: planned })]
+  const server = url
+    ? await attachUrl(record, url, signal)
+    : await boot(record, entry, load, { signal, progress, bootTimeoutMs })
+  if (!server) return record
+  describeServer(record, entry, server)
+  const expected = await referenceFor(record, opts.expectedBody ?? null)
+  const seen = new Map()
+  const run = guardRun(server, signal)
+  const { pid, child = null } = server
+  const serviceMs = serviceTime(calibration[record.workReported]) // for the noise's work inflation
+  const round = { expected, signal: run.signal, pid, child, seen, progress, onRound, notes: record.notes, serviceMs }
+  try {
+    if (load.warmup > 0) {
+      progress?.('warm-up')
+      await fireLoad(`${server.url}/`, load, { amount: load.warmup, expected, signal: run.signal })
+    }
+    if (load.startAt) await waitForStart(load.startAt, { signal: run.signal, progress })
+    if (entry.sweep) await sweepRounds(record, server, load, { entry, calibration, round })
+    else if (!entry.overload) await repeatedRounds(record, server, load, { round })
+    if (entry.overload && !run.signal.aborted) {
+      const measure = (step) => measuredRound(server.url, step, { ...round, onRound: null })
+      const results = opts.results ?? []
+      await overloadRounds(record, { entry, load, calibration, results, measure, signal: run.signal, progress })
+    }
+    if (!run.signal.aborted) await judgeAnswers(record, server.url, run.signal)
+  } catch (err) {
+    if (!run.crashed && !signal.aborted) record.failure = failure(`lab error: ${err.message}`)
+  } finally {
+    run.release()
+    if (server.pid) await stopAndJudge(record, server, { seen, signal, crashed: run.crashed, progress })
+    record.interrupted = signal.aborted
+  }
+  return record
+}

@@ -1,0 +1,72 @@
+// Calibration child: times work specs in this one long-lived process and prints the samples as JSON.
+// stdin is JSON: { specs: [...], tasks: { [spec]: task }, maxCalls, totalBudgetMs } (tasks: the --task
+// modules among the specs, described by servers/lib/task-module.js), or { check: task } for one checked
+// call of a task module. Each spec gets an equal share of what is left of the budget, at least 2 calls
+// while the budget lasts and 1 after. Not an entry point for users.
+import { text } from 'node:stream/consumers'
+import { performance } from 'node:perf_hooks'
+import { runWork } from '../../../servers/lib/workloads.js'
+import { now } from '../../../servers/lib/task.js'
+import { loadTask, prepareTask, runTask, toJson } from '../../../servers/lib/task-module.js'
+import { CHECK_ANSWER_LIMIT } from './task.js'
+
+const plan = JSON.parse(await text(process.stdin))
+process.stdout.write((plan.check ? answerLine(await check(plan.check)) : JSON.stringify(await measure(plan))) + '\n')
+process.disconnect?.() // the check's IPC channel (run/watch/task.js) must not keep this process alive
+
+// One call of a task module, as a server's first request would make it: { body, expectedBody, setupMs,
+// firstMs } or { error: { code, message } }. The lab hears { type: 'calling' } once load and setup() are
+// done, so that it bounds the call by the call's own timeout.
+async function check (task) {
+  try {
+    const t0 = performance.now()
+    await prepareTask(task)
+    process.send?.({ type: 'calling' })
+    const out = await runTask(task, now)
+    const { expected } = await loadTask(task)
+    return {
+      body: out.body,
+      expectedBody: expected === undefined ? null : toJson(expected),
+      setupMs: performance.now() - t0 - out.workMs,
+      firstMs: out.workMs
+    }
+  } catch (err) {
+    return { error: { code: err?.code ?? null, message: String(err?.message ?? err).split('\n')[0] } }
+  }
+}
+
+// The check's answer as one JSON line, or, when it would be over CHECK_ANSWER_LIMIT (or past what a
+// string can hold), the error saying that the task's result is too big and how big it is.
+function answerLine (answer) {
+  let line = null
+  try {
+    line = JSON.stringify(answer)
+  } catch {} // RangeError: more than a string can hold
+  if (line !== null && Buffer.byteLength(line) <= CHECK_ANSWER_LIMIT) return line
+  const mb = (n) => (n / 1024 / 1024).toFixed(1)
+  const size = Buffer.byteLength(answer.body) + (answer.expectedBody ? Buffer.byteLength(answer.expectedBody) : 0)
+  const message = `the task's result is too big: ${mb(size)} MB of JSON${answer.expectedBody ? ' with its expected export' : ''}, ` +
+    `over the ${mb(CHECK_ANSWER_LIMIT)} MB the lab's check takes`
+  return JSON.stringify({ error: { code: 'ERR_TASK_RESULT', message } })
+}
+
+async function measure ({ specs, tasks = {}, maxCalls, totalBudgetMs }) {
+  const deadline = performance.now() + totalBudgetMs
+  const out = {}
+  for (const [i, spec] of specs.entries()) {
+    const task = tasks[spec]
+    if (task) await prepareTask(task) // load and setup() are not part of a call's time
+    const share = (deadline - performance.now()) / (specs.length - i)
+    const until = performance.now() + share
+    const minCalls = performance.now() < deadline ? 2 : 1
+    const samplesMs = []
+    while (samplesMs.length < maxCalls) {
+      const t0 = performance.now()
+      await (task ? runTask(task, now) : runWork(spec))
+      samplesMs.push(performance.now() - t0)
+      if (performance.now() > until && samplesMs.length >= minCalls) break
+    }
+    out[spec] = samplesMs
+  }
+  return out
+}

@@ -1,0 +1,130 @@
+// Calibration: the single-thread time of each work spec, measured over several calls in ONE
+// long-lived child process, with the JIT tier shift noticed rather than averaged away.
+import { execa } from 'execa'
+import { join } from 'node:path'
+import { ROOT } from '../../catalog.js'
+import { median, percentile, roundTo } from '../../result/stats.js'
+import { CALIBRATION_DRIFT } from '../../result/trust.js'
+import { waitMs } from '../../../servers/lib/workloads.js'
+
+const CHILD = join(ROOT, 'loadtest', 'run', 'watch', 'calibrate-child.js')
+
+// The warm calls: the last two thirds (V8's tier-up settles in the first; React rendering keeps getting
+// faster for a dozen calls), and at least every call after the first.
+const WARM_SHARE = 2 / 3
+// The service time is this percentile of the warm calls: noise only ever adds time, so the fast end is
+// the work's own time (with 10 warm calls or fewer, their minimum).
+const SERVICE_PERCENTILE = 10
+
+// The robust estimate of a spec's warm calls: { serviceMs, spreadPct, warmCalls, estimate }; spreadPct is
+// the warm calls' p90 over their p10, less 1, in percent.
+function warmEstimate (samplesMs) {
+  const skip = Math.max(1, Math.floor(samplesMs.length * (1 - WARM_SHARE)))
+  const warm = (samplesMs.length > skip ? samplesMs.slice(skip) : samplesMs).slice().sort((a, b) => a - b)
+  if (warm.length === 0) return { serviceMs: null, spreadPct: null, warmCalls: 0, estimate: null }
+  const low = percentile(warm, SERVICE_PERCENTILE)
+  const high = percentile(warm, 100 - SERVICE_PERCENTILE)
+  return {
+    serviceMs: roundTo(low, 3),
+    spreadPct: low > 0 ? roundTo((high / low - 1) * 100, 1) : null,
+    warmCalls: warm.length,
+    estimate: `p${SERVICE_PERCENTILE} of the warm calls (the last ${warm.length} of ${samplesMs.length})`
+  }
+}
+
+// Summarise one spec's samples: { spec, calls, serviceMs, spreadPct, warmCalls, estimate, medianMs, minMs,
+// maxMs, firstMs, samplesMs, tierShift, method }. serviceMs (warmEstimate) is the service time the lab uses.
+export function summarizeCalibration (spec, samplesMs) {
+  const first = samplesMs[0] ?? null
+  const later = median(samplesMs.slice(1))
+  const tierShift = first !== null && later !== null && (later > first * 1.5 || later * 1.5 < first)
+  return {
+    spec,
+    calls: samplesMs.length,
+    ...warmEstimate(samplesMs),
+    // The first call runs cold (interpreter, no inline caches): the median of the calls after it, shown
+    // beside the service time; the first is kept apart (firstMs) for the tier-shift check.
+    medianMs: roundTo(samplesMs.length >= 3 ? later : median(samplesMs), 3),
+    minMs: samplesMs.length ? roundTo(Math.min(...samplesMs), 3) : null,
+    maxMs: samplesMs.length ? roundTo(Math.max(...samplesMs), 3) : null,
+    firstMs: roundTo(first, 3),
+    samplesMs: samplesMs.map((s) => roundTo(s, 3)),
+    tierShift,
+    method: 'measured'
+  }
+}
+
+// The sleep kinds need no measuring: their service time is the delay itself.
+function declared (spec) {
+  const ms = waitMs(spec)
+  if (ms === null) return null
+  return {
+    spec,
+    calls: 0,
+    serviceMs: ms,
+    spreadPct: 0,
+    warmCalls: 0,
+    estimate: 'declared: the delay itself',
+    medianMs: ms,
+    minMs: ms,
+    maxMs: ms,
+    firstMs: ms,
+    samplesMs: [],
+    tierShift: false,
+    method: 'declared'
+  }
+}
+
+// Calibrate specs (bounded: about totalBudgetMs over all, at most maxCalls each, at least 2 each while
+// the budget lasts; the child is killed a minute after the budget, its specs then carry an error);
+// resolves { [spec]: summary }, with { spec, error } for a spec that could not be measured.
+// `tasks` maps a --task spec to its description (servers/lib/task-module.js describeTask().task);
+// `execPath` is the runtime that runs the calibration (the servers' under --runtime), `execArgs` what it
+// needs before the script (Deno's `run -A`).
+export async function calibrate (
+  specs,
+  { maxCalls = 30, totalBudgetMs = 20000, signal, tasks = {}, execPath = process.execPath, execArgs = [] } = {}
+) {
+  const out = {}
+  const measure = []
+  for (const spec of [...new Set(specs)].filter(Boolean)) {
+    const d = declared(spec)
+    if (d) out[spec] = d
+    else measure.push(spec)
+  }
+  if (measure.length === 0) return out
+  const plan = { specs: measure, tasks, maxCalls, totalBudgetMs }
+  const r = await execa(execPath, [...execArgs, CHILD], {
+    env: { ...process.env },
+    reject: false,
+    cancelSignal: signal,
+    timeout: totalBudgetMs + 60000,
+    input: JSON.stringify(plan)
+  })
+  let samples = null
+  try {
+    samples = JSON.parse(r.stdout)
+  } catch {}
+  for (const spec of measure) {
+    if (samples?.[spec]?.length) out[spec] = summarizeCalibration(spec, samples[spec])
+    else {
+      out[spec] = {
+        spec,
+        error: (r.stderr || r.shortMessage || 'calibration failed').split('\n').filter(Boolean).slice(-3).join(' | ')
+      }
+    }
+  }
+  return out
+}
+
+// Calibrate a spec again (a short run: after each server of a capacity sweep) and hold it against the
+// calibration the lab used: { serviceMs, calls, drift, bound, holds } (drift: the new service time over
+// the used one, less 1; holds: |drift| ≤ CALIBRATION_DRIFT); null for a declared or missing calibration.
+export async function recheckCalibration (used, { signal, execPath, maxCalls = 15, totalBudgetMs = 2000 } = {}) {
+  if (!used || used.method !== 'measured' || !(used.serviceMs > 0)) return null
+  const again = (await calibrate([used.spec], { maxCalls, totalBudgetMs, signal, execPath }))[used.spec]
+  if (!(again?.serviceMs > 0)) return { serviceMs: null, calls: 0, drift: null, bound: CALIBRATION_DRIFT, holds: false }
+  const drift = roundTo(again.serviceMs / used.serviceMs - 1, 3)
+  const holds = Math.abs(drift) <= CALIBRATION_DRIFT
+  return { serviceMs: again.serviceMs, calls: again.calls, drift, bound: CALIBRATION_DRIFT, holds }
+}

@@ -1,0 +1,190 @@
+// One sweep, several targets (result/sweep.js with result/capacity.js capacityAtTargets): every step counts
+// for every target, the climb goes on until the loosest target fails, bisections go where a target's
+// bracket is still wide; each target gets its capacity and bracket. Then two synthetic strategies whose
+// ranking flips with the target, and the decision says where.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { LOOSE_SHARE, MAX_STEPS, SLO_MULTIPLES, STEP_OVERHEAD_SEC, createSweep, targetsFor } from '../../../loadtest/result/sweep.js'
+import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/result/histogram.js'
+import { capacityAtTargets, judgeStep, verdictAt } from '../../../loadtest/result/capacity.js'
+import { decide } from '../../../loadtest/result/decision.js'
+
+// A queueing server: p99 = floorMs / (1 − rate / limit), past the limit nothing holds.
+const queue = (floorMs, limit) => (rate) => (rate < limit ? floorMs / (1 - rate / limit) : 60_000)
+
+function figures (p99) {
+  const requests = { sent: 400, completed: 400, errors: 0, timeouts: 0, non2xx: 0, mismatches: 0, unanswered: 0 }
+  return { requests, latency: { p99 }, disturbed: false }
+}
+
+// Run a sweep against a p99(rate) curve; the steps and figures as build.js hands them to capacityAtTargets.
+function drive (sweep, p99At) {
+  const history = []
+  for (let rate = sweep.next(history); rate !== null; rate = sweep.next(history)) {
+    history.push({ rate, figures: figures(p99At(rate)) })
+    assert.ok(history.length <= MAX_STEPS, 'a sweep ends')
+  }
+  const steps = history.map((h, i) => ({ index: i, rate: h.rate, kind: sweep.kinds[i], p99: h.figures.latency.p99 }))
+  return { steps, figs: history.map((h) => h.figures) }
+}
+
+function capacities (server, p99At, slos) {
+  const sweep = createSweep({ serviceMs: 10, cores: 2, slos, maxSteps: MAX_STEPS }) // ideal 200 req/s
+  const { steps, figs } = drive(sweep, p99At)
+  const d = sweep.describe()
+  return { steps, targets: capacityAtTargets(steps, figs, { targets: d.targetsMs, idealRps: d.idealRps }) }
+}
+
+test('sweep at several targets: each target its capacity and bracket from the same steps, never lower at a looser target', () => {
+  const p99At = queue(20, 200) // true knees: 120 req/s at 50 ms, 160 at 100 ms, 190 at 400 ms
+  const { steps, targets } = capacities('x', p99At, [50, 100, 400])
+  assert.deepEqual(targets.map((t) => t.sloMs), [50, 100, 400])
+  const knee = (t) => 200 * (1 - 20 / t)
+  for (const t of targets) {
+    assert.ok(t.rps <= knee(t.sloMs) && t.bracket.fail > knee(t.sloMs), `${t.sloMs} ms: ${t.rps}–${t.bracket.fail} brackets ${knee(t.sloMs)}`)
+    assert.ok((t.bracket.fail - t.rps) / t.bracket.fail < 0.1, `${t.sloMs} ms: bisected to within 10 % (${t.rps}–${t.bracket.fail})`)
+  }
+  for (let i = 1; i < targets.length; i++) assert.ok(targets[i].rps >= targets[i - 1].rps, 'a looser target holds at least as much')
+  // every step counts for every target: the loosest target's knee needed the climb past the tightest's
+  assert.ok(steps.some((s) => s.kind === 'coarse' && s.rate > knee(50) * 1.2), 'coarse steps went on past the first target\'s knee')
+  const refines = steps.filter((s) => s.kind === 'refine').length
+  assert.ok(refines <= 3 * 3, `bisections only where a bracket was wide (${refines})`)
+  // a single target is today's sweep: no climb past its first confirmed failure
+  const one = capacities('x', p99At, [50])
+  assert.ok(one.steps.length < steps.length)
+  assert.equal(one.targets[0].rps, targets[0].rps, 'the first target\'s capacity does not depend on the others')
+})
+
+test('sweep targets: the default three from the service time, the loosest reachable by a fork per request', () => {
+  assert.deepEqual(targetsFor(20).targets, SLO_MULTIPLES.map((m) => m * 20))
+  assert.ok(SLO_MULTIPLES.length >= 3)
+  assert.deepEqual(targetsFor(20, [100, 400]).targets, [100, 400])
+  assert.deepEqual(createSweep({ serviceMs: 20, cores: 2 }).describe().targetsMs, [100, 200, 500])
+})
+
+test('ranking flip: a fast-floor strategy leads at tight targets, a high-throughput one at loose targets; the decision says where', () => {
+  const slos = [50, 100, 400]
+  const result = (server, curve) => {
+    const { targets } = capacities(server, curve, slos)
+    return { kind: 'http', status: 'ok', trusted: true, key: `${server}@loop#capacity`, server, capacity: { capacity: targets[0], targets } }
+  }
+  const a = result('quick-floor', queue(5, 150)) // 135 req/s at 50 ms, 142 at 100, 148 at 400
+  const b = result('high-ceiling', queue(60, 220)) // cannot meet 50 ms, 88 req/s at 100, 187 at 400
+  assert.equal(b.capacity.targets[0].rps, null, 'a floor above the target: cannot meet it')
+  assert.equal(b.capacity.targets[0].bound, 'cannot meet the target')
+  const d = decide({ results: [a, b] })
+  assert.equal(d.server, 'quick-floor')
+  assert.equal(d.changes.length, 1)
+  assert.deepEqual([d.changes[0].fromMs, d.changes[0].toMs, d.changes[0].to], [100, 400, 'high-ceiling@loop#capacity'])
+  assert.ok(d.changes[0].atMs > 100 && d.changes[0].atMs < 400, `the lines cross at ${d.changes[0].atMs} ms`)
+  assert.equal(decide({ results: [a, b] }, { sloMs: 400 }).server, 'high-ceiling')
+})
+
+// Drive a sweep and account its time as the budget does: each step its planned length and the overhead.
+function driveTimed (sweep, p99At) {
+  const history = []
+  let sec = 0
+  for (let rate = sweep.next(history); rate !== null; rate = sweep.next(history)) {
+    sec += sweep.durationFor(rate) + STEP_OVERHEAD_SEC
+    history.push({ rate, figures: figures(p99At(rate)) })
+  }
+  const steps = history.map((h, i) => ({ index: i, rate: h.rate, kind: sweep.kinds[i], p99: h.figures.latency.p99 }))
+  const d = sweep.describe()
+  const figs = history.map((h) => h.figures)
+  const targets = capacityAtTargets(steps, figs, { targets: d.targetsMs, idealRps: d.idealRps })
+  return { sec, steps, budget: d.budget, targets }
+}
+
+test('budget: no sweep exceeds its time budget; the looser targets\' bisections stop first, the first target\'s bracket is refined as without a budget', () => {
+  // a slow server (knees 18, 24 and 29 req/s of an ideal 200): its steps last 8 s, the budget holds ~10
+  const p99At = queue(20, 30)
+  const slos = [50, 100, 400]
+  const fractions = [0.05, 0.1, 0.15, 0.2]
+  const make = (budgetSec) => createSweep({ serviceMs: 10, cores: 2, slos, maxSteps: MAX_STEPS, fractions, budgetSec })
+  const free = driveTimed(make(null), p99At)
+  assert.equal(free.budget, null)
+  for (const budgetSec of [60, 100, 140]) {
+    const run = driveTimed(make(budgetSec), p99At)
+    assert.ok(run.sec <= budgetSec, `${budgetSec} s: the steps took ${run.sec} s`)
+    assert.ok(Math.abs(run.budget.spentSec - run.sec) < 0.5, 'the sweep accounts what it spent')
+    const fewer = `${run.steps.length} < ${free.steps.length}`
+    assert.ok(run.steps.length < free.steps.length, `${budgetSec} s: fewer steps than without a budget (${fewer})`)
+    assert.ok(['looser targets', 'sweep'].includes(run.budget.cut), 'the cut is recorded')
+  }
+  // a budget that cuts only the looser targets: the first target's capacity and bracket as without one
+  const mid = driveTimed(make(140), p99At)
+  assert.equal(mid.budget.cut, 'looser targets')
+  assert.deepEqual(mid.targets[0].bracket, free.targets[0].bracket, 'the first target refined as without a budget')
+  assert.equal(mid.targets[0].bound, 'refined')
+  const width = (t) => (t.bracket.fail ?? Infinity) - t.rps
+  const wider = (t, i) => width(t) > width(free.targets[i]) + 1e-9
+  assert.ok(mid.targets.slice(1).some(wider), 'a looser target kept a wider bracket')
+  for (let i = 1; i < mid.targets.length; i++) assert.ok(mid.targets[i].rps >= mid.targets[i - 1].rps, 'never lower at a looser target')
+})
+
+// A step's figures with a latency histogram: n requests, `over` of them at 10 × the target, the rest at half.
+function counted (n, over, sloMs) {
+  const h = createHistogram()
+  for (let i = 0; i < n; i++) recordMs(h, i < over ? sloMs * 10 : sloMs / 2)
+  const requests = { sent: n, completed: n, errors: 0, timeouts: 0, non2xx: 0, mismatches: 0, unanswered: 0 }
+  const latency = { p99: h.getValueAtPercentile(99) / 1000 }
+  return { requests, latency, histograms: { latency: encodeHistogram(h) }, disturbed: false }
+}
+
+test('top-up: a repeat of an undecided rate lasts for the requests its pool still needs, a repeat of a failure a whole step', () => {
+  const sweep = createSweep({ serviceMs: 10, cores: 2, sloMs: 50, minRequests: 299, minDurationSec: 1, maxStepSec: 10 })
+  const history = []
+  const first = sweep.next(history) // 60 req/s: 299 requests need 5 s
+  assert.equal(sweep.durationFor(first), 5)
+  history.push({ rate: first, figures: counted(250, 0, 50) }) // undecided: 49 more with none over
+  const again = sweep.next(history)
+  assert.equal(sweep.kinds.at(-1), 'repeat')
+  assert.equal(again, first)
+  assert.equal(sweep.durationFor(again), 1, '49 requests at 60 req/s: the shortest step (1 s)')
+  history.push({ rate: again, figures: counted(60, 0, 50) }) // 310 in all, none over: a pass
+  const up = sweep.next(history)
+  assert.ok(up > first && sweep.kinds.at(-1) === 'coarse', 'the pooled pass climbs on')
+  history.push({ rate: up, figures: counted(300, 20, 50) }) // a marginal failure: repeated whole
+  assert.equal(sweep.next(history), up)
+  assert.equal(sweep.durationFor(up), Math.ceil((299 / up) * 10) / 10)
+})
+
+test('a clear failure (half its requests over the target, undisturbed) counts at once; a marginal or disturbed one is repeated', () => {
+  const at = (steps) => verdictAt(steps.map((s) => ({ ...s, ...judgeStep(s.figures, 50) })))
+  const clear = counted(300, 200, 50)
+  assert.equal(at([{ figures: clear, disturbed: false }]), 'fail', 'two thirds over: no repeat could flip it')
+  assert.equal(at([{ figures: counted(300, 20, 50), disturbed: false }]), 'pending', '20 of 300 over: measured again')
+  assert.equal(at([{ figures: clear, disturbed: true }]), 'pending', 'disturbed: measured again')
+  // in a sweep: the failing coarse step is followed by a bisection, not by its repeat
+  const sweep = createSweep({ serviceMs: 10, cores: 2, sloMs: 50, minRequests: 299, minDurationSec: 1, maxStepSec: 10 })
+  const history = []
+  const first = sweep.next(history)
+  history.push({ rate: first, figures: counted(300, 0, 50) })
+  const second = sweep.next(history)
+  history.push({ rate: second, figures: counted(300, 250, 50) })
+  assert.ok(sweep.next(history) < second && sweep.kinds.at(-1) === 'refine', `after ${sweep.kinds.join(', ')}`)
+})
+
+test('budget: the climb past the first target\'s failure is the looser targets\' and fits within their share', () => {
+  const p99At = queue(20, 200) // knees 120 req/s at 50 ms, 190 at 400 ms; coarse steps every 30 req/s
+  let climbs = 0
+  for (let budgetSec = 20; budgetSec <= 80; budgetSec += 4) {
+    const steps = { minRequests: 299, minDurationSec: 1, maxStepSec: 10 }
+    const sweep = createSweep({ serviceMs: 10, cores: 2, slos: [50, 400], ...steps, budgetSec })
+    const history = []
+    let spent = 0
+    let firstFailed = Infinity // the lowest coarse rate the first target failed at
+    for (let rate = sweep.next(history); rate !== null; rate = sweep.next(history)) {
+      spent += sweep.durationFor(rate) + STEP_OVERHEAD_SEC
+      if (sweep.kinds.at(-1) === 'coarse' && rate > firstFailed) {
+        assert.ok(spent <= budgetSec * LOOSE_SHARE + 1e-9, `${budgetSec} s: a climb for the looser target at ${rate} req/s ended at ${spent} s`)
+        climbs++
+      }
+      const p99 = p99At(rate)
+      if (sweep.kinds.at(-1) === 'coarse' && p99 > 50) firstFailed = Math.min(firstFailed, rate)
+      history.push({ rate, figures: figures(p99) })
+    }
+    assert.ok(spent <= budgetSec)
+  }
+  assert.ok(climbs > 0, 'some budgets let the looser target climb')
+})

@@ -1,0 +1,136 @@
+// The capacity sweep's rule on synthetic servers (a fake measure function): repeats, monotone verdicts,
+// the step past capacity that must fail, and the capacity with its bracket.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createSweep, FRACTIONS, MAX_STEPS, OVERLOAD } from '../../../loadtest/result/sweep.js'
+import { backlogOf, capacityOf, holds, verdictAt } from '../../../loadtest/result/capacity.js'
+
+const SLO = 50
+
+// A step's figures: p99 well under or well over the target, optionally disturbed.
+function figures (pass, disturbed = false) {
+  const requests = { sent: 200, completed: 200, errors: 0, timeouts: 0, non2xx: 0, mismatches: 0, unanswered: 0 }
+  return { requests, latency: { p99: pass ? SLO / 2 : SLO * 10 }, disturbed }
+}
+
+// Drive a sweep with measure(rate, i) → { pass, disturbed }; returns the steps as the result carries them.
+function drive (sweep, measure) {
+  const history = []
+  for (let rate = sweep.next(history); rate !== null; rate = sweep.next(history)) {
+    const m = measure(rate, history.length)
+    history.push({ rate, figures: figures(m.pass, m.disturbed) })
+    assert.ok(history.length <= MAX_STEPS, 'a sweep ends')
+  }
+  return history.map((h, i) => ({
+    index: i,
+    rate: h.rate,
+    kind: sweep.kinds[i],
+    pass: holds(h.figures, SLO),
+    disturbed: h.figures.disturbed,
+    p99: h.figures.latency.p99
+  }))
+}
+
+// 2 cores, 10 ms of service: ideal 200 req/s; a server that holds up to `limit` req/s.
+const sweepFor = () => createSweep({ serviceMs: 10, cores: 2, sloMs: SLO })
+const upTo = (limit) => (rate) => ({ pass: rate <= limit })
+
+test('sweep: coarse steps to the first failure (repeated before it counts), bisection, and an over-step that fails', () => {
+  const steps = drive(sweepFor(), upTo(130))
+  const coarse = steps.filter((s) => s.kind === 'coarse').map((s) => s.rate)
+  assert.deepEqual(coarse, FRACTIONS.slice(0, 4).map((f) => f * 200), 'up to 150 req/s, the first failure')
+  assert.equal(steps[4].kind, 'repeat', 'the first failure is measured again before it counts')
+  assert.equal(steps[4].rate, 150)
+  const cap = capacityOf(steps, { sloMs: SLO, idealRps: 200 })
+  assert.ok(cap.rps > 125 && cap.rps <= 130, `capacity ${cap.rps} lies just under the server's real limit`)
+  assert.equal(cap.bound, 'refined')
+  assert.ok(cap.bracket.fail > 130 && cap.bracket.fail <= 150, 'the bracket: the lowest confirmed failure above')
+  const over = steps.find((s) => s.kind === 'over')
+  assert.equal(over.rate, cap.rps * OVERLOAD)
+  assert.equal(over.pass, false)
+  assert.equal(steps.at(-1).rate, over.rate, 'the failing over-step ends the sweep')
+})
+
+test('sweep: one bad step does not end it — a failure that does not repeat is a pass', () => {
+  // The second coarse step (90 req/s) fails once (a stall), then holds when repeated.
+  const stall = FRACTIONS[1] * 200
+  let stalled = false
+  const steps = drive(sweepFor(), (rate) => {
+    if (rate === stall && !stalled) {
+      stalled = true
+      return { pass: false }
+    }
+    return { pass: rate <= 130 }
+  })
+  const atStall = steps.filter((s) => s.rate === stall)
+  assert.deepEqual(atStall.map((s) => s.pass), [false, true, true], 'measured again until the majority decides')
+  assert.ok(steps.some((s) => s.rate === FRACTIONS[2] * 200), 'the coarse sweep went on past it')
+  const cap = capacityOf(steps, { sloMs: SLO, idealRps: 200 })
+  assert.ok(cap.rps > 125 && cap.rps <= 130, `capacity ${cap.rps} as without the stall`)
+  assert.ok(cap.repeated >= 2)
+})
+
+test('sweep: a disturbed failure counts only after MAX_TRIES steps at its rate', () => {
+  assert.equal(verdictAt([{ pass: false, disturbed: true }, { pass: false, disturbed: true }]), 'pending')
+  assert.equal(verdictAt([{ pass: false, disturbed: true }, { pass: false, disturbed: true }, { pass: false, disturbed: true }]), 'fail')
+  assert.equal(verdictAt([{ pass: false }, { pass: false }]), 'fail')
+  assert.equal(verdictAt([{ pass: true }]), 'pass')
+  assert.equal(verdictAt([{ pass: true }], { contradicts: true }), 'pending', 'a pass above a failure is re-measured')
+  assert.equal(verdictAt([{ pass: false }], { contradicts: true }), 'fail', 'a failure above a failure agrees')
+})
+
+test('sweep: a passing over-step is re-measured and, holding again, the sweep goes on upward', () => {
+  // The server fails from 145 to 155 req/s every time (noise in that band), yet holds from there to 190.
+  const steps = drive(sweepFor(), (rate) => ({ pass: rate <= 145 || (rate > 155 && rate <= 190) }))
+  const overs = steps.filter((s) => s.kind === 'over')
+  assert.ok(overs.length >= 2, `${overs.length} over-steps: the sweep went on upward`)
+  const firstOver = overs[0]
+  assert.equal(firstOver.pass, true)
+  const again = steps[firstOver.index + 1]
+  assert.equal(again.kind, 'repeat', 'the pass above a confirmed failure is measured again')
+  assert.equal(again.rate, firstOver.rate)
+  const cap = capacityOf(steps, { sloMs: SLO, idealRps: 200 })
+  assert.ok(cap.rps > 155 && cap.rps <= 190, `capacity ${cap.rps} moved up past the overruled failure`)
+  assert.ok(cap.overruled.includes(150), 'the failure at 150 req/s is named as overruled')
+  assert.ok(cap.bracket.fail > 190, 'the bracket ends at a confirmed failure above the capacity')
+  const byRate = (r) => steps.filter((s) => s.rate === r)
+  assert.equal(byRate(cap.bracket.fail).at(-1).pass, false)
+})
+
+test('sweep: steps last long enough for the minimum of requests; no calibration, no sweep', () => {
+  const sweep = createSweep({ serviceMs: 10, cores: 2, minRequests: 200, minDurationSec: 3 })
+  assert.equal(sweep.durationFor(20), 8, 'at most maxStepSec (8 s): 160 requests')
+  assert.equal(sweep.durationFor(50), 4)
+  assert.equal(sweep.durationFor(1000), 3)
+  assert.equal(sweep.describe().minRequests, 200)
+  assert.equal(createSweep({ serviceMs: null, cores: 2 }).next([]), null)
+})
+
+test('backlog: outstanding requests that grow through a step fail it, a steady queue does not', () => {
+  const point = (sent, completed) => ({ phase: 'round', sent, completed, timeouts: 0, errors: 0 })
+  const steady = { points: Array.from({ length: 20 }, () => point(10, 10)) }
+  const growing = { points: Array.from({ length: 20 }, () => point(10, 7)) }
+  assert.equal(backlogOf(steady).growing, false)
+  const b = backlogOf(growing)
+  assert.equal(b.growing, true)
+  assert.ok(b.growth > b.limit)
+  const fig = { ...figures(true), backlog: b }
+  assert.equal(holds(fig, SLO), false, 'a p99 within the target does not hold with a growing backlog')
+  assert.equal(backlogOf({ points: [point(1, 1)] }), null)
+})
+
+test('capacity: a bisection that lands on 1.2 × capacity proves the knee; the sweep does not offer it again', () => {
+  // lo 100, then a failure confirmed at exactly 120 (a refine step): no over-step, and the bound is refined.
+  const steps = [
+    { index: 0, rate: 100, kind: 'coarse', pass: true, disturbed: false, p99: 10 },
+    { index: 1, rate: 150, kind: 'coarse', pass: false, disturbed: false, p99: 500 },
+    { index: 2, rate: 150, kind: 'repeat', pass: false, disturbed: false, p99: 500 },
+    { index: 3, rate: 100 * OVERLOAD, kind: 'refine', pass: false, disturbed: false, p99: 500 },
+    { index: 4, rate: 100 * OVERLOAD, kind: 'repeat', pass: false, disturbed: false, p99: 500 }
+  ]
+  const cap = capacityOf(steps, { sloMs: SLO, idealRps: 200 })
+  assert.equal(cap.rps, 100)
+  assert.equal(cap.bound, 'refined', 'a failure confirmed at 1.2 × capacity proves the knee')
+  assert.equal(cap.over.index, 3, 'the step at 1.2 × capacity, whatever its kind')
+  assert.deepEqual(cap.bracket, { pass: 100, fail: 100 * OVERLOAD })
+})

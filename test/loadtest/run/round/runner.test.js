@@ -1,0 +1,47 @@
+// run/round/runner.js: one plan entry end to end through runEntry, against real servers: the run record it
+// returns (rounds, the work and runtime the server reported, how it stopped), and its failures as
+// records, never as throws.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { runEntry } from '../../../../loadtest/run/round/runner.js'
+import { entryLoad } from '../../../../loadtest/run/round/load.js'
+import { FIXTURES } from '../../../helpers/lab.js'
+
+const load = entryLoad({ server: 'simple' }, {
+  connections: 2, amount: 20, durationSec: null, timeoutSec: 10, warmup: 5, runs: 2, recovery: false, rate: null
+})
+
+test('runEntry: a server through warm-up and two rounds, its work and runtime as it reported them, a clean stop', async () => {
+  const signal = new AbortController().signal
+  const steps = []
+  const record = await runEntry({ server: 'simple', args: ['--work', 'loop:1e4'], work: 'loop:1e4' }, load, {
+    signal, progress: (text) => steps.push(text)
+  })
+  assert.equal(record.failure, null)
+  assert.equal(record.rounds.length, 2)
+  for (const r of record.rounds) {
+    assert.equal(r.fire.completed, 20)
+    assert.equal(r.fire.mismatches, 0, 'every body checked against the work\'s expected body')
+  }
+  assert.equal(record.workReported, 'loop:1e4')
+  assert.equal(record.runtime.node, process.version, 'the runtime the server said it runs')
+  assert.deepEqual(record.stop, { exitCode: 0, signal: null, forced: false, leftovers: [] })
+  assert.deepEqual(steps, ['starting', 'warm-up', 'measuring round 1/2', 'measuring round 2/2', 'stopping'])
+})
+
+test('runEntry: a server that exits at start is a failure record with its exit and stderr, not a throw', async () => {
+  process.env.LOADLAB_EXTRA_SERVERS ??= FIXTURES
+  const record = await runEntry({ server: 'exits-at-start', args: [] }, load, { signal: new AbortController().signal })
+  assert.equal(record.rounds.length, 0)
+  assert.match(record.failure.reason, /exited before it was ready \(code 3/)
+  assert.equal(record.failure.exitCode, 3)
+  assert.ok(record.failure.stderrTail.some((l) => /configuration is broken on purpose/.test(l)))
+})
+
+test('runEntry: a --url that does not answer is a failure record naming it', async () => {
+  const record = await runEntry({ server: '127.0.0.1:9', work: null }, load, {
+    signal: new AbortController().signal, url: 'http://127.0.0.1:9/'
+  })
+  assert.match(record.failure.reason, /^--url: http:\/\/127\.0\.0\.1:9\/health got no answer/)
+  assert.equal(record.rounds.length, 0)
+})

@@ -1,0 +1,71 @@
+// Noise seen: steal and busy cores from /proc/stat texts, the noise figures of a round, and a real round
+// with a CPU hog beside it marked disturbed.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { once } from 'node:events'
+import { busyCores, noiseOf, parseProcStat, readMachine, stealPercent } from '../../../../loadtest/run/watch/noise.js'
+import { NOISE_LIMITS, disturbances } from '../../../../loadtest/result/trust.js'
+import { labReport, tempDir } from '../../../helpers/lab.js'
+
+// Two /proc/stat texts 1 s apart on a 2-core guest (100 ticks a second): 50 ticks of steal out of 200.
+const BEFORE = 'cpu  1000 10 500 8000 40 0 20 100 0 0\ncpu0 500 5 250 4000 20 0 10 50 0 0\nintr 1 2 3\n'
+const AFTER = 'cpu  1060 10 520 8050 50 0 30 150 7 0\ncpu0 530 5 260 4030 25 0 15 75 3 0\nintr 4 5 6\n'
+
+test('noise: steal and busy cores from /proc/stat texts', () => {
+  const a = parseProcStat(BEFORE)
+  const b = parseProcStat(AFTER)
+  assert.deepEqual(a, { busy: 1530, idle: 8040, steal: 100, total: 9670 })
+  assert.equal(stealPercent(a, b), 25, '50 ticks of steal in 200')
+  assert.equal(busyCores(a, b, { wallMs: 1000, clockTicks: 100 }), 0.9, '90 busy ticks in 1 s (guest is inside user)')
+  assert.equal(parseProcStat('intr 1 2 3\n'), null, 'no cpu line')
+  assert.equal(parseProcStat('cpu  a b c d\n'), null, 'not numbers')
+  assert.equal(stealPercent(a, null), null)
+  assert.equal(readMachine(() => { throw Object.assign(new Error('no /proc'), { code: 'ENOENT' }) }), null, 'null where there is no /proc')
+})
+
+test('noise: foreign cores are the busy cores the lab and the server did not use; work inflation against the calibration', () => {
+  const [start, end] = [parseProcStat(BEFORE), parseProcStat(AFTER)]
+  const at = { start, end, wallMs: 1000, clockTicks: 100 }
+  const cpu = { labCpuSeconds: 0.2, serverCpuSeconds: 0.3, workMs: 15, serviceMs: 10, cores: 2 }
+  const n = noiseOf({ ...at, ...cpu, workSumMs: 600 })
+  assert.deepEqual(n, {
+    stealPct: 25, foreignCores: 0.4, workInflation: 1.5, inFlight: 0.6, treeCores: 0.3, labCores: 0.2, cores: 2
+  })
+  const quiet = noiseOf({ ...at, labCpuSeconds: 0.5, serverCpuSeconds: 0.5, workMs: null, serviceMs: 10 })
+  assert.equal(quiet.foreignCores, 0, 'never below 0 (clock ticks round)')
+  assert.equal(quiet.workInflation, null, 'no Server-Timing, no inflation')
+  const why = disturbances({ noise: n })
+  assert.equal(why.length, 3, `0.6 units at once on a tree using 0.3 core: the slow work is interference (${why.join('; ')})`)
+  const own = noiseOf({ ...at, ...cpu, workSumMs: 4000 })
+  assert.equal(own.inFlight, 4, 'Little\'s law: 4 s of work in 1 s')
+  assert.equal(disturbances({ noise: own }).length, 2, '4 units at once on 2 cores: the slow work is its own')
+  assert.deepEqual(disturbances({ noise: { stealPct: 1, foreignCores: 0.1, workInflation: 1.1 } }), [])
+  assert.ok(NOISE_LIMITS.foreignCores > 0 && NOISE_LIMITS.stealPct > 0)
+})
+
+test('noise: a CPU hog beside a real round marks it disturbed with foreign cores', { skip: !existsSync('/proc/stat') && 'no /proc' }, async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  // A bounded hog: it spins at most 30 s, and the test ends it by its pid as soon as the round is over.
+  const hog = spawn(process.execPath, ['-e', 'const end = Date.now() + 30000; while (Date.now() < end);'], { stdio: 'ignore' })
+  const exited = once(hog, 'exit')
+  t.after(async () => {
+    if (hog.exitCode === null && hog.signalCode === null) process.kill(hog.pid, 'SIGKILL')
+    await exited
+  })
+  const { json } = await labReport([
+    '--server', 'simple', '--work', 'loop:1e6', '--rate', '40', '--duration', '2', '--warmup', '5', '--out', dir
+  ])
+  process.kill(hog.pid, 'SIGTERM')
+  await exited
+  const [r] = json.results
+  assert.equal(r.status, 'ok')
+  assert.equal(typeof r.noise.stealPct, 'number')
+  assert.ok(r.noise.foreignCores > NOISE_LIMITS.foreignCores, `the hog seen: ${r.noise.foreignCores} foreign cores`)
+  assert.equal(typeof r.noise.workInflation, 'number', 'Server-Timing against the calibration')
+  assert.equal(r.disturbed, true)
+  assert.equal(r.trusted, false)
+  assert.ok(r.untrusted.some((x) => /^disturbed: .*other processes used/.test(x)), r.untrusted.join('; '))
+})
