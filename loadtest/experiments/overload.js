@@ -9,7 +9,7 @@ import { usageError } from '../errors.js'
 import { serverOf, variants } from '../catalog.js'
 import { SERVERS } from './heavy-cpu.js'
 import capacity from './capacity.js'
-import { sloFor } from '../result/sweep.js'
+import { sloFor } from '../settings.js'
 import { taskArgs } from '../run/watch/task.js'
 import { OVERLOAD_DEFAULTS, OVERLOAD_QUICK, fmtRecovery, overloadRule } from '../result/overload.js'
 
