@@ -63,6 +63,18 @@ test('import rules: settings.js and result/ reach only each other (and packages)
   assert.deepEqual(reachedOutside('loadtest/result', below), [])
 })
 
+test('import rules: text/ (every figure, name and sentence) reaches only result/ and settings.js below it', () => {
+  const allowed = (t) => /^loadtest\/(text|result)\//.test(t) || t === 'loadtest/settings.js'
+  assert.deepEqual(reachedOutside('loadtest/text', allowed), [])
+})
+
+test('import rules: what run/, report/, compare/ and merge/ reach, directly or not', () => {
+  const under = (banned) => (t) => !banned.some((b) => t === b || t.startsWith(b + '/'))
+  const above = ['loadtest/options.js', 'loadtest/lab.js', 'loadtest/cli.js']
+  assert.deepEqual(reachedOutside('loadtest/run', under(['loadtest/report', 'loadtest/compare', 'loadtest/experiments', ...above])), [])
+  assert.deepEqual(reachedOutside('loadtest/report', under(['loadtest/run', 'loadtest/compare', 'loadtest/experiments', ...above])), [])
+})
+
 test('import rules: run and report never import each other; compare and merge never import the run', () => {
   assert.deepEqual(violations('loadtest/run', ['loadtest/report', 'loadtest/compare', 'loadtest/experiments']), [])
   assert.deepEqual(violations('loadtest/report', ['loadtest/run', 'loadtest/compare', 'loadtest/lab.js']), [])

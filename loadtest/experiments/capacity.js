@@ -3,12 +3,12 @@
 // 150 % of the ideal its cores allow for the work, the knee is found by bisection, and one step at
 // 1.2 × the capacity shows what happens past it (timeouts, queue growth, recovery). See
 // loadtest/result/sweep.js for the rule.
-import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../report/format.js'
+import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../text/format.js'
 import { SERVERS } from './heavy-cpu.js'
 import { MIN_REQUESTS, createSweep } from '../result/sweep.js'
 import { SLO_MULTIPLES, SWEEP_LIMITS } from '../settings.js'
 import { taskArgs } from '../run/watch/task.js'
-import { trustMark } from '../result/trust.js'
+import { trustMark } from '../text/sentences.js'
 import { tuneArgs } from '../tune.js'
 import { parseKey } from '../result/key.js'
 

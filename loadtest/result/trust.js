@@ -248,9 +248,3 @@ export function verdictOf (r) {
     contention: r?.contention ?? null
   }
 }
-
-// The trust cell of a table row: ✗ failed, ! untrusted, ✓ trusted.
-export function trustMark (r) {
-  const v = verdictOf(r)
-  return v.status === 'failed' ? '✗ failed' : v.trusted ? '✓' : '!'
-}
