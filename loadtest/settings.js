@@ -104,6 +104,10 @@ export const BOOT_TIMEOUT_MAX_MS = 3_600_000
 // that the slowest strategy (a fork per request: p99 134 ms at its floor with a 24.6 ms service time,
 // reports/reference/2026-11-25T02-48-50Z-vm-capacity.json) meets at least the loosest.
 export const SLO_SERVICE_MULTIPLE = 5
+// The range of an open-loop rate (--rate, a sweep step, a capacity read from a file; req/s) and of a
+// p99 target (--slo, a target read from a file; ms).
+export const RATE_RANGE = Object.freeze({ min: 0.1, max: 100000 })
+export const SLO_RANGE = Object.freeze({ min: 0.1, max: 3_600_000 })
 export const SLO_MULTIPLES = [SLO_SERVICE_MULTIPLE, 10, 25]
 
 // The p99 targets of a sweep, tightest first: --slo's list when given, else SLO_MULTIPLES service times.
