@@ -93,7 +93,7 @@ export function decisionLines (d) {
   if (d.runnerUp) lines.push({ label: 'Runner-up', text: `${who(d.runnerUp)}: ${capacityText(d.runnerUp)}; ${d.runnerUp.separation}` })
   if (d.decidedBy && !d.refused) lines.push({ label: 'Decided by', text: d.decidedBy })
   if (d.key) lines.push({ label: 'Past capacity', text: d.pastText ? d.pastText + keptText(d.pastCapacity) : pastText(d.past) })
-  if (d.key) lines.push({ label: 'Target', text: targetText(d) })
+  lines.push({ label: 'Target', text: targetText(d) })
   lines.push({ label: 'Would change', text: changesText(d) })
   if (d.unmet?.length) lines.push({ label: `No capacity at ${target}`, text: d.unmet.map((u) => `${u.key} (${u.bound})`).join(', ') })
   if (d.key) lines.push({ label: d.refused ? 'Confirm run' : 'Confirmed', text: confirmText(d.confirm) })
