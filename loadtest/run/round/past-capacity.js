@@ -6,7 +6,7 @@
 import { availableParallelism } from 'node:os'
 import { variants } from '../../catalog.js'
 import { buildHttpResult } from '../../result/build.js'
-import { closeCandidates } from '../../result/decision.js'
+import { CLOSE_SHARE, closeCandidates } from '../../result/decision.js'
 import { OVERLOAD_DEFAULTS } from '../../result/overload.js'
 import { runEntry } from './runner.js'
 
@@ -27,6 +27,16 @@ export const PROBE_QUICK = {
   stepPatiences: 5,
   burst: { baseMultiple: 0.7, burstMultiple: 2, beforeSec: 1, burstSec: 2, afterSec: 12 },
   confirmWindows: 2
+}
+
+// The probe's method in one line, for the report's notes.
+export function probeNote (quick) {
+  const p = quick ? PROBE_QUICK : PROBE
+  const b = p.burst
+  return `capacity: past capacity probed for the winner and every candidate within ${Math.round(CLOSE_SHARE * 100)} % of it or ` +
+    `overlapping it, as swept and with its shedding setting: open-loop steps at ${p.multiples.join(' and ')} × C of at least ` +
+    `${p.minStepSec} s, then ${b.baseMultiple} × C for ${b.beforeSec} s, ${b.burstMultiple} × C for ${b.burstSec} s and ` +
+    `${b.baseMultiple} × C watched up to ${b.afterSec} s (the overload experiment's rounds; docs/decision.md "Past capacity")`
 }
 
 // The shedding setting probed beside each strategy (catalog.js variants), and how its own setting reads.
