@@ -2,6 +2,7 @@
 // own contention (result/trust.js contentionOf) and a capacity that cannot be met or is sensitive to its
 // target (result/capacity.js capacityLine). Pure.
 import { capacityLine } from './capacity.js'
+import { isInProcess } from './kind.js'
 
 // A result's name in the findings: server, or server/variant.
 function nameOf (r) {
@@ -12,7 +13,7 @@ function nameOf (r) {
 export function findingLines (results = []) {
   const out = []
   for (const r of results) {
-    if (!r || typeof r !== 'object' || r.kind === 'dispatch') continue
+    if (!r || typeof r !== 'object' || isInProcess(r)) continue
     const line = capacityLine(nameOf(r), r.capacity?.capacity)
     if (line) out.push(line)
     if (r.contention?.text) out.push(`${nameOf(r)}: ${r.contention.text} (its own contention: a finding, not noise)`)
