@@ -1,10 +1,10 @@
 // Experiment `dispatch`, its plan: the settings (defaults, --quick), the cases in study order, calls and
 // runs per case, the expected wall time, and each case's key.
 import { availableParallelism } from 'node:os'
-import { MODES } from '../../channels/index.js'
+import { MODES, UNPOOLED } from '../../channels/index.js'
 
-// The pooled modes (every mode but the main thread).
-export const POOLED = MODES.filter((m) => m !== 'main')
+// The pooled modes (every mode but those on the main thread).
+export const POOLED = MODES.filter((m) => !UNPOOLED.includes(m))
 
 export const defaults = Object.freeze({
   runs: 10,

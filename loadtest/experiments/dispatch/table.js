@@ -1,5 +1,5 @@
 // Experiment `dispatch`, its study table and the caveats a reader of its report should see.
-import { MODES } from '../../channels/index.js'
+import { MODES, UNPOOLED } from '../../channels/index.js'
 import { cases, resolveOptions, runsFor } from './plan.js'
 import { stats } from './measure.js'
 import { fmtMs3, MISSING } from '../../report/format.js'
@@ -14,7 +14,7 @@ export function table (report) {
   const rows = []
   const entries = results.filter((r) => r.kind === 'dispatch')
   const pools = new Map()
-  for (const e of entries) { if (e.mode !== 'main' && !pools.has(`${e.mode}/${e.workers}`)) pools.set(`${e.mode}/${e.workers}`, e) }
+  for (const e of entries) { if (!UNPOOLED.includes(e.mode) && !pools.has(`${e.mode}/${e.workers}`)) pools.set(`${e.mode}/${e.workers}`, e) }
   const order = (e) => MODES.indexOf(e.mode) * 10000 + e.workers
   for (const e of [...pools.values()].sort((a, b) => order(a) - order(b))) {
     const s = e.startupSamplesMs?.length ? stats(e.startupSamplesMs) : null
@@ -38,7 +38,7 @@ export function table (report) {
       rows.push([
         `cost ${e.costMs} ms, ${bytes(e.payloadBytes)}`,
         e.mode,
-        e.mode === 'main' ? MISSING : String(e.workers),
+        UNPOOLED.includes(e.mode) ? MISSING : String(e.workers),
         String(e.calls),
         e.status === 'ok' ? fmtMs3(e.meanMs) : 'failed',
         e.meanMs === null ? '' : `${fmtMs3(e.minMs)}–${fmtMs3(e.maxMs)}`,

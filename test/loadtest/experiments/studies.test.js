@@ -1,6 +1,8 @@
 // Each experiment in its --quick form, end to end through `npm run lab -- --experiment NAME --quick`:
 // the report has the study's shape (runs, keys, table) and its invariants hold.
 import { test } from 'node:test'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import assert from 'node:assert/strict'
 import { accounted, labReport, tempDir } from '../../helpers/lab.js'
 import { SERVERS as HEAVY } from '../../../loadtest/experiments/heavy-cpu.js'
@@ -164,8 +166,11 @@ test('dispatch --quick through the lab: every mode and worker count, every value
   const cases = json.results.filter((r) => r.kind === 'dispatch')
   assert.ok(cases.length > 0)
   const modes = new Set(cases.map((r) => r.mode))
-  assert.deepEqual([...modes].sort(), ['main', 'piscina', 'shared'])
-  for (const mode of ['piscina', 'shared']) {
+  // the native caller's rows beside the JS ones wherever a C compiler is on PATH
+  const compilerHere = (process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'cc')))
+  const native = compilerHere && process.env.LOADLAB_NATIVE !== 'off' ? ['native-direct', 'native-indirect', 'native-main'] : []
+  assert.deepEqual([...modes].sort(), ['main', ...native, 'piscina', 'shared'])
+  for (const mode of ['piscina', 'shared', ...native.filter((m) => m !== 'native-main')]) {
     assert.deepEqual([...new Set(cases.filter((r) => r.mode === mode).map((r) => r.workers))].sort(), [1, 2])
   }
   for (const r of cases) {
