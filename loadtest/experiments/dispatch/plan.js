@@ -114,7 +114,7 @@ export function estimateMs (opts) {
   let ms = 0
   for (const c of cases(o)) {
     const spin = c.calls * c.costMs
-    if (o.modes.includes('main')) ms += runsFor(o, c, 0) * (spin * 1.05 + c.calls * 0.001)
+    for (const m of UNPOOLED) if (o.modes.includes(m)) ms += runsFor(o, c, 0) * (spin * 1.05 + c.calls * 0.02)
     for (const w of o.workers) {
       const perRun = spin / Math.min(w, cores) + c.calls * 0.05 + (c.payloadBytes * c.calls) / 5e6
       for (const m of POOLED) if (o.modes.includes(m)) ms += runsFor(o, c, w) * perRun
