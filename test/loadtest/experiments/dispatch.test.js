@@ -126,6 +126,13 @@ test('quick matrix: every mode and worker count, every answer checked and correc
   assert.equal(rows.filter((r) => r[0] === 'start-up').length, pooled.length * o.workers.length)
   for (const row of rows) assert.equal(row.length, head.length)
   assert.ok(rows.filter((r) => r[1] === 'main').every((r) => r[7] === '1.00×'))
+  // the native caller's rows sit beside the JS ones, each case also against native-main
+  if (nativeHere) {
+    const col = head.indexOf('vs native-main')
+    assert.ok(rows.filter((r) => r[1] === 'native-main').every((r) => r[col] === '1.00×'))
+    assert.ok(rows.filter((r) => r[0] !== 'start-up' && r[1].startsWith('native-')).every((r) => /×$/.test(r[col])))
+    assert.ok(rows.filter((r) => r[0] !== 'start-up' && !r[1].startsWith('native-')).every((r) => r[col] === ''))
+  }
 })
 
 test('experiment object: name, study, defaults of the study, quick, run, table', () => {
