@@ -5,7 +5,7 @@
 // execution, all executions submitted at once, then ended. Measuring is in ssr-offload/measure.js.
 import { IMPLS, IMPL_NAMES, implFor } from '../offload/index.js'
 import { measureCase } from './ssr-offload/measure.js'
-import { MISSING, fmtMs, fmtCount } from '../report/format.js'
+import { MISSING, fmtMs, fmtCount } from '../text/format.js'
 
 // The study's scenarios: noop = setTimeout 10 ms / 1 s, fib 4 / 40, react 1 / 1000 ("5K") / 50000.
 const SCENARIOS = [

@@ -13,8 +13,9 @@
 import { getPriority, setPriority } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { createHttp1Pool } from './http1.js'
-import { DEFAULT_SEED, createSchedule } from './schedule.js'
-import { DEFAULT_MAX_BODY, bodyReference, createVerifier } from './body.js'
+import { createSchedule } from './schedule.js'
+import { bodyReference, createVerifier } from './body.js'
+import { DEFAULTS, WINDOW_MS, defaultConnections } from '../../settings.js'
 import { createHistogram, recordMs } from '../../result/histogram.js'
 import { roundCounts } from './fire.js'
 import { createTrace, traceFileFor } from './generator-trace.js'
@@ -24,8 +25,6 @@ const SWEEP_MS = 10
 // The warm-up left out of the judged lag and issue-rate windows (ms from due time 0): the first
 // requests meet cold code on both sides (JIT, the server's first answers).
 export const WARMUP_MS = 500
-// The issue-rate windows (ms), counted from the end of the warm-up.
-export const WINDOW_MS = 1000
 // Connections opened before time zero: enough for this many ms of the schedule in flight at once
 // (at least 2, at most the cap); more open on demand, as before.
 const PREOPEN_MS = 50
@@ -55,19 +54,6 @@ function favourScheduler () {
 
 // How long before --start-at a round may find itself late and still start (ms): later, it refuses.
 const START_LATE_MS = 250
-
-// The most connections the open loop opens unless told (--connections). Past it a request waits for a
-// free connection, its latency still counted from its due time. Profiled (docs/shards.md "An open loop that keeps
-// up"): at thousands of requests/s a server's hiccup made the generator open a connection per waiting
-// request (8,751 at 8000 req/s, against a cap of 10,000), and connecting, not requesting, took its time:
-// scheduler lag p99 206 ms at 8000 req/s with that cap, 3.7–7 ms with 64–256.
-export const DEFAULT_MAX_CONNECTIONS = 256
-
-// The default connection cap for a rate: enough for every request of one timeout window in flight, up to
-// DEFAULT_MAX_CONNECTIONS.
-export function defaultConnections (rate, timeoutSec) {
-  return Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, Math.ceil(rate * timeoutSec)))
-}
 
 // The raw round, in the closed loop's shape plus the open loop's own figures.
 function newRaw ({ amount, rate, arrival, schedule, cap, warmupMs }) {
@@ -111,9 +97,12 @@ function referenceOf (expected) {
 
 // One round's state: the options, the schedule, the raw figures, the queues.
 function createRound (opts) {
-  const { url, rate, arrival = 'constant', seed = DEFAULT_SEED, amount = null, durationSec = null, slice = null, phases = null, until = null } = opts
+  const {
+    url, rate, arrival = DEFAULTS.arrival, seed = DEFAULTS.seed, amount = null, durationSec = null, slice = null,
+    phases = null, until = null
+  } = opts
   const target = new URL(url)
-  const timeoutSec = opts.timeoutSec ?? 10
+  const timeoutSec = opts.timeoutSec ?? DEFAULTS.timeout
   const cap = opts.connections ?? defaultConnections(rate, timeoutSec)
   const durationMs = durationSec === null ? null : durationSec * 1000
   const schedule = createSchedule({ rate, arrival, seed, amount, durationMs, slice, phases, until })
@@ -127,7 +116,7 @@ function createRound (opts) {
     preopen: Math.min(cap, opts.preopen ?? Math.max(2, Math.ceil((share * PREOPEN_MS) / 1000))),
     schedule,
     raw: newRaw({ amount, rate, arrival, schedule, cap, warmupMs }),
-    body: createVerifier({ expected: referenceOf(opts.expected), maxBody: opts.maxBody ?? DEFAULT_MAX_BODY }),
+    body: createVerifier({ expected: referenceOf(opts.expected), maxBody: opts.maxBody ?? DEFAULTS['max-body'] }),
     startAt: opts.startAt ?? null,
     startWhen: opts.startWhen ?? null,
     onPrepared: opts.onPrepared ?? null,
