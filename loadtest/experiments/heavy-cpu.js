@@ -39,7 +39,7 @@ export default {
       'max',
       'answered',
       'timeouts',
-      'errors',
+      'conn errors',
       'recovery',
       'peak procs',
       'peak threads',
