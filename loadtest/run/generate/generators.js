@@ -22,7 +22,7 @@ export const PROGRESS_MS = 250
 // The histograms of a raw round, by name (encoded to cross threads, added when merged).
 const RAW_HISTOGRAMS = ['latency', 'service', 'lag', 'lagJudged', 'wait', 'workMs', 'queueMs']
 const SUMMED = [
-  'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'written', 'waited',
+  'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'written', 'waited', 'dropped',
   'sentByAnswer', 'preopened'
 ]
 
@@ -142,6 +142,8 @@ function mergeRaws (raws, startAtEpochMs) {
   out.connections = raws.reduce((a, r) => a + r.connections, 0)
   out.peakInFlight = raws.reduce((a, r) => a + r.peakInFlight, 0) // each thread's peak: a bound
   out.peakBacklog = raws.reduce((a, r) => a + (r.peakBacklog ?? 0), 0) // likewise
+  out.peakWaiting = raws.reduce((a, r) => a + (r.peakWaiting ?? 0), 0) // likewise
+  out.droppedReason = raws.find((r) => r.droppedReason)?.droppedReason ?? null
   out.priorityRaised = raws.every((r) => r.priorityRaised)
   out.stopped = raws.some((r) => r.stopped)
   out.startedAtEpochMs = startAtEpochMs
