@@ -2,6 +2,7 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { runName } from './result/key.js'
 
 // The repository root (servers/ and node_modules/ are found from here).
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
@@ -84,8 +85,7 @@ function loopDelayBudget ({ sloMs, serviceMs }) {
 // the servers named, `experiment` those that experiment runs.
 export function variants (servers = null, experiment = null) {
   const kept = (v) => (!servers || servers.includes(v.server)) && (!experiment || v.experiment === experiment)
-  return VARIANTS.filter(kept)
-    .map((v) => ({ key: `${v.server}/${v.variant}`, ...v }))
+  return VARIANTS.filter(kept).map((v) => ({ key: runName(v), ...v }))
 }
 
 // The server a name runs: itself, or a shedding variant's key's server (`queued-threads/deadline` →

@@ -4,8 +4,8 @@
 // out and keep working on abandoned ones, which the recovery request right after the round shows.
 // Beside queued-threads runs its variant `cancel-off`, the study's queued pool as it was (it worked on
 // for clients that had left), so the report can say how much of our pool's recovery is cancellation.
-import { MISSING, fmtMs, fmtCount, fmtNum, fmtPct } from '../report/format.js'
-import { trustMark } from '../result/trust.js'
+import { MISSING, fmtMs, fmtCount, fmtNum, fmtPct } from '../text/format.js'
+import { trustMark } from '../text/sentences.js'
 import { cpuStrategyNames, serverOf, variants } from '../catalog.js'
 
 export const SERVERS = cpuStrategyNames()
