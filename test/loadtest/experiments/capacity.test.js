@@ -39,7 +39,8 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
       assert.equal(q.mismatches, 0)
       assert.equal(typeof s.histograms.latency, 'string', 'each step keeps its encoded histogram')
       assert.deepEqual(Object.keys(s.noise).sort(), [
-        'cores', 'foreignCores', 'inFlight', 'labCores', 'stealPct', 'treeCores', 'workInflation'
+        'cores', 'foreign', 'foreignCores', 'inFlight', 'kernelCores', 'labCores', 'stealPct', 'treeCores', 'workAgainst',
+        'workInflation'
       ])
       assert.equal(s.disturbed, s.disturbedBy.length > 0, 'disturbed exactly when something is named')
       // the requests that decided the step: its histogram's count, and how many of them were over the target
