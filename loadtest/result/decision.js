@@ -2,7 +2,7 @@
 // the runner-up and what separates them, the target at which the answer would change, or a refusal with
 // its reason. Pure: a function of the report's results (docs/decision.md states the rules).
 import { isNum, roundTo } from './stats.js'
-import { parseKey, settingParts } from './key.js'
+import { parseKey, runName, settingParts } from './key.js'
 import { verdictOf } from './trust.js'
 import { goodputShareAt } from './overload.js'
 
@@ -91,15 +91,10 @@ function rankAt (results, sloMs) {
   if (!all.length) return { all, top: null, tied: [], rule: 'highest capacity' }
   const tied = all.filter((c) => c === all[0] || overlaps(c.target, all[0].target))
   if (tied.length === 1) return { all, top: all[0], tied, rule: 'highest capacity, brackets apart' }
-  const oneServer = new Set(tied.map((c) => serverName(c.result))).size === 1
+  const oneServer = new Set(tied.map((c) => runName(c.result))).size === 1
   const broken = breakTie(tied)
   if (oneServer && broken) return { all, top: broken.winner, tied, rule: `tie on capacity, broken by ${broken.rule}` }
   return { all, top: all[0], tied, rule: oneServer ? 'tie on capacity, not broken' : 'tie on capacity', lean: broken }
-}
-
-// The strategy a result ran (server/variant), without its setting.
-function serverName (r) {
-  return r.variant ? `${r.server}/${r.variant}` : r.server
 }
 
 // Where the top strategy at each target changes as the target loosens: [{ fromMs, toMs, from, to, atMs }],
@@ -154,7 +149,7 @@ function named (c) {
   const k = parseKey(c.result.key ?? '')
   return {
     key: c.result.key,
-    server: serverName(c.result),
+    server: runName(c.result),
     setting: settingParts(k.setting),
     capacityRps: c.target.rps,
     bracket: c.target.bracket,

@@ -3,7 +3,8 @@
 // the requests its planned length gives at its rate, so a step too short for its sample shows it.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { FLOOR_OVERLAP, MAX_STEPS, createSweep } from '../../../loadtest/result/sweep.js'
+import { FLOOR_OVERLAP, createSweep } from '../../../loadtest/result/sweep.js'
+import { SWEEP_LIMITS } from '../../../loadtest/settings.js'
 import { capacityOf, judgeStep, verdicts } from '../../../loadtest/result/capacity.js'
 import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/result/histogram.js'
 
@@ -32,7 +33,7 @@ function drive (sweep, measure) {
     const sec = sweep.durationFor(rate)
     secs.push(sec)
     history.push({ rate, figures: measure(rate, sec) })
-    assert.ok(history.length <= MAX_STEPS, 'a sweep ends')
+    assert.ok(history.length <= SWEEP_LIMITS.maxSteps, 'a sweep ends')
   }
   const d = sweep.describe()
   const steps = history.map((h, i) => ({

@@ -2,7 +2,10 @@
 // the step past capacity that must fail, and the capacity with its bracket.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createSweep, FRACTIONS, MAX_STEPS, OVERLOAD } from '../../../loadtest/result/sweep.js'
+import { LENGTHEN, createSweep, FRACTIONS, OVERLOAD } from '../../../loadtest/result/sweep.js'
+import { SWEEP_LIMITS } from '../../../loadtest/settings.js'
+
+const MAX_STEPS = SWEEP_LIMITS.maxSteps // createSweep's default
 import { backlogOf, capacityOf, holds, verdictAt } from '../../../loadtest/result/capacity.js'
 
 const SLO = 50
@@ -100,9 +103,11 @@ test('sweep: a passing over-step is re-measured and, holding again, the sweep go
 })
 
 test('sweep: steps last long enough for the minimum of requests; no calibration, no sweep', () => {
-  const sweep = createSweep({ serviceMs: 10, cores: 2, minRequests: 200, minDurationSec: 3 })
+  const sweep = createSweep({ serviceMs: 10, cores: 2, minRequests: 200, minDurationSec: 3, maxStepSec: 8 })
   assert.equal(sweep.durationFor(20), 10, 'past maxStepSec (8 s), lengthened for its 200 requests')
   assert.equal(sweep.durationFor(5), 24, 'lengthened at most LENGTHEN × maxStepSec: 120 requests')
+  const byDefault = createSweep({ serviceMs: 10, cores: 2 })
+  assert.equal(byDefault.durationFor(1), LENGTHEN * SWEEP_LIMITS.maxStepSec, 'settings.js by default, lengthened')
   assert.equal(sweep.durationFor(50), 4)
   assert.equal(sweep.durationFor(1000), 3)
   assert.equal(sweep.describe().minRequests, 200)
