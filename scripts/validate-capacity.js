@@ -9,8 +9,9 @@
 //      (the grid is extended where it shows none);
 //   3. runs the capacity sweep (npm run lab -- --experiment capacity) on the same strategy, work, mode and
 //      targets, and says whether its bracket contains the knee, allowing one grid step.
-// Each cell writes DIR/<cell>.json (calibration, grid, knee, the sweep's capacity and steps, the verdict),
-// the sweep's own report beside it, and a line to DIR/summary.md. A matrix part is the product of the lists:
+// Each cell writes DIR/<cell>.json (calibration, grid, knee, the sweep's capacity and steps, the verdict and
+// the bracket's width), the sweep's own report beside it, and a row of DIR/summary.md (server, work, mode,
+// knee, bracket, width, bound, holds, seconds). A matrix part is the product of the lists:
 //   node scripts/validate-capacity.js --server simple,cluster --work loop:1e7,loop:3e7 --mode default,quick --out DIR
 import { parseArgs } from 'node:util'
 import { mkdir, appendFile } from 'node:fs/promises'
@@ -195,9 +196,11 @@ async function runBruteForce (cell, { cal, slos, share, signal }) {
   const idealRps = (availableParallelism() / cal.serviceMs) * 1000
   const brute = { ...entry, sweep: () => bruteForce({ idealRps, sloMs: slos[0], share }, state) }
   const t0 = Date.now()
-  const record = await runEntry(brute, lab.loads[0], { signal, calibration: { [cell.work]: cal } })
+  const progress = (text) => process.stderr.write(`validate-capacity: ${cell.server} ${cell.work} ${cell.mode}: brute force ${text}\n`)
+  const record = await runEntry(brute, lab.loads[0], { signal, progress, calibration: { [cell.work]: cal } })
   if (record.failure) throw new Error(`brute force: ${record.failure.reason}`)
-  const steps = record.rounds.map((r) => bruteStep(r, slos[0], share))
+  // the steps as the brute force judged them (next() sees every step, the last one too)
+  const steps = state.steps ?? []
   const kinds = record.sweeps?.[0]?.kinds ?? []
   const grid = steps.filter((s, i) => kinds[i] === 'grid').sort((a, b) => a.rate - b.rate)
   return { grid, knee: kneeOf(grid), located: state.located ?? null, locate: steps.filter((s, i) => kinds[i] === 'locate'), seconds: (Date.now() - t0) / 1000 }
@@ -225,7 +228,10 @@ async function runCell (cell, out, signal) {
   const brute = await runBruteForce(cell, { cal, slos, share, signal })
   process.stderr.write(`validate-capacity: ${name}: knee ${brute.knee ?? 'none'}; the sweep\n`)
   const t0 = Date.now()
-  const report = await runLab(parseOptions(labArgs(cell, slos, out)), { signal })
+  const onProgress = (e) => {
+    if (e.type === 'step' && e.text) process.stderr.write(`validate-capacity: ${name}: sweep ${e.text}\n`)
+  }
+  const report = await runLab(parseOptions(labArgs(cell, slos, out)), { signal, onProgress })
   const sweepSeconds = (Date.now() - t0) / 1000
   const written = await writeReport(report, { dir: out })
   const r = report.results[0]
@@ -247,12 +253,14 @@ async function runCell (cell, out, signal) {
       report: written.paths[0]
     },
     holds,
+    // how wide the sweep's bracket is (fail ÷ pass): a wide one contains the knee cheaply
+    width: c.bracket?.pass > 0 && c.bracket?.fail > 0 ? roundTo(c.bracket.fail / c.bracket.pass, 3) : null,
     seconds: { bruteForce: brute.seconds, sweep: sweepSeconds }
   }
   await writeAtomic(join(out, `${name}.json`), JSON.stringify(record, null, 2) + '\n', { force: true })
   const bracket = c.bracket ? `${c.bracket.pass ?? '-'}–${c.bracket.fail ?? '-'}` : '-'
   await appendFile(join(out, 'summary.md'), `| ${cell.server} | ${cell.work} | ${cell.mode} | ${brute.knee ?? 'none'} | ` +
-    `${bracket} | ${c.bound} | ${holds ? 'yes' : 'NO'} | ${Math.round(brute.seconds + sweepSeconds)} s |\n`)
+    `${bracket} | ${record.width ?? '-'} | ${c.bound} | ${holds ? 'yes' : 'NO'} | ${Math.round(brute.seconds + sweepSeconds)} s |\n`)
   return record
 }
 
