@@ -17,7 +17,8 @@ import { findServer } from '../loadtest/catalog.js'
 import { fireGenerators } from '../loadtest/run/generate/generators.js'
 import { WARMUP_MS } from '../loadtest/run/generate/open-loop.js'
 import { roundFigures } from '../loadtest/result/figures.js'
-import { LAG_P99_LIMIT_MS, SEND_RATE_TOLERANCE, WINDOW_MS, offeredLoadKept } from '../loadtest/result/trust.js'
+import { LAG_P99_LIMIT_MS, SEND_RATE_TOLERANCE, offeredLoadKept } from '../loadtest/result/trust.js'
+import { WINDOW_MS } from '../loadtest/settings.js'
 import { roundLength } from './telemetry.js'
 
 // Probes per rate; a rate is kept when the median probe keeps it (at least two of three).

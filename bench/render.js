@@ -1,5 +1,5 @@
 // The bench result as text: machine line, method, then one table per measurement (pure function).
-import { MISSING, bytesDecimal, mibGib, pctFixed, timesGrouped } from '../loadtest/report/format.js'
+import { MISSING, bytesDecimal, mibGib, pctFixed, timesGrouped } from '../loadtest/text/format.js'
 
 const pct = (f) => `± ${pctFixed(f, 1)}`
 const range = (r) => `${r.min.toFixed(2)}–${r.max.toFixed(2)}`

@@ -2,6 +2,7 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { runName } from './result/key.js'
 
 // The repository root (servers/ and node_modules/ are found from here).
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
@@ -62,7 +63,7 @@ function loopDelayBudget ({ sloMs, serviceMs }) {
 // Every shedding variant: { key, server, variant, description, argsFor }; `servers` keeps those of
 // the servers named.
 export function variants (servers = null) {
-  return VARIANTS.filter((v) => !servers || servers.includes(v.server)).map((v) => ({ key: `${v.server}/${v.variant}`, ...v }))
+  return VARIANTS.filter((v) => !servers || servers.includes(v.server)).map((v) => ({ key: runName(v), ...v }))
 }
 
 // The server a name runs: itself, or a shedding variant's key's server (`queued-threads/deadline` →

@@ -8,14 +8,14 @@ import { runEntry } from './run/round/runner.js'
 import { scaleOutMethod, scaleOutNotes } from './run/generate/generators.js'
 import { resolveLoad, entryLoad, recoveryTimeoutSec } from './run/round/load.js'
 import { buildHttpResult, buildReport } from './result/build.js'
-import { calibrationKey } from './result/key.js'
+import { calibrationKey, runName } from './result/key.js'
 import { machine, packageVersion } from './run/watch/machine.js'
 import { bootTimeoutMs } from './run/watch/boot.js'
 import { evaluateThresholds } from './report/thresholds.js'
 import { reportId, checkWritableDir } from './report/write.js'
 import { usageError } from './errors.js'
 import { serverOf } from './catalog.js'
-import { fmtNum } from './report/format.js'
+import { fmtNum } from './text/format.js'
 import { checkTask, describeLabTask, taskRecord } from './run/watch/task.js'
 import { samplerSource } from './run/watch/sample.js'
 import { resolveRuntimes } from './run/watch/runtimes.js'
@@ -242,7 +242,7 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
   const expectedBody = taskCheck ? (taskCheck.expectedBody ?? taskCheck.body) : null
   for (const [i, entry] of plan.entries()) {
     if (ctx.signal.aborted) break
-    const name = entry.variant ? `${entry.server}/${entry.variant}` : entry.server
+    const name = runName(entry)
     const p = stepProgress(ctx.onProgress, i + 1, plan.length, entry.runtime ? `${name} on ${entry.runtime.label}` : name)
     const calibration = calibrationFor(ctx.calibration, entry.runtime)
     const { signal, cores } = ctx

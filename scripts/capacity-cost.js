@@ -8,12 +8,14 @@ import { readReport } from '../loadtest/compare/cli.js'
 import { runCli, usageError } from '../loadtest/errors.js'
 import capacity from '../loadtest/experiments/capacity.js'
 import { createSweep } from '../loadtest/result/sweep.js'
+import { STEP_OVERHEAD_SEC } from '../loadtest/settings.js'
 import { capacityAtTargets } from '../loadtest/result/capacity.js'
 import { createHistogram, decodeHistogram, encodeHistogram, recordMs } from '../loadtest/result/histogram.js'
 
-// Seconds outside the steps' own length: each step's drain, probe and judging (the 2026-11-25 quiet runs:
-// 1.7–2.2 s), and once a run: boot, calibration and warmup of six servers, and --confirm's 60 s.
-const defaults = { overheadSec: 2.2, fixedSec: 50, confirmSec: 60 }
+// Seconds outside the steps' own length: each step's drain, probe and judging (settings.js
+// STEP_OVERHEAD_SEC, the sweep's own), and once a run: boot, calibration and warmup of six servers, and
+// --confirm's 60 s.
+const defaults = { overheadSec: STEP_OVERHEAD_SEC, fixedSec: 50, confirmSec: 60 }
 
 // A replayed step's figures at `rate` for `sec` seconds from the measured step `ref`: its latencies
 // resampled (evenly over its quantiles) to the requests the planned length holds.

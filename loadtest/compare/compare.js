@@ -4,7 +4,7 @@
 // render.js.
 import { CompareError, clip } from '../errors.js'
 import { errorsOf } from '../result/requests.js'
-import { SCHEMA, machineLine } from '../result/build.js'
+import { SCHEMA } from '../result/build.js'
 import { isNum, PERCENTILE_KEYS, roundTo } from '../result/stats.js'
 import { serviceTime } from '../result/figures.js'
 import { calibrationKey, withoutRuntime } from '../result/key.js'
@@ -14,6 +14,7 @@ import { withoutImpossible } from './impossible.js'
 import { overloadCell } from './overload.js'
 import { verdictOf } from '../result/trust.js'
 import { overlaps } from '../result/decision.js'
+import { machineLine } from '../text/sentences.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }

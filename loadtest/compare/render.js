@@ -4,14 +4,14 @@ import { barSpec, renderSvg, spectrumRows, spectrumSpec } from '../report/charts
 import { figureHtml, msHtml, numHtml, page, pctHtml, table, whenHtml } from '../report/html.js'
 import { isNum } from '../result/stats.js'
 import { figure, wideSpread } from '../report/page.js'
-import { esc, mdCode, mdText as mdEsc } from '../report/escape.js'
+import { esc, mdCode, mdText as mdEsc } from '../text/escape.js'
 import { markdownTable } from '../report/markdown.js'
-import { MISSING, fixedGrouped as f, latencyGrouped as lat, numGrouped, pctFixed, signedPct, timesGrouped } from '../report/format.js'
+import { MISSING, fixedGrouped as f, latencyGrouped as lat, numGrouped, pctFixed, signedPct, timesGrouped } from '../text/format.js'
 import { timelineMarks, timelineRows, timelineSpec } from '../report/timeline-chart.js'
 import { NOISE_RULE, anyRegressed } from './compare.js'
 import { overloadHtml, overloadMarkdown } from './overload.js'
 
-// Markdown escaping of compare's text: the shared one of report/escape.js.
+// Markdown escaping of compare's text: the shared one of text/escape.js.
 export { mdEsc }
 
 // A ratio and the noise rule's verdict on it (1.05× within noise).
@@ -189,7 +189,7 @@ function verdictSections (cmp) {
 }
 
 // The comparison as Markdown: the reports and their machines, one column group per report, ratios
-// to the baseline, then the flagged runs and notes. Every free text is escaped (report/escape.js).
+// to the baseline, then the flagged runs and notes. Every free text is escaped (text/escape.js).
 export function renderCompareMarkdown (cmp) {
   const http = cmp.rows.filter((r) => r.kind === 'http')
   return [

@@ -2,8 +2,8 @@
 // CPU (`for (i = 0; i < 1e8; i++) sum += i`) under 100 connections for 20 s, autocannon's default 10 s
 // timeout. The study's point: only the queued pool answers every request; the others time requests
 // out and keep working on abandoned ones, which the recovery request right after the round shows.
-import { MISSING, fmtMs, fmtCount, fmtNum, fmtPct } from '../report/format.js'
-import { trustMark } from '../result/trust.js'
+import { MISSING, fmtMs, fmtCount, fmtNum, fmtPct } from '../text/format.js'
+import { trustMark } from '../text/sentences.js'
 import { cpuStrategyNames } from '../catalog.js'
 
 export const SERVERS = cpuStrategyNames()

@@ -3,7 +3,7 @@
 // (a piscina pool: the study's worker pools) over the study's scenarios, at concurrency 1, 2 and 4 with
 // one request per connection. Columns as the study: main-loop 1 ms ticks while the work runs (M loops,
 // bigger is better), inner work time (WI), outer time (WO: the client's latency), result check.
-import { MISSING, fmtMs, fmtCount } from '../report/format.js'
+import { MISSING, fmtMs, fmtCount } from '../text/format.js'
 
 // The study's scenarios: noop = setTimeout 10 ms / 1 s, fib 4 / 40, react 1 / 1000 ("5K") / 50000.
 const SCENARIOS = [

@@ -1,10 +1,10 @@
 // The decision block (result/decision.js) as the terminal, the Markdown and the page show it: one short
 // block, first in every output (the terminal's last, so it stays on screen). Pure: decision in, text out.
-import { esc } from './escape.js'
-import { mdText } from './escape.js'
+import { esc } from '../text/escape.js'
+import { mdText } from '../text/escape.js'
 import { bracketText } from '../result/decision.js'
 import { isNum } from '../result/stats.js'
-import { MISSING, fmtRounded } from './format.js'
+import { MISSING, fmtRounded } from '../text/format.js'
 
 const r1 = (x) => fmtRounded(x, 1)
 

@@ -15,17 +15,16 @@ import {
   pctHtml,
   table
 } from './html.js'
-import { esc } from './escape.js'
+import { esc } from '../text/escape.js'
 import { isNum } from '../result/stats.js'
-import { machineLine } from '../result/build.js'
+import { holdsText, machineLine } from '../text/sentences.js'
 import { thresholdRows } from './thresholds.js'
 import { decisionHtml } from './decision.js'
 import { targetsOf } from '../result/decision.js'
 import { UNMEASURED, experimentTable, runtimesOf, tableNotes } from './table.js'
 import { runtimeName, unmeasuredWhy } from '../result/runtime.js'
 import { verdictOf } from '../result/trust.js'
-import { holdsText } from '../result/capacity.js'
-import { MISSING } from './format.js'
+import { MISSING } from '../text/format.js'
 
 // A server-side figure's cell: "—" with its reason on hover where the run's runtime cannot measure it
 // (the reasons are also written under the table), else the figure.

@@ -1,9 +1,9 @@
 // The summary table: pure rows from a report, and a plain-text renderer for the terminal.
-import { termText } from './escape.js'
-import { fmtMb as mb, fmtMs as ms, fmtNum as num, fmtPct as pct, MISSING } from './format.js'
+import { termText } from '../text/escape.js'
+import { fmtMb as mb, fmtMs as ms, fmtNum as num, fmtPct as pct, MISSING } from '../text/format.js'
 import { runtimeName, unmeasuredLines, unmeasuredText, unmeasuredWhy } from '../result/runtime.js'
-import { findingLines } from '../result/findings.js'
-import { trustMark } from '../result/trust.js'
+import { findingLines, trustMark } from '../text/sentences.js'
+import { runName } from '../result/key.js'
 
 // The dash of a figure the run's runtime cannot measure ("—", explained under the table: tableNotes),
 // apart from '-', a figure that is simply absent.
@@ -37,7 +37,7 @@ export function defaultTable (report) {
   const rows = []
   for (const r of report.results) {
     if (r.kind !== 'http') continue
-    const name = r.variant ? `${r.server}/${r.variant}` : r.server
+    const name = runName(r)
     if (r.status === 'failed' && !r.requests) {
       rows.push([
         name,

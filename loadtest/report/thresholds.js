@@ -6,7 +6,8 @@ import { ThresholdError, clip } from '../errors.js'
 import { errorsOf } from '../result/requests.js'
 import { goodputShareAt } from '../result/overload.js'
 import { lagCouldFlip } from '../result/trust.js'
-import { MISSING } from './format.js'
+import { MISSING } from '../text/format.js'
+import { runName } from '../result/key.js'
 
 // k6's exit code for a crossed threshold.
 export const THRESHOLD_EXIT = 99
@@ -106,10 +107,6 @@ export function parseThreshold (spec) {
 // Parse a list of threshold strings (see parseThreshold); the first malformed one throws.
 export function parseThresholds (specs = []) {
   return specs.map(parseThreshold)
-}
-
-function runName (r) {
-  return r.variant ? `${r.server}/${r.variant}` : String(r.server ?? r.key ?? '?')
 }
 
 function appliesTo (t, r) {

@@ -2,7 +2,7 @@
 // the runner-up and what separates them, the target at which the answer would change, or a refusal with
 // its reason. Pure: a function of the report's results (docs/decision.md states the rules).
 import { isNum, roundTo } from './stats.js'
-import { parseKey, settingParts } from './key.js'
+import { parseKey, runName, settingParts } from './key.js'
 import { verdictOf } from './trust.js'
 import { goodputShareAt } from './overload.js'
 import { serverCommand } from './command.js'
@@ -104,15 +104,10 @@ function rankAt (results, sloMs) {
   if (!all.length) return { all, top: null, tied: [], rule: 'highest capacity' }
   const tied = all.filter((c) => c === all[0] || overlaps(c.target, all[0].target))
   if (tied.length === 1) return { all, top: all[0], tied, rule: 'highest capacity, brackets apart' }
-  const oneServer = new Set(tied.map((c) => serverName(c.result))).size === 1
+  const oneServer = new Set(tied.map((c) => runName(c.result))).size === 1
   const broken = breakTie(tied)
   if (oneServer && broken) return { all, top: broken.winner, tied, rule: `tie on capacity, broken by ${broken.rule}` }
   return { all, top: all[0], tied, rule: oneServer ? 'tie on capacity, not broken' : 'tie on capacity', lean: broken }
-}
-
-// The strategy a result ran (server/variant), without its setting.
-function serverName (r) {
-  return r.variant ? `${r.server}/${r.variant}` : r.server
 }
 
 // Where the top strategy at each target changes as the target loosens: [{ fromMs, toMs, from, to, atMs,
@@ -173,7 +168,7 @@ function named (c) {
   const k = parseKey(c.result.key ?? '')
   return {
     key: c.result.key,
-    server: serverName(c.result),
+    server: runName(c.result),
     setting: settingParts(k.setting),
     capacityRps: c.target.rps,
     bracket: c.target.bracket,
@@ -242,7 +237,7 @@ export function configName (x) {
 function who (c) {
   const k = parseKey(c.result.key ?? '')
   const s = settingParts(k.setting)
-  return s ? `${serverName(c.result)} with ${s.name}=${s.value}` : serverName(c.result)
+  return s ? `${runName(c.result)} with ${s.name}=${s.value}` : runName(c.result)
 }
 
 // Past capacity weighed between the close candidates (the rule above COLLAPSE): the configuration chosen,
@@ -257,14 +252,14 @@ function weighPast (rank) {
     .filter((x) => x.past?.keeps && near(x.candidate.target, top.target, SURVIVOR_WITHIN))
     .sort((a, b) => b.candidate.target.rps - a.candidate.target.rps || keptShare(b) - keptShare(a))
   // strategies tied on capacity are told apart when the configurations that keep are all of one of them
-  const strategies = new Set(rank.tied.map((c) => serverName(c.result)))
+  const strategies = new Set(rank.tied.map((c) => runName(c.result)))
   const tiedKeepers = survivors.filter((x) => rank.tied.includes(x.candidate))
-  const keepers = new Set(tiedKeepers.map((x) => serverName(x.candidate.result)))
+  const keepers = new Set(tiedKeepers.map((x) => runName(x.candidate.result)))
   const tieBroken = strategies.size > 1 && keepers.size === 1
   const lost = [...strategies].filter((n) => !keepers.has(n)).join(' and ')
   const others = tieBroken ? `; ${lost} collapse past capacity` : ''
   const name = configName(asSwept)
-  if (!asSwept.past.collapses && (!tieBroken || keepers.has(serverName(top.result)))) {
+  if (!asSwept.past.collapses && (!tieBroken || keepers.has(runName(top.result)))) {
     return { chosen: asSwept, text: `${name} keeps ${pct(keptShare(asSwept))} of capacity past it${others}`, tieBroken }
   }
   const head = asSwept.past.collapses

@@ -3,7 +3,7 @@
 import { performance } from 'node:perf_hooks'
 import { createDispatcher, expectedAnswer, makeId } from '../../channels/index.js'
 import { POOLED, cases, estimateMs, key, resolveOptions, runsFor } from './plan.js'
-import { fmtMs3 } from '../../report/format.js'
+import { fmtMs3 } from '../../text/format.js'
 
 // One progress line for a finished case.
 function line (e) {

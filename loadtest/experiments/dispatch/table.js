@@ -2,7 +2,7 @@
 import { MODES } from '../../channels/index.js'
 import { cases, resolveOptions, runsFor } from './plan.js'
 import { stats } from './measure.js'
-import { fmtMs3, MISSING } from '../../report/format.js'
+import { fmtMs3, MISSING } from '../../text/format.js'
 
 const bytes = (n) => (n >= 1e6 ? `${n / 1e6} MB` : n >= 1e3 ? `${n / 1e3} kB` : `${n} B`)
 

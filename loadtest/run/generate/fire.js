@@ -3,7 +3,8 @@ import autocannon from 'autocannon'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as delay } from 'node:timers/promises'
 import { request } from './http.js'
-import { DEFAULT_MAX_BODY, createVerifier } from './body.js'
+import { createVerifier } from './body.js'
+import { DEFAULTS } from '../../settings.js'
 import { holdToProtocol } from './autocannon-strict.js'
 import { createHistogram, recordMs } from '../../result/histogram.js'
 
@@ -159,7 +160,7 @@ function finishRound (raw, result, verifier) {
 // onSent() and onRecord({ latencyMs, status, timeout, error }) see every request as it goes and ends
 // (the engine-independent timeline is fed from them).
 export function fireRound ({
-  url, connections, amount = null, durationSec = null, timeoutSec = 10, expected = null, maxBody = DEFAULT_MAX_BODY,
+  url, connections, amount = null, durationSec = null, timeoutSec = DEFAULTS.timeout, expected = null, maxBody = DEFAULTS['max-body'],
   signal, ...on
 }) {
   return new Promise((resolve, reject) => {

@@ -3,29 +3,41 @@
 // omission). Latency counts from the due time (what a user arriving then sees) and, separately, from
 // the moment the request was written (service latency). Kept connections (http1.js), up to a cap: when
 // every connection is busy a request waits for one, in order, its latency still counting from its due
-// time; nothing is skipped or thinned. Requests leave when they are due from two places, as in wrk2:
-// the timer (a wake-up at the next due time) and the response path (an answer that frees a connection
-// issues what is already due, before the loop goes back to its timers). Connections open before time
+// time; nothing is skipped or thinned while the wait stays under MAX_WAITING. Memory is bounded by design:
+// a written request is an object, at most one a connection; a waiting one is two numbers in a ring of
+// typed arrays (MAX_WAITING); past that bound a due request is counted as dropped and the round goes
+// on; a waiter whose timeout passes is counted without a socket; a sweep pass does at most SWEEP_BUDGET.
+// Requests leave when they are due from two places, as in wrk2: the timer (a wake-up at the next due
+// time) and the response path (an answer that frees a connection issues what is already due, before the
+// loop goes back to its timers). Connections open before time
 // zero. The generator watches itself: scheduler lag (all of it, and after a warm-up), the issue rate in
 // 1 s windows, the unsent backlog. Bodies are checked as they stream (body.js: against the reference's
 // bytes), at most --max-body bytes of each kept. One round is a state object (`g`) and the named steps
-// below: start, prepare, begin, send → issue → write → finish, sweep, stop, settle.
+// below: start, prepare, begin, send → issue → write | enqueue | drop → finish → release, sweep, stop,
+// settle.
 import { getPriority, setPriority } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { createHttp1Pool } from './http1.js'
-import { DEFAULT_SEED, createSchedule } from './schedule.js'
-import { DEFAULT_MAX_BODY, bodyReference, createVerifier } from './body.js'
+import { createSchedule } from './schedule.js'
+import { bodyReference, createVerifier } from './body.js'
+import { DEFAULTS, WINDOW_MS, defaultConnections } from '../../settings.js'
 import { createHistogram, recordMs } from '../../result/histogram.js'
 import { roundCounts } from './fire.js'
 import { createTrace, traceFileFor } from './generator-trace.js'
 
 // How often outstanding requests are checked against their timeout (ms).
 const SWEEP_MS = 10
+// The most requests one sweep pass (or one freed connection) times out; the rest wait for the next pass.
+export const SWEEP_BUDGET = 4096
+// The most requests that may wait for a free connection: the highest --rate (100,000 req/s) times the
+// default timeout (10 s), so at that rate nothing that could still be answered in time is dropped. Each
+// costs 16 bytes (its due time and the time it began to wait, in two Float64Arrays that double from
+// 1024 slots up to this bound: 16 MiB at most). A request due while the ring is full is dropped: counted
+// (`dropped`, with its due time in the windows), never written.
+export const MAX_WAITING = 1 << 20
 // The warm-up left out of the judged lag and issue-rate windows (ms from due time 0): the first
 // requests meet cold code on both sides (JIT, the server's first answers).
 export const WARMUP_MS = 500
-// The issue-rate windows (ms), counted from the end of the warm-up.
-export const WINDOW_MS = 1000
 // Connections opened before time zero: enough for this many ms of the schedule in flight at once
 // (at least 2, at most the cap); more open on demand, as before.
 const PREOPEN_MS = 50
@@ -56,19 +68,6 @@ function favourScheduler () {
 // How long before --start-at a round may find itself late and still start (ms): later, it refuses.
 const START_LATE_MS = 250
 
-// The most connections the open loop opens unless told (--connections). Past it a request waits for a
-// free connection, its latency still counted from its due time. Profiled (docs/shards.md "An open loop that keeps
-// up"): at thousands of requests/s a server's hiccup made the generator open a connection per waiting
-// request (8,751 at 8000 req/s, against a cap of 10,000), and connecting, not requesting, took its time:
-// scheduler lag p99 206 ms at 8000 req/s with that cap, 3.7–7 ms with 64–256.
-export const DEFAULT_MAX_CONNECTIONS = 256
-
-// The default connection cap for a rate: enough for every request of one timeout window in flight, up to
-// DEFAULT_MAX_CONNECTIONS.
-export function defaultConnections (rate, timeoutSec) {
-  return Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, Math.ceil(rate * timeoutSec)))
-}
-
 // The raw round, in the closed loop's shape plus the open loop's own figures.
 function newRaw ({ amount, rate, arrival, schedule, cap, warmupMs }) {
   return {
@@ -81,6 +80,9 @@ function newRaw ({ amount, rate, arrival, schedule, cap, warmupMs }) {
     ...roundCounts(), // sent: issued on schedule (every user who arrived); latency: from the due time
     written: 0, // of those, written to a connection
     waited: 0, // found every connection busy and waited for one
+    dropped: 0, // due while MAX_WAITING requests already waited: counted, never written
+    droppedReason: null, // why (the bound), once any was dropped
+    peakWaiting: 0, // the most requests waiting for a connection at once
     service: createHistogram(), // from the write
     lag: createHistogram(), // scheduler: issued − due
     lagJudged: createHistogram(), // the same, of the requests due after the warm-up
@@ -111,9 +113,12 @@ function referenceOf (expected) {
 
 // One round's state: the options, the schedule, the raw figures, the queues.
 function createRound (opts) {
-  const { url, rate, arrival = 'constant', seed = DEFAULT_SEED, amount = null, durationSec = null, slice = null, phases = null, until = null } = opts
+  const {
+    url, rate, arrival = DEFAULTS.arrival, seed = DEFAULTS.seed, amount = null, durationSec = null, slice = null,
+    phases = null, until = null
+  } = opts
   const target = new URL(url)
-  const timeoutSec = opts.timeoutSec ?? 10
+  const timeoutSec = opts.timeoutSec ?? DEFAULTS.timeout
   const cap = opts.connections ?? defaultConnections(rate, timeoutSec)
   const durationMs = durationSec === null ? null : durationSec * 1000
   const schedule = createSchedule({ rate, arrival, seed, amount, durationMs, slice, phases, until })
@@ -127,20 +132,21 @@ function createRound (opts) {
     preopen: Math.min(cap, opts.preopen ?? Math.max(2, Math.ceil((share * PREOPEN_MS) / 1000))),
     schedule,
     raw: newRaw({ amount, rate, arrival, schedule, cap, warmupMs }),
-    body: createVerifier({ expected: referenceOf(opts.expected), maxBody: opts.maxBody ?? DEFAULT_MAX_BODY }),
+    body: createVerifier({ expected: referenceOf(opts.expected), maxBody: opts.maxBody ?? DEFAULTS['max-body'] }),
     startAt: opts.startAt ?? null,
     startWhen: opts.startWhen ?? null,
     onPrepared: opts.onPrepared ?? null,
     signal: opts.signal,
     on: { response: opts.onResponse, sent: opts.onSent, record: opts.onRecord },
-    // issued, not finished, in due order (the oldest first): a ring of `ringMask + 1` slots
-    ring: new Array(1024),
-    ringMask: 1023,
-    ringHead: 0,
-    ringTail: 0,
-    outstanding: 0,
-    waiting: [], // issued, waiting for a free connection, in due order (from waitHead on)
+    // issued, waiting for a free connection, in due order: due times and wait starts in a ring of
+    // `waitDue.length` slots (a power of two, doubled when full, up to MAX_WAITING)
+    waitDue: new Float64Array(1024),
+    waitAt: new Float64Array(1024),
     waitHead: 0,
+    waitCount: 0,
+    // written, not finished, in write order (which is due order): a list through Request.prev/next
+    first: null,
+    last: null,
     inFlight: 0,
     nextDue: null,
     sending: false, // the re-entry guard of send()
@@ -279,7 +285,6 @@ function countIn (list, k) {
 // One request is due: count it, and write it or queue it for a free connection.
 function issue (g, due, now) {
   const raw = g.raw
-  const req = new Request(g, due)
   const lag = now - due
   raw.sent++
   raw.firstIssueMs ??= now
@@ -292,50 +297,74 @@ function issue (g, due, now) {
   countIn(raw.windows.issued, windowOf(g, now))
   if (g.trace) g.trace.issued(due, lag)
   g.on.sent?.()
-  track(g, req)
-  if (g.inFlight < g.cap && g.waitHead === g.waiting.length) write(g, req, now)
-  else {
-    raw.waited++
-    req.queuedAt = now
-    g.waiting.push(req)
-  }
+  if (g.inFlight < g.cap && g.waitCount === 0) write(g, new Request(g, due), now)
+  else if (g.waitCount < MAX_WAITING) enqueue(g, due, now)
+  else drop(g, due, now)
 }
 
-// Add an issued request to the ring of outstanding ones (doubled when full; it also holds requests
-// finished out of order behind an older one, until the head passes them).
-function track (g, req) {
-  const held = (g.ringTail - g.ringHead) & g.ringMask
-  if (held === g.ringMask) {
-    const old = g.ring
-    const ring = new Array(old.length * 2)
-    for (let i = 0; i < held; i++) ring[i] = old[(g.ringHead + i) & g.ringMask]
-    g.ring = ring
-    g.ringMask = ring.length - 1
-    g.ringHead = 0
-    g.ringTail = held
-  }
-  g.ring[g.ringTail] = req
-  g.ringTail = (g.ringTail + 1) & g.ringMask
-  g.outstanding++
+// A request finds every connection busy: its due time and now go to the tail of the waiting ring
+// (doubled when full, up to MAX_WAITING).
+function enqueue (g, due, now) {
+  if (g.waitCount === g.waitDue.length) growWaiting(g)
+  const mask = g.waitDue.length - 1
+  const at = (g.waitHead + g.waitCount) & mask
+  g.waitDue[at] = due
+  g.waitAt[at] = now
+  g.waitCount++
+  g.raw.waited++
+  if (g.waitCount > g.raw.peakWaiting) g.raw.peakWaiting = g.waitCount
 }
 
-// Drop finished requests from the ring's head (they finish in about due order).
-function untrack (g) {
-  g.outstanding--
-  while (g.ringHead !== g.ringTail && g.ring[g.ringHead].done) {
-    g.ring[g.ringHead] = undefined
-    g.ringHead = (g.ringHead + 1) & g.ringMask
+function growWaiting (g) {
+  const n = g.waitDue.length
+  const due = new Float64Array(n * 2)
+  const at = new Float64Array(n * 2)
+  for (let i = 0; i < g.waitCount; i++) {
+    due[i] = g.waitDue[(g.waitHead + i) & (n - 1)]
+    at[i] = g.waitAt[(g.waitHead + i) & (n - 1)]
   }
+  g.waitDue = due
+  g.waitAt = at
+  g.waitHead = 0
 }
 
-// Write a request to a connection; the request is its own handler (below).
+// The waiting ring's oldest request leaves it: its due time (the slot is reused).
+function dequeue (g) {
+  const due = g.waitDue[g.waitHead]
+  g.waitHead = (g.waitHead + 1) & (g.waitDue.length - 1)
+  g.waitCount--
+  return due
+}
+
+// A request due while MAX_WAITING already wait: counted as dropped, never written (k6's dropped_iterations).
+function drop (g, due, now) {
+  g.raw.dropped++
+  g.raw.droppedReason ??= `${MAX_WAITING} requests already waited for one of ${g.cap} connections`
+  g.raw.lastAt = g.t0 + now
+  g.on.record?.({ error: true, dropped: true })
+  g.on.response?.(endEvent(g, due, null, now, { error: 'dropped', dropped: true }))
+}
+
+// Write a request to a connection (the request is its own handler, below); it joins the in-flight list.
 function write (g, req, now) {
   g.inFlight++
   if (g.inFlight > g.raw.peakInFlight) g.raw.peakInFlight = g.inFlight
   g.raw.written++
   req.sentAt = now
-  if (req.queuedAt !== null) recordMs(g.raw.wait, now - req.queuedAt)
+  req.prev = g.last
+  if (g.last) g.last.next = req
+  else g.first = req
+  g.last = req
   g.pool.send(req)
+}
+
+// A written request leaves the in-flight list.
+function unlink (g, req) {
+  if (req.prev) req.prev.next = req.next
+  else g.first = req.next
+  if (req.next) req.next.prev = req.prev
+  else g.last = req.prev
+  req.prev = req.next = null
 }
 
 // One request, and the client's handler for it (http1.js): status, Server-Timing, the body checked as it
@@ -345,7 +374,8 @@ class Request {
     this.g = g
     this.due = due
     this.sentAt = null
-    this.queuedAt = null
+    this.prev = null // the in-flight list
+    this.next = null
     this.done = false
     this.abortConn = null
     this.status = 0
@@ -355,7 +385,7 @@ class Request {
   }
 
   abort () {
-    this.abortConn?.(new Error('timed out'))
+    this.abortConn?.(this)
   }
 
   onConnect (abort) {
@@ -384,37 +414,48 @@ class Request {
   }
 }
 
-// A request ended (answered, timed out, failed, or stopped): free its slot, count it, tell the listeners,
-// and (an answer having freed a connection) issue what is already due.
+// A written request ended (answered, timed out, failed, or stopped): leave the in-flight list, abort its
+// connection if it has not ended, count it, tell the listeners, then free its slot (the next waiter with
+// time left takes it) and (an answer having freed a connection) issue what is already due.
 function finish (g, req, outcome, detail) {
   if (req.done) return
   req.done = true
-  untrack(g)
+  unlink(g, req)
   const now = performance.now() - g.t0
   g.raw.lastAt = g.t0 + now
-  if (req.sentAt !== null) release(g, now)
+  if (outcome === 'timeout' || outcome === 'stopped') req.abort() // before the slot is freed
   if (outcome === 'response') countResponse(g, req, now)
-  else if (outcome === 'timeout') countTimeout(g, req)
+  else if (outcome === 'timeout') countTimeout(g)
   else if (outcome === 'error') countError(g, detail)
-  if (outcome === 'stopped') req.abort()
-  else if (g.on.response) g.on.response(eventOf(g, req, now, outcome, detail))
-  if (outcome !== 'stopped' && g.sendOnAnswer) send(g, true)
+  if (outcome !== 'stopped' && g.on.response) g.on.response(eventOf(g, req, now, outcome, detail))
+  g.inFlight--
+  if (outcome === 'stopped') return
+  release(g, now)
+  if (g.sendOnAnswer) send(g, true)
   maybeDone(g)
 }
 
-// A connection slot is free: the next waiter (in due order) takes it. (A timed-out request's connection
-// is aborted; either way the slot goes on.)
+// A connection slot is free: the waiters (in due order) take the free slots; one whose timeout has passed
+// is counted as timed out, never written (at most SWEEP_BUDGET of those here; the sweep takes the rest).
 function release (g, now) {
-  g.inFlight--
-  while (!g.raw.stopped && g.waitHead < g.waiting.length && g.inFlight < g.cap) {
-    const next = g.waiting[g.waitHead]
-    g.waiting[g.waitHead++] = undefined
-    if (!next.done) write(g, next, now)
+  let budget = SWEEP_BUDGET
+  while (!g.raw.stopped && g.waitCount > 0 && g.inFlight < g.cap) {
+    if (g.waitDue[g.waitHead] + g.timeoutMs <= now) {
+      if (budget-- === 0) return
+      expireWaiter(g, now)
+      continue
+    }
+    const waitedMs = now - g.waitAt[g.waitHead]
+    write(g, new Request(g, dequeue(g)), now)
+    recordMs(g.raw.wait, waitedMs)
   }
-  if (g.waitHead > 1024 && g.waitHead * 2 > g.waiting.length) {
-    g.waiting = g.waiting.slice(g.waitHead)
-    g.waitHead = 0
-  }
+}
+
+// The oldest waiter's timeout passed before a connection was free: a timeout, without a socket.
+function expireWaiter (g, now) {
+  const due = dequeue(g)
+  countTimeout(g)
+  g.on.response?.(endEvent(g, due, null, now, { timeout: true }))
 }
 
 function countResponse (g, req, now) {
@@ -464,11 +505,10 @@ function timingMs (value, name) {
 }
 
 // A user who gave up waited the whole timeout: in at that lower bound, as the closed loop does.
-function countTimeout (g, req) {
+function countTimeout (g) {
   g.raw.timeouts++
   recordMs(g.raw.latency, g.timeoutMs)
   g.on.record?.({ latencyMs: g.timeoutMs, timeout: true })
-  req.abort()
 }
 
 function countError (g, err) {
@@ -479,44 +519,60 @@ function countError (g, err) {
 
 // What onResponse hears (built only when someone listens).
 function eventOf (g, req, now, outcome, detail) {
-  return {
-    dueMs: req.due,
-    sentMs: req.sentAt,
-    doneMs: now,
+  return endEvent(g, req.due, req.sentAt, now, {
     status: outcome === 'response' ? detail.status : null,
-    latencyMs: outcome === 'timeout' ? g.timeoutMs : now - req.due,
     timeout: outcome === 'timeout',
     error: outcome === 'error' ? (detail?.message ?? String(detail)) : null,
-    // a 2xx whose body matched (null: not a 2xx), and the Server-Timing work time (goodput, wasted CPU)
     verified: outcome === 'response' ? (detail.verified ?? null) : null,
     workMs: outcome === 'response' && detail.timing !== null ? timingMs(detail.timing, 'work') : null
+  })
+}
+
+// One ended request's event: due, written (null: never written) and end times, and how it ended.
+function endEvent (g, due, sentMs, now, opts) {
+  const { status = null, timeout = false, error = null, dropped = false, verified = null, workMs = null } = opts
+  return {
+    dueMs: due,
+    sentMs,
+    doneMs: now,
+    status,
+    latencyMs: timeout ? g.timeoutMs : now - due,
+    timeout,
+    error,
+    dropped,
+    // a 2xx whose body matched (null: not a 2xx), and the Server-Timing work time (goodput, wasted CPU)
+    verified,
+    workMs
   }
 }
 
-// Time out the oldest outstanding requests (the ring is in due order, so the sweep stops at the first
-// that still has time).
+// Time out the oldest outstanding requests, at most SWEEP_BUDGET a pass: the waiters first (they need no
+// socket), then the written ones (their connections aborted). Both lists are in due order, so each stops
+// at the first request that still has time.
 function sweep (g) {
   const now = performance.now() - g.t0
-  // the head is never done: untrack() pops every done request at the head as it ends, so finishing the
-  // head moves it on to the next outstanding one
-  while (g.ringHead !== g.ringTail) {
-    const req = g.ring[g.ringHead]
-    if (req.due + g.timeoutMs > now) break
-    finish(g, req, 'timeout')
+  let budget = SWEEP_BUDGET
+  while (budget > 0 && g.waitCount > 0 && g.waitDue[g.waitHead] + g.timeoutMs <= now) {
+    expireWaiter(g, now)
+    budget--
   }
+  while (budget > 0 && g.first !== null && g.first.due + g.timeoutMs <= now) {
+    finish(g, g.first, 'timeout')
+    budget--
+  }
+  maybeDone(g)
 }
 
 function maybeDone (g) {
-  if (g.scheduleDone && g.outstanding === 0) settle(g)
+  if (g.scheduleDone && g.inFlight === 0 && g.waitCount === 0) settle(g)
 }
 
-// The round is stopped (abort): nothing more is issued, what is outstanding is dropped uncounted.
+// The round is stopped (abort): nothing more is issued, what is outstanding is left uncounted.
 function stop (g) {
   g.raw.stopped = true
   g.scheduleDone = true
-  const left = []
-  for (let i = g.ringHead; i !== g.ringTail; i = (i + 1) & g.ringMask) if (!g.ring[i].done) left.push(g.ring[i])
-  for (const req of left) finish(g, req, 'stopped')
+  while (g.first !== null) finish(g, g.first, 'stopped')
+  g.waitCount = 0
   settle(g)
 }
 
@@ -530,6 +586,8 @@ function settle (g, err) {
   g.signal?.removeEventListener('abort', g.onAbort)
   g.raw.durationMs = (g.raw.lastAt ?? performance.now()) - g.t0
   g.raw.bodies = g.body.figures()
+  g.waitDue = g.waitAt = null // the round's memory goes back before the next round
+  g.waitCount = 0
   if (g.trace) g.raw.trace = { file: g.traceFile, ...g.trace.stop({ rate: g.raw.rate, sent: g.raw.sent }) }
   const closing = g.pool ? g.pool.destroy().catch(() => {}) : Promise.resolve()
   closing.then(() => (err ? g.reject(err) : g.resolve(g.raw)))

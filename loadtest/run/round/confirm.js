@@ -3,7 +3,7 @@
 // whether it held the target
 // with no backlog growth (Nighthawk's "testing stage" after its search; the plan rate is a promise, this
 // checks it). Returns decision.confirm.
-import { defaultConnections } from '../generate/open-loop.js'
+import { defaultConnections } from '../../settings.js'
 import { MIN_REQUESTS } from '../../result/sweep.js'
 import { runEntry } from './runner.js'
 import { judgeStep } from '../../result/capacity.js'
