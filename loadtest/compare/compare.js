@@ -13,8 +13,9 @@ import { METRICS } from '../report/thresholds.js'
 import { withoutImpossible } from './impossible.js'
 import { overloadCell } from './overload.js'
 import { verdictOf } from '../result/trust.js'
-import { overlaps } from '../result/decision.js'
+import { isInProcess } from '../result/kind.js'
 import { machineLine } from '../text/sentences.js'
+import { overlaps } from '../result/decision.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }
@@ -365,7 +366,7 @@ function againstBaseline (c, i, { kind, base, baseRun, run, baseline }) {
 // One row of the comparison: the run's cell in each report (null where it has none), against the baseline.
 function rowOf (key, entries, byKey, { baseline, units }) {
   const first = byKey.find((m) => m.has(key)).get(key)
-  const kind = first.kind === 'dispatch' ? 'dispatch' : 'http'
+  const kind = isInProcess(first) ? 'dispatch' : 'http' // an in-process case: its mean time
   const cells = entries.map(({ report }, i) => {
     const r = byKey[i].get(key)
     if (!r) return null
