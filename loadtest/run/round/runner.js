@@ -369,7 +369,9 @@ export async function runEntry (entry, load, opts = {}) {
   const record = newRecord(entry, load)
   // Flags that need the calibrated work (a shedding variant's target and service time): resolved now.
   const planned = serviceTime(calibration[entry.work])
-  if (entry.argsFor) record.args = [...record.args, ...entry.argsFor({ serviceMs: planned })]
+  // (an overload variant's: those its base strategy's run resolved, found among `results`)
+  const resolved = { serviceMs: planned, results: opts.results ?? [], runtime: entry.runtime ?? null }
+  if (entry.argsFor) record.args = [...record.args, ...entry.argsFor(resolved)]
   const server = url
     ? await attachUrl(record, url, signal)
     : await boot(record, entry, load, { signal, progress, bootTimeoutMs })
