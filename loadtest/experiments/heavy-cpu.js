@@ -46,7 +46,7 @@ export default {
       'max',
       'answered',
       'timeouts',
-      'errors',
+      'conn errors',
       'recovery',
       'peak procs',
       'peak threads',

@@ -433,7 +433,7 @@ function capacitySection (http, names) {
     'p99',
     'p99.9',
     'timeouts',
-    'errors',
+    'conn errors',
     'peak in flight',
     'CPU cores',
     'recovery ms',

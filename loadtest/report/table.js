@@ -22,7 +22,7 @@ export function defaultTable (report) {
     'p97.5',
     'p99',
     'max',
-    'err',
+    'conn err',
     'tmo',
     'non2xx',
     'mism',

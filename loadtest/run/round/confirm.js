@@ -9,6 +9,7 @@ import { runEntry } from './runner.js'
 import { judgeStep } from '../../result/capacity.js'
 import { roundFigures } from '../../result/figures.js'
 import { roundTo } from '../../result/stats.js'
+import { errorsOf } from '../../result/requests.js'
 
 // How long the confirming round lasts (seconds).
 const CONFIRM_SEC = 60
@@ -21,7 +22,7 @@ export function confirmVerdict (fig, sloMs) {
   const j = judgeStep(fig, sloMs)
   const why = []
   const q = fig.requests
-  const failed = q.errors + q.timeouts + q.non2xx + q.mismatches + q.unanswered
+  const failed = errorsOf(q) + q.unanswered
   if (failed > 0) why.push(`${failed} of ${q.sent} requests failed or unanswered`)
   if (fig.backlog?.growing) why.push(`backlog grew by ${fig.backlog.growth} (limit ${fig.backlog.limit})`)
   if (j.call === 'fail' && failed === 0 && !fig.backlog?.growing) why.push(`p99 ${fig.latency.p99} ms over p99 ≤ ${sloMs} ms (${j.over} of ${j.n} over)`)

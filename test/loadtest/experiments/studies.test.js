@@ -83,6 +83,7 @@ test('heavy-cpu --quick: the heavy-CPU servers and the study\'s queued pool as i
   assert.ok(byServer['queued-processes'].outside.peakProcesses >= 1 + cores, 'queued-processes: its pool seen from outside')
   await checkTable(json, HEAVY.length + 1)
   const { notes } = await studyTable(json)
+  // every run says how the two recovered and, over the run, how many clients the cancel-off pool worked for
   assert.match(notes[0], /^queued-threads recovers in .*, the study's pool as it was \(--cancel off\) in .*over the run the cancel-off pool worked for \d+ clients that had left/)
 })
 
