@@ -8,7 +8,8 @@
 //     plan (opts) → [{ server, variant, args: [...flags], work, key?,
 //                      connections?, amount?, durationSec?, timeoutSec?, warmup?, recovery?,
 //                      recoveryTimeoutSec?, study? }],            (HTTP experiments)
-//     run (opts, { signal, progress }) → Promise<results[]>,    (in-process experiments, instead of plan)
+//     run (opts, { signal, progress, note }) → Promise<results[]>, (in-process experiments, instead of plan;
+//                                                  note(text) adds a line to the report's notes)
 //     table? (report) → { head: [...], rows: [[...strings]] },
 //     notes? (opts) → [strings] }
 // opts = the resolved load ({ connections, amount, durationSec, timeoutSec, warmup, runs, recovery,
