@@ -235,7 +235,8 @@ function ratioHtml (v, noise) {
   if (!isNum(v)) return figureHtml(MISSING)
   const verdict = noise?.verdict ?? 'no noise estimate'
   const cls = verdict === 'better' ? 'ratio-up' : verdict === 'worse' ? 'ratio-down' : ''
-  const said = verdict === 'better' || verdict === 'worse' ? ` ${verdict}` : verdict === 'within noise' ? ' <span class="muted">≈</span>' : ''
+  const even = verdict === 'within noise' || verdict === 'tie' ? ` <span class="muted">${verdict === 'tie' ? 'tie' : '≈'}</span>` : ''
+  const said = verdict === 'better' || verdict === 'worse' ? ` ${verdict}` : even
   return `<span class="${cls}" data-verdict="${esc(verdict)}" title="${esc(verdict)}">${timesGrouped(v)}${said}</span>`
 }
 

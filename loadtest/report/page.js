@@ -395,7 +395,7 @@ function targetsSection (http, names) {
   return figure(
     'targets',
     renderSvg(targetsSpec(rows), { id: 'targets' }),
-    '<b>Capacity against the p99 target</b>, one line per strategy, each point from the same sweep (every step judged against every target). A hollow point at 0: the strategy cannot meet that target at any rate tried. Where two lines cross, the better choice changes with the target.',
+    '<b>Capacity against the p99 target</b>, one line per strategy, each point from the same sweep (every step judged against every target). A hollow point at 0: the strategy cannot meet that target at any rate tried. Where two lines cross with their brackets apart, the better choice changes with the target; where the brackets overlap, the two tie (the decision\'s "Would change").',
     { lines: new Set(rows.map((x) => x.server)).size }
   )
 }
@@ -433,7 +433,7 @@ function capacitySection (http, names) {
     'p99',
     'p99.9',
     'timeouts',
-    'errors',
+    'conn errors',
     'peak in flight',
     'CPU cores',
     'recovery ms',

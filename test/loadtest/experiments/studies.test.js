@@ -53,16 +53,17 @@ async function studyTable (report) {
   return experimentTable(report, await experimentFor(report.experiment))
 }
 
-test('heavy-cpu --quick: the six heavy-CPU servers, each with recovery and its process tree measured', async () => {
+test('heavy-cpu --quick: the heavy-CPU servers and the study\'s queued pool as it was, each with recovery and its process tree', async () => {
   const { json } = await quick('heavy-cpu')
   assert.equal(json.experiment, 'heavy-cpu')
+  const name = (r) => (r.variant ? `${r.server}/${r.variant}` : r.server)
   assert.deepEqual(
-    json.results.map((r) => r.server),
-    HEAVY
+    json.results.map(name),
+    HEAVY.flatMap((s) => (s === 'queued-threads' ? [s, 'queued-threads/cancel-off'] : [s]))
   )
   for (const r of json.results) {
     checkHttpRun(r)
-    assert.equal(r.key, `${r.server}@loop:1e6`)
+    assert.equal(r.key, `${name(r)}@loop:1e6`)
     assert.equal(typeof r.recovery.ms, 'number', `${r.key}: recovery timed`)
     assert.equal(r.recovery.status, 200)
     assert.ok(r.outside.peakProcesses >= 1)
@@ -76,7 +77,20 @@ test('heavy-cpu --quick: the six heavy-CPU servers, each with recovery and its p
     byServer['worker-per-request'].telemetry.gauges.workersStarted >= byServer['worker-per-request'].requests.completed
   )
   assert.ok(json.calibration['loop:1e6'].medianMs > 0)
-  await checkTable(json, 6)
+  const off = json.results.find((r) => r.variant === 'cancel-off')
+  assert.ok(off.args.includes('--cancel') && off.args.includes('off'))
+  assert.ok(off.telemetry.gauges.abandoned >= 0, 'the cancel-off pool counts the work it did for nobody')
+  assert.ok(byServer['queued-processes'].outside.peakProcesses >= 1 + cores, 'queued-processes: its pool seen from outside')
+  await checkTable(json, HEAVY.length + 1)
+  const { notes } = await studyTable(json)
+  // Which sentence depends on what this run measured (in --quick few clients may leave): either attributes the
+  // difference to the work done for clients that had left, or says there was none, with the count either way.
+  assert.match(
+    notes[0],
+    new RegExp('^queued-threads recovers in .*, the study\'s pool as it was \\(--cancel off\\) in .*: ' +
+      '(without cancellation the pool worked for \\d+ clients that had left|' +
+      'no slower without cancellation \\(it worked for \\d+ clients that had left\\))')
+  )
 })
 
 test('sleep --quick: four variants, then the pooled ones tuned (10 tasks/worker, 1000 ms idle)', async () => {
