@@ -15,7 +15,7 @@
 // opts = the resolved load ({ connections, amount, durationSec, timeoutSec, warmup, runs, recovery,
 // recoveryTimeoutSec }) plus { work: --work or null, servers: --server list or null, quick, user:
 // { the user's own flags, null when not given } }. Precedence: defaults < quick < the user's flags <
-// an entry's own values (its design: e.g. ssr-offload's one request per connection). An entry's
+// an entry's own values (its design). An entry's
 // `study` is copied into its result; `key` defaults to server[/variant]@work (the reported work).
 
 const registry = {
