@@ -3,7 +3,7 @@
 // renders progress, writes the files and sets the exit code around it; tests call it directly.
 import { checkWork } from './options.js'
 import { experimentFor } from './experiments/index.js'
-import { calibrate, recheckCalibration } from './run/watch/calibrate.js'
+import { calibrate, calibrateCold, recheckCalibration } from './run/watch/calibrate.js'
 import { runEntry } from './run/round/runner.js'
 import { scaleOutMethod, scaleOutNotes } from './run/generate/generators.js'
 import { resolveLoad, entryLoad, recoveryTimeoutSec } from './run/round/load.js'
@@ -14,7 +14,7 @@ import { bootTimeoutMs } from './run/watch/boot.js'
 import { evaluateThresholds } from './report/thresholds.js'
 import { reportId, checkWritableDir } from './report/write.js'
 import { usageError } from './errors.js'
-import { serverOf } from './catalog.js'
+import { findServer, serverOf } from './catalog.js'
 import { fmtNum } from './text/format.js'
 import { checkTask, describeLabTask, taskRecord } from './run/watch/task.js'
 import { samplerSource } from './run/watch/sample.js'
@@ -23,6 +23,9 @@ import { userCwd } from './paths.js'
 import { runtimeName } from './result/runtime.js'
 import { decide } from './result/decision.js'
 import { confirmWinner } from './run/round/confirm.js'
+import { probePastCapacity } from './run/round/past-capacity.js'
+import { isAbsolute, relative } from 'node:path'
+import { ROOT } from './catalog.js'
 
 // Everything decided before anything starts: the experiment, its load, the plan and each entry's load.
 // Throws a usage error (exit 2) for a bad combination; starts nothing (a --node runtime the project
@@ -170,7 +173,8 @@ function stepProgress (onProgress, index, total, name) {
 async function runInProcess ({ experiment, experimentName, planOpts }, ctx) {
   const p = stepProgress(ctx.onProgress, 1, 1, experimentName)
   try {
-    ctx.results.push(...(await experiment.run({ ...planOpts }, { signal: ctx.signal, progress: p.update })))
+    const note = (text) => ctx.notes.push(text) // a line the report keeps (e.g. why a mode did not run)
+    ctx.results.push(...(await experiment.run({ ...planOpts }, { signal: ctx.signal, progress: p.update, note })))
     p.done(ctx.signal.aborted ? 'interrupted' : 'done')
   } catch (err) {
     p.done(`FAILED: ${err.message.split('\n')[0]}`)
@@ -198,7 +202,19 @@ async function calibratePlanned ({ plan, task, runtimes }, ctx) {
       if (ctx.signal.aborted) return {}
       throw err
     })
+    await coldCalibrations(measured, plan, { signal: ctx.signal, tasks, ...runOn(runtime) })
     keepCalibration(ctx.calibration, measured, runtime)
+  }
+}
+
+// The cold calibrations the plan needs: a measured spec that a strategy starting a process or thread per
+// request runs (catalog.js `starts`) gets `cold[start]` (run/watch/calibrate.js calibrateCold).
+async function coldCalibrations (measured, plan, opts) {
+  for (const e of plan) {
+    const start = findServer(e.server)?.starts
+    const cal = measured[e.work]
+    if (!start || cal?.method !== 'measured' || cal.cold?.[start] || opts.signal.aborted) continue
+    cal.cold = { ...cal.cold, [start]: await calibrateCold(e.work, start, opts) }
   }
 }
 
@@ -265,6 +281,29 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
   }
 }
 
+// The capacity experiment's past-capacity probe of the close candidates (run/round/past-capacity.js), as
+// one more progress step.
+async function pastCapacityStep ({ plan, loads }, opts, ctx) {
+  const p = stepProgress(ctx.onProgress, plan.length + 1, plan.length + 1, 'past capacity')
+  const n = await probePastCapacity({
+    plan,
+    loads,
+    results: ctx.results,
+    quick: opts.quick,
+    signal: ctx.signal,
+    progress: p.update,
+    calibrationFor: (entry) => calibrationFor(ctx.calibration, entry?.runtime)
+  })
+  p.done(`${n} probes`)
+}
+
+// How the decision writes its command: `loadlab server …` when the bin runs in a user's project.
+function commandForm (command, cwd) {
+  const rel = relative(ROOT, cwd)
+  const inside = !rel.startsWith('..') && !isAbsolute(rel)
+  return { form: command?.startsWith('loadlab') && !inside ? 'loadlab' : 'node', cwd }
+}
+
 // --confirm: the decision's winner at its plan rate, as one more progress step.
 async function confirmStep ({ plan, loads }, opts, ctx, decision) {
   const p = stepProgress(ctx.onProgress, plan.length + 1, plan.length + 1, 'confirm')
@@ -312,7 +351,9 @@ export async function runLab (
   // The capacity experiment ends with a decision (result/decision.js), first in every output; --confirm
   // runs its winner at the plan rate.
   // (the overload experiment's results carry a capacity too: its decision reads their goodput past it)
-  const decision = ['capacity', 'overload'].includes(experimentName) ? decide({ machine: m, results: ctx.results }) : null
+  if (experimentName === 'capacity' && !signal.aborted) await pastCapacityStep(lab, opts, ctx)
+  const form = commandForm(command, opts.cwd ?? userCwd())
+  const decision = ['capacity', 'overload'].includes(experimentName) ? decide({ machine: m, results: ctx.results }, form) : null
   if (decision && opts.confirm && !signal.aborted) decision.confirm = await confirmStep(lab, opts, ctx, decision)
   if (signal.aborted) {
     ctx.notes.push(

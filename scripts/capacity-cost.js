@@ -8,6 +8,7 @@ import { readReport } from '../loadtest/compare/cli.js'
 import { runCli, usageError } from '../loadtest/errors.js'
 import capacity from '../loadtest/experiments/capacity.js'
 import { createSweep } from '../loadtest/result/sweep.js'
+import { errorsOf } from '../loadtest/result/requests.js'
 import { STEP_OVERHEAD_SEC } from '../loadtest/settings.js'
 import { capacityAtTargets } from '../loadtest/result/capacity.js'
 import { createHistogram, decodeHistogram, encodeHistogram, recordMs } from '../loadtest/result/histogram.js'
@@ -24,7 +25,7 @@ function replayFigures (ref, rate, sec) {
   const from = decodeHistogram(ref.histograms.latency)
   const h = createHistogram()
   for (let i = 0; i < n; i++) recordMs(h, from.getValueAtPercentile(((i + 0.5) / n) * 100) / 1000)
-  const failed = ref.requests.errors + ref.requests.timeouts + ref.requests.non2xx + ref.requests.mismatches
+  const failed = errorsOf(ref.requests)
   const requests = {
     sent: n,
     completed: n,
@@ -38,7 +39,7 @@ function replayFigures (ref, rate, sec) {
   }
   return {
     requests,
-    latency: { p99: h.getValueAtPercentile(99) / 1000 },
+    latency: { p50: h.getValueAtPercentile(50) / 1000, p99: h.getValueAtPercentile(99) / 1000 },
     histograms: { latency: encodeHistogram(h) },
     backlog: ref.backlog,
     open: { lag: { p99: ref.lagP99 ?? 0 } },

@@ -2,6 +2,7 @@
 // experiments' tables) writes of a result's data. result/ computes; this module only words it. Pure.
 import { SENSITIVE_FACTOR, callOf } from '../result/capacity.js'
 import { runName } from '../result/key.js'
+import { isInProcess } from '../result/kind.js'
 import { isNum, roundTo } from '../result/stats.js'
 import { verdictOf } from '../result/trust.js'
 import { MISSING } from './format.js'
@@ -15,12 +16,17 @@ const rate = (x) => (typeof x === 'number' ? `${roundTo(x, x >= 100 ? 0 : 1)} re
 export function capacityLine (name, c) {
   if (!c?.floor) return null
   const floor = `p99 ${ms(c.floor.p99)} at ${rate(c.floor.rps)}`
+  const p = `p${c.percentile ?? 99}` // the percentile judged (p95 under --quick)
+  if (c.bound?.startsWith('undecided')) {
+    return `${name}: capacity ${c.bound}${c.bracket?.fail ? ` (fails at ${rate(c.bracket.fail)})` : ''}; ${floor}` +
+      (c.floor.true === false ? ' (requests overlapped: not a floor)' : '')
+  }
   if (c.bound === 'cannot meet the target') {
     const near = c.sensitive ? ` (within ${SENSITIVE_FACTOR} × of the target: a slightly looser one may be met)` : ''
-    return `${name} cannot meet p99 ≤ ${ms(c.sloMs)} at any rate tried: ${floor}${near}`
+    return `${name} cannot meet ${p} ≤ ${ms(c.sloMs)} at any rate tried: ${floor}${near}`
   }
   if (c.sensitive) {
-    return `${name}: the target p99 ≤ ${ms(c.sloMs)} is within ${SENSITIVE_FACTOR} × of its floor (${floor}): ` +
+    return `${name}: the target ${p} ≤ ${ms(c.sloMs)} is within ${SENSITIVE_FACTOR} × of its floor (${floor}): ` +
       'its capacity is sensitive to the target'
   }
   return null
@@ -66,7 +72,7 @@ export function trustMark (r) {
 export function findingLines (results = []) {
   const out = []
   for (const r of results) {
-    if (!r || typeof r !== 'object' || r.kind === 'dispatch') continue
+    if (!r || typeof r !== 'object' || isInProcess(r)) continue
     const line = capacityLine(runName(r), r.capacity?.capacity)
     if (line) out.push(line)
     if (r.contention?.text) out.push(`${runName(r)}: ${r.contention.text} (its own contention: a finding, not noise)`)

@@ -19,6 +19,7 @@ import { getPriority, setPriority } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { createHttp1Pool } from './http1.js'
 import { createSchedule } from './schedule.js'
+import { timingMs } from './server-timing.js'
 import { bodyReference, createVerifier } from './body.js'
 import { DEFAULTS, WINDOW_MS, defaultConnections } from '../../settings.js'
 import { createHistogram, recordMs } from '../../result/histogram.js'
@@ -488,27 +489,6 @@ function countResponse (g, req, now) {
     if (queue !== null) recordMs(raw.queueMs, queue)
   }
   g.on.record?.({ latencyMs: now - req.due, status })
-}
-
-// One metric's duration (ms) from a Server-Timing value (`work;dur=1.2, queue;dur=0`), or null: the
-// same reading as fire.js parseServerTiming, without splitting the value into arrays a request.
-function timingMs (value, name) {
-  let at = 0
-  while (at < value.length) {
-    while (value.charCodeAt(at) === 32) at++
-    const end = value.indexOf(',', at)
-    const stop = end < 0 ? value.length : end
-    const after = value.charCodeAt(at + name.length) // ';' or ' ' after the name
-    if ((after === 59 || after === 32) && value.startsWith(name, at)) {
-      const dur = value.indexOf('dur=', at + name.length)
-      if (dur >= 0 && dur < stop) {
-        const n = Number(value.slice(dur + 4, stop).split(';')[0].trim())
-        return Number.isFinite(n) ? n : null
-      }
-    }
-    at = stop + 1
-  }
-  return null
 }
 
 // A user who gave up waited the whole timeout: in at that lower bound, as the closed loop does.

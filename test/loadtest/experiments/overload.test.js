@@ -44,6 +44,9 @@ test('overload --quick at 2 × C: the deadline pool keeps goodput, the unbounded
   // A variant key runs that variant and its base (their C, the unbounded pool beside it), not max-queue.
   assert.deepEqual(Object.keys(byKey).sort(), ['queued-threads', 'queued-threads/deadline'])
   const unbounded = byKey['queued-threads'].overload
+  // the variant's flags stand on the target and service time its base's run resolved, passed on
+  const flags = byKey['queued-threads/deadline'].args
+  assert.equal(flags[flags.indexOf('--slo') + 1], String(unbounded.sloMs), flags.join(' '))
   const deadline = byKey['queued-threads/deadline'].overload
   for (const o of [unbounded, deadline]) {
     assert.equal(o.capacityRps, 90)
@@ -98,7 +101,7 @@ test('overload refusals: one line, exit 2', { timeout: 180000 }, async (t) => {
     [['--capacity-from', from, '--slo', '50'], new RegExp(`measured queued-threads at a ${SLO} ms target, not --slo 50 ms$`)],
     [['--capacity-from', from, '--server', 'simple'], /has no capacity of simple@sleep-sync:20 \(it has queued-threads@sleep-sync:20\)$/],
     [['--capacity-from', from, '--experiment', 'capacity'], /--capacity-from goes with --experiment overload/],
-    [['--server', 'queued-threads/deadline', '--experiment', 'capacity'], /^loadlab lab: --server queued-threads\/deadline: a shedding variant goes with --experiment overload$/],
+    [['--server', 'queued-threads/deadline', '--experiment', 'capacity'], /^loadlab lab: --server queued-threads\/deadline: this variant goes with --experiment overload$/],
     // every number read is finite and within the range of the option it stands for
     [['--capacity-from', await capacityFile(dir, { name: 'inf.json', rps: 'INFINITY' })], /capacity\.rps Infinity is not a capacity \(3 × it a --rate\) from 0\.1 to 33333/],
     [['--capacity-from', await capacityFile(dir, { name: 'big.json', rps: 1e7 })], /capacity\.rps 10000000 is not a capacity/],
