@@ -115,8 +115,8 @@ export function targetsFor (serviceMs, slos = null) {
   if (slos?.length) return { targets: slos.slice(), rule: `--slo ${slos.join(', ')} ms` }
   if (!(serviceMs > 0)) return { targets: [], rule: 'no calibration: no target' }
   return {
-    targets: SLO_MULTIPLES.map((m) => roundTo(m * serviceMs, 3)),
-    rule: `${SLO_MULTIPLES.join(', ')} × the calibrated service time (${serviceMs} ms)`
+    targets: [...new Set(SLO_MULTIPLES.map((m) => leastTarget(m * serviceMs)))],
+    rule: `${SLO_MULTIPLES.join(', ')} × the calibrated service time (${serviceMs} ms)${leastNote(SLO_MULTIPLES[0] * serviceMs)}`
   }
 }
 
@@ -126,9 +126,19 @@ export function sloFor (serviceMs, sloMs = null) {
   if (sloMs) return { sloMs, rule: `--slo ${sloMs} ms` }
   if (!(serviceMs > 0)) return { sloMs: null, rule: 'no calibration: no target' }
   return {
-    sloMs: roundTo(SLO_SERVICE_MULTIPLE * serviceMs, 3),
-    rule: `${SLO_SERVICE_MULTIPLE} × the calibrated service time (${serviceMs} ms)`
+    sloMs: leastTarget(SLO_SERVICE_MULTIPLE * serviceMs),
+    rule: `${SLO_SERVICE_MULTIPLE} × the calibrated service time (${serviceMs} ms)${leastNote(SLO_SERVICE_MULTIPLE * serviceMs)}`
   }
+}
+
+// A target of so many service times, never under SLO_RANGE.min (what --slo accepts, and what a report
+// shows: a work of a few microseconds would otherwise get a target printed as "p99 ≤ 0 ms").
+function leastTarget (ms) {
+  return Math.max(SLO_RANGE.min, roundTo(ms, 3))
+}
+
+function leastNote (ms) {
+  return ms < SLO_RANGE.min ? `, raised to ${SLO_RANGE.min} ms (the least --slo)` : ''
 }
 
 // A capacity sweep's limits (result/sweep.js createSweep, the capacity experiment's defaults): a step
