@@ -35,3 +35,8 @@ export async function closedRound (url, { connections, durationSec, amount, expe
     signal?.removeEventListener('abort', onAbort)
   }
 }
+
+// The load a bench part put on servers/simple, as the head of its result: the work and the rounds' size.
+export function loadOf ({ work, connections, durationSec, amount }) {
+  return { server: 'simple', work, connections, durationSec, amount }
+}
