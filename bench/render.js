@@ -48,6 +48,25 @@ function dispatchLines (d) {
   ]
 }
 
+function processesLines (p) {
+  const c0 = p.cases[0]
+  const others = p.pools.slice(1)
+  return [
+    '',
+    `process pools: --work ${p.spec} (body verified), as many tasks in flight as processes, ${c0?.calls} tasks per round, ` +
+      `${c0?.rounds} alternating rounds per pool (after a discarded warm-up); crash: crash:1, then the next answer`,
+    table(
+      ['processes', ...p.pools.map((n) => `${n} µs/task`), ...others.map((n) => `${n} / own`), ...p.pools.map((n) => `${n} crash → answer`)],
+      p.cases.map((c) => [
+        c.processes,
+        ...p.pools.map((n) => `${c.perTaskUs[n].mean.toFixed(0)} ${pct(c.perTaskUs[n].rsd)}`),
+        ...others.map((n) => x(c.ratio[n])),
+        ...p.pools.map((n) => `${c.crashMs[n].mean.toFixed(0)} ms`)
+      ])
+    )
+  ]
+}
+
 function telemetryLines (t) {
   return [
     '',
@@ -152,6 +171,7 @@ export function render (result) {
   return [
     ...machineLines(result),
     ...(result.dispatch ? dispatchLines(result.dispatch) : []),
+    ...(result.processes ? processesLines(result.processes) : []),
     ...(result.telemetry ? telemetryLines(result.telemetry) : []),
     ...(result.generator ? generatorLines(result.generator) : []),
     ...(result.sampling ? samplingLines(result.sampling) : []),

@@ -32,8 +32,8 @@ function commandLine (argv, prog) {
 async function list () {
   const lines = ['Servers:']
   for (const s of catalog()) lines.push(`  ${s.name.padEnd(22)}${s.description}${s.available ? '' : ' (not built)'}`)
-  lines.push('', 'Shedding variants (docs/overload.md):')
-  for (const v of variants()) lines.push(`  ${v.key.padEnd(30)}${v.description}`)
+  lines.push('', 'Variants (the experiment that runs them; shedding: docs/overload.md):')
+  for (const v of variants()) lines.push(`  ${v.key.padEnd(30)}${v.description} [${v.experiment}]`)
   lines.push('', 'Experiments:')
   for (const name of experimentNames()) {
     let title = ''

@@ -23,6 +23,9 @@ import { userCwd } from './paths.js'
 import { runtimeName } from './result/runtime.js'
 import { decide } from './result/decision.js'
 import { confirmWinner } from './run/round/confirm.js'
+import { probePastCapacity } from './run/round/past-capacity.js'
+import { isAbsolute, relative } from 'node:path'
+import { ROOT } from './catalog.js'
 
 // Everything decided before anything starts: the experiment, its load, the plan and each entry's load.
 // Throws a usage error (exit 2) for a bad combination; starts nothing (a --node runtime the project
@@ -265,6 +268,29 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
   }
 }
 
+// The capacity experiment's past-capacity probe of the close candidates (run/round/past-capacity.js), as
+// one more progress step.
+async function pastCapacityStep ({ plan, loads }, opts, ctx) {
+  const p = stepProgress(ctx.onProgress, plan.length + 1, plan.length + 1, 'past capacity')
+  const n = await probePastCapacity({
+    plan,
+    loads,
+    results: ctx.results,
+    quick: opts.quick,
+    signal: ctx.signal,
+    progress: p.update,
+    calibrationFor: (entry) => calibrationFor(ctx.calibration, entry?.runtime)
+  })
+  p.done(`${n} probes`)
+}
+
+// How the decision writes its command: `loadlab server …` when the bin runs in a user's project.
+function commandForm (command, cwd) {
+  const rel = relative(ROOT, cwd)
+  const inside = !rel.startsWith('..') && !isAbsolute(rel)
+  return { form: command?.startsWith('loadlab') && !inside ? 'loadlab' : 'node', cwd }
+}
+
 // --confirm: the decision's winner at its plan rate, as one more progress step.
 async function confirmStep ({ plan, loads }, opts, ctx, decision) {
   const p = stepProgress(ctx.onProgress, plan.length + 1, plan.length + 1, 'confirm')
@@ -312,7 +338,9 @@ export async function runLab (
   // The capacity experiment ends with a decision (result/decision.js), first in every output; --confirm
   // runs its winner at the plan rate.
   // (the overload experiment's results carry a capacity too: its decision reads their goodput past it)
-  const decision = ['capacity', 'overload'].includes(experimentName) ? decide({ machine: m, results: ctx.results }) : null
+  if (experimentName === 'capacity' && !signal.aborted) await pastCapacityStep(lab, opts, ctx)
+  const form = commandForm(command, opts.cwd ?? userCwd())
+  const decision = ['capacity', 'overload'].includes(experimentName) ? decide({ machine: m, results: ctx.results }, form) : null
   if (decision && opts.confirm && !signal.aborted) decision.confirm = await confirmStep(lab, opts, ctx, decision)
   if (signal.aborted) {
     ctx.notes.push(

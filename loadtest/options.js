@@ -55,7 +55,7 @@ With no option: a quick tour of every server (light load, about a minute).
                        runs you will compare). One sweep finds the capacity at each (docs/decision.md)
   --tune NAME=V1,V2,…  capacity experiment: one sweep per value of a server setting, each its own result
                        (SERVER[NAME=V]); ${Object.entries(TUNABLE).map(([k, t]) => `${k} (${t.servers.join(', ')})`).join(', ')};
-                       max-queue takes inf; NAME alone tries its defaults (threads: half the cores, the
+                       max-queue takes inf; NAME alone tries its defaults (threads, processes: half the cores, the
                        cores, piscina's 1.5 × the cores)
   --confirm            capacity experiment: run the decision's winner at its plan rate (60 s; --quick: 10 s)
                        and say whether it held the target with no backlog growth
@@ -269,14 +269,16 @@ function checkScaleOut (o, out) {
 }
 
 // --server: a comma-separated list of catalog names (or all), each built; with the overload experiment
-// also shedding variant keys (queued-threads/deadline: that variant and its base, not the others).
+// also variant keys with their experiment (queued-threads/deadline with overload: that variant and its base).
 function serversOf (spec, known, experiment) {
   const names = spec.split(',').map((s) => s.trim()).filter(Boolean)
   const allowed = ['all', ...known.map((s) => s.name)]
   if (names.length === 0) { throw usageError(`--server: expected a comma-separated list of ${allowed.join(', ')}, got ${describe(spec)}`) }
   const keys = variants().map((v) => v.key)
-  const variant = names.find((n) => keys.includes(n))
-  if (variant && experiment !== 'overload') throw usageError(`--server ${variant}: a shedding variant goes with --experiment overload`)
+  const variant = variants().find((v) => names.includes(v.key))
+  if (variant && experiment !== variant.experiment) {
+    throw usageError(`--server ${variant.key}: this variant goes with --experiment ${variant.experiment}`)
+  }
   const bad = names.find((n) => !allowed.includes(n) && !keys.includes(n))
   if (bad) throw usageError(`--server: unknown server \`${bad}\`; allowed: ${[...allowed, ...keys].join(', ')}`)
   const servers = [...new Set(names.flatMap((n) => (n === 'all' ? allServerNames() : [n])))]

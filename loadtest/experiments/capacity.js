@@ -11,6 +11,7 @@ import { taskArgs } from '../run/watch/task.js'
 import { trustMark } from '../text/sentences.js'
 import { tuneArgs } from '../tune.js'
 import { parseKey } from '../result/key.js'
+import { probeNote } from '../run/round/past-capacity.js'
 
 // The six CPU strategies, as in heavy-cpu.
 export { SERVERS }
@@ -115,6 +116,7 @@ export default {
   notes (opts) {
     return [
       "capacity: open-loop steps; each step is one round at one offered rate, long enough for the sweep's minimum of requests, its latency counted from each request's due time",
+      probeNote(opts.quick), // run/round/past-capacity.js
       ...(opts.rate ? ['capacity: --rate is ignored: the sweep chooses the rates'] : [])
     ]
   },

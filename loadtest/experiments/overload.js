@@ -90,7 +90,7 @@ export default {
       }
       const sweep = from ? null : oneTarget
       entries.push({ ...base, variant: null, ...(sweep ? { sweep } : {}), overload: { settings, capacity: from } })
-      for (const v of variants([server]).filter(wanted)) {
+      for (const v of variants([server], 'overload').filter(wanted)) {
         entries.push({
           ...base,
           variant: v.variant,

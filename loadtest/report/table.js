@@ -100,7 +100,10 @@ export function reportTable (report, experiment) {
   const one = (r) => (typeof experiment?.table === 'function' ? experiment.table(r) : defaultTable(r))
   const runtimes = runtimesOf(report)
   const notes = tableNotes(report)
-  if (runtimes.length === 0) return { ...one(report), notes }
+  if (runtimes.length === 0) {
+    const t = one(report)
+    return { ...t, notes: [...(t.notes ?? []), ...notes] } // the experiment's own lines first
+  }
   let head = null
   const rows = []
   for (const { label, name } of runtimes) {

@@ -8,6 +8,7 @@ import { goodputShareAt } from '../result/overload.js'
 import { lagCouldFlip } from '../result/trust.js'
 import { MISSING } from '../text/format.js'
 import { runName } from '../result/key.js'
+import { isInProcess } from '../result/kind.js'
 
 // k6's exit code for a crossed threshold.
 export const THRESHOLD_EXIT = 99
@@ -130,10 +131,10 @@ function reasonOf (t, r, figure) {
  * Evaluate parsed thresholds against a report's results: for each threshold { ...threshold, status,
  * runs: [{ key, run, status, figure, reason }] }, a run's status 'passed', 'crossed' or 'not-applicable'
  * (reason: 'not measured', 'run failed'); a threshold is crossed when any run crosses it, passed when
- * one passed and none crossed, not-applicable otherwise. Runs without HTTP figures (dispatch) are skipped.
+ * one passed and none crossed, not-applicable otherwise. Runs without HTTP figures (in-process cases) are skipped.
  */
 export function evaluateThresholds (thresholds, results = []) {
-  const runs = results.filter((r) => r && typeof r === 'object' && r.kind !== 'dispatch')
+  const runs = results.filter((r) => r && typeof r === 'object' && !isInProcess(r))
   return thresholds.map((t) => {
     const out = runs.filter((r) => appliesTo(t, r)).map((r) => {
       const figure = METRICS[t.metric].read(r)

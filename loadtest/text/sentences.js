@@ -2,6 +2,7 @@
 // experiments' tables) writes of a result's data. result/ computes; this module only words it. Pure.
 import { SENSITIVE_FACTOR, callOf } from '../result/capacity.js'
 import { runName } from '../result/key.js'
+import { isInProcess } from '../result/kind.js'
 import { isNum, roundTo } from '../result/stats.js'
 import { verdictOf } from '../result/trust.js'
 import { MISSING } from './format.js'
@@ -66,7 +67,7 @@ export function trustMark (r) {
 export function findingLines (results = []) {
   const out = []
   for (const r of results) {
-    if (!r || typeof r !== 'object' || r.kind === 'dispatch') continue
+    if (!r || typeof r !== 'object' || isInProcess(r)) continue
     const line = capacityLine(runName(r), r.capacity?.capacity)
     if (line) out.push(line)
     if (r.contention?.text) out.push(`${runName(r)}: ${r.contention.text} (its own contention: a finding, not noise)`)

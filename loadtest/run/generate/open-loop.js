@@ -36,6 +36,8 @@ export const SWEEP_BUDGET = 4096
 // 1024 slots up to this bound: 16 MiB at most). A request due while the ring is full is dropped: counted
 // (`dropped`, with its due time in the windows), never written.
 export const MAX_WAITING = 1 << 20
+// The share of its timeout a waiting request must have left to be written (release, below).
+export const LAST_CHANCE = 0.1
 // The warm-up left out of the judged lag and issue-rate windows (ms from due time 0): the first
 // requests meet cold code on both sides (JIT, the server's first answers).
 export const WARMUP_MS = 500
@@ -145,6 +147,7 @@ function createRound (opts) {
     waitAt: new Float64Array(1024),
     waitHead: 0,
     waitCount: 0,
+    maxWaiting: opts.maxWaiting ?? MAX_WAITING,
     // written, not finished, in write order (which is due order): a list through Request.prev/next
     first: null,
     last: null,
@@ -168,6 +171,7 @@ function createRound (opts) {
 // schedule.js sliceOf) sends only that part of the plan; `startAt` (epoch ms) is due time 0 (a
 // shard's or thread's common start; later than START_LATE_MS past it, the round refuses), or
 // `startWhen` a promise of it (a thread: onPrepared() once its connections are open, then the start).
+// `maxWaiting` (MAX_WAITING) bounds the requests that wait for a connection; past it they are dropped.
 // `warmupMs` (WARMUP_MS) is left out of the judged lag and windows. `expected`: the body every 2xx
 // answer must have (a string, or body.js's reference; null: the first 2xx body's), checked as it
 // streams, at most `maxBody` bytes of each kept. onResponse(event) hears every finished request;
@@ -299,7 +303,7 @@ function issue (g, due, now) {
   if (g.trace) g.trace.issued(due, lag)
   g.on.sent?.()
   if (g.inFlight < g.cap && g.waitCount === 0) write(g, new Request(g, due), now)
-  else if (g.waitCount < MAX_WAITING) enqueue(g, due, now)
+  else if (g.waitCount < g.maxWaiting) enqueue(g, due, now)
   else drop(g, due, now)
 }
 
@@ -340,7 +344,7 @@ function dequeue (g) {
 // A request due while MAX_WAITING already wait: counted as dropped, never written (k6's dropped_iterations).
 function drop (g, due, now) {
   g.raw.dropped++
-  g.raw.droppedReason ??= `${MAX_WAITING} requests already waited for one of ${g.cap} connections`
+  g.raw.droppedReason ??= `${g.maxWaiting} requests already waited for one of ${g.cap} connections`
   g.raw.lastAt = g.t0 + now
   g.on.record?.({ error: true, dropped: true })
   g.on.response?.(endEvent(g, due, null, now, { error: 'dropped', dropped: true }))
@@ -436,12 +440,15 @@ function finish (g, req, outcome, detail) {
   maybeDone(g)
 }
 
-// A connection slot is free: the waiters (in due order) take the free slots; one whose timeout has passed
-// is counted as timed out, never written (at most SWEEP_BUDGET of those here; the sweep takes the rest).
+// A connection slot is free: the waiters (in due order) take the free slots. One with less than
+// LAST_CHANCE of its timeout left is counted as timed out, never written (at most SWEEP_BUDGET of those
+// here; the sweep takes the rest): against a server that never answers, writing it would cost a new
+// connection for each slot every sweep, for a request that times out before an answer could come.
 function release (g, now) {
   let budget = SWEEP_BUDGET
+  const lastChanceMs = g.timeoutMs * LAST_CHANCE
   while (!g.raw.stopped && g.waitCount > 0 && g.inFlight < g.cap) {
-    if (g.waitDue[g.waitHead] + g.timeoutMs <= now) {
+    if (g.waitDue[g.waitHead] + g.timeoutMs - lastChanceMs <= now) {
       if (budget-- === 0) return
       expireWaiter(g, now)
       continue

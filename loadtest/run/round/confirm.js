@@ -1,5 +1,6 @@
-// --confirm: run the decision's winner at its plan rate for a longer open-loop round (CONFIRM_SEC; --quick
-// CONFIRM_QUICK_SEC, or as long as MIN_REQUESTS take at the plan rate) and say whether it held the target
+// --confirm: run the decision's configuration (its command's flags) at its plan rate for a longer open-loop
+// round (CONFIRM_SEC; --quick CONFIRM_QUICK_SEC, or as long as MIN_REQUESTS take at the plan rate) and say
+// whether it held the target
 // with no backlog growth (Nighthawk's "testing stage" after its search; the plan rate is a promise, this
 // checks it). Returns decision.confirm.
 import { defaultConnections } from '../../settings.js'
@@ -36,13 +37,15 @@ export async function confirmWinner (decision, { plan, loads, results, quick, si
   // long enough for the requests p99 needs (MIN_REQUESTS), never past the full length
   const need = decision.planRps > 0 ? Math.ceil(MIN_REQUESTS / decision.planRps) : 0
   const durationSec = Math.min(CONFIRM_SEC, Math.max(quick ? CONFIRM_QUICK_SEC : CONFIRM_SEC, need))
-  const base = { key: decision.key, rate: decision.planRps, sloMs: decision.sloMs, durationSec }
+  const { key, command = null, planRps: rate, sloMs } = decision
+  const base = { key, command, rate, sloMs, durationSec }
   // A refusal still has a highest capacity: it is confirmed all the same (the block says it is no advice).
   if (!decision.key || !(decision.planRps > 0)) return { ...base, skipped: `no capacity at p99 ≤ ${decision.sloMs} ms` }
   const i = results.findIndex((r) => r.key === decision.key)
   if (i < 0 || !plan[i]) return { ...base, skipped: 'the winner\'s plan entry was not found' }
-  const { sweep, ...entry } = plan[i]
-  const rate = decision.planRps
+  // the exact configuration the decision's command starts: its flags (the setting, the shedding variant's)
+  const { sweep, argsFor, ...swept } = plan[i]
+  const entry = { ...swept, variant: decision.variant ?? null, args: decision.flags ?? swept.args }
   const load = {
     ...loads[i],
     rate,
@@ -50,7 +53,7 @@ export async function confirmWinner (decision, { plan, loads, results, quick, si
     durationSec,
     amount: null
   }
-  progress?.(`confirming ${decision.key} at ${rate} req/s for ${durationSec} s`)
+  progress?.(`confirming ${command ?? key} at ${rate} req/s for ${durationSec} s`)
   const record = await runEntry({ ...entry, rate, durationSec }, load, { signal, progress, calibration })
   const round = record.rounds[0]
   if (record.failure || !round) return { ...base, skipped: record.failure?.reason ?? 'interrupted before the round' }
