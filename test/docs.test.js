@@ -12,7 +12,7 @@ import { ROOT } from '../loadtest/catalog.js'
 import { HELP as LAB_HELP } from '../loadtest/options.js'
 import { HELP as COMPARE_HELP } from '../loadtest/compare/cli.js'
 import { HELP as MERGE_HELP } from '../loadtest/merge/cli.js'
-import { anchors, commands, links, problems, slug } from './helpers/docs.js'
+import { anchors, commands, links, problems, slug, unnamedFiles } from './helpers/docs.js'
 
 const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
   'reports/README.md']
@@ -121,4 +121,22 @@ test('the checks catch a broken link, a missing anchor, an unknown script or opt
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+})
+
+// Every .js file below `dir` (paths from the root), node_modules and .runtimes left out.
+function sources (dir) {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    if (e.name === 'node_modules' || e.name.startsWith('.')) return []
+    return e.isDirectory() ? sources(`${dir}/${e.name}`) : e.name.endsWith('.js') ? [`${dir}/${e.name}`] : []
+  })
+}
+
+test('docs/layout.md names every source file of the lab, the servers, the bench, the scripts and bin/', () => {
+  const md = readFileSync(join(ROOT, 'docs/layout.md'), 'utf8')
+  const files = ['loadtest', 'servers', 'bench', 'scripts', 'bin'].flatMap(sources)
+  assert.ok(files.length > 100, `${files.length} files`)
+  assert.deepEqual(unnamedFiles(md, files), [])
+  // the check sees a file the map leaves out, and one in a folder it does not know
+  assert.deepEqual(unnamedFiles(md, ['loadtest/report/no-such-module.js', 'nowhere/x.js']),
+    ['loadtest/report/no-such-module.js', 'nowhere/x.js'])
 })
