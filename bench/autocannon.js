@@ -8,7 +8,7 @@ import { errorsOf } from '../loadtest/result/requests.js'
 // How long an autocannon round runs: `amount` requests, else `durationSec`. autocannon ends an amount
 // round only at its next sample tick (1 s by default: an idle second after a 0.1 s round), so those
 // tick every 100 ms (the bench times its rounds itself; duration rounds keep autocannon's default).
-export function roundLength ({ amount, durationSec }) {
+function roundLength ({ amount, durationSec }) {
   return amount ? { amount, sampleInt: SAMPLE_INT_MS } : { duration: durationSec }
 }
 

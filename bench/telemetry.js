@@ -8,7 +8,7 @@ const SIDES = ['on', 'off']
 
 // One autocannon round against `url` (autocannon.js closedRound) that must be all 2xx answers with the
 // right body: requests/second, own-timed.
-export async function round (url, opts, signal) {
+async function round (url, opts, signal) {
   const { rps, requests, seconds, failed, result } = await closedRound(url, opts, signal)
   if (!(seconds > 0)) throw new Error(`telemetry bench: no response from ${url}`)
   if (failed) {

@@ -13,7 +13,7 @@ import { runMain, usageError } from '../loadtest/errors.js'
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
-export const HELP = `Usage: loadlab [lab options]          run the lab (loadlab --help lists every option)
+const HELP = `Usage: loadlab [lab options]          run the lab (loadlab --help lists every option)
        loadlab compare A.json B.json …   compare reports (loadlab compare --help)
        loadlab merge A.json B.json …     merge the reports of the shards of one plan (loadlab merge --help)
        loadlab server NAME [flags]       start one server by hand (loadlab server NAME --help), e.g.

@@ -42,7 +42,7 @@ function parseScreenshotArgs (argv) {
 }
 
 // Open `input` in headless Chromium and write a PNG of the page (or of `selector`) to `output`.
-export async function screenshot ({ input, output, width = 1280, selector = null }) {
+async function screenshot ({ input, output, width = 1280, selector = null }) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
   try {
     const page = await browser.newPage({ viewport: { width, height: 900 } })

@@ -89,7 +89,7 @@ export default {
 // The recovery of queued-threads with and without cancellation, and how much of the difference the
 // work done for clients that had left explains: the `abandoned` gauge (answers nobody read) × the mean
 // work time ÷ the threads. One line, or none when either run is missing.
-export function cancelAttribution (results) {
+function cancelAttribution (results) {
   const base = results.find((r) => r.server === 'queued-threads' && !r.variant)
   const off = results.find((r) => r.server === 'queued-threads' && r.variant === 'cancel-off')
   if (!base?.recovery || !off?.recovery) return []
