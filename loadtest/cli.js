@@ -112,8 +112,8 @@ function interruptions () {
 // The lab from argv to exit code; `prog` names the command in the report (the bin: loadlab).
 export async function main (argv, { prog = null } = {}) {
   const opts = parseOptions(argv)
-  if (opts.help) {
-    process.stdout.write(HELP)
+  if (opts.help) { // under the bin (npx loadlab), its own usage line
+    process.stdout.write(prog === 'loadlab' ? HELP.replace('Usage: npm run lab -- [options]', 'Usage: npx loadlab [options]') : HELP)
     return 0
   }
   if (opts.list) {

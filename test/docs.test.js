@@ -140,3 +140,17 @@ test('docs/layout.md names every source file of the lab, the servers, the bench,
   assert.deepEqual(unnamedFiles(md, ['loadtest/report/no-such-module.js', 'nowhere/x.js']),
     ['loadtest/report/no-such-module.js', 'nowhere/x.js'])
 })
+
+test('npx loadlab --help gives its own usage line, never npm run lab\'s; --help names every LOADLAB_ variable the code reads', () => {
+  const help = bin('--help').stdout
+  assert.match(help, /Usage: npx loadlab \[options\]/)
+  assert.doesNotMatch(help, /npm run lab --? \[/)
+  const read = new Set()
+  for (const dir of ['loadtest', 'servers/lib', 'scripts']) {
+    for (const file of sources(dir)) {
+      for (const m of readFileSync(join(ROOT, file), 'utf8').matchAll(/\b(LOADLAB_[A-Z_]+)\b/g)) read.add(m[1])
+    }
+  }
+  assert.ok(read.size >= 5, [...read].join(' '))
+  assert.deepEqual([...read].filter((v) => !LAB_HELP.includes(v)), [])
+})
