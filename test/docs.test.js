@@ -154,3 +154,14 @@ test('npx loadlab --help gives its own usage line, never npm run lab\'s; --help 
   assert.ok(read.size >= 5, [...read].join(' '))
   assert.deepEqual([...read].filter((v) => !LAB_HELP.includes(v)), [])
 })
+
+// Words a reader of the docs cannot follow: the project's history (an issue, a stage, other agents) and
+// folders outside the repository.
+const INTERNAL = /\bissue \d+|\bthe issue set\b|\b(first|second|third|fourth|fifth) stage\b|\bstage \d\b|other agents|\.\.\/shared\//i
+
+test('the docs use no word of the project\'s history and name no folder outside the repository', () => {
+  const hits = DOCS.flatMap((file) => readFileSync(join(ROOT, file), 'utf8').split('\n')
+    .flatMap((line, i) => (INTERNAL.test(line) ? [`${file}:${i + 1}: ${line.match(INTERNAL)[0]}`] : [])))
+  assert.deepEqual(hits, [])
+  assert.ok(INTERNAL.test('as issue 18 asked') && INTERNAL.test('in `../shared/seeds`'), 'the check sees them')
+})
