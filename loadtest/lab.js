@@ -173,7 +173,8 @@ function stepProgress (onProgress, index, total, name) {
 async function runInProcess ({ experiment, experimentName, planOpts }, ctx) {
   const p = stepProgress(ctx.onProgress, 1, 1, experimentName)
   try {
-    ctx.results.push(...(await experiment.run({ ...planOpts }, { signal: ctx.signal, progress: p.update })))
+    const note = (text) => ctx.notes.push(text) // a line the report keeps (e.g. why a mode did not run)
+    ctx.results.push(...(await experiment.run({ ...planOpts }, { signal: ctx.signal, progress: p.update, note })))
     p.done(ctx.signal.aborted ? 'interrupted' : 'done')
   } catch (err) {
     p.done(`FAILED: ${err.message.split('\n')[0]}`)

@@ -173,7 +173,7 @@ async function measuredRound (target, load, ctx) {
 }
 
 // What a sweep needs to know of a finished step: its rate and figures.
-function stepOf (round) {
+function sweepHistoryOf (round) {
   return { rate: round.fire.rate, figures: roundFigures(round) }
 }
 
@@ -291,7 +291,7 @@ async function sweepRounds (record, server, load, { entry, calibration, round })
     const sweep = entry.sweep({ serviceMs, cores: availableParallelism() })
     const first = record.rounds.length
     record.sweeps.push({ ...sweep.describe(), kinds: sweep.kinds, first })
-    const nextRate = () => sweep.next(record.rounds.slice(first).map(stepOf))
+    const nextRate = () => sweep.next(record.rounds.slice(first).map(sweepHistoryOf))
     for (let rate = nextRate(); rate !== null && !round.signal.aborted; rate = nextRate()) {
       const sweepName = load.runs > 1 ? `sweep ${k + 1}/${load.runs}, ` : ''
       round.progress?.(`${sweepName}step ${record.rounds.length - first + 1}: ${rate.toFixed(1)} req/s`)
@@ -369,7 +369,9 @@ export async function runEntry (entry, load, opts = {}) {
   const record = newRecord(entry, load)
   // Flags that need the calibrated work (a shedding variant's target and service time): resolved now.
   const planned = serviceTime(calibration[entry.work])
-  if (entry.argsFor) record.args = [...record.args, ...entry.argsFor({ serviceMs: planned })]
+  // (an overload variant's: those its base strategy's run resolved, found among `results`)
+  const resolved = { serviceMs: planned, results: opts.results ?? [], runtime: entry.runtime ?? null }
+  if (entry.argsFor) record.args = [...record.args, ...entry.argsFor(resolved)]
   const server = url
     ? await attachUrl(record, url, signal)
     : await boot(record, entry, load, { signal, progress, bootTimeoutMs })
