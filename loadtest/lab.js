@@ -113,6 +113,11 @@ function calibrationFor (calibration, runtime) {
   )
 }
 
+// How the method block names a request mix: its name, hash and classes as checked.
+function mixMethod (mix) {
+  return mix ? { name: mix.name, hash: mix.hash, builtIn: mix.builtIn, classes: mix.requests } : null
+}
+
 // How the report's method block describes this run.
 function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, command) {
   const openLoop = Boolean(load.rate) || plan.some((e) => e.sweep)
@@ -122,7 +127,8 @@ function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, c
     loop: inProcess ? null : openLoop ? 'open' : 'closed',
     rate: load.rate ?? null,
     arrival: load.rate ? load.arrival : null,
-    seed: load.rate && load.arrival === 'poisson' ? load.seed : null,
+    seed: load.rate && (load.arrival === 'poisson' || load.mix) ? load.seed : null,
+    mix: mixMethod(load.mix), // the request mix (result/mix.js), null: GET of one URL
     ...scaleOutMethod(load), // generators, shard, startAt (run/generate/generators.js)
     latencyFrom: openLoop ? 'due time' : inProcess ? null : 'send',
     histograms: inProcess ? null : 'HdrHistogram, microseconds, 3 significant digits, compressed base64',

@@ -1,7 +1,7 @@
 // Command-line options of `npm run lab`: one defaults object, one help text, validated at the boundary.
 import { parseArgs } from 'node:util'
-import { join } from 'node:path'
-import { existsSync, statSync } from 'node:fs'
+import { basename, extname, join } from 'node:path'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { ROOT, allServerNames, catalog, serverOf, variants } from './catalog.js'
 import { defaultReportsDir, userCwd, userPath } from './paths.js'
@@ -14,6 +14,7 @@ import { DEFAULT_MAX_CONNECTIONS } from './run/generate/open-loop.js'
 import { BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_MS } from './run/watch/boot.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 import { TUNABLE, TuneError, parseTune } from './tune.js'
+import { MixError, builtInMix, isBuiltInSpec, parseMix } from './result/mix.js'
 
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
 const MAX_START_AHEAD_MIN = 60
@@ -47,6 +48,7 @@ export const DEFAULTS = Object.freeze({
   runs: 1,
   warmup: 0,
   url: null,
+  mix: null,
   node: null,
   runtime: null,
   out: null, // reports/ in the lab's checkout, ./loadlab-reports/ elsewhere (paths.js defaultReportsDir)
@@ -116,6 +118,9 @@ With no option: a quick tour of every server (light load, about a minute).
                        capacity experiment, N whole sweeps per server: the median capacity and the spread
   --warmup N           requests in the discarded warm-up round, 0 = none
   --url URL            load a server started by hand (outside sampling skipped)
+  --mix FILE|SPEC      a request mix: a JSON file of classes (name, weight, method, path, headers, body,
+                       sloMs, expect; docs/your-service.md), or the lab servers' built-in heavy:80,cheap:20
+                       (heavy GET /, cheap GET /?work=loop:1e3); results and thresholds per class
   --runtime LIST       run the servers and the calibration under each of these runtimes: node20, node22,
                        node24, bun, deno (pinned here; installed from the npm registry on first use, or
                        npm run runtimes) or a path to a node, bun or deno binary; the load generator
@@ -253,8 +258,8 @@ function checkLoad (o, out) {
   if ((o.arrival !== null || o.seed !== null) && o.rate === null) {
     throw usageError(`--${o.arrival !== null ? 'arrival' : 'seed'} goes with --rate (the open loop's schedule)`)
   }
-  if (o.seed !== null && o.arrival !== 'poisson') {
-    throw usageError('--seed goes with --arrival poisson: the constant schedule (i/R, the default) has no randomness')
+  if (o.seed !== null && o.arrival !== 'poisson' && o.mix === null) {
+    throw usageError('--seed goes with --arrival poisson or --mix: the constant schedule (i/R, the default) has no randomness')
   }
   if (o['capacity-from'] !== null && o.experiment !== 'overload') {
     throw usageError('--capacity-from goes with --experiment overload (the capacities it starts from)')
@@ -339,6 +344,25 @@ function urlOf (o) {
   return u.href
 }
 
+// --mix: the built-in mix (heavy:80,cheap:20) or a JSON file (result/mix.js checks it; a fault is one
+// line naming the entry and the key).
+function mixOf (spec, cwd) {
+  if (isBuiltInSpec(spec)) return builtInMix(spec)
+  const path = userPath(spec, cwd)
+  let text
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    throw usageError(`--mix: cannot read ${spec}: ${err.code ?? err.message} (a JSON file, or a built-in mix such as heavy:80,cheap:20)`)
+  }
+  try {
+    return parseMix(text, basename(path, extname(path)))
+  } catch (err) {
+    if (err instanceof MixError) throw usageError(`--mix ${spec}: ${err.message}`)
+    throw err
+  }
+}
+
 // What each request does: --work (NAME:ARG; the servers' own parser checks it later, checkWork) or
 // --task (with its --input), which excludes --work, --url and every experiment but capacity.
 function checkWorkOrTask (o, out) {
@@ -402,6 +426,7 @@ function validateOptions (values) {
     throw usageError(`--experiment: unknown experiment \`${o.experiment}\`; allowed: ${experimentNames().join(', ')}`)
   }
   if (o.url !== null) out.url = urlOf(o)
+  out.mix = o.mix === null ? null : mixOf(o.mix, out.cwd)
   checkWorkOrTask(o, out)
   if (o.node !== null || o.runtime !== null) out[o.runtime !== null ? 'runtime' : 'node'] = runtimesOf(o)
   checkOutput(o, out)

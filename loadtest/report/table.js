@@ -71,8 +71,19 @@ export function defaultTable (report) {
       r.contention?.short ?? MISSING,
       trustMark(r)
     ])
+    for (const c of r.classes ?? []) rows.push(classRow(c, head.length))
   }
   return { head, rows }
+}
+
+// A request mix's class, as a row under its run's: its own counts and percentiles, and whether its p99
+// met its target (`p99 ≤ 50 ✓`, `p99 > 50 ✗`) in the trust column.
+function classRow (c, width) {
+  const q = c.requests
+  const target = c.sloMs ? `p99 ${c.latency.p99 !== null && c.latency.p99 <= c.sloMs ? `≤ ${c.sloMs} ✓` : `> ${c.sloMs} ✗`}` : MISSING
+  const figures = [num(c.rps), ms(c.latency.p50), ms(c.latency.p97_5), ms(c.latency.p99), ms(c.latency.max),
+    String(q.errors), String(q.timeouts), String(q.non2xx), String(q.mismatches)]
+  return [`  · ${c.name}`, 'class', MISSING, ...figures, ...Array(width - 13).fill(MISSING), target]
 }
 
 // The runtimes of a report's runs under --runtime, in run order: [{ label, name }] (name: `bun 1.4.5`,

@@ -6,6 +6,7 @@ import { ideal, roundFigures, stepFigures } from './figures.js'
 import { httpKey } from './key.js'
 import { ABOVE_IDEAL, untrustedReasons } from './trust.js'
 import { overloadOf } from './overload.js'
+import { withTargets } from './mix.js'
 
 // The report format version (reports/README.md).
 export const SCHEMA = 1
@@ -197,6 +198,8 @@ export function buildHttpResult (record, { calibration = {}, cores = null } = {}
     trusted: reasons.length === 0,
     untrusted: reasons,
     ...shownFigures(shown),
+    // a request mix's figures per class, each with its target (result/mix.js); absent without a mix
+    ...(shown?.classes ? { classes: withTargets(shown.classes, e.mix, e.sloMs ?? null) } : {}),
     ideal: idealRate,
     efficiency: idealRate && typeof shown?.rps === 'number' ? roundTo(shown.rps / idealRate.rps, 3) : null,
     capacity: sweep,

@@ -13,6 +13,7 @@ import { sliceOf } from './schedule.js'
 import { roundCounts } from './fire.js'
 import { createHistogram, decodeHistogram, encodeHistogram } from '../../result/histogram.js'
 import { maxOf, minOf } from '../../result/stats.js'
+import { addClasses, plainClasses } from './classes.js'
 
 const THREAD = new URL('./generator-thread.js', import.meta.url)
 // What one generator thread keeps on schedule (requests/s): `npm run bench` measured 24,000–27,000 on
@@ -88,6 +89,7 @@ export function scaleOutNotes (load) {
 export function plainRaw (raw) {
   const out = { ...raw }
   for (const k of RAW_HISTOGRAMS) out[k] = encodeHistogram(raw[k])
+  out.classes = plainClasses(raw.classes) // a mix's per-class counts (classes.js)
   return out
 }
 
@@ -160,6 +162,7 @@ function mergeRaws (raws, startAtEpochMs) {
   out.durationMs = Math.max(...raws.map((r) => r.durationMs))
   out.lastAt = out.startedAt + out.durationMs
   out.generators = raws.map(threadOf)
+  out.classes = raws.reduce((acc, r) => addClasses(acc, r.classes), null)
   return out
 }
 

@@ -12,7 +12,8 @@
 // below: start, prepare, begin, send → issue → write → finish, sweep, stop, settle.
 import { getPriority, setPriority } from 'node:os'
 import { performance } from 'node:perf_hooks'
-import { createHttp1Pool } from './http1.js'
+import { createHttp1Pool, requestBytes } from './http1.js'
+import { classCheck, classCounts, classPicker, countClass } from './classes.js'
 import { DEFAULT_SEED, createSchedule } from './schedule.js'
 import { DEFAULT_MAX_BODY, bodyReference, createVerifier } from './body.js'
 import { createHistogram, recordMs } from '../../result/histogram.js'
@@ -152,7 +153,22 @@ function createRound (opts) {
     sweeper: null,
     trace: null,
     traceFile: traceFileFor(opts, opts.threadIndex ?? null),
-    t0: 0
+    t0: 0,
+    mix: mixOf(opts, target, seed) // a request mix's classes (null: GET of the URL's path)
+  }
+}
+
+// A --mix round's classes: each one's request bytes, its answers' check and the seeded class of
+// request i (classes.js); the raw round gets their counts (`classes`).
+function mixOf (opts, target, seed) {
+  if (!opts.mix) return null
+  const maxBody = opts.maxBody ?? DEFAULT_MAX_BODY
+  const { requests } = opts.mix
+  return {
+    pick: classPicker(requests, seed),
+    bytes: requests.map((c) => requestBytes(target.host, c)),
+    checks: requests.map((c) => classCheck(c, maxBody)),
+    counts: classCounts(requests)
   }
 }
 
@@ -170,6 +186,7 @@ function createRound (opts) {
 // Resolves the raw round in the closed loop's shape plus the open loop's own.
 export function fireOpenLoop (opts) {
   const g = createRound(opts)
+  if (g.mix) g.raw.classes = g.mix.counts
   return new Promise((resolve, reject) => {
     g.resolve = resolve
     g.reject = reject
@@ -280,6 +297,10 @@ function countIn (list, k) {
 function issue (g, due, now) {
   const raw = g.raw
   const req = new Request(g, due)
+  if (g.mix) {
+    req.cls = g.mix.pick(g.schedule.index)
+    g.mix.counts[req.cls].sent++
+  }
   const lag = now - due
   raw.sent++
   raw.firstIssueMs ??= now
@@ -335,7 +356,7 @@ function write (g, req, now) {
   g.raw.written++
   req.sentAt = now
   if (req.queuedAt !== null) recordMs(g.raw.wait, now - req.queuedAt)
-  g.pool.send(req)
+  g.pool.send(req, g.mix?.bytes[req.cls])
 }
 
 // One request, and the client's handler for it (http1.js): status, Server-Timing, the body checked as it
@@ -352,6 +373,8 @@ class Request {
     this.timing = null
     this.body = null
     this.verified = null // a 2xx whose body matched the reference (null: not a 2xx)
+    this.cls = -1 // its mix class (classes.js), -1 without a mix
+    this.met = null // a mixed answer's { ok, sample }: whether it met its class's expect
   }
 
   abort () {
@@ -366,7 +389,9 @@ class Request {
   onHeaders (statusCode, serverTiming) {
     this.status = statusCode
     this.timing = serverTiming
-    if (statusCode >= 200 && statusCode < 300) this.body = this.g.body.start()
+    if (statusCode >= 200 && statusCode < 300) {
+      this.body = this.cls < 0 ? this.g.body.start() : this.g.mix.checks[this.cls].start() // null: not looked at
+    }
     return true
   }
 
@@ -395,7 +420,7 @@ function finish (g, req, outcome, detail) {
   if (req.sentAt !== null) release(g, now)
   if (outcome === 'response') countResponse(g, req, now)
   else if (outcome === 'timeout') countTimeout(g, req)
-  else if (outcome === 'error') countError(g, detail)
+  else if (outcome === 'error') countError(g, detail, req)
   if (outcome === 'stopped') req.abort()
   else if (g.on.response) g.on.response(eventOf(g, req, now, outcome, detail))
   if (outcome !== 'stopped' && g.sendOnAnswer) send(g, true)
@@ -422,9 +447,10 @@ function countResponse (g, req, now) {
   const status = req.status
   raw.completed++
   raw.statusCodes[status] = (raw.statusCodes[status] ?? 0) + 1
+  if (req.cls >= 0) countMixed(g, req, now)
   if (status >= 200 && status < 300) {
     raw.ok++
-    const { ok, sample } = g.body.settle(req.body, status)
+    const { ok, sample } = req.cls < 0 ? g.body.settle(req.body, status) : req.met
     req.verified = ok
     if (!ok) {
       raw.mismatches++
@@ -440,6 +466,13 @@ function countResponse (g, req, now) {
     if (queue !== null) recordMs(raw.queueMs, queue)
   }
   g.on.record?.({ latencyMs: now - req.due, status })
+}
+
+// A mixed request's answer, into its class's counts (its class's expect judged once: req.met).
+function countMixed (g, req, now) {
+  const { met, sample } = g.mix.checks[req.cls].settle(req.body, req.status)
+  req.met = { ok: met, sample }
+  countClass(g.mix.counts[req.cls], { outcome: 'response', status: req.status, met, sample, latencyMs: now - req.due })
 }
 
 // One metric's duration (ms) from a Server-Timing value (`work;dur=1.2, queue;dur=0`), or null: the
@@ -465,13 +498,15 @@ function timingMs (value, name) {
 
 // A user who gave up waited the whole timeout: in at that lower bound, as the closed loop does.
 function countTimeout (g, req) {
+  if (req.cls >= 0) countClass(g.mix.counts[req.cls], { outcome: 'timeout', latencyMs: g.timeoutMs })
   g.raw.timeouts++
   recordMs(g.raw.latency, g.timeoutMs)
   g.on.record?.({ latencyMs: g.timeoutMs, timeout: true })
   req.abort()
 }
 
-function countError (g, err) {
+function countError (g, err, req) {
+  if (req.cls >= 0) countClass(g.mix.counts[req.cls], { outcome: 'error' })
   g.raw.errors++
   g.raw.errorSample ??= err?.message ?? String(err)
   g.on.record?.({ error: true })
@@ -489,7 +524,8 @@ function eventOf (g, req, now, outcome, detail) {
     error: outcome === 'error' ? (detail?.message ?? String(detail)) : null,
     // a 2xx whose body matched (null: not a 2xx), and the Server-Timing work time (goodput, wasted CPU)
     verified: outcome === 'response' ? (detail.verified ?? null) : null,
-    workMs: outcome === 'response' && detail.timing !== null ? timingMs(detail.timing, 'work') : null
+    workMs: outcome === 'response' && detail.timing !== null ? timingMs(detail.timing, 'work') : null,
+    cls: req.cls // its mix class's index (-1: no mix)
   }
 }
 
