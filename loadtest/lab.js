@@ -23,6 +23,7 @@ import { userCwd } from './paths.js'
 import { runtimeName } from './result/runtime.js'
 import { decide } from './result/decision.js'
 import { confirmWinner } from './run/round/confirm.js'
+import { limitingClass } from './result/mix.js'
 
 // Everything decided before anything starts: the experiment, its load, the plan and each entry's load.
 // Throws a usage error (exit 2) for a bad combination; starts nothing (a --node runtime the project
@@ -60,10 +61,9 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
   }
   const inProcess = typeof experiment.run === 'function'
   if (inProcess && opts.server) { throw usageError(`--server: experiment ${experimentName} runs in-process, without servers`) }
-  if (opts.url && experimentName === 'capacity') { throw usageError('--url: the capacity experiment needs servers the lab starts (it calibrates their work)') }
   let plan = []
   if (opts.url) {
-    plan = [{ server: new URL(opts.url).host, variant: null, args: [], work: opts.work ?? null }]
+    plan = urlPlan(experiment, experimentName, planOpts, opts.url)
   } else if (!inProcess) {
     plan = experiment.plan(planOpts)
     if (opts.server && experimentName !== 'custom') plan = plan.filter((e) => opts.server.some((n) => serverOf(n) === e.server))
@@ -93,6 +93,19 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
   // One real call of the task before any server starts: its failures stop the lab with one line.
   const taskCheck = task ? await checkTask(task, { signal }) : null
   return { experimentName, experiment, load, planOpts, inProcess, plan, loads, task, taskCheck, runtimes }
+}
+
+// The experiments a --url run takes: one round (custom), a capacity sweep, past capacity (overload).
+export const URL_EXPERIMENTS = ['custom', 'capacity', 'overload']
+
+// A --url run's one entry: the service at that address, named by its host (or by /health's strategy when
+// it is a lab server); the capacity and overload experiments give it their sweep (and overload steps),
+// as they plan their first strategy, without the lab's arguments or work.
+function urlPlan (experiment, name, planOpts, url) {
+  const base = { server: new URL(url).host, variant: null, args: [], work: planOpts.work ?? null }
+  if (name === 'custom') return [base]
+  const [first] = experiment.plan({ ...planOpts, servers: null, tune: null })
+  return [{ ...first, ...base, durationSec: first.durationSec }]
 }
 
 // Under --node each work spec is calibrated per runtime: filed as `SPEC#LABEL` (result/key.js calibrationKey),
@@ -319,6 +332,8 @@ export async function runLab (
   // runs its winner at the plan rate.
   // (the overload experiment's results carry a capacity too: its decision reads their goodput past it)
   const decision = ['capacity', 'overload'].includes(experimentName) ? decide({ machine: m, results: ctx.results }) : null
+  // a --url run's decision is a rate for that one service, and the class that limits it (not a strategy)
+  if (decision && opts.url) Object.assign(decision, { recommends: 'rate', limitedBy: limitingClass(ctx.results[0]) })
   if (decision && opts.confirm && !signal.aborted) decision.confirm = await confirmStep(lab, opts, ctx, decision)
   if (signal.aborted) {
     ctx.notes.push(

@@ -340,7 +340,10 @@ function urlOf (o) {
     throw usageError(`--url: expected an http:// URL, got ${describe(o.url)}`)
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') { throw usageError(`--url: expected an http:// or https:// URL, got ${describe(o.url)}`) }
-  if (o.server !== null || o.experiment !== null) { throw usageError('--url excludes --server and --experiment: it loads the one server at that URL') }
+  if (o.server !== null) throw usageError('--url excludes --server: it loads the one service at that URL')
+  if (o.experiment !== null && !['capacity', 'overload', 'custom'].includes(o.experiment)) {
+    throw usageError(`--url goes with --experiment capacity or overload (or none), not ${o.experiment}: the others start their own servers`)
+  }
   return u.href
 }
 

@@ -222,6 +222,8 @@ export function stepFigures (fig, index, kind, sloMs) {
     n: judged.n,
     over: judged.over,
     inDoubt: judged.inDoubt,
+    cls: judged.cls ?? null, // a mix: the class whose verdict decided the step (result/mix.js judgeByClass)
+    ...(judged.cls ? { why: judged.why } : {}),
     disturbed: fig.disturbed,
     disturbedBy: fig.disturbedBy,
     contention: fig.contention ?? null,

@@ -212,6 +212,7 @@ export function classFigures (rawClasses, durationMs) {
     const { sent, completed, ok, non2xx, errors, timeouts, mismatches } = c
     return {
       name: c.name,
+      sloMs: c.sloMs ?? null, // its own target (null: the run's)
       requests: { sent, completed, ok, non2xx, errors, timeouts, mismatches },
       rps: durationMs > 0 ? roundTo((completed / durationMs) * 1000, 3) : null,
       latency: {
@@ -227,4 +228,86 @@ export function classFigures (rawClasses, durationMs) {
 export function withTargets (classes, mix, runSloMs) {
   if (!classes || !mix) return classes ?? null
   return classes.map((c, k) => ({ ...c, sloMs: classTarget(mix.requests[k] ?? {}, runSloMs) }))
+}
+
+// A class's figures in a round's shape, for the step rule (result/capacity.js judgeStep): its own counts
+// (unanswered: sent and not ended), percentiles and histogram; the backlog is the round's, judged whole.
+function classRound (c) {
+  const q = c.requests
+  const unanswered = Math.max(0, q.sent - q.completed - q.errors - q.timeouts)
+  const histograms = { latency: c.histogram }
+  return { requests: { ...q, unanswered }, latency: c.latency, histograms, backlog: null, open: null }
+}
+
+const SEVERITY = { fail: 2, undecided: 1, pass: 0 }
+
+// A mixed step's verdict: every class against its own target (its sloMs, else the run's `sloMs`) by
+// `judge` (judgeStep's rule for one round), and the round whole for its backlog. The step is the worst
+// class's verdict (a failure before an undecided, the larger share over its target first), named:
+// `cls` the class that decided it, `classes` each class's call.
+export function judgeByClass (fig, sloMs, judge) {
+  const whole = judge({ ...fig, classes: null }, sloMs)
+  if (whole.why === 'backlog grew') return { ...whole, cls: null, classes: null }
+  const calls = fig.classes.map((c) => {
+    const target = c.sloMs ?? sloMs
+    return { name: c.name, sloMs: target, ...judge(classRound(c), target) }
+  })
+  const share = (v) => (v.n > 0 && typeof v.over === 'number' ? v.over / v.n : 0)
+  const worse = (v, a) =>
+    SEVERITY[v.call] > SEVERITY[a.call] || (SEVERITY[v.call] === SEVERITY[a.call] && share(v) > share(a))
+  const worst = calls.reduce((a, v) => (worse(v, a) ? v : a))
+  const { name, sloMs: target, ...verdict } = worst
+  return {
+    ...verdict,
+    why: verdict.why ? `class ${name}: ${verdict.why} (${target} ms)` : null,
+    cls: name,
+    classes: calls.map((v) => ({ name: v.name, call: v.call, sloMs: v.sloMs }))
+  }
+}
+
+// The classes are drawn at random: a class's count in a step varies about its share (a 20 % class of
+// 1,500 requests: 300 ± 15). This margin over the share's mean keeps the smallest class at its sample
+// in most steps; a step that still falls short is undecided and topped up, as any.
+export const CLASS_SAMPLE_MARGIN = 1.15
+
+// How many times a step's requests a mix needs so that its smallest class (its weight over the total)
+// reaches the sample that can show its p99: 1 without a mix.
+export function requestFactor (mix) {
+  if (!mix || mix.requests.length < 2) return 1
+  const total = mix.requests.reduce((a, c) => a + c.weight, 0)
+  return CLASS_SAMPLE_MARGIN / Math.min(...mix.requests.map((c) => c.weight / total))
+}
+
+// The class that limits a mixed capacity: the class that decided the lowest failing step above the
+// capacity (or, none held, the lowest failing step): { name, rate, why }; null without a mix's steps.
+export function limitingClass (result) {
+  const steps = result?.capacity?.steps ?? []
+  const rps = result?.capacity?.capacity?.rps ?? 0
+  const failed = steps.filter((s) => s.call === 'fail' && s.cls && (s.rate ?? 0) > rps).sort((a, b) => a.rate - b.rate)
+  const s = failed[0]
+  return s ? { name: s.cls, rate: roundTo(s.rate, 1), why: s.why ?? null } : null
+}
+
+// Shards' figures per class as one (npm run merge): counts summed, histograms added, rates added, the
+// first shard's targets; null when the shards carry none. Every shard ran the same mix (its key says so).
+export function mergeClasses (lists) {
+  if (!lists.length || lists.some((l) => !Array.isArray(l))) return null
+  return lists[0].map((c, k) => {
+    const all = lists.map((l) => l[k])
+    const h = decodeHistogram(all[0].histogram)
+    for (const x of all.slice(1)) h.add(decodeHistogram(x.histogram))
+    const sum = (f) => all.reduce((a, x) => a + x.requests[f], 0)
+    const requests = Object.fromEntries(Object.keys(c.requests).map((f) => [f, sum(f)]))
+    const s = summarizeHistogram(h)
+    return {
+      ...c,
+      requests,
+      rps: roundTo(all.reduce((a, x) => a + (x.rps ?? 0), 0), 3),
+      latency: {
+        count: s.count, p50: s.p50, p97_5: s.p97_5, p99: s.p99, p99_9: s.p99_9, max: s.max, censored: requests.timeouts
+      },
+      histogram: encodeHistogram(h),
+      mismatchSample: all.map((x) => x.mismatchSample).find(Boolean) ?? null
+    }
+  })
 }

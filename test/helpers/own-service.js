@@ -7,6 +7,8 @@ import { ROOT } from '../../loadtest/catalog.js'
 
 export const OWN_SERVICE = join(ROOT, 'test', 'fixtures', 'servers', 'own-service.js')
 export const TWO_CLASSES = join(ROOT, 'test', 'fixtures', 'mixes', 'two-classes.json')
+// The same classes with targets a busy machine can meet (a capacity sweep's test)
+export const TWO_CLASSES_LOOSE = join(ROOT, 'test', 'fixtures', 'mixes', 'two-classes-loose.json')
 
 // Start it; resolves { url, seen(), stop() }: seen() → { requests: [{ method, url, body }], dropped }.
 export async function startOwnService ({ env = {} } = {}) {

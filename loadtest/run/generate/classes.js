@@ -33,6 +33,7 @@ export function classPicker (requests, seed) {
 export function classCounts (requests) {
   return requests.map((c) => ({
     name: c.name,
+    sloMs: c.sloMs ?? null, // its own target (null: the run's)
     sent: 0,
     completed: 0,
     ok: 0,

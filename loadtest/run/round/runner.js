@@ -20,6 +20,7 @@ import { failure } from '../../result/build.js'
 import { roundFigures, serviceTime } from '../../result/figures.js'
 import { createGoodput } from './goodput.js'
 import { overloadRounds } from './overload.js'
+import { requestFactor } from '../../result/mix.js'
 
 let workloads = null
 async function expectedBodyOf (work) {
@@ -223,7 +224,7 @@ export const SKIPPED_TELEMETRY = 'the /health probe, /__lab/stats and its reset 
 // when that gets no answer. The path is kept as given: no slash is added.
 async function attachUrl (record, url, load, signal) {
   const u = new URL(url)
-  const server = { url: u.origin, target: u.href, pid: null, work: record.entry.work ?? null, lab: false }
+  const server = { url: u.origin, target: u.href, pid: null, work: record.entry.work ?? null, lab: false, byUrl: true }
   const health = await getJson(`${u.origin}/health`, { timeoutMs: 5000, signal })
   if (labHealth(health.json)) {
     server.lab = true
@@ -318,10 +319,14 @@ function guardRun (server, signal) {
 // from the steps so far, long enough for the sweep's minimum of requests; --runs N sweeps one after
 // another (record.sweeps: each sweep's rule, the kinds of its steps and its first round).
 async function sweepRounds (record, server, load, { entry, calibration, round }) {
-  const serviceMs = serviceTime(calibration?.[record.workReported])
+  // a service by --url: its work and cores are unknown here (another machine, perhaps): probed
+  const range = server.byUrl
+    ? await probeRange(record, server, load, round)
+    : { serviceMs: serviceTime(calibration?.[record.workReported]), cores: availableParallelism() }
+  if (!range) return
   record.sweeps = []
   for (let k = 0; k < (load.runs ?? 1) && !round.signal.aborted; k++) {
-    const sweep = entry.sweep({ serviceMs, cores: availableParallelism() })
+    const sweep = entry.sweep({ ...range, requestFactor: requestFactor(load.mix) })
     const first = record.rounds.length
     record.sweeps.push({ ...sweep.describe(), kinds: sweep.kinds, first })
     const nextRate = () => sweep.next(record.rounds.slice(first).map(stepOf))
@@ -329,10 +334,40 @@ async function sweepRounds (record, server, load, { entry, calibration, round })
       const sweepName = load.runs > 1 ? `sweep ${k + 1}/${load.runs}, ` : ''
       round.progress?.(`${sweepName}step ${record.rounds.length - first + 1}: ${rate.toFixed(1)} req/s`)
       const connections = load.userConnections ?? defaultConnections(rate, load.timeoutSec)
-      const step = { ...load, rate, connections, durationSec: sweep.durationFor(rate) }
+      const step = { ...load, rate, connections, durationSec: stepLength(sweep, rate, load.mix) }
       record.rounds.push(await measuredRound(server, step, { ...round, onRound: null }))
     }
   }
+}
+
+// A step's length (s): the sweep's, and a mix's top-up (a repeat lasts for the requests its pool still
+// needs, counted for the class that needs them: that many times more of the mix) within the longest step.
+function stepLength (sweep, rate, mix) {
+  const sec = sweep.durationFor(rate)
+  if (!mix || sweep.kinds.at(-1) !== 'repeat') return sec
+  return Math.min(sweep.describe().maxStepSec ?? sec, Math.ceil(sec * requestFactor(mix) * 10) / 10)
+}
+
+// A --url service's range, where the lab cannot calibrate its work: a short closed-loop round of the mix
+// (PROBE_CONNECTIONS for PROBE_SEC) whose throughput seeds the sweep as its ideal (a service time of
+// 1000 / rps ms on one core); the sweep's own rules find the range from there. null (and a failure on the
+// record) when the probe got no 2xx answer.
+export const PROBE_CONNECTIONS = 8
+export const PROBE_SEC = 2
+async function probeRange (record, server, load, round) {
+  round.progress?.(`probing the range: ${PROBE_CONNECTIONS} connections, ${PROBE_SEC} s closed loop`)
+  const raw = await fireLoad(server.target, { ...load, rate: null, connections: PROBE_CONNECTIONS }, {
+    amount: null, durationSec: PROBE_SEC, signal: round.signal
+  })
+  const rps = raw.durationMs > 0 ? (raw.ok / raw.durationMs) * 1000 : 0
+  record.probe = { connections: PROBE_CONNECTIONS, durationSec: PROBE_SEC, rps: Math.round(rps * 10) / 10, ok: raw.ok }
+  if (!(rps > 0)) {
+    if (!round.signal.aborted) record.failure = failure(`--url: the range probe got no 2xx answer (${raw.completed} answers, ${raw.errors} errors)`)
+    return null
+  }
+  record.notes.push(`--url: no calibration of the service's work; a ${PROBE_SEC} s closed-loop probe at ${PROBE_CONNECTIONS} ` +
+    `connections answered ${record.probe.rps} req/s, the sweep's ideal (it seeds the rates, never bounds them)`)
+  return { serviceMs: 1000 / rps, cores: 1 }
 }
 
 // --runs rounds of the entry's load.
