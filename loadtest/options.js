@@ -264,8 +264,8 @@ function checkLoad (o, out) {
   if (o['capacity-from'] !== null && o.experiment !== 'overload') {
     throw usageError('--capacity-from goes with --experiment overload (the capacities it starts from)')
   }
-  if (o.slo !== null && o.experiment !== 'capacity' && o.experiment !== 'overload') {
-    throw usageError('--slo goes with --experiment capacity or overload (the p99 target of its sweep)')
+  if (o.slo !== null && !['capacity', 'overload', 'mixed'].includes(o.experiment) && o.url === null) {
+    throw usageError('--slo goes with --experiment capacity, overload or mixed, or --url (the p99 target of a sweep, a class\'s default)')
   }
   for (const flag of ['tune', 'confirm']) {
     if (o[flag] !== null && o[flag] !== false && o.experiment !== 'capacity') {

@@ -149,6 +149,23 @@ function roundsAndSpread (rounds) {
   }
 }
 
+// The mixed experiment's round as a result carries it: C, the heavy class's offered rate, the whole
+// rate, and the round's figures per class (result/mix.js); or why it did not run.
+function mixedOf (m, e) {
+  if (m.refused) return { refused: m.refused }
+  const fig = roundFigures(m.round)
+  return {
+    capacityRps: roundTo(m.capacityRps, 3),
+    heavyShareOfC: m.heavyShareOfC,
+    heavyRate: roundTo(m.heavyRate, 3),
+    rate: roundTo(m.rate, 3),
+    requests: fig.requests,
+    latency: { p50: fig.latency.p50, p99: fig.latency.p99, max: fig.latency.max },
+    classes: withTargets(fig.classes, e.mixed?.mix ?? null, null),
+    untrusted: untrustedReasons(fig, {})
+  }
+}
+
 // The shown round's figures, as the result carries them (nulls without a round).
 function shownFigures (shown) {
   const pick = (k) => shown?.[k] ?? null
@@ -204,6 +221,7 @@ export function buildHttpResult (record, { calibration = {}, cores = null } = {}
     efficiency: idealRate && typeof shown?.rps === 'number' ? roundTo(shown.rps / idealRate.rps, 3) : null,
     capacity: sweep,
     overload: overloadOf(record.overload), // past capacity (experiment overload), null otherwise
+    ...(record.mixed ? { mixed: mixedOf(record.mixed, e) } : {}), // the mixed experiment's round
     examples: shown ? { mismatchBody: shown.samples.mismatch, error: shown.samples.error } : null,
     bodies: shown?.bodies ?? null, // { maxBytes, overCap, largestBytes }: bodies over --max-body
     autocannon: shown?.autocannon ?? null,

@@ -16,7 +16,7 @@ import { noiseWatch } from '../watch/noise.js'
 import { chooseInterval } from '../watch/timeline.js'
 import { watchRound } from '../watch/watch.js'
 import { recoveryTimeoutSec } from './load.js'
-import { failure } from '../../result/build.js'
+import { buildHttpResult, failure } from '../../result/build.js'
 import { roundFigures, serviceTime } from '../../result/figures.js'
 import { createGoodput } from './goodput.js'
 import { overloadRounds } from './overload.js'
@@ -370,6 +370,26 @@ async function probeRange (record, server, load, round) {
   return { serviceMs: 1000 / rps, cores: 1 }
 }
 
+// The mixed experiment's round, after the sweep: its mix offered so that the heavy class arrives at
+// `heavyShareOfC` of the capacity the sweep just found (record.mixed: the rate, C and the round; or why
+// not). Kept apart from record.rounds, which are the sweep's steps.
+async function mixedRound (record, server, load, { entry, calibration, round }) {
+  const { mix, heavyShareOfC, durationSec } = entry.mixed
+  const built = buildHttpResult(record, { calibration, cores: availableParallelism() })
+  const c = built.capacity?.capacity?.rps
+  if (!(c > 0)) {
+    record.mixed = { refused: `no capacity for the heavy work (${built.capacity?.capacity?.bound ?? 'no sweep'})` }
+    return
+  }
+  const heavy = mix.requests.find((k) => k.name === 'heavy')
+  const share = heavy.weight / mix.requests.reduce((a, k) => a + k.weight, 0)
+  const rate = (heavyShareOfC * c) / share
+  round.progress?.(`mixed round: ${rate.toFixed(1)} req/s, heavy at ${heavyShareOfC * 100} % of ${c.toFixed(1)}`)
+  const step = { ...load, mix, rate, connections: defaultConnections(rate, load.timeoutSec), durationSec, amount: null }
+  const measured = await measuredRound(server, step, { ...round, onRound: null })
+  record.mixed = { capacityRps: c, heavyShareOfC, heavyRate: heavyShareOfC * c, rate, round: measured }
+}
+
 // --runs rounds of the entry's load.
 async function repeatedRounds (record, server, load, { round }) {
   for (let i = 0; i < load.runs && !round.signal.aborted; i++) {
@@ -458,6 +478,7 @@ export async function runEntry (entry, load, opts = {}) {
     if (load.startAt) await waitForStart(load.startAt, { signal: run.signal, progress })
     if (entry.sweep) await sweepRounds(record, server, load, { entry, calibration, round })
     else if (!entry.overload) await repeatedRounds(record, server, load, { round })
+    if (entry.mixed && !run.signal.aborted) await mixedRound(record, server, load, { entry, calibration, round })
     if (entry.overload && !run.signal.aborted) {
       const measure = (step) => measuredRound(server, step, { ...round, onRound: null })
       const results = opts.results ?? []
