@@ -5,6 +5,7 @@ import { runDispatch } from './channels.js'
 import { runTelemetry } from './telemetry.js'
 import { runGenerator } from './generator.js'
 import { runSampling } from './sampling.js'
+import { runProcesses } from './processes.js'
 import { machine } from './machine.js'
 import { usageError } from '../loadtest/errors.js'
 
@@ -12,6 +13,7 @@ import { usageError } from '../loadtest/errors.js'
 const SETTINGS = {
   full: {
     dispatch: { workers: [1, 2], payloads: [30, 1e4], calls: 1000, rounds: 5, warmupCalls: 1000 },
+    processes: { sizes: [1, 2], spec: 'loop:1', calls: 1000, rounds: 5, warmupCalls: 500, crashes: 3 },
     telemetry: {
       work: 'loop:1e5',
       connections: 10,
@@ -37,6 +39,7 @@ const SETTINGS = {
   },
   quick: {
     dispatch: { workers: [1, 2], payloads: [30, 1e4], calls: 50, rounds: 2, warmupCalls: 20 },
+    processes: { sizes: [1, 2], spec: 'loop:1', calls: 50, rounds: 2, warmupCalls: 20, crashes: 1 },
     telemetry: {
       work: 'loop:1e5',
       connections: 4,
@@ -107,18 +110,20 @@ export function parseFlags (argv) {
 }
 
 // The bench's parts, in the order they run (--only runs one).
-const PARTS = ['dispatch', 'telemetry', 'generator', 'sampling']
+const PARTS = ['dispatch', 'processes', 'telemetry', 'generator', 'sampling']
 
 // Run the measurements (all, or `only` one); resolves with the plain result object (compute, then
 // render). `trace`: a file for the generator part's trace of one failing probe.
 export async function bench ({ quick = false, rounds = null, only = null, trace = null, signal, progress } = {}) {
   progress ??= () => {}
   const s = structuredClone(SETTINGS[quick ? 'quick' : 'full'])
-  if (rounds !== null) s.dispatch.rounds = s.telemetry.rounds = rounds
+  if (rounds !== null) s.dispatch.rounds = s.processes.rounds = s.telemetry.rounds = rounds
   const createdAt = new Date().toISOString()
   const t0 = performance.now()
   const runs = (part) => only === null || only === part
   const dispatch = runs('dispatch') ? await runDispatch(s.dispatch, { signal, progress }) : null
+  signal?.throwIfAborted()
+  const processes = runs('processes') ? await runProcesses(s.processes, { signal, progress }) : null
   signal?.throwIfAborted()
   const telemetry = runs('telemetry') ? await runTelemetry(s.telemetry, { signal, progress }) : null
   signal?.throwIfAborted()
@@ -135,6 +140,7 @@ export async function bench ({ quick = false, rounds = null, only = null, trace 
     only,
     machine: await machine(),
     dispatch,
+    processes,
     telemetry,
     generator,
     sampling,

@@ -9,7 +9,6 @@
 // share of its latency percentiles (latency accuracy). Then the open loop at its top rate for a long
 // round, twice, shows the lab's memory stays flat. `trace` (a file) traces one probe at the lowest rate
 // that failed above the highest kept one (run/generate/generator-trace.js): what the stalls were.
-import autocannon from 'autocannon'
 import { loadavg, uptime } from 'node:os'
 import { PerformanceObserver, performance } from 'node:perf_hooks'
 import { startServer } from '../loadtest/run/watch/boot.js'
@@ -17,8 +16,10 @@ import { findServer } from '../loadtest/catalog.js'
 import { fireGenerators } from '../loadtest/run/generate/generators.js'
 import { WARMUP_MS } from '../loadtest/run/generate/open-loop.js'
 import { roundFigures } from '../loadtest/result/figures.js'
-import { LAG_P99_LIMIT_MS, SEND_RATE_TOLERANCE, WINDOW_MS, offeredLoadKept } from '../loadtest/result/trust.js'
-import { roundLength } from './telemetry.js'
+import { LAG_P99_LIMIT_MS, SEND_RATE_TOLERANCE, offeredLoadKept } from '../loadtest/result/trust.js'
+import { WINDOW_MS } from '../loadtest/settings.js'
+import { errorsOf } from '../loadtest/result/requests.js'
+import { closedRound } from './autocannon.js'
 
 // Probes per rate; a rate is kept when the median probe keeps it (at least two of three).
 const PROBES_PER_RATE = 3
@@ -26,27 +27,9 @@ const PROBES_PER_RATE = 3
 const ABOVE_FIRST_FAIL = [1.25, 1.5]
 
 // autocannon's closed-loop maximum: own-timed 2xx answers per second over `durationSec` (or `amount`).
-async function closedMax (url, { connections, durationSec, amount }, signal) {
-  let first = Infinity
-  let last = -Infinity
-  const instance = autocannon({ url, connections, ...roundLength({ amount, durationSec }) })
-  instance.on('response', (client, status, bytes, ms) => {
-    const now = performance.now()
-    first = Math.min(first, now - ms)
-    last = now
-  })
-  const stop = () => instance.stop()
-  signal?.addEventListener('abort', stop, { once: true })
-  try {
-    const result = await instance
-    return {
-      rps: result['2xx'] / ((last - first) / 1000),
-      requests: result['2xx'],
-      failed: result.non2xx + result.errors + result.timeouts
-    }
-  } finally {
-    signal?.removeEventListener('abort', stop)
-  }
+async function closedMax (url, opts, signal) {
+  const { rps, requests, failed } = await closedRound(url, opts, signal)
+  return { rps, requests, failed }
 }
 
 // The rule the bench applies, in words.
@@ -79,7 +62,7 @@ function previousReasons (o) {
 // One probe's two verdicts: the offered-load rule on the round and on every thread, and the previous
 // rule on the same; both need every request answered.
 function judgeProbe (r, fig, generators) {
-  const failed = r.errors + r.timeouts + r.non2xx + fig.requests.mismatches + fig.requests.unanswered
+  const failed = errorsOf(fig.requests) + fig.requests.unanswered
   const parts = [{ who: 'round', open: fig.open }]
   for (const [k, t] of (fig.open.generators ?? []).entries()) parts.push({ who: `thread ${k + 1}/${generators}`, open: t })
   const reasons = (rule) => parts.flatMap((p) => rule(p.open).map((x) => `${p.who}: ${x}`))

@@ -1,8 +1,9 @@
 // `npm run bench`: what the lab itself costs, measured side by side in one run, printed as ratios.
 //
 // 1. The dispatch round trip of a piscina pool vs the shared-memory channel (hook cost 0).
-// 2. The throughput servers/simple loses when its telemetry is on vs off (autocannon, 127.0.0.1).
-// 3. The same when it pushes the timeline's samples over IPC every 100 ms vs not.
+// 2. The per-task time of three pools of long-lived processes (queued-processes' choice), side by side.
+// 3. The throughput servers/simple loses when its telemetry is on vs off (autocannon, 127.0.0.1).
+// 4. The same when it pushes the timeline's samples over IPC every 100 ms vs not.
 // Rounds alternate between the two sides so that drift in the machine hits both alike; the spread
 // (± relative standard deviation, and the min–max of the per-round ratios) says how far to trust them.
 import { bench, parseFlags } from './bench.js'
@@ -12,6 +13,8 @@ const HELP = `usage: npm run bench -- [--quick] [--json] [--rounds N] [--only PA
 
 Measures, side by side in one run, what the lab itself costs, and prints ratios:
   dispatch    per-call round trip of piscina vs the shared-memory channel (cost 0, 30 B and 10 kB, 1 and 2 workers)
+  processes   per-task time of a pool of long-lived processes: the lab's own (queued-processes) vs
+              workerpool's process mode vs tinypool's child_process runtime, and crash → next answer
   telemetry   requests/second of servers/simple (loop:1e5) with --telemetry on vs off
   generator   the open-loop generator's highest kept rate vs autocannon's closed-loop maximum on one
               trivial server (median of three probes a rate; the rule it applied printed, and the
@@ -20,8 +23,8 @@ Measures, side by side in one run, what the lab itself costs, and prints ratios:
 Options:
   --quick       a tiny run (a few hundred requests; for the smoke test), not a measurement
   --json        print the results as JSON on stdout (the table goes to stderr)
-  --rounds N    alternating rounds per side (default 5 for dispatch, 3 for telemetry; 1 to 50)
-  --only PART   run one part: dispatch, telemetry, generator or sampling
+  --rounds N    alternating rounds per side (default 5 for dispatch and processes, 3 for telemetry; 1 to 50)
+  --only PART   run one part: dispatch, processes, telemetry, generator or sampling
   --trace FILE  the generator part traces one probe at the lowest rate that failed above the highest
                 kept one into FILE (late requests, GC, connection opens, loop utilisation, batches)
   --help        this text`

@@ -1,5 +1,5 @@
 // The bench result as text: machine line, method, then one table per measurement (pure function).
-import { MISSING, bytesDecimal, mibGib, pctFixed, timesGrouped } from '../loadtest/report/format.js'
+import { MISSING, bytesDecimal, mibGib, pctFixed, timesGrouped } from '../loadtest/text/format.js'
 
 const pct = (f) => `± ${pctFixed(f, 1)}`
 const range = (r) => `${r.min.toFixed(2)}–${r.max.toFixed(2)}`
@@ -48,6 +48,25 @@ function dispatchLines (d) {
         `${c.piscina.mean.toFixed(1)} ${pct(c.piscina.rsd)}`,
         `${c.shared.mean.toFixed(1)} ${pct(c.shared.rsd)}`,
         x(c.ratio)
+      ])
+    )
+  ]
+}
+
+function processesLines (p) {
+  const c0 = p.cases[0]
+  const others = p.pools.slice(1)
+  return [
+    '',
+    `process pools: --work ${p.spec} (body verified), as many tasks in flight as processes, ${c0?.calls} tasks per round, ` +
+      `${c0?.rounds} alternating rounds per pool (after a discarded warm-up); crash: crash:1, then the next answer`,
+    table(
+      ['processes', ...p.pools.map((n) => `${n} µs/task`), ...others.map((n) => `${n} / own`), ...p.pools.map((n) => `${n} crash → answer`)],
+      p.cases.map((c) => [
+        c.processes,
+        ...p.pools.map((n) => `${c.perTaskUs[n].mean.toFixed(0)} ${pct(c.perTaskUs[n].rsd)}`),
+        ...others.map((n) => x(c.ratio[n])),
+        ...p.pools.map((n) => `${c.crashMs[n].mean.toFixed(0)} ms`)
       ])
     )
   ]
@@ -157,6 +176,7 @@ export function render (result) {
   return [
     ...machineLines(result),
     ...(result.dispatch ? dispatchLines(result.dispatch) : []),
+    ...(result.processes ? processesLines(result.processes) : []),
     ...(result.telemetry ? telemetryLines(result.telemetry) : []),
     ...(result.generator ? generatorLines(result.generator) : []),
     ...(result.sampling ? samplingLines(result.sampling) : []),

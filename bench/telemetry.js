@@ -1,48 +1,21 @@
 // Bench part 2: the throughput servers/simple loses with its telemetry on vs off.
-import autocannon from 'autocannon'
-import { performance } from 'node:perf_hooks'
 import { startServer } from '../loadtest/run/watch/boot.js'
 import { findServer } from '../loadtest/catalog.js'
-import { SAMPLE_INT_MS } from '../loadtest/run/generate/fire.js'
+import { closedRound } from './autocannon.js'
 import { ratios, summary } from './stats.js'
 
 const SIDES = ['on', 'off']
 
-// How long an autocannon round runs: `amount` requests, else `durationSec`. autocannon ends an amount
-// round only at its next sample tick (1 s by default: an idle second after a 0.1 s round), so those
-// tick every 100 ms (the bench times its rounds itself; duration rounds keep autocannon's default).
-export function roundLength ({ amount, durationSec }) {
-  return amount ? { amount, sampleInt: SAMPLE_INT_MS } : { duration: durationSec }
-}
-
-// One autocannon round against `url`; own-timed requests/second of 2xx answers with the right body.
-export async function round (url, { connections, durationSec, amount, expectBody }, signal) {
-  const instance = autocannon({ url, connections, expectBody, ...roundLength({ amount, durationSec }) })
-  // Own timing, first request sent to last response: autocannon rounds its duration to whole ticks.
-  let first = Infinity
-  let last = -Infinity
-  instance.on('response', (client, statusCode, resBytes, responseTime) => {
-    const now = performance.now()
-    if (now - responseTime < first) first = now - responseTime
-    last = now
-  })
-  const onAbort = () => instance.stop()
-  signal?.addEventListener('abort', onAbort, { once: true })
-  try {
-    const result = await instance
-    signal?.throwIfAborted()
-    const seconds = (last - first) / 1000
-    if (!(seconds > 0)) throw new Error(`telemetry bench: no response from ${url}`)
-    const bad = result.non2xx + result.errors + result.timeouts + result.mismatches
-    if (bad) {
-      throw new Error(
-        `telemetry bench: ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts, ${result.mismatches} body mismatches from ${url}`
-      )
-    }
-    return { rps: result['2xx'] / seconds, requests: result['2xx'], seconds }
-  } finally {
-    signal?.removeEventListener('abort', onAbort)
+// One autocannon round against `url` (autocannon.js closedRound) that must be all 2xx answers with the
+// right body: requests/second, own-timed.
+export async function round (url, opts, signal) {
+  const { rps, requests, seconds, failed, result } = await closedRound(url, opts, signal)
+  if (!(seconds > 0)) throw new Error(`telemetry bench: no response from ${url}`)
+  if (failed) {
+    throw new Error(`telemetry bench: ${failed} failed requests (${result.non2xx} non-2xx, ${result.errors} connection errors, ` +
+      `${result.timeouts} timeouts, ${result.mismatches} body mismatches) from ${url}`)
   }
+  return { rps, requests, seconds }
 }
 
 // Both servers up at once, loaded one at a time, rounds alternating between them.

@@ -2,6 +2,7 @@
 import { existsSync, readdirSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { runName } from './result/key.js'
 
 // The repository root (servers/ and node_modules/ are found from here).
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
@@ -15,37 +16,58 @@ const SERVERS = [
   { name: 'worker-per-request', cpu: true, description: 'a new worker_threads Worker per request' },
   { name: 'cluster-threads', cpu: true, description: 'cluster, each worker process starts a Worker per request' },
   { name: 'queued-threads', cpu: true, description: 'a piscina pool of long-lived threads with a FIFO queue' },
+  { name: 'queued-processes', cpu: true, description: 'a pool of long-lived forked processes with a FIFO queue' },
   { name: 'sleep-variants', cpu: false, description: 'async/sync sleep, pooled/unpooled (--variant)' },
   { name: 'long-vs-small-tasks', cpu: false, description: 'renderToString as one long task or chunked (--mode)' }
 ]
 
-// The shedding variants (docs/overload.md): a server of SERVERS with flags, keyed `server/variant`.
-// argsFor({ sloMs, serviceMs }) gives the flags once the lab knows the target and the calibrated service
-// time: `auto` is resolved by the server itself from --slo and --service-ms, and prints how.
+// The variants: a server of SERVERS with flags, keyed `server/variant`, and the experiment that runs
+// them beside their server: the shedding variants (docs/overload.md) in overload, study 004's queued pool
+// as it was (no cancellation) in heavy-cpu. argsFor({ sloMs, serviceMs }) gives the flags once the lab
+// knows the target and the calibrated service time: `auto` is resolved by the server itself from --slo
+// and --service-ms, and prints how.
 const VARIANTS = [
   {
     server: 'queued-threads',
     variant: 'deadline',
+    experiment: 'overload',
     description: 'a request that waited past the deadline answers 503 unrun (--deadline auto)',
+    argsFor: (t) => ['--deadline', 'auto', ...targetArgs(t)]
+  },
+  {
+    server: 'queued-processes',
+    variant: 'deadline',
+    experiment: 'overload',
+    description: 'the process pool: a request that waited past the deadline answers 503 unrun (--deadline auto)',
     argsFor: (t) => ['--deadline', 'auto', ...targetArgs(t)]
   },
   {
     server: 'queued-threads',
     variant: 'max-queue',
+    experiment: 'overload',
     description: "the queue bounded by Little's law (--max-queue auto)",
     argsFor: (t) => ['--max-queue', 'auto', ...targetArgs(t)]
   },
   {
     server: 'simple',
     variant: 'under-pressure',
+    experiment: 'overload',
     description: '@fastify/under-pressure, 503 above a mean event-loop delay (--shed-loop-delay)',
     argsFor: (t) => ['--shed-loop-delay', String(loopDelayBudget(t))]
   },
   {
     server: 'cluster',
     variant: 'under-pressure',
+    experiment: 'overload',
     description: '@fastify/under-pressure in each worker (--shed-loop-delay)',
     argsFor: (t) => ['--shed-loop-delay', String(loopDelayBudget(t))]
+  },
+  {
+    server: 'queued-threads',
+    variant: 'cancel-off',
+    experiment: 'heavy-cpu',
+    description: "study 004's queued pool: a client that leaves is still worked on (--cancel off)",
+    argsFor: () => ['--cancel', 'off']
   }
 ]
 
@@ -59,10 +81,11 @@ function loopDelayBudget ({ sloMs, serviceMs }) {
   return Math.max(1, Math.round((sloMs - 2 * serviceMs) * 10) / 10)
 }
 
-// Every shedding variant: { key, server, variant, description, argsFor }; `servers` keeps those of
-// the servers named.
-export function variants (servers = null) {
-  return VARIANTS.filter((v) => !servers || servers.includes(v.server)).map((v) => ({ key: `${v.server}/${v.variant}`, ...v }))
+// Every variant: { key, server, variant, experiment, description, argsFor }; `servers` keeps those of
+// the servers named, `experiment` those that experiment runs.
+export function variants (servers = null, experiment = null) {
+  const kept = (v) => (!servers || servers.includes(v.server)) && (!experiment || v.experiment === experiment)
+  return VARIANTS.filter(kept).map((v) => ({ key: runName(v), ...v }))
 }
 
 // The server a name runs: itself, or a shedding variant's key's server (`queued-threads/deadline` →

@@ -10,7 +10,7 @@ import { runLab } from './lab.js'
 import { reportTable, renderText } from './report/table.js'
 import { renderMarkdown } from './report/markdown.js'
 import { decisionText } from './report/decision.js'
-import { termText } from './report/escape.js'
+import { termText } from './text/escape.js'
 import { writeReport } from './report/write.js'
 import { runCli } from './errors.js'
 import { formatRoundProgress } from './progress.js'
@@ -33,8 +33,8 @@ function commandLine (argv, prog) {
 async function list () {
   const lines = ['Servers:']
   for (const s of catalog()) lines.push(`  ${s.name.padEnd(22)}${s.description}${s.available ? '' : ' (not built)'}`)
-  lines.push('', 'Shedding variants (docs/overload.md):')
-  for (const v of variants()) lines.push(`  ${v.key.padEnd(30)}${v.description}`)
+  lines.push('', 'Variants (the experiment that runs them; shedding: docs/overload.md):')
+  for (const v of variants()) lines.push(`  ${v.key.padEnd(30)}${v.description} [${v.experiment}]`)
   lines.push('', 'Experiments:')
   for (const name of experimentNames()) {
     let title = ''

@@ -1,6 +1,6 @@
 // The lab side's errors, one family: every class here is a LabError, told apart with `instanceof`, each
 // with a code and the exit status it leads to. (The servers have their own: ServerError.)
-import { termText } from './report/escape.js'
+import { termText } from './text/escape.js'
 
 // An error a user caused or the lab must stop for: one line of message, a code, an exit status.
 export class LabError extends Error {

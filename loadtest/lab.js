@@ -8,14 +8,14 @@ import { runEntry } from './run/round/runner.js'
 import { scaleOutMethod, scaleOutNotes } from './run/generate/generators.js'
 import { resolveLoad, entryLoad, recoveryTimeoutSec } from './run/round/load.js'
 import { buildHttpResult, buildReport } from './result/build.js'
-import { calibrationKey } from './result/key.js'
+import { calibrationKey, runName } from './result/key.js'
 import { machine, packageVersion } from './run/watch/machine.js'
 import { bootTimeoutMs } from './run/watch/boot.js'
 import { evaluateThresholds } from './report/thresholds.js'
 import { reportId, checkWritableDir } from './report/write.js'
 import { usageError } from './errors.js'
 import { serverOf } from './catalog.js'
-import { fmtNum } from './report/format.js'
+import { fmtNum } from './text/format.js'
 import { checkTask, describeLabTask, taskRecord } from './run/watch/task.js'
 import { samplerSource } from './run/watch/sample.js'
 import { resolveRuntimes } from './run/watch/runtimes.js'
@@ -24,6 +24,9 @@ import { runtimeName } from './result/runtime.js'
 import { decide } from './result/decision.js'
 import { confirmWinner } from './run/round/confirm.js'
 import { limitingClass } from './result/mix.js'
+import { probePastCapacity } from './run/round/past-capacity.js'
+import { isAbsolute, relative } from 'node:path'
+import { ROOT } from './catalog.js'
 
 // Everything decided before anything starts: the experiment, its load, the plan and each entry's load.
 // Throws a usage error (exit 2) for a bad combination; starts nothing (a --node runtime the project
@@ -258,7 +261,7 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
   const expectedBody = taskCheck ? (taskCheck.expectedBody ?? taskCheck.body) : null
   for (const [i, entry] of plan.entries()) {
     if (ctx.signal.aborted) break
-    const name = entry.variant ? `${entry.server}/${entry.variant}` : entry.server
+    const name = runName(entry)
     const p = stepProgress(ctx.onProgress, i + 1, plan.length, entry.runtime ? `${name} on ${entry.runtime.label}` : name)
     const calibration = calibrationFor(ctx.calibration, entry.runtime)
     const { signal, cores } = ctx
@@ -282,6 +285,29 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
     ctx.results.push(result)
     p.done(doneLine(record, result))
   }
+}
+
+// The capacity experiment's past-capacity probe of the close candidates (run/round/past-capacity.js), as
+// one more progress step.
+async function pastCapacityStep ({ plan, loads }, opts, ctx) {
+  const p = stepProgress(ctx.onProgress, plan.length + 1, plan.length + 1, 'past capacity')
+  const n = await probePastCapacity({
+    plan,
+    loads,
+    results: ctx.results,
+    quick: opts.quick,
+    signal: ctx.signal,
+    progress: p.update,
+    calibrationFor: (entry) => calibrationFor(ctx.calibration, entry?.runtime)
+  })
+  p.done(`${n} probes`)
+}
+
+// How the decision writes its command: `loadlab server …` when the bin runs in a user's project.
+function commandForm (command, cwd) {
+  const rel = relative(ROOT, cwd)
+  const inside = !rel.startsWith('..') && !isAbsolute(rel)
+  return { form: command?.startsWith('loadlab') && !inside ? 'loadlab' : 'node', cwd }
 }
 
 // --confirm: the decision's winner at its plan rate, as one more progress step.
@@ -331,7 +357,10 @@ export async function runLab (
   // The capacity experiment ends with a decision (result/decision.js), first in every output; --confirm
   // runs its winner at the plan rate.
   // (the overload experiment's results carry a capacity too: its decision reads their goodput past it)
-  const decision = ['capacity', 'overload'].includes(experimentName) ? decide({ machine: m, results: ctx.results }) : null
+  // (a --url service is not restarted for probes: its past capacity is the sweep's own step past it)
+  if (experimentName === 'capacity' && !signal.aborted && !opts.url) await pastCapacityStep(lab, opts, ctx)
+  const form = commandForm(command, opts.cwd ?? userCwd())
+  const decision = ['capacity', 'overload'].includes(experimentName) ? decide({ machine: m, results: ctx.results }, form) : null
   // a --url run's decision is a rate for that one service, and the class that limits it (not a strategy)
   if (decision && opts.url) Object.assign(decision, { recommends: 'rate', limitedBy: limitingClass(ctx.results[0]) })
   if (decision && opts.confirm && !signal.aborted) decision.confirm = await confirmStep(lab, opts, ctx, decision)

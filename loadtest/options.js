@@ -4,66 +4,24 @@ import { basename, extname, join } from 'node:path'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { ROOT, allServerNames, catalog, serverOf, variants } from './catalog.js'
-import { defaultReportsDir, userCwd, userPath } from './paths.js'
+import { userCwd, userPath } from './paths.js'
 import { experimentNames } from './experiments/index.js'
 import { clip, describe, usageError } from './errors.js'
-import { ARRIVALS, DEFAULT_SEED } from './run/generate/schedule.js'
-import { DEFAULT_MAX_BODY } from './run/generate/body.js'
-import { RATE_PER_GENERATOR } from './run/generate/generators.js'
-import { DEFAULT_MAX_CONNECTIONS } from './run/generate/open-loop.js'
-import { BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_MS } from './run/watch/boot.js'
+import {
+  ARRIVALS, BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_MS, DEFAULTS, DEFAULT_MAX_CONNECTIONS, MAX_GENERATORS, MAX_SHARDS,
+  RATE_PER_GENERATOR, defaultReportsDir
+} from './settings.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 import { TUNABLE, TuneError, parseTune } from './tune.js'
 import { MixError, builtInMix, isBuiltInSpec, parseMix } from './result/mix.js'
 
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
 const MAX_START_AHEAD_MIN = 60
-// At most this many generator threads (--generators) and shards (--shard I/N).
-const MAX_GENERATORS = 64
-const MAX_SHARDS = 1000
-
-// Every option with the lab's default: what a run uses when neither the user nor the experiment sets it
-// (run/round/load.js reads the load's defaults here); null: nothing (or, for --out, paths.js defaultReportsDir).
-export const DEFAULTS = Object.freeze({
-  server: null,
-  experiment: null,
-  connections: 10, // closed loop; with --rate, enough for rate × timeout (open-loop.js defaultConnections)
-  rate: null,
-  arrival: 'constant',
-  seed: DEFAULT_SEED,
-  generators: null, // with --rate: generators.js defaultGenerators
-  shard: null,
-  'start-at': null,
-  slo: null,
-  'capacity-from': null,
-  tune: null,
-  confirm: false,
-  amount: null,
-  duration: 10, // seconds per round when neither --amount nor the experiment gives its size
-  timeout: 10,
-  'max-body': DEFAULT_MAX_BODY,
-  work: null,
-  task: null,
-  input: null,
-  runs: 1,
-  warmup: 0,
-  url: null,
-  mix: null,
-  node: null,
-  runtime: null,
-  out: null, // reports/ in the lab's checkout, ./loadlab-reports/ elsewhere (paths.js defaultReportsDir)
-  label: null,
-  threshold: [],
-  json: false,
-  list: false,
-  quick: false,
-  help: false
-})
 
 const BOOLEANS = new Set(['json', 'list', 'quick', 'help', 'confirm'])
 const MULTIPLE = new Set(['threshold'])
 // The parsed options before the user's: null where not given, so that an experiment's defaults and
-// --quick come before DEFAULTS (run/round/load.js); flags false, lists empty.
+// --quick come before DEFAULTS (settings.js, read by run/round/load.js); flags false, lists empty.
 const UNSET = Object.freeze(
   Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, BOOLEANS.has(k) || MULTIPLE.has(k) ? DEFAULTS[k] : null]))
 )
@@ -98,7 +56,7 @@ With no option: a quick tour of every server (light load, about a minute).
                        runs you will compare). One sweep finds the capacity at each (docs/decision.md)
   --tune NAME=V1,V2,…  capacity experiment: one sweep per value of a server setting, each its own result
                        (SERVER[NAME=V]); ${Object.entries(TUNABLE).map(([k, t]) => `${k} (${t.servers.join(', ')})`).join(', ')};
-                       max-queue takes inf; NAME alone tries its defaults (threads: half the cores, the
+                       max-queue takes inf; NAME alone tries its defaults (threads, processes: half the cores, the
                        cores, piscina's 1.5 × the cores)
   --confirm            capacity experiment: run the decision's winner at its plan rate (60 s; --quick: 10 s)
                        and say whether it held the target with no backlog growth
@@ -315,14 +273,16 @@ function checkScaleOut (o, out) {
 }
 
 // --server: a comma-separated list of catalog names (or all), each built; with the overload experiment
-// also shedding variant keys (queued-threads/deadline: that variant and its base, not the others).
+// also variant keys with their experiment (queued-threads/deadline with overload: that variant and its base).
 function serversOf (spec, known, experiment) {
   const names = spec.split(',').map((s) => s.trim()).filter(Boolean)
   const allowed = ['all', ...known.map((s) => s.name)]
   if (names.length === 0) { throw usageError(`--server: expected a comma-separated list of ${allowed.join(', ')}, got ${describe(spec)}`) }
   const keys = variants().map((v) => v.key)
-  const variant = names.find((n) => keys.includes(n))
-  if (variant && experiment !== 'overload') throw usageError(`--server ${variant}: a shedding variant goes with --experiment overload`)
+  const variant = variants().find((v) => names.includes(v.key))
+  if (variant && experiment !== variant.experiment) {
+    throw usageError(`--server ${variant.key}: this variant goes with --experiment ${variant.experiment}`)
+  }
   const bad = names.find((n) => !allowed.includes(n) && !keys.includes(n))
   if (bad) throw usageError(`--server: unknown server \`${bad}\`; allowed: ${[...allowed, ...keys].join(', ')}`)
   const servers = [...new Set(names.flatMap((n) => (n === 'all' ? allServerNames() : [n])))]
@@ -407,7 +367,7 @@ function runtimesOf (o) {
 // Where the report goes (absolute, from the user's directory) and what it is called.
 function checkOutput (o, out) {
   if (o.out !== null && o.out.trim() === '') throw usageError('--out: expected a directory, got an empty value')
-  out.out = o.out === null ? defaultReportsDir(out.cwd) : userPath(o.out, out.cwd)
+  out.out = o.out === null ? defaultReportsDir(out.cwd, ROOT) : userPath(o.out, out.cwd)
   if (o.out !== null && existsSync(out.out) && !statSync(out.out).isDirectory()) {
     throw usageError(`--out: ${o.out} exists and is not a directory`)
   }

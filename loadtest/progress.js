@@ -1,5 +1,5 @@
 // The live progress line of a measured round (rendered by the CLI from the run's progress events).
-import { fmtSeconds, msOrSeconds } from './report/format.js'
+import { fmtSeconds, msOrSeconds } from './text/format.js'
 
 // One line from a { type: 'round', elapsedMs, plannedMs, amount, completed, rps, p99, timeouts } event.
 export function formatRoundProgress (e) {

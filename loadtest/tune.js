@@ -5,7 +5,8 @@ import { availableParallelism } from 'node:os'
 
 // The tunable settings: the server flag each sets, the servers that take it, whether `inf` (unbounded:
 // the flag left out) is a value, and the values tried when the spec names none (a function of the cores).
-// threads: the cores beside piscina's own default, 1.5 × the cores (maxThreads), and half the cores.
+// threads: the cores beside piscina's own default, 1.5 × the cores (maxThreads), and half the cores;
+// processes: the same three.
 export const TUNABLE = Object.freeze({
   threads: {
     flag: '--threads',
@@ -13,6 +14,14 @@ export const TUNABLE = Object.freeze({
     inf: false,
     defaults: (cores) => [Math.max(1, Math.floor(cores / 2)), cores, Math.ceil(1.5 * cores)],
     help: 'pool threads (the server default: one per core; piscina\'s own default: 1.5 × the cores)'
+  },
+  processes: {
+    flag: '--processes',
+    servers: ['queued-processes'],
+    inf: false,
+    max: 64, // the server's own bound: each is a whole Node process
+    defaults: (cores) => [Math.max(1, Math.floor(cores / 2)), cores, Math.ceil(1.5 * cores)],
+    help: 'pool processes (the server default: one per core)'
   },
   workers: {
     flag: '--workers',
@@ -23,10 +32,10 @@ export const TUNABLE = Object.freeze({
   },
   'max-queue': {
     flag: '--max-queue',
-    servers: ['queued-threads'],
+    servers: ['queued-threads', 'queued-processes'],
     inf: true,
     defaults: (cores) => [cores, 4 * cores, 'inf'],
-    help: 'requests allowed to wait for a thread; past it 503 + Retry-After (inf: unbounded, the default)'
+    help: 'requests allowed to wait for a thread or process; past it 503 + Retry-After (inf: unbounded, the default)'
   }
 })
 
@@ -53,15 +62,16 @@ export function parseTune (spec, { servers = null, cores = availableParallelism(
   return { name: m[1], flag: setting.flag, values }
 }
 
-// The comma-separated values of one setting: whole numbers from 1 to 256 (or `inf` where unbounded is
-// one), each once.
+// The comma-separated values of one setting: whole numbers from 1 to its max (256 unless it names one;
+// or `inf` where unbounded is one), each once.
 function valuesOf (name, text, setting) {
   const raw = text.split(',').map((s) => s.trim())
-  const rule = `whole numbers from 1 to 256${setting.inf ? ' or inf' : ''}, comma-separated`
+  const max = setting.max ?? 256
+  const rule = `whole numbers from 1 to ${max}${setting.inf ? ' or inf' : ''}, comma-separated`
   const values = raw.map((v) => {
     if (setting.inf && v === 'inf') return 'inf'
     const n = /^\d+$/.test(v) ? Number(v) : NaN
-    if (!(n >= 1 && n <= 256)) throw new TuneError(`--tune ${name}: expected ${rule}, got ${JSON.stringify(v.slice(0, 20))}`)
+    if (!(n >= 1 && n <= max)) throw new TuneError(`--tune ${name}: expected ${rule}, got ${JSON.stringify(v.slice(0, 20))}`)
     return n
   })
   if (new Set(values).size !== values.length) throw new TuneError(`--tune ${name}: a value given twice (${text.slice(0, 40)})`)

@@ -8,12 +8,15 @@ import { readReport } from '../loadtest/compare/cli.js'
 import { runCli, usageError } from '../loadtest/errors.js'
 import capacity from '../loadtest/experiments/capacity.js'
 import { createSweep } from '../loadtest/result/sweep.js'
+import { errorsOf } from '../loadtest/result/requests.js'
+import { STEP_OVERHEAD_SEC } from '../loadtest/settings.js'
 import { capacityAtTargets } from '../loadtest/result/capacity.js'
 import { createHistogram, decodeHistogram, encodeHistogram, recordMs } from '../loadtest/result/histogram.js'
 
-// Seconds outside the steps' own length: each step's drain, probe and judging (the 2026-11-25 quiet runs:
-// 1.7–2.2 s), and once a run: boot, calibration and warmup of six servers, and --confirm's 60 s.
-const defaults = { overheadSec: 2.2, fixedSec: 50, confirmSec: 60 }
+// Seconds outside the steps' own length: each step's drain, probe and judging (settings.js
+// STEP_OVERHEAD_SEC, the sweep's own), and once a run: boot, calibration and warmup of six servers, and
+// --confirm's 60 s.
+const defaults = { overheadSec: STEP_OVERHEAD_SEC, fixedSec: 50, confirmSec: 60 }
 
 // A replayed step's figures at `rate` for `sec` seconds from the measured step `ref`: its latencies
 // resampled (evenly over its quantiles) to the requests the planned length holds.
@@ -22,7 +25,7 @@ function replayFigures (ref, rate, sec) {
   const from = decodeHistogram(ref.histograms.latency)
   const h = createHistogram()
   for (let i = 0; i < n; i++) recordMs(h, from.getValueAtPercentile(((i + 0.5) / n) * 100) / 1000)
-  const failed = ref.requests.errors + ref.requests.timeouts + ref.requests.non2xx + ref.requests.mismatches
+  const failed = errorsOf(ref.requests)
   const requests = {
     sent: n,
     completed: n,

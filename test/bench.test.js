@@ -129,6 +129,27 @@ test('bench --quick --json: exits 0, prints the structure with finite positive r
   assert.match(stderr, /rule applied \(offered load kept\): issue rate within 2 % in every 1 s window/)
 })
 
+test('bench --quick --only processes: the three process pools side by side, bodies verified, crash → answer', async () => {
+  const { code, stdout, stderr } = await runBench(['--quick', '--only', 'processes', '--json'])
+  assert.equal(code, 0, `exit code 0; stderr:\n${stderr}`)
+  const r = JSON.parse(stdout)
+  assert.equal(r.dispatch, null, 'only the part asked for ran')
+  const p = r.processes
+  assert.deepEqual(p.pools, ['own', 'workerpool', 'tinypool'])
+  assert.deepEqual(p.cases.map((c) => c.processes), [1, 2])
+  for (const c of p.cases) {
+    for (const pool of p.pools) {
+      assert.equal(c.perTaskUs[pool].samples.length, c.rounds, `${pool}: one figure per round`)
+      assert.ok(positive(c.perTaskUs[pool].mean), `${pool} µs/task`)
+      assert.ok(positive(c.crashMs[pool].mean), `${pool}: a crash, then an answer`)
+    }
+    for (const pool of ['workerpool', 'tinypool']) {
+      assert.ok(c.ratio[pool].min <= c.ratio[pool].median && c.ratio[pool].median <= c.ratio[pool].max)
+    }
+  }
+  assert.match(stderr, /workerpool \/ own +tinypool \/ own/)
+})
+
 test('bench: a bad flag is one line on stderr and exit 2, before anything starts', async () => {
   for (const args of [['--rounds', '0'], ['--nope'], ['--only', 'everything']]) {
     const { code, stdout, stderr } = await runBench(args)

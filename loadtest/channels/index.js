@@ -9,17 +9,25 @@ import { pathToFileURL } from 'node:url'
 import { createMainDispatcher } from './main.js'
 import { createPiscinaDispatcher } from './piscina.js'
 import { createSharedDispatcher } from './shared.js'
+import { createNativeDispatcher, NATIVE_MODES } from './native.js'
 
 export { defaultHook, expectedAnswer, makeId, resolveId, spin } from './hook.js'
 export { ChannelError } from './errors.js'
+export { NATIVE_MODES }
+export { loadNativeCaller, nativeSettings } from './native/build.js'
 
-// The modes, in the order the study shows them.
-export const MODES = ['main', 'piscina', 'shared']
+// The modes, in the order the study shows them: the JS callers, then the native caller's (opts.native: a
+// loaded caller, native/build.js).
+export const MODES = ['main', 'piscina', 'shared', ...NATIVE_MODES]
+
+// The modes that call the hook on the main thread, without workers.
+export const UNPOOLED = ['main', 'native-main']
 
 const factories = {
   main: createMainDispatcher,
   piscina: createPiscinaDispatcher,
-  shared: createSharedDispatcher
+  shared: createSharedDispatcher,
+  ...Object.fromEntries(NATIVE_MODES.map((m) => [m, (opts) => createNativeDispatcher({ ...opts, mode: m })]))
 }
 
 // A hook given as a file path or a URL, as the URL string every thread can import().

@@ -17,7 +17,7 @@ import {
   splitByRuntime,
   UNITS
 } from './compare.js'
-import { termCode, termText } from '../report/escape.js'
+import { termCode, termText } from '../text/escape.js'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
 import { userCwd } from '../paths.js'

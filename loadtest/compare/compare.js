@@ -4,7 +4,7 @@
 // render.js.
 import { CompareError, clip } from '../errors.js'
 import { errorsOf } from '../result/requests.js'
-import { SCHEMA, machineLine } from '../result/build.js'
+import { SCHEMA } from '../result/build.js'
 import { isNum, PERCENTILE_KEYS, roundTo } from '../result/stats.js'
 import { serviceTime } from '../result/figures.js'
 import { calibrationKey, withoutRuntime } from '../result/key.js'
@@ -13,6 +13,9 @@ import { METRICS } from '../report/thresholds.js'
 import { withoutImpossible } from './impossible.js'
 import { overloadCell } from './overload.js'
 import { verdictOf } from '../result/trust.js'
+import { isInProcess } from '../result/kind.js'
+import { machineLine } from '../text/sentences.js'
+import { overlaps } from '../result/decision.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }
@@ -119,6 +122,7 @@ function httpCell (r, report, units) {
     capacity: isNum(r.capacity?.capacity?.rps) ? r.capacity.capacity.rps : null,
     capacityBound: r.capacity?.capacity?.bound ?? null,
     capacityFloor: r.capacity?.capacity?.floor ?? null,
+    capacityBracket: r.capacity?.capacity?.bracket ?? null,
     sloMs: isNum(r.capacity?.sloMs) ? r.capacity.sloMs : null,
     overload: overloadCell(r), // past capacity (the overload experiment), null otherwise
     ...drawable(r.timeline)
@@ -206,6 +210,16 @@ export function noiseVerdict (base, next, higherIsBetter) {
   const down = maxB < minA
   if (!up && !down) return { verdict: 'within noise', rounds, chance }
   return { verdict: up === higherIsBetter ? 'better' : 'worse', rounds, chance }
+}
+
+// One sweep each (no --runs): their brackets decide, as the decision's do (result/decision.js overlaps):
+// 'tie' when they overlap, else 'better' or 'worse'; the no-estimate verdict without brackets.
+function bracketVerdict (base, c) {
+  const a = base?.capacityBracket
+  const b = c.capacityBracket
+  if (!isNum(a?.pass) || !isNum(b?.pass)) return { verdict: 'no noise estimate', rounds: [1, 1], chance: null }
+  if (overlaps({ bracket: a }, { bracket: b })) return { verdict: 'tie', rounds: [1, 1], chance: null }
+  return { verdict: b.pass > a.pass ? 'better' : 'worse', rounds: [1, 1], chance: null }
 }
 
 // Metrics --fail-on takes: the lab's threshold metrics that are not counts, with their good direction.
@@ -341,6 +355,7 @@ function againstBaseline (c, i, { kind, base, baseRun, run, baseline }) {
   c.capacityRatio = c.capacityRefused ? null : ratio(c.capacity, base?.capacity)
   if (i !== baseline && baseRun && isNum(c.capacity)) {
     c.capacityNoise = noiseVerdict(roundsOf(baseRun, 'capacity'), roundsOf(run, 'capacity'), true)
+    if (c.capacityNoise.verdict === 'no noise estimate' && !c.capacityRefused) c.capacityNoise = bracketVerdict(base, c)
   }
   if (i !== baseline && baseRun) {
     c.rpsNoise = noiseVerdict(roundsOf(baseRun, 'rps'), roundsOf(run, 'rps'), true)
@@ -351,7 +366,7 @@ function againstBaseline (c, i, { kind, base, baseRun, run, baseline }) {
 // One row of the comparison: the run's cell in each report (null where it has none), against the baseline.
 function rowOf (key, entries, byKey, { baseline, units }) {
   const first = byKey.find((m) => m.has(key)).get(key)
-  const kind = first.kind === 'dispatch' ? 'dispatch' : 'http'
+  const kind = isInProcess(first) ? 'dispatch' : 'http' // an in-process case: its mean time
   const cells = entries.map(({ report }, i) => {
     const r = byKey[i].get(key)
     if (!r) return null

@@ -2,11 +2,11 @@
 // of C, and the recovery after the burst, lined up per run (same key). Cells are plain data (compare.js),
 // the Markdown and HTML tables are pure strings (render.js places them).
 import { table } from '../report/html.js'
-import { esc, mdCode } from '../report/escape.js'
+import { esc, mdCode } from '../text/escape.js'
 import { markdownTable } from '../report/markdown.js'
-import { MISSING, fmtPct as pct } from '../report/format.js'
+import { MISSING, fmtPct as pct } from '../text/format.js'
 import { isNum } from '../result/stats.js'
-import { fmtRecovery } from '../result/overload.js'
+import { fmtRecovery } from '../text/sentences.js'
 
 // A result's overload figures for compare, or null: { capacityRps, sloMs, steps: { multiple: { goodput,
 // shed, p99 } }, recovery (the result's: { ms, metastable, burstEndMs, observedMs }) }.

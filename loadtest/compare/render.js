@@ -4,14 +4,14 @@ import { barSpec, renderSvg, spectrumRows, spectrumSpec } from '../report/charts
 import { figureHtml, msHtml, numHtml, page, pctHtml, table, whenHtml } from '../report/html.js'
 import { isNum } from '../result/stats.js'
 import { figure, wideSpread } from '../report/page.js'
-import { esc, mdCode, mdText as mdEsc } from '../report/escape.js'
+import { esc, mdCode, mdText as mdEsc } from '../text/escape.js'
 import { markdownTable } from '../report/markdown.js'
-import { MISSING, fixedGrouped as f, latencyGrouped as lat, numGrouped, pctFixed, signedPct, timesGrouped } from '../report/format.js'
+import { MISSING, fixedGrouped as f, latencyGrouped as lat, numGrouped, pctFixed, signedPct, timesGrouped } from '../text/format.js'
 import { timelineMarks, timelineRows, timelineSpec } from '../report/timeline-chart.js'
 import { NOISE_RULE, anyRegressed } from './compare.js'
 import { overloadHtml, overloadMarkdown } from './overload.js'
 
-// Markdown escaping of compare's text: the shared one of report/escape.js.
+// Markdown escaping of compare's text: the shared one of text/escape.js.
 export { mdEsc }
 
 // A ratio and the noise rule's verdict on it (1.05× within noise).
@@ -151,7 +151,7 @@ function capacitySection (cmp, http) {
   ]
 }
 
-// The dispatch cases: mean per call and the ratio to the baseline's.
+// The in-process cases (dispatch, ssr-offload): mean time of a batch and the ratio to the baseline's.
 function dispatchSection (cmp) {
   const dispatch = cmp.rows.filter((r) => r.kind === 'dispatch')
   if (!dispatch.length) return []
@@ -161,7 +161,7 @@ function dispatchSection (cmp) {
     c ? `${lat(c.meanMs, 'ms')}${mark(c)}` : 'not run',
     ...(cmp.reports[i].baseline ? [] : [c ? times(c.meanRatio) : MISSING])
   ])])
-  return ['## Dispatch', '', markdownTable({ head, rows }, { numeric: true })]
+  return ['## In-process cases', '', markdownTable({ head, rows }, { numeric: true })]
 }
 
 // The --fail-on bounds, the flagged runs and the notes.
@@ -189,7 +189,7 @@ function verdictSections (cmp) {
 }
 
 // The comparison as Markdown: the reports and their machines, one column group per report, ratios
-// to the baseline, then the flagged runs and notes. Every free text is escaped (report/escape.js).
+// to the baseline, then the flagged runs and notes. Every free text is escaped (text/escape.js).
 export function renderCompareMarkdown (cmp) {
   const http = cmp.rows.filter((r) => r.kind === 'http')
   return [
@@ -235,7 +235,8 @@ function ratioHtml (v, noise) {
   if (!isNum(v)) return figureHtml(MISSING)
   const verdict = noise?.verdict ?? 'no noise estimate'
   const cls = verdict === 'better' ? 'ratio-up' : verdict === 'worse' ? 'ratio-down' : ''
-  const said = verdict === 'better' || verdict === 'worse' ? ` ${verdict}` : verdict === 'within noise' ? ' <span class="muted">≈</span>' : ''
+  const even = verdict === 'within noise' || verdict === 'tie' ? ` <span class="muted">${verdict === 'tie' ? 'tie' : '≈'}</span>` : ''
+  const said = verdict === 'better' || verdict === 'worse' ? ` ${verdict}` : even
   return `<span class="${cls}" data-verdict="${esc(verdict)}" title="${esc(verdict)}">${timesGrouped(v)}${said}</span>`
 }
 
@@ -396,7 +397,7 @@ function dispatchChart (cmp, rows) {
       }),
       { id: 'dispatch' }
     ),
-    '<b>Dispatch</b>: mean time of one batch of calls per case and machine. Lower is better.',
+    '<b>In-process cases</b> (dispatch, ssr-offload): mean time of one batch per case and machine. Lower is better.',
     { bars: data.length }
   )
 }
@@ -474,7 +475,7 @@ ${gates}${flags}${notes}
 ${http.length ? `<section class="block"><h2>HTTP runs</h2>${charts(cmp, http)}${httpTable(cmp, http)}</section>` : ''}
 ${capacityTable(cmp, http)}
 ${overloadHtml(cmp, http)}
-${dispatch.length ? `<section class="block"><h2>Dispatch</h2>${dispatchChart(cmp, dispatch)}${dispatchTable(cmp, dispatch)}</section>` : ''}
+${dispatch.length ? `<section class="block"><h2>In-process cases</h2>${dispatchChart(cmp, dispatch)}${dispatchTable(cmp, dispatch)}</section>` : ''}
 <footer>Written by <code>npm run compare</code>. Charts rendered with Vega-Lite; this page loads nothing from the network.</footer>`
   return page({ title: `loadlab compare: ${cmp.reports.map((r) => r.name).join(' vs ')}`, body })
 }

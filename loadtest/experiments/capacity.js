@@ -3,13 +3,15 @@
 // 150 % of the ideal its cores allow for the work, the knee is found by bisection, and one step at
 // 1.2 × the capacity shows what happens past it (timeouts, queue growth, recovery). See
 // loadtest/result/sweep.js for the rule.
-import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../report/format.js'
+import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../text/format.js'
 import { SERVERS } from './heavy-cpu.js'
-import { MIN_REQUESTS, SLO_MULTIPLES, createSweep } from '../result/sweep.js'
+import { MIN_REQUESTS, createSweep } from '../result/sweep.js'
+import { SLO_MULTIPLES, SWEEP_LIMITS } from '../settings.js'
 import { taskArgs } from '../run/watch/task.js'
-import { trustMark } from '../result/trust.js'
+import { trustMark } from '../text/sentences.js'
 import { tuneArgs } from '../tune.js'
 import { parseKey } from '../result/key.js'
+import { probeNote } from '../run/round/past-capacity.js'
 
 // The six CPU strategies, as in heavy-cpu.
 export { SERVERS }
@@ -22,24 +24,22 @@ export { SERVERS }
 // (34 ms) was below the scheduler lag of a loaded machine, so every step failed.
 // The cost (docs/decision.md "Cost"): with three targets the quiet reference runs of 2026-11-25 took 1104
 // and 1037 s with --confirm (103 and 97 steps: 816 and 762 s of load, about 2.2 s a step besides, 60 s
-// of --confirm). budgetSec bounds each sweep: a step costs its length and 2 s (result/sweep.js
+// of --confirm). budgetSec bounds each sweep: a step costs its length and 2 s (settings.js
 // STEP_OVERHEAD_SEC), the looser targets' steps only within 80 % of it, so 6 × 120 s = 720 s of sweeps at
 // most, with about 0.2 s a step uncounted (15 s), boot, calibration and warmup (about 50 s) and --confirm
 // (60 s): 14.1 min at most; replayed against those two runs' steps (scripts/capacity-cost.js) 761 and
 // 730 s, 12.7 and 12.2 min for 72 and 69 steps (a clear failure counted at once: result/sweep.js).
+const { minDurationSec, ...limits } = SWEEP_LIMITS
 const defaults = {
   work: 'loop:3e7',
-  durationSec: 2,
+  durationSec: minDurationSec,
   minRequests: MIN_REQUESTS,
-  maxStepSec: 10,
   timeoutSec: 10,
   warmup: 8,
   recoveryTimeoutSec: 60,
-  refine: 3,
-  maxSteps: 14,
-  // more steps allowed for each target past the first: a bisection and its repeat (docs/decision.md "Cost")
-  stepsPerTarget: 2,
-  budgetSec: 120,
+  // maxStepSec, refine, maxSteps, budgetSec and stepsPerTarget (more steps for each target past the first:
+  // a bisection and its repeat, docs/decision.md "Cost"): settings.js SWEEP_LIMITS
+  ...limits,
   fractions: null
 }
 // --quick: the suite's runs, cheap but by the same rule. A work of about 8 ms (ideal near 240 req/s) so
@@ -118,6 +118,7 @@ export default {
   notes (opts) {
     return [
       "capacity: open-loop steps; each step is one round at one offered rate, long enough for the sweep's minimum of requests, its latency counted from each request's due time",
+      probeNote(opts.quick), // run/round/past-capacity.js
       ...(opts.rate ? ['capacity: --rate is ignored: the sweep chooses the rates'] : [])
     ]
   },

@@ -3,9 +3,9 @@
 // called first (every second call 1000 ms, else 100 ms). Load as the study: `autocannon -c 50
 // --amount 200 -t 1000`. Throughput is the same; who waits how long is not — hence the full
 // percentile column the study prints.
-import { MISSING, fmtMs, fmtNum } from '../report/format.js'
+import { MISSING, fmtMs, fmtNum } from '../text/format.js'
 import { PERCENTILE_KEYS } from '../result/stats.js'
-import { trustMark } from '../result/trust.js'
+import { trustMark } from '../text/sentences.js'
 
 // The study's percentile rows: the report's own list.
 export const PERCENTILES = PERCENTILE_KEYS

@@ -3,12 +3,12 @@
 // strategy's capacity C for the heavy work alone (the capacity sweep at one target), then one open-loop
 // round of the built-in mix (result/mix.js: heavy GET / with the work, cheap GET /?work=loop:1e3) whose
 // heavy class is offered HEAVY_SHARE_OF_C × C: the cheap class's p99 is the figure.
-import { MISSING, fmtMs, fmtRps as rps } from '../report/format.js'
+import { MISSING, fmtMs, fmtRps as rps } from '../text/format.js'
 import { SERVERS } from './heavy-cpu.js'
 import capacity from './capacity.js'
-import { sloFor } from '../result/sweep.js'
+import { sloFor } from '../settings.js'
 import { builtInMix } from '../result/mix.js'
-import { trustMark } from '../result/trust.js'
+import { trustMark } from '../text/sentences.js'
 
 // The heavy class's rate in the mixed round, as a share of the strategy's capacity; the mix.
 export const HEAVY_SHARE_OF_C = 0.8

@@ -4,14 +4,16 @@
 // at once (shed), what the CPU was spent on, and how fast the service comes back. The shedding variants
 // (catalog.js) run at their base strategy's C. docs/overload.md states the rules.
 import { existsSync, readFileSync } from 'node:fs'
-import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../report/format.js'
+import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../text/format.js'
 import { usageError } from '../errors.js'
 import { serverOf, variants } from '../catalog.js'
 import { SERVERS } from './heavy-cpu.js'
 import capacity from './capacity.js'
-import { sloFor } from '../result/sweep.js'
+import { sloFor } from '../settings.js'
 import { taskArgs } from '../run/watch/task.js'
-import { OVERLOAD_DEFAULTS, OVERLOAD_QUICK, fmtRecovery, overloadRule } from '../result/overload.js'
+import { OVERLOAD_DEFAULTS, OVERLOAD_QUICK, overloadRule } from '../result/overload.js'
+import { fmtRecovery } from '../text/sentences.js'
+import { runName } from '../result/key.js'
 
 // The capacity sweep's own settings (experiments/capacity.js), with the overload steps' (result/overload.js).
 const defaults = { ...capacity.defaults, overload: OVERLOAD_DEFAULTS }
@@ -88,7 +90,7 @@ export default {
       }
       const sweep = from ? null : oneTarget
       entries.push({ ...base, variant: null, ...(sweep ? { sweep } : {}), overload: { settings, capacity: from } })
-      for (const v of variants([server]).filter(wanted)) {
+      for (const v of variants([server], 'overload').filter(wanted)) {
         entries.push({
           ...base,
           variant: v.variant,
@@ -125,7 +127,7 @@ function overloadTable (results) {
   ]
   const body = rows.map((r) => {
     const o = r.overload
-    const name = r.variant ? `${r.server}/${r.variant}` : r.server
+    const name = runName(r)
     if (!o || o.refused) {
       const why = `✗ ${o?.refused ?? r.failure?.reason ?? 'no overload run'}`
       return [name, MISSING, fmtMs(o?.sloMs), ...multiples.flatMap(() => ['', '', '', '']), MISSING, why]

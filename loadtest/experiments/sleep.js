@@ -3,8 +3,8 @@
 // 10 s; then the pooled ones again with 10 tasks per worker and a 1000 ms idle timeout. The study's
 // point: a pool rescues blocking work and costs async work, and tuning the pool recovers async work.
 import { parseKey } from '../result/key.js'
-import { MISSING, fmtMs, fmtCount, fmtNum, fmtRatio } from '../report/format.js'
-import { trustMark } from '../result/trust.js'
+import { MISSING, fmtMs, fmtCount, fmtNum, fmtRatio } from '../text/format.js'
+import { trustMark } from '../text/sentences.js'
 
 const VARIANTS = ['async-sleep-unpooled', 'async-sleep-pooled', 'sync-sleep-unpooled', 'sync-sleep-pooled']
 const TUNED = { tasks: 10, idleTimeout: 1000 }

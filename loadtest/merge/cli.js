@@ -9,7 +9,9 @@ import { readReport } from '../compare/cli.js'
 import { experimentFor } from '../experiments/index.js'
 import { renderMarkdown } from '../report/markdown.js'
 import { checkWritableDir, reportId, writeReport } from '../report/write.js'
-import { defaultReportsDir, userCwd } from '../paths.js'
+import { userCwd } from '../paths.js'
+import { defaultReportsDir } from '../settings.js'
+import { ROOT } from '../catalog.js'
 import { runCli } from '../errors.js'
 import { checkShards, mergeError, mergeShards } from './merge.js'
 
@@ -42,7 +44,7 @@ function parseMergeArgs (argv) {
   }
   const { values, positionals } = parsed
   if (!values.help && positionals.length < 2) throw mergeError('expected the reports of at least two shards (see --help)')
-  const out = values.out === undefined ? defaultReportsDir() : resolve(values.out)
+  const out = values.out === undefined ? defaultReportsDir(userCwd(), ROOT) : resolve(values.out)
   return { files: positionals, out, help: values.help }
 }
 

@@ -5,10 +5,11 @@
 import { mergeClasses } from '../result/mix.js'
 import { LabError } from '../errors.js'
 import { createHistogram, decodeHistogram, encodeHistogram, summarizeHistogram } from '../result/histogram.js'
-import { buildReport, machineLine } from '../result/build.js'
+import { buildReport } from '../result/build.js'
 import { roundTo } from '../result/stats.js'
 import { mergeTimelines } from './timeline.js'
 import { countsFault } from './counts.js'
+import { machineLine } from '../text/sentences.js'
 
 // What makes reports shards of one plan: these fields of `method` must be equal in all of them.
 const PLAN_FIELDS = ['url', 'rate', 'arrival', 'seed', 'amount', 'durationSec', 'startAt']

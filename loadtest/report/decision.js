@@ -1,10 +1,10 @@
 // The decision block (result/decision.js) as the terminal, the Markdown and the page show it: one short
 // block, first in every output (the terminal's last, so it stays on screen). Pure: decision in, text out.
-import { esc } from './escape.js'
-import { mdText } from './escape.js'
+import { esc } from '../text/escape.js'
+import { mdText } from '../text/escape.js'
 import { bracketText } from '../result/decision.js'
 import { isNum } from '../result/stats.js'
-import { MISSING, fmtRounded } from './format.js'
+import { MISSING, fmtRounded } from '../text/format.js'
 
 const r1 = (x) => fmtRounded(x, 1)
 
@@ -12,6 +12,24 @@ const r1 = (x) => fmtRounded(x, 1)
 function who (c) {
   if (!c) return MISSING
   return c.setting ? `${c.server} with ${c.setting.name}=${c.setting.value}` : c.server
+}
+
+// The recommended configuration's past capacity in figures: goodput at each multiple, shed, recovery.
+function keptText (p) {
+  if (!p) return ''
+  const good = Object.entries(p.goodputShare).sort((a, b) => a[0] - b[0]).map(([m, g]) => `${isNum(g) ? Math.round(g * 100) : MISSING} % at ${m} ×`)
+  const shed = isNum(p.shedShare) ? `, ${Math.round(p.shedShare * 100)} % shed at the last` : ''
+  const rec = isNum(p.recoverySec) ? `recovery ${r1(p.recoverySec)} s` : 'no recovery seen'
+  return ` (goodput ${good.join(', ')} C${shed}; ${rec})`
+}
+
+// Whose target: the user's --slo, or the lab's default from this machine's service time.
+function targetText (d) {
+  const t = d.target
+  const at = `p99 ≤ ${r1(d.sloMs)} ms`
+  if (!t || t.own) return `${at}, your own (--slo)`
+  const service = isNum(t.serviceMs) ? ` (${r1(t.serviceMs)} ms)` : ''
+  return `${at}: 5 × the service time measured on this machine${service}, not a target of yours; give yours with --slo MS`
 }
 
 // The capacity of a candidate with its bracket and, over --runs, its spread.
@@ -36,9 +54,14 @@ function pastText (past) {
 }
 
 // Where the answer would change with the target (the capacity-against-target lines crossing).
+// A new leader is named only where the brackets are apart at the looser target; else the two tie from there.
 function changesText (d) {
   if (!d.changes?.length) return 'the same leader at every target measured'
   return d.changes.map((c) => {
+    if (c.tie) {
+      const b = c.brackets ? ` (brackets ${c.brackets[0]} and ${c.brackets[1]} req/s overlap)` : ''
+      return `${c.from} and ${c.to} tie from ${r1(c.toMs)} ms on${b}; ${c.from} leads at ${r1(c.fromMs)} ms`
+    }
     const at = isNum(c.atMs) ? `near p99 ${r1(c.atMs)} ms` : `between ${r1(c.fromMs)} and ${r1(c.toMs)} ms`
     return `${c.to} leads from ${r1(c.toMs)} ms (lines cross ${at}; ${c.from} leads at ${r1(c.fromMs)} ms)`
   }).join('; ')
@@ -64,12 +87,14 @@ export function decisionLines (d) {
     lines.push({ label: 'No recommendation', text: `${d.refused.text} (${d.refused.reason})` })
     if (d.key) lines.push({ label: 'Highest capacity', text: `${who(d)}: ${capacityText(d)} at ${target}` })
   } else {
-    lines.push({ label: 'Run', text: `${who(d)}: capacity ${capacityText(d)} at ${target}` })
+    lines.push({ label: 'Run', text: `${d.command ?? who(d)}   at ${r1(d.planRps)} req/s (the plan rate)` })
+    lines.push({ label: 'Capacity', text: `${who(d)}: ${capacityText(d)} at ${target}` })
     lines.push({ label: 'Plan', text: `${r1(d.planRps)} req/s, ${Math.round(d.headroom * 100)} % of capacity (${Math.round((1 - d.headroom) * 100)} % headroom)` })
   }
   if (d.runnerUp) lines.push({ label: 'Runner-up', text: `${who(d.runnerUp)}: ${capacityText(d.runnerUp)}; ${d.runnerUp.separation}` })
   if (d.decidedBy && !d.refused) lines.push({ label: 'Decided by', text: d.decidedBy })
-  if (d.key) lines.push({ label: 'Past capacity', text: pastText(d.past) })
+  if (d.key) lines.push({ label: 'Past capacity', text: d.pastText ? d.pastText + keptText(d.pastCapacity) : pastText(d.past) })
+  lines.push({ label: 'Target', text: targetText(d) })
   lines.push({ label: 'Would change', text: changesText(d) })
   if (d.unmet?.length) lines.push({ label: `No capacity at ${target}`, text: d.unmet.map((u) => `${u.key} (${u.bound})`).join(', ') })
   if (d.key) lines.push({ label: d.refused ? 'Confirm run' : 'Confirmed', text: confirmText(d.confirm) })

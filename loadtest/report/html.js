@@ -1,8 +1,8 @@
 // Shared HTML helpers for the report and compare pages: the figures of format.js as HTML, tables, the
 // machine/method summaries and the page shell. Pure functions; nothing here reaches the network.
 import { isNum } from '../result/stats.js'
-import { MISSING, mibGib, msGrouped, numGrouped, pctFixed, utcWhen } from './format.js'
-import { esc } from './escape.js'
+import { MISSING, mibGib, msGrouped, numGrouped, pctFixed, utcWhen } from '../text/format.js'
+import { esc } from '../text/escape.js'
 
 const DASH = `<span class="na" title="not measured">${MISSING}</span>`
 

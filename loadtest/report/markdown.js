@@ -1,14 +1,14 @@
 // The Markdown summary of a report: machine and method first (as published benchmarks state
 // them), then the table, then what is not to be trusted. A pure function of the report.
 import { classTable, reportTable } from './table.js'
-import { mdCode, mdFence, mdText } from './escape.js'
+import { mdCode, mdFence, mdText } from '../text/escape.js'
 import { runtimeName } from '../result/runtime.js'
 import { verdictOf } from '../result/trust.js'
-import { holdsText } from '../result/capacity.js'
+import { holdsText } from '../text/sentences.js'
 import { thresholdRows } from './thresholds.js'
 import { decisionMarkdown } from './decision.js'
 import { bracketText } from '../result/decision.js'
-import { MISSING, fmtRounded as n, mibGib } from './format.js'
+import { MISSING, fmtRounded as n, mibGib } from '../text/format.js'
 
 // A calibration's row name: its work spec, and its runtime under --node.
 function calibrationName (c) {

@@ -2,7 +2,8 @@
 // strategy's capacity C, one line per strategy) and the burst's timeline (goodput, shed and p99 per
 // second, one line per strategy). Pure spec builders and the section's HTML; charts.js renders.
 import { AXIS_COLORS, CHART_BASE, renderSvg } from './charts.js'
-import { esc } from './escape.js'
+import { esc } from '../text/escape.js'
+import { runName } from '../result/key.js'
 
 const CONFIG = { ...CHART_BASE, axis: { ...AXIS_COLORS, gridColor: '#eaeef2' } }
 const COLOR = { field: 'server', type: 'nominal', title: 'server', sort: null, legend: { orient: 'bottom', columns: 3, labelLimit: 320 } }
@@ -12,7 +13,7 @@ function goodputRows (results) {
   return results.flatMap((r) =>
     (r.overload?.steps ?? [])
       .filter((s) => typeof s.goodputShare === 'number')
-      .map((s) => ({ server: nameOf(r), multiple: s.multiple, goodput: s.goodputShare, shed: s.shedShare ?? 0 })))
+      .map((s) => ({ server: runName(r), multiple: s.multiple, goodput: s.goodputShare, shed: s.shedShare ?? 0 })))
 }
 
 // Goodput (× C) by offered load (× C), one line per strategy; the dashed line is all of C kept.
@@ -44,9 +45,9 @@ function burstRows (results) {
     const sec = 1 // windows are 1 s
     for (const w of rec.windows) {
       const t = w.t / 1000
-      rows.push({ server: nameOf(r), panel: 'goodput (req/s)', t, value: w.good / sec })
-      rows.push({ server: nameOf(r), panel: 'shed (req/s)', t, value: w.shed / sec })
-      if (typeof w.p99 === 'number') rows.push({ server: nameOf(r), panel: 'p99 (ms)', t, value: w.p99 })
+      rows.push({ server: runName(r), panel: 'goodput (req/s)', t, value: w.good / sec })
+      rows.push({ server: runName(r), panel: 'shed (req/s)', t, value: w.shed / sec })
+      if (typeof w.p99 === 'number') rows.push({ server: runName(r), panel: 'p99 (ms)', t, value: w.p99 })
     }
   }
   return rows
@@ -91,8 +92,4 @@ ${chart('goodput', goodputSpec(goodputRows(runs)), '<b>Goodput against offered l
 ${first ? chart('burst', burstSpec(burstRows(runs), { burstStartS: start, burstEndS: end }), `<b>The burst</b> (shaded: ${esc(first.phases[1].rate)} req/s for the first strategy): goodput, shed answers and p99 per 1 s window of due time. Recovery is the time from the burst's end until every window is good again.`) : ''}
 <p class="muted">${esc(runs[0].overload.rule)} The table below gives every figure.</p>
 </section>`
-}
-
-function nameOf (r) {
-  return r.variant ? `${r.server}/${r.variant}` : r.server
 }

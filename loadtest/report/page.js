@@ -15,17 +15,17 @@ import {
   pctHtml,
   table
 } from './html.js'
-import { esc } from './escape.js'
+import { esc } from '../text/escape.js'
 import { isNum } from '../result/stats.js'
-import { machineLine } from '../result/build.js'
+import { holdsText, machineLine } from '../text/sentences.js'
 import { thresholdRows } from './thresholds.js'
 import { decisionHtml } from './decision.js'
 import { targetsOf } from '../result/decision.js'
 import { UNMEASURED, classTable, experimentTable, runtimesOf, tableNotes } from './table.js'
 import { runtimeName, unmeasuredWhy } from '../result/runtime.js'
 import { verdictOf } from '../result/trust.js'
-import { holdsText } from '../result/capacity.js'
-import { MISSING } from './format.js'
+import { MISSING } from '../text/format.js'
+import { isInProcess } from '../result/kind.js'
 
 // A server-side figure's cell: "—" with its reason on hover where the run's runtime cannot measure it
 // (the reasons are also written under the table), else the figure.
@@ -395,7 +395,7 @@ function targetsSection (http, names) {
   return figure(
     'targets',
     renderSvg(targetsSpec(rows), { id: 'targets' }),
-    '<b>Capacity against the p99 target</b>, one line per strategy, each point from the same sweep (every step judged against every target). A hollow point at 0: the strategy cannot meet that target at any rate tried. Where two lines cross, the better choice changes with the target.',
+    '<b>Capacity against the p99 target</b>, one line per strategy, each point from the same sweep (every step judged against every target). A hollow point at 0: the strategy cannot meet that target at any rate tried. Where two lines cross with their brackets apart, the better choice changes with the target; where the brackets overlap, the two tie (the decision\'s "Would change").',
     { lines: new Set(rows.map((x) => x.server)).size }
   )
 }
@@ -433,7 +433,7 @@ function capacitySection (http, names) {
     'p99',
     'p99.9',
     'timeouts',
-    'errors',
+    'conn errors',
     'peak in flight',
     'CPU cores',
     'recovery ms',
@@ -502,7 +502,7 @@ function timelineSection (http, names) {
 // Returns the HTML page (a string) for a report object.
 export function renderReportHtml (report, { experiment = null } = {}) {
   const results = Array.isArray(report?.results) ? report.results.filter((r) => r && typeof r === 'object') : []
-  const http = results.filter((r) => r.kind !== 'dispatch')
+  const http = results.filter((r) => !isInProcess(r))
   const dispatch = results.filter((r) => r.kind === 'dispatch')
   const names = runNames(http)
   const works = [...new Set(http.map((r) => r.work).filter(Boolean))]

@@ -1,9 +1,9 @@
 // The summary table: pure rows from a report, and a plain-text renderer for the terminal.
-import { termText } from './escape.js'
-import { fmtMb as mb, fmtMs as ms, fmtNum as num, fmtPct as pct, MISSING } from './format.js'
+import { termText } from '../text/escape.js'
+import { fmtMb as mb, fmtMs as ms, fmtNum as num, fmtPct as pct, MISSING } from '../text/format.js'
 import { runtimeName, unmeasuredLines, unmeasuredText, unmeasuredWhy } from '../result/runtime.js'
-import { findingLines } from '../result/findings.js'
-import { trustMark } from '../result/trust.js'
+import { findingLines, trustMark } from '../text/sentences.js'
+import { runName } from '../result/key.js'
 
 // The dash of a figure the run's runtime cannot measure ("—", explained under the table: tableNotes),
 // apart from '-', a figure that is simply absent.
@@ -22,7 +22,7 @@ export function defaultTable (report) {
     'p97.5',
     'p99',
     'max',
-    'err',
+    'conn err',
     'tmo',
     'non2xx',
     'mism',
@@ -37,7 +37,7 @@ export function defaultTable (report) {
   const rows = []
   for (const r of report.results) {
     if (r.kind !== 'http') continue
-    const name = r.variant ? `${r.server}/${r.variant}` : r.server
+    const name = runName(r)
     if (r.status === 'failed' && !r.requests) {
       rows.push([
         name,
@@ -131,7 +131,10 @@ export function reportTable (report, experiment) {
   const one = (r) => (typeof experiment?.table === 'function' ? experiment.table(r) : defaultTable(r))
   const runtimes = runtimesOf(report)
   const notes = tableNotes(report)
-  if (runtimes.length === 0) return { ...one(report), notes }
+  if (runtimes.length === 0) {
+    const t = one(report)
+    return { ...t, notes: [...(t.notes ?? []), ...notes] } // the experiment's own lines first
+  }
   let head = null
   const rows = []
   for (const { label, name } of runtimes) {

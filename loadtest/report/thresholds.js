@@ -6,7 +6,9 @@ import { ThresholdError, clip } from '../errors.js'
 import { errorsOf } from '../result/requests.js'
 import { goodputShareAt } from '../result/overload.js'
 import { lagCouldFlip } from '../result/trust.js'
-import { MISSING } from './format.js'
+import { MISSING } from '../text/format.js'
+import { runName } from '../result/key.js'
+import { isInProcess } from '../result/kind.js'
 
 // k6's exit code for a crossed threshold.
 export const THRESHOLD_EXIT = 99
@@ -115,10 +117,6 @@ export function parseThresholds (specs = []) {
   return specs.map(parseThreshold)
 }
 
-function runName (r) {
-  return r.variant ? `${r.server}/${r.variant}` : String(r.server ?? r.key ?? '?')
-}
-
 function appliesTo (t, r) {
   if (t.server === null) return true
   return t.server === r.server || t.server === runName(r)
@@ -140,10 +138,10 @@ function reasonOf (t, r, figure) {
  * Evaluate parsed thresholds against a report's results: for each threshold { ...threshold, status,
  * runs: [{ key, run, status, figure, reason }] }, a run's status 'passed', 'crossed' or 'not-applicable'
  * (reason: 'not measured', 'run failed'); a threshold is crossed when any run crosses it, passed when
- * one passed and none crossed, not-applicable otherwise. Runs without HTTP figures (dispatch) are skipped.
+ * one passed and none crossed, not-applicable otherwise. Runs without HTTP figures (in-process cases) are skipped.
  */
 export function evaluateThresholds (thresholds, results = []) {
-  const runs = results.filter((r) => r && typeof r === 'object' && r.kind !== 'dispatch')
+  const runs = results.filter((r) => r && typeof r === 'object' && !isInProcess(r))
   return thresholds.map((t) => {
     const out = runs.filter((r) => appliesTo(t, r)).map((r) => {
       const own = t.class ? r.classes?.find((c) => c.name === t.class) : r // a mix class's own figures

@@ -270,12 +270,3 @@ export function buildReport ({
     notes
   }
 }
-
-// One line naming a report's machine: its label if set, else host, CPU model and cores.
-export function machineLine (report) {
-  const m = report?.machine ?? {}
-  if (typeof report?.label === 'string' && report.label.trim() !== '') return report.label
-  return [m.hostname, m.cpuModel, isNum(m.cores) ? `${m.cores} cores` : null]
-    .filter((x) => x !== null && x !== undefined && x !== '')
-    .join(' · ')
-}

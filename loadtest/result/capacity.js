@@ -128,7 +128,7 @@ export const OVERLOAD = 1.2
 export const MAX_TRIES = 3
 
 // A step's call: its own, or (steps from before the sample-size rule) its pass.
-function callOf (s) {
+export function callOf (s) {
   return s.call ?? (s.pass ? 'pass' : 'fail')
 }
 
@@ -204,7 +204,7 @@ export function bracketOf (verdictByRate) {
 }
 
 // A target within this factor of the floor's p99 (either way) makes the capacity sensitive to the target.
-const SENSITIVE_FACTOR = 1.5
+export const SENSITIVE_FACTOR = 1.5
 
 // The floor of a sweep: the lowest rate offered, with the median p50 and p99 of its steps there and the
 // requests they answered ({ rps, p50, p99, requests }); null without a step.
@@ -275,25 +275,6 @@ export function capacityOf (steps, { sloMs, idealRps }) {
   }
 }
 
-// Milliseconds and req/s as the capacity line writes them.
-const ms = (x) => (typeof x === 'number' ? `${roundTo(x, x >= 100 ? 0 : 1)} ms` : '-')
-const rate = (x) => (typeof x === 'number' ? `${roundTo(x, x >= 100 ? 0 : 1)} req/s` : '-')
-
-// The one line every output gives for a capacity that cannot be met, or is sensitive to its target:
-// "child-process cannot meet p99 ≤ 115 ms at any rate tried: p99 172 ms at 3.2 req/s"; null otherwise.
-export function capacityLine (name, c) {
-  if (!c?.floor) return null
-  const floor = `p99 ${ms(c.floor.p99)} at ${rate(c.floor.rps)}`
-  if (c.bound === 'cannot meet the target') {
-    const near = c.sensitive ? ` (within ${SENSITIVE_FACTOR} × of the target: a slightly looser one may be met)` : ''
-    return `${name} cannot meet p99 ≤ ${ms(c.sloMs)} at any rate tried: ${floor}${near}`
-  }
-  if (c.sensitive) {
-    return `${name}: the target p99 ≤ ${ms(c.sloMs)} is within ${SENSITIVE_FACTOR} × of its floor (${floor}): its capacity is sensitive to the target`
-  }
-  return null
-}
-
 // The capacity at every target of a sweep from one set of steps: each step judged again against each
 // target from its round figures (`figs[i]`: its latency histogram counts its requests over that target),
 // then capacityOf per target. [{ sloMs, rps, bracket, bound, sensitive, p99 }], tightest first.
@@ -306,13 +287,4 @@ export function capacityAtTargets (steps, figs, { targets = [], idealRps }) {
     const c = capacityOf(judged, { sloMs, idealRps })
     return { sloMs, rps: c.rps, bracket: c.bracket, bound: c.bound, sensitive: c.sensitive, p99: c.p99 }
   })
-}
-
-// A step's verdict as every table shows it: ✓ holds, ✗ fails, ? undecided (too few requests to decide
-// p99), and a failure the generator's lag could flip marked in doubt.
-export function holdsText (s) {
-  const call = callOf(s)
-  if (call === 'pass') return '✓'
-  if (call === 'undecided') return '? undecided'
-  return s.inDoubt ? '✗ in doubt (lag)' : '✗'
 }

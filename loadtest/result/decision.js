@@ -2,9 +2,10 @@
 // the runner-up and what separates them, the target at which the answer would change, or a refusal with
 // its reason. Pure: a function of the report's results (docs/decision.md states the rules).
 import { isNum, roundTo } from './stats.js'
-import { parseKey, settingParts } from './key.js'
+import { parseKey, runName, settingParts } from './key.js'
 import { verdictOf } from './trust.js'
 import { goodputShareAt } from './overload.js'
+import { serverCommand } from './command.js'
 
 // The plan rate: this share of the capacity (Netflix and common practice plan at 75–80 % of the knee).
 export const HEADROOM = 0.8
@@ -14,6 +15,18 @@ export const HEADROOM = 0.8
 const TIE_MULTIPLE = 2
 const GOODPUT_MARGIN = 0.1
 const RSS_MARGIN = 0.1
+// Past capacity (the probe after the sweeps, run/round/past-capacity.js, at 1.5 and 2 × C and a burst):
+// a candidate is close to the winner when its bracket overlaps the winner's or its capacity is within
+// CLOSE_SHARE of it; every close candidate is probed as swept and with its shedding setting. A
+// configuration collapses when its goodput at COLLAPSE.multiple × C is below COLLAPSE.goodputShare of C,
+// or its recovery after the burst takes longer than COLLAPSE.recoverySec (or is not seen); it keeps when
+// it does not collapse and its goodput is at least KEEP_SHARE of C at every multiple probed. A collapsing
+// winner loses to a configuration that keeps and whose capacity lies in the winner's bracket or within
+// SURVIVOR_WITHIN of it (docs/decision.md "Past capacity").
+export const CLOSE_SHARE = 0.15
+export const COLLAPSE = { multiple: 1.5, goodputShare: 0.5, recoverySec: 10 }
+export const KEEP_SHARE = 0.8
+export const SURVIVOR_WITHIN = 0.1
 
 // A result's capacity at each target, loosest last: capacity.targets, or (a report with one target)
 // its one capacity. Each { sloMs, rps (null: cannot meet), bracket: { pass, fail }, bound }.
@@ -91,19 +104,16 @@ function rankAt (results, sloMs) {
   if (!all.length) return { all, top: null, tied: [], rule: 'highest capacity' }
   const tied = all.filter((c) => c === all[0] || overlaps(c.target, all[0].target))
   if (tied.length === 1) return { all, top: all[0], tied, rule: 'highest capacity, brackets apart' }
-  const oneServer = new Set(tied.map((c) => serverName(c.result))).size === 1
+  const oneServer = new Set(tied.map((c) => runName(c.result))).size === 1
   const broken = breakTie(tied)
   if (oneServer && broken) return { all, top: broken.winner, tied, rule: `tie on capacity, broken by ${broken.rule}` }
   return { all, top: all[0], tied, rule: oneServer ? 'tie on capacity, not broken' : 'tie on capacity', lean: broken }
 }
 
-// The strategy a result ran (server/variant), without its setting.
-function serverName (r) {
-  return r.variant ? `${r.server}/${r.variant}` : r.server
-}
-
-// Where the top strategy at each target changes as the target loosens: [{ fromMs, toMs, from, to, atMs }],
-// atMs where the two capacity lines cross (linear in the log of the target, as the chart draws it).
+// Where the top strategy at each target changes as the target loosens: [{ fromMs, toMs, from, to, atMs,
+// tie, brackets }], atMs where the two capacity lines cross (linear in the log of the target, as the chart
+// draws it). `tie`: at the looser target the two brackets overlap (`brackets`: [from's, to's] there), so
+// neither leads: the new leader is named only where the brackets are apart.
 export function rankingChanges (results) {
   const slos = [...new Set(results.flatMap((r) => targetsOf(r).map((t) => t.sloMs)))].sort((a, b) => a - b)
   const tops = slos.map((s) => ({ sloMs: s, top: candidatesAt(results, s)[0] ?? null }))
@@ -112,12 +122,16 @@ export function rankingChanges (results) {
     const a = tops[i - 1]
     const b = tops[i]
     if (!a.top || !b.top || a.top.result.key === b.top.result.key) continue
+    const before = targetsOf(a.top.result).find((t) => t.sloMs === b.sloMs)
+    const tie = holdsSome(before) && overlaps(before, b.top.target)
     out.push({
       fromMs: a.sloMs,
       toMs: b.sloMs,
       from: a.top.result.key,
       to: b.top.result.key,
-      atMs: crossing(a.top.result, b.top.result, a.sloMs, b.sloMs)
+      atMs: crossing(a.top.result, b.top.result, a.sloMs, b.sloMs),
+      tie,
+      brackets: holdsSome(before) ? [bracketText(before), bracketText(b.top.target)] : null
     })
   }
   return out
@@ -154,7 +168,7 @@ function named (c) {
   const k = parseKey(c.result.key ?? '')
   return {
     key: c.result.key,
-    server: serverName(c.result),
+    server: runName(c.result),
     setting: settingParts(k.setting),
     capacityRps: c.target.rps,
     bracket: c.target.bracket,
@@ -163,11 +177,128 @@ function named (c) {
   }
 }
 
+// A probe's past capacity (run/round/past-capacity.js; `overload` is the overload experiment's block):
+// { goodputShare: { '1.5': x, '2': y }, shedShare (at the highest multiple), recoverySec (null: not
+// seen), watchedSec, collapses, keeps, why (what collapsed, in words) }; null when it measured nothing.
+export function pastOf (probe) {
+  const o = probe?.overload
+  if (!o || o.refused || !o.steps?.length) return null
+  const goodputShare = Object.fromEntries(o.steps.map((s) => [String(s.multiple), s.goodputShare ?? null]))
+  const rec = o.recovery ?? null
+  const recoverySec = rec && !rec.metastable && isNum(rec.ms) ? roundTo(rec.ms / 1000, 1) : null
+  const watched = isNum(rec?.observedMs) && isNum(rec?.burstEndMs)
+  const watchedSec = watched ? roundTo((rec.observedMs - rec.burstEndMs) / 1000, 1) : null
+  const atCollapse = goodputShare[String(COLLAPSE.multiple)]
+  const why = []
+  if (isNum(atCollapse) && atCollapse < COLLAPSE.goodputShare) why.push(`goodput ${pct(atCollapse)} at ${COLLAPSE.multiple} ×`)
+  if (rec && (recoverySec === null || recoverySec > COLLAPSE.recoverySec)) {
+    why.push(recoverySec === null ? `no recovery within ${watchedSec ?? '?'} s` : `recovery ${recoverySec} s`)
+  }
+  const collapses = why.length > 0
+  const shares = Object.values(goodputShare)
+  const keeps = !collapses && Boolean(rec) && shares.every((g) => isNum(g) && g >= KEEP_SHARE)
+  return { goodputShare, shedShare: o.steps.at(-1).shedShare ?? null, recoverySec, watchedSec, collapses, keeps, why }
+}
+
+// The least goodput share a configuration kept over the multiples probed.
+const keptShare = (x) => Math.min(...Object.values(x.past.goodputShare).map((g) => (isNum(g) ? g : 0)))
+
+// The candidates close to the top one: its bracket overlaps theirs, or their capacity is within CLOSE_SHARE.
+function closeTo (rank) {
+  return rank.all.filter((c) => c === rank.top || near(c.target, rank.top.target, CLOSE_SHARE))
+}
+
+// Whether capacity t is near capacity top: their brackets overlap, or t is within `share` below top.
+function near (t, top, share) {
+  return overlaps(t, top) || t.rps >= (1 - share) * top.rps
+}
+
+// The results the past-capacity probe runs for, at the decision's target (decisionTarget): the winner and
+// the candidates close to it, highest capacity first; [] when none holds the target.
+export function closeCandidates (report) {
+  const results = capacityResults(report)
+  const rank = rankAt(results, decisionTarget(results))
+  return rank.top ? closeTo(rank).map((c) => c.result) : []
+}
+
+// A candidate's probed configurations: [{ candidate, probe, past }], as swept first.
+function configsOf (c) {
+  return (c.result.pastCapacity ?? []).map((probe) => ({ candidate: c, probe, past: pastOf(probe) }))
+    .sort((a, b) => Number(Boolean(a.probe.variant)) - Number(Boolean(b.probe.variant)))
+}
+
+// A configuration in words: `queued-threads (unbounded queue)`, `queued-threads with --deadline auto`.
+export function configName (x) {
+  const base = who(x.candidate)
+  if (!x.probe) return base
+  return x.probe.variant ? `${base} with ${x.probe.shedding}` : `${base} (${x.probe.label})`
+}
+
+function who (c) {
+  const k = parseKey(c.result.key ?? '')
+  const s = settingParts(k.setting)
+  return s ? `${runName(c.result)} with ${s.name}=${s.value}` : runName(c.result)
+}
+
+// Past capacity weighed between the close candidates (the rule above COLLAPSE): the configuration chosen,
+// what the block says of it, and whether it settled a tie between strategies.
+function weighPast (rank) {
+  const top = rank.top
+  const all = closeTo(rank).flatMap(configsOf)
+  const unprobed = { candidate: top, probe: null, past: null }
+  const asSwept = all.find((x) => x.candidate === top && !x.probe.variant) ?? unprobed
+  if (!asSwept.past) return { chosen: asSwept, text: null, tieBroken: false }
+  const survivors = all
+    .filter((x) => x.past?.keeps && near(x.candidate.target, top.target, SURVIVOR_WITHIN))
+    .sort((a, b) => b.candidate.target.rps - a.candidate.target.rps || keptShare(b) - keptShare(a))
+  // strategies tied on capacity are told apart when the configurations that keep are all of one of them
+  const strategies = new Set(rank.tied.map((c) => runName(c.result)))
+  const tiedKeepers = survivors.filter((x) => rank.tied.includes(x.candidate))
+  const keepers = new Set(tiedKeepers.map((x) => runName(x.candidate.result)))
+  const tieBroken = strategies.size > 1 && keepers.size === 1
+  const lost = [...strategies].filter((n) => !keepers.has(n)).join(' and ')
+  const others = tieBroken ? `; ${lost} collapse past capacity` : ''
+  const name = configName(asSwept)
+  if (!asSwept.past.collapses && (!tieBroken || keepers.has(runName(top.result)))) {
+    return { chosen: asSwept, text: `${name} keeps ${pct(keptShare(asSwept))} of capacity past it${others}`, tieBroken }
+  }
+  const head = asSwept.past.collapses
+    ? `${name} collapses past capacity: ${asSwept.past.why.join(', ')}`
+    : `${name} keeps only ${pct(keptShare(asSwept))} past capacity`
+  const s = survivors[0]
+  if (s) {
+    const how = s.candidate === top
+      ? `with ${s.probe.shedding} it keeps ${pct(keptShare(s))}`
+      : `${configName(s)} keeps ${pct(keptShare(s))} at ${roundTo(s.candidate.target.rps, 1)} req/s`
+    return { chosen: s, text: asSwept.past.collapses ? `${head}; ${how}` : `${how}; the others collapse`, tieBroken }
+  }
+  const measured = all.filter((x) => x.past)
+  if (measured.every((x) => x.past.collapses)) {
+    const shed = measured.find((x) => x.candidate === top && x.probe.variant) ?? measured.find((x) => x.probe.variant)
+    const would = shed
+      ? `the setting that would shed: ${shed.probe.shedding} (${configName(shed)}: ${shed.past.why.join(', ')})`
+      : 'no shedding setting was probed'
+    return { chosen: asSwept, text: `${head}; every close candidate collapses too; ${would}`, tieBroken: false }
+  }
+  return {
+    chosen: asSwept,
+    text: `${head}; no configuration within ${Math.round(SURVIVOR_WITHIN * 100)} % of its capacity keeps ${Math.round(KEEP_SHARE * 100)} %`,
+    tieBroken: false
+  }
+}
+
+// The recommended configuration's past capacity as the JSON carries it (null: not probed).
+function pastCapacityOf (x) {
+  if (!x.past) return null
+  const { goodputShare, shedShare, recoverySec, collapses } = x.past
+  return { goodputShare, shedShare, recoverySec, collapses }
+}
+
 // Why the decision refuses (null: it recommends): the winner's sweep not trusted, a tie between
 // strategies, or the winner's runs disagreeing.
-function refusalOf (rank) {
-  const top = rank.top
-  if (rank.tied.length > 1 && !rank.rule.includes('broken by')) {
+function refusalOf (rank, { chosen, tieBroken }) {
+  const top = chosen.candidate
+  if (rank.tied.length > 1 && !rank.rule.includes('broken by') && !tieBroken) {
     const keys = rank.tied.map((c) => c.result.key)
     return {
       reason: 'tie',
@@ -201,13 +332,14 @@ export function bracketText (t) {
 }
 
 // What separates the winner from the runner-up: their brackets apart, or the rule that broke their tie.
-function separation (rank, runnerUp) {
+function separation (top, runnerUp, rule) {
   if (!runnerUp) return null
-  const ratio = roundTo(rank.top.target.rps / runnerUp.target.rps, 2)
-  if (!overlaps(rank.top.target, runnerUp.target)) {
-    return `brackets apart: ${bracketText(rank.top.target)} against ${bracketText(runnerUp.target)} req/s (${ratio} ×)`
+  const ratio = roundTo(top.target.rps / runnerUp.target.rps, 2)
+  if (!overlaps(top.target, runnerUp.target)) {
+    const apart = `brackets apart: ${bracketText(top.target)} against ${bracketText(runnerUp.target)} req/s (${ratio} ×)`
+    return top.target.rps < runnerUp.target.rps ? `${apart}; ${rule}` : apart
   }
-  return `${rank.rule} (brackets ${bracketText(rank.top.target)} and ${bracketText(runnerUp.target)} req/s overlap)`
+  return `${rule} (brackets ${bracketText(top.target)} and ${bracketText(runnerUp.target)} req/s overlap)`
 }
 
 // What happens past the winner's capacity: goodput at each multiple of it (issue 27's overload figures,
@@ -234,15 +366,35 @@ function machineOf (m) {
   return { hostname: m.hostname ?? null, cpuModel: m.cpuModel ?? null, cores }
 }
 
+// The results a decision weighs: HTTP results with a capacity.
+function capacityResults (report) {
+  return (report?.results ?? []).filter((r) => r?.kind === 'http' && r.capacity?.capacity)
+}
+
+// The target a decision is made at by default: the first target of the first result with one.
+function decisionTarget (results) {
+  return targetsOf(results[0])[0]?.sloMs ?? null
+}
+
+// Whose target the decision stands on: the user's (--slo), or the lab's default from this machine's
+// service time (the sweep's sloRule); { sloMs, own, rule, serviceMs }.
+function targetOf (results, sloMs) {
+  const c = results[0]?.capacity ?? {}
+  const own = /^--slo/.test(c.sloRule ?? '') || (isNum(c.sloMs) && c.sloMs !== sloMs)
+  return { sloMs, own, rule: c.sloRule ?? null, serviceMs: c.serviceMs ?? null }
+}
+
 // The decision of a capacity report (null when no result has a capacity). `sloMs`: the target it is
-// made at (default: the first target of the first result with one); `headroom`: the plan rate's share.
-export function decide (report, { sloMs = null, headroom = HEADROOM } = {}) {
-  const results = (report?.results ?? []).filter((r) => r?.kind === 'http' && r.capacity?.capacity)
+// made at (default: the first target of the first result with one); `headroom`: the plan rate's share;
+// `form`/`cwd`: how its command is written (result/command.js serverCommand).
+export function decide (report, { sloMs = null, headroom = HEADROOM, form = 'node', cwd = null } = {}) {
+  const results = capacityResults(report)
   if (!results.length) return null
-  const target = sloMs ?? targetsOf(results[0])[0]?.sloMs ?? null
+  const target = sloMs ?? decisionTarget(results)
   const rank = rankAt(results, target)
   const context = {
     sloMs: target,
+    target: targetOf(results, target),
     machine: machineOf(report.machine),
     runtime: report.machine?.node ?? null,
     changes: rankingChanges(results),
@@ -258,23 +410,39 @@ export function decide (report, { sloMs = null, headroom = HEADROOM } = {}) {
     return {
       ...context,
       ...none,
+      variant: null,
+      flags: null,
+      command: null,
       runnerUp: null,
       decidedBy: null,
       past: null,
+      pastCapacity: null,
+      pastText: null,
       confirm: null,
       refused: { reason: 'none meets the target', keys: [], text: `no strategy held p99 ≤ ${target} ms at any rate tried` }
     }
   }
-  const win = named(rank.top)
-  const next = rank.all.find((c) => c !== rank.top) ?? null
+  const weighed = weighPast(rank)
+  const { chosen } = weighed
+  const top = chosen.candidate
+  const win = named(top)
+  const byPast = weighed.tieBroken || top !== rank.top || Boolean(chosen.probe?.variant)
+  const rule = byPast ? `past capacity: ${weighed.text}` : rank.rule
+  const next = rank.all.find((c) => c !== top) ?? null
+  const flags = [...(top.result.args ?? []), ...(chosen.probe?.flags ?? [])]
   return {
     ...context,
     ...win,
+    variant: chosen.probe?.variant ?? null,
+    flags,
+    command: serverCommand({ server: top.result.server, flags, form, cwd }),
     planRps: roundTo(win.capacityRps * headroom, 1),
-    decidedBy: rank.rule,
-    runnerUp: next ? { ...named(next), separation: separation(rank, next) } : null,
-    past: pastCapacity(rank.top.result),
-    refused: refusalOf(rank),
+    decidedBy: rule,
+    runnerUp: next ? { ...named(next), separation: separation(top, next, rule) } : null,
+    past: pastCapacity(top.result),
+    pastCapacity: pastCapacityOf(chosen),
+    pastText: weighed.text,
+    refused: refusalOf(rank, weighed),
     confirm: null
   }
 }

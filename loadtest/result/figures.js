@@ -101,6 +101,9 @@ function openFigures (f) {
     seed: f.seed,
     written: f.written,
     waited: f.waited,
+    peakWaiting: f.peakWaiting ?? null,
+    dropped: f.dropped ?? 0,
+    droppedReason: f.droppedReason ?? null,
     peakInFlight: f.peakInFlight,
     priorityRaised: f.priorityRaised ?? false,
     ...scheduleFigures(f),
@@ -137,7 +140,7 @@ function outsideFigures (outside, completed) {
 // The figures of one measured round: counts, own-timed rate, latency, probe, recovery, outside.
 export function roundFigures (measured) {
   const f = measured.fire
-  const unanswered = Math.max(0, f.sent - f.completed - f.errors - f.timeouts)
+  const unanswered = Math.max(0, f.sent - f.completed - f.errors - f.timeouts - (f.dropped ?? 0))
   const durationMs = f.durationMs
   const probeSorted = summarize(measured.probe?.latencies ?? [])
   const outside = outsideFigures(measured.outside, f.completed)
@@ -151,6 +154,7 @@ export function roundFigures (measured) {
       protocolErrors: f.protocolErrors ?? 0,
       interim: f.interim ?? 0,
       timeouts: f.timeouts,
+      dropped: f.dropped ?? 0, // open loop: due while its waiting ring was full, never written
       mismatches: f.mismatches,
       unanswered
     },

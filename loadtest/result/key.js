@@ -45,6 +45,12 @@ export function formatKey (key) {
   return out
 }
 
+// A result's name in every output: its strategy, server or server/variant (the key's head, without its
+// setting); a result without a server, its key.
+export function runName (r) {
+  return r?.server ? formatKey({ server: r.server, variant: r.variant ?? null }) : String(r?.key ?? '?')
+}
+
 // A key string back into its fields. The server is what precedes the first '/' or '@'; a task's work
 // keeps its own '#EXPORT'; of the '#' parts, the last may be the loop, the one before it the runtime.
 export function parseKey (text) {

@@ -64,16 +64,6 @@ export function overloadRule (settings = OVERLOAD_DEFAULTS) {
     `${settings.confirmWindows} windows in a row have); not recovered within ${b.afterSec} s: metastable.`
 }
 
-// A recovery as one cell, always in seconds with one decimal: "0.0 s", "15.0 s", or in words when the
-// service did not come back: "metastable: not within 60.0 s" (the time watched after the burst, when known).
-export function fmtRecovery (rec) {
-  if (!rec || (rec.metastable !== true && typeof rec.ms !== 'number')) return '-'
-  const sec = (ms) => `${(ms / 1000).toFixed(1)} s`
-  if (!rec.metastable) return sec(rec.ms)
-  const watched = typeof rec.observedMs === 'number' && typeof rec.burstEndMs === 'number'
-  return watched ? `metastable: not within ${sec(rec.observedMs - rec.burstEndMs)}` : 'metastable'
-}
-
 // Whether a window ({ offered, good, p99 }) has recovered.
 export function windowRecovered (w, sloMs, share = OVERLOAD_DEFAULTS.recoveryShare) {
   return Boolean(w) && w.offered > 0 && w.good >= share * w.offered && w.p99 !== null && w.p99 <= sloMs

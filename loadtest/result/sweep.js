@@ -8,57 +8,28 @@
 // requests over the target and undisturbed, counts at once), and a pass above a failure is re-measured.
 // See verdictAt for the rule, and reports/README.md "capacity".
 import { MAX_TRIES, OVERLOAD, bracketOf, judgeStep, percentileCall, requestsToShow, verdicts } from './capacity.js'
-import { roundTo } from './stats.js'
+import { STEP_OVERHEAD_SEC, SWEEP_LIMITS, sloFor, targetsFor } from '../settings.js'
 
 export { MAX_TRIES, OVERLOAD }
 
 // Coarse steps, as fractions of the ideal rate.
 export const FRACTIONS = [0.3, 0.45, 0.6, 0.75, 0.9, 1.05, 1.2]
-// The default p99 target: this many service times.
-export const SLO_SERVICE_MULTIPLE = 5
 // Bisection stops when the interval is narrower than this share of its upper end: the first target's,
 // and the other targets' (looser: a bisection there costs a step and its repeat, and they show the curve).
 const PRECISION = 0.02
 const PRECISION_OTHERS = 0.05
-// At most this many steps in one sweep (the default of createSweep's maxSteps).
-export const MAX_STEPS = 30
 // The fewest requests that can show p99 within the target (none over it, 95 %): a step's default length.
 export const MIN_REQUESTS = requestsToShow(0)
 
-// The time budget (budgetSec): a step costs its planned length and STEP_OVERHEAD_SEC (the round's drain,
-// recovery probe and judging: 1.7–2.2 s a step in the quiet runs of 2026-11-25). Steps aimed only at the
+// The time budget (budgetSec): a step costs its planned length and settings.js STEP_OVERHEAD_SEC (the
+// round's drain, recovery probe and judging). Steps aimed only at the
 // looser targets fit within LOOSE_SHARE of the budget, the first target's (and the coarse climb, which
 // counts for every target) within all of it: the looser targets' bisections stop first and the rest is
 // kept for the first target's bracket. A step that does not fit is not offered; no sweep exceeds its budget.
-export const STEP_OVERHEAD_SEC = 2
 export const LOOSE_SHARE = 0.8
 // A repeat of a rate whose steps were all undecided tops them up: it lasts for the requests its pool
 // still needs (299 in all with none over, 473 with one, 628 with two), not a whole step's.
 const TOP_UP_MAX_OVER = 2
-
-// The default targets beside the first: these many service times, so that the slowest strategy (a fork
-// per request: p99 170–200 ms at its floor with a 20 ms service time here) meets at least the loosest.
-export const SLO_MULTIPLES = [SLO_SERVICE_MULTIPLE, 10, 25]
-
-// The p99 targets of a sweep, tightest first: --slo's list when given, else SLO_MULTIPLES service times.
-export function targetsFor (serviceMs, slos = null) {
-  if (slos?.length) return { targets: slos.slice(), rule: `--slo ${slos.join(', ')} ms` }
-  if (!(serviceMs > 0)) return { targets: [], rule: 'no calibration: no target' }
-  return {
-    targets: SLO_MULTIPLES.map((m) => roundTo(m * serviceMs, 3)),
-    rule: `${SLO_MULTIPLES.join(', ')} × the calibrated service time (${serviceMs} ms)`
-  }
-}
-
-// The p99 target for a service time: --slo when given, else SLO_SERVICE_MULTIPLE service times.
-export function sloFor (serviceMs, sloMs = null) {
-  if (sloMs) return { sloMs, rule: `--slo ${sloMs} ms` }
-  if (!(serviceMs > 0)) return { sloMs: null, rule: 'no calibration: no target' }
-  return {
-    sloMs: roundTo(SLO_SERVICE_MULTIPLE * serviceMs, 3),
-    rule: `${SLO_SERVICE_MULTIPLE} × the calibrated service time (${serviceMs} ms)`
-  }
-}
 
 // The sweep's rule in words, for the report.
 function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec, budget }) {
@@ -154,8 +125,9 @@ function forFirst (step) {
 // handed out (coarse, refine, over, repeat). `slos`: the targets (default targetsFor's); `sloMs` alone:
 // that one target. `budgetSec`: the sweep's time budget (null: none, only maxSteps).
 export function createSweep ({
-  serviceMs, cores, sloMs = null, slos = null, fractions = FRACTIONS, refine = 3, minRequests = MIN_REQUESTS,
-  minDurationSec = 3, maxStepSec = 8, maxSteps = MAX_STEPS, budgetSec = null
+  serviceMs, cores, sloMs = null, slos = null, fractions = FRACTIONS, refine = SWEEP_LIMITS.refine,
+  minRequests = MIN_REQUESTS, minDurationSec = SWEEP_LIMITS.minDurationSec, maxStepSec = SWEEP_LIMITS.maxStepSec,
+  maxSteps = SWEEP_LIMITS.maxSteps, budgetSec = null
 }) {
   const many = targetsFor(serviceMs, slos ?? (sloMs ? [sloMs] : null))
   const slo = slos?.length || sloMs ? sloFor(serviceMs, many.targets[0]) : sloFor(serviceMs)

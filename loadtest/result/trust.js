@@ -5,6 +5,7 @@
 // the strategy's own contention (more work at once than cores) is a finding, shown as a figure; the
 // generator's lag puts a latency verdict in doubt only where taking it out could flip the verdict.
 import { roundTo } from './stats.js'
+import { WINDOW_MS } from '../settings.js'
 
 // Above this share of one core the load generator is saturated and the run is untrusted.
 export const SATURATED = 0.9
@@ -14,7 +15,6 @@ export const LAG_P99_LIMIT_MS = 5
 // Offered load kept: the issue rate within this share of the schedule's in every window of WINDOW_MS
 // (at least one request either way), and the unsent backlog never past the same bound.
 export const SEND_RATE_TOLERANCE = 0.02
-export const WINDOW_MS = 1000
 // Noise limits (reports/README.md "noise"): past any of these a round or sweep step is `disturbed`.
 // stealPct: the host took more than this share of the machine's CPU time (/proc/stat steal);
 // foreignCores: processes other than the lab and the server's tree used more than this many cores;
@@ -247,10 +247,4 @@ export function verdictOf (r) {
     reasons,
     contention: r?.contention ?? null
   }
-}
-
-// The trust cell of a table row: ✗ failed, ! untrusted, ✓ trusted.
-export function trustMark (r) {
-  const v = verdictOf(r)
-  return v.status === 'failed' ? '✗ failed' : v.trusted ? '✓' : '!'
 }

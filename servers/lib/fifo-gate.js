@@ -1,22 +1,26 @@
 // A FIFO gate in front of N slots (threads of a pool): a request takes a slot when one is free and nobody
 // is waiting, else waits in arrival order; a full queue refuses at once; a client that leaves while
 // waiting is dropped from the queue; with a deadline, a request that has waited longer than it when a
-// slot frees is refused (503) without running. Used by queued-threads, whose pool must never queue on
-// its own.
+// slot frees is refused (503) without running. Used by the queued pools (queued-threads,
+// queued-processes), whose pool must never queue on its own. With `cancel: false` (004's queued server)
+// a client that leaves keeps its place and its work runs all the same.
 import { performance } from 'node:perf_hooks'
 import { ServerError } from './errors.js'
 
 // slots: how many may hold a slot at once; maxQueue: how many may wait (undefined: unbounded);
-// deadlineMs: how long one may wait (undefined: for ever). counts.aborted, counts.rejected and
+// deadlineMs: how long one may wait (undefined: for ever); unit: what a slot is, for messages ('thread',
+// 'process'); cancel: whether a client that leaves is dropped. counts.aborted, counts.rejected and
 // counts.expired are incremented here.
-export function createFifoGate ({ slots, maxQueue, deadlineMs, counts, clock = () => performance.now() }) {
+export function createFifoGate ({
+  slots, maxQueue, deadlineMs, counts, unit = 'thread', cancel = true, clock = () => performance.now()
+}) {
   const waiting = [] // { go, fail, at } in arrival order
   let held = 0
   const left = () => new ServerError('ERR_ABORTED', 'client left before its work started')
 
   // Wait for a free slot in arrival order; rejects at once when the queue is full or the client left.
   function acquire (signal) {
-    if (signal.aborted) {
+    if (cancel && signal.aborted) {
       counts.aborted++
       return Promise.reject(left())
     }
@@ -39,7 +43,7 @@ export function createFifoGate ({ slots, maxQueue, deadlineMs, counts, clock = (
         fn(value)
       }
       const entry = { go: settle(resolve), fail: settle(reject), at: clock() }
-      signal.addEventListener('abort', onAbort, { once: true })
+      if (cancel) signal.addEventListener('abort', onAbort, { once: true })
       waiting.push(entry)
     })
   }
@@ -48,7 +52,7 @@ export function createFifoGate ({ slots, maxQueue, deadlineMs, counts, clock = (
   const expired = (entry, t) => {
     counts.expired = (counts.expired ?? 0) + 1
     const waited = (t - entry.at).toFixed(1)
-    entry.fail(new ServerError('ERR_DEADLINE', `waited ${waited} ms for a thread, past --deadline ${deadlineMs} ms, retry later`))
+    entry.fail(new ServerError('ERR_DEADLINE', `waited ${waited} ms for a ${unit}, past --deadline ${deadlineMs} ms, retry later`))
   }
 
   // Hand a freed slot to the oldest waiting request still within its deadline, or give it back.

@@ -3,7 +3,7 @@
 // @fastify/under-pressure on the inline servers. docs/overload.md says what each does under overload.
 import underPressure from '@fastify/under-pressure'
 import { ServerError } from './errors.js'
-import { integer } from './options.js'
+import { integer, oneOf } from './options.js'
 
 // How many service times below the target `--deadline auto` lets a request wait: a request let through
 // at the deadline still runs one service time, and the client's clock also holds the network and the
@@ -31,6 +31,15 @@ export const QUEUE_SHEDDING = {
   },
   slo: { parse: positiveMs, help: 'latency target (ms) the auto settings aim at' },
   serviceMs: { parse: positiveMs, help: 'service time (ms) for the auto settings (default: measured at start)' }
+}
+
+// The queued pools' cancellation flag (parseOptions `extra` entry).
+export const QUEUE_CANCEL = {
+  cancel: {
+    default: 'on',
+    parse: oneOf('on', 'off'),
+    help: "a client that leaves is dropped from the queue and its running task ended (off: its work runs all the same, as study 004's queued server did)"
+  }
 }
 
 // The inline servers' shedding flag (parseOptions `extra` entry).
@@ -92,9 +101,13 @@ export async function measureServiceMs (run, runs = 3) {
   return { serviceMs: times[Math.floor(times.length / 2)], measured: `median of ${runs} runs at start` }
 }
 
-// The shedding variant a server's options make (its key's `/variant`), or undefined.
+// The variant a queued pool's options make (shedding, and --cancel off) (its key's `/variant`), or undefined.
 export function queueVariant (options) {
-  const parts = [options.deadline !== undefined && 'deadline', options.maxQueue === 'auto' && 'max-queue']
+  const parts = [
+    options.deadline !== undefined && 'deadline',
+    options.maxQueue === 'auto' && 'max-queue',
+    options.cancel === 'off' && 'cancel-off'
+  ]
   return parts.filter(Boolean).join('+') || undefined
 }
 

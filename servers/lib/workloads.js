@@ -22,8 +22,8 @@ const kinds = {
   sleep: { arg: 'MS', min: 0, max: 60000, waits: true, run: (ms) => sleep(ms) },
   // Atomics.wait on a private SharedArrayBuffer: blocks the thread (study 002)
   'sleep-sync': { arg: 'MS', min: 0, max: 60000, waits: true, run: (ms) => sleepSync(ms) },
-  // diagnostic: ends the worker thread it runs on with exit code CODE, as a crashing native addon would
-  // (process.exit in a thread ends that thread only); on a main thread it throws instead
+  // diagnostic: ends the worker thread (or pool process) it runs on with exit code CODE, as a crashing
+  // native addon would (process.exit in a thread ends that thread only); on a server's main thread it throws
   crash: { arg: 'CODE', min: 0, max: 255, run: (code) => crash(code) },
   // diagnostic: runs loop:N, then throws "requested failure" (to exercise the 500 path)
   fail: {
@@ -83,9 +83,16 @@ export function expectedBody (spec) {
   return bodies.get(work.spec)
 }
 
+let processMayEnd = false
+
+// Let crash:CODE end this process: called by a pool process's entry (process-entry.js), never by a server.
+export function crashEndsProcess () {
+  processMayEnd = true
+}
+
 function crash (code) {
-  if (!isMainThread) process.exit(code)
-  throw new Error(`crash:${code} ends worker threads only; on a main thread it throws`)
+  if (!isMainThread || processMayEnd) process.exit(code)
+  throw new Error(`crash:${code} ends worker threads and pool processes only; on a main thread it throws`)
 }
 
 function loop (n) {

@@ -1,7 +1,8 @@
 // The lab's options (loadtest/options.js) and the load each entry gets (loadtest/run/round/load.js).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { parseOptions, DEFAULTS } from '../../loadtest/options.js'
+import { parseOptions } from '../../loadtest/options.js'
+import { DEFAULTS } from '../../loadtest/settings.js'
 import { parseFailOn } from '../../loadtest/compare/compare.js'
 import { resolveLoad, entryLoad } from '../../loadtest/run/round/load.js'
 import { ROOT } from '../../loadtest/catalog.js'

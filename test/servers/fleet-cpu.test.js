@@ -1,4 +1,4 @@
-// The six heavy-CPU strategies as real processes, with light work (see test/helpers/check-server.js).
+// The heavy-CPU strategies as real processes, with light work (see test/helpers/check-server.js).
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { checkServer } from '../helpers/check-server.js'
@@ -59,3 +59,20 @@ test('queued-threads', () =>
       assert.ok(g.utilization > 0 && g.utilization <= 1)
     }
   }))
+
+test('queued-processes: every task on one of its long-lived processes', async () => {
+  const tree = await checkServer({
+    name: 'queued-processes',
+    args: ['--processes', '2'],
+    work,
+    gauges: (g, n) => {
+      assert.equal(g.completed, n)
+      assert.equal(g.processes, 2)
+      assert.equal(g.processesReplaced, 0, 'none replaced: the same two served every request')
+      assert.equal(g.queueLength, 0)
+      assert.equal(g.aborted + g.rejected + g.failed, 0)
+      assert.ok(g.utilization > 0 && g.utilization <= 1)
+    }
+  })
+  assert.equal(tree.length, 3, 'the server and its two pool processes')
+})

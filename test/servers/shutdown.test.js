@@ -15,6 +15,7 @@ const inFlight = [
   ['child-process', [], 'sleep:20000', 2],
   ['worker-per-request', [], 'sleep-sync:20000', 1],
   ['queued-threads', ['--threads', '1'], 'sleep-sync:20000', 1],
+  ['queued-processes', ['--processes', '1'], 'sleep-sync:20000', 2],
   ['cluster-threads', ['--workers', '2'], 'sleep-sync:20000', 3],
   ['sleep-variants', ['--variant', 'sync-sleep-pooled'], 'sleep-sync:20000', 1],
   ['simple', [], 'sleep:20000', 1],
@@ -27,14 +28,13 @@ for (const [name, args, work, processes] of inFlight) {
     const srv = await startServer(name, args)
     t.after(() => srv.stop('SIGKILL'))
     const pending = getJson(`${srv.url}/?work=${work}`).catch((err) => err)
-    const queued = name === 'queued-threads' ? getJson(`${srv.url}/?work=${work}`).catch((err) => err) : null
+    const queued = name.startsWith('queued-') ? getJson(`${srv.url}/?work=${work}`).catch((err) => err) : null
     // wait until the request is being worked on
     await pWaitFor(async () => {
       const { body } = await getJson(`${srv.url}/__lab/stats`)
       const g = body.gauges
-      return (
-        processTree(srv.pid).length === processes && (g.inFlight ?? g.threadsBusy ?? 0) + (g.childrenStarted ?? 0) >= 1
-      )
+      const working = (g.inFlight ?? g.threadsBusy ?? g.processesBusy ?? 0) + (g.childrenStarted ?? 0)
+      return processTree(srv.pid).length === processes && working >= 1
     }, wait)
     const tree = processTree(srv.pid)
     // Exit code 0 also means "within its own 5 s shutdown limit" (past it the server exits 1).
@@ -57,6 +57,7 @@ const orphans = [
   ['cluster', ['--workers', '2', '--work', 'fib:20'], 3],
   ['long-vs-small-tasks', ['--api', 'on', '--work', 'ssr:10'], 2],
   ['queued-threads', ['--work', 'fib:20'], 1],
+  ['queued-processes', ['--processes', '2', '--work', 'fib:20'], 3],
   ['child-process', ['--work', 'sleep:20000'], 2]
 ]
 

@@ -29,6 +29,7 @@ const fleet = [
   { name: 'worker-per-request', setups: (n, procs, requests) => n === requests },
   { name: 'cluster-threads', args: ['--workers', '2'], setups: (n, procs, requests) => n === requests },
   { name: 'queued-threads', args: ['--threads', '2'], setups: (n) => n >= 1 && n <= 2 },
+  { name: 'queued-processes', args: ['--processes', '2'], setups: (n) => n >= 1 && n <= 2 },
   // piscina's defaults (idleTimeout 0): a thread ended when idle is a new thread with its own setup
   {
     name: 'sleep-variants',

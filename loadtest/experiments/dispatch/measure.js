@@ -1,9 +1,9 @@
 // Experiment `dispatch`, its measuring: open each dispatcher, time every case's runs, check every
 // answer, and turn what was measured (or what failed) into results.
 import { performance } from 'node:perf_hooks'
-import { createDispatcher, expectedAnswer, makeId } from '../../channels/index.js'
+import { NATIVE_MODES, UNPOOLED, createDispatcher, expectedAnswer, loadNativeCaller, makeId } from '../../channels/index.js'
 import { POOLED, cases, estimateMs, key, resolveOptions, runsFor } from './plan.js'
-import { fmtMs3 } from '../../report/format.js'
+import { fmtMs3 } from '../../text/format.js'
 
 // One progress line for a finished case.
 function line (e) {
@@ -41,6 +41,13 @@ async function measureCase (d, c, o, signal) {
     if (signal?.aborted) break // the answers of an interrupted batch are not a measurement
     samplesMs.push(ms)
     cpuMs.push((used.user + used.system) / 1000)
+    if (!Array.isArray(answers)) { // the native caller checks its answers itself: { calls, mismatches, errors }
+      checked += answers.calls
+      mismatches += answers.mismatches
+      errors += answers.errors
+      if (answers.mismatches || answers.errors) firstProblem ??= `native check: ${answers.mismatches} mismatches, ${answers.errors} errors`
+      continue
+    }
     for (const a of answers) {
       checked++
       if (a === expected) continue
@@ -132,9 +139,24 @@ async function timedStarts (start, stop, runs, signal) {
   return { d, samplesMs, failure: null }
 }
 
+// The native caller when a native mode is asked for, built on first use; where it cannot be, one line
+// says why and the native modes are left out of this run (o.modes is trimmed).
+async function nativeCaller (o, progress) {
+  if (!o.modes.some((m) => NATIVE_MODES.includes(m))) return null
+  const native = await loadNativeCaller()
+  if (native.addon) {
+    if (native.built) progress(`dispatch: native caller built (${native.file})`)
+    return native
+  }
+  progress(`dispatch: no native caller here (${native.reason}); running the JS callers only`)
+  o.modes = o.modes.filter((m) => !NATIVE_MODES.includes(m))
+  return null
+}
+
 // Run the matrix; resolves with results[] (on abort: promptly, with what was measured so far).
 export async function run (opts = {}, { signal, progress = () => {} } = {}) {
   const o = resolveOptions(opts)
+  const native = await nativeCaller(o, progress)
   const all = cases(o)
   const results = []
   const open = new Set()
@@ -143,7 +165,7 @@ export async function run (opts = {}, { signal, progress = () => {} } = {}) {
   }
   signal?.addEventListener('abort', onAbort, { once: true })
   const start = async (mode, workers) => {
-    const d = await createDispatcher(mode, { workers, maxPayloadBytes: Math.max(...o.payloads), signal })
+    const d = await createDispatcher(mode, { workers, maxPayloadBytes: Math.max(...o.payloads), signal, native })
     open.add(d)
     return d
   }
@@ -168,8 +190,8 @@ export async function run (opts = {}, { signal, progress = () => {} } = {}) {
     `dispatch: ${all.length} cases × ${o.runs} runs, modes ${o.modes.join(', ')}, workers ${o.workers.join(', ')}; expected about ${Math.round(estimateMs(o) / 1000)} s`
   )
   try {
-    if (o.modes.includes('main')) {
-      await measureAll(await start('main', 0))
+    for (const mode of UNPOOLED.filter((m) => o.modes.includes(m))) {
+      if (!signal?.aborted) await measureAll(await start(mode, 0))
     }
     for (const workers of o.workers) {
       for (const mode of POOLED.filter((m) => o.modes.includes(m))) {

@@ -1,10 +1,10 @@
 // Experiment `dispatch`, its plan: the settings (defaults, --quick), the cases in study order, calls and
 // runs per case, the expected wall time, and each case's key.
 import { availableParallelism } from 'node:os'
-import { MODES } from '../../channels/index.js'
+import { MODES, UNPOOLED } from '../../channels/index.js'
 
-// The pooled modes (every mode but the main thread).
-export const POOLED = MODES.filter((m) => m !== 'main')
+// The pooled modes (every mode but those on the main thread).
+export const POOLED = MODES.filter((m) => !UNPOOLED.includes(m))
 
 export const defaults = Object.freeze({
   runs: 10,
@@ -114,7 +114,7 @@ export function estimateMs (opts) {
   let ms = 0
   for (const c of cases(o)) {
     const spin = c.calls * c.costMs
-    if (o.modes.includes('main')) ms += runsFor(o, c, 0) * (spin * 1.05 + c.calls * 0.001)
+    for (const m of UNPOOLED) if (o.modes.includes(m)) ms += runsFor(o, c, 0) * (spin * 1.05 + c.calls * 0.02)
     for (const w of o.workers) {
       const perRun = spin / Math.min(w, cores) + c.calls * 0.05 + (c.payloadBytes * c.calls) / 5e6
       for (const m of POOLED) if (o.modes.includes(m)) ms += runsFor(o, c, w) * perRun

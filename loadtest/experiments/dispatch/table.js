@@ -1,20 +1,21 @@
 // Experiment `dispatch`, its study table and the caveats a reader of its report should see.
-import { MODES } from '../../channels/index.js'
+import { MODES, UNPOOLED } from '../../channels/index.js'
 import { cases, resolveOptions, runsFor } from './plan.js'
 import { stats } from './measure.js'
-import { fmtMs3, MISSING } from '../../report/format.js'
+import { fmtMs3, MISSING } from '../../text/format.js'
 
 const bytes = (n) => (n >= 1e6 ? `${n / 1e6} MB` : n >= 1e3 ? `${n / 1e3} kB` : `${n} B`)
 
 // The study's table: start-up per pool, then per case main vs each pooled mode and worker count,
-// with the mean time and its ratio to main.
+// with the mean time, its ratio to main, and for the native caller's modes its ratio to native-main
+// (the study's own baseline: the native host calling the hook on the main thread).
 export function table (report) {
   const results = report.results ?? []
-  const head = ['case', 'mode', 'workers', 'calls', 'mean ms', 'min–max ms', 'µs/call', 'vs main', 'answers']
+  const head = ['case', 'mode', 'workers', 'calls', 'mean ms', 'min–max ms', 'µs/call', 'vs main', 'vs native-main', 'answers']
   const rows = []
   const entries = results.filter((r) => r.kind === 'dispatch')
   const pools = new Map()
-  for (const e of entries) { if (e.mode !== 'main' && !pools.has(`${e.mode}/${e.workers}`)) pools.set(`${e.mode}/${e.workers}`, e) }
+  for (const e of entries) { if (!UNPOOLED.includes(e.mode) && !pools.has(`${e.mode}/${e.workers}`)) pools.set(`${e.mode}/${e.workers}`, e) }
   const order = (e) => MODES.indexOf(e.mode) * 10000 + e.workers
   for (const e of [...pools.values()].sort((a, b) => order(a) - order(b))) {
     const s = e.startupSamplesMs?.length ? stats(e.startupSamplesMs) : null
@@ -27,6 +28,7 @@ export function table (report) {
       s ? `${fmtMs3(s.minMs)}–${fmtMs3(s.maxMs)}` : '',
       '',
       '',
+      '',
       ''
     ])
   }
@@ -34,16 +36,19 @@ export function table (report) {
   for (const ck of caseKeys) {
     const group = entries.filter((e) => `${e.costMs}/${e.payloadBytes}` === ck).sort((a, b) => order(a) - order(b))
     const main = group.find((e) => e.mode === 'main' && e.meanMs !== null)
+    const nativeMain = group.find((e) => e.mode === 'native-main' && e.meanMs !== null)
+    const ratio = (e, base) => (base && e.meanMs !== null ? `${(e.meanMs / base.meanMs).toFixed(2)}×` : '')
     for (const e of group) {
       rows.push([
         `cost ${e.costMs} ms, ${bytes(e.payloadBytes)}`,
         e.mode,
-        e.mode === 'main' ? MISSING : String(e.workers),
+        UNPOOLED.includes(e.mode) ? MISSING : String(e.workers),
         String(e.calls),
         e.status === 'ok' ? fmtMs3(e.meanMs) : 'failed',
         e.meanMs === null ? '' : `${fmtMs3(e.minMs)}–${fmtMs3(e.maxMs)}`,
         e.perCallUs === null ? '' : e.perCallUs.toFixed(1),
-        main && e.meanMs !== null ? `${(e.meanMs / main.meanMs).toFixed(2)}×` : '',
+        ratio(e, main),
+        e.mode.startsWith('native-') ? ratio(e, nativeMain) : '',
         e.status !== 'ok' ? 'failed' : e.trusted ? `${e.answers.calls} ok` : e.untrusted.join(', ')
       ])
     }

@@ -4,10 +4,11 @@
 // and a length. What is kept of a body (its head, for a mismatch sample) is capped; a longer body is
 // flagged. A body that matches keeps nothing: its head is the reference's.
 import { createHash } from 'node:crypto'
+import { DEFAULTS } from '../../settings.js'
 
-// The default cap on what is kept of one response body, in bytes (--max-body): a body longer than this is
-// still verified whole (by bytes or hash, and length), only its first bytes are kept.
-export const DEFAULT_MAX_BODY = 1 << 20
+// The default cap on what is kept of one response body, in bytes (--max-body, settings.js): a body longer
+// than this is still verified whole (by bytes or hash, and length), only its first bytes are kept.
+const DEFAULT_MAX_BODY = DEFAULTS['max-body']
 
 // The characters of a body shown in a result's mismatch sample.
 const SAMPLE_CHARS = 200

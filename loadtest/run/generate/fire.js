@@ -3,7 +3,9 @@ import autocannon from 'autocannon'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as delay } from 'node:timers/promises'
 import { request } from './http.js'
-import { DEFAULT_MAX_BODY, createVerifier } from './body.js'
+import { createVerifier } from './body.js'
+import { parseServerTiming, serverTimingOf } from './server-timing.js'
+import { DEFAULTS } from '../../settings.js'
 import { holdToProtocol } from './autocannon-strict.js'
 import { createHistogram, recordMs } from '../../result/histogram.js'
 import { weightedCycle } from '../../result/mix.js'
@@ -12,29 +14,6 @@ import { classCheck, classCounts, countClass } from './classes.js'
 // autocannon ends an amount round only at its next sample tick: a tick every 100 ms, not its default 1 s,
 // keeps a short round from idling up to a second (the lab's rounds, the bench's and the tests' helper).
 export const SAMPLE_INT_MS = 100
-
-// Parse a Server-Timing header into { work, queue } durations in ms (missing entries are null).
-export function parseServerTiming (value) {
-  const out = { work: null, queue: null }
-  if (!value) return out
-  for (const part of String(value).split(',')) {
-    const [name, ...params] = part.trim().split(';')
-    const dur = params.map((p) => p.trim()).find((p) => p.startsWith('dur='))
-    if (dur && (name === 'work' || name === 'queue')) {
-      const n = Number(dur.slice(4))
-      if (Number.isFinite(n)) out[name] = n
-    }
-  }
-  return out
-}
-
-function serverTimingOf (rawHeaders) {
-  if (!Array.isArray(rawHeaders)) return null
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (String(rawHeaders[i]).toLowerCase() === 'server-timing') return String(rawHeaders[i + 1])
-  }
-  return null
-}
 
 // The counts and histograms every round starts with, whichever engine fires it (open-loop.js adds its
 // own figures): requests by outcome, latency, Server-Timing work and queue, the first odd body or error.
@@ -203,7 +182,7 @@ function finishRound (raw, result, verifier) {
 // onSent() and onRecord({ latencyMs, status, timeout, error }) see every request as it goes and ends
 // (the engine-independent timeline is fed from them).
 export function fireRound ({
-  url, connections, amount = null, durationSec = null, timeoutSec = 10, expected = null, maxBody = DEFAULT_MAX_BODY,
+  url, connections, amount = null, durationSec = null, timeoutSec = DEFAULTS.timeout, expected = null, maxBody = DEFAULTS['max-body'],
   mix = null, signal, ...on
 }) {
   return new Promise((resolve, reject) => {

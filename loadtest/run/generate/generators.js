@@ -5,10 +5,10 @@
 // rate stay in the merged round (`generators`), so the trust rules can judge every thread. N = 1 is the
 // open loop on the lab's own thread, as before.
 import { Worker } from 'node:worker_threads'
-import { availableParallelism } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as delay } from 'node:timers/promises'
-import { fireOpenLoop, defaultConnections } from './open-loop.js'
+import { fireOpenLoop } from './open-loop.js'
+import { DEFAULTS, defaultConnections } from '../../settings.js'
 import { sliceOf } from './schedule.js'
 import { roundCounts } from './fire.js'
 import { createHistogram, decodeHistogram, encodeHistogram } from '../../result/histogram.js'
@@ -16,10 +16,6 @@ import { maxOf, minOf } from '../../result/stats.js'
 import { addClasses, plainClasses } from './classes.js'
 
 const THREAD = new URL('./generator-thread.js', import.meta.url)
-// What one generator thread keeps on schedule (requests/s): `npm run bench` measured 24,000–27,000 on
-// the lab's thread against a trivial server on this 2-core machine (docs/bench.md);
-// the default is a thread per this many requests/s, leaving one core to everything else.
-export const RATE_PER_GENERATOR = 20000
 // How far ahead of the first due time threads that are all ready are told to start (ms).
 const START_MARGIN_MS = 30
 // How often a thread reports the requests it ended, for the live progress (ms).
@@ -27,16 +23,9 @@ export const PROGRESS_MS = 250
 // The histograms of a raw round, by name (encoded to cross threads, added when merged).
 const RAW_HISTOGRAMS = ['latency', 'service', 'lag', 'lagJudged', 'wait', 'workMs', 'queueMs']
 const SUMMED = [
-  'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'written', 'waited',
+  'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'written', 'waited', 'dropped',
   'sentByAnswer', 'preopened'
 ]
-
-// The default thread count for a rate: one per RATE_PER_GENERATOR requests/s, at most one per core
-// but one (the server, the lab's main thread and the system need a core; on 2 cores, two generator
-// threads beside a local server kept less than one: the bench's generator section).
-export function defaultGenerators (rate, cores = availableParallelism()) {
-  return Math.max(1, Math.min(cores - 1, Math.ceil(rate / RATE_PER_GENERATOR)))
-}
 
 // Fire one open-loop round with `generators` threads (1: on this thread). `shard` ({ index, count }) is
 // this process's slice of the plan; `clock` ({ originEpochMs, intervalMs }) and `absorb(dump)` feed the
@@ -96,7 +85,7 @@ export function plainRaw (raw) {
 // Start the threads, wait until every one is ready, give them one start, gather their rounds.
 async function fireThreads ({ generators, shard, clock, absorb, onEnded, opts }) {
   const { signal, onSent, onRecord, onResponse, verify, ...plain } = opts
-  const cap = opts.connections ?? defaultConnections(opts.rate, opts.timeoutSec ?? 10)
+  const cap = opts.connections ?? defaultConnections(opts.rate, opts.timeoutSec ?? DEFAULTS.timeout)
   const threads = Array.from({ length: generators }, (_, index) =>
     startThread({
       ...plain,
@@ -155,6 +144,8 @@ function mergeRaws (raws, startAtEpochMs) {
   out.connections = raws.reduce((a, r) => a + r.connections, 0)
   out.peakInFlight = raws.reduce((a, r) => a + r.peakInFlight, 0) // each thread's peak: a bound
   out.peakBacklog = raws.reduce((a, r) => a + (r.peakBacklog ?? 0), 0) // likewise
+  out.peakWaiting = raws.reduce((a, r) => a + (r.peakWaiting ?? 0), 0) // likewise
+  out.droppedReason = raws.find((r) => r.droppedReason)?.droppedReason ?? null
   out.priorityRaised = raws.every((r) => r.priorityRaised)
   out.stopped = raws.some((r) => r.stopped)
   out.startedAtEpochMs = startAtEpochMs

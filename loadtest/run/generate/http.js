@@ -2,12 +2,12 @@
 import http from 'node:http'
 import https from 'node:https'
 import { performance } from 'node:perf_hooks'
-import { DEFAULT_MAX_BODY } from './body.js'
+import { DEFAULTS } from '../../settings.js'
 
 // Send one request (`headers` and a string `body`: a mix class's own); resolves { status, body, bytes,
 // overCap, headers, ms } (body: its first maxBody bytes, overCap: it was longer) or { status: 'timeout' |
 // 'error' | 'aborted', error, ms }.
-export function request (url, { method = 'GET', headers = {}, body = null, timeoutMs = 5000, signal, maxBody = DEFAULT_MAX_BODY } = {}) {
+export function request (url, { method = 'GET', headers = {}, body = null, timeoutMs = 5000, signal, maxBody = DEFAULTS['max-body'] } = {}) {
   return new Promise((resolve) => {
     const start = performance.now()
     const u = new URL(url)

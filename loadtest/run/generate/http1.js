@@ -105,7 +105,15 @@ class Connection {
     this.status = 0
     this.body = null // { mode: 'length' | 'chunked' | 'close', left, chunk state }
     this.keep = true
-    this.abort = (err) => socket.destroy(err) // one a connection, handed to each request it carries
+    // One a connection, handed to each request it carries: abort(handler) ends that request's exchange
+    // at once (the connection is offered to no one again, and closes without an error), if it still
+    // carries that request.
+    this.abort = (handler) => {
+      if (this.handler !== handler) return
+      this.handler = null
+      this.drop()
+      socket.destroy()
+    }
     socket.on('data', (chunk) => this.onData(chunk))
     socket.on('error', (err) => this.fail(err))
     socket.on('close', () => this.onClose())

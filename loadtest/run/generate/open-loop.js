@@ -3,30 +3,45 @@
 // omission). Latency counts from the due time (what a user arriving then sees) and, separately, from
 // the moment the request was written (service latency). Kept connections (http1.js), up to a cap: when
 // every connection is busy a request waits for one, in order, its latency still counting from its due
-// time; nothing is skipped or thinned. Requests leave when they are due from two places, as in wrk2:
-// the timer (a wake-up at the next due time) and the response path (an answer that frees a connection
-// issues what is already due, before the loop goes back to its timers). Connections open before time
+// time; nothing is skipped or thinned while the wait stays under MAX_WAITING. Memory is bounded by design:
+// a written request is an object, at most one a connection; a waiting one is two numbers in a ring of
+// typed arrays (MAX_WAITING); past that bound a due request is counted as dropped and the round goes
+// on; a waiter whose timeout passes is counted without a socket; a sweep pass does at most SWEEP_BUDGET.
+// Requests leave when they are due from two places, as in wrk2: the timer (a wake-up at the next due
+// time) and the response path (an answer that frees a connection issues what is already due, before the
+// loop goes back to its timers). Connections open before time
 // zero. The generator watches itself: scheduler lag (all of it, and after a warm-up), the issue rate in
 // 1 s windows, the unsent backlog. Bodies are checked as they stream (body.js: against the reference's
 // bytes), at most --max-body bytes of each kept. One round is a state object (`g`) and the named steps
-// below: start, prepare, begin, send → issue → write → finish, sweep, stop, settle.
+// below: start, prepare, begin, send → issue → write | enqueue | drop → finish → release, sweep, stop,
+// settle.
 import { getPriority, setPriority } from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { createHttp1Pool, requestBytes } from './http1.js'
 import { classCheck, classCounts, classPicker, countClass } from './classes.js'
-import { DEFAULT_SEED, createSchedule } from './schedule.js'
-import { DEFAULT_MAX_BODY, bodyReference, createVerifier } from './body.js'
+import { createSchedule } from './schedule.js'
+import { timingMs } from './server-timing.js'
+import { bodyReference, createVerifier } from './body.js'
+import { DEFAULTS, WINDOW_MS, defaultConnections } from '../../settings.js'
 import { createHistogram, recordMs } from '../../result/histogram.js'
 import { roundCounts } from './fire.js'
 import { createTrace, traceFileFor } from './generator-trace.js'
 
 // How often outstanding requests are checked against their timeout (ms).
 const SWEEP_MS = 10
+// The most requests one sweep pass (or one freed connection) times out; the rest wait for the next pass.
+export const SWEEP_BUDGET = 4096
+// The most requests that may wait for a free connection: the highest --rate (100,000 req/s) times the
+// default timeout (10 s), so at that rate nothing that could still be answered in time is dropped. Each
+// costs 16 bytes (its due time and the time it began to wait, in two Float64Arrays that double from
+// 1024 slots up to this bound: 16 MiB at most). A request due while the ring is full is dropped: counted
+// (`dropped`, with its due time in the windows), never written.
+export const MAX_WAITING = 1 << 20
+// The share of its timeout a waiting request must have left to be written (release, below).
+export const LAST_CHANCE = 0.1
 // The warm-up left out of the judged lag and issue-rate windows (ms from due time 0): the first
 // requests meet cold code on both sides (JIT, the server's first answers).
 export const WARMUP_MS = 500
-// The issue-rate windows (ms), counted from the end of the warm-up.
-export const WINDOW_MS = 1000
 // Connections opened before time zero: enough for this many ms of the schedule in flight at once
 // (at least 2, at most the cap); more open on demand, as before.
 const PREOPEN_MS = 50
@@ -57,19 +72,6 @@ function favourScheduler () {
 // How long before --start-at a round may find itself late and still start (ms): later, it refuses.
 const START_LATE_MS = 250
 
-// The most connections the open loop opens unless told (--connections). Past it a request waits for a
-// free connection, its latency still counted from its due time. Profiled (docs/shards.md "An open loop that keeps
-// up"): at thousands of requests/s a server's hiccup made the generator open a connection per waiting
-// request (8,751 at 8000 req/s, against a cap of 10,000), and connecting, not requesting, took its time:
-// scheduler lag p99 206 ms at 8000 req/s with that cap, 3.7–7 ms with 64–256.
-export const DEFAULT_MAX_CONNECTIONS = 256
-
-// The default connection cap for a rate: enough for every request of one timeout window in flight, up to
-// DEFAULT_MAX_CONNECTIONS.
-export function defaultConnections (rate, timeoutSec) {
-  return Math.max(1, Math.min(DEFAULT_MAX_CONNECTIONS, Math.ceil(rate * timeoutSec)))
-}
-
 // The raw round, in the closed loop's shape plus the open loop's own figures.
 function newRaw ({ amount, rate, arrival, schedule, cap, warmupMs }) {
   return {
@@ -82,6 +84,9 @@ function newRaw ({ amount, rate, arrival, schedule, cap, warmupMs }) {
     ...roundCounts(), // sent: issued on schedule (every user who arrived); latency: from the due time
     written: 0, // of those, written to a connection
     waited: 0, // found every connection busy and waited for one
+    dropped: 0, // due while MAX_WAITING requests already waited: counted, never written
+    droppedReason: null, // why (the bound), once any was dropped
+    peakWaiting: 0, // the most requests waiting for a connection at once
     service: createHistogram(), // from the write
     lag: createHistogram(), // scheduler: issued − due
     lagJudged: createHistogram(), // the same, of the requests due after the warm-up
@@ -112,9 +117,12 @@ function referenceOf (expected) {
 
 // One round's state: the options, the schedule, the raw figures, the queues.
 function createRound (opts) {
-  const { url, rate, arrival = 'constant', seed = DEFAULT_SEED, amount = null, durationSec = null, slice = null, phases = null, until = null } = opts
+  const {
+    url, rate, arrival = DEFAULTS.arrival, seed = DEFAULTS.seed, amount = null, durationSec = null, slice = null,
+    phases = null, until = null
+  } = opts
   const target = new URL(url)
-  const timeoutSec = opts.timeoutSec ?? 10
+  const timeoutSec = opts.timeoutSec ?? DEFAULTS.timeout
   const cap = opts.connections ?? defaultConnections(rate, timeoutSec)
   const durationMs = durationSec === null ? null : durationSec * 1000
   const schedule = createSchedule({ rate, arrival, seed, amount, durationMs, slice, phases, until })
@@ -128,20 +136,22 @@ function createRound (opts) {
     preopen: Math.min(cap, opts.preopen ?? Math.max(2, Math.ceil((share * PREOPEN_MS) / 1000))),
     schedule,
     raw: newRaw({ amount, rate, arrival, schedule, cap, warmupMs }),
-    body: createVerifier({ expected: referenceOf(opts.expected), maxBody: opts.maxBody ?? DEFAULT_MAX_BODY }),
+    body: createVerifier({ expected: referenceOf(opts.expected), maxBody: opts.maxBody ?? DEFAULTS['max-body'] }),
     startAt: opts.startAt ?? null,
     startWhen: opts.startWhen ?? null,
     onPrepared: opts.onPrepared ?? null,
     signal: opts.signal,
     on: { response: opts.onResponse, sent: opts.onSent, record: opts.onRecord },
-    // issued, not finished, in due order (the oldest first): a ring of `ringMask + 1` slots
-    ring: new Array(1024),
-    ringMask: 1023,
-    ringHead: 0,
-    ringTail: 0,
-    outstanding: 0,
-    waiting: [], // issued, waiting for a free connection, in due order (from waitHead on)
+    // issued, waiting for a free connection, in due order: due times and wait starts in a ring of
+    // `waitDue.length` slots (a power of two, doubled when full, up to MAX_WAITING)
+    waitDue: new Float64Array(1024),
+    waitAt: new Float64Array(1024),
     waitHead: 0,
+    waitCount: 0,
+    maxWaiting: opts.maxWaiting ?? MAX_WAITING,
+    // written, not finished, in write order (which is due order): a list through Request.prev/next
+    first: null,
+    last: null,
     inFlight: 0,
     nextDue: null,
     sending: false, // the re-entry guard of send()
@@ -158,18 +168,33 @@ function createRound (opts) {
   }
 }
 
-// A --mix round's classes: each one's request bytes, its answers' check and the seeded class of
-// request i (classes.js); the raw round gets their counts (`classes`).
+// A --mix round's classes: each one's request bytes, its answers' check, the seeded class of request i
+// (classes.js) and the class of each waiting request (a ring beside the waiting due times); the raw
+// round gets their counts (`classes`).
 function mixOf (opts, target, seed) {
   if (!opts.mix) return null
-  const maxBody = opts.maxBody ?? DEFAULT_MAX_BODY
+  const maxBody = opts.maxBody ?? DEFAULTS['max-body']
   const { requests } = opts.mix
   return {
     pick: classPicker(requests, seed),
     bytes: requests.map((c) => requestBytes(target.host, c)),
     checks: requests.map((c) => classCheck(c, maxBody)),
-    counts: classCounts(requests)
+    counts: classCounts(requests),
+    waiting: new Uint8Array(1024) // indexed as waitDue
   }
+}
+
+// The class of the request the schedule just handed out (-1 without a mix), counted as sent.
+function classOfNext (g) {
+  if (!g.mix) return -1
+  const cls = g.mix.pick(g.schedule.index)
+  g.mix.counts[cls].sent++
+  return cls
+}
+
+// The class of the oldest waiting request (read before dequeue), -1 without a mix.
+function waitingClass (g) {
+  return g.mix ? g.mix.waiting[g.waitHead] : -1
 }
 
 // Load url open-loop at `rate` requests/s (`arrival` constant or poisson with `seed`) for `amount`
@@ -177,6 +202,7 @@ function mixOf (opts, target, seed) {
 // schedule.js sliceOf) sends only that part of the plan; `startAt` (epoch ms) is due time 0 (a
 // shard's or thread's common start; later than START_LATE_MS past it, the round refuses), or
 // `startWhen` a promise of it (a thread: onPrepared() once its connections are open, then the start).
+// `maxWaiting` (MAX_WAITING) bounds the requests that wait for a connection; past it they are dropped.
 // `warmupMs` (WARMUP_MS) is left out of the judged lag and windows. `expected`: the body every 2xx
 // answer must have (a string, or body.js's reference; null: the first 2xx body's), checked as it
 // streams, at most `maxBody` bytes of each kept. onResponse(event) hears every finished request;
@@ -296,11 +322,6 @@ function countIn (list, k) {
 // One request is due: count it, and write it or queue it for a free connection.
 function issue (g, due, now) {
   const raw = g.raw
-  const req = new Request(g, due)
-  if (g.mix) {
-    req.cls = g.mix.pick(g.schedule.index)
-    g.mix.counts[req.cls].sent++
-  }
   const lag = now - due
   raw.sent++
   raw.firstIssueMs ??= now
@@ -313,72 +334,103 @@ function issue (g, due, now) {
   countIn(raw.windows.issued, windowOf(g, now))
   if (g.trace) g.trace.issued(due, lag)
   g.on.sent?.()
-  track(g, req)
-  if (g.inFlight < g.cap && g.waitHead === g.waiting.length) write(g, req, now)
-  else {
-    raw.waited++
-    req.queuedAt = now
-    g.waiting.push(req)
-  }
+  const cls = classOfNext(g)
+  if (g.inFlight < g.cap && g.waitCount === 0) write(g, new Request(g, due, cls), now)
+  else if (g.waitCount < g.maxWaiting) enqueue(g, due, now, cls)
+  else drop(g, due, now, cls)
 }
 
-// Add an issued request to the ring of outstanding ones (doubled when full; it also holds requests
-// finished out of order behind an older one, until the head passes them).
-function track (g, req) {
-  const held = (g.ringTail - g.ringHead) & g.ringMask
-  if (held === g.ringMask) {
-    const old = g.ring
-    const ring = new Array(old.length * 2)
-    for (let i = 0; i < held; i++) ring[i] = old[(g.ringHead + i) & g.ringMask]
-    g.ring = ring
-    g.ringMask = ring.length - 1
-    g.ringHead = 0
-    g.ringTail = held
-  }
-  g.ring[g.ringTail] = req
-  g.ringTail = (g.ringTail + 1) & g.ringMask
-  g.outstanding++
+// A request finds every connection busy: its due time and now go to the tail of the waiting ring
+// (doubled when full, up to MAX_WAITING).
+function enqueue (g, due, now, cls) {
+  if (g.waitCount === g.waitDue.length) growWaiting(g)
+  const mask = g.waitDue.length - 1
+  const at = (g.waitHead + g.waitCount) & mask
+  g.waitDue[at] = due
+  g.waitAt[at] = now
+  if (g.mix) g.mix.waiting[at] = cls
+  g.waitCount++
+  g.raw.waited++
+  if (g.waitCount > g.raw.peakWaiting) g.raw.peakWaiting = g.waitCount
 }
 
-// Drop finished requests from the ring's head (they finish in about due order).
-function untrack (g) {
-  g.outstanding--
-  while (g.ringHead !== g.ringTail && g.ring[g.ringHead].done) {
-    g.ring[g.ringHead] = undefined
-    g.ringHead = (g.ringHead + 1) & g.ringMask
+function growWaiting (g) {
+  const n = g.waitDue.length
+  const due = new Float64Array(n * 2)
+  const at = new Float64Array(n * 2)
+  const cls = g.mix ? new Uint8Array(n * 2) : null
+  for (let i = 0; i < g.waitCount; i++) {
+    due[i] = g.waitDue[(g.waitHead + i) & (n - 1)]
+    at[i] = g.waitAt[(g.waitHead + i) & (n - 1)]
+    if (cls) cls[i] = g.mix.waiting[(g.waitHead + i) & (n - 1)]
   }
+  if (cls) g.mix.waiting = cls
+  g.waitDue = due
+  g.waitAt = at
+  g.waitHead = 0
 }
 
-// Write a request to a connection; the request is its own handler (below).
+// The waiting ring's oldest request leaves it: its due time (the slot is reused).
+function dequeue (g) {
+  const due = g.waitDue[g.waitHead]
+  g.waitHead = (g.waitHead + 1) & (g.waitDue.length - 1)
+  g.waitCount--
+  return due
+}
+
+// A request due while MAX_WAITING already wait: counted as dropped, never written (k6's dropped_iterations).
+function drop (g, due, now, cls) {
+  if (cls >= 0) countClass(g.mix.counts[cls], { outcome: 'error' }) // dropped: never written
+  g.raw.dropped++
+  g.raw.droppedReason ??= `${g.maxWaiting} requests already waited for one of ${g.cap} connections`
+  g.raw.lastAt = g.t0 + now
+  g.on.record?.({ error: true, dropped: true })
+  g.on.response?.(endEvent(g, due, null, now, { error: 'dropped', dropped: true }))
+}
+
+// Write a request to a connection (the request is its own handler, below); it joins the in-flight list.
 function write (g, req, now) {
   g.inFlight++
   if (g.inFlight > g.raw.peakInFlight) g.raw.peakInFlight = g.inFlight
   g.raw.written++
   req.sentAt = now
-  if (req.queuedAt !== null) recordMs(g.raw.wait, now - req.queuedAt)
+  req.prev = g.last
+  if (g.last) g.last.next = req
+  else g.first = req
+  g.last = req
   g.pool.send(req, g.mix?.bytes[req.cls])
+}
+
+// A written request leaves the in-flight list.
+function unlink (g, req) {
+  if (req.prev) req.prev.next = req.next
+  else g.first = req.next
+  if (req.next) req.next.prev = req.prev
+  else g.last = req.prev
+  req.prev = req.next = null
 }
 
 // One request, and the client's handler for it (http1.js): status, Server-Timing, the body checked as it
 // streams. One object a request, no closures.
 class Request {
-  constructor (g, due) {
+  constructor (g, due, cls = -1) {
     this.g = g
     this.due = due
+    this.cls = cls // its mix class (classes.js), -1 without a mix
+    this.met = null // a mixed answer's { ok, sample }: whether it met its class's expect
     this.sentAt = null
-    this.queuedAt = null
+    this.prev = null // the in-flight list
+    this.next = null
     this.done = false
     this.abortConn = null
     this.status = 0
     this.timing = null
     this.body = null
     this.verified = null // a 2xx whose body matched the reference (null: not a 2xx)
-    this.cls = -1 // its mix class (classes.js), -1 without a mix
-    this.met = null // a mixed answer's { ok, sample }: whether it met its class's expect
   }
 
   abort () {
-    this.abortConn?.(new Error('timed out'))
+    this.abortConn?.(this)
   }
 
   onConnect (abort) {
@@ -409,37 +461,53 @@ class Request {
   }
 }
 
-// A request ended (answered, timed out, failed, or stopped): free its slot, count it, tell the listeners,
-// and (an answer having freed a connection) issue what is already due.
+// A written request ended (answered, timed out, failed, or stopped): leave the in-flight list, abort its
+// connection if it has not ended, count it, tell the listeners, then free its slot (the next waiter with
+// time left takes it) and (an answer having freed a connection) issue what is already due.
 function finish (g, req, outcome, detail) {
   if (req.done) return
   req.done = true
-  untrack(g)
+  unlink(g, req)
   const now = performance.now() - g.t0
   g.raw.lastAt = g.t0 + now
-  if (req.sentAt !== null) release(g, now)
+  if (outcome === 'timeout' || outcome === 'stopped') req.abort() // before the slot is freed
   if (outcome === 'response') countResponse(g, req, now)
-  else if (outcome === 'timeout') countTimeout(g, req)
-  else if (outcome === 'error') countError(g, detail, req)
-  if (outcome === 'stopped') req.abort()
-  else if (g.on.response) g.on.response(eventOf(g, req, now, outcome, detail))
-  if (outcome !== 'stopped' && g.sendOnAnswer) send(g, true)
+  else if (outcome === 'timeout') countTimeout(g, req.cls)
+  else if (outcome === 'error') countError(g, detail, req.cls)
+  if (outcome !== 'stopped' && g.on.response) g.on.response(eventOf(g, req, now, outcome, detail))
+  g.inFlight--
+  if (outcome === 'stopped') return
+  release(g, now)
+  if (g.sendOnAnswer) send(g, true)
   maybeDone(g)
 }
 
-// A connection slot is free: the next waiter (in due order) takes it. (A timed-out request's connection
-// is aborted; either way the slot goes on.)
+// A connection slot is free: the waiters (in due order) take the free slots. One with less than
+// LAST_CHANCE of its timeout left is counted as timed out, never written (at most SWEEP_BUDGET of those
+// here; the sweep takes the rest): against a server that never answers, writing it would cost a new
+// connection for each slot every sweep, for a request that times out before an answer could come.
 function release (g, now) {
-  g.inFlight--
-  while (!g.raw.stopped && g.waitHead < g.waiting.length && g.inFlight < g.cap) {
-    const next = g.waiting[g.waitHead]
-    g.waiting[g.waitHead++] = undefined
-    if (!next.done) write(g, next, now)
+  let budget = SWEEP_BUDGET
+  const lastChanceMs = g.timeoutMs * LAST_CHANCE
+  while (!g.raw.stopped && g.waitCount > 0 && g.inFlight < g.cap) {
+    if (g.waitDue[g.waitHead] + g.timeoutMs - lastChanceMs <= now) {
+      if (budget-- === 0) return
+      expireWaiter(g, now)
+      continue
+    }
+    const waitedMs = now - g.waitAt[g.waitHead]
+    const cls = waitingClass(g)
+    write(g, new Request(g, dequeue(g), cls), now)
+    recordMs(g.raw.wait, waitedMs)
   }
-  if (g.waitHead > 1024 && g.waitHead * 2 > g.waiting.length) {
-    g.waiting = g.waiting.slice(g.waitHead)
-    g.waitHead = 0
-  }
+}
+
+// The oldest waiter's timeout passed before a connection was free: a timeout, without a socket.
+function expireWaiter (g, now) {
+  const cls = waitingClass(g)
+  const due = dequeue(g)
+  countTimeout(g, cls)
+  g.on.response?.(endEvent(g, due, null, now, { timeout: true }))
 }
 
 function countResponse (g, req, now) {
@@ -475,38 +543,16 @@ function countMixed (g, req, now) {
   countClass(g.mix.counts[req.cls], { outcome: 'response', status: req.status, met, sample, latencyMs: now - req.due })
 }
 
-// One metric's duration (ms) from a Server-Timing value (`work;dur=1.2, queue;dur=0`), or null: the
-// same reading as fire.js parseServerTiming, without splitting the value into arrays a request.
-function timingMs (value, name) {
-  let at = 0
-  while (at < value.length) {
-    while (value.charCodeAt(at) === 32) at++
-    const end = value.indexOf(',', at)
-    const stop = end < 0 ? value.length : end
-    const after = value.charCodeAt(at + name.length) // ';' or ' ' after the name
-    if ((after === 59 || after === 32) && value.startsWith(name, at)) {
-      const dur = value.indexOf('dur=', at + name.length)
-      if (dur >= 0 && dur < stop) {
-        const n = Number(value.slice(dur + 4, stop).split(';')[0].trim())
-        return Number.isFinite(n) ? n : null
-      }
-    }
-    at = stop + 1
-  }
-  return null
-}
-
 // A user who gave up waited the whole timeout: in at that lower bound, as the closed loop does.
-function countTimeout (g, req) {
-  if (req.cls >= 0) countClass(g.mix.counts[req.cls], { outcome: 'timeout', latencyMs: g.timeoutMs })
+function countTimeout (g, cls = -1) {
+  if (cls >= 0) countClass(g.mix.counts[cls], { outcome: 'timeout', latencyMs: g.timeoutMs })
   g.raw.timeouts++
   recordMs(g.raw.latency, g.timeoutMs)
   g.on.record?.({ latencyMs: g.timeoutMs, timeout: true })
-  req.abort()
 }
 
-function countError (g, err, req) {
-  if (req.cls >= 0) countClass(g.mix.counts[req.cls], { outcome: 'error' })
+function countError (g, err, cls = -1) {
+  if (cls >= 0) countClass(g.mix.counts[cls], { outcome: 'error' })
   g.raw.errors++
   g.raw.errorSample ??= err?.message ?? String(err)
   g.on.record?.({ error: true })
@@ -514,45 +560,60 @@ function countError (g, err, req) {
 
 // What onResponse hears (built only when someone listens).
 function eventOf (g, req, now, outcome, detail) {
-  return {
-    dueMs: req.due,
-    sentMs: req.sentAt,
-    doneMs: now,
+  return endEvent(g, req.due, req.sentAt, now, {
     status: outcome === 'response' ? detail.status : null,
-    latencyMs: outcome === 'timeout' ? g.timeoutMs : now - req.due,
     timeout: outcome === 'timeout',
     error: outcome === 'error' ? (detail?.message ?? String(detail)) : null,
-    // a 2xx whose body matched (null: not a 2xx), and the Server-Timing work time (goodput, wasted CPU)
     verified: outcome === 'response' ? (detail.verified ?? null) : null,
-    workMs: outcome === 'response' && detail.timing !== null ? timingMs(detail.timing, 'work') : null,
-    cls: req.cls // its mix class's index (-1: no mix)
+    workMs: outcome === 'response' && detail.timing !== null ? timingMs(detail.timing, 'work') : null
+  })
+}
+
+// One ended request's event: due, written (null: never written) and end times, and how it ended.
+function endEvent (g, due, sentMs, now, opts) {
+  const { status = null, timeout = false, error = null, dropped = false, verified = null, workMs = null } = opts
+  return {
+    dueMs: due,
+    sentMs,
+    doneMs: now,
+    status,
+    latencyMs: timeout ? g.timeoutMs : now - due,
+    timeout,
+    error,
+    dropped,
+    // a 2xx whose body matched (null: not a 2xx), and the Server-Timing work time (goodput, wasted CPU)
+    verified,
+    workMs
   }
 }
 
-// Time out the oldest outstanding requests (the ring is in due order, so the sweep stops at the first
-// that still has time).
+// Time out the oldest outstanding requests, at most SWEEP_BUDGET a pass: the waiters first (they need no
+// socket), then the written ones (their connections aborted). Both lists are in due order, so each stops
+// at the first request that still has time.
 function sweep (g) {
   const now = performance.now() - g.t0
-  // the head is never done: untrack() pops every done request at the head as it ends, so finishing the
-  // head moves it on to the next outstanding one
-  while (g.ringHead !== g.ringTail) {
-    const req = g.ring[g.ringHead]
-    if (req.due + g.timeoutMs > now) break
-    finish(g, req, 'timeout')
+  let budget = SWEEP_BUDGET
+  while (budget > 0 && g.waitCount > 0 && g.waitDue[g.waitHead] + g.timeoutMs <= now) {
+    expireWaiter(g, now)
+    budget--
   }
+  while (budget > 0 && g.first !== null && g.first.due + g.timeoutMs <= now) {
+    finish(g, g.first, 'timeout')
+    budget--
+  }
+  maybeDone(g)
 }
 
 function maybeDone (g) {
-  if (g.scheduleDone && g.outstanding === 0) settle(g)
+  if (g.scheduleDone && g.inFlight === 0 && g.waitCount === 0) settle(g)
 }
 
-// The round is stopped (abort): nothing more is issued, what is outstanding is dropped uncounted.
+// The round is stopped (abort): nothing more is issued, what is outstanding is left uncounted.
 function stop (g) {
   g.raw.stopped = true
   g.scheduleDone = true
-  const left = []
-  for (let i = g.ringHead; i !== g.ringTail; i = (i + 1) & g.ringMask) if (!g.ring[i].done) left.push(g.ring[i])
-  for (const req of left) finish(g, req, 'stopped')
+  while (g.first !== null) finish(g, g.first, 'stopped')
+  g.waitCount = 0
   settle(g)
 }
 
@@ -566,6 +627,8 @@ function settle (g, err) {
   g.signal?.removeEventListener('abort', g.onAbort)
   g.raw.durationMs = (g.raw.lastAt ?? performance.now()) - g.t0
   g.raw.bodies = g.body.figures()
+  g.waitDue = g.waitAt = null // the round's memory goes back before the next round
+  g.waitCount = 0
   if (g.trace) g.raw.trace = { file: g.traceFile, ...g.trace.stop({ rate: g.raw.rate, sent: g.raw.sent }) }
   const closing = g.pool ? g.pool.destroy().catch(() => {}) : Promise.resolve()
   closing.then(() => (err ? g.reject(err) : g.resolve(g.raw)))

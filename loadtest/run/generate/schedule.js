@@ -2,11 +2,7 @@
 // `constant`: i / rate, as wrk2 and k6's constant-arrival-rate. `poisson`: exponential gaps of mean
 // 1 / rate from a seeded generator, so a schedule can be repeated exactly.
 
-// The arrival processes --arrival accepts.
-export const ARRIVALS = ['constant', 'poisson']
-
-// The poisson schedule's seed when none is given (--seed): the one place it is written.
-export const DEFAULT_SEED = 1
+import { ARRIVALS, DEFAULTS } from '../../settings.js'
 
 // A small seeded PRNG (mulberry32): uniform numbers in [0, 1), the same sequence for the same seed.
 function prng (seed) {
@@ -41,7 +37,8 @@ function dueAfter (i, due, gapMs, random, arrival) {
 // `phases` ([{ rate, durationMs }], constant arrivals) is a rate profile instead of one rate (a burst);
 // `until(due)` ends the schedule early when it returns true (the burst's recovery seen).
 export function createSchedule ({
-  rate, arrival = 'constant', seed = DEFAULT_SEED, amount = null, durationMs = null, slice = null, phases = null, until = null
+  rate, arrival = DEFAULTS.arrival, seed = DEFAULTS.seed, amount = null, durationMs = null, slice = null,
+  phases = null, until = null
 }) {
   if (phases) return profileSchedule({ phases, slice, until })
   if (!(rate > 0)) throw new RangeError(`rate: expected a positive number of requests per second, got ${rate}`)

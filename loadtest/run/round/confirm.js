@@ -1,13 +1,15 @@
-// --confirm: run the decision's winner at its plan rate for a longer open-loop round (CONFIRM_SEC; --quick
-// CONFIRM_QUICK_SEC, or as long as MIN_REQUESTS take at the plan rate) and say whether it held the target
+// --confirm: run the decision's configuration (its command's flags) at its plan rate for a longer open-loop
+// round (CONFIRM_SEC; --quick CONFIRM_QUICK_SEC, or as long as MIN_REQUESTS take at the plan rate) and say
+// whether it held the target
 // with no backlog growth (Nighthawk's "testing stage" after its search; the plan rate is a promise, this
 // checks it). Returns decision.confirm.
-import { defaultConnections } from '../generate/open-loop.js'
+import { defaultConnections } from '../../settings.js'
 import { MIN_REQUESTS } from '../../result/sweep.js'
 import { runEntry } from './runner.js'
 import { judgeStep } from '../../result/capacity.js'
 import { roundFigures } from '../../result/figures.js'
 import { roundTo } from '../../result/stats.js'
+import { errorsOf } from '../../result/requests.js'
 
 // How long the confirming round lasts (seconds).
 const CONFIRM_SEC = 60
@@ -20,7 +22,7 @@ export function confirmVerdict (fig, sloMs) {
   const j = judgeStep(fig, sloMs)
   const why = []
   const q = fig.requests
-  const failed = q.errors + q.timeouts + q.non2xx + q.mismatches + q.unanswered
+  const failed = errorsOf(q) + q.unanswered
   if (failed > 0) why.push(`${failed} of ${q.sent} requests failed or unanswered`)
   if (fig.backlog?.growing) why.push(`backlog grew by ${fig.backlog.growth} (limit ${fig.backlog.limit})`)
   if (j.call === 'fail' && failed === 0 && !fig.backlog?.growing) why.push(`p99 ${fig.latency.p99} ms over p99 ≤ ${sloMs} ms (${j.over} of ${j.n} over)`)
@@ -35,13 +37,15 @@ export async function confirmWinner (decision, { plan, loads, results, quick, si
   // long enough for the requests p99 needs (MIN_REQUESTS), never past the full length
   const need = decision.planRps > 0 ? Math.ceil(MIN_REQUESTS / decision.planRps) : 0
   const durationSec = Math.min(CONFIRM_SEC, Math.max(quick ? CONFIRM_QUICK_SEC : CONFIRM_SEC, need))
-  const base = { key: decision.key, rate: decision.planRps, sloMs: decision.sloMs, durationSec }
+  const { key, command = null, planRps: rate, sloMs } = decision
+  const base = { key, command, rate, sloMs, durationSec }
   // A refusal still has a highest capacity: it is confirmed all the same (the block says it is no advice).
   if (!decision.key || !(decision.planRps > 0)) return { ...base, skipped: `no capacity at p99 ≤ ${decision.sloMs} ms` }
   const i = results.findIndex((r) => r.key === decision.key)
   if (i < 0 || !plan[i]) return { ...base, skipped: 'the winner\'s plan entry was not found' }
-  const { sweep, ...entry } = plan[i]
-  const rate = decision.planRps
+  // the exact configuration the decision's command starts: its flags (the setting, the shedding variant's)
+  const { sweep, argsFor, ...swept } = plan[i]
+  const entry = { ...swept, variant: decision.variant ?? null, args: decision.flags ?? swept.args }
   const load = {
     ...loads[i],
     rate,
@@ -49,7 +53,7 @@ export async function confirmWinner (decision, { plan, loads, results, quick, si
     durationSec,
     amount: null
   }
-  progress?.(`confirming ${decision.key} at ${rate} req/s for ${durationSec} s`)
+  progress?.(`confirming ${command ?? key} at ${rate} req/s for ${durationSec} s`)
   const record = await runEntry({ ...entry, rate, durationSec }, load, { signal, progress, calibration })
   const round = record.rounds[0]
   if (record.failure || !round) return { ...base, skipped: record.failure?.reason ?? 'interrupted before the round' }

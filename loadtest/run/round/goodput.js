@@ -5,8 +5,8 @@
 // the round's length (at most MAX_WINDOWS windows; later requests count in the totals only).
 import { COARSE_DIGITS, createHistogram, encodeHistogram } from '../../result/histogram.js'
 import { roundTo } from '../../result/stats.js'
+import { WINDOW_MS } from '../../settings.js'
 
-export const WINDOW_MS = 1000
 const MAX_WINDOWS = 600
 // The statuses of a shed answer: the server said "not now" at once (503 Service Unavailable, 429).
 const SHED_STATUSES = new Set([503, 429])

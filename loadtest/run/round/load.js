@@ -1,9 +1,7 @@
 // How hard each server is loaded: experiment defaults, then --quick, then the user's flags; an
 // experiment's per-entry values (its design) win. Pure; a bad combination is a usage error.
 import { usageError } from '../../errors.js'
-import { defaultConnections } from '../generate/open-loop.js'
-import { DEFAULTS } from '../../options.js'
-import { defaultGenerators } from '../generate/generators.js'
+import { DEFAULTS, defaultConnections, defaultGenerators, defaultRecoveryTimeoutSec } from '../../settings.js'
 
 // Settings for this run from the parsed options and the experiment module.
 export function resolveLoad (opts, experiment) {
@@ -69,8 +67,7 @@ export function entryLoad (entry, load) {
   return out
 }
 
-// How long the recovery request after a round may wait: the entry's own, else the request timeout and
-// at least 10 s (a strategy still chewing through abandoned work answers late).
+// How long the recovery request after a round may wait: the entry's own, else settings.js's default.
 export function recoveryTimeoutSec (load) {
-  return load.recoveryTimeoutSec ?? Math.max(10, load.timeoutSec)
+  return load.recoveryTimeoutSec ?? defaultRecoveryTimeoutSec(load.timeoutSec)
 }

@@ -6,8 +6,7 @@
 import { availableParallelism } from 'node:os'
 import { buildHttpResult } from '../../result/build.js'
 import { OVERLOAD_DEFAULTS, burstPhases, patienceMs, stepTiming, windowRecovered } from '../../result/overload.js'
-import { DEFAULT_MAX_CONNECTIONS, defaultConnections } from '../generate/open-loop.js'
-import { WINDOW_MS } from './goodput.js'
+import { DEFAULT_MAX_CONNECTIONS, WINDOW_MS, defaultConnections } from '../../settings.js'
 import { serviceTime } from '../../result/figures.js'
 import { CALIBRATION_DRIFT } from '../../result/trust.js'
 

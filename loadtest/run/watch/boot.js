@@ -6,11 +6,7 @@ import { isAlive, readStat, processTree } from './sample.js'
 import { describe, serverError, usageError } from '../../errors.js'
 import { ENV_FALLBACKS } from '../../../servers/lib/options.js'
 import { failure as failureRecord } from '../../result/build.js'
-
-// How long a server may take to send its ready message and answer /health (LOADLAB_BOOT_TIMEOUT_MS).
-export const BOOT_TIMEOUT_MS = 30000
-// The longest LOADLAB_BOOT_TIMEOUT_MS accepted: an hour (a timer takes at most 2^31 − 1 ms).
-export const BOOT_TIMEOUT_MAX_MS = 3_600_000
+import { BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_MS } from '../../settings.js'
 
 // The boot timeout of this run: LOADLAB_BOOT_TIMEOUT_MS (whole ms, 1 ms to an hour), else the default;
 // anything else is a usage error (exit 2), checked before anything starts.

@@ -36,7 +36,13 @@ test('compare: capacities of repeated sweeps are better or worse only when the s
   const overlapping = capacityReport({ label: 'C', sloMs: 150, sweeps: [59, 66, 63] })
   assert.equal(cellB(compareReports(entries(a, overlapping))).capacityNoise.verdict, 'within noise')
   const single = capacityReport({ label: 'D', sloMs: 150, sweeps: [90] })
-  assert.equal(cellB(compareReports(entries(a, single))).capacityNoise.verdict, 'no noise estimate', 'one sweep: no estimate')
+  // one sweep: no noise estimate, so the brackets decide, as in the decision: apart is better or worse,
+  // overlapping is a tie, never a lead
+  assert.equal(cellB(compareReports(entries(a, single))).capacityNoise.verdict, 'better', 'one sweep: brackets apart')
+  const close = capacityReport({ label: 'E', sloMs: 150, sweeps: [63] }) // 63–66.15 against 61–64.05
+  const tie = compareReports(entries(a, close))
+  assert.equal(cellB(tie).capacityNoise.verdict, 'tie')
+  assert.match(renderCompareMarkdown(tie), /1\.03× tie/)
   assert.match(renderCompareMarkdown(cmp), /1\.16× better/)
 })
 

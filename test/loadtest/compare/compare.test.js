@@ -99,7 +99,7 @@ describe('compareReports (pure)', () => {
     const cmp = compareReports(entries(a, b))
     assert.equal(cmp.rows.length, a.results.length)
     assert.ok(cmp.rows.every((r) => r.kind === 'dispatch' && Math.abs(r.cells[1].meanRatio - 3) < 1e-9))
-    assert.match(renderCompareMarkdown(cmp), /## Dispatch/)
+    assert.match(renderCompareMarkdown(cmp), /## In-process cases/)
     const html = renderCompareHtml(cmp)
     assert.match(html, new RegExp(`data-chart="dispatch" data-bars="${2 * a.results.length}"`))
     assert.equal(

@@ -6,8 +6,12 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { readReport, runLab, tempDir } from '../../helpers/lab.js'
-import { HEADROOM } from '../../../loadtest/result/decision.js'
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import pWaitFor from 'p-wait-for'
+import { ROOT, readReport, runLab, tempDir } from '../../helpers/lab.js'
+import { HEADROOM, closeCandidates, decide, pastOf } from '../../../loadtest/result/decision.js'
+import { expectedBody } from '../../../servers/lib/workloads.js'
 import { experimentFor } from '../../../loadtest/experiments/index.js'
 
 // Capacity at each target is a rate that held there; a looser target holds at least as much.
@@ -86,5 +90,117 @@ test('capacity --quick --tune threads=1,2,3: a key per setting, and a decision t
     assert.match(run.stderr, /(Run|Highest capacity) +queued-threads with threads=\d/)
   } else {
     assert.equal(d.refused.reason, 'none meets the target')
+  }
+})
+
+// Start a printed command as a user would, from the checkout (a free port added: never a fixed one in
+// tests): { url, child } once its ready line is out.
+async function startCommand (command) {
+  const child = spawn('sh', ['-c', `exec ${command} --port 0`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  child.stdout.setEncoding('utf8').on('data', (d) => { out += d })
+  child.stderr.setEncoding('utf8').on('data', (d) => { err += d })
+  let url = null
+  await pWaitFor(() => {
+    if (child.exitCode !== null) throw new Error(`${command} exited ${child.exitCode}: ${err}`)
+    url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1] ?? null
+    return url !== null
+  }, { interval: 50, timeout: 30000 })
+  return { url, child }
+}
+
+test('capacity --quick --server cluster,queued-threads --confirm: past capacity probed for the close candidates, the command confirmed and served by hand', async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const run = await runLab(['--experiment', 'capacity', '--quick', '--server', 'cluster,queued-threads', '--confirm', '--out', dir])
+  assert.equal(run.exitCode, 0, run.stderr)
+  const { json } = await readReport(dir)
+  const d = json.decision
+  const close = closeCandidates(json)
+  // every close candidate, and only those, probed as swept and with its shedding setting, at its own C
+  for (const r of json.results) {
+    if (!close.includes(r)) {
+      assert.equal(r.pastCapacity, undefined, `${r.key}: not close, not probed`)
+      continue
+    }
+    assert.deepEqual(r.pastCapacity.map((p) => p.variant), [null, r.server === 'cluster' ? 'under-pressure' : 'deadline'])
+    for (const p of r.pastCapacity) {
+      if (p.status === 'failed') continue
+      assert.equal(p.overload.capacityRps, Math.round(r.capacity.capacity.rps * 10) / 10, 'at the sweep\'s C')
+      assert.deepEqual(p.overload.steps.map((s) => s.multiple), [1.5, 2])
+      for (const s of p.overload.steps) assert.ok(s.requests.good <= s.requests.offered)
+      assert.ok(p.overload.recovery && typeof p.overload.recovery.metastable === 'boolean', 'the burst and its recovery')
+      const past = pastOf(p)
+      assert.equal(past.collapses, past.why.length > 0, 'collapses exactly when a reason is named')
+    }
+  }
+  assert.equal(d.target.own, false)
+  assert.match(run.stderr, /Target +p99 ≤ [\d.]+ ms: 5 × the service time measured on this machine/)
+  if (!d.key) {
+    assert.equal(d.refused.reason, 'none meets the target')
+    assert.equal(close.length, 0)
+    return
+  }
+  assert.ok(close.length >= 1)
+  assert.equal(d.command, ['node', `servers/${d.server}`, ...d.flags].join(' '))
+  assert.ok(d.flags.includes('--work'))
+  if (d.variant === 'deadline') assert.ok(d.flags.includes('--deadline'))
+  if (d.variant === 'under-pressure') assert.ok(d.flags.includes('--shed-loop-delay'))
+  // the block's first line is the command with the plan rate (or, refused, what it refuses)
+  const block = run.stderr.slice(run.stderr.lastIndexOf('\nDecision\n') + 1).split('\n')
+  if (!d.refused) assert.equal(block[1].replace(/^ {2}Run +/, ''), `${d.command}   at ${d.planRps} req/s (the plan rate)`)
+  // --confirm ran that exact configuration
+  assert.equal(d.confirm.command, d.command)
+  // the command, started by hand as printed, serves the work
+  const { url, child } = await startCommand(d.command)
+  t.after(() => child.exitCode === null && child.kill('SIGKILL'))
+  const res = await fetch(`${url}/`)
+  assert.equal(res.status, 200)
+  assert.equal(await res.text(), expectedBody(json.results[0].work))
+  child.kill('SIGTERM')
+  await once(child, 'exit')
+})
+
+// A probe's overload block as run/round/past-capacity.js keeps it: goodput at 1.5 and 2 × C, recovery (s).
+function probed (variant, flags, [g15, g2], recoverySec) {
+  const steps = [{ multiple: 1.5, goodputShare: g15, shedShare: 0 }, { multiple: 2, goodputShare: g2, shedShare: 0 }]
+  const ms = recoverySec * 1000
+  const recovery = { ms, metastable: false, burstEndMs: 5000, observedMs: 5000 + ms + 3000 }
+  return { variant, label: 'as swept', shedding: flags.join(' '), flags, overload: { steps, recovery } }
+}
+
+test('decision.command, started by hand as printed, serves the work: each CPU server with its setting and shedding flags', async (t) => {
+  const work = 'loop:1e5'
+  const swept = (server, setting, shedding) => {
+    const key = `${server}${setting ? `[${setting[0].slice(2)}=${setting[1]}]` : ''}@${work}#capacity`
+    const target = { sloMs: 100, rps: 80, bracket: { pass: 80, fail: 84 }, bound: 'refined' }
+    // as swept collapses and the shedding setting keeps (its command is the one chosen); none: as swept keeps
+    const past = shedding
+      ? [probed(null, [], [0, 0], 44), probed('shedding', shedding, [0.9, 0.9], 0)]
+      : [probed(null, [], [0.9, 0.9], 0)]
+    const capacity = { sloMs: 100, capacity: target, targets: [target] }
+    const args = ['--work', work, ...(setting ?? [])]
+    const ok = { status: 'ok', trusted: true, untrusted: [] }
+    return { kind: 'http', key, server, variant: null, work, args, ...ok, capacity, pastCapacity: past }
+  }
+  const cases = [
+    swept('simple', null, ['--shed-loop-delay', '60']),
+    swept('cluster', ['--workers', '2'], ['--shed-loop-delay', '60']),
+    swept('queued-threads', ['--threads', '2'], ['--deadline', 'auto', '--slo', '100']),
+    swept('child-process', null, null),
+    swept('worker-per-request', null, null),
+    swept('cluster-threads', ['--workers', '1'], null)
+  ]
+  for (const r of cases) {
+    const d = decide({ machine: {}, results: [r] })
+    assert.equal(d.command, ['node', `servers/${r.server}`, ...r.args, ...r.pastCapacity.at(-1).flags].join(' '))
+    const { url, child } = await startCommand(d.command)
+    t.after(() => child.exitCode === null && child.kill('SIGKILL'))
+    const res = await fetch(`${url}/`)
+    assert.equal(res.status, 200, d.command)
+    assert.equal(await res.text(), expectedBody(work), `${d.command}: the work's body`)
+    child.kill('SIGTERM')
+    await once(child, 'exit')
   }
 })

@@ -1,15 +1,19 @@
 // The dispatch experiment (study 003) and its three modes, run for real: threads, shared memory, piscina.
 import { test, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import pWaitFor from 'p-wait-for'
 import experiment, { cases, resolveOptions, runsFor } from '../../../loadtest/experiments/dispatch.js'
-import { MODES, createDispatcher, expectedAnswer, makeId } from '../../../loadtest/channels/index.js'
+import { MODES, UNPOOLED, createDispatcher, expectedAnswer, makeId } from '../../../loadtest/channels/index.js'
 
-const POOLED = MODES.filter((m) => m !== 'main')
+// The JS callers (the native caller's modes are tested apart, below).
+const JS_MODES = ['main', 'piscina', 'shared']
+const POOLED = JS_MODES.filter((m) => !UNPOOLED.includes(m))
+// A C compiler here: the quick matrix must then have the native caller's rows.
+const compilerHere = (process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'cc')))
 
 // Threads of this process, from /proc (read synchronously, so the read starts no libuv thread).
 // libuv starts its thread pool on first use (fs, dns, crypto): start it now, so that a baseline taken
@@ -52,16 +56,23 @@ test('quick matrix: every mode and worker count, every answer checked and correc
   const lines = []
   quickResults = await experiment.run({ quick: true }, { progress: (text) => lines.push(text) })
   const o = resolveOptions({ quick: true })
+  const nativeHere = !lines.some((l) => /no native caller here/.test(l))
+  if (compilerHere && process.env.LOADLAB_NATIVE !== 'off') assert.ok(nativeHere, lines.find((l) => /native/.test(l)))
+  const modes = nativeHere ? MODES : JS_MODES
+  const pooled = modes.filter((m) => !UNPOOLED.includes(m))
+  const unpooled = modes.filter((m) => UNPOOLED.includes(m))
   const expectedCases = cases(o)
   assert.ok(expectedCases.length >= 3)
   const entries = quickResults.filter((r) => r.kind === 'dispatch')
   assert.equal(entries.length, quickResults.length, 'only dispatch entries')
 
   for (const c of expectedCases) {
-    const main = entries.filter((e) => e.mode === 'main' && e.costMs === c.costMs && e.payloadBytes === c.payloadBytes)
-    assert.equal(main.length, 1, `one main entry for cost ${c.costMs}, payload ${c.payloadBytes}`)
-    assert.equal(main[0].workers, 0)
-    for (const mode of POOLED) {
+    for (const mode of unpooled) {
+      const main = entries.filter((e) => e.mode === mode && e.costMs === c.costMs && e.payloadBytes === c.payloadBytes)
+      assert.equal(main.length, 1, `one ${mode} entry for cost ${c.costMs}, payload ${c.payloadBytes}`)
+      assert.equal(main[0].workers, 0)
+    }
+    for (const mode of pooled) {
       for (const w of o.workers) {
         const found = entries.filter(
           (e) => e.mode === mode && e.workers === w && e.costMs === c.costMs && e.payloadBytes === c.payloadBytes
@@ -70,7 +81,7 @@ test('quick matrix: every mode and worker count, every answer checked and correc
       }
     }
   }
-  assert.equal(entries.length, expectedCases.length * (1 + POOLED.length * o.workers.length))
+  assert.equal(entries.length, expectedCases.length * (unpooled.length + pooled.length * o.workers.length))
 
   for (const e of entries) {
     assert.equal(e.key, `dispatch/${e.mode}/w${e.workers}/c${e.costMs}/p${e.payloadBytes}`)
@@ -92,7 +103,7 @@ test('quick matrix: every mode and worker count, every answer checked and correc
     assert.deepEqual(e.answers, { calls: e.calls * e.runs, mismatches: 0, errors: 0, first: null })
     assert.equal(e.trusted, true)
     assert.deepEqual(e.untrusted, [])
-    if (e.mode === 'main') {
+    if (UNPOOLED.includes(e.mode)) {
       assert.equal(e.startupMs, null)
     } else {
       // the pool's start-up (spawn until every thread loaded the hook), the same on each of its cases
@@ -103,18 +114,26 @@ test('quick matrix: every mode and worker count, every answer checked and correc
     }
   }
   assert.ok(lines.length > entries.length, 'progress reported every case')
-  assert.match(lines[0], /expected about \d+ s/)
+  // the estimate comes first, after the native caller's build line when this run built it
+  assert.match(lines.find((l) => !/native caller/.test(l)), /expected about \d+ s/)
 
   const { head, rows } = experiment.table({ results: quickResults })
   assert.ok(head.includes('vs main'))
   assert.equal(
     rows.length,
-    entries.length + POOLED.length * o.workers.length,
+    entries.length + pooled.length * o.workers.length,
     'a row per case and a start-up row per pool'
   )
-  assert.equal(rows.filter((r) => r[0] === 'start-up').length, POOLED.length * o.workers.length)
+  assert.equal(rows.filter((r) => r[0] === 'start-up').length, pooled.length * o.workers.length)
   for (const row of rows) assert.equal(row.length, head.length)
   assert.ok(rows.filter((r) => r[1] === 'main').every((r) => r[7] === '1.00×'))
+  // the native caller's rows sit beside the JS ones, each case also against native-main
+  if (nativeHere) {
+    const col = head.indexOf('vs native-main')
+    assert.ok(rows.filter((r) => r[1] === 'native-main').every((r) => r[col] === '1.00×'))
+    assert.ok(rows.filter((r) => r[0] !== 'start-up' && r[1].startsWith('native-')).every((r) => /×$/.test(r[col])))
+    assert.ok(rows.filter((r) => r[0] !== 'start-up' && !r[1].startsWith('native-')).every((r) => r[col] === ''))
+  }
 })
 
 test('experiment object: name, study, defaults of the study, quick, run, table', () => {
@@ -155,8 +174,8 @@ test('experiment object: name, study, defaults of the study, quick, run, table',
   assert.ok(experiment.estimateMs({}) > experiment.estimateMs({ quick: true }))
 })
 
-test('a hook that throws comes back as an error in every mode, and the channel keeps working', async () => {
-  for (const mode of MODES) {
+test('a hook that throws comes back as an error in every JS mode, and the channel keeps working', async () => {
+  for (const mode of JS_MODES) {
     const d = await createDispatcher(mode, { workers: 2, hook: throwingHook, maxPayloadBytes: 100 })
     try {
       await assert.rejects(d.call('boom-1'), (err) => {
@@ -327,4 +346,41 @@ test('closing a dispatcher with calls in flight rejects them and ends every thre
     assert.ok(out.every((a) => a === 'worker:x' || a instanceof Error))
     await threadsBackTo(before)
   }
+})
+
+// The dispatch experiment's native caller where it cannot be built: LOADLAB_NATIVE_CC and LOADLAB_NATIVE_DIR
+// (a fresh folder, so the real build is not reused) simulate a machine without a compiler.
+async function withoutCompiler (cc) {
+  const saved = { cc: process.env.LOADLAB_NATIVE_CC, dir: process.env.LOADLAB_NATIVE_DIR }
+  process.env.LOADLAB_NATIVE_CC = cc
+  process.env.LOADLAB_NATIVE_DIR = mkdtempSync(join(dir, 'native-'))
+  const lines = []
+  try {
+    const results = await experiment.run(
+      { workers: [1], costs: [0], payloads: [30], callsBase: 20, runs: 1 },
+      { progress: (text) => lines.push(text) }
+    )
+    return { results, lines }
+  } finally {
+    for (const [k, v] of [['LOADLAB_NATIVE_CC', saved.cc], ['LOADLAB_NATIVE_DIR', saved.dir]]) {
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
+    }
+  }
+}
+
+test('no compiler: the run says so in one line and runs the JS callers as before', async () => {
+  const { results, lines } = await withoutCompiler('/nonexistent/cc')
+  const said = lines.filter((l) => /native/.test(l))
+  assert.deepEqual(said, ['dispatch: no native caller here (no C compiler: /nonexistent/cc not found); running the JS callers only'])
+  assert.deepEqual([...new Set(results.map((r) => r.mode))], JS_MODES)
+  assert.ok(results.every((r) => r.trusted))
+})
+
+test('a compiler that fails: the build\'s reason in one line, and the JS callers still run', async () => {
+  const { results, lines } = await withoutCompiler('/bin/false')
+  const said = lines.filter((l) => /native/.test(l))
+  assert.equal(said.length, 1)
+  assert.match(said[0], /^dispatch: no native caller here \(build failed: .+\); running the JS callers only$/)
+  assert.deepEqual([...new Set(results.map((r) => r.mode))], JS_MODES)
 })

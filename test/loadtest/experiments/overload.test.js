@@ -83,7 +83,7 @@ test('overload refusals: one line, exit 2', async (t) => {
     [['--capacity-from', from, '--slo', '50'], new RegExp(`measured queued-threads at a ${SLO} ms target, not --slo 50 ms$`)],
     [['--capacity-from', from, '--server', 'simple'], /has no capacity of simple@sleep-sync:20 \(it has queued-threads@sleep-sync:20\)$/],
     [['--capacity-from', from, '--experiment', 'capacity'], /--capacity-from goes with --experiment overload/],
-    [['--server', 'queued-threads/deadline', '--experiment', 'capacity'], /^loadlab lab: --server queued-threads\/deadline: a shedding variant goes with --experiment overload$/]
+    [['--server', 'queued-threads/deadline', '--experiment', 'capacity'], /^loadlab lab: --server queued-threads\/deadline: this variant goes with --experiment overload$/]
   ]
   for (const [args, message] of cases) {
     const all = ['--work', WORK, '--out', dir, ...args]

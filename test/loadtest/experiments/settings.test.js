@@ -6,6 +6,7 @@ import { planLab } from '../../../loadtest/lab.js'
 import { parseOptions } from '../../../loadtest/options.js'
 import { loadExperiment } from '../../../loadtest/experiments/index.js'
 import { tempDir } from '../../helpers/lab.js'
+import { cases as offloadCases } from '../../../loadtest/experiments/ssr-offload.js'
 
 const cases = [
   [
@@ -20,18 +21,6 @@ const cases = [
     'defaults',
     { delay: 7 },
     (plan) => plan.every((e) => /^sleep(-sync)?:7$/.test(e.work) && e.args.join(' ').includes('--delay 7'))
-  ],
-  [
-    'ssr-offload',
-    'defaults',
-    { concurrencies: [3] },
-    (plan) => plan.every((e) => e.connections === 3 && e.amount === 3)
-  ],
-  [
-    'ssr-offload',
-    'quick',
-    { scenarios: [{ demo: 'fib', args: '9', work: 'fib:9' }] },
-    (plan) => plan.every((e) => e.work === 'fib:9')
   ],
   [
     'long-vs-small',
@@ -59,5 +48,28 @@ for (const [name, which, change, check] of cases) {
     })
     const after = await planLab(parseOptions(argv))
     assert.equal(check(after.plan), true, JSON.stringify(after.plan.map((e) => [e.work, e.args, e.connections])))
+  })
+}
+
+// ssr-offload runs in-process: its cases come from the settings the lab hands it (defaults, then --quick's).
+for (const [which, change, check] of [
+  ['defaults', { concurrencies: [3] }, (all) => all.every((c) => c.conc === 3)],
+  ['quick', { scenarios: [{ demo: 'fib', args: '9', work: 'fib:9' }] }, (all) => all.every((c) => c.scenario.work === 'fib:9')]
+]) {
+  test(`ssr-offload: changing ${which} ${Object.keys(change).join(', ')} changes its cases`, async (t) => {
+    const { dir, cleanup } = await tempDir()
+    t.after(cleanup)
+    const experiment = await loadExperiment('ssr-offload')
+    const argv = ['--experiment', 'ssr-offload', '--out', dir, ...(which === 'quick' ? ['--quick'] : [])]
+    const before = await planLab(parseOptions(argv))
+    assert.equal(check(offloadCases(before.planOpts.settings)), false, 'the check fails on the unchanged settings')
+    const saved = { ...experiment[which] }
+    Object.assign(experiment[which], change)
+    t.after(() => {
+      for (const k of Object.keys(change)) delete experiment[which][k]
+      Object.assign(experiment[which], saved)
+    })
+    const after = await planLab(parseOptions(argv))
+    assert.equal(check(offloadCases(after.planOpts.settings)), true)
   })
 }

@@ -1,6 +1,8 @@
 // Each experiment in its --quick form, end to end through `npm run lab -- --experiment NAME --quick`:
 // the report has the study's shape (runs, keys, table) and its invariants hold.
 import { test } from 'node:test'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import assert from 'node:assert/strict'
 import { accounted, labReport, tempDir } from '../../helpers/lab.js'
 import { SERVERS as HEAVY } from '../../../loadtest/experiments/heavy-cpu.js'
@@ -51,16 +53,17 @@ async function studyTable (report) {
   return experimentTable(report, await experimentFor(report.experiment))
 }
 
-test('heavy-cpu --quick: the six heavy-CPU servers, each with recovery and its process tree measured', async () => {
+test('heavy-cpu --quick: the heavy-CPU servers and the study\'s queued pool as it was, each with recovery and its process tree', async () => {
   const { json } = await quick('heavy-cpu')
   assert.equal(json.experiment, 'heavy-cpu')
+  const name = (r) => (r.variant ? `${r.server}/${r.variant}` : r.server)
   assert.deepEqual(
-    json.results.map((r) => r.server),
-    HEAVY
+    json.results.map(name),
+    HEAVY.flatMap((s) => (s === 'queued-threads' ? [s, 'queued-threads/cancel-off'] : [s]))
   )
   for (const r of json.results) {
     checkHttpRun(r)
-    assert.equal(r.key, `${r.server}@loop:1e6`)
+    assert.equal(r.key, `${name(r)}@loop:1e6`)
     assert.equal(typeof r.recovery.ms, 'number', `${r.key}: recovery timed`)
     assert.equal(r.recovery.status, 200)
     assert.ok(r.outside.peakProcesses >= 1)
@@ -74,7 +77,20 @@ test('heavy-cpu --quick: the six heavy-CPU servers, each with recovery and its p
     byServer['worker-per-request'].telemetry.gauges.workersStarted >= byServer['worker-per-request'].requests.completed
   )
   assert.ok(json.calibration['loop:1e6'].medianMs > 0)
-  await checkTable(json, 6)
+  const off = json.results.find((r) => r.variant === 'cancel-off')
+  assert.ok(off.args.includes('--cancel') && off.args.includes('off'))
+  assert.ok(off.telemetry.gauges.abandoned >= 0, 'the cancel-off pool counts the work it did for nobody')
+  assert.ok(byServer['queued-processes'].outside.peakProcesses >= 1 + cores, 'queued-processes: its pool seen from outside')
+  await checkTable(json, HEAVY.length + 1)
+  const { notes } = await studyTable(json)
+  // Which sentence depends on what this run measured (in --quick few clients may leave): either attributes the
+  // difference to the work done for clients that had left, or says there was none, with the count either way.
+  assert.match(
+    notes[0],
+    new RegExp('^queued-threads recovers in .*, the study\'s pool as it was \\(--cancel off\\) in .*: ' +
+      '(without cancellation the pool worked for \\d+ clients that had left|' +
+      'no slower without cancellation \\(it worked for \\d+ clients that had left\\))')
+  )
 })
 
 test('sleep --quick: four variants, then the pooled ones tuned (10 tasks/worker, 1000 ms idle)', async () => {
@@ -124,21 +140,38 @@ test('long-vs-small --quick: long and small, without and with the API, and the f
   )
 })
 
-test('ssr-offload --quick: simple vs queued-threads per scenario and concurrency, with the study columns', async () => {
+test('ssr-offload --quick: sync and each pool library in each mode, per scenario and concurrency, as the study ran', async () => {
   const { json } = await quick('ssr-offload')
-  assert.equal(json.results.length, 3 * 2 * 2)
+  assert.equal(json.method.tool, 'in-process')
+  const impls = ['sync', 'piscina/threads', 'workerpool/threads', 'workerpool/processes', 'jest-worker/processes', 'jest-worker/threads']
+  assert.equal(json.results.length, 3 * 2 * impls.length)
+  assert.deepEqual([...new Set(json.results.map((r) => r.impl))], impls)
   for (const r of json.results) {
-    checkHttpRun(r)
-    assert.equal(r.requests.sent, r.study.conc, 'one request per connection')
-    assert.equal(r.connections, r.study.conc)
-    assert.equal(r.recovery, null, 'no recovery request: ticks count the round only')
-    assert.equal(r.serverTiming.count, r.study.conc, 'inner time from every response')
-    assert.equal(typeof r.telemetry.ticks, 'number')
-    assert.equal(r.server, r.study.impl === 'sync' ? 'simple' : 'queued-threads')
+    assert.equal(r.kind, 'offload')
+    assert.equal(r.status, 'ok', `${r.key}: ${r.failure?.reason}`)
+    assert.equal(r.trusted, true, `${r.key}: ${r.untrusted?.join(', ')}`)
+    assert.deepEqual(r.answers, { calls: r.conc, mismatches: 0, errors: 0 }, `${r.key}: every answer equals sync's`)
+    assert.equal(typeof r.ticks, 'number')
+    assert.ok(r.innerMs >= 0 && r.latencyMs >= r.innerMs * 0.99, `${r.key}: an answer comes after its own work`)
+    assert.ok(r.woMs >= r.poolMs + r.batchMs - 1, `${r.key}: WO holds the pool start-up and the batch`)
+    assert.ok(r.batchMs >= r.latencyMs, `${r.key}: the batch ends with its last answer`)
+    if (r.impl === 'sync') {
+      assert.equal(r.poolMs, 0)
+      assert.equal(r.workers, 0)
+      continue
+    }
+    assert.equal(r.workersSeen, r.conc, `${r.key}: one worker per execution, each up before the batch`)
+    if (r.runsOn === 'processes') assert.equal(r.processesSeen, r.conc, `${r.key}: each worker its own process`)
+    else assert.equal(r.processesSeen, 0, `${r.key}: the workers are threads of this process`)
   }
-  await checkTable(json, 12)
-  assert.deepEqual((await studyTable(json)).head, ['Demo', 'Conc', 'Args', 'Impl', 'M loops', 'WI time', 'WO time', 'W result'])
-  assert.ok((await studyTable(json)).rows.every((row) => row[7] === 'pass'))
+  // sync runs its executions one after another: at c2 its batch is at least two executions long.
+  for (const r of json.results.filter((x) => x.impl === 'sync' && x.conc === 2)) {
+    assert.ok(r.batchMs >= 2 * r.innerMs * 0.99, `${r.key}: executions one after another`)
+  }
+  await checkTable(json, 3 * 2 * impls.length)
+  const table = await studyTable(json)
+  assert.deepEqual(table.head, ['Demo', 'Conc', 'Args', 'Impl', 'M loops', 'WI time', 'WO time', 'pool start', 'mean latency', 'W result'])
+  assert.ok(table.rows.every((row) => row[9] === 'pass'))
 })
 
 test('dispatch --quick through the lab: every mode and worker count, every value checked', async () => {
@@ -147,8 +180,11 @@ test('dispatch --quick through the lab: every mode and worker count, every value
   const cases = json.results.filter((r) => r.kind === 'dispatch')
   assert.ok(cases.length > 0)
   const modes = new Set(cases.map((r) => r.mode))
-  assert.deepEqual([...modes].sort(), ['main', 'piscina', 'shared'])
-  for (const mode of ['piscina', 'shared']) {
+  // the native caller's rows beside the JS ones wherever a C compiler is on PATH
+  const compilerHere = (process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'cc')))
+  const native = compilerHere && process.env.LOADLAB_NATIVE !== 'off' ? ['native-direct', 'native-indirect', 'native-main'] : []
+  assert.deepEqual([...modes].sort(), ['main', ...native, 'piscina', 'shared'])
+  for (const mode of ['piscina', 'shared', ...native.filter((m) => m !== 'native-main')]) {
     assert.deepEqual([...new Set(cases.filter((r) => r.mode === mode).map((r) => r.workers))].sort(), [1, 2])
   }
   for (const r of cases) {

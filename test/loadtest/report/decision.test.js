@@ -11,7 +11,8 @@ import { httpReport } from '../../fixtures/reports.js'
 // A capacity result at several targets ([sloMs, pass, fail]), on the fixture's machine.
 function capResult (base, server, targets, extra = {}) {
   const t = targets.map(([sloMs, pass, fail]) => ({ sloMs, rps: pass, bracket: { pass, fail }, bound: pass === null ? 'cannot meet the target' : 'refined' }))
-  return { ...base, ...extra, key: `${server}@loop:3e7#capacity`, server, capacity: { sloMs: t[0].sloMs, capacity: { ...t[0] }, targets: t } }
+  const capacity = { sloMs: t[0].sloMs, sloRule: '5 × the calibrated service time (20 ms)', serviceMs: 20, capacity: { ...t[0] }, targets: t }
+  return { ...base, ...extra, key: `${server}@loop:3e7#capacity`, server, capacity }
 }
 
 function capacityReport () {
@@ -31,13 +32,20 @@ test('decision block: what to run, the plan rate with its headroom, the runner-u
   const report = capacityReport()
   const text = decisionText(report.decision)
   assert.match(text, /^Decision\n/)
-  assert.match(text, /Run +cluster: capacity 90 req\/s \(bracket 90–94\) at p99 ≤ 100 ms/)
+  const first = text.split('\n')[1]
+  assert.match(first, /^ {2}Run +node servers\/cluster .* at 72 req\/s \(the plan rate\)$/, 'the first line: the command and the plan rate')
+  assert.equal(first.includes(report.decision.command), true)
+  assert.match(text, /Capacity +cluster: 90 req\/s \(bracket 90–94\) at p99 ≤ 100 ms/)
   assert.match(text, /Plan +72 req\/s, 80 % of capacity \(20 % headroom\)/)
   assert.match(text, /Runner-up +queued-threads: 60 req\/s .*brackets apart/)
   assert.match(text, /Would change +queued-threads@loop:3e7#capacity leads from 400 ms \(lines cross near p99 \d+(\.\d)? ms/)
   assert.match(text, /No capacity at p99 ≤ 100 ms +child-process@loop:3e7#capacity \(cannot meet the target\)/)
   assert.match(text, /Confirmed +not run/)
   assert.match(text, /Holds for +lab-box/)
+  // whose target: the lab's default (5 × this machine's service time) said so, the user's --slo quoted
+  assert.match(text, /Target +p99 ≤ 100 ms: 5 × the service time measured on this machine \(20 ms\), not a target of yours; give yours with --slo MS/)
+  const own = { ...report.decision, target: { ...report.decision.target, own: true } }
+  assert.match(decisionText(own), /Target +p99 ≤ 100 ms, your own \(--slo\)/)
   const refused = decide({ ...report, results: [report.results[0], { ...report.results[1], key: 'simple@x#capacity', server: 'simple', capacity: { ...report.results[0].capacity } }] })
   const lines = decisionLines(refused)
   assert.equal(lines[0].label, 'No recommendation')
@@ -61,4 +69,20 @@ test('decision block: the Markdown\'s first section and the page\'s first screen
   const plain = httpReport()
   assert.doesNotMatch(renderMarkdown(plain, null), /## Decision/)
   assert.doesNotMatch(renderReportHtml(plain), /data-decision/)
+})
+
+test('decision block: a tie at the looser target is not called a lead; past capacity in one line', () => {
+  const report = capacityReport()
+  const tie = { ...report.decision, changes: [{ fromMs: 100, toMs: 400, from: 'a', to: 'b', atMs: null, tie: true, brackets: ['79.3–85.4', '79.3–85.4'] }] }
+  const text = decisionText(tie)
+  assert.match(text, /Would change +a and b tie from 400 ms on \(brackets 79.3–85.4 and 79.3–85.4 req\/s overlap\); a leads at 100 ms/)
+  assert.doesNotMatch(text, /b leads/)
+  const past = {
+    ...report.decision,
+    pastText: 'queued-threads (unbounded queue) collapses past capacity: goodput 0 % at 1.5 ×, recovery 44 s; with --deadline auto --slo 123 it keeps 86 %',
+    pastCapacity: { goodputShare: { 1.5: 0.9, 2: 0.86 }, shedShare: 0.57, recoverySec: 0, collapses: false }
+  }
+  assert.match(decisionText(past), /Past capacity +queued-threads \(unbounded queue\) collapses .* it keeps 86 % \(goodput 90 % at 1.5 ×, 86 % at 2 × C, 57 % shed at the last; recovery 0 s\)\n/)
+  // the page's caption says the same rule
+  assert.match(renderReportHtml(report), /Where two lines cross with their brackets apart, the better choice changes with the target; where the brackets overlap, the two tie/)
 })

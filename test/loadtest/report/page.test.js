@@ -12,7 +12,7 @@ import {
   spectrumSpec,
   spectrumX
 } from '../../../loadtest/report/charts.js'
-import { esc } from '../../../loadtest/report/escape.js'
+import { esc } from '../../../loadtest/text/escape.js'
 import { dispatchReport, httpReport, httpResult, urlReport } from '../../fixtures/reports.js'
 
 // The inner HTML of the <figure data-chart="name"> element, or null.

@@ -3,12 +3,11 @@
 // that cannot be met is null with its floor, never 0.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import {
-  capacityAtTargets, capacityLine, capacityOf, judgeStep, percentileCall, requestsToShow, verdictAt
-} from '../../../loadtest/result/capacity.js'
+import { capacityAtTargets, capacityOf, judgeStep, percentileCall, requestsToShow, verdictAt } from '../../../loadtest/result/capacity.js'
 import { stepFigures } from '../../../loadtest/result/figures.js'
 import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/result/histogram.js'
 import { createSweep } from '../../../loadtest/result/sweep.js'
+import { capacityLine } from '../../../loadtest/text/sentences.js'
 
 const SLO = 115
 

@@ -2,7 +2,7 @@
 // plan rate, the tie rule, each refusal, and the target at which the ranking flips.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { HEADROOM, decide, overlaps, rankingChanges, runsDisagree } from '../../../loadtest/result/decision.js'
+import { COLLAPSE, HEADROOM, closeCandidates, decide, overlaps, pastOf, rankingChanges, runsDisagree } from '../../../loadtest/result/decision.js'
 
 // A capacity result: `targets` [[sloMs, pass, fail]] (pass null: cannot meet), with optional figures.
 function result (key, targets, { trusted = true, untrusted = [], rssMb = null, goodput2x = null, runs = null } = {}) {
@@ -109,4 +109,153 @@ test('decision: the ranking flips with the target, at the crossing of the two ca
   assert.equal(d.changes.length, 1)
   assert.equal(decide(report(...results), { sloMs: 400 }).server, 'queued-threads')
   assert.ok(overlaps({ bracket: { pass: 1, fail: null } }, { bracket: { pass: 5, fail: 6 } }), 'an open bracket overlaps what is above it')
+})
+
+// A probe of past capacity (run/round/past-capacity.js) as a result keeps it: goodput share of C at 1.5 and
+// 2 × C, shed share at 2 ×, recovery after the burst (null: not seen within the 15 s watched).
+function probe (variant, [g15, g2], recoverySec, { shed = 0, flags = null } = {}) {
+  const shedding = { 'queued-threads': '--deadline auto --slo 100', cluster: '--shed-loop-delay 40', simple: '--shed-loop-delay 40' }
+  const recovery = recoverySec === null
+    ? { ms: null, metastable: true, burstEndMs: 5000, observedMs: 20000 }
+    : { ms: recoverySec * 1000, metastable: false, burstEndMs: 5000, observedMs: 5000 + recoverySec * 1000 + 3000 }
+  return (server) => ({
+    variant,
+    label: variant ? 'shedding' : server === 'queued-threads' ? 'unbounded queue' : 'no shedding',
+    ...(variant ? { shedding: shedding[server], flags: flags ?? shedding[server].split(' ') } : { flags: [] }),
+    overload: {
+      steps: [
+        { multiple: 1.5, goodputShare: g15, shedShare: shed / 2 },
+        { multiple: 2, goodputShare: g2, shedShare: shed }
+      ],
+      recovery
+    }
+  })
+}
+
+// A capacity result with its probes (`past`: [probe(...)]) and the args its sweep ran with.
+function probed (key, targets, past, { args = ['--work', 'loop:3e7'] } = {}) {
+  const r = result(key, targets)
+  return { ...r, args, pastCapacity: past.map((p) => p(r.server)) }
+}
+
+const COLLAPSING = [probe(null, [0, 0], 44), probe('deadline', [0.3, 0.2], 12)]
+
+test('past capacity: a collapsing winner is replaced by a close survivor, its own shedding setting first', () => {
+  const d = decide(report(
+    probed('queued-threads', [[100, 80, 84]], [probe(null, [0, 0], 44), probe('deadline', [0.9, 0.86], 0, { shed: 0.57 })]),
+    probed('cluster', [[100, 70, 73]], [probe(null, [0.17, 0.04], 17), probe('under-pressure', [0.16, 0.22], 3)])
+  ))
+  assert.equal(d.refused, null)
+  assert.equal(d.server, 'queued-threads')
+  assert.equal(d.variant, 'deadline')
+  assert.equal(d.command, 'node servers/queued-threads --work loop:3e7 --deadline auto --slo 100')
+  const kept = { goodputShare: { 1.5: 0.9, 2: 0.86 }, shedShare: 0.57, recoverySec: 0, collapses: false }
+  assert.deepEqual(d.pastCapacity, kept)
+  assert.equal(d.pastText, 'queued-threads (unbounded queue) collapses past capacity: goodput 0 % at 1.5 ×, recovery 44 s; ' +
+    'with --deadline auto --slo 100 it keeps 86 %')
+  assert.match(d.decidedBy, /^past capacity: /)
+  assert.equal(d.planRps, 80 * HEADROOM, 'the plan rate stays the capacity\'s')
+  // another strategy within 10 % that keeps replaces a winner whose every configuration collapses
+  const other = decide(report(
+    probed('queued-threads', [[100, 80, 84]], COLLAPSING),
+    probed('cluster', [[100, 74, 77]], [probe(null, [0.95, 0.85], 2), probe('under-pressure', [0.9, 0.8], 1)])
+  ))
+  assert.equal(other.server, 'cluster')
+  assert.equal(other.variant, null, 'as swept: the higher of its two configurations that keep')
+  assert.equal(other.command, 'node servers/cluster --work loop:3e7')
+  assert.equal(other.runnerUp.server, 'queued-threads')
+  assert.match(other.pastText, /; cluster \(no shedding\) keeps 85 % at 74 req\/s$/)
+})
+
+test('past capacity: a collapsing winner is kept, with its line, when no survivor is within 10 % of it', () => {
+  const d = decide(report(
+    probed('queued-threads', [[100, 80, 84]], COLLAPSING),
+    probed('cluster', [[100, 70, 73]], [probe(null, [0.95, 0.9], 1)]) // close (15 %) and probed, but 12.5 % below
+  ))
+  assert.equal(d.server, 'queued-threads')
+  assert.equal(d.variant, null)
+  assert.equal(d.refused, null)
+  assert.equal(d.pastCapacity.collapses, true)
+  assert.equal(d.pastText, 'queued-threads (unbounded queue) collapses past capacity: goodput 0 % at 1.5 ×, recovery 44 s; ' +
+    'no configuration within 10 % of its capacity keeps 80 %')
+  assert.equal(d.decidedBy, 'highest capacity, brackets apart')
+})
+
+test('past capacity: every close candidate collapses: said, and the setting that would shed named', () => {
+  const d = decide(report(
+    probed('queued-threads', [[100, 80, 84]], COLLAPSING),
+    probed('cluster', [[100, 78, 80]], [probe(null, [0.17, 0.04], null), probe('under-pressure', [0.16, 0.22], 3)])
+  ))
+  assert.equal(d.server, 'queued-threads')
+  assert.equal(d.variant, null)
+  assert.match(d.pastText, /collapses past capacity: goodput 0 % at 1.5 ×, recovery 44 s; every close candidate collapses too; /)
+  assert.match(d.pastText, /the setting that would shed: --deadline auto --slo 100 \(queued-threads with --deadline auto --slo 100: goodput 30 % at 1.5 ×, recovery 12 s\)$/)
+  assert.equal(pastOf(probe(null, [0.17, 0.04], null)('cluster')).why[1], 'no recovery within 15 s')
+})
+
+test('past capacity: the thresholds, each on its edge', () => {
+  const at = (g, rec) => pastOf(probe(null, [g, 0.9], rec)('simple'))
+  assert.equal(COLLAPSE.goodputShare, 0.5)
+  assert.equal(at(0.5, 10).collapses, false, 'half of C at 1.5 × and 10 s are not a collapse')
+  assert.equal(at(0.49, 10).collapses, true)
+  assert.equal(at(0.9, 10.1).collapses, true)
+  assert.equal(at(0.8, 0).keeps, true)
+  assert.equal(at(0.79, 0).keeps, false, 'keeps: at least 80 % at every multiple')
+  assert.equal(pastOf(probe(null, [0.9, 0.79], 0)('simple')).keeps, false)
+  // a candidate more than 15 % below the winner is not probed; one whose bracket overlaps always is
+  const r = (key, t) => result(key, [[100, ...t]])
+  assert.deepEqual(closeCandidates(report(r('queued-threads', [80, 84]), r('cluster', [68, 70]), r('simple', [67, 69]))).map((x) => x.server),
+    ['queued-threads', 'cluster'])
+  assert.deepEqual(closeCandidates(report(r('queued-threads', [80, 84]), r('cluster', [60, 81]))).map((x) => x.server), ['queued-threads', 'cluster'])
+})
+
+test('past capacity tells strategies tied on capacity apart; a tie is refused when both keep', () => {
+  const keeps = [probe(null, [0.9, 0.85], 1)]
+  const broken = decide(report(
+    probed('queued-threads', [[100, 80, 86]], COLLAPSING),
+    probed('cluster', [[100, 79, 85]], keeps)
+  ))
+  assert.equal(broken.refused, null)
+  assert.equal(broken.server, 'cluster')
+  const both = decide(report(probed('queued-threads', [[100, 80, 86]], keeps), probed('cluster', [[100, 79, 85]], keeps)))
+  assert.equal(both.refused.reason, 'tie')
+})
+
+test('rankingChanges: a new leader only where the brackets are apart at the looser target; else a tie', () => {
+  const tie = rankingChanges([
+    result('queued-threads', [[100, 76, 78], [250, 78, 79], [600, 79.3, 85.4]]),
+    result('cluster', [[100, 73, 75], [250, 76, 79], [600, 79.4, 85.4]])
+  ])
+  assert.equal(tie.length, 1)
+  assert.equal(tie[0].tie, true)
+  assert.deepEqual(tie[0].brackets, ['79.3–85.4', '79.4–85.4'])
+  const apart = rankingChanges([
+    result('queued-threads', [[100, 76, 78], [600, 79, 80]]),
+    result('cluster', [[100, 73, 75], [600, 90, 95]])
+  ])
+  assert.equal(apart[0].tie, false)
+})
+
+test('decision.command: the flags of the setting, the shedding variant and the task, for each server', () => {
+  const task = ['--task', '/home/me/app/src/render.js#page', '--input', '{"n": 1}', '--task-timeout', '30000']
+  const cases = [
+    ['simple', [], probe('under-pressure', [0.9, 0.9], 0), 'node servers/simple --work loop:3e7 --shed-loop-delay 40'],
+    ['cluster[workers=4]', ['--workers', '4'], probe('under-pressure', [0.9, 0.9], 0), 'node servers/cluster --work loop:3e7 --workers 4 --shed-loop-delay 40'],
+    ['queued-threads[threads=3]', ['--threads', '3'], probe('deadline', [0.9, 0.9], 0), 'node servers/queued-threads --work loop:3e7 --threads 3 --deadline auto --slo 100'],
+    ['child-process', [], null, 'node servers/child-process --work loop:3e7'],
+    ['worker-per-request', [], null, 'node servers/worker-per-request --work loop:3e7'],
+    ['cluster-threads[workers=2]', ['--workers', '2'], null, 'node servers/cluster-threads --work loop:3e7 --workers 2']
+  ]
+  for (const [key, setting, shed, command] of cases) {
+    const past = shed ? [probe(null, [0, 0], 44), shed] : [probe(null, [0.9, 0.9], 0)]
+    const d = decide(report(probed(key, [[100, 80, 84]], past, { args: ['--work', 'loop:3e7', ...setting] })))
+    assert.equal(d.command, command)
+  }
+  const withTask = report(probed('queued-threads', [[100, 80, 84]], [probe(null, [0, 0], 44), probe('deadline', [0.9, 0.9], 0)], { args: task }))
+  assert.equal(decide(withTask).command,
+    'node servers/queued-threads --task /home/me/app/src/render.js#page --input \'{"n": 1}\' --task-timeout 30000 --deadline auto --slo 100')
+  assert.equal(decide(withTask, { form: 'loadlab', cwd: '/home/me/app' }).command,
+    'loadlab server queued-threads --task ./src/render.js#page --input \'{"n": 1}\' --task-timeout 30000 --deadline auto --slo 100')
+  // not probed (an older report, the overload experiment): the configuration as swept
+  assert.equal(decide(report(result('simple', [[100, 40, 44]]))).command, 'node servers/simple')
 })

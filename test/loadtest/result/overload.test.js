@@ -2,9 +2,7 @@
 // windows from request events, the burst's rate profile, and compare's cells.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import {
-  OVERLOAD_DEFAULTS, burstPhases, fmtRecovery, recoveryOf, stepTiming, wastedCpuShare, windowRecovered
-} from '../../../loadtest/result/overload.js'
+import { OVERLOAD_DEFAULTS, burstPhases, recoveryOf, stepTiming, wastedCpuShare, windowRecovered } from '../../../loadtest/result/overload.js'
 import { createGoodput } from '../../../loadtest/run/round/goodput.js'
 import { createSchedule } from '../../../loadtest/run/generate/schedule.js'
 import { overloadCell, overloadMarkdown } from '../../../loadtest/compare/overload.js'
@@ -67,15 +65,6 @@ test('a rate profile: each phase at its own rate, back to back; until() ends it 
   let n = 0
   while (early.next() !== null) n++
   assert.equal(n, 5)
-})
-
-test('the recovery cell: always seconds with one decimal, metastable in words with the time watched', () => {
-  assert.equal(fmtRecovery({ ms: 0, metastable: false }), '0.0 s')
-  assert.equal(fmtRecovery({ ms: 2000, metastable: false }), '2.0 s')
-  assert.equal(fmtRecovery({ ms: 15000, metastable: false }), '15.0 s')
-  assert.equal(fmtRecovery({ ms: null, metastable: true, burstEndMs: 15000, observedMs: 75000 }), 'metastable: not within 60.0 s')
-  assert.equal(fmtRecovery({ ms: null, metastable: true }), 'metastable')
-  assert.equal(fmtRecovery(null), '-')
 })
 
 test('compare: one overload cell per result, lined up in a Markdown table', () => {

@@ -9,7 +9,7 @@ import { holds } from '../../../loadtest/result/capacity.js'
 import { httpReport } from '../../fixtures/reports.js'
 
 test('errorsOf: connection errors + timeouts + non-2xx + mismatches, not unanswered; null without counts', () => {
-  assert.deepEqual(ERROR_KINDS, ['errors', 'timeouts', 'non2xx', 'mismatches'])
+  assert.deepEqual(ERROR_KINDS, ['errors', 'timeouts', 'dropped', 'non2xx', 'mismatches'])
   assert.equal(errorsOf({ errors: 1, timeouts: 2, non2xx: 4, mismatches: 8, unanswered: 16, completed: 32 }), 15)
   assert.equal(errorsOf({ errors: 1, timeouts: null }), 1)
   assert.equal(errorsOf(null), null)

@@ -4,7 +4,11 @@
 // ranking flips with the target, and the decision says where.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { LOOSE_SHARE, MAX_STEPS, SLO_MULTIPLES, STEP_OVERHEAD_SEC, createSweep, targetsFor } from '../../../loadtest/result/sweep.js'
+import { LOOSE_SHARE, createSweep } from '../../../loadtest/result/sweep.js'
+import { SLO_MULTIPLES, STEP_OVERHEAD_SEC, targetsFor } from '../../../loadtest/settings.js'
+
+// Room for every target's bisections: the most steps a sweep here is given.
+const MAX_STEPS = 30
 import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/result/histogram.js'
 import { capacityAtTargets, judgeStep, verdictAt } from '../../../loadtest/result/capacity.js'
 import { decide } from '../../../loadtest/result/decision.js'

@@ -2,7 +2,10 @@
 // the step past capacity that must fail, and the capacity with its bracket.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createSweep, FRACTIONS, MAX_STEPS, OVERLOAD } from '../../../loadtest/result/sweep.js'
+import { createSweep, FRACTIONS, OVERLOAD } from '../../../loadtest/result/sweep.js'
+import { SWEEP_LIMITS } from '../../../loadtest/settings.js'
+
+const MAX_STEPS = SWEEP_LIMITS.maxSteps // createSweep's default
 import { backlogOf, capacityOf, holds, verdictAt } from '../../../loadtest/result/capacity.js'
 
 const SLO = 50
@@ -98,8 +101,9 @@ test('sweep: a passing over-step is re-measured and, holding again, the sweep go
 })
 
 test('sweep: steps last long enough for the minimum of requests; no calibration, no sweep', () => {
-  const sweep = createSweep({ serviceMs: 10, cores: 2, minRequests: 200, minDurationSec: 3 })
+  const sweep = createSweep({ serviceMs: 10, cores: 2, minRequests: 200, minDurationSec: 3, maxStepSec: 8 })
   assert.equal(sweep.durationFor(20), 8, 'at most maxStepSec (8 s): 160 requests')
+  assert.equal(createSweep({ serviceMs: 10, cores: 2 }).durationFor(1), SWEEP_LIMITS.maxStepSec, 'settings.js by default')
   assert.equal(sweep.durationFor(50), 4)
   assert.equal(sweep.durationFor(1000), 3)
   assert.equal(sweep.describe().minRequests, 200)

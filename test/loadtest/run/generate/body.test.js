@@ -2,7 +2,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { DEFAULT_MAX_BODY, bodyReference, createVerifier, matches, startBody } from '../../../../loadtest/run/generate/body.js'
+import { DEFAULTS } from '../../../../loadtest/settings.js'
+import { bodyReference, createVerifier, matches, startBody } from '../../../../loadtest/run/generate/body.js'
 
 const feed = (body, chunks) => {
   for (const c of chunks) body.update(c)
@@ -69,7 +70,7 @@ test('verifier: without an expected body, the first 2xx body is the reference', 
   const other = v.settle(body('other'), 200)
   assert.equal(other.ok, false)
   assert.equal(other.sample, 'other', 'same length: the sample is the body itself')
-  assert.equal(v.figures().maxBytes, DEFAULT_MAX_BODY)
+  assert.equal(v.figures().maxBytes, DEFAULTS['max-body'])
 })
 
 test('body: against the reference\'s bytes, one different byte, a short body and a long one are caught, in any chunking', () => {

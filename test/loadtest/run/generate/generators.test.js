@@ -2,7 +2,8 @@
 // own connections, merged exactly; and the options that scale the open loop out refused before anything starts.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { RATE_PER_GENERATOR, defaultGenerators, fireGenerators } from '../../../../loadtest/run/generate/generators.js'
+import { fireGenerators } from '../../../../loadtest/run/generate/generators.js'
+import { RATE_PER_GENERATOR, defaultGenerators } from '../../../../loadtest/settings.js'
 import { createTimeline, totals } from '../../../../loadtest/run/watch/timeline.js'
 import { createHistogram, decodeHistogram, summarizeHistogram } from '../../../../loadtest/result/histogram.js'
 import { roundFigures } from '../../../../loadtest/result/figures.js'

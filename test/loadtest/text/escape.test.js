@@ -6,7 +6,7 @@ import { httpReport, httpResult } from '../../fixtures/reports.js'
 import { renderMarkdown } from '../../../loadtest/report/markdown.js'
 import { defaultTable, renderText } from '../../../loadtest/report/table.js'
 import { renderReportHtml } from '../../../loadtest/report/page.js'
-import { mdCode, mdFence, mdText, termText } from '../../../loadtest/report/escape.js'
+import { mdCode, mdFence, mdText, termText } from '../../../loadtest/text/escape.js'
 
 const HOSTILE = 'evil<script>alert(1)</script>|\x1b[31mred\x1b[0m\nsecond line'
 

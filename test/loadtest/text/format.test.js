@@ -2,9 +2,9 @@
 // missing value, and the HTML side only escapes and marks what it gets (html.js figureHtml).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import * as format from '../../../loadtest/report/format.js'
+import * as format from '../../../loadtest/text/format.js'
 import { figureHtml, msHtml, numHtml, whenHtml } from '../../../loadtest/report/html.js'
-import { esc } from '../../../loadtest/report/escape.js'
+import { esc } from '../../../loadtest/text/escape.js'
 
 const { MISSING } = format
 

@@ -1,0 +1,83 @@
+// The result's sentences: the lines and cells every output (terminal table, Markdown, page, compare, the
+// experiments' tables) writes of a result's data. result/ computes; this module only words it. Pure.
+import { SENSITIVE_FACTOR, callOf } from '../result/capacity.js'
+import { runName } from '../result/key.js'
+import { isInProcess } from '../result/kind.js'
+import { isNum, roundTo } from '../result/stats.js'
+import { verdictOf } from '../result/trust.js'
+import { MISSING } from './format.js'
+
+// Milliseconds and req/s as the capacity line writes them.
+const ms = (x) => (typeof x === 'number' ? `${roundTo(x, x >= 100 ? 0 : 1)} ms` : MISSING)
+const rate = (x) => (typeof x === 'number' ? `${roundTo(x, x >= 100 ? 0 : 1)} req/s` : MISSING)
+
+// The one line every output gives for a capacity that cannot be met, or is sensitive to its target:
+// "child-process cannot meet p99 ≤ 115 ms at any rate tried: p99 172 ms at 3.2 req/s"; null otherwise.
+export function capacityLine (name, c) {
+  if (!c?.floor) return null
+  const floor = `p99 ${ms(c.floor.p99)} at ${rate(c.floor.rps)}`
+  if (c.bound === 'cannot meet the target') {
+    const near = c.sensitive ? ` (within ${SENSITIVE_FACTOR} × of the target: a slightly looser one may be met)` : ''
+    return `${name} cannot meet p99 ≤ ${ms(c.sloMs)} at any rate tried: ${floor}${near}`
+  }
+  if (c.sensitive) {
+    return `${name}: the target p99 ≤ ${ms(c.sloMs)} is within ${SENSITIVE_FACTOR} × of its floor (${floor}): ` +
+      'its capacity is sensitive to the target'
+  }
+  return null
+}
+
+// A step's verdict as every table shows it: ✓ holds, ✗ fails, ? undecided (too few requests to decide
+// p99), and a failure the generator's lag could flip marked in doubt.
+export function holdsText (s) {
+  const call = callOf(s)
+  if (call === 'pass') return '✓'
+  if (call === 'undecided') return '? undecided'
+  return s.inDoubt ? '✗ in doubt (lag)' : '✗'
+}
+
+// A recovery as one cell, always in seconds with one decimal: "0.0 s", "15.0 s", or in words when the
+// service did not come back: "metastable: not within 60.0 s" (the time watched after the burst, when known).
+export function fmtRecovery (rec) {
+  if (!rec || (rec.metastable !== true && typeof rec.ms !== 'number')) return MISSING
+  const sec = (x) => `${(x / 1000).toFixed(1)} s`
+  if (!rec.metastable) return sec(rec.ms)
+  const watched = typeof rec.observedMs === 'number' && typeof rec.burstEndMs === 'number'
+  return watched ? `metastable: not within ${sec(rec.observedMs - rec.burstEndMs)}` : 'metastable'
+}
+
+// One line naming a report's machine: its label if set, else host, CPU model and cores.
+export function machineLine (report) {
+  const m = report?.machine ?? {}
+  if (typeof report?.label === 'string' && report.label.trim() !== '') return report.label
+  return [m.hostname, m.cpuModel, isNum(m.cores) ? `${m.cores} cores` : null]
+    .filter((x) => x !== null && x !== undefined && x !== '')
+    .join(' · ')
+}
+
+// The trust cell of a table row: ✗ failed, ! untrusted, ✓ trusted.
+export function trustMark (r) {
+  const v = verdictOf(r)
+  return v.status === 'failed' ? '✗ failed' : v.trusted ? '✓' : '!'
+}
+
+// What a report found that is neither a fault nor noise, in one line each for every output, in result
+// order (empty: none): a strategy's own contention (result/trust.js contentionOf) and a capacity that
+// cannot be met or is sensitive to its target (capacityLine).
+export function findingLines (results = []) {
+  const out = []
+  for (const r of results) {
+    if (!r || typeof r !== 'object' || isInProcess(r)) continue
+    const line = capacityLine(runName(r), r.capacity?.capacity)
+    if (line) out.push(line)
+    if (r.contention?.text) out.push(`${runName(r)}: ${r.contention.text} (its own contention: a finding, not noise)`)
+    const steps = r.capacity?.steps ?? []
+    const own = steps.filter((s) => s.contention)
+    if (own.length) {
+      const worst = own.reduce((a, b) => (b.contention.inflation > a.contention.inflation ? b : a))
+      out.push(`${runName(r)}: its own contention in ${own.length} of ${steps.length} steps, at most ${worst.contention.text} ` +
+        `(step ${worst.index + 1}): a finding, not noise`)
+    }
+  }
+  return out
+}
