@@ -107,9 +107,9 @@ export function decisionLines (d) {
 // A --url service's decision: the rate to plan for, its capacity, the class that limits it, past it.
 function rateLines (d, target) {
   const lines = []
-  const limit = d.limitedBy
-    ? `class ${d.limitedBy.name}: failed first, at ${r1(d.limitedBy.rate)} req/s (${d.limitedBy.why ?? 'its target'})`
-    : 'no class failed above the capacity'
+  const l = d.limitedBy
+  const culprit = l?.name ? `class ${l.name}` : 'the mix as a whole'
+  const limit = l ? `${culprit}: failed first, at ${r1(l.rate)} req/s (${l.why ?? 'its target'})` : 'no step failed above the capacity'
   if (d.refused) {
     lines.push({ label: 'No rate', text: `${d.refused.text} (${d.refused.reason})` })
     if (d.key) lines.push({ label: 'Highest capacity', text: `${capacityText(d)} at ${target}` })

@@ -278,14 +278,17 @@ export function requestFactor (mix) {
   return CLASS_SAMPLE_MARGIN / Math.min(...mix.requests.map((c) => c.weight / total))
 }
 
-// The class that limits a mixed capacity: the class that decided the lowest failing step above the
-// capacity (or, none held, the lowest failing step): { name, rate, why }; null without a mix's steps.
+// What limits a mixed capacity: the lowest failing step above the capacity (or, none held, the lowest
+// failing step) and the class that decided it: { name, rate, why }, name null when the mix failed whole
+// (its backlog grew); null when no step failed.
 export function limitingClass (result) {
   const steps = result?.capacity?.steps ?? []
   const rps = result?.capacity?.capacity?.rps ?? 0
-  const failed = steps.filter((s) => s.call === 'fail' && s.cls && (s.rate ?? 0) > rps).sort((a, b) => a.rate - b.rate)
+  const failed = steps.filter((s) => s.call === 'fail' && (s.rate ?? 0) > rps).sort((a, b) => a.rate - b.rate)
   const s = failed[0]
-  return s ? { name: s.cls, rate: roundTo(s.rate, 1), why: s.why ?? null } : null
+  if (!s) return null
+  const why = s.why ?? (s.backlog?.growing ? 'backlog grew' : null)
+  return { name: s.cls ?? null, rate: roundTo(s.rate, 1), why }
 }
 
 // Shards' figures per class as one (npm run merge): counts summed, histograms added, rates added, the
