@@ -75,7 +75,8 @@ With no option: a quick tour of every server (light load, about a minute).
   --runs N             measured rounds per server; figures are the median round (default ${DEFAULTS.runs}); with the
                        capacity experiment, N whole sweeps per server: the median capacity and the spread
   --warmup N           requests in the discarded warm-up round, 0 = none
-  --url URL            load a server started by hand (outside sampling skipped)
+  --url URL            load a service the lab did not start, its path as given (outside sampling skipped);
+                       alone, or with --experiment capacity or overload (docs/your-service.md)
   --mix FILE|SPEC      a request mix: a JSON file of classes (name, weight, method, path, headers, body,
                        sloMs, expect; docs/your-service.md), or the lab servers' built-in heavy:80,cheap:20
                        (heavy GET /, cheap GET /?work=loop:1e3); results and thresholds per class
