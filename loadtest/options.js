@@ -9,7 +9,7 @@ import { experimentNames } from './experiments/index.js'
 import { clip, describe, usageError } from './errors.js'
 import {
   ARRIVALS, BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_MS, DEFAULTS, DEFAULT_MAX_CONNECTIONS, MAX_GENERATORS, MAX_SHARDS,
-  RATE_PER_GENERATOR, defaultReportsDir
+  RATE_PER_GENERATOR, SLO_MULTIPLES, SLO_SERVICE_MULTIPLE, defaultReportsDir
 } from './settings.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 import { TUNABLE, TuneError, parseTune } from './tune.js'
@@ -51,9 +51,10 @@ With no option: a quick tour of every server (light load, about a minute).
                        i mod N = I − 1); run N of them (any machines), then npm run merge
   --start-at ISO-TIME  --shard: the common start (e.g. 2026-11-23T01:00:00Z), at most ${MAX_START_AHEAD_MIN} minutes ahead;
                        the shard waits for it (warm-up first) and refuses a time in the past
-  --slo MS[,MS…]       capacity experiment: the p99 latency targets, strictly increasing (default: three,
-                       from 5 × the service time up; they move with the calibration: give one --slo to
-                       runs you will compare). One sweep finds the capacity at each (docs/decision.md)
+  --slo MS[,MS…]       capacity and overload experiments: the p99 latency targets, strictly increasing
+                       (default: ${SLO_MULTIPLES.join(', ')} × the service time; overload uses the first, default
+                       ${SLO_SERVICE_MULTIPLE} ×; they move with the calibration: give one --slo to runs you will compare).
+                       One sweep finds the capacity at each (docs/decision.md)
   --tune NAME=V1,V2,…  capacity experiment: one sweep per value of a server setting, each its own result
                        (SERVER[NAME=V]); ${Object.entries(TUNABLE).map(([k, t]) => `${k} (${t.servers.join(', ')})`).join(', ')};
                        max-queue takes inf; NAME alone tries its defaults (threads, processes: half the cores, the
@@ -69,8 +70,8 @@ With no option: a quick tour of every server (light load, about a minute).
                        whole by sha256 and length as it streams; a longer one is counted as over the cap
   --work SPEC          work per request, e.g. loop:1e7, fib:25, render:1000, sleep:100
   --task PATH[#name]   your own work: a module exporting (input) => result (docs/task.md);
-                       every server by default, or the capacity experiment's with
-                       --experiment capacity; excludes --work, --url and the other experiments
+                       every server by default, or the experiment's with --experiment capacity or
+                       overload; excludes --work, --url and the other experiments
   --input JSON|@FILE   --task: the input of every call (default: the module's \`input\` export)
   --runs N             measured rounds per server; figures are the median round (default ${DEFAULTS.runs}); with the
                        capacity experiment, N whole sweeps per server: the median capacity and the spread
@@ -104,7 +105,11 @@ ${BOOT_TIMEOUT_MAX_MS}, default ${BOOT_TIMEOUT_MS}),
 LOADLAB_PROGRESS=1 (progress lines even when stderr is not a terminal), LOADLAB_EXTRA_SERVERS=DIR
 (every DIR/NAME.js becomes a server NAME, for tests), LOADLAB_RUNTIMES_DIR (where --runtime installs
 runtimes, default .runtimes/), LOADLAB_SAMPLER=proc|ps (the outside sampler's source; default /proc where
-there is one, else ps).
+there is one, else ps), LOADLAB_TRACE_GENERATOR=FILE (the open loop traces one round into FILE: late
+requests, GC, connection opens), LOADLAB_SAMPLE_MS (set by the lab on the servers it starts: how often they
+send their samples), LOADLAB_CHROMIUM=PATH (the browser npm test and npm run screenshot use),
+LOADLAB_NATIVE=off, LOADLAB_NATIVE_CC, LOADLAB_NATIVE_DIR (the dispatch experiment's native caller: off, its C
+compiler, where it is built).
 `
 
 // Turn argv into validated options; throws a usage error (exit 2) naming the bad option.

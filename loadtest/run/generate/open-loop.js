@@ -30,13 +30,13 @@ import { createTrace, traceFileFor } from './generator-trace.js'
 // How often outstanding requests are checked against their timeout (ms).
 const SWEEP_MS = 10
 // The most requests one sweep pass (or one freed connection) times out; the rest wait for the next pass.
-export const SWEEP_BUDGET = 4096
+const SWEEP_BUDGET = 4096
 // The most requests that may wait for a free connection: the highest --rate (100,000 req/s) times the
 // default timeout (10 s), so at that rate nothing that could still be answered in time is dropped. Each
 // costs 16 bytes (its due time and the time it began to wait, in two Float64Arrays that double from
 // 1024 slots up to this bound: 16 MiB at most). A request due while the ring is full is dropped: counted
 // (`dropped`, with its due time in the windows), never written.
-export const MAX_WAITING = 1 << 20
+const MAX_WAITING = 1 << 20
 // The share of its timeout a waiting request must have left to be written (release, below).
 export const LAST_CHANCE = 0.1
 // The warm-up left out of the judged lag and issue-rate windows (ms from due time 0): the first

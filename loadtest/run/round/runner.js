@@ -13,6 +13,7 @@ import { request, getJson } from '../generate/http.js'
 import { bodyReference } from '../generate/body.js'
 import { startSampler } from '../watch/sample.js'
 import { noiseWatch } from '../watch/noise.js'
+import { noiseServiceMs } from '../watch/calibrate.js'
 import { chooseInterval } from '../watch/timeline.js'
 import { watchRound } from '../watch/watch.js'
 import { recoveryTimeoutSec } from './load.js'
@@ -104,7 +105,8 @@ function timelineInterval (load) {
 // One measured round against a server: reset stats, sample /proc, probe /health, fire, recover, collect
 // stats; the whole round and its recovery period are watched in time (watch.js). The lab's endpoints
 // (the stats, their reset, the /health probe) only on a server that has them (`server.lab`).
-async function measuredRound (server, load, { expected, signal, pid, child, seen, onRound, notes, serviceMs }) {
+async function measuredRound (server, load, ctx) {
+  const { expected, signal, pid, child, seen, onRound, notes, serviceMs, against } = ctx
   const target = server.url
   const reset = server.lab ? await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal }) : null
   const statsOn = reset?.status === 200 || reset?.status === 204
@@ -156,7 +158,8 @@ async function measuredRound (server, load, { expected, signal, pid, child, seen
   if (interim) notes.push(interim)
   const probeResult = probe ? await probe.stop() : null
   const outside = sampler ? sampler.figures() : null
-  const noiseFigures = noise.end({ outside, workMs: fire.workMs, serviceMs })
+  const tree = [pid, ...[...(seen?.values() ?? [])].map((m) => m.pid)].filter(Boolean)
+  const noiseFigures = noise.end({ outside, workMs: fire.workMs, serviceMs, against, tree })
   // With a recovery request, it goes first (the stats request would wait behind abandoned work too);
   // without one, the stats are read at once so that nothing else falls into their window.
   let stats = null
@@ -184,7 +187,7 @@ async function measuredRound (server, load, { expected, signal, pid, child, seen
 }
 
 // What a sweep needs to know of a finished step: its rate and figures.
-function stepOf (round) {
+function sweepHistoryOf (round) {
   return { rate: round.fire.rate, figures: roundFigures(round) }
 }
 
@@ -329,7 +332,7 @@ async function sweepRounds (record, server, load, { entry, calibration, round })
     const sweep = entry.sweep({ ...range, requestFactor: requestFactor(load.mix) })
     const first = record.rounds.length
     record.sweeps.push({ ...sweep.describe(), kinds: sweep.kinds, first })
-    const nextRate = () => sweep.next(record.rounds.slice(first).map(stepOf))
+    const nextRate = () => sweep.next(record.rounds.slice(first).map(sweepHistoryOf))
     for (let rate = nextRate(); rate !== null && !round.signal.aborted; rate = nextRate()) {
       const sweepName = load.runs > 1 ? `sweep ${k + 1}/${load.runs}, ` : ''
       round.progress?.(`${sweepName}step ${record.rounds.length - first + 1}: ${rate.toFixed(1)} req/s`)
@@ -458,7 +461,9 @@ export async function runEntry (entry, load, opts = {}) {
   const record = newRecord(entry, load)
   // Flags that need the calibrated work (a shedding variant's target and service time): resolved now.
   const planned = serviceTime(calibration[entry.work])
-  if (entry.argsFor) record.args = [...record.args, ...entry.argsFor({ serviceMs: planned })]
+  // (an overload variant's: those its base strategy's run resolved, found among `results`)
+  const resolved = { serviceMs: planned, results: opts.results ?? [], runtime: entry.runtime ?? null }
+  if (entry.argsFor) record.args = [...record.args, ...entry.argsFor(resolved)]
   const server = url
     ? await attachUrl(record, url, load, signal)
     : await boot(record, entry, load, { signal, progress, bootTimeoutMs })
@@ -468,8 +473,11 @@ export async function runEntry (entry, load, opts = {}) {
   const seen = new Map()
   const run = guardRun(server, signal)
   const { pid, child = null } = server
-  const serviceMs = serviceTime(calibration[record.workReported]) // for the noise's work inflation
-  const round = { expected, signal: run.signal, pid, child, seen, progress, onRound, notes: record.notes, serviceMs }
+  // for the noise's work inflation: a strategy that starts a process or thread per request against its cold calibration
+  const { serviceMs, against } = noiseServiceMs(calibration[record.workReported], findServer(entry.server)?.starts)
+  const round = {
+    expected, signal: run.signal, pid, child, seen, progress, onRound, notes: record.notes, serviceMs, against
+  }
   try {
     if (load.warmup > 0) {
       progress?.('warm-up')
