@@ -8,7 +8,7 @@ import { errorsOf } from '../loadtest/result/requests.js'
 // How long an autocannon round runs: `amount` requests, else `durationSec`. autocannon ends an amount
 // round only at its next sample tick (1 s by default: an idle second after a 0.1 s round), so those
 // tick every 100 ms (the bench times its rounds itself; duration rounds keep autocannon's default).
-export function roundLength ({ amount, durationSec }) {
+function roundLength ({ amount, durationSec }) {
   return amount ? { amount, sampleInt: SAMPLE_INT_MS } : { duration: durationSec }
 }
 
@@ -34,4 +34,9 @@ export async function closedRound (url, { connections, durationSec, amount, expe
   } finally {
     signal?.removeEventListener('abort', onAbort)
   }
+}
+
+// The load a bench part put on servers/simple, as the head of its result: the work and the rounds' size.
+export function loadOf ({ work, connections, durationSec, amount }) {
+  return { server: 'simple', work, connections, durationSec, amount }
 }

@@ -19,7 +19,7 @@ import { roundFigures } from '../loadtest/result/figures.js'
 import { LAG_P99_LIMIT_MS, SEND_RATE_TOLERANCE, offeredLoadKept } from '../loadtest/result/trust.js'
 import { WINDOW_MS } from '../loadtest/settings.js'
 import { errorsOf } from '../loadtest/result/requests.js'
-import { closedRound } from './autocannon.js'
+import { closedRound, loadOf } from './autocannon.js'
 
 // Probes per rate; a rate is kept when the median probe keeps it (at least two of three).
 const PROBES_PER_RATE = 3
@@ -261,11 +261,7 @@ export async function runGenerator (settings, { signal, progress = () => {}, tra
     }
     const ratio = (rps) => (closed.rps > 0 ? rps / closed.rps : null)
     return {
-      server: 'simple',
-      work,
-      connections,
-      durationSec,
-      amount,
+      ...loadOf({ work, connections, durationSec, amount }),
       warmupMs: WARMUP_MS,
       probesPerRate: perRate,
       closed,

@@ -8,6 +8,7 @@
 // (± relative standard deviation, and the min–max of the per-round ratios) says how far to trust them.
 import { bench, parseFlags } from './bench.js'
 import { render } from './render.js'
+import { abortError, runMain } from '../loadtest/errors.js'
 
 const HELP = `usage: npm run bench -- [--quick] [--json] [--rounds N] [--only PART] [--trace FILE]
 
@@ -29,23 +30,18 @@ Options:
                 kept one into FILE (late requests, GC, connection opens, loop utilisation, batches)
   --help        this text`
 
-async function cli () {
-  let flags
-  try {
-    flags = parseFlags(process.argv.slice(2))
-  } catch (err) {
-    console.error(err.message)
-    process.exitCode = err.exitCode ?? 2
-    return
-  }
+// The bench from argv: a bad flag is a usage error (exit 2) before anything starts; Ctrl-C ends every
+// server it started and exits 130 (abortError); the results on stdout (--json: the JSON, the table on stderr).
+async function main (argv) {
+  const flags = parseFlags(argv)
   if (flags.help) {
     console.log(HELP)
-    return
+    return 0
   }
   const ac = new AbortController()
   const onSignal = (sig) => {
     console.error(`bench: ${sig}, stopping (ending every server it started)`)
-    ac.abort(new Error(`interrupted by ${sig}`))
+    ac.abort(abortError(`interrupted by ${sig}`))
   }
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
@@ -65,13 +61,13 @@ async function cli () {
     } else {
       console.log(text)
     }
+    return 0
   } catch (err) {
-    console.error(`bench: ${err.message}`)
-    process.exitCode = ac.signal.aborted ? 130 : 1
+    throw ac.signal.aborted ? ac.signal.reason : err
   } finally {
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
   }
 }
 
-await cli()
+runMain(import.meta.url, 'bench', main)

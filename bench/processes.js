@@ -12,7 +12,7 @@ import { createProcessPool } from '../servers/lib/process-pool.js'
 import { expectedBody } from '../servers/lib/workloads.js'
 import { ratios, summary } from './stats.js'
 
-export const POOLS = ['own', 'workerpool', 'tinypool']
+const POOLS = ['own', 'workerpool', 'tinypool']
 
 const WORKERPOOL_SCRIPT = new URL('./pools/workerpool-worker.js', import.meta.url)
 const TINYPOOL_TASK = new URL('./pools/tinypool-task.js', import.meta.url).href

@@ -1,19 +1,14 @@
 // The bench result as text: machine line, method, then one table per measurement (pure function).
 import { MISSING, bytesDecimal, mibGib, pctFixed, timesGrouped } from '../loadtest/text/format.js'
+import { renderText } from '../loadtest/report/table.js'
 
 const pct = (f) => `± ${pctFixed(f, 1)}`
 const range = (r) => `${r.min.toFixed(2)}–${r.max.toFixed(2)}`
 const x = (r) => `${timesGrouped(r.median)} (${range(r)})`
 
+// A table as the lab's terminal table writes it (report/table.js renderText), indented under its heading.
 function table (head, rows) {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)))
-  const line = (cells) =>
-    '  ' +
-    cells
-      .map((c, i) => String(c).padEnd(widths[i]))
-      .join('  ')
-      .trimEnd()
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n')
+  return renderText({ head, rows }).trimEnd().split('\n').map((l) => `  ${l}`).join('\n')
 }
 
 // The verdict of an on/off comparison: noise when the rounds disagree on the sign, else the median change.

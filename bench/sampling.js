@@ -5,7 +5,8 @@ import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { startServer } from '../loadtest/run/watch/boot.js'
 import { findServer } from '../loadtest/catalog.js'
-import { round } from './telemetry.js'
+import { alternate } from './telemetry.js'
+import { loadOf } from './autocannon.js'
 import { ratios, summary } from './stats.js'
 
 const SIDES = ['on', 'off']
@@ -64,32 +65,15 @@ export async function runSampling (
     const first = await fetch(servers.on.url)
     const expectBody = await first.text()
     if (!first.ok) { throw new Error(`sampling bench: GET ${servers.on.url} answered ${first.status}: ${expectBody.slice(0, 200)}`) }
-    for (const side of SIDES) {
-      // discarded warm-up
-      await round(servers[side].url, { connections, durationSec: warmupSec, amount: warmupAmount, expectBody }, signal)
-    }
-    const rps = { on: [], off: [] }
-    const requests = { on: 0, off: 0 }
-    for (let r = 0; r < rounds; r++) {
-      const order = r % 2 ? [...SIDES].reverse() : SIDES
-      for (const side of order) {
-        const res = await round(servers[side].url, { connections, durationSec, amount, expectBody }, signal)
-        rps[side].push(res.rps)
-        requests[side] += res.requests
-        progress(`bench: sampling ${side} round ${r + 1}/${rounds}: ${res.rps.toFixed(0)} req/s`)
-      }
-    }
+    const { rps, requests } = await alternate('sampling', servers,
+      { connections, durationSec, amount, rounds, warmupSec, warmupAmount, expectBody }, { signal, progress })
     if (servers.on.messages.count === 0) throw new Error('sampling bench: the sampling server sent no sample')
     if (servers.off.messages.count !== 0) throw new Error('sampling bench: the server without sampling sent samples')
     const perSampleUs = await sampleCostUs()
     const ratio = ratios(rps.on, rps.off)
     return {
-      server: 'simple',
-      work,
+      ...loadOf({ work, connections, durationSec, amount }),
       intervalMs: SAMPLE_MS,
-      connections,
-      durationSec,
-      amount,
       rounds,
       on: { ...summary(rps.on), requests: requests.on, samples: servers.on.messages.count },
       off: { ...summary(rps.off), requests: requests.off },

@@ -9,10 +9,11 @@ import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT, catalog } from '../loadtest/catalog.js'
+import { runMain, usageError } from '../loadtest/errors.js'
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
-export const HELP = `Usage: loadlab [lab options]          run the lab (loadlab --help lists every option)
+const HELP = `Usage: loadlab [lab options]          run the lab (loadlab --help lists every option)
        loadlab compare A.json B.json …   compare reports (loadlab compare --help)
        loadlab merge A.json B.json …     merge the reports of the shards of one plan (loadlab merge --help)
        loadlab server NAME [flags]       start one server by hand (loadlab server NAME --help), e.g.
@@ -26,10 +27,9 @@ it in; reports go to ./loadlab-reports/ unless --out says otherwise (reports/ in
 
 const COMMANDS = ['compare', 'merge', 'server', 'help']
 
-// A usage error of the bin itself: one line, exit 2.
+// A usage error of the bin itself: one line, exit 2 (runMain prints it).
 function refuse (message) {
-  process.stderr.write(`loadlab: ${message}\n`)
-  return 2
+  throw usageError(message)
 }
 
 // `loadlab server NAME [flags]`: the server's own process (cluster servers fork from their entry file),
@@ -80,6 +80,4 @@ async function mergeCommand (argv) {
   return run(argv, { prog: 'loadlab merge' })
 }
 
-runCommand(process.argv.slice(2)).then((code) => {
-  process.exitCode = code
-})
+runMain(import.meta.url, 'loadlab', runCommand)

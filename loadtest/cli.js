@@ -1,8 +1,7 @@
 // `npm run lab`: parse the options, run the lab (lab.js runLab), show progress and the table, write
 // the report, set the exit code. Importing this module runs nothing.
 import { readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { HELP, parseOptions } from './options.js'
 import { ROOT, catalog, variants } from './catalog.js'
 import { experimentFor, experimentNames, loadExperiment } from './experiments/index.js'
@@ -12,7 +11,7 @@ import { renderMarkdown } from './report/markdown.js'
 import { decisionText } from './report/decision.js'
 import { termText } from './text/escape.js'
 import { writeReport } from './report/write.js'
-import { runCli } from './errors.js'
+import { runCli, runMain } from './errors.js'
 import { formatRoundProgress } from './progress.js'
 import { THRESHOLD_EXIT, anyCrossed, thresholdRows, thresholdSummary } from './report/thresholds.js'
 
@@ -113,8 +112,8 @@ function interruptions () {
 // The lab from argv to exit code; `prog` names the command in the report (the bin: loadlab).
 export async function main (argv, { prog = null } = {}) {
   const opts = parseOptions(argv)
-  if (opts.help) {
-    process.stdout.write(HELP)
+  if (opts.help) { // under the bin (npx loadlab), its own usage line
+    process.stdout.write(prog === 'loadlab' ? HELP.replace('Usage: npm run lab -- [options]', 'Usage: npx loadlab [options]') : HELP)
     return 0
   }
   if (opts.list) {
@@ -173,8 +172,4 @@ export function run (argv, opts) {
   return runCli(`${pkg.name} lab`, () => main(argv, opts))
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  run(process.argv.slice(2)).then((code) => {
-    process.exitCode = code
-  })
-}
+runMain(import.meta.url, `${pkg.name} lab`, main)

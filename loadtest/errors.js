@@ -1,5 +1,8 @@
 // The lab side's errors, one family: every class here is a LabError, told apart with `instanceof`, each
 // with a code and the exit status it leads to. (The servers have their own: ServerError.)
+import { realpathSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { termText } from './text/escape.js'
 
 // An error a user caused or the lab must stop for: one line of message, a code, an exit status.
@@ -50,6 +53,29 @@ function printError (prog, err) {
 // How every CLI ends: main() resolves the exit code; an error is printed (printError) and gives its code.
 export function runCli (prog, main) {
   return Promise.resolve().then(main).catch((err) => printError(prog, err))
+}
+
+// Whether the module at `url` (its import.meta.url) is the script node was started with (through a link
+// too: npx and node_modules/.bin start bin/loadlab.js by a symlink).
+export function isMain (url, script = process.argv[1]) {
+  if (!script) return false
+  const real = (p) => {
+    try {
+      return realpathSync(p)
+    } catch {
+      return resolve(p)
+    }
+  }
+  return real(script) === real(fileURLToPath(url))
+}
+
+// How every CLI ends: when the module at `url` is the script node started, main(argv) runs through runCli
+// and its code becomes the exit code; imported (by a test, by bin/loadlab.js), nothing runs.
+export function runMain (url, prog, main) {
+  if (!isMain(url)) return
+  runCli(prog, () => main(process.argv.slice(2))).then((code) => {
+    process.exitCode = code
+  })
 }
 
 // A bad command-line option: exit 2 before anything starts.

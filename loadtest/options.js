@@ -1,7 +1,7 @@
 // Command-line options of `npm run lab`: one defaults object, one help text, validated at the boundary.
 import { parseArgs } from 'node:util'
-import { join } from 'node:path'
-import { existsSync, statSync } from 'node:fs'
+import { basename, extname, join } from 'node:path'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { ROOT, allServerNames, catalog, serverOf, variants } from './catalog.js'
 import { userCwd, userPath } from './paths.js'
@@ -9,10 +9,11 @@ import { experimentNames } from './experiments/index.js'
 import { clip, describe, usageError } from './errors.js'
 import {
   ARRIVALS, BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_MS, DEFAULTS, DEFAULT_MAX_CONNECTIONS, MAX_GENERATORS, MAX_SHARDS,
-  RATE_PER_GENERATOR, RATE_RANGE, SLO_RANGE, defaultReportsDir
+  RATE_PER_GENERATOR, RATE_RANGE, SLO_MULTIPLES, SLO_RANGE, SLO_SERVICE_MULTIPLE, defaultReportsDir
 } from './settings.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 import { TUNABLE, TuneError, parseTune } from './tune.js'
+import { MixError, builtInMix, isBuiltInSpec, parseMix } from './result/mix.js'
 
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
 const MAX_START_AHEAD_MIN = 60
@@ -50,9 +51,10 @@ With no option: a quick tour of every server (light load, about a minute).
                        i mod N = I − 1); run N of them (any machines), then npm run merge
   --start-at ISO-TIME  --shard: the common start (e.g. 2026-11-23T01:00:00Z), at most ${MAX_START_AHEAD_MIN} minutes ahead;
                        the shard waits for it (warm-up first) and refuses a time in the past
-  --slo MS[,MS…]       capacity experiment: the p99 latency targets, strictly increasing (default: three,
-                       from 5 × the service time up; they move with the calibration: give one --slo to
-                       runs you will compare). One sweep finds the capacity at each (docs/decision.md)
+  --slo MS[,MS…]       capacity and overload experiments: the p99 latency targets, strictly increasing
+                       (default: ${SLO_MULTIPLES.join(', ')} × the service time; overload uses the first, default
+                       ${SLO_SERVICE_MULTIPLE} ×; they move with the calibration: give one --slo to runs you will compare).
+                       One sweep finds the capacity at each (docs/decision.md)
   --tune NAME=V1,V2,…  capacity experiment: one sweep per value of a server setting, each its own result
                        (SERVER[NAME=V]); ${Object.entries(TUNABLE).map(([k, t]) => `${k} (${t.servers.join(', ')})`).join(', ')};
                        max-queue takes inf; NAME alone tries its defaults (threads, processes: half the cores, the
@@ -68,13 +70,17 @@ With no option: a quick tour of every server (light load, about a minute).
                        whole by sha256 and length as it streams; a longer one is counted as over the cap
   --work SPEC          work per request, e.g. loop:1e7, fib:25, render:1000, sleep:100
   --task PATH[#name]   your own work: a module exporting (input) => result (docs/task.md);
-                       every server by default, or the capacity experiment's with
-                       --experiment capacity; excludes --work, --url and the other experiments
+                       every server by default, or the experiment's with --experiment capacity or
+                       overload; excludes --work, --url and the other experiments
   --input JSON|@FILE   --task: the input of every call (default: the module's \`input\` export)
   --runs N             measured rounds per server; figures are the median round (default ${DEFAULTS.runs}); with the
                        capacity experiment, N whole sweeps per server: the median capacity and the spread
   --warmup N           requests in the discarded warm-up round, 0 = none
-  --url URL            load a server started by hand (outside sampling skipped)
+  --url URL            load a service the lab did not start, its path as given (outside sampling skipped);
+                       alone, or with --experiment capacity or overload (docs/your-service.md)
+  --mix FILE|SPEC      a request mix: a JSON file of classes (name, weight, method, path, headers, body,
+                       sloMs, expect; docs/your-service.md), or the lab servers' built-in heavy:80,cheap:20
+                       (heavy GET /, cheap GET /?work=loop:1e3); results and thresholds per class
   --runtime LIST       run the servers and the calibration under each of these runtimes: node20, node22,
                        node24, bun, deno (pinned here; installed from the npm registry on first use, or
                        npm run runtimes) or a path to a node, bun or deno binary; the load generator
@@ -99,7 +105,11 @@ ${BOOT_TIMEOUT_MAX_MS}, default ${BOOT_TIMEOUT_MS}),
 LOADLAB_PROGRESS=1 (progress lines even when stderr is not a terminal), LOADLAB_EXTRA_SERVERS=DIR
 (every DIR/NAME.js becomes a server NAME, for tests), LOADLAB_RUNTIMES_DIR (where --runtime installs
 runtimes, default .runtimes/), LOADLAB_SAMPLER=proc|ps (the outside sampler's source; default /proc where
-there is one, else ps).
+there is one, else ps), LOADLAB_TRACE_GENERATOR=FILE (the open loop traces one round into FILE: late
+requests, GC, connection opens), LOADLAB_SAMPLE_MS (set by the lab on the servers it starts: how often they
+send their samples), LOADLAB_CHROMIUM=PATH (the browser npm test and npm run screenshot use),
+LOADLAB_NATIVE=off, LOADLAB_NATIVE_CC, LOADLAB_NATIVE_DIR (the dispatch experiment's native caller: off, its C
+compiler, where it is built).
 `
 
 // Turn argv into validated options; throws a usage error (exit 2) naming the bad option.
@@ -212,14 +222,14 @@ function checkLoad (o, out) {
   if ((o.arrival !== null || o.seed !== null) && o.rate === null) {
     throw usageError(`--${o.arrival !== null ? 'arrival' : 'seed'} goes with --rate (the open loop's schedule)`)
   }
-  if (o.seed !== null && o.arrival !== 'poisson') {
-    throw usageError('--seed goes with --arrival poisson: the constant schedule (i/R, the default) has no randomness')
+  if (o.seed !== null && o.arrival !== 'poisson' && o.mix === null) {
+    throw usageError('--seed goes with --arrival poisson or --mix: the constant schedule (i/R, the default) has no randomness')
   }
   if (o['capacity-from'] !== null && o.experiment !== 'overload') {
     throw usageError('--capacity-from goes with --experiment overload (the capacities it starts from)')
   }
-  if (o.slo !== null && o.experiment !== 'capacity' && o.experiment !== 'overload') {
-    throw usageError('--slo goes with --experiment capacity or overload (the p99 target of its sweep)')
+  if (o.slo !== null && !['capacity', 'overload', 'mixed'].includes(o.experiment) && o.url === null) {
+    throw usageError('--slo goes with --experiment capacity, overload or mixed, or --url (the p99 target of a sweep, a class\'s default)')
   }
   for (const flag of ['tune', 'confirm']) {
     if (o[flag] !== null && o[flag] !== false && o.experiment !== 'capacity') {
@@ -296,8 +306,30 @@ function urlOf (o) {
     throw usageError(`--url: expected an http:// URL, got ${describe(o.url)}`)
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') { throw usageError(`--url: expected an http:// or https:// URL, got ${describe(o.url)}`) }
-  if (o.server !== null || o.experiment !== null) { throw usageError('--url excludes --server and --experiment: it loads the one server at that URL') }
+  if (o.server !== null) throw usageError('--url excludes --server: it loads the one service at that URL')
+  if (o.experiment !== null && !['capacity', 'overload', 'custom'].includes(o.experiment)) {
+    throw usageError(`--url goes with --experiment capacity or overload (or none), not ${o.experiment}: the others start their own servers`)
+  }
   return u.href
+}
+
+// --mix: the built-in mix (heavy:80,cheap:20) or a JSON file (result/mix.js checks it; a fault is one
+// line naming the entry and the key).
+function mixOf (spec, cwd) {
+  if (isBuiltInSpec(spec)) return builtInMix(spec)
+  const path = userPath(spec, cwd)
+  let text
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    throw usageError(`--mix: cannot read ${spec}: ${err.code ?? err.message} (a JSON file, or a built-in mix such as heavy:80,cheap:20)`)
+  }
+  try {
+    return parseMix(text, basename(path, extname(path)))
+  } catch (err) {
+    if (err instanceof MixError) throw usageError(`--mix ${spec}: ${err.message}`)
+    throw err
+  }
 }
 
 // What each request does: --work (NAME:ARG; the servers' own parser checks it later, checkWork) or
@@ -363,6 +395,7 @@ function validateOptions (values) {
     throw usageError(`--experiment: unknown experiment \`${o.experiment}\`; allowed: ${experimentNames().join(', ')}`)
   }
   if (o.url !== null) out.url = urlOf(o)
+  out.mix = o.mix === null ? null : mixOf(o.mix, out.cwd)
   checkWorkOrTask(o, out)
   if (o.node !== null || o.runtime !== null) out[o.runtime !== null ? 'runtime' : 'node'] = runtimesOf(o)
   checkOutput(o, out)

@@ -36,6 +36,7 @@ export const DEFAULTS = Object.freeze({
   runs: 1,
   warmup: 0,
   url: null,
+  mix: null, // --mix: a request mix file or the built-in (result/mix.js)
   node: null,
   runtime: null,
   out: defaultReportsDir,
@@ -90,7 +91,7 @@ export function defaultReportsDir (base, root) {
 
 // How long the recovery request after a round may wait at least (s): a strategy still chewing through
 // abandoned work answers late. The default is the request timeout when longer (defaultRecoveryTimeoutSec).
-export const RECOVERY_MIN_TIMEOUT_SEC = 10
+const RECOVERY_MIN_TIMEOUT_SEC = 10
 export function defaultRecoveryTimeoutSec (timeoutSec) {
   return Math.max(RECOVERY_MIN_TIMEOUT_SEC, timeoutSec)
 }

@@ -5,7 +5,7 @@
 // time is its planned length and a per-step overhead. An estimate for the rule, not a measurement.
 //   node scripts/capacity-cost.js [--budget S|none] [--overhead S] REPORT.json [REPORT.json …]
 import { readReport } from '../loadtest/compare/cli.js'
-import { runCli, usageError } from '../loadtest/errors.js'
+import { runMain, usageError } from '../loadtest/errors.js'
 import capacity from '../loadtest/experiments/capacity.js'
 import { createSweep } from '../loadtest/result/sweep.js'
 import { errorsOf } from '../loadtest/result/requests.js'
@@ -122,6 +122,4 @@ async function main (argv) {
   return 0
 }
 
-runCli('capacity-cost', () => main(process.argv.slice(2))).then((code) => {
-  process.exitCode = code
-})
+runMain(import.meta.url, 'capacity-cost', main)

@@ -8,7 +8,7 @@ import { Piscina } from 'piscina'
 const TASK = new URL('./piscina-spread-task.js', import.meta.url).href
 
 // Run `tasks` sleeps of `ms` at once on a pool with `options`: { perThread: [counts, largest first], ms }.
-export async function spread (options, { tasks = 10, ms = 100 } = {}) {
+async function spread (options, { tasks = 10, ms = 100 } = {}) {
   const pool = new Piscina({ ...options, filename: TASK })
   try {
     await Promise.all(Array.from({ length: 3 }, () => pool.run(0))) // threads up before the clock starts

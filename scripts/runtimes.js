@@ -4,7 +4,7 @@
 // the lab's own Node line. `--path NAME` prints only that runtime's path (installing it first if
 // needed): `.ci/run` runs the suite under a Node line with it. Majors (22) still name Node lines.
 import { OTHERS, PROVIDED, resolveRuntimes } from '../loadtest/run/watch/runtimes.js'
-import { LabError, usageError } from '../loadtest/errors.js'
+import { runMain, usageError } from '../loadtest/errors.js'
 
 async function main (argv) {
   const only = argv[0] === '--path'
@@ -20,7 +20,4 @@ async function main (argv) {
   }
 }
 
-main(process.argv.slice(2)).catch((err) => {
-  process.stderr.write(`runtimes: ${err instanceof LabError ? err.message : err.stack}\n`)
-  process.exit(2)
-})
+runMain(import.meta.url, 'runtimes', main)

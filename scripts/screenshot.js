@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { chromium } from 'playwright-core'
 import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js'
+import { LabError, runMain, usageError } from '../loadtest/errors.js'
 
 const ARGS = CHROMIUM_ARGS
 const HELP = `usage: npm run screenshot -- REPORT.html OUT.png [--selector CSS] [--width PX]
@@ -14,9 +15,7 @@ const HELP = `usage: npm run screenshot -- REPORT.html OUT.png [--selector CSS] 
   --width PX      viewport width (default 1280, 320 to 4000)`
 
 function usage (message) {
-  const err = new Error(`screenshot: ${message}\n${HELP}`)
-  err.exitCode = 2
-  return err
+  return usageError(`${message} (usage: npm run screenshot -- REPORT.html OUT.png [--selector CSS] [--width PX])`)
 }
 
 // Parse and check the command line; throws a usage error (exit code 2).
@@ -43,14 +42,14 @@ function parseScreenshotArgs (argv) {
 }
 
 // Open `input` in headless Chromium and write a PNG of the page (or of `selector`) to `output`.
-export async function screenshot ({ input, output, width = 1280, selector = null }) {
+async function screenshot ({ input, output, width = 1280, selector = null }) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
   try {
     const page = await browser.newPage({ viewport: { width, height: 900 } })
     await page.goto(pathToFileURL(input).href, { waitUntil: 'load' })
     if (selector) {
       const el = await page.$(selector)
-      if (!el) throw Object.assign(new Error(`screenshot: no element matches ${selector} in ${input}`), { exitCode: 1 })
+      if (!el) throw new LabError('LAB_SCREENSHOT', `no element matches ${selector} in ${input}`)
       await el.screenshot({ path: output })
     } else {
       await page.screenshot({ path: output, fullPage: true })
@@ -60,20 +59,17 @@ export async function screenshot ({ input, output, width = 1280, selector = null
   }
 }
 
-async function cli () {
-  try {
-    const opts = parseScreenshotArgs(process.argv.slice(2))
-    if (opts.help) {
-      console.log(HELP)
-      return
-    }
-    if (!existsSync(CHROMIUM)) throw new Error(`screenshot: ${CHROMIUM} is missing; run npm run setup:browser`)
-    await screenshot(opts)
-    console.error(`screenshot: wrote ${opts.output}`)
-  } catch (err) {
-    console.error(err.message)
-    process.exitCode = err.exitCode ?? 1
+// The screenshot from argv: a bad argument is a usage error (exit 2), a missing Chromium or element exit 1.
+async function main (argv) {
+  const opts = parseScreenshotArgs(argv)
+  if (opts.help) {
+    console.log(HELP)
+    return 0
   }
+  if (!existsSync(CHROMIUM)) throw new LabError('LAB_SCREENSHOT', `${CHROMIUM} is missing; run npm run setup:browser`)
+  await screenshot(opts)
+  console.error(`screenshot: wrote ${opts.output}`)
+  return 0
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1]).href) await cli()
+runMain(import.meta.url, 'screenshot', main)

@@ -12,7 +12,7 @@ import { ROOT } from '../loadtest/catalog.js'
 import { HELP as LAB_HELP } from '../loadtest/options.js'
 import { HELP as COMPARE_HELP } from '../loadtest/compare/cli.js'
 import { HELP as MERGE_HELP } from '../loadtest/merge/cli.js'
-import { anchors, commands, links, problems, slug } from './helpers/docs.js'
+import { anchors, commands, links, problems, slug, unnamedFiles } from './helpers/docs.js'
 
 const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
   'reports/README.md']
@@ -121,4 +121,47 @@ test('the checks catch a broken link, a missing anchor, an unknown script or opt
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+})
+
+// Every .js file below `dir` (paths from the root), node_modules and .runtimes left out.
+function sources (dir) {
+  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+    if (e.name === 'node_modules' || e.name.startsWith('.')) return []
+    return e.isDirectory() ? sources(`${dir}/${e.name}`) : e.name.endsWith('.js') ? [`${dir}/${e.name}`] : []
+  })
+}
+
+test('docs/layout.md names every source file of the lab, the servers, the bench, the scripts and bin/', () => {
+  const md = readFileSync(join(ROOT, 'docs/layout.md'), 'utf8')
+  const files = ['loadtest', 'servers', 'bench', 'scripts', 'bin'].flatMap(sources)
+  assert.ok(files.length > 100, `${files.length} files`)
+  assert.deepEqual(unnamedFiles(md, files), [])
+  // the check sees a file the map leaves out, and one in a folder it does not know
+  assert.deepEqual(unnamedFiles(md, ['loadtest/report/no-such-module.js', 'nowhere/x.js']),
+    ['loadtest/report/no-such-module.js', 'nowhere/x.js'])
+})
+
+test('npx loadlab --help gives its own usage line, never npm run lab\'s; --help names every LOADLAB_ variable the code reads', () => {
+  const help = bin('--help').stdout
+  assert.match(help, /Usage: npx loadlab \[options\]/)
+  assert.doesNotMatch(help, /npm run lab --? \[/)
+  const read = new Set()
+  for (const dir of ['loadtest', 'servers/lib', 'scripts']) {
+    for (const file of sources(dir)) {
+      for (const m of readFileSync(join(ROOT, file), 'utf8').matchAll(/\b(LOADLAB_[A-Z_]+)\b/g)) read.add(m[1])
+    }
+  }
+  assert.ok(read.size >= 5, [...read].join(' '))
+  assert.deepEqual([...read].filter((v) => !LAB_HELP.includes(v)), [])
+})
+
+// Words a reader of the docs cannot follow: the project's history (an issue, a stage, other agents) and
+// folders outside the repository.
+const INTERNAL = /\bissue \d+|\bthe issue set\b|\b(first|second|third|fourth|fifth) stage\b|\bstage \d\b|other agents|\.\.\/shared\//i
+
+test('the docs use no word of the project\'s history and name no folder outside the repository', () => {
+  const hits = DOCS.flatMap((file) => readFileSync(join(ROOT, file), 'utf8').split('\n')
+    .flatMap((line, i) => (INTERNAL.test(line) ? [`${file}:${i + 1}: ${line.match(INTERNAL)[0]}`] : [])))
+  assert.deepEqual(hits, [])
+  assert.ok(INTERNAL.test('as issue 18 asked') && INTERNAL.test('in `../shared/seeds`'), 'the check sees them')
 })

@@ -5,7 +5,6 @@
 import { constants } from 'node:fs'
 import { access, stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import {
   anyRegressed,
@@ -22,7 +21,7 @@ import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
 import { readReportFile } from '../report/read.js'
 import { userCwd } from '../paths.js'
-import { runCli } from '../errors.js'
+import { runCli, runMain } from '../errors.js'
 
 export const HELP = `usage: npm run compare -- A.json B.json [...] [options]
        npm run compare -- RUNTIMES.json [options]   (one report made under lab --node 20,24)
@@ -212,9 +211,7 @@ export function run (argv) {
   return runCli('compare', () => main(argv))
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+runMain(import.meta.url, 'compare', (argv) => {
   process.chdir(userCwd()) // npm run compare: the files and --html are from the user's directory
-  run(process.argv.slice(2)).then((code) => {
-    process.exitCode = code
-  })
-}
+  return main(argv)
+})

@@ -3,7 +3,6 @@
 // one line on stderr, exit 2 (reports that are not every shard of one plan, once each, or whose counts
 // disagree with their histograms or their slice of the plan).
 import { resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { readReport } from '../compare/cli.js'
 import { experimentFor } from '../experiments/index.js'
@@ -12,7 +11,7 @@ import { checkWritableDir, reportId, writeReport } from '../report/write.js'
 import { userCwd } from '../paths.js'
 import { defaultReportsDir } from '../settings.js'
 import { ROOT } from '../catalog.js'
-import { runCli } from '../errors.js'
+import { runCli, runMain } from '../errors.js'
 import { checkShards, mergeError, mergeShards } from './merge.js'
 
 export const HELP = `usage: npm run merge -- A.json B.json [...] [--out DIR]
@@ -100,9 +99,7 @@ export function run (argv, opts) {
   return runCli('merge', () => main(argv, opts))
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+runMain(import.meta.url, 'merge', (argv) => {
   process.chdir(userCwd()) // npm run merge: the files and --out are from the user's directory
-  run(process.argv.slice(2)).then((code) => {
-    process.exitCode = code
-  })
-}
+  return main(argv)
+})

@@ -17,7 +17,7 @@ const JEST_TASK = here('./jest-worker-task.cjs')
 
 // How many rounds of one `ready` call per worker a start-up may take before it stops waiting for
 // workers it has not seen (a pool may hand two of a round's calls to the one worker already up).
-export const READY_ROUNDS = 50
+const READY_ROUNDS = 50
 
 function piscinaPool (workers) {
   const pool = new Piscina({ filename: TASK, minThreads: workers, maxThreads: workers, idleTimeout: Infinity })

@@ -194,7 +194,7 @@ ${body}
 }
 
 // The pages' stylesheet (inline; no web fonts, no images).
-export const CSS = `
+const CSS = `
 :root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #f6f8fa; --card: #fff; --bad: #cf222e; --warn: #9a6700; --ok: #1a7f37; }
 * { box-sizing: border-box; }
 body { font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0; color: var(--fg); background: var(--bg); }

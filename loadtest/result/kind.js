@@ -3,7 +3,7 @@
 // which has no HTTP figures (requests, latency percentiles, capacity) and a mean time instead.
 
 // The kinds of in-process cases.
-export const IN_PROCESS_KINDS = Object.freeze(['dispatch', 'offload'])
+const IN_PROCESS_KINDS = Object.freeze(['dispatch', 'offload'])
 
 // True for a case of an in-process experiment.
 export function isInProcess (r) {

@@ -102,7 +102,7 @@ export function wastedCpuShare ({ goodWorkMs, workMs, drainedCpuSeconds }) {
 
 // One step's figures from its round (run/round/runner.js measuredRound with its goodput): the counted windows
 // (from settleMs on) give goodput, shed share and p99; the whole round its timeouts, backlog and CPU.
-export function stepOf (round, { multiple, rate, capacityRps, settleMs }) {
+function overloadStepOf (round, { multiple, rate, capacityRps, settleMs }) {
   const g = round.goodput
   const counted = g.windows.filter((w) => w.t >= settleMs)
   const seconds = (counted.length * g.windowMs) / 1000
@@ -146,7 +146,8 @@ function burstOf (round, { sloMs, burstEndMs, phases, share }) {
 export function overloadOf (o) {
   if (!o) return null
   const { capacityRps, settleMs, sloMs } = o
-  const steps = o.steps.map((s) => stepOf(s.round, { multiple: s.multiple, rate: s.rate, capacityRps, settleMs }))
+  const steps = o.steps.map((s) =>
+    overloadStepOf(s.round, { multiple: s.multiple, rate: s.rate, capacityRps, settleMs }))
   const b = o.burst
   const share = o.settings.recoveryShare
   const burst = b ? burstOf(b.round, { sloMs, burstEndMs: b.burstEndMs, phases: b.phases, share }) : null

@@ -1,6 +1,6 @@
 // Every error the servers raise on purpose: one class, one table of codes, each with its HTTP status.
 
-export const codes = {
+const codes = {
   ERR_BAD_OPTION: { statusCode: 400, exitCode: 2 }, // a bad flag or environment value at start-up
   ERR_BAD_WORK: { statusCode: 400, exitCode: 2 }, // a bad work spec (--work, WORK or ?work=)
   ERR_CROSS_ORIGIN: { statusCode: 403 }, // a lab route asked from another origin (a page in a browser)

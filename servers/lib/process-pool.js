@@ -13,7 +13,7 @@ const ENTRY = new URL('./process-entry.js', import.meta.url)
 
 // A process that exits before it is ready is replaced after this long, so a fork that keeps failing
 // (out of memory, a process limit) is retried once a second, not in a storm.
-export const RESTART_DELAY_MS = 1000
+const RESTART_DELAY_MS = 1000
 
 // The error a task gets when its signal ended it (the server tells a client that left from a deadline).
 function abortError () {

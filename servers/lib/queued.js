@@ -90,7 +90,7 @@ export async function serveQueued ({ strategy, options, unit, pool }) {
 }
 
 // The gauge names of a unit: threads/threadsBusy, processes/processesBusy.
-export function gaugeNames (unit) {
+function gaugeNames (unit) {
   const plural = unit === 'process' ? 'processes' : `${unit}s`
   return { units: plural, busy: `${plural}Busy` }
 }

@@ -98,7 +98,7 @@ export async function start ({
 // Listen on options.port/host; print the ready line unless `announce` is false (cluster workers);
 // on SIGTERM/SIGINT/IPC disconnect close the app (stop accepting, let in-flight answer) while `close()`
 // ends the strategy's threads/children. Resolves to the port really listened on.
-export async function serve ({ app, options, strategy, close = async () => {}, announce = true }) {
+async function serve ({ app, options, strategy, close = async () => {}, announce = true }) {
   await app.listen({ port: options.port, host: options.host })
   const { port } = app.server.address()
   onShutdown(async () => {

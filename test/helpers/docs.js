@@ -165,3 +165,43 @@ export function problems ({ root, docs, texts = [], known, read, exists }) {
   }
   return out
 }
+
+// docs/layout.md's map: { folder → the text of its entries } from its code block, where an entry is a
+// line starting with a folder or file path (`loadtest/report/`, `loadtest/options.js`, an indented
+// `generate/` under the folder above it) and its continuation lines; a file entry counts for its folder.
+export function layoutEntries (md) {
+  const block = /```\n([\s\S]*?)\n```/.exec(md)?.[1] ?? ''
+  const out = new Map()
+  let top = null
+  let current = null
+  for (const line of block.split('\n')) {
+    const m = /^( *)(\S+)/.exec(line)
+    const key = m && /\/$|\.js$/.test(m[2]) && line.slice(m[1].length + m[2].length).startsWith('  ') ? m[2] : null
+    if (key) {
+      const path = m[1].length && top ? top + key : key
+      if (!m[1].length && key.endsWith('/')) top = key
+      current = path.endsWith('/') ? path : path.slice(0, path.lastIndexOf('/') + 1)
+      out.set(current, `${out.get(current) ?? ''} ${path.split('/').at(-1) || ''} ${line}`)
+    } else if (current) {
+      out.set(current, `${out.get(current)} ${line}`)
+    }
+  }
+  return out
+}
+
+// The source files (paths from the root) docs/layout.md does not name: a file is named when its name
+// (without .js), or the first folder below the nearest entry that holds it, is a word of that entry;
+// `servers/<name>/` stands for every strategy folder.
+export function unnamedFiles (md, files) {
+  const entries = layoutEntries(md)
+  const missing = []
+  for (const path of files) {
+    if (/^servers\/(?!lib\/)[^/]+\/index\.js$/.test(path) && entries.has('servers/<name>/')) continue
+    const file = path.replace(/^servers\/(?!lib\/)[^/]+\//, 'servers/<name>/')
+    const dir = [...entries.keys()].filter((d) => file.startsWith(d)).sort((a, b) => b.length - a.length)[0]
+    const name = dir === undefined ? null : file.slice(dir.length).split('/')[0].replace(/\.js$/, '')
+    const words = new Set((entries.get(dir) ?? '').replace(/\.js\b/g, '').split(/[^\w-]+/))
+    if (name === null || !words.has(name)) missing.push(path)
+  }
+  return missing
+}

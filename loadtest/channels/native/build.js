@@ -10,11 +10,11 @@ import { delimiter, dirname, isAbsolute, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 // The addon's sources (binding.gyp, caller.c), and by default where it is built.
-export const NATIVE_DIR = dirname(fileURLToPath(import.meta.url))
+const NATIVE_DIR = dirname(fileURLToPath(import.meta.url))
 const SOURCES = ['binding.gyp', 'caller.c']
 const ADDON = join('build', 'Release', 'loadlab_caller.node')
 // How long a build may take before it is given up.
-export const BUILD_TIMEOUT_MS = 180_000
+const BUILD_TIMEOUT_MS = 180_000
 
 // The settings a build reads from the environment: LOADLAB_NATIVE=off turns the native caller off,
 // LOADLAB_NATIVE_CC names the C compiler (default $CC, else cc), LOADLAB_NATIVE_DIR builds elsewhere.

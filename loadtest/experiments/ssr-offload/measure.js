@@ -7,7 +7,7 @@ import { runInline, startPool } from '../../offload/index.js'
 const mean = (xs) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null)
 
 // A case's key: implementation, concurrency, work.
-export const key = (impl, conc, work) => `ssr-offload/${impl}/c${conc}@${work}`
+const key = (impl, conc, work) => `ssr-offload/${impl}/c${conc}@${work}`
 
 // `conc` executions: submitted at once to a pool, or one after another on the main thread (sync).
 // Each settles to { body, innerMs, doneMs } or { error, doneMs }; doneMs counts from the batch's start.

@@ -39,6 +39,11 @@ function headFault (info) {
   return null
 }
 
+// The autocannon and http-parser-js versions whose private fields this module uses, each checked by
+// test/loadtest/run/generate/autocannon-strict.test.js: another version fails that test (package.json pins
+// autocannon to this one).
+export const CHECKED_AGAINST = Object.freeze({ autocannon: '9.0.0', 'http-parser-js': '0.5.10' })
+
 // Hold one autocannon client (setupClient's argument) to the protocol: onInterim(status) hears each
 // skipped interim answer, onProtocolError(err) each protocol error (the request's connError follows).
 export function holdToProtocol (client, { onInterim, onProtocolError }) {

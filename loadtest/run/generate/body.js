@@ -106,7 +106,7 @@ export function matches (body, reference) {
 
 // A mismatch sample: the body's first characters, and its size and hash against the reference's when
 // they differ in length (a body over the cap says so).
-export function mismatchSample (body, reference) {
+function mismatchSample (body, reference) {
   const head = body.head.slice(0, SAMPLE_CHARS)
   if (!reference || body.bytes === reference.bytes) return head
   const cap = body.overCap ? ', over the cap: only its head kept' : ''
