@@ -179,6 +179,7 @@ async function memoryOverRound (url, { durationSec, rate }, signal) {
   const t0 = performance.now()
   const sample = () => rss.push({ s: (performance.now() - t0) / 1000, mb: process.memoryUsage().rss / 2 ** 20 })
   const timer = setInterval(sample, 500)
+  sample() // at the start: what the round before gave back
   try {
     const r = await fireGenerators({ url, rate, durationSec, timeoutSec: 10, signal })
     sample()
@@ -187,9 +188,13 @@ async function memoryOverRound (url, { durationSec, rate }, signal) {
       durationSec,
       rate,
       requests: r.completed,
+      sent: r.sent,
       failed: r.sent - r.ok,
+      timeouts: r.timeouts,
+      dropped: r.dropped ?? 0, // due while the generator's waiting ring was full (open-loop.js MAX_WAITING)
+      answeredShare: r.sent > 0 ? r.completed / r.sent : null,
       histogramBytes: r.latency.estimatedFootprintInBytes,
-      rssMb: { atQuarter: mid.mb, atEnd: rss.at(-1).mb, peak: Math.max(...rss.map((x) => x.mb)) },
+      rssMb: { atStart: rss[0].mb, atQuarter: mid.mb, atEnd: rss.at(-1).mb, peak: Math.max(...rss.map((x) => x.mb)) },
       // What the arrays of issue 8 would have held: three numbers a request.
       arraysWouldHoldMb: (r.completed * 3 * 8) / 2 ** 20
     }
@@ -257,7 +262,8 @@ export async function runGenerator (settings, { signal, progress = () => {}, tra
       const m = await memoryOverRound(url, { durationSec: memorySec, rate: memoryRate }, signal)
       memory.push(m)
       progress(`bench: memory ${i + 1}/${memoryRounds}: ${m.requests} requests at ${memoryRate} req/s in ${memorySec} s, ` +
-        `lab RSS ${m.rssMb.atQuarter.toFixed(0)} → ${m.rssMb.atEnd.toFixed(0)} MB (peak ${m.rssMb.peak.toFixed(0)})`)
+        `answered ${(100 * m.answeredShare).toFixed(1)} %, ${m.timeouts} timeouts, ${m.dropped} dropped; lab RSS ` +
+        `${m.rssMb.atStart.toFixed(0)} at its start, ${m.rssMb.atQuarter.toFixed(0)} → ${m.rssMb.atEnd.toFixed(0)} MB (peak ${m.rssMb.peak.toFixed(0)})`)
     }
     const ratio = (rps) => (closed.rps > 0 ? rps / closed.rps : null)
     return {
