@@ -1,7 +1,8 @@
 // A FIFO gate in front of N slots (threads of a pool): a request takes a slot when one is free and nobody
 // is waiting, else waits in arrival order; a full queue refuses at once; a client that leaves while
-// waiting is dropped from the queue; with a deadline, a request that has waited longer than it when a
-// slot frees is refused (503) without running. Used by the queued pools (queued-threads,
+// waiting is dropped from the queue; with a deadline, a request that has waited longer than it is
+// refused (503) without running, by one timer set for the oldest waiter's deadline (and checked again
+// when a slot frees). Used by the queued pools (queued-threads,
 // queued-processes), whose pool must never queue on its own. With `cancel: false` (004's queued server)
 // a client that leaves keeps its place and its work runs all the same.
 import { performance } from 'node:perf_hooks'
@@ -16,6 +17,7 @@ export function createFifoGate ({
 }) {
   const waiting = [] // { go, fail, at } in arrival order
   let held = 0
+  let timer = null // set for the oldest waiter's deadline
   const left = () => new ServerError('ERR_ABORTED', 'client left before its work started')
 
   // Wait for a free slot in arrival order; rejects at once when the queue is full or the client left.
@@ -45,7 +47,23 @@ export function createFifoGate ({
       const entry = { go: settle(resolve), fail: settle(reject), at: clock() }
       if (cancel) signal.addEventListener('abort', onAbort, { once: true })
       waiting.push(entry)
+      watchDeadline()
     })
+  }
+
+  // One timer for the oldest waiter's deadline (they expire in arrival order): when it fires, every
+  // waiter past the deadline is refused, and the timer is set for the next.
+  function watchDeadline () {
+    if (deadlineMs === undefined || timer !== null || waiting.length === 0) return
+    timer = setTimeout(onDeadline, Math.max(0, waiting[0].at + deadlineMs - clock()) + 1)
+    timer.unref()
+  }
+
+  function onDeadline () {
+    timer = null
+    const t = clock()
+    while (waiting.length && t - waiting[0].at > deadlineMs) expired(waiting.shift(), t)
+    watchDeadline()
   }
 
   // A waiting request past its deadline: refused, it never runs.
@@ -70,6 +88,8 @@ export function createFifoGate ({
     release,
     // Fail every waiting request (shutting down).
     failAll: (err) => {
+      clearTimeout(timer)
+      timer = null
       for (const entry of waiting.splice(0)) entry.fail(err)
     },
     get waiting () {
