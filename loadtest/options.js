@@ -274,6 +274,9 @@ function startAtOf (o, now = Date.now()) {
 function checkScaleOut (o, out) {
   out.generators = int('generators', o.generators, 1, MAX_GENERATORS)
   if (out.generators !== null && o.rate === null) throw usageError('--generators goes with --rate (the open loop\'s threads)')
+  if (out.generators > 1 && o.experiment === 'overload') {
+    throw usageError('--generators: the overload experiment counts goodput from each answer on the lab\'s own thread: give 1')
+  }
   out.startAt = o['start-at'] === null ? null : startAtOf(o)
   out.shard = o.shard === null ? null : shardOf(o, out)
 }

@@ -182,7 +182,9 @@ function argvError (strategy, spec, err) {
           .map((k) => '--' + kebab(k))
           .join(', ')}, --help)`
       : err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE'
-        ? 'expected a value'
+        ? (/ambiguous/.test(err.message)
+            ? 'expected a value, got one that starts with "-" (read as an option: no negative value is accepted)'
+            : 'expected a value')
         : err.message.split('\n')[0]
   return new ServerError('ERR_BAD_OPTION', `${clip(flag) || strategy}: ${reason}`)
 }

@@ -227,7 +227,8 @@ function kindOf (v) {
   if (typeof v === 'function') return 'a function'
   if (typeof v === 'bigint') return 'a bigint'
   if (typeof v === 'symbol') return 'a symbol'
-  return v === null ? 'null' : `a ${typeof v}`
+  if (v === null) return 'null'
+  return typeof v === 'object' ? (Array.isArray(v) ? 'an array' : 'an object') : `a ${typeof v}`
 }
 
 function oneLine (err) {

@@ -49,6 +49,7 @@ test('--tune: values per setting, defaults with piscina\'s 1.5 × cores, inf for
   refused([...cap, '--server', 'cluster', '--tune', 'threads=1'], /not to cluster/)
   refused([...cap, ...q, '--tune', 'threads=inf'], /^--tune threads: expected whole numbers from 1 to 256, comma-separated, got "inf"/)
   refused([...cap, ...q, '--tune', 'threads=0'], /got "0"/)
+  refused([...cap, '--server', 'cluster', '--tune', 'workers=256'], /^--tune workers: expected whole numbers from 1 to 16, comma-separated, got "256"/)
   refused([...cap, ...q, '--tune', 'threads=2,2'], /a value given twice/)
   refused([...cap, ...q, '--tune', 'pool=2'], /^--tune: unknown setting `pool`; allowed: threads, processes, workers, max-queue/)
   refused([...cap, ...q, '--tune', '=2'], /^--tune: expected NAME=V1,V2/)

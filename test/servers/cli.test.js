@@ -44,6 +44,7 @@ const cases = [
   ['worker-per-request', [], { WORK: 'fib:99' }, /^bad work spec "fib:99": expected /],
   ['simple', [], { PORT: 'http' }, /^--port: expected an integer from 0 to 65535, got "http" \(from PORT\)$/],
   ['simple', ['--port'], {}, /^--port: expected a value$/],
+  ['queued-threads', ['--deadline', '-1'], {}, /^--deadline: expected a value, got one that starts with "-" \(read as an option: no negative value is accepted\)$/],
   ['simple', ['stray'], {}, /^simple: unexpected argument stray/]
 ]
 

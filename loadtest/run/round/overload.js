@@ -91,7 +91,9 @@ export async function overloadRounds (record, { entry, load, calibration, result
       const note = `overload: ${Math.round(rate)} req/s × ${patience} ms patience > ${DEFAULT_MAX_CONNECTIONS} connections: the generator queued requests`
       if (!record.notes.includes(note)) record.notes.push(note)
     }
-    return { ...load, rate, connections, timeoutSec: patience / 1000, amount: null, goodput: { sloMs } }
+    // one generator, on the lab's thread: goodput is counted from every request's event there (a thread
+    // can be handed no function)
+    return { ...load, rate, connections, timeoutSec: patience / 1000, amount: null, goodput: { sloMs }, generators: 1 }
   }
   for (const multiple of settings.multiples) {
     if (signal.aborted) return

@@ -111,6 +111,8 @@ test('overload refusals: one line, exit 2', { timeout: 180000 }, async (t) => {
     [['--capacity-from', '/dev/zero'], /^loadlab lab: --capacity-from: cannot read \/dev\/zero: not a regular file$/],
     [['--capacity-from', fifo(dir)], /^loadlab lab: --capacity-from: cannot read .*fifo: not a regular file$/],
     [['--capacity-from', await writeText(dir, 'huge.json', ' '.repeat(MAX_REPORT_BYTES + 1))], /huge\.json is larger than 64 MiB/],
+    // goodput is counted on the lab's thread: no generator threads (a thread can be handed no function)
+    [['--rate', '1000', '--generators', '2'], /^loadlab lab: --generators: the overload experiment counts goodput from each answer on the lab's own thread: give 1$/],
     // keyed by runtime: two runtimes' capacities of one strategy are not silently one
     [['--capacity-from', await capacityFile(dir, { name: 'two.json', runtimes: ['node20', 'bun'] })], /has queued-threads@sleep-sync:20 under 2 runtimes \(node20, bun\): give a report of one$/]
   ]
