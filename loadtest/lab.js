@@ -3,7 +3,7 @@
 // renders progress, writes the files and sets the exit code around it; tests call it directly.
 import { checkWork } from './options.js'
 import { experimentFor } from './experiments/index.js'
-import { calibrate, recheckCalibration } from './run/watch/calibrate.js'
+import { calibrate, calibrateCold, recheckCalibration } from './run/watch/calibrate.js'
 import { runEntry } from './run/round/runner.js'
 import { scaleOutMethod, scaleOutNotes } from './run/generate/generators.js'
 import { resolveLoad, entryLoad, recoveryTimeoutSec } from './run/round/load.js'
@@ -14,7 +14,7 @@ import { bootTimeoutMs } from './run/watch/boot.js'
 import { evaluateThresholds } from './report/thresholds.js'
 import { reportId, checkWritableDir } from './report/write.js'
 import { usageError } from './errors.js'
-import { serverOf } from './catalog.js'
+import { findServer, serverOf } from './catalog.js'
 import { fmtNum } from './text/format.js'
 import { checkTask, describeLabTask, taskRecord } from './run/watch/task.js'
 import { samplerSource } from './run/watch/sample.js'
@@ -173,7 +173,8 @@ function stepProgress (onProgress, index, total, name) {
 async function runInProcess ({ experiment, experimentName, planOpts }, ctx) {
   const p = stepProgress(ctx.onProgress, 1, 1, experimentName)
   try {
-    ctx.results.push(...(await experiment.run({ ...planOpts }, { signal: ctx.signal, progress: p.update })))
+    const note = (text) => ctx.notes.push(text) // a line the report keeps (e.g. why a mode did not run)
+    ctx.results.push(...(await experiment.run({ ...planOpts }, { signal: ctx.signal, progress: p.update, note })))
     p.done(ctx.signal.aborted ? 'interrupted' : 'done')
   } catch (err) {
     p.done(`FAILED: ${err.message.split('\n')[0]}`)
@@ -201,7 +202,19 @@ async function calibratePlanned ({ plan, task, runtimes }, ctx) {
       if (ctx.signal.aborted) return {}
       throw err
     })
+    await coldCalibrations(measured, plan, { signal: ctx.signal, tasks, ...runOn(runtime) })
     keepCalibration(ctx.calibration, measured, runtime)
+  }
+}
+
+// The cold calibrations the plan needs: a measured spec that a strategy starting a process or thread per
+// request runs (catalog.js `starts`) gets `cold[start]` (run/watch/calibrate.js calibrateCold).
+async function coldCalibrations (measured, plan, opts) {
+  for (const e of plan) {
+    const start = findServer(e.server)?.starts
+    const cal = measured[e.work]
+    if (!start || cal?.method !== 'measured' || cal.cold?.[start] || opts.signal.aborted) continue
+    cal.cold = { ...cal.cold, [start]: await calibrateCold(e.work, start, opts) }
   }
 }
 

@@ -39,7 +39,7 @@ function replayFigures (ref, rate, sec) {
   }
   return {
     requests,
-    latency: { p99: h.getValueAtPercentile(99) / 1000 },
+    latency: { p50: h.getValueAtPercentile(50) / 1000, p99: h.getValueAtPercentile(99) / 1000 },
     histograms: { latency: encodeHistogram(h) },
     backlog: ref.backlog,
     open: { lag: { p99: ref.lagP99 ?? 0 } },

@@ -8,17 +8,17 @@ const { hook, config, addonFile, direct } = workerData
 const { resolveId } = await import(hook)
 const addon = createRequire(import.meta.url)(addonFile)
 const cost = new Int32Array(config) // [0]: the hook's cost in microseconds, set by the main thread
-const answer = (id) => resolveId(id, Atomics.load(cost, 0) / 1000)
+// The hook's answer, or null when it throws: the addon counts null as an error, and each call settles once.
+const answer = (id) => {
+  try {
+    return resolveId(id, Atomics.load(cost, 0) / 1000)
+  } catch {
+    return null
+  }
+}
 
 const slot = direct
-  ? addon.register((id, token) => {
-    let a = null
-    try {
-      a = answer(id)
-    } finally {
-      addon.settle(token, a)
-    }
-  })
+  ? addon.register((id, token) => addon.settle(token, answer(id)))
   : null
 
 parentPort.on('message', (m) => {
@@ -27,11 +27,6 @@ parentPort.on('message', (m) => {
     parentPort.close()
     return
   }
-  let a = null
-  try {
-    a = answer(m.id)
-  } finally {
-    parentPort.postMessage({ token: m.token, answer: a })
-  }
+  parentPort.postMessage({ token: m.token, answer: answer(m.id) })
 })
 parentPort.postMessage({ ready: threadId, slot })

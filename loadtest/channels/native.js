@@ -44,13 +44,13 @@ export async function createNativeDispatcher ({ mode, workers = 0, hook = defaul
       addon.settle(m.token, m.answer)
     })
   }
+  // A hook that throws answers null, which the addon counts as an error (the call must settle once).
   const onMainHook = (id, token) => {
     let a = null
     try {
       a = resolveId(id, Atomics.load(config, 0) / 1000)
-    } finally {
-      addon.settle(token, a)
-    }
+    } catch {}
+    addon.settle(token, a)
   }
   const target = () => mode === 'native-direct' ? pool.map((w) => w.slot) : onMain ? onMainHook : forward
 

@@ -6,6 +6,7 @@
 import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../text/format.js'
 import { SERVERS } from './heavy-cpu.js'
 import { MIN_REQUESTS, createSweep } from '../result/sweep.js'
+import { PERCENTILE_SHARE, requestsToShow } from '../result/capacity.js'
 import { SLO_MULTIPLES, SWEEP_LIMITS } from '../settings.js'
 import { taskArgs } from '../run/watch/task.js'
 import { trustMark } from '../text/sentences.js'
@@ -32,6 +33,8 @@ export { SERVERS }
 const { minDurationSec, ...limits } = SWEEP_LIMITS
 const defaults = {
   work: 'loop:3e7',
+  share: PERCENTILE_SHARE, // p99
+  why: null, // the default run's percentile and work: nothing to say
   durationSec: minDurationSec,
   minRequests: MIN_REQUESTS,
   timeoutSec: 10,
@@ -42,23 +45,26 @@ const defaults = {
   ...limits,
   fractions: null
 }
-// --quick: the suite's runs, cheap but by the same rule. A work of about 8 ms (ideal near 240 req/s) so
-// that 299 requests, which can show p99, take at most 2.5 s from the first coarse step (60 % of the
-// ideal) on; three coarse steps, one bisection, at most 6 steps + 1 per further target, and a budget of
-// 16 s a sweep: on a quiet machine a pass, a clear failure, a bisection and the step past it (about 14 s).
-// (40-request steps, 7 + 2 per target and no budget took 51–63 s a test of two or three sweeps: each rate
-// needed three steps.)
+// --quick: the suite's runs, cheap but by the same rules with a looser percentile: p95 (share 0.05), which
+// 59 requests can show, where p99 needs 299 (the same percentile on fewer requests would turn too few
+// into a verdict). A work of about 8 ms (ideal near 240 req/s): the floor step (near 24 req/s) holds its
+// 59 requests in 2.5 s; three coarse steps, one bisection, at most 6 steps + 1 per further target, and a
+// budget of 24 s a sweep: on a quiet machine the floor, a clear failure, two steps down, a bisection and the
+// step past it. The report says which percentile it judged (the sweep's `percentile` and `why`).
+const QUICK_SHARE = 0.05
 const quick = {
   work: 'loop:1e7',
+  share: QUICK_SHARE,
+  why: '--quick judges p95 (a looser percentile: 59 requests can show it, where p99 needs 299), by the same rules.',
   durationSec: 0.5,
-  minRequests: MIN_REQUESTS,
+  minRequests: requestsToShow(0, { share: QUICK_SHARE }),
   maxStepSec: 2.5,
   warmup: 4,
   recoveryTimeoutSec: 30,
   refine: 1,
   maxSteps: 6,
   stepsPerTarget: 1,
-  budgetSec: 16,
+  budgetSec: 24,
   fractions: [0.6, 1.0, 1.4]
 }
 
@@ -87,10 +93,10 @@ export default {
     const servers = (opts.servers ?? SERVERS).filter((s) => SERVERS.includes(s))
     const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
     const minDurationSec = opts.user?.durationSec ?? q.durationSec
-    const { refine, minRequests, maxStepSec, budgetSec } = q
+    const { refine, minRequests, maxStepSec, budgetSec, share, why } = q
     const targets = opts.slos?.length ?? SLO_MULTIPLES.length
     const maxSteps = q.maxSteps + q.stepsPerTarget * (targets - 1)
-    const steps = { refine, maxSteps, minRequests, minDurationSec, maxStepSec, budgetSec }
+    const steps = { refine, maxSteps, minRequests, minDurationSec, maxStepSec, budgetSec, share, why }
     // --tune: one entry per value of the setting, each its own key (SERVER[NAME=V]); the lab seeds each
     // sweep from the previous value's bracket (seededFractions).
     const settings = opts.tune ? opts.tune.values.map((value) => ({ name: opts.tune.name, value })) : [null]
@@ -117,7 +123,8 @@ export default {
     return [
       "capacity: open-loop steps; each step is one round at one offered rate, long enough for the sweep's minimum of requests, its latency counted from each request's due time",
       probeNote(opts.quick), // run/round/past-capacity.js
-      ...(opts.rate ? ['capacity: --rate is ignored: the sweep chooses the rates'] : [])
+      ...(opts.rate ? ['capacity: --rate is ignored: the sweep chooses the rates'] : []),
+      ...(opts.settings?.why ? [`capacity: ${opts.settings.why}`] : [])
     ]
   },
   // Server, capacity (with its bracket, and the spread of --runs sweeps), capacity / ideal, p99 at
@@ -147,7 +154,9 @@ function targetsCell (r) {
 // One capacity as a cell: ≥ for a floor, 'cannot meet' for a target the strategy cannot meet at any
 // rate tried (null, never 0), '-' for none found, a ~ when it is sensitive to the target.
 function oneCapacity (c) {
-  if (c.rps === null || c.rps === undefined) return c.bound === 'cannot meet the target' ? 'cannot meet' : MISSING
+  if (c.rps === null || c.rps === undefined) {
+    return c.bound === 'cannot meet the target' ? 'cannot meet' : c.bound?.startsWith('undecided') ? 'undecided' : MISSING
+  }
   return `${c.bound === 'at least' ? '≥' : ''}${rps(c.rps)}${c.sensitive ? ' ~' : ''}`
 }
 
@@ -174,7 +183,7 @@ function capacityRow (r, width) {
   const steps = r.capacity.steps
   const disturbed = steps.filter((s) => s.disturbed).length
   const inDoubt = steps.filter((s) => s.inDoubt).length
-  const floor = c.floor ? `${fmtMs(c.floor.p99)} @ ${rps(c.floor.rps)}` : MISSING
+  const floor = c.floor ? `${fmtMs(c.floor.p99)} @ ${rps(c.floor.rps)}${c.floor.true === false ? ' (overlapped)' : ''}` : MISSING
   const recovery = over?.recovery
     ? over.recovery.ms === null ? `>${fmtMs(over.recovery.timeoutMs)}` : fmtMs(over.recovery.ms)
     : '-'

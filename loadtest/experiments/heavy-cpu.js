@@ -86,10 +86,11 @@ export default {
   }
 }
 
-// The recovery of queued-threads with and without cancellation, and how much of the difference the
-// work done for clients that had left explains: the `abandoned` gauge (answers nobody read) × the mean
-// work time ÷ the threads. One line, or none when either run is missing.
-function cancelAttribution (results) {
+// The recovery of queued-threads with and without cancellation, and what explains the difference: the
+// requests still queued when the round ended (the timeline's last sample of the round; autocannon closes
+// its connections then, so all of them are for clients that left), each a mean work time on one of the
+// threads. One line, or none when either run is missing.
+export function cancelAttribution (results) {
   const base = results.find((r) => r.server === 'queued-threads' && !r.variant)
   const off = results.find((r) => r.server === 'queued-threads' && r.variant === 'cancel-off')
   if (!base?.recovery || !off?.recovery) return []
@@ -97,18 +98,21 @@ function cancelAttribution (results) {
   const dur = (x) => (x >= 10000 ? fmtMs(x) : `${fmtMs(x)} ms`)
   const g = off.telemetry?.gauges ?? {}
   const workMs = off.serverTiming?.workMs?.mean
+  const queued = queueAtEnd(off)
   const recovery = `queued-threads recovers in ${dur(ms(base))}, the study's pool as it was (--cancel off) in ` +
     `${off.recovery.ms === null ? '>' : ''}${dur(ms(off))}`
-  if (!(g.abandoned >= 0) || !(g.threads > 0) || !(workMs > 0)) return [`${recovery} (no gauges to attribute the difference)`]
-  if (!(ms(off) > ms(base))) {
-    return [`${recovery}: no slower without cancellation (it worked for ${fmtCount(g.abandoned)} clients that had left)`]
-  }
-  const forNobodyMs = (g.abandoned * workMs) / g.threads
-  const dropped = base.telemetry?.gauges?.aborted
+  const over = `; over the run the cancel-off pool worked for ${fmtCount(g.abandoned)} clients that had left, ` +
+    `where cancellation dropped or ended ${fmtCount(base.telemetry?.gauges?.aborted)}`
+  if (typeof queued !== 'number' || !(g.threads > 0) || !(workMs > 0)) return [`${recovery} (no queue figures to attribute it)${over}`]
+  const waitMs = (queued * workMs) / g.threads
   return [
-    `${recovery}: without cancellation the pool worked for ${fmtCount(g.abandoned)} clients that had left ` +
-      `(${fmtCount(g.abandoned)} × ${dur(workMs)} ÷ ${g.threads} threads ≈ ${dur(forNobodyMs)} of the ` +
-      `${dur(ms(off) - ms(base))} difference)` +
-      (dropped >= 0 ? `; with it, ${fmtCount(dropped)} such requests were dropped or ended unfinished` : '')
+    `${recovery}: when the round ended it still held ${fmtCount(queued)} queued requests of clients that had left, ` +
+      `${fmtCount(queued)} × ${dur(workMs)} ÷ ${g.threads} threads ≈ ${dur(waitMs)} of work before the recovery request${over}`
   ]
+}
+
+// A run's queue length at the end of its round: the last timeline sample of the round that has one.
+function queueAtEnd (r) {
+  const points = (r.timeline?.points ?? []).filter((p) => p.phase === 'round' && typeof p.server?.queueLength === 'number')
+  return points.at(-1)?.server.queueLength ?? null
 }

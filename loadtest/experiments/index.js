@@ -8,13 +8,14 @@
 //     plan (opts) → [{ server, variant, args: [...flags], work, key?,
 //                      connections?, amount?, durationSec?, timeoutSec?, warmup?, recovery?,
 //                      recoveryTimeoutSec?, study? }],            (HTTP experiments)
-//     run (opts, { signal, progress }) → Promise<results[]>,    (in-process experiments, instead of plan)
+//     run (opts, { signal, progress, note }) → Promise<results[]>, (in-process experiments, instead of plan;
+//                                                  note(text) adds a line to the report's notes)
 //     table? (report) → { head: [...], rows: [[...strings]] },
 //     notes? (opts) → [strings] }
 // opts = the resolved load ({ connections, amount, durationSec, timeoutSec, warmup, runs, recovery,
 // recoveryTimeoutSec }) plus { work: --work or null, servers: --server list or null, quick, user:
 // { the user's own flags, null when not given } }. Precedence: defaults < quick < the user's flags <
-// an entry's own values (its design: e.g. ssr-offload's one request per connection). An entry's
+// an entry's own values (its design). An entry's
 // `study` is copied into its result; `key` defaults to server[/variant]@work (the reported work).
 
 const registry = {

@@ -11,6 +11,7 @@ import { SERVERS } from './heavy-cpu.js'
 import capacity from './capacity.js'
 import { sloFor } from '../settings.js'
 import { taskArgs } from '../run/watch/task.js'
+import { baseResult } from '../run/round/overload.js'
 import { OVERLOAD_DEFAULTS, OVERLOAD_QUICK, overloadRule } from '../result/overload.js'
 import { fmtRecovery } from '../text/sentences.js'
 import { runName } from '../result/key.js'
@@ -94,8 +95,13 @@ export default {
         entries.push({
           ...base,
           variant: v.variant,
-          argsFor: ({ serviceMs }) =>
-            serviceMs ? v.argsFor({ sloMs: sloFor(serviceMs, sloMs).sloMs, serviceMs }) : [],
+          // the target and service time its base's run resolved, passed on as they are (none: no flags,
+          // and run/round/overload.js refuses the variant for want of its base's C)
+          argsFor: ({ serviceMs, results, runtime }) => {
+            const b = baseResult(results, { server, work, runtime })
+            const target = b?.overload?.sloMs
+            return target ? v.argsFor({ sloMs: target, serviceMs: b.capacity?.serviceMs ?? serviceMs }) : []
+          },
           overload: { settings, base: server, capacity: from }
         })
       }

@@ -125,7 +125,7 @@ function troubleSection (results) {
 function capacitySection (results) {
   const swept = results.filter((r) => r.capacity?.steps?.length)
   if (!swept.length) return []
-  const targets = [...new Set(swept.map((r) => `p99 ≤ ${r.capacity.sloMs} ms (${r.capacity.sloRule})`))]
+  const targets = [...new Set(swept.map((r) => `p${r.capacity.percentile ?? 99} ≤ ${r.capacity.sloMs} ms (${r.capacity.sloRule})`))]
   const head = [
     'server', 'step', 'kind', 'offered req/s', 'p99 ms', 'lag p99 ms', 'requests', 'over target', 'holds', 'steal %',
     'foreign cores', 'work ×', 'own contention', 'disturbed by'

@@ -28,12 +28,12 @@ function oneSweep (sw, k, rounds, end) {
   const first = sw.first ?? 0
   const figs = rounds.slice(first, end)
   const steps = figs.map((r, j) => ({
-    ...stepFigures(r, first + j, sw.kinds?.[j] ?? null, sw.sloMs),
+    ...stepFigures(r, first + j, sw.kinds?.[j] ?? null, sw.sloMs, sw.share),
     sweep: k
   }))
   const capacity = capacityOf(steps, sw)
   const targets = sw.targetsMs?.length
-    ? capacityAtTargets(steps, figs, { targets: sw.targetsMs, idealRps: sw.idealRps })
+    ? capacityAtTargets(steps, figs, { ...sw, targets: sw.targetsMs })
     : null
   return { steps, capacity, targets }
 }
@@ -79,6 +79,7 @@ function sweepReasons (sweep) {
     out.push(`capacity ${roundTo(ratio * 100, 1)} % of the ideal > ${ABOVE_IDEAL * 100} %: the calibration is slower than the server's work`)
   }
   if (sweep.steps.length === 0) out.push('no step measured (no calibration of the work)')
+  else if (sweep.capacity.bound?.startsWith('undecided')) out.push(`no verdict: capacity ${sweep.capacity.bound}`)
   else if (sweep.capacity.bound === 'at least' && sweep.steps.length >= sweep.maxSteps) {
     out.push(`the sweep reached its ${sweep.maxSteps} steps before a step past capacity failed: the capacity is a lower bound`)
   } else if (sweep.capacity.bound === 'at least' && sweep.budget?.cut === 'sweep') {

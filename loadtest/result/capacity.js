@@ -3,7 +3,8 @@
 // "capacity"): a step's p99 is decided by the binomial rule on its requests over the target (judgeStep);
 // a failure the generator's lag could flip is in doubt (result/trust.js lagCouldFlip) and repeated; a
 // sweep records its floor (the lowest rate offered) and its capacity is null — 'cannot meet the target'
-// — when the floor's p99 is above the target.
+// — only when that floor is true (its requests did not overlap) and failed there; without the evidence for
+// a verdict the capacity is 'undecided', with why.
 
 import { decodeHistogram } from './histogram.js'
 import { errorsOf } from './requests.js'
@@ -41,9 +42,19 @@ export function backlogOf (timeline) {
 }
 
 // The sample-size rule: a step decides "p99 within the target" at this confidence from the binomial
-// law of its requests over the target (share PERCENTILE_SHARE at most when p99 holds).
+// law of its requests over the target (share PERCENTILE_SHARE at most when p99 holds; a sweep may judge a
+// looser percentile: its `share`, 0.05 for p95).
 const CONFIDENCE = 0.95
-const PERCENTILE_SHARE = 0.01
+export const PERCENTILE_SHARE = 0.01
+
+// A floor is true when its requests rarely overlap: its rate × p50 (the share of the gap between arrivals
+// that one request takes) is at most FLOOR_OVERLAP. Only a true floor can show "cannot meet the target".
+export const FLOOR_OVERLAP = 0.25
+
+// The percentile a share over the target stands for (0.01 → 99, 0.05 → 95).
+export function percentileOf (share = PERCENTILE_SHARE) {
+  return roundTo(100 * (1 - share), 3)
+}
 
 // P(X ≤ k) for X ~ Binomial(n, p), summed in log space (n up to millions; terms below 1e-308 vanish).
 function binomialCdf (k, n, p) {
@@ -101,7 +112,7 @@ function overTarget (fig, sloMs) {
 // 'undecided' when too few requests decide either way (percentileCall). Without a histogram (figures
 // from before the rule) the p99 alone decides. inDoubt: a latency failure that the generator's lag could
 // flip (result/trust.js lagCouldFlip).
-export function judgeStep (fig, sloMs) {
+export function judgeStep (fig, sloMs, { share = PERCENTILE_SHARE } = {}) {
   const q = fig.requests
   const faults = errorsOf(q) + q.unanswered // errors as everywhere (result/requests.js), and unanswered
   const counts = overTarget(fig, sloMs)
@@ -109,7 +120,7 @@ export function judgeStep (fig, sloMs) {
   if (faults > 0) return { ...base, call: 'fail', why: `${faults} failed requests` }
   if (fig.backlog?.growing) return { ...base, call: 'fail', why: 'backlog grew' }
   if (!(q.completed > 0) || fig.latency.p99 === null) return { ...base, call: 'fail', why: 'no answer' }
-  const call = counts ? percentileCall(counts.n, counts.over) : fig.latency.p99 <= sloMs ? 'pass' : 'fail'
+  const call = counts ? percentileCall(counts.n, counts.over, { share }) : fig.latency.p99 <= sloMs ? 'pass' : 'fail'
   const inDoubt = call === 'fail' && lagCouldFlip(fig.latency.p99, fig.open?.lag?.p99, sloMs)
   return { ...base, call, inDoubt, why: call === 'fail' ? 'p99 over the target' : null }
 }
@@ -134,12 +145,13 @@ export function callOf (s) {
 // undecided steps, summed (the sequential version of the sample-size rule). Disturbed steps pool too:
 // noise only adds time, so their few requests over the target still count toward a pass; a pooled
 // failure counts (`counted`) only when no disturbed step is in it.
-function pooledCall (steps) {
+function pooledCall (steps, share) {
   const pool = steps.filter((s) => callOf(s) !== 'fail' && typeof s.over === 'number')
   if (!pool.length) return { call: 'undecided', share: null, counted: false }
   const n = pool.reduce((a, s) => a + s.n, 0)
   const over = pool.reduce((a, s) => a + s.over, 0)
-  return { call: percentileCall(n, over), share: n > 0 ? over / n : null, counted: !pool.some((s) => s.disturbed) }
+  const counted = !pool.some((s) => s.disturbed)
+  return { call: percentileCall(n, over, { share }), share: n > 0 ? over / n : null, counted }
 }
 
 // A failure no repeat could flip: at least CLEAR_SHARE of its requests over the target (its median over
@@ -151,14 +163,15 @@ function clearFailure (s) {
     s.over / s.n >= CLEAR_SHARE
 }
 
-// The verdict at one rate from its steps ([{ call, disturbed, inDoubt, n, over }]): 'pass', 'fail' or
-// 'pending' (measure it again). `contradicts`: a pass here would sit above a confirmed failure (it needs
+// The verdict at one rate from its steps ([{ call, disturbed, inDoubt, n, over }]): 'pass', 'fail',
+// 'pending' (measure it again) or 'undecided' (MAX_TRIES steps, none of them nor their pool decided: too
+// few requests, never a verdict). `contradicts`: a pass here would sit above a confirmed failure (it needs
 // two passes) — and otherwise a failure needs two. Disturbed failures and failures the generator's lag
 // could flip do not count until the rate has had MAX_TRIES steps; undecided steps pool their requests
-// and count once their pool decides (pooledCall); at MAX_TRIES the majority decides (a tie: the pooled
-// share over the target against PERCENTILE_SHARE).
-export function verdictAt (steps, { contradicts = false } = {}) {
-  const pooled = steps.some((s) => callOf(s) === 'undecided') ? pooledCall(steps) : { call: 'undecided' }
+// and count once their pool decides (pooledCall); at MAX_TRIES the majority decides (a tie of decided
+// steps: the pooled share over the target against the percentile's share).
+export function verdictAt (steps, { contradicts = false, share = PERCENTILE_SHARE } = {}) {
+  const pooled = steps.some((s) => callOf(s) === 'undecided') ? pooledCall(steps, share) : { call: 'undecided' }
   const extra = (c) => (pooled.call === c && !steps.some((s) => callOf(s) === c) ? 1 : 0)
   const passes = steps.filter((s) => callOf(s) === 'pass').length + extra('pass')
   const fails = steps.filter((s) => callOf(s) === 'fail').length + extra('fail')
@@ -168,13 +181,14 @@ export function verdictAt (steps, { contradicts = false } = {}) {
   if ((counted >= (contradicts ? 1 : 2) || steps.some(clearFailure)) && fails >= passes) return 'fail'
   if (steps.length >= MAX_TRIES) {
     if (passes !== fails) return passes > fails ? 'pass' : 'fail'
-    return pooled.share !== null && pooled.share <= PERCENTILE_SHARE ? 'pass' : 'fail'
+    if (passes === 0) return 'undecided'
+    return pooled.share !== null && pooled.share <= share ? 'pass' : 'fail'
   }
   return 'pending'
 }
 
 // The verdict at each rate of a sweep's steps (a Map, rate → verdict) (contradicting: above a confirmed failure).
-export function verdicts (steps) {
+export function verdicts (steps, { share = PERCENTILE_SHARE } = {}) {
   const byRate = new Map()
   for (const s of steps) {
     if (!byRate.has(s.rate)) byRate.set(s.rate, [])
@@ -184,7 +198,7 @@ export function verdicts (steps) {
   const out = new Map()
   let lowestFail = Infinity
   for (const rate of rates) {
-    const v = verdictAt(byRate.get(rate), { contradicts: rate > lowestFail })
+    const v = verdictAt(byRate.get(rate), { contradicts: rate > lowestFail, share })
     out.set(rate, v)
     if (v === 'fail') lowestFail = Math.min(lowestFail, rate)
   }
@@ -204,9 +218,11 @@ export function bracketOf (verdictByRate) {
 // A target within this factor of the floor's p99 (either way) makes the capacity sensitive to the target.
 export const SENSITIVE_FACTOR = 1.5
 
-// The floor of a sweep: the lowest rate offered, with the median p50 and p99 of its steps there and the
-// requests they answered ({ rps, p50, p99, requests }); null without a step.
-function floorOf (steps) {
+// The floor of a sweep: the lowest rate offered, with the median p50 and p99 of its steps there, the
+// requests they answered, its overlap (rate × p50: the share of the gap between arrivals one request
+// took) and whether it is true (overlap ≤ FLOOR_OVERLAP: its requests rarely waited for each other)
+// ({ rps, p50, p99, requests, overlap, true }); null without a step.
+export function floorOf (steps) {
   if (!steps.length) return null
   const rate = Math.min(...steps.map((s) => s.rate))
   const at = steps.filter((s) => s.rate === rate)
@@ -214,7 +230,16 @@ function floorOf (steps) {
     const xs = at.map((s) => s[k]).filter((x) => typeof x === 'number')
     return xs.length ? median(xs) : null
   }
-  return { rps: rate, p50: mid('p50'), p99: mid('p99'), requests: at.reduce((a, s) => a + (s.n ?? s.requests?.completed ?? 0), 0) }
+  const p50 = mid('p50')
+  const overlap = typeof p50 === 'number' ? roundTo((rate * p50) / 1000, 3) : null
+  return {
+    rps: rate,
+    p50,
+    p99: mid('p99'),
+    requests: at.reduce((a, s) => a + (s.n ?? s.requests?.completed ?? 0), 0),
+    overlap,
+    true: overlap !== null && overlap <= FLOOR_OVERLAP
+  }
 }
 
 // Is the target within SENSITIVE_FACTOR of the floor's p99 (a few ms more or less on the target moves the
@@ -224,21 +249,44 @@ function sensitiveTo (floor, sloMs) {
   return Math.max(sloMs / floor.p99, floor.p99 / sloMs) <= SENSITIVE_FACTOR
 }
 
-// The capacity found by a finished sweep (steps: { index, rate, kind, call, disturbed, inDoubt, p99, n,
-// over }), one plain object (reports/README.md "capacity"):
+// Why a sweep with no passing rate has no verdict: its floor was never true, its budget or step limit
+// cut it, or its lowest rate had too few requests to decide.
+function undecidedWhy (floor, lowest, { budget = null, maxSteps = null, steps }) {
+  if (!floor.true) {
+    const at = floor.overlap === null ? 'no answer' : `rate × p50 ${floor.overlap} > ${FLOOR_OVERLAP}`
+    return `the floor was not measured where requests do not overlap (${at})`
+  }
+  if (budget?.cut === 'sweep') return 'budget spent'
+  if (maxSteps && steps.length >= maxSteps) return 'step limit reached'
+  if (lowest === 'pending') return 'a failure at the lowest rate not confirmed'
+  return 'too few requests at the lowest rate'
+}
+
+// The bound of a capacity with no passing rate: 'cannot meet the target' (a true floor failed with its
+// p99 above the target), 'below the lowest rate offered' (a true floor failed otherwise: errors, backlog)
+// or 'undecided: WHY' (no evidence for either: undecidedWhy).
+function boundWithout (floor, lowest, sweep, sloMs) {
+  if (floor?.true && lowest === 'fail') return floor.p99 > sloMs ? 'cannot meet the target' : 'below the lowest rate offered'
+  return `undecided: ${floor ? undecidedWhy(floor, lowest, sweep) : 'no step'}`
+}
+
+// The capacity found by a finished sweep (steps: { index, rate, kind, call, disturbed, inDoubt, p50, p99,
+// n, over }), one plain object (reports/README.md "capacity"):
 //   rps       the highest rate whose verdict is a pass (verdicts); null when no rate passed — never 0
 //   bound     'refined' (a failure confirmed within 1.2 × of it), 'at least' (the step past it held, or
-//             the sweep ran out of steps), 'cannot meet the target' (the floor's p99 is above the
-//             target), 'below the lowest rate offered' (no rate passed, though the floor's p99 is not
-//             above the target: its steps failed otherwise)
-//   floor     { rps, p50, p99, requests } at the lowest rate offered (floorOf)
+//             the sweep ran out of steps or budget), 'cannot meet the target' (a true floor failed, its
+//             p99 above the target), 'below the lowest rate offered' (a true floor failed otherwise), or
+//             'undecided: WHY' (no rate passed and no true floor failed: budget spent, step limit
+//             reached, too few requests, or a floor whose requests overlapped)
+//   floor     { rps, p50, p99, requests, overlap, true } at the lowest rate offered (floorOf)
 //   sensitive the target is within SENSITIVE_FACTOR of the floor's p99
-//   bracket   { pass, fail }: that rate and the lowest failing rate above it; ratioToIdeal; p99 and
-//   step      the step whose figures show it; over: the step past it; overruled: failures a
-//             confirmed pass above them overruled; repeated, disturbedSteps, inDoubtSteps: step counts.
+//   bracket   { pass, fail }: that rate and the lowest failing rate above it (so far, when undecided);
+//   ratioToIdeal; p99 and step: the step whose figures show it; over: the step past it; overruled:
+//   failures a confirmed pass above them overruled; repeated, disturbedSteps, inDoubtSteps: step counts.
 // Pure, one target: a caller judging several targets calls it once per target on steps judged for it.
-export function capacityOf (steps, { sloMs, idealRps }) {
-  const byRate = verdicts(steps)
+// `share`: the percentile's share over the target (0.01: p99); `budget`, `maxSteps`: the sweep's, for why.
+export function capacityOf (steps, { sloMs, idealRps, share = PERCENTILE_SHARE, budget = null, maxSteps = null }) {
+  const byRate = verdicts(steps, { share })
   const { lo, hi, overruled } = bracketOf(byRate)
   const atLo = steps.filter((s) => s.rate === lo && byRate.get(lo) === 'pass')
   // the step whose figures show it: its last pass, or (a pooled verdict) its undecided step with the lowest p99
@@ -251,13 +299,14 @@ export function capacityOf (steps, { sloMs, idealRps }) {
   // limit) the capacity is a lower bound.
   const proven = hi !== null && hi <= lo * OVERLOAD * (1 + 1e-9)
   const floor = floorOf(steps)
-  const cannot = best === null && floor?.p99 > sloMs
+  const lowest = floor ? byRate.get(floor.rps) : null
   return {
     sloMs,
+    percentile: percentileOf(share), // the percentile judged against sloMs (99; 95 under --quick)
     rps: best?.rate ?? null,
     // 'at least': the step past it did not fail, the real capacity may be higher
     bound: best === null
-      ? cannot ? 'cannot meet the target' : 'below the lowest rate offered'
+      ? boundWithout(floor, lowest, { budget, maxSteps, steps }, sloMs)
       : proven ? 'refined' : 'at least',
     floor,
     sensitive: sensitiveTo(floor, sloMs),
@@ -276,13 +325,15 @@ export function capacityOf (steps, { sloMs, idealRps }) {
 // The capacity at every target of a sweep from one set of steps: each step judged again against each
 // target from its round figures (`figs[i]`: its latency histogram counts its requests over that target),
 // then capacityOf per target. [{ sloMs, rps, bracket, bound, sensitive, p99 }], tightest first.
-export function capacityAtTargets (steps, figs, { targets = [], idealRps }) {
+export function capacityAtTargets (
+  steps, figs, { targets = [], idealRps, share = PERCENTILE_SHARE, budget = null, maxSteps = null }
+) {
   return targets.map((sloMs) => {
     const judged = steps.map((s, i) => {
-      const j = judgeStep(figs[i], sloMs)
+      const j = judgeStep(figs[i], sloMs, { share })
       return { ...s, ...j, pass: j.call === 'pass' }
     })
-    const c = capacityOf(judged, { sloMs, idealRps })
+    const c = capacityOf(judged, { sloMs, idealRps, share, budget, maxSteps })
     return { sloMs, rps: c.rps, bracket: c.bracket, bound: c.bound, sensitive: c.sensitive, p99: c.p99 }
   })
 }

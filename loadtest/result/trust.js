@@ -21,6 +21,10 @@ export const SEND_RATE_TOLERANCE = 0.02
 // workInflation: the server's median Server-Timing work time exceeded the calibrated service time by
 // more than this factor — counted only when the server's tree was not contended (contentionOf).
 export const NOISE_LIMITS = { stealPct: 5, foreignCores: 0.2, workInflation: 1.3 }
+// A figure within this share above its limit is not a verdict on its own (a hair over a limit is as
+// likely noise in the figure as noise on the machine): it disturbs a round only past limit × (1 + NEAR_LIMIT).
+// nearLimits names the figures in that band.
+export const NEAR_LIMIT = 0.1
 // The tree is contended when its work in flight exceeds the cores the lab left it, or when it used at
 // least this share of those cores itself.
 const CONTENTION_BUSY_SHARE = 0.9
@@ -57,18 +61,45 @@ export function contentionOf (noise) {
   }
 }
 
-// Outside interference in a round's noise figures (empty: none past the limits): steal, other processes,
-// and work slower than calibrated that the server's own contention does not explain.
+// Is a figure past its limit by more than NEAR_LIMIT (a verdict), and is it in the band just above (near)?
+const past = (x, limit) => x > limit * (1 + NEAR_LIMIT)
+const near = (x, limit) => x > limit && !past(x, limit)
+
+// The other processes' top consumers as words: "node 1.2, npm 0.3" ('' when none were named).
+function consumersText (n) {
+  const top = (n?.foreign ?? []).map((p) => `${p.name} ${roundTo(p.cores, 2)}`)
+  return top.length ? ` (${top.join(', ')})` : ''
+}
+
+// The calibration the work was held against, as words ('its calibrated time', 'its cold-process calibrated time').
+function againstText (n) {
+  return n?.workAgainst?.startsWith('cold') ? `its ${n.workAgainst.replace(' ', '-')} calibrated time` : 'its calibrated time'
+}
+
+// Outside interference in a round's noise figures (empty: none past the limits): steal, other processes
+// (named: their top consumers; the kernel's interrupt work is not theirs), and work slower than calibrated
+// (a strategy that starts a process or thread per request against its cold calibration) that the
+// server's own contention does not explain. A figure within NEAR_LIMIT above its limit does not count.
 export function interference (noise) {
   const out = []
   const n = noise
-  if (n?.stealPct > NOISE_LIMITS.stealPct) out.push(`steal ${n.stealPct} % > ${NOISE_LIMITS.stealPct} %`)
-  if (n?.foreignCores > NOISE_LIMITS.foreignCores) {
-    out.push(`other processes used ${n.foreignCores} cores > ${NOISE_LIMITS.foreignCores}`)
+  if (past(n?.stealPct, NOISE_LIMITS.stealPct)) out.push(`steal ${n.stealPct} % > ${NOISE_LIMITS.stealPct} %`)
+  if (past(n?.foreignCores, NOISE_LIMITS.foreignCores)) {
+    out.push(`other processes used ${n.foreignCores} cores > ${NOISE_LIMITS.foreignCores}${consumersText(n)}`)
   }
-  if (n?.workInflation > NOISE_LIMITS.workInflation && !contentionOf(n)) {
+  if (past(n?.workInflation, NOISE_LIMITS.workInflation) && !contentionOf(n)) {
     const tree = typeof n.inFlight === 'number' ? ` with ${roundTo(n.inFlight, 1)} at once on ${n.cores} cores` : ''
-    out.push(`the work ran ${n.workInflation} × its calibrated time > ${NOISE_LIMITS.workInflation} ×${tree}`)
+    out.push(`the work ran ${n.workInflation} × ${againstText(n)} > ${NOISE_LIMITS.workInflation} ×${tree}`)
+  }
+  return out
+}
+
+// The noise figures just over their limits (within NEAR_LIMIT): named, not counted as interference.
+export function nearLimits (noise) {
+  const n = noise ?? {}
+  const out = []
+  for (const [k, limit] of Object.entries(NOISE_LIMITS)) {
+    if (near(n[k], limit) && (k !== 'workInflation' || !contentionOf(n))) out.push(`${k} ${n[k]} within ${NEAR_LIMIT * 100} % over its limit ${limit}`)
   }
   return out
 }

@@ -16,12 +16,17 @@ const rate = (x) => (typeof x === 'number' ? `${roundTo(x, x >= 100 ? 0 : 1)} re
 export function capacityLine (name, c) {
   if (!c?.floor) return null
   const floor = `p99 ${ms(c.floor.p99)} at ${rate(c.floor.rps)}`
+  const p = `p${c.percentile ?? 99}` // the percentile judged (p95 under --quick)
+  if (c.bound?.startsWith('undecided')) {
+    return `${name}: capacity ${c.bound}${c.bracket?.fail ? ` (fails at ${rate(c.bracket.fail)})` : ''}; ${floor}` +
+      (c.floor.true === false ? ' (requests overlapped: not a floor)' : '')
+  }
   if (c.bound === 'cannot meet the target') {
     const near = c.sensitive ? ` (within ${SENSITIVE_FACTOR} × of the target: a slightly looser one may be met)` : ''
-    return `${name} cannot meet p99 ≤ ${ms(c.sloMs)} at any rate tried: ${floor}${near}`
+    return `${name} cannot meet ${p} ≤ ${ms(c.sloMs)} at any rate tried: ${floor}${near}`
   }
   if (c.sensitive) {
-    return `${name}: the target p99 ≤ ${ms(c.sloMs)} is within ${SENSITIVE_FACTOR} × of its floor (${floor}): ` +
+    return `${name}: the target ${p} ≤ ${ms(c.sloMs)} is within ${SENSITIVE_FACTOR} × of its floor (${floor}): ` +
       'its capacity is sensitive to the target'
   }
   return null

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, statSync } from 'node:fs'
-import { copyFile, mkdir } from 'node:fs/promises'
+import { copyFile, mkdir, mkdtemp, rename, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import { delimiter, dirname, isAbsolute, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -57,18 +57,35 @@ function whyFailed (output) {
     lines.at(-1) ?? 'no output').slice(0, 200)
 }
 
+// Build in a fresh folder of its own under dir/build, then move the addon into place (a rename: two
+// runs building at once each move a whole file, and neither loads a half-written one). null: built.
 async function build (dir, cc) {
   const gyp = nodeGyp()
   if (!gyp) return 'node-gyp not found (npm\'s copy or the project\'s)'
   const headers = nodeDir()
   if (!headers) return `no Node headers (include/node/node_api.h) beside ${process.execPath}`
   if (!which(cc)) return `no C compiler: ${cc} not found`
-  if (dir !== NATIVE_DIR) {
-    await mkdir(dir, { recursive: true })
-    for (const f of SOURCES) await copyFile(join(NATIVE_DIR, f), join(dir, f))
+  let work
+  try {
+    await mkdir(join(dir, 'build', 'Release'), { recursive: true })
+    work = await mkdtemp(join(dir, 'build', 'work-'))
+    for (const f of SOURCES) await copyFile(join(NATIVE_DIR, f), join(work, f))
+  } catch (err) {
+    return `cannot build in ${dir}: ${err.code ?? err.message}`
   }
+  try {
+    const reason = await nodeGypRebuild(gyp, headers, work, cc)
+    if (!reason) await rename(join(work, ADDON), join(dir, ADDON))
+    return reason
+  } finally {
+    await rm(work, { recursive: true, force: true })
+  }
+}
+
+// node-gyp rebuild in `cwd`: null, or why it failed.
+async function nodeGypRebuild (gyp, headers, cwd, cc) {
   const child = spawn(process.execPath, [gyp, 'rebuild', `--nodedir=${headers}`], {
-    cwd: dir,
+    cwd,
     env: { ...process.env, CC: cc, npm_config_nodedir: headers },
     stdio: ['ignore', 'pipe', 'pipe'],
     timeout: BUILD_TIMEOUT_MS

@@ -141,22 +141,24 @@ async function timedStarts (start, stop, runs, signal) {
 
 // The native caller when a native mode is asked for, built on first use; where it cannot be, one line
 // says why and the native modes are left out of this run (o.modes is trimmed).
-async function nativeCaller (o, progress) {
+async function nativeCaller (o, progress, note) {
   if (!o.modes.some((m) => NATIVE_MODES.includes(m))) return null
   const native = await loadNativeCaller()
   if (native.addon) {
     if (native.built) progress(`dispatch: native caller built (${native.file})`)
     return native
   }
-  progress(`dispatch: no native caller here (${native.reason}); running the JS callers only`)
+  const line = `dispatch: no native caller here (${native.reason}); running the JS callers only`
+  progress(line)
+  note(line)
   o.modes = o.modes.filter((m) => !NATIVE_MODES.includes(m))
   return null
 }
 
 // Run the matrix; resolves with results[] (on abort: promptly, with what was measured so far).
-export async function run (opts = {}, { signal, progress = () => {} } = {}) {
+export async function run (opts = {}, { signal, progress = () => {}, note = () => {} } = {}) {
   const o = resolveOptions(opts)
-  const native = await nativeCaller(o, progress)
+  const native = await nativeCaller(o, progress, note)
   const all = cases(o)
   const results = []
   const open = new Set()

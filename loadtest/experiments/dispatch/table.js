@@ -11,9 +11,11 @@ const bytes = (n) => (n >= 1e6 ? `${n / 1e6} MB` : n >= 1e3 ? `${n / 1e3} kB` : 
 // (the study's own baseline: the native host calling the hook on the main thread).
 export function table (report) {
   const results = report.results ?? []
-  const head = ['case', 'mode', 'workers', 'calls', 'mean ms', 'min–max ms', 'µs/call', 'vs main', 'vs native-main', 'answers']
-  const rows = []
   const entries = results.filter((r) => r.kind === 'dispatch')
+  const native = entries.some((e) => e.mode?.startsWith('native-')) // the column only where native rows are
+  const head = ['case', 'mode', 'workers', 'calls', 'mean ms', 'min–max ms', 'µs/call', 'vs main',
+    ...(native ? ['vs native-main'] : []), 'answers']
+  const rows = []
   const pools = new Map()
   for (const e of entries) { if (!UNPOOLED.includes(e.mode) && !pools.has(`${e.mode}/${e.workers}`)) pools.set(`${e.mode}/${e.workers}`, e) }
   const order = (e) => MODES.indexOf(e.mode) * 10000 + e.workers
@@ -28,7 +30,7 @@ export function table (report) {
       s ? `${fmtMs3(s.minMs)}–${fmtMs3(s.maxMs)}` : '',
       '',
       '',
-      '',
+      ...(native ? [''] : []),
       ''
     ])
   }
@@ -48,7 +50,7 @@ export function table (report) {
         e.meanMs === null ? '' : `${fmtMs3(e.minMs)}–${fmtMs3(e.maxMs)}`,
         e.perCallUs === null ? '' : e.perCallUs.toFixed(1),
         ratio(e, main),
-        e.mode.startsWith('native-') ? ratio(e, nativeMain) : '',
+        ...(native ? [e.mode?.startsWith('native-') ? ratio(e, nativeMain) : ''] : []),
         e.status !== 'ok' ? 'failed' : e.trusted ? `${e.answers.calls} ok` : e.untrusted.join(', ')
       ])
     }

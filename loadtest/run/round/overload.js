@@ -10,12 +10,19 @@ import { DEFAULT_MAX_CONNECTIONS, WINDOW_MS, defaultConnections } from '../../se
 import { serviceTime } from '../../result/figures.js'
 import { CALIBRATION_DRIFT } from '../../result/trust.js'
 
+// The result of a shedding variant's base strategy in this run (same work and runtime), or undefined: the
+// C, target and service time its run resolved, which the variant takes as they are.
+export function baseResult (results, { server, work, runtime = null }) {
+  return results.find((r) => r.kind === 'http' && r.server === server && !r.variant && r.work === work &&
+    (r.runtime?.label ?? null) === (runtime?.label ?? null))
+}
+
 // C and the target for this server: { rps, sloMs, from } or { refused } (why no step can run).
 function capacityFor (record, { entry, calibration, results }) {
   const o = entry.overload
   if (o.capacity) return withDrift(o.capacity, record, calibration[entry.work]) // --capacity-from, checked when planned
   if (o.base) {
-    const base = results.find((r) => r.kind === 'http' && r.server === o.base && !r.variant && r.work === entry.work)
+    const base = baseResult(results, { server: o.base, work: entry.work, runtime: entry.runtime })
     const rps = base?.overload?.capacityRps ?? null
     if (!rps) return { refused: `no capacity of ${o.base} in this run to run its variant at` }
     return { rps, sloMs: base.overload.sloMs, from: `${o.base} in this run` }

@@ -13,6 +13,7 @@ import { request, getJson } from '../generate/http.js'
 import { bodyReference } from '../generate/body.js'
 import { startSampler } from '../watch/sample.js'
 import { noiseWatch } from '../watch/noise.js'
+import { noiseServiceMs } from '../watch/calibrate.js'
 import { chooseInterval } from '../watch/timeline.js'
 import { watchRound } from '../watch/watch.js'
 import { recoveryTimeoutSec } from './load.js'
@@ -91,7 +92,8 @@ function timelineInterval (load) {
 
 // One measured round against url: reset stats, sample /proc, probe /health, fire, recover, collect stats;
 // the whole round and its recovery period are watched in time (watch.js).
-async function measuredRound (target, load, { expected, signal, pid, child, seen, onRound, notes, serviceMs }) {
+async function measuredRound (target, load, ctx) {
+  const { expected, signal, pid, child, seen, onRound, notes, serviceMs, against } = ctx
   const reset = await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal })
   const statsOn = reset.status === 200 || reset.status === 204
   const note = `no telemetry: POST /__lab/stats/reset answered ${reset.status}`
@@ -142,7 +144,8 @@ async function measuredRound (target, load, { expected, signal, pid, child, seen
   if (interim) notes.push(interim)
   const probeResult = await probe.stop()
   const outside = sampler ? sampler.figures() : null
-  const noiseFigures = noise.end({ outside, workMs: fire.workMs, serviceMs })
+  const tree = [pid, ...[...(seen?.values() ?? [])].map((m) => m.pid)].filter(Boolean)
+  const noiseFigures = noise.end({ outside, workMs: fire.workMs, serviceMs, against, tree })
   // With a recovery request, it goes first (the stats request would wait behind abandoned work too);
   // without one, the stats are read at once so that nothing else falls into their window.
   let stats = null
@@ -366,7 +369,9 @@ export async function runEntry (entry, load, opts = {}) {
   const record = newRecord(entry, load)
   // Flags that need the calibrated work (a shedding variant's target and service time): resolved now.
   const planned = serviceTime(calibration[entry.work])
-  if (entry.argsFor) record.args = [...record.args, ...entry.argsFor({ serviceMs: planned })]
+  // (an overload variant's: those its base strategy's run resolved, found among `results`)
+  const resolved = { serviceMs: planned, results: opts.results ?? [], runtime: entry.runtime ?? null }
+  if (entry.argsFor) record.args = [...record.args, ...entry.argsFor(resolved)]
   const server = url
     ? await attachUrl(record, url, signal)
     : await boot(record, entry, load, { signal, progress, bootTimeoutMs })
@@ -376,8 +381,11 @@ export async function runEntry (entry, load, opts = {}) {
   const seen = new Map()
   const run = guardRun(server, signal)
   const { pid, child = null } = server
-  const serviceMs = serviceTime(calibration[record.workReported]) // for the noise's work inflation
-  const round = { expected, signal: run.signal, pid, child, seen, progress, onRound, notes: record.notes, serviceMs }
+  // for the noise's work inflation: a strategy that starts a process or thread per request against its cold calibration
+  const { serviceMs, against } = noiseServiceMs(calibration[record.workReported], findServer(entry.server)?.starts)
+  const round = {
+    expected, signal: run.signal, pid, child, seen, progress, onRound, notes: record.notes, serviceMs, against
+  }
   try {
     if (load.warmup > 0) {
       progress?.('warm-up')

@@ -1,18 +1,40 @@
 // Calibration child: times work specs in this one long-lived process and prints the samples as JSON.
 // stdin is JSON: { specs: [...], tasks: { [spec]: task }, maxCalls, totalBudgetMs } (tasks: the --task
 // modules among the specs, described by servers/lib/task-module.js), or { check: task } for one checked
-// call of a task module. Each spec gets an equal share of what is left of the budget, at least 2 calls
-// while the budget lasts and 1 after. Not an entry point for users.
+// call of a task module, or { coldThreads: n, spec, tasks } for n calls each in a fresh Worker thread
+// (this file again, its plan as workerData, its samples posted back). Each spec gets an equal share of
+// what is left of the budget, at least 2 calls while the budget lasts and 1 after. Not an entry point
+// for users.
 import { text } from 'node:stream/consumers'
+import { once } from 'node:events'
 import { performance } from 'node:perf_hooks'
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads'
 import { runWork } from '../../../servers/lib/workloads.js'
 import { now } from '../../../servers/lib/task.js'
 import { loadTask, prepareTask, runTask, toJson } from '../../../servers/lib/task-module.js'
 import { CHECK_ANSWER_LIMIT } from './task.js'
 
-const plan = JSON.parse(await text(process.stdin))
-process.stdout.write((plan.check ? answerLine(await check(plan.check)) : JSON.stringify(await measure(plan))) + '\n')
-process.disconnect?.() // the check's IPC channel (run/watch/task.js) must not keep this process alive
+if (!isMainThread) parentPort.postMessage(await measure(workerData))
+else {
+  const plan = JSON.parse(await text(process.stdin))
+  const samples = () => (plan.coldThreads ? coldThreads(plan) : measure(plan))
+  const out = plan.check ? answerLine(await check(plan.check)) : JSON.stringify(await samples())
+  process.stdout.write(out + '\n')
+  process.disconnect?.() // the check's IPC channel (run/watch/task.js) must not keep this process alive
+}
+
+// n calls of one spec, each the first and only call in a fresh Worker thread: { [spec]: samples }.
+async function coldThreads ({ coldThreads: n, spec, tasks = {} }) {
+  const samplesMs = []
+  for (let i = 0; i < n; i++) {
+    const once1 = { specs: [spec], tasks, maxCalls: 1, totalBudgetMs: 0 }
+    const worker = new Worker(new URL(import.meta.url), { workerData: once1 })
+    const [samples] = await once(worker, 'message')
+    samplesMs.push(...samples[spec])
+    await once(worker, 'exit')
+  }
+  return { [spec]: samplesMs }
+}
 
 // One call of a task module, as a server's first request would make it: { body, expectedBody, setupMs,
 // firstMs } or { error: { code, message } }. The lab hears { type: 'calling' } once load and setup() are

@@ -128,3 +128,57 @@ export async function recheckCalibration (used, { signal, execPath, maxCalls = 1
   const holds = Math.abs(drift) <= CALIBRATION_DRIFT
   return { serviceMs: again.serviceMs, calls: again.calls, drift, bound: CALIBRATION_DRIFT, holds }
 }
+
+// A strategy that starts a process or thread per request (catalog.js `starts`) runs its work once, cold
+// (a fresh JIT, no inline caches), in each: its work time is held against COLD_CALLS such calls, each the
+// first and only one in a fresh process or thread, their median. Not its start-up: only the work's time.
+export const COLD_CALLS = 5
+
+// Calibrate a spec cold, as `start` ('process' or 'thread') runs it: { spec, start, calls, serviceMs,
+// samplesMs, estimate, method: 'cold' }, or { spec, start, error }. Processes are forked one after another
+// (execPath, like the servers); threads are started one after another inside one calibration child.
+export async function calibrateCold (
+  spec, start, { calls = COLD_CALLS, signal, tasks = {}, execPath = process.execPath, execArgs = [] } = {}
+) {
+  const run = (plan) => execa(execPath, [...execArgs, CHILD], {
+    env: { ...process.env }, reject: false, cancelSignal: signal, timeout: 120000, input: JSON.stringify(plan)
+  })
+  const samplesMs = []
+  let last = null
+  const outcomes = start === 'thread'
+    ? [await run({ coldThreads: calls, spec, tasks })]
+    : []
+  if (start !== 'thread') {
+    const once = { specs: [spec], tasks, maxCalls: 1, totalBudgetMs: 0 }
+    for (let i = 0; i < calls && !signal?.aborted; i++) outcomes.push(await run(once))
+  }
+  for (const r of outcomes) {
+    last = r
+    try {
+      samplesMs.push(...JSON.parse(r.stdout)[spec])
+    } catch {}
+  }
+  if (!samplesMs.length) {
+    const why = (last?.stderr || last?.shortMessage || 'cold calibration failed').split('\n').filter(Boolean).slice(-1)[0]
+    return { spec, start, error: why }
+  }
+  return {
+    spec,
+    start,
+    calls: samplesMs.length,
+    serviceMs: roundTo(median(samplesMs), 3),
+    samplesMs: samplesMs.map((s) => roundTo(s, 3)),
+    estimate: `median of ${samplesMs.length} calls, each the first in a fresh ${start}`,
+    method: 'cold'
+  }
+}
+
+// The service time a round's work time is held against (its work inflation): a strategy that starts a
+// process or thread per request (`starts`) against the cold calibration of that kind (cal.cold[starts]),
+// every other against the warm one; the warm one where no cold calibration was made.
+export function noiseServiceMs (cal, starts = null) {
+  const cold = starts ? cal?.cold?.[starts]?.serviceMs : null
+  if (cold > 0) return { serviceMs: cold, against: `cold ${starts}` }
+  const warm = cal?.serviceMs ?? cal?.medianMs
+  return { serviceMs: warm > 0 ? warm : null, against: 'warm' }
+}

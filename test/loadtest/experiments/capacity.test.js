@@ -3,7 +3,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { OVERLOAD } from '../../../loadtest/result/sweep.js'
+import { FLOOR_MIN_REQUESTS, LENGTHEN, OVERLOAD } from '../../../loadtest/result/sweep.js'
 import { SLO_SERVICE_MULTIPLE } from '../../../loadtest/settings.js'
 import { verdicts } from '../../../loadtest/result/capacity.js'
 import { labReport, tempDir } from '../../helpers/lab.js'
@@ -40,7 +40,8 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
       assert.equal(q.mismatches, 0)
       assert.equal(typeof s.histograms.latency, 'string', 'each step keeps its encoded histogram')
       assert.deepEqual(Object.keys(s.noise).sort(), [
-        'cores', 'foreignCores', 'inFlight', 'labCores', 'stealPct', 'treeCores', 'workInflation'
+        'cores', 'foreign', 'foreignCores', 'inFlight', 'kernelCores', 'labCores', 'stealPct', 'treeCores', 'workAgainst',
+        'workInflation'
       ])
       assert.equal(s.disturbed, s.disturbedBy.length > 0, 'disturbed exactly when something is named')
       // the requests that decided the step: its histogram's count, and how many of them were over the target
@@ -49,8 +50,10 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
       assert.ok(['pass', 'fail', 'undecided'].includes(s.call))
       assert.equal(s.pass, s.call === 'pass')
       assert.ok(!s.disturbedBy.some((x) => /the work ran/.test(x)) || !s.contention, 'own contention is never a disturbance')
-      // 299 a step, at most 2 s; a repeat tops up an undecided rate: at least its shortest step (0.5 s)
-      const planned = Math.min(quick.minRequests, s.rate * (s.kind === 'repeat' ? quick.durationSec : quick.maxStepSec))
+      // the percentile's sample a step (a floor step FLOOR_MIN_REQUESTS), lengthened up to LENGTHEN × the cap;
+      // a repeat tops up an undecided rate: at least its shortest step (0.5 s)
+      const need = s.kind === 'floor' ? FLOOR_MIN_REQUESTS : quick.minRequests
+      const planned = Math.min(need, s.rate * (s.kind === 'repeat' ? quick.durationSec : LENGTHEN * quick.maxStepSec))
       assert.ok(s.requests.sent >= planned * 0.9, `${res.server} step ${s.index}: ${s.requests.sent} requests (${planned} planned)`)
     }
     // the sweep's time budget: every step its planned length and the overhead, never past it
@@ -63,12 +66,18 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
     const lowest = Math.min(...c.steps.map((s) => s.rate))
     assert.equal(c.capacity.floor.rps, lowest)
     assert.equal(typeof c.capacity.floor.p99, 'number')
+    assert.equal(c.percentile, 95, '--quick judges p95, and says so')
+    assert.match(c.rule, /--quick judges p95/)
     if (c.capacity.rps === null) {
-      // no rate held: never 0; the bound says why, and a floor above the target cannot meet it
-      const cannot = c.capacity.floor.p99 > c.sloMs
-      assert.equal(c.capacity.bound, cannot ? 'cannot meet the target' : 'below the lowest rate offered')
+      // no rate held: never 0; the bound says why: a true floor that failed cannot meet the target (its p99
+      // above it), else no verdict ("undecided: …": budget spent, too few requests, a floor that overlapped)
+      const lowest = verdicts(c.steps, { share: c.share }).get(c.capacity.floor.rps)
+      const decided = c.capacity.floor.true && lowest === 'fail'
+      const cannot = decided && c.capacity.floor.p99 > c.sloMs
+      if (decided) assert.equal(c.capacity.bound, cannot ? 'cannot meet the target' : 'below the lowest rate offered')
+      else assert.match(c.capacity.bound, /^undecided: /)
       assert.ok(c.steps.every((s) => !s.pass), `${res.server}: no step held`)
-      if (cannot) assert.match(md, new RegExp(`${res.server} cannot meet p99 ≤ .* at any rate tried: p99 .* at .* req/s`))
+      if (cannot) assert.match(md, new RegExp(`${res.server} cannot meet p95 ≤ .* at any rate tried: p99 .* at .* req/s`))
       continue
     }
     const held = c.steps[c.capacity.step]
@@ -77,7 +86,7 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
     if (held.call === 'pass') assert.ok(held.p99 <= c.sloMs)
     // a step may fail below the capacity (a stall, repeated and then held); a rate whose verdict failed may
     // not, unless a pass above it that held twice overruled it, and the result names it
-    const failedRates = [...verdicts(c.steps)].filter(([, v]) => v === 'fail').map(([rate]) => rate)
+    const failedRates = [...verdicts(c.steps, { share: c.share })].filter(([, v]) => v === 'fail').map(([rate]) => rate)
     assert.ok(
       failedRates.every((rate) => rate > held.rate || c.capacity.overruled.includes(rate)),
       'no failing rate below the capacity unless overruled'
@@ -104,7 +113,7 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
   assert.deepEqual(atLeast.runs.map((r) => [r.run, r.status]), [['queued-threads', 'passed']])
   assert.deepEqual(experimentTable(json, await experimentFor('capacity')).head.slice(0, 4), ['server', 'ideal req/s', 'capacity req/s', 'bracket'])
   assert.match(md, /capacity req\/s/)
-  assert.match(md, new RegExp(`## Capacity sweeps\\n\\n- \\*\\*Target:\\*\\* p99 ≤ ${json.results[0].capacity.sloMs} ms`), 'the one target stated')
+  assert.match(md, new RegExp(`## Capacity sweeps\\n\\n- \\*\\*Target:\\*\\* p95 ≤ ${json.results[0].capacity.sloMs} ms`), 'the one target stated')
   const html = await readFile(
     join(
       dir,

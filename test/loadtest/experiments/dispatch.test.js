@@ -355,12 +355,13 @@ async function withoutCompiler (cc) {
   process.env.LOADLAB_NATIVE_CC = cc
   process.env.LOADLAB_NATIVE_DIR = mkdtempSync(join(dir, 'native-'))
   const lines = []
+  const notes = []
   try {
     const results = await experiment.run(
       { workers: [1], costs: [0], payloads: [30], callsBase: 20, runs: 1 },
-      { progress: (text) => lines.push(text) }
+      { progress: (text) => lines.push(text), note: (text) => notes.push(text) }
     )
-    return { results, lines }
+    return { results, lines, notes }
   } finally {
     for (const [k, v] of [['LOADLAB_NATIVE_CC', saved.cc], ['LOADLAB_NATIVE_DIR', saved.dir]]) {
       if (v === undefined) delete process.env[k]
@@ -370,9 +371,10 @@ async function withoutCompiler (cc) {
 }
 
 test('no compiler: the run says so in one line and runs the JS callers as before', async () => {
-  const { results, lines } = await withoutCompiler('/nonexistent/cc')
+  const { results, lines, notes } = await withoutCompiler('/nonexistent/cc')
   const said = lines.filter((l) => /native/.test(l))
   assert.deepEqual(said, ['dispatch: no native caller here (no C compiler: /nonexistent/cc not found); running the JS callers only'])
+  assert.deepEqual(notes, said, 'the report keeps the line among its notes')
   assert.deepEqual([...new Set(results.map((r) => r.mode))], JS_MODES)
   assert.ok(results.every((r) => r.trusted))
 })

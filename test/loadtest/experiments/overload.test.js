@@ -39,6 +39,9 @@ test('overload --quick at 2 × C: the deadline pool keeps goodput, the unbounded
   // A variant key runs that variant and its base (their C, the unbounded pool beside it), not max-queue.
   assert.deepEqual(Object.keys(byKey).sort(), ['queued-threads', 'queued-threads/deadline'])
   const unbounded = byKey['queued-threads'].overload
+  // the variant's flags stand on the target and service time its base's run resolved, passed on
+  const flags = byKey['queued-threads/deadline'].args
+  assert.equal(flags[flags.indexOf('--slo') + 1], String(unbounded.sloMs), flags.join(' '))
   const deadline = byKey['queued-threads/deadline'].overload
   for (const o of [unbounded, deadline]) {
     assert.equal(o.capacityRps, 90)

@@ -12,13 +12,14 @@ import { capacityLine } from '../../../loadtest/text/sentences.js'
 const SLO = 115
 
 // A step's round figures: n requests at 40 ms, `over` of them at 400 ms; an open loop with a lag p99.
-function figures (n, over = 0, { lag = 1, p99 = null } = {}) {
+function figures (n, over = 0, { lag = 1, p99 = null, p50 = 40 } = {}) {
   const h = createHistogram()
   for (let i = 0; i < n - over; i++) recordMs(h, 40)
   for (let i = 0; i < over; i++) recordMs(h, 400)
   const requests = { sent: n, completed: n, errors: 0, timeouts: 0, non2xx: 0, mismatches: 0, unanswered: 0 }
   const shown = p99 ?? (over / n > 0.01 ? 400 : 40)
-  return { requests, latency: { p99: shown }, histograms: { latency: encodeHistogram(h) }, open: { lag: { p99: lag } } }
+  const histograms = { latency: encodeHistogram(h) }
+  return { requests, latency: { p50, p99: shown }, histograms, open: { lag: { p99: lag } } }
 }
 
 test('sample size: p99 needs 299 requests with none over, 473 with one, 628 with two', () => {
@@ -44,11 +45,11 @@ test('sample size: undecided steps at a rate pool their requests until they deci
   assert.equal(verdictAt([first]), 'pending')
   // pooled with 300 more with none over: 600 requests, one over, decide p99 within the target
   assert.equal(verdictAt([first, step(figures(300, 0))]), 'pass')
-  // three undecided steps whose pool does not decide: the pooled share decides at the cap
+  // three undecided steps whose pool does not decide: undecided at the cap, never a verdict
   const near = step(figures(150, 2))
   assert.equal(near.call, 'undecided')
   assert.equal(verdictAt([near, near]), 'pending')
-  assert.equal(verdictAt([near, near, near]), 'fail', '6 of 450 over: 1.3 % > 1 %')
+  assert.equal(verdictAt([near, near, near]), 'undecided', '6 of 450 over: too few requests to decide p99')
   // noise only adds time: disturbed steps with none over still pool toward a pass
   const noisy = { ...step(figures(150, 0)), disturbed: true }
   assert.equal(verdictAt([noisy, noisy]), 'pass', '300 requests, none over, though disturbed')
@@ -73,29 +74,36 @@ test('lag rule: a failure the lag could flip is in doubt and repeated; one it ca
   assert.equal(verdictAt([s(stands), s(stands)]), 'fail', 'two failures that stand confirm it')
   assert.equal(verdictAt([s(doubt), s(doubt)]), 'pending', 'failures in doubt do not count yet')
   assert.equal(verdictAt([s(doubt), s(doubt), s(doubt)]), 'fail', 'at MAX_TRIES the majority decides')
-  // in a sweep: the first coarse step fails in doubt, the next step is the same rate again
+  // in a sweep: after the floor, the first coarse step fails in doubt, the next step is the same rate again
   const sweep = createSweep({ serviceMs: 10, cores: 2, sloMs: SLO, minRequests: 300 })
   const history = []
+  history.push({ rate: sweep.next(history), figures: figures(300, 0, { p50: 10 }) })
   const rate = sweep.next(history)
+  assert.equal(sweep.kinds[1], 'coarse')
   history.push({ rate, figures: figures(300, 30, { p99: 120, lag: 8 }) })
   assert.equal(sweep.next(history), rate)
-  assert.equal(sweep.kinds[1], 'repeat')
+  assert.equal(sweep.kinds[2], 'repeat')
 })
 
 test('floor: a floor above the target gives capacity null with "cannot meet the target", never 0', () => {
-  // child-process: p99 195 ms at the lowest rate offered (3.2 req/s), every rate above fails too
+  // child-process: p99 195 ms at the lowest rate offered (3.2 req/s, p50 70 ms: a true floor), every rate
+  // above fails too
   const steps = [
     { index: 0, rate: 31.3, kind: 'coarse', call: 'fail', p50: 3000, p99: 6200, n: 200, over: 190 },
     { index: 1, rate: 31.3, kind: 'repeat', call: 'fail', p50: 3100, p99: 6400, n: 200, over: 190 },
     { index: 2, rate: 6.4, kind: 'refine', call: 'fail', p50: 100, p99: 175, n: 64, over: 30 },
     { index: 3, rate: 6.4, kind: 'repeat', call: 'fail', p50: 101, p99: 180, n: 64, over: 31 },
-    { index: 4, rate: 3.2, kind: 'refine', call: 'fail', p50: 98, p99: 195, n: 32, over: 12 },
-    { index: 5, rate: 3.2, kind: 'repeat', call: 'fail', p50: 97, p99: 195, n: 32, over: 11 }
+    { index: 4, rate: 3.2, kind: 'refine', call: 'fail', p50: 71, p99: 195, n: 32, over: 12 },
+    { index: 5, rate: 3.2, kind: 'repeat', call: 'fail', p50: 69, p99: 195, n: 32, over: 11 }
   ]
   const cap = capacityOf(steps, { sloMs: SLO, idealRps: 100 })
   assert.equal(cap.rps, null)
   assert.equal(cap.bound, 'cannot meet the target')
-  assert.deepEqual(cap.floor, { rps: 3.2, p50: 97.5, p99: 195, requests: 64 })
+  assert.deepEqual(cap.floor, { rps: 3.2, p50: 70, p99: 195, requests: 64, overlap: 0.224, true: true })
+  // the same failures on a floor whose requests overlapped (p50 98 ms at 3.2 req/s) show nothing
+  const overlapped = steps.map((s) => (s.rate === 3.2 ? { ...s, p50: 98 } : s))
+  const saturated = capacityOf(overlapped, { sloMs: SLO, idealRps: 100 })
+  assert.match(saturated.bound, /^undecided: the floor was not measured where requests do not overlap/)
   assert.equal(cap.ratioToIdeal, null)
   assert.equal(cap.sensitive, false, '195 ms is more than 1.5 × of 115 ms')
   assert.equal(capacityLine('child-process', cap), 'child-process cannot meet p99 ≤ 115 ms at any rate tried: p99 195 ms at 3.2 req/s')
@@ -115,7 +123,7 @@ test('floor: a floor above the target gives capacity null with "cannot meet the 
   assert.equal(c.sensitive, true)
   assert.match(capacityLine('worker-per-request', c), /within 1.5 × of its floor \(p99 106 ms at 4 req\/s\): its capacity is sensitive/)
   // no rate passed, but the floor's p99 is within the target (its steps failed otherwise): null as well
-  const errors = [{ index: 0, rate: 10, kind: 'coarse', call: 'fail', p50: 20, p99: 40, n: 300, over: 0 }]
+  const errors = [{ index: 0, rate: 10, kind: 'floor', call: 'fail', p50: 20, p99: 40, n: 300, over: 0 }]
   const e = capacityOf([...errors, { ...errors[0], index: 1, kind: 'repeat' }], { sloMs: SLO, idealRps: 100 })
   assert.equal(e.rps, null)
   assert.equal(e.bound, 'below the lowest rate offered')
@@ -124,11 +132,14 @@ test('floor: a floor above the target gives capacity null with "cannot meet the 
 
 test('several targets from one sweep: each step judged again, the floor says which targets cannot be met', () => {
   // a step of 300 requests at 40 ms with 10 at 400 ms: p99 400 ms
-  const fig = { ...figures(300, 10), backlog: null, durationMs: 3000, rps: 100, open: { rate: 100, lag: { p99: 1 } } }
-  const step = stepFigures(fig, 0, 'coarse', SLO)
+  const fig = { ...figures(300, 10), backlog: null, durationMs: 60000, rps: 5, open: { rate: 5, lag: { p99: 1 } } }
+  const step = stepFigures(fig, 0, 'floor', SLO)
   assert.equal(step.call, 'fail', '10 of 300 over 115 ms')
-  const [tight, loose] = capacityAtTargets([step], [fig], { targets: [SLO, 500], idealRps: 200 })
+  const [once] = capacityAtTargets([step], [fig], { targets: [SLO], idealRps: 200 })
+  assert.equal(once.bound, 'undecided: a failure at the lowest rate not confirmed', 'one marginal failure is no verdict')
+  const again = { ...step, index: 1, kind: 'repeat' }
+  const [tight, loose] = capacityAtTargets([step, again], [fig, fig], { targets: [SLO, 500], idealRps: 200 })
   assert.equal(tight.rps, null)
   assert.equal(tight.bound, 'cannot meet the target', 'p99 400 ms at the lowest rate offered')
-  assert.equal(loose.rps, 100, 'none of 300 over 500 ms')
+  assert.equal(loose.rps, 5, 'none of 300 over 500 ms')
 })

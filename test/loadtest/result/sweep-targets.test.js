@@ -18,7 +18,7 @@ const queue = (floorMs, limit) => (rate) => (rate < limit ? floorMs / (1 - rate 
 
 function figures (p99) {
   const requests = { sent: 400, completed: 400, errors: 0, timeouts: 0, non2xx: 0, mismatches: 0, unanswered: 0 }
-  return { requests, latency: { p99 }, disturbed: false }
+  return { requests, latency: { p50: p99 / 2, p99 }, disturbed: false }
 }
 
 // Run a sweep against a p99(rate) curve; the steps and figures as build.js hands them to capacityAtTargets.
@@ -28,7 +28,7 @@ function drive (sweep, p99At) {
     history.push({ rate, figures: figures(p99At(rate)) })
     assert.ok(history.length <= MAX_STEPS, 'a sweep ends')
   }
-  const steps = history.map((h, i) => ({ index: i, rate: h.rate, kind: sweep.kinds[i], p99: h.figures.latency.p99 }))
+  const steps = history.map((h, i) => ({ index: i, rate: h.rate, kind: sweep.kinds[i], ...h.figures.latency }))
   return { steps, figs: history.map((h) => h.figures) }
 }
 
@@ -92,7 +92,7 @@ function driveTimed (sweep, p99At) {
     sec += sweep.durationFor(rate) + STEP_OVERHEAD_SEC
     history.push({ rate, figures: figures(p99At(rate)) })
   }
-  const steps = history.map((h, i) => ({ index: i, rate: h.rate, kind: sweep.kinds[i], p99: h.figures.latency.p99 }))
+  const steps = history.map((h, i) => ({ index: i, rate: h.rate, kind: sweep.kinds[i], ...h.figures.latency }))
   const d = sweep.describe()
   const figs = history.map((h) => h.figures)
   const targets = capacityAtTargets(steps, figs, { targets: d.targetsMs, idealRps: d.idealRps })
@@ -107,7 +107,7 @@ test('budget: no sweep exceeds its time budget; the looser targets\' bisections 
   const make = (budgetSec) => createSweep({ serviceMs: 10, cores: 2, slos, maxSteps: MAX_STEPS, fractions, budgetSec })
   const free = driveTimed(make(null), p99At)
   assert.equal(free.budget, null)
-  for (const budgetSec of [60, 100, 140]) {
+  for (const budgetSec of [60, 100, 200]) {
     const run = driveTimed(make(budgetSec), p99At)
     assert.ok(run.sec <= budgetSec, `${budgetSec} s: the steps took ${run.sec} s`)
     assert.ok(Math.abs(run.budget.spentSec - run.sec) < 0.5, 'the sweep accounts what it spent')
@@ -116,7 +116,7 @@ test('budget: no sweep exceeds its time budget; the looser targets\' bisections 
     assert.ok(['looser targets', 'sweep'].includes(run.budget.cut), 'the cut is recorded')
   }
   // a budget that cuts only the looser targets: the first target's capacity and bracket as without one
-  const mid = driveTimed(make(140), p99At)
+  const mid = driveTimed(make(200), p99At)
   assert.equal(mid.budget.cut, 'looser targets')
   assert.deepEqual(mid.targets[0].bracket, free.targets[0].bracket, 'the first target refined as without a budget')
   assert.equal(mid.targets[0].bound, 'refined')
@@ -129,15 +129,16 @@ test('budget: no sweep exceeds its time budget; the looser targets\' bisections 
 // A step's figures with a latency histogram: n requests, `over` of them at 10 × the target, the rest at half.
 function counted (n, over, sloMs) {
   const h = createHistogram()
-  for (let i = 0; i < n; i++) recordMs(h, i < over ? sloMs * 10 : sloMs / 2)
+  for (let i = 0; i < n; i++) recordMs(h, i < over ? sloMs * 10 : sloMs / 5)
   const requests = { sent: n, completed: n, errors: 0, timeouts: 0, non2xx: 0, mismatches: 0, unanswered: 0 }
-  const latency = { p99: h.getValueAtPercentile(99) / 1000 }
+  const latency = { p50: h.getValueAtPercentile(50) / 1000, p99: h.getValueAtPercentile(99) / 1000 }
   return { requests, latency, histograms: { latency: encodeHistogram(h) }, disturbed: false }
 }
 
 test('top-up: a repeat of an undecided rate lasts for the requests its pool still needs, a repeat of a failure a whole step', () => {
   const sweep = createSweep({ serviceMs: 10, cores: 2, sloMs: 50, minRequests: 299, minDurationSec: 1, maxStepSec: 10 })
   const history = []
+  history.push({ rate: sweep.next(history), figures: counted(200, 0, 50) }) // the floor, 20 req/s: p50 10 ms
   const first = sweep.next(history) // 60 req/s: 299 requests need 5 s
   assert.equal(sweep.durationFor(first), 5)
   history.push({ rate: first, figures: counted(250, 0, 50) }) // undecided: 49 more with none over
@@ -162,6 +163,7 @@ test('a clear failure (half its requests over the target, undisturbed) counts at
   // in a sweep: the failing coarse step is followed by a bisection, not by its repeat
   const sweep = createSweep({ serviceMs: 10, cores: 2, sloMs: 50, minRequests: 299, minDurationSec: 1, maxStepSec: 10 })
   const history = []
+  history.push({ rate: sweep.next(history), figures: counted(200, 0, 50) }) // the floor
   const first = sweep.next(history)
   history.push({ rate: first, figures: counted(300, 0, 50) })
   const second = sweep.next(history)

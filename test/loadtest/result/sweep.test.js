@@ -2,7 +2,7 @@
 // the step past capacity that must fail, and the capacity with its bracket.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createSweep, FRACTIONS, OVERLOAD } from '../../../loadtest/result/sweep.js'
+import { LENGTHEN, createSweep, FRACTIONS, OVERLOAD } from '../../../loadtest/result/sweep.js'
 import { SWEEP_LIMITS } from '../../../loadtest/settings.js'
 
 const MAX_STEPS = SWEEP_LIMITS.maxSteps // createSweep's default
@@ -13,7 +13,8 @@ const SLO = 50
 // A step's figures: p99 well under or well over the target, optionally disturbed.
 function figures (pass, disturbed = false) {
   const requests = { sent: 200, completed: 200, errors: 0, timeouts: 0, non2xx: 0, mismatches: 0, unanswered: 0 }
-  return { requests, latency: { p99: pass ? SLO / 2 : SLO * 10 }, disturbed }
+  const p99 = pass ? SLO / 2 : SLO * 10
+  return { requests, latency: { p50: p99 / 4, p99 }, disturbed }
 }
 
 // Drive a sweep with measure(rate, i) → { pass, disturbed }; returns the steps as the result carries them.
@@ -30,7 +31,7 @@ function drive (sweep, measure) {
     kind: sweep.kinds[i],
     pass: holds(h.figures, SLO),
     disturbed: h.figures.disturbed,
-    p99: h.figures.latency.p99
+    ...h.figures.latency
   }))
 }
 
@@ -42,8 +43,9 @@ test('sweep: coarse steps to the first failure (repeated before it counts), bise
   const steps = drive(sweepFor(), upTo(130))
   const coarse = steps.filter((s) => s.kind === 'coarse').map((s) => s.rate)
   assert.deepEqual(coarse, FRACTIONS.slice(0, 4).map((f) => f * 200), 'up to 150 req/s, the first failure')
-  assert.equal(steps[4].kind, 'repeat', 'the first failure is measured again before it counts')
-  assert.equal(steps[4].rate, 150)
+  assert.equal(steps[0].kind, 'floor', 'the floor first')
+  assert.equal(steps[5].kind, 'repeat', 'the first failure is measured again before it counts')
+  assert.equal(steps[5].rate, 150)
   const cap = capacityOf(steps, { sloMs: SLO, idealRps: 200 })
   assert.ok(cap.rps > 125 && cap.rps <= 130, `capacity ${cap.rps} lies just under the server's real limit`)
   assert.equal(cap.bound, 'refined')
@@ -102,8 +104,10 @@ test('sweep: a passing over-step is re-measured and, holding again, the sweep go
 
 test('sweep: steps last long enough for the minimum of requests; no calibration, no sweep', () => {
   const sweep = createSweep({ serviceMs: 10, cores: 2, minRequests: 200, minDurationSec: 3, maxStepSec: 8 })
-  assert.equal(sweep.durationFor(20), 8, 'at most maxStepSec (8 s): 160 requests')
-  assert.equal(createSweep({ serviceMs: 10, cores: 2 }).durationFor(1), SWEEP_LIMITS.maxStepSec, 'settings.js by default')
+  assert.equal(sweep.durationFor(20), 10, 'past maxStepSec (8 s), lengthened for its 200 requests')
+  assert.equal(sweep.durationFor(5), 24, 'lengthened at most LENGTHEN × maxStepSec: 120 requests')
+  const byDefault = createSweep({ serviceMs: 10, cores: 2 })
+  assert.equal(byDefault.durationFor(1), LENGTHEN * SWEEP_LIMITS.maxStepSec, 'settings.js by default, lengthened')
   assert.equal(sweep.durationFor(50), 4)
   assert.equal(sweep.durationFor(1000), 3)
   assert.equal(sweep.describe().minRequests, 200)

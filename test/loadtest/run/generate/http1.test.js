@@ -6,17 +6,18 @@ import assert from 'node:assert/strict'
 import http from 'node:http'
 import net from 'node:net'
 import { once } from 'node:events'
+import pWaitFor from 'p-wait-for'
 import { setTimeout as delay } from 'node:timers/promises'
 import { MAX_HEAD_BYTES, createHttp1Pool } from '../../../../loadtest/run/generate/http1.js'
 import { listenMisbehaving } from '../../../fixtures/servers/misbehaving.js'
 
-// One request through a pool: { status, timing, body } or { error }; `abort` is called with the abort.
-function get (pool, { abort } = {}) {
+// One request through a pool: { status, timing, body } or { error }.
+function get (pool) {
   return new Promise((resolve) => {
     const chunks = []
     const out = { status: null, timing: null }
     pool.send({
-      onConnect (stop) { abort?.(stop) },
+      onConnect () {},
       onHeaders (status, timing) { Object.assign(out, { status, timing }) },
       onData (chunk) { chunks.push(Buffer.from(chunk)) },
       onComplete () { resolve({ ...out, body: Buffer.concat(chunks).toString() }) },
@@ -78,12 +79,31 @@ test('http1: headers split across packets, a body until close, a refused connect
   assert.deepEqual(await get(pool), { status: 200, timing: null, body: 'hello world' }, 'a closed connection is not reused')
   const refused = createHttp1Pool('http://127.0.0.1:9', '/')
   assert.match((await get(refused)).error, /ECONNREFUSED/)
-  const hang = net.createServer((socket) => socket.on('error', () => {}))
+  // An abort ends the exchange of the request it names, and only that one: the caller times the request
+  // out itself, so the pool calls neither onError nor onComplete, and the connection closes.
+  const closed = []
+  const hang = net.createServer((socket) => {
+    socket.on('error', () => {})
+    socket.on('close', () => closed.push(true))
+    socket.resume() // read the request, so the client's close is seen
+  })
   const hangOrigin = await listen(hang)
   t.after(() => hang.close())
   const slow = createHttp1Pool(hangOrigin, '/')
-  const r = await get(slow, { abort: (stop) => setTimeout(() => stop(new Error('timed out')), 20) })
-  assert.deepEqual(r, { error: 'timed out' })
+  const heard = []
+  const handler = {
+    onConnect (stop) {
+      stop({}) // another request's handler: nothing happens
+      setTimeout(() => { stop(handler); heard.push('aborted') }, 20)
+    },
+    onHeaders () { heard.push('headers') },
+    onData () { heard.push('data') },
+    onComplete () { heard.push('complete') },
+    onError (err) { heard.push(`error ${err.message}`) }
+  }
+  slow.send(handler)
+  await pWaitFor(() => closed.length === 1, { timeout: 5000 })
+  assert.deepEqual(heard, ['aborted'])
   await slow.destroy()
 })
 

@@ -1,7 +1,7 @@
 // run/watch/calibrate.js: one spec's calls summarised into a service time.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { summarizeCalibration } from '../../../../loadtest/run/watch/calibrate.js'
+import { calibrateCold, noiseServiceMs, summarizeCalibration } from '../../../../loadtest/run/watch/calibrate.js'
 
 test('calibration: median, spread, tier shift noticed', () => {
   const flat = summarizeCalibration('loop:1e8', [110, 112, 108, 111])
@@ -29,4 +29,19 @@ test('calibration: the service time is the fast end of the warm calls, so noise 
   assert.equal(a.warmCalls, 20)
   assert.match(a.estimate, /^p10 of the warm calls/)
   assert.equal(a.spreadPct, 0, "the tier-up's slow first third is not among the warm calls")
+})
+
+test('cold calibration: each call the first in a fresh process or thread; a per-request strategy is held against it', async () => {
+  for (const start of ['process', 'thread']) {
+    const cold = await calibrateCold('loop:1e6', start, { calls: 2 })
+    assert.equal(cold.error, undefined, cold.error)
+    assert.equal(cold.calls, 2, `${start}: one sample from each of 2 fresh ${start}es`)
+    assert.ok(cold.serviceMs > 0)
+    assert.equal(cold.method, 'cold')
+    assert.match(cold.estimate, new RegExp(`the first in a fresh ${start}`))
+  }
+  const cal = { serviceMs: 10, method: 'measured', cold: { process: { serviceMs: 14 } } }
+  assert.deepEqual(noiseServiceMs(cal, 'process'), { serviceMs: 14, against: 'cold process' })
+  assert.deepEqual(noiseServiceMs(cal, null), { serviceMs: 10, against: 'warm' }, 'a strategy that starts nothing: the warm one')
+  assert.deepEqual(noiseServiceMs(cal, 'thread'), { serviceMs: 10, against: 'warm' }, 'no cold thread calibration: the warm one')
 })
