@@ -23,6 +23,7 @@ import { userCwd } from './paths.js'
 import { runtimeName } from './result/runtime.js'
 import { decide } from './result/decision.js'
 import { confirmWinner } from './run/round/confirm.js'
+import { limitingClass } from './result/mix.js'
 import { probePastCapacity } from './run/round/past-capacity.js'
 import { isAbsolute, relative } from 'node:path'
 import { ROOT } from './catalog.js'
@@ -63,10 +64,9 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
   }
   const inProcess = typeof experiment.run === 'function'
   if (inProcess && opts.server) { throw usageError(`--server: experiment ${experimentName} runs in-process, without servers`) }
-  if (opts.url && experimentName === 'capacity') { throw usageError('--url: the capacity experiment needs servers the lab starts (it calibrates their work)') }
   let plan = []
   if (opts.url) {
-    plan = [{ server: new URL(opts.url).host, variant: null, args: [], work: opts.work ?? null }]
+    plan = urlPlan(experiment, experimentName, planOpts, opts.url)
   } else if (!inProcess) {
     plan = experiment.plan(planOpts)
     if (opts.server && experimentName !== 'custom') plan = plan.filter((e) => opts.server.some((n) => serverOf(n) === e.server))
@@ -98,6 +98,19 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
   return { experimentName, experiment, load, planOpts, inProcess, plan, loads, task, taskCheck, runtimes }
 }
 
+// The experiments a --url run takes: one round (custom), a capacity sweep, past capacity (overload).
+export const URL_EXPERIMENTS = ['custom', 'capacity', 'overload']
+
+// A --url run's one entry: the service at that address, named by its host (or by /health's strategy when
+// it is a lab server); the capacity and overload experiments give it their sweep (and overload steps),
+// as they plan their first strategy, without the lab's arguments or work.
+function urlPlan (experiment, name, planOpts, url) {
+  const base = { server: new URL(url).host, variant: null, args: [], work: planOpts.work ?? null }
+  if (name === 'custom') return [base]
+  const [first] = experiment.plan({ ...planOpts, servers: null, tune: null })
+  return [{ ...first, ...base, durationSec: first.durationSec }]
+}
+
 // Under --node each work spec is calibrated per runtime: filed as `SPEC#LABEL` (result/key.js calibrationKey),
 // each naming its runtime; an entry sees its own runtime's, keyed by spec.
 function keepCalibration (calibration, measured, runtime) {
@@ -116,6 +129,11 @@ function calibrationFor (calibration, runtime) {
   )
 }
 
+// How the method block names a request mix: its name, hash and classes as checked.
+function mixMethod (mix) {
+  return mix ? { name: mix.name, hash: mix.hash, builtIn: mix.builtIn, classes: mix.requests } : null
+}
+
 // How the report's method block describes this run.
 function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, command) {
   const openLoop = Boolean(load.rate) || plan.some((e) => e.sweep)
@@ -125,7 +143,8 @@ function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, c
     loop: inProcess ? null : openLoop ? 'open' : 'closed',
     rate: load.rate ?? null,
     arrival: load.rate ? load.arrival : null,
-    seed: load.rate && load.arrival === 'poisson' ? load.seed : null,
+    seed: load.rate && (load.arrival === 'poisson' || load.mix) ? load.seed : null,
+    mix: mixMethod(load.mix), // the request mix (result/mix.js), null: GET of one URL
     ...scaleOutMethod(load), // generators, shard, startAt (run/generate/generators.js)
     latencyFrom: openLoop ? 'due time' : inProcess ? null : 'send',
     histograms: inProcess ? null : 'HdrHistogram, microseconds, 3 significant digits, compressed base64',
@@ -351,9 +370,12 @@ export async function runLab (
   // The capacity experiment ends with a decision (result/decision.js), first in every output; --confirm
   // runs its winner at the plan rate.
   // (the overload experiment's results carry a capacity too: its decision reads their goodput past it)
-  if (experimentName === 'capacity' && !signal.aborted) await pastCapacityStep(lab, opts, ctx)
+  // (a --url service is not restarted for probes: its past capacity is the sweep's own step past it)
+  if (experimentName === 'capacity' && !signal.aborted && !opts.url) await pastCapacityStep(lab, opts, ctx)
   const form = commandForm(command, opts.cwd ?? userCwd())
   const decision = ['capacity', 'overload'].includes(experimentName) ? decide({ machine: m, results: ctx.results }, form) : null
+  // a --url run's decision is a rate for that one service, and the class that limits it (not a strategy)
+  if (decision && opts.url) Object.assign(decision, { recommends: 'rate', limitedBy: limitingClass(ctx.results[0]) })
   if (decision && opts.confirm && !signal.aborted) decision.confirm = await confirmStep(lab, opts, ctx, decision)
   if (signal.aborted) {
     ctx.notes.push(

@@ -1,7 +1,7 @@
 // Command-line options of `npm run lab`: one defaults object, one help text, validated at the boundary.
 import { parseArgs } from 'node:util'
-import { join } from 'node:path'
-import { existsSync, statSync } from 'node:fs'
+import { basename, extname, join } from 'node:path'
+import { existsSync, readFileSync, statSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { ROOT, allServerNames, catalog, serverOf, variants } from './catalog.js'
 import { userCwd, userPath } from './paths.js'
@@ -13,6 +13,7 @@ import {
 } from './settings.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 import { TUNABLE, TuneError, parseTune } from './tune.js'
+import { MixError, builtInMix, isBuiltInSpec, parseMix } from './result/mix.js'
 
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
 const MAX_START_AHEAD_MIN = 60
@@ -75,7 +76,11 @@ With no option: a quick tour of every server (light load, about a minute).
   --runs N             measured rounds per server; figures are the median round (default ${DEFAULTS.runs}); with the
                        capacity experiment, N whole sweeps per server: the median capacity and the spread
   --warmup N           requests in the discarded warm-up round, 0 = none
-  --url URL            load a server started by hand (outside sampling skipped)
+  --url URL            load a service the lab did not start, its path as given (outside sampling skipped);
+                       alone, or with --experiment capacity or overload (docs/your-service.md)
+  --mix FILE|SPEC      a request mix: a JSON file of classes (name, weight, method, path, headers, body,
+                       sloMs, expect; docs/your-service.md), or the lab servers' built-in heavy:80,cheap:20
+                       (heavy GET /, cheap GET /?work=loop:1e3); results and thresholds per class
   --runtime LIST       run the servers and the calibration under each of these runtimes: node20, node22,
                        node24, bun, deno (pinned here; installed from the npm registry on first use, or
                        npm run runtimes) or a path to a node, bun or deno binary; the load generator
@@ -217,14 +222,14 @@ function checkLoad (o, out) {
   if ((o.arrival !== null || o.seed !== null) && o.rate === null) {
     throw usageError(`--${o.arrival !== null ? 'arrival' : 'seed'} goes with --rate (the open loop's schedule)`)
   }
-  if (o.seed !== null && o.arrival !== 'poisson') {
-    throw usageError('--seed goes with --arrival poisson: the constant schedule (i/R, the default) has no randomness')
+  if (o.seed !== null && o.arrival !== 'poisson' && o.mix === null) {
+    throw usageError('--seed goes with --arrival poisson or --mix: the constant schedule (i/R, the default) has no randomness')
   }
   if (o['capacity-from'] !== null && o.experiment !== 'overload') {
     throw usageError('--capacity-from goes with --experiment overload (the capacities it starts from)')
   }
-  if (o.slo !== null && o.experiment !== 'capacity' && o.experiment !== 'overload') {
-    throw usageError('--slo goes with --experiment capacity or overload (the p99 target of its sweep)')
+  if (o.slo !== null && !['capacity', 'overload', 'mixed'].includes(o.experiment) && o.url === null) {
+    throw usageError('--slo goes with --experiment capacity, overload or mixed, or --url (the p99 target of a sweep, a class\'s default)')
   }
   for (const flag of ['tune', 'confirm']) {
     if (o[flag] !== null && o[flag] !== false && o.experiment !== 'capacity') {
@@ -301,8 +306,30 @@ function urlOf (o) {
     throw usageError(`--url: expected an http:// URL, got ${describe(o.url)}`)
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') { throw usageError(`--url: expected an http:// or https:// URL, got ${describe(o.url)}`) }
-  if (o.server !== null || o.experiment !== null) { throw usageError('--url excludes --server and --experiment: it loads the one server at that URL') }
+  if (o.server !== null) throw usageError('--url excludes --server: it loads the one service at that URL')
+  if (o.experiment !== null && !['capacity', 'overload', 'custom'].includes(o.experiment)) {
+    throw usageError(`--url goes with --experiment capacity or overload (or none), not ${o.experiment}: the others start their own servers`)
+  }
   return u.href
+}
+
+// --mix: the built-in mix (heavy:80,cheap:20) or a JSON file (result/mix.js checks it; a fault is one
+// line naming the entry and the key).
+function mixOf (spec, cwd) {
+  if (isBuiltInSpec(spec)) return builtInMix(spec)
+  const path = userPath(spec, cwd)
+  let text
+  try {
+    text = readFileSync(path, 'utf8')
+  } catch (err) {
+    throw usageError(`--mix: cannot read ${spec}: ${err.code ?? err.message} (a JSON file, or a built-in mix such as heavy:80,cheap:20)`)
+  }
+  try {
+    return parseMix(text, basename(path, extname(path)))
+  } catch (err) {
+    if (err instanceof MixError) throw usageError(`--mix ${spec}: ${err.message}`)
+    throw err
+  }
 }
 
 // What each request does: --work (NAME:ARG; the servers' own parser checks it later, checkWork) or
@@ -368,6 +395,7 @@ function validateOptions (values) {
     throw usageError(`--experiment: unknown experiment \`${o.experiment}\`; allowed: ${experimentNames().join(', ')}`)
   }
   if (o.url !== null) out.url = urlOf(o)
+  out.mix = o.mix === null ? null : mixOf(o.mix, out.cwd)
   checkWorkOrTask(o, out)
   if (o.node !== null || o.runtime !== null) out[o.runtime !== null ? 'runtime' : 'node'] = runtimesOf(o)
   checkOutput(o, out)

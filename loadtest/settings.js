@@ -36,6 +36,7 @@ export const DEFAULTS = Object.freeze({
   runs: 1,
   warmup: 0,
   url: null,
+  mix: null, // --mix: a request mix file or the built-in (result/mix.js)
   node: null,
   runtime: null,
   out: defaultReportsDir,

@@ -110,11 +110,13 @@ export default {
       ],
       work: opts.task?.spec ?? work,
       durationSec: minDurationSec,
-      sweep: ({ serviceMs, cores, seed = null }) => createSweep({
+      // requestFactor: a mix's steps hold that many times the requests (result/mix.js requestFactor)
+      sweep: ({ serviceMs, cores, seed = null, requestFactor = 1 }) => createSweep({
         serviceMs,
         cores,
         slos: opts.slos, // --slo's targets (null: the sweep's default three)
         ...steps,
+        minRequests: Math.ceil(minRequests * requestFactor),
         fractions: seededFractions(seed, { serviceMs, cores }) ?? fractions
       })
     })))

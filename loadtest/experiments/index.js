@@ -26,7 +26,8 @@ const registry = {
   'ssr-offload': './ssr-offload.js',
   dispatch: './dispatch.js',
   capacity: './capacity.js',
-  overload: './overload.js'
+  overload: './overload.js',
+  mixed: './mixed.js'
 }
 
 // The names of the experiments.

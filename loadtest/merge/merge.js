@@ -2,6 +2,7 @@
 // index (`--shard I/N`, request i to shard i mod N + 1) and started at one moment (`--start-at`), so the
 // shards' figures add exactly: histograms added, counts summed, rates added, timelines aligned on the
 // common start. Pure: checks and merges report objects; the CLI reads and writes.
+import { mergeClasses } from '../result/mix.js'
 import { LabError } from '../errors.js'
 import { createHistogram, decodeHistogram, encodeHistogram, summarizeHistogram } from '../result/histogram.js'
 import { buildReport } from '../result/build.js'
@@ -230,7 +231,8 @@ function mergeResults (entries) {
     ideal: null,
     efficiency: null,
     examples: results.map((r) => r.examples).find((x) => x?.mismatchBody || x?.error) ?? first.examples,
-    notes: [...new Set(results.flatMap((r) => r.notes ?? []))]
+    notes: [...new Set(results.flatMap((r) => r.notes ?? []))],
+    ...(first.classes ? { classes: mergeClasses(results.map((r) => r.classes)) } : {}) // a mix's, per class
   }
 }
 

@@ -82,6 +82,7 @@ export function decisionLines (d) {
   if (!d) return []
   const lines = []
   const target = `p99 ≤ ${r1(d.sloMs)} ms`
+  if (d.recommends === 'rate') return rateLines(d, target)
   if (d.refused) {
     lines.push({ label: 'No recommendation', text: `${d.refused.text} (${d.refused.reason})` })
     if (d.key) lines.push({ label: 'Highest capacity', text: `${who(d)}: ${capacityText(d)} at ${target}` })
@@ -100,6 +101,25 @@ export function decisionLines (d) {
   const m = d.machine
   const on = m ? [m.hostname, m.cpuModel, isNum(m.cores) ? `${m.cores} cores` : null].filter(Boolean).join(' · ') : MISSING
   lines.push({ label: 'Holds for', text: `${on}; Node ${d.runtime ?? MISSING}; this work and target only` })
+  return lines
+}
+
+// A --url service's decision: the rate to plan for, its capacity, the class that limits it, past it.
+function rateLines (d, target) {
+  const lines = []
+  const l = d.limitedBy
+  const culprit = l?.name ? `class ${l.name}` : 'the mix as a whole'
+  const limit = l ? `${culprit}: failed first, at ${r1(l.rate)} req/s (${l.why ?? 'its target'})` : 'no step failed above the capacity'
+  if (d.refused) {
+    lines.push({ label: 'No rate', text: `${d.refused.text} (${d.refused.reason})` })
+    if (d.key) lines.push({ label: 'Highest capacity', text: `${capacityText(d)} at ${target}` })
+  } else {
+    lines.push({ label: 'Plan', text: `${r1(d.planRps)} req/s to ${d.key}, ${Math.round(d.headroom * 100)} % of its capacity` })
+    lines.push({ label: 'Capacity', text: `${capacityText(d)} at ${target} (each class at its own target)` })
+    lines.push({ label: 'Past capacity', text: pastText(d.past) })
+  }
+  lines.push({ label: 'Limited by', text: limit })
+  lines.push({ label: 'Holds for', text: 'this service as it ran, from this generator machine; this mix and these targets only' })
   return lines
 }
 

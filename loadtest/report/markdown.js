@@ -1,6 +1,6 @@
 // The Markdown summary of a report: machine and method first (as published benchmarks state
 // them), then the table, then what is not to be trusted. A pure function of the report.
-import { reportTable } from './table.js'
+import { classTable, reportTable } from './table.js'
 import { mdCode, mdFence, mdText } from '../text/escape.js'
 import { runtimeName } from '../result/runtime.js'
 import { verdictOf } from '../result/trust.js'
@@ -161,6 +161,13 @@ function resultsTable (t) {
   return t.notes?.length ? [markdownTable(t), ...t.notes.map((n) => `- ${mdText(n)}`), ''] : [markdownTable(t)]
 }
 
+// A request mix's figures per class, where the results table is the experiment's own (the default
+// table has a row per class under each run).
+function classSection (report, experiment) {
+  const t = typeof experiment?.table === 'function' ? classTable(report) : null
+  return t ? ['## Per class', '', markdownTable(t), ''] : []
+}
+
 // The Markdown page for a report (experiment: its module, for a custom table).
 export function renderMarkdown (report, experiment) {
   const out = [
@@ -173,6 +180,7 @@ export function renderMarkdown (report, experiment) {
     '## Results',
     '',
     ...resultsTable(reportTable(report, experiment)),
+    ...classSection(report, experiment),
     ...capacitySection(report.results)
   ]
   if (Array.isArray(report.thresholds)) out.push('## Thresholds', '', markdownTable(thresholdRows(report.thresholds)))

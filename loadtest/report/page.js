@@ -21,7 +21,7 @@ import { holdsText, machineLine } from '../text/sentences.js'
 import { thresholdRows } from './thresholds.js'
 import { decisionHtml } from './decision.js'
 import { targetsOf } from '../result/decision.js'
-import { UNMEASURED, experimentTable, runtimesOf, tableNotes } from './table.js'
+import { UNMEASURED, classTable, experimentTable, runtimesOf, tableNotes } from './table.js'
 import { runtimeName, unmeasuredWhy } from '../result/runtime.js'
 import { verdictOf } from '../result/trust.js'
 import { MISSING } from '../text/format.js'
@@ -513,6 +513,7 @@ export function renderReportHtml (report, { experiment = null } = {}) {
     Array.isArray(report.notes) && report.notes.length
       ? `<div class="notice info" data-flag="notes"><h3>Notes</h3><ul>${report.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
       : ''
+  const perClass = classTable(report) // a request mix's figures per class
   const httpBlock = http.length
     ? `<section class="block"><h2>Latency</h2><p class="lead">${works.length === 1 ? `Every run does <code>${esc(works[0])}</code> per request. ` : ''}${numHtml(report.method?.connections)} connections.</p>
 ${spectrumFigure(http, names)}
@@ -524,6 +525,7 @@ ${throughputFigures(http, names)}
 <section class="block"><h2>Results</h2>
 ${resultsTable(http, names)}
 </section>
+${perClass ? `<section class="block"><h2>Per class</h2>${genericTable(perClass)}</section>` : ''}
 ${timelineSection(http, names)}`
     : ''
   const study = experimentTable(report, experiment)

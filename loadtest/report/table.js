@@ -71,8 +71,39 @@ export function defaultTable (report) {
       r.contention?.short ?? MISSING,
       trustMark(r)
     ])
+    for (const c of r.classes ?? []) rows.push(classRow(c, head.length))
   }
   return { head, rows }
+}
+
+// A request mix's figures per class of every run that has them, as a table of their own ({ head, rows }),
+// for the outputs whose results table has no class rows (an experiment's own table, the page); null
+// when no run had a mix.
+export function classTable (report) {
+  const runs = (report.results ?? []).filter((r) => r?.kind === 'http' && Array.isArray(r.classes) && r.classes.length)
+  if (!runs.length) return null
+  const head = ['run', 'class', 'req/s', 'p50', 'p97.5', 'p99', 'max', 'err', 'tmo', 'non2xx', 'mism', 'target']
+  const rows = runs.flatMap((r) => r.classes.map((c) => [r.key, c.name, ...classFigures(c), classTarget(c)]))
+  return { head, rows }
+}
+
+// A class's req/s, p50, p97.5, p99, max, and its failed requests by kind.
+function classFigures (c) {
+  const q = c.requests
+  return [num(c.rps), ms(c.latency.p50), ms(c.latency.p97_5), ms(c.latency.p99), ms(c.latency.max),
+    String(q.errors), String(q.timeouts), String(q.non2xx), String(q.mismatches)]
+}
+
+// Whether a class's p99 met its target: `p99 ≤ 50 ✓`, `p99 > 50 ✗` ('-' without a target).
+function classTarget (c) {
+  if (!c.sloMs) return MISSING
+  return `p99 ${c.latency.p99 !== null && c.latency.p99 <= c.sloMs ? `≤ ${c.sloMs} ✓` : `> ${c.sloMs} ✗`}`
+}
+
+// A request mix's class, as a row under its run's: its own counts and percentiles, and whether its p99
+// met its target (`p99 ≤ 50 ✓`, `p99 > 50 ✗`) in the trust column.
+function classRow (c, width) {
+  return [`  · ${c.name}`, 'class', MISSING, ...classFigures(c), ...Array(width - 13).fill(MISSING), classTarget(c)]
 }
 
 // The runtimes of a report's runs under --runtime, in run order: [{ label, name }] (name: `bun 1.4.5`,

@@ -59,8 +59,11 @@ export const METRICS = Object.freeze({
   goodput: { kind: 'ratio', what: 'goodput at 2 × capacity as a share of it, overload experiment only', read: (r) => goodputShareAt(r, 2) }
 })
 
+// The metrics a request mix's class has its own figure of (`p99{class=cheap}<50`: result/mix.js classFigures).
+const PER_CLASS = new Set(['p50', 'p97.5', 'p99', 'p99.9', 'max', 'rps', 'errors', 'timeouts'])
+
 // The grammar, for usage errors and --help.
-const THRESHOLD_GRAMMAR = `[SERVER[/VARIANT]:]METRIC OP VALUE[UNIT]; METRIC one of ${Object.keys(METRICS).join(', ')}; ` +
+const THRESHOLD_GRAMMAR = `[SERVER[/VARIANT]:]METRIC[{class=NAME}] OP VALUE[UNIT]; METRIC one of ${Object.keys(METRICS).join(', ')}; ` +
   `OP one of ${OPS.join(' ')}; UNIT ms or s for latency, req/s for rps and capacity, % for efficiency and goodput; ` +
   "e.g. 'p99<500', 'rps>100', 'timeouts==0', 'queued-threads:p99<200ms'"
 
@@ -69,7 +72,7 @@ function malformed (spec, why) {
   return new ThresholdError(`--threshold ${clip(JSON.stringify(spec))}: ${why}; expected ${THRESHOLD_GRAMMAR}`)
 }
 
-const BODY = /^([a-z][a-z0-9.]*)\s*(<=|>=|==|!=|<|>)\s*(\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*([a-z%/]*)$/i
+const BODY = /^([a-z][a-z0-9.]*)(?:\{class=([A-Za-z0-9_.-]+)\})?\s*(<=|>=|==|!=|<|>)\s*(\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*([a-z%/]*)$/i
 
 /**
  * Parse one threshold string into { spec, server, metric, op, value, unit, text }: `value` in the
@@ -85,9 +88,12 @@ export function parseThreshold (spec) {
   if (server !== null && !/^[\w.@-]+(\/[\w.@-]+)?(:\d+)?$/.test(server)) throw malformed(spec, `bad server name ${JSON.stringify(server)}`)
   const m = BODY.exec(s.slice(colon + 1).trim())
   if (!m) throw malformed(spec, 'cannot read it')
-  const [, metric, op, raw, suffix] = m
+  const [, metric, cls = null, op, raw, suffix] = m
   const def = METRICS[metric.toLowerCase()]
   if (!def) throw malformed(spec, `unknown metric ${JSON.stringify(metric)}`)
+  if (cls !== null && !PER_CLASS.has(metric.toLowerCase())) {
+    throw malformed(spec, `${metric} has no figure per class; {class=…} goes with ${[...PER_CLASS].join(', ')}`)
+  }
   const factor = UNITS[def.kind][suffix.toLowerCase()]
   if (factor === undefined) {
     const allowed = Object.keys(UNITS[def.kind]).filter(Boolean)
@@ -102,7 +108,8 @@ export function parseThreshold (spec) {
   const name = metric.toLowerCase()
   const unit = SHOWN[def.kind]
   const shown = def.kind === 'ratio' ? `${+(value * 100).toFixed(6)}%` : `${+value.toFixed(6)}${unit ? ` ${unit}` : ''}`
-  return { spec, server, metric: name, op, value, unit, text: `${server ? `${server}: ` : ''}${name} ${op} ${shown}` }
+  const of = cls === null ? '' : `{class=${cls}}`
+  return { spec, server, class: cls, metric: name, op, value, unit, text: `${server ? `${server}: ` : ''}${name}${of} ${op} ${shown}` }
 }
 
 // Parse a list of threshold strings (see parseThreshold); the first malformed one throws.
@@ -137,8 +144,10 @@ export function evaluateThresholds (thresholds, results = []) {
   const runs = results.filter((r) => r && typeof r === 'object' && !isInProcess(r))
   return thresholds.map((t) => {
     const out = runs.filter((r) => appliesTo(t, r)).map((r) => {
-      const figure = METRICS[t.metric].read(r)
+      const own = t.class ? r.classes?.find((c) => c.name === t.class) : r // a mix class's own figures
+      const figure = own ? METRICS[t.metric].read(own) : null
       const base = { key: r.key ?? null, run: runName(r), figure }
+      if (!own) return { ...base, status: 'not-applicable', reason: `no class ${t.class}` }
       if (r.status === 'failed' && figure === null) return { ...base, status: 'not-applicable', reason: 'run failed' }
       // a sweep that held no rate has no capacity (never 0): judged as none, with the reason
       const none = t.metric === 'capacity' && figure === null && r.capacity?.steps?.length ? r.capacity.capacity?.bound : null
@@ -148,7 +157,7 @@ export function evaluateThresholds (thresholds, results = []) {
     })
     const status = out.some((x) => x.status === 'crossed') ? 'crossed' : out.some((x) => x.status === 'passed') ? 'passed' : 'not-applicable'
     const { spec, text, server, metric, op, value, unit } = t
-    return { threshold: spec, text, server, metric, op, value, unit, status, runs: out }
+    return { threshold: spec, text, server, class: t.class ?? null, metric, op, value, unit, status, runs: out }
   })
 }
 

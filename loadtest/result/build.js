@@ -6,6 +6,7 @@ import { ideal, roundFigures, stepFigures } from './figures.js'
 import { httpKey } from './key.js'
 import { ABOVE_IDEAL, untrustedReasons } from './trust.js'
 import { overloadOf } from './overload.js'
+import { withTargets } from './mix.js'
 
 // The report format version (reports/README.md).
 export const SCHEMA = 1
@@ -149,6 +150,23 @@ function roundsAndSpread (rounds) {
   }
 }
 
+// The mixed experiment's round as a result carries it: C, the heavy class's offered rate, the whole
+// rate, and the round's figures per class (result/mix.js); or why it did not run.
+function mixedOf (m, e) {
+  if (m.refused) return { refused: m.refused }
+  const fig = roundFigures(m.round)
+  return {
+    capacityRps: roundTo(m.capacityRps, 3),
+    heavyShareOfC: m.heavyShareOfC,
+    heavyRate: roundTo(m.heavyRate, 3),
+    rate: roundTo(m.rate, 3),
+    requests: fig.requests,
+    latency: { p50: fig.latency.p50, p99: fig.latency.p99, max: fig.latency.max },
+    classes: withTargets(fig.classes, e.mixed?.mix ?? null, null),
+    untrusted: untrustedReasons(fig, {})
+  }
+}
+
 // The shown round's figures, as the result carries them (nulls without a round).
 function shownFigures (shown) {
   const pick = (k) => shown?.[k] ?? null
@@ -198,10 +216,13 @@ export function buildHttpResult (record, { calibration = {}, cores = null } = {}
     trusted: reasons.length === 0,
     untrusted: reasons,
     ...shownFigures(shown),
+    // a request mix's figures per class, each with its target (result/mix.js); absent without a mix
+    ...(shown?.classes ? { classes: withTargets(shown.classes, e.mix, e.sloMs ?? null) } : {}),
     ideal: idealRate,
     efficiency: idealRate && typeof shown?.rps === 'number' ? roundTo(shown.rps / idealRate.rps, 3) : null,
     capacity: sweep,
     overload: overloadOf(record.overload), // past capacity (experiment overload), null otherwise
+    ...(record.mixed ? { mixed: mixedOf(record.mixed, e) } : {}), // the mixed experiment's round
     examples: shown ? { mismatchBody: shown.samples.mismatch, error: shown.samples.error } : null,
     bodies: shown?.bodies ?? null, // { maxBytes, overCap, largestBytes }: bodies over --max-body
     autocannon: shown?.autocannon ?? null,

@@ -10,6 +10,7 @@ import { decodeHistogram } from './histogram.js'
 import { errorsOf } from './requests.js'
 import { median, roundTo } from './stats.js'
 import { lagCouldFlip } from './trust.js'
+import { judgeByClass } from './mix.js'
 
 // The backlog rule: a step's outstanding requests (sent, not yet ended) grow when their mean over its
 // last quarter exceeds their mean over its second quarter by more than BACKLOG_SHARE of the requests
@@ -113,6 +114,8 @@ function overTarget (fig, sloMs) {
 // from before the rule) the p99 alone decides. inDoubt: a latency failure that the generator's lag could
 // flip (result/trust.js lagCouldFlip).
 export function judgeStep (fig, sloMs, { share = PERCENTILE_SHARE } = {}) {
+  // a mix: every class against its own target (result/mix.js)
+  if (fig.classes?.length) return judgeByClass(fig, sloMs, (f, t) => judgeStep(f, t, { share }))
   const q = fig.requests
   const faults = errorsOf(q) + q.unanswered // errors as everywhere (result/requests.js), and unanswered
   const counts = overTarget(fig, sloMs)

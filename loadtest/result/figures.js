@@ -4,6 +4,7 @@ import { roundTo, summarize } from './stats.js'
 import { decodeHistogram, encodeHistogram, summarizeHistogram } from './histogram.js'
 import { backlogOf, judgeStep } from './capacity.js'
 import { SATURATED, contentionOf, disturbances } from './trust.js'
+import { classFigures } from './mix.js'
 
 // The service time of a calibration (run/watch/calibrate.js): its robust estimate of warm calls, or the
 // median of a report from before it had one; null without a calibration.
@@ -193,7 +194,8 @@ export function roundFigures (measured) {
     stopped: f.stopped,
     timeline: measured.timeline ?? null, // the round in time, through its recovery period (run/watch/timeline.js)
     // what else took the machine (run/watch/noise.js): { stealPct, foreignCores, workInflation }
-    noise: measured.noise ?? null
+    noise: measured.noise ?? null,
+    classes: classFigures(f.classes, durationMs) // a request mix's figures per class (result/mix.js)
   }
   fig.backlog = fig.open ? backlogOf(fig.timeline) : null
   fig.disturbedBy = disturbances(fig)
@@ -224,6 +226,8 @@ export function stepFigures (fig, index, kind, sloMs, share = undefined) {
     n: judged.n,
     over: judged.over,
     inDoubt: judged.inDoubt,
+    cls: judged.cls ?? null, // a mix: the class whose verdict decided the step (result/mix.js judgeByClass)
+    ...(judged.cls ? { why: judged.why } : {}),
     disturbed: fig.disturbed,
     disturbedBy: fig.disturbedBy,
     contention: fig.contention ?? null,

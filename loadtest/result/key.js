@@ -87,13 +87,18 @@ export function loopOf ({ sweep = null, rate = null, overload = null }) {
 
 // The key string of an HTTP run from its plan entry (server, variant, the experiment's qualifier, runtime,
 // rate or sweep) and the work its server ran ('default' when nothing names it).
+// A request mix (entry.mix, result/mix.js) is part of the key: the work of a run that names none (a
+// --url service: `HOST@mix:NAME:HASH`), else a qualifier beside the work (`mix:HASH`).
 export function httpKey (entry, work) {
+  const named = work ?? entry.work ?? null
+  const mix = entry.mix ? `mix:${entry.mix.name}:${entry.mix.hash}` : null
+  const qualifier = [entry.qualifier, named !== null && mix ? `mix:${entry.mix.hash}` : null].filter(Boolean).join('#')
   return formatKey(runKey({
     server: entry.server,
     variant: entry.variant ?? null,
     setting: entry.setting ? settingKey(entry.setting.name, entry.setting.value) : null,
-    work: work ?? entry.work ?? 'default',
-    qualifier: entry.qualifier ?? null,
+    work: named ?? mix ?? 'default',
+    qualifier: qualifier || null,
     runtime: entry.runtime?.label ?? null,
     loop: loopOf(entry)
   }))

@@ -192,3 +192,26 @@ test('a 100 kB value is not echoed whole: the message is clipped and says the le
   refused(['--rate', '9'.repeat(100_000)], /… \(100000 characters\)/)
   assert.throws(() => parseFailOn('p99:' + '+'.repeat(100_000)), (err) => err.message.length < 600 && /characters\)/.test(err.message))
 })
+
+test('--mix: a file checked at the boundary (one line naming the entry and the key, exit 2), or the built-in', async () => {
+  const { mkdtemp, writeFile, rm } = await import('node:fs/promises')
+  const { tmpdir } = await import('node:os')
+  const dir = await mkdtemp(join(tmpdir(), 'loadlab-mix-'))
+  try {
+    const bad = join(dir, 'bad.json')
+    await writeFile(bad, JSON.stringify({ requests: [{ name: 'cheap', weight: 0, path: '/' }] }))
+    assert.throws(() => parseOptions(['--url', 'http://127.0.0.1:1/', '--mix', bad]), (err) => {
+      assert.equal(err.exitCode, 2)
+      assert.equal(err.message, `--mix ${bad}: requests[0] (cheap): weight: expected a number > 0, got 0`)
+      return true
+    })
+    assert.throws(() => parseOptions(['--mix', join(dir, 'none.json')]), { exitCode: 2, message: /^--mix: cannot read .*none\.json: ENOENT/ })
+    const o = parseOptions(['--server', 'simple', '--mix', 'heavy:80,cheap:20'])
+    assert.deepEqual(o.mix.requests.map((c) => c.path), ['/', '/?work=loop:1e3'])
+    assert.equal(resolveLoad(o, { defaults: {} }).mix, o.mix)
+    // with a mix, --seed seeds the class stream too (not only a poisson schedule)
+    assert.equal(parseOptions(['--server', 'simple', '--mix', 'heavy:80,cheap:20', '--rate', '10', '--seed', '4']).seed, 4)
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+})

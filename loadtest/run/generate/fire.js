@@ -8,6 +8,8 @@ import { parseServerTiming, serverTimingOf } from './server-timing.js'
 import { DEFAULTS } from '../../settings.js'
 import { holdToProtocol } from './autocannon-strict.js'
 import { createHistogram, recordMs } from '../../result/histogram.js'
+import { weightedCycle } from '../../result/mix.js'
+import { classCheck, classCounts, countClass } from './classes.js'
 
 // autocannon ends an amount round only at its next sample tick: a tick every 100 ms, not its default 1 s,
 // keeps a short round from idling up to a second (the lab's rounds, the bench's and the tests' helper).
@@ -57,6 +59,7 @@ function clientHooks (raw, state, { timeoutSec, onSent, onRecord, onResponse }) 
     })
     client.on('response', (status, bytes, ms) => {
       state.status = status
+      state.latencyMs = ms
       raw.lastAt = performance.now()
       raw.completed++
       raw.statusCodes[status] = (raw.statusCodes[status] ?? 0) + 1
@@ -69,6 +72,7 @@ function clientHooks (raw, state, { timeoutSec, onSent, onRecord, onResponse }) 
     // A timed-out request waited at least the timeout: it enters the latencies at that lower bound, so
     // a server that times out half its clients cannot show the latency of the half it answered.
     client.on('timeout', () => {
+      state.onClassEnd?.(client, 'timeout', timeoutSec * 1000)
       raw.lastAt = performance.now()
       raw.timeouts++
       recordMs(raw.latency, timeoutSec * 1000)
@@ -76,6 +80,7 @@ function clientHooks (raw, state, { timeoutSec, onSent, onRecord, onResponse }) 
       onResponse?.({ status: null, latencyMs: timeoutSec * 1000, timeout: true, error: null })
     })
     client.on('connError', (err) => {
+      state.onClassEnd?.(client, 'error', null)
       raw.lastAt = performance.now()
       raw.errors++
       raw.errorSample ??= err?.message ?? String(err)
@@ -96,8 +101,47 @@ function streamBodies (client, verifier) {
   queue.addBody = (chunk) => {
     const pending = queue.peek()
     if (!pending) return
-    if (typeof pending.body === 'string') pending.body = verifier.start()
-    pending.body.update(chunk)
+    if (typeof pending.body === 'string') pending.body = verifier.start(pending.req)
+    pending.body?.update(chunk) // null: a mix class whose expect does not look at bodies
+  }
+}
+
+// A --mix round through autocannon's own `requests` option: the classes in a weighted cycle (autocannon
+// cycles them in order, result/mix.js weightedCycle), each request tagged with its class; its answers
+// checked by their class's expect and counted per class (classes.js). Returns the `requests` and a
+// verifier in body.js's shape; `state.cls` is the class of the answer autocannon is about to verify.
+function mixedRequests (mix, raw, state, maxBody) {
+  const checks = mix.requests.map((c) => classCheck(c, maxBody))
+  raw.classes = classCounts(mix.requests)
+  const requests = weightedCycle(mix.requests).map((k) => {
+    const { method, path, headers, body } = mix.requests[k]
+    const onResponse = () => { state.cls = k }
+    return { method, path, headers, ...(body === null ? {} : { body }), loadlabClass: k, onResponse }
+  })
+  // a timed-out or failed request is the client's current one (one request at a time a connection)
+  state.onClassEnd = (client, outcome, latencyMs) => {
+    const k = client.requestIterator?.currentRequest?.loadlabClass
+    if (k !== undefined) countClass(raw.classes[k], { outcome, latencyMs })
+  }
+  const verifier = {
+    start: (req) => checks[req?.loadlabClass]?.start() ?? null,
+    settle (body, status) {
+      const { met, sample } = checks[state.cls].settle(body, status)
+      countClass(raw.classes[state.cls], { outcome: 'response', status, met, sample, latencyMs: state.latencyMs })
+      return { ok: met, sample }
+    },
+    figures: () => ({ maxBytes: maxBody, overCap: 0, largestBytes: 0 })
+  }
+  return { requests, verifier }
+}
+
+// Count each request a mixed round sends under its class (autocannon queues it as it writes it).
+function countSentByClass (client, raw) {
+  const queue = client.pipelinedRequests
+  const insert = queue.insertRequest.bind(queue)
+  queue.insertRequest = (req) => {
+    if (req?.loadlabClass !== undefined) raw.classes[req.loadlabClass].sent++
+    insert(req)
   }
 }
 
@@ -139,7 +183,7 @@ function finishRound (raw, result, verifier) {
 // (the engine-independent timeline is fed from them).
 export function fireRound ({
   url, connections, amount = null, durationSec = null, timeoutSec = DEFAULTS.timeout, expected = null, maxBody = DEFAULTS['max-body'],
-  signal, ...on
+  mix = null, signal, ...on
 }) {
   return new Promise((resolve, reject) => {
     const raw = {
@@ -149,8 +193,9 @@ export function fireRound ({
       connections,
       autocannon: null
     }
-    const state = { status: null }
-    const verifier = createVerifier({ expected, maxBody })
+    const state = { status: null, cls: null, latencyMs: null, onClassEnd: null }
+    const mixed = mix ? mixedRequests(mix, raw, state, maxBody) : null
+    const verifier = mixed?.verifier ?? createVerifier({ expected, maxBody })
     const hooks = clientHooks(raw, state, { timeoutSec, ...on })
     // SAMPLE_INT_MS: the server's telemetry and our /proc window stay close to the real round (autocannon's
     // own rates are not used).
@@ -161,8 +206,10 @@ export function fireRound ({
       setupClient: (client) => {
         holdToProtocol(client, { onInterim: () => raw.interim++, onProtocolError: () => raw.protocolErrors++ })
         streamBodies(client, verifier)
+        if (mixed) countSentByClass(client, raw)
         hooks(client)
       },
+      ...(mixed ? { requests: mixed.requests } : {}),
       verifyBody: bodyChecker(raw, state, verifier),
       excludeErrorStats: false,
       sampleInt: SAMPLE_INT_MS,

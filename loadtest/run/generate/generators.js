@@ -13,6 +13,7 @@ import { sliceOf } from './schedule.js'
 import { roundCounts } from './fire.js'
 import { createHistogram, decodeHistogram, encodeHistogram } from '../../result/histogram.js'
 import { maxOf, minOf } from '../../result/stats.js'
+import { addClasses, plainClasses } from './classes.js'
 
 const THREAD = new URL('./generator-thread.js', import.meta.url)
 // How far ahead of the first due time threads that are all ready are told to start (ms).
@@ -77,6 +78,7 @@ export function scaleOutNotes (load) {
 export function plainRaw (raw) {
   const out = { ...raw }
   for (const k of RAW_HISTOGRAMS) out[k] = encodeHistogram(raw[k])
+  out.classes = plainClasses(raw.classes) // a mix's per-class counts (classes.js)
   return out
 }
 
@@ -151,6 +153,7 @@ function mergeRaws (raws, startAtEpochMs) {
   out.durationMs = Math.max(...raws.map((r) => r.durationMs))
   out.lastAt = out.startedAt + out.durationMs
   out.generators = raws.map(threadOf)
+  out.classes = raws.reduce((acc, r) => addClasses(acc, r.classes), null)
   return out
 }
 

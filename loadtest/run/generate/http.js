@@ -4,9 +4,10 @@ import https from 'node:https'
 import { performance } from 'node:perf_hooks'
 import { DEFAULTS } from '../../settings.js'
 
-// Send one request; resolves { status, body, bytes, overCap, headers, ms } (body: its first maxBody bytes,
-// overCap: it was longer) or { status: 'timeout' | 'error' | 'aborted', error, ms }.
-export function request (url, { method = 'GET', timeoutMs = 5000, signal, maxBody = DEFAULTS['max-body'] } = {}) {
+// Send one request (`headers` and a string `body`: a mix class's own); resolves { status, body, bytes,
+// overCap, headers, ms } (body: its first maxBody bytes, overCap: it was longer) or { status: 'timeout' |
+// 'error' | 'aborted', error, ms }.
+export function request (url, { method = 'GET', headers = {}, body = null, timeoutMs = 5000, signal, maxBody = DEFAULTS['max-body'] } = {}) {
   return new Promise((resolve) => {
     const start = performance.now()
     const u = new URL(url)
@@ -19,7 +20,8 @@ export function request (url, { method = 'GET', timeoutMs = 5000, signal, maxBod
       signal?.removeEventListener('abort', onAbort)
       resolve({ ms: performance.now() - start, ...value })
     }
-    const req = lib.request(u, { method, agent: false, headers: { connection: 'close' } }, (res) => {
+    const sent = body === null ? {} : { 'content-length': Buffer.byteLength(body) }
+    const req = lib.request(u, { method, agent: false, headers: { ...headers, ...sent, connection: 'close' } }, (res) => {
       const chunks = []
       let size = 0
       res.on('data', (c) => {
@@ -43,7 +45,7 @@ export function request (url, { method = 'GET', timeoutMs = 5000, signal, maxBod
     if (signal?.aborted) return onAbort()
     signal?.addEventListener('abort', onAbort, { once: true })
     req.on('error', (error) => done({ status: 'error', error: error.message }))
-    req.end()
+    req.end(body ?? undefined)
   })
 }
 

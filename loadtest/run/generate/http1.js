@@ -25,7 +25,8 @@ const CHUNK_SIZE = /^([0-9A-Fa-f]{1,12})[ \t]*(?:;.*)?$/
 // (--max-http-header-size). A head that never ends is a protocol error at this size, not a growing buffer.
 export const MAX_HEAD_BYTES = 16 * 1024
 
-// A pool of kept connections to `origin` (http: or https:). send(handler) sends the round's request;
+// A pool of kept connections to `origin` (http: or https:). send(handler[, bytes]) sends the round's
+// request (or those bytes: a mix class's, requestBytes);
 // the handler hears onConnect(abort), onHeaders(status, serverTiming), onData(chunk), onComplete() or
 // onError(err). destroy() closes every connection. Pool-wide: onConnectionError(err) hears a fault no
 // request was waiting on, onInterim(status) each skipped 1xx answer, onProtocolError(err) each protocol
@@ -38,7 +39,7 @@ export function createHttp1Pool (origin, path, options = {}) {
   const secure = url.protocol === 'https:'
   const port = Number(url.port) || (secure ? 443 : 80)
   const host = url.hostname.replace(/^\[|\]$/g, '')
-  const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${url.host}\r\nUser-Agent: ${userAgent}\r\n\r\n`, 'latin1')
+  const request = requestBytes(url.host, { path }, userAgent)
   const idle = []
   const all = new Set()
   const pool = { idle, all, onConnectionError, onInterim, onProtocolError }
@@ -56,9 +57,9 @@ export function createHttp1Pool (origin, path, options = {}) {
     return conn
   }
   return {
-    send (handler) {
+    send (handler, bytes = request) {
       const conn = idle.pop() ?? open()
-      conn.send(request, handler)
+      conn.send(bytes, handler)
     },
     preopen (n) {
       const waits = []
@@ -78,6 +79,20 @@ export function createHttp1Pool (origin, path, options = {}) {
       idle.length = 0
     }
   }
+}
+
+// The bytes of one request (built once per round and class): `method` (GET), `path`, a mix class's own
+// `headers` and `body` (result/mix.js checked them: tokens, one-line values, a body of known length).
+export function requestBytes (host, { method = 'GET', path, headers = {}, body = null }, userAgent = 'loadlab-open-loop') {
+  const lines = [`${method} ${path} HTTP/1.1`, `Host: ${host}`]
+  if (!Object.keys(headers).some((h) => h.toLowerCase() === 'user-agent')) lines.push(`User-Agent: ${userAgent}`)
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`)
+  const payload = body === null ? null : Buffer.from(body, 'utf8')
+  if (payload !== null || (method !== 'GET' && method !== 'OPTIONS' && method !== 'DELETE')) {
+    lines.push(`Content-Length: ${payload?.length ?? 0}`)
+  }
+  const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1')
+  return payload === null ? head : Buffer.concat([head, payload])
 }
 
 // One kept connection and the response it is reading.

@@ -17,7 +17,8 @@
 // settle.
 import { getPriority, setPriority } from 'node:os'
 import { performance } from 'node:perf_hooks'
-import { createHttp1Pool } from './http1.js'
+import { createHttp1Pool, requestBytes } from './http1.js'
+import { classCheck, classCounts, classPicker, countClass } from './classes.js'
 import { createSchedule } from './schedule.js'
 import { timingMs } from './server-timing.js'
 import { bodyReference, createVerifier } from './body.js'
@@ -162,8 +163,38 @@ function createRound (opts) {
     sweeper: null,
     trace: null,
     traceFile: traceFileFor(opts, opts.threadIndex ?? null),
-    t0: 0
+    t0: 0,
+    mix: mixOf(opts, target, seed) // a request mix's classes (null: GET of the URL's path)
   }
+}
+
+// A --mix round's classes: each one's request bytes, its answers' check, the seeded class of request i
+// (classes.js) and the class of each waiting request (a ring beside the waiting due times); the raw
+// round gets their counts (`classes`).
+function mixOf (opts, target, seed) {
+  if (!opts.mix) return null
+  const maxBody = opts.maxBody ?? DEFAULTS['max-body']
+  const { requests } = opts.mix
+  return {
+    pick: classPicker(requests, seed),
+    bytes: requests.map((c) => requestBytes(target.host, c)),
+    checks: requests.map((c) => classCheck(c, maxBody)),
+    counts: classCounts(requests),
+    waiting: new Uint8Array(1024) // indexed as waitDue
+  }
+}
+
+// The class of the request the schedule just handed out (-1 without a mix), counted as sent.
+function classOfNext (g) {
+  if (!g.mix) return -1
+  const cls = g.mix.pick(g.schedule.index)
+  g.mix.counts[cls].sent++
+  return cls
+}
+
+// The class of the oldest waiting request (read before dequeue), -1 without a mix.
+function waitingClass (g) {
+  return g.mix ? g.mix.waiting[g.waitHead] : -1
 }
 
 // Load url open-loop at `rate` requests/s (`arrival` constant or poisson with `seed`) for `amount`
@@ -181,6 +212,7 @@ function createRound (opts) {
 // Resolves the raw round in the closed loop's shape plus the open loop's own.
 export function fireOpenLoop (opts) {
   const g = createRound(opts)
+  if (g.mix) g.raw.classes = g.mix.counts
   return new Promise((resolve, reject) => {
     g.resolve = resolve
     g.reject = reject
@@ -302,19 +334,21 @@ function issue (g, due, now) {
   countIn(raw.windows.issued, windowOf(g, now))
   if (g.trace) g.trace.issued(due, lag)
   g.on.sent?.()
-  if (g.inFlight < g.cap && g.waitCount === 0) write(g, new Request(g, due), now)
-  else if (g.waitCount < g.maxWaiting) enqueue(g, due, now)
-  else drop(g, due, now)
+  const cls = classOfNext(g)
+  if (g.inFlight < g.cap && g.waitCount === 0) write(g, new Request(g, due, cls), now)
+  else if (g.waitCount < g.maxWaiting) enqueue(g, due, now, cls)
+  else drop(g, due, now, cls)
 }
 
 // A request finds every connection busy: its due time and now go to the tail of the waiting ring
 // (doubled when full, up to MAX_WAITING).
-function enqueue (g, due, now) {
+function enqueue (g, due, now, cls) {
   if (g.waitCount === g.waitDue.length) growWaiting(g)
   const mask = g.waitDue.length - 1
   const at = (g.waitHead + g.waitCount) & mask
   g.waitDue[at] = due
   g.waitAt[at] = now
+  if (g.mix) g.mix.waiting[at] = cls
   g.waitCount++
   g.raw.waited++
   if (g.waitCount > g.raw.peakWaiting) g.raw.peakWaiting = g.waitCount
@@ -324,10 +358,13 @@ function growWaiting (g) {
   const n = g.waitDue.length
   const due = new Float64Array(n * 2)
   const at = new Float64Array(n * 2)
+  const cls = g.mix ? new Uint8Array(n * 2) : null
   for (let i = 0; i < g.waitCount; i++) {
     due[i] = g.waitDue[(g.waitHead + i) & (n - 1)]
     at[i] = g.waitAt[(g.waitHead + i) & (n - 1)]
+    if (cls) cls[i] = g.mix.waiting[(g.waitHead + i) & (n - 1)]
   }
+  if (cls) g.mix.waiting = cls
   g.waitDue = due
   g.waitAt = at
   g.waitHead = 0
@@ -342,7 +379,8 @@ function dequeue (g) {
 }
 
 // A request due while MAX_WAITING already wait: counted as dropped, never written (k6's dropped_iterations).
-function drop (g, due, now) {
+function drop (g, due, now, cls) {
+  if (cls >= 0) countClass(g.mix.counts[cls], { outcome: 'error' }) // dropped: never written
   g.raw.dropped++
   g.raw.droppedReason ??= `${g.maxWaiting} requests already waited for one of ${g.cap} connections`
   g.raw.lastAt = g.t0 + now
@@ -360,7 +398,7 @@ function write (g, req, now) {
   if (g.last) g.last.next = req
   else g.first = req
   g.last = req
-  g.pool.send(req)
+  g.pool.send(req, g.mix?.bytes[req.cls])
 }
 
 // A written request leaves the in-flight list.
@@ -375,9 +413,11 @@ function unlink (g, req) {
 // One request, and the client's handler for it (http1.js): status, Server-Timing, the body checked as it
 // streams. One object a request, no closures.
 class Request {
-  constructor (g, due) {
+  constructor (g, due, cls = -1) {
     this.g = g
     this.due = due
+    this.cls = cls // its mix class (classes.js), -1 without a mix
+    this.met = null // a mixed answer's { ok, sample }: whether it met its class's expect
     this.sentAt = null
     this.prev = null // the in-flight list
     this.next = null
@@ -401,7 +441,9 @@ class Request {
   onHeaders (statusCode, serverTiming) {
     this.status = statusCode
     this.timing = serverTiming
-    if (statusCode >= 200 && statusCode < 300) this.body = this.g.body.start()
+    if (statusCode >= 200 && statusCode < 300) {
+      this.body = this.cls < 0 ? this.g.body.start() : this.g.mix.checks[this.cls].start() // null: not looked at
+    }
     return true
   }
 
@@ -430,8 +472,8 @@ function finish (g, req, outcome, detail) {
   g.raw.lastAt = g.t0 + now
   if (outcome === 'timeout' || outcome === 'stopped') req.abort() // before the slot is freed
   if (outcome === 'response') countResponse(g, req, now)
-  else if (outcome === 'timeout') countTimeout(g)
-  else if (outcome === 'error') countError(g, detail)
+  else if (outcome === 'timeout') countTimeout(g, req.cls)
+  else if (outcome === 'error') countError(g, detail, req.cls)
   if (outcome !== 'stopped' && g.on.response) g.on.response(eventOf(g, req, now, outcome, detail))
   g.inFlight--
   if (outcome === 'stopped') return
@@ -454,15 +496,17 @@ function release (g, now) {
       continue
     }
     const waitedMs = now - g.waitAt[g.waitHead]
-    write(g, new Request(g, dequeue(g)), now)
+    const cls = waitingClass(g)
+    write(g, new Request(g, dequeue(g), cls), now)
     recordMs(g.raw.wait, waitedMs)
   }
 }
 
 // The oldest waiter's timeout passed before a connection was free: a timeout, without a socket.
 function expireWaiter (g, now) {
+  const cls = waitingClass(g)
   const due = dequeue(g)
-  countTimeout(g)
+  countTimeout(g, cls)
   g.on.response?.(endEvent(g, due, null, now, { timeout: true }))
 }
 
@@ -471,9 +515,10 @@ function countResponse (g, req, now) {
   const status = req.status
   raw.completed++
   raw.statusCodes[status] = (raw.statusCodes[status] ?? 0) + 1
+  if (req.cls >= 0) countMixed(g, req, now)
   if (status >= 200 && status < 300) {
     raw.ok++
-    const { ok, sample } = g.body.settle(req.body, status)
+    const { ok, sample } = req.cls < 0 ? g.body.settle(req.body, status) : req.met
     req.verified = ok
     if (!ok) {
       raw.mismatches++
@@ -491,14 +536,23 @@ function countResponse (g, req, now) {
   g.on.record?.({ latencyMs: now - req.due, status })
 }
 
+// A mixed request's answer, into its class's counts (its class's expect judged once: req.met).
+function countMixed (g, req, now) {
+  const { met, sample } = g.mix.checks[req.cls].settle(req.body, req.status)
+  req.met = { ok: met, sample }
+  countClass(g.mix.counts[req.cls], { outcome: 'response', status: req.status, met, sample, latencyMs: now - req.due })
+}
+
 // A user who gave up waited the whole timeout: in at that lower bound, as the closed loop does.
-function countTimeout (g) {
+function countTimeout (g, cls = -1) {
+  if (cls >= 0) countClass(g.mix.counts[cls], { outcome: 'timeout', latencyMs: g.timeoutMs })
   g.raw.timeouts++
   recordMs(g.raw.latency, g.timeoutMs)
   g.on.record?.({ latencyMs: g.timeoutMs, timeout: true })
 }
 
-function countError (g, err) {
+function countError (g, err, cls = -1) {
+  if (cls >= 0) countClass(g.mix.counts[cls], { outcome: 'error' })
   g.raw.errors++
   g.raw.errorSample ??= err?.message ?? String(err)
   g.on.record?.({ error: true })

@@ -67,6 +67,10 @@ export function createSchedule ({
     // How many due times were handed out so far.
     get issued () {
       return issued
+    },
+    // The plan's index of the last due time handed out (a mix's class is chosen by it: classes.js).
+    get index () {
+      return i - 1
     }
   }
 }
@@ -110,6 +114,9 @@ function profileSchedule ({ phases, slice, until }) {
     },
     get issued () {
       return issued
+    },
+    get index () {
+      return i - 1
     }
   }
 }

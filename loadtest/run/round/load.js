@@ -26,6 +26,8 @@ export function resolveLoad (opts, experiment) {
     recovery: base.recovery ?? true,
     recoveryTimeoutSec: base.recoveryTimeoutSec ?? null
   }
+  const mix = opts.mix ?? base.mix ?? null
+  if (mix) load.mix = mix // a request mix (result/mix.js): the classes each round sends
   if (opts.amount !== null) load.amount = opts.amount
   else if (opts.duration !== null) load.durationSec = opts.duration
   else if (base.amount) load.amount = base.amount

@@ -17,10 +17,11 @@ import { noiseServiceMs } from '../watch/calibrate.js'
 import { chooseInterval } from '../watch/timeline.js'
 import { watchRound } from '../watch/watch.js'
 import { recoveryTimeoutSec } from './load.js'
-import { failure } from '../../result/build.js'
+import { buildHttpResult, failure } from '../../result/build.js'
 import { roundFigures, serviceTime } from '../../result/figures.js'
 import { createGoodput } from './goodput.js'
 import { overloadRounds } from './overload.js'
+import { requestFactor } from '../../result/mix.js'
 
 let workloads = null
 async function expectedBodyOf (work) {
@@ -35,9 +36,19 @@ async function expectedBodyOf (work) {
   }
 }
 
-// Time one fresh GET / right after a round: { ms, status } (status 'timeout' / 'error' when no answer).
-async function timeRecovery (url, { timeoutMs, signal }) {
-  const r = await request(`${url}/`, { timeoutMs, signal })
+// The request that says a server answers: the mix's first class, else GET of the load's URL (a lab
+// server's /, a --url as given). Readiness, recovery and the last check of a server that answered no 2xx.
+function firstRequest (server, load) {
+  const c = load.mix?.requests[0]
+  if (!c) return { url: server.target, method: 'GET', headers: {}, body: null }
+  return { url: new URL(c.path, server.target).href, method: c.method, headers: c.headers, body: c.body }
+}
+
+// Time one fresh first request (firstRequest) right after a round: { ms, status } (status 'timeout' /
+// 'error' when no answer).
+async function timeRecovery (server, load, { timeoutMs, signal }) {
+  const { url, ...how } = firstRequest(server, load)
+  const r = await request(url, { ...how, timeoutMs, signal })
   return { ms: typeof r.status === 'number' ? Math.round(r.ms * 1000) / 1000 : null, status: r.status, timeoutMs }
 }
 
@@ -59,7 +70,8 @@ function fireLoad (url, load, opts) {
     onSent,
     onRecord,
     expected: expected === null ? null : bodyReference(expected),
-    maxBody: load.maxBody
+    maxBody: load.maxBody,
+    mix: load.mix ?? null // each class's own request and expect (a mix compares bodies only when asked)
   }
   if (load.rate) {
     return fireGenerators({
@@ -90,14 +102,16 @@ function timelineInterval (load) {
   return chooseInterval(load.durationSec ? load.durationSec * 1000 : null)
 }
 
-// One measured round against url: reset stats, sample /proc, probe /health, fire, recover, collect stats;
-// the whole round and its recovery period are watched in time (watch.js).
-async function measuredRound (target, load, ctx) {
+// One measured round against a server: reset stats, sample /proc, probe /health, fire, recover, collect
+// stats; the whole round and its recovery period are watched in time (watch.js). The lab's endpoints
+// (the stats, their reset, the /health probe) only on a server that has them (`server.lab`).
+async function measuredRound (server, load, ctx) {
   const { expected, signal, pid, child, seen, onRound, notes, serviceMs, against } = ctx
-  const reset = await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal })
-  const statsOn = reset.status === 200 || reset.status === 204
-  const note = `no telemetry: POST /__lab/stats/reset answered ${reset.status}`
-  if (!statsOn && !notes.includes(note)) notes.push(note)
+  const target = server.url
+  const reset = server.lab ? await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal }) : null
+  const statsOn = reset?.status === 200 || reset?.status === 204
+  const note = `no telemetry: POST /__lab/stats/reset answered ${reset?.status}`
+  if (reset && !statsOn && !notes.includes(note)) notes.push(note)
   const intervalMs = timelineInterval(load)
   const watch = watchRound({
     intervalMs,
@@ -112,7 +126,7 @@ async function measuredRound (target, load, ctx) {
     ? startSampler(pid, { seen, intervalMs: Math.min(200, intervalMs), onSample: watch.onOutside })
     : null
   const noise = noiseWatch()
-  const probe = startProbe(`${target}/health`)
+  const probe = server.lab ? startProbe(`${target}/health`) : null
   let done = 0
   // Without a recovery request, the stats are read the moment the last answer of an --amount round
   // arrives, before autocannon's closing tick: the server's window (ticks, loop delay) is the round's.
@@ -127,7 +141,7 @@ async function measuredRound (target, load, ctx) {
     done++
     if (load.recovery === false && load.amount && done === load.amount) early = readStats()
   }
-  const fire = await fireLoad(`${target}/`, load, {
+  const fire = await fireLoad(server.target, load, {
     expected,
     signal,
     onResponse,
@@ -142,7 +156,7 @@ async function measuredRound (target, load, ctx) {
   if (cap && !notes.includes(cap)) notes.push(cap)
   const interim = fire.interim ? `${fire.interim} interim answers (1xx) skipped: each request counted once, at its final answer` : null
   if (interim) notes.push(interim)
-  const probeResult = await probe.stop()
+  const probeResult = probe ? await probe.stop() : null
   const outside = sampler ? sampler.figures() : null
   const tree = [pid, ...[...(seen?.values() ?? [])].map((m) => m.pid)].filter(Boolean)
   const noiseFigures = noise.end({ outside, workMs: fire.workMs, serviceMs, against, tree })
@@ -154,7 +168,7 @@ async function measuredRound (target, load, ctx) {
   else {
     recovery = signal.aborted
       ? null
-      : await timeRecovery(target, {
+      : await timeRecovery(server, load, {
         timeoutMs: recoveryTimeoutSec(load) * 1000,
         signal
       })
@@ -191,21 +205,43 @@ function newRecord (entry, load) {
   }
 }
 
-// A --url target: the server the user started, named by its /health strategy; null (and a failure on
-// the record) when /health does not answer.
-async function attachUrl (record, url, signal) {
-  const server = { url: url.replace(/\/$/, ''), pid: null, work: record.entry.work ?? null }
-  const health = await getJson(`${server.url}/health`, { timeoutMs: 5000, signal })
-  if (typeof health.status !== 'number') {
-    record.failure = failure(`--url: ${server.url}/health got no answer (${health.error})`)
-    return null
-  }
-  server.health = health.json ?? null
-  if (typeof health.json?.strategy === 'string') {
+// Whether a /health answer is the lab's own (servers/lib/app.js): a status, a strategy and a node version.
+function labHealth (json) {
+  return json?.status === 'ok' && typeof json.strategy === 'string' && typeof json.node === 'string'
+}
+
+// Whether a request reached a service: an answer, or one that broke off or broke HTTP (the rounds count
+// those as the errors they are); not a refused or unreachable connection, nor silence until the timeout.
+function reached (r) {
+  if (typeof r.status === 'number') return true
+  return r.status === 'error' && !/\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/.test(r.error ?? '')
+}
+
+// The telemetry a --url run skips on a service that does not announce the lab's endpoints.
+export const SKIPPED_TELEMETRY = 'the /health probe, /__lab/stats and its reset (POST), outside sampling'
+
+// A --url target: a service the lab did not start. One GET /health asks whether it has the lab's
+// endpoints (a lab server started by hand answers in the lab's shape and is named by its strategy);
+// any other service is named by its host and sees no other request of the lab's own. Ready is the first
+// answer to the mix's first request (or a GET of the URL as given); null (and a failure on the record)
+// when that gets no answer. The path is kept as given: no slash is added.
+async function attachUrl (record, url, load, signal) {
+  const u = new URL(url)
+  const server = { url: u.origin, target: u.href, pid: null, work: record.entry.work ?? null, lab: false, byUrl: true }
+  const health = await getJson(`${u.origin}/health`, { timeoutMs: 5000, signal })
+  if (labHealth(health.json)) {
+    server.lab = true
+    server.health = health.json
     record.entry.server = health.json.strategy
-    record.notes.push(`--url: /health names the strategy ${health.json.strategy}`)
+    record.notes.push(`--url: /health names the strategy ${health.json.strategy}: the lab's endpoints are used`)
   } else {
-    record.notes.push(`--url: /health answered ${health.status}; the server is named by its address`)
+    record.notes.push(`--url: GET /health did not answer in the lab's shape; skipped: ${SKIPPED_TELEMETRY}`)
+  }
+  const { url: first, ...how } = firstRequest(server, load)
+  const ready = await request(first, { ...how, timeoutMs: 5000, signal })
+  if (!reached(ready)) {
+    record.failure = failure(`--url: ${how.method} ${first} got no answer (${ready.error})`)
+    return null
   }
   return server
 }
@@ -218,7 +254,8 @@ async function boot (record, entry, load, { signal, progress, bootTimeoutMs }) {
     const env = { LOADLAB_SAMPLE_MS: String(timelineInterval(load)) }
     const { entry: file } = findServer(entry.server)
     const run = entry.runtime ? { execPath: entry.runtime.path, execArgs: entry.runtime.args ?? [] } : {}
-    return await startServer({ entry: file, args: record.args, env, bootTimeoutMs, signal, ...run })
+    const server = await startServer({ entry: file, args: record.args, env, bootTimeoutMs, signal, ...run })
+    return Object.assign(server, { target: `${server.url}/`, lab: true }) // the load goes to GET / (or the mix's paths)
   } catch (err) {
     if (!err.failure) throw err
     record.failure = err.failure
@@ -285,10 +322,14 @@ function guardRun (server, signal) {
 // from the steps so far, long enough for the sweep's minimum of requests; --runs N sweeps one after
 // another (record.sweeps: each sweep's rule, the kinds of its steps and its first round).
 async function sweepRounds (record, server, load, { entry, calibration, round }) {
-  const serviceMs = serviceTime(calibration?.[record.workReported])
+  // a service by --url: its work and cores are unknown here (another machine, perhaps): probed
+  const range = server.byUrl
+    ? await probeRange(record, server, load, round)
+    : { serviceMs: serviceTime(calibration?.[record.workReported]), cores: availableParallelism() }
+  if (!range) return
   record.sweeps = []
   for (let k = 0; k < (load.runs ?? 1) && !round.signal.aborted; k++) {
-    const sweep = entry.sweep({ serviceMs, cores: availableParallelism() })
+    const sweep = entry.sweep({ ...range, requestFactor: requestFactor(load.mix) })
     const first = record.rounds.length
     record.sweeps.push({ ...sweep.describe(), kinds: sweep.kinds, first })
     const nextRate = () => sweep.next(record.rounds.slice(first).map(sweepHistoryOf))
@@ -296,27 +337,78 @@ async function sweepRounds (record, server, load, { entry, calibration, round })
       const sweepName = load.runs > 1 ? `sweep ${k + 1}/${load.runs}, ` : ''
       round.progress?.(`${sweepName}step ${record.rounds.length - first + 1}: ${rate.toFixed(1)} req/s`)
       const connections = load.userConnections ?? defaultConnections(rate, load.timeoutSec)
-      const step = { ...load, rate, connections, durationSec: sweep.durationFor(rate) }
-      record.rounds.push(await measuredRound(server.url, step, { ...round, onRound: null }))
+      const step = { ...load, rate, connections, durationSec: stepLength(sweep, rate, load.mix) }
+      record.rounds.push(await measuredRound(server, step, { ...round, onRound: null }))
     }
   }
+}
+
+// A step's length (s): the sweep's, and a mix's top-up (a repeat lasts for the requests its pool still
+// needs, counted for the class that needs them: that many times more of the mix) within the longest step.
+function stepLength (sweep, rate, mix) {
+  const sec = sweep.durationFor(rate)
+  if (!mix || sweep.kinds.at(-1) !== 'repeat') return sec
+  return Math.min(sweep.describe().maxStepSec ?? sec, Math.ceil(sec * requestFactor(mix) * 10) / 10)
+}
+
+// A --url service's range, where the lab cannot calibrate its work: a short closed-loop round of the mix
+// (PROBE_CONNECTIONS for PROBE_SEC) whose throughput seeds the sweep as its ideal (a service time of
+// 1000 / rps ms on one core); the sweep's own rules find the range from there. null (and a failure on the
+// record) when the probe got no 2xx answer.
+export const PROBE_CONNECTIONS = 8
+export const PROBE_SEC = 2
+async function probeRange (record, server, load, round) {
+  round.progress?.(`probing the range: ${PROBE_CONNECTIONS} connections, ${PROBE_SEC} s closed loop`)
+  const raw = await fireLoad(server.target, { ...load, rate: null, connections: PROBE_CONNECTIONS }, {
+    amount: null, durationSec: PROBE_SEC, signal: round.signal
+  })
+  const rps = raw.durationMs > 0 ? (raw.ok / raw.durationMs) * 1000 : 0
+  record.probe = { connections: PROBE_CONNECTIONS, durationSec: PROBE_SEC, rps: Math.round(rps * 10) / 10, ok: raw.ok }
+  if (!(rps > 0)) {
+    if (!round.signal.aborted) record.failure = failure(`--url: the range probe got no 2xx answer (${raw.completed} answers, ${raw.errors} errors)`)
+    return null
+  }
+  record.notes.push(`--url: no calibration of the service's work; a ${PROBE_SEC} s closed-loop probe at ${PROBE_CONNECTIONS} ` +
+    `connections answered ${record.probe.rps} req/s, the sweep's ideal (it seeds the rates, never bounds them)`)
+  return { serviceMs: 1000 / rps, cores: 1 }
+}
+
+// The mixed experiment's round, after the sweep: its mix offered so that the heavy class arrives at
+// `heavyShareOfC` of the capacity the sweep just found (record.mixed: the rate, C and the round; or why
+// not). Kept apart from record.rounds, which are the sweep's steps.
+async function mixedRound (record, server, load, { entry, calibration, round }) {
+  const { mix, heavyShareOfC, durationSec } = entry.mixed
+  const built = buildHttpResult(record, { calibration, cores: availableParallelism() })
+  const c = built.capacity?.capacity?.rps
+  if (!(c > 0)) {
+    record.mixed = { refused: `no capacity for the heavy work (${built.capacity?.capacity?.bound ?? 'no sweep'})` }
+    return
+  }
+  const heavy = mix.requests.find((k) => k.name === 'heavy')
+  const share = heavy.weight / mix.requests.reduce((a, k) => a + k.weight, 0)
+  const rate = (heavyShareOfC * c) / share
+  round.progress?.(`mixed round: ${rate.toFixed(1)} req/s, heavy at ${heavyShareOfC * 100} % of ${c.toFixed(1)}`)
+  const step = { ...load, mix, rate, connections: defaultConnections(rate, load.timeoutSec), durationSec, amount: null }
+  const measured = await measuredRound(server, step, { ...round, onRound: null })
+  record.mixed = { capacityRps: c, heavyShareOfC, heavyRate: heavyShareOfC * c, rate, round: measured }
 }
 
 // --runs rounds of the entry's load.
 async function repeatedRounds (record, server, load, { round }) {
   for (let i = 0; i < load.runs && !round.signal.aborted; i++) {
     round.progress?.(`measuring${load.runs > 1 ? ` round ${i + 1}/${load.runs}` : ''}`)
-    record.rounds.push(await measuredRound(server.url, load, round))
+    record.rounds.push(await measuredRound(server, load, round))
   }
 }
 
 // A server that answered no request with a 2xx (a strategy its runtime cannot run: cluster-threads under
 // Deno answers every request 500) fails as a result, with the error one more request gives: one line.
-async function judgeAnswers (record, url, signal) {
+async function judgeAnswers (record, server, load, signal) {
   // Timeouts alone are a slow strategy's (untrusted), not a broken one's: only answers are judged.
   const answered = record.rounds.some((r) => r.fire.completed > 0)
   if (!answered || record.rounds.some((r) => r.fire.ok > 0)) return
-  const again = await request(`${url}/`, { timeoutMs: 10000, signal })
+  const { url, ...how } = firstRequest(server, load)
+  const again = await request(url, { ...how, timeoutMs: 10000, signal })
   let why = again.error ?? `status ${again.status}`
   try {
     why = JSON.parse(again.body).message ?? why
@@ -373,11 +465,11 @@ export async function runEntry (entry, load, opts = {}) {
   const resolved = { serviceMs: planned, results: opts.results ?? [], runtime: entry.runtime ?? null }
   if (entry.argsFor) record.args = [...record.args, ...entry.argsFor(resolved)]
   const server = url
-    ? await attachUrl(record, url, signal)
+    ? await attachUrl(record, url, load, signal)
     : await boot(record, entry, load, { signal, progress, bootTimeoutMs })
   if (!server) return record
   describeServer(record, entry, server)
-  const expected = await referenceFor(record, opts.expectedBody ?? null)
+  const expected = load.mix ? null : await referenceFor(record, opts.expectedBody ?? null)
   const seen = new Map()
   const run = guardRun(server, signal)
   const { pid, child = null } = server
@@ -389,17 +481,18 @@ export async function runEntry (entry, load, opts = {}) {
   try {
     if (load.warmup > 0) {
       progress?.('warm-up')
-      await fireLoad(`${server.url}/`, load, { amount: load.warmup, expected, signal: run.signal })
+      await fireLoad(server.target, load, { amount: load.warmup, expected, signal: run.signal })
     }
     if (load.startAt) await waitForStart(load.startAt, { signal: run.signal, progress })
     if (entry.sweep) await sweepRounds(record, server, load, { entry, calibration, round })
     else if (!entry.overload) await repeatedRounds(record, server, load, { round })
+    if (entry.mixed && !run.signal.aborted) await mixedRound(record, server, load, { entry, calibration, round })
     if (entry.overload && !run.signal.aborted) {
-      const measure = (step) => measuredRound(server.url, step, { ...round, onRound: null })
+      const measure = (step) => measuredRound(server, step, { ...round, onRound: null })
       const results = opts.results ?? []
       await overloadRounds(record, { entry, load, calibration, results, measure, signal: run.signal, progress })
     }
-    if (!run.signal.aborted) await judgeAnswers(record, server.url, run.signal)
+    if (!run.signal.aborted) await judgeAnswers(record, server, load, run.signal)
   } catch (err) {
     if (!run.crashed && !signal.aborted) record.failure = failure(`lab error: ${err.message}`)
   } finally {

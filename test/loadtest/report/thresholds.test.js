@@ -58,7 +58,7 @@ test('parseThreshold: a malformed threshold names itself and the grammar', () =>
       assert.ok(err instanceof ThresholdError && err instanceof LabError, spec)
       assert.match(err.message, why, spec)
       assert.ok(err.message.startsWith(`--threshold ${JSON.stringify(spec)}: `), err.message)
-      assert.match(err.message, /expected \[SERVER\[\/VARIANT\]:\]METRIC OP VALUE\[UNIT\]/)
+      assert.match(err.message, /expected \[SERVER\[\/VARIANT\]:\]METRIC\[\{class=NAME\}\] OP VALUE\[UNIT\]/)
       return true
     })
   }

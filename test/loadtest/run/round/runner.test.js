@@ -42,6 +42,6 @@ test('runEntry: a --url that does not answer is a failure record naming it', asy
   const record = await runEntry({ server: '127.0.0.1:9', work: null }, load, {
     signal: new AbortController().signal, url: 'http://127.0.0.1:9/'
   })
-  assert.match(record.failure.reason, /^--url: http:\/\/127\.0\.0\.1:9\/health got no answer/)
+  assert.match(record.failure.reason, /^--url: GET http:\/\/127\.0\.0\.1:9\/ got no answer \(connect ECONNREFUSED/)
   assert.equal(record.rounds.length, 0)
 })

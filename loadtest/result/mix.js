@@ -1,0 +1,316 @@
+// A request mix (--mix): classes of requests, each with a weight, a method, a path, headers, a body, a
+// latency target and what its answers must be. Plain data and pure functions: the file's text is checked
+// here (every fault one line naming the entry and the key), the built-in mix of the lab's servers is
+// written here, and a mix's identity (its name and hash) is made here. Reading the file is the caller's.
+import { createHash } from 'node:crypto'
+import { decodeHistogram, encodeHistogram, summarizeHistogram } from './histogram.js'
+import { roundTo } from './stats.js'
+
+// The most classes a mix holds, and the longest request body (bytes) a class may send: a body is held
+// in memory once per round and written with every request of its class.
+export const MAX_CLASSES = 16
+export const MAX_REQUEST_BODY = 64 * 1024
+
+// The methods a class may use. HEAD is left out: its answer announces a body it does not send.
+export const METHODS = Object.freeze(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
+
+// What a class is when its file leaves a key out (sloMs null: the run's own target).
+export const CLASS_DEFAULTS = Object.freeze({ method: 'GET', headers: {}, body: null, sloMs: null, expect: {} })
+
+// Headers the lab writes itself (the connection's own): a class may not set them.
+const OWN_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection'])
+const CLASS_KEYS = ['name', 'weight', 'method', 'path', 'headers', 'body', 'sloMs', 'expect']
+const EXPECT_KEYS = ['status', 'sha256', 'bodyIncludes']
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+const PATH = /^\/[\x21-\x7e]*$/ // printable, no space, starting with /
+
+// A fault in a mix: one line; the option parser makes it a usage error (exit 2).
+export class MixError extends Error {
+  constructor (message) {
+    super(message)
+    this.name = 'MixError'
+    this.code = 'LAB_MIX'
+  }
+}
+
+const show = (v) => {
+  const s = JSON.stringify(v) ?? String(v)
+  return s.length > 40 ? `${s.slice(0, 37)}...` : s
+}
+
+// One class checked, its defaults filled in. `at` names it in a fault: `requests[1] (heavy)`.
+function checkClass (raw, i) {
+  const label = typeof raw?.name === 'string' ? `requests[${i}] (${raw.name})` : `requests[${i}]`
+  const fault = (key, rule, got) => new MixError(`${label}: ${key}: ${rule}, got ${show(got)}`)
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new MixError(`${label}: expected an object, got ${show(raw)}`)
+  const unknown = Object.keys(raw).find((k) => !CLASS_KEYS.includes(k))
+  if (unknown) throw new MixError(`${label}: ${unknown}: unknown key; a class takes ${CLASS_KEYS.join(', ')}`)
+  for (const k of ['name', 'weight', 'path']) if (!(k in raw)) throw new MixError(`${label}: ${k}: required`)
+  if (typeof raw.name !== 'string' || !NAME.test(raw.name)) throw fault('name', 'expected letters, digits, . _ - (at most 32)', raw.name)
+  if (typeof raw.weight !== 'number' || !Number.isFinite(raw.weight) || raw.weight <= 0) {
+    throw fault('weight', 'expected a number > 0', raw.weight)
+  }
+  if (typeof raw.path !== 'string' || !PATH.test(raw.path)) throw fault('path', 'expected a path starting with / (no spaces)', raw.path)
+  const c = { ...CLASS_DEFAULTS, name: raw.name, weight: raw.weight, path: raw.path }
+  if ('method' in raw) {
+    if (!METHODS.includes(raw.method)) throw fault('method', `expected one of ${METHODS.join(', ')}`, raw.method)
+    c.method = raw.method
+  }
+  if ('headers' in raw) c.headers = checkHeaders(raw.headers, fault)
+  if ('body' in raw) c.body = checkBody(raw.body, fault)
+  if ('sloMs' in raw) {
+    if (typeof raw.sloMs !== 'number' || !(raw.sloMs > 0) || !Number.isFinite(raw.sloMs)) throw fault('sloMs', 'expected a number of ms > 0', raw.sloMs)
+    c.sloMs = raw.sloMs
+  }
+  if ('expect' in raw) c.expect = checkExpect(raw.expect, fault)
+  return c
+}
+
+function checkHeaders (headers, fault) {
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) throw fault('headers', 'expected an object of name: value', headers)
+  const out = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (!TOKEN.test(name)) throw fault(`headers.${name}`, 'expected a header name (a token)', name)
+    if (OWN_HEADERS.has(name.toLowerCase())) throw fault(`headers.${name}`, 'set by the lab itself (host, content-length, transfer-encoding, connection)', value)
+    if (typeof value !== 'string' || !/^[\t\x20-\x7e]*$/.test(value)) throw fault(`headers.${name}`, 'expected printable ASCII on one line', value)
+    out[name] = value
+  }
+  return out
+}
+
+// A body is a string (sent as its UTF-8 bytes) of at most MAX_REQUEST_BODY bytes: its length is known
+// before the request is written (a Content-Length, never a stream).
+function checkBody (body, fault) {
+  if (typeof body !== 'string') throw fault('body', 'expected a string (JSON goes in as its text)', body)
+  const bytes = Buffer.byteLength(body)
+  if (bytes > MAX_REQUEST_BODY) throw fault('body', `expected at most ${MAX_REQUEST_BODY} bytes`, `${bytes} bytes`)
+  return body
+}
+
+function checkExpect (expect, fault) {
+  if (expect === null || typeof expect !== 'object' || Array.isArray(expect)) throw fault('expect', 'expected an object', expect)
+  const unknown = Object.keys(expect).find((k) => !EXPECT_KEYS.includes(k))
+  if (unknown) throw fault(`expect.${unknown}`, `unknown key; expect takes ${EXPECT_KEYS.join(', ')}`, expect[unknown])
+  const out = {}
+  if ('status' in expect) {
+    // a 2xx: any other answer is counted by its status already (non2xx), never as a mismatch
+    if (!Number.isInteger(expect.status) || expect.status < 200 || expect.status > 299) throw fault('expect.status', 'expected a 2xx status', expect.status)
+    out.status = expect.status
+  }
+  if ('sha256' in expect) {
+    if (typeof expect.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(expect.sha256)) throw fault('expect.sha256', 'expected 64 hex digits', expect.sha256)
+    out.sha256 = expect.sha256.toLowerCase()
+  }
+  if ('bodyIncludes' in expect) {
+    if (typeof expect.bodyIncludes !== 'string' || expect.bodyIncludes === '') throw fault('expect.bodyIncludes', 'expected a non-empty string', expect.bodyIncludes)
+    out.bodyIncludes = expect.bodyIncludes
+  }
+  return out
+}
+
+// A mix's identity: the first 12 hex digits of the sha256 of its classes as checked (defaults filled in).
+function hashOf (requests) {
+  return createHash('sha256').update(JSON.stringify(requests)).digest('hex').slice(0, 12)
+}
+
+// Check a mix (the parsed JSON of a --mix file, `name` its default name: the file's base name) →
+// { name, hash, builtIn: false, requests: [class…] }; throws a MixError naming the entry and the key.
+export function checkMix (json, name) {
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new MixError(`expected an object { "requests": [...] }, got ${show(json)}`)
+  const unknown = Object.keys(json).find((k) => k !== 'requests' && k !== 'name')
+  if (unknown) throw new MixError(`${unknown}: unknown key; a mix takes name, requests`)
+  if ('name' in json && (typeof json.name !== 'string' || !NAME.test(json.name))) {
+    throw new MixError(`name: expected letters, digits, . _ - (at most 32), got ${show(json.name)}`)
+  }
+  const list = json.requests
+  if (!Array.isArray(list) || list.length === 0) throw new MixError(`requests: expected a non-empty array, got ${show(list)}`)
+  if (list.length > MAX_CLASSES) throw new MixError(`requests: at most ${MAX_CLASSES} classes, got ${list.length}`)
+  const requests = list.map(checkClass)
+  const seen = new Set()
+  for (const [i, c] of requests.entries()) {
+    if (seen.has(c.name)) throw new MixError(`requests[${i}] (${c.name}): name: given twice; each class has its own name`)
+    seen.add(c.name)
+  }
+  return { name: json.name ?? name, hash: hashOf(requests), builtIn: false, requests }
+}
+
+// Parse a --mix file's text: JSON, then checkMix.
+export function parseMix (text, name) {
+  let json
+  try {
+    json = JSON.parse(text)
+  } catch (err) {
+    throw new MixError(`not JSON: ${err.message.split('\n')[0]}`)
+  }
+  return checkMix(json, name)
+}
+
+// The built-in classes for the lab's own servers: `heavy` is GET / (the strategy's work), `cheap` a
+// request of almost no work on the same server (GET /?work=loop:1e3).
+export const BUILT_IN_CLASSES = Object.freeze({
+  heavy: { path: '/' },
+  cheap: { path: '/?work=loop:1e3' }
+})
+
+// Whether a --mix value is the built-in mix (`heavy:80,cheap:20`): NAME:WEIGHT pairs of built-in classes.
+export function isBuiltInSpec (spec) {
+  return /^[a-z]+:[0-9.e+]+(,[a-z]+:[0-9.e+]+)*$/i.test(spec) &&
+    spec.split(',').every((p) => Object.hasOwn(BUILT_IN_CLASSES, p.split(':')[0]))
+}
+
+// The built-in mix from its spec (`heavy:80,cheap:20`), checked like a file's.
+export function builtInMix (spec) {
+  const requests = spec.split(',').map((pair) => {
+    const [name, weight] = pair.split(':')
+    return { name, weight: Number(weight), ...BUILT_IN_CLASSES[name] }
+  })
+  return { ...checkMix({ requests }, spec.replace(/[:,]/g, '-')), builtIn: true }
+}
+
+// The longest closed-loop cycle (slots): weights whose exact cycle is longer are rounded to it.
+export const MAX_CYCLE = 1000
+
+const gcd = (a, b) => (b === 0 ? a : gcd(b, a % b))
+
+// The closed loop's sequence of class indexes (autocannon cycles its `requests` in order, not by
+// weight): smooth weighted round robin, each class's share exact when the weights are integers whose
+// sum over their gcd fits MAX_CYCLE (80:20 is 4:1, five slots), else as close as MAX_CYCLE slots allow;
+// the classes interleaved rather than in runs.
+export function weightedCycle (requests) {
+  const weights = requests.map((c) => c.weight)
+  const exact = weights.every(Number.isInteger) ? weights.reduce((a, w) => a + w, 0) / weights.reduce(gcd) : Infinity
+  const length = Math.min(exact, MAX_CYCLE)
+  const total = requests.reduce((a, c) => a + c.weight, 0)
+  const current = requests.map(() => 0)
+  const out = []
+  for (let k = 0; k < length; k++) {
+    let best = 0
+    for (let i = 0; i < requests.length; i++) {
+      current[i] += requests[i].weight
+      if (current[i] > current[best]) best = i
+    }
+    current[best] -= total
+    out.push(best)
+  }
+  return out
+}
+
+// A class's latency target: its own sloMs, else the run's.
+export function classTarget (cls, runSloMs) {
+  return cls.sloMs ?? runSloMs ?? null
+}
+
+// A round's figures per class (the raw round's `classes`, run/generate/classes.js): its counts, req/s
+// over the round's `durationMs`, its latency summary (timed-out requests in at the timeout: `censored`)
+// and its histogram, encoded, so shards and rounds add up exactly. null without a mix.
+export function classFigures (rawClasses, durationMs) {
+  if (!rawClasses) return null
+  return rawClasses.map((c) => {
+    const h = typeof c.latency === 'string' ? decodeHistogram(c.latency) : c.latency
+    const s = summarizeHistogram(h)
+    const { sent, completed, ok, non2xx, errors, timeouts, mismatches } = c
+    return {
+      name: c.name,
+      sloMs: c.sloMs ?? null, // its own target (null: the run's)
+      requests: { sent, completed, ok, non2xx, errors, timeouts, mismatches },
+      rps: durationMs > 0 ? roundTo((completed / durationMs) * 1000, 3) : null,
+      latency: {
+        count: s.count, p50: s.p50, p97_5: s.p97_5, p99: s.p99, p99_9: s.p99_9, max: s.max, censored: timeouts
+      },
+      histogram: typeof c.latency === 'string' ? c.latency : encodeHistogram(h),
+      mismatchSample: c.mismatchSample ?? null
+    }
+  })
+}
+
+// Each class's figures with its latency target (its own sloMs, else the run's) beside them.
+export function withTargets (classes, mix, runSloMs) {
+  if (!classes || !mix) return classes ?? null
+  return classes.map((c, k) => ({ ...c, sloMs: classTarget(mix.requests[k] ?? {}, runSloMs) }))
+}
+
+// A class's figures in a round's shape, for the step rule (result/capacity.js judgeStep): its own counts
+// (unanswered: sent and not ended), percentiles and histogram; the backlog is the round's, judged whole.
+function classRound (c) {
+  const q = c.requests
+  const unanswered = Math.max(0, q.sent - q.completed - q.errors - q.timeouts)
+  const histograms = { latency: c.histogram }
+  return { requests: { ...q, unanswered }, latency: c.latency, histograms, backlog: null, open: null }
+}
+
+const SEVERITY = { fail: 2, undecided: 1, pass: 0 }
+
+// A mixed step's verdict: every class against its own target (its sloMs, else the run's `sloMs`) by
+// `judge` (judgeStep's rule for one round), and the round whole for its backlog. The step is the worst
+// class's verdict (a failure before an undecided, the larger share over its target first), named:
+// `cls` the class that decided it, `classes` each class's call.
+export function judgeByClass (fig, sloMs, judge) {
+  const whole = judge({ ...fig, classes: null }, sloMs)
+  if (whole.why === 'backlog grew') return { ...whole, cls: null, classes: null }
+  const calls = fig.classes.map((c) => {
+    const target = c.sloMs ?? sloMs
+    return { name: c.name, sloMs: target, ...judge(classRound(c), target) }
+  })
+  const share = (v) => (v.n > 0 && typeof v.over === 'number' ? v.over / v.n : 0)
+  const worse = (v, a) =>
+    SEVERITY[v.call] > SEVERITY[a.call] || (SEVERITY[v.call] === SEVERITY[a.call] && share(v) > share(a))
+  const worst = calls.reduce((a, v) => (worse(v, a) ? v : a))
+  const { name, sloMs: target, ...verdict } = worst
+  return {
+    ...verdict,
+    why: verdict.why ? `class ${name}: ${verdict.why} (${target} ms)` : null,
+    cls: name,
+    classes: calls.map((v) => ({ name: v.name, call: v.call, sloMs: v.sloMs }))
+  }
+}
+
+// The classes are drawn at random: a class's count in a step varies about its share (a 20 % class of
+// 1,500 requests: 300 ± 15). This margin over the share's mean keeps the smallest class at its sample
+// in most steps; a step that still falls short is undecided and topped up, as any.
+export const CLASS_SAMPLE_MARGIN = 1.15
+
+// How many times a step's requests a mix needs so that its smallest class (its weight over the total)
+// reaches the sample that can show its p99: 1 without a mix.
+export function requestFactor (mix) {
+  if (!mix || mix.requests.length < 2) return 1
+  const total = mix.requests.reduce((a, c) => a + c.weight, 0)
+  return CLASS_SAMPLE_MARGIN / Math.min(...mix.requests.map((c) => c.weight / total))
+}
+
+// What limits a mixed capacity: the lowest failing step above the capacity (or, none held, the lowest
+// failing step) and the class that decided it: { name, rate, why }, name null when the mix failed whole
+// (its backlog grew); null when no step failed.
+export function limitingClass (result) {
+  const steps = result?.capacity?.steps ?? []
+  const rps = result?.capacity?.capacity?.rps ?? 0
+  const failed = steps.filter((s) => s.call === 'fail' && (s.rate ?? 0) > rps).sort((a, b) => a.rate - b.rate)
+  const s = failed[0]
+  if (!s) return null
+  const why = s.why ?? (s.backlog?.growing ? 'backlog grew' : null)
+  return { name: s.cls ?? null, rate: roundTo(s.rate, 1), why }
+}
+
+// Shards' figures per class as one (npm run merge): counts summed, histograms added, rates added, the
+// first shard's targets; null when the shards carry none. Every shard ran the same mix (its key says so).
+export function mergeClasses (lists) {
+  if (!lists.length || lists.some((l) => !Array.isArray(l))) return null
+  return lists[0].map((c, k) => {
+    const all = lists.map((l) => l[k])
+    const h = decodeHistogram(all[0].histogram)
+    for (const x of all.slice(1)) h.add(decodeHistogram(x.histogram))
+    const sum = (f) => all.reduce((a, x) => a + x.requests[f], 0)
+    const requests = Object.fromEntries(Object.keys(c.requests).map((f) => [f, sum(f)]))
+    const s = summarizeHistogram(h)
+    return {
+      ...c,
+      requests,
+      rps: roundTo(all.reduce((a, x) => a + (x.rps ?? 0), 0), 3),
+      latency: {
+        count: s.count, p50: s.p50, p97_5: s.p97_5, p99: s.p99, p99_9: s.p99_9, max: s.max, censored: requests.timeouts
+      },
+      histogram: encodeHistogram(h),
+      mismatchSample: all.map((x) => x.mismatchSample).find(Boolean) ?? null
+    }
+  })
+}

@@ -1,0 +1,108 @@
+// A service of the user's own by --url with a request mix, through both loops: the service sees only the
+// mix's requests (methods, paths as given, bodies as given), each class is counted apart, and bodies
+// that change on every answer are not mismatches (the mix compares bodies only when asked).
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { labReport, readReport, runLab, tempDir } from '../helpers/lab.js'
+import { TWO_CLASSES, TWO_CLASSES_LOOSE, startOwnService, tally } from '../helpers/own-service.js'
+
+const CHEAP = 'GET /api/items?id=7 '
+const HEAVY = 'POST /api/render {"rows":500}'
+// The one request the lab sends of its own: does the service announce the lab's endpoints?
+const ASK = 'GET /health '
+
+function checkSeen (seen, { plan }) {
+  const t = tally(seen.requests)
+  assert.deepEqual(Object.keys(t).sort(), [ASK, CHEAP, HEAVY].sort(), JSON.stringify(t))
+  assert.equal(t[ASK], 1)
+  assert.equal(seen.dropped, 0)
+  // the plan, the readiness answer and the recovery request (both the mix's first class), nothing more
+  assert.equal(t[CHEAP] + t[HEAVY], plan + 2)
+  assert.ok(seen.requests.every((r) => !r.url.endsWith('/')), 'no slash added to a path')
+}
+
+function checkClasses (r, plan) {
+  assert.equal(r.status, 'ok', JSON.stringify(r.failure))
+  assert.equal(r.requests.mismatches, 0, r.examples?.mismatchBody ?? '')
+  assert.deepEqual(r.classes.map((c) => [c.name, c.sloMs]), [['cheap', 50], ['heavy', 300]])
+  const sent = r.classes.reduce((a, c) => a + c.requests.sent, 0)
+  const ok = r.classes.reduce((a, c) => a + c.requests.ok, 0)
+  assert.equal(sent, plan)
+  assert.equal(ok, r.requests.ok)
+  for (const c of r.classes) {
+    assert.ok(c.requests.sent > 0, c.name)
+    assert.equal(c.latency.count, c.requests.completed + c.requests.timeouts)
+    assert.ok(c.latency.p99 >= c.latency.p50, c.name)
+  }
+  assert.match(r.key, /^127\.0\.0\.1:\d+@mix:two-classes:[0-9a-f]{12}/)
+  assert.ok(r.notes.some((n) => /skipped: the \/health probe, \/__lab\/stats and its reset/.test(n)), r.notes.join('\n'))
+}
+
+test('--url with a mix, open loop: only the mix\'s requests, counted per class, no body mismatch', async () => {
+  const service = await startOwnService()
+  const { dir, cleanup } = await tempDir()
+  try {
+    const { json } = await labReport(['--url', `${service.url}/api`, '--mix', TWO_CLASSES, '--rate', '100', '--amount', '150',
+      '--seed', '3', '--warmup', '0', '--out', dir])
+    const [r] = json.results
+    checkClasses(r, 150)
+    assert.equal(json.method.mix.name, 'two-classes')
+    checkSeen(await service.seen(), { plan: 150 })
+  } finally {
+    await service.stop()
+    await cleanup()
+  }
+})
+
+test('--url with a mix, closed loop through autocannon\'s requests: the same', async () => {
+  const service = await startOwnService()
+  const { dir, cleanup } = await tempDir()
+  try {
+    const { json } = await labReport(['--url', `${service.url}/api`, '--mix', TWO_CLASSES, '--connections', '4', '--amount', '100',
+      '--warmup', '0', '--out', dir])
+    const [r] = json.results
+    checkClasses(r, 100)
+    // the weighted cycle: 80:20 is four cheap to one heavy, exactly, over whole cycles of each connection
+    assert.deepEqual(r.classes.map((c) => c.requests.sent), [80, 20])
+    checkSeen(await service.seen(), { plan: 100 })
+  } finally {
+    await service.stop()
+    await cleanup()
+  }
+})
+
+test('capacity of a service by --url with a two-class mix: a capacity, percentiles per class, a rate decided', { timeout: 180000 }, async () => {
+  // 1 ms of CPU a POST: a --quick sweep's short steps (2.5 s at most) reach each class's sample at the
+  // rates a busy machine keeps. The lab in its own process, as a user runs it.
+  const service = await startOwnService({ env: { OWN_SERVICE_SPIN_MS: '1' } })
+  const { dir, cleanup } = await tempDir()
+  try {
+    const run = await runLab(['--url', `${service.url}/api`, '--mix', TWO_CLASSES_LOOSE, '--experiment', 'capacity',
+      '--quick', '--slo', '800', '--out', dir])
+    assert.equal(run.exitCode, 0, run.stderr)
+    const { json, md } = await readReport(dir)
+    const [r] = json.results
+    assert.equal(r.status, 'ok', JSON.stringify(r.failure))
+    assert.ok(r.capacity.capacity.rps > 0, `capacity ${JSON.stringify(r.capacity.capacity)}`)
+    assert.ok(r.notes.some((n) => /a 2 s closed-loop probe at 8 connections answered [\d.]+ req\/s/.test(n)), r.notes.join('\n'))
+    assert.deepEqual(r.classes.map((c) => [c.name, c.sloMs]), [['cheap', 400], ['heavy', 800]])
+    for (const c of r.classes) assert.ok(c.latency.p99 > 0 && c.latency.p50 > 0, c.name)
+    assert.equal(r.requests.mismatches, 0)
+    // each step was judged class by class: the class that decided it is named
+    assert.ok(r.capacity.steps.every((s) => s.cls === null || ['cheap', 'heavy'].includes(s.cls)))
+    assert.ok(r.capacity.steps.some((s) => s.cls !== null))
+    const d = json.decision
+    assert.equal(d.recommends, 'rate')
+    assert.equal(d.key, r.key)
+    if (!d.refused) assert.equal(d.planRps, Math.round(r.capacity.capacity.rps * 0.8 * 10) / 10)
+    assert.match(md, /\*\*Limited by:\*\*/)
+    assert.match(md, /## Per class\n[^]*?\| cheap \| [\d.]+ \|/)
+    const seen = await service.seen()
+    const t = tally(seen.requests)
+    assert.deepEqual(Object.keys(t).sort(), [ASK, CHEAP, HEAVY].sort(), JSON.stringify(t))
+    assert.equal(t[ASK], 1)
+  } finally {
+    await service.stop()
+    await cleanup()
+  }
+})
