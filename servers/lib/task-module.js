@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url'
 import { ServerError } from './errors.js'
 
 // setup() may load big modules: it gets this long (or the call timeout, if longer) before it counts as hung.
-const SETUP_TIMEOUT_MS = 60000
+export const SETUP_TIMEOUT_MS = 60000
 // The largest --input @file read (bytes): the input is parsed by every server process and thread.
 export const MAX_INPUT_BYTES = 16 * 1024 * 1024
 
