@@ -9,7 +9,7 @@ import { experimentNames } from './experiments/index.js'
 import { clip, describe, usageError } from './errors.js'
 import {
   ARRIVALS, BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_MS, DEFAULTS, DEFAULT_MAX_CONNECTIONS, MAX_GENERATORS, MAX_SHARDS,
-  RATE_PER_GENERATOR, SLO_MULTIPLES, SLO_SERVICE_MULTIPLE, defaultReportsDir
+  RATE_PER_GENERATOR, RATE_RANGE, SLO_MULTIPLES, SLO_RANGE, SLO_SERVICE_MULTIPLE, defaultReportsDir
 } from './settings.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 import { TUNABLE, TuneError, parseTune } from './tune.js'
@@ -179,7 +179,7 @@ const num = (...args) => numeric('number', ...args)
 // --slo MS[,MS…]: positive numbers, strictly increasing (each a target of one sweep), at most 8.
 function slosOf (raw) {
   const items = raw.split(',').map((x) => x.trim())
-  const values = items.map((x) => num('slo', x, 0.1, 3_600_000))
+  const values = items.map((x) => num('slo', x, SLO_RANGE.min, SLO_RANGE.max))
   if (values.length > 8) throw usageError(`--slo: at most 8 targets, got ${values.length}`)
   const back = values.findIndex((v, i) => i > 0 && v <= values[i - 1])
   if (back > 0) {
@@ -206,7 +206,7 @@ function numbers (o, out) {
   out.duration = num('duration', o.duration, 0.1, 3600)
   out.timeout = num('timeout', o.timeout, 0.1, 3600)
   out.runs = int('runs', o.runs, 1, 50)
-  out.rate = num('rate', o.rate, 0.1, 100000)
+  out.rate = num('rate', o.rate, RATE_RANGE.min, RATE_RANGE.max)
   out.seed = int('seed', o.seed, 0, 2 ** 32 - 1)
   out.slos = o.slo === null ? null : slosOf(o.slo)
   out.slo = out.slos?.[0] ?? null // the first target: what one-target readers use

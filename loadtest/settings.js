@@ -105,6 +105,10 @@ export const BOOT_TIMEOUT_MAX_MS = 3_600_000
 // that the slowest strategy (a fork per request: p99 134 ms at its floor with a 24.6 ms service time,
 // reports/reference/2026-11-25T02-48-50Z-vm-capacity.json) meets at least the loosest.
 export const SLO_SERVICE_MULTIPLE = 5
+// The range of an open-loop rate (--rate, a sweep step, a capacity read from a file; req/s) and of a
+// p99 target (--slo, a target read from a file; ms).
+export const RATE_RANGE = Object.freeze({ min: 0.1, max: 100000 })
+export const SLO_RANGE = Object.freeze({ min: 0.1, max: 3_600_000 })
 export const SLO_MULTIPLES = [SLO_SERVICE_MULTIPLE, 10, 25]
 
 // The p99 targets of a sweep, tightest first: --slo's list when given, else SLO_MULTIPLES service times.
@@ -112,8 +116,8 @@ export function targetsFor (serviceMs, slos = null) {
   if (slos?.length) return { targets: slos.slice(), rule: `--slo ${slos.join(', ')} ms` }
   if (!(serviceMs > 0)) return { targets: [], rule: 'no calibration: no target' }
   return {
-    targets: SLO_MULTIPLES.map((m) => roundTo(m * serviceMs, 3)),
-    rule: `${SLO_MULTIPLES.join(', ')} × the calibrated service time (${serviceMs} ms)`
+    targets: [...new Set(SLO_MULTIPLES.map((m) => leastTarget(m * serviceMs)))],
+    rule: `${SLO_MULTIPLES.join(', ')} × the calibrated service time (${serviceMs} ms)${leastNote(SLO_MULTIPLES[0] * serviceMs)}`
   }
 }
 
@@ -123,9 +127,19 @@ export function sloFor (serviceMs, sloMs = null) {
   if (sloMs) return { sloMs, rule: `--slo ${sloMs} ms` }
   if (!(serviceMs > 0)) return { sloMs: null, rule: 'no calibration: no target' }
   return {
-    sloMs: roundTo(SLO_SERVICE_MULTIPLE * serviceMs, 3),
-    rule: `${SLO_SERVICE_MULTIPLE} × the calibrated service time (${serviceMs} ms)`
+    sloMs: leastTarget(SLO_SERVICE_MULTIPLE * serviceMs),
+    rule: `${SLO_SERVICE_MULTIPLE} × the calibrated service time (${serviceMs} ms)${leastNote(SLO_SERVICE_MULTIPLE * serviceMs)}`
   }
+}
+
+// A target of so many service times, never under SLO_RANGE.min (what --slo accepts, and what a report
+// shows: a work of a few microseconds would otherwise get a target printed as "p99 ≤ 0 ms").
+function leastTarget (ms) {
+  return Math.max(SLO_RANGE.min, roundTo(ms, 3))
+}
+
+function leastNote (ms) {
+  return ms < SLO_RANGE.min ? `, raised to ${SLO_RANGE.min} ms (the least --slo)` : ''
 }
 
 // A capacity sweep's limits (result/sweep.js createSweep, the capacity experiment's defaults): a step

@@ -3,7 +3,7 @@
 // comparison to stdout; `--html FILE` also writes the page with charts. Refusals: one line on stderr,
 // exit code 2; a --fail-on bound crossed: exit code 99 once everything is printed and written.
 import { constants } from 'node:fs'
-import { access, readFile, stat } from 'node:fs/promises'
+import { access, stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import {
@@ -19,6 +19,7 @@ import {
 import { termCode, termText } from '../text/escape.js'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
+import { readReportFile } from '../report/read.js'
 import { userCwd } from '../paths.js'
 import { runCli, runMain } from '../errors.js'
 
@@ -91,29 +92,10 @@ function parseCompareArgs (argv) {
   }
 }
 
-// Reads and checks one report file; throws CompareError naming the file when it cannot be used.
+// Reads and checks one report file (report/read.js: bounded, a regular file, this schema), then that
+// compare can line its runs up; throws a LabError (exit 2) naming the file when it cannot be used.
 export async function readReport (file) {
-  let text
-  try {
-    text = await readFile(file, 'utf8')
-  } catch (err) {
-    const why =
-      err.code === 'ENOENT'
-        ? 'no such file'
-        : err.code === 'EISDIR'
-          ? 'is a directory'
-          : err.code === 'EACCES'
-            ? 'permission denied'
-            : err.message
-    throw new CompareError(`cannot read ${file}: ${why}`, 'LAB_COMPARE_UNREADABLE')
-  }
-  let data
-  try {
-    data = JSON.parse(text)
-  } catch (err) {
-    throw new CompareError(`${file} is not JSON (${err.message})`, 'LAB_COMPARE_NOT_JSON')
-  }
-  return checkReport(data, file)
+  return checkReport(await readReportFile(file), file)
 }
 
 // Writes the --html page atomically; an existing file (without --force) or a folder that cannot take

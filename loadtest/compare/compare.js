@@ -87,6 +87,23 @@ function serviceMs (report, work, runtime = null) {
 // Capacities judged against p99 targets further apart than this share are not called better or worse.
 export const TARGET_TOLERANCE = 0.1
 
+// A capacity that is a lower bound (the sweep's last step held), and one no rate met.
+const AT_LEAST = 'at least'
+const CANNOT_MEET = 'cannot meet the target'
+
+// Why a capacity is never divided as a measurement, or null: the baseline's is a lower bound (a ratio to
+// it would be an upper bound only), or either side met its target at no rate (no capacity to divide).
+function boundsRefused (base, next) {
+  if (base?.capacityBound === CANNOT_MEET || next?.capacityBound === CANNOT_MEET) {
+    const who = base?.capacityBound === CANNOT_MEET ? 'the baseline' : 'this run'
+    return `capacity not compared: ${who} cannot meet its target at any rate tried, so there is no capacity to divide`
+  }
+  if (base?.capacityBound === AT_LEAST && isNum(base?.capacity)) {
+    return `capacity not compared: the baseline's is a lower bound (≥ ${base.capacity} req/s), so a ratio to it would only be an upper bound`
+  }
+  return null
+}
+
 // Why two capacities cannot be compared (their targets differ by more than TARGET_TOLERANCE), or null.
 function targetsDiffer (base, next) {
   if (!isNum(base?.sloMs) || !isNum(next?.sloMs) || !isNum(base?.capacity) || !isNum(next?.capacity)) return null
@@ -351,8 +368,10 @@ function againstBaseline (c, i, { kind, base, baseRun, run, baseline }) {
   }
   c.rpsRatio = ratio(c.rps, base?.rps)
   c.p99Ratio = ratio(c.p99, base?.p99)
-  c.capacityRefused = i === baseline ? null : targetsDiffer(base, c)
+  c.capacityRefused = i === baseline ? null : targetsDiffer(base, c) ?? boundsRefused(base, c)
   c.capacityRatio = c.capacityRefused ? null : ratio(c.capacity, base?.capacity)
+  // a lower bound over a measurement: the ratio is at least this much
+  c.capacityRatioSign = isNum(c.capacityRatio) && c.capacityBound === AT_LEAST ? '≥' : null
   if (i !== baseline && baseRun && isNum(c.capacity)) {
     c.capacityNoise = noiseVerdict(roundsOf(baseRun, 'capacity'), roundsOf(run, 'capacity'), true)
     if (c.capacityNoise.verdict === 'no noise estimate' && !c.capacityRefused) c.capacityNoise = bracketVerdict(base, c)

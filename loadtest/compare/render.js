@@ -129,6 +129,11 @@ function capacityText (c, none, number) {
   return none
 }
 
+// A capacity ratio not computed: 'targets differ', or '-' for a bound (the note under the table says why).
+function refusedText (c) {
+  return /targets \d+ % apart/.test(c.capacityRefused) ? 'targets differ' : '-'
+}
+
 // The capacity runs: each report's capacity, its target and its ratio to the baseline's.
 function capacitySection (cmp, http) {
   const swept = http.filter(isSwept)
@@ -140,7 +145,7 @@ function capacitySection (cmp, http) {
   const rows = swept.map((row) => [{ md: mdCode(row.key) }, ...row.cells.flatMap((c, i) => {
     const cap = capacityText(c, MISSING, f)
     const cells = [cap, c ? lat(c.sloMs, 'ms') : MISSING]
-    if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? 'targets differ' : times(c.capacityRatio, c.capacityNoise)) : MISSING)
+    if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? refusedText(c) : `${c.capacityRatioSign ?? ''}${times(c.capacityRatio, c.capacityNoise)}`) : MISSING)
     return cells
   })])
   return [
@@ -439,7 +444,7 @@ function capacityTable (cmp, http) {
     ...row.cells.flatMap((c, i) => {
       const cap = esc(capacityText(c, MISSING, numGrouped))
       const cells = [cap, c ? msHtml(c.sloMs) : MISSING]
-      if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? 'targets differ' : ratioHtml(c.capacityRatio, c.capacityNoise)) : MISSING)
+      if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? esc(refusedText(c)) : `${c.capacityRatioSign ?? ''}${ratioHtml(c.capacityRatio, c.capacityNoise)}`) : MISSING)
       return cells
     })
   ])

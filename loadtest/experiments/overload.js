@@ -3,13 +3,13 @@
 // 3 × C and a burst (0.7 → 2 → 0.7 × C): how much useful work survives (goodput), how much is refused
 // at once (shed), what the CPU was spent on, and how fast the service comes back. The shedding variants
 // (catalog.js) run at their base strategy's C. docs/overload.md states the rules.
-import { existsSync, readFileSync } from 'node:fs'
 import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../text/format.js'
 import { usageError } from '../errors.js'
 import { serverOf, variants } from '../catalog.js'
 import { SERVERS } from './heavy-cpu.js'
 import capacity from './capacity.js'
-import { sloFor } from '../settings.js'
+import { RATE_RANGE, SLO_RANGE, sloFor } from '../settings.js'
+import { checkedNumber, readReportFile } from '../report/read.js'
 import { taskArgs } from '../run/watch/task.js'
 import { baseResult } from '../run/round/overload.js'
 import { OVERLOAD_DEFAULTS, OVERLOAD_QUICK, overloadRule } from '../result/overload.js'
@@ -20,44 +20,68 @@ import { runName } from '../result/key.js'
 const defaults = { ...capacity.defaults, overload: OVERLOAD_DEFAULTS }
 const quick = { ...capacity.quick, overload: { ...OVERLOAD_DEFAULTS, ...OVERLOAD_QUICK } }
 
-// --capacity-from FILE: { key → { rps, sloMs } } of the capacity report's results, or a usage error.
+// The highest multiple of C any overload step offers: C times it must be a rate --rate accepts.
+const TOP_MULTIPLE = Math.max(...OVERLOAD_DEFAULTS.multiples, OVERLOAD_DEFAULTS.burst.burstMultiple)
+
+// --capacity-from FILE: { `server@work#runtime` → { rps, sloMs, bound, serviceMs, targets, runtime } } of
+// the capacity report's results (report/read.js: bounded, a regular file, this schema), every number
+// finite and within the range of the option it stands for; else a usage error (exit 2).
 function readCapacities (file) {
-  if (!existsSync(file)) throw usageError(`--capacity-from: ${file}: no such file`)
-  let report
-  try {
-    report = JSON.parse(readFileSync(file, 'utf8'))
-  } catch (err) {
-    throw usageError(`--capacity-from: ${file}: not a JSON report (${err.message.split('\n')[0]})`)
-  }
+  const report = readReportFile(file, { as: '--capacity-from' })
   const out = new Map()
-  for (const r of report?.results ?? []) {
+  for (const [i, r] of report.results.entries()) {
     const c = r?.capacity?.capacity
-    const serviceMs = r?.capacity?.serviceMs ?? null // the service time the sweep stood on
+    if (r?.kind !== 'http' || !c || r.variant) continue
+    const at = (where, value, range, what) =>
+      checkedNumber(value, { file, as: '--capacity-from', where: `results[${i}].capacity.${where}`, what, ...range })
+    // no capacity at the target (null or 0) is a finding (readCapacity); any other must be a rate
+    const rate = (where, v) => v === null || v === 0
+      ? v
+      : at(where, v, { min: RATE_RANGE.min, max: RATE_RANGE.max / TOP_MULTIPLE }, `a capacity (${TOP_MULTIPLE} × it a --rate)`)
+    const slo = (where, v) => at(where, v, SLO_RANGE, 'a p99 target (--slo, ms)')
+    const serviceMs = r.capacity.serviceMs ?? null // the service time the sweep stood on
+    if (serviceMs !== null) at('serviceMs', serviceMs, { min: 0, max: SLO_RANGE.max }, 'a service time (ms)')
     // a multi-target sweep's capacity at each target (targets[0] is `capacity` itself)
-    const targets = (r?.capacity?.targets ?? []).map((t) => ({ rps: t.rps, sloMs: t.sloMs, bound: t.bound }))
-    if (r?.kind === 'http' && c && !r.variant) {
-      out.set(`${r.server}@${r.work}`, { rps: c.rps, sloMs: c.sloMs, bound: c.bound, serviceMs, targets })
-    }
+    const targets = Array.isArray(r.capacity.targets) ? r.capacity.targets : []
+    const runtime = r.runtime?.label ?? null
+    out.set(`${r.server}@${r.work}#${runtime ?? ''}`, {
+      rps: rate('capacity.rps', c.rps ?? null),
+      sloMs: slo('capacity.sloMs', c.sloMs),
+      bound: c.bound,
+      serviceMs,
+      runtime,
+      targets: targets.map((t, k) => ({
+        rps: rate(`targets[${k}].rps`, t?.rps ?? null),
+        sloMs: slo(`targets[${k}].sloMs`, t?.sloMs),
+        bound: t?.bound
+      }))
+    })
   }
   if (out.size === 0) throw usageError(`--capacity-from: ${file}: no capacity results (a report of --experiment capacity?)`)
   return out
 }
 
-// The capacity of `server` at `work` from the file's, checked: present, at the run's target (--slo, or
-// the file's when none is given), and a number.
+// The capacity of `server` at `work` from the file's, checked: present, of one runtime (a file with
+// several for it is refused: which one the run stands for is not the file's to guess), at the run's
+// target (--slo, or the file's when none is given), and a number.
 function readCapacity (caps, file, { server, work, sloMs }) {
-  const c = caps.get(`${server}@${work}`)
-  const have = [...caps.keys()].join(', ')
-  if (!c) throw usageError(`--capacity-from: ${file} has no capacity of ${server}@${work} (it has ${have})`)
+  const mine = [...caps.entries()].filter(([k]) => k.startsWith(`${server}@${work}#`))
+  const have = [...caps.keys()].map((k) => k.replace(/#$/, '')).join(', ')
+  if (mine.length === 0) throw usageError(`--capacity-from: ${file} has no capacity of ${server}@${work} (it has ${have})`)
+  if (mine.length > 1) {
+    const runtimes = mine.map(([, c]) => c.runtime).join(', ')
+    throw usageError(`--capacity-from: ${file} has ${server}@${work} under ${mine.length} runtimes (${runtimes}): give a report of one`)
+  }
+  const c = mine[0][1]
   if (sloMs !== null && c.sloMs !== sloMs) {
     const other = c.targets.find((t) => t.sloMs === sloMs)
-    if (other) return readCapacity(new Map([[`${server}@${work}`, { ...c, ...other, targets: [] }]]), file, { server, work, sloMs })
+    if (other) return readCapacity(new Map([[`${server}@${work}#`, { ...c, ...other, targets: [] }]]), file, { server, work, sloMs })
     const all = [c.sloMs, ...c.targets.map((t) => t.sloMs).filter((t) => t !== c.sloMs)].join(', ')
     throw usageError(`--capacity-from: ${file} measured ${server} at a ${all} ms target, not --slo ${sloMs} ms`)
   }
   // A strategy that held no rate at the target is a finding of that report, not a mistake: no step for it.
   if (!(c.rps > 0)) return { refused: `no capacity at the target in ${file} (${c.bound})`, sloMs: c.sloMs, from: file }
-  return { rps: c.rps, sloMs: c.sloMs, from: file, serviceMs: c.serviceMs }
+  return { rps: c.rps, sloMs: c.sloMs, from: file, serviceMs: c.serviceMs, runtime: c.runtime }
 }
 
 export default {

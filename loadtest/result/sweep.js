@@ -17,7 +17,7 @@ import {
   requestsToShow, verdicts
 } from './capacity.js'
 import { median } from './stats.js'
-import { STEP_OVERHEAD_SEC, SWEEP_LIMITS, sloFor, targetsFor } from '../settings.js'
+import { RATE_RANGE, STEP_OVERHEAD_SEC, SWEEP_LIMITS, sloFor, targetsFor } from '../settings.js'
 
 export { FLOOR_OVERLAP, MAX_TRIES, OVERLOAD }
 
@@ -256,6 +256,7 @@ export function createSweep ({
         longestStepSec: longestSec,
         maxTries: MAX_TRIES,
         maxSteps,
+        maxRate: RATE_RANGE.max, // no step offers more (--rate's cap)
         share, // the percentile judged: its share of requests allowed over the target
         percentile: percentileOf(share),
         why, // why this percentile or work (--quick), null for the default run's
@@ -286,6 +287,11 @@ export function createSweep ({
         sec = step && lengthOf([views[0]], step)
         budget.cut = loose && (!step || fits(sec, true)) ? 'looser targets' : 'sweep'
         if (step && !fits(sec, true)) step = null
+      }
+      if (step && step.rate > RATE_RANGE.max) {
+        // a rate is capped like --rate: past a step at the cap the sweep has nothing higher to offer
+        if (history.some((h) => h.rate === RATE_RANGE.max)) step = null
+        else step = { ...step, rate: RATE_RANGE.max }
       }
       if (!step) return null
       kinds.push(step.kind)

@@ -62,7 +62,9 @@ export function perRequest (kind) {
         // A task module that never settles (even a synchronous loop): answer, and end its thread/child.
         if (work.task && !gone) {
           timer = setTimeout(() => {
-            const { message } = endedError(work, kind === 'worker' ? 'thread' : 'child process')
+            const { message } = kind === 'worker'
+              ? endedError(work, 'thread')
+              : endedError(work, 'child process', `was sent SIGTERM, and SIGKILL ${KILL_GRACE_MS} ms later if it still ran`)
             onAnswer({ ok: false, code: 'ERR_TASK_TIMEOUT', message })
             handle.end()
           }, work.task.timeoutMs + KILL_GRACE_MS)
@@ -95,7 +97,7 @@ function startWorker (work, onAnswer, onExit, onStartError) {
   let online = false
   const exited = new Promise((resolve) =>
     worker.once('exit', (code) => {
-      onExit(`thread exited with code ${code}`)
+      onExit(`exited with code ${code}`)
       resolve()
     })
   )
@@ -129,7 +131,7 @@ function startChild (work, onAnswer, onExit, onStartError) {
   // (Not events.once: it rejects on the child's 'error', and a fork that fails emits one; that rejection
   // went unhandled and killed the server after its 503.)
   const exited = Promise.all([event(child, 'exit'), event(child, 'disconnect')]).then(() => {
-    onExit(`child exited with ${child.signalCode ?? `code ${child.exitCode}`}`)
+    onExit(`exited with ${child.signalCode ?? `code ${child.exitCode}`}`)
   })
   child.once('spawn', () => {
     spawned = true
@@ -138,10 +140,16 @@ function startChild (work, onAnswer, onExit, onStartError) {
   child.on('error', (err) => {
     if (!spawned) onStartError(err)
   })
+  const running = () => child.exitCode === null && child.signalCode === null
   return {
+    // SIGTERM, then SIGKILL after KILL_GRACE_MS if the child still runs (a task may trap SIGTERM and spin).
     end: () => {
       if (!spawned) return Promise.resolve()
-      if (child.exitCode === null && child.signalCode === null) process.kill(child.pid, 'SIGTERM')
+      if (running()) {
+        process.kill(child.pid, 'SIGTERM')
+        const kill = setTimeout(() => running() && process.kill(child.pid, 'SIGKILL'), KILL_GRACE_MS)
+        exited.then(() => clearTimeout(kill))
+      }
       return exited
     }
   }

@@ -206,9 +206,9 @@ export function taskDeadline (work) {
   return work.task ? AbortSignal.timeout(work.task.timeoutMs + KILL_GRACE_MS) : null
 }
 
-// The error for a call its thread/child was ended for.
-export function endedError (work, what) {
-  const message = `task did not settle within ${work.task.timeoutMs} ms (its ${what} was ended)`
+// The error for a call its thread/child was ended for (`how`: what was done to it).
+export function endedError (work, what, how = 'was ended') {
+  const message = `task did not settle within ${work.task.timeoutMs} ms (its ${what} ${how})`
   return new ServerError('ERR_TASK_TIMEOUT', message)
 }
 

@@ -174,6 +174,16 @@ test('a task that never settles (a pending promise, a synchronous loop) answers 
   }
 })
 
+test('a child that traps SIGTERM and spins is killed KILL_GRACE_MS later, and its 500 says so', async (t) => {
+  const srv = await startServer('child-process', ['--task', `${join(TASKS, 'failing.mjs')}#trapsSigterm`, '--task-timeout', '300'])
+  t.after(() => srv.stop())
+  const r = await getJson(`${srv.url}/`)
+  assert.equal(r.status, 500)
+  assert.match(r.body.message, /^task did not settle within 300 ms \(its child process was sent SIGTERM, and SIGKILL 500 ms later if it still ran\)$/)
+  await pWaitFor(() => processTree(srv.pid).length === 1, { interval: 20, timeout: 5000 })
+  assert.deepEqual(await srv.stop(), { code: 0, signal: null })
+})
+
 test('relative --task and --input @file (spaces, non-ASCII) resolve from the working directory, in threads, forks and cluster', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'loadlab-task-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))

@@ -61,3 +61,28 @@ test('compare: capacities judged against targets too far apart are refused, in o
   const near = capacityReport({ label: 'C', sloMs: 150 * (1 + TARGET_TOLERANCE / 2), sweeps: [90, 92, 91] })
   assert.equal(cellB(compareReports(entries(a, near))).capacityRefused, null, 'within the tolerance: compared')
 })
+
+test('compare: a capacity that is a lower bound or "cannot meet" is never divided as a measurement', () => {
+  const a = capacityReport({ label: 'A', sloMs: 150, sweeps: [60] })
+  const bound = (report, bound, rps) => {
+    const c = report.results[0].capacity.capacity
+    Object.assign(c, { bound, rps })
+    return report
+  }
+  // this run's is a lower bound over a measured baseline: the ratio is at least this much
+  const atLeast = compareReports(entries(a, bound(capacityReport({ label: 'B', sloMs: 150, sweeps: [90] }), 'at least', 90)))
+  assert.equal(cellB(atLeast).capacityRatio, 90 / 60)
+  assert.equal(cellB(atLeast).capacityRatioSign, '≥')
+  assert.match(renderCompareMarkdown(atLeast), /\| ≥90\.0 \| 150 \| ≥1\.50×/)
+  // the baseline's is a lower bound: a ratio to it would only be an upper bound, so none, with the reason
+  const baseBound = compareReports(entries(bound(capacityReport({ label: 'A', sloMs: 150, sweeps: [60] }), 'at least', 60),
+    capacityReport({ label: 'B', sloMs: 150, sweeps: [90] })))
+  assert.equal(cellB(baseBound).capacityRatio, null)
+  assert.match(cellB(baseBound).capacityRefused, /the baseline's is a lower bound \(≥ 60 req\/s\)/)
+  assert.ok(baseBound.notes.some((n) => n.includes("the baseline's is a lower bound")))
+  assert.match(renderCompareMarkdown(baseBound), /\| 90\.0 \| 150 \| - \|/)
+  // a run that met its target at no rate has no capacity to divide
+  const none = compareReports(entries(a, bound(capacityReport({ label: 'B', sloMs: 150, sweeps: [90] }), 'cannot meet the target', null)))
+  assert.equal(cellB(none).capacityRatio, null)
+  assert.match(cellB(none).capacityRefused, /this run cannot meet its target at any rate tried/)
+})

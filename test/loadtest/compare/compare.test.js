@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
+import { MAX_REPORT_BYTES } from '../../../loadtest/report/read.js'
 import { checkReport, compareReports, CompareError, letter } from '../../../loadtest/compare/compare.js'
 import { mdEsc, renderCompareHtml, renderCompareMarkdown } from '../../../loadtest/compare/render.js'
 import { httpReport, dispatchReport } from '../../fixtures/reports.js'
@@ -276,12 +277,17 @@ describe('npm run compare on real reports', () => {
     const existing = join(dir, 'exists.html')
     await writeFile(existing, 'keep me')
     const missing = join(dir, 'missing.json')
+    const huge = join(dir, 'huge.json')
+    await writeFile(huge, ' '.repeat(MAX_REPORT_BYTES + 1))
     const cases = [
       [[a.json, missing], `compare: cannot read ${missing}: no such file`],
       [[a.json, dir], `compare: cannot read ${dir}: is a directory`],
       [[a.json, notJson], new RegExp(`^compare: ${notJson} is not JSON \\(`)],
       [[a.json, notReport], `compare: ${notReport} is not a loadlab report (expected "kind": "loadlab-report")`],
-      [[a.json, schema2], `compare: ${schema2} is a schema 2 report; this compare reads schema 1 only`],
+      [[a.json, schema2], `compare: ${schema2} is a schema 2 report; this lab reads schema 1 only`],
+      // only regular files, of at most MAX_REPORT_BYTES: /dev/zero never ends
+      [[a.json, '/dev/zero'], 'compare: cannot read /dev/zero: not a regular file'],
+      [[a.json, huge], `compare: ${huge} is larger than 64 MiB: not a report the lab wrote`],
       [
         [a.json],
         `compare: compare needs at least two report files, or one made under lab --node with two runtimes; ${a.json} has one runtime`

@@ -7,6 +7,9 @@ import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { labReport, runLab, tempDir } from '../../helpers/lab.js'
 import { OVERLOAD_QUICK, goodputShareAt } from '../../../loadtest/result/overload.js'
+import { SCHEMA } from '../../../loadtest/result/build.js'
+import { MAX_REPORT_BYTES } from '../../../loadtest/report/read.js'
+import { execFileSync } from 'node:child_process'
 
 const WORK = 'sleep-sync:20'
 // A target of 10 service times (deadline auto: 200 − 2 × 20 = 160 ms). After the burst, at 0.7 × C, a 1 s
@@ -17,11 +20,13 @@ const SLO = 200
 // A capacity report as --experiment capacity writes it, reduced to what --capacity-from reads: C for
 // queued-threads at sleep-sync:20 (2 threads of 20 ms: an ideal of 100 req/s on 2 cores; the sweep
 // finds about 90) at the test's target.
-async function capacityFile (dir, { rps = 90, sloMs = SLO, server = 'queued-threads' } = {}) {
-  const file = join(dir, 'capacity.json')
+async function capacityFile (dir, { rps = 90, sloMs = SLO, server = 'queued-threads', name = 'capacity.json', runtimes = [null] } = {}) {
+  const file = join(dir, name)
   const capacity = { serviceMs: 20, capacity: { rps, sloMs, bound: 'refined' } }
-  const result = { kind: 'http', server, variant: null, work: WORK, capacity }
-  await writeFile(file, JSON.stringify({ kind: 'loadlab-report', experiment: 'capacity', results: [result] }))
+  const results = runtimes.map((label) => ({ kind: 'http', server, variant: null, work: WORK, capacity, runtime: label && { label } }))
+  // JSON.stringify writes no Infinity: a number past a double's range (1e309) reads back as one
+  const text = JSON.stringify({ kind: 'loadlab-report', schema: SCHEMA, experiment: 'capacity', results })
+  await writeFile(file, text.replace('"INFINITY"', '1e309'))
   return file
 }
 
@@ -77,7 +82,17 @@ test('overload --quick at 2 × C: the deadline pool keeps goodput, the unbounded
   assert.match(html, /data-chart="burst"/)
 })
 
-test('overload refusals: one line, exit 2', async (t) => {
+async function writeText (dir, name, text) {
+  await writeFile(join(dir, name), text)
+  return join(dir, name)
+}
+
+function fifo (dir) {
+  execFileSync('mkfifo', [join(dir, 'fifo')])
+  return join(dir, 'fifo')
+}
+
+test('overload refusals: one line, exit 2', { timeout: 180000 }, async (t) => {
   const { dir, cleanup } = await tempDir()
   t.after(cleanup)
   const from = await capacityFile(dir)
@@ -86,7 +101,18 @@ test('overload refusals: one line, exit 2', async (t) => {
     [['--capacity-from', from, '--slo', '50'], new RegExp(`measured queued-threads at a ${SLO} ms target, not --slo 50 ms$`)],
     [['--capacity-from', from, '--server', 'simple'], /has no capacity of simple@sleep-sync:20 \(it has queued-threads@sleep-sync:20\)$/],
     [['--capacity-from', from, '--experiment', 'capacity'], /--capacity-from goes with --experiment overload/],
-    [['--server', 'queued-threads/deadline', '--experiment', 'capacity'], /^loadlab lab: --server queued-threads\/deadline: this variant goes with --experiment overload$/]
+    [['--server', 'queued-threads/deadline', '--experiment', 'capacity'], /^loadlab lab: --server queued-threads\/deadline: this variant goes with --experiment overload$/],
+    // every number read is finite and within the range of the option it stands for
+    [['--capacity-from', await capacityFile(dir, { name: 'inf.json', rps: 'INFINITY' })], /capacity\.rps Infinity is not a capacity \(3 × it a --rate\) from 0\.1 to 33333/],
+    [['--capacity-from', await capacityFile(dir, { name: 'big.json', rps: 1e7 })], /capacity\.rps 10000000 is not a capacity/],
+    [['--capacity-from', await capacityFile(dir, { name: 'slo.json', sloMs: 1e9 })], /capacity\.sloMs 1000000000 is not a p99 target \(--slo, ms\) from 0\.1 to 3600000$/],
+    [['--capacity-from', await capacityFile(dir, { name: 'neg.json', sloMs: -5 })], /capacity\.sloMs -5 is not a p99 target/],
+    [['--capacity-from', await writeText(dir, 'five.json', '{"results":5}')], /five\.json is not a loadlab report \(expected "kind": "loadlab-report"\)$/],
+    [['--capacity-from', '/dev/zero'], /^loadlab lab: --capacity-from: cannot read \/dev\/zero: not a regular file$/],
+    [['--capacity-from', fifo(dir)], /^loadlab lab: --capacity-from: cannot read .*fifo: not a regular file$/],
+    [['--capacity-from', await writeText(dir, 'huge.json', ' '.repeat(MAX_REPORT_BYTES + 1))], /huge\.json is larger than 64 MiB/],
+    // keyed by runtime: two runtimes' capacities of one strategy are not silently one
+    [['--capacity-from', await capacityFile(dir, { name: 'two.json', runtimes: ['node20', 'bun'] })], /has queued-threads@sleep-sync:20 under 2 runtimes \(node20, bun\): give a report of one$/]
   ]
   for (const [args, message] of cases) {
     const all = ['--work', WORK, '--out', dir, ...args]

@@ -105,7 +105,8 @@ test('npm run merge refuses, in one line with exit 2, reports that are not every
     [[a, await variant(other, (r) => { r.results[0].key = 'simple@loop:1#open:400/s' })], /not shards of one plan: run /],
     [[a, await variant(other, (r) => { r.method.shard = null })], /is not a shard/],
     [[a], /at least two shards/],
-    [[a, join(shardsDir.dir, 'nope.json')], /cannot read .*nope\.json: no such file/]
+    [[a, join(shardsDir.dir, 'nope.json')], /cannot read .*nope\.json: no such file/],
+    [[a, '/dev/zero'], /cannot read \/dev\/zero: not a regular file$/]
   ]
   for (const [files, why] of cases) {
     const r = await node(MERGE, [...files, '--out', shardsDir.dir])

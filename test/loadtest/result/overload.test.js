@@ -106,7 +106,9 @@ test('--capacity-from a multi-target report: the capacity at the --slo asked, el
       capacity: { rps: 90, sloMs: 100, bound: 'refined' },
       targets: [{ sloMs: 100, rps: 90, bound: 'refined' }, { sloMs: 200, rps: 96, bound: 'refined' }]
     }
-    await writeFile(file, JSON.stringify({ results: [{ kind: 'http', server: 'simple', variant: null, work: 'loop:3e7', capacity }] }))
+    const { SCHEMA } = await import('../../../loadtest/result/build.js')
+    const result = { kind: 'http', server: 'simple', variant: null, work: 'loop:3e7', capacity }
+    await writeFile(file, JSON.stringify({ kind: 'loadlab-report', schema: SCHEMA, results: [result] }))
     const plan = (sloMs) => overload.plan({ settings: { ...overload.defaults }, work: 'loop:3e7', servers: ['simple'], user: {}, capacityFrom: file, sloMs })
     assert.deepEqual([plan(200)[0].overload.capacity.rps, plan(200)[0].overload.capacity.sloMs], [96, 200])
     assert.equal(plan(null)[0].overload.capacity.rps, 90)

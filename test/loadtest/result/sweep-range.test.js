@@ -4,7 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { FLOOR_OVERLAP, createSweep } from '../../../loadtest/result/sweep.js'
-import { SWEEP_LIMITS } from '../../../loadtest/settings.js'
+import { RATE_RANGE, SLO_RANGE, SWEEP_LIMITS } from '../../../loadtest/settings.js'
 import { capacityOf, judgeStep, verdicts } from '../../../loadtest/result/capacity.js'
 import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/result/histogram.js'
 
@@ -116,4 +116,15 @@ test('floor: a saturated floor is measured again lower; "cannot meet" only from 
   // cut before the floor came down: the saturated floor shows nothing
   const cut = drive(createSweep({ serviceMs: 8.2, cores: 2, sloMs: 41, maxStepSec: 8, maxSteps: 1 }), measure)
   assert.match(cut.capacity.bound, /^undecided: the floor was not measured where requests do not overlap/)
+})
+
+test('range: a work of a microsecond (loop:1) is swept at rates no higher than --rate accepts, against a target shown right', () => {
+  // 0.001 ms of service on 2 cores: an ideal of 2,000,000 req/s; the strategy holds every rate offered
+  const sweep = createSweep({ serviceMs: 0.001, cores: 2 })
+  const { steps, describe } = drive(sweep, strategy({ floorMs: 0.05, knee: Infinity, sloMs: 1 }))
+  assert.ok(steps.length > 0)
+  assert.ok(steps.every((s) => s.rate <= RATE_RANGE.max), `rates ${steps.map((s) => s.rate).join(', ')}`)
+  assert.equal(describe.maxRate, RATE_RANGE.max)
+  assert.ok(describe.sloMs >= SLO_RANGE.min, `target ${describe.sloMs} ms`)
+  assert.match(describe.sloRule, /raised to 0\.1 ms/)
 })

@@ -1,0 +1,77 @@
+// One way to read a loadlab report from a file (compare, merge, --capacity-from, scripts/capacity-cost.js):
+// a regular file (not a FIFO, which would block the open, nor a device such as /dev/zero, which never
+// ends, nor a directory) of at most MAX_REPORT_BYTES, read with that bound whatever its size says, parsed,
+// and checked to be a report of this schema with a `results` array. What is wrong is one line, exit 2.
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
+import { LabError } from '../errors.js'
+import { SCHEMA } from '../result/build.js'
+
+// The largest report file read (bytes). A run's result is a few kB (its histograms encoded); a capacity
+// report of six strategies is under 2 MB. Far larger is not one the lab wrote, and parsing it would take
+// the reader's memory (0.5 GB of text is past what a string may hold).
+export const MAX_REPORT_BYTES = 64 * 1024 * 1024
+
+// A report that cannot be read or is not one: one line, exit 2, `as` (the option or command) before it.
+function refusal (as, message, code) {
+  return new LabError(code, `${as ? `${as}: ` : ''}${message}`, { exitCode: 2 })
+}
+
+// The text of `file`, bounded; throws a refusal naming the file. Synchronous: the lab reads a report
+// while it plans, before anything starts.
+function readBounded (file, as) {
+  let fd
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK) // a FIFO must not block the open
+  } catch (err) {
+    const why = { ENOENT: 'no such file', EISDIR: 'is a directory', EACCES: 'permission denied' }[err.code]
+    throw refusal(as, `cannot read ${file}: ${why ?? err.code ?? err.message}`, 'LAB_REPORT_UNREADABLE')
+  }
+  try {
+    const info = fstatSync(fd)
+    if (info.isDirectory()) throw refusal(as, `cannot read ${file}: is a directory`, 'LAB_REPORT_UNREADABLE')
+    if (!info.isFile()) throw refusal(as, `cannot read ${file}: not a regular file`, 'LAB_REPORT_UNREADABLE')
+    if (info.size > MAX_REPORT_BYTES) throw tooLarge(file, as)
+    const buf = Buffer.allocUnsafe(info.size + 1) // one more: a file that grew meanwhile is seen
+    let size = 0
+    for (let n = -1; n !== 0 && size < buf.length; size += n) n = readSync(fd, buf, size, buf.length - size, null)
+    if (size > MAX_REPORT_BYTES) throw tooLarge(file, as)
+    return buf.toString('utf8', 0, size)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+function tooLarge (file, as) {
+  return refusal(as, `${file} is larger than ${MAX_REPORT_BYTES / 1024 / 1024} MiB: not a report the lab wrote`, 'LAB_REPORT_TOO_LARGE')
+}
+
+// Read, parse and check one report file: the parsed report ({ kind: 'loadlab-report', schema,
+// results: [...] }); throws a LabError (exit 2) whose one line names `as` and the file.
+export function readReportFile (file, { as = null } = {}) {
+  const text = readBounded(file, as)
+  let data
+  try {
+    data = JSON.parse(text)
+  } catch (err) {
+    throw refusal(as, `${file} is not JSON (${err.message.split('\n')[0]})`, 'LAB_REPORT_NOT_JSON')
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data) || data.kind !== 'loadlab-report') {
+    throw refusal(as, `${file} is not a loadlab report (expected "kind": "loadlab-report")`, 'LAB_REPORT_NOT_REPORT')
+  }
+  if (data.schema !== SCHEMA) {
+    const got = JSON.stringify(data.schema ?? null)
+    throw refusal(as, `${file} is a schema ${got} report; this lab reads schema ${SCHEMA} only`, 'LAB_REPORT_SCHEMA')
+  }
+  if (!Array.isArray(data.results)) {
+    throw refusal(as, `${file} is not a loadlab report (no "results" array)`, 'LAB_REPORT_NOT_REPORT')
+  }
+  return data
+}
+
+// A number read from a report that stands for an option: finite and within [min, max], else a refusal
+// naming where it was, what it stands for and the range (`what`: e.g. 'a rate (--rate)').
+export function checkedNumber (value, { file, as, where, what, min, max }) {
+  if (typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max) return value
+  const got = typeof value === 'number' ? String(value) : JSON.stringify(value) ?? 'nothing'
+  throw refusal(as, `${file}: ${where} ${got} is not ${what} from ${min} to ${max}`, 'LAB_REPORT_OUT_OF_RANGE')
+}
