@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util'
 import { mkdir, appendFile } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
-import { runCli, usageError } from '../loadtest/errors.js'
+import { runMain, usageError } from '../loadtest/errors.js'
 import { checkWork, parseOptions } from '../loadtest/options.js'
 import { planLab, runLab } from '../loadtest/lab.js'
 import { runEntry } from '../loadtest/run/round/runner.js'
@@ -292,6 +292,4 @@ async function main (argv) {
   return 0
 }
 
-runCli('validate-capacity', () => main(process.argv.slice(2))).then((code) => {
-  process.exitCode = code
-})
+runMain(import.meta.url, 'validate-capacity', main)

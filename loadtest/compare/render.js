@@ -10,6 +10,7 @@ import { MISSING, fixedGrouped as f, latencyGrouped as lat, numGrouped, pctFixed
 import { timelineMarks, timelineRows, timelineSpec } from '../report/timeline-chart.js'
 import { NOISE_RULE, anyRegressed } from './compare.js'
 import { overloadHtml, overloadMarkdown } from './overload.js'
+import { MARKS } from '../text/sentences.js'
 
 // Markdown escaping of compare's text: the shared one of text/escape.js.
 export { mdEsc }
@@ -78,7 +79,7 @@ function howToRead (cmp, http) {
   const howTo = http.length
     ? `${unitsLine(cmp)} Ratios are to the baseline, ${base.letter}: req/s ×${base.letter} above 1 is faster, p99 ×${base.letter} below 1 is shorter.`
     : `Ratios are to the baseline, ${base.letter}: mean ×${base.letter} below 1 is faster.`
-  const out = [`${howTo} ⚠ untrusted, ✗ failed (reasons below).`, '']
+  const out = [`${howTo} ⚠ untrusted, ✗ failed (reasons below). ${MARKS}.`, '']
   if (http.length && cmp.reports.length > 1) out.push(`Verdicts: ${NOISE_RULE}`, '', ...noiseLines(cmp, http).map((l) => `- ${l}`), '')
   return out
 }

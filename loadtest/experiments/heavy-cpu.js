@@ -7,6 +7,7 @@
 import { MISSING, fmtMs, fmtCount, fmtNum, fmtPct } from '../text/format.js'
 import { trustMark } from '../text/sentences.js'
 import { cpuStrategyNames, serverOf, variants } from '../catalog.js'
+import { runName } from '../result/key.js'
 
 export const SERVERS = cpuStrategyNames()
 
@@ -58,7 +59,7 @@ export default {
     const rows = results
       .map((r) => {
         const q = r.requests ?? {}
-        const name = r.variant ? `${r.server}/${r.variant}` : r.server
+        const name = runName(r)
         if (r.status === 'failed' && !r.requests) { return [name, 'FAILED', '', '', '', '', '', '', '', '', '', '', '', '', `✗ ${r.failure?.reason ?? ''}`] }
         return [
           name,

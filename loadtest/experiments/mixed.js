@@ -9,6 +9,7 @@ import capacity from './capacity.js'
 import { sloFor } from '../settings.js'
 import { builtInMix } from '../result/mix.js'
 import { trustMark } from '../text/sentences.js'
+import { errorsOf } from '../result/requests.js'
 
 // The heavy class's rate in the mixed round, as a share of the strategy's capacity; the mix.
 export const HEAVY_SHARE_OF_C = 0.8
@@ -65,7 +66,7 @@ function mixedRow (r, width) {
   }
   const heavy = m.classes.find((c) => c.name === 'heavy')
   const cheap = m.classes.find((c) => c.name === 'cheap')
-  const failed = m.classes.reduce((a, { requests: q }) => a + q.errors + q.timeouts + q.non2xx + q.mismatches, 0)
+  const failed = m.classes.reduce((a, { requests: q }) => a + errorsOf(q), 0)
   return [r.server, rps(m.capacityRps), rps(m.heavyRate), rps(m.rate - m.heavyRate), fmtMs(heavy?.latency.p99),
     fmtMs(cheap?.latency.p50), fmtMs(cheap?.latency.p99), fmtMs(cheap?.latency.max), String(failed), trustMark(r)]
 }

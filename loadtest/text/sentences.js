@@ -7,6 +7,9 @@ import { isNum, roundTo } from '../result/stats.js'
 import { verdictOf } from '../result/trust.js'
 import { MISSING } from './format.js'
 
+// Where every output sends its reader for the marks it writes: one legend, in the report format's page.
+export const MARKS = 'Marks (✓ ! ⚠ ~ ≥ ? ✗ -): reports/README.md "Marks"'
+
 // Milliseconds and req/s as the capacity line writes them.
 const ms = (x) => (typeof x === 'number' ? `${roundTo(x, x >= 100 ? 0 : 1)} ms` : MISSING)
 const rate = (x) => (typeof x === 'number' ? `${roundTo(x, x >= 100 ? 0 : 1)} req/s` : MISSING)

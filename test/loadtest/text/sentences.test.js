@@ -26,3 +26,15 @@ test('the machine line and the trust mark', () => {
   assert.equal(machineLine({ machine: { hostname: 'h', cpuModel: 'cpu', cores: 2 } }), 'h · cpu · 2 cores')
   assert.equal(trustMark({ kind: 'http', status: 'failed', failure: { reason: 'x' } }), '✗ failed')
 })
+
+test('every output links the one legend of the marks: the terminal table, the Markdown, the page', async () => {
+  const { httpReport } = await import('../../fixtures/reports.js')
+  const { MARKS } = await import('../../../loadtest/text/sentences.js')
+  const { reportTable, renderText } = await import('../../../loadtest/report/table.js')
+  const { renderMarkdown } = await import('../../../loadtest/report/markdown.js')
+  const { renderReportHtml } = await import('../../../loadtest/report/page.js')
+  const report = httpReport()
+  assert.ok(renderText(reportTable(report, null)).includes(MARKS))
+  assert.ok(renderMarkdown(report, null).includes(MARKS))
+  assert.ok(renderReportHtml(report).includes(MARKS.replace(/"/g, '&quot;')))
+})
