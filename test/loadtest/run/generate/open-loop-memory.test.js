@@ -12,7 +12,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { ROOT } from '../../../helpers/lab.js'
 import { LAST_CHANCE } from '../../../../loadtest/run/generate/open-loop.js'
 
-// The bound the lab states for its own RSS (docs/open-loop.md), at any rate, duration and server.
+// The bound the lab states for its own RSS (docs/generator.md), at any rate, duration and server.
 const RSS_BOUND_MB = 300
 const CHILD = join(ROOT, 'test', 'helpers', 'open-loop-child.js')
 const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 12\r\n\r\n{"sum":4950}'
