@@ -300,20 +300,21 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
   }
 }
 
-// The capacity experiment's past-capacity probe of the close candidates (run/round/past-capacity.js), as
-// one more progress step.
-async function pastCapacityStep ({ plan, loads }, opts, ctx) {
-  const p = stepProgress(ctx.onProgress, plan.length + 1, plan.length + 1, 'past capacity')
-  const n = await probePastCapacity({
-    plan,
-    loads,
-    results: ctx.results,
-    quick: opts.quick,
-    signal: ctx.signal,
-    progress: p.update,
-    calibrationFor: (entry) => calibrationFor(ctx.calibration, entry?.runtime)
-  })
-  p.done(`${n} probes`)
+// One step after the servers' rounds (the past-capacity probe, --confirm), with its progress line: `run`
+// gets the lab's plan, loads and results and the step's progress callback; `doneText` words its outcome.
+async function afterRoundsStep ({ plan, loads }, opts, ctx, name, run, doneText) {
+  const p = stepProgress(ctx.onProgress, plan.length + 1, plan.length + 1, name)
+  const { results, signal } = ctx
+  const out = await run({ plan, loads, results, quick: opts.quick, signal, progress: p.update })
+  p.done(doneText(out))
+  return out
+}
+
+// The capacity experiment's past-capacity probe of the close candidates (run/round/past-capacity.js).
+function pastCapacityStep (lab, opts, ctx) {
+  const calibrationOf = (entry) => calibrationFor(ctx.calibration, entry?.runtime)
+  return afterRoundsStep(lab, opts, ctx, 'past capacity',
+    (common) => probePastCapacity({ ...common, calibrationFor: calibrationOf }), (n) => `${n} probes`)
 }
 
 // How the decision writes its command: `loadlab server …` when the bin runs in a user's project.
@@ -323,21 +324,12 @@ function commandForm (command, cwd) {
   return { form: command?.startsWith('loadlab') && !inside ? 'loadlab' : 'node', cwd }
 }
 
-// --confirm: the decision's winner at its plan rate, as one more progress step.
-async function confirmStep ({ plan, loads }, opts, ctx, decision) {
-  const p = stepProgress(ctx.onProgress, plan.length + 1, plan.length + 1, 'confirm')
-  const entry = plan[ctx.results.findIndex((r) => r.key === decision.key)]
-  const confirm = await confirmWinner(decision, {
-    plan,
-    loads,
-    results: ctx.results,
-    quick: opts.quick,
-    signal: ctx.signal,
-    progress: p.update,
-    calibration: calibrationFor(ctx.calibration, entry?.runtime)
-  })
-  p.done(confirm.skipped ? `not run: ${confirm.skipped}` : confirm.held ? 'held the target' : `did not hold: ${confirm.why.join('; ')}`)
-  return confirm
+// --confirm: the decision's winner at its plan rate.
+function confirmStep (lab, opts, ctx, decision) {
+  const entry = lab.plan[ctx.results.findIndex((r) => r.key === decision.key)]
+  const calibration = calibrationFor(ctx.calibration, entry?.runtime)
+  return afterRoundsStep(lab, opts, ctx, 'confirm', (common) => confirmWinner(decision, { ...common, calibration }),
+    (c) => c.skipped ? `not run: ${c.skipped}` : c.held ? 'held the target' : `did not hold: ${c.why.join('; ')}`)
 }
 
 // Run the lab for validated options (loadtest/options.js) and return the report. `signal` stops the

@@ -83,7 +83,19 @@ export default {
   study: null,
   title: 'Capacity at a latency target: open-loop rate sweep per strategy',
   description:
-    'Each CPU strategy offered open-loop rates (requests due on a schedule whatever the answers; latency from the due time) from 30 % of the ideal its cores allow for the work (cores / calibrated service time) until one fails, a failure repeated before it counts unless clear (half its requests over the target), the knee refined by bisection, then 1.2 × the capacity, which must fail. Each step lasts for the 299 requests that can show p99 (binomial, 95 %), up to 10 s; an undecided rate is measured again (topped up) and its steps pooled; a sweep stays within its time budget (the looser targets\' steps within 80 % of it, so their bisections stop first); what else took the machine is recorded per step (noise) and a disturbed step is marked, while the strategy\'s own contention is a finding and a failure the generator\'s lag could flip is repeated. Capacity: the highest offered rate whose p99 stays within the target with every request answered and verified and no growing backlog, with its bracket and the floor (the lowest rate offered); none — "cannot meet the target" — when the floor\'s p99 is above it.',
+    'Each CPU strategy offered open-loop rates (requests due on a schedule whatever the answers; latency from the ' +
+    'due time): first a floor, at a rate where requests rarely overlap (measured again lower while they do), then steps ' +
+    'seeded by the ideal its cores allow for the work (cores / calibrated service time) and climbing past it until ' +
+    'one fails, a failure far above the highest pass searched down geometrically, the knee refined by bisection, ' +
+    'then 1.2 × the capacity, which must fail. A failure is repeated before it counts unless clear (half its ' +
+    'requests over the target). Each step lasts for the requests that can show its percentile (p99: 299, binomial, ' +
+    '95 %), lengthened past its cap when needed; a step that still has too few is undecided, never failed, and an ' +
+    'undecided rate is measured again (topped up) and its steps pooled. A sweep stays within its time budget (the ' +
+    'looser targets\' steps within 80 % of it); cut with no pass, it is "undecided: budget spent" with its bracket ' +
+    'so far. What else took the machine is recorded per step (noise) and a disturbed step is marked, while the ' +
+    'strategy\'s own contention is a finding. Capacity: the highest offered rate whose percentile stays within the ' +
+    'target with every request answered and verified and no growing backlog, with its bracket and its floor; none ' +
+    '("cannot meet the target") only when a floor where requests did not overlap is over the target.',
   defaults,
   quick,
   // One entry per server; its sweep chooses the rates from the calibrated service time at run time.
