@@ -42,6 +42,7 @@ export function probeNote (quick) {
 // The shedding setting probed beside each strategy (catalog.js variants), and how its own setting reads.
 const SHEDDING = {
   'queued-threads': { variant: 'deadline', asSwept: 'unbounded queue' },
+  'queued-processes': { variant: 'deadline', asSwept: 'unbounded queue' },
   simple: { variant: 'under-pressure', asSwept: 'no shedding' },
   cluster: { variant: 'under-pressure', asSwept: 'no shedding' }
 }
