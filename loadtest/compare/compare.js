@@ -278,6 +278,8 @@ function gateRun (g, key, base, next) {
     return { ...out, why: base?.impossible?.length || next?.impossible?.length ? 'a figure is not a measurement (flagged)' : 'not measured' }
   }
   if (b === 0) return { ...out, why: 'baseline figure is 0' }
+  const bounded = g.metric === 'capacity' && gateBoundRefused(base, next)
+  if (bounded) return { ...out, why: bounded }
   const refused = g.metric === 'capacity' && targetsDiffer({ sloMs: base.capacity?.sloMs, capacity: b }, { sloMs: next.capacity?.sloMs, capacity: v })
   if (refused) return { ...out, why: refused }
   out.change = v / b - 1
@@ -286,6 +288,13 @@ function gateRun (g, key, base, next) {
   if (!past) return { ...out, status: 'within bound' }
   if (out.noise.verdict === 'within noise') return { ...out, status: 'within noise' }
   return { ...out, status: 'regressed' }
+}
+
+// Why a capacity gate cannot judge a pair, or null: a capacity that is a lower bound (≥) on either side
+// is no measurement to gate on (the change it gives is only a bound), as compare's ratio column says.
+function gateBoundRefused (base, next) {
+  const side = [['the baseline', base], ['this run', next]].find(([, r]) => r?.capacity?.capacity?.bound === AT_LEAST)
+  return side ? `${side[0]}'s capacity is a lower bound (≥ ${side[1].capacity.capacity.rps} req/s), not a measurement` : null
 }
 
 // One report made under several runtimes (lab --node 20,24) becomes one entry per runtime, its keys
