@@ -407,6 +407,30 @@ function rowOf (key, entries, byKey, { baseline, units }) {
   return { key, kind, server, variant, work, mode, cells }
 }
 
+// A request mix's classes, run by run (result/mix.js classFigures): for every HTTP run with a mix and
+// every class its baseline run has, one row { key, name, cells } with per report { rps, p50, p99, sloMs,
+// failed, p99Ratio } (p99Ratio: p99 over the baseline's; null for the baseline or a missing figure), or
+// null where that report's run has no such class. [] when no run had a mix.
+function classRowsOf (rows, byKey, baseline) {
+  const out = []
+  for (const row of rows.filter((r) => r.kind === 'http')) {
+    const runs = byKey.map((m) => m.get(row.key) ?? null)
+    for (const name of (runs[baseline]?.classes ?? []).map((c) => c.name)) {
+      const cells = runs.map((r) => {
+        const c = r?.classes?.find((x) => x.name === name)
+        if (!c) return null
+        return { rps: c.rps, p50: c.latency?.p50 ?? null, p99: c.latency?.p99 ?? null, sloMs: c.sloMs ?? null, failed: errorsOf(c.requests) }
+      })
+      const base = cells[baseline]
+      for (const [i, c] of cells.entries()) {
+        if (c) c.p99Ratio = i !== baseline && isNum(c.p99) && base?.p99 > 0 ? c.p99 / base.p99 : null
+      }
+      out.push({ key: row.key, name, cells })
+    }
+  }
+  return out
+}
+
 // How each report is named and described in the comparison.
 function reportsOf (entries, keys, byKey, baseline) {
   return entries.map(({ file, report }, i) => ({
@@ -491,7 +515,8 @@ export function compareReports (entries, { baseline = 0, units = 'ms', failOn = 
   const reports = reportsOf(entries, keys, byKey, baseline)
   for (const n of comparisonNotes({ entries, rows, reports, units })) notes.push(n)
   const gates = gatesOf(failOn, { entries, rows, byKey, baseline })
-  return { units, baseline, reports, rows, flags: flagsOf(rows), gates, notes: [...new Set(notes)] }
+  const classes = classRowsOf(rows, byKey, baseline)
+  return { units, baseline, reports, rows, classes, flags: flagsOf(rows), gates, notes: [...new Set(notes)] }
 }
 
 // True when a --fail-on bound was crossed by a run (the compare CLI then exits 99).
