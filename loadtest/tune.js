@@ -35,6 +35,7 @@ export const TUNABLE = Object.freeze({
     flag: '--max-queue',
     servers: ['queued-threads', 'queued-processes'],
     inf: true,
+    min: 0, // --max-queue 0: never wait (a request finds a free thread or process, or 503)
     defaults: (cores) => [cores, 4 * cores, 'inf'],
     help: 'requests allowed to wait for a thread or process; past it 503 + Retry-After (inf: unbounded, the default)'
   }
@@ -67,12 +68,13 @@ export function parseTune (spec, { servers = null, cores = availableParallelism(
 // or `inf` where unbounded is one), each once.
 function valuesOf (name, text, setting) {
   const raw = text.split(',').map((s) => s.trim())
+  const min = setting.min ?? 1
   const max = setting.max ?? 256
-  const rule = `whole numbers from 1 to ${max}${setting.inf ? ' or inf' : ''}, comma-separated`
+  const rule = `whole numbers from ${min} to ${max}${setting.inf ? ' or inf' : ''}, comma-separated`
   const values = raw.map((v) => {
     if (setting.inf && v === 'inf') return 'inf'
     const n = /^\d+$/.test(v) ? Number(v) : NaN
-    if (!(n >= 1 && n <= max)) throw new TuneError(`--tune ${name}: expected ${rule}, got ${JSON.stringify(v.slice(0, 20))}`)
+    if (!(n >= min && n <= max)) throw new TuneError(`--tune ${name}: expected ${rule}, got ${JSON.stringify(v.slice(0, 20))}`)
     return n
   })
   if (new Set(values).size !== values.length) throw new TuneError(`--tune ${name}: a value given twice (${text.slice(0, 40)})`)

@@ -278,6 +278,8 @@ function gateRun (g, key, base, next) {
     return { ...out, why: base?.impossible?.length || next?.impossible?.length ? 'a figure is not a measurement (flagged)' : 'not measured' }
   }
   if (b === 0) return { ...out, why: 'baseline figure is 0' }
+  const bounded = g.metric === 'capacity' && gateBoundRefused(base, next)
+  if (bounded) return { ...out, why: bounded }
   const refused = g.metric === 'capacity' && targetsDiffer({ sloMs: base.capacity?.sloMs, capacity: b }, { sloMs: next.capacity?.sloMs, capacity: v })
   if (refused) return { ...out, why: refused }
   out.change = v / b - 1
@@ -286,6 +288,13 @@ function gateRun (g, key, base, next) {
   if (!past) return { ...out, status: 'within bound' }
   if (out.noise.verdict === 'within noise') return { ...out, status: 'within noise' }
   return { ...out, status: 'regressed' }
+}
+
+// Why a capacity gate cannot judge a pair, or null: a capacity that is a lower bound (≥) on either side
+// is no measurement to gate on (the change it gives is only a bound), as compare's ratio column says.
+function gateBoundRefused (base, next) {
+  const side = [['the baseline', base], ['this run', next]].find(([, r]) => r?.capacity?.capacity?.bound === AT_LEAST)
+  return side ? `${side[0]}'s capacity is a lower bound (≥ ${side[1].capacity.capacity.rps} req/s), not a measurement` : null
 }
 
 // One report made under several runtimes (lab --node 20,24) becomes one entry per runtime, its keys
@@ -398,6 +407,30 @@ function rowOf (key, entries, byKey, { baseline, units }) {
   return { key, kind, server, variant, work, mode, cells }
 }
 
+// A request mix's classes, run by run (result/mix.js classFigures): for every HTTP run with a mix and
+// every class its baseline run has, one row { key, name, cells } with per report { rps, p50, p99, sloMs,
+// failed, p99Ratio } (p99Ratio: p99 over the baseline's; null for the baseline or a missing figure), or
+// null where that report's run has no such class. [] when no run had a mix.
+function classRowsOf (rows, byKey, baseline) {
+  const out = []
+  for (const row of rows.filter((r) => r.kind === 'http')) {
+    const runs = byKey.map((m) => m.get(row.key) ?? null)
+    for (const name of (runs[baseline]?.classes ?? []).map((c) => c.name)) {
+      const cells = runs.map((r) => {
+        const c = r?.classes?.find((x) => x.name === name)
+        if (!c) return null
+        return { rps: c.rps, p50: c.latency?.p50 ?? null, p99: c.latency?.p99 ?? null, sloMs: c.sloMs ?? null, failed: errorsOf(c.requests) }
+      })
+      const base = cells[baseline]
+      for (const [i, c] of cells.entries()) {
+        if (c) c.p99Ratio = i !== baseline && isNum(c.p99) && base?.p99 > 0 ? c.p99 / base.p99 : null
+      }
+      out.push({ key: row.key, name, cells })
+    }
+  }
+  return out
+}
+
 // How each report is named and described in the comparison.
 function reportsOf (entries, keys, byKey, baseline) {
   return entries.map(({ file, report }, i) => ({
@@ -482,7 +515,8 @@ export function compareReports (entries, { baseline = 0, units = 'ms', failOn = 
   const reports = reportsOf(entries, keys, byKey, baseline)
   for (const n of comparisonNotes({ entries, rows, reports, units })) notes.push(n)
   const gates = gatesOf(failOn, { entries, rows, byKey, baseline })
-  return { units, baseline, reports, rows, flags: flagsOf(rows), gates, notes: [...new Set(notes)] }
+  const classes = classRowsOf(rows, byKey, baseline)
+  return { units, baseline, reports, rows, classes, flags: flagsOf(rows), gates, notes: [...new Set(notes)] }
 }
 
 // True when a --fail-on bound was crossed by a run (the compare CLI then exits 99).

@@ -157,6 +157,39 @@ function capacitySection (cmp, http) {
   ]
 }
 
+// The head of the per-class table: per report req/s, p50, p99, failed and, beside the baseline, p99's ratio.
+function classHead (cmp, name = (x) => x) {
+  const b = cmp.reports[cmp.baseline].letter
+  return ['run', 'class', ...cmp.reports.flatMap((r) => [
+    ...['req/s', 'p50', 'p99', 'failed'].map((h) => `${name(r.letter)} ${h}`),
+    ...(r.baseline ? [] : [`${name(r.letter)} p99 ×${name(b)}`])
+  ])]
+}
+
+// A class's cells in one report: req/s, p50, p99 (ms, with its target where the class has one), failed
+// requests (the one errors sum) and, beside the baseline, p99's ratio to the baseline's.
+function classCells (c, report) {
+  const p99 = c && isNum(c.p99) && c.sloMs ? `${lat(c.p99, 'ms')} ${c.p99 <= c.sloMs ? '≤' : '>'} ${c.sloMs}` : lat(c?.p99, 'ms')
+  const cells = c ? [f(c.rps, 1), lat(c.p50, 'ms'), p99, String(c.failed)] : [MISSING, MISSING, MISSING, MISSING]
+  if (!report.baseline) cells.push(c ? timesGrouped(c.p99Ratio) : MISSING)
+  return cells
+}
+
+// A request mix's classes side by side: each class of each run, per report (--mix).
+function classSection (cmp) {
+  if (!cmp.classes?.length) return []
+  const rows = cmp.classes.map((row) => [
+    { md: mdCode(row.key) }, row.name, ...row.cells.flatMap((c, i) => classCells(c, cmp.reports[i]))
+  ])
+  return [
+    '## Per class',
+    '',
+    'Each class of a request mix (--mix): its answers per second, p50 and p99 from the due time (with its target), failed requests, and p99 against the baseline\'s.',
+    '',
+    markdownTable({ head: classHead(cmp), rows }, { numeric: true })
+  ]
+}
+
 // The in-process cases (dispatch, ssr-offload): mean time of a batch and the ratio to the baseline's.
 function dispatchSection (cmp) {
   const dispatch = cmp.rows.filter((r) => r.kind === 'dispatch')
@@ -205,6 +238,7 @@ export function renderCompareMarkdown (cmp) {
     ...howToRead(cmp, http),
     ...httpSection(cmp, http),
     ...capacitySection(cmp, http),
+    ...classSection(cmp),
     ...overloadMarkdown(cmp, http),
     ...dispatchSection(cmp),
     ...verdictSections(cmp)
@@ -451,6 +485,16 @@ function capacityTable (cmp, http) {
   return `<section class="block"><h2>Capacity</h2><p class="lead">The highest open-loop rate each run held with p99 within its target and every request answered.</p>${table(head, body, { className: 'capacity' })}</section>`
 }
 
+// A request mix's classes side by side (--mix), as the Markdown's "Per class".
+function classTable (cmp) {
+  if (!cmp.classes?.length) return ''
+  const body = cmp.classes.map((row) => [
+    `<code>${esc(row.key)}</code>`, esc(row.name), ...row.cells.flatMap((c, i) => classCells(c, cmp.reports[i]).map(esc))
+  ])
+  return '<section class="block"><h2>Per class</h2><p class="lead">Each class of a request mix: answers per second, ' +
+    `p50 and p99 from the due time (with its target), failed requests, and p99 against the baseline's.</p>${table(classHead(cmp, esc), body, { className: 'classes' })}</section>`
+}
+
 // The comparison as a self-contained HTML page: report cards, overlaid charts, the grouped table.
 export function renderCompareHtml (cmp) {
   const http = cmp.rows.filter((r) => r.kind === 'http')
@@ -479,7 +523,7 @@ export function renderCompareHtml (cmp) {
 <div class="cards">${cmp.reports.map(reportCard).join('')}</div>
 ${gates}${flags}${notes}
 ${http.length ? `<section class="block"><h2>HTTP runs</h2>${charts(cmp, http)}${httpTable(cmp, http)}</section>` : ''}
-${capacityTable(cmp, http)}
+${capacityTable(cmp, http)}${classTable(cmp)}
 ${overloadHtml(cmp, http)}
 ${dispatch.length ? `<section class="block"><h2>In-process cases</h2>${dispatchChart(cmp, dispatch)}${dispatchTable(cmp, dispatch)}</section>` : ''}
 <footer>Written by <code>npm run compare</code>. Charts rendered with Vega-Lite; this page loads nothing from the network.</footer>`

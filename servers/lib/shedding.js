@@ -14,7 +14,7 @@ const DEADLINE_MARGIN_SERVICES = 1
 const msOrAuto = (raw) => (raw === 'auto' ? 'auto' : positiveMs(raw))
 
 function positiveMs (raw) {
-  const n = /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : NaN
+  const n = /^\d+(\.\d+)?(e\d+)?$/i.test(raw) ? Number(raw) : NaN
   if (!(n > 0) || n > 3600000) throw new Error('expected a number of ms from 0 (exclusive) to 3600000')
   return n
 }
@@ -64,7 +64,7 @@ export function resolveQueue ({ options, threads, serviceMs, measured = null }) 
   const flag = options.maxQueue === 'auto' ? '--max-queue' : '--deadline'
   if (options.slo === undefined) throw new ServerError('ERR_BAD_OPTION', `${flag} auto: needs --slo MS, the latency target it aims at`)
   const slo = options.slo
-  const s = round1(serviceMs)
+  const s = figure(serviceMs)
   const from = `--slo ${slo} ms, service time ${s} ms ${measured ? `(${measured})` : '(--service-ms)'}`
   if (!(serviceMs < slo)) {
     throw new ServerError('ERR_BAD_OPTION', `${flag} auto: the service time ${s} ms is not below --slo ${slo} ms: no wait fits the target`)
@@ -131,7 +131,8 @@ export function shedOnLoopDelay (app, options) {
       return {
         error: 'Service Unavailable',
         code: 'FST_UNDER_PRESSURE',
-        message: `under pressure: ${type} ${typeof value === 'number' ? value.toFixed(1) : value} > ${options.shedLoopDelay}`
+        message: `under pressure: ${type} ${typeof value === 'number' ? figure(value) : value} ms > --shed-loop-delay ` +
+          `${figure(options.shedLoopDelay)} ms`
       }
     }
   })
@@ -139,4 +140,10 @@ export function shedOnLoopDelay (app, options) {
 
 function round1 (x) {
   return Math.round(x * 10) / 10
+}
+
+// A figure in ms as the servers' lines write it: one decimal from 1 ms up, two significant digits below
+// (a service time of 0.04 ms is not "0", which would make the queue bound's formula divide by zero).
+function figure (x) {
+  return x >= 1 ? round1(x) : Number(x.toPrecision(2))
 }

@@ -33,6 +33,9 @@ test('--tune: values per setting, defaults with piscina\'s 1.5 × cores, inf for
   const q = ['--server', 'queued-threads']
   assert.deepEqual(parseOptions([...cap, ...q, '--tune', 'threads=1,2,3']).tune, { name: 'threads', flag: '--threads', values: [1, 2, 3] })
   assert.deepEqual(parseOptions([...cap, ...q, '--tune', 'max-queue=4,inf']).tune.values, [4, 'inf'])
+  // --max-queue 0 (never wait) is a setting like any other; below 0 is refused with the range
+  assert.deepEqual(parseOptions([...cap, ...q, '--tune', 'max-queue=0,4']).tune.values, [0, 4])
+  refused([...cap, ...q, '--tune', 'max-queue=-1'], /^--tune max-queue: expected whole numbers from 0 to 256 or inf, comma-separated, got "-1"/)
   assert.deepEqual(parseOptions([...cap, '--server', 'cluster,cluster-threads', '--tune', 'workers=1,4']).tune.values, [1, 4])
   assert.deepEqual(parseTune('threads', { servers: ['queued-threads'], cores: 2 }).values, [1, 2, 3])
   assert.deepEqual(parseTune('threads', { servers: ['queued-threads'], cores: 8 }).values, [4, 8, 12], 'piscina: 1.5 × 8')

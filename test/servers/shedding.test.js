@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Agent, request } from 'undici'
 import { getJson, runServer, startServer } from '../helpers/server.js'
-import { resolveQueue } from '../../servers/lib/shedding.js'
+import { QUEUE_SHEDDING, resolveQueue } from '../../servers/lib/shedding.js'
 
 // `n` GETs at once over their own connections: [{ status, retryAfter, code }].
 async function burst (url, n) {
@@ -14,10 +14,11 @@ async function burst (url, n) {
       const res = await request(`${url}/`, { dispatcher: agent })
       const body = await res.body.text()
       let code = null
+      let message = null
       try {
-        code = JSON.parse(body).code ?? null
+        ({ code = null, message = null } = JSON.parse(body))
       } catch {}
-      return { status: res.statusCode, retryAfter: res.headers['retry-after'] ?? null, code }
+      return { status: res.statusCode, retryAfter: res.headers['retry-after'] ?? null, code, message }
     }))
   } finally {
     await agent.close()
@@ -45,12 +46,23 @@ for (const [name, args, message] of refusals) {
   })
 }
 
+test('a duration in ms takes the 1e3 form, as the integer flags do', () => {
+  assert.equal(QUEUE_SHEDDING.deadline.parse('1e3'), 1000)
+  assert.equal(QUEUE_SHEDDING.maxQueue.parse('1e3'), 1000)
+  assert.equal(QUEUE_SHEDDING.deadline.parse('2.5'), 2.5)
+  assert.throws(() => QUEUE_SHEDDING.deadline.parse('1e9'), /from 0 \(exclusive\) to 3600000/)
+})
+
 test("Little's law and the deadline from a target and a service time", () => {
   const q = resolveQueue({ options: { maxQueue: 'auto', deadline: 'auto', slo: 100 }, threads: 2, serviceMs: 20 })
   assert.equal(q.maxQueue, 8) // 2 × (100 − 20) / 20
   assert.equal(q.deadlineMs, 60) // 100 − 2 × 20
   assert.match(q.lines[0], /max-queue auto: 8 = floor\(2 threads × \(100 − 20\) \/ 20\)/)
   assert.match(q.lines[1], /deadline auto: 60 ms/)
+  // a service time under 1 ms keeps two significant digits: never "/ 0" in the formula
+  const tiny = resolveQueue({ options: { maxQueue: 'auto', slo: 1 }, threads: 2, serviceMs: 0.04 })
+  assert.equal(tiny.maxQueue, 48) // 2 × (1 − 0.04) / 0.04
+  assert.match(tiny.lines[0], /max-queue auto: 48 = floor\(2 threads × \(1 − 0\.04\) \/ 0\.04\)/)
   const fixed = resolveQueue({ options: { maxQueue: 3 }, threads: 2, serviceMs: null })
   assert.deepEqual(fixed, { maxQueue: 3, deadlineMs: undefined, lines: [] })
 })
@@ -100,6 +112,7 @@ test('simple --shed-loop-delay: under-pressure answers 503 once a sample saw the
   for (const a of shed) {
     assert.equal(a.retryAfter, '1')
     assert.equal(a.code, 'FST_UNDER_PRESSURE')
+    assert.match(a.message, /^under pressure: eventLoopDelay \d+(\.\d+)? ms > --shed-loop-delay 20 ms$/)
   }
   const health = await getJson(`${server.url}/health`)
   assert.equal(health.status, 200)

@@ -86,3 +86,22 @@ test('compare: a capacity that is a lower bound or "cannot meet" is never divide
   assert.equal(cellB(none).capacityRatio, null)
   assert.match(cellB(none).capacityRefused, /this run cannot meet its target at any rate tried/)
 })
+
+test('compare --fail-on capacity: a lower bound on either side is not gated as a measurement', () => {
+  const atLeast = (label, rps) => {
+    const report = capacityReport({ label, sloMs: 150, sweeps: [rps] })
+    report.results[0].capacity.capacity.bound = 'at least'
+    return report
+  }
+  const gate = (a, b) => compareReports(entries(a, b), { failOn: [parseFailOn('capacity:-5%')] }).gates[0].runs[0]
+  // ≥ 40 against 60 would read as a 33 % fall, but the run only showed it holds at least 40
+  const lower = gate(capacityReport({ label: 'A', sloMs: 150, sweeps: [60] }), atLeast('B', 40))
+  assert.equal(lower.status, 'not comparable')
+  assert.match(lower.why, /^this run's capacity is a lower bound \(≥ 40 req\/s\), not a measurement$/)
+  const base = gate(atLeast('A', 60), capacityReport({ label: 'B', sloMs: 150, sweeps: [40] }))
+  assert.equal(base.status, 'not comparable')
+  assert.match(base.why, /^the baseline's capacity is a lower bound/)
+  // two measurements apart are gated as before
+  const measured = gate(capacityReport({ label: 'A', sloMs: 150, sweeps: [60] }), capacityReport({ label: 'B', sloMs: 150, sweeps: [40] }))
+  assert.equal(measured.status, 'regressed')
+})
