@@ -419,7 +419,8 @@ function classRowsOf (rows, byKey, baseline) {
       const cells = runs.map((r) => {
         const c = r?.classes?.find((x) => x.name === name)
         if (!c) return null
-        return { rps: c.rps, p50: c.latency?.p50 ?? null, p99: c.latency?.p99 ?? null, sloMs: c.sloMs ?? null, failed: errorsOf(c.requests) }
+        const { p50 = null, p99 = null } = c.latency ?? {}
+        return { rps: c.rps, p50, p99, sloMs: c.sloMs ?? null, failed: errorsOf(c.requests) }
       })
       const base = cells[baseline]
       for (const [i, c] of cells.entries()) {

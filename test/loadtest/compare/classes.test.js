@@ -11,7 +11,9 @@ function cls (name, { rps, p50, p99, sloMs = null, timeouts = 0 }) {
   return {
     name,
     sloMs,
-    requests: { sent: 100, completed: 100 - timeouts, ok: 100 - timeouts, non2xx: 0, errors: 0, timeouts, mismatches: 0 },
+    requests: {
+      sent: 100, completed: 100 - timeouts, ok: 100 - timeouts, non2xx: 0, errors: 0, timeouts, mismatches: 0
+    },
     rps,
     latency: { count: 100, p50, p97_5: p99, p99, p99_9: p99, max: p99, censored: timeouts }
   }
@@ -38,15 +40,15 @@ test('compare: a mix\'s classes side by side, p99 against the baseline\'s, faile
   assert.equal(heavy.cells[1].p99Ratio, 0.5)
   const md = renderCompareMarkdown(cmp)
   assert.match(md, /## Per class/)
-  assert.match(md, /\| cheap \| 80\.0 \| 2 ms \| 10 ms ≤ 50 \| 0 \| 80\.0 \| 3 ms \| 60 ms > 50 \| 2 \| 6\.00× \|/)
+  assert.match(md, /\| cheap \| 80\.0 \| 2\.00 \| 10\.0 ≤ 50 \| 0 \| 80\.0 \| 3\.00 \| 60\.0 \\> 50 \| 2 \| 6\.00× \|/)
   const html = renderCompareHtml(cmp)
   assert.match(html, /<h2>Per class<\/h2>/)
-  assert.match(html, /<td>60 ms &gt; 50<\/td>/)
+  assert.match(html, /<td>60\.0 &gt; 50<\/td>/)
   // a run without a mix in the other report: its class cells are missing, not made up
   const plain = httpReport({ label: 'C' })
   const none = compareReports(entries(a, plain))
   assert.deepEqual(none.classes[0].cells[1], null)
-  assert.match(renderCompareMarkdown(none), /\| cheap \| 80\.0 \| 2 ms \| 10 ms ≤ 50 \| 0 \| - \| - \| - \| - \| - \|/)
+  assert.match(renderCompareMarkdown(none), /\| cheap \| 80\.0 \| 2\.00 \| 10\.0 ≤ 50 \| 0 \| - \| - \| - \| - \| - \|/)
   // no mix anywhere: no section
   assert.deepEqual(compareReports(entries(httpReport({ label: 'D' }), httpReport({ label: 'E' }))).classes, [])
   assert.doesNotMatch(renderCompareMarkdown(compareReports(entries(httpReport({ label: 'D' }), httpReport({ label: 'E' })))), /Per class/)
