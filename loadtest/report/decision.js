@@ -26,7 +26,7 @@ function keptText (p) {
 // Whose target: the user's --slo, or the lab's default from this machine's service time.
 function targetText (d) {
   const t = d.target
-  const at = `p99 ≤ ${r1(d.sloMs)} ms`
+  const at = `p${t?.percentile ?? 99} ≤ ${r1(d.sloMs)} ms` // --quick judges p95
   if (!t || t.own) return `${at}, your own (--slo)`
   const service = isNum(t.serviceMs) ? ` (${r1(t.serviceMs)} ms)` : ''
   return `${at}: 5 × the service time measured on this machine${service}, not a target of yours; give yours with --slo MS`

@@ -381,7 +381,7 @@ function decisionTarget (results) {
 function targetOf (results, sloMs) {
   const c = results[0]?.capacity ?? {}
   const own = /^--slo/.test(c.sloRule ?? '') || (isNum(c.sloMs) && c.sloMs !== sloMs)
-  return { sloMs, own, rule: c.sloRule ?? null, serviceMs: c.serviceMs ?? null }
+  return { sloMs, own, rule: c.sloRule ?? null, serviceMs: c.serviceMs ?? null, percentile: c.percentile ?? 99 }
 }
 
 // The decision of a capacity report (null when no result has a capacity). `sloMs`: the target it is

@@ -46,6 +46,9 @@ test('decision block: what to run, the plan rate with its headroom, the runner-u
   assert.match(text, /Target +p99 ≤ 100 ms: 5 × the service time measured on this machine \(20 ms\), not a target of yours; give yours with --slo MS/)
   const own = { ...report.decision, target: { ...report.decision.target, own: true } }
   assert.match(decisionText(own), /Target +p99 ≤ 100 ms, your own \(--slo\)/)
+  // a --quick sweep judges p95, and its Target line says so
+  const quick = { ...report.decision, target: { ...report.decision.target, percentile: 95 } }
+  assert.match(decisionText(quick), /Target +p95 ≤ 100 ms: 5 × the service time/)
   const refused = decide({ ...report, results: [report.results[0], { ...report.results[1], key: 'simple@x#capacity', server: 'simple', capacity: { ...report.results[0].capacity } }] })
   const lines = decisionLines(refused)
   assert.equal(lines[0].label, 'No recommendation')
