@@ -81,7 +81,7 @@ function confirmText (c) {
 export function decisionLines (d) {
   if (!d) return []
   const lines = []
-  const target = `p99 ≤ ${r1(d.sloMs)} ms`
+  const target = `p${d.target?.percentile ?? 99} ≤ ${r1(d.sloMs)} ms` // --quick judges p95
   if (d.recommends === 'rate') return rateLines(d, target)
   if (d.refused) {
     lines.push({ label: 'No recommendation', text: `${d.refused.text} (${d.refused.reason})` })

@@ -49,6 +49,7 @@ test('decision block: what to run, the plan rate with its headroom, the runner-u
   // a --quick sweep judges p95, and its Target line says so
   const quick = { ...report.decision, target: { ...report.decision.target, percentile: 95 } }
   assert.match(decisionText(quick), /Target +p95 ≤ 100 ms: 5 × the service time/)
+  assert.match(decisionText(quick), /Capacity +cluster: 90 req\/s \(bracket 90–94\) at p95 ≤ 100 ms/)
   const refused = decide({ ...report, results: [report.results[0], { ...report.results[1], key: 'simple@x#capacity', server: 'simple', capacity: { ...report.results[0].capacity } }] })
   const lines = decisionLines(refused)
   assert.equal(lines[0].label, 'No recommendation')
