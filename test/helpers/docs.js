@@ -138,25 +138,35 @@ const NOT_FROM_THE_REPORT = new Set(['study', 'label'])
 const numbersIn = (text) => [...text.matchAll(/\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?/g)]
   .map((m) => Number(m[0].replace(/,/g, ''))).filter(Number.isFinite)
 
+// A JSON report's text as far as a table row can draw on it: where results' keys name the row (`simple`
+// names `simple@…`, `simple/under-pressure@…` not), those results and the report's other fields; else all.
+function jsonOfRow (text, name) {
+  let report
+  try { report = JSON.parse(text) } catch { return text }
+  const mine = (report.results ?? []).filter((r) => typeof r?.key === 'string' && (r.key === name || r.key.startsWith(`${name}@`)))
+  return mine.length ? JSON.stringify({ ...report, results: mine }) : text
+}
+
 // The figures of a report table (reportTables) that its reports do not hold: `markdown` and `json`, the
 // named reports' texts. A figure stands where a number rounds to it at the precision it is written with (a
-// percentage also as a share), in the JSON or in the Markdown's lines that name the row (its first cell,
-// code marks and a trailing remark dropped; every line where none does). Code spans are not figures.
-// Each { row, figure }.
+// percentage also as a share, seconds also as milliseconds), in the Markdown's lines that name the row
+// (its first cell, code marks and a trailing remark dropped; every line where none does) or in the JSON
+// (jsonOfRow). Code spans are not figures. Each { row, figure }.
 export function unbackedFigures (table, { markdown = [], json = [] }) {
   const out = []
   for (const row of table.rows) {
     const name = row[0].replace(/`/g, '').replace(/\s*\(.*\)$/, '').trim()
     const own = markdown.flatMap((t) => t.split('\n')).filter((l) => name && l.includes(name))
-    const numbers = numbersIn([...(own.length ? own : markdown), ...json].join('\n'))
+    const drawn = [...(own.length ? own : markdown), ...json.map((j) => jsonOfRow(j, name))]
+    const numbers = numbersIn(drawn.join('\n'))
     const rounds = (x, digits, figure) => Math.abs(Math.round(x * 10 ** digits) / 10 ** digits - figure) < 1e-9
-    const holds = (figure, digits, share) => numbers.some((n) =>
-      rounds(n, digits, figure) || (share && rounds(n * 100, digits, figure)))
+    const holds = (figure, digits, unit) => numbers.some((n) => rounds(n, digits, figure) ||
+      (unit === '%' && rounds(n * 100, digits, figure)) || (unit === 's' && rounds(n / 1000, digits, figure)))
     row.forEach((cell, i) => {
       if (i === 0 || NOT_FROM_THE_REPORT.has(table.head[i])) return
-      for (const m of cell.replace(/`[^`]*`/g, '').matchAll(/(\d[\d,]*(?:\.\d+)?)(\s*%)?/g)) {
+      for (const m of cell.replace(/`[^`]*`/g, '').matchAll(/(\d[\d,]*(?:\.\d+)?)(?:\s*(%|s\b))?/g)) {
         const written = m[1].replace(/,$/, '').replace(/,/g, '')
-        if (!holds(Number(written), (written.split('.')[1] ?? '').length, Boolean(m[2]))) out.push({ row: row[0], figure: m[0].trim() })
+        if (!holds(Number(written), (written.split('.')[1] ?? '').length, m[2])) out.push({ row: row[0], figure: m[0].trim() })
       }
     })
   }
