@@ -13,6 +13,7 @@ import { trustMark } from '../text/sentences.js'
 import { tuneArgs } from '../tune.js'
 import { parseKey } from '../result/key.js'
 import { probeNote } from '../run/round/past-capacity.js'
+import { planBasics } from './plan.js'
 
 // The six CPU strategies, as in heavy-cpu.
 export { SERVERS }
@@ -100,9 +101,7 @@ export default {
   quick,
   // One entry per server; its sweep chooses the rates from the calibrated service time at run time.
   plan (opts) {
-    const q = opts.settings
-    const work = opts.work ?? q.work
-    const servers = (opts.servers ?? SERVERS).filter((s) => SERVERS.includes(s))
+    const { q, work, servers } = planBasics(opts, SERVERS)
     const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
     const minDurationSec = opts.user?.durationSec ?? q.durationSec
     const { refine, minRequests, maxStepSec, budgetSec, share, why } = q

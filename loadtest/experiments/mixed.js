@@ -10,6 +10,7 @@ import { sloFor } from '../settings.js'
 import { builtInMix } from '../result/mix.js'
 import { trustMark } from '../text/sentences.js'
 import { errorsOf } from '../result/requests.js'
+import { planBasics } from './plan.js'
 
 // The heavy class's rate in the mixed round, as a share of the strategy's capacity; the mix.
 export const HEAVY_SHARE_OF_C = 0.8
@@ -28,9 +29,7 @@ export default {
   defaults,
   quick,
   plan (opts) {
-    const q = opts.settings
-    const work = opts.work ?? q.work
-    const servers = (opts.servers ?? SERVERS).filter((s) => SERVERS.includes(s))
+    const { q, work, servers } = planBasics(opts, SERVERS)
     const mix = builtInMix(MIX)
     return servers.map((server) => ({
       server,

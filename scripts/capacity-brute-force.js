@@ -1,0 +1,183 @@
+// The brute force scripts/validate-capacity.js checks the capacity sweep against: for one strategy and work,
+// on one server, a cheap locating search for the knee's neighbourhood, then a fine grid of rates around it,
+// each long enough for GRID_REQUESTS requests. One grid serves every percentile asked for (default's p99,
+// --quick's p95): a step's requests over the target are counted once, and each percentile judges them.
+// Nothing here reads the sweep's steps: the knee is the grid's alone.
+import { availableParallelism } from 'node:os'
+import { judgeStep, FLOOR_OVERLAP } from '../loadtest/result/capacity.js'
+import { roundTo } from '../loadtest/result/stats.js'
+import { runEntry } from '../loadtest/run/round/runner.js'
+
+// The grid: rates GRID × apart (8 %: "10 % or less"), from the located pass to the first rate at or past the
+// located failure, each step long enough for GRID_REQUESTS requests (GRID_REQUESTS_SLOW under SLOW_RATE
+// req/s) and at least GRID_MIN_SEC; extended a rate at a time (up by GRID, or down) where a percentile
+// shows no knee, up to GRID_EXTEND rates.
+export const GRID = 1.08
+export const GRID_REQUESTS = 600
+export const GRID_REQUESTS_SLOW = 300
+export const SLOW_RATE = 5
+export const GRID_MIN_SEC = 2
+export const GRID_EXTEND = 5
+// The locating search, for each percentile asked for in turn (strictest first; every locating step counts
+// for each): a floor first (FLOOR_FIRST ÷ the
+// service time, lowered while its requests overlap and it fails), climbing CLIMB × until a step fails,
+// then geometric bisection until the failure is within LOCATE_RATIO × the highest pass. Its steps last
+// for LOCATE_REQUESTS requests within [LOCATE_MIN_SEC, LOCATE_MAX_SEC]: enough to place a knee, never
+// to judge one (the grid does that).
+export const FLOOR_FIRST = 0.8 * FLOOR_OVERLAP * 1000
+export const CLIMB = 2
+export const LOCATE_RATIO = 1.2
+export const LOCATE_REQUESTS = 60
+export const LOCATE_MIN_SEC = 1.5
+export const LOCATE_MAX_SEC = 15
+export const MIN_RATE = 0.2
+// The most steps one brute force takes (locating and grid).
+export const MAX_STEPS = 30
+
+// A step's figures as the brute force keeps them: its rate, requests, those over the target, a fault
+// (failed requests, a growing backlog, no answer) and how much its requests overlapped (rate × p50).
+export function bruteStep (fig, sloMs) {
+  const j = judgeStep(fig, sloMs)
+  const fault = j.why && !j.why.endsWith('over the target') ? j.why : null
+  const { p50, p99 } = fig.latency
+  const overlap = p50 > 0 ? roundTo((fig.open.rate * p50) / 1000, 3) : null
+  return { rate: roundTo(fig.open.rate, 3), n: j.n, over: j.over, p50, p99, fault, overlap }
+}
+
+// Does a step hold the target at a percentile (`share` of requests allowed over it): no fault, and at most
+// that share observed over the target.
+export function holdsAt (step, share) {
+  return !step.fault && step.n > 0 && typeof step.over === 'number' && step.over / step.n <= share
+}
+
+// The knee of a grid at a percentile: the highest rate that holds with the next grid rate failing; null
+// when the grid shows none.
+export function kneeOf (grid, share) {
+  const sorted = [...grid].sort((a, b) => a.rate - b.rate)
+  let knee = null
+  for (let i = 0; i < sorted.length - 1; i++) {
+    if (holdsAt(sorted[i], share) && !holdsAt(sorted[i + 1], share)) knee = sorted[i].rate
+  }
+  return knee
+}
+
+// Where the locating steps put the knee: { pass, fail } once a failure is within LOCATE_RATIO × the highest
+// pass below it; { pass: null, fail } when a floor whose requests did not overlap failed (nothing holds
+// below it) or the rate fell under MIN_RATE; else { next } (the next rate to try).
+export function locate (steps, { serviceMs, share }) {
+  if (!steps.length) return { next: FLOOR_FIRST / serviceMs }
+  const held = steps.filter((s) => holdsAt(s, share)).map((s) => s.rate)
+  if (!held.length) {
+    const low = steps.reduce((a, s) => (s.rate < a.rate ? s : a))
+    const overlapped = low.overlap === null || low.overlap > FLOOR_OVERLAP
+    const fit = FLOOR_FIRST / (low.p50 ?? Infinity) // the rate where its p50 would just not overlap
+    const next = overlapped ? Math.min(low.rate / 1.25, Math.max(fit, low.rate / 8)) : null
+    if (next === null || next < MIN_RATE) return { pass: null, fail: low.rate }
+    return { next }
+  }
+  const lowPass = Math.min(...held)
+  const fails = steps.filter((s) => !holdsAt(s, share) && s.rate > lowPass).map((s) => s.rate)
+  if (!fails.length) return { next: Math.max(...held) * CLIMB }
+  const fail = Math.min(...fails)
+  const pass = Math.max(...held.filter((r) => r < fail))
+  if (fail / pass <= LOCATE_RATIO) return { pass, fail }
+  return { next: Math.sqrt(pass * fail) }
+}
+
+// The grid's first rates: from the located pass, GRID × apart, to the first at or past the located failure.
+export function gridRates ({ pass, fail }) {
+  const rates = [pass]
+  while (rates.at(-1) < fail * (1 - 1e-9)) rates.push(rates.at(-1) * GRID)
+  return rates
+}
+
+// The next grid rate once the planned ones ran: a rate past the grid for a percentile that shows no knee
+// there (up when its top rate holds, down when its bottom one fails); null when every one shows a knee.
+export function extendGrid (grid, shares) {
+  const sorted = [...grid].sort((a, b) => a.rate - b.rate)
+  for (const share of shares) {
+    if (kneeOf(sorted, share) !== null) continue
+    if (holdsAt(sorted.at(-1), share)) return sorted.at(-1).rate * GRID
+    if (!holdsAt(sorted[0], share)) return sorted[0].rate / GRID
+  }
+  return null
+}
+
+// How long a step lasts (s): locating steps for LOCATE_REQUESTS, grid steps for GRID_REQUESTS.
+export function stepSec (rate, kind) {
+  const sec = (n, lo, hi) => Math.min(hi, Math.max(lo, Math.ceil((n / rate) * 10) / 10))
+  if (kind === 'locate') return sec(LOCATE_REQUESTS, LOCATE_MIN_SEC, LOCATE_MAX_SEC)
+  return sec(rate < SLOW_RATE ? GRID_REQUESTS_SLOW : GRID_REQUESTS, GRID_MIN_SEC, Infinity)
+}
+
+// The next step of a brute force from its steps so far (bruteStep's, each with its `kind`): { rate, kind }
+// or null when done, and where each percentile was located ({ [share]: { pass, fail } }, once it is). Each
+// percentile is located in turn, strictest first, on every locating step; the grid runs from the lowest
+// located pass to the highest located failure, then is extended while a percentile shows no knee (not one
+// that failed down to a true floor: it has none).
+export function nextStep (steps, { serviceMs, shares }) {
+  const order = [...shares].sort((a, b) => a - b)
+  const located = {}
+  if (steps.length >= MAX_STEPS) return { rate: null, located }
+  const locating = steps.filter((s) => s.kind === 'locate')
+  for (const share of order) {
+    const at = locate(locating, { serviceMs, share })
+    if (at.next) return { rate: at.next, kind: 'locate', located }
+    located[share] = at
+  }
+  const found = order.map((share) => located[share]).filter((at) => at.pass !== null)
+  if (!found.length) return { rate: null, located }
+  const range = { pass: Math.min(...found.map((at) => at.pass)), fail: Math.max(...found.map((at) => at.fail)) }
+  const planned = gridRates(range)
+  const grid = steps.filter((s) => s.kind === 'grid')
+  if (grid.length < planned.length) return { rate: planned[grid.length], kind: 'grid', located }
+  const open = order.filter((share) => located[share].pass !== null)
+  const more = grid.length - planned.length < GRID_EXTEND ? extendGrid(grid, open) : null
+  return { rate: more, kind: 'grid', located }
+}
+
+// The brute force as a sweep the runner can drive (run/round/runner.js sweepRounds). `state` keeps its
+// steps and where it located each percentile, for the caller.
+function bruteSweep ({ serviceMs, sloMs, shares }, state) {
+  const kinds = []
+  let planned = null
+  return {
+    kinds,
+    describe: () => ({ rule: 'brute force (scripts/capacity-brute-force.js)', sloMs, targetsMs: [sloMs], shares, budget: null }),
+    durationFor: () => planned,
+    next (history) {
+      state.steps = history.map((h, i) => ({ ...bruteStep(h.figures, sloMs), kind: kinds[i] }))
+      const { rate, kind, located } = nextStep(state.steps, { serviceMs, shares })
+      state.located = located
+      if (rate === null) return null
+      kinds.push(kind)
+      planned = stepSec(rate, kind)
+      return rate
+    }
+  }
+}
+
+// One brute force: the strategy's server started once (the capacity experiment's `entry` and `load`), the
+// locating and grid steps measured in turn. Returns { located: { [share]: { pass, fail } }, locate, grid,
+// knees: { [share]: rate|null }, seconds }.
+export async function runBruteForce ({ entry, load, calibration, sloMs, shares, signal, progress }) {
+  const state = {}
+  const serviceMs = calibration[entry.work].serviceMs
+  const brute = { ...entry, sweep: () => bruteSweep({ serviceMs, sloMs, shares }, state) }
+  const t0 = Date.now()
+  const record = await runEntry(brute, load, { signal, progress, calibration })
+  if (record.failure) throw new Error(`brute force: ${record.failure.reason}`)
+  const steps = state.steps ?? []
+  const grid = steps.filter((s) => s.kind === 'grid').sort((a, b) => a.rate - b.rate)
+  return {
+    located: state.located ?? null,
+    locate: steps.filter((s) => s.kind === 'locate'),
+    grid,
+    // a percentile whose floor failed where requests did not overlap: no knee, whatever the grid shows
+    knees: Object.fromEntries(shares.map((share) => [
+      share, state.located?.[share]?.pass === null ? null : kneeOf(grid, share)
+    ])),
+    cores: availableParallelism(),
+    seconds: roundTo((Date.now() - t0) / 1000, 1)
+  }
+}

@@ -1,0 +1,120 @@
+// scripts/validate-capacity.js and its brute force, without servers: the search on synthetic strategies
+// (each step's requests over the target drawn from a known curve) finds the knee the curve has, on a grid
+// 8 % apart with 600 requests a rate; a strategy whose floor is over the target has no knee; the CLI
+// refuses bad input with one line and exit 2, and --dry-run plans a part without running it.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { execa } from 'execa'
+import { GRID, GRID_REQUESTS, holdsAt, kneeOf, nextStep, stepSec } from '../../scripts/capacity-brute-force.js'
+import { FLOOR_OVERLAP } from '../../loadtest/result/capacity.js'
+import { verdictOf } from '../../scripts/validate-capacity.js'
+
+const SCRIPT = join(import.meta.dirname, '../../scripts/validate-capacity.js')
+const P99 = 0.01
+const P95 = 0.05
+
+// A synthetic strategy: the share of a step's requests over the target at a rate (`overAt`), and the p50
+// of a lone request (ms), growing to seconds past `saturates` req/s.
+function drive ({ serviceMs, overAt, p50Ms, saturates }) {
+  const steps = []
+  for (;;) {
+    const next = nextStep(steps, { serviceMs, shares: [P99, P95] })
+    if (next.rate === null) return { steps, located: next.located }
+    const { rate, kind } = next
+    const n = Math.round(stepSec(rate, kind) * rate)
+    const p50 = rate > saturates ? 2000 : p50Ms
+    steps.push({ rate, kind, n, over: Math.round(overAt(rate) * n), p50, fault: null, overlap: (rate * p50) / 1000 })
+    assert.ok(steps.length <= 40, 'the search ends')
+  }
+}
+
+// Adjacent grid rates are at most GRID apart around each knee, and each grid rate had its 600 requests.
+function checkGrid (grid, knee) {
+  const i = grid.findIndex((s) => s.rate === knee)
+  assert.ok(grid[i + 1].rate / grid[i].rate <= GRID + 1e-9, `${grid[i].rate} → ${grid[i + 1].rate}`)
+  for (const s of grid) assert.ok(s.n >= GRID_REQUESTS, `${s.rate} req/s: ${s.n} requests`)
+}
+
+test('the brute force finds each percentile\'s knee on one grid: p99 at 100 req/s, p95 at 130', () => {
+  // 0 over to 100 req/s, 3 % over to 130 (p99 fails, p95 holds), then half over
+  const overAt = (r) => (r <= 100 ? 0 : r <= 130 ? 0.03 : 0.5)
+  const { steps } = drive({ serviceMs: 8, overAt, p50Ms: 9, saturates: 130 })
+  const grid = steps.filter((s) => s.kind === 'grid').sort((a, b) => a.rate - b.rate)
+  const k99 = kneeOf(grid, P99)
+  const k95 = kneeOf(grid, P95)
+  assert.ok(k99 <= 100 && k99 * GRID > 100, `p99 knee ${k99}`)
+  assert.ok(k95 <= 130 && k95 * GRID > 130, `p95 knee ${k95}`)
+  checkGrid(grid, k99)
+  checkGrid(grid, k95)
+  // the locating steps are short: the grid's requests are spent only around the knees
+  const locating = steps.filter((s) => s.kind === 'locate')
+  assert.ok(locating.every((s) => s.n < GRID_REQUESTS), locating.map((s) => s.n).join(' '))
+})
+
+test('a strategy at 1/20 of its ideal is found from its floor, not bounded by the ideal', () => {
+  // service 1 ms on 2 cores: ideal 2000 req/s; a fork per request holds to 100 req/s only
+  const overAt = (r) => (r <= 100 ? 0 : 0.6)
+  const { steps } = drive({ serviceMs: 1, overAt, p50Ms: 60, saturates: 100 })
+  const grid = steps.filter((s) => s.kind === 'grid')
+  const knee = kneeOf(grid, P99)
+  assert.ok(knee <= 100 && knee * GRID > 100, `knee ${knee}`)
+  assert.equal(kneeOf(grid, P95), knee)
+  // its first floor (at 200 req/s) overlapped and failed: it was lowered before the climb
+  assert.ok(steps[1].rate < steps[0].rate, steps.slice(0, 3).map((s) => s.rate).join(' '))
+})
+
+test('a floor over the target where requests do not overlap: no knee, no grid', () => {
+  const { steps, located } = drive({ serviceMs: 8, overAt: () => 0.9, p50Ms: 60, saturates: 1e9 })
+  assert.equal(steps.filter((s) => s.kind === 'grid').length, 0)
+  assert.equal(located[P99].pass, null)
+  assert.equal(located[P95].pass, null)
+  const low = steps.reduce((a, s) => (s.rate < a.rate ? s : a))
+  assert.ok(low.overlap <= FLOOR_OVERLAP, `the lowest step overlapped ${low.overlap}`)
+})
+
+test('a step holds at a percentile only without a fault and within its share', () => {
+  assert.equal(holdsAt({ n: 600, over: 6, fault: null }, P99), true)
+  assert.equal(holdsAt({ n: 600, over: 7, fault: null }, P99), false)
+  assert.equal(holdsAt({ n: 600, over: 7, fault: null }, P95), true)
+  assert.equal(holdsAt({ n: 600, over: 0, fault: 'backlog grew' }, P95), false)
+})
+
+test('the verdict: the bracket contains the knee within one grid step; no knee agrees only with "cannot meet"', () => {
+  assert.equal(verdictOf(111, { bracket: { pass: 118.8, fail: 123.3 } }), true)
+  assert.equal(verdictOf(100, { bracket: { pass: 120, fail: 130 } }), false)
+  assert.equal(verdictOf(100, { bracket: { pass: 80, fail: 90 } }), false)
+  assert.equal(verdictOf(null, { rps: null, bound: 'cannot meet the target' }), true)
+  assert.equal(verdictOf(null, { rps: null, bound: 'undecided: budget spent', bracket: { pass: null, fail: 40 } }), false)
+})
+
+test('bad input: one line and exit 2, before anything starts; --dry-run plans a part and runs nothing', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'validate-'))
+  try {
+    const run = (...args) => execa(process.execPath, [SCRIPT, ...args], { reject: false })
+    for (const [args, message] of [
+      [['--work', 'loop:1e7', '--out', dir], /--server: give at least one strategy/],
+      [['--server', 'nope', '--work', 'loop:1e7', '--out', dir], /--server: nope is not a CPU strategy/],
+      [['--server', 'simple', '--work', 'loop:1e7', '--mode', 'fast', '--out', dir], /--mode: expected default, quick/],
+      [['--server', 'simple', '--work', 'loop:1e7'], /--out: give the folder/],
+      [['--server', 'simple', '--work', 'bogus:1', '--out', dir], /bad work spec/],
+      [['--server', 'simple', '--work', 'loop:1e7', '--out', dir, '--bogus'], /Unknown option '--bogus'/]
+    ]) {
+      const r = await run(...args)
+      assert.equal(r.exitCode, 2, `${args.join(' ')}: ${r.stderr}`)
+      assert.match(r.stderr, message)
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
+    }
+    // a cell already in summary.json is skipped, the others planned with their expected times
+    writeFileSync(join(dir, 'summary.json'), JSON.stringify({ cells: [{ name: 'simple-loop_1e7-default', holds: true }] }))
+    const r = await run('--server', 'simple,cluster', '--work', 'loop:1e7', '--mode', 'default,quick', '--out', dir, '--dry-run')
+    assert.equal(r.exitCode, 0, r.stderr)
+    assert.match(r.stderr, /simple loop:1e7 default: done, skipped/)
+    assert.match(r.stderr, /cluster loop:1e7 quick: about \d/)
+    assert.match(r.stderr, /3 cells to run, about \d+ min/)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+})
