@@ -24,13 +24,11 @@ export { SERVERS }
 // again, pooled (a repeat of undecided steps only tops them up). loop:3e7 (about 25 ms here: an ideal near
 // 80 req/s on 2 cores, so 3–10 s a step); loop:1e8 took 9–90 s a step, and loop:1e7's default target
 // (34 ms) was below the scheduler lag of a loaded machine, so every step failed.
-// The cost (docs/decision.md "Cost"): with three targets the quiet reference runs of 2026-11-25 took 1104
-// and 1037 s with --confirm (103 and 97 steps: 816 and 762 s of load, about 2.2 s a step besides, 60 s
-// of --confirm). budgetSec bounds each sweep: a step costs its length and 2 s (settings.js
-// STEP_OVERHEAD_SEC), the looser targets' steps only within 80 % of it, so 6 × 120 s = 720 s of sweeps at
-// most, with about 0.2 s a step uncounted (15 s), boot, calibration and warmup (about 50 s) and --confirm
-// (60 s): 14.1 min at most; replayed against those two runs' steps (scripts/capacity-cost.js) 761 and
-// 730 s, 12.7 and 12.2 min for 72 and 69 steps (a clear failure counted at once: result/sweep.js).
+// The cost (docs/decision.md "Cost"): budgetSec bounds each sweep (a step costs its length and settings.js
+// STEP_OVERHEAD_SEC, the looser targets' steps only within 80 % of it); then the past-capacity probes of the
+// close candidates (about 20–30 s each) and --confirm (settings.js CONFIRM_SEC). scripts/capacity-cost.js
+// estimates a run from a measured report's steps with these settings; the default run's estimate against
+// the reference runs stays within 15 minutes (test/scripts/capacity-cost.test.js).
 const { minDurationSec, ...limits } = SWEEP_LIMITS
 const defaults = {
   work: 'loop:3e7',
