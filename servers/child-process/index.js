@@ -7,12 +7,5 @@ import { main, start } from '../lib/serve.js'
 
 main(async () => {
   const options = parseOptions({ strategy: 'child-process', work: 'loop:1e8' })
-  const children = perRequest('child')
-  await start({
-    strategy: 'child-process',
-    options,
-    handle: children.run,
-    gauges: children.gauges,
-    close: children.close
-  })
+  await start({ strategy: 'child-process', options, ...perRequest('child') })
 })

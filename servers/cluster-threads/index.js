@@ -23,9 +23,7 @@ main(async () => {
     options,
     telemetry,
     announce: false,
-    handle: threads.run,
-    gauges: threads.gauges,
-    close: threads.close,
+    ...threads,
     ...workerStats({ telemetry, gauges: threads.gauges })
   })
 })

@@ -10,7 +10,8 @@ import { KILL_GRACE_MS, TASK_CODES, endedError } from './task-module.js'
 const workerEntry = new URL('./worker-entry.js', import.meta.url)
 const childEntry = new URL('./child-entry.js', import.meta.url)
 
-// `kind` is 'worker' (worker_threads) or 'child' (child_process.fork). Returns { run(work), gauges, close() }.
+// `kind` is 'worker' (worker_threads) or 'child' (child_process.fork). Returns { handle(work), gauges, close() },
+// the parts start() takes.
 export function perRequest (kind) {
   const live = new Set() // { end(), exited }
   let started = 0
@@ -19,14 +20,14 @@ export function perRequest (kind) {
   let closing = false
   const startedName = kind === 'worker' ? 'workersStarted' : 'childrenStarted'
 
-  function run (work) {
+  function handle (work) {
     if (closing) return Promise.reject(new ServerError('ERR_SHUTTING_DOWN', 'server is shutting down'))
     inFlight++
     peakInFlight = Math.max(peakInFlight, inFlight)
     started++
     return new Promise((resolve, reject) => {
       let answered = false
-      let handle = null
+      let running = null // the thread's or child's { end(), exited }
       let gone = false
       let timer = null
       const forget = () => {
@@ -34,7 +35,7 @@ export function perRequest (kind) {
         gone = true
         clearTimeout(timer)
         inFlight--
-        live.delete(handle)
+        live.delete(running)
       }
       const onAnswer = (msg) => {
         if (answered) return
@@ -57,8 +58,8 @@ export function perRequest (kind) {
         reject(new ServerError('ERR_START_FAILED', `could not start a ${kind}: ${err.message}`, { cause: err }))
       }
       try {
-        handle = (kind === 'worker' ? startWorker : startChild)(work, onAnswer, onExit, onStartError)
-        if (!gone) live.add(handle)
+        running = (kind === 'worker' ? startWorker : startChild)(work, onAnswer, onExit, onStartError)
+        if (!gone) live.add(running)
         // A task module that never settles (even a synchronous loop): answer, and end its thread/child.
         if (work.task && !gone) {
           timer = setTimeout(() => {
@@ -66,7 +67,7 @@ export function perRequest (kind) {
               ? endedError(work, 'thread')
               : endedError(work, 'child process', `was sent SIGTERM, and SIGKILL ${KILL_GRACE_MS} ms later if it still ran`)
             onAnswer({ ok: false, code: 'ERR_TASK_TIMEOUT', message })
-            handle.end()
+            running.end()
           }, work.task.timeoutMs + KILL_GRACE_MS)
         }
       } catch (err) {
@@ -76,7 +77,7 @@ export function perRequest (kind) {
   }
 
   return {
-    run,
+    handle,
     gauges: {
       read: () => ({ [startedName]: started, inFlight, peakInFlight }),
       reset: () => {

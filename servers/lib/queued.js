@@ -4,14 +4,29 @@
 // with --cancel off (study 004's queued server) it keeps its place and its work runs for nobody.
 // Shedding (shedding.js): --deadline (a request that waited too long is refused unrun) and --max-queue.
 import { ServerError } from './errors.js'
+import { parseOptions } from './options.js'
 import { start } from './serve.js'
 import { now } from './task.js'
 import { endedError, taskDeadline } from './task-module.js'
 import { createFifoGate } from './fifo-gate.js'
-import { checkQueueFlags, measureServiceMs, needsServiceTime, queueVariant, resolveQueue } from './shedding.js'
+import {
+  QUEUE_CANCEL,
+  QUEUE_SHEDDING,
+  checkQueueFlags,
+  measureServiceMs,
+  needsServiceTime,
+  queueVariant,
+  resolveQueue
+} from './shedding.js'
 
 // A signal that never aborts: the client's, as --cancel off sees it.
 const NEVER = new AbortController().signal
+
+// A queued pool's options: its own pool flags (parseOptions `extra` entries), then the shedding and
+// cancellation flags every queued pool takes.
+export function queuedOptions (strategy, poolFlags) {
+  return parseOptions({ strategy, work: 'loop:1e8', extra: { ...poolFlags, ...QUEUE_SHEDDING, ...QUEUE_CANCEL } })
+}
 
 // Serve `pool` behind the gate. `unit` names a slot ('thread' or 'process') in messages and in the busy
 // gauge (gaugeNames); `pool` is { size, run(work, { signal }) resolving

@@ -9,6 +9,7 @@ import { once } from 'node:events'
 import { Agent, get } from 'node:http'
 import { ServerError } from '../lib/errors.js'
 import { httpUrl, integer, oneOf, parseOptions } from '../lib/options.js'
+import { inline } from '../lib/inline.js'
 import { main, start } from '../lib/serve.js'
 import { now, timedRun } from '../lib/task.js'
 import { runWork } from '../lib/workloads.js'
@@ -44,18 +45,6 @@ main(async () => {
   const apiUrl = options.apiUrl ?? (emulator && `http://127.0.0.1:${emulator.port}/`)
   const agent = new Agent({ keepAlive: true })
   let closing = false
-  let inFlight = 0
-  let peakInFlight = 0
-
-  async function handle (work) {
-    inFlight++
-    peakInFlight = Math.max(peakInFlight, inFlight)
-    try {
-      return await run(work)
-    } finally {
-      inFlight--
-    }
-  }
 
   async function run (work) {
     let apiMs
@@ -77,13 +66,7 @@ main(async () => {
     strategy: 'long-vs-small-tasks',
     variant: `${options.mode}${apiUrl ? '+api' : ''}`,
     options,
-    handle,
-    gauges: {
-      read: () => ({ inFlight, peakInFlight }),
-      reset: () => {
-        peakInFlight = inFlight
-      }
-    },
+    ...inline(run),
     close: async () => {
       closing = true
       agent.destroy()

@@ -3,21 +3,14 @@
 // (a native fault, process.exit, an out-of-memory abort) takes that process only: its request answers
 // 500, the pool forks a replacement, the server goes on. The pool is our own over child_process.fork
 // (lib/process-pool.js): docs/servers.md says why, from `npm run bench -- --only processes`.
-import { cores, integer, parseOptions } from '../lib/options.js'
+import { cores, integer } from '../lib/options.js'
 import { main } from '../lib/serve.js'
 import { createProcessPool } from '../lib/process-pool.js'
-import { serveQueued } from '../lib/queued.js'
-import { QUEUE_CANCEL, QUEUE_SHEDDING } from '../lib/shedding.js'
+import { queuedOptions, serveQueued } from '../lib/queued.js'
 
 main(async () => {
-  const options = parseOptions({
-    strategy: 'queued-processes',
-    work: 'loop:1e8',
-    extra: {
-      processes: { default: String(cores), parse: integer(1, 64), help: 'pool processes (forked at start, kept alive)' },
-      ...QUEUE_SHEDDING,
-      ...QUEUE_CANCEL
-    }
+  const options = queuedOptions('queued-processes', {
+    processes: { default: String(cores), parse: integer(1, 64), help: 'pool processes (forked at start, kept alive)' }
   })
   const pool = createProcessPool({ size: options.processes })
   try {

@@ -5,24 +5,17 @@
 // abortable tasks come out last-in first-out; both measured here). A client that leaves is dropped from
 // the queue, or its running task is aborted and piscina replaces the thread (--cancel off: neither, as
 // the study's server). Queue, cancellation and shedding: lib/queued.js.
-import { cores, integer, parseOptions } from '../lib/options.js'
+import { cores, integer } from '../lib/options.js'
 import { main } from '../lib/serve.js'
 import { portable } from '../lib/task.js'
 import { unpooled } from '../lib/task-module.js'
 import { taskPool } from '../lib/task-pool.js'
-import { serveQueued } from '../lib/queued.js'
-import { QUEUE_CANCEL, QUEUE_SHEDDING } from '../lib/shedding.js'
+import { queuedOptions, serveQueued } from '../lib/queued.js'
 
 main(async () => {
-  const options = parseOptions({
-    strategy: 'queued-threads',
-    work: 'loop:1e8',
-    extra: {
-      threads: { default: String(cores), parse: integer(1, 256), help: 'pool threads (min = max, kept alive)' },
-      ...QUEUE_SHEDDING,
-      ...QUEUE_CANCEL,
-      idleTimeout: { default: '3600000', parse: integer(0), help: 'ms an idle thread is kept' }
-    }
+  const options = queuedOptions('queued-threads', {
+    threads: { default: String(cores), parse: integer(1, 256), help: 'pool threads (min = max, kept alive)' },
+    idleTimeout: { default: '3600000', parse: integer(0), help: 'ms an idle thread is kept' }
   })
   const pool = taskPool({ minThreads: options.threads, maxThreads: options.threads, idleTimeout: options.idleTimeout })
   await serveQueued({

@@ -7,12 +7,5 @@ import { main, start } from '../lib/serve.js'
 
 main(async () => {
   const options = parseOptions({ strategy: 'worker-per-request', work: 'loop:1e8' })
-  const threads = perRequest('worker')
-  await start({
-    strategy: 'worker-per-request',
-    options,
-    handle: threads.run,
-    gauges: threads.gauges,
-    close: threads.close
-  })
+  await start({ strategy: 'worker-per-request', options, ...perRequest('worker') })
 })
