@@ -9,48 +9,46 @@ import { runProcesses } from './processes.js'
 import { machine } from './machine.js'
 import { usageError } from '../loadtest/errors.js'
 
-// Settings of a full and of a quick run.
-const SETTINGS = {
-  full: {
-    dispatch: { workers: [1, 2], payloads: [30, 1e4], calls: 1000, rounds: 5, warmupCalls: 1000 },
-    processes: { sizes: [1, 2], spec: 'loop:1', calls: 1000, rounds: 5, warmupCalls: 500, crashes: 3 },
-    telemetry: {
-      work: 'loop:1e5',
-      connections: 10,
-      durationSec: 3,
-      amount: null,
-      rounds: 3,
-      warmupSec: 1,
-      warmupAmount: null
-    },
-    // probes of 3 s (0.5 s of warm-up, then 2.5 s judged), three a rate; two 60 s memory rounds
-    generator: {
-      work: 'loop:1',
-      connections: 10,
-      durationSec: 3,
-      amount: null,
-      start: 2000,
-      steps: 4,
-      memorySec: 60,
-      memoryRounds: 2,
-      threads: 2,
-      perRate: 3
-    }
+// Settings of a full run.
+const FULL = {
+  dispatch: { workers: [1, 2], payloads: [30, 1e4], calls: 1000, rounds: 5, warmupCalls: 1000 },
+  processes: { sizes: [1, 2], spec: 'loop:1', calls: 1000, rounds: 5, warmupCalls: 500, crashes: 3 },
+  telemetry: {
+    work: 'loop:1e5',
+    connections: 10,
+    durationSec: 3,
+    amount: null,
+    rounds: 3,
+    warmupSec: 1,
+    warmupAmount: null
   },
+  // probes of 3 s (0.5 s of warm-up, then 2.5 s judged), three a rate; two 60 s memory rounds
+  generator: {
+    work: 'loop:1',
+    connections: 10,
+    durationSec: 3,
+    amount: null,
+    start: 2000,
+    steps: 4,
+    memorySec: 60,
+    memoryRounds: 2,
+    threads: 2,
+    perRate: 3
+  }
+}
+
+// Settings of a full and of a quick run: a quick run is the full one with rounds of a fixed number of
+// requests, fewer and smaller.
+const SETTINGS = {
+  full: FULL,
   quick: {
-    dispatch: { workers: [1, 2], payloads: [30, 1e4], calls: 50, rounds: 2, warmupCalls: 20 },
-    processes: { sizes: [1, 2], spec: 'loop:1', calls: 50, rounds: 2, warmupCalls: 20, crashes: 1 },
+    dispatch: { ...FULL.dispatch, calls: 50, rounds: 2, warmupCalls: 20 },
+    processes: { ...FULL.processes, calls: 50, rounds: 2, warmupCalls: 20, crashes: 1 },
     telemetry: {
-      work: 'loop:1e5',
-      connections: 4,
-      durationSec: null,
-      amount: 60,
-      rounds: 2,
-      warmupSec: null,
-      warmupAmount: 20
+      ...FULL.telemetry, connections: 4, durationSec: null, amount: 60, rounds: 2, warmupSec: null, warmupAmount: 20
     },
     generator: {
-      work: 'loop:1',
+      ...FULL.generator,
       connections: 4,
       durationSec: null,
       amount: 100,
@@ -58,7 +56,6 @@ const SETTINGS = {
       steps: 0,
       memorySec: 1,
       memoryRounds: 1,
-      threads: 2,
       perRate: 1
     }
   }

@@ -3,13 +3,10 @@
 // vs not at all. Both servers have the IPC channel; this process receives the samples, as the lab does.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { startServer } from '../loadtest/run/watch/boot.js'
-import { findServer } from '../loadtest/catalog.js'
-import { alternate } from './telemetry.js'
 import { loadOf } from './autocannon.js'
+import { onOff } from './on-off.js'
 import { ratios, summary } from './stats.js'
 
-const SIDES = ['on', 'off']
 const SAMPLE_MS = 100
 
 // The main-thread time one sample costs its sender, measured directly (the throughput ratio cannot
@@ -45,46 +42,38 @@ async function sampleCostUs (count = 5000) {
   return us
 }
 
-// Both servers up at once, loaded one at a time, rounds alternating between them.
+// servers/simple with samples every SAMPLE_MS and with none (on-off.js); this process counts the samples.
 export async function runSampling (
   { work, connections, durationSec, amount, rounds, warmupSec, warmupAmount },
   { signal, progress = () => {} } = {}
 ) {
-  const servers = {}
-  try {
-    for (const side of SIDES) {
-      const env = side === 'on' ? { LOADLAB_SAMPLE_MS: String(SAMPLE_MS) } : { LOADLAB_SAMPLE_MS: '' }
-      servers[side] = await startServer({ entry: findServer('simple').entry, args: ['--work', work], signal, env })
-      const messages = { count: 0 }
-      servers[side].child.on('message', (m) => {
-        if (m?.lab === 'sample') messages.count++
-      })
-      servers[side].messages = messages
-      progress(`bench: servers/simple sampling ${side} listening on ${servers[side].url} (pid ${servers[side].pid})`)
-    }
-    const first = await fetch(servers.on.url)
-    const expectBody = await first.text()
-    if (!first.ok) { throw new Error(`sampling bench: GET ${servers.on.url} answered ${first.status}: ${expectBody.slice(0, 200)}`) }
-    const { rps, requests } = await alternate('sampling', servers,
-      { connections, durationSec, amount, rounds, warmupSec, warmupAmount, expectBody }, { signal, progress })
-    if (servers.on.messages.count === 0) throw new Error('sampling bench: the sampling server sent no sample')
-    if (servers.off.messages.count !== 0) throw new Error('sampling bench: the server without sampling sent samples')
-    const perSampleUs = await sampleCostUs()
-    const ratio = ratios(rps.on, rps.off)
-    return {
-      ...loadOf({ work, connections, durationSec, amount }),
-      intervalMs: SAMPLE_MS,
-      rounds,
-      on: { ...summary(rps.on), requests: requests.on, samples: servers.on.messages.count },
-      off: { ...summary(rps.off), requests: requests.off },
-      ratio,
-      ratioOf: 'sampling on / off requests per second',
-      lossPercent: (1 - ratio.median) * 100,
-      perSampleUs,
-      // The sender's main-thread share spent on sampling at this interval.
-      coreSharePercent: ((perSampleUs * (1000 / SAMPLE_MS)) / 1e6) * 100
-    }
-  } finally {
-    await Promise.all(Object.values(servers).map((s) => s.stop()))
+  const sides = {
+    on: { args: [], env: { LOADLAB_SAMPLE_MS: String(SAMPLE_MS) }, label: 'sampling on' },
+    off: { args: [], env: { LOADLAB_SAMPLE_MS: '' }, label: 'sampling off' }
+  }
+  const watch = (server) => {
+    server.samples = 0
+    server.child.on('message', (m) => {
+      if (m?.lab === 'sample') server.samples++
+    })
+  }
+  const { servers, rps, requests } = await onOff('sampling', sides,
+    { work, connections, durationSec, amount, rounds, warmupSec, warmupAmount }, { signal, progress, watch })
+  if (servers.on.samples === 0) throw new Error('sampling bench: the sampling server sent no sample')
+  if (servers.off.samples !== 0) throw new Error('sampling bench: the server without sampling sent samples')
+  const perSampleUs = await sampleCostUs()
+  const ratio = ratios(rps.on, rps.off)
+  return {
+    ...loadOf({ work, connections, durationSec, amount }),
+    intervalMs: SAMPLE_MS,
+    rounds,
+    on: { ...summary(rps.on), requests: requests.on, samples: servers.on.samples },
+    off: { ...summary(rps.off), requests: requests.off },
+    ratio,
+    ratioOf: 'sampling on / off requests per second',
+    lossPercent: (1 - ratio.median) * 100,
+    perSampleUs,
+    // The sender's main-thread share spent on sampling at this interval.
+    coreSharePercent: ((perSampleUs * (1000 / SAMPLE_MS)) / 1e6) * 100
   }
 }
