@@ -25,6 +25,8 @@ import { decide } from './result/decision.js'
 import { confirmWinner } from './run/round/confirm.js'
 import { limitingClass } from './result/mix.js'
 import { probePastCapacity } from './run/round/past-capacity.js'
+import { handOff } from './run/round/overload.js'
+import { serviceTime } from './result/figures.js'
 import { isAbsolute, relative } from 'node:path'
 import { ROOT } from './catalog.js'
 
@@ -278,15 +280,16 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
     const p = stepProgress(ctx.onProgress, i + 1, plan.length, entry.runtime ? `${name} on ${entry.runtime.label}` : name)
     const calibration = calibrationFor(ctx.calibration, entry.runtime)
     const { signal, cores } = ctx
-    const record = await runEntry(seeded(entry, ctx.results), loads[i], {
+    // resolved once, before the run: a shedding variant's C, target and flags from its base's result (overload)
+    const run = handOff(seeded(entry, ctx.results), ctx.results, serviceTime(calibration[entry.work]))
+    const record = await runEntry(run, loads[i], {
       signal,
       progress: p.update,
       onRound: p.round,
       bootTimeoutMs: bootTimeout,
       url: opts.url,
       calibration,
-      expectedBody,
-      results: ctx.results // the results so far (an overload variant takes its base strategy's capacity)
+      expectedBody
     })
     await calibrateReported(record, ctx)
     // A capacity sweep's target and ideal stand on the calibration: checked again once its server stopped.

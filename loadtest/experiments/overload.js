@@ -11,7 +11,6 @@ import capacity, { oneTargetSweep } from './capacity.js'
 import { RATE_RANGE, SLO_RANGE } from '../settings.js'
 import { checkedNumber, readReportFile } from '../report/read.js'
 import { taskArgs } from '../run/watch/task.js'
-import { baseResult } from '../run/round/overload.js'
 import { OVERLOAD_DEFAULTS, OVERLOAD_QUICK, overloadRule } from '../result/overload.js'
 import { fmtRecovery } from '../text/sentences.js'
 import { runName } from '../result/key.js'
@@ -114,13 +113,9 @@ export default {
         entries.push({
           ...base,
           variant: v.variant,
-          // the target and service time its base's run resolved, passed on as they are (none: no flags,
-          // and run/round/overload.js refuses the variant for want of its base's C)
-          argsFor: ({ serviceMs, results, runtime }) => {
-            const b = baseResult(results, { server, work, runtime })
-            const target = b?.overload?.sloMs
-            return target ? v.argsFor({ sloMs: target, serviceMs: b.capacity?.serviceMs ?? serviceMs }) : []
-          },
+          // its flags at a target and service time (catalog.js): the lab gives them those its base's run
+          // resolved, with that run's C (run/round/overload.js handOff)
+          argsFor: v.argsFor,
           overload: { settings, base: server, capacity: from }
         })
       }

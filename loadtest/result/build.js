@@ -60,6 +60,17 @@ function sweepOf (record, rounds) {
   }
 }
 
+// What a run record's capacity sweep found, read while its server still runs: the C, target and service
+// time the mixed and overload rounds that follow it stand on ({ rps, sloMs, bound, serviceMs }; rps null
+// when no rate held the target), or null for a record without a sweep.
+export function sweptCapacity (record) {
+  if (!record.sweeps?.length && !record.sweep) return null
+  const sweep = sweepOf(record, record.rounds.map(roundFigures))
+  const c = sweep.capacity
+  const sloMs = c.sloMs ?? sweep.sloMs ?? null
+  return { rps: c.rps ?? null, sloMs, bound: c.bound ?? null, serviceMs: sweep.serviceMs ?? null }
+}
+
 // A sweep's own untrusted reasons: its disturbed steps named, a calibration that drifted, a capacity
 // beyond the ideal.
 function sweepReasons (sweep) {

@@ -1,42 +1,50 @@
 // The overload experiment's rounds for one server, after its capacity is known: open-loop steps at
 // multiples of the capacity C, then the burst, each round watched for goodput at the target
-// (goodput.js). C comes from the sweep just run on this server (its result, built as the report will
-// build it), from its base strategy's result in this run (a shedding variant runs at the same C), or
-// from an earlier capacity report (--capacity-from). The figures are made in result/overload.js.
-import { availableParallelism } from 'node:os'
-import { buildHttpResult } from '../../result/build.js'
+// (goodput.js). C is handed on: found by the sweep just run on this server (result/build.js
+// sweptCapacity), or resolved before the run by the lab (handOff: a shedding variant runs at its base
+// strategy's C in this run) or the plan (--capacity-from, an earlier report). The figures are made in
+// result/overload.js.
 import { OVERLOAD_DEFAULTS, burstPhases, patienceMs, stepTiming, windowRecovered } from '../../result/overload.js'
 import { DEFAULT_MAX_CONNECTIONS, WINDOW_MS, defaultConnections } from '../../settings.js'
-import { serviceTime } from '../../result/figures.js'
 import { CALIBRATION_DRIFT } from '../../result/trust.js'
 
-// The result of a shedding variant's base strategy in this run (same work and runtime), or undefined: the
-// C, target and service time its run resolved, which the variant takes as they are.
-export function baseResult (results, { server, work, runtime = null }) {
+// The result of a shedding variant's base strategy in this run (same work and runtime), or undefined.
+function baseResult (results, { server, work, runtime = null }) {
   return results.find((r) => r.kind === 'http' && r.server === server && !r.variant && r.work === work &&
     (r.runtime?.label ?? null) === (runtime?.label ?? null))
 }
 
-// C and the target for this server: { rps, sloMs, from } or { refused } (why no step can run).
-function capacityFor (record, { entry, calibration, results }) {
+// The entry a shedding variant runs as (others: as they are), resolved by the lab before its run from its
+// base strategy's result in this run: the C and target that run resolved on `overload.capacity` (unless
+// the plan gave one: --capacity-from), and the flags (`argsFor`, catalog.js) at that target and the
+// service time its sweep stood on, else `serviceMs` (the work's, calibrated here). No target in the base's
+// result: no flags, and the variant is refused for want of its base's C.
+export function handOff (entry, results, serviceMs) {
   const o = entry.overload
-  if (o.capacity) return withDrift(o.capacity, record, calibration[entry.work]) // --capacity-from, checked when planned
-  if (o.base) {
-    const base = baseResult(results, { server: o.base, work: entry.work, runtime: entry.runtime })
-    const rps = base?.overload?.capacityRps ?? null
-    if (!rps) return { refused: `no capacity of ${o.base} in this run to run its variant at` }
-    return { rps, sloMs: base.overload.sloMs, from: `${o.base} in this run` }
-  }
-  const built = buildHttpResult(record, { calibration, cores: availableParallelism() })
-  const cap = built.capacity?.capacity
-  if (!cap?.rps) return { refused: `no capacity at the target (${cap?.bound ?? 'no sweep'})`, sloMs: built.capacity?.sloMs ?? null }
-  return { rps: cap.rps, sloMs: cap.sloMs, from: 'the sweep in this run' }
+  if (!o?.base) return entry
+  const { argsFor, ...rest } = entry
+  const b = baseResult(results, { server: o.base, work: entry.work, runtime: entry.runtime })
+  const target = b?.overload?.sloMs
+  const flags = target && argsFor ? argsFor({ sloMs: target, serviceMs: b.capacity?.serviceMs ?? serviceMs }) : []
+  const rps = b?.overload?.capacityRps ?? null
+  const fromBase = rps
+    ? { rps, sloMs: b.overload.sloMs, from: `${o.base} in this run` }
+    : { refused: `no capacity of ${o.base} in this run to run its variant at` }
+  return { ...rest, args: [...(entry.args ?? []), ...flags], overload: { ...o, capacity: o.capacity ?? fromBase } }
+}
+
+// C and the target for this server: { rps, sloMs, from } or { refused } (why no step can run): the one
+// handed on with the entry (its drift from this machine's `serviceMs` noted), else the one `swept`.
+function capacityFor (record, { entry, swept, serviceMs }) {
+  const handed = entry.overload.capacity
+  if (handed) return withDrift(handed, record, serviceMs)
+  if (!swept?.rps) return { refused: `no capacity at the target (${swept?.bound ?? 'no sweep'})`, sloMs: swept?.sloMs ?? null }
+  return { rps: swept.rps, sloMs: swept.sloMs, from: 'the sweep in this run' }
 }
 
 // How far this machine's service time has moved from the one the capacity report's sweep stood on: past
 // CALIBRATION_DRIFT the report's C may not hold here (another machine, or a busier one), said in a note.
-function withDrift (cap, record, calibration) {
-  const now = serviceTime(calibration)
+function withDrift (cap, record, now) {
   if (cap.serviceMs > 0 && now > 0) {
     const drift = now / cap.serviceMs - 1
     if (Math.abs(drift) > CALIBRATION_DRIFT) {
@@ -61,10 +69,12 @@ function recoveryWatch ({ sloMs, burstEndMs, patience, settings }) {
   }
 }
 
-// Run the steps and the burst for `record`'s server; `measure(load)` runs one measured round.
-export async function overloadRounds (record, { entry, load, calibration, results, measure, signal, progress }) {
+// Run the steps and the burst for `record`'s server at the C handed on with `entry`, else the one `swept`
+// (result/build.js sweptCapacity); `serviceMs`: the work's, calibrated here; `measure(load)` runs one
+// measured round.
+export async function overloadRounds (record, { entry, load, swept, serviceMs, measure, signal, progress }) {
   const settings = { ...OVERLOAD_DEFAULTS, ...entry.overload.settings }
-  const cap = capacityFor(record, { entry, calibration, results })
+  const cap = capacityFor(record, { entry, swept, serviceMs })
   const sloMs = cap.sloMs ?? null
   const o = (record.overload = {
     capacityRps: cap.rps ?? null,

@@ -17,7 +17,7 @@ import { noiseServiceMs } from '../watch/calibrate.js'
 import { chooseInterval } from '../watch/timeline.js'
 import { watchRound } from '../watch/watch.js'
 import { recoveryTimeoutSec } from './load.js'
-import { buildHttpResult, failure } from '../../result/build.js'
+import { failure, sweptCapacity } from '../../result/build.js'
 import { roundFigures, serviceTime } from '../../result/figures.js'
 import { createGoodput } from './goodput.js'
 import { overloadRounds } from './overload.js'
@@ -374,14 +374,13 @@ async function probeRange (record, server, load, round) {
 }
 
 // The mixed experiment's round, after the sweep: its mix offered so that the heavy class arrives at
-// `heavyShareOfC` of the capacity the sweep just found (record.mixed: the rate, C and the round; or why
-// not). Kept apart from record.rounds, which are the sweep's steps.
-async function mixedRound (record, server, load, { entry, calibration, round }) {
+// `heavyShareOfC` of the capacity the sweep just found (`swept`, result/build.js sweptCapacity;
+// record.mixed: the rate, C and the round; or why not). Kept apart from record.rounds, the sweep's steps.
+async function mixedRound (record, server, load, { entry, swept, round }) {
   const { mix, heavyShareOfC, durationSec } = entry.mixed
-  const built = buildHttpResult(record, { calibration, cores: availableParallelism() })
-  const c = built.capacity?.capacity?.rps
+  const c = swept?.rps
   if (!(c > 0)) {
-    record.mixed = { refused: `no capacity for the heavy work (${built.capacity?.capacity?.bound ?? 'no sweep'})` }
+    record.mixed = { refused: `no capacity for the heavy work (${swept?.bound ?? 'no sweep'})` }
     return
   }
   const heavy = mix.requests.find((k) => k.name === 'heavy')
@@ -459,11 +458,6 @@ async function stopAndJudge (record, server, { seen, signal, crashed, progress }
 export async function runEntry (entry, load, opts = {}) {
   const { signal, progress, onRound = null, bootTimeoutMs = BOOT_TIMEOUT_MS, url = null, calibration = {} } = opts
   const record = newRecord(entry, load)
-  // Flags that need the calibrated work (a shedding variant's target and service time): resolved now.
-  const planned = serviceTime(calibration[entry.work])
-  // (an overload variant's: those its base strategy's run resolved, found among `results`)
-  const resolved = { serviceMs: planned, results: opts.results ?? [], runtime: entry.runtime ?? null }
-  if (entry.argsFor) record.args = [...record.args, ...entry.argsFor(resolved)]
   const server = url
     ? await attachUrl(record, url, load, signal)
     : await boot(record, entry, load, { signal, progress, bootTimeoutMs })
@@ -486,11 +480,13 @@ export async function runEntry (entry, load, opts = {}) {
     if (load.startAt) await waitForStart(load.startAt, { signal: run.signal, progress })
     if (entry.sweep) await sweepRounds(record, server, load, { entry, calibration, round })
     else if (!entry.overload) await repeatedRounds(record, server, load, { round })
-    if (entry.mixed && !run.signal.aborted) await mixedRound(record, server, load, { entry, calibration, round })
+    // the C, target and service time the sweep found, for the mixed and overload rounds that stand on it
+    const swept = entry.sweep && !run.signal.aborted ? sweptCapacity(record) : null
+    if (entry.mixed && !run.signal.aborted) await mixedRound(record, server, load, { entry, swept, round })
     if (entry.overload && !run.signal.aborted) {
       const measure = (step) => measuredRound(server, step, { ...round, onRound: null })
-      const results = opts.results ?? []
-      await overloadRounds(record, { entry, load, calibration, results, measure, signal: run.signal, progress })
+      const serviceMs = serviceTime(calibration[entry.work]) // the work's here, against a capacity handed on
+      await overloadRounds(record, { entry, load, swept, serviceMs, measure, signal: run.signal, progress })
     }
     if (!run.signal.aborted) await judgeAnswers(record, server, load, run.signal)
   } catch (err) {
