@@ -1,7 +1,7 @@
 // result/build.js (with figures.js and trust.js): an HTTP result from a raw run, its trust, the report around it.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { buildHttpResult, buildReport } from '../../../loadtest/result/build.js'
+import { buildHttpResult, buildReport, sweptCapacity } from '../../../loadtest/result/build.js'
 import { ideal, roundFigures } from '../../../loadtest/result/figures.js'
 import { untrustedReasons } from '../../../loadtest/result/trust.js'
 import { entry, rawRound } from '../../helpers/raw-round.js'
@@ -76,4 +76,17 @@ test('report: requests in flight when a --duration round stops are not a fault; 
   assert.ok(untrustedReasons(dur(5)).some((x) => /5 requests unanswered/.test(x)))
   const amount = roundFigures(rawRound({ sent: 11 }))
   assert.ok(untrustedReasons(amount).some((x) => /1 requests unanswered/.test(x)))
+})
+
+test('sweptCapacity: the capacity block a built result will show, read from a record mid-run; null without a sweep', () => {
+  const sweep = { sloMs: 20, serviceMs: 5, idealRps: 400, cores: 2, kinds: ['floor', 'step'], first: 0 }
+  const record = { entry: { ...entry, amount: null }, rounds: [rawRound(), rawRound()], notes: [], sweeps: [sweep] }
+  const built = buildHttpResult(record, {}).capacity
+  const { rps, sloMs, bound } = built.capacity
+  assert.deepEqual(sweptCapacity(record), { rps, sloMs, bound, serviceMs: 5 })
+  assert.equal(sloMs, 20)
+  assert.match(bound, /^undecided/)
+  // the record's own sweep of a run before --runs (record.sweep) is read the same way
+  assert.deepEqual(sweptCapacity({ ...record, sweeps: undefined, sweep: { ...sweep, sloMs: 30 } }).sloMs, 30)
+  assert.equal(sweptCapacity({ entry, rounds: [rawRound()], notes: [] }), null)
 })
