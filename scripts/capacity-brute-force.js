@@ -8,10 +8,10 @@ import { judgeStep, FLOOR_OVERLAP } from '../loadtest/result/capacity.js'
 import { roundTo } from '../loadtest/result/stats.js'
 import { runEntry } from '../loadtest/run/round/runner.js'
 
-// The grid: rates GRID × apart (8 %: "10 % or less"), from the located pass to the first rate at or past the
-// located failure, each step long enough for GRID_REQUESTS requests (GRID_REQUESTS_SLOW under SLOW_RATE
-// req/s) and at least GRID_MIN_SEC; extended a rate at a time (up by GRID, or down) where a percentile
-// shows no knee, up to GRID_EXTEND rates.
+// The grid: rates GRID × apart (8 %: "10 % or less"), over each percentile's located range (its pass to
+// the first rate at or past its failure), each step long enough for GRID_REQUESTS requests
+// (GRID_REQUESTS_SLOW under SLOW_RATE req/s) and at least GRID_MIN_SEC; extended a rate at a time where a
+// percentile shows no knee, up to GRID_EXTEND rates.
 export const GRID = 1.08
 export const GRID_REQUESTS = 600
 export const GRID_REQUESTS_SLOW = 300
@@ -50,15 +50,24 @@ export function holdsAt (step, share) {
   return !step.fault && step.n > 0 && typeof step.over === 'number' && step.over / step.n <= share
 }
 
-// The knee of a grid at a percentile: the highest rate that holds with the next grid rate failing; null
-// when the grid shows none.
-export function kneeOf (grid, share) {
-  const sorted = [...grid].sort((a, b) => a.rate - b.rate)
-  let knee = null
-  for (let i = 0; i < sorted.length - 1; i++) {
-    if (holdsAt(sorted[i], share) && !holdsAt(sorted[i + 1], share)) knee = sorted[i].rate
+// Two grid rates are neighbours when they are at most one grid step apart (a grid of two located ranges
+// can have a gap between them).
+const neighbours = (a, b) => b.rate / a.rate <= GRID * (1 + 1e-6)
+
+// The highest step of a grid (sorted by rate) that holds at a percentile with the next one failing, and
+// that next one; null when none does.
+function holdThenFail (sorted, share) {
+  for (let i = sorted.length - 2; i >= 0; i--) {
+    if (holdsAt(sorted[i], share) && !holdsAt(sorted[i + 1], share)) return [sorted[i], sorted[i + 1]]
   }
-  return knee
+  return null
+}
+
+// The knee of a grid at a percentile: the highest rate that holds with the next grid rate (one grid step
+// above it) failing; null when the grid shows none.
+export function kneeOf (grid, share) {
+  const pair = holdThenFail([...grid].sort((a, b) => a.rate - b.rate), share)
+  return pair && neighbours(...pair) ? pair[0].rate : null
 }
 
 // Where the locating steps put the knee: { pass, fail } once a failure is within LOCATE_RATIO × the highest
@@ -84,19 +93,27 @@ export function locate (steps, { serviceMs, share }) {
   return { next: Math.sqrt(pass * fail) }
 }
 
-// The grid's first rates: from the located pass, GRID × apart, to the first at or past the located failure.
-export function gridRates ({ pass, fail }) {
-  const rates = [pass]
-  while (rates.at(-1) < fail * (1 - 1e-9)) rates.push(rates.at(-1) * GRID)
-  return rates
+// The grid's planned rates: GRID × apart from the lowest located pass, covering each percentile's located
+// range (its pass to the first rate at or past its failure), and nothing between ranges that do not meet.
+export function gridRates (ranges) {
+  const base = Math.min(...ranges.map((r) => r.pass))
+  const k = (rate) => Math.log(rate / base) / Math.log(GRID)
+  const ks = new Set()
+  for (const { pass, fail } of ranges) {
+    for (let i = Math.floor(k(pass) + 1e-9); i <= Math.ceil(k(fail) - 1e-9); i++) ks.add(i)
+  }
+  return [...ks].sort((a, b) => a - b).map((i) => base * GRID ** i)
 }
 
-// The next grid rate once the planned ones ran: a rate past the grid for a percentile that shows no knee
-// there (up when its top rate holds, down when its bottom one fails); null when every one shows a knee.
+// The next grid rate once the planned ones ran, for the first percentile that shows no knee: one grid step
+// above its highest hold-then-fail pair when a gap splits it, else above the grid when its top rate holds,
+// or below it when its bottom one fails; null when every percentile shows a knee.
 export function extendGrid (grid, shares) {
   const sorted = [...grid].sort((a, b) => a.rate - b.rate)
   for (const share of shares) {
-    if (kneeOf(sorted, share) !== null) continue
+    const pair = holdThenFail(sorted, share)
+    if (pair && neighbours(...pair)) continue
+    if (pair) return pair[0].rate * GRID
     if (holdsAt(sorted.at(-1), share)) return sorted.at(-1).rate * GRID
     if (!holdsAt(sorted[0], share)) return sorted[0].rate / GRID
   }
@@ -112,9 +129,9 @@ export function stepSec (rate, kind) {
 
 // The next step of a brute force from its steps so far (bruteStep's, each with its `kind`): { rate, kind }
 // or null when done, and where each percentile was located ({ [share]: { pass, fail } }, once it is). Each
-// percentile is located in turn, strictest first, on every locating step; the grid runs from the lowest
-// located pass to the highest located failure, then is extended while a percentile shows no knee (not one
-// that failed down to a true floor: it has none).
+// percentile is located in turn, strictest first, on every locating step; the grid covers each located
+// range, then is extended while a percentile shows no knee (not one that failed down to a true floor: it
+// has none).
 export function nextStep (steps, { serviceMs, shares }) {
   const order = [...shares].sort((a, b) => a - b)
   const located = {}
@@ -127,8 +144,7 @@ export function nextStep (steps, { serviceMs, shares }) {
   }
   const found = order.map((share) => located[share]).filter((at) => at.pass !== null)
   if (!found.length) return { rate: null, located }
-  const range = { pass: Math.min(...found.map((at) => at.pass)), fail: Math.max(...found.map((at) => at.fail)) }
-  const planned = gridRates(range)
+  const planned = gridRates(found)
   const grid = steps.filter((s) => s.kind === 'grid')
   if (grid.length < planned.length) return { rate: planned[grid.length], kind: 'grid', located }
   const open = order.filter((share) => located[share].pass !== null)

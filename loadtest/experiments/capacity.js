@@ -7,7 +7,7 @@ import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../text/format.js'
 import { SERVERS } from './heavy-cpu.js'
 import { MIN_REQUESTS, createSweep } from '../result/sweep.js'
 import { PERCENTILE_SHARE, requestsToShow } from '../result/capacity.js'
-import { SLO_MULTIPLES, SWEEP_LIMITS } from '../settings.js'
+import { SLO_MULTIPLES, SWEEP_LIMITS, sloFor } from '../settings.js'
 import { taskArgs } from '../run/watch/task.js'
 import { trustMark } from '../text/sentences.js'
 import { tuneArgs } from '../tune.js'
@@ -79,6 +79,34 @@ export function seededFractions (seed, { serviceMs, cores }) {
   return SEEDED.map((f) => (f * seed.pass) / ideal)
 }
 
+// The capacity sweep at `slos` (null: the sweep's default three) with the plan's settings, as a function of
+// what the lab resolved at run time: the calibrated service time and cores, the previous --tune value's
+// bracket (`seed`) and a mix's requestFactor (its steps hold that many times the requests, result/mix.js).
+export function capacitySweep (opts, slos) {
+  const q = opts.settings
+  const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
+  const minDurationSec = opts.user?.durationSec ?? q.durationSec
+  const { refine, minRequests, maxStepSec, budgetSec, share, why } = q
+  const maxSteps = q.maxSteps + q.stepsPerTarget * ((slos?.length ?? SLO_MULTIPLES.length) - 1)
+  const steps = { refine, maxSteps, minDurationSec, maxStepSec, budgetSec, share, why }
+  return ({ serviceMs, cores, seed = null, requestFactor = 1 }) => createSweep({
+    serviceMs,
+    cores,
+    slos,
+    ...steps,
+    minRequests: Math.ceil(minRequests * requestFactor),
+    fractions: seededFractions(seed, { serviceMs, cores }) ?? fractions
+  })
+}
+
+// The capacity sweep at ONE target, the one the overload and mixed experiments run before their own
+// rounds: `sloMs` (the first --slo, or the target a --capacity-from file gave), else settings.js sloFor's
+// default from the service time the lab calibrated and passes in (no service time and no target: the
+// sweep's default targets).
+export function oneTargetSweep (opts, sloMs = null) {
+  return (ctx) => capacitySweep(opts, ctx.serviceMs > 0 || sloMs ? [sloFor(ctx.serviceMs, sloMs).sloMs] : null)(ctx)
+}
+
 export default {
   name: 'capacity',
   study: null,
@@ -102,12 +130,6 @@ export default {
   // One entry per server; its sweep chooses the rates from the calibrated service time at run time.
   plan (opts) {
     const { q, work, servers } = planBasics(opts, SERVERS)
-    const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
-    const minDurationSec = opts.user?.durationSec ?? q.durationSec
-    const { refine, minRequests, maxStepSec, budgetSec, share, why } = q
-    const targets = opts.slos?.length ?? SLO_MULTIPLES.length
-    const maxSteps = q.maxSteps + q.stepsPerTarget * (targets - 1)
-    const steps = { refine, maxSteps, minRequests, minDurationSec, maxStepSec, budgetSec, share, why }
     // --tune: one entry per value of the setting, each its own key (SERVER[NAME=V]); the lab seeds each
     // sweep from the previous value's bracket (seededFractions).
     const settings = opts.tune ? opts.tune.values.map((value) => ({ name: opts.tune.name, value })) : [null]
@@ -120,16 +142,8 @@ export default {
         ...(setting ? tuneArgs(opts.tune, setting.value) : [])
       ],
       work: opts.task?.spec ?? work,
-      durationSec: minDurationSec,
-      // requestFactor: a mix's steps hold that many times the requests (result/mix.js requestFactor)
-      sweep: ({ serviceMs, cores, seed = null, requestFactor = 1 }) => createSweep({
-        serviceMs,
-        cores,
-        slos: opts.slos, // --slo's targets (null: the sweep's default three)
-        ...steps,
-        minRequests: Math.ceil(minRequests * requestFactor),
-        fractions: seededFractions(seed, { serviceMs, cores }) ?? fractions
-      })
+      durationSec: opts.user?.durationSec ?? q.durationSec,
+      sweep: capacitySweep(opts, opts.slos) // --slo's targets (null: the sweep's default three)
     })))
   },
   notes (opts) {

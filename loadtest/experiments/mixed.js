@@ -5,8 +5,7 @@
 // heavy class is offered HEAVY_SHARE_OF_C × C: the cheap class's p99 is the figure.
 import { MISSING, fmtMs, fmtRps as rps } from '../text/format.js'
 import { SERVERS } from './heavy-cpu.js'
-import capacity from './capacity.js'
-import { sloFor } from '../settings.js'
+import capacity, { oneTargetSweep } from './capacity.js'
 import { builtInMix } from '../result/mix.js'
 import { trustMark } from '../text/sentences.js'
 import { errorsOf } from '../result/requests.js'
@@ -37,11 +36,7 @@ export default {
       args: ['--work', work],
       work,
       durationSec: opts.user?.durationSec ?? q.durationSec,
-      // the capacity sweep at one target (the first --slo, else 5 × the service time), as overload's
-      sweep: (ctx) => {
-        const slos = [sloFor(ctx.serviceMs, opts.slos?.[0] ?? null).sloMs]
-        return capacity.plan({ ...opts, slos, servers: [server], tune: null })[0].sweep(ctx)
-      },
+      sweep: oneTargetSweep(opts, opts.slos?.[0] ?? null), // the first --slo, else 5 × the service time
       mixed: { mix, heavyShareOfC: HEAVY_SHARE_OF_C, durationSec: q.mixedSec }
     }))
   },

@@ -4,6 +4,7 @@
 // is). Pure: decision in, text out.
 import { isNum } from '../result/stats.js'
 import { MISSING, fmtRounded, mbSpaced, pctSpaced } from './format.js'
+import { machineLine } from './sentences.js'
 
 const r1 = (x) => fmtRounded(x, 1)
 
@@ -103,7 +104,7 @@ export function decisionLines (d) {
   if (d.unmet?.length) lines.push({ label: `No capacity at ${target}`, text: d.unmet.map((u) => `${u.key} (${u.bound})`).join(', ') })
   if (d.key) lines.push({ label: d.refused ? 'Confirm run' : 'Confirmed', text: confirmText(d.confirm) })
   const m = d.machine
-  const on = m ? [m.hostname, m.cpuModel, isNum(m.cores) ? `${m.cores} cores` : null].filter(Boolean).join(' · ') : MISSING
+  const on = m ? machineLine({ machine: m }) : MISSING
   lines.push({ label: 'Holds for', text: `${on}; Node ${d.runtime ?? MISSING}; this work and target only` })
   return lines
 }

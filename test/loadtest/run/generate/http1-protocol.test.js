@@ -36,7 +36,7 @@ async function runAgainst (mode, loop, t) {
   const server = await listenMisbehaving(mode)
   const out = await tempDir()
   t.after(() => Promise.all([server.close(), out.cleanup()]))
-  const { json } = await labReport(['--url', `${server.url}/`, ...LOOPS[loop], '--warmup', '0', '--out', out.dir])
+  const { json } = await labReport(['--url', `${server.url}/`, ...LOOPS[loop], '--warmup', '0', '--out', out.dir], { html: false })
   return json.results[0]
 }
 
