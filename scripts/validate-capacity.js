@@ -14,7 +14,7 @@
 // DIR/summary.md is rendered from it. A cell already in summary.json is skipped, and a brute force already
 // written is reused (with its calibration and targets), so a part interrupted or run again goes on.
 import { parseArgs } from 'node:util'
-import { mkdir, readFile } from 'node:fs/promises'
+import { mkdir, open, readFile, rm } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { runMain, usageError } from '../loadtest/errors.js'
@@ -84,7 +84,7 @@ export function parseValidateArgs (argv) {
 }
 
 // A file name for a strategy and work (and mode).
-const nameOf = (...parts) => parts.map((p) => p.replace(/[^a-z0-9.]+/gi, '_')).join('-')
+const nameOf = (...parts) => parts.map((p) => p.replace(/[^a-z0-9.-]+/gi, '_')).join('-')
 
 // The lab's options for a cell: the capacity experiment, one strategy, one work, the mode, the targets.
 function labArgs ({ server, work, mode }, slos) {
@@ -159,6 +159,36 @@ export function verdictOf (knee, c) {
   return pass <= knee * GRID && (fail ?? pass) >= knee / GRID
 }
 
+// One part at a time in a folder: DIR/.lock holds the running part's pid (made exclusively); a second part
+// there is a usage error, and a lock whose process is gone is taken over. Returns its release.
+async function lockOut (out) {
+  const path = join(out, '.lock')
+  for (let i = 0; i < 2; i++) {
+    try {
+      const f = await open(path, 'wx')
+      await f.writeFile(String(process.pid))
+      await f.close()
+      return () => rm(path, { force: true })
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err
+      const pid = Number(await readFile(path, 'utf8').catch(() => ''))
+      if (pid > 0 && alive(pid)) throw usageError(`--out: a part is already running in ${out} (pid ${pid})`)
+      await rm(path, { force: true })
+    }
+  }
+  throw usageError(`--out: cannot lock ${out}`)
+}
+
+// Is a process of this pid running?
+function alive (pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return err.code === 'EPERM'
+  }
+}
+
 // One cell's record from its brute force and its sweep (what summary.json keeps of it, and more).
 function cellRecord (cell, brute, sweep) {
   const share = SHARE[cell.mode]
@@ -231,6 +261,20 @@ async function main (argv) {
   printPlan(cells, done)
   if (args.dryRun) return 0
   await mkdir(args.out, { recursive: true })
+  const release = await lockOut(args.out)
+  try {
+    return await runPart(args, cells)
+  } finally {
+    await release()
+  }
+}
+
+// The part's cells in turn (those not yet in summary.json), each written as it finishes; 130 when
+// interrupted.
+async function runPart (args, cells) {
+  const summaryPath = join(args.out, 'summary.json')
+  const summary = (await readJson(summaryPath)) ?? { cells: [] } // as the last part left it
+  const done = new Set(summary.cells.map((c) => c.name))
   const ac = new AbortController()
   process.once('SIGINT', () => ac.abort(new Error('interrupted')))
   const { signal } = ac

@@ -1,7 +1,8 @@
 // scripts/validate-capacity.js and its brute force, without servers: the search on synthetic strategies
 // (each step's requests over the target drawn from a known curve) finds the knee the curve has, on a grid
 // 8 % apart with 600 requests a rate; a strategy whose floor is over the target has no knee; the CLI
-// refuses bad input with one line and exit 2, and --dry-run plans a part without running it.
+// refuses bad input with one line and exit 2, --dry-run plans a part without running it, and a second part
+// in a folder where one runs is refused.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
@@ -114,6 +115,11 @@ test('bad input: one line and exit 2, before anything starts; --dry-run plans a 
     assert.match(r.stderr, /simple loop:1e7 default: done, skipped/)
     assert.match(r.stderr, /cluster loop:1e7 quick: about \d/)
     assert.match(r.stderr, /3 cells to run, about \d+ min/)
+    // one part at a time in a folder: a lock held by a live process refuses a second, before anything runs
+    writeFileSync(join(dir, '.lock'), String(process.pid))
+    const second = await run('--server', 'cluster', '--work', 'loop:1e7', '--out', dir)
+    assert.equal(second.exitCode, 2, second.stderr)
+    assert.match(second.stderr, new RegExp(`a part is already running in .* \\(pid ${process.pid}\\)`))
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
