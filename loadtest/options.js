@@ -8,7 +8,8 @@ import { userCwd, userPath } from './paths.js'
 import { experimentNames } from './experiments/index.js'
 import { clip, describe, usageError } from './errors.js'
 import {
-  ARRIVALS, BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_MS, DEFAULTS, DEFAULT_MAX_CONNECTIONS, MAX_GENERATORS, MAX_SHARDS,
+  ARRIVALS, BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_MS, CONFIRM_QUICK_SEC, CONFIRM_SEC, DEFAULTS, DEFAULT_MAX_CONNECTIONS,
+  MAX_GENERATORS, MAX_SHARDS,
   RATE_PER_GENERATOR, RATE_RANGE, SLO_MULTIPLES, SLO_RANGE, SLO_SERVICE_MULTIPLE, defaultReportsDir
 } from './settings.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
@@ -59,7 +60,7 @@ With no option: a quick tour of every server (light load, about a minute).
                        (SERVER[NAME=V]); ${Object.entries(TUNABLE).map(([k, t]) => `${k} (${t.servers.join(', ')})`).join(', ')};
                        max-queue takes inf; NAME alone tries its defaults (threads, processes: half the cores, the
                        cores, piscina's 1.5 × the cores)
-  --confirm            capacity experiment: run the decision's winner at its plan rate (60 s; --quick: 10 s)
+  --confirm            capacity experiment: run the decision's winner at its plan rate (${CONFIRM_SEC} s; --quick: ${CONFIRM_QUICK_SEC} s)
                        and say whether it held the target with no backlog growth
   --capacity-from FILE overload experiment: each strategy's capacity and target from this capacity
                        report (same server, work and target) instead of a sweep in the same run

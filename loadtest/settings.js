@@ -145,13 +145,16 @@ function leastNote (ms) {
 // A capacity sweep's limits (result/sweep.js createSweep, the capacity experiment's defaults): a step
 // lasts at least minDurationSec and at most maxStepSec, up to `refine` bisections per target, at most
 // maxSteps steps for the first target and stepsPerTarget more per further target, within budgetSec a sweep.
+// budgetSec: the least budget at which the replay of the quiet runs of 2026-11-26 13:33 and 14:23
+// (scripts/capacity-cost.js) keeps every strategy's capacity at the first target, the decision's (95 s
+// lost simple's and cluster-threads'); the looser targets' brackets are what it cuts.
 export const SWEEP_LIMITS = Object.freeze({
   minDurationSec: 2,
   maxStepSec: 10,
   refine: 3,
   maxSteps: 14,
   stepsPerTarget: 2,
-  budgetSec: 120
+  budgetSec: 100
 })
 
 // What a sweep step costs besides its planned length (s): the round's drain, recovery probe and judging.
@@ -161,3 +164,27 @@ export const SWEEP_LIMITS = Object.freeze({
 // leaves the boot to its own sum (scripts/capacity-cost.js), so neither the sweep's budget nor the
 // replayed cost counts it twice.
 export const STEP_OVERHEAD_SEC = 2
+
+// The past-capacity probe's lengths (run/round/past-capacity.js: the overload experiment's rounds, shorter).
+// Steps at 1.5 and 2 × C of at least minStepSec, the first 1 s not counted: two 1 s windows judged, about
+// 230 and 310 requests at C = 78 req/s (the default run's pools). The burst: beforeSec at 0.7 × C,
+// burstSec at 2 × C (about 310 requests), then 0.7 × C (about 55 requests a window) watched up to afterSec
+// and stopped once confirmWindows windows in a row have recovered. afterSec is the collapse rule's 10 s
+// (result/decision.js COLLAPSE.recoverySec) and confirmWindows: a recovery within 10 s is seen and
+// confirmed, a longer one is not (test/loadtest/run/round/past-capacity.test.js holds the two together).
+// --quick: 2 s steps (one window judged; at least 5 patiences). About 25 s a probe with its server start
+// (scripts/capacity-cost.js probeSec).
+export const PROBE_LENGTHS = Object.freeze({
+  minStepSec: 3,
+  beforeSec: 1,
+  burstSec: 2,
+  afterSec: 12,
+  confirmWindows: 2
+})
+export const PROBE_QUICK_LENGTHS = Object.freeze({ ...PROBE_LENGTHS, minStepSec: 2, stepPatiences: 5 })
+
+// --confirm's round (s): the decision's command at its plan rate. 20 s holds about 1,200 requests at the
+// default run's plan rates (58–62 req/s), four times the 299 that p99 needs (result/sweep.js MIN_REQUESTS),
+// and 20 one-second windows for the backlog's trend; --quick 10 s (or as long as 299 requests take).
+export const CONFIRM_SEC = 20
+export const CONFIRM_QUICK_SEC = 10

@@ -1,5 +1,5 @@
 // Smoke test of `npm run bench`: the tiny --quick run as a real child process, its structure, its exit.
-import { test } from 'node:test'
+import { before, test } from 'node:test'
 import { ROOT } from '../loadtest/catalog.js'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -37,8 +37,14 @@ function gone (pid) {
 
 const positive = (n) => typeof n === 'number' && Number.isFinite(n) && n > 0
 
+// One `bench --quick --json` run, every part, for the tests that read it.
+let full
+before(async () => {
+  full = await runBench(['--quick', '--json'])
+})
+
 test('bench --quick --json: exits 0, prints the structure with finite positive ratios, ends its servers', async () => {
-  const { code, stdout, stderr } = await runBench(['--quick', '--json'])
+  const { code, stdout, stderr } = full
   assert.equal(code, 0, `exit code 0; stderr:\n${stderr}`)
   const r = JSON.parse(stdout)
   assert.equal(r.kind, 'loadlab-bench')
@@ -129,12 +135,10 @@ test('bench --quick --json: exits 0, prints the structure with finite positive r
   assert.match(stderr, /rule applied \(offered load kept\): issue rate within 2 % in every 1 s window/)
 })
 
-test('bench --quick --only processes: the three process pools side by side, bodies verified, crash → answer', async () => {
-  const { code, stdout, stderr } = await runBench(['--quick', '--only', 'processes', '--json'])
+test('bench --quick: the three process pools side by side, bodies verified, crash → answer', async () => {
+  const { code, stdout, stderr } = full
   assert.equal(code, 0, `exit code 0; stderr:\n${stderr}`)
-  const r = JSON.parse(stdout)
-  assert.equal(r.dispatch, null, 'only the part asked for ran')
-  const p = r.processes
+  const p = JSON.parse(stdout).processes
   assert.deepEqual(p.pools, ['own', 'workerpool', 'tinypool'])
   assert.deepEqual(p.cases.map((c) => c.processes), [1, 2])
   for (const c of p.cases) {
@@ -148,6 +152,16 @@ test('bench --quick --only processes: the three process pools side by side, bodi
     }
   }
   assert.match(stderr, /workerpool \/ own +tinypool \/ own/)
+})
+
+test('bench --quick --only dispatch: only the part asked for runs', async () => {
+  const { code, stdout, stderr } = await runBench(['--quick', '--only', 'dispatch', '--json'])
+  assert.equal(code, 0, `exit code 0; stderr:\n${stderr}`)
+  const r = JSON.parse(stdout)
+  assert.equal(r.only, 'dispatch')
+  assert.ok(r.dispatch.cases.length > 0, 'the part asked for ran')
+  for (const part of ['processes', 'telemetry', 'generator', 'sampling']) assert.equal(r[part], null, `${part} did not run`)
+  assert.doesNotMatch(stderr, /workerpool \/ own/)
 })
 
 test('bench: a bad flag is one line on stderr and exit 2, before anything starts', async () => {

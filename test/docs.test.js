@@ -1,6 +1,7 @@
 // The documentation holds: every relative link in README.md, docs/, reports/README.md resolves (file
 // and heading), every file examples/ and the docs name exists, every `npm run X` and `npx loadlab X`
 // names a script, subcommand and options that exist, every table quoted from a report is still in it,
+// every figure of a table whose lead-in names a report stands in that report,
 // and the README stays a page a newcomer reads.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -86,7 +87,7 @@ test('GitHub anchors: lower case, punctuation dropped, repeats numbered', () => 
   assert.deepEqual([...anchors('# A\n## Notes\n```\n# not a heading\n```\n## Notes\n')], ['a', 'notes', 'notes-1'])
 })
 
-test('the checks catch a broken link, a missing anchor, an unknown script or option, a missing file, a changed quote', () => {
+test('the checks catch a broken link, a missing anchor, an unknown script or option, a missing file, a changed quote or table figure', () => {
   const dir = mkdtempSync(join(tmpdir(), 'loadlab-docs-'))
   try {
     mkdirSync(join(dir, 'docs'))
@@ -101,7 +102,9 @@ test('the checks catch a broken link, a missing anchor, an unknown script or opt
       '```sh', 'npm run lab -- --server simple', 'npm run nosuch', 'npm run lab -- --no-such-option',
       'npx loadlab compare a.json b.json', 'npx loadlab frobnicate', '```', '',
       'See `loadtest/missing.js` and `reports/r.md`.', '',
-      '<!-- quote: reports/r.md -->', '| a | b |', '| 1 | 3 |', '<!-- /quote -->', ''
+      '<!-- quote: reports/r.md -->', '| a | b |', '| 1 | 3 |', '<!-- /quote -->', '',
+      'From [the report](reports/r.md), one figure changed:', '',
+      '| row | b | study |', '| --- | --- | --- |', '| x | 2 | 7 |', '| y | 2.5 | 7 |', ''
     ].join('\n'))
     const found = problems({
       root: dir,
@@ -116,6 +119,7 @@ test('the checks catch a broken link, a missing anchor, an unknown script or opt
       'README.md:10: npm run lab: no option --no-such-option in its --help',
       'README.md:12: npx loadlab frobnicate: no such subcommand in bin/loadlab.js',
       'README.md:17: quote from reports/r.md: not in that file as it is',
+      'README.md:24: table figure 2.5 (row y) is in none of the reports it names',
       'README.md:15: names loadtest/missing.js, which does not exist'
     ])
   } finally {

@@ -13,27 +13,48 @@ import { isAlive } from '../loadtest/run/watch/sample.js'
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const mark = randomUUID()
 
-// The files that take longest (node:test's per-file durations: Node 20, quiet, 2026-11-25 01:48, less
-// what the suite-time work of that night took off bench, compare, lab-task and failures), started
-// first: with --test-concurrency 2 a long file started last would run on alone while the other slot idles.
+// The files of 5 s and more, longest first (the sums of their tests' durations in the quiet Node 20 run of
+// 2026-11-26 14:39, less what the suite-time work after it took off; the capacity tests at about 150 s
+// together): with --test-concurrency 2 a long file started last would run on alone while the other slot
+// idles, and the short files after them fill both slots to about the same end.
 const LONGEST_FIRST = [
   'test/loadtest/experiments/decision.test.js',
-  'test/loadtest/experiments/overload.test.js',
-  'test/loadtest/experiments/capacity.test.js',
   'test/loadtest/experiments/studies.test.js',
   'test/loadtest/run/watch/runtimes.test.js',
-  'test/loadtest/lab-tour.test.js',
   'test/servers/task.test.js',
+  'test/loadtest/experiments/overload.test.js',
+  'test/loadtest/experiments/capacity.test.js',
+  'test/bench.test.js',
+  'test/loadtest/lab-tour.test.js',
   'test/loadtest/lab-task.test.js',
+  'test/loadtest/lab-failures.test.js',
+  'test/servers/failures.test.js',
   'test/loadtest/lab-timeline.test.js',
   'test/loadtest/compare/gates.test.js',
+  'test/loadtest/merge/merge-mix.test.js',
   'test/loadtest/merge/merge.test.js',
-  'test/loadtest/run/generate/http1-protocol.test.js',
-  'test/pack.test.js',
-  'test/servers/fleet-cpu.test.js',
-  'test/servers/failures.test.js',
+  'test/loadtest/run/watch/sample-ps.test.js',
+  'test/loadtest/mix-url.test.js',
   'test/loadtest/run/generate/open-loop.test.js',
-  'test/bench.test.js'
+  'test/pack.test.js',
+  'test/servers/shutdown.test.js',
+  'test/servers/limits.test.js',
+  'test/servers/fleet-studies.test.js',
+  'test/loadtest/lab-run.test.js',
+  'test/loadtest/lab-env.test.js',
+  'test/servers/fleet-cpu.test.js',
+  'test/examples.test.js',
+  'test/loadtest/compare/compare.test.js',
+  'test/loadtest/run/generate/http1-protocol.test.js',
+  'test/loadtest/report/thresholds.test.js',
+  'test/loadtest/report/browser.test.js',
+  'test/loadtest/run/generate/generators.test.js',
+  'test/loadtest/lab-signals.test.js',
+  'test/loadtest/run/generate/open-loop-memory.test.js',
+  'test/examples-kubernetes.test.js',
+  'test/servers/task-pool.test.js',
+  'test/loadtest/run/watch/task.test.js',
+  'test/servers/shedding.test.js'
 ]
 
 // The files in run order: the longest first, then the rest sorted, so runs are reproducible.

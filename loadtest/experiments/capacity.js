@@ -7,12 +7,13 @@ import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../text/format.js'
 import { SERVERS } from './heavy-cpu.js'
 import { MIN_REQUESTS, createSweep } from '../result/sweep.js'
 import { PERCENTILE_SHARE, requestsToShow } from '../result/capacity.js'
-import { SLO_MULTIPLES, SWEEP_LIMITS } from '../settings.js'
+import { SLO_MULTIPLES, SWEEP_LIMITS, sloFor } from '../settings.js'
 import { taskArgs } from '../run/watch/task.js'
 import { trustMark } from '../text/sentences.js'
 import { tuneArgs } from '../tune.js'
 import { parseKey } from '../result/key.js'
 import { probeNote } from '../run/round/past-capacity.js'
+import { planBasics } from './plan.js'
 
 // The six CPU strategies, as in heavy-cpu.
 export { SERVERS }
@@ -23,13 +24,11 @@ export { SERVERS }
 // again, pooled (a repeat of undecided steps only tops them up). loop:3e7 (about 25 ms here: an ideal near
 // 80 req/s on 2 cores, so 3–10 s a step); loop:1e8 took 9–90 s a step, and loop:1e7's default target
 // (34 ms) was below the scheduler lag of a loaded machine, so every step failed.
-// The cost (docs/decision.md "Cost"): with three targets the quiet reference runs of 2026-11-25 took 1104
-// and 1037 s with --confirm (103 and 97 steps: 816 and 762 s of load, about 2.2 s a step besides, 60 s
-// of --confirm). budgetSec bounds each sweep: a step costs its length and 2 s (settings.js
-// STEP_OVERHEAD_SEC), the looser targets' steps only within 80 % of it, so 6 × 120 s = 720 s of sweeps at
-// most, with about 0.2 s a step uncounted (15 s), boot, calibration and warmup (about 50 s) and --confirm
-// (60 s): 14.1 min at most; replayed against those two runs' steps (scripts/capacity-cost.js) 761 and
-// 730 s, 12.7 and 12.2 min for 72 and 69 steps (a clear failure counted at once: result/sweep.js).
+// The cost (docs/decision.md "Cost"): budgetSec bounds each sweep (a step costs its length and settings.js
+// STEP_OVERHEAD_SEC, the looser targets' steps only within 80 % of it); then the past-capacity probes of the
+// close candidates (about 20–30 s each) and --confirm (settings.js CONFIRM_SEC). scripts/capacity-cost.js
+// estimates a run from a measured report's steps with these settings; the default run's estimate against
+// the reference runs stays within 15 minutes (test/scripts/capacity-cost.test.js).
 const { minDurationSec, ...limits } = SWEEP_LIMITS
 const defaults = {
   work: 'loop:3e7',
@@ -80,6 +79,34 @@ export function seededFractions (seed, { serviceMs, cores }) {
   return SEEDED.map((f) => (f * seed.pass) / ideal)
 }
 
+// The capacity sweep at `slos` (null: the sweep's default three) with the plan's settings, as a function of
+// what the lab resolved at run time: the calibrated service time and cores, the previous --tune value's
+// bracket (`seed`) and a mix's requestFactor (its steps hold that many times the requests, result/mix.js).
+export function capacitySweep (opts, slos) {
+  const q = opts.settings
+  const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
+  const minDurationSec = opts.user?.durationSec ?? q.durationSec
+  const { refine, minRequests, maxStepSec, budgetSec, share, why } = q
+  const maxSteps = q.maxSteps + q.stepsPerTarget * ((slos?.length ?? SLO_MULTIPLES.length) - 1)
+  const steps = { refine, maxSteps, minDurationSec, maxStepSec, budgetSec, share, why }
+  return ({ serviceMs, cores, seed = null, requestFactor = 1 }) => createSweep({
+    serviceMs,
+    cores,
+    slos,
+    ...steps,
+    minRequests: Math.ceil(minRequests * requestFactor),
+    fractions: seededFractions(seed, { serviceMs, cores }) ?? fractions
+  })
+}
+
+// The capacity sweep at ONE target, the one the overload and mixed experiments run before their own
+// rounds: `sloMs` (the first --slo, or the target a --capacity-from file gave), else settings.js sloFor's
+// default from the service time the lab calibrated and passes in (no service time and no target: the
+// sweep's default targets).
+export function oneTargetSweep (opts, sloMs = null) {
+  return (ctx) => capacitySweep(opts, ctx.serviceMs > 0 || sloMs ? [sloFor(ctx.serviceMs, sloMs).sloMs] : null)(ctx)
+}
+
 export default {
   name: 'capacity',
   study: null,
@@ -102,15 +129,7 @@ export default {
   quick,
   // One entry per server; its sweep chooses the rates from the calibrated service time at run time.
   plan (opts) {
-    const q = opts.settings
-    const work = opts.work ?? q.work
-    const servers = (opts.servers ?? SERVERS).filter((s) => SERVERS.includes(s))
-    const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
-    const minDurationSec = opts.user?.durationSec ?? q.durationSec
-    const { refine, minRequests, maxStepSec, budgetSec, share, why } = q
-    const targets = opts.slos?.length ?? SLO_MULTIPLES.length
-    const maxSteps = q.maxSteps + q.stepsPerTarget * (targets - 1)
-    const steps = { refine, maxSteps, minRequests, minDurationSec, maxStepSec, budgetSec, share, why }
+    const { q, work, servers } = planBasics(opts, SERVERS)
     // --tune: one entry per value of the setting, each its own key (SERVER[NAME=V]); the lab seeds each
     // sweep from the previous value's bracket (seededFractions).
     const settings = opts.tune ? opts.tune.values.map((value) => ({ name: opts.tune.name, value })) : [null]
@@ -123,16 +142,8 @@ export default {
         ...(setting ? tuneArgs(opts.tune, setting.value) : [])
       ],
       work: opts.task?.spec ?? work,
-      durationSec: minDurationSec,
-      // requestFactor: a mix's steps hold that many times the requests (result/mix.js requestFactor)
-      sweep: ({ serviceMs, cores, seed = null, requestFactor = 1 }) => createSweep({
-        serviceMs,
-        cores,
-        slos: opts.slos, // --slo's targets (null: the sweep's default three)
-        ...steps,
-        minRequests: Math.ceil(minRequests * requestFactor),
-        fractions: seededFractions(seed, { serviceMs, cores }) ?? fractions
-      })
+      durationSec: opts.user?.durationSec ?? q.durationSec,
+      sweep: capacitySweep(opts, opts.slos) // --slo's targets (null: the sweep's default three)
     })))
   },
   notes (opts) {

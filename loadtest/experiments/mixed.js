@@ -5,11 +5,11 @@
 // heavy class is offered HEAVY_SHARE_OF_C × C: the cheap class's p99 is the figure.
 import { MISSING, fmtMs, fmtRps as rps } from '../text/format.js'
 import { SERVERS } from './heavy-cpu.js'
-import capacity from './capacity.js'
-import { sloFor } from '../settings.js'
+import capacity, { oneTargetSweep } from './capacity.js'
 import { builtInMix } from '../result/mix.js'
 import { trustMark } from '../text/sentences.js'
 import { errorsOf } from '../result/requests.js'
+import { planBasics } from './plan.js'
 
 // The heavy class's rate in the mixed round, as a share of the strategy's capacity; the mix.
 export const HEAVY_SHARE_OF_C = 0.8
@@ -28,9 +28,7 @@ export default {
   defaults,
   quick,
   plan (opts) {
-    const q = opts.settings
-    const work = opts.work ?? q.work
-    const servers = (opts.servers ?? SERVERS).filter((s) => SERVERS.includes(s))
+    const { q, work, servers } = planBasics(opts, SERVERS)
     const mix = builtInMix(MIX)
     return servers.map((server) => ({
       server,
@@ -38,11 +36,7 @@ export default {
       args: ['--work', work],
       work,
       durationSec: opts.user?.durationSec ?? q.durationSec,
-      // the capacity sweep at one target (the first --slo, else 5 × the service time), as overload's
-      sweep: (ctx) => {
-        const slos = [sloFor(ctx.serviceMs, opts.slos?.[0] ?? null).sloMs]
-        return capacity.plan({ ...opts, slos, servers: [server], tune: null })[0].sweep(ctx)
-      },
+      sweep: oneTargetSweep(opts, opts.slos?.[0] ?? null), // the first --slo, else 5 × the service time
       mixed: { mix, heavyShareOfC: HEAVY_SHARE_OF_C, durationSec: q.mixedSec }
     }))
   },

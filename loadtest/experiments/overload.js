@@ -7,8 +7,8 @@ import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../text/format.js'
 import { usageError } from '../errors.js'
 import { serverOf, variants } from '../catalog.js'
 import { SERVERS } from './heavy-cpu.js'
-import capacity from './capacity.js'
-import { RATE_RANGE, SLO_RANGE, sloFor } from '../settings.js'
+import capacity, { oneTargetSweep } from './capacity.js'
+import { RATE_RANGE, SLO_RANGE } from '../settings.js'
 import { checkedNumber, readReportFile } from '../report/read.js'
 import { taskArgs } from '../run/watch/task.js'
 import { baseResult } from '../run/round/overload.js'
@@ -107,13 +107,8 @@ export default {
       const from = caps ? readCapacity(caps, opts.capacityFrom, { server, work, sloMs: opts.sloMs ?? null }) : null
       const sloMs = from?.sloMs ?? opts.sloMs ?? null
       const base = { server, args, work, durationSec: opts.user?.durationSec ?? q.durationSec }
-      // The capacity sweep of experiments/capacity.js at ONE target (the first --slo, else 5 × the service
-      // time it is given), unless the file gave C: C and the run's cost stay those of one target.
-      const oneTarget = (ctx) => {
-        const slos = ctx.serviceMs > 0 || sloMs ? [sloFor(ctx.serviceMs, sloMs).sloMs] : null
-        return capacity.plan({ ...opts, slos, servers: [server], tune: null })[0].sweep(ctx)
-      }
-      const sweep = from ? null : oneTarget
+      // The capacity sweep at ONE target unless the file gave C: C and the run's cost stay those of one target.
+      const sweep = from ? null : oneTargetSweep(opts, sloMs)
       entries.push({ ...base, variant: null, ...(sweep ? { sweep } : {}), overload: { settings, capacity: from } })
       for (const v of variants([server], 'overload').filter(wanted)) {
         entries.push({

@@ -7,7 +7,7 @@ import { verdictOf } from '../result/trust.js'
 import { holdsText } from '../text/sentences.js'
 import { thresholdRows } from './thresholds.js'
 import { decisionMarkdown } from './decision.js'
-import { bracketText } from '../result/decision.js'
+import { bracketText } from '../text/decision.js'
 import { MISSING, fmtRounded as n, mibGib } from '../text/format.js'
 
 // A calibration's row name: its work spec, and its runtime under --node.

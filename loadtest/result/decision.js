@@ -1,6 +1,7 @@
 // The decision a capacity report supports: which strategy (and --tune setting) to run, at what plan rate,
 // the runner-up and what separates them, the target at which the answer would change, or a refusal with
-// its reason. Pure: a function of the report's results (docs/decision.md states the rules).
+// its reason. Pure: a function of the report's results (docs/decision.md states the rules). It returns data
+// only: every rule, reason and bracket as figures and names; text/decision.js words them.
 import { isNum, roundTo } from './stats.js'
 import { parseKey, runName, settingParts } from './key.js'
 import { verdictOf } from './trust.js'
@@ -70,44 +71,45 @@ function goodputAt2x (r) {
   return isNum(share) ? share : null
 }
 
-// Break a tie between candidates by goodput at 2 × capacity, then by peak RSS: { winner, rule } or null.
+// Break a tie between candidates by goodput at 2 × capacity, then by peak RSS: { winner, by } or null,
+// `by` the figures that broke it: { by: 'goodput', multiple, shares: [winner's, next] } or
+// { by: 'peak RSS', bytes: [winner's, next] }.
 function breakTie (tied) {
   const good = tied.map((c) => goodputAt2x(c.result))
   if (good.every(isNum)) {
     const order = tied.map((c, i) => [c, good[i]]).sort((a, b) => b[1] - a[1])
     if (order[0][1] - order[1][1] > GOODPUT_MARGIN) {
-      return { winner: order[0][0], rule: `goodput at ${TIE_MULTIPLE} × capacity (${pct(order[0][1])} against ${pct(order[1][1])})` }
+      return { winner: order[0][0], by: { by: 'goodput', multiple: TIE_MULTIPLE, shares: [order[0][1], order[1][1]] } }
     }
   }
   const rss = tied.map((c) => c.result.outside?.peakRssBytes ?? null)
   if (rss.every(isNum)) {
     const order = tied.map((c, i) => [c, rss[i]]).sort((a, b) => a[1] - b[1])
     if ((order[1][1] - order[0][1]) / order[1][1] > RSS_MARGIN) {
-      return { winner: order[0][0], rule: `peak RSS (${mb(order[0][1])} against ${mb(order[1][1])})` }
+      return { winner: order[0][0], by: { by: 'peak RSS', bytes: [order[0][1], order[1][1]] } }
     }
   }
   return null
 }
 
-function pct (x) {
-  return `${Math.round(x * 100)} %`
-}
-
-function mb (bytes) {
-  return `${roundTo(bytes / 2 ** 20, 0)} MB`
-}
-
-// The ranking at one target: the top candidate, the candidates tied with it, and how the tie was decided.
-// Settings of one strategy that tie are told apart by breakTie; strategies that tie are a refusal.
+// The ranking at one target: the top candidate, the candidates tied with it, and the rule that ranked them:
+// { rule: 'highest capacity' | 'brackets apart' | 'tie broken' (tieBreak: breakTie's figures) | 'tie not
+// broken' | 'tie' }. Settings of one strategy that tie are told apart by breakTie; strategies that tie are
+// a refusal.
 function rankAt (results, sloMs) {
   const all = candidatesAt(results, sloMs)
-  if (!all.length) return { all, top: null, tied: [], rule: 'highest capacity' }
+  if (!all.length) return { all, top: null, tied: [], rule: { rule: 'highest capacity' } }
   const tied = all.filter((c) => c === all[0] || overlaps(c.target, all[0].target))
-  if (tied.length === 1) return { all, top: all[0], tied, rule: 'highest capacity, brackets apart' }
+  if (tied.length === 1) return { all, top: all[0], tied, rule: { rule: 'brackets apart' } }
   const oneServer = new Set(tied.map((c) => runName(c.result))).size === 1
   const broken = breakTie(tied)
-  if (oneServer && broken) return { all, top: broken.winner, tied, rule: `tie on capacity, broken by ${broken.rule}` }
-  return { all, top: all[0], tied, rule: oneServer ? 'tie on capacity, not broken' : 'tie on capacity', lean: broken }
+  if (oneServer && broken) return { all, top: broken.winner, tied, rule: { rule: 'tie broken', tieBreak: broken.by } }
+  return { all, top: all[0], tied, rule: { rule: oneServer ? 'tie not broken' : 'tie' }, lean: broken }
+}
+
+// A capacity's bracket as data: { pass, fail } (fail null: open above).
+function bracketOf (t) {
+  return { pass: t.bracket?.pass ?? t.rps, fail: isNum(t.bracket?.fail) ? t.bracket.fail : null }
 }
 
 // Where the top strategy at each target changes as the target loosens: [{ fromMs, toMs, from, to, atMs,
@@ -131,7 +133,7 @@ export function rankingChanges (results) {
       to: b.top.result.key,
       atMs: crossing(a.top.result, b.top.result, a.sloMs, b.sloMs),
       tie,
-      brackets: holdsSome(before) ? [bracketText(before), bracketText(b.top.target)] : null
+      brackets: holdsSome(before) ? [bracketOf(before), bracketOf(b.top.target)] : null
     })
   }
   return out
@@ -179,7 +181,8 @@ function named (c) {
 
 // A probe's past capacity (run/round/past-capacity.js; `overload` is the overload experiment's block):
 // { goodputShare: { '1.5': x, '2': y }, shedShare (at the highest multiple), recoverySec (null: not
-// seen), watchedSec, collapses, keeps, why (what collapsed, in words) }; null when it measured nothing.
+// seen), watchedSec, collapses, keeps, why (what collapsed: [{ goodputShare, multiple } | { recoverySec }
+// | { recoverySec: null, watchedSec }]) }; null when it measured nothing.
 export function pastOf (probe) {
   const o = probe?.overload
   if (!o || o.refused || !o.steps?.length) return null
@@ -190,9 +193,10 @@ export function pastOf (probe) {
   const watchedSec = watched ? roundTo((rec.observedMs - rec.burstEndMs) / 1000, 1) : null
   const atCollapse = goodputShare[String(COLLAPSE.multiple)]
   const why = []
-  if (isNum(atCollapse) && atCollapse < COLLAPSE.goodputShare) why.push(`goodput ${pct(atCollapse)} at ${COLLAPSE.multiple} ×`)
+  const { multiple } = COLLAPSE
+  if (isNum(atCollapse) && atCollapse < COLLAPSE.goodputShare) why.push({ goodputShare: atCollapse, multiple })
   if (rec && (recoverySec === null || recoverySec > COLLAPSE.recoverySec)) {
-    why.push(recoverySec === null ? `no recovery within ${watchedSec ?? '?'} s` : `recovery ${recoverySec} s`)
+    why.push(recoverySec === null ? { recoverySec: null, watchedSec } : { recoverySec })
   }
   const collapses = why.length > 0
   const shares = Object.values(goodputShare)
@@ -227,27 +231,30 @@ function configsOf (c) {
     .sort((a, b) => Number(Boolean(a.probe.variant)) - Number(Boolean(b.probe.variant)))
 }
 
-// A configuration in words: `queued-threads (unbounded queue)`, `queued-threads with --deadline auto`.
-export function configName (x) {
-  const base = who(x.candidate)
-  if (!x.probe) return base
-  return x.probe.variant ? `${base} with ${x.probe.shedding}` : `${base} (${x.probe.label})`
-}
-
-function who (c) {
-  const k = parseKey(c.result.key ?? '')
-  const s = settingParts(k.setting)
-  return s ? `${runName(c.result)} with ${s.name}=${s.value}` : runName(c.result)
+// A configuration as the decision names it: { server, setting, shedding (its shedding variant's flags,
+// null: as swept), label (the probe's label as swept, null: not probed) } (text/decision.js configName).
+function configOf (x) {
+  const k = parseKey(x.candidate.result.key ?? '')
+  return {
+    server: runName(x.candidate.result),
+    setting: settingParts(k.setting),
+    shedding: x.probe?.variant ? x.probe.shedding : null,
+    label: x.probe && !x.probe.variant ? x.probe.label : null
+  }
 }
 
 // Past capacity weighed between the close candidates (the rule above COLLAPSE): the configuration chosen,
-// what the block says of it, and whether it settled a tie between strategies.
+// the rule's figures (`rule`, null: the winner was not probed) and whether it settled a tie between
+// strategies. rule: { config, collapses, why, kept (least goodput share kept), outcome, ... } with outcome
+// 'keeps' (lost: the tied strategies that collapse), 'survivor' (survivor: { config, same (the winner's own
+// shedding setting), kept, rps }), 'all collapse' (shed: { config, why } of the setting that would shed,
+// or null) or 'none keeps' (within: SURVIVOR_WITHIN, keepShare: KEEP_SHARE).
 function weighPast (rank) {
   const top = rank.top
   const all = closeTo(rank).flatMap(configsOf)
   const unprobed = { candidate: top, probe: null, past: null }
   const asSwept = all.find((x) => x.candidate === top && !x.probe.variant) ?? unprobed
-  if (!asSwept.past) return { chosen: asSwept, text: null, tieBroken: false }
+  if (!asSwept.past) return { chosen: asSwept, rule: null, tieBroken: false }
   const survivors = all
     .filter((x) => x.past?.keeps && near(x.candidate.target, top.target, SURVIVOR_WITHIN))
     .sort((a, b) => b.candidate.target.rps - a.candidate.target.rps || keptShare(b) - keptShare(a))
@@ -256,33 +263,26 @@ function weighPast (rank) {
   const tiedKeepers = survivors.filter((x) => rank.tied.includes(x.candidate))
   const keepers = new Set(tiedKeepers.map((x) => runName(x.candidate.result)))
   const tieBroken = strategies.size > 1 && keepers.size === 1
-  const lost = [...strategies].filter((n) => !keepers.has(n)).join(' and ')
-  const others = tieBroken ? `; ${lost} collapse past capacity` : ''
-  const name = configName(asSwept)
+  const { collapses, why } = asSwept.past
+  const head = { config: configOf(asSwept), collapses, why, kept: keptShare(asSwept) }
   if (!asSwept.past.collapses && (!tieBroken || keepers.has(runName(top.result)))) {
-    return { chosen: asSwept, text: `${name} keeps ${pct(keptShare(asSwept))} of capacity past it${others}`, tieBroken }
+    const lost = tieBroken ? [...strategies].filter((n) => !keepers.has(n)) : []
+    return { chosen: asSwept, rule: { ...head, outcome: 'keeps', lost }, tieBroken }
   }
-  const head = asSwept.past.collapses
-    ? `${name} collapses past capacity: ${asSwept.past.why.join(', ')}`
-    : `${name} keeps only ${pct(keptShare(asSwept))} past capacity`
   const s = survivors[0]
   if (s) {
-    const how = s.candidate === top
-      ? `with ${s.probe.shedding} it keeps ${pct(keptShare(s))}`
-      : `${configName(s)} keeps ${pct(keptShare(s))} at ${roundTo(s.candidate.target.rps, 1)} req/s`
-    return { chosen: s, text: asSwept.past.collapses ? `${head}; ${how}` : `${how}; the others collapse`, tieBroken }
+    const survivor = { config: configOf(s), same: s.candidate === top, kept: keptShare(s), rps: s.candidate.target.rps }
+    return { chosen: s, rule: { ...head, outcome: 'survivor', survivor }, tieBroken }
   }
   const measured = all.filter((x) => x.past)
   if (measured.every((x) => x.past.collapses)) {
     const shed = measured.find((x) => x.candidate === top && x.probe.variant) ?? measured.find((x) => x.probe.variant)
-    const would = shed
-      ? `the setting that would shed: ${shed.probe.shedding} (${configName(shed)}: ${shed.past.why.join(', ')})`
-      : 'no shedding setting was probed'
-    return { chosen: asSwept, text: `${head}; every close candidate collapses too; ${would}`, tieBroken: false }
+    const would = shed ? { config: configOf(shed), why: shed.past.why } : null
+    return { chosen: asSwept, rule: { ...head, outcome: 'all collapse', shed: would }, tieBroken: false }
   }
   return {
     chosen: asSwept,
-    text: `${head}; no configuration within ${Math.round(SURVIVOR_WITHIN * 100)} % of its capacity keeps ${Math.round(KEEP_SHARE * 100)} %`,
+    rule: { ...head, outcome: 'none keeps', within: SURVIVOR_WITHIN, keepShare: KEEP_SHARE },
     tieBroken: false
   }
 }
@@ -294,52 +294,27 @@ function pastCapacityOf (x) {
   return { goodputShare, shedShare, recoverySec, collapses }
 }
 
-// Why the decision refuses (null: it recommends): the winner's sweep not trusted, a tie between
-// strategies, or the winner's runs disagreeing.
+// Why the decision refuses (null: it recommends): the winner's sweep not trusted (reasons: the verdict's),
+// a tie between strategies (brackets: theirs; lean: { key, tieBreak } of the candidate breakTie would
+// pick, not enough between strategies), or the winner's runs disagreeing ({ held, failed }).
 function refusalOf (rank, { chosen, tieBroken }) {
   const top = chosen.candidate
-  if (rank.tied.length > 1 && !rank.rule.includes('broken by') && !tieBroken) {
-    const keys = rank.tied.map((c) => c.result.key)
-    return {
-      reason: 'tie',
-      keys,
-      text: `${keys.join(' and ')} tie: their brackets overlap (${rank.tied.map((c) => bracketText(c.target)).join(' and ')})` +
-        (rank.lean ? `; ${rank.lean.winner.result.key} leads on ${rank.lean.rule}, not enough to choose between strategies` : '')
-    }
+  if (rank.tied.length > 1 && rank.rule.rule !== 'tie broken' && !tieBroken) {
+    const lean = rank.lean ? { key: rank.lean.winner.result.key, tieBreak: rank.lean.by } : null
+    return { reason: 'tie', keys: rank.tied.map((c) => c.result.key), brackets: rank.tied.map((c) => bracketOf(c.target)), lean }
   }
   const verdict = verdictOf(top.result) // the one verdict every output shows
-  if (!verdict.trusted) {
-    const why = verdict.reasons
-    const more = why.length > 2 ? `; and ${why.length - 2} more (the report's trust section)` : ''
-    const text = `${top.result.key}'s sweep is not to be taken at face value: ${why.slice(0, 2).join('; ')}${more}`
-    return { reason: 'disturbed', keys: [top.result.key], text }
-  }
+  if (!verdict.trusted) return { reason: 'disturbed', keys: [top.result.key], reasons: verdict.reasons }
   const dis = runsDisagree(top.result)
-  if (dis) {
-    return {
-      reason: 'runs disagree',
-      keys: [top.result.key],
-      text: `${top.result.key}'s sweeps disagree beyond their brackets: one held ${roundTo(dis.held, 1)} req/s, another failed at ${roundTo(dis.failed, 1)}`
-    }
-  }
+  if (dis) return { reason: 'runs disagree', keys: [top.result.key], held: dis.held, failed: dis.failed }
   return null
 }
 
-// A bracket as text: `41.2–45.0` (open above: `≥ 41.2`).
-export function bracketText (t) {
-  const lo = t.bracket?.pass ?? t.rps
-  return isNum(t.bracket?.fail) ? `${roundTo(lo, 1)}–${roundTo(t.bracket.fail, 1)}` : `≥ ${roundTo(lo, 1)}`
-}
-
-// What separates the winner from the runner-up: their brackets apart, or the rule that broke their tie.
-function separation (top, runnerUp, rule) {
+// What separates the winner from the runner-up: { apart (their brackets apart), ratio (of capacities) };
+// where they overlap, the rule that decided between them (the decision's decidedBy).
+function separation (top, runnerUp) {
   if (!runnerUp) return null
-  const ratio = roundTo(top.target.rps / runnerUp.target.rps, 2)
-  if (!overlaps(top.target, runnerUp.target)) {
-    const apart = `brackets apart: ${bracketText(top.target)} against ${bracketText(runnerUp.target)} req/s (${ratio} ×)`
-    return top.target.rps < runnerUp.target.rps ? `${apart}; ${rule}` : apart
-  }
-  return `${rule} (brackets ${bracketText(top.target)} and ${bracketText(runnerUp.target)} req/s overlap)`
+  return { apart: !overlaps(top.target, runnerUp.target), ratio: roundTo(top.target.rps / runnerUp.target.rps, 2) }
 }
 
 // What happens past the winner's capacity: goodput at each multiple of it (issue 27's overload figures,
@@ -417,9 +392,9 @@ export function decide (report, { sloMs = null, headroom = HEADROOM, form = 'nod
       decidedBy: null,
       past: null,
       pastCapacity: null,
-      pastText: null,
+      pastRule: null,
       confirm: null,
-      refused: { reason: 'none meets the target', keys: [], text: `no strategy held p99 ≤ ${target} ms at any rate tried` }
+      refused: { reason: 'none meets the target', keys: [], sloMs: target }
     }
   }
   const weighed = weighPast(rank)
@@ -427,7 +402,7 @@ export function decide (report, { sloMs = null, headroom = HEADROOM, form = 'nod
   const top = chosen.candidate
   const win = named(top)
   const byPast = weighed.tieBroken || top !== rank.top || Boolean(chosen.probe?.variant)
-  const rule = byPast ? `past capacity: ${weighed.text}` : rank.rule
+  const rule = byPast ? { rule: 'past capacity' } : rank.rule
   const next = rank.all.find((c) => c !== top) ?? null
   const flags = [...(top.result.args ?? []), ...(chosen.probe?.flags ?? [])]
   return {
@@ -438,10 +413,10 @@ export function decide (report, { sloMs = null, headroom = HEADROOM, form = 'nod
     command: serverCommand({ server: top.result.server, flags, form, cwd }),
     planRps: roundTo(win.capacityRps * headroom, 1),
     decidedBy: rule,
-    runnerUp: next ? { ...named(next), separation: separation(top, next, rule) } : null,
+    runnerUp: next ? { ...named(next), separation: separation(top, next) } : null,
     past: pastCapacity(top.result),
     pastCapacity: pastCapacityOf(chosen),
-    pastText: weighed.text,
+    pastRule: weighed.rule,
     refused: refusalOf(rank, weighed),
     confirm: null
   }

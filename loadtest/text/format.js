@@ -64,6 +64,16 @@ export function fmtPct (x) {
   return absent(x) ? MISSING : `${Math.round(x * 100)}%`
 }
 
+// A ratio as a whole percentage with a space, as the decision writes it (70 %); MISSING when missing.
+export function pctSpaced (x) {
+  return absent(x) ? MISSING : `${Math.round(x * 100)} %`
+}
+
+// Bytes as whole mebibytes with a space, as the decision writes them (90 MB); MISSING when missing.
+export function mbSpaced (bytes) {
+  return absent(bytes) ? MISSING : `${Math.round(bytes / 2 ** 20)} MB`
+}
+
 // A ratio a / b as ×N.NN; MISSING when either side is missing or zero.
 export function fmtRatio (a, b) {
   if (!(a > 0) || !(b > 0)) return MISSING

@@ -102,9 +102,81 @@ export function quotes (md) {
   return out
 }
 
+// The cells of a Markdown table row.
+const cellsOf = (row) => row.trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim())
+
+// The tables outside code and quote blocks whose lead-in, the paragraph right above them, names files
+// under reports/: { line, reports (the paths as written), head (header cells), rows (body rows' cells) }.
+export function reportTables (md) {
+  const lines = md.split('\n')
+  const out = []
+  let inFence = false
+  let inQuote = false
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i]
+    if (FENCE.test(l.trim())) inFence = !inFence
+    if (l.startsWith('<!-- quote:')) inQuote = true
+    if (l.startsWith('<!-- /quote -->')) inQuote = false
+    if (inFence || inQuote || !l.startsWith('|') || lines[i - 1]?.startsWith('|')) continue
+    const rows = []
+    for (let j = i; lines[j]?.startsWith('|'); j++) rows.push(cellsOf(lines[j]))
+    let k = i - 1
+    while (k >= 0 && lines[k].trim() === '') k--
+    const lead = []
+    while (k >= 0 && lines[k].trim() !== '' && !/^[|#]/.test(lines[k])) lead.unshift(lines[k--])
+    const reports = [...new Set([...lead.join(' ').matchAll(/(?:\.\.\/)*reports\/[\w./-]+?\.(?:md|json|html)\b/g)].map((m) => m[0]))]
+    if (reports.length) out.push({ line: i + 1, reports, head: rows[0], rows: rows.slice(2) })
+  }
+  return out
+}
+
+// Columns a report does not hold: `study`, the published study's own figures, and `label`, the verdict
+// in words. The first column names the row.
+const NOT_FROM_THE_REPORT = new Set(['study', 'label'])
+
+// The numbers written in a text, commas dropped.
+const numbersIn = (text) => [...text.matchAll(/\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?/g)]
+  .map((m) => Number(m[0].replace(/,/g, ''))).filter(Number.isFinite)
+
+// A JSON report's text as far as a table row can draw on it: where results' keys name the row (`simple`
+// names `simple@…`, `simple/under-pressure@…` not), those results and the report's other fields; else all.
+function jsonOfRow (text, name) {
+  let report
+  try { report = JSON.parse(text) } catch { return text }
+  const mine = (report.results ?? []).filter((r) => typeof r?.key === 'string' && (r.key === name || r.key.startsWith(`${name}@`)))
+  return mine.length ? JSON.stringify({ ...report, results: mine }) : text
+}
+
+// The figures of a report table (reportTables) that its reports do not hold: `markdown` and `json`, the
+// named reports' texts. A figure stands where a number rounds to it at the precision it is written with (a
+// percentage also as a share, seconds also as milliseconds), in the Markdown's lines that name the row
+// (its first cell, code marks and a trailing remark dropped; every line where none does) or in the JSON
+// (jsonOfRow). Code spans are not figures. Each { row, figure }.
+export function unbackedFigures (table, { markdown = [], json = [] }) {
+  const out = []
+  for (const row of table.rows) {
+    const name = row[0].replace(/`/g, '').replace(/\s*\(.*\)$/, '').trim()
+    const own = markdown.flatMap((t) => t.split('\n')).filter((l) => name && l.includes(name))
+    const drawn = [...(own.length ? own : markdown), ...json.map((j) => jsonOfRow(j, name))]
+    const numbers = numbersIn(drawn.join('\n'))
+    const rounds = (x, digits, figure) => Math.abs(Math.round(x * 10 ** digits) / 10 ** digits - figure) < 1e-9
+    const holds = (figure, digits, unit) => numbers.some((n) => rounds(n, digits, figure) ||
+      (unit === '%' && rounds(n * 100, digits, figure)) || (unit === 's' && rounds(n / 1000, digits, figure)))
+    row.forEach((cell, i) => {
+      if (i === 0 || NOT_FROM_THE_REPORT.has(table.head[i])) return
+      for (const m of cell.replace(/`[^`]*`/g, '').matchAll(/(\d[\d,]*(?:\.\d+)?)(?:\s*(%|s\b))?/g)) {
+        const written = m[1].replace(/,$/, '').replace(/,/g, '')
+        if (!holds(Number(written), (written.split('.')[1] ?? '').length, m[2])) out.push({ row: row[0], figure: m[0].trim() })
+      }
+    })
+  }
+  return out
+}
+
 // Everything wrong with a set of documents, as one line each: links that do not resolve (file, then
 // anchor in a Markdown file), commands that name no script, subcommand or option, repository files
-// named in passing that do not exist, quoted blocks their file no longer holds. `known` says what
+// named in passing that do not exist, quoted blocks their file no longer holds, and figures of a table
+// that names reports (reportTables) that none of them holds. `known` says what
 // exists: { scripts: Set, subcommands: Set, options: { lab, npx, compare, merge }: their help texts }.
 export function problems ({ root, docs, texts = [], known, read, exists }) {
   const out = []
@@ -155,6 +227,16 @@ export function problems ({ root, docs, texts = [], known, read, exists }) {
       const source = join(dirOf(file), quoted)
       if (!exists(source)) out.push(`${where(file, line)}: quote from ${quoted}: no such file`)
       else if (!read(source).includes(text)) out.push(`${where(file, line)}: quote from ${quoted}: not in that file as it is`)
+    }
+    for (const table of reportTables(md)) {
+      // the named reports' Markdown and JSON, whichever of the two the link names
+      const stems = table.reports.map((r) => join(dirOf(file), r).replace(/\.(md|json|html)$/, ''))
+      const markdown = stems.map((s) => `${s}.md`).filter(exists).map(read)
+      const json = stems.map((s) => `${s}.json`).filter(exists).map(read)
+      if (!markdown.length && !json.length) continue // the link check names the missing file
+      for (const { row, figure } of unbackedFigures(table, { markdown, json })) {
+        out.push(`${where(file, table.line)}: table figure ${figure} (row ${row}) is in none of the reports it names`)
+      }
     }
   }
   for (const file of [...docs, ...texts]) {

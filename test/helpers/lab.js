@@ -43,13 +43,14 @@ export async function runLab (args, opts) {
 // Run the lab in this process (runLab, as a script would) with the CLI's arguments, and write its report
 // into --out as the CLI does; resolves the report as readReport gives it: { json, md, files }. For the
 // tests that want a report; the CLI's own behaviour (exit codes, signals, output) keeps its CLI tests.
-export async function labReport (args) {
-  const { out } = await labRun(args)
+// `html: false` leaves out the page (its charts cost a vega render each) for a test that never reads it.
+export async function labReport (args, { html = true } = {}) {
+  const { out } = await labRun(args, { html })
   return readReport(out.dir)
 }
 
 // The same, resolving { report, out } (writeReport's answer: dir, id, paths) for a folder of several reports.
-export async function labRun (args) {
+export async function labRun (args, { html = true } = {}) {
   process.env.LOADLAB_EXTRA_SERVERS ??= FIXTURES
   const opts = parseOptions(args)
   const report = await runLabInProcess(opts, { command: `node loadtest/cli.js ${args.join(' ')}` })
@@ -57,7 +58,10 @@ export async function labRun (args) {
   const page = await import('../../loadtest/report/page.js')
   const out = await writeReport(report, {
     dir: opts.out,
-    renderers: { md: (r) => renderMarkdown(r, experiment), html: (r) => page.renderReportHtml(r, { experiment }) }
+    renderers: {
+      md: (r) => renderMarkdown(r, experiment),
+      ...(html && { html: (r) => page.renderReportHtml(r, { experiment }) })
+    }
   })
   assert.deepEqual(out.errors, [], 'every file of the report was written')
   return { report, out }

@@ -93,13 +93,13 @@ test(
           '--out',
           out.dir
         ],
-        { env: { LOADLAB_BOOT_TIMEOUT_MS: '5000' } }
+        { env: { LOADLAB_BOOT_TIMEOUT_MS: '2000' } }
       )
       assert.equal(r.exitCode, 1, r.stderr)
       const { json } = await readReport(out.dir)
       const [unhealthy, next] = json.results
       assert.equal(unhealthy.status, 'failed')
-      assert.match(unhealthy.failure.reason, /\/health did not answer 200 within 5000 ms/)
+      assert.match(unhealthy.failure.reason, /\/health did not answer 200 within 2000 ms/)
       assert.ok(unhealthy.failure.stderrTail.some((l) => l.includes('still warming up')))
       assert.ok(unhealthy.failure.exitCode !== null || unhealthy.failure.signal !== null, 'how it ended is recorded')
       assert.equal(next.server, 'wrong-body')

@@ -1,6 +1,6 @@
 // Full `npm run lab -- --server X` runs on a small load: the report's counts add up, every body was
 // verified, machine and method are filled, and no process of the server is left.
-import { test } from 'node:test'
+import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
@@ -9,93 +9,96 @@ import pWaitFor from 'p-wait-for'
 import { runLab, readReport, tempDir, accounted, alive, labReport, ROOT } from '../helpers/lab.js'
 
 const LOAD = ['--connections', '4', '--amount', '40', '--warmup', '8', '--work', 'loop:1e5']
+const SERVERS = ['simple', 'cluster', 'queued-threads']
 
-for (const server of ['simple', 'cluster', 'queued-threads']) {
-  test(`lab run on ${server}: report written, counts add up, bodies verified`, { timeout: 90000 }, async () => {
-    const out = await tempDir()
-    try {
-      const r = await runLab(['--server', server, ...LOAD, '--out', out.dir, '--label', 'test run'])
-      assert.equal(r.exitCode, 0, r.stderr)
-      const { json, md, files } = await readReport(out.dir)
-      assert.equal(files.length, 3, `json, md and html: ${files}`)
-      assert.equal(json.schema, 1)
-      assert.equal(json.kind, 'loadlab-report')
-      assert.equal(json.status, 'complete')
-      assert.equal(json.experiment, 'custom')
-      assert.equal(json.label, 'test run')
-      assert.ok(json.id && files.includes(`${json.id}.json`))
+// One lab run of the three servers, read by each server's test.
+let out, r
+before(async () => {
+  out = await tempDir()
+  r = await runLab(['--server', SERVERS.join(','), ...LOAD, '--out', out.dir, '--label', 'test run'])
+}, { timeout: 180000 })
+after(() => out?.cleanup())
 
-      const m = json.machine
-      for (const k of [
-        'hostname',
-        'cpuModel',
-        'cores',
-        'availableParallelism',
-        'memoryBytes',
-        'os',
-        'arch',
-        'node',
-        'v8',
-        'loadavg'
-      ]) { assert.ok(m[k] !== null && m[k] !== undefined, `machine.${k}`) }
-      for (const k of ['fastify', 'piscina', 'autocannon', 'react']) assert.match(m.versions[k], /^\d+\.\d+\.\d+/)
-      assert.equal(json.method.tool, 'autocannon')
-      assert.equal(json.method.connections, 4)
-      assert.equal(json.method.amount, 40)
-      assert.equal(json.method.durationSec, null)
-      assert.deepEqual(json.method.warmup, { amount: 8 })
-      assert.match(json.method.command, new RegExp(`--server ${server}`))
-      assert.equal(json.method.outsideSampling, true)
+for (const [i, server] of SERVERS.entries()) {
+  test(`lab run on ${server}: report written, counts add up, bodies verified`, async () => {
+    assert.equal(r.exitCode, 0, r.stderr)
+    const { json, md, files } = await readReport(out.dir)
+    assert.equal(files.length, 3, `json, md and html: ${files}`)
+    assert.equal(json.schema, 1)
+    assert.equal(json.kind, 'loadlab-report')
+    assert.equal(json.status, 'complete')
+    assert.equal(json.experiment, 'custom')
+    assert.equal(json.label, 'test run')
+    assert.ok(json.id && files.includes(`${json.id}.json`))
 
-      const cal = json.calibration['loop:1e5']
-      assert.ok(cal.calls >= 2 && cal.medianMs > 0 && cal.minMs <= cal.medianMs && cal.medianMs <= cal.maxMs)
-      assert.equal(typeof cal.tierShift, 'boolean')
+    const m = json.machine
+    for (const k of [
+      'hostname',
+      'cpuModel',
+      'cores',
+      'availableParallelism',
+      'memoryBytes',
+      'os',
+      'arch',
+      'node',
+      'v8',
+      'loadavg'
+    ]) { assert.ok(m[k] !== null && m[k] !== undefined, `machine.${k}`) }
+    for (const k of ['fastify', 'piscina', 'autocannon', 'react']) assert.match(m.versions[k], /^\d+\.\d+\.\d+/)
+    assert.equal(json.method.tool, 'autocannon')
+    assert.equal(json.method.connections, 4)
+    assert.equal(json.method.amount, 40)
+    assert.equal(json.method.durationSec, null)
+    assert.deepEqual(json.method.warmup, { amount: 8 })
+    assert.match(json.method.command, new RegExp(`--server ${SERVERS.join(',')}`))
+    assert.equal(json.method.outsideSampling, true)
 
-      assert.equal(json.results.length, 1)
-      const res = json.results[0]
-      assert.equal(res.kind, 'http')
-      assert.equal(res.server, server)
-      assert.equal(res.status, 'ok', JSON.stringify(res.failure))
-      assert.equal(res.key, `${server}@loop:1e5`)
-      assert.equal(res.requests.sent, 40)
-      assert.equal(accounted(res.requests), res.requests.sent, JSON.stringify(res.requests))
-      assert.equal(res.requests.completed, 40)
-      assert.equal(res.requests.unanswered, 0)
-      assert.equal(res.requests.ok + res.requests.non2xx, res.requests.completed)
-      assert.equal(res.requests.mismatches, 0)
-      assert.equal(res.trusted, res.untrusted.length === 0)
-      assert.ok(res.rps > 0 && res.durationMs > 0)
-      assert.ok(
-        Math.abs(res.rps / ((res.requests.completed / res.durationMs) * 1000) - 1) < 1e-4,
-        'rps = completed / own-timed duration'
-      )
-      assert.ok(
-        res.latency.min <= res.latency.p50 && res.latency.p50 <= res.latency.p99 && res.latency.p99 <= res.latency.max
-      )
-      assert.equal(res.serverTiming.count, 40, 'every response carried Server-Timing')
-      assert.ok(res.probe.count + res.probe.abandoned >= 1, 'the /health probe ran during the round')
-      assert.equal(res.recovery.status, 200)
-      assert.equal(res.telemetry.strategy, server)
-      assert.ok(
-        res.outside.cpuSeconds >= 0 &&
-          res.outside.peakRssBytes > 0 &&
-          res.outside.peakProcesses >= 1 &&
-          res.outside.peakThreads >= 1
-      )
-      if (server === 'cluster') assert.ok(res.outside.peakProcesses >= 2, 'a cluster has a primary and workers')
-      assert.equal(typeof res.outside.loadGenerator.saturated, 'boolean')
-      assert.ok(res.ideal.rps > 0 && res.efficiency > 0)
-      assert.deepEqual(res.stop.leftovers, [])
-      assert.equal(res.stop.exitCode, 0)
+    const cal = json.calibration['loop:1e5']
+    assert.ok(cal.calls >= 2 && cal.medianMs > 0 && cal.minMs <= cal.medianMs && cal.medianMs <= cal.maxMs)
+    assert.equal(typeof cal.tierShift, 'boolean')
 
-      assert.match(md, /## Machine/)
-      assert.match(md, /\*\*Command:\*\* `node loadtest\/cli.js --server/)
-      assert.match(md, new RegExp(`\\| ${server} \\| loop:1e5 \\|`))
-      assert.match(r.stderr, new RegExp(`^${server} +loop:1e5`, 'm'), 'the table is printed on stderr')
-      assert.equal(r.stdout, '', 'nothing on stdout without --json')
-    } finally {
-      await out.cleanup()
-    }
+    assert.deepEqual(json.results.map((x) => x.server), SERVERS)
+    const res = json.results[i]
+    assert.equal(res.kind, 'http')
+    assert.equal(res.server, server)
+    assert.equal(res.status, 'ok', JSON.stringify(res.failure))
+    assert.equal(res.key, `${server}@loop:1e5`)
+    assert.equal(res.requests.sent, 40)
+    assert.equal(accounted(res.requests), res.requests.sent, JSON.stringify(res.requests))
+    assert.equal(res.requests.completed, 40)
+    assert.equal(res.requests.unanswered, 0)
+    assert.equal(res.requests.ok + res.requests.non2xx, res.requests.completed)
+    assert.equal(res.requests.mismatches, 0)
+    assert.equal(res.trusted, res.untrusted.length === 0)
+    assert.ok(res.rps > 0 && res.durationMs > 0)
+    assert.ok(
+      Math.abs(res.rps / ((res.requests.completed / res.durationMs) * 1000) - 1) < 1e-4,
+      'rps = completed / own-timed duration'
+    )
+    assert.ok(
+      res.latency.min <= res.latency.p50 && res.latency.p50 <= res.latency.p99 && res.latency.p99 <= res.latency.max
+    )
+    assert.equal(res.serverTiming.count, 40, 'every response carried Server-Timing')
+    assert.ok(res.probe.count + res.probe.abandoned >= 1, 'the /health probe ran during the round')
+    assert.equal(res.recovery.status, 200)
+    assert.equal(res.telemetry.strategy, server)
+    assert.ok(
+      res.outside.cpuSeconds >= 0 &&
+        res.outside.peakRssBytes > 0 &&
+        res.outside.peakProcesses >= 1 &&
+        res.outside.peakThreads >= 1
+    )
+    if (server === 'cluster') assert.ok(res.outside.peakProcesses >= 2, 'a cluster has a primary and workers')
+    assert.equal(typeof res.outside.loadGenerator.saturated, 'boolean')
+    assert.ok(res.ideal.rps > 0 && res.efficiency > 0)
+    assert.deepEqual(res.stop.leftovers, [])
+    assert.equal(res.stop.exitCode, 0)
+
+    assert.match(md, /## Machine/)
+    assert.match(md, /\*\*Command:\*\* `node loadtest\/cli.js --server/)
+    assert.match(md, new RegExp(`\\| ${server} \\| loop:1e5 \\|`))
+    assert.match(r.stderr, new RegExp(`^${server} +loop:1e5`, 'm'), 'the table is printed on stderr')
+    assert.equal(r.stdout, '', 'nothing on stdout without --json')
   })
 }
 
@@ -197,7 +200,7 @@ test('lab: bodies over --max-body are said in the result and its notes, still ve
   t.after(() => delete process.env.LOADLAB_FIXTURE_BODY_BYTES)
   const { json } = await labReport([
     '--server', 'big-body', '--amount', '4', '--connections', '1', '--warmup', '0', '--max-body', '1000', '--out', dir
-  ])
+  ], { html: false })
   const [r] = json.results
   assert.equal(r.status, 'ok', JSON.stringify(r.failure))
   assert.equal(r.requests.mismatches, 0)

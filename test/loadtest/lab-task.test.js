@@ -81,16 +81,18 @@ test("relative --task and --input @file resolve from the user's directory (npm r
   // The lab resolves the paths before any server starts and hands every server the same absolute path,
   // so each way of starting the lab boots one server (a child process, then threads): both strategies
   // still run the task found there (the servers' own resolution: test/servers/task.test.js).
-  // as `npm run lab` does it: cwd is the package root, the user's directory is INIT_CWD
-  const r = await runLab([...args, '--server', 'child-process', '--out', join(dir, 'a')], {
-    env: { npm_lifecycle_event: 'lab', INIT_CWD: work }
-  })
+  // as `npm run lab` does it: cwd is the package root, the user's directory is INIT_CWD; and
+  // `node loadtest/cli.js` from that directory (the two side by side, each into its own folder)
+  const [r, r2] = await Promise.all([
+    runLab([...args, '--server', 'child-process', '--out', join(dir, 'a')], {
+      env: { npm_lifecycle_event: 'lab', INIT_CWD: work }
+    }),
+    runLab([...args, '--server', 'cluster-threads', '--out', join(dir, 'b')], {
+      cwd: work,
+      env: { npm_lifecycle_event: '' }
+    })
+  ])
   assert.equal(r.exitCode, 0, r.stderr)
-  // and `node loadtest/cli.js` from that directory
-  const r2 = await runLab([...args, '--server', 'cluster-threads', '--out', join(dir, 'b')], {
-    cwd: work,
-    env: { npm_lifecycle_event: '' }
-  })
   assert.equal(r2.exitCode, 0, r2.stderr)
   for (const sub of ['a', 'b']) {
     const { json } = await readReport(join(dir, sub))

@@ -180,21 +180,19 @@ test('the live progress line: on stderr with LOADLAB_PROGRESS=1, refreshed in pl
     LOADLAB_FIXTURE_STALL_AT_MS: '100000',
     LOADLAB_PROGRESS: ''
   }
-  const lab = `node loadtest/cli.js --server stalls-once --duration 1.5 --connections 1 --out ${tmp.dir}`
-  const tty = await execa('script', ['-qfec', lab, '/dev/null'], { cwd: ROOT, env, reject: false, timeout: 60_000 })
+  // The two terminal runs side by side, each into its own folder.
+  const lab = (out) => `node loadtest/cli.js --server stalls-once --duration 1.5 --connections 1 --out ${join(tmp.dir, out)}`
+  const [tty, json] = await Promise.all([
+    execa('script', ['-qfec', lab('tty'), '/dev/null'], { cwd: ROOT, env, reject: false, timeout: 60_000 }),
+    // --json on a terminal: stdout carries the report only (stderr sent away inside the terminal).
+    execa('script', ['-qfec', `${lab('json')} --json 2>/dev/null`, '/dev/null'], { cwd: ROOT, env, reject: false, timeout: 60_000 })
+  ])
   assert.equal(tty.exitCode, 0, tty.stdout)
   assert.match(tty.stdout, LIVE)
   assert.ok(
     tty.stdout.includes('\r\x1b[K[1/1] stalls-once: 0.') || tty.stdout.includes('\r\x1b[K[1/1] stalls-once: 1.'),
     'refreshed in place'
   )
-  // --json on a terminal: stdout carries the report only (stderr sent away inside the terminal).
-  const json = await execa('script', ['-qfec', `${lab} --json 2>/dev/null`, '/dev/null'], {
-    cwd: ROOT,
-    env,
-    reject: false,
-    timeout: 60_000
-  })
   assert.equal(json.exitCode, 0)
   assert.doesNotMatch(json.stdout, /req\/s ·/)
   assert.equal(JSON.parse(json.stdout.replaceAll('\r', '')).results[0].server, 'stalls-once')

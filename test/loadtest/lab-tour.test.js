@@ -7,6 +7,8 @@ import { parseOptions } from '../../loadtest/options.js'
 import { allServerNames } from '../../loadtest/catalog.js'
 import { runLab, readReport, tempDir } from '../helpers/lab.js'
 
+const AMOUNT = 12
+
 test('the tour plans every server with light work and a light load', () => {
   const load = resolveLoad(parseOptions([]), tour)
   assert.equal(load.connections, 4)
@@ -17,6 +19,8 @@ test('the tour plans every server with light work and a light load', () => {
     allServerNames()
   )
   for (const e of plan) assert.match(e.work, /^(loop:1e7|sleep-sync:20|ssr:1125)$/)
+  const quick = resolveLoad(parseOptions(['--quick']), tour)
+  assert.deepEqual([quick.connections, quick.amount, quick.warmup], [4, 40, 8], 'the quick tour: 40 requests after 8')
   const withWork = tour.plan({ ...load, settings: tour.defaults, work: 'fib:20', servers: ['simple'] })
   assert.deepEqual(
     withWork.map((e) => [e.server, e.work, e.args]),
@@ -24,10 +28,11 @@ test('the tour plans every server with light work and a light load', () => {
   )
 })
 
+// The quick tour with fewer requests (its load is checked above): every server runs, answers and is verified.
 test('npm run lab -- --quick: a tour of every server, all answered and verified', { timeout: 120000 }, async (t) => {
   const out = await tempDir()
   t.after(() => out.cleanup())
-  const r = await runLab(['--quick', '--out', out.dir])
+  const r = await runLab(['--quick', '--amount', String(AMOUNT), '--warmup', '2', '--out', out.dir])
   assert.equal(r.exitCode, 0, r.stderr)
   const { json, files } = await readReport(out.dir)
   assert.equal(files.length, 3)
@@ -40,8 +45,8 @@ test('npm run lab -- --quick: a tour of every server, all answered and verified'
   )
   for (const res of json.results) {
     assert.equal(res.status, 'ok', `${res.key}: ${JSON.stringify(res.failure)}`)
-    assert.equal(res.requests.sent, 40, res.key)
-    assert.equal(res.requests.completed, 40, res.key)
+    assert.equal(res.requests.sent, AMOUNT, res.key)
+    assert.equal(res.requests.completed, AMOUNT, res.key)
     assert.equal(res.requests.mismatches, 0, res.key)
     assert.ok(json.calibration[res.work]?.medianMs > 0, `calibrated ${res.work}`)
     assert.deepEqual(res.stop.leftovers, [], res.key)

@@ -43,7 +43,7 @@ test('--url with a mix, open loop: only the mix\'s requests, counted per class, 
   const { dir, cleanup } = await tempDir()
   try {
     const { json } = await labReport(['--url', `${service.url}/api`, '--mix', TWO_CLASSES, '--rate', '100', '--amount', '150',
-      '--seed', '3', '--warmup', '0', '--out', dir])
+      '--seed', '3', '--warmup', '0', '--out', dir], { html: false })
     const [r] = json.results
     checkClasses(r, 150)
     assert.equal(json.method.mix.name, 'two-classes')
@@ -59,7 +59,7 @@ test('--url with a mix, closed loop through autocannon\'s requests: the same', a
   const { dir, cleanup } = await tempDir()
   try {
     const { json } = await labReport(['--url', `${service.url}/api`, '--mix', TWO_CLASSES, '--connections', '4', '--amount', '100',
-      '--warmup', '0', '--out', dir])
+      '--warmup', '0', '--out', dir], { html: false })
     const [r] = json.results
     checkClasses(r, 100)
     // the weighted cycle: 80:20 is four cheap to one heavy, exactly, over whole cycles of each connection

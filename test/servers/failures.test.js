@@ -10,9 +10,9 @@ const wait = { interval: 20, timeout: 20000 }
 const gaugesOf = async (srv) => (await getJson(`${srv.url}/__lab/stats`)).body.gauges
 
 test('queued-threads --threads 1 --max-queue 1: the third concurrent request gets 503 + Retry-After at once', async (t) => {
-  // 2.5 s a request: the 503 must come while the queued request is still pending (it ends 5 s after the
+  // 1.5 s a request: the 503 must come while the queued request is still pending (it ends 3 s after the
   // first began: a rejection that waited for the queue would come after it, and be no 503)
-  const srv = await startServer('queued-threads', ['--threads', '1', '--max-queue', '1', '--work', 'sleep-sync:2500'])
+  const srv = await startServer('queued-threads', ['--threads', '1', '--max-queue', '1', '--work', 'sleep-sync:1500'])
   t.after(() => srv.stop())
   const settled = []
   const track = (name) => fetch(`${srv.url}/`).finally(() => settled.push(name))
@@ -27,7 +27,7 @@ test('queued-threads --threads 1 --max-queue 1: the third concurrent request get
   assert.equal(c.body.code, 'ERR_QUEUE_FULL')
   for (const res of await Promise.all([a, b])) {
     assert.equal(res.status, 200)
-    assert.equal(await res.text(), expectedBody('sleep-sync:2500'))
+    assert.equal(await res.text(), expectedBody('sleep-sync:1500'))
   }
   assert.deepEqual(settled, ['a', 'b'], 'served in order')
   const g = await gaugesOf(srv)

@@ -1,19 +1,15 @@
 // --confirm: run the decision's configuration (its command's flags) at its plan rate for a longer open-loop
-// round (CONFIRM_SEC; --quick CONFIRM_QUICK_SEC, or as long as MIN_REQUESTS take at the plan rate) and say
+// round (settings.js CONFIRM_SEC; --quick CONFIRM_QUICK_SEC, or as long as MIN_REQUESTS take at the plan rate) and say
 // whether it held the target
 // with no backlog growth (Nighthawk's "testing stage" after its search; the plan rate is a promise, this
 // checks it). Returns decision.confirm.
-import { defaultConnections } from '../../settings.js'
+import { CONFIRM_QUICK_SEC, CONFIRM_SEC, defaultConnections } from '../../settings.js'
 import { MIN_REQUESTS } from '../../result/sweep.js'
 import { runEntry } from './runner.js'
 import { judgeStep } from '../../result/capacity.js'
 import { roundFigures } from '../../result/figures.js'
 import { roundTo } from '../../result/stats.js'
 import { errorsOf } from '../../result/requests.js'
-
-// How long the confirming round lasts (seconds).
-const CONFIRM_SEC = 60
-const CONFIRM_QUICK_SEC = 10
 
 // Whether a confirming round held (the rule a sweep's step is judged by, result/capacity.js judgeStep) and
 // why not: its p99 shown above the target, failed requests, a growing backlog, or too few requests to show

@@ -9,25 +9,16 @@ import { buildHttpResult } from '../../result/build.js'
 import { CLOSE_SHARE, closeCandidates } from '../../result/decision.js'
 import { OVERLOAD_DEFAULTS } from '../../result/overload.js'
 import { runEntry } from './runner.js'
+import { PROBE_LENGTHS, PROBE_QUICK_LENGTHS } from '../../settings.js'
 
-// The probe's settings (result/overload.js OVERLOAD_DEFAULTS' fields): two steps of at least 4 s (the
-// first 1 s not counted), a burst of 3 s at 2 × C after 2 s at 0.7 × C, then 0.7 × C watched up to 15 s
-// (past the collapse rule's 10 s) and stopped once 3 windows in a row are good. --quick: 2 s steps, a 2 s
-// burst and 12 s watched, 2 windows. About 30 s a probe with a server start (docs/decision.md "Cost").
-export const PROBE = {
-  ...OVERLOAD_DEFAULTS,
-  multiples: [1.5, 2],
-  minStepSec: 4,
-  burst: { baseMultiple: 0.7, burstMultiple: 2, beforeSec: 2, burstSec: 3, afterSec: 15 },
-  confirmWindows: 3
+// The probe's settings: result/overload.js OVERLOAD_DEFAULTS with the lengths of settings.js
+// PROBE_LENGTHS (--quick: PROBE_QUICK_LENGTHS), at 1.5 and 2 × C, the burst from 0.7 × C to 2 × C.
+function probeSettings ({ beforeSec, burstSec, afterSec, ...lengths }) {
+  const burst = { baseMultiple: 0.7, burstMultiple: 2, beforeSec, burstSec, afterSec }
+  return { ...OVERLOAD_DEFAULTS, multiples: [1.5, 2], ...lengths, burst }
 }
-export const PROBE_QUICK = {
-  ...PROBE,
-  minStepSec: 2,
-  stepPatiences: 5,
-  burst: { baseMultiple: 0.7, burstMultiple: 2, beforeSec: 1, burstSec: 2, afterSec: 12 },
-  confirmWindows: 2
-}
+export const PROBE = probeSettings(PROBE_LENGTHS)
+export const PROBE_QUICK = probeSettings(PROBE_QUICK_LENGTHS)
 
 // The probe's method in one line, for the report's notes.
 export function probeNote (quick) {

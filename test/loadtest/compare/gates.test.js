@@ -89,7 +89,7 @@ describe('compare on reports built from real rounds', () => {
     const out = join(dir, `lab-${work.replace(':', '-')}`)
     await mkdir(out)
     // in this process (the lab's CLI has its own tests; compare's CLI is the one under test here)
-    await labRun(['--server', 'simple', '--work', work, '--connections', '2', '--amount', '40', '--runs', String(runs), '--out', out])
+    await labRun(['--server', 'simple', '--work', work, '--connections', '2', '--amount', '40', '--runs', String(runs), '--out', out], { html: false })
     const json = (await readdir(out)).find((f) => f.endsWith('.json'))
     return JSON.parse(await readFile(join(out, json), 'utf8'))
   }

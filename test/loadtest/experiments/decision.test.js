@@ -13,6 +13,7 @@ import { ROOT, readReport, runLab, tempDir } from '../../helpers/lab.js'
 import { HEADROOM, closeCandidates, decide, pastOf } from '../../../loadtest/result/decision.js'
 import { expectedBody } from '../../../servers/lib/workloads.js'
 import { experimentFor } from '../../../loadtest/experiments/index.js'
+import { CONFIRM_QUICK_SEC, CONFIRM_SEC } from '../../../loadtest/settings.js'
 
 // Capacity at each target is a rate that held there; a looser target holds at least as much.
 function checkTargets (res, slos) {
@@ -46,7 +47,8 @@ test('capacity --quick --slo 100,400 --confirm: two targets per result, the deci
     assert.equal(d.planRps, Math.round(d.capacityRps * HEADROOM * 10) / 10)
     const c = d.confirm
     assert.equal(c.rate, d.planRps)
-    assert.equal(c.durationSec, Math.min(60, Math.max(10, Math.ceil(299 / c.rate))), '--quick: 10 s, or long enough for 299 requests')
+    const long = Math.min(CONFIRM_SEC, Math.max(CONFIRM_QUICK_SEC, Math.ceil(299 / c.rate)))
+    assert.equal(c.durationSec, long, `--quick: ${CONFIRM_QUICK_SEC} s, or long enough for 299 requests`)
     if (!c.skipped) {
       assert.equal(typeof c.held, 'boolean')
       assert.equal(c.held, c.why.length === 0, 'held exactly when nothing is named against it')

@@ -3,6 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { COLLAPSE, HEADROOM, closeCandidates, decide, overlaps, pastOf, rankingChanges, runsDisagree } from '../../../loadtest/result/decision.js'
+import { bracketText, pastRuleText, refusalText, ruleText, separationText, whyText } from '../../../loadtest/text/decision.js'
 
 // A capacity result: `targets` [[sloMs, pass, fail]] (pass null: cannot meet), with optional figures.
 function result (key, targets, { trusted = true, untrusted = [], rssMb = null, goodput2x = null, runs = null } = {}) {
@@ -38,9 +39,9 @@ test('decision: the highest capacity wins when brackets are apart; plan rate at 
   assert.equal(d.refused, null)
   assert.equal(d.sloMs, 100)
   assert.equal(d.runnerUp.server, 'simple')
-  assert.match(d.runnerUp.separation, /brackets apart: 80–84 against 40–44/)
+  assert.match(separationText(d), /brackets apart: 80–84 against 40–44/)
   assert.deepEqual(d.unmet, [{ key: 'child-process@loop:3e7#capacity', bound: 'cannot meet the target' }])
-  assert.equal(d.decidedBy, 'highest capacity, brackets apart')
+  assert.equal(ruleText(d), 'highest capacity, brackets apart')
 })
 
 test('decision: settings of one strategy that tie are told apart by goodput at 2 × capacity, then by peak RSS', () => {
@@ -51,16 +52,16 @@ test('decision: settings of one strategy that tie are told apart by goodput at 2
   ))
   assert.equal(byRss.key, 'queued-threads[threads=2]@loop:3e7#capacity')
   assert.deepEqual(byRss.setting, { name: 'threads', value: '2' })
-  assert.match(byRss.decidedBy, /tie on capacity, broken by peak RSS \(90 MB against 120 MB\)/)
+  assert.match(ruleText(byRss), /tie on capacity, broken by peak RSS \(90 MB against 120 MB\)/)
   assert.equal(byRss.refused, null)
-  assert.match(byRss.runnerUp.separation, /overlap/)
+  assert.match(separationText(byRss), /overlap/)
   // goodput at 2 × decides first when both have it
   const byGoodput = decide(report(
     result('queued-threads[threads=2]', [[100, 80, 84]], { rssMb: 90, goodput2x: 0.3 }),
     result('queued-threads[threads=3]', [[100, 82, 86]], { rssMb: 120, goodput2x: 0.7 })
   ))
   assert.equal(byGoodput.setting.value, '3')
-  assert.match(byGoodput.decidedBy, /goodput at 2 × capacity \(70 % against 30 %\)/)
+  assert.match(ruleText(byGoodput), /goodput at 2 × capacity \(70 % against 30 %\)/)
   // nothing tells them apart (RSS within 10 %): a refusal naming both
   const even = decide(report(
     result('queued-threads[threads=2]', [[100, 80, 84]], { rssMb: 100 }),
@@ -74,14 +75,14 @@ test('decision refuses: strategies whose top brackets overlap (both named), a di
   const tie = decide(report(result('simple', [[100, 80, 86]], { rssMb: 50 }), result('cluster', [[100, 83, 88]], { rssMb: 200 })))
   assert.equal(tie.refused.reason, 'tie')
   assert.deepEqual(tie.refused.keys, ['cluster@loop:3e7#capacity', 'simple@loop:3e7#capacity'])
-  assert.match(tie.refused.text, /cluster@loop:3e7#capacity and simple@loop:3e7#capacity tie: their brackets overlap \(83–88 and 80–86\)/)
-  assert.match(tie.refused.text, /simple@loop:3e7#capacity leads on peak RSS/)
+  assert.match(refusalText(tie.refused), /cluster@loop:3e7#capacity and simple@loop:3e7#capacity tie: their brackets overlap \(83–88 and 80–86\)/)
+  assert.match(refusalText(tie.refused), /simple@loop:3e7#capacity leads on peak RSS/)
   const disturbed = decide(report(
     result('simple', [[100, 40, 44]]),
     result('cluster', [[100, 80, 84]], { trusted: false, untrusted: ['disturbed: 2 of 9 steps: step 3 (steal 9 % > 5 %)'] })
   ))
   assert.equal(disturbed.refused.reason, 'disturbed')
-  assert.match(disturbed.refused.text, /steal 9 %/)
+  assert.match(refusalText(disturbed.refused), /steal 9 %/)
   assert.equal(disturbed.key, 'cluster@loop:3e7#capacity', 'the refused winner is still named')
   const runs = [{ rps: 80, bracket: { pass: 80, fail: 84 } }, { rps: 95, bracket: { pass: 95, fail: 99 } }]
   const disagree = decide(report(result('simple', [[100, 40, 44]]), result('cluster', [[100, 80, 84]], { runs })))
@@ -151,9 +152,9 @@ test('past capacity: a collapsing winner is replaced by a close survivor, its ow
   assert.equal(d.command, 'node servers/queued-threads --work loop:3e7 --deadline auto --slo 100')
   const kept = { goodputShare: { 1.5: 0.9, 2: 0.86 }, shedShare: 0.57, recoverySec: 0, collapses: false }
   assert.deepEqual(d.pastCapacity, kept)
-  assert.equal(d.pastText, 'queued-threads (unbounded queue) collapses past capacity: goodput 0 % at 1.5 ×, recovery 44 s; ' +
+  assert.equal(pastRuleText(d.pastRule), 'queued-threads (unbounded queue) collapses past capacity: goodput 0 % at 1.5 ×, recovery 44 s; ' +
     'with --deadline auto --slo 100 it keeps 86 %')
-  assert.match(d.decidedBy, /^past capacity: /)
+  assert.match(ruleText(d), /^past capacity: /)
   assert.equal(d.planRps, 80 * HEADROOM, 'the plan rate stays the capacity\'s')
   // another strategy within 10 % that keeps replaces a winner whose every configuration collapses
   const other = decide(report(
@@ -164,7 +165,7 @@ test('past capacity: a collapsing winner is replaced by a close survivor, its ow
   assert.equal(other.variant, null, 'as swept: the higher of its two configurations that keep')
   assert.equal(other.command, 'node servers/cluster --work loop:3e7')
   assert.equal(other.runnerUp.server, 'queued-threads')
-  assert.match(other.pastText, /; cluster \(no shedding\) keeps 85 % at 74 req\/s$/)
+  assert.match(pastRuleText(other.pastRule), /; cluster \(no shedding\) keeps 85 % at 74 req\/s$/)
 })
 
 test('past capacity: a collapsing winner is kept, with its line, when no survivor is within 10 % of it', () => {
@@ -176,9 +177,9 @@ test('past capacity: a collapsing winner is kept, with its line, when no survivo
   assert.equal(d.variant, null)
   assert.equal(d.refused, null)
   assert.equal(d.pastCapacity.collapses, true)
-  assert.equal(d.pastText, 'queued-threads (unbounded queue) collapses past capacity: goodput 0 % at 1.5 ×, recovery 44 s; ' +
+  assert.equal(pastRuleText(d.pastRule), 'queued-threads (unbounded queue) collapses past capacity: goodput 0 % at 1.5 ×, recovery 44 s; ' +
     'no configuration within 10 % of its capacity keeps 80 %')
-  assert.equal(d.decidedBy, 'highest capacity, brackets apart')
+  assert.equal(ruleText(d), 'highest capacity, brackets apart')
 })
 
 test('past capacity: every close candidate collapses: said, and the setting that would shed named', () => {
@@ -188,9 +189,9 @@ test('past capacity: every close candidate collapses: said, and the setting that
   ))
   assert.equal(d.server, 'queued-threads')
   assert.equal(d.variant, null)
-  assert.match(d.pastText, /collapses past capacity: goodput 0 % at 1.5 ×, recovery 44 s; every close candidate collapses too; /)
-  assert.match(d.pastText, /the setting that would shed: --deadline auto --slo 100 \(queued-threads with --deadline auto --slo 100: goodput 30 % at 1.5 ×, recovery 12 s\)$/)
-  assert.equal(pastOf(probe(null, [0.17, 0.04], null)('cluster')).why[1], 'no recovery within 15 s')
+  assert.match(pastRuleText(d.pastRule), /collapses past capacity: goodput 0 % at 1.5 ×, recovery 44 s; every close candidate collapses too; /)
+  assert.match(pastRuleText(d.pastRule), /the setting that would shed: --deadline auto --slo 100 \(queued-threads with --deadline auto --slo 100: goodput 30 % at 1.5 ×, recovery 12 s\)$/)
+  assert.equal(whyText(pastOf(probe(null, [0.17, 0.04], null)('cluster')).why[1]), 'no recovery within 15 s')
 })
 
 test('past capacity: the thresholds, each on its edge', () => {
@@ -228,7 +229,7 @@ test('rankingChanges: a new leader only where the brackets are apart at the loos
   ])
   assert.equal(tie.length, 1)
   assert.equal(tie[0].tie, true)
-  assert.deepEqual(tie[0].brackets, ['79.3–85.4', '79.4–85.4'])
+  assert.deepEqual(tie[0].brackets.map(bracketText), ['79.3–85.4', '79.4–85.4'])
   const apart = rankingChanges([
     result('queued-threads', [[100, 76, 78], [600, 79, 80]]),
     result('cluster', [[100, 73, 75], [600, 90, 95]])

@@ -110,7 +110,7 @@ test('a lab run forced onto ps (LOADLAB_SAMPLER=ps) says so and has CPU and RSS'
     const { json } = await labReport([
       ...['--server', 'cluster', '--work', 'loop:2e7', '--amount', '100', '--connections', '2', '--warmup', '0'],
       ...['--out', out.dir]
-    ])
+    ], { html: false })
     assert.equal(json.method.sampler, 'ps')
     const r = json.results[0]
     assert.equal(r.status, 'ok', JSON.stringify(r.failure))
