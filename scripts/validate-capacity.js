@@ -150,6 +150,13 @@ async function sweepOf (cell, { calibration, slos, signal, log }) {
   return { result, seconds: roundTo((Date.now() - t0) / 1000, 1) }
 }
 
+// What the brute force says of a percentile: 'knee' (its grid shows one), 'none' (a floor whose requests did
+// not overlap failed: nothing holds) or 'unknown' (its grid, extended to its limit, shows no knee).
+export function truthOf (brute, share) {
+  if (brute.knees[share] != null) return 'knee'
+  return brute.located?.[share]?.pass === null ? 'none' : 'unknown'
+}
+
 // Does the sweep's bracket contain the knee, allowing one grid step? With no knee (nothing held down to
 // a true floor), only a sweep that found no capacity from a true floor agrees.
 export function verdictOf (knee, c) {
@@ -202,33 +209,41 @@ function cellRecord (cell, brute, sweep) {
     sloMs: brute.slos[0],
     serviceMs: brute.calibration[cell.work].serviceMs,
     knee,
+    truth: truthOf(brute, share),
     bracket: c.bracket ? { pass: pass ?? null, fail: fail ?? null } : null,
     width: pass > 0 && fail > 0 ? roundTo(fail / pass, 3) : null, // a wide bracket contains the knee cheaply
     bound: c.bound,
     floor: c.floor ?? null,
     sweepSteps: sweep.result.capacity?.steps?.length ?? null,
-    holds: verdictOf(knee, c),
+    // no verdict where the brute force found no truth to hold the sweep against
+    holds: truthOf(brute, share) === 'unknown' ? null : verdictOf(knee, c),
+    disturbedGridSteps: brute.grid.filter((g) => g.disturbedBy).length,
     seconds: { bruteForce: brute.seconds, sweep: sweep.seconds }
   }
 }
 
 const r1 = (x) => (typeof x === 'number' ? roundTo(x, 1) : '-')
 
-// summary.md from summary.json's cells: one row a cell, and how many hold.
+// summary.md from summary.json's cells: one row a cell, and how many hold of those with a verdict.
 export function renderSummary (cells) {
-  const held = cells.filter((c) => c.holds).length
+  const judged = cells.filter((c) => c.holds !== null)
+  const held = judged.filter((c) => c.holds).length
+  const knee = (c) => (c.truth === 'unknown' ? 'unknown' : c.knee === null ? 'none' : r1(c.knee))
+  const verdict = (c) => (c.holds === null ? 'no verdict' : c.holds ? 'yes' : 'NO')
   const rows = cells.map((c) => `| ${c.server} | ${c.work} | ${c.mode} | p${c.percentile} ≤ ${r1(c.sloMs)} ms | ` +
-    `${r1(c.knee) === '-' ? 'none' : r1(c.knee)} | ${c.bracket ? `${r1(c.bracket.pass)}–${r1(c.bracket.fail)}` : '-'} | ` +
-    `${c.width ?? '-'} | ${c.bound} | ${c.holds ? 'yes' : 'NO'} | ${Math.round(c.seconds.bruteForce)} + ` +
-    `${Math.round(c.seconds.sweep)} s |`)
+    `${knee(c)} | ${c.bracket ? `${r1(c.bracket.pass)}–${r1(c.bracket.fail)}` : '-'} | ${c.width ?? '-'} | ${c.bound} | ` +
+    `${verdict(c)} | ${c.disturbedGridSteps ?? '-'} | ${Math.round(c.seconds.bruteForce)} + ${Math.round(c.seconds.sweep)} s |`)
   return [
     '# The capacity sweep against brute force (scripts/validate-capacity.js)',
     '',
-    `${held} of ${cells.length} cells: the sweep's bracket contains the brute-force knee within one grid step ` +
-      `(${Math.round((GRID - 1) * 100)} %). Seconds: the brute force (shared by a strategy's modes) + the sweep.`,
+    `${held} of ${judged.length} cells with a verdict: the sweep's bracket contains the brute-force knee within one ` +
+      `grid step (${Math.round((GRID - 1) * 100)} %); ${cells.length - judged.length} without one (the grid, ` +
+      'extended to its limit, showed no knee). Knee "none": a floor whose requests did not overlap failed. ' +
+      'Disturbed: grid steps the lab\'s noise rule marks. Seconds: the brute force (shared by a strategy\'s ' +
+      'modes) + the sweep.',
     '',
-    '| strategy | work | mode | target | knee req/s | sweep bracket req/s | width | bound | contains | seconds |',
-    '| --- | --- | --- | --- | ---: | --- | ---: | --- | --- | ---: |',
+    '| strategy | work | mode | target | knee req/s | sweep bracket req/s | width | bound | contains | disturbed | seconds |',
+    '| --- | --- | --- | --- | ---: | --- | ---: | --- | --- | ---: | ---: |',
     ...rows,
     ''
   ].join('\n')
@@ -293,11 +308,14 @@ async function runPart (args, cells) {
     summary.cells.push(rec)
     await writeAtomic(summaryPath, JSON.stringify(summary, null, 2) + '\n', { force: true })
     await writeAtomic(join(args.out, 'summary.md'), renderSummary(summary.cells), { force: true })
-    log(`knee ${rec.knee ?? 'none'}, sweep ${rec.bound} ${JSON.stringify(rec.bracket)}: ${rec.holds ? 'contains it' : 'MISSES it'} ` +
+    const said = rec.holds === null ? 'no verdict (the grid showed no knee)' : rec.holds ? 'contains it' : 'MISSES it'
+    log(`knee ${rec.truth === 'knee' ? rec.knee : rec.truth}, sweep ${rec.bound} ${JSON.stringify(rec.bracket)}: ${said} ` +
       `(${fmtSec(rec.seconds.bruteForce + rec.seconds.sweep)}, expected ${fmtSec(cell.expectedSec)})`)
   }
-  const held = summary.cells.filter((c) => c.holds).length
-  process.stdout.write(`${held} of ${summary.cells.length} cells in ${args.out}: the sweep's bracket contains the brute-force knee\n`)
+  const judged = summary.cells.filter((c) => c.holds !== null)
+  const held = judged.filter((c) => c.holds).length
+  process.stdout.write(`${held} of ${judged.length} cells with a verdict in ${args.out}: the sweep's bracket contains ` +
+    `the brute-force knee (${summary.cells.length - judged.length} without one)\n`)
   return signal.aborted ? 130 : 0
 }
 

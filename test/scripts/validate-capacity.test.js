@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { execa } from 'execa'
 import { GRID, GRID_REQUESTS, holdsAt, kneeOf, nextStep, stepSec } from '../../scripts/capacity-brute-force.js'
 import { FLOOR_OVERLAP } from '../../loadtest/result/capacity.js'
-import { verdictOf } from '../../scripts/validate-capacity.js'
+import { renderSummary, truthOf, verdictOf } from '../../scripts/validate-capacity.js'
 
 const SCRIPT = join(import.meta.dirname, '../../scripts/validate-capacity.js')
 const P99 = 0.01
@@ -89,6 +89,19 @@ test('the verdict: the bracket contains the knee within one grid step; no knee a
   assert.equal(verdictOf(100, { bracket: { pass: 80, fail: 90 } }), false)
   assert.equal(verdictOf(null, { rps: null, bound: 'cannot meet the target' }), true)
   assert.equal(verdictOf(null, { rps: null, bound: 'undecided: budget spent', bracket: { pass: null, fail: 40 } }), false)
+  // the brute force's truth: a knee, none (a true floor failed), or unknown (its grid showed none): no verdict
+  const range = { pass: 98, fail: 116 }
+  const brute = { knees: { 0.01: null, 0.05: 90 }, located: { 0.01: range, 0.05: range } }
+  assert.equal(truthOf(brute, 0.05), 'knee')
+  assert.equal(truthOf(brute, 0.01), 'unknown')
+  assert.equal(truthOf({ knees: { 0.01: null }, located: { 0.01: { pass: null, fail: 2 } } }, 0.01), 'none')
+  const cell = { server: 'simple', work: 'loop:1e7', mode: 'default', percentile: 99, sloMs: 41, bracket: null, width: null }
+  const md = renderSummary([
+    { ...cell, knee: null, truth: 'unknown', bound: 'refined', holds: null, seconds: { bruteForce: 90, sweep: 60 } },
+    { ...cell, mode: 'quick', knee: 90, truth: 'knee', bound: 'refined', holds: false, seconds: { bruteForce: 90, sweep: 30 } }
+  ])
+  assert.match(md, /0 of 1 cells with a verdict.*; 1 without one/)
+  assert.match(md, /\| unknown \|.*\| no verdict \|/)
 })
 
 test('bad input: one line and exit 2, before anything starts; --dry-run plans a part and runs nothing', async () => {
