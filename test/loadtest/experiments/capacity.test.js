@@ -1,22 +1,45 @@
-// The capacity experiment: a real --quick sweep end to end (the sweep's rule: test/loadtest/result/sweep.test.js).
-import { test } from 'node:test'
+// The capacity experiment end to end on one real --quick run of two strategies with --confirm and two
+// thresholds, shared by the tests below: the sweeps (their rule: test/loadtest/result/sweep.test.js), then
+// past capacity for the close candidates, the decision's command confirmed and served by hand. Whether a
+// strategy holds a target depends on this machine's load at the moment: what must hold is the rule.
+import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { once } from 'node:events'
 import { FLOOR_MIN_REQUESTS, LENGTHEN, OVERLOAD } from '../../../loadtest/result/sweep.js'
-import { SLO_SERVICE_MULTIPLE } from '../../../loadtest/settings.js'
+import { CONFIRM_QUICK_SEC, CONFIRM_SEC, SLO_SERVICE_MULTIPLE } from '../../../loadtest/settings.js'
 import { verdicts } from '../../../loadtest/result/capacity.js'
-import { labReport, tempDir } from '../../helpers/lab.js'
+import { HEADROOM, closeCandidates, pastOf } from '../../../loadtest/result/decision.js'
+import { THRESHOLD_EXIT } from '../../../loadtest/report/thresholds.js'
+import { expectedBody } from '../../../servers/lib/workloads.js'
+import { readReport, runLab, tempDir } from '../../helpers/lab.js'
+import { startCommand } from '../../helpers/command.js'
 import { experimentFor } from '../../../loadtest/experiments/index.js'
 import { experimentTable } from '../../../loadtest/report/table.js'
 
-test('--experiment capacity --quick: a capacity per server, the hockey stick on the page, the table', async (t) => {
-  const { dir, cleanup } = await tempDir()
-  t.after(cleanup)
-  const { json, md, files } = await labReport([
-    '--experiment', 'capacity', '--quick', '--server', 'simple,queued-threads', '--out', dir,
-    '--threshold', 'capacity>1e9', '--threshold', 'queued-threads:capacity>=0'
-  ])
+// The one lab run both tests read: { run, json, md, files, dir }, made once (its folder removed at exit).
+const ARGS = [
+  '--experiment', 'capacity', '--quick', '--server', 'cluster,queued-threads', '--confirm',
+  '--threshold', 'capacity>1e9', '--threshold', 'queued-threads:capacity>=0'
+]
+let shared = null
+let cleanupDir = null
+after(() => cleanupDir?.())
+function quickRun () {
+  shared ??= (async () => {
+    const { dir, cleanup } = await tempDir()
+    cleanupDir = cleanup
+    const run = await runLab([...ARGS, '--out', dir])
+    // a threshold no capacity meets: the threshold exit, and nothing else failed
+    assert.equal(run.exitCode, THRESHOLD_EXIT, run.stderr)
+    return { run, dir, ...(await readReport(dir)) }
+  })()
+  return shared
+}
+
+test('--experiment capacity --quick: a capacity per server, the hockey stick on the page, the table', async () => {
+  const { json, md, files, dir } = await quickRun()
   assert.equal(json.status, 'complete')
   assert.equal(json.method.loop, 'open')
   assert.equal(json.results.length, 2)
@@ -123,4 +146,63 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
   )
   assert.match(html, /data-chart="capacity" data-lines="2"/)
   assert.match(html, /<table class="capacity">/)
+})
+
+test('capacity --quick --server cluster,queued-threads --confirm: past capacity probed for the close candidates, the command confirmed and served by hand', async (t) => {
+  const { run, json } = await quickRun()
+  const d = json.decision
+  const close = closeCandidates(json)
+  // every close candidate, and only those, probed as swept and with its shedding setting, at its own C
+  for (const r of json.results) {
+    if (!close.includes(r)) {
+      assert.equal(r.pastCapacity, undefined, `${r.key}: not close, not probed`)
+      continue
+    }
+    assert.deepEqual(r.pastCapacity.map((p) => p.variant), [null, r.server === 'cluster' ? 'under-pressure' : 'deadline'])
+    for (const p of r.pastCapacity) {
+      if (p.status === 'failed') continue
+      assert.equal(p.overload.capacityRps, Math.round(r.capacity.capacity.rps * 10) / 10, 'at the sweep\'s C')
+      assert.deepEqual(p.overload.steps.map((s) => s.multiple), [1.5, 2])
+      for (const s of p.overload.steps) assert.ok(s.requests.good <= s.requests.offered)
+      assert.ok(p.overload.recovery && typeof p.overload.recovery.metastable === 'boolean', 'the burst and its recovery')
+      const past = pastOf(p)
+      assert.equal(past.collapses, past.why.length > 0, 'collapses exactly when a reason is named')
+    }
+  }
+  assert.equal(d.target.own, false)
+  assert.match(run.stderr, /Target +p95 ≤ [\d.]+ ms: 5 × the service time measured on this machine/, '--quick judges p95, and says so')
+  if (!d.key) {
+    assert.equal(d.refused.reason, 'none meets the target')
+    assert.match(d.confirm.skipped, /no capacity/)
+    assert.equal(close.length, 0)
+    return
+  }
+  assert.ok(close.length >= 1)
+  assert.equal(d.command, ['node', `servers/${d.server}`, ...d.flags].join(' '))
+  assert.ok(d.flags.includes('--work'))
+  if (d.variant === 'deadline') assert.ok(d.flags.includes('--deadline'))
+  if (d.variant === 'under-pressure') assert.ok(d.flags.includes('--shed-loop-delay'))
+  // the block's first line is the command with the plan rate (or, refused, what it refuses)
+  const block = run.stderr.slice(run.stderr.lastIndexOf('\nDecision\n') + 1).split('\n')
+  if (!d.refused) assert.equal(block[1].replace(/^ {2}Run +/, ''), `${d.command}   at ${d.planRps} req/s (the plan rate)`)
+  // --confirm ran that exact configuration at the plan rate, long enough for the requests p99 needs
+  const c = d.confirm
+  assert.equal(c.command, d.command)
+  assert.equal(d.planRps, Math.round(d.capacityRps * HEADROOM * 10) / 10)
+  assert.equal(c.rate, d.planRps)
+  const long = Math.min(CONFIRM_SEC, Math.max(CONFIRM_QUICK_SEC, Math.ceil(299 / c.rate)))
+  assert.equal(c.durationSec, long, `--quick: ${CONFIRM_QUICK_SEC} s, or long enough for 299 requests`)
+  if (!c.skipped) {
+    assert.equal(typeof c.held, 'boolean')
+    assert.equal(c.held, c.why.length === 0, 'held exactly when nothing is named against it')
+    assert.ok(c.requests.sent > c.rate * c.durationSec * 0.8, `${c.requests.sent} requests at ${c.rate} req/s`)
+  }
+  // the command, started by hand as printed, serves the work
+  const { url, child } = await startCommand(d.command)
+  t.after(() => child.exitCode === null && child.kill('SIGKILL'))
+  const res = await fetch(`${url}/`)
+  assert.equal(res.status, 200)
+  assert.equal(await res.text(), expectedBody(json.results[0].work))
+  child.kill('SIGTERM')
+  await once(child, 'exit')
 })
