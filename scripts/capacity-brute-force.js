@@ -35,13 +35,15 @@ export const MIN_RATE = 0.2
 export const MAX_STEPS = 30
 
 // A step's figures as the brute force keeps them: its rate, requests, those over the target, a fault
-// (failed requests, a growing backlog, no answer) and how much its requests overlapped (rate × p50).
+// (failed requests, a growing backlog, no answer), how much its requests overlapped (rate × p50) and what
+// disturbed it (the lab's noise rule: result/figures.js), kept to read, never used to judge.
 export function bruteStep (fig, sloMs) {
   const j = judgeStep(fig, sloMs)
   const fault = j.why && !j.why.endsWith('over the target') ? j.why : null
   const { p50, p99 } = fig.latency
   const overlap = p50 > 0 ? roundTo((fig.open.rate * p50) / 1000, 3) : null
-  return { rate: roundTo(fig.open.rate, 3), n: j.n, over: j.over, p50, p99, fault, overlap }
+  const disturbedBy = fig.disturbedBy?.length ? fig.disturbedBy : null
+  return { rate: roundTo(fig.open.rate, 3), n: j.n, over: j.over, p50, p99, fault, overlap, disturbedBy }
 }
 
 // Does a step hold the target at a percentile (`share` of requests allowed over it): no fault, and at most

@@ -37,6 +37,7 @@ export function capacityOf (server, serviceMs) {
 
 // Boot, warm-up and calibration of one server run (s), and the cold calibration of a per-request start.
 const BOOT_SEC = 12
+const TIMEOUT_SEC = 10
 const STEP = STEP_OVERHEAD_SEC
 
 // The brute force's expected seconds: the locating floor and climb, two bisections, then about 4.5 grid
@@ -48,10 +49,13 @@ export function bruteSec (server, work) {
   if (c === undefined) return null
   const floor = FLOOR_FIRST / s
   const locateStep = (r) => stepSec(r, 'locate') + STEP
-  if (c === null) return BOOT_SEC + 3 * locateStep(floor)
+  // a strategy with a start cost saturates at its first floors: their requests time out (10 s) first
+  const saturated = STRATEGY[server].startMs > 1 ? 2 * (TIMEOUT_SEC + STEP) : 0
+  if (c === null) return BOOT_SEC + 3 * locateStep(floor) + saturated
   const climbs = Math.max(0, Math.ceil(Math.log(c / floor) / Math.log(CLIMB)))
   let sec = BOOT_SEC
   for (let i = 0; i <= climbs; i++) sec += locateStep(floor * CLIMB ** i)
+  if (floor > c) sec += saturated
   sec += 2 * locateStep(c)
   const gridStep = Math.max(GRID_MIN_SEC, (c < SLOW_RATE ? GRID_REQUESTS_SLOW : GRID_REQUESTS) / c) + STEP
   return Math.round(sec + 4.5 * gridStep)
@@ -69,7 +73,9 @@ export function sweepSec (server, work, mode) {
   const [n, minSec, capSec, steps] = q ? [59, 0.5, 7.5, 8] : [299, minDurationSec, 3 * maxStepSec, 12]
   const rate = c ?? FLOOR_FIRST / s / 2
   const step = Math.min(capSec, Math.max(minSec, n / rate)) + STEP
-  return Math.round(BOOT_SEC + Math.min(budget, (c === null ? 3 : steps) * step))
+  // saturated floors (a start cost): their timeouts come on top of the budget's planned lengths
+  const saturated = STRATEGY[server].startMs > 1 && FLOOR_FIRST / s > (c ?? 0) ? 2 * (TIMEOUT_SEC + STEP) : 0
+  return Math.round(BOOT_SEC + saturated + Math.min(budget, (c === null ? 3 : steps) * step))
 }
 
 // The cells of a part (work by work, each strategy's modes together, so they share its brute force), each

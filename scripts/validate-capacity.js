@@ -14,7 +14,7 @@
 // DIR/summary.md is rendered from it. A cell already in summary.json is skipped, and a brute force already
 // written is reused (with its calibration and targets), so a part interrupted or run again goes on.
 import { parseArgs } from 'node:util'
-import { mkdir, readFile } from 'node:fs/promises'
+import { mkdir, open, readFile, rm } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { runMain, usageError } from '../loadtest/errors.js'
@@ -84,7 +84,7 @@ export function parseValidateArgs (argv) {
 }
 
 // A file name for a strategy and work (and mode).
-const nameOf = (...parts) => parts.map((p) => p.replace(/[^a-z0-9.]+/gi, '_')).join('-')
+const nameOf = (...parts) => parts.map((p) => p.replace(/[^a-z0-9.-]+/gi, '_')).join('-')
 
 // The lab's options for a cell: the capacity experiment, one strategy, one work, the mode, the targets.
 function labArgs ({ server, work, mode }, slos) {
@@ -150,6 +150,13 @@ async function sweepOf (cell, { calibration, slos, signal, log }) {
   return { result, seconds: roundTo((Date.now() - t0) / 1000, 1) }
 }
 
+// What the brute force says of a percentile: 'knee' (its grid shows one), 'none' (a floor whose requests did
+// not overlap failed: nothing holds) or 'unknown' (its grid, extended to its limit, shows no knee).
+export function truthOf (brute, share) {
+  if (brute.knees[share] != null) return 'knee'
+  return brute.located?.[share]?.pass === null ? 'none' : 'unknown'
+}
+
 // Does the sweep's bracket contain the knee, allowing one grid step? With no knee (nothing held down to
 // a true floor), only a sweep that found no capacity from a true floor agrees.
 export function verdictOf (knee, c) {
@@ -157,6 +164,36 @@ export function verdictOf (knee, c) {
   const { pass, fail } = c.bracket ?? {}
   if (!(pass > 0)) return false
   return pass <= knee * GRID && (fail ?? pass) >= knee / GRID
+}
+
+// One part at a time in a folder: DIR/.lock holds the running part's pid (made exclusively); a second part
+// there is a usage error, and a lock whose process is gone is taken over. Returns its release.
+async function lockOut (out) {
+  const path = join(out, '.lock')
+  for (let i = 0; i < 2; i++) {
+    try {
+      const f = await open(path, 'wx')
+      await f.writeFile(String(process.pid))
+      await f.close()
+      return () => rm(path, { force: true })
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err
+      const pid = Number(await readFile(path, 'utf8').catch(() => ''))
+      if (pid > 0 && alive(pid)) throw usageError(`--out: a part is already running in ${out} (pid ${pid})`)
+      await rm(path, { force: true })
+    }
+  }
+  throw usageError(`--out: cannot lock ${out}`)
+}
+
+// Is a process of this pid running?
+function alive (pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return err.code === 'EPERM'
+  }
 }
 
 // One cell's record from its brute force and its sweep (what summary.json keeps of it, and more).
@@ -172,33 +209,41 @@ function cellRecord (cell, brute, sweep) {
     sloMs: brute.slos[0],
     serviceMs: brute.calibration[cell.work].serviceMs,
     knee,
+    truth: truthOf(brute, share),
     bracket: c.bracket ? { pass: pass ?? null, fail: fail ?? null } : null,
     width: pass > 0 && fail > 0 ? roundTo(fail / pass, 3) : null, // a wide bracket contains the knee cheaply
     bound: c.bound,
     floor: c.floor ?? null,
     sweepSteps: sweep.result.capacity?.steps?.length ?? null,
-    holds: verdictOf(knee, c),
+    // no verdict where the brute force found no truth to hold the sweep against
+    holds: truthOf(brute, share) === 'unknown' ? null : verdictOf(knee, c),
+    disturbedGridSteps: brute.grid.filter((g) => g.disturbedBy).length,
     seconds: { bruteForce: brute.seconds, sweep: sweep.seconds }
   }
 }
 
 const r1 = (x) => (typeof x === 'number' ? roundTo(x, 1) : '-')
 
-// summary.md from summary.json's cells: one row a cell, and how many hold.
+// summary.md from summary.json's cells: one row a cell, and how many hold of those with a verdict.
 export function renderSummary (cells) {
-  const held = cells.filter((c) => c.holds).length
+  const judged = cells.filter((c) => c.holds !== null)
+  const held = judged.filter((c) => c.holds).length
+  const knee = (c) => (c.truth === 'unknown' ? 'unknown' : c.knee === null ? 'none' : r1(c.knee))
+  const verdict = (c) => (c.holds === null ? 'no verdict' : c.holds ? 'yes' : 'NO')
   const rows = cells.map((c) => `| ${c.server} | ${c.work} | ${c.mode} | p${c.percentile} ≤ ${r1(c.sloMs)} ms | ` +
-    `${r1(c.knee) === '-' ? 'none' : r1(c.knee)} | ${c.bracket ? `${r1(c.bracket.pass)}–${r1(c.bracket.fail)}` : '-'} | ` +
-    `${c.width ?? '-'} | ${c.bound} | ${c.holds ? 'yes' : 'NO'} | ${Math.round(c.seconds.bruteForce)} + ` +
-    `${Math.round(c.seconds.sweep)} s |`)
+    `${knee(c)} | ${c.bracket ? `${r1(c.bracket.pass)}–${r1(c.bracket.fail)}` : '-'} | ${c.width ?? '-'} | ${c.bound} | ` +
+    `${verdict(c)} | ${c.disturbedGridSteps ?? '-'} | ${Math.round(c.seconds.bruteForce)} + ${Math.round(c.seconds.sweep)} s |`)
   return [
     '# The capacity sweep against brute force (scripts/validate-capacity.js)',
     '',
-    `${held} of ${cells.length} cells: the sweep's bracket contains the brute-force knee within one grid step ` +
-      `(${Math.round((GRID - 1) * 100)} %). Seconds: the brute force (shared by a strategy's modes) + the sweep.`,
+    `${held} of ${judged.length} cells with a verdict: the sweep's bracket contains the brute-force knee within one ` +
+      `grid step (${Math.round((GRID - 1) * 100)} %); ${cells.length - judged.length} without one (the grid, ` +
+      'extended to its limit, showed no knee). Knee "none": a floor whose requests did not overlap failed. ' +
+      'Disturbed: grid steps the lab\'s noise rule marks. Seconds: the brute force (shared by a strategy\'s ' +
+      'modes) + the sweep.',
     '',
-    '| strategy | work | mode | target | knee req/s | sweep bracket req/s | width | bound | contains | seconds |',
-    '| --- | --- | --- | --- | ---: | --- | ---: | --- | --- | ---: |',
+    '| strategy | work | mode | target | knee req/s | sweep bracket req/s | width | bound | contains | disturbed | seconds |',
+    '| --- | --- | --- | --- | ---: | --- | ---: | --- | --- | ---: | ---: |',
     ...rows,
     ''
   ].join('\n')
@@ -231,6 +276,20 @@ async function main (argv) {
   printPlan(cells, done)
   if (args.dryRun) return 0
   await mkdir(args.out, { recursive: true })
+  const release = await lockOut(args.out)
+  try {
+    return await runPart(args, cells)
+  } finally {
+    await release()
+  }
+}
+
+// The part's cells in turn (those not yet in summary.json), each written as it finishes; 130 when
+// interrupted.
+async function runPart (args, cells) {
+  const summaryPath = join(args.out, 'summary.json')
+  const summary = (await readJson(summaryPath)) ?? { cells: [] } // as the last part left it
+  const done = new Set(summary.cells.map((c) => c.name))
   const ac = new AbortController()
   process.once('SIGINT', () => ac.abort(new Error('interrupted')))
   const { signal } = ac
@@ -249,11 +308,14 @@ async function main (argv) {
     summary.cells.push(rec)
     await writeAtomic(summaryPath, JSON.stringify(summary, null, 2) + '\n', { force: true })
     await writeAtomic(join(args.out, 'summary.md'), renderSummary(summary.cells), { force: true })
-    log(`knee ${rec.knee ?? 'none'}, sweep ${rec.bound} ${JSON.stringify(rec.bracket)}: ${rec.holds ? 'contains it' : 'MISSES it'} ` +
+    const said = rec.holds === null ? 'no verdict (the grid showed no knee)' : rec.holds ? 'contains it' : 'MISSES it'
+    log(`knee ${rec.truth === 'knee' ? rec.knee : rec.truth}, sweep ${rec.bound} ${JSON.stringify(rec.bracket)}: ${said} ` +
       `(${fmtSec(rec.seconds.bruteForce + rec.seconds.sweep)}, expected ${fmtSec(cell.expectedSec)})`)
   }
-  const held = summary.cells.filter((c) => c.holds).length
-  process.stdout.write(`${held} of ${summary.cells.length} cells in ${args.out}: the sweep's bracket contains the brute-force knee\n`)
+  const judged = summary.cells.filter((c) => c.holds !== null)
+  const held = judged.filter((c) => c.holds).length
+  process.stdout.write(`${held} of ${judged.length} cells with a verdict in ${args.out}: the sweep's bracket contains ` +
+    `the brute-force knee (${summary.cells.length - judged.length} without one)\n`)
   return signal.aborted ? 130 : 0
 }
 

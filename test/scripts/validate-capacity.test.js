@@ -1,7 +1,8 @@
 // scripts/validate-capacity.js and its brute force, without servers: the search on synthetic strategies
 // (each step's requests over the target drawn from a known curve) finds the knee the curve has, on a grid
 // 8 % apart with 600 requests a rate; a strategy whose floor is over the target has no knee; the CLI
-// refuses bad input with one line and exit 2, and --dry-run plans a part without running it.
+// refuses bad input with one line and exit 2, --dry-run plans a part without running it, and a second part
+// in a folder where one runs is refused.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
@@ -10,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { execa } from 'execa'
 import { GRID, GRID_REQUESTS, holdsAt, kneeOf, nextStep, stepSec } from '../../scripts/capacity-brute-force.js'
 import { FLOOR_OVERLAP } from '../../loadtest/result/capacity.js'
-import { verdictOf } from '../../scripts/validate-capacity.js'
+import { renderSummary, truthOf, verdictOf } from '../../scripts/validate-capacity.js'
 
 const SCRIPT = join(import.meta.dirname, '../../scripts/validate-capacity.js')
 const P99 = 0.01
@@ -88,6 +89,19 @@ test('the verdict: the bracket contains the knee within one grid step; no knee a
   assert.equal(verdictOf(100, { bracket: { pass: 80, fail: 90 } }), false)
   assert.equal(verdictOf(null, { rps: null, bound: 'cannot meet the target' }), true)
   assert.equal(verdictOf(null, { rps: null, bound: 'undecided: budget spent', bracket: { pass: null, fail: 40 } }), false)
+  // the brute force's truth: a knee, none (a true floor failed), or unknown (its grid showed none): no verdict
+  const range = { pass: 98, fail: 116 }
+  const brute = { knees: { 0.01: null, 0.05: 90 }, located: { 0.01: range, 0.05: range } }
+  assert.equal(truthOf(brute, 0.05), 'knee')
+  assert.equal(truthOf(brute, 0.01), 'unknown')
+  assert.equal(truthOf({ knees: { 0.01: null }, located: { 0.01: { pass: null, fail: 2 } } }, 0.01), 'none')
+  const cell = { server: 'simple', work: 'loop:1e7', mode: 'default', percentile: 99, sloMs: 41, bracket: null, width: null }
+  const md = renderSummary([
+    { ...cell, knee: null, truth: 'unknown', bound: 'refined', holds: null, seconds: { bruteForce: 90, sweep: 60 } },
+    { ...cell, mode: 'quick', knee: 90, truth: 'knee', bound: 'refined', holds: false, seconds: { bruteForce: 90, sweep: 30 } }
+  ])
+  assert.match(md, /0 of 1 cells with a verdict.*; 1 without one/)
+  assert.match(md, /\| unknown \|.*\| no verdict \|/)
 })
 
 test('bad input: one line and exit 2, before anything starts; --dry-run plans a part and runs nothing', async () => {
@@ -114,6 +128,11 @@ test('bad input: one line and exit 2, before anything starts; --dry-run plans a 
     assert.match(r.stderr, /simple loop:1e7 default: done, skipped/)
     assert.match(r.stderr, /cluster loop:1e7 quick: about \d/)
     assert.match(r.stderr, /3 cells to run, about \d+ min/)
+    // one part at a time in a folder: a lock held by a live process refuses a second, before anything runs
+    writeFileSync(join(dir, '.lock'), String(process.pid))
+    const second = await run('--server', 'cluster', '--work', 'loop:1e7', '--out', dir)
+    assert.equal(second.exitCode, 2, second.stderr)
+    assert.match(second.stderr, new RegExp(`a part is already running in .* \\(pid ${process.pid}\\)`))
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
