@@ -8,29 +8,20 @@ import { judgeStep, FLOOR_OVERLAP } from '../loadtest/result/capacity.js'
 import { roundTo } from '../loadtest/result/stats.js'
 import { runEntry } from '../loadtest/run/round/runner.js'
 
-// The grid: rates GRID × apart (8 %: "10 % or less"), over each percentile's located range (its pass to
-// the first rate at or past its failure), each step long enough for GRID_REQUESTS requests
-// (GRID_REQUESTS_SLOW under SLOW_RATE req/s) and at least GRID_MIN_SEC; extended a rate at a time where a
-// percentile shows no knee, up to GRID_EXTEND rates.
-export const GRID = 1.08
-export const GRID_REQUESTS = 600
-export const GRID_REQUESTS_SLOW = 300
-export const SLOW_RATE = 5
-export const GRID_MIN_SEC = 2
-export const GRID_EXTEND = 5
+// The grid: rates GRID.ratio × apart (8 %: "10 % or less"), over each percentile's located range (its
+// pass to the first rate at or past its failure), each step long enough for GRID.requests requests
+// (GRID.requestsSlow under GRID.slowRate req/s) and at least GRID.minSec; extended a rate at a time where a
+// percentile shows no knee, up to GRID.extend rates.
+export const GRID = Object.freeze({ ratio: 1.08, requests: 600, requestsSlow: 300, slowRate: 5, minSec: 2, extend: 5 })
 // The locating search, for each percentile asked for in turn (strictest first; every locating step counts
-// for each): a floor first (FLOOR_FIRST ÷ the
-// service time, lowered while its requests overlap and it fails), climbing CLIMB × until a step fails,
-// then geometric bisection until the failure is within LOCATE_RATIO × the highest pass. Its steps last
-// for LOCATE_REQUESTS requests within [LOCATE_MIN_SEC, LOCATE_MAX_SEC]: enough to place a knee, never
-// to judge one (the grid does that).
-export const FLOOR_FIRST = 0.8 * FLOOR_OVERLAP * 1000
-export const CLIMB = 2
-export const LOCATE_RATIO = 1.2
-export const LOCATE_REQUESTS = 60
-export const LOCATE_MIN_SEC = 1.5
-export const LOCATE_MAX_SEC = 15
-export const MIN_RATE = 0.2
+// for each): a floor first (LOCATE.floorFirst ÷ the service time, lowered while its requests overlap and
+// it fails; never under LOCATE.minRate), climbing LOCATE.climb × until a step fails, then geometric
+// bisection until the failure is within LOCATE.ratio × the highest pass. Its steps last for
+// LOCATE.requests requests within [LOCATE.minSec, LOCATE.maxSec]: enough to place a knee, never to judge
+// one (the grid does that).
+export const LOCATE = Object.freeze({
+  floorFirst: 0.8 * FLOOR_OVERLAP * 1000, climb: 2, ratio: 1.2, requests: 60, minSec: 1.5, maxSec: 15, minRate: 0.2
+})
 // The most steps one brute force takes (locating and grid).
 export const MAX_STEPS = 30
 
@@ -54,7 +45,7 @@ export function holdsAt (step, share) {
 
 // Two grid rates are neighbours when they are at most one grid step apart (a grid of two located ranges
 // can have a gap between them).
-const neighbours = (a, b) => b.rate / a.rate <= GRID * (1 + 1e-6)
+const neighbours = (a, b) => b.rate / a.rate <= GRID.ratio * (1 + 1e-6)
 
 // The highest step of a grid (sorted by rate) that holds at a percentile with the next one failing, and
 // that next one; null when none does.
@@ -72,39 +63,39 @@ export function kneeOf (grid, share) {
   return pair && neighbours(...pair) ? pair[0].rate : null
 }
 
-// Where the locating steps put the knee: { pass, fail } once a failure is within LOCATE_RATIO × the highest
+// Where the locating steps put the knee: { pass, fail } once a failure is within LOCATE.ratio × the highest
 // pass below it; { pass: null, fail } when a floor whose requests did not overlap failed (nothing holds
-// below it) or the rate fell under MIN_RATE; else { next } (the next rate to try).
+// below it) or the rate fell under LOCATE.minRate; else { next } (the next rate to try).
 export function locate (steps, { serviceMs, share }) {
-  if (!steps.length) return { next: FLOOR_FIRST / serviceMs }
+  if (!steps.length) return { next: LOCATE.floorFirst / serviceMs }
   const held = steps.filter((s) => holdsAt(s, share)).map((s) => s.rate)
   if (!held.length) {
     const low = steps.reduce((a, s) => (s.rate < a.rate ? s : a))
     const overlapped = low.overlap === null || low.overlap > FLOOR_OVERLAP
-    const fit = FLOOR_FIRST / (low.p50 ?? Infinity) // the rate where its p50 would just not overlap
+    const fit = LOCATE.floorFirst / (low.p50 ?? Infinity) // the rate where its p50 would just not overlap
     const next = overlapped ? Math.min(low.rate / 1.25, Math.max(fit, low.rate / 8)) : null
-    if (next === null || next < MIN_RATE) return { pass: null, fail: low.rate }
+    if (next === null || next < LOCATE.minRate) return { pass: null, fail: low.rate }
     return { next }
   }
   const lowPass = Math.min(...held)
   const fails = steps.filter((s) => !holdsAt(s, share) && s.rate > lowPass).map((s) => s.rate)
-  if (!fails.length) return { next: Math.max(...held) * CLIMB }
+  if (!fails.length) return { next: Math.max(...held) * LOCATE.climb }
   const fail = Math.min(...fails)
   const pass = Math.max(...held.filter((r) => r < fail))
-  if (fail / pass <= LOCATE_RATIO) return { pass, fail }
+  if (fail / pass <= LOCATE.ratio) return { pass, fail }
   return { next: Math.sqrt(pass * fail) }
 }
 
-// The grid's planned rates: GRID × apart from the lowest located pass, covering each percentile's located
+// The grid's planned rates: GRID.ratio × apart from the lowest located pass, covering each percentile's located
 // range (its pass to the first rate at or past its failure), and nothing between ranges that do not meet.
 export function gridRates (ranges) {
   const base = Math.min(...ranges.map((r) => r.pass))
-  const k = (rate) => Math.log(rate / base) / Math.log(GRID)
+  const k = (rate) => Math.log(rate / base) / Math.log(GRID.ratio)
   const ks = new Set()
   for (const { pass, fail } of ranges) {
     for (let i = Math.floor(k(pass) + 1e-9); i <= Math.ceil(k(fail) - 1e-9); i++) ks.add(i)
   }
-  return [...ks].sort((a, b) => a - b).map((i) => base * GRID ** i)
+  return [...ks].sort((a, b) => a - b).map((i) => base * GRID.ratio ** i)
 }
 
 // The next grid rate once the planned ones ran, for the first percentile that shows no knee: one grid step
@@ -115,18 +106,18 @@ export function extendGrid (grid, shares) {
   for (const share of shares) {
     const pair = holdThenFail(sorted, share)
     if (pair && neighbours(...pair)) continue
-    if (pair) return pair[0].rate * GRID
-    if (holdsAt(sorted.at(-1), share)) return sorted.at(-1).rate * GRID
-    if (!holdsAt(sorted[0], share)) return sorted[0].rate / GRID
+    if (pair) return pair[0].rate * GRID.ratio
+    if (holdsAt(sorted.at(-1), share)) return sorted.at(-1).rate * GRID.ratio
+    if (!holdsAt(sorted[0], share)) return sorted[0].rate / GRID.ratio
   }
   return null
 }
 
-// How long a step lasts (s): locating steps for LOCATE_REQUESTS, grid steps for GRID_REQUESTS.
+// How long a step lasts (s): locating steps for LOCATE.requests, grid steps for GRID.requests.
 export function stepSec (rate, kind) {
   const sec = (n, lo, hi) => Math.min(hi, Math.max(lo, Math.ceil((n / rate) * 10) / 10))
-  if (kind === 'locate') return sec(LOCATE_REQUESTS, LOCATE_MIN_SEC, LOCATE_MAX_SEC)
-  return sec(rate < SLOW_RATE ? GRID_REQUESTS_SLOW : GRID_REQUESTS, GRID_MIN_SEC, Infinity)
+  if (kind === 'locate') return sec(LOCATE.requests, LOCATE.minSec, LOCATE.maxSec)
+  return sec(rate < GRID.slowRate ? GRID.requestsSlow : GRID.requests, GRID.minSec, Infinity)
 }
 
 // The next step of a brute force from its steps so far (bruteStep's, each with its `kind`): { rate, kind }
@@ -150,7 +141,7 @@ export function nextStep (steps, { serviceMs, shares }) {
   const grid = steps.filter((s) => s.kind === 'grid')
   if (grid.length < planned.length) return { rate: planned[grid.length], kind: 'grid', located }
   const open = order.filter((share) => located[share].pass !== null)
-  const more = grid.length - planned.length < GRID_EXTEND ? extendGrid(grid, open) : null
+  const more = grid.length - planned.length < GRID.extend ? extendGrid(grid, open) : null
   return { rate: more, kind: 'grid', located }
 }
 

@@ -3,7 +3,7 @@
 // measurement: service times as calibrated there, a strategy's capacity from its per-request start cost, and
 // the brute force's and the sweep's step counts from their rules (docs/capacity.md "Checked against brute
 // force"). A cell's real seconds are in its summary row.
-import { GRID_MIN_SEC, GRID_REQUESTS, GRID_REQUESTS_SLOW, SLOW_RATE, CLIMB, FLOOR_FIRST, stepSec } from './capacity-brute-force.js'
+import { GRID, LOCATE, stepSec } from './capacity-brute-force.js'
 import { STEP_OVERHEAD_SEC, SWEEP_LIMITS } from '../loadtest/settings.js'
 
 // Service time of a work (ms): loop:N about 8.2e-7 ms an iteration (loop:1e7 calibrates at 8.2 ms there),
@@ -47,17 +47,17 @@ export function bruteSec (server, work) {
   const s = serviceMsOf(work)
   const c = capacityOf(server, s)
   if (c === undefined) return null
-  const floor = FLOOR_FIRST / s
+  const floor = LOCATE.floorFirst / s
   const locateStep = (r) => stepSec(r, 'locate') + STEP
   // a strategy with a start cost saturates at its first floors: their requests time out (10 s) first
   const saturated = STRATEGY[server].startMs > 1 ? 2 * (TIMEOUT_SEC + STEP) : 0
   if (c === null) return BOOT_SEC + 3 * locateStep(floor) + saturated
-  const climbs = Math.max(0, Math.ceil(Math.log(c / floor) / Math.log(CLIMB)))
+  const climbs = Math.max(0, Math.ceil(Math.log(c / floor) / Math.log(LOCATE.climb)))
   let sec = BOOT_SEC
-  for (let i = 0; i <= climbs; i++) sec += locateStep(floor * CLIMB ** i)
+  for (let i = 0; i <= climbs; i++) sec += locateStep(floor * LOCATE.climb ** i)
   if (floor > c) sec += saturated
   sec += 2 * locateStep(c)
-  const gridStep = Math.max(GRID_MIN_SEC, (c < SLOW_RATE ? GRID_REQUESTS_SLOW : GRID_REQUESTS) / c) + STEP
+  const gridStep = Math.max(GRID.minSec, (c < GRID.slowRate ? GRID.requestsSlow : GRID.requests) / c) + STEP
   return Math.round(sec + 4.5 * gridStep)
 }
 
@@ -71,10 +71,10 @@ export function sweepSec (server, work, mode) {
   const budget = q ? 32 : SWEEP_LIMITS.budgetSec
   const { minDurationSec, maxStepSec } = SWEEP_LIMITS
   const [n, minSec, capSec, steps] = q ? [59, 0.5, 7.5, 8] : [299, minDurationSec, 3 * maxStepSec, 12]
-  const rate = c ?? FLOOR_FIRST / s / 2
+  const rate = c ?? LOCATE.floorFirst / s / 2
   const step = Math.min(capSec, Math.max(minSec, n / rate)) + STEP
   // saturated floors (a start cost): their timeouts come on top of the budget's planned lengths
-  const saturated = STRATEGY[server].startMs > 1 && FLOOR_FIRST / s > (c ?? 0) ? 2 * (TIMEOUT_SEC + STEP) : 0
+  const saturated = STRATEGY[server].startMs > 1 && LOCATE.floorFirst / s > (c ?? 0) ? 2 * (TIMEOUT_SEC + STEP) : 0
   return Math.round(BOOT_SEC + saturated + Math.min(budget, (c === null ? 3 : steps) * step))
 }
 

@@ -29,7 +29,7 @@ import { roundTo } from '../loadtest/result/stats.js'
 import { writeAtomic } from '../loadtest/report/write.js'
 import { cpuStrategyNames, findServer } from '../loadtest/catalog.js'
 import capacity from '../loadtest/experiments/capacity.js'
-import { GRID, GRID_REQUESTS, GRID_REQUESTS_SLOW, SLOW_RATE, runBruteForce } from './capacity-brute-force.js'
+import { GRID, runBruteForce } from './capacity-brute-force.js'
 import { cellsOf, fmtSec } from './validate-capacity-plan.js'
 
 const MODES = ['default', 'quick']
@@ -38,8 +38,8 @@ const SHARE = { default: capacity.defaults.share, quick: capacity.quick.share }
 
 const HELP = `Usage: node scripts/validate-capacity.js --server S[,S…] --work W[,W…] [--mode default,quick] --out DIR [--dry-run]
 
-For each strategy × work: a brute-force grid of rates (${Math.round((GRID - 1) * 100)} % apart, ${GRID_REQUESTS} requests a rate,
-${GRID_REQUESTS_SLOW} under ${SLOW_RATE} req/s) finds the knee for each mode's percentile; then per mode the capacity sweep
+For each strategy × work: a brute-force grid of rates (${Math.round((GRID.ratio - 1) * 100)} % apart, ${GRID.requests} requests a rate,
+${GRID.requestsSlow} under ${GRID.slowRate} req/s) finds the knee for each mode's percentile; then per mode the capacity sweep
 alone on the same strategy, work and targets; a cell holds when the sweep's bracket contains the knee, allowing
 one grid step. Cells already in DIR/summary.json are skipped.
 
@@ -135,7 +135,7 @@ async function bruteForceOf (server, work, { out, signal, log }) {
   const { entry, load } = await planned({ server, work, mode: 'default' }, slos, signal)
   const progress = (text) => log(`brute force ${text}`)
   const brute = await runBruteForce({ entry, load, calibration, sloMs: slos[0], shares, signal, progress })
-  const record = { server, work, calibration, slos, gridStep: GRID, ...brute }
+  const record = { server, work, calibration, slos, gridStep: GRID.ratio, ...brute }
   if (!signal.aborted) await writeAtomic(path, JSON.stringify(record, null, 2) + '\n', { force: true })
   return record
 }
@@ -163,7 +163,7 @@ export function verdictOf (knee, c) {
   if (knee === null) return c.rps === null && c.bound === 'cannot meet the target'
   const { pass, fail } = c.bracket ?? {}
   if (!(pass > 0)) return false
-  return pass <= knee * GRID && (fail ?? pass) >= knee / GRID
+  return pass <= knee * GRID.ratio && (fail ?? pass) >= knee / GRID.ratio
 }
 
 // One part at a time in a folder: DIR/.lock holds the running part's pid (made exclusively); a second part
@@ -237,7 +237,7 @@ export function renderSummary (cells) {
     '# The capacity sweep against brute force (scripts/validate-capacity.js)',
     '',
     `${held} of ${judged.length} cells with a verdict: the sweep's bracket contains the brute-force knee within one ` +
-      `grid step (${Math.round((GRID - 1) * 100)} %); ${cells.length - judged.length} without one (the grid, ` +
+      `grid step (${Math.round((GRID.ratio - 1) * 100)} %); ${cells.length - judged.length} without one (the grid, ` +
       'extended to its limit, showed no knee). Knee "none": a floor whose requests did not overlap failed. ' +
       'Disturbed: grid steps the lab\'s noise rule marks. Seconds: the brute force (shared by a strategy\'s ' +
       'modes) + the sweep.',

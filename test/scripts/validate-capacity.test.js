@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { execa } from 'execa'
-import { GRID, GRID_REQUESTS, holdsAt, kneeOf, nextStep, stepSec } from '../../scripts/capacity-brute-force.js'
+import { GRID, holdsAt, kneeOf, nextStep, stepSec } from '../../scripts/capacity-brute-force.js'
 import { FLOOR_OVERLAP } from '../../loadtest/result/capacity.js'
 import { renderSummary, truthOf, verdictOf } from '../../scripts/validate-capacity.js'
 
@@ -32,11 +32,11 @@ function drive ({ serviceMs, overAt, p50Ms, saturates }) {
   }
 }
 
-// Adjacent grid rates are at most GRID apart around each knee, and each grid rate had its 600 requests.
+// Adjacent grid rates are at most GRID.ratio apart around each knee, and each grid rate had its 600 requests.
 function checkGrid (grid, knee) {
   const i = grid.findIndex((s) => s.rate === knee)
-  assert.ok(grid[i + 1].rate / grid[i].rate <= GRID + 1e-9, `${grid[i].rate} → ${grid[i + 1].rate}`)
-  for (const s of grid) assert.ok(s.n >= GRID_REQUESTS, `${s.rate} req/s: ${s.n} requests`)
+  assert.ok(grid[i + 1].rate / grid[i].rate <= GRID.ratio + 1e-9, `${grid[i].rate} → ${grid[i + 1].rate}`)
+  for (const s of grid) assert.ok(s.n >= GRID.requests, `${s.rate} req/s: ${s.n} requests`)
 }
 
 test('the brute force finds each percentile\'s knee on one grid: p99 at 100 req/s, p95 at 130', () => {
@@ -46,13 +46,13 @@ test('the brute force finds each percentile\'s knee on one grid: p99 at 100 req/
   const grid = steps.filter((s) => s.kind === 'grid').sort((a, b) => a.rate - b.rate)
   const k99 = kneeOf(grid, P99)
   const k95 = kneeOf(grid, P95)
-  assert.ok(k99 <= 100 && k99 * GRID > 100, `p99 knee ${k99}`)
-  assert.ok(k95 <= 130 && k95 * GRID > 130, `p95 knee ${k95}`)
+  assert.ok(k99 <= 100 && k99 * GRID.ratio > 100, `p99 knee ${k99}`)
+  assert.ok(k95 <= 130 && k95 * GRID.ratio > 130, `p95 knee ${k95}`)
   checkGrid(grid, k99)
   checkGrid(grid, k95)
   // the locating steps are short: the grid's requests are spent only around the knees
   const locating = steps.filter((s) => s.kind === 'locate')
-  assert.ok(locating.every((s) => s.n < GRID_REQUESTS), locating.map((s) => s.n).join(' '))
+  assert.ok(locating.every((s) => s.n < GRID.requests), locating.map((s) => s.n).join(' '))
 })
 
 test('a strategy at 1/20 of its ideal is found from its floor, not bounded by the ideal', () => {
@@ -61,7 +61,7 @@ test('a strategy at 1/20 of its ideal is found from its floor, not bounded by th
   const { steps } = drive({ serviceMs: 1, overAt, p50Ms: 60, saturates: 100 })
   const grid = steps.filter((s) => s.kind === 'grid')
   const knee = kneeOf(grid, P99)
-  assert.ok(knee <= 100 && knee * GRID > 100, `knee ${knee}`)
+  assert.ok(knee <= 100 && knee * GRID.ratio > 100, `knee ${knee}`)
   assert.equal(kneeOf(grid, P95), knee)
   // its first floor (at 200 req/s) overlapped and failed: it was lowered before the climb
   assert.ok(steps[1].rate < steps[0].rate, steps.slice(0, 3).map((s) => s.rate).join(' '))
