@@ -60,7 +60,8 @@ function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec,
   return `a floor step first, at a rate where requests rarely overlap (rate × p50 ≤ ${FLOOR_OVERLAP}; lowered until ` +
     `it is), then open-loop steps at ${fractions.map((f) => `${Math.round(f * 100)}%`).join(', ')} of the ideal ` +
     `(cores / service time) and on at ${CLIMB} × until one fails; a failure more than ${DOWN_RATIO} × above the ` +
-    'highest pass (or the floor) is searched down geometrically; then up to ' +
+    'highest pass (or the floor) is searched down geometrically (the first target\'s before the looser targets climb ' +
+    'on); then up to ' +
     `${refine} bisections between the highest passing and the lowest failing rate (until within ` +
     `${PRECISION * 100}%); then one step at ${OVERLOAD} × the capacity, which must fail (if it holds, the sweep goes ` +
     `on upward from it). Each step lasts long enough for ${minRequests} requests, at least ${minDurationSec} s and at ` +
@@ -103,6 +104,22 @@ function lowerFloor ({ rate, p50 }) {
   return Math.min(rate / 1.25, Math.max(fit, rate / FLOOR_DROP_MAX))
 }
 
+// A target's lower end: its highest pass, or below any pass the floor (0 when the floor failed it).
+function baseOf (v, floor) {
+  const { lo } = bracketOf(v)
+  return lo > 0 ? lo : v.get(floor.rate) === 'fail' ? 0 : floor.rate
+}
+
+// The next rate of a target's search down (null when its failure is within DOWN_RATIO × its lower end):
+// halving from the failure while below any pass, else the geometric mean of pass and failure.
+function downRate (v, floor) {
+  const { lo, hi } = bracketOf(v)
+  const base = baseOf(v, floor)
+  if (hi === null || !(base > 0) || hi <= DOWN_RATIO * base) return null
+  const rate = lo > 0 ? Math.sqrt(lo * hi) : hi / DOWN_RATIO
+  return v.has(rate) ? null : rate
+}
+
 // The rate of the k-th coarse step: the ideal's fractions above the floor, then on at CLIMB ×.
 function coarseRate (k, { idealRps, fractions, floorRate }) {
   const seeded = fractions.map((f) => f * idealRps).filter((r) => r > floorRate * (1 + 1e-9))
@@ -138,21 +155,22 @@ function nextStep (views, aims, ctx) {
   const range = { ...ctx, floorRate: floor.rate }
   const coarse = steps.filter((s) => s.kind === 'coarse')
   const lastCoarse = coarse.at(-1)
-  const climbing = !steps.some((s) => !['coarse', 'repeat', 'floor'].includes(s.kind))
+  // the first target's search down is part of the climb: the looser targets' climb goes on after it
+  const climbing = !steps.some((s) => !['coarse', 'repeat', 'floor', 'down'].includes(s.kind))
   if (climbing && (!lastCoarse || byRate.at(-1).get(lastCoarse.rate) === 'pass')) {
-    // past the first target's failure the climb is the looser targets' (first: false)
+    // past the first target's failure the climb is the looser targets' (first: false); a first-target
+    // failure far above its floor is searched down first (the decision's target before the looser ones)
     const first = byRate[0].get(floor.rate) !== 'fail' && (!lastCoarse || byRate[0].get(lastCoarse.rate) === 'pass')
-    return { kind: 'coarse', rate: coarseRate(coarse.length, range), aim: null, first }
+    if (first || downRate(byRate[0], floor) === null) {
+      return { kind: 'coarse', rate: coarseRate(coarse.length, range), aim: null, first }
+    }
   }
   // The first target (the decision's) is refined and proven first, so a step limit cuts the others.
   for (const [k, v] of byRate.entries()) {
     const { lo, hi } = bracketOf(v)
-    // below any pass, the floor is the lower end (unless it failed this target)
-    const base = lo > 0 ? lo : v.get(floor.rate) === 'fail' ? 0 : floor.rate
-    if (hi !== null && base > 0 && hi > DOWN_RATIO * base) {
-      const rate = lo > 0 ? Math.sqrt(lo * hi) : hi / DOWN_RATIO
-      if (!v.has(rate)) return { kind: 'down', rate, aim: k }
-    }
+    const base = baseOf(v, floor)
+    const down = downRate(v, floor)
+    if (down !== null) return { kind: 'down', rate: down, aim: k }
     const refines = steps.filter((s, i) => s.kind === 'refine' && aims[i] === k).length
     const wide = hi !== null && (hi - base) / hi > (k === 0 ? PRECISION : PRECISION_OTHERS)
     if (hi !== null && refines < refine && wide) return { kind: 'refine', rate: (base + hi) / 2, aim: k }

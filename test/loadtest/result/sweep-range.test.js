@@ -59,6 +59,38 @@ test('range: a strategy whose capacity is 1/20 of its ideal is found by working 
   assert.ok(capacity.ratioToIdeal < 0.06, 'far below the ideal, which only seeded the search')
 })
 
+test('range: a first-target failure far above the floor is searched down before the looser targets climb on, within the budget', () => {
+  // a thread per request (as worker-per-request on loop:3e7): 24.6 ms calibrated (ideal 81 req/s), a lone
+  // request 75 ms; it holds 20 req/s; at 24.4 req/s (the first coarse step) it sits on its knee: p99 over the
+  // first target (123 ms) but within the looser ones, and its steps there fail, pass, fail (as measured on
+  // 2026-11-26 16:04 UTC); from 30 req/s on it collapses. With a 100 s budget the first target's search down
+  // must come before the looser targets' climb, or the budget is spent first and nothing is decided.
+  const tries = new Map()
+  const measure = (rate, sec) => {
+    const k = (tries.get(rate) ?? 0) + 1
+    tries.set(rate, k)
+    const slowShare = rate <= 20 ? 0 : rate < 30 ? (k === 2 ? 0 : 0.05) : 0.9
+    const slowMs = rate < 30 ? 180 : 5000
+    const n = Math.max(1, Math.round(rate * sec))
+    const h = createHistogram()
+    for (let i = 0; i < n; i++) recordMs(h, i < Math.ceil(slowShare * n) ? slowMs : 75)
+    const requests = { sent: n, completed: n, errors: 0, timeouts: 0, non2xx: 0, mismatches: 0, unanswered: 0 }
+    const at = (p) => h.getValueAtPercentile(p) / 1000
+    const histograms = { latency: encodeHistogram(h) }
+    return { requests, latency: { p50: at(50), p99: at(99) }, histograms, disturbed: false }
+  }
+  const sweep = createSweep({ serviceMs: 24.6, cores: 2, slos: [123, 246, 616], budgetSec: 100 })
+  const { steps, capacity } = drive(sweep, measure)
+  const kinds = steps.map((s) => `${s.kind} ${s.rate.toFixed(1)}`).join(', ')
+  const down = steps.findIndex((s) => s.kind === 'down')
+  const climbPastFailure = steps.findIndex((s, i) => i > 2 && s.kind === 'coarse')
+  assert.ok(down > 0, `searched down: ${kinds}`)
+  assert.ok(climbPastFailure === -1 || climbPastFailure > down, `down before the looser climb: ${kinds}`)
+  assert.ok(capacity.rps !== null && capacity.rps <= 20,
+    `a capacity at the first target, at most the knee: ${capacity.rps} (${capacity.bound}; ${kinds})`)
+  assert.ok(capacity.bracket.fail > 20)
+})
+
 test('range: the ideal seeds the climb and never bounds it (a capacity 3 × the calibrated ideal)', () => {
   const knee = 600 // the calibration said 10 ms, the work takes about 3
   const sweep = createSweep({ serviceMs: 10, cores: 2, sloMs: 50, maxStepSec: 8 })
