@@ -60,7 +60,7 @@ function pastText (past) {
 // Where the answer would change with the target (the capacity-against-target lines crossing).
 // A new leader is named only where the brackets are apart at the looser target; else the two tie from there.
 function changesText (d) {
-  if (!d.changes?.length) return 'the same leader at every target measured'
+  if (!d.changes?.length) return d.refused?.reason === 'tie' ? 'the same tie at every target measured' : 'the same leader at every target measured'
   return d.changes.map((c) => {
     if (c.tie) {
       const [x, y] = (c.brackets ?? []).map((b) => (typeof b === 'string' ? b : bracketText(b)))

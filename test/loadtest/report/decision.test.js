@@ -82,6 +82,10 @@ test('decision block: a tie at the looser target is not called a lead; past capa
   const text = decisionText(tie)
   assert.match(text, /Would change +a and b tie from 400 ms on \(brackets 79.3–85.4 and 79.3–85.4 req\/s overlap\); a leads at 100 ms/)
   assert.doesNotMatch(text, /b leads/)
+  // tied at the first target and at every other: no 'leader' anywhere
+  const tiedThroughout = { ...report.decision, changes: [], refused: { reason: 'tie', keys: ['a', 'b'], brackets: [], lean: null } }
+  assert.match(decisionText(tiedThroughout), /Would change +the same tie at every target measured/)
+  assert.match(decisionText({ ...report.decision, changes: [] }), /Would change +the same leader at every target measured/)
   const past = {
     ...report.decision,
     pastText: 'queued-threads (unbounded queue) collapses past capacity: goodput 0 % at 1.5 ×, recovery 44 s; with --deadline auto --slo 123 it keeps 86 %',
