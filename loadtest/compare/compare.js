@@ -99,7 +99,7 @@ function boundsRefused (base, next) {
     return `capacity not compared: ${who} cannot meet its target at any rate tried, so there is no capacity to divide`
   }
   if (base?.capacityBound === AT_LEAST && isNum(base?.capacity)) {
-    return `capacity not compared: the baseline's is a lower bound (≥ ${base.capacity} req/s), so a ratio to it would only be an upper bound`
+    return `capacity not compared: the baseline's is a lower bound (≥ ${roundTo(base.capacity, 1)} req/s), so a ratio to it would only be an upper bound`
   }
   return null
 }
