@@ -102,3 +102,22 @@ export function descendants (rootPid) {
 export function accounted (requests) {
   return requests.completed + requests.errors + requests.timeouts + requests.unanswered
 }
+
+// One lab run that several tests of a file read, made on the first call and shared: () => Promise of
+// { run, dir, json, md, files }; its exit code checked against `exitCode`; its folder removed when the
+// file's tests end (`after` from node:test, passed in so the hook is the calling file's).
+export function sharedLabRun (args, { after, exitCode = 0 }) {
+  let shared = null
+  let cleanupDir = null
+  after(() => cleanupDir?.())
+  return () => {
+    shared ??= (async () => {
+      const { dir, cleanup } = await tempDir()
+      cleanupDir = cleanup
+      const run = await runLab([...args, '--out', dir])
+      assert.equal(run.exitCode, exitCode, run.stderr)
+      return { run, dir, ...(await readReport(dir)) }
+    })()
+    return shared
+  }
+}

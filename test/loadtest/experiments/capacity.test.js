@@ -13,7 +13,7 @@ import { verdicts } from '../../../loadtest/result/capacity.js'
 import { HEADROOM, closeCandidates, pastOf } from '../../../loadtest/result/decision.js'
 import { THRESHOLD_EXIT } from '../../../loadtest/report/thresholds.js'
 import { expectedBody } from '../../../servers/lib/workloads.js'
-import { readReport, runLab, tempDir } from '../../helpers/lab.js'
+import { sharedLabRun } from '../../helpers/lab.js'
 import { startCommand } from '../../helpers/command.js'
 import { experimentFor } from '../../../loadtest/experiments/index.js'
 import { experimentTable } from '../../../loadtest/report/table.js'
@@ -23,20 +23,8 @@ const ARGS = [
   '--experiment', 'capacity', '--quick', '--server', 'cluster,queued-threads', '--confirm',
   '--threshold', 'capacity>1e9', '--threshold', 'queued-threads:capacity>=0'
 ]
-let shared = null
-let cleanupDir = null
-after(() => cleanupDir?.())
-function quickRun () {
-  shared ??= (async () => {
-    const { dir, cleanup } = await tempDir()
-    cleanupDir = cleanup
-    const run = await runLab([...ARGS, '--out', dir])
-    // a threshold no capacity meets: the threshold exit, and nothing else failed
-    assert.equal(run.exitCode, THRESHOLD_EXIT, run.stderr)
-    return { run, dir, ...(await readReport(dir)) }
-  })()
-  return shared
-}
+// a threshold no capacity meets: the threshold exit, and nothing else failed
+const quickRun = sharedLabRun(ARGS, { after, exitCode: THRESHOLD_EXIT })
 
 test('--experiment capacity --quick: a capacity per server, the hockey stick on the page, the table', async () => {
   const { json, md, files, dir } = await quickRun()

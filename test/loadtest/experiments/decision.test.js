@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { once } from 'node:events'
-import { readReport, runLab, tempDir } from '../../helpers/lab.js'
+import { sharedLabRun } from '../../helpers/lab.js'
 import { startCommand } from '../../helpers/command.js'
 import { HEADROOM, decide } from '../../../loadtest/result/decision.js'
 import { expectedBody } from '../../../servers/lib/workloads.js'
@@ -33,19 +33,7 @@ function checkTargets (res, slos) {
 // ({ run, json, md, files, dir }, made once; its folder removed at the end). --confirm and the default
 // target are tested on capacity.test.js's run.
 const ARGS = ['--experiment', 'capacity', '--quick', '--server', 'queued-threads', '--tune', 'threads=1,2', '--slo', '100,400']
-let shared = null
-let cleanupDir = null
-after(() => cleanupDir?.())
-function tunedRun () {
-  shared ??= (async () => {
-    const { dir, cleanup } = await tempDir()
-    cleanupDir = cleanup
-    const run = await runLab([...ARGS, '--out', dir])
-    assert.equal(run.exitCode, 0, run.stderr)
-    return { run, dir, ...(await readReport(dir)) }
-  })()
-  return shared
-}
+const tunedRun = sharedLabRun(ARGS, { after })
 
 test('capacity --quick --slo 100,400: two targets per result, the decision first in every output', async () => {
   const { run, json, md, files, dir } = await tunedRun()
