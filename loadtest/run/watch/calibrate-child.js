@@ -29,9 +29,13 @@ async function coldThreads ({ coldThreads: n, spec, tasks = {} }) {
   for (let i = 0; i < n; i++) {
     const once1 = { specs: [spec], tasks, maxCalls: 1, totalBudgetMs: 0 }
     const worker = new Worker(new URL(import.meta.url), { workerData: once1 })
+    // 'exit' is listened for before the message is awaited: a thread that ends at once has its last
+    // message and its 'exit' emitted in one turn, before the await below resumes, and an 'exit' listened
+    // for only then never comes (the process ended with exit code 13, an unsettled top-level await).
+    const exited = once(worker, 'exit')
     const [samples] = await once(worker, 'message')
     samplesMs.push(...samples[spec])
-    await once(worker, 'exit')
+    await exited
   }
   return { [spec]: samplesMs }
 }
