@@ -14,7 +14,7 @@ import { createNativeDispatcher, NATIVE_MODES } from './native.js'
 export { defaultHook, expectedAnswer, makeId, resolveId, spin } from './hook.js'
 export { ChannelError } from './errors.js'
 export { NATIVE_MODES }
-export { loadNativeCaller, nativeSettings } from './native/build.js'
+export { buildToolsMissing, loadNativeCaller, nativeSettings } from './native/build.js'
 
 // The modes, in the order the study shows them: the JS callers, then the native caller's (opts.native: a
 // loaded caller, native/build.js).

@@ -57,13 +57,20 @@ function whyFailed (output) {
     lines.at(-1) ?? 'no output').slice(0, 200)
 }
 
+// What a build needs besides a compiler and is not here, in words (null: node-gyp and this node's headers
+// are both here). The npm registry's \`node\` package (Node 22 and 24 under .runtimes/) has neither.
+export function buildToolsMissing () {
+  if (!nodeGyp()) return 'node-gyp not found (npm\'s copy or the project\'s)'
+  if (!nodeDir()) return `no Node headers (include/node/node_api.h) beside ${process.execPath}`
+  return null
+}
+
 // Build in a fresh folder of its own under dir/build, then move the addon into place (a rename: two
 // runs building at once each move a whole file, and neither loads a half-written one). null: built.
 async function build (dir, cc) {
-  const gyp = nodeGyp()
-  if (!gyp) return 'node-gyp not found (npm\'s copy or the project\'s)'
-  const headers = nodeDir()
-  if (!headers) return `no Node headers (include/node/node_api.h) beside ${process.execPath}`
+  const missing = buildToolsMissing()
+  if (missing) return missing
+  const [gyp, headers] = [nodeGyp(), nodeDir()]
   if (!which(cc)) return `no C compiler: ${cc} not found`
   let work
   try {
