@@ -84,9 +84,14 @@ test('noise: the other processes named by /proc/PID/stat, leaving out the lab, t
   assert.equal(none.size, 0, 'empty where there is no /proc')
 })
 
-test('noise: a strategy that starts a process per request is held against its cold calibration, and says so', () => {
+test('noise: a strategy that starts a process per request is held against its cold calibration: its inflation is its own', () => {
   const n = { workInflation: 2, workAgainst: 'cold process', cores: 2, inFlight: 0.5, treeCores: 0.5, labCores: 0.1 }
-  assert.deepEqual(disturbances({ noise: n }), ['the work ran 2 × its cold-process calibrated time > 1.3 × with 0.5 at once on 2 cores'])
+  assert.deepEqual(disturbances({ noise: n }), [], 'a fresh process slower than its cold calibration, nothing else busy: its own')
+  assert.deepEqual(disturbances({ noise: { ...n, workAgainst: 'cold thread', workInflation: 1.35 } }), [])
+  assert.deepEqual(disturbances({ noise: { ...n, workAgainst: 'warm' } }),
+    ['the work ran 2 × its calibrated time > 1.3 × with 0.5 at once on 2 cores'], 'an inline strategy with the same figures: disturbed')
+  assert.deepEqual(disturbances({ noise: { ...n, foreignCores: 0.9 } }), ['other processes used 0.9 cores > 0.2'],
+    'other processes still disturb it')
 })
 
 test('noise: a CPU hog beside a real round marks it disturbed with foreign cores', { skip: !existsSync('/proc/stat') && 'no /proc' }, async (t) => {
