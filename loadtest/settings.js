@@ -132,14 +132,24 @@ export function sloFor (serviceMs, sloMs = null) {
   }
 }
 
-// A target of so many service times, never under SLO_RANGE.min (what --slo accepts, and what a report
-// shows: a work of a few microseconds would otherwise get a target printed as "p99 ≤ 0 ms").
+// The least default target (ms): a target of so many service times is never under it. A target inside
+// the machine's own latency jitter judges the machine, not the strategy: on the quiet 2-core VM, lone
+// requests of loop:1e6 (0.82 ms of work) took p50 1.5–2.4 ms over HTTP and p99 up to 5 ms with nothing
+// queued, and at 5 × 0.82 = 4.1 ms the share over the target did not rise with the rate (simple failed
+// 491 req/s with 13 of 738 requests over, then held 695, 858 and 927 with none;
+// reports/reference/validate-matrix/target-4.1ms/ keeps those grids). Twice that jitter. --slo is never raised
+// but to SLO_RANGE.min.
+export const SLO_LEAST_DEFAULT_MS = 10
+
+// A default target of so many service times, never under SLO_LEAST_DEFAULT_MS.
 function leastTarget (ms) {
-  return Math.max(SLO_RANGE.min, roundTo(ms, 3))
+  return Math.max(SLO_LEAST_DEFAULT_MS, roundTo(ms, 3))
 }
 
 function leastNote (ms) {
-  return ms < SLO_RANGE.min ? `, raised to ${SLO_RANGE.min} ms (the least --slo)` : ''
+  return ms < SLO_LEAST_DEFAULT_MS
+    ? `, raised to ${SLO_LEAST_DEFAULT_MS} ms (the least default target: below it a target judges the machine's own latency jitter)`
+    : ''
 }
 
 // A capacity sweep's limits (result/sweep.js createSweep, the capacity experiment's defaults): a step

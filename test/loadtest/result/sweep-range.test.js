@@ -4,7 +4,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { FLOOR_OVERLAP, createSweep } from '../../../loadtest/result/sweep.js'
-import { RATE_RANGE, SLO_RANGE, SWEEP_LIMITS } from '../../../loadtest/settings.js'
+import { RATE_RANGE, SLO_LEAST_DEFAULT_MS, SLO_MULTIPLES, SWEEP_LIMITS } from '../../../loadtest/settings.js'
+import { roundTo } from '../../../loadtest/result/stats.js'
 import { capacityOf, judgeStep, verdicts } from '../../../loadtest/result/capacity.js'
 import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/result/histogram.js'
 
@@ -157,6 +158,11 @@ test('range: a work of a microsecond (loop:1) is swept at rates no higher than -
   assert.ok(steps.length > 0)
   assert.ok(steps.every((s) => s.rate <= RATE_RANGE.max), `rates ${steps.map((s) => s.rate).join(', ')}`)
   assert.equal(describe.maxRate, RATE_RANGE.max)
-  assert.ok(describe.sloMs >= SLO_RANGE.min, `target ${describe.sloMs} ms`)
-  assert.match(describe.sloRule, /raised to 0\.1 ms/)
+  assert.equal(describe.sloMs, SLO_LEAST_DEFAULT_MS, 'a default target is never under the least default target')
+  assert.match(describe.sloRule, /raised to 10 ms \(the least default target/)
+  const [, ten, twentyFive] = SLO_MULTIPLES
+  const oneMs = createSweep({ serviceMs: 0.82, cores: 2 }).describe()
+  assert.deepEqual(oneMs.targetsMs, [10, roundTo(twentyFive * 0.82, 3)], `5 and ${ten} × 0.82 ms both raised to 10 ms, one target`)
+  const given = createSweep({ serviceMs: 0.82, cores: 2, sloMs: 4.1 }).describe()
+  assert.equal(given.sloMs, 4.1, '--slo is never raised to it')
 })
