@@ -4,7 +4,7 @@
 // --quick's p95): a step's requests over the target are counted once, and each percentile judges them.
 // Nothing here reads the sweep's steps: the knee is the grid's alone.
 import { availableParallelism } from 'node:os'
-import { judgeStep, FLOOR_OVERLAP } from '../loadtest/result/capacity.js'
+import { judgeStep, FLOOR_OVERLAP, percentileCall } from '../loadtest/result/capacity.js'
 import { roundTo } from '../loadtest/result/stats.js'
 import { runEntry } from '../loadtest/run/round/runner.js'
 
@@ -43,15 +43,37 @@ export function holdsAt (step, share) {
   return !step.fault && step.n > 0 && typeof step.over === 'number' && step.over / step.n <= share
 }
 
-// Two grid rates are neighbours when they are at most one grid step apart (a grid of two located ranges
-// can have a gap between them).
-const neighbours = (a, b) => b.rate / a.rate <= GRID.ratio * (1 + 1e-6)
+// Is a step shown to fail at a percentile: a fault, or its requests over the target show the percentile
+// above it by the sweep's own binomial rule (result/capacity.js percentileCall, 95 %). A step over the
+// share but not shown above it (8 of 606 at p99: 1.3 %, as likely from a p99 within the target) is
+// neither: the knee lies in a band (kneeBandOf).
+export function failsAt (step, share) {
+  return Boolean(step.fault) || !(step.n > 0) || percentileCall(step.n, step.over ?? step.n, { share }) === 'fail'
+}
 
-// The highest step of a grid (sorted by rate) that holds at a percentile with the next one failing, and
-// that next one; null when none does.
-function holdThenFail (sorted, share) {
+// Two grid rates are neighbours when they are at most one grid step apart (a grid of two located ranges
+// can have a gap between them). Rates are kept to 3 decimals: 1 % of slack, well under the 8 % step.
+const neighbours = (a, b) => b.rate / a.rate <= GRID.ratio * 1.01
+
+// A grid's steps at the same rate as one step, their requests and those over the target summed (a rate
+// measured again), sorted by rate.
+export function pooledGrid (grid) {
+  const byRate = new Map()
+  for (const g of grid) {
+    const key = roundTo(g.rate, 3)
+    const had = byRate.get(key)
+    byRate.set(key, had
+      ? { ...had, n: had.n + g.n, over: had.over + g.over, fault: had.fault ?? g.fault, steps: had.steps + 1 }
+      : { ...g, steps: 1 })
+  }
+  return [...byRate.values()].sort((a, b) => a.rate - b.rate)
+}
+
+// The highest step of a grid (pooled, sorted by rate) that holds by `ok` with the next one failing by
+// `bad`, and that next one; null when none does.
+function holdThenFail (sorted, share, ok = holdsAt, bad = (s, sh) => !holdsAt(s, sh)) {
   for (let i = sorted.length - 2; i >= 0; i--) {
-    if (holdsAt(sorted[i], share) && !holdsAt(sorted[i + 1], share)) return [sorted[i], sorted[i + 1]]
+    if (ok(sorted[i], share) && bad(sorted[i + 1], share)) return [sorted[i], sorted[i + 1]]
   }
   return null
 }
@@ -59,8 +81,19 @@ function holdThenFail (sorted, share) {
 // The knee of a grid at a percentile: the highest rate that holds with the next grid rate (one grid step
 // above it) failing; null when the grid shows none.
 export function kneeOf (grid, share) {
-  const pair = holdThenFail([...grid].sort((a, b) => a.rate - b.rate), share)
+  const pair = holdThenFail(pooledGrid(grid), share)
   return pair && neighbours(...pair) ? pair[0].rate : null
+}
+
+// The knee as the grid's evidence places it: from kneeOf's (its share over the target within the
+// percentile's, the next rate's over it) to the highest rate not shown to fail with the next rate shown
+// to fail (failsAt: the sweep's binomial rule). { lo, hi }, or null when neither shows a knee.
+export function kneeBandOf (grid, share) {
+  const strict = kneeOf(grid, share)
+  const pair = holdThenFail(pooledGrid(grid), share, (s, sh) => !failsAt(s, sh), failsAt)
+  const lenient = pair && neighbours(...pair) ? pair[0].rate : null
+  if (strict === null && lenient === null) return null
+  return { lo: Math.min(strict ?? lenient, lenient ?? strict), hi: Math.max(strict ?? lenient, lenient ?? strict) }
 }
 
 // Where the locating steps put the knee: { pass, fail } once a failure is within LOCATE.ratio × the highest
@@ -102,7 +135,7 @@ export function gridRates (ranges) {
 // above its highest hold-then-fail pair when a gap splits it, else above the grid when its top rate holds,
 // or below it when its bottom one fails; null when every percentile shows a knee.
 export function extendGrid (grid, shares) {
-  const sorted = [...grid].sort((a, b) => a.rate - b.rate)
+  const sorted = pooledGrid(grid)
   for (const share of shares) {
     const pair = holdThenFail(sorted, share)
     if (pair && neighbours(...pair)) continue

@@ -1,8 +1,8 @@
 // The capacity sweep checked against brute force (a script, not a test: minutes to hours of machine time),
 // run in parts. A part is the product of its lists; for each (strategy, work) it
 //   1. calibrates the work (and, for a strategy that starts a process or thread per request, its cold
-//      calibration, as the lab does) and takes the capacity experiment's targets from it (5, 10, 25 service
-//      times; the first is checked);
+//      calibration, as the lab does) and takes the capacity experiment's targets from it (settings.js
+//      targetsFor: 5, 10, 25 service times, at least 10 ms; the first is checked);
 //   2. brute force, once for every mode (scripts/capacity-brute-force.js): a cheap locating search, then a
 //      grid 8 % apart around the knee, 600 requests a rate; one knee per percentile (default judges p99,
 //      --quick p95, each on the same grid);
@@ -24,12 +24,12 @@ import { runEntry } from '../loadtest/run/round/runner.js'
 import { calibrate, calibrateCold } from '../loadtest/run/watch/calibrate.js'
 import { buildHttpResult } from '../loadtest/result/build.js'
 import { percentileOf } from '../loadtest/result/capacity.js'
-import { SLO_MULTIPLES } from '../loadtest/settings.js'
+import { targetsFor } from '../loadtest/settings.js'
 import { roundTo } from '../loadtest/result/stats.js'
 import { writeAtomic } from '../loadtest/report/write.js'
 import { cpuStrategyNames, findServer } from '../loadtest/catalog.js'
 import capacity from '../loadtest/experiments/capacity.js'
-import { GRID, runBruteForce } from './capacity-brute-force.js'
+import { GRID, kneeBandOf, runBruteForce } from './capacity-brute-force.js'
 import { cellsOf, fmtSec } from './validate-capacity-plan.js'
 
 const MODES = ['default', 'quick']
@@ -129,7 +129,7 @@ async function bruteForceOf (server, work, { out, signal, log }) {
   }
   log('calibrating')
   const calibration = await calibrationFor(server, work, signal)
-  const slos = SLO_MULTIPLES.map((m) => roundTo(m * calibration[work].serviceMs, 3))
+  const slos = targetsFor(calibration[work].serviceMs).targets // the experiment's default targets
   const shares = MODES.map((m) => SHARE[m])
   log(`brute force at ${shares.map((s) => `p${percentileOf(s)}`).join(' and ')} ≤ ${slos[0]} ms`)
   const { entry, load } = await planned({ server, work, mode: 'default' }, slos, signal)
@@ -150,20 +150,23 @@ async function sweepOf (cell, { calibration, slos, signal, log }) {
   return { result, seconds: roundTo((Date.now() - t0) / 1000, 1) }
 }
 
-// What the brute force says of a percentile: 'knee' (its grid shows one), 'none' (a floor whose requests did
-// not overlap failed: nothing holds) or 'unknown' (its grid, extended to its limit, shows no knee).
+// What the brute force says of a percentile, from its grid (judged again whenever it is read, so a
+// kept brute force is judged by the rules of today): { truth, band } with truth 'knee' (its grid shows
+// one: band { lo, hi }, kneeBandOf), 'none' (a floor whose requests did not overlap failed: nothing holds)
+// or 'unknown' (its grid, extended to its limit, shows no knee).
 export function truthOf (brute, share) {
-  if (brute.knees[share] != null) return 'knee'
-  return brute.located?.[share]?.pass === null ? 'none' : 'unknown'
+  if (brute.located?.[share]?.pass === null) return { truth: 'none', band: null }
+  const band = kneeBandOf(brute.grid, share)
+  return band ? { truth: 'knee', band } : { truth: 'unknown', band: null }
 }
 
-// Does the sweep's bracket contain the knee, allowing one grid step? With no knee (nothing held down to
-// a true floor), only a sweep that found no capacity from a true floor agrees.
-export function verdictOf (knee, c) {
-  if (knee === null) return c.rps === null && c.bound === 'cannot meet the target'
+// Does the sweep's bracket contain the knee (its band), allowing one grid step? With no knee (nothing held
+// down to a true floor), only a sweep that found no capacity from a true floor agrees.
+export function verdictOf (band, c) {
+  if (band === null) return c.rps === null && c.bound === 'cannot meet the target'
   const { pass, fail } = c.bracket ?? {}
   if (!(pass > 0)) return false
-  return pass <= knee * GRID.ratio && (fail ?? pass) >= knee / GRID.ratio
+  return pass <= band.hi * GRID.ratio && (fail ?? pass) >= band.lo / GRID.ratio
 }
 
 // One part at a time in a folder: DIR/.lock holds the running part's pid (made exclusively); a second part
@@ -199,7 +202,7 @@ function alive (pid) {
 // One cell's record from its brute force and its sweep (what summary.json keeps of it, and more).
 function cellRecord (cell, brute, sweep) {
   const share = SHARE[cell.mode]
-  const knee = brute.knees[share] ?? null
+  const { truth, band } = truthOf(brute, share)
   const c = sweep.result.capacity?.capacity ?? { rps: null, bound: sweep.result.failure?.reason ?? 'no result', bracket: null }
   const { pass, fail } = c.bracket ?? {}
   return {
@@ -208,15 +211,16 @@ function cellRecord (cell, brute, sweep) {
     percentile: percentileOf(share),
     sloMs: brute.slos[0],
     serviceMs: brute.calibration[cell.work].serviceMs,
-    knee,
-    truth: truthOf(brute, share),
+    knee: band?.lo ?? null,
+    kneeHi: band?.hi ?? null, // the band's top: the highest rate not shown to fail (kneeBandOf)
+    truth,
     bracket: c.bracket ? { pass: pass ?? null, fail: fail ?? null } : null,
     width: pass > 0 && fail > 0 ? roundTo(fail / pass, 3) : null, // a wide bracket contains the knee cheaply
     bound: c.bound,
     floor: c.floor ?? null,
     sweepSteps: sweep.result.capacity?.steps?.length ?? null,
     // no verdict where the brute force found no truth to hold the sweep against
-    holds: truthOf(brute, share) === 'unknown' ? null : verdictOf(knee, c),
+    holds: truth === 'unknown' ? null : verdictOf(band, c),
     disturbedGridSteps: brute.grid.filter((g) => g.disturbedBy).length,
     seconds: { bruteForce: brute.seconds, sweep: sweep.seconds }
   }
@@ -228,7 +232,8 @@ const r1 = (x) => (typeof x === 'number' ? roundTo(x, 1) : '-')
 export function renderSummary (cells) {
   const judged = cells.filter((c) => c.holds !== null)
   const held = judged.filter((c) => c.holds).length
-  const knee = (c) => (c.truth === 'unknown' ? 'unknown' : c.knee === null ? 'none' : r1(c.knee))
+  const band = (c) => (c.kneeHi > c.knee ? `${r1(c.knee)}–${r1(c.kneeHi)}` : r1(c.knee))
+  const knee = (c) => (c.truth === 'unknown' ? 'unknown' : c.knee === null ? 'none' : band(c))
   const verdict = (c) => (c.holds === null ? 'no verdict' : c.holds ? 'yes' : 'NO')
   const rows = cells.map((c) => `| ${c.server} | ${c.work} | ${c.mode} | p${c.percentile} ≤ ${r1(c.sloMs)} ms | ` +
     `${knee(c)} | ${c.bracket ? `${r1(c.bracket.pass)}–${r1(c.bracket.fail)}` : '-'} | ${c.width ?? '-'} | ${c.bound} | ` +
@@ -238,7 +243,10 @@ export function renderSummary (cells) {
     '',
     `${held} of ${judged.length} cells with a verdict: the sweep's bracket contains the brute-force knee within one ` +
       `grid step (${Math.round((GRID.ratio - 1) * 100)} %); ${cells.length - judged.length} without one (the grid, ` +
-      'extended to its limit, showed no knee). Knee "none": a floor whose requests did not overlap failed. ' +
+      'extended to its limit, showed no knee). Knee: the highest grid rate with its share over the target within ' +
+      "the percentile's and the next rate's over it; a band up to the highest rate not shown to fail (binomial, 95 %, " +
+      'the sweep\'s rule) with the next rate shown to fail, where they differ. ' +
+      'Knee "none": a floor whose requests did not overlap failed. ' +
       'Disturbed: grid steps the lab\'s noise rule marks. Seconds: the brute force (shared by a strategy\'s ' +
       'modes) + the sweep.',
     '',
@@ -284,11 +292,33 @@ async function main (argv) {
   }
 }
 
+// summary.json and summary.md, written from the cells.
+async function writeSummary (out, summary) {
+  await writeAtomic(join(out, 'summary.json'), JSON.stringify(summary, null, 2) + '\n', { force: true })
+  await writeAtomic(join(out, 'summary.md'), renderSummary(summary.cells), { force: true })
+}
+
+// The cells a part found in summary.json, judged again from their files (the brute force's grid and the
+// sweep's result) by the rules of today: nothing measured again.
+async function rejudged (cells, out) {
+  const again = []
+  for (const c of cells) {
+    const brute = await readJson(join(out, `${nameOf(c.server, c.work)}-brute.json`))
+    const result = await readJson(join(out, `${c.name}-sweep.json`))
+    if (!brute || !result) throw new Error(`${out}: ${c.name} is in summary.json but its files are missing`)
+    const cell = { server: c.server, work: c.work, mode: c.mode, expectedSec: c.expectedSec }
+    again.push(cellRecord(cell, brute, { result, seconds: c.seconds.sweep }))
+  }
+  return again
+}
+
 // The part's cells in turn (those not yet in summary.json), each written as it finishes; 130 when
 // interrupted.
 async function runPart (args, cells) {
   const summaryPath = join(args.out, 'summary.json')
   const summary = (await readJson(summaryPath)) ?? { cells: [] } // as the last part left it
+  summary.cells = await rejudged(summary.cells, args.out)
+  if (summary.cells.length) await writeSummary(args.out, summary)
   const done = new Set(summary.cells.map((c) => c.name))
   const ac = new AbortController()
   process.once('SIGINT', () => ac.abort(new Error('interrupted')))
@@ -306,8 +336,7 @@ async function runPart (args, cells) {
     await writeAtomic(join(args.out, `${name}-sweep.json`), JSON.stringify(sweep.result) + '\n', { force: true })
     await writeAtomic(join(args.out, `${name}.json`), JSON.stringify(rec, null, 2) + '\n', { force: true })
     summary.cells.push(rec)
-    await writeAtomic(summaryPath, JSON.stringify(summary, null, 2) + '\n', { force: true })
-    await writeAtomic(join(args.out, 'summary.md'), renderSummary(summary.cells), { force: true })
+    await writeSummary(args.out, summary)
     const said = rec.holds === null ? 'no verdict (the grid showed no knee)' : rec.holds ? 'contains it' : 'MISSES it'
     log(`knee ${rec.truth === 'knee' ? rec.knee : rec.truth}, sweep ${rec.bound} ${JSON.stringify(rec.bracket)}: ${said} ` +
       `(${fmtSec(rec.seconds.bruteForce + rec.seconds.sweep)}, expected ${fmtSec(cell.expectedSec)})`)

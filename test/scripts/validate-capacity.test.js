@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { execa } from 'execa'
-import { GRID, holdsAt, kneeOf, nextStep, stepSec } from '../../scripts/capacity-brute-force.js'
+import { GRID, extendGrid, failsAt, holdsAt, kneeBandOf, kneeOf, nextStep, pooledGrid, stepSec } from '../../scripts/capacity-brute-force.js'
 import { FLOOR_OVERLAP } from '../../loadtest/result/capacity.js'
 import { renderSummary, truthOf, verdictOf } from '../../scripts/validate-capacity.js'
 
@@ -83,25 +83,50 @@ test('a step holds at a percentile only without a fault and within its share', (
   assert.equal(holdsAt({ n: 600, over: 0, fault: 'backlog grew' }, P95), false)
 })
 
-test('the verdict: the bracket contains the knee within one grid step; no knee agrees only with "cannot meet"', () => {
-  assert.equal(verdictOf(111, { bracket: { pass: 118.8, fail: 123.3 } }), true)
-  assert.equal(verdictOf(100, { bracket: { pass: 120, fail: 130 } }), false)
-  assert.equal(verdictOf(100, { bracket: { pass: 80, fail: 90 } }), false)
+test('the verdict: the bracket contains the knee band within one grid step; no knee agrees only with "cannot meet"', () => {
+  const knee = (lo, hi = lo) => ({ lo, hi })
+  assert.equal(verdictOf(knee(111), { bracket: { pass: 118.8, fail: 123.3 } }), true)
+  assert.equal(verdictOf(knee(100), { bracket: { pass: 120, fail: 130 } }), false)
+  assert.equal(verdictOf(knee(100, 114.2), { bracket: { pass: 120, fail: 130 } }), true, 'within a grid step of the band\'s top')
+  assert.equal(verdictOf(knee(100), { bracket: { pass: 80, fail: 90 } }), false)
   assert.equal(verdictOf(null, { rps: null, bound: 'cannot meet the target' }), true)
   assert.equal(verdictOf(null, { rps: null, bound: 'undecided: budget spent', bracket: { pass: null, fail: 40 } }), false)
-  // the brute force's truth: a knee, none (a true floor failed), or unknown (its grid showed none): no verdict
+  // the brute force's truth, from its grid: a knee, none (a true floor failed), or unknown (its grid showed none)
   const range = { pass: 98, fail: 116 }
-  const brute = { knees: { 0.01: null, 0.05: 90 }, located: { 0.01: range, 0.05: range } }
-  assert.equal(truthOf(brute, 0.05), 'knee')
-  assert.equal(truthOf(brute, 0.01), 'unknown')
-  assert.equal(truthOf({ knees: { 0.01: null }, located: { 0.01: { pass: null, fail: 2 } } }, 0.01), 'none')
+  const g = (rate, n, over) => ({ rate, n, over, fault: null })
+  // p95 holds to 105.7 and fails 114.2; p99 holds everywhere it was measured: no p99 knee
+  const brute = { grid: [g(97.9, 600, 0), g(105.7, 600, 5), g(114.2, 600, 60)], located: { 0.01: range, 0.05: range } }
+  assert.deepEqual(truthOf(brute, 0.05), { truth: 'knee', band: { lo: 105.7, hi: 105.7 } })
+  assert.deepEqual(truthOf({ ...brute, grid: brute.grid.slice(0, 2) }, 0.01), { truth: 'unknown', band: null })
+  assert.deepEqual(truthOf({ grid: [], located: { 0.01: { pass: null, fail: 2 } } }, 0.01), { truth: 'none', band: null })
   const cell = { server: 'simple', work: 'loop:1e7', mode: 'default', percentile: 99, sloMs: 41, bracket: null, width: null }
+  const quickSec = { bruteForce: 90, sweep: 30 }
   const md = renderSummary([
     { ...cell, knee: null, truth: 'unknown', bound: 'refined', holds: null, seconds: { bruteForce: 90, sweep: 60 } },
-    { ...cell, mode: 'quick', knee: 90, truth: 'knee', bound: 'refined', holds: false, seconds: { bruteForce: 90, sweep: 30 } }
+    { ...cell, mode: 'quick', knee: 90, kneeHi: 97.2, truth: 'knee', bound: 'refined', holds: false, seconds: quickSec }
   ])
   assert.match(md, /0 of 1 cells with a verdict.*; 1 without one/)
   assert.match(md, /\| unknown \|.*\| no verdict \|/)
+  assert.match(md, /\| 90–97\.2 \|/, 'a band where it differs from the knee')
+})
+
+test('the knee band: 1.3 % over at p99 on 600 requests is not shown to fail; a rate measured again is pooled; rounded rates stay neighbours', () => {
+  const g = (rate, n, over) => ({ rate, n, over, fault: null })
+  // the quiet grid of simple on loop:1e7 (p99 ≤ 40.9 ms): 0, 0, 8 and 528 of about 605 over
+  const grid = [g(97.872, 607, 0), g(105.702, 603, 0), g(114.158, 606, 8), g(123.291, 605, 528)]
+  assert.equal(failsAt(grid[2], P99), false, '8 of 606 (1.3 %): as likely from a p99 within the target')
+  assert.equal(failsAt(grid[3], P99), true)
+  assert.equal(failsAt({ n: 600, over: 0, fault: 'backlog grew' }, P99), true)
+  assert.deepEqual(kneeBandOf(grid, P99), { lo: 105.702, hi: 114.158 })
+  // 114.158 × 1.08 = 123.29064, kept as 123.291: still the next grid rate (the rate measured six times over)
+  assert.equal(kneeOf(grid, P95), 114.158)
+  // a rate measured again pools its requests: 18, 51, 21 and 9 of 601 over are 4.1 %, over p99 and within p95
+  const again = [g(13.184, 602, 3), ...[18, 51, 21, 9].map((over) => g(14.239, 601, over))]
+  const pooled = pooledGrid(again).map((s) => [s.rate, s.n, s.over, s.steps])
+  assert.deepEqual(pooled, [[13.184, 602, 3, 1], [14.239, 2404, 99, 4]])
+  assert.equal(kneeOf(again, P99), 13.184)
+  assert.equal(kneeOf(again, P95), null, 'p95 holds at the top rate: no knee')
+  assert.equal(extendGrid(again, [P95]), 14.239 * GRID.ratio, 'the grid goes on above, never the same rate again')
 })
 
 test('bad input: one line and exit 2, before anything starts; --dry-run plans a part and runs nothing', async () => {
