@@ -36,21 +36,24 @@ const MODES = ['default', 'quick']
 // The percentile each mode judges (the capacity experiment's settings: the one source).
 const SHARE = { default: capacity.defaults.share, quick: capacity.quick.share }
 
-const HELP = `Usage: node scripts/validate-capacity.js --server S[,S…] --work W[,W…] [--mode default,quick] --out DIR [--dry-run]
+const HELP = `Usage: node scripts/validate-capacity.js --server S[,S…] --work W[,W…] [--mode default,quick] --out DIR
+       [--dry-run] [--brute-only]
 
 For each strategy × work: a brute-force grid of rates (${Math.round((GRID.ratio - 1) * 100)} % apart, ${GRID.requests} requests a rate,
 ${GRID.requestsSlow} under ${GRID.slowRate} req/s) finds the knee for each mode's percentile; then per mode the capacity sweep
 alone on the same strategy, work and targets; a cell holds when the sweep's bracket contains the knee, allowing
 one grid step. Cells already in DIR/summary.json are skipped.
 
-  --server   strategies (${cpuStrategyNames().join(', ')})
-  --work     works (a built-in work spec, e.g. loop:1e7, sleep-sync:20, render:1000)
-  --mode     default, quick or both (default: default)
-  --out      the folder for each cell's files, summary.json and summary.md (made if missing)
-  --dry-run  print the cells and their expected times, run nothing
-  -h, --help this text`
+  --server      strategies (${cpuStrategyNames().join(', ')})
+  --work        works (a built-in work spec, e.g. loop:1e7, sleep-sync:20, render:1000)
+  --mode        default, quick or both (default: default)
+  --out         the folder for each cell's files, summary.json and summary.md (made if missing)
+  --dry-run     print the cells and their expected times, run nothing
+  --brute-only  the brute forces alone (written and kept for a later part), no sweep and no cell
+  -h, --help    this text`
 
-// The options, checked: { servers, works, modes, out, dryRun } or { help }; a usage error (exit 2) for a bad one.
+// The options, checked: { servers, works, modes, out, dryRun, bruteOnly } or { help }; a usage error (exit 2)
+// for a bad one.
 export function parseValidateArgs (argv) {
   let v
   try {
@@ -63,6 +66,7 @@ export function parseValidateArgs (argv) {
         mode: { type: 'string', default: 'default' },
         out: { type: 'string' },
         'dry-run': { type: 'boolean', default: false },
+        'brute-only': { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false }
       }
     }))
@@ -80,7 +84,7 @@ export function parseValidateArgs (argv) {
   const badMode = modes.find((m) => !MODES.includes(m))
   if (badMode || !modes.length) throw usageError(`--mode: expected default, quick or both, got ${badMode ?? '(none)'}`)
   if (!v.out) throw usageError('--out: give the folder for the reports')
-  return { servers, works, modes, out: v.out, dryRun: v['dry-run'] }
+  return { servers, works, modes, out: v.out, dryRun: v['dry-run'], bruteOnly: v['brute-only'] }
 }
 
 // A file name for a strategy and work (and mode).
@@ -330,6 +334,7 @@ async function runPart (args, cells) {
     log(`starting, about ${fmtSec(cell.expectedSec)}`)
     const brute = await bruteForceOf(cell.server, cell.work, { out: args.out, signal, log })
     if (signal.aborted) break
+    if (args.bruteOnly) continue // kept in its file for the part that runs the sweeps
     const sweep = await sweepOf(cell, { calibration: brute.calibration, slos: brute.slos, signal, log })
     if (signal.aborted) break
     const rec = cellRecord(cell, brute, sweep)
