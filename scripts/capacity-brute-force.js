@@ -4,15 +4,18 @@
 // --quick's p95): a step's requests over the target are counted once, and each percentile judges them.
 // Nothing here reads the sweep's steps: the knee is the grid's alone.
 import { availableParallelism } from 'node:os'
-import { judgeStep, FLOOR_OVERLAP, percentileCall } from '../loadtest/result/capacity.js'
+import { BACKLOG_HORIZON, judgeStep, FLOOR_OVERLAP, percentileCall } from '../loadtest/result/capacity.js'
 import { roundTo } from '../loadtest/result/stats.js'
 import { runEntry } from '../loadtest/run/round/runner.js'
 
 // The grid: rates GRID.ratio × apart (8 %: "10 % or less"), over each percentile's located range (its
-// pass to the first rate at or past its failure), each step long enough for GRID.requests requests
+// pass to the first rate at or past its failure), each step long enough for GRID.requests requests (the
+// horizon over which the sweep's backlog rule projects a slow growth: result/capacity.js BACKLOG_HORIZON)
 // (GRID.requestsSlow under GRID.slowRate req/s) and at least GRID.minSec; extended a rate at a time where a
 // percentile shows no knee, up to GRID.extend rates.
-export const GRID = Object.freeze({ ratio: 1.08, requests: 600, requestsSlow: 300, slowRate: 5, minSec: 2, extend: 5 })
+export const GRID = Object.freeze({
+  ratio: 1.08, requests: BACKLOG_HORIZON, requestsSlow: 300, slowRate: 5, minSec: 2, extend: 5
+})
 // The locating search, for each percentile asked for in turn (strictest first; every locating step counts
 // for each): a floor first (LOCATE.floorFirst ÷ the service time, lowered while its requests overlap and
 // it fails; never under LOCATE.minRate), climbing LOCATE.climb × until a step fails, then geometric

@@ -6,7 +6,7 @@
 import { CONFIRM_QUICK_SEC, CONFIRM_SEC, defaultConnections } from '../../settings.js'
 import { MIN_REQUESTS } from '../../result/sweep.js'
 import { runEntry } from './runner.js'
-import { judgeStep } from '../../result/capacity.js'
+import { backlogText, growingFor, judgeStep } from '../../result/capacity.js'
 import { roundFigures } from '../../result/figures.js'
 import { roundTo } from '../../result/stats.js'
 import { errorsOf } from '../../result/requests.js'
@@ -20,8 +20,9 @@ export function confirmVerdict (fig, sloMs) {
   const q = fig.requests
   const failed = errorsOf(q) + q.unanswered
   if (failed > 0) why.push(`${failed} of ${q.sent} requests failed or unanswered`)
-  if (fig.backlog?.growing) why.push(`backlog grew by ${fig.backlog.growth} (limit ${fig.backlog.limit})`)
-  if (j.call === 'fail' && failed === 0 && !fig.backlog?.growing) why.push(`p99 ${fig.latency.p99} ms over p99 ≤ ${sloMs} ms (${j.over} of ${j.n} over)`)
+  const growing = growingFor(fig, sloMs)
+  if (growing) why.push(backlogText(fig.backlog, fig.open?.rate))
+  if (j.call === 'fail' && failed === 0 && !growing) why.push(`p99 ${fig.latency.p99} ms over p99 ≤ ${sloMs} ms (${j.over} of ${j.n} over)`)
   if (j.call === 'undecided') why.push(`undecided: ${j.over} of ${j.n} requests over the target, too few to show p99 within it`)
   return { held: j.call === 'pass', why }
 }

@@ -6,7 +6,9 @@ import { LENGTHEN, createSweep, FRACTIONS, OVERLOAD } from '../../../loadtest/re
 import { SWEEP_LIMITS } from '../../../loadtest/settings.js'
 
 const MAX_STEPS = SWEEP_LIMITS.maxSteps // createSweep's default
-import { backlogOf, capacityOf, holds, verdictAt } from '../../../loadtest/result/capacity.js'
+import {
+  BACKLOG_HORIZON, backlogOf, backlogWaitMs, capacityOf, growingFor, holds, judgeStep, verdictAt
+} from '../../../loadtest/result/capacity.js'
 
 const SLO = 50
 
@@ -125,6 +127,30 @@ test('backlog: outstanding requests that grow through a step fail it, a steady q
   const fig = { ...figures(true), backlog: b }
   assert.equal(holds(fig, SLO), false, 'a p99 within the target does not hold with a growing backlog')
   assert.equal(backlogOf({ points: [point(1, 1)] }), null)
+})
+
+test('backlog: a slow growth fails a short step when it would add more wait than the target within the brute force\'s 600 requests', () => {
+  // queued-threads on loop:3e7 at 78 req/s for 3.9 s (39 points of 100 ms): the outstanding requests
+  // climb from about 3.7 to 8.1, under the share rule's limit (5 % of 305 sent), p99 110 ms ≤ 122.6 ms
+  const t = (i) => i * 100
+  const points = Array.from({ length: 39 }, (_, i) => ({
+    t: t(i), phase: 'round', sent: i % 5 === 4 ? 7 : 8, completed: i % 5 === 4 ? 7 : (i % 4 === 0 ? 7 : 8), timeouts: 0, errors: 0
+  }))
+  const b = backlogOf({ intervalMs: 100, points })
+  assert.equal(b.growing, false, `by the share rule alone it holds: ${JSON.stringify(b)}`)
+  assert.ok(b.growth > 3 && b.perSec > 1, JSON.stringify(b))
+  const fig = { ...figures(true), backlog: b, open: { rate: 78 } }
+  const wait = backlogWaitMs(b, 78)
+  assert.ok(wait > 122.6, `${wait} ms more wait within ${BACKLOG_HORIZON} requests`)
+  assert.equal(growingFor(fig, 122.6), true)
+  assert.equal(judgeStep(fig, 122.6).call, 'fail')
+  assert.equal(judgeStep(fig, 122.6).why, 'backlog grew')
+  assert.equal(judgeStep(fig, 2 * wait).call, 'pass', 'against a target the added wait stays within, it holds')
+  // noise: the same queue a few requests up and down, or a growth at a low rate under BACKLOG_MIN, holds
+  const jitter = (p, i) => ({ ...p, completed: p.sent + (i % 2 ? -1 : 1) * (i > 0 ? 1 : 0) })
+  const flat = backlogOf({ intervalMs: 100, points: points.map(jitter) })
+  assert.equal(growingFor({ ...figures(true), backlog: flat, open: { rate: 78 } }, 122.6), false, JSON.stringify(flat))
+  assert.equal(backlogWaitMs({ growth: 2.5, perSec: 0.2 }, 10), null, 'a growth under BACKLOG_MIN is noise whatever the rate')
 })
 
 test('capacity: a bisection that lands on 1.2 × capacity proves the knee; the sweep does not offer it again', () => {
