@@ -22,8 +22,9 @@ const BACKLOG_MIN = 3
 // it would add more wait than the target (growingFor): near a sharp knee a step of the percentile's
 // minimum is too short for the share rule to show it. On the quiet VM, queued-threads on loop:3e7 held
 // 78.0 req/s on 305 requests (backlog 3.7 → 8.1 in 2.1 s, p99 110 ms) where 606 requests at 77.6 had 236
-// over the 122.6 ms target (reports/reference/validate-matrix/). BACKLOG_HORIZON is the brute force's step
-// (scripts/capacity-brute-force.js GRID.requests): a step judged as the brute force judges its own.
+// over the 122.6 ms target (reports/reference/validate-matrix/before-backlog-rule/). BACKLOG_HORIZON is the
+// brute force's step (scripts/capacity-brute-force.js GRID.requests): a step judged as the brute force judges
+// its own.
 export const BACKLOG_HORIZON = 600
 
 // The backlog of a round from its timeline (run/watch/timeline.js series): { early, late, growth, limit,
