@@ -10,7 +10,8 @@ import { clip, describe, usageError } from './errors.js'
 import {
   ARRIVALS, BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_MS, CONFIRM_QUICK_SEC, CONFIRM_SEC, DEFAULTS, DEFAULT_MAX_CONNECTIONS,
   MAX_GENERATORS, MAX_SHARDS,
-  RATE_PER_GENERATOR, RATE_RANGE, SLO_MULTIPLES, SLO_RANGE, SLO_SERVICE_MULTIPLE, defaultReportsDir
+  RATE_PER_GENERATOR, RATE_RANGE, SLO_LEAST_DEFAULT_MS, SLO_MULTIPLES, SLO_RANGE, SLO_SERVICE_MULTIPLE,
+  defaultReportsDir
 } from './settings.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 import { TUNABLE, TuneError, parseTune } from './tune.js'
@@ -53,8 +54,9 @@ With no option: a quick tour of every server (light load, about a minute).
   --start-at ISO-TIME  --shard: the common start (e.g. 2026-11-23T01:00:00Z), at most ${MAX_START_AHEAD_MIN} minutes ahead;
                        the shard waits for it (warm-up first) and refuses a time in the past
   --slo MS[,MS…]       capacity and overload experiments: the p99 latency targets, strictly increasing
-                       (default: ${SLO_MULTIPLES.join(', ')} × the service time; overload uses the first, default
-                       ${SLO_SERVICE_MULTIPLE} ×; they move with the calibration: give one --slo to runs you will compare).
+                       (default: ${SLO_MULTIPLES.join(', ')} × the service time, at least ${SLO_LEAST_DEFAULT_MS} ms; overload uses
+                       the first, default ${SLO_SERVICE_MULTIPLE} ×; they move with the calibration: give one --slo to runs
+                       you will compare).
                        One sweep finds the capacity at each (docs/decision.md)
   --tune NAME=V1,V2,…  capacity experiment: one sweep per value of a server setting, each its own result
                        (SERVER[NAME=V]); ${Object.entries(TUNABLE).map(([k, t]) => `${k} (${t.servers.join(', ')})`).join(', ')};

@@ -164,7 +164,10 @@ export const SWEEP_LIMITS = Object.freeze({
   refine: 3,
   maxSteps: 14,
   stepsPerTarget: 2,
-  budgetSec: 100
+  budgetSec: 100,
+  // the work budgetSec was set on: loop:3e7 as calibrated on the reference VM (24.6 ms); a sweep of a slower
+  // work gets as many of its own steps (result/sweep.js scaledBudget)
+  budgetWorkMs: 24.6
 })
 
 // What a sweep step costs besides its planned length (s): the round's drain, recovery probe and judging.

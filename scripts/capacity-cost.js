@@ -70,6 +70,7 @@ function replay (refSteps, { serviceMs, cores, targetsMs }, settings) {
     maxStepSec: settings.maxStepSec,
     maxSteps: settings.maxSteps + settings.stepsPerTarget * (targetsMs.length - 1),
     budgetSec: settings.budgetSec,
+    budgetWorkMs: settings.budgetWorkMs,
     fractions: settings.fractions ?? undefined
   })
   const used = new Map() // measured rate → how many times replayed
@@ -143,7 +144,7 @@ export function settingsOf (report) {
   const burst = { ...PROBE.burst, beforeSec: before, burstSec: during, afterSec: after }
   const probe = o ? { ...PROBE, minStepSec: o.stepSec, confirmWindows: windows, burst } : PROBE
   return {
-    sweep: { ...capacity.defaults, budgetSec: sweep?.sec ?? capacity.defaults.budgetSec },
+    sweep: { ...capacity.defaults, budgetSec: sweep?.baseSec ?? sweep?.sec ?? capacity.defaults.budgetSec },
     probe,
     cost: { ...COST_DEFAULTS, confirmSec }
   }

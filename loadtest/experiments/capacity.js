@@ -66,6 +66,7 @@ const quick = {
   maxSteps: 8,
   stepsPerTarget: 1,
   budgetSec: 32,
+  budgetWorkMs: 8.2, // loop:1e7 as calibrated on the reference VM (result/sweep.js scaledBudget)
   fractions: [0.6, 1.0, 1.4]
 }
 
@@ -86,9 +87,9 @@ export function capacitySweep (opts, slos) {
   const q = opts.settings
   const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
   const minDurationSec = opts.user?.durationSec ?? q.durationSec
-  const { refine, minRequests, maxStepSec, budgetSec, share, why } = q
+  const { refine, minRequests, maxStepSec, budgetSec, budgetWorkMs, share, why } = q
   const maxSteps = q.maxSteps + q.stepsPerTarget * ((slos?.length ?? SLO_MULTIPLES.length) - 1)
-  const steps = { refine, maxSteps, minDurationSec, maxStepSec, budgetSec, share, why }
+  const steps = { refine, maxSteps, minDurationSec, maxStepSec, budgetSec, budgetWorkMs, share, why }
   return ({ serviceMs, cores, seed = null, requestFactor = 1 }) => createSweep({
     serviceMs,
     cores,

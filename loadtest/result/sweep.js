@@ -50,9 +50,27 @@ export const LENGTHEN = 3
 // counts for every target) within all of it: the looser targets' bisections stop first and the rest is
 // kept for the first target's bracket. A step that does not fit is not offered; no sweep exceeds its budget.
 export const LOOSE_SHARE = 0.8
+// The budget grows with the work: budgetSec holds so many typical steps (one of minRequests at TYPICAL ×
+// the ideal, with its overhead) of a work of budgetWorkMs (the work the budget was set on); a sweep of a
+// slower work gets as many of its own steps, never less than budgetSec. A step's length grows with the
+// service time, so a fixed budget that holds the default work's sweep cut every loop:1e8 sweep of the
+// matrix to "at least" or "undecided: budget spent" after three steps (simple and cluster at 80 ms,
+// reports/reference/validate-matrix/before-budget-scale/).
+export const TYPICAL = 0.75
+export function scaledBudget (budgetSec, budgetWorkMs, serviceMs, stepSec) {
+  if (!(budgetSec > 0) || !(budgetWorkMs > 0) || !(serviceMs > 0)) return budgetSec
+  const typical = (ms) => stepSec(ms) + STEP_OVERHEAD_SEC
+  return Math.max(budgetSec, Math.round((budgetSec * typical(serviceMs)) / typical(budgetWorkMs)))
+}
 // A repeat of a rate whose steps were all undecided tops them up: it lasts for the requests its pool
 // still needs (299 in all with none over, 473 with one, 628 with two), not a whole step's.
 const TOP_UP_MAX_OVER = 2
+
+// How a budget was scaled to the work, in words ('' when it was not).
+function scaledText (budget) {
+  if (!(budget.sec > budget.baseSec)) return ''
+  return `${budget.baseSec} s scaled to this work's step length against a ${budget.workMs} ms work's; `
+}
 
 // The sweep's rule in words, for the report.
 function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share }) {
@@ -80,7 +98,8 @@ function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec,
     'pool still needs. "Cannot meet the target" only from a true floor that failed; no passing rate and no true ' +
     'floor failure is "undecided", with why.' +
     (budget
-      ? ` Time budget: ${budget.sec} s a sweep (each step its length and ${budget.stepOverheadSec} s); steps for the ` +
+      ? ` Time budget: ${budget.sec} s a sweep (${scaledText(budget)}each step its length and ${budget.stepOverheadSec} s); ` +
+        'steps for the ' +
         `looser targets only within ${Math.round(budget.looseShare * 100)} % of it, so their bisections stop first ` +
         '(their capacity then a lower bound: "at least"); a step that does not fit is not offered.'
       : '')
@@ -224,7 +243,8 @@ function forFirst (step) {
 export function createSweep ({
   serviceMs, cores, sloMs = null, slos = null, fractions = FRACTIONS, refine = SWEEP_LIMITS.refine,
   share = PERCENTILE_SHARE, minRequests = requestsToShow(0, { share }), minDurationSec = SWEEP_LIMITS.minDurationSec,
-  maxStepSec = SWEEP_LIMITS.maxStepSec, maxSteps = SWEEP_LIMITS.maxSteps, budgetSec = null, why = null
+  maxStepSec = SWEEP_LIMITS.maxStepSec, maxSteps = SWEEP_LIMITS.maxSteps, budgetSec = null, budgetWorkMs = null,
+  why = null
 }) {
   const many = targetsFor(serviceMs, slos ?? (sloMs ? [sloMs] : null))
   const slo = slos?.length || sloMs ? sloFor(serviceMs, many.targets[0]) : sloFor(serviceMs)
@@ -234,9 +254,6 @@ export function createSweep ({
   const aims = [] // the target each was offered for (null: every target, a coarse step)
   const planned = [] // each step's planned length, seconds
   let lastRate = null
-  const budget = budgetSec > 0
-    ? { sec: budgetSec, stepOverheadSec: STEP_OVERHEAD_SEC, looseShare: LOOSE_SHARE, spentSec: 0, cut: null }
-    : null
   const longestSec = LENGTHEN * maxStepSec
   // A step's length for `requests` at `rate`: within [minDurationSec, maxStepSec], lengthened up to
   // longestSec when maxStepSec is too short for them (a floor step only up to FLOOR_MIN_REQUESTS: its p50).
@@ -246,6 +263,19 @@ export function createSweep ({
     const need = floor ? Math.min(requests, FLOOR_MIN_REQUESTS) : requests
     return Math.max(capped, Math.min(longestSec, forRequests(need)))
   }
+  const typicalStep = (ms) => lengthFor((TYPICAL * cores * 1000) / ms, minRequests)
+  const sec = scaledBudget(budgetSec, budgetWorkMs, serviceMs, typicalStep)
+  const budget = budgetSec > 0
+    ? {
+        sec,
+        baseSec: budgetSec, // before the work's scale (scaledBudget)
+        workMs: budgetWorkMs,
+        stepOverheadSec: STEP_OVERHEAD_SEC,
+        looseShare: LOOSE_SHARE,
+        spentSec: 0,
+        cut: null
+      }
+    : null
   // Does a step of `sec` fit the budget (the looser targets' share of it when not the first target's)?
   const fits = (sec, first) =>
     !budget || budget.spentSec + sec + STEP_OVERHEAD_SEC <= budget.sec * (first ? 1 : LOOSE_SHARE) + 1e-9

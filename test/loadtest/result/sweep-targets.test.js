@@ -5,7 +5,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { LOOSE_SHARE, createSweep } from '../../../loadtest/result/sweep.js'
-import { SLO_MULTIPLES, STEP_OVERHEAD_SEC, targetsFor } from '../../../loadtest/settings.js'
+import { SLO_MULTIPLES, STEP_OVERHEAD_SEC, SWEEP_LIMITS, targetsFor } from '../../../loadtest/settings.js'
 
 // Room for every target's bisections: the most steps a sweep here is given.
 const MAX_STEPS = 30
@@ -169,6 +169,26 @@ test('a clear failure (half its requests over the target, undisturbed) counts at
   const second = sweep.next(history)
   history.push({ rate: second, figures: counted(300, 250, 50) })
   assert.ok(sweep.next(history) < second && sweep.kinds.at(-1) === 'refine', `after ${sweep.kinds.join(', ')}`)
+})
+
+test('budget: it grows with the work\'s step length, never under budgetSec; a slow work\'s sweep gets as many of its steps', () => {
+  const { budgetSec, budgetWorkMs } = SWEEP_LIMITS
+  const sweepOf = (serviceMs, more = {}) => createSweep({ serviceMs, cores: 2, budgetSec, budgetWorkMs, ...more })
+  const budgetOf = (serviceMs, more) => sweepOf(serviceMs, more).describe().budget
+  assert.equal(budgetOf(budgetWorkMs).sec, budgetSec, 'the work it was set on: budgetSec')
+  assert.equal(budgetOf(8.2).sec, budgetSec, 'a faster work: never less')
+  const slow = budgetOf(82) // loop:1e8: a step at 0.75 × 24.4 req/s holds its 299 requests in 16.4 s, 5 s at 24.6 ms
+  assert.equal(slow.sec, Math.round((budgetSec * (16.4 + STEP_OVERHEAD_SEC)) / (5 + STEP_OVERHEAD_SEC)))
+  assert.equal(slow.baseSec, budgetSec)
+  assert.match(createSweep({ serviceMs: 82, cores: 2, budgetSec, budgetWorkMs }).describe().rule, /scaled to this work's step length/)
+  assert.equal(budgetOf(82, { budgetWorkMs: null }).sec, budgetSec, 'without the work it was set on: as given')
+  // a slow work driven to its end: its sweep reaches a refined capacity within its own budget
+  const p99At = queue(200, 20) // 80 ms of service on 2 cores (ideal 24.4 req/s); 20 req/s is its limit
+  const run = driveTimed(createSweep({ serviceMs: 82, cores: 2, slos: [410], budgetSec, budgetWorkMs }), p99At)
+  assert.ok(run.sec <= slow.sec, `${run.sec} s within ${slow.sec} s`)
+  assert.equal(run.targets[0].bound, 'refined', `${run.targets[0].bound}: ${run.steps.map((x) => x.rate.toFixed(1)).join(' ')}`)
+  const fixed = driveTimed(createSweep({ serviceMs: 82, cores: 2, slos: [410], budgetSec }), p99At)
+  assert.notEqual(fixed.targets[0].bound, 'refined', 'the same sweep within the unscaled budget stops short')
 })
 
 test('budget: the climb past the first target\'s failure is the looser targets\' and fits within their share', () => {
