@@ -303,7 +303,7 @@ async function writeSummary (out, summary) {
 }
 
 // The cells a part found in summary.json, judged again from their files (the brute force's grid and the
-// sweep's result) by the rules of today: nothing measured again.
+// sweep's result) by the rules of today, each cell's file written again: nothing measured again.
 async function rejudged (cells, out) {
   const again = []
   for (const c of cells) {
@@ -311,7 +311,9 @@ async function rejudged (cells, out) {
     const result = await readJson(join(out, `${c.name}-sweep.json`))
     if (!brute || !result) throw new Error(`${out}: ${c.name} is in summary.json but its files are missing`)
     const cell = { server: c.server, work: c.work, mode: c.mode, expectedSec: c.expectedSec }
-    again.push(cellRecord(cell, brute, { result, seconds: c.seconds.sweep }))
+    const rec = cellRecord(cell, brute, { result, seconds: c.seconds.sweep })
+    await writeAtomic(join(out, `${c.name}.json`), JSON.stringify(rec, null, 2) + '\n', { force: true })
+    again.push(rec)
   }
   return again
 }
