@@ -56,8 +56,8 @@ export const LOOSE_SHARE = 0.8
 // service time, so a fixed budget that holds the default work's sweep cut every loop:1e8 sweep of the
 // matrix to "at least" or "undecided: budget spent" after three steps (simple and cluster at 80 ms,
 // reports/reference/validate-matrix/before-budget-scale/).
-export const TYPICAL = 0.75
-export function scaledBudget (budgetSec, budgetWorkMs, serviceMs, stepSec) {
+const TYPICAL = 0.75
+function scaledBudget (budgetSec, budgetWorkMs, serviceMs, stepSec) {
   if (!(budgetSec > 0) || !(budgetWorkMs > 0) || !(serviceMs > 0)) return budgetSec
   const typical = (ms) => stepSec(ms) + STEP_OVERHEAD_SEC
   return Math.max(budgetSec, Math.round((budgetSec * typical(serviceMs)) / typical(budgetWorkMs)))

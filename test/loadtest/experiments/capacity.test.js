@@ -94,7 +94,9 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
     const held = c.steps[c.capacity.step]
     assert.notEqual(held.call, 'fail', 'the step at capacity held, or was undecided in a rate its pooled steps passed')
     assert.equal(held.rate, c.capacity.rps)
-    if (held.call === 'pass') assert.ok(held.p99 <= c.sloMs)
+    // a pass shows the judged percentile (p95 here) within the target: its share over it is under p95's 5 %
+    // (its p99 may be over the target: not what --quick judges)
+    if (held.call === 'pass') assert.ok(held.over / held.n <= c.share, `${held.over} of ${held.n} over ${c.sloMs} ms`)
     // a step may fail below the capacity (a stall, repeated and then held); a rate whose verdict failed may
     // not, unless a pass above it that held twice overruled it, and the result names it
     const failedRates = [...verdicts(c.steps, { share: c.share })].filter(([, v]) => v === 'fail').map(([rate]) => rate)
