@@ -306,8 +306,11 @@ async function writeSummary (out, summary) {
 // sweep's result) by the rules of today, each cell's file written again: nothing measured again.
 async function rejudged (cells, out) {
   const again = []
+  const brutes = new Map() // a strategy and work's brute force, read once for both its modes
   for (const c of cells) {
-    const brute = await readJson(join(out, `${nameOf(c.server, c.work)}-brute.json`))
+    const path = join(out, `${nameOf(c.server, c.work)}-brute.json`)
+    if (!brutes.has(path)) brutes.set(path, await readJson(path))
+    const brute = brutes.get(path)
     const result = await readJson(join(out, `${c.name}-sweep.json`))
     if (!brute || !result) throw new Error(`${out}: ${c.name} is in summary.json but its files are missing`)
     const cell = { server: c.server, work: c.work, mode: c.mode, expectedSec: c.expectedSec }

@@ -46,10 +46,10 @@ export function backlogOf (timeline) {
   const late = mean(series.slice(series.length - q))
   const limit = Math.max(BACKLOG_MIN, BACKLOG_SHARE * sent)
   const growth = late - early
-  // seconds between the middles of the two quarters (the points' times; else their count × the interval)
+  // seconds between the middles of the two quarters (the points' times; else their index × the interval)
   const at = (i) => points[i].t ?? i * (timeline.intervalMs ?? 0)
-  const sec = (mean(series.slice(series.length - q).map((_, i) => at(series.length - q + i))) -
-    mean(series.slice(q, 2 * q).map((_, i) => at(q + i)))) / 1000
+  const middle = (from, to) => (at(from) + at(to - 1)) / 2
+  const sec = (middle(series.length - q, series.length) - middle(q, 2 * q)) / 1000
   const r1 = (x) => roundTo(x, 1)
   return {
     early: r1(early),

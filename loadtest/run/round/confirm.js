@@ -62,7 +62,8 @@ export async function confirmWinner (decision, { plan, loads, results, quick, si
     p99: fig.latency.p99,
     rps: roundTo(fig.rps, 1),
     requests: fig.requests,
-    backlogGrowing: Boolean(fig.backlog?.growing),
+    // the verdict's own backlog rule (a slow growth against the target too, result/capacity.js growingFor)
+    backlogGrowing: growingFor(fig, decision.sloMs),
     backlog: fig.backlog,
     disturbed: Boolean(fig.disturbed),
     disturbedBy: fig.disturbedBy ?? []
