@@ -47,25 +47,29 @@ const defaults = {
 // --quick: the suite's runs, cheap but by the same rules with a looser percentile: p95 (share 0.05), which
 // 59 requests can show, where p99 needs 299 (the same percentile on fewer requests would turn too few
 // into a verdict). A work of about 8 ms (ideal near 240 req/s): the floor step (near 24 req/s) holds its
-// 59 requests in 2.5 s; three coarse steps, one bisection, at most 8 steps + 1 per further target, and a
-// budget of 32 s a sweep: on a quiet machine the floor, a failure and its repeat, two steps down, a
-// bisection, its repeat and the step past it (6 steps and 24 s left both strategies of the quiet run of
-// 2026-11-26 13:49 a lower bound: each reached its limit with the step past capacity still to come). The
-// report says which percentile it judged (the sweep's `percentile` and `why`).
+// 59 requests in 2.5 s; three coarse steps, one bisection, at most 11 steps + 1 per further target. A step
+// lasts 2 s at least, as in the default run and the brute force: with 0.5 s steps cluster on loop:1e6 failed
+// 1,476 req/s three times (302, 106 and 65 of 739 over the 10 ms target, falling as it warmed) where the
+// grid's 2 s step held 1,654 at p95 (124 of 3,309 over), and on loop:1e7 it failed 176 where the grid held
+// 211: a step's first moments weigh four times as much in 0.5 s
+// (reports/reference/validate-matrix/before-hold-min/). A budget of 58 s a sweep: on a quiet machine the
+// floor, a failure and its repeat, two steps down, a bisection, its repeat and the step past it, then the
+// hold rule's step (result/capacity.js) and, where a hold fails, a bisection and a hold below it.
+// The report says which percentile it judged (the sweep's `percentile` and `why`).
 const QUICK_SHARE = 0.05
 const quick = {
   work: 'loop:1e7',
   share: QUICK_SHARE,
   why: '--quick judges p95 (a looser percentile: 59 requests can show it, where p99 needs 299), by the same rules.',
-  durationSec: 0.5,
+  durationSec: SWEEP_LIMITS.minDurationSec,
   minRequests: requestsToShow(0, { share: QUICK_SHARE }),
   maxStepSec: 2.5,
   warmup: 4,
   recoveryTimeoutSec: 30,
   refine: 1,
-  maxSteps: 8,
+  maxSteps: 11,
   stepsPerTarget: 1,
-  budgetSec: 32,
+  budgetSec: 58,
   budgetWorkMs: 8.2, // loop:1e7 as calibrated on the reference VM (result/sweep.js scaledBudget)
   fractions: [0.6, 1.0, 1.4]
 }

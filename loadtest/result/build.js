@@ -30,6 +30,7 @@ function oneSweep (sw, k, rounds, end) {
   const figs = rounds.slice(first, end)
   const steps = figs.map((r, j) => ({
     ...stepFigures(r, first + j, sw.kinds?.[j] ?? null, sw.sloMs, sw.share),
+    sec: sw.lengths?.[j] ?? null, // its planned length (the hold rule)
     sweep: k
   }))
   const capacity = capacityOf(steps, sw)
@@ -44,7 +45,7 @@ function oneSweep (sw, k, rounds, end) {
 function sweepOf (record, rounds) {
   const sweeps = record.sweeps ?? [record.sweep]
   const runs = sweeps.map((sw, k) => oneSweep(sw, k, rounds, sweeps[k + 1]?.first ?? rounds.length))
-  const { kinds, first, ...rule } = sweeps[0]
+  const { kinds, lengths, first, ...rule } = sweeps[0]
   // a capacity that cannot be met (rps null) sorts below every number
   const order = runs.slice().sort((a, b) => (a.capacity.rps ?? -1) - (b.capacity.rps ?? -1))
   const median = order[(order.length - 1) >> 1]
@@ -96,6 +97,10 @@ function sweepReasons (sweep) {
     out.push(`the sweep reached its ${sweep.maxSteps} steps before a step past capacity failed: the capacity is a lower bound`)
   } else if (sweep.capacity.bound === 'at least' && sweep.budget?.cut === 'sweep') {
     out.push(`the sweep spent its ${sweep.budget.sec} s budget before a step past capacity failed: the capacity is a lower bound`)
+  }
+  if (sweep.capacity.held === false) {
+    out.push(`capacity not held: no step at ${roundTo(sweep.capacity.rps, 1)} req/s lasted the ${sweep.capacity.holdSec} s ` +
+      'that shows a slowly growing backlog (the hold rule), and the sweep ended before one could: it may be above the knee')
   }
   return out
 }

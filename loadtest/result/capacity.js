@@ -11,6 +11,7 @@ import { errorsOf } from './requests.js'
 import { median, roundTo } from './stats.js'
 import { lagCouldFlip } from './trust.js'
 import { judgeByClass } from './mix.js'
+import { SWEEP_LIMITS } from '../settings.js'
 
 // The backlog rule: a step's outstanding requests (sent, not yet ended) grow when their mean over its
 // last quarter exceeds their mean over its second quarter by more than BACKLOG_SHARE of the requests
@@ -83,6 +84,42 @@ export function growingFor (fig, sloMs) {
   if (fig.backlog?.growing) return true
   const wait = backlogWaitMs(fig.backlog, fig.open?.rate)
   return wait !== null && sloMs > 0 && wait > sloMs
+}
+
+// The hold rule: near a sharp knee a short step can pass a rate above it, its backlog too small yet to show
+// (on the quiet VM --quick passed queued-threads on loop:3e7 at 81.6 req/s in 0.8 s, where 600 requests at
+// 77.6 failed: reports/reference/validate-matrix/before-hold/). So the capacity's rate must have held one step
+// long enough that a backlog growing at HOLD_EXCESS of the rate (the brute force's grid step, 8 %) would add
+// the target's wait less the floor's p50, HOLD_TIMES over: (target − p50) / HOLD_EXCESS × HOLD_TIMES
+// seconds (3.6 s on loop:3e7), and at least HOLD_MIN_SEC, a step's longest length at most. Where no step at
+// that rate lasted as long, the sweep measures it once more for that long (a hold step), and the hold steps
+// alone decide that rate. HOLD_MIN_SEC is the default run's shortest step (and the brute force's): under it a
+// capacity would rest on a moment of the machine. On loop:1e6 --quick's 0.5 s steps of 700 requests passed
+// queued-threads at 1,449.7 req/s with 3 over the 10 ms target in one run and failed it with 463 over in the
+// one before, where the grid's 2 s steps fail from 1,416 (reports/reference/validate-matrix/before-hold-min/).
+export const HOLD_EXCESS = 0.08
+export const HOLD_TIMES = 3
+export const HOLD_MIN_SEC = SWEEP_LIMITS.minDurationSec
+
+// The length (s) a step must last to hold a capacity against `sloMs` from a floor of p50 `floorP50` ms, at
+// most `longestSec`; null without a target above the floor's p50.
+export function holdSecFor (floorP50, sloMs, longestSec = Infinity) {
+  if (!(sloMs > 0)) return null
+  const slack = sloMs - (floorP50 > 0 ? floorP50 : 0)
+  if (!(slack > 0)) return null
+  const sec = Math.max(HOLD_MIN_SEC, Math.ceil((HOLD_TIMES * slack) / (1000 * HOLD_EXCESS) * 10) / 10)
+  return Math.min(longestSec, sec)
+}
+
+// Did `rate` hold for `holdSec` among `steps` ({ rate, kind, call, sec }): a hold step there, or a step
+// that lasted that long (its planned length within 5 %) and did not fail (passed, or undecided and pooled
+// into the rate's pass: its backlog did not grow either). null when a step's length is unknown.
+export function heldAt (steps, rate, holdSec) {
+  const at = steps.filter((s) => s.rate === rate)
+  if (at.some((s) => s.kind === 'hold')) return true
+  if (!(holdSec > 0)) return true
+  if (at.some((s) => typeof s.sec !== 'number')) return null
+  return at.some((s) => callOf(s) !== 'fail' && s.sec >= 0.95 * holdSec)
 }
 
 // The sample-size rule: a step decides "p99 within the target" at this confidence from the binomial
@@ -215,8 +252,9 @@ function clearFailure (s) {
 // two passes) — and otherwise a failure needs two. Disturbed failures and failures the generator's lag
 // could flip do not count until the rate has had MAX_TRIES steps; undecided steps pool their requests
 // and count once their pool decides (pooledCall); at MAX_TRIES the majority decides (a tie of decided
-// steps: the pooled share over the target against the percentile's share).
-export function verdictAt (steps, { contradicts = false, share = PERCENTILE_SHARE } = {}) {
+// steps: the pooled share over the target against the percentile's share). `failOnce`: an undisturbed failure
+// counts at once (a rate's hold steps: the hold is already the repeat of the shorter pass it tests).
+export function verdictAt (steps, { contradicts = false, share = PERCENTILE_SHARE, failOnce = false } = {}) {
   const pooled = steps.some((s) => callOf(s) === 'undecided') ? pooledCall(steps, share) : { call: 'undecided' }
   const extra = (c) => (pooled.call === c && !steps.some((s) => callOf(s) === c) ? 1 : 0)
   const passes = steps.filter((s) => callOf(s) === 'pass').length + extra('pass')
@@ -224,7 +262,7 @@ export function verdictAt (steps, { contradicts = false, share = PERCENTILE_SHAR
   const counted = steps.filter((s) => callOf(s) === 'fail' && !s.disturbed && !s.inDoubt).length +
     (pooled.counted ? extra('fail') : 0)
   if (passes >= (contradicts ? 2 : 1) && passes > fails) return 'pass'
-  if ((counted >= (contradicts ? 1 : 2) || steps.some(clearFailure)) && fails >= passes) return 'fail'
+  if ((counted >= (contradicts || failOnce ? 1 : 2) || steps.some(clearFailure)) && fails >= passes) return 'fail'
   if (steps.length >= MAX_TRIES) {
     if (passes !== fails) return passes > fails ? 'pass' : 'fail'
     if (passes === 0) return 'undecided'
@@ -233,7 +271,8 @@ export function verdictAt (steps, { contradicts = false, share = PERCENTILE_SHAR
   return 'pending'
 }
 
-// The verdict at each rate of a sweep's steps (a Map, rate → verdict) (contradicting: above a confirmed failure).
+// The verdict at each rate of a sweep's steps (a Map, rate → verdict) (contradicting: above a confirmed
+// failure; a rate with hold steps: theirs alone; above a failed hold, without one: a failure).
 export function verdicts (steps, { share = PERCENTILE_SHARE } = {}) {
   const byRate = new Map()
   for (const s of steps) {
@@ -243,10 +282,18 @@ export function verdicts (steps, { share = PERCENTILE_SHARE } = {}) {
   const rates = [...byRate.keys()].sort((a, b) => a - b)
   const out = new Map()
   let lowestFail = Infinity
+  let failedHold = Infinity
   for (const rate of rates) {
-    const v = verdictAt(byRate.get(rate), { contradicts: rate > lowestFail, share })
+    // a rate held once more (the hold rule): its hold steps alone decide it; above a hold that failed, a
+    // rate without a hold of its own fails (its shorter steps could not show what the hold showed)
+    const at = byRate.get(rate)
+    const hold = at.filter((s) => s.kind === 'hold')
+    const v = !hold.length && rate > failedHold
+      ? 'fail'
+      : verdictAt(hold.length ? hold : at, { contradicts: rate > lowestFail, share, failOnce: hold.length > 0 })
     out.set(rate, v)
     if (v === 'fail') lowestFail = Math.min(lowestFail, rate)
+    if (v === 'fail' && hold.length) failedHold = Math.min(failedHold, rate)
   }
   return out
 }
@@ -327,11 +374,16 @@ function boundWithout (floor, lowest, sweep, sloMs) {
 //   floor     { rps, p50, p99, requests, overlap, true } at the lowest rate offered (floorOf)
 //   sensitive the target is within SENSITIVE_FACTOR of the floor's p99
 //   bracket   { pass, fail }: that rate and the lowest failing rate above it (so far, when undecided);
+//   held, holdSec: whether that rate held a step of holdSec (the hold rule, heldAt; null without the rule);
 //   ratioToIdeal; p99 and step: the step whose figures show it; over: the step past it; overruled:
 //   failures a confirmed pass above them overruled; repeated, disturbedSteps, inDoubtSteps: step counts.
 // Pure, one target: a caller judging several targets calls it once per target on steps judged for it.
-// `share`: the percentile's share over the target (0.01: p99); `budget`, `maxSteps`: the sweep's, for why.
-export function capacityOf (steps, { sloMs, idealRps, share = PERCENTILE_SHARE, budget = null, maxSteps = null }) {
+// `share`: the percentile's share over the target (0.01: p99); `budget`, `maxSteps`: the sweep's, for why;
+// `hold`, `longestStepSec`: the sweep's hold rule (HOLD_EXCESS, HOLD_TIMES; null: a sweep without it).
+export function capacityOf (
+  steps,
+  { sloMs, idealRps, share = PERCENTILE_SHARE, budget = null, maxSteps = null, hold = null, longestStepSec = Infinity }
+) {
   const byRate = verdicts(steps, { share })
   const { lo, hi, overruled } = bracketOf(byRate)
   const atLo = steps.filter((s) => s.rate === lo && byRate.get(lo) === 'pass')
@@ -346,6 +398,8 @@ export function capacityOf (steps, { sloMs, idealRps, share = PERCENTILE_SHARE, 
   const proven = hi !== null && hi <= lo * OVERLOAD * (1 + 1e-9)
   const floor = floorOf(steps)
   const lowest = floor ? byRate.get(floor.rps) : null
+  // the hold rule (a sweep that applied it: its `hold`): the length the capacity's rate had to hold for
+  const holdSec = hold && best ? holdSecFor(floor?.p50, sloMs, longestStepSec) : null
   return {
     sloMs,
     percentile: percentileOf(share), // the percentile judged against sloMs (99; 95 under --quick)
@@ -357,6 +411,9 @@ export function capacityOf (steps, { sloMs, idealRps, share = PERCENTILE_SHARE, 
     floor,
     sensitive: sensitiveTo(floor, sloMs),
     bracket: { pass: best?.rate ?? null, fail: hi },
+    // held for holdSec (a hold step, or a passing step that long); null: no capacity, or a sweep without the rule
+    held: hold && best ? heldAt(steps, best.rate, holdSec) : null,
+    holdSec,
     ratioToIdeal: best && idealRps ? best.rate / idealRps : null,
     p99: best?.p99 ?? null,
     step: best?.index ?? null,

@@ -13,8 +13,8 @@
 // requests over the target and undisturbed, counts at once), and a pass above a failure is re-measured.
 // See verdictAt for the rule, and reports/README.md "capacity".
 import {
-  FLOOR_OVERLAP, MAX_TRIES, OVERLOAD, PERCENTILE_SHARE, bracketOf, judgeStep, percentileCall, percentileOf,
-  requestsToShow, verdicts
+  FLOOR_OVERLAP, HOLD_EXCESS, HOLD_MIN_SEC, HOLD_TIMES, MAX_TRIES, OVERLOAD, PERCENTILE_SHARE, bracketOf, heldAt,
+  holdSecFor, judgeStep, percentileCall, percentileOf, requestsToShow, verdicts
 } from './capacity.js'
 import { median } from './stats.js'
 import { RATE_RANGE, STEP_OVERHEAD_SEC, SWEEP_LIMITS, sloFor, targetsFor } from '../settings.js'
@@ -82,7 +82,12 @@ function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec,
     'on); then up to ' +
     `${refine} bisections between the highest passing and the lowest failing rate (until within ` +
     `${PRECISION * 100}%); then one step at ${OVERLOAD} × the capacity, which must fail (if it holds, the sweep goes ` +
-    `on upward from it). Each step lasts long enough for ${minRequests} requests, at least ${minDurationSec} s and at ` +
+    'on upward from it); then, unless a passing step there lasted as long, one hold step at the capacity, long ' +
+    `enough that a backlog growing at ${HOLD_EXCESS * 100} % of the rate would add the target's wait less the ` +
+    `floor's p50 ${HOLD_TIMES} times over (at least ${HOLD_MIN_SEC} s, at most the longest step): the hold steps ` +
+    'alone decide that rate, and ' +
+    'a hold that fails lowers the capacity (one more bisection for each). ' +
+    `Each step lasts long enough for ${minRequests} requests, at least ${minDurationSec} s and at ` +
     `most ${maxStepSec} s, lengthened up to ${LENGTHEN * maxStepSec} s when that is too short for them (past that ` +
     'the step is undecided unless its requests decide). ' +
     'A step holds when every request was answered 2xx with the expected body, its backlog did not grow and its ' +
@@ -167,6 +172,8 @@ function nextStep (views, aims, ctx) {
   const onlyUndecidedFloor = last?.kind === 'floor' && last.call === 'undecided'
   if (last && !onlyUndecidedFloor && byRate.some((v) => v.get(last.rate) === 'pending')) {
     const pending = byRate.flatMap((v, k) => (v.get(last.rate) === 'pending' ? [k] : []))
+    // a hold that is pending is measured again as a hold (the hold steps alone decide its rate)
+    if (last.kind === 'hold') return { kind: 'hold', rate: last.rate, aim: 0 }
     return { kind: 'repeat', rate: last.rate, aim: aims.at(-1), pending }
   }
   // a true floor that failed the loosest target: nothing below it to find
@@ -192,18 +199,31 @@ function nextStep (views, aims, ctx) {
     if (down !== null) return { kind: 'down', rate: down, aim: k }
     const refines = steps.filter((s, i) => s.kind === 'refine' && aims[i] === k).length
     const wide = hi !== null && (hi - base) / hi > (k === 0 ? PRECISION : PRECISION_OTHERS)
-    if (hi !== null && refines < refine && wide) return { kind: 'refine', rate: (base + hi) / 2, aim: k }
+    // a hold that failed (the first target's) earns one more bisection
+    const allowed = refine + (k === 0 ? failedHolds(steps, v) : 0)
+    if (hi !== null && refines < allowed && wide) return { kind: 'refine', rate: (base + hi) / 2, aim: k }
     if (lo === 0 || (k > 0 && hi !== null && hi <= lo * OVERLOAD * (1 + 1e-9))) continue
     // The step past capacity: offered once per capacity; its failure ends the sweep (a pass moved lo up).
     const over = lo * OVERLOAD
     const measured = [...v.keys()].some((r) => Math.abs(r - over) <= 1e-9 * over)
-    if (!measured) return { kind: 'over', rate: over, aim: k }
+    // (at or above a failed hold every rate fails: nothing to offer there)
+    const pastHold = k === 0 && steps.some((s) => s.kind === 'hold' && s.rate <= over && v.get(s.rate) === 'fail')
+    if (!measured && !pastHold) return { kind: 'over', rate: over, aim: k }
+    // the hold rule (the first target's capacity): its rate held one step of holdSec, or it is measured again
+    if (k === 0 && heldAt(steps, lo, holdSecFor(floor.p50, ctx.sloMs, ctx.longestSec)) === false) {
+      return { kind: 'hold', rate: lo, aim: 0 }
+    }
   }
   // no pass for the first target and its floor still pending: more evidence at the floor
   if (bracketOf(byRate[0]).lo === 0 && byRate[0].get(floor.rate) === 'pending') {
     return { kind: 'repeat', rate: floor.rate, aim: 0, pending: [0] }
   }
   return null
+}
+
+// The rates whose hold failed, for a target's verdicts `v`.
+function failedHolds (steps, v) {
+  return new Set(steps.filter((s) => s.kind === 'hold' && v.get(s.rate) === 'fail').map((s) => s.rate)).size
 }
 
 // The requests a repeat at `rate` still needs (topping up the undecided steps there for every target
@@ -235,11 +255,12 @@ function forFirst (step) {
 // step lasts (plain data, stored in the report as the sweep's rule; its `budget` is updated as the sweep
 // goes: spentSec, and `cut` when a step did not fit); durationFor(rate) is a step's length in seconds (for
 // the step next() just chose, the length it planned: a top-up is shorter); `kinds` the kind of each rate
-// handed out (floor, coarse, down, refine, over, repeat). `slos`: the targets (default targetsFor's); `sloMs`
-// alone: that one target. `budgetSec`: the sweep's time budget (null: none, only maxSteps). `share`: the
-// percentile judged, as the share of requests allowed over the target (0.01: p99; 0.05: p95), with
-// minRequests the fewest that can show it (requestsToShow(0, { share }) unless given); `why`: a sentence
-// for the report when the percentile or the work differs from the default run's (--quick's).
+// handed out (floor, coarse, down, refine, over, repeat, hold), `lengths` each one's planned length (s).
+// `slos`: the targets (default targetsFor's); `sloMs` alone: that one target. `budgetSec`: the sweep's time
+// budget (null: none, only maxSteps). `share`: the percentile judged, as the share of requests allowed over
+// the target (0.01: p99; 0.05: p95), with minRequests the fewest that can show it (requestsToShow(0,
+// { share }) unless given); `why`: a sentence for the report when the percentile or the work differs from
+// the default run's (--quick's).
 export function createSweep ({
   serviceMs, cores, sloMs = null, slos = null, fractions = FRACTIONS, refine = SWEEP_LIMITS.refine,
   share = PERCENTILE_SHARE, minRequests = requestsToShow(0, { share }), minDurationSec = SWEEP_LIMITS.minDurationSec,
@@ -280,12 +301,18 @@ export function createSweep ({
   const fits = (sec, first) =>
     !budget || budget.spentSec + sec + STEP_OVERHEAD_SEC <= budget.sec * (first ? 1 : LOOSE_SHARE) + 1e-9
   const lengthOf = (views, step) => {
+    if (step.kind === 'hold') {
+      const floor = floorState(views[0])
+      const hold = holdSecFor(floor?.p50, targets[0], longestSec) ?? 0
+      return Math.min(longestSec, Math.max(hold, lengthFor(step.rate, minRequests)))
+    }
     const need = step.kind === 'repeat' ? topUpRequests(views, step, share) : null
     return lengthFor(step.rate, need ?? minRequests, step.kind === 'floor')
   }
   const firstFloorRate = serviceMs > 0 ? (FLOOR_MARGIN * FLOOR_OVERLAP * 1000) / serviceMs : null
   return {
     kinds,
+    lengths: planned, // each step's planned length, seconds (a capacity's hold rule reads them)
     describe () {
       return {
         idealRps,
@@ -309,6 +336,8 @@ export function createSweep ({
         percentile: percentileOf(share),
         why, // why this percentile or work (--quick), null for the default run's
         floorOverlap: FLOOR_OVERLAP,
+        // the hold rule (result/capacity.js holdSecFor)
+        hold: { excess: HOLD_EXCESS, times: HOLD_TIMES, minSec: HOLD_MIN_SEC },
         budget, // the same object as the sweep goes (null: no budget)
         rule: ruleText(fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share }) +
           (why ? ` ${why}` : '')
@@ -322,9 +351,12 @@ export function createSweep ({
       const views = targets.map((t) => history.map((h, i) => {
         const j = judgeStep(h.figures, t, { share })
         const p50 = h.figures.latency?.p50 ?? null
-        return { rate: h.rate, kind: kinds[i], ...j, p50, pass: j.call === 'pass', disturbed: Boolean(h.figures.disturbed) }
+        const sec = planned[i] // its planned length (the hold rule)
+        return {
+          rate: h.rate, kind: kinds[i], ...j, p50, sec, pass: j.call === 'pass', disturbed: Boolean(h.figures.disturbed)
+        }
       }))
-      const opts = { idealRps, fractions, refine, maxSteps, share, firstFloorRate }
+      const opts = { idealRps, fractions, refine, maxSteps, share, firstFloorRate, sloMs: targets[0], longestSec }
       let step = nextStep(views, aims, opts)
       let sec = step && lengthOf(views, step)
       if (step && !fits(sec, forFirst(step))) {

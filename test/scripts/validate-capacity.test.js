@@ -89,6 +89,9 @@ test('the verdict: the bracket contains the knee band within one grid step; no k
   assert.equal(verdictOf(knee(100), { bracket: { pass: 120, fail: 130 } }), false)
   assert.equal(verdictOf(knee(100, 114.2), { bracket: { pass: 120, fail: 130 } }), true, 'within a grid step of the band\'s top')
   assert.equal(verdictOf(knee(100), { bracket: { pass: 80, fail: 90 } }), false)
+  // one grid step under the knee, reached by another product of rates: the same rate to 4e-6, not a miss
+  assert.equal(verdictOf(knee(211.222), { bracket: { pass: 176.0176, fail: 195.57511 } }), true)
+  assert.equal(verdictOf(knee(211.222), { bracket: { pass: 176.0176, fail: 195.5 } }), false, '0.04 % under it is')
   assert.equal(verdictOf(null, { rps: null, bound: 'cannot meet the target' }), true)
   assert.equal(verdictOf(null, { rps: null, bound: 'undecided: budget spent', bracket: { pass: null, fail: 40 } }), false)
   // the brute force's truth, from its grid: a knee, none (a true floor failed), or unknown (its grid showed none)

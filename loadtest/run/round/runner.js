@@ -320,7 +320,7 @@ function guardRun (server, signal) {
 
 // A rate sweep (the capacity experiment): each step is one open-loop round at the rate the sweep chooses
 // from the steps so far, long enough for the sweep's minimum of requests; --runs N sweeps one after
-// another (record.sweeps: each sweep's rule, the kinds of its steps and its first round).
+// another (record.sweeps: each sweep's rule, the kinds and planned lengths of its steps and its first round).
 async function sweepRounds (record, server, load, { entry, calibration, round }) {
   // a service by --url: its work and cores are unknown here (another machine, perhaps): probed
   const range = server.byUrl
@@ -331,7 +331,7 @@ async function sweepRounds (record, server, load, { entry, calibration, round })
   for (let k = 0; k < (load.runs ?? 1) && !round.signal.aborted; k++) {
     const sweep = entry.sweep({ ...range, requestFactor: requestFactor(load.mix) })
     const first = record.rounds.length
-    record.sweeps.push({ ...sweep.describe(), kinds: sweep.kinds, first })
+    record.sweeps.push({ ...sweep.describe(), kinds: sweep.kinds, lengths: sweep.lengths, first })
     const nextRate = () => sweep.next(record.rounds.slice(first).map(sweepHistoryOf))
     for (let rate = nextRate(); rate !== null && !round.signal.aborted; rate = nextRate()) {
       const sweepName = load.runs > 1 ? `sweep ${k + 1}/${load.runs}, ` : ''

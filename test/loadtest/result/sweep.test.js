@@ -7,7 +7,7 @@ import { SWEEP_LIMITS } from '../../../loadtest/settings.js'
 
 const MAX_STEPS = SWEEP_LIMITS.maxSteps // createSweep's default
 import {
-  BACKLOG_HORIZON, backlogOf, backlogWaitMs, capacityOf, growingFor, holds, judgeStep, verdictAt
+  BACKLOG_HORIZON, backlogOf, backlogWaitMs, capacityOf, growingFor, heldAt, holdSecFor, holds, judgeStep, verdictAt
 } from '../../../loadtest/result/capacity.js'
 
 const SLO = 50
@@ -167,4 +167,51 @@ test('capacity: a bisection that lands on 1.2 × capacity proves the knee; the s
   assert.equal(cap.bound, 'refined', 'a failure confirmed at 1.2 × capacity proves the knee')
   assert.equal(cap.over.index, 3, 'the step at 1.2 × capacity, whatever its kind')
   assert.deepEqual(cap.bracket, { pass: 100, fail: 100 * OVERLOAD })
+})
+
+test('sweep: the hold rule — a short pass above a sharp knee is measured again for long enough, and its failure lowers the capacity', () => {
+  // A pool with a sharp knee at 100 req/s: a step shorter than 1.5 s holds up to 130 (its backlog too small to
+  // show yet), a longer one only up to 100. Steps of --quick's kind: 59 requests, 0.5 to 1 s.
+  const sweep = createSweep({
+    serviceMs: 10, cores: 2, sloMs: SLO, share: 0.05, minRequests: 59, minDurationSec: 0.5, maxStepSec: 1, refine: 1
+  })
+  const history = []
+  const lengths = []
+  for (let rate = sweep.next(history); rate !== null; rate = sweep.next(history)) {
+    const sec = sweep.durationFor(rate)
+    lengths.push(sec)
+    history.push({ rate, figures: figures(rate <= (sec < 1.5 ? 130 : 100)) })
+    assert.ok(history.length <= 30, 'a sweep ends')
+  }
+  const steps = history.map((h, i) => ({
+    index: i,
+    rate: h.rate,
+    kind: sweep.kinds[i],
+    sec: sweep.lengths[i],
+    ...judgeStep(h.figures, SLO),
+    ...h.figures.latency
+  }))
+  const holdSec = holdSecFor(figures(true).latency.p50, SLO)
+  assert.equal(holdSec, 2, '3 × (50 − 6.25 ms) / 8 % is 1.7 s: at least the default run\'s shortest step, 2 s')
+  const holds = steps.filter((s) => s.kind === 'hold')
+  assert.ok(holds.length >= 2, `${holds.length} hold steps: the first failed, the lowered capacity held`)
+  assert.ok(holds.every((s) => s.sec >= holdSec), 'each as long as the rule asks')
+  assert.ok(holds[0].rate > 100 && holds[0].call === 'fail', `the short pass at ${holds[0].rate} req/s did not hold`)
+  const rule = { sloMs: SLO, idealRps: 200, share: 0.05, hold: sweep.describe().hold, longestStepSec: 3 }
+  const cap = capacityOf(steps, rule)
+  assert.ok(cap.rps <= 100 && cap.rps > 80, `capacity ${cap.rps} at or under the knee a long step shows`)
+  assert.equal(cap.held, true)
+  assert.equal(cap.holdSec, holdSec)
+  // without its hold step the same short passes leave the capacity above the knee, and not held
+  const short = steps.filter((s) => s.kind !== 'hold')
+  const unheld = capacityOf(short, rule)
+  assert.ok(unheld.rps > 100, `${unheld.rps}`)
+  assert.equal(unheld.held, false)
+  assert.equal(heldAt(short, cap.rps, holdSec), false)
+})
+
+test('sweep: a capacity found on steps as long as the hold rule asks gets no hold step', () => {
+  // the default run's steps (2 to 10 s) last the 2 s asked: nothing to hold again
+  const steps = drive(sweepFor(), upTo(130))
+  assert.equal(steps.filter((s) => s.kind === 'hold').length, 0)
 })
