@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { buildHttpResult, buildReport, sweptCapacity } from '../../../loadtest/result/build.js'
 import { ideal, roundFigures } from '../../../loadtest/result/figures.js'
 import { untrustedReasons } from '../../../loadtest/result/trust.js'
-import { entry, rawRound } from '../../helpers/raw-round.js'
+import { entry, hist, rawRound } from '../../helpers/raw-round.js'
 
 test('report: one result from a raw run; ideal and efficiency from calibration', () => {
   const r = buildHttpResult(
@@ -89,4 +89,41 @@ test('sweptCapacity: the capacity block a built result will show, read from a re
   // the record's own sweep of a run before --runs (record.sweep) is read the same way
   assert.deepEqual(sweptCapacity({ ...record, sweeps: undefined, sweep: { ...sweep, sloMs: 30 } }).sloMs, 30)
   assert.equal(sweptCapacity({ entry, rounds: [rawRound()], notes: [] }), null)
+})
+
+test('a capacity the sweep ended before it could hold is untrusted, with the hold length it needed', () => {
+  // a floor at 5 req/s, a pass at 50 on a 0.5 s step, a failure at 100 twice; the hold rule asks 2 s at 50
+  const open = (rate, ms) => rawRound({
+    loop: 'open', rate, latency: hist(ms), service: hist(ms), lag: hist([0.1]), wait: hist([0]), peakInFlight: 1
+  })
+  const fast = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]
+  const slow = fast.map((x) => x + 40)
+  const sweep = {
+    sloMs: 20,
+    serviceMs: 5,
+    idealRps: 400,
+    cores: 2,
+    share: 0.5,
+    longestStepSec: 7.5,
+    hold: { excess: 0.08, times: 3, minSec: 2 },
+    kinds: ['floor', 'coarse', 'coarse', 'repeat'],
+    lengths: [2, 0.5, 0.5, 0.5],
+    first: 0
+  }
+  const record = {
+    entry: { ...entry, amount: null },
+    rounds: [open(5, fast), open(50, fast), open(100, slow), open(100, slow)],
+    notes: [],
+    sweeps: [sweep]
+  }
+  const r = buildHttpResult(record, {})
+  assert.equal(r.capacity.capacity.rps, 50)
+  assert.equal(r.capacity.capacity.held, false)
+  assert.equal(r.capacity.capacity.holdSec, 2)
+  assert.equal(r.capacity.steps[1].sec, 0.5, 'each step carries its planned length')
+  assert.ok(r.untrusted.some((x) => /^capacity not held: no step at 50 req\/s lasted the 2 s/.test(x)), r.untrusted.join('; '))
+  // a 2 s step at that rate holds it: no such reason
+  const held = buildHttpResult({ ...record, sweeps: [{ ...sweep, lengths: [2, 2, 0.5, 0.5] }] }, {})
+  assert.equal(held.capacity.capacity.held, true)
+  assert.ok(!held.untrusted.some((x) => /capacity not held/.test(x)))
 })
