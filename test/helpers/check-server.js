@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { expectedBody } from '../../servers/lib/workloads.js'
 import { fire, getJson, isAlive, processTree, startServer } from './server.js'
 
-// `server`: { name, args, work, variant?, workers?, amount?, connections?, gauges?(g, amount) }
+// `server`: { name, args, work, variant?, workers?, amount?, connections?, gauges?(g, amount, reread) }
 export async function checkServer ({ name, args = [], work, variant, workers, amount = 50, connections = 10, gauges }) {
   const srv = await startServer(name, [...args, '--work', work])
   let tree = []
@@ -66,7 +66,10 @@ export async function checkServer ({ name, args = [], work, variant, workers, am
       assert.equal(stats.processes.length, 1)
       assert.equal(served[0].pid, srv.pid)
     }
-    gauges?.(stats.gauges, amount)
+    // `reread`: the gauges read again, for a gauge that settles after the last answer (a child counts in
+    // flight until it has exited, which can come just after its answer)
+    const reread = async () => (await getJson(`${srv.url}/__lab/stats`)).body.gauges
+    await gauges?.(stats.gauges, amount, reread)
 
     assert.equal((await getJson(`${srv.url}/__lab/stats/reset`, { method: 'POST' })).status, 200)
     const { body: zero } = await getJson(`${srv.url}/__lab/stats`)
