@@ -168,12 +168,14 @@ function nextStep (views, aims, ctx) {
   if (!floor) return { kind: 'floor', rate: firstFloorRate, aim: null, first: true }
   if (floor.overlapped) return { kind: 'floor', rate: lowerFloor(floor), aim: null, first: true }
   const byRate = views.map((v) => verdicts(v, { share }))
+  // the hold rule's length for the first target's capacity (carried on a hold step: its planned length)
+  const holdSec = holdSecFor(floor.p50, ctx.sloMs, ctx.longestSec)
   const last = steps.at(-1)
   const onlyUndecidedFloor = last?.kind === 'floor' && last.call === 'undecided'
   if (last && !onlyUndecidedFloor && byRate.some((v) => v.get(last.rate) === 'pending')) {
     const pending = byRate.flatMap((v, k) => (v.get(last.rate) === 'pending' ? [k] : []))
     // a hold that is pending is measured again as a hold (the hold steps alone decide its rate)
-    if (last.kind === 'hold') return { kind: 'hold', rate: last.rate, aim: 0 }
+    if (last.kind === 'hold') return { kind: 'hold', rate: last.rate, aim: 0, holdSec }
     return { kind: 'repeat', rate: last.rate, aim: aims.at(-1), pending }
   }
   // a true floor that failed the loosest target: nothing below it to find
@@ -210,8 +212,8 @@ function nextStep (views, aims, ctx) {
     const pastHold = k === 0 && steps.some((s) => s.kind === 'hold' && s.rate <= over && v.get(s.rate) === 'fail')
     if (!measured && !pastHold) return { kind: 'over', rate: over, aim: k }
     // the hold rule (the first target's capacity): its rate held one step of holdSec, or it is measured again
-    if (k === 0 && heldAt(steps, lo, holdSecFor(floor.p50, ctx.sloMs, ctx.longestSec)) === false) {
-      return { kind: 'hold', rate: lo, aim: 0 }
+    if (k === 0 && heldAt(steps, lo, holdSec) === false) {
+      return { kind: 'hold', rate: lo, aim: 0, holdSec }
     }
   }
   // no pass for the first target and its floor still pending: more evidence at the floor
@@ -301,11 +303,7 @@ export function createSweep ({
   const fits = (sec, first) =>
     !budget || budget.spentSec + sec + STEP_OVERHEAD_SEC <= budget.sec * (first ? 1 : LOOSE_SHARE) + 1e-9
   const lengthOf = (views, step) => {
-    if (step.kind === 'hold') {
-      const floor = floorState(views[0])
-      const hold = holdSecFor(floor?.p50, targets[0], longestSec) ?? 0
-      return Math.min(longestSec, Math.max(hold, lengthFor(step.rate, minRequests)))
-    }
+    if (step.kind === 'hold') return Math.min(longestSec, Math.max(step.holdSec ?? 0, lengthFor(step.rate, minRequests)))
     const need = step.kind === 'repeat' ? topUpRequests(views, step, share) : null
     return lengthFor(step.rate, need ?? minRequests, step.kind === 'floor')
   }
