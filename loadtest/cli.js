@@ -112,8 +112,10 @@ function interruptions () {
 // The lab from argv to exit code; `prog` names the command in the report (the bin: loadlab).
 export async function main (argv, { prog = null } = {}) {
   const opts = parseOptions(argv)
-  if (opts.help) { // under the bin (npx loadlab), its own usage line
-    process.stdout.write(prog === 'loadlab' ? HELP.replace('Usage: npm run lab -- [options]', 'Usage: npx loadlab [options]') : HELP)
+  if (opts.help) { // under the bin (npx loadlab), its own usage line and examples
+    const npx = () => HELP.replace('Usage: npm run lab -- [options]', 'Usage: npx loadlab [options]')
+      .replace(/npm run (-s )?lab -- /g, 'npx loadlab ')
+    process.stdout.write(prog === 'loadlab' ? npx() : HELP)
     return 0
   }
   if (opts.list) {

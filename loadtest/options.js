@@ -8,143 +8,146 @@ import { userCwd, userPath } from './paths.js'
 import { experimentNames } from './experiments/index.js'
 import { clip, describe, usageError } from './errors.js'
 import {
-  ARRIVALS, BOOT_TIMEOUT_MAX_MS, BOOT_TIMEOUT_MS, CONFIRM_QUICK_SEC, CONFIRM_SEC, DEFAULTS, DEFAULT_MAX_CONNECTIONS,
-  MAX_GENERATORS, MAX_SHARDS,
-  RATE_PER_GENERATOR, RATE_RANGE, SLO_LEAST_DEFAULT_MS, SLO_MULTIPLES, SLO_RANGE, SLO_SERVICE_MULTIPLE,
-  defaultReportsDir
+  ARRIVALS, BOOT_TIMEOUT_MS, CONFIRM_SEC, DEFAULTS, DEFAULT_MAX_CONNECTIONS, MAX_GENERATORS, MAX_SHARDS,
+  RATE_PER_GENERATOR, RATE_RANGE, SLO_LEAST_DEFAULT_MS, SLO_MULTIPLES, SLO_RANGE, defaultReportsDir
 } from './settings.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 import { TUNABLE, TuneError, parseTune } from './tune.js'
-import { MixError, builtInMix, isBuiltInSpec, parseMix } from './result/mix.js'
+import { METHODS, MixError, builtInMix, checkMix, isBuiltInSpec, parseMix } from './result/mix.js'
 
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
 const MAX_START_AHEAD_MIN = 60
 
 const BOOLEANS = new Set(['json', 'list', 'quick', 'help', 'confirm'])
-const MULTIPLE = new Set(['threshold'])
+const MULTIPLE = new Set(['threshold', 'header'])
+// The short flags: autocannon's letters, with autocannon's meaning.
+export const SHORT = Object.freeze({
+  connections: 'c', amount: 'a', duration: 'd', timeout: 't', rate: 'R', method: 'm', header: 'H', body: 'b', json: 'j', help: 'h'
+})
+const LONG = Object.fromEntries(Object.entries(SHORT).map(([long, short]) => [short, long]))
 // The parsed options before the user's: null where not given, so that an experiment's defaults and
 // --quick come before DEFAULTS (settings.js, read by run/round/load.js); flags false, lists empty.
 const UNSET = Object.freeze(
   Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, BOOLEANS.has(k) || MULTIPLE.has(k) ? DEFAULTS[k] : null]))
 )
 
-// The --help text: the one place the options are described.
+// The --help text: examples first, then the options by what they are for, each with its short flag
+// (autocannon's letters, with autocannon's meaning) and its default from settings.js; the details are in
+// the docs it names. At most 80 lines, none wider than 100 columns (test/loadtest/options.test.js).
 export const HELP = `Usage: npm run lab -- [options]
 
-Boots each selected server, loads it (autocannon's closed loop, or an open loop with --rate),
-watches it from inside and outside, in time, prints a table on stderr and writes
-reports/<time>-<host>-<experiment>.{json,md,html} (./loadlab-reports/ when run from your own project).
-Relative paths (--task, --input @FILE, --out, --runtime or --node PATH) are from the directory you run it in.
+Boots each selected server (or loads yours), prints a table on stderr and writes a report
+(.json, .md, .html) to reports/ (./loadlab-reports/ outside the lab's checkout; docs/lab.md).
 With no option: a quick tour of every server (light load, about a minute).
 
-  --server a,b|all     servers to run (see --list); a custom run; with --experiment overload also
-                       variant keys (queued-threads/deadline: that variant and its base)
-  --experiment NAME    reproduce a study (see --list); with --server: only those servers
-  --connections N      concurrent connections (default: the experiment's); with --rate, the cap on
-                       kept connections (default: enough for rate × timeout, at most ${DEFAULT_MAX_CONNECTIONS})
-  --rate R             open loop: R requests/s on a schedule, sent whether or not earlier ones have
-                       answered; latency counts from each request's due time
-  --arrival KIND       open loop schedule: constant (i/R, default) or poisson (exponential gaps)
-  --seed N             seed of the poisson schedule (default ${DEFAULTS.seed}): the same seed, the same schedule
-  --generators N       open loop: N generator threads, request i to thread i mod N, each with its own
-                       connections, figures merged exactly (default: one per ${RATE_PER_GENERATOR} requests/s, at most
-                       one per core but one; 1: the lab's own thread)
-  --shard I/N          with --url and --rate: send only shard I's slice of the plan (request i when
-                       i mod N = I − 1); run N of them (any machines), then npm run merge
-  --start-at ISO-TIME  --shard: the common start (e.g. 2026-11-23T01:00:00Z), at most ${MAX_START_AHEAD_MIN} minutes ahead;
-                       the shard waits for it (warm-up first) and refuses a time in the past
-  --slo MS[,MS…]       capacity and overload experiments: the p99 latency targets, strictly increasing
-                       (default: ${SLO_MULTIPLES.join(', ')} × the service time, at least ${SLO_LEAST_DEFAULT_MS} ms; overload uses
-                       the first, default ${SLO_SERVICE_MULTIPLE} ×; they move with the calibration: give one --slo to runs
-                       you will compare).
-                       One sweep finds the capacity at each (docs/decision.md)
-  --tune NAME=V1,V2,…  capacity experiment: one sweep per value of a server setting, each its own result
-                       (SERVER[NAME=V]); ${Object.entries(TUNABLE).map(([k, t]) => `${k} (${t.servers.join(', ')})`).join(', ')};
-                       max-queue takes inf; NAME alone tries its defaults (threads, processes: half the cores, the
-                       cores, piscina's 1.5 × the cores)
-  --confirm            capacity experiment: run the decision's winner at its plan rate (${CONFIRM_SEC} s; --quick: ${CONFIRM_QUICK_SEC} s)
-                       and say whether it held the target with no backlog growth
-  --capacity-from FILE overload experiment: each strategy's capacity and target from this capacity
-                       report (same server, work and target) instead of a sweep in the same run
-  --amount N           requests per measured round (excludes --duration)
-  --duration S         seconds per measured round (excludes --amount)
-  --timeout S          per-request timeout in seconds (default: the experiment's, else ${DEFAULTS.timeout})
-  --max-body BYTES     what is kept of each response body (default ${DEFAULTS['max-body']}): every body is verified
-                       whole by sha256 and length as it streams; a longer one is counted as over the cap
-  --work SPEC          work per request, e.g. loop:1e7, fib:25, render:1000, sleep:100
-  --task PATH[#name]   your own work: a module exporting (input) => result (docs/task.md);
-                       every server by default, or the experiment's with --experiment capacity or
-                       overload; excludes --work, --url and the other experiments
-  --input JSON|@FILE   --task: the input of every call (default: the module's \`input\` export)
-  --runs N             measured rounds per server; figures are the median round (default ${DEFAULTS.runs}); with the
-                       capacity experiment, N whole sweeps per server: the median capacity and the spread
-  --warmup N           requests in the discarded warm-up round, 0 = none
-  --url URL            load a service the lab did not start, its path as given (outside sampling skipped);
-                       alone, or with --experiment capacity or overload (docs/your-service.md)
-  --mix FILE|SPEC      a request mix: a JSON file of classes (name, weight, method, path, headers, body,
-                       sloMs, expect; docs/your-service.md), or the lab servers' built-in heavy:80,cheap:20
-                       (heavy GET /, cheap GET /?work=loop:1e3); results and thresholds per class
-  --runtime LIST       run the servers and the calibration under each of these runtimes: node20, node22,
-                       node24, bun, deno (pinned here; installed from the npm registry on first use, or
-                       npm run runtimes) or a path to a node, bun or deno binary; the load generator
-                       stays on the lab's own node. One result per server per runtime
-  --node 22,24|PATH    the same for Node only: majors or node paths (--node 24 is --runtime node24)
-  --out DIR            where reports are written (default reports/; ./loadlab-reports/ outside the checkout)
-  --label TEXT         free text naming the machine or the run
-  --threshold T        a pass/fail bound on every run, repeatable: [SERVER:]METRIC OP VALUE, e.g.
-                       'p99<500' (ms; p50 p75 p90 p97.5 p99 p99.9 p99.99 max, or 0.5s), 'rps>100' (req/s),
-                       'errors==0' (failed requests: connection errors, timeouts, non-2xx, body mismatches), 'timeouts==0',
-                       'efficiency>=80%', 'capacity>200' (req/s, capacity experiment only),
-                       'goodput>0.8' (goodput at 2 × capacity as a share of it, overload experiment only),
-                       'queued-threads:p99<200' (that server only); OP: < <= > >= == !=. Figures are the
-                       median round's. A crossed threshold exits ${THRESHOLD_EXIT} once the report is written
-  --json               print the report JSON on stdout (with npm: npm run -s lab -- --json)
-  --list               list servers and experiments, then exit
-  --quick              the experiment's small version
-  --help               this text
+Examples:
+  npm run lab -- --server simple -c 10 -d 20              one server, closed loop, 20 s
+  npm run lab -- --server simple,queued-threads -R 200    open loop at 200 requests/s
+  npm run lab -- --experiment capacity --quick            which strategy, at what rate
+  npm run lab -- --url http://127.0.0.1:3000/api -m POST -H 'content-type: application/json' \\
+    -b '{"n":1}' -R 100 -d 20                             your service, one kind of request
+  npm run lab -- --url http://127.0.0.1:3000 --experiment capacity --slo 200   its capacity
+  npm run lab -- --task ./render.js --experiment capacity   your own work in every strategy
+  npm run lab -- --list                                   the servers and the experiments
 
-Environment: LOADLAB_BOOT_TIMEOUT_MS (how long a server may take to answer /health: whole ms from 1 to
-${BOOT_TIMEOUT_MAX_MS}, default ${BOOT_TIMEOUT_MS}),
-LOADLAB_PROGRESS=1 (progress lines even when stderr is not a terminal), LOADLAB_EXTRA_SERVERS=DIR
-(every DIR/NAME.js becomes a server NAME, for tests), LOADLAB_RUNTIMES_DIR (where --runtime installs
-runtimes, default .runtimes/), LOADLAB_SAMPLER=proc|ps (the outside sampler's source; default /proc where
-there is one, else ps), LOADLAB_TRACE_GENERATOR=FILE (the open loop traces one round into FILE: late
-requests, GC, connection opens), LOADLAB_SAMPLE_MS (set by the lab on the servers it starts: how often they
-send their samples), LOADLAB_CHROMIUM=PATH (the browser npm test and npm run screenshot use),
-LOADLAB_NATIVE=off, LOADLAB_NATIVE_CC, LOADLAB_NATIVE_DIR (the dispatch experiment's native caller: off, its C
-compiler, where it is built).
+What to run:
+  --server a,b|all        servers to run (see --list); overload also takes variant keys
+  --experiment NAME       a study (see --list; docs/studies.md); with --server: only those
+  --work SPEC             work per request: loop:1e7, fib:25, render:1000, sleep:100
+  --runtime LIST          run the servers under node20, node22, node24, bun, deno or a binary
+                          path, one result each (docs/runtimes.md)
+  --node 22,24|PATH       the same for Node only (--node 24 is --runtime node24)
+  --list                  list the servers and the experiments, then exit
+
+Load (docs/lab.md):
+  -c, --connections N     concurrent connections (default ${DEFAULTS.connections}; with --rate: the cap on kept
+                          connections, default rate × timeout, at most ${DEFAULT_MAX_CONNECTIONS})
+  -a, --amount N          requests per measured round (excludes --duration)
+  -d, --duration S        seconds per measured round (default ${DEFAULTS.duration})
+  -t, --timeout S         per-request timeout in seconds (default ${DEFAULTS.timeout})
+  --runs N                measured rounds per server, the median one reported (default ${DEFAULTS.runs})
+  --warmup N              requests in the discarded warm-up round (default ${DEFAULTS.warmup}: none)
+  --max-body BYTES        what is kept of each response body (default ${DEFAULTS['max-body']})
+
+Open loop (docs/generator.md, docs/shards.md):
+  -R, --rate R            R requests/s on a schedule, sent whether or not earlier ones answered
+  --arrival KIND          ${ARRIVALS.join(' or ')} (default ${DEFAULTS.arrival})
+  --seed N                the seed of the poisson schedule and of a mix (default ${DEFAULTS.seed})
+  --generators N          generator threads (default one per ${RATE_PER_GENERATOR} requests/s, at most cores − 1)
+  --shard I/N             with --url: send only slice I of N of the plan; then npm run merge
+  --start-at ISO-TIME     the shards' common start, at most ${MAX_START_AHEAD_MIN} minutes ahead
+
+Capacity and decision (docs/capacity.md, docs/decision.md):
+  --slo MS[,MS…]          the p99 targets, increasing (default ${SLO_MULTIPLES.join(', ')} × the service time,
+                          at least ${SLO_LEAST_DEFAULT_MS} ms; overload: the first)
+  --quick                 the experiment's small version
+  --confirm               capacity: run the winner at its plan rate (${CONFIRM_SEC} s) and say if it held
+  --tune NAME=V1,V2,…     capacity: a sweep per value of ${Object.keys(TUNABLE).join(', ')}
+  --capacity-from FILE    overload: the capacities and targets of this capacity report
+  --threshold T           a pass/fail bound, repeatable: 'p99<500', 'errors==0', 'capacity>200',
+                          'queued-threads:p99<200' (docs/gates.md); a crossed one exits ${THRESHOLD_EXIT}
+
+Your own work (docs/your-service.md, docs/task.md):
+  --url URL               a service the lab did not start, its path as given
+  -m, --method M          its request's method: ${METHODS.join(', ')} (default GET)
+  -H, --header 'K: V'     a header of its request, repeatable
+  -b, --body TEXT         its request's body (-m -H -b: one kind of request, in every loop)
+  --mix FILE|SPEC         a request mix: a JSON file of classes, or heavy:80,cheap:20
+  --task PATH[#name]      a module exporting (input) => result, run in each server
+  --input JSON|@FILE      --task: the input of every call (default: the module's input export)
+
+Output:
+  -j, --json              print the report JSON on stdout (npm run -s lab -- -j)
+  --out DIR               where reports are written (default reports/)
+  --label TEXT            free text naming the machine or the run
+  -h, --help              this text
+
+Environment (docs/lab.md): LOADLAB_BOOT_TIMEOUT_MS (default ${BOOT_TIMEOUT_MS}), LOADLAB_PROGRESS=1,
+LOADLAB_SAMPLER=proc|ps, LOADLAB_RUNTIMES_DIR, LOADLAB_TRACE_GENERATOR=FILE, LOADLAB_CHROMIUM,
+LOADLAB_NATIVE=off, LOADLAB_NATIVE_CC, LOADLAB_NATIVE_DIR.
 `
+
+// Variables only the lab itself and its tests set: not in the user's --help (test/docs.test.js).
+export const INTERNAL_VARIABLES = Object.freeze({
+  LOADLAB_EXTRA_SERVERS: 'every DIR/NAME.js becomes a server NAME (the tests\' fixture servers)',
+  LOADLAB_SAMPLE_MS: 'set by the lab on the servers it starts: how often they send their samples'
+})
 
 // Turn argv into validated options; throws a usage error (exit 2) naming the bad option.
 export function parseOptions (argv) {
   let parsed
-  // `--slo -1`: parseArgs would read the negative number as an option; join it so the rule is checked.
-  const args = argv.flatMap((a, i) =>
-    /^-\d/.test(a) && /^--[a-z-]+$/.test(argv[i - 1] ?? '')
-      ? []
-      : /^--[a-z-]+$/.test(a) && /^-\d/.test(argv[i + 1] ?? '')
-        ? [`${a}=${argv[i + 1]}`]
-        : [a]
-  )
   try {
     parsed = parseArgs({
-      args,
+      args: joinNegatives(argv),
       strict: true,
       tokens: true,
       allowPositionals: false,
-      options: Object.fromEntries(
-        Object.keys(DEFAULTS).map((k) => [k, { type: BOOLEANS.has(k) ? 'boolean' : 'string', multiple: MULTIPLE.has(k) }])
-      )
+      options: Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, {
+        type: BOOLEANS.has(k) ? 'boolean' : 'string',
+        multiple: MULTIPLE.has(k),
+        ...(SHORT[k] && { short: SHORT[k] })
+      }]))
     })
   } catch (err) {
-    throw usageError(
-      `${err.message.split('\n')[0]} (see --help; options: ${Object.keys(DEFAULTS)
-        .map((k) => '--' + k)
-        .join(' ')})`
-    )
+    const names = Object.keys(DEFAULTS).map((k) => (SHORT[k] ? `-${SHORT[k]}/--${k}` : `--${k}`))
+    throw usageError(`${err.message.split('\n')[0]} (see --help; options: ${names.join(' ')})`)
   }
   onceEach(parsed.tokens)
   return validateOptions(parsed.values)
+}
+
+// `--slo -1`, `-c -1`: parseArgs would read the negative number as an option; join it to its option
+// (`--slo=-1`, `--connections=-1`) so that the option's own rule is checked.
+function joinNegatives (argv) {
+  const flag = (a) => /^--[a-z-]+$/.test(a ?? '') || (/^-[a-zA-Z]$/.test(a ?? '') && LONG[a[1]] !== undefined)
+  const long = (a) => (a.startsWith('--') ? a : `--${LONG[a[1]]}`)
+  return argv.flatMap((a, i) =>
+    /^-\d/.test(a) && flag(argv[i - 1])
+      ? []
+      : flag(a) && /^-\d/.test(argv[i + 1] ?? '')
+        ? [`${long(a)}=${argv[i + 1]}`]
+        : [a]
+  )
 }
 
 // An option that takes one value, given twice (`--rate 5 --rate 6`), is refused: the last would win silently.
@@ -338,6 +341,36 @@ function mixOf (spec, cwd) {
   }
 }
 
+// -m/-H/-b: one kind of request, as autocannon sends it, made a mix of one class so that every loop
+// (closed, open, the capacity sweep) sends it the one way a mix is sent. Its path is the --url's (path
+// and query), else the lab server's /. null when none of the three is given.
+function requestMix (o, out) {
+  const given = ['method', 'header', 'body'].filter((k) => (k === 'header' ? o.header.length > 0 : o[k] !== null))
+  if (given.length === 0) return null
+  const flags = given.map((k) => `-${SHORT[k]}`).join(' ')
+  if (o.mix !== null) throw usageError(`${flags} excludes --mix: -m -H -b say one request, a mix says its classes`)
+  const method = (o.method ?? 'GET').toUpperCase()
+  if (!METHODS.includes(method)) throw usageError(`-m/--method: expected one of ${METHODS.join(', ')}, got ${describe(o.method)}`)
+  const headers = {}
+  for (const h of o.header) {
+    const at = h.indexOf(':')
+    const name = h.slice(0, at).trim()
+    if (at < 1 || name === '') throw usageError(`-H/--header: expected 'NAME: VALUE', got ${describe(h)}`)
+    if (Object.keys(headers).some((k) => k.toLowerCase() === name.toLowerCase())) {
+      throw usageError(`-H/--header: ${name} given twice: give each header once`)
+    }
+    headers[name] = h.slice(at + 1).trim()
+  }
+  const path = out.url ? new URL(out.url).pathname + new URL(out.url).search : '/'
+  const request = { name: 'request', weight: 1, method, path, headers, ...(o.body !== null && { body: o.body }) }
+  try {
+    return checkMix({ name: 'request', requests: [request] }, 'request')
+  } catch (err) {
+    if (err instanceof MixError) throw usageError(`${flags}: ${err.message.replace(/^requests\[0\] \(request\): /, '')}`)
+    throw err
+  }
+}
+
 // What each request does: --work (NAME:ARG; the servers' own parser checks it later, checkWork) or
 // --task (with its --input), which excludes --work, --url and every experiment but capacity.
 function checkWorkOrTask (o, out) {
@@ -401,7 +434,7 @@ function validateOptions (values) {
     throw usageError(`--experiment: unknown experiment \`${o.experiment}\`; allowed: ${experimentNames().join(', ')}`)
   }
   if (o.url !== null) out.url = urlOf(o)
-  out.mix = o.mix === null ? null : mixOf(o.mix, out.cwd)
+  out.mix = requestMix(o, out) ?? (o.mix === null ? null : mixOf(o.mix, out.cwd))
   checkWorkOrTask(o, out)
   if (o.node !== null || o.runtime !== null) out[o.runtime !== null ? 'runtime' : 'node'] = runtimesOf(o)
   checkOutput(o, out)

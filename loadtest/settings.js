@@ -37,6 +37,9 @@ export const DEFAULTS = Object.freeze({
   warmup: 0,
   url: null,
   mix: null, // --mix: a request mix file or the built-in (result/mix.js)
+  method: null, // -m/-H/-b: one request, a one-class mix (options.js requestMix); GET when only -H or -b
+  header: [],
+  body: null,
   node: null,
   runtime: null,
   out: defaultReportsDir,

@@ -1,12 +1,13 @@
 // The lab's options (loadtest/options.js) and the load each entry gets (loadtest/run/round/load.js).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { parseOptions } from '../../loadtest/options.js'
+import { HELP, INTERNAL_VARIABLES, SHORT, parseOptions } from '../../loadtest/options.js'
 import { DEFAULTS } from '../../loadtest/settings.js'
 import { parseFailOn } from '../../loadtest/compare/compare.js'
 import { resolveLoad, entryLoad } from '../../loadtest/run/round/load.js'
 import { ROOT } from '../../loadtest/catalog.js'
 import { join } from 'node:path'
+import { existsSync } from 'node:fs'
 
 test('options: defaults, numbers parsed, servers split and expanded', () => {
   const o = parseOptions([
@@ -214,4 +215,58 @@ test('--mix: a file checked at the boundary (one line naming the entry and the k
   } finally {
     await rm(dir, { recursive: true, force: true })
   }
+})
+
+test('short flags: autocannon\'s letters with autocannon\'s meaning; the long names stay', () => {
+  const short = parseOptions(['--server', 'simple', '-c', '100', '-d', '20', '-t', '3', '-j'])
+  const long = parseOptions(['--server', 'simple', '--connections', '100', '--duration', '20', '--timeout', '3', '--json'])
+  for (const k of ['connections', 'duration', 'timeout', 'json']) assert.deepEqual(short[k], long[k], k)
+  assert.deepEqual([short.connections, short.duration, short.timeout, short.json], [100, 20, 3, true])
+  assert.equal(parseOptions(['-a', '20', '-c', '2']).amount, 20)
+  assert.equal(parseOptions(['-R', '50']).rate, 50)
+  assert.equal(parseOptions(['-c100']).connections, 100, 'the value joined to its letter, as autocannon reads it')
+  assert.equal(parseOptions(['-h']).help, true)
+  // a short flag is the same option as its long name: given both ways, it is given twice
+  refused(['-c', '1', '--connections', '2'], /^--connections given 2 times \(1, 2\): give it once$/)
+  // a negative value is checked by its option's rule, under either name
+  refused(['-c', '-1'], /^--connections: expected an integer from 1 to 10000, got `-1`/)
+  refused(['-x'], /^Unknown option '-x' \(see --help; options: .*-c\/--connections/)
+})
+
+test('-m -H -b: one request, made a one-class mix with the --url\'s path and query; refused with --mix', () => {
+  const o = parseOptions(['--url', 'http://127.0.0.1:1/api/x?q=1', '-m', 'post', '-H', 'content-type: application/json',
+    '-H', 'x-team:lab', '-b', '{"n":1}'])
+  assert.equal(o.mix.requests.length, 1)
+  const [c] = o.mix.requests
+  assert.deepEqual({ method: c.method, path: c.path, headers: c.headers, body: c.body, weight: c.weight },
+    { method: 'POST', path: '/api/x?q=1', headers: { 'content-type': 'application/json', 'x-team': 'lab' }, body: '{"n":1}', weight: 1 })
+  assert.equal(resolveLoad(o, { defaults: {} }).mix, o.mix, 'every loop gets it as it gets a mix')
+  // only a header: GET of the URL as given, the header on it; no flag of the three: no mix
+  const h = parseOptions(['--url', 'http://127.0.0.1:1/', '-H', 'authorization: Bearer x']).mix.requests[0]
+  assert.deepEqual([h.method, h.path, h.body, h.headers], ['GET', '/', null, { authorization: 'Bearer x' }])
+  assert.equal(parseOptions(['--url', 'http://127.0.0.1:1/']).mix, null)
+  assert.deepEqual(parseOptions(['--server', 'simple', '-b', 'x']).mix.requests[0].path, '/', 'a lab server: its /')
+  refused(['--url', 'http://127.0.0.1:1/', '--mix', 'heavy:80,cheap:20', '-m', 'POST'], /^-m excludes --mix/)
+  refused(['--url', 'http://127.0.0.1:1/', '-m', 'HEAD'], /^-m\/--method: expected one of GET, POST/)
+  refused(['--url', 'http://127.0.0.1:1/', '-H', 'no-colon'], /^-H\/--header: expected 'NAME: VALUE'/)
+  refused(['--url', 'http://127.0.0.1:1/', '-H', 'a: 1', '-H', 'A: 2'], /^-H\/--header: A given twice/)
+  refused(['--url', 'http://127.0.0.1:1/', '-H', 'Host: x'], /^-H: headers\.Host: set by the lab itself/)
+  refused(['--url', 'http://127.0.0.1:1/', '-b', 'x'.repeat(70 * 1024)], /^-b: body: expected at most 65536 bytes/)
+})
+
+test('--help: examples first, then the groups; at most 80 lines, none over 100 columns; no test-only variable', () => {
+  const lines = HELP.replace(/\n$/, '').split('\n')
+  assert.ok(lines.length <= 80, `${lines.length} lines`)
+  const wide = lines.filter((l) => l.length > 100)
+  assert.deepEqual(wide, [], 'no line over 100 columns')
+  const headings = lines.filter((l) => /^[A-Z][^:]*( \([^)]*\))?:$/.test(l)).map((l) => l.replace(/ \(.*\)/, '').slice(0, -1))
+  assert.deepEqual(headings, ['Examples', 'What to run', 'Load', 'Open loop', 'Capacity and decision', 'Your own work', 'Output'])
+  // every option, by its long name, and each short flag beside its long name
+  for (const k of Object.keys(DEFAULTS)) assert.match(HELP, new RegExp(`(^|[ ,])--${k}\\b`, 'm'), `--${k}`)
+  for (const [k, s] of Object.entries(SHORT)) assert.match(HELP, new RegExp(`^  -${s}, --${k}\\b`, 'm'), `-${s}`)
+  for (const v of Object.keys(INTERNAL_VARIABLES)) assert.ok(!HELP.includes(v), v)
+  // the docs it names exist
+  const named = [...new Set(HELP.match(/docs\/[a-z-]+\.md/g))]
+  assert.ok(named.length >= 6, named.join(' '))
+  for (const page of named) assert.ok(existsSync(join(ROOT, page)), page)
 })
