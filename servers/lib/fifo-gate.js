@@ -8,6 +8,27 @@
 import { performance } from 'node:perf_hooks'
 import { ServerError } from './errors.js'
 
+const left = () => new ServerError('ERR_ABORTED', 'client left before its work started')
+
+// Join the line: an entry { go, fail, at } pushed onto `waiting`, settled by go (its turn) or fail (refused);
+// with `cancel`, a client that leaves is taken out of the line and its promise rejects.
+function waitInLine (waiting, signal, { cancel, counts, at }) {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      waiting.splice(waiting.indexOf(entry), 1)
+      counts.aborted++
+      reject(left())
+    }
+    const settle = (fn) => (value) => {
+      signal.removeEventListener('abort', onAbort)
+      fn(value)
+    }
+    const entry = { go: settle(resolve), fail: settle(reject), at }
+    if (cancel) signal.addEventListener('abort', onAbort, { once: true })
+    waiting.push(entry)
+  })
+}
+
 // slots: how many may hold a slot at once; maxQueue: how many may wait (undefined: unbounded);
 // deadlineMs: how long one may wait (undefined: for ever); unit: what a slot is, for messages ('thread',
 // 'process'); cancel: whether a client that leaves is dropped. counts.aborted, counts.rejected and
@@ -18,7 +39,6 @@ export function createFifoGate ({
   const waiting = [] // { go, fail, at } in arrival order
   let held = 0
   let timer = null // set for the oldest waiter's deadline
-  const left = () => new ServerError('ERR_ABORTED', 'client left before its work started')
 
   // Wait for a free slot in arrival order; rejects at once when the queue is full or the client left.
   function acquire (signal) {
@@ -34,21 +54,9 @@ export function createFifoGate ({
       counts.rejected++
       return Promise.reject(new ServerError('ERR_QUEUE_FULL', `queue full (--max-queue ${maxQueue}), retry later`))
     }
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        waiting.splice(waiting.indexOf(entry), 1)
-        counts.aborted++
-        reject(left())
-      }
-      const settle = (fn) => (value) => {
-        signal.removeEventListener('abort', onAbort)
-        fn(value)
-      }
-      const entry = { go: settle(resolve), fail: settle(reject), at: clock() }
-      if (cancel) signal.addEventListener('abort', onAbort, { once: true })
-      waiting.push(entry)
-      watchDeadline()
-    })
+    const turn = waitInLine(waiting, signal, { cancel, counts, at: clock() })
+    watchDeadline()
+    return turn
   }
 
   // One timer for the oldest waiter's deadline (they expire in arrival order): when it fires, every

@@ -46,60 +46,80 @@ export const CHECKED_AGAINST = Object.freeze({ autocannon: '9.0.0', 'http-parser
 
 // Hold one autocannon client (setupClient's argument) to the protocol: onInterim(status) hears each
 // skipped interim answer, onProtocolError(err) each protocol error (the request's connError follows).
+// The steps share one record `h`: the client, its parser and request queue, and whether the message
+// being parsed is an interim answer (skipped).
 export function holdToProtocol (client, { onInterim, onProtocolError }) {
-  const parser = client.parser
-  const queue = client.pipelinedRequests
+  const { parser, pipelinedRequests: queue } = client
+  const h = { client, parser, queue, interim: false, onInterim, onProtocolError }
+  checkHooks(h)
+  h.parser.maxHeaderSize = MAX_HEAD_BYTES
+  h.parser.BODY_CHUNKHEAD = strictChunkHead
+  wrapExecute(h)
+  watchConnections(h)
+}
+
+// The private fields this module wraps, or an error saying autocannon changed.
+function checkHooks ({ client, parser, queue }) {
   const hooks = [parser?.execute, client._connect, client._destroyConnection, queue?.peek]
   if (hooks.some((f) => typeof f !== 'function')) {
     const what = 'parser.execute, _connect, _destroyConnection or request queue'
     throw new Error(`autocannon has no ${what} to hold to HTTP/1.1 (version changed?)`)
   }
-  parser.maxHeaderSize = MAX_HEAD_BYTES
-  parser.BODY_CHUNKHEAD = strictChunkHead
-  let interim = false // the message being parsed is an interim answer, skipped
-  // A fault found in a parser callback stops the parse there (the error is thrown out of execute).
-  const fault = (message) => {
-    const err = protocolError(message)
-    err.stopsParse = true
-    throw err
-  }
-  const wrapCallbacks = () => {
-    const [, onHeaders, , onComplete] = [1, 2, 3, 4].map((k) => parser[k]) // kOnHeaders … kOnMessageComplete
-    parser[2] = function (info) {
-      interim = info.statusCode >= 100 && info.statusCode < 200 && info.statusCode !== 101
-      if (interim) { // no body (http-parser-js reads none for a 1xx); the return says "do not skip one"
-        onInterim?.(info.statusCode)
-        return false
-      }
-      if (!queue.peek()) fault(`a response on an idle connection (a response nobody asked for, ${info.statusCode})`)
-      const wrong = headFault(info)
-      if (wrong) fault(wrong)
-      return onHeaders.call(this, info)
+}
+
+// A fault found in a parser callback stops the parse there (the error is thrown out of execute).
+function fault (message) {
+  const err = protocolError(message)
+  err.stopsParse = true
+  throw err
+}
+
+// The parser's head and message-complete callbacks, wrapped: an interim answer is skipped and heard; a
+// final answer with nothing asked or a bad head, or bytes after a complete answer, is a fault.
+function wrapCallbacks (h) {
+  const { parser, queue } = h
+  const [, onHeaders, , onComplete] = [1, 2, 3, 4].map((k) => parser[k]) // kOnHeaders … kOnMessageComplete
+  parser[2] = function (info) {
+    h.interim = info.statusCode >= 100 && info.statusCode < 200 && info.statusCode !== 101
+    if (h.interim) { // no body (http-parser-js reads none for a 1xx); the return says "do not skip one"
+      h.onInterim?.(info.statusCode)
+      return false
     }
-    parser[4] = function () {
-      if (interim) {
-        interim = false
-        return
-      }
-      const extra = parser.end - parser.offset
-      const status = parser.info.statusCode
-      if (extra > 0) fault(`${extra} bytes after a complete ${status} response (a second response, or a body it may not have)`)
-      return onComplete.call(this)
+    if (!queue.peek()) fault(`a response on an idle connection (a response nobody asked for, ${info.statusCode})`)
+    const wrong = headFault(info)
+    if (wrong) fault(wrong)
+    return onHeaders.call(this, info)
+  }
+  parser[4] = function () {
+    if (h.interim) {
+      h.interim = false
+      return
     }
+    const extra = parser.end - parser.offset
+    const status = parser.info.statusCode
+    if (extra > 0) fault(`${extra} bytes after a complete ${status} response (a second response, or a body it may not have)`)
+    return onComplete.call(this)
   }
-  // Fail the request on this connection, close it, and open a fresh one (as autocannon does on an error).
-  const lose = (err) => {
-    client.emit('connError', err)
-    client._destroyConnection()
-    parser.initialize(parser.type)
-    interim = false
-    if (!client.destroyed) client._connect()
-  }
-  const execute = parser.execute
+}
+
+// Fail the request on this connection, close it, and open a fresh one (as autocannon does on an error).
+function lose (h, err) {
+  h.onProtocolError?.(err)
+  h.client.emit('connError', err)
+  h.client._destroyConnection()
+  h.parser.initialize(h.parser.type)
+  h.interim = false
+  if (!h.client.destroyed) h.client._connect()
+}
+
+// The parser's execute, wrapped: the callbacks at the first bytes (autocannon sets them after
+// setupClient), and a fault or a parse error loses the request.
+function wrapExecute (h) {
+  const execute = h.parser.execute
   let wrapped = false
-  parser.execute = function (chunk) {
-    if (!wrapped) { // autocannon sets its callbacks after setupClient: wrap them at the first bytes
-      wrapCallbacks()
+  h.parser.execute = function (chunk) {
+    if (!wrapped) {
+      wrapCallbacks(h)
       wrapped = true
     }
     let ret
@@ -107,19 +127,17 @@ export function holdToProtocol (client, { onInterim, onProtocolError }) {
       ret = execute.call(this, chunk)
     } catch (err) {
       if (!err?.stopsParse) throw err
-      onProtocolError?.(err)
-      lose(err)
+      lose(h, err)
       return 0
     }
-    if (ret instanceof Error) {
-      const err = protocolError(describeParseError(ret))
-      onProtocolError?.(err)
-      lose(err)
-    }
+    if (ret instanceof Error) lose(h, protocolError(describeParseError(ret)))
     return ret
   }
-  // A connection that closes mid-response (some bytes of it read) loses that request: an error, and the
-  // parser starts afresh (autocannon alone would let the next connection's answer end it).
+}
+
+// A connection that closes mid-response (some bytes of it read) loses that request: an error, and the
+// parser starts afresh (autocannon alone would let the next connection's answer end it).
+function watchConnections ({ client, parser, queue }) {
   const connect = client._connect
   client._connect = function () {
     connect.call(this)
