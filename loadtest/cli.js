@@ -159,7 +159,7 @@ export async function main (argv, { prog = null } = {}) {
     if (report.thresholds) process.stderr.write(thresholdSummary(report.thresholds) + '\n')
     for (const e of out.errors) process.stderr.write(`error: ${e.file} not written: ${e.message} (the JSON is)\n`)
     // The decision (capacity experiment) is the terminal's last block: what stays on screen.
-    if (report.decision) process.stderr.write('\n' + decisionText(report.decision))
+    if (report.decision) process.stderr.write('\n' + decisionText(report.decision, report.results))
     if (opts.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n')
     if (stop.exitCode !== null) return stop.exitCode
     if (report.status === 'failed' || out.fallback || out.errors.length) return 1

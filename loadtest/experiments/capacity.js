@@ -9,7 +9,7 @@ import { MIN_REQUESTS, createSweep } from '../result/sweep.js'
 import { PERCENTILE_SHARE, requestsToShow } from '../result/capacity.js'
 import { SLO_MULTIPLES, SWEEP_LIMITS, sloFor } from '../settings.js'
 import { taskArgs } from '../run/watch/task.js'
-import { trustMark } from '../text/sentences.js'
+import { classTargetsText, trustMark } from '../text/sentences.js'
 import { tuneArgs } from '../tune.js'
 import { parseKey } from '../result/key.js'
 import { probeNote } from '../run/round/past-capacity.js'
@@ -226,7 +226,7 @@ function capacityRow (r, width) {
     `${rps(c.bracket?.pass)}–${rps(c.bracket?.fail)}`,
     fmtPct(c.ratioToIdeal),
     fmtMs(c.p99),
-    fmtMs(c.sloMs),
+    classTargetsText(r, { short: true }) ?? fmtMs(c.sloMs), // a mix's classes: each at its own target
     floor,
     `${steps.length}${c.repeated ? ` (${c.repeated} repeated)` : ''}`,
     disturbed ? `! ${disturbed}` : '0',

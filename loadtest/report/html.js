@@ -220,6 +220,8 @@ code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; fo
 .notice.failed { border-color: var(--bad); background: #ffebe9; }
 .notice.info { border-color: #0969da; background: #ddf4ff; }
 .notice h3 { font-size: 14px; margin: 0 0 4px; }
+pre.decision-command { background: #fff; border: 1px solid #0969da; margin: 4px 0 8px; font-size: 14px; }
+pre.decision-command code { font-size: 14px; }
 .notice ul { margin: 4px 0 0; padding-left: 20px; }
 figure.chart { margin: 0 0 16px; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px; overflow-x: auto; }
 figure.chart svg { max-width: 100%; height: auto; display: block; }

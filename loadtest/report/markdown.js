@@ -1,10 +1,10 @@
-// The Markdown summary of a report: machine and method first (as published benchmarks state
-// them), then the table, then what is not to be trusted. A pure function of the report.
+// The Markdown summary of a report: the decision first, then the tables and what is not to be trusted,
+// the machine and the method last (each figure still states its method, below). A pure function of the report.
 import { classTable, reportTable } from './table.js'
 import { mdCode, mdFence, mdText } from '../text/escape.js'
 import { runtimeName } from '../result/runtime.js'
 import { verdictOf } from '../result/trust.js'
-import { holdsText } from '../text/sentences.js'
+import { classTargetsText, holdsText } from '../text/sentences.js'
 import { thresholdRows } from './thresholds.js'
 import { decisionMarkdown } from './decision.js'
 import { bracketText } from '../text/decision.js'
@@ -29,20 +29,20 @@ export function markdownTable ({ head, rows }, { numeric = false } = {}) {
   )
 }
 
-// The report's title, the experiment's description and its status line.
+// The report's title, the experiment's name and its status line (its description goes to the method, last).
 function headSection (report, experiment) {
   const out = [`# loadlab report: ${mdText(report.experiment)}${report.label ? ` (${mdText(report.label)})` : ''}`, '']
-  if (experiment?.title) {
-    out.push(
-      `**${experiment.title}**${experiment.study ? ` (study ${experiment.study})` : ''}. ${experiment.description ?? ''}`.trim(),
-      ''
-    )
-  }
+  const what = experiment?.title ? `**${mdText(experiment.title)}**. ` : ''
   out.push(
-    `Status: **${mdText(report.status)}**. Started ${mdText(report.createdAt)}, finished ${mdText(report.finishedAt ?? MISSING)}. Schema ${mdText(report.schema)}, id ${mdCode(report.id)}.`,
+    `${what}Status: **${mdText(report.status)}**. Started ${mdText(report.createdAt)}, finished ${mdText(report.finishedAt ?? MISSING)}. Schema ${mdText(report.schema)}, id ${mdCode(report.id)}.`,
     ''
   )
   return out
+}
+
+// What the experiment does, in its own words: the method's first paragraph.
+function descriptionLines (experiment) {
+  return experiment?.description ? [experiment.description, ''] : [] // the project's own Markdown
 }
 
 // The machine the report was measured on.
@@ -57,9 +57,10 @@ function machineSection (m) {
   ]
 }
 
-// How the figures were measured: the command, the task, the runtimes, the load and the target.
-function methodSection (me, m) {
-  const out = ['## Method', '', `- **Command:** ${mdCode(me.command)}`]
+// How the figures were measured: what the experiment does, the command, the task, the runtimes, the load
+// and the target.
+function methodSection (me, m, experiment) {
+  const out = ['## Method', '', ...descriptionLines(experiment), `- **Command:** ${mdCode(me.command)}`]
   if (me.task) out.push(taskLine(me.task))
   if (Array.isArray(me.runtimes)) {
     const list = me.runtimes.map((r) => `${runtimeName(r)} (${r.engine ?? `V8 ${r.v8}`})`).join(', ')
@@ -121,11 +122,17 @@ function troubleSection (results) {
   return out
 }
 
+// The target a sweep was judged by: each class's own where a request mix's classes decided, else the run's.
+function sweepTarget (r) {
+  const own = classTargetsText(r)
+  return own ? `each class at its own: ${own}` : `p${r.capacity.percentile ?? 99} ≤ ${r.capacity.sloMs} ms (${r.capacity.sloRule})`
+}
+
 // The capacity sweeps: the one target, the rule, and every step with its noise (disturbed ones marked).
 function capacitySection (results) {
   const swept = results.filter((r) => r.capacity?.steps?.length)
   if (!swept.length) return []
-  const targets = [...new Set(swept.map((r) => `p${r.capacity.percentile ?? 99} ≤ ${r.capacity.sloMs} ms (${r.capacity.sloRule})`))]
+  const targets = [...new Set(swept.map(sweepTarget))]
   const head = [
     'server', 'step', 'kind', 'offered req/s', 'p99 ms', 'lag p99 ms', 'requests', 'over target', 'holds', 'steal %',
     'foreign cores', 'work ×', 'own contention', 'disturbed by'
@@ -168,15 +175,14 @@ function classSection (report, experiment) {
   return t ? ['## Per class', '', markdownTable(t), ''] : []
 }
 
-// The Markdown page for a report (experiment: its module, for a custom table).
+// The Markdown page for a report (experiment: its module, for a custom table): the decision first (the
+// capacity experiment's), then the figures and what is not to be trusted, then the machine, the
+// calibration and the method last.
 export function renderMarkdown (report, experiment) {
   const out = [
     ...headSection(report, experiment),
-    ...decisionMarkdown(report.decision), // the decision first (capacity experiment)
+    ...decisionMarkdown(report.decision, report.results),
     ...targetsTable(report.results),
-    ...machineSection(report.machine),
-    ...methodSection(report.method, report.machine),
-    ...calibrationSection(report.calibration),
     '## Results',
     '',
     ...resultsTable(reportTable(report, experiment)),
@@ -186,6 +192,11 @@ export function renderMarkdown (report, experiment) {
   if (Array.isArray(report.thresholds)) out.push('## Thresholds', '', markdownTable(thresholdRows(report.thresholds)))
   out.push(...troubleSection(report.results))
   if (report.notes?.length) out.push('## Notes', '', ...report.notes.map((n) => `- ${mdText(n)}`), '')
+  out.push(
+    ...machineSection(report.machine),
+    ...calibrationSection(report.calibration),
+    ...methodSection(report.method, report.machine, experiment)
+  )
   return out.join('\n')
 }
 

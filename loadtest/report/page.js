@@ -536,7 +536,7 @@ ${timelineSection(http, names)}`
 <h1>loadlab · ${esc(report.experiment ?? 'report')} <span class="sub">on ${esc(who)}</span></h1>
 <span class="badge ${esc(status)}" data-status="${esc(status)}">${esc(status)}</span>
 </header>
-${decisionHtml(report.decision)}
+${decisionHtml(report.decision, results)}
 ${targetsSection(http, names)}
 <div class="cards">${machineCard(report)}${methodCard(report)}</div>
 ${flags(http, names)}

@@ -4,7 +4,7 @@
 // is). Pure: decision in, text out.
 import { isNum } from '../result/stats.js'
 import { MISSING, fmtRounded, mbSpaced, pctSpaced } from './format.js'
-import { machineLine } from './sentences.js'
+import { classTargetsText, machineLine } from './sentences.js'
 
 const r1 = (x) => fmtRounded(x, 1)
 
@@ -82,19 +82,27 @@ function confirmText (c) {
     `backlog ${c.backlogGrowing ? 'growing' : 'steady'}${why}`
 }
 
-// The block as labelled lines [{ label, text }], plain text (each output escapes its own).
-export function decisionLines (d) {
+// What to run: the command alone, as a user pastes it (`command: true`: each output prints it bare, with no
+// label); a decision kept before it carried a command names the configuration instead.
+function runLine (d) {
+  return d.command ? { label: 'Run', text: d.command, command: true } : { label: 'Run', text: who(d) }
+}
+
+// The block as labelled lines [{ label, text, command? }], plain text (each output escapes its own). A
+// recommendation's first line is the command (`command: true`), the plan rate the next. `results`: the
+// report's, where a --url run's mix decided by each class's own target (the Capacity line names them).
+export function decisionLines (d, results = null) {
   if (!d) return []
   const lines = []
   const target = `p${d.target?.percentile ?? 99} ≤ ${r1(d.sloMs)} ms` // --quick judges p95
-  if (d.recommends === 'rate') return rateLines(d, target)
+  if (d.recommends === 'rate') return rateLines(d, rateTarget(d, target, results))
   if (d.refused) {
     lines.push({ label: 'No recommendation', text: `${refusalText(d.refused)} (${d.refused.reason})` })
     if (d.key) lines.push({ label: 'Highest capacity', text: `${who(d)}: ${capacityText(d)} at ${target}` })
   } else {
-    lines.push({ label: 'Run', text: `${d.command ?? who(d)}   at ${r1(d.planRps)} req/s (the plan rate)` })
+    lines.push(runLine(d))
+    lines.push({ label: 'Plan rate', text: `${r1(d.planRps)} req/s, ${Math.round(d.headroom * 100)} % of capacity (${Math.round((1 - d.headroom) * 100)} % headroom)` })
     lines.push({ label: 'Capacity', text: `${who(d)}: ${capacityText(d)} at ${target}` })
-    lines.push({ label: 'Plan', text: `${r1(d.planRps)} req/s, ${Math.round(d.headroom * 100)} % of capacity (${Math.round((1 - d.headroom) * 100)} % headroom)` })
   }
   if (d.runnerUp) lines.push({ label: 'Runner-up', text: `${who(d.runnerUp)}: ${capacityText(d.runnerUp)}; ${separationText(d)}` })
   if (d.decidedBy && !d.refused) lines.push({ label: 'Decided by', text: ruleText(d) })
@@ -109,6 +117,14 @@ export function decisionLines (d) {
   return lines
 }
 
+// The target a --url service's capacity stands on: each class's own where a mix's classes decided, else
+// the run's (`results` not given: a mix's classes are said to be at their own, unnamed).
+function rateTarget (d, target, results) {
+  if (!results) return `${target} (each class at its own target)`
+  const own = classTargetsText(results.find((r) => r.key === d.key))
+  return own ? `each class's own target (${own})` : target
+}
+
 // A --url service's decision: the rate to plan for, its capacity, the class that limits it, past it.
 function rateLines (d, target) {
   const lines = []
@@ -119,8 +135,8 @@ function rateLines (d, target) {
     lines.push({ label: 'No rate', text: `${refusalText(d.refused)} (${d.refused.reason})` })
     if (d.key) lines.push({ label: 'Highest capacity', text: `${capacityText(d)} at ${target}` })
   } else {
-    lines.push({ label: 'Plan', text: `${r1(d.planRps)} req/s to ${d.key}, ${Math.round(d.headroom * 100)} % of its capacity` })
-    lines.push({ label: 'Capacity', text: `${capacityText(d)} at ${target} (each class at its own target)` })
+    lines.push({ label: 'Plan rate', text: `${r1(d.planRps)} req/s to ${d.key}, ${Math.round(d.headroom * 100)} % of its capacity` })
+    lines.push({ label: 'Capacity', text: `${capacityText(d)} at ${target}` })
     lines.push({ label: 'Past capacity', text: pastText(d.past) })
   }
   lines.push({ label: 'Limited by', text: limit })

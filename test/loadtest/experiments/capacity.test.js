@@ -172,9 +172,9 @@ test('capacity --quick --server cluster,queued-threads --confirm: past capacity 
   assert.ok(d.flags.includes('--work'))
   if (d.variant === 'deadline') assert.ok(d.flags.includes('--deadline'))
   if (d.variant === 'under-pressure') assert.ok(d.flags.includes('--shed-loop-delay'))
-  // the block's first line is the command with the plan rate (or, refused, what it refuses)
+  // the block's first line is the command alone, the plan rate the next (or, refused, what it refuses)
   const block = run.stderr.slice(run.stderr.lastIndexOf('\nDecision\n') + 1).split('\n')
-  if (!d.refused) assert.equal(block[1].replace(/^ {2}Run +/, ''), `${d.command}   at ${d.planRps} req/s (the plan rate)`)
+  if (!d.refused) assert.deepEqual([block[1], block[2].replace(/^ {2}Plan rate +/, '').split(',')[0]], [`  ${d.command}`, `${d.planRps} req/s`])
   // --confirm ran that exact configuration at the plan rate, long enough for the requests p99 needs
   const c = d.confirm
   assert.equal(c.command, d.command)

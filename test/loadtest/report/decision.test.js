@@ -33,11 +33,11 @@ test('decision block: what to run, the plan rate with its headroom, the runner-u
   const report = capacityReport()
   const text = decisionText(report.decision)
   assert.match(text, /^Decision\n/)
-  const first = text.split('\n')[1]
-  assert.match(first, /^ {2}Run +node servers\/cluster .* at 72 req\/s \(the plan rate\)$/, 'the first line: the command and the plan rate')
-  assert.equal(first.includes(report.decision.command), true)
+  const [, first, second] = text.split('\n')
+  assert.equal(first, `  ${report.decision.command}`, 'the first line: the command alone, as a user pastes it')
+  assert.match(first, /^ {2}node servers\/cluster --work \S+$/)
+  assert.match(second, /^ {2}Plan rate +72 req\/s, 80 % of capacity \(20 % headroom\)$/, 'the plan rate on the next line')
   assert.match(text, /Capacity +cluster: 90 req\/s \(bracket 90–94\) at p99 ≤ 100 ms/)
-  assert.match(text, /Plan +72 req\/s, 80 % of capacity \(20 % headroom\)/)
   assert.match(text, /Runner-up +queued-threads: 60 req\/s .*brackets apart/)
   assert.match(text, /Would change +queued-threads@loop:3e7#capacity leads from 400 ms \(lines cross near p99 \d+(\.\d)? ms/)
   assert.match(text, /No capacity at p99 ≤ 100 ms +child-process@loop:3e7#capacity \(cannot meet the target\)/)
@@ -54,7 +54,9 @@ test('decision block: what to run, the plan rate with its headroom, the runner-u
   const refused = decide({ ...report, results: [report.results[0], { ...report.results[1], key: 'simple@x#capacity', server: 'simple', capacity: { ...report.results[0].capacity } }] })
   const lines = decisionLines(refused)
   assert.equal(lines[0].label, 'No recommendation')
-  assert.ok(!lines.some((l) => l.label === 'Plan'), 'a refusal gives no plan rate')
+  assert.ok(!lines.some((l) => l.label === 'Plan rate' || l.command), 'a refusal gives no command and no plan rate')
+  // a decision kept before it carried a command names the configuration on its Run line
+  assert.match(decisionText({ ...report.decision, command: undefined }), /^Decision\n {2}Run +cluster\n {2}Plan rate/)
 })
 
 test('decision block: the Markdown\'s first section and the page\'s first screen, with the capacity-against-target chart', () => {
@@ -62,10 +64,13 @@ test('decision block: the Markdown\'s first section and the page\'s first screen
   const md = renderMarkdown(report, null)
   const sections = md.split('\n').filter((l) => l.startsWith('## '))
   assert.equal(sections[0], '## Decision')
-  assert.match(md, /- \*\*Plan:\*\* 72 req\/s/)
+  // the command alone in a fenced block a reader copies whole, the plan rate first under it
+  assert.ok(md.includes(`## Decision\n\n\`\`\`sh\n${report.decision.command}\n\`\`\`\n\n- **Plan rate:** 72 req/s, 80 % of capacity`))
   const html = renderReportHtml(report)
   const at = html.indexOf('data-decision="recommended"')
   assert.ok(at > 0 && at < html.indexOf('class="cards"'), 'the decision before the machine and method cards')
+  const command = /<section [^>]*data-decision="recommended"><h2>Decision<\/h2><pre class="decision-command"[^>]*><code>([^<]*)<\/code><\/pre><ul><li><b>Plan rate:<\/b>/.exec(html)
+  assert.equal(command?.[1], report.decision.command, 'the page: the command alone first, the plan rate next')
   const chart = /data-chart="targets" data-lines="(\d+)"/.exec(html)
   assert.ok(chart, 'the capacity-against-target chart')
   assert.equal(chart[1], '3', 'one line per strategy')

@@ -6,6 +6,9 @@ import { summarizeCalibration } from '../../../loadtest/run/watch/calibrate.js'
 import { defaultTable, renderText } from '../../../loadtest/report/table.js'
 import { renderMarkdown } from '../../../loadtest/report/markdown.js'
 import { entry, rawRound } from '../../helpers/raw-round.js'
+import { decide } from '../../../loadtest/result/decision.js'
+import { experimentFor } from '../../../loadtest/experiments/index.js'
+import { capacityReport, mixCapacityReport } from '../../fixtures/reports.js'
 
 function sampleReport () {
   const ok = buildHttpResult(
@@ -82,4 +85,42 @@ test('table and Markdown: machine and method stated, one row per result, failure
   assert.match(md, /- a note/)
   const custom = renderMarkdown(report, { table: () => ({ head: ['a', 'b'], rows: [['1', '2']] }) })
   assert.match(custom, /\| a \| b \|\n\| --- \| --- \|\n\| 1 \| 2 \|/)
+})
+
+// The order of a report's Markdown sections (## headings).
+const sectionsOf = (md) => md.split('\n').filter((l) => l.startsWith('## '))
+
+test('Markdown: the decision first, the method last; the experiment\'s description is the method\'s', async () => {
+  const report = capacityReport()
+  report.decision = decide(report)
+  const experiment = await experimentFor('capacity')
+  const md = renderMarkdown(report, experiment)
+  const sections = sectionsOf(md)
+  assert.equal(sections[0], '## Decision')
+  assert.equal(sections.at(-1), '## Method')
+  assert.ok(sections.indexOf('## Results') < sections.indexOf('## Machine'), 'the figures before the machine')
+  // over the decision: the title and one status line, never the experiment's description
+  const before = md.slice(0, md.indexOf('## Decision'))
+  assert.ok(before.split(/\s+/).length < 60, `${before.split(/\s+/).length} words before the decision`)
+  assert.ok(md.indexOf(experiment.description) > md.indexOf('## Method'), 'the description opens the method')
+  assert.match(before, /\*\*Capacity at a latency target/)
+  // a report without a decision opens on its results, and ends on its method too
+  const plain = sectionsOf(renderMarkdown(sampleReport()))
+  assert.equal(plain[0], '## Results')
+  assert.equal(plain.at(-1), '## Method')
+})
+
+test('Markdown and table: a --url mix\'s capacity states each class\'s own target, not the run\'s default', async () => {
+  const report = mixCapacityReport()
+  report.decision = { ...decide(report), recommends: 'rate', limitedBy: { name: 'cheap', rate: 77.6, why: 'p95 over the target' } }
+  const md = renderMarkdown(report, await experimentFor('capacity'))
+  assert.match(md, /- \*\*Capacity:\*\* 76\.1 req\/s \(bracket 76\.1–77\.6\) at each class's own target \(cheap p95 ≤ 50 ms, heavy p95 ≤ 300 ms\)/)
+  assert.match(md, /- \*\*Target:\*\* each class at its own: cheap p95 ≤ 50 ms, heavy p95 ≤ 300 ms/)
+  assert.doesNotMatch(md, /p95 ≤ 10 ms/, 'the run\'s default target is not stated as the target')
+  const t = (await experimentFor('capacity')).table(report)
+  assert.equal(t.rows[0][t.head.indexOf('target')], 'cheap 50 · heavy 300')
+  // a run whose steps were not judged class by class keeps the run's target
+  const whole = mixCapacityReport()
+  whole.results[0].capacity.steps.forEach((s) => { s.cls = null })
+  assert.match(renderMarkdown(whole, null), /- \*\*Target:\*\* p95 ≤ 10 ms/)
 })
