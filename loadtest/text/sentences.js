@@ -92,12 +92,13 @@ export function findingLines (results = []) {
 
 // The targets that decided a request mix's capacity sweep (result/mix.js judgeByClass: every class at its
 // own target, its sloMs, else the run's), in words: `cheap p95 ≤ 50 ms, heavy p95 ≤ 300 ms`, or with
-// `short` a table cell, `cheap 50 · heavy 300`; null where the run's own target decided (no mix, or no
-// step judged by class).
+// `short` a table cell, `cheap 50 · heavy 300`; null where the run's own target decided (no mix, no step
+// judged by class, or every class at the run's target: a one-request -m/-H/-b run's).
 export function classTargetsText (result, { short = false } = {}) {
   const classes = (result?.classes ?? []).filter((c) => isNum(c.sloMs))
   const judged = (result?.capacity?.steps ?? []).some((s) => s.cls)
-  if (!classes.length || !judged) return null
+  const own = classes.some((c) => c.sloMs !== result.capacity?.sloMs)
+  if (!classes.length || !judged || !own) return null
   const p = `p${result.capacity.capacity?.percentile ?? result.capacity.percentile ?? 99}`
   const f = (x) => roundTo(x, x >= 100 ? 0 : 1)
   if (short) return classes.map((c) => `${c.name} ${f(c.sloMs)}`).join(' · ')

@@ -123,4 +123,8 @@ test('Markdown and table: a --url mix\'s capacity states each class\'s own targe
   const whole = mixCapacityReport()
   whole.results[0].capacity.steps.forEach((s) => { s.cls = null })
   assert.match(renderMarkdown(whole, null), /- \*\*Target:\*\* p95 ≤ 10 ms/)
+  // one request (-m -H -b: a one-class mix) at the run's target: the run's target, said once
+  const one = mixCapacityReport()
+  one.results[0].classes = [{ ...one.results[0].classes[0], name: 'request', sloMs: 10 }]
+  assert.match(renderMarkdown(one, null), /- \*\*Target:\*\* p95 ≤ 10 ms/)
 })
