@@ -44,11 +44,13 @@ export function slug (heading) {
     .replace(/\s/g, '-')
 }
 
-// Every anchor a Markdown file offers, as GitHub numbers repeated headings (name, name-1, …).
+// Every anchor a Markdown file offers: its headings, as GitHub numbers repeats (name, name-1, …), and its
+// `<a id="…">` anchors.
 export function anchors (md) {
   const seen = new Map()
   const out = new Set()
   for (const line of prose(md).split('\n')) {
+    for (const a of line.matchAll(/<a (?:id|name)="([^"]+)"/g)) out.add(a[1]) // an explicit anchor (the glossary's terms)
     const m = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line)
     if (!m) continue
     const base = slug(m[1])
