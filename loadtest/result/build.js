@@ -195,6 +195,7 @@ function shownFigures (shown) {
     open: pick('open'),
     histograms: pick('histograms'),
     serverTiming: pick('serverTiming'),
+    phases: pick('phases'), // where the time went, per phase (result/phases.js)
     probe: pick('probe'),
     recovery: pick('recovery'),
     telemetry: pick('telemetry'),

@@ -5,6 +5,7 @@ import { decodeHistogram, encodeHistogram, summarizeHistogram } from './histogra
 import { backlogOf, judgeStep } from './capacity.js'
 import { SATURATED, contentionOf, disturbances } from './trust.js'
 import { classFigures } from './mix.js'
+import { phaseFigures } from './phases.js'
 
 // The service time of a calibration (run/watch/calibrate.js): its robust estimate of warm calls, or the
 // median of a report from before it had one; null without a calibration.
@@ -137,6 +138,12 @@ function outsideFigures (outside, completed) {
     : null
 }
 
+// Each class's figures with its phases beside them (a tally per class, open loop only).
+function withPhases (classes, tallies) {
+  if (!classes || !tallies) return classes
+  return classes.map((c, i) => ({ ...c, phases: phaseFigures(tallies[i]) }))
+}
+
 // The figures of one measured round: counts, own-timed rate, latency, probe, recovery, outside.
 export function roundFigures (measured) {
   const f = measured.fire
@@ -195,7 +202,9 @@ export function roundFigures (measured) {
     timeline: measured.timeline ?? null, // the round in time, through its recovery period (run/watch/timeline.js)
     // what else took the machine (run/watch/noise.js): { stealPct, foreignCores, workInflation }
     noise: measured.noise ?? null,
-    classes: classFigures(f.classes, durationMs) // a request mix's figures per class (result/mix.js)
+    // a request mix's figures per class (result/mix.js), each with its phases
+    classes: withPhases(classFigures(f.classes, durationMs), f.classPhases),
+    phases: phaseFigures(f.phases) // where the time went (result/phases.js); null without stamps or in the closed loop
   }
   fig.backlog = fig.open ? backlogOf(fig.timeline) : null
   fig.disturbedBy = disturbances(fig)

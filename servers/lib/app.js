@@ -1,10 +1,11 @@
 // The Fastify app every strategy serves, built apart from listening (tests use app.inject()).
-// Routes: GET / (one unit of work through `handle`), GET /health, GET /__lab/stats, POST /__lab/stats/reset.
+// Routes: GET / (one unit of work through `handle`), GET /cheap (a small answer on the main thread, no work),
+// GET /health, GET /__lab/stats, POST /__lab/stats/reset.
 import { STATUS_CODES } from 'node:http'
 import Fastify from 'fastify'
 import { ServerError } from './errors.js'
 import { parseWork } from './workloads.js'
-import { now } from './task.js'
+import { STAMPS_HEADER, now, stampsValue } from './stamps.js'
 import { aggregate } from './telemetry.js'
 import { runtimeInfo, v8Version } from './instruments.js'
 
@@ -23,6 +24,9 @@ async function labRouteGuard (request) {
     throw new ServerError('ERR_MEDIA_TYPE', `${request.url} takes no body or a JSON one, not ${JSON.stringify(type ?? 'an untyped body')}`)
   }
 }
+
+// The body of GET /cheap (`expectedBody` of the mix's cheap class).
+export const CHEAP_BODY = '{"cheap":true}'
 
 // Build the app. `handle(work, { signal, receivedAt })` runs the work the strategy's way and resolves to
 // { body, startedAt, workMs, apiMs? }. `gauges` = { read(), reset() } of the strategy; `stats`/`resetStats`
@@ -85,6 +89,7 @@ export function buildApp ({
     }
     reply.raw.once('close', onClose)
     const out = await handle(todo, { signal: controller.signal, receivedAt })
+    const backAt = now()
     if (out.setupRan) telemetry.countSetup()
     const apiMs = out.apiMs ?? 0
     const timing = [
@@ -93,7 +98,18 @@ export function buildApp ({
     ]
     if (out.apiMs !== undefined) timing.push(`api;dur=${apiMs.toFixed(2)}`)
     reply.header('server-timing', timing.join(', ')).type('application/json; charset=utf-8')
+    const stamps = stampsValue(receivedAt, backAt, out)
+    if (stamps !== null) reply.header(STAMPS_HEADER, stamps)
     return out.body
+  })
+
+  // What a service answers on its main thread beside its heavy work (a health check, a small JSON read):
+  // no work, whatever the strategy; stamped like GET / (its `run` is the handler's own few microseconds).
+  app.get('/cheap', async (request, reply) => {
+    const receivedAt = now()
+    const stamps = stampsValue(receivedAt, receivedAt, { startedAt: receivedAt, workMs: now() - receivedAt })
+    if (stamps !== null) reply.header(STAMPS_HEADER, stamps)
+    return reply.type('application/json; charset=utf-8').send(CHEAP_BODY)
   })
 
   app.get('/__lab/stats', () => (stats ?? localStats)())

@@ -1,16 +1,18 @@
 // Entry of a child process forked for one request (`fork(child-entry.js, [spec])`): runs the spec,
-// sends { ok: true, ...timedRun } or { ok: false, message } over IPC, then disconnects and exits.
+// sends { ok: true, readyAt, ...timedRun } or { ok: false, message } over IPC, then disconnects and exits.
+// readyAt (stamps.js `start`): the child runs this entry, its modules loaded.
 // If the server goes away first, the channel closes and the child exits: nobody would read the answer.
 import { once } from 'node:events'
-import { timedRun } from './task.js'
+import { now, timedRun } from './task.js'
 
+const readyAt = now()
 process.once('disconnect', () => process.exit(0))
 
 let answer
 try {
   // A task module's description comes as the first IPC message (`fork(child-entry.js, ['task:…'])`).
   const work = process.argv[2].startsWith('task:') ? (await once(process, 'message'))[0] : process.argv[2]
-  answer = { ok: true, ...(await timedRun(work)) }
+  answer = { ok: true, readyAt, ...(await timedRun(work)) }
 } catch (err) {
   answer = { ok: false, code: err.code, message: err.message }
 }

@@ -40,7 +40,7 @@ export function perRequest (kind) {
       const onAnswer = (msg) => {
         if (answered) return
         answered = true
-        if (msg.ok) resolve(msg)
+        if (msg.ok) resolve({ ...msg, offloaded: true }) // stamped: its readyAt, the work's moments
         else reject(new ServerError(TASK_CODES.has(msg.code) ? msg.code : 'ERR_TASK_FAILED', msg.message))
       }
       const onExit = (how) => {

@@ -60,6 +60,7 @@ export async function serveQueued ({ strategy, options, unit, pool }) {
   async function handle (work, { signal }) {
     if (closing) throw new ServerError('ERR_SHUTTING_DOWN', 'server is shutting down')
     await gate.acquire(signal)
+    const slotAt = now() // stamps.js `queue`: the slot is granted
     const deadline = taskDeadline(work)
     const ends = [cancel && signal, deadline].filter(Boolean)
     try {
@@ -67,7 +68,7 @@ export async function serveQueued ({ strategy, options, unit, pool }) {
       counts.completed++
       if (signal.aborted) counts.abandoned++ // worked on for a client that had left (--cancel off)
       busyMs += out.workMs
-      return out
+      return { ...out, slotAt, offloaded: true }
     } catch (err) {
       throw failure(err, work, { signal: cancel ? signal : NEVER, deadline })
     } finally {

@@ -1,13 +1,11 @@
 // The worker side of every strategy: run one unit of work and time it. Used inline, as the piscina task
 // file (default export), and by the Worker and forked-child entries, so all give the same body.
-import { performance } from 'node:perf_hooks'
 import { runWork } from './workloads.js'
 import { pooledFailure, runTask } from './task-module.js'
+import { now } from './stamps.js'
 
-// Wall-clock milliseconds with sub-millisecond precision, comparable across threads and processes.
-export function now () {
-  return performance.timeOrigin + performance.now()
-}
+// Wall-clock milliseconds with sub-millisecond precision, comparable across threads and processes (stamps.js).
+export { now }
 
 // Run `work` (spec or parsed) → { body, startedAt, workMs } (a Promise for the sleep kinds and tasks;
 // a task's answer also says setupRan).

@@ -10,6 +10,9 @@ import { main, start } from '../lib/serve.js'
 import { portable, timedRun } from '../lib/task.js'
 import { endedError, taskDeadline, unpooled } from '../lib/task-module.js'
 
+// A pool's answer, stamped as work done on another thread (stamps.js).
+const offloaded = (out) => ({ ...unpooled(out), offloaded: true })
+
 const VARIANTS = ['async-sleep-unpooled', 'async-sleep-pooled', 'sync-sleep-unpooled', 'sync-sleep-pooled']
 
 main(async () => {
@@ -49,7 +52,7 @@ main(async () => {
   let peakInFlight = 0
   let closing = false
   const inPool = (work) =>
-    pool.run({ work: portable(work) }, { signal: taskDeadline(work) }).then(unpooled, (err) => {
+    pool.run({ work: portable(work) }, { signal: taskDeadline(work) }).then(offloaded, (err) => {
       if (closing) throw new ServerError('ERR_SHUTTING_DOWN', 'server is shutting down', { cause: err })
       if (err.name === 'AbortError') throw endedError(work, 'thread')
       throw new ServerError('ERR_TASK_FAILED', err.message, { cause: err })

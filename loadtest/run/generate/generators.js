@@ -14,6 +14,7 @@ import { roundCounts } from './fire.js'
 import { createHistogram, decodeHistogram, encodeHistogram } from '../../result/histogram.js'
 import { maxOf, minOf } from '../../result/stats.js'
 import { addClasses, plainClasses } from './classes.js'
+import { mergeTallies } from '../../result/phases.js'
 
 const THREAD = new URL('./generator-thread.js', import.meta.url)
 // How far ahead of the first due time threads that are all ready are told to start (ms).
@@ -154,6 +155,8 @@ function mergeRaws (raws, startAtEpochMs) {
   out.lastAt = out.startedAt + out.durationMs
   out.generators = raws.map(threadOf)
   out.classes = raws.reduce((acc, r) => addClasses(acc, r.classes), null)
+  out.phases = raws.reduce((acc, r) => mergeTallies(acc, r.phases), null)
+  out.classPhases = first.classPhases?.map((_, i) => raws.reduce((acc, r) => mergeTallies(acc, r.classPhases[i]), null))
   return out
 }
 

@@ -27,7 +27,7 @@ export const MAX_HEAD_BYTES = 16 * 1024
 
 // A pool of kept connections to `origin` (http: or https:). send(handler[, bytes]) sends the round's
 // request (or those bytes: a mix class's, requestBytes);
-// the handler hears onConnect(abort), onHeaders(status, serverTiming), onData(chunk), onComplete() or
+// the handler hears onConnect(abort), onHeaders(status, serverTiming, stamps), onData(chunk), onComplete() or
 // onError(err). destroy() closes every connection. Pool-wide: onConnectionError(err) hears a fault no
 // request was waiting on, onInterim(status) each skipped 1xx answer, onProtocolError(err) each protocol
 // error (a request's, which its onError hears too, or an idle connection's), onOpen() each connection
@@ -167,7 +167,7 @@ class Connection {
     this.status = head.status
     this.keep = head.keep
     this.body = head.body
-    this.handler.onHeaders(head.status, head.serverTiming)
+    this.handler.onHeaders(head.status, head.serverTiming, head.stamps)
     return this.handler ? rest : null
   }
 
@@ -228,7 +228,7 @@ class Connection {
   }
 }
 
-// A response head (its text up to the blank line): { status, keep, body, serverTiming }, or what is wrong
+// A response head (its text up to the blank line): { status, keep, body, serverTiming, stamps }, or what is wrong
 // with it (a string).
 function parseHead (text) {
   const lineEnd = text.indexOf('\r\n')
@@ -242,7 +242,7 @@ function parseHead (text) {
   const body = bodyMode(status, fields)
   if (typeof body === 'string') return body
   const keep = m[1] === '1' && !/(^|[\s,])close([\s,]|$)/i.test(fields.connection ?? '')
-  return { status, keep, body, serverTiming: fields['server-timing'] ?? null }
+  return { status, keep, body, serverTiming: fields['server-timing'] ?? null, stamps: fields['lab-stamps'] ?? null }
 }
 
 // The header fields the client reads, by lower-case name (Content-Length checked as one value, however
@@ -263,7 +263,7 @@ function parseFields (text, at) {
       out[key] = length
     } else if (key === 'transfer-encoding') {
       out[key] = out[key] === undefined ? line.slice(colon + 1).trim() : `${out[key]}, ${line.slice(colon + 1).trim()}`
-    } else if (key === 'connection' || key === 'server-timing') {
+    } else if (key === 'connection' || key === 'server-timing' || key === 'lab-stamps') {
       out[key] = line.slice(colon + 1).trim()
     }
   }

@@ -26,6 +26,7 @@ import { DEFAULTS, WINDOW_MS, defaultConnections } from '../../settings.js'
 import { createHistogram, recordMs } from '../../result/histogram.js'
 import { roundCounts } from './fire.js'
 import { createTrace, traceFileFor } from './generator-trace.js'
+import { createPhaseTally, tallyAnswer } from '../../result/phases.js'
 
 // How often outstanding requests are checked against their timeout (ms).
 const SWEEP_MS = 10
@@ -102,6 +103,7 @@ function newRaw ({ amount, rate, arrival, schedule, cap, warmupMs }) {
     firstDueMs: null,
     lastDueMs: null,
     startedAtEpochMs: null, // the wall-clock time of due time 0 (shards and threads share it)
+    phases: createPhaseTally(), // where the 2xx answers' time went (result/phases.js, the Lab-Stamps header)
     peakInFlight: 0,
     priorityRaised: false,
     autocannon: null
@@ -212,7 +214,10 @@ function waitingClass (g) {
 // Resolves the raw round in the closed loop's shape plus the open loop's own.
 export function fireOpenLoop (opts) {
   const g = createRound(opts)
-  if (g.mix) g.raw.classes = g.mix.counts
+  if (g.mix) {
+    g.raw.classes = g.mix.counts
+    g.raw.classPhases = g.mix.counts.map(createPhaseTally) // the same, per class
+  }
   return new Promise((resolve, reject) => {
     g.resolve = resolve
     g.reject = reject
@@ -425,6 +430,7 @@ class Request {
     this.abortConn = null
     this.status = 0
     this.timing = null
+    this.stamps = null // the Lab-Stamps header's value
     this.body = null
     this.verified = null // a 2xx whose body matched the reference (null: not a 2xx)
   }
@@ -438,9 +444,10 @@ class Request {
     if (this.done) this.abort()
   }
 
-  onHeaders (statusCode, serverTiming) {
+  onHeaders (statusCode, serverTiming, stamps = null) {
     this.status = statusCode
     this.timing = serverTiming
+    this.stamps = stamps
     if (statusCode >= 200 && statusCode < 300) {
       this.body = this.cls < 0 ? this.g.body.start() : this.g.mix.checks[this.cls].start() // null: not looked at
     }
@@ -518,6 +525,7 @@ function countResponse (g, req, now) {
   if (req.cls >= 0) countMixed(g, req, now)
   if (status >= 200 && status < 300) {
     raw.ok++
+    tallyPhases(g, req, now)
     const { ok, sample } = req.cls < 0 ? g.body.settle(req.body, status) : req.met
     req.verified = ok
     if (!ok) {
@@ -534,6 +542,14 @@ function countResponse (g, req, now) {
     if (queue !== null) recordMs(raw.queueMs, queue)
   }
   g.on.record?.({ latencyMs: now - req.due, status })
+}
+
+// A 2xx answer's phases (result/phases.js): the lab's moments on the clock the servers stamp with.
+function tallyPhases (g, req, now) {
+  const base = performance.timeOrigin + g.t0
+  const moments = { stamps: req.stamps, dueMs: base + req.due, writtenMs: base + req.sentAt, doneMs: base + now }
+  tallyAnswer(g.raw.phases, moments)
+  if (req.cls >= 0) tallyAnswer(g.raw.classPhases[req.cls], moments)
 }
 
 // A mixed request's answer, into its class's counts (its class's expect judged once: req.met).

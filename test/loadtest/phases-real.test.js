@@ -1,0 +1,76 @@
+// Phases on real runs: every strategy family stamps its answers (servers/lib/stamps.js) and the open loop
+// joins them into phases that add up to each request's latency, within the clocks' agreement; the
+// phases each family has are the ones it crosses. A server whose header lies is ignored, and counted.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createServer } from 'node:http'
+import { once } from 'node:events'
+import { performance } from 'node:perf_hooks'
+import { fireOpenLoop } from '../../loadtest/run/generate/open-loop.js'
+import { phaseFigures } from '../../loadtest/result/phases.js'
+import { summarizeHistogram } from '../../loadtest/result/histogram.js'
+import { startServer } from '../helpers/server.js'
+
+// The most a request's phases may miss its latency by: stamps from two threads or processes out of
+// order by their clocks' disagreement (a few microseconds on one machine; a millisecond is far above).
+const AGREEMENT_MS = 1
+
+// A small open-loop round at `url` (the request count bounds the test, not its timing).
+function smallRound (url) {
+  return fireOpenLoop({ url, rate: 20, amount: 16, connections: 4, timeoutSec: 30 })
+}
+
+const FAMILIES = [
+  ['simple', ['sent', 'wait', 'run', 'reply']],
+  ['queued-threads', ['sent', 'wait', 'queue', 'send', 'run', 'return', 'reply']],
+  ['queued-processes', ['sent', 'wait', 'queue', 'send', 'run', 'return', 'reply']],
+  ['worker-per-request', ['sent', 'wait', 'start', 'send', 'run', 'return', 'reply']],
+  ['child-process', ['sent', 'wait', 'start', 'send', 'run', 'return', 'reply']]
+]
+
+for (const [name, expected] of FAMILIES) {
+  test(`${name}: its phases, adding up to every request's latency`, async (t) => {
+    const server = await startServer(name, ['--work', 'loop:1e4', '--telemetry', 'off'])
+    t.after(() => server.stop())
+    const raw = await smallRound(server.url + '/')
+    assert.equal(raw.ok, 16)
+    const f = phaseFigures(raw.phases)
+    assert.deepEqual([f.count, f.missing, f.ignored], [16, 0, 0], 'every answer stamped and read')
+    assert.deepEqual(Object.keys(f.phases), expected)
+    assert.ok(f.unexplained.maxMs <= AGREEMENT_MS, `every request within ${AGREEMENT_MS} ms, got ${f.unexplained.maxMs}`)
+    // the phases' totals against the latencies' (both exact sums, the latency read back from its histogram)
+    const phaseTotal = raw.phases.sums.reduce((a, v) => a + v, 0)
+    const latency = summarizeHistogram(raw.latency)
+    assert.ok(Math.abs(phaseTotal / 16 - latency.mean) <= AGREEMENT_MS + 0.01 * latency.mean)
+  })
+}
+
+test('the cheap route is answered on the main thread, stamped with wait and run only', async (t) => {
+  const server = await startServer('queued-threads', ['--work', 'loop:1e4', '--telemetry', 'off'])
+  t.after(() => server.stop())
+  const res = await fetch(server.url + '/cheap')
+  assert.equal(await res.text(), '{"cheap":true}')
+  assert.match(res.headers.get('lab-stamps'), /^wait=\d+\.\d{3},run=\d+\.\d{3}$/)
+})
+
+test('a server whose Lab-Stamps lie is ignored and counted; LOADLAB_STAMPS=off sends none', async (t) => {
+  const values = ['wait=0,run=1', 'run=5,wait=1', 'x'.repeat(600), 'wait=NaN']
+  let i = 0
+  const liar = createServer((req, res) => {
+    const now = performance.timeOrigin + performance.now()
+    const value = i < values.length ? values[i++] : `wait=${now.toFixed(3)},run=${(now + 3600e3).toFixed(3)}`
+    res.setHeader('lab-stamps', value)
+    res.end('{}')
+  })
+  liar.listen(0, '127.0.0.1')
+  await once(liar, 'listening')
+  t.after(() => liar.close())
+  const raw = await smallRound(`http://127.0.0.1:${liar.address().port}/`)
+  assert.equal(raw.ok, 16)
+  assert.deepEqual([raw.phases.count, raw.phases.ignored], [0, 16])
+
+  const off = await startServer('simple', ['--work', 'loop:1e3', '--telemetry', 'off'], { env: { LOADLAB_STAMPS: 'off' } })
+  t.after(() => off.stop())
+  const plain = await smallRound(off.url + '/')
+  assert.deepEqual([plain.phases.count, plain.phases.missing], [0, 16])
+})
