@@ -16,7 +16,7 @@ import { HELP as MERGE_HELP } from '../loadtest/merge/cli.js'
 import { anchors, commands, links, problems, slug, unnamedFiles } from './helpers/docs.js'
 
 const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
-  'reports/README.md']
+  'reports/README.md', 'reports/reference/README.md']
 
 // Every text file under examples/, by its path from the root.
 function examples (dir = 'examples') {
