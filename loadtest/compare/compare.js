@@ -16,6 +16,7 @@ import { verdictOf } from '../result/trust.js'
 import { isInProcess } from '../result/kind.js'
 import { machineLine } from '../text/sentences.js'
 import { overlaps } from '../result/decision.js'
+import { PHASES } from '../result/phases.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }
@@ -70,6 +71,8 @@ export function checkReport (data, file) {
   }
   return data
 }
+
+const numOrNull = (v) => (isNum(v) ? v : null)
 
 function ratio (a, b) {
   return isNum(a) && isNum(b) && b !== 0 ? a / b : null
@@ -504,8 +507,34 @@ function gatesOf (failOn, { entries, rows, byKey, baseline }) {
   }))
 }
 
+// Each run's phases side by side (result/phases.js): for every HTTP run whose baseline run has phases, one
+// row { key, phase, cells } per phase either has, with per report { mean (ms), p99At (ms of it in the
+// request at the latency's p99), meanRatio, p99AtRatio (over the baseline's; null for the baseline, a
+// missing figure or a baseline of 0) }, or null where that report's run has no phases. [] when none has.
+function phaseRowsOf (rows, byKey, baseline) {
+  const out = []
+  for (const row of rows.filter((r) => r.kind === 'http')) {
+    const runs = byKey.map((m) => m.get(row.key)?.phases ?? null)
+    if (!runs[baseline]?.phases) continue
+    const names = PHASES.filter((p) => runs.some((f) => f?.phases?.[p]))
+    for (const phase of names) {
+      const cells = runs.map((f) => f?.phases
+        ? { mean: numOrNull(f.phases[phase]?.mean), p99At: numOrNull(f.at?.p99?.phases?.[phase]) }
+        : null)
+      const base = cells[baseline]
+      for (const [i, c] of cells.entries()) {
+        if (!c) continue
+        c.meanRatio = i === baseline ? null : ratio(c.mean, base.mean)
+        c.p99AtRatio = i === baseline ? null : ratio(c.p99At, base.p99At)
+      }
+      out.push({ key: row.key, phase, cells })
+    }
+  }
+  return out
+}
+
 // Compares checked reports: `entries` is [{ file, report }], `baseline` an index into it, `units` one
-// of UNITS. Returns { units, baseline, reports, rows, flags, gates, notes } (see compare/render.js);
+// of UNITS. Returns { units, baseline, reports, rows, classes, phases, flags, gates, notes } (see compare/render.js);
 // throws a CompareError when fewer than two reports are given or they share no run.
 export function compareReports (entries, { baseline = 0, units = 'ms', failOn = [] } = {}) {
   checkArguments(entries, { baseline, units })
@@ -517,7 +546,8 @@ export function compareReports (entries, { baseline = 0, units = 'ms', failOn = 
   for (const n of comparisonNotes({ entries, rows, reports, units })) notes.push(n)
   const gates = gatesOf(failOn, { entries, rows, byKey, baseline })
   const classes = classRowsOf(rows, byKey, baseline)
-  return { units, baseline, reports, rows, classes, flags: flagsOf(rows), gates, notes: [...new Set(notes)] }
+  const phases = phaseRowsOf(rows, byKey, baseline)
+  return { units, baseline, reports, rows, classes, phases, flags: flagsOf(rows), gates, notes: [...new Set(notes)] }
 }
 
 // True when a --fail-on bound was crossed by a run (the compare CLI then exits 99).

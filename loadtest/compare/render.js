@@ -190,6 +190,35 @@ function classSection (cmp) {
   ]
 }
 
+// The head of the per-phase table: per report the phase's mean and its time in the p99 request (ms), and
+// beside the baseline both ratios.
+function phaseHead (cmp, name = (x) => x) {
+  const b = cmp.reports[cmp.baseline].letter
+  return ['run', 'phase', ...cmp.reports.flatMap((r) => [
+    `${name(r.letter)} mean`, `${name(r.letter)} at p99`,
+    ...(r.baseline ? [] : [`${name(r.letter)} mean ×${name(b)}`, `${name(r.letter)} at p99 ×${name(b)}`])
+  ])]
+}
+
+// A phase's cells in one report (phaseHead's columns).
+function phaseCells (c, report) {
+  const cells = c ? [lat(c.mean, 'ms'), lat(c.p99At, 'ms')] : [MISSING, MISSING]
+  if (!report.baseline) cells.push(c ? timesGrouped(c.meanRatio) : MISSING, c ? timesGrouped(c.p99AtRatio) : MISSING)
+  return cells
+}
+
+const PHASE_LEAD = 'Where the time went (docs/attribution.md): each phase\'s mean over the stamped requests and its ' +
+  'time in the request at the latency\'s p99, and both against the baseline\'s.'
+
+// Each run's phases side by side, with their ratios to the baseline's.
+function phaseSection (cmp) {
+  if (!cmp.phases?.length) return []
+  const rows = cmp.phases.map((row) => [
+    { md: mdCode(row.key) }, row.phase, ...row.cells.flatMap((c, i) => phaseCells(c, cmp.reports[i]))
+  ])
+  return ['## Per phase', '', PHASE_LEAD, '', markdownTable({ head: phaseHead(cmp), rows }, { numeric: true })]
+}
+
 // The in-process cases (dispatch, ssr-offload): mean time of a batch and the ratio to the baseline's.
 function dispatchSection (cmp) {
   const dispatch = cmp.rows.filter((r) => r.kind === 'dispatch')
@@ -239,6 +268,7 @@ export function renderCompareMarkdown (cmp) {
     ...httpSection(cmp, http),
     ...capacitySection(cmp, http),
     ...classSection(cmp),
+    ...phaseSection(cmp),
     ...overloadMarkdown(cmp, http),
     ...dispatchSection(cmp),
     ...verdictSections(cmp)
@@ -495,6 +525,16 @@ function classTable (cmp) {
     `p50 and p99 from the due time (with its target), failed requests, and p99 against the baseline's.</p>${table(classHead(cmp, esc), body, { className: 'classes' })}</section>`
 }
 
+// Each run's phases side by side (the Markdown's "Per phase").
+function phaseTable (cmp) {
+  if (!cmp.phases?.length) return ''
+  const body = cmp.phases.map((row) => [
+    `<code>${esc(row.key)}</code>`, esc(row.phase), ...row.cells.flatMap((c, i) => phaseCells(c, cmp.reports[i]).map(esc))
+  ])
+  return `<section class="block"><h2>Per phase</h2><p class="lead">${esc(PHASE_LEAD)}</p>` +
+    `${table(phaseHead(cmp, esc), body, { className: 'phases' })}</section>`
+}
+
 // The comparison as a self-contained HTML page: report cards, overlaid charts, the grouped table.
 export function renderCompareHtml (cmp) {
   const http = cmp.rows.filter((r) => r.kind === 'http')
@@ -523,7 +563,7 @@ export function renderCompareHtml (cmp) {
 <div class="cards">${cmp.reports.map(reportCard).join('')}</div>
 ${gates}${flags}${notes}
 ${http.length ? `<section class="block"><h2>HTTP runs</h2>${charts(cmp, http)}${httpTable(cmp, http)}</section>` : ''}
-${capacityTable(cmp, http)}${classTable(cmp)}
+${capacityTable(cmp, http)}${classTable(cmp)}${phaseTable(cmp)}
 ${overloadHtml(cmp, http)}
 ${dispatch.length ? `<section class="block"><h2>In-process cases</h2>${dispatchChart(cmp, dispatch)}${dispatchTable(cmp, dispatch)}</section>` : ''}
 <footer>Written by <code>npm run compare</code>. Charts rendered with Vega-Lite; this page loads nothing from the network.</footer>`

@@ -4,6 +4,7 @@
 import { barSpec, capacitySpec, dispatchSpec, renderSvg, spectrumRows, spectrumSpec, targetsSpec } from './charts.js'
 import { timelineMarks, timelineRows, timelineSpec } from './timeline-chart.js'
 import { overloadSection } from './overload-chart.js'
+import { phasesSection } from './phases-chart.js'
 import {
   bytesHtml,
   genericTable,
@@ -543,6 +544,7 @@ ${flags(http, names)}
 ${notes}
 ${capacitySection(http, names)}
 ${overloadSection(http)}
+${phasesSection(http)}
 ${httpBlock}
 ${dispatch.length ? dispatchSection(dispatch) : ''}
 ${extraTable}

@@ -3,6 +3,7 @@ import { termText } from '../text/escape.js'
 import { fmtMb as mb, fmtMs as ms, fmtNum as num, fmtPct as pct, MISSING } from '../text/format.js'
 import { runtimeName, unmeasuredLines, unmeasuredText, unmeasuredWhy } from '../result/runtime.js'
 import { MARKS, findingLines, trustMark } from '../text/sentences.js'
+import { phaseLines } from '../text/phases.js'
 import { runName } from '../result/key.js'
 
 // The dash of a figure the run's runtime cannot measure ("—", explained under the table: tableNotes),
@@ -121,7 +122,8 @@ export function runtimesOf (report) {
 // cannot be met or is sensitive to its target: result/findings.js), then what its "—" cells mean (one line
 // per runtime and figure it could not measure, with why).
 export function tableNotes (report) {
-  return [...findingLines(report.results), ...unmeasuredLines(report.results).map(unmeasuredText), MARKS]
+  const found = [...findingLines(report.results), ...phaseLines(report.results)] // phaseLines: text/phases.js
+  return [...found, ...unmeasuredLines(report.results).map(unmeasuredText), MARKS]
 }
 
 // The table for a report: the experiment's own shape when it has one, else the default. Runs under
