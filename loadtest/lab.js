@@ -24,6 +24,7 @@ import { runtimeName } from './result/runtime.js'
 import { decide } from './result/decision.js'
 import { confirmWinner } from './run/round/confirm.js'
 import { limitingClass } from './result/mix.js'
+import { redactCredentials } from './result/redact.js'
 import { probePastCapacity } from './run/round/past-capacity.js'
 import { handOff } from './run/round/overload.js'
 import { serviceTime } from './result/figures.js'
@@ -394,5 +395,7 @@ export async function runLab (
   if (decision) report.decision = decision
   // Thresholds (--threshold) are judged on the finished results; the CLI exits 99 when one is crossed.
   if (opts.threshold?.length) report.thresholds = evaluateThresholds(opts.threshold, report.results)
-  return report
+  return hasUserinfo(opts.url) ? redactCredentials(report) : report // a --url's user:password, never written
 }
+
+const hasUserinfo = (url) => Boolean(url && (new URL(url).username || new URL(url).password))

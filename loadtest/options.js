@@ -1,7 +1,7 @@
 // Command-line options of `npm run lab`: one defaults object, one help text, validated at the boundary.
 import { parseArgs } from 'node:util'
 import { basename, extname, join } from 'node:path'
-import { existsSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, statSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import { ROOT, allServerNames, catalog, serverOf, variants } from './catalog.js'
 import { userCwd, userPath } from './paths.js'
@@ -13,7 +13,8 @@ import {
 } from './settings.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 import { TUNABLE, TuneError, parseTune } from './tune.js'
-import { METHODS, MixError, builtInMix, checkMix, isBuiltInSpec, parseMix } from './result/mix.js'
+import { MAX_MIX_BYTES, METHODS, MIX_BOUNDS, MixError, builtInMix, checkMix, isBuiltInSpec, parseMix } from './result/mix.js'
+import { readBounded } from './report/read.js'
 
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
 const MAX_START_AHEAD_MIN = 60
@@ -327,12 +328,8 @@ function urlOf (o) {
 function mixOf (spec, cwd) {
   if (isBuiltInSpec(spec)) return builtInMix(spec)
   const path = userPath(spec, cwd)
-  let text
-  try {
-    text = readFileSync(path, 'utf8')
-  } catch (err) {
-    throw usageError(`--mix: cannot read ${spec}: ${err.code ?? err.message} (a JSON file, or a built-in mix such as heavy:80,cheap:20)`)
-  }
+  // a regular file of at most MAX_MIX_BYTES (not /dev/zero, not a FIFO): one line, exit 2
+  const text = readBounded(path, '--mix', { max: MAX_MIX_BYTES, code: 'LAB_MIX', what: `a mix (${MIX_BOUNDS})` })
   try {
     return parseMix(text, basename(path, extname(path)))
   } catch (err) {

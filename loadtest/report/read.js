@@ -16,34 +16,35 @@ function refusal (as, message, code) {
   return new LabError(code, `${as ? `${as}: ` : ''}${message}`, { exitCode: 2 })
 }
 
-// The text of `file`, bounded; throws a refusal naming the file. Synchronous: the lab reads a report
-// while it plans, before anything starts.
-function readBounded (file, as) {
+// The text of `file`, bounded (`max` bytes, MAX_REPORT_BYTES for a report); throws a refusal naming the
+// file (codes `${code}_UNREADABLE`, `${code}_TOO_LARGE`; `what`: what a file that large is not).
+// Synchronous: the lab reads a report or a mix while it plans, before anything starts. --mix reads its
+// file here too.
+export function readBounded (file, as, { max = MAX_REPORT_BYTES, code = 'LAB_REPORT', what = 'a report the lab wrote' } = {}) {
   let fd
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK) // a FIFO must not block the open
   } catch (err) {
     const why = { ENOENT: 'no such file', EISDIR: 'is a directory', EACCES: 'permission denied' }[err.code]
-    throw refusal(as, `cannot read ${file}: ${why ?? err.code ?? err.message}`, 'LAB_REPORT_UNREADABLE')
+    throw refusal(as, `cannot read ${file}: ${why ?? err.code ?? err.message}`, `${code}_UNREADABLE`)
   }
+  const tooLarge = () => refusal(as, `${file} is larger than ${mib(max)} MiB: not ${what}`, `${code}_TOO_LARGE`)
   try {
     const info = fstatSync(fd)
-    if (info.isDirectory()) throw refusal(as, `cannot read ${file}: is a directory`, 'LAB_REPORT_UNREADABLE')
-    if (!info.isFile()) throw refusal(as, `cannot read ${file}: not a regular file`, 'LAB_REPORT_UNREADABLE')
-    if (info.size > MAX_REPORT_BYTES) throw tooLarge(file, as)
+    if (info.isDirectory()) throw refusal(as, `cannot read ${file}: is a directory`, `${code}_UNREADABLE`)
+    if (!info.isFile()) throw refusal(as, `cannot read ${file}: not a regular file`, `${code}_UNREADABLE`)
+    if (info.size > max) throw tooLarge()
     const buf = Buffer.allocUnsafe(info.size + 1) // one more: a file that grew meanwhile is seen
     let size = 0
     for (let n = -1; n !== 0 && size < buf.length; size += n) n = readSync(fd, buf, size, buf.length - size, null)
-    if (size > MAX_REPORT_BYTES) throw tooLarge(file, as)
+    if (size > max) throw tooLarge()
     return buf.toString('utf8', 0, size)
   } finally {
     closeSync(fd)
   }
 }
 
-function tooLarge (file, as) {
-  return refusal(as, `${file} is larger than ${MAX_REPORT_BYTES / 1024 / 1024} MiB: not a report the lab wrote`, 'LAB_REPORT_TOO_LARGE')
-}
+const mib = (bytes) => Math.round((bytes / 1024 / 1024) * 100) / 100
 
 // Read, parse and check one report file: the parsed report ({ kind: 'loadlab-report', schema,
 // results: [...] }); throws a LabError (exit 2) whose one line names `as` and the file.

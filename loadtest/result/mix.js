@@ -11,6 +11,17 @@ import { roundTo } from './stats.js'
 export const MAX_CLASSES = 16
 export const MAX_REQUEST_BODY = 64 * 1024
 
+// The largest --mix file read (bytes): every class's body at its longest, escaped in JSON at up to six
+// bytes a byte (\u0000), fits; a larger file is refused before it is parsed (a 50 MB body, /dev/zero).
+export const MAX_MIX_BYTES = 8 * 1024 * 1024
+export const MIX_BOUNDS = `at most ${MAX_CLASSES} classes, bodies of at most ${MAX_REQUEST_BODY / 1024} KiB`
+
+// The longest closed-loop cycle (slots): weights whose exact cycle is longer are rounded to it. A class's
+// share of the weights is at least one slot of it (MIN_SHARE): a smaller class would never be sent by the
+// closed loop, nor reach a sample in any step of a sweep.
+export const MAX_CYCLE = 1000
+export const MIN_SHARE = 1 / MAX_CYCLE
+
 // The methods a class may use. HEAD is left out: its answer announces a body it does not send.
 export const METHODS = Object.freeze(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])
 
@@ -24,18 +35,20 @@ const EXPECT_KEYS = ['status', 'sha256', 'bodyIncludes']
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$/
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 const PATH = /^\/[\x21-\x7e]*$/ // printable, no space, starting with /
+const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i // . or .. (or written %2e): the service would see another path
 
 // A fault in a mix: one line; the option parser makes it a usage error (exit 2).
 export class MixError extends Error {
   constructor (message) {
-    super(message)
+    // eslint-disable-next-line no-control-regex
+    super(message.replace(/[\x00-\x1f\x7f]/g, (c) => JSON.stringify(c).slice(1, -1))) // one line, whatever a name holds
     this.name = 'MixError'
     this.code = 'LAB_MIX'
   }
 }
 
 const show = (v) => {
-  const s = JSON.stringify(v) ?? String(v)
+  const s = typeof v === 'number' && !Number.isFinite(v) ? String(v) : JSON.stringify(v) ?? String(v)
   return s.length > 40 ? `${s.slice(0, 37)}...` : s
 }
 
@@ -48,10 +61,10 @@ function checkClass (raw, i) {
   if (unknown) throw new MixError(`${label}: ${unknown}: unknown key; a class takes ${CLASS_KEYS.join(', ')}`)
   for (const k of ['name', 'weight', 'path']) if (!(k in raw)) throw new MixError(`${label}: ${k}: required`)
   if (typeof raw.name !== 'string' || !NAME.test(raw.name)) throw fault('name', 'expected letters, digits, . _ - (at most 32)', raw.name)
-  if (typeof raw.weight !== 'number' || !Number.isFinite(raw.weight) || raw.weight <= 0) {
-    throw fault('weight', 'expected a number > 0', raw.weight)
-  }
-  if (typeof raw.path !== 'string' || !PATH.test(raw.path)) throw fault('path', 'expected a path starting with / (no spaces)', raw.path)
+  if (typeof raw.weight !== 'number' || !(raw.weight > 0)) throw fault('weight', 'expected a number > 0', raw.weight)
+  if (!Number.isFinite(raw.weight)) throw fault('weight', 'expected a finite number (past 1.8e308 JSON reads Infinity)', raw.weight)
+  const wrong = pathFault(raw.path)
+  if (wrong) throw fault('path', wrong, raw.path)
   const c = { ...CLASS_DEFAULTS, name: raw.name, weight: raw.weight, path: raw.path }
   if ('method' in raw) {
     if (!METHODS.includes(raw.method)) throw fault('method', `expected one of ${METHODS.join(', ')}`, raw.method)
@@ -67,11 +80,27 @@ function checkClass (raw, i) {
   return c
 }
 
+// Why a class's path cannot be sent as written to --url's origin, or null. It is sent exactly as written
+// (the request line's target, with its query), so it must be one the service reads as that path on that
+// host: not a URL of another host (http://h/x, //h/x, or /\\h/x, which URL parsers read as //h/x), not a
+// fragment (never sent), not a . or .. segment (which moves it elsewhere), printable ASCII on one line.
+function pathFault (path) {
+  if (typeof path !== 'string') return 'expected a string starting with /'
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path)) return 'expected a path starting with /, not a URL (the host is --url\'s)'
+  if (!path.startsWith('/')) return 'expected a path starting with /'
+  if (!PATH.test(path)) return 'expected printable ASCII without spaces or line breaks'
+  if (path.startsWith('//') || path.includes('\\')) return 'a path starting with // or holding \\ names another host to a URL parser'
+  if (path.includes('#')) return 'a fragment (#) is never sent; leave it out'
+  const segments = path.split('?')[0].split('/')
+  if (segments.some((seg) => DOT_SEGMENT.test(seg))) return 'a . or .. segment (or %2e) moves the path; write the path it stands for'
+  return null
+}
+
 function checkHeaders (headers, fault) {
   if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) throw fault('headers', 'expected an object of name: value', headers)
   const out = {}
   for (const [name, value] of Object.entries(headers)) {
-    if (!TOKEN.test(name)) throw fault(`headers.${name}`, 'expected a header name (a token)', name)
+    if (!TOKEN.test(name)) throw fault('headers', 'expected header names that are tokens', name)
     if (OWN_HEADERS.has(name.toLowerCase())) throw fault(`headers.${name}`, 'set by the lab itself (host, content-length, transfer-encoding, connection)', value)
     if (typeof value !== 'string' || !/^[\t\x20-\x7e]*$/.test(value)) throw fault(`headers.${name}`, 'expected printable ASCII on one line', value)
     out[name] = value
@@ -127,6 +156,12 @@ export function checkMix (json, name) {
   if (!Array.isArray(list) || list.length === 0) throw new MixError(`requests: expected a non-empty array, got ${show(list)}`)
   if (list.length > MAX_CLASSES) throw new MixError(`requests: at most ${MAX_CLASSES} classes, got ${list.length}`)
   const requests = list.map(checkClass)
+  const shares = sharesOf(requests)
+  for (const [i, c] of requests.entries()) {
+    if (shares[i] < MIN_SHARE) {
+      throw new MixError(`requests[${i}] (${c.name}): weight: ${show(c.weight)} is under 1/${MAX_CYCLE} of the mix's weights; a class needs at least that share`)
+    }
+  }
   const seen = new Set()
   for (const [i, c] of requests.entries()) {
     if (seen.has(c.name)) throw new MixError(`requests[${i}] (${c.name}): name: given twice; each class has its own name`)
@@ -168,10 +203,16 @@ export function builtInMix (spec) {
   return { ...checkMix({ requests }, spec.replace(/[:,]/g, '-')), builtIn: true }
 }
 
-// The longest closed-loop cycle (slots): weights whose exact cycle is longer are rounded to it.
-export const MAX_CYCLE = 1000
-
 const gcd = (a, b) => (b === 0 ? a : gcd(b, a % b))
+
+// Each class's share of the mix (0 to 1, summing to 1): its weight over the sum, taken over the largest
+// weight first, so that weights near the largest number (two of 1e308) never sum to Infinity.
+export function sharesOf (requests) {
+  const top = Math.max(...requests.map((c) => c.weight))
+  const scaled = requests.map((c) => c.weight / top)
+  const sum = scaled.reduce((a, w) => a + w, 0)
+  return scaled.map((w) => w / sum)
+}
 
 // The closed loop's sequence of class indexes (autocannon cycles its `requests` in order, not by
 // weight): smooth weighted round robin, each class's share exact when the weights are integers whose
@@ -179,15 +220,17 @@ const gcd = (a, b) => (b === 0 ? a : gcd(b, a % b))
 // the classes interleaved rather than in runs.
 export function weightedCycle (requests) {
   const weights = requests.map((c) => c.weight)
-  const exact = weights.every(Number.isInteger) ? weights.reduce((a, w) => a + w, 0) / weights.reduce(gcd) : Infinity
+  const sum = weights.reduce((a, w) => a + w, 0)
+  const exact = weights.every(Number.isSafeInteger) && Number.isSafeInteger(sum) ? sum / weights.reduce(gcd) : Infinity
   const length = Math.min(exact, MAX_CYCLE)
-  const total = requests.reduce((a, c) => a + c.weight, 0)
+  // integer weights in exact arithmetic; any others as shares (1e308 twice never sums to Infinity)
+  const [step, total] = Number.isSafeInteger(sum) ? [weights, sum] : [sharesOf(requests), 1]
   const current = requests.map(() => 0)
   const out = []
   for (let k = 0; k < length; k++) {
     let best = 0
     for (let i = 0; i < requests.length; i++) {
-      current[i] += requests[i].weight
+      current[i] += step[i]
       if (current[i] > current[best]) best = i
     }
     current[best] -= total
@@ -274,8 +317,7 @@ export const CLASS_SAMPLE_MARGIN = 1.15
 // reaches the sample that can show its p99: 1 without a mix.
 export function requestFactor (mix) {
   if (!mix || mix.requests.length < 2) return 1
-  const total = mix.requests.reduce((a, c) => a + c.weight, 0)
-  return CLASS_SAMPLE_MARGIN / Math.min(...mix.requests.map((c) => c.weight / total))
+  return CLASS_SAMPLE_MARGIN / Math.min(...sharesOf(mix.requests))
 }
 
 // What limits a mixed capacity: the lowest failing step above the capacity (or, none held, the lowest

@@ -55,6 +55,13 @@ export function buildApp ({
       .send({ error: STATUS_CODES[status] ?? 'Error', code: err.code ?? 'ERR_TASK_FAILED', message: err.message })
   })
 
+  // Every answer announces the lab's endpoints (/health, /__lab/stats) by naming the strategy: a lab
+  // server loaded by --url is used as one (loadtest/run/round/runner.js LAB_HEADER), any other service not.
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('loadlab-strategy', strategy)
+    done()
+  })
+
   // Only answers to GET / count as requests (completed = 2xx, failed = anything else).
   app.addHook('onResponse', async (request, reply) => {
     if (request.routeOptions.url === '/') telemetry.count(reply.statusCode < 300)

@@ -10,7 +10,8 @@ export const TWO_CLASSES = join(ROOT, 'test', 'fixtures', 'mixes', 'two-classes.
 // The same classes with targets a busy machine can meet (a capacity sweep's test)
 export const TWO_CLASSES_LOOSE = join(ROOT, 'test', 'fixtures', 'mixes', 'two-classes-loose.json')
 
-// Start it; resolves { url, seen(), stop() }: seen() → { requests: [{ method, url, body }], dropped }.
+// Start it; resolves { url, seen(), stop() }: seen() → { requests: [{ method, url, body, ua,
+// connection }], dropped, counts, noUserAgent, connectionClose } (counts: of every request, as tally gives).
 export async function startOwnService ({ env = {} } = {}) {
   const child = fork(OWN_SERVICE, [], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
   const [ready] = await once(child, 'message')

@@ -114,7 +114,8 @@ function mismatchSample (body, reference) {
 }
 
 // A round's body verifier. `expected`: the reference every 2xx body must match ({ sha256, bytes, body? }),
-// or null (the first 2xx body becomes the reference, its bytes kept when it fits in maxBody). start()
+// null (the first 2xx body becomes the reference, its bytes kept when it fits in maxBody), or false (no
+// body is compared: a --url service whose answers may differ every time, a counter or a clock). start()
 // begins a body (compared byte by byte when the reference's bytes are known, else hashed); settle(body,
 // status) ends it (null: an empty body) → { ok, sample }: whether it matches (a non-2xx body always does:
 // it is counted by its status) and, when not, a mismatch sample. figures() → { maxBytes, overCap,
@@ -129,7 +130,7 @@ export function createVerifier ({ expected = null, maxBody = DEFAULT_MAX_BODY } 
       const ended = (body ?? startBody(maxBody, against)).end()
       if (ended.overCap) counts.overCap++
       if (ended.bytes > counts.largestBytes) counts.largestBytes = ended.bytes
-      if (!(status >= 200 && status < 300)) return { ok: true, sample: null }
+      if (!(status >= 200 && status < 300) || reference === false) return { ok: true, sample: null }
       if (reference === null) {
         reference = { sha256: ended.sha256, bytes: ended.bytes }
         // The first body becomes the reference; its bytes (whole, within the cap) what the rest are compared to.

@@ -4,6 +4,7 @@
 // each class, which add up across threads and shards like the round's own; and each class's check of its
 // answers, which looks at a body only when the class's `expect` asks for one.
 import { startBody } from './body.js'
+import { sharesOf } from '../../result/mix.js'
 import { createHistogram, decodeHistogram, encodeHistogram, recordMs } from '../../result/histogram.js'
 
 // A uniform number in [0, 1) for (seed, i): a stateless mix of the two (splitmix32's finaliser), so the
@@ -16,10 +17,10 @@ function uniform (seed, i) {
 }
 
 // The class picker of a mix's classes: pick(i) → the index of request i's class, by weight.
+// The shares are taken over the largest weight first (result/mix.js sharesOf): two of 1e308 are half each.
 export function classPicker (requests, seed) {
-  const total = requests.reduce((a, c) => a + c.weight, 0)
   let acc = 0
-  const bounds = requests.map((c) => (acc += c.weight / total))
+  const bounds = sharesOf(requests).map((share) => (acc += share))
   bounds[bounds.length - 1] = 1
   return (i) => {
     const u = uniform(seed, i)

@@ -106,6 +106,11 @@ function streamBodies (client, verifier) {
   }
 }
 
+// The closed loop's User-Agent, unless a mix class sets its own (autocannon writes none of its own).
+const USER_AGENT = 'loadlab-closed-loop'
+const withUserAgent = (headers = {}) =>
+  Object.keys(headers).some((h) => h.toLowerCase() === 'user-agent') ? headers : { 'user-agent': USER_AGENT, ...headers }
+
 // A --mix round through autocannon's own `requests` option: the classes in a weighted cycle (autocannon
 // cycles them in order, result/mix.js weightedCycle), each request tagged with its class; its answers
 // checked by their class's expect and counted per class (classes.js). Returns the `requests` and a
@@ -114,8 +119,9 @@ function mixedRequests (mix, raw, state, maxBody) {
   const checks = mix.requests.map((c) => classCheck(c, maxBody))
   raw.classes = classCounts(mix.requests)
   const requests = weightedCycle(mix.requests).map((k) => {
-    const { method, path, headers, body } = mix.requests[k]
+    const { method, path, headers: own, body } = mix.requests[k]
     const onResponse = () => { state.cls = k }
+    const headers = withUserAgent(own)
     return { method, path, headers, ...(body === null ? {} : { body }), loadlabClass: k, onResponse }
   })
   // a timed-out or failed request is the client's current one (one request at a time a connection)
@@ -209,7 +215,7 @@ export function fireRound ({
         if (mixed) countSentByClass(client, raw)
         hooks(client)
       },
-      ...(mixed ? { requests: mixed.requests } : {}),
+      ...(mixed ? { requests: mixed.requests } : { headers: withUserAgent() }),
       verifyBody: bodyChecker(raw, state, verifier),
       excludeErrorStats: false,
       sampleInt: SAMPLE_INT_MS,

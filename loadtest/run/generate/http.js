@@ -4,13 +4,27 @@ import https from 'node:https'
 import { performance } from 'node:perf_hooks'
 import { DEFAULTS } from '../../settings.js'
 
+// The User-Agent of the lab's own requests (readiness, recovery, the /health probe, the stats calls),
+// unless a mix class sets its own; the load's requests carry the open loop's or autocannon's.
+export const USER_AGENT = 'loadlab'
+
+// Where a request goes: a URL (its path and query as the URL gives them), or { origin, path }: the path
+// sent exactly as written (a mix class's), to that origin and no other, whatever the path looks like.
+function targetOf (url) {
+  const u = new URL(typeof url === 'string' ? url : url.origin)
+  const path = typeof url === 'string' ? u.pathname + u.search : url.path
+  return { protocol: u.protocol, hostname: u.hostname.replace(/^\[|\]$/g, ''), port: u.port, path }
+}
+
 // Send one request (`headers` and a string `body`: a mix class's own); resolves { status, body, bytes,
 // overCap, headers, ms } (body: its first maxBody bytes, overCap: it was longer) or { status: 'timeout' |
-// 'error' | 'aborted', error, ms }.
+// 'error' | 'aborted', error, ms }. Headers as the docs say (docs/your-service.md): the caller's, Host,
+// User-Agent (unless the caller's set one) and Content-Length with a body; no Connection header (the
+// connection is the request's own: closed once its answer is read).
 export function request (url, { method = 'GET', headers = {}, body = null, timeoutMs = 5000, signal, maxBody = DEFAULTS['max-body'] } = {}) {
   return new Promise((resolve) => {
     const start = performance.now()
-    const u = new URL(url)
+    const u = targetOf(url)
     const lib = u.protocol === 'https:' ? https : http
     let settled = false
     const done = (value) => {
@@ -21,7 +35,15 @@ export function request (url, { method = 'GET', headers = {}, body = null, timeo
       resolve({ ms: performance.now() - start, ...value })
     }
     const sent = body === null ? {} : { 'content-length': Buffer.byteLength(body) }
-    const req = lib.request(u, { method, agent: false, headers: { ...headers, ...sent, connection: 'close' } }, (res) => {
+    const agent = Object.keys(headers).some((h) => h.toLowerCase() === 'user-agent') ? {} : { 'user-agent': USER_AGENT }
+    let req
+    try {
+      req = lib.request({ ...u, method, agent: false, headers: { ...agent, ...headers, ...sent } }, onResponse)
+    } catch (error) { // a path or header Node will not write: an error of this request, never a throw
+      return resolve({ ms: performance.now() - start, status: 'error', error: error.message })
+    }
+    req.removeHeader('connection') // Node would write Connection: close (agent: false); HTTP/1.1 needs none
+    function onResponse (res) {
       const chunks = []
       let size = 0
       res.on('data', (c) => {
@@ -33,7 +55,7 @@ export function request (url, { method = 'GET', headers = {}, body = null, timeo
         done({ status: res.statusCode, headers: res.headers, body, bytes: size, overCap: size > maxBody })
       })
       res.on('error', (error) => done({ status: 'error', error: error.message }))
-    })
+    }
     const timer = setTimeout(() => {
       done({ status: 'timeout', error: `no answer within ${timeoutMs} ms` })
       req.destroy()

@@ -21,7 +21,8 @@ import { failure, sweptCapacity } from '../../result/build.js'
 import { roundFigures, serviceTime } from '../../result/figures.js'
 import { createGoodput } from './goodput.js'
 import { overloadRounds } from './overload.js'
-import { requestFactor } from '../../result/mix.js'
+import { requestFactor, sharesOf } from '../../result/mix.js'
+import { redactUrl } from '../../result/redact.js'
 
 let workloads = null
 async function expectedBodyOf (work) {
@@ -38,11 +39,17 @@ async function expectedBodyOf (work) {
 
 // The request that says a server answers: the mix's first class, else GET of the load's URL (a lab
 // server's /, a --url as given). Readiness, recovery and the last check of a server that answered no 2xx.
+// The class's path goes to the target's origin exactly as written: never resolved against the target
+// (a path such as //other-host/x would change the host).
 function firstRequest (server, load) {
   const c = load.mix?.requests[0]
   if (!c) return { url: server.target, method: 'GET', headers: {}, body: null }
-  return { url: new URL(c.path, server.target).href, method: c.method, headers: c.headers, body: c.body }
+  const url = { origin: new URL(server.target).origin, path: c.path }
+  return { url, method: c.method, headers: c.headers, body: c.body }
 }
+
+// A request's target as a line says it: the URL, or the origin and the path as written.
+const shown = (url) => (typeof url === 'string' ? url : `${url.origin}${url.path}`)
 
 // Time one fresh first request (firstRequest) right after a round: { ms, status } (status 'timeout' /
 // 'error' when no answer).
@@ -54,7 +61,7 @@ async function timeRecovery (server, load, { timeoutMs, signal }) {
 
 // Fire one round of `amount` (or the load's amount/duration) at url: open loop when the load has a
 // rate, else autocannon's closed loop. `expected`: the body every 2xx answer must have (null: the first
-// 2xx body's); both loops check it as it streams, by sha256 and length (body.js), keeping at most
+// 2xx body's; false: none compared); both loops check it as it streams, by sha256 and length (body.js), keeping at most
 // --max-body bytes of each. onSent/onRecord feed the round's timeline (watch.js); an open loop's
 // generator threads feed it through `watch` and start at `startAt` (a shard's common start).
 function fireLoad (url, load, opts) {
@@ -69,7 +76,7 @@ function fireLoad (url, load, opts) {
     onResponse,
     onSent,
     onRecord,
-    expected: expected === null ? null : bodyReference(expected),
+    expected: expected === null || expected === false ? expected : bodyReference(expected),
     maxBody: load.maxBody,
     mix: load.mix ?? null // each class's own request and expect (a mix compares bodies only when asked)
   }
@@ -220,14 +227,30 @@ function reached (r) {
 // The telemetry a --url run skips on a service that does not announce the lab's endpoints.
 export const SKIPPED_TELEMETRY = 'the /health probe, /__lab/stats and its reset (POST), outside sampling'
 
-// A --url target: a service the lab did not start. One GET /health asks whether it has the lab's
-// endpoints (a lab server started by hand answers in the lab's shape and is named by its strategy);
-// any other service is named by its host and sees no other request of the lab's own. Ready is the first
-// answer to the mix's first request (or a GET of the URL as given); null (and a failure on the record)
-// when that gets no answer. The path is kept as given: no slash is added.
+// The response header by which a service announces the lab's endpoints (GET /health in the lab's shape,
+// /__lab/stats and its reset): the lab's servers send it on every answer, naming their strategy
+// (servers/lib/app.js). A service whose readiness answer lacks it is sent nothing but its mix.
+export const LAB_HEADER = 'loadlab-strategy'
+
+// A --url target: a service the lab did not start. Ready is the first answer to the mix's first request
+// (or a GET of the URL as given); null (and a failure on the record) when that gets no answer. Only an
+// answer that carries LAB_HEADER leads to one GET /health, whose answer in the lab's shape makes the lab
+// use its endpoints and name the result by its strategy; any other service sees no request of the lab's
+// own. The path is kept as given: no slash is added.
 async function attachUrl (record, url, load, signal) {
   const u = new URL(url)
   const server = { url: u.origin, target: u.href, pid: null, work: record.entry.work ?? null, lab: false, byUrl: true }
+  const { url: first, ...how } = firstRequest(server, load)
+  const ready = await request(first, { ...how, timeoutMs: 5000, signal })
+  if (!reached(ready)) {
+    record.failure = failure(`--url: ${how.method} ${redactUrl(shown(first))} got no answer (${ready.error})`)
+    return null
+  }
+  const skipped = `skipped: ${SKIPPED_TELEMETRY}`
+  if (!ready.headers?.[LAB_HEADER]) {
+    record.notes.push(`--url: the service does not announce the lab's endpoints (no ${LAB_HEADER} header); ${skipped}`)
+    return server
+  }
   const health = await getJson(`${u.origin}/health`, { timeoutMs: 5000, signal })
   if (labHealth(health.json)) {
     server.lab = true
@@ -235,13 +258,7 @@ async function attachUrl (record, url, load, signal) {
     record.entry.server = health.json.strategy
     record.notes.push(`--url: /health names the strategy ${health.json.strategy}: the lab's endpoints are used`)
   } else {
-    record.notes.push(`--url: GET /health did not answer in the lab's shape; skipped: ${SKIPPED_TELEMETRY}`)
-  }
-  const { url: first, ...how } = firstRequest(server, load)
-  const ready = await request(first, { ...how, timeoutMs: 5000, signal })
-  if (!reached(ready)) {
-    record.failure = failure(`--url: ${how.method} ${first} got no answer (${ready.error})`)
-    return null
+    record.notes.push(`--url: the service sent ${LAB_HEADER} but GET /health did not answer in the lab's shape; ${skipped}`)
   }
   return server
 }
@@ -293,8 +310,13 @@ function describeServer (record, entry, server) {
 }
 
 // The body every answer must have: the task's or the work's expected body, else (null) the load engine
-// compares each with the first 2xx body.
-async function referenceFor (record, expectedBody) {
+// compares each with the first 2xx body; a --url service that is not a lab server: none (false), as a
+// mix class without `expect` (its answers may carry a counter or a clock).
+async function referenceFor (record, server, expectedBody) {
+  if (server.byUrl && !server.lab) {
+    record.notes.push('--url: bodies not compared (a service\'s answers may differ every time; a --mix class\'s expect compares them)')
+    return false
+  }
   const expected = expectedBody ?? (await expectedBodyOf(record.workReported))
   if (expected === null) record.notes.push('bodies compared with the first 2xx response (no expected body for this work)')
   return expected
@@ -365,7 +387,9 @@ async function probeRange (record, server, load, round) {
   const rps = raw.durationMs > 0 ? (raw.ok / raw.durationMs) * 1000 : 0
   record.probe = { connections: PROBE_CONNECTIONS, durationSec: PROBE_SEC, rps: Math.round(rps * 10) / 10, ok: raw.ok }
   if (!(rps > 0)) {
-    if (!round.signal.aborted) record.failure = failure(`--url: the range probe got no 2xx answer (${raw.completed} answers, ${raw.errors} errors)`)
+    const codes = Object.entries(raw.statusCodes ?? {}).map(([c, n]) => `${n} × ${c}`).join(', ')
+    const counts = `${raw.completed} answers${codes ? ` (${codes})` : ''}, ${raw.errors} errors, ${raw.timeouts ?? 0} timeouts`
+    if (!round.signal.aborted) record.failure = failure(`--url: the range probe got no 2xx answer (${counts})`)
     return null
   }
   record.notes.push(`--url: no calibration of the service's work; a ${PROBE_SEC} s closed-loop probe at ${PROBE_CONNECTIONS} ` +
@@ -383,8 +407,7 @@ async function mixedRound (record, server, load, { entry, swept, round }) {
     record.mixed = { refused: `no capacity for the heavy work (${swept?.bound ?? 'no sweep'})` }
     return
   }
-  const heavy = mix.requests.find((k) => k.name === 'heavy')
-  const share = heavy.weight / mix.requests.reduce((a, k) => a + k.weight, 0)
+  const share = sharesOf(mix.requests)[mix.requests.findIndex((k) => k.name === 'heavy')]
   const rate = (heavyShareOfC * c) / share
   round.progress?.(`mixed round: ${rate.toFixed(1)} req/s, heavy at ${heavyShareOfC * 100} % of ${c.toFixed(1)}`)
   const step = { ...load, mix, rate, connections: defaultConnections(rate, load.timeoutSec), durationSec, amount: null }
@@ -402,18 +425,38 @@ async function repeatedRounds (record, server, load, { round }) {
 
 // A server that answered no request with a 2xx (a strategy its runtime cannot run: cluster-threads under
 // Deno answers every request 500) fails as a result, with the error one more request gives: one line.
+// A round in which no request got an answer fails too when its requests broke (errors) or the service
+// is a --url's; a lab server's requests that only timed out are a slow strategy's (untrusted), not a
+// broken one's. A redirect is named with where it points (the lab never follows one).
 async function judgeAnswers (record, server, load, signal) {
-  // Timeouts alone are a slow strategy's (untrusted), not a broken one's: only answers are judged.
   const answered = record.rounds.some((r) => r.fire.completed > 0)
-  if (!answered || record.rounds.some((r) => r.fire.ok > 0)) return
+  if (record.rounds.some((r) => r.fire.ok > 0)) return
+  if (!answered && !server.byUrl && !record.rounds.some((r) => r.fire.errors > 0)) return
   const { url, ...how } = firstRequest(server, load)
   const again = await request(url, { ...how, timeoutMs: 10000, signal })
-  let why = again.error ?? `status ${again.status}`
+  const codes = Object.entries(record.rounds.at(-1)?.fire.statusCodes ?? {}).map(([c, n]) => `${n} × ${c}`).join(', ')
+  record.failure = failure(`no request answered 2xx (${codes || noAnswer(record.rounds)}): ${whyNot(again)}`)
+}
+
+// What the rounds' requests met when none was answered: their errors and timeouts.
+function noAnswer (rounds) {
+  const sum = (f) => rounds.reduce((a, r) => a + (r.fire[f] ?? 0), 0)
+  return `no answer: ${sum('errors')} errors, ${sum('timeouts')} timeouts`
+}
+
+// One line of why a request got no 2xx: the error, a redirect and where it points, or the service's own
+// message ({ message } in a JSON body), else the status.
+function whyNot (r) {
+  if (typeof r.status !== 'number') return String(r.error ?? r.status).split('\n')[0]
+  if (r.status >= 300 && r.status < 400) {
+    const to = r.headers?.location
+    return `status ${r.status}, a redirect${to ? ` to ${redactUrl(String(to)).slice(0, 200)}` : ''} (never followed)`
+  }
   try {
-    why = JSON.parse(again.body).message ?? why
+    const message = JSON.parse(r.body).message
+    if (typeof message === 'string') return message.split('\n')[0]
   } catch {}
-  const codes = Object.entries(record.rounds.at(-1).fire.statusCodes ?? {}).map(([c, n]) => `${n} × ${c}`).join(', ')
-  record.failure = failure(`no request answered 2xx (${codes || 'no answer'}): ${String(why).split('\n')[0]}`)
+  return `status ${r.status}`
 }
 
 // Why a stopped server's run failed, if it did: it crashed, would not stop, or left processes behind.
@@ -463,7 +506,7 @@ export async function runEntry (entry, load, opts = {}) {
     : await boot(record, entry, load, { signal, progress, bootTimeoutMs })
   if (!server) return record
   describeServer(record, entry, server)
-  const expected = load.mix ? null : await referenceFor(record, opts.expectedBody ?? null)
+  const expected = load.mix ? null : await referenceFor(record, server, opts.expectedBody ?? null)
   const seen = new Map()
   const run = guardRun(server, signal)
   const { pid, child = null } = server
