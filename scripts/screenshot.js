@@ -1,6 +1,7 @@
-// `npm run screenshot -- REPORT.html OUT.png [--selector CSS] [--width PX]`: a PNG of a report page
-// (or of one element of it) taken with headless Chromium (Debian's, driven by playwright-core), so
-// that pictures of real reports are made by the project's own script and can be made again.
+// `npm run screenshot -- REPORT.html OUT.png [--selector CSS] [--width PX] [--first-screen]`: a PNG of a
+// report page (the whole page, its first screen, or one element of it) taken with headless Chromium
+// (Debian's, driven by playwright-core), so that pictures of real reports are made by the project's own
+// script and can be made again.
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -10,12 +11,15 @@ import { CHROMIUM, CHROMIUM_ARGS } from './chromium.js'
 import { LabError, runMain, usageError } from '../loadtest/errors.js'
 
 const ARGS = CHROMIUM_ARGS
-const HELP = `usage: npm run screenshot -- REPORT.html OUT.png [--selector CSS] [--width PX]
-  --selector CSS  shoot the first element that matches (e.g. 'figure[data-chart=timeline]'); default the whole page
-  --width PX      viewport width (default 1280, 320 to 4000)`
+const HEIGHT = 900 // the viewport's height: a laptop's first screen
+const USAGE = 'npm run screenshot -- REPORT.html OUT.png [--selector CSS] [--width PX] [--first-screen]'
+const HELP = `usage: ${USAGE}
+  --selector CSS   shoot the first element that matches (e.g. 'figure[data-chart=timeline]'); default the whole page
+  --width PX       viewport width (default 1280, 320 to 4000)
+  --first-screen   only what a reader sees before scrolling (the viewport, ${HEIGHT} px high)`
 
 function usage (message) {
-  return usageError(`${message} (usage: npm run screenshot -- REPORT.html OUT.png [--selector CSS] [--width PX])`)
+  return usageError(`${message} (usage: ${USAGE})`)
 }
 
 // Parse and check the command line; throws a usage error (exit code 2).
@@ -25,7 +29,7 @@ function parseScreenshotArgs (argv) {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { selector: { type: 'string' }, width: { type: 'string' }, help: { type: 'boolean' } }
+      options: { selector: { type: 'string' }, width: { type: 'string' }, 'first-screen': { type: 'boolean' }, help: { type: 'boolean' } }
     })
   } catch (err) {
     throw usage(err.message)
@@ -38,21 +42,22 @@ function parseScreenshotArgs (argv) {
   if (!output.endsWith('.png')) throw usage(`${positionals[1]}: the output must be a .png file`)
   const width = values.width === undefined ? 1280 : Number(values.width)
   if (!Number.isInteger(width) || width < 320 || width > 4000) { throw usage(`--width: expected an integer from 320 to 4000, got ${values.width}`) }
-  return { input, output, width, selector: values.selector ?? null }
+  if (values.selector && values['first-screen']) throw usage('--selector and --first-screen: give one of them')
+  return { input, output, width, selector: values.selector ?? null, firstScreen: Boolean(values['first-screen']) }
 }
 
 // Open `input` in headless Chromium and write a PNG of the page (or of `selector`) to `output`.
-async function screenshot ({ input, output, width = 1280, selector = null }) {
+async function screenshot ({ input, output, width = 1280, selector = null, firstScreen = false }) {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
   try {
-    const page = await browser.newPage({ viewport: { width, height: 900 } })
+    const page = await browser.newPage({ viewport: { width, height: HEIGHT } })
     await page.goto(pathToFileURL(input).href, { waitUntil: 'load' })
     if (selector) {
       const el = await page.$(selector)
       if (!el) throw new LabError('LAB_SCREENSHOT', `no element matches ${selector} in ${input}`)
       await el.screenshot({ path: output })
     } else {
-      await page.screenshot({ path: output, fullPage: true })
+      await page.screenshot({ path: output, fullPage: !firstScreen })
     }
   } finally {
     await browser.close()

@@ -52,6 +52,9 @@ const CONFIG = {
   bar: { cornerRadiusEnd: 2 }
 }
 
+// The lab's chart configuration (fonts, axes, legend, palette), for the chart modules beside this one.
+export const CHART_CONFIG = CONFIG
+
 // The percentiles a report stores, as numbers (reports/README.md `latency.percentiles`).
 export { PERCENTILE_KEYS }
 

@@ -18,9 +18,10 @@ import {
 } from './html.js'
 import { esc } from '../text/escape.js'
 import { isNum } from '../result/stats.js'
-import { holdsText, machineLine } from '../text/sentences.js'
+import { classTargetsText, holdsText, machineLine } from '../text/sentences.js'
 import { thresholdRows } from './thresholds.js'
 import { decisionHtml } from './decision.js'
+import { decisionCharts } from './decision-charts.js'
 import { targetsOf } from '../result/decision.js'
 import { UNMEASURED, classTable, experimentTable, runtimesOf, tableNotes } from './table.js'
 import { runtimeName, unmeasuredWhy } from '../result/runtime.js'
@@ -386,8 +387,10 @@ function dispatchSection (rows) {
 }
 
 // Capacity against the target, one line per strategy (a result's capacity.targets), on the first screen
-// beside the decision: where two lines cross, the ranking changes with the target. '' with one target.
-function targetsSection (http, names) {
+// under the decision's charts where the answer changes with the target (the decision's "Would change"):
+// where two lines cross, the ranking changes. '' with one target, or lines that do not cross.
+function targetsSection (http, names, decision) {
+  if (decision && !decision.changes?.length) return ''
   const rows = []
   http.forEach((r, i) => {
     for (const t of targetsOf(r)) rows.push({ server: names[i], sloMs: t.sloMs, rps: t.rps ?? 0, cannot: !(t.rps > 0) })
@@ -417,11 +420,12 @@ function capacitySection (http, names) {
     const c = r.capacity.capacity
     if (c?.rps > 0 && isNum(c.p99)) caps.push({ server: name, rate: c.rps, p99: c.p99 })
   })
-  const slos = [...new Set(swept.map((r) => r.capacity.sloMs).filter(isNum))]
+  const own = classTargetsText(swept[0]) // a --url mix judged class by class: no one target to draw
+  const slos = own ? [] : [...new Set(swept.map((r) => r.capacity.sloMs).filter(isNum))]
   const chart = figure(
     'capacity',
     renderSvg(capacitySpec(rows, { sloMs: slos.length === 1 ? slos[0] : null, capacities: caps }), { id: 'capacity' }),
-    `<b>Latency against offered load</b>: each point is one open-loop step (requests due on a schedule, latency from the due time); p99 on a log axis. The dashed red line is the target${slos.length === 1 ? ` (${esc(msHtml(slos[0]))} ms, ${esc(swept[0].capacity.sloRule)})` : ''}; the ringed point is each server's capacity, the highest rate that kept p99 under it with every request answered; an orange triangle marks a disturbed step (noise past its limits: reports/README.md). Past the knee the queue grows for as long as the step lasts, so latency climbs steeply.`,
+    `<b>Latency against offered load</b>: each point is one open-loop step (requests due on a schedule, latency from the due time); p99 on a log axis. ${slos.length === 1 ? `The dashed red line is the target (${esc(msHtml(slos[0]))} ms, ${esc(swept[0].capacity.sloRule)})` : own ? `Each class was judged at its own target (${esc(own)}), so no one target line is drawn` : 'The targets differ between servers'}; the ringed point is each server's capacity, the highest rate that kept p99 under it with every request answered; an orange triangle marks a disturbed step (noise past its limits: reports/README.md). Past the knee the queue grows for as long as the step lasts, so latency climbs steeply.`,
     { lines: swept.length }
   )
   const head = [
@@ -472,7 +476,9 @@ function capacitySection (http, names) {
       { html: esc(holdsText(s)), className: 'text' }
     ])
   )
-  const target = slos.length === 1 ? `Target: p99 ≤ ${esc(msHtml(slos[0]))} ms (${esc(swept[0].capacity.sloRule)}). ` : 'Targets differ between servers. '
+  const target = own
+    ? `Target: each class at its own, ${esc(own)}. `
+    : slos.length === 1 ? `Target: p99 ≤ ${esc(msHtml(slos[0]))} ms (${esc(swept[0].capacity.sloRule)}). ` : 'Targets differ between servers. '
   const rule = `<p class="muted">${target}${esc(swept[0].capacity.rule)}</p>`
   return `<section class="block"><h2>Capacity</h2>${chart}${rule}${table(head, body, { className: 'capacity' })}</section>`
 }
@@ -538,7 +544,8 @@ ${timelineSection(http, names)}`
 <span class="badge ${esc(status)}" data-status="${esc(status)}">${esc(status)}</span>
 </header>
 ${decisionHtml(report.decision, results)}
-${targetsSection(http, names)}
+${decisionCharts(http, report.decision)}
+${targetsSection(http, names, report.decision)}
 <div class="cards">${machineCard(report)}${methodCard(report)}</div>
 ${flags(http, names)}
 ${notes}

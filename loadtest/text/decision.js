@@ -12,19 +12,23 @@ const r1 = (x) => fmtRounded(x, 1)
 const who = (c) => (c ? configName(c) : MISSING)
 
 // The recommended configuration's past capacity in figures: goodput at each multiple, shed, recovery.
-function keptText (p) {
-  if (!p) return ''
+function figuresText (p) {
   const good = Object.entries(p.goodputShare).sort((a, b) => a[0] - b[0]).map(([m, g]) => `${isNum(g) ? Math.round(g * 100) : MISSING} % at ${m} ×`)
   const shed = isNum(p.shedShare) ? `, ${Math.round(p.shedShare * 100)} % shed at the last` : ''
   const rec = isNum(p.recoverySec) ? `recovery ${r1(p.recoverySec)} s` : 'no recovery seen'
-  return ` (goodput ${good.join(', ')} C${shed}; ${rec})`
+  return `goodput ${good.join(', ')} C${shed}; ${rec}`
 }
 
 // The Past capacity line: the rule's line with the chosen configuration's figures, or (not probed) the
-// figures of the sweep past capacity.
+// figures of the sweep past capacity. Where past capacity decided, the Decided by line has said the rule:
+// this line gives the chosen configuration's figures alone.
 function pastLine (d) {
   const rule = d.pastRule ?? d.pastText
-  return rule ? pastRuleText(rule) + keptText(d.pastCapacity) : pastText(d.past)
+  if (!rule) return pastText(d.past)
+  const figures = d.pastCapacity ? figuresText(d.pastCapacity) : null
+  const chosen = typeof rule === 'object' && (rule.outcome === 'survivor' ? rule.survivor?.config : rule.config)
+  if (d.decidedBy?.rule === 'past capacity' && figures && chosen && !d.refused) return `${configName(chosen)}: ${figures}`
+  return pastRuleText(rule) + (figures ? ` (${figures})` : '')
 }
 
 // Whose target: the user's --slo, or the lab's default from this machine's service time.

@@ -11,6 +11,9 @@ import { chromium } from 'playwright-core'
 import { execa } from 'execa'
 import { makeRealReport, ROOT } from '../../helpers/reports-real.js'
 import { CHROMIUM, CHROMIUM_ARGS } from '../../../scripts/chromium.js'
+import { capacityReport } from '../../fixtures/reports.js'
+import { decide } from '../../../loadtest/result/decision.js'
+import { renderReportHtml } from '../../../loadtest/report/page.js'
 
 const ARGS = CHROMIUM_ARGS
 const SHOTS = join(ROOT, 'test-output')
@@ -108,6 +111,42 @@ test('the compare page of two real reports opens cleanly with the charts overlai
     assert.equal(await page.locator('table.compare tbody tr').count(), real.report.results.length)
     assert.match(await page.locator('table.compare thead').innerText(), /the other machine/)
     await screenshot(page, 'compare.png')
+  } finally {
+    await page.close()
+  }
+})
+
+test('the capacity page\'s first screen: the decision, capacity bars with their whiskers and the plan rate, goodput past capacity', async () => {
+  const report = capacityReport()
+  report.decision = decide(report)
+  const file = join(dir, 'capacity.html')
+  await writeFile(file, renderReportHtml(report))
+  const { page, problems, requests, url } = await open(file)
+  try {
+    assert.deepEqual(problems, [])
+    assert.deepEqual(requests, [url])
+    const screen = page.viewportSize()
+    const onScreen = async (locator) => {
+      const box = await locator.boundingBox()
+      return box !== null && box.y + box.height <= screen.height && box.width > 0 && box.height > 0
+    }
+    assert.equal(await page.locator('pre.decision-command').innerText(), report.decision.command)
+    const bars = page.locator('figure[data-chart="capacity-bars"]')
+    assert.ok(await onScreen(bars), 'the capacity bars on the first screen')
+    const rects = bars.locator('svg path[aria-roledescription="bar"]')
+    assert.equal(await rects.count(), 4, 'a bar per strategy')
+    const widths = await rects.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width))
+    assert.ok(widths[0] > widths[2] && widths[2] > 0, `bars drawn to their capacity (${widths.join(', ')})`)
+    const whiskers = bars.locator('svg [aria-roledescription="errorbar"]')
+    assert.equal(await whiskers.count(), 3, 'a whisker per bracket')
+    for (const w of await whiskers.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width))) assert.ok(w > 1, 'a whisker is drawn, not a point')
+    assert.match(await bars.locator('svg').textContent(), /plan rate 60\.9 req\/s/)
+    const past = page.locator('figure[data-chart="past-capacity"]')
+    assert.ok(await onScreen(past), 'goodput past capacity on the first screen')
+    assert.equal(await past.locator('svg path[aria-roledescription="line mark"]').count(), 4, 'a line per configuration')
+    assert.match(await past.locator('svg').textContent(), /not measured/)
+    assert.equal(await page.locator('table.past-capacity tbody tr').count(), 4)
+    await screenshot(page, 'capacity-page.png')
   } finally {
     await page.close()
   }
