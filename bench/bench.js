@@ -5,6 +5,7 @@ import { runDispatch } from './channels.js'
 import { runTelemetry } from './telemetry.js'
 import { runGenerator } from './generator.js'
 import { runSampling } from './sampling.js'
+import { runStamps } from './stamps.js'
 import { runProcesses } from './processes.js'
 import { machine } from './machine.js'
 import { usageError } from '../loadtest/errors.js'
@@ -107,7 +108,7 @@ export function parseFlags (argv) {
 }
 
 // The bench's parts, in the order they run (--only runs one).
-const PARTS = ['dispatch', 'processes', 'telemetry', 'generator', 'sampling']
+const PARTS = ['dispatch', 'processes', 'telemetry', 'generator', 'sampling', 'stamps']
 
 // Run the measurements (all, or `only` one); resolves with the plain result object (compute, then
 // render). `trace`: a file for the generator part's trace of one failing probe.
@@ -128,6 +129,9 @@ export async function bench ({ quick = false, rounds = null, only = null, trace 
   signal?.throwIfAborted()
   // The timeline's server samples, measured with the telemetry bench's settings.
   const sampling = runs('sampling') ? await runSampling(s.telemetry, { signal, progress }) : null
+  signal?.throwIfAborted()
+  // The Lab-Stamps header, measured with the same settings.
+  const stamps = runs('stamps') ? await runStamps(s.telemetry, { signal, progress }) : null
   return {
     kind: 'loadlab-bench',
     schema: 1,
@@ -141,6 +145,7 @@ export async function bench ({ quick = false, rounds = null, only = null, trace 
     telemetry,
     generator,
     sampling,
+    stamps,
     notes: [
       '± is the relative standard deviation over the rounds; ratios are per round (both sides measured back to back), shown as median (min–max).',
       ...(quick ? ['--quick: tiny rounds for the smoke test; these numbers are not a measurement.'] : [])

@@ -166,6 +166,19 @@ function samplingLines (sm) {
   ]
 }
 
+function stampsLines (st) {
+  return [
+    '',
+    `stamps cost: servers/simple --work ${st.work} answering with its Lab-Stamps header vs LOADLAB_STAMPS=off, ` +
+      `autocannon ${st.connections} connections, ${st.rounds} alternating rounds per side`,
+    table(['stamps', 'req/s', 'requests'], [
+      ['on', `${st.on.mean.toFixed(0)} ${pct(st.on.rsd)}`, st.on.requests],
+      ['off', `${st.off.mean.toFixed(0)} ${pct(st.off.rsd)}`, st.off.requests]
+    ]),
+    `  on / off: ${x(st.ratio)}: ${onOffVerdict('stamps', st, '; goal ≤ 2%')}`
+  ]
+}
+
 // Text for a bench() result: the machine, then each measurement that ran, then notes and time.
 export function render (result) {
   return [
@@ -175,6 +188,7 @@ export function render (result) {
     ...(result.telemetry ? telemetryLines(result.telemetry) : []),
     ...(result.generator ? generatorLines(result.generator) : []),
     ...(result.sampling ? samplingLines(result.sampling) : []),
+    ...(result.stamps ? stampsLines(result.stamps) : []),
     '',
     ...result.notes.map((n) => `note: ${n}`),
     `took ${(result.durationMs / 1000).toFixed(1)} s`

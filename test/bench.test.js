@@ -126,6 +126,13 @@ test('bench --quick --json: exits 0, prints the structure with finite positive r
   }
   assert.ok(sm.on.samples > 0, 'the sampling server pushed samples over IPC')
   assert.ok(positive(sm.ratio.median) && Number.isFinite(sm.lossPercent))
+  const st = r.stamps
+  for (const side of ['on', 'off']) {
+    assert.equal(st[side].requests, st.rounds * st.amount, `every request of the stamps ${side} rounds answered`)
+    assert.ok(gone(st.servers[side].pid), `server pid ${st.servers[side].pid} (stamps ${side}) has exited`)
+  }
+  assert.match(st.on.header, /^wait=\d+\.\d{3},run=\d+\.\d{3}$/, 'the stamping side sent its header')
+  assert.ok(positive(st.ratio.median) && Number.isFinite(st.lossPercent))
 
   // the human table went to stderr, with the machine line and the ratios
   assert.match(stderr, new RegExp(`machine: .* Node ${process.version.replaceAll('.', '\\.')} `))
