@@ -8,8 +8,10 @@ import { createHistogram, decodeHistogram, encodeHistogram, summarizeHistogram }
 import { buildReport } from '../result/build.js'
 import { roundTo } from '../result/stats.js'
 import { mergeTimelines } from './timeline.js'
-import { countsFault } from './counts.js'
+import { countsFault, plannedSlice } from './counts.js'
 import { machineLine } from '../text/sentences.js'
+import { LAG_P99_LIMIT_MS } from '../result/trust.js'
+import { missingText, refusedMissing, spreadReason } from '../text/fanout.js'
 
 // What makes reports shards of one plan: these fields of `method` must be equal in all of them.
 const PLAN_FIELDS = ['url', 'rate', 'arrival', 'seed', 'amount', 'durationSec', 'startAt']
@@ -25,9 +27,10 @@ export function mergeError (message) {
 
 // Check that the reports (with their file names) are every shard of one plan, once each, and that each
 // one's counts agree with its histograms and its slice of the plan (counts.js); throws a mergeError
-// naming the first difference. Returns them ordered by shard index.
-export function checkShards (entries) {
-  if (entries.length < 2) throw mergeError('expected the reports of at least two shards')
+// naming the first difference. Returns them ordered by shard index. `allowMissing`: shards of the plan
+// may be absent (loadlab fanout --allow-missing; mergeShards says which share of the plan is missing).
+export function checkShards (entries, { allowMissing = false } = {}) {
+  if (entries.length < (allowMissing ? 1 : 2)) throw mergeError('expected the reports of at least two shards')
   for (const { file, report } of entries) checkShard(file, report)
   const [a, ...rest] = entries
   for (const b of rest) {
@@ -40,7 +43,7 @@ export function checkShards (entries) {
       throw mergeError(`${a.file} and ${b.file} are not shards of one plan: run ${a.report.results[0].key} vs ${b.report.results[0].key}`)
     }
   }
-  const ordered = checkCoverage(entries)
+  const ordered = checkCoverage(entries, allowMissing)
   for (const { file, report } of ordered) {
     const fault = countsFault(report)
     if (fault) throw mergeError(`${file}: its counts disagree (${fault}): not merged`)
@@ -59,8 +62,8 @@ function checkShard (file, report) {
   }
 }
 
-// Every shard 1..N exactly once, all of the same N.
-function checkCoverage (entries) {
+// Every shard 1..N exactly once (or at most once, `allowMissing`), all of the same N.
+function checkCoverage (entries, allowMissing) {
   const count = entries[0].report.method.shard.count
   const byIndex = new Map()
   for (const e of entries) {
@@ -69,9 +72,64 @@ function checkCoverage (entries) {
     if (byIndex.has(index)) throw mergeError(`shard ${index}/${count} given twice: ${byIndex.get(index).file} and ${e.file}`)
     byIndex.set(index, e)
   }
-  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !byIndex.has(i))
-  if (missing.length) throw mergeError(`shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')} missing`)
+  const missing = missingOf(entries)
+  if (missing && !allowMissing) throw mergeError(refusedMissing(missing))
   return [...byIndex.keys()].sort((x, y) => x - y).map((i) => byIndex.get(i))
+}
+
+// The shards of the plan that are not among the entries, and their share of it: { shards: [{ index,
+// count, host, exitCode, signal, why }], planned, total, share } (requests planned for them, of the whole
+// plan), or null when none is missing. `absent` says what is known of them (loadlab fanout: host, end).
+export function missingOf (entries, absent = []) {
+  const { method } = entries[0].report
+  const { count } = method.shard
+  const have = new Set(entries.map((e) => e.report.method.shard.index))
+  const indexes = Array.from({ length: count }, (_, i) => i + 1)
+  const gone = indexes.filter((i) => !have.has(i))
+  if (!gone.length) return null
+  const planned = (i) => plannedSlice(method, { index: i, count }).planned
+  const total = indexes.reduce((a, i) => a + planned(i), 0)
+  const missing = gone.reduce((a, i) => a + planned(i), 0)
+  const shards = gone.map((index) => {
+    const known = absent.find((f) => f.index === index) ?? {}
+    const { host = null, exitCode = null, signal = null, why = null } = known
+    return { index, count, host, exitCode, signal, why }
+  })
+  return { shards, planned: missing, total, share: total > 0 ? roundTo(missing / total, 4) : null }
+}
+
+// When each shard's first request left against its due time from the common start (ms, its own clock:
+// open.firstIssueMs − open.firstDueMs), and on the target's clock where its offset is known
+// (entry.clock from loadlab fanout: shard clock − target clock, ± uncertaintyMs). The spread judged is
+// the one on the target's clock when every offset is known, less what the offsets leave uncertain
+// (`spreadAtLeastMs`), else the one on the shards' own clocks; its tolerance is the lag a generator may
+// have (LAG_P99_LIMIT_MS).
+export function startOf (entries) {
+  const shards = entries.map(({ report, clock = null }) => {
+    const o = report.results[0].open
+    const own = typeof o?.firstIssueMs === 'number' && typeof o?.firstDueMs === 'number' ? o.firstIssueMs - o.firstDueMs : null
+    const known = own !== null && typeof clock?.offsetMs === 'number'
+    return {
+      startMs: own === null ? null : roundTo(own, 3),
+      onTargetMs: known ? roundTo(own - clock.offsetMs, 3) : null,
+      u: known ? clock.uncertaintyMs ?? 0 : 0
+    }
+  })
+  const range = (list) => (list.some((v) => v === null) ? null : roundTo(Math.max(...list) - Math.min(...list), 3))
+  const ownSpreadMs = range(shards.map((s) => s.startMs))
+  const targetSpreadMs = range(shards.map((s) => s.onTargetMs))
+  const clocks = targetSpreadMs === null ? 'unknown' : 'measured'
+  const uncertaintyMs = clocks === 'measured' ? roundTo(2 * Math.max(...shards.map((s) => s.u)), 3) : null
+  const judged = clocks === 'measured' ? Math.max(0, targetSpreadMs - uncertaintyMs) : ownSpreadMs
+  return {
+    spreadMs: ownSpreadMs,
+    targetSpreadMs,
+    uncertaintyMs,
+    spreadAtLeastMs: judged === null ? null : roundTo(judged, 3),
+    toleranceMs: LAG_P99_LIMIT_MS,
+    clocks,
+    shards: shards.map(({ startMs, onTargetMs }) => ({ startMs, onTargetMs }))
+  }
 }
 
 function show (v) {
@@ -191,21 +249,26 @@ function slowestRecovery (results) {
   return list.sort((x, y) => (y.ms ?? Infinity) - (x.ms ?? Infinity))[0] ?? null
 }
 
-// Why the merged run is not to be taken at face value: every shard's reasons, named by shard.
-function mergedTrust (entries) {
-  return entries.flatMap(({ report }) => {
+// Why the merged run is not to be taken at face value: every shard's reasons, named by shard; a share of
+// the plan missing; a start spread past its tolerance.
+function mergedTrust (entries, { start, missing }) {
+  const own = entries.flatMap(({ report }) => {
     const { index, count } = report.method.shard
     return report.results[0].untrusted.map((x) => `shard ${index}/${count}: ${x}`)
   })
+  if (missing) own.push(missingText(missing))
+  if (start.spreadAtLeastMs !== null && start.spreadAtLeastMs > start.toleranceMs) own.push(spreadReason(start))
+  return own
 }
 
 // The merged HTTP result: the first shard's identity, every figure from all of them.
-function mergeResults (entries) {
+function mergeResults (entries, missing) {
   const results = entries.map((e) => e.report.results[0])
   const first = results[0]
   const { sums, encoded } = mergedHistograms(results)
   const { requests, statusCodes } = sumCounts(results)
-  const untrusted = mergedTrust(entries)
+  const { shards: _, ...start } = startOf(entries) // the shards' own start figures are in method.shards
+  const untrusted = mergedTrust(entries, { start, missing })
   const failed = results.find((r) => r.status === 'failed')
   return {
     ...first,
@@ -221,6 +284,7 @@ function mergeResults (entries) {
     rps: roundTo(results.reduce((a, r) => a + (r.rps ?? 0), 0), 3),
     latency: { ...summarizeHistogram(sums.latency ?? createHistogram()), censored: requests.timeouts },
     open: mergedOpen(results, sums),
+    start,
     histograms: encoded,
     serverTiming: mergedServerTiming(results),
     probe: mergedProbe(results),
@@ -236,44 +300,56 @@ function mergeResults (entries) {
   }
 }
 
-// What the merged report's method says: the plan, and the shards it was made of.
-function mergedMethod (entries, command) {
+// What the merged report's method says: the plan, the shards it was made of (with the host, counts,
+// start and clock a fan-out knows), and those missing.
+function mergedMethod (entries, command, missing) {
+  const start = startOf(entries).shards
   const m = entries[0].report.method
   return {
     ...m,
     connections: entries.reduce((a, e) => a + (e.report.method.connections ?? 0), 0),
     generators: entries.reduce((a, e) => a + (e.report.method.generators ?? 1), 0),
     shard: null,
-    shards: entries.map(({ file, report }) => ({
+    shards: entries.map(({ file, report, host = null, clock = null }, k) => ({
       index: report.method.shard.index,
       count: report.method.shard.count,
       report: report.id,
       file,
+      host,
       machine: machineLine(report),
       generators: report.method.generators ?? 1,
-      rps: report.results[0].rps
+      rps: report.results[0].rps,
+      sent: report.results[0].requests?.sent ?? null,
+      answered: report.results[0].requests?.completed ?? null,
+      ...start[k],
+      clock
     })),
+    missing: missing ? missing.shards : [],
     command
   }
 }
 
-// The merged report of checked shard entries (checkShards): one result, method.shards naming them.
-export function mergeShards (entries, { id, createdAt, command = null }) {
+// The merged report of checked shard entries (checkShards): one result, method.shards naming them. An
+// entry may carry `host` and `clock` (loadlab fanout); `absent` describes shards that are missing
+// (checkShards allowMissing): the report is then partial and says which share of the plan is missing.
+export function mergeShards (entries, { id, createdAt, command = null, absent = [] }) {
   const first = entries[0].report
   const count = entries.length
+  const missing = missingOf(entries, absent)
   return buildReport({
     id,
     createdAt,
     finishedAt: createdAt,
-    interrupted: entries.some((e) => e.report.status === 'partial'),
+    interrupted: Boolean(missing) || entries.some((e) => e.report.status === 'partial'),
     experiment: first.experiment,
     label: `${count} shards merged${first.label ? `: ${first.label}` : ''}`,
     machine: first.machine,
-    method: mergedMethod(entries, command),
+    method: mergedMethod(entries, command, missing),
     calibration: first.calibration ?? {},
-    results: [mergeResults(entries)],
+    results: [mergeResults(entries, missing)],
     notes: [
       `merged from ${count} shards of one plan (npm run merge): histograms added, counts summed, rates added, timelines aligned on the common start ${first.method.startAt}`,
+      ...(missing ? [missingText(missing)] : []),
       'the server\'s telemetry is not merged: each shard read the server\'s whole window (see the shard reports); /health probe p99 and max are the worst shard\'s',
       ...(first.notes ?? []).filter((n) => !SHARD_NOTE.test(n)) // the merged report is no shard
     ]

@@ -47,6 +47,9 @@ function scheduleFigures (raw) {
     sendRate: roundTo(sendRate, 3),
     sendRateError: sendRate && scheduledRate ? roundTo(sendRate / scheduledRate - 1, 4) : null,
     lag: { p50: lag.p50, p99: lag.p99, max: lag.max },
+    // the first request: when it was due and when it left (ms from due time 0, a shard's common start)
+    firstDueMs: roundTo(firstDueMs ?? null, 3),
+    firstIssueMs: roundTo(firstIssueMs ?? null, 3),
     ...generatorOwnFigures(raw)
   }
 }
