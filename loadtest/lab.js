@@ -6,7 +6,8 @@ import { experimentFor } from './experiments/index.js'
 import { calibrate, calibrateCold, recheckCalibration } from './run/watch/calibrate.js'
 import { runEntry } from './run/round/runner.js'
 import { scaleOutMethod, scaleOutNotes } from './run/generate/generators.js'
-import { resolveLoad, entryLoad, recoveryTimeoutSec } from './run/round/load.js'
+import { entryLoad, recoveryTimeoutSec } from './run/round/load.js'
+import { experimentNameOf, resolvePlan } from './plan.js'
 import { buildHttpResult, buildReport } from './result/build.js'
 import { calibrationKey, runName } from './result/key.js'
 import { machine, packageVersion } from './run/watch/machine.js'
@@ -19,7 +20,6 @@ import { fmtNum } from './text/format.js'
 import { checkTask, describeLabTask, taskRecord } from './run/watch/task.js'
 import { samplerSource } from './run/watch/sample.js'
 import { resolveRuntimes } from './run/watch/runtimes.js'
-import { userCwd } from './paths.js'
 import { runtimeName } from './result/runtime.js'
 import { decide } from './result/decision.js'
 import { confirmWinner } from './run/round/confirm.js'
@@ -31,74 +31,69 @@ import { serviceTime } from './result/figures.js'
 import { isAbsolute, relative } from 'node:path'
 import { ROOT } from './catalog.js'
 
-// Everything decided before anything starts: the experiment, its load, the plan and each entry's load.
-// Throws a usage error (exit 2) for a bad combination; starts nothing (a --node runtime the project
-// provides may be installed from the npm registry: `onProgress` hears { type: 'runtime', text }).
+// Everything decided before anything starts: the plan (plan.js: every option resolved once), the
+// experiment, the entries and each entry's load. Throws a usage error (exit 2) for a bad combination;
+// starts nothing (a --node runtime the project provides may be installed from the npm registry:
+// `onProgress` hears { type: 'runtime', text }).
 export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
   if (opts.work) await checkWork(opts.work)
   samplerSource() // a bad LOADLAB_SAMPLER stops the lab here (exit 2)
   bootTimeoutMs() // and a bad LOADLAB_BOOT_TIMEOUT_MS
-  const experimentName = opts.experiment ?? (opts.url || opts.server ? 'custom' : 'tour')
-  const experiment = await experimentFor(experimentName)
-  const load = resolveLoad(opts, experiment)
-  const cwd = opts.cwd ?? userCwd() // the base of the user's paths (options.js sets it)
-  const task = opts.task
-    ? await describeLabTask({ task: opts.task, input: opts.input, timeoutSec: load.timeoutSec, cwd })
+  const experiment = await experimentFor(experimentNameOf(opts))
+  const resolved = resolvePlan(opts, experiment)
+  const { experimentName, load, cwd } = resolved
+  const task = resolved.taskSpec
+    ? await describeLabTask({ task: resolved.taskSpec, input: resolved.input, timeoutSec: load.timeoutSec, cwd })
     : null
-  const planOpts = {
-    ...load,
-    // The experiment's own settings (defaults, then --quick's): the one source its plan reads.
-    settings: { ...experiment.defaults, ...(opts.quick ? experiment.quick : {}) },
-    task,
-    work: opts.work,
-    servers: opts.server,
-    capacityFrom: opts.capacityFrom ?? null, // --capacity-from (experiment overload)
-    quick: opts.quick,
-    slos: opts.slos ?? null, // --slo's targets (the capacity experiment)
-    tune: opts.tune ?? null, // --tune: { name, flag, values } (tune.js)
-    user: {
-      connections: opts.connections,
-      amount: opts.amount,
-      durationSec: opts.duration,
-      timeoutSec: opts.timeout,
-      warmup: opts.warmup,
-      work: opts.work
-    }
-  }
+  const planOpts = experimentView(resolved, task)
   const inProcess = typeof experiment.run === 'function'
-  if (inProcess && opts.server) { throw usageError(`--server: experiment ${experimentName} runs in-process, without servers`) }
-  let plan = []
-  if (opts.url) {
-    plan = urlPlan(experiment, experimentName, planOpts, opts.url)
-  } else if (!inProcess) {
-    plan = experiment.plan(planOpts)
-    if (opts.server && experimentName !== 'custom') plan = plan.filter((e) => opts.server.some((n) => serverOf(n) === e.server))
-    if (plan.length === 0) {
-      throw usageError(
-        `--server: experiment ${experimentName} has no entry for ${opts.server?.join(', ') ?? 'any built server'}`
-      )
-    }
-  }
-  const flag = opts.runtime ? '--runtime' : '--node'
-  const items = opts.runtime ?? opts.node
-  if (items && inProcess) throw usageError(`${flag}: experiment ${experimentName} runs in-process, without servers`)
-  const runtimes = items
-    ? await resolveRuntimes(items, { flag, log: (text) => onProgress({ type: 'runtime', text }), cwd })
-    : null
+  let plan = entriesOf(experiment, planOpts, { ...resolved, inProcess })
+  const runtimes = await runtimesOf(resolved, { inProcess, onProgress })
   // Under --runtime, the whole plan once per runtime, runtime by runtime.
   if (runtimes) plan = runtimes.flatMap((runtime) => plan.map((e) => ({ ...e, runtime })))
   const loads = plan.map((e) => entryLoad(e, load)) // may throw a usage error: before anything starts
   for (const e of plan) if (e.work && !task) await checkWork(e.work, `work (${e.server})`)
-  if (opts.out) {
-    try {
-      await checkWritableDir(opts.out)
-    } catch (err) {
-      throw usageError(`--out: cannot write reports into ${opts.out}: ${err.code ?? err.message}`)
-    }
-  }
+  if (resolved.out) await writableOut(resolved.out)
   // One real call of the task before any server starts: its failures stop the lab with one line.
   const taskCheck = task ? await checkTask(task, { signal }) : null
-  return { experimentName, experiment, load, planOpts, inProcess, plan, loads, task, taskCheck, runtimes }
+  return { experimentName, experiment, load, planOpts, resolved, inProcess, plan, loads, task, taskCheck, runtimes }
+}
+
+// What an experiment's plan(), notes() and run() read: the load's fields, its settings and the plan's
+// choices (a frozen view: an experiment reads, never writes).
+function experimentView (resolved, task) {
+  const { load, settings, work, servers, capacityFrom, quick, slos, tune, user } = resolved
+  return { ...load, settings, task, work, servers, capacityFrom, quick, slos, tune, user }
+}
+
+// The plan's entries: the --url's one, or the experiment's (only the servers --server names); none for an
+// in-process experiment.
+function entriesOf (experiment, planOpts, { experimentName, url, servers, inProcess }) {
+  if (inProcess && servers) throw usageError(`--server: experiment ${experimentName} runs in-process, without servers`)
+  if (url) return urlPlan(experiment, experimentName, planOpts, url)
+  if (inProcess) return []
+  let plan = experiment.plan(planOpts)
+  if (servers && experimentName !== 'custom') plan = plan.filter((e) => servers.some((n) => serverOf(n) === e.server))
+  if (plan.length === 0) {
+    throw usageError(`--server: experiment ${experimentName} has no entry for ${servers?.join(', ') ?? 'any built server'}`)
+  }
+  return plan
+}
+
+// --runtime or --node: the runtimes, resolved (installed where the project provides them); null without.
+async function runtimesOf ({ runtimes, runtimeFlag, experimentName, cwd }, { inProcess, onProgress }) {
+  if (!runtimes) return null
+  if (inProcess) throw usageError(`${runtimeFlag}: experiment ${experimentName} runs in-process, without servers`)
+  return resolveRuntimes(runtimes, { flag: runtimeFlag, log: (text) => onProgress({ type: 'runtime', text }), cwd })
+}
+
+// --out: a directory the lab can write into, checked before anything starts.
+async function writableOut (out) {
+  try {
+    await checkWritableDir(out)
+  } catch (err) {
+    throw usageError(`--out: cannot write reports into ${out}: ${err.code ?? err.message}`)
+  }
 }
 
 // The experiments a --url run takes: one round (custom), a capacity sweep, past capacity (overload).
@@ -138,13 +133,13 @@ function mixMethod (mix) {
 }
 
 // How the report's method block describes this run.
-function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, command) {
+function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes, resolved: { url, taskSpec } }, command) {
   const openLoop = Boolean(load.rate) || plan.some((e) => e.sweep)
   return {
     tool: inProcess ? 'in-process' : openLoop ? 'loadlab open loop (run/generate/http1.js)' : 'autocannon',
     toolVersion: inProcess || openLoop ? null : packageVersion('autocannon'), // the open loop is the lab's own code
     loop: inProcess ? null : openLoop ? 'open' : 'closed',
-    rate: load.rate ?? null,
+    rate: load.rate,
     arrival: load.rate ? load.arrival : null,
     seed: load.rate && (load.arrival === 'poisson' || load.mix) ? load.seed : null,
     mix: mixMethod(load.mix), // the request mix (result/mix.js), null: GET of one URL
@@ -162,10 +157,10 @@ function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, c
         ? null
         : { timeoutSec: recoveryTimeoutSec(load) },
     runs: load.runs,
-    url: opts.url ?? null,
-    outsideSampling: !opts.url && !inProcess,
-    sampler: !opts.url && !inProcess ? samplerSource() : null, // 'proc' or 'ps' (sample.js)
-    task: task ? taskRecord(task, taskCheck, opts.task) : null,
+    url,
+    outsideSampling: !url && !inProcess,
+    sampler: !url && !inProcess ? samplerSource() : null, // 'proc' or 'ps' (sample.js)
+    task: task ? taskRecord(task, taskCheck, taskSpec) : null,
     // --node: the runtimes the servers and calibration ran under (null: the lab's own node)
     runtimes: runtimes ? runtimes.map(({ path, args, major, flag, ...said }) => said) : null,
     command
@@ -173,9 +168,9 @@ function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes }, opts, c
 }
 
 // The experiment's notes, and the lab's own about how it reaches the server.
-function notesOf (experiment, planOpts, opts) {
+function notesOf (experiment, planOpts, url) {
   const notes = []
-  if (opts.url) notes.push(`outside sampling skipped: --url ${opts.url} (a server the lab did not start)`)
+  if (url) notes.push(`outside sampling skipped: --url ${url} (a server the lab did not start)`)
   notes.push(...scaleOutNotes(planOpts)) // --generators, --shard (run/generate/generators.js)
   if (typeof experiment.notes === 'function') notes.push(...experiment.notes(planOpts))
   else if (Array.isArray(experiment.notes)) notes.push(...experiment.notes)
@@ -272,7 +267,7 @@ function seeded (entry, results) {
 }
 
 // Each plan entry's server, one after another: run, calibrate what it named, build its result once.
-async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
+async function runServers ({ plan, loads, taskCheck, resolved: { url } }, ctx) {
   const bootTimeout = bootTimeoutMs()
   const expectedBody = taskCheck ? (taskCheck.expectedBody ?? taskCheck.body) : null
   for (const [i, entry] of plan.entries()) {
@@ -288,7 +283,7 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
       progress: p.update,
       onRound: p.round,
       bootTimeoutMs: bootTimeout,
-      url: opts.url,
+      url,
       calibration,
       expectedBody
     })
@@ -306,18 +301,18 @@ async function runServers ({ plan, loads, taskCheck }, opts, ctx) {
 
 // One step after the servers' rounds (the past-capacity probe, --confirm), with its progress line: `run`
 // gets the lab's plan, loads and results and the step's progress callback; `doneText` words its outcome.
-async function afterRoundsStep ({ plan, loads }, opts, ctx, name, run, doneText) {
+async function afterRoundsStep ({ plan, loads, resolved: { quick } }, ctx, name, run, doneText) {
   const p = stepProgress(ctx.onProgress, plan.length + 1, plan.length + 1, name)
   const { results, signal } = ctx
-  const out = await run({ plan, loads, results, quick: opts.quick, signal, progress: p.update })
+  const out = await run({ plan, loads, results, quick, signal, progress: p.update })
   p.done(doneText(out))
   return out
 }
 
 // The capacity experiment's past-capacity probe of the close candidates (run/round/past-capacity.js).
-function pastCapacityStep (lab, opts, ctx) {
+function pastCapacityStep (lab, ctx) {
   const calibrationOf = (entry) => calibrationFor(ctx.calibration, entry?.runtime)
-  return afterRoundsStep(lab, opts, ctx, 'past capacity',
+  return afterRoundsStep(lab, ctx, 'past capacity',
     (common) => probePastCapacity({ ...common, calibrationFor: calibrationOf }), (n) => `${n} probes`)
 }
 
@@ -329,10 +324,10 @@ function commandForm (command, cwd) {
 }
 
 // --confirm: the decision's winner at its plan rate.
-function confirmStep (lab, opts, ctx, decision) {
+function confirmStep (lab, ctx, decision) {
   const entry = lab.plan[ctx.results.findIndex((r) => r.key === decision.key)]
   const calibration = calibrationFor(ctx.calibration, entry?.runtime)
-  return afterRoundsStep(lab, opts, ctx, 'confirm', (common) => confirmWinner(decision, { ...common, calibration }),
+  return afterRoundsStep(lab, ctx, 'confirm', (common) => confirmWinner(decision, { ...common, calibration }),
     (c) => c.skipped ? `not run: ${c.skipped}` : c.held ? 'held the target' : `did not hold: ${c.why.join('; ')}`)
 }
 
@@ -347,6 +342,7 @@ export async function runLab (
 ) {
   const lab = await planLab(opts, { onProgress, signal })
   const { experimentName, experiment, planOpts, inProcess } = lab
+  const { url, confirm, label, thresholds, cwd } = lab.resolved
   const createdAt = new Date()
   const m = machine()
   const ctx = {
@@ -355,24 +351,24 @@ export async function runLab (
     cores: m.availableParallelism,
     calibration: {},
     results: [],
-    notes: notesOf(experiment, planOpts, opts),
+    notes: notesOf(experiment, planOpts, url),
     failed: false
   }
   if (inProcess) await runInProcess(lab, ctx)
   else {
     await calibratePlanned(lab, ctx)
-    await runServers(lab, opts, ctx)
+    await runServers(lab, ctx)
   }
   // The capacity experiment ends with a decision (result/decision.js), first in every output; --confirm
   // runs its winner at the plan rate.
   // (the overload experiment's results carry a capacity too: its decision reads their goodput past it)
   // (a --url service is not restarted for probes: its past capacity is the sweep's own step past it)
-  if (experimentName === 'capacity' && !signal.aborted && !opts.url) await pastCapacityStep(lab, opts, ctx)
-  const form = commandForm(command, opts.cwd ?? userCwd())
+  if (experimentName === 'capacity' && !signal.aborted && !url) await pastCapacityStep(lab, ctx)
+  const form = commandForm(command, cwd)
   const decision = ['capacity', 'overload'].includes(experimentName) ? decide({ machine: m, results: ctx.results }, form) : null
   // a --url run's decision is a rate for that one service, and the class that limits it (not a strategy)
-  if (decision && opts.url) Object.assign(decision, { recommends: 'rate', limitedBy: limitingClass(ctx.results[0]) })
-  if (decision && opts.confirm && !signal.aborted) decision.confirm = await confirmStep(lab, opts, ctx, decision)
+  if (decision && url) Object.assign(decision, { recommends: 'rate', limitedBy: limitingClass(ctx.results[0]) })
+  if (decision && confirm && !signal.aborted) decision.confirm = await confirmStep(lab, ctx, decision)
   if (signal.aborted) {
     ctx.notes.push(
       `interrupted (${signal.reason?.message ?? signal.reason ?? 'aborted'}): results hold what was measured before the interruption`
@@ -385,17 +381,17 @@ export async function runLab (
     interrupted: signal.aborted,
     failed: ctx.failed,
     experiment: experimentName,
-    label: opts.label,
+    label,
     machine: m,
-    method: methodOf(lab, opts, command),
+    method: methodOf(lab, command),
     calibration: ctx.calibration,
     results: ctx.results,
     notes: ctx.notes
   })
   if (decision) report.decision = decision
   // Thresholds (--threshold) are judged on the finished results; the CLI exits 99 when one is crossed.
-  if (opts.threshold?.length) report.thresholds = evaluateThresholds(opts.threshold, report.results)
-  return hasUserinfo(opts.url) ? redactCredentials(report) : report // a --url's user:password, never written
+  if (thresholds.length) report.thresholds = evaluateThresholds(thresholds, report.results)
+  return hasUserinfo(url) ? redactCredentials(report) : report // a --url's user:password, never written
 }
 
 const hasUserinfo = (url) => Boolean(url && (new URL(url).username || new URL(url).password))

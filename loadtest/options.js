@@ -90,7 +90,7 @@ Capacity and decision (docs/capacity.md, docs/decision.md):
 
 Your own work (docs/your-service.md, docs/task.md):
   --url URL               a service the lab did not start, its path as given
-  -m, --method M          its request's method: ${METHODS.join(', ')} (default GET)
+  -m, --method M          its request's method: ${METHODS.join(', ')} (default ${DEFAULTS.method})
   -H, --header 'K: V'     a header of its request, repeatable
   -b, --body TEXT         its request's body (-m -H -b: one kind of request, in every loop)
   --mix FILE|SPEC         a request mix: a JSON file of classes, or heavy:80,cheap:20
@@ -346,7 +346,7 @@ function requestMix (o, out) {
   if (given.length === 0) return null
   const flags = given.map((k) => `-${SHORT[k]}`).join(' ')
   if (o.mix !== null) throw usageError(`${flags} excludes --mix: -m -H -b say one request, a mix says its classes`)
-  const method = (o.method ?? 'GET').toUpperCase()
+  const method = (o.method ?? DEFAULTS.method).toUpperCase()
   if (!METHODS.includes(method)) throw usageError(`-m/--method: expected one of ${METHODS.join(', ')}, got ${describe(o.method)}`)
   const headers = {}
   for (const h of o.header) {
@@ -383,7 +383,6 @@ function checkWorkOrTask (o, out) {
       throw usageError(`--task goes with --experiment capacity or overload only (${o.experiment} studies its own work)`)
     }
     if (o.task.trim() === '') throw usageError('--task: expected PATH[#export], got an empty value')
-    if (o.experiment === null) out.server ??= allServerNames()
   } else if (o.input !== null) {
     throw usageError('--input: only with --task')
   }

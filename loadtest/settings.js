@@ -37,7 +37,7 @@ export const DEFAULTS = Object.freeze({
   warmup: 0,
   url: null,
   mix: null, // --mix: a request mix file or the built-in (result/mix.js)
-  method: null, // -m/-H/-b: one request, a one-class mix (options.js requestMix); GET when only -H or -b
+  method: 'GET', // -m/-H/-b: one request, a one-class mix (options.js requestMix)
   header: [],
   body: null,
   node: null,

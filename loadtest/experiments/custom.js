@@ -10,14 +10,9 @@ export default {
   defaults: { connections: 10, amount: 200, timeoutSec: 10, warmup: 20, work: null },
   quick: { amount: 40, warmup: 8 },
   // One entry per chosen server; work null means "the server's default", read from its ready line.
-  plan (opts) {
-    if (opts.task) return opts.servers.map((server) => taskEntry(server, opts.task))
-    return opts.servers.map((server) => ({
-      server,
-      variant: null,
-      args: opts.work ? ['--work', opts.work] : [],
-      work: opts.work ?? null
-    }))
+  plan ({ task, servers, work }) {
+    if (task) return servers.map((server) => taskEntry(server, task))
+    return servers.map((server) => ({ server, variant: null, args: work ? ['--work', work] : [], work }))
   }
 }
 

@@ -2,7 +2,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import tour from '../../loadtest/experiments/tour.js'
-import { resolveLoad } from '../../loadtest/run/round/load.js'
+import { resolvePlan } from '../../loadtest/plan.js'
 import { parseOptions } from '../../loadtest/options.js'
 import { allServerNames } from '../../loadtest/catalog.js'
 import { runLab, readReport, tempDir } from '../helpers/lab.js'
@@ -10,7 +10,7 @@ import { runLab, readReport, tempDir } from '../helpers/lab.js'
 const AMOUNT = 12
 
 test('the tour plans every server with light work and a light load', () => {
-  const load = resolveLoad(parseOptions([]), tour)
+  const load = resolvePlan(parseOptions([]), tour).load
   assert.equal(load.connections, 4)
   assert.equal(load.amount, 150)
   const plan = tour.plan({ ...load, settings: tour.defaults, work: null, servers: null })
@@ -19,7 +19,7 @@ test('the tour plans every server with light work and a light load', () => {
     allServerNames()
   )
   for (const e of plan) assert.match(e.work, /^(loop:1e7|sleep-sync:20|ssr:1125)$/)
-  const quick = resolveLoad(parseOptions(['--quick']), tour)
+  const quick = resolvePlan(parseOptions(['--quick']), tour).load
   assert.deepEqual([quick.connections, quick.amount, quick.warmup], [4, 40, 8], 'the quick tour: 40 requests after 8')
   const withWork = tour.plan({ ...load, settings: tour.defaults, work: 'fib:20', servers: ['simple'] })
   assert.deepEqual(

@@ -4,7 +4,8 @@ import assert from 'node:assert/strict'
 import { HELP, INTERNAL_VARIABLES, SHORT, parseOptions } from '../../loadtest/options.js'
 import { DEFAULTS } from '../../loadtest/settings.js'
 import { parseFailOn } from '../../loadtest/compare/compare.js'
-import { resolveLoad, entryLoad } from '../../loadtest/run/round/load.js'
+import { entryLoad } from '../../loadtest/run/round/load.js'
+import { resolvePlan } from '../../loadtest/plan.js'
 import { ROOT } from '../../loadtest/catalog.js'
 import { join } from 'node:path'
 import { existsSync } from 'node:fs'
@@ -38,7 +39,7 @@ test('options: defaults, numbers parsed, servers split and expanded', () => {
     if (k !== 'out') assert.deepEqual(none[k], typeof DEFAULTS[k] === 'boolean' || Array.isArray(DEFAULTS[k]) ? DEFAULTS[k] : null, k)
   }
   // an experiment that sets nothing gets DEFAULTS, the one home of the lab's defaults
-  const load = resolveLoad(none, { defaults: {} })
+  const load = resolvePlan(none, { defaults: {} }).load
   assert.deepEqual(
     [load.connections, load.arrival, load.seed, load.durationSec, load.timeoutSec, load.maxBody, load.runs,
       load.warmup],
@@ -95,7 +96,7 @@ test('options: every bad value is a usage error (exit 2) naming the option', () 
 test('load settings: experiment defaults < --quick < user flags; entry values win; amount >= connections', () => {
   const exp = { defaults: { connections: 10, amount: 200, timeoutSec: 10, warmup: 20 }, quick: { amount: 40 } }
   const base = parseOptions([])
-  assert.deepEqual(resolveLoad(base, exp), {
+  assert.deepEqual(resolvePlan(base, exp).load, {
     connections: 10,
     rate: null,
     userConnections: null,
@@ -111,32 +112,32 @@ test('load settings: experiment defaults < --quick < user flags; entry values wi
     recovery: true,
     recoveryTimeoutSec: null
   })
-  const open = resolveLoad(parseOptions(['--rate', '50', '--timeout', '2', '--arrival', 'poisson', '--seed', '7']), exp)
+  const open = resolvePlan(parseOptions(['--rate', '50', '--timeout', '2', '--arrival', 'poisson', '--seed', '7']), exp).load
   assert.deepEqual(
     [open.rate, open.arrival, open.seed, open.connections],
     [50, 'poisson', 7, 100],
     'open loop: the cap covers rate × timeout'
   )
-  assert.equal(resolveLoad(parseOptions(['--rate', '50', '--connections', '3']), exp).connections, 3)
-  assert.equal(resolveLoad(parseOptions(['--quick']), exp).amount, 40)
-  assert.equal(resolveLoad(parseOptions(['--max-body', '4096']), exp).maxBody, 4096)
-  const user = resolveLoad(parseOptions(['--duration', '3', '--connections', '2', '--timeout', '1']), exp)
+  assert.equal(resolvePlan(parseOptions(['--rate', '50', '--connections', '3']), exp).load.connections, 3)
+  assert.equal(resolvePlan(parseOptions(['--quick']), exp).load.amount, 40)
+  assert.equal(resolvePlan(parseOptions(['--max-body', '4096']), exp).load.maxBody, 4096)
+  const user = resolvePlan(parseOptions(['--duration', '3', '--connections', '2', '--timeout', '1']), exp).load
   assert.equal(user.amount, null)
   assert.equal(user.durationSec, 3)
   assert.equal(user.connections, 2)
   assert.equal(user.timeoutSec, 1)
-  const dur = resolveLoad(base, { defaults: { connections: 100, durationSec: 20 } })
+  const dur = resolvePlan(base, { defaults: { connections: 100, durationSec: 20 } }).load
   assert.equal(dur.durationSec, 20)
   assert.equal(dur.amount, null)
-  const e = entryLoad({ server: 'simple', connections: 4, amount: 4 }, resolveLoad(base, exp))
+  const e = entryLoad({ server: 'simple', connections: 4, amount: 4 }, resolvePlan(base, exp).load)
   assert.equal(e.connections, 4)
   assert.equal(e.amount, 4)
   assert.equal(e.recoveryTimeoutSec, 10)
-  assert.equal(entryLoad({ server: 'simple', recovery: false }, resolveLoad(base, exp)).recovery, false)
-  assert.equal(resolveLoad(base, { defaults: { runs: 10 } }).runs, 10, 'an experiment default beats the built-in 1')
-  assert.equal(resolveLoad(parseOptions(['--runs', '2']), { defaults: { runs: 10 } }).runs, 2)
+  assert.equal(entryLoad({ server: 'simple', recovery: false }, resolvePlan(base, exp).load).recovery, false)
+  assert.equal(resolvePlan(base, { defaults: { runs: 10 } }).load.runs, 10, 'an experiment default beats the built-in 1')
+  assert.equal(resolvePlan(parseOptions(['--runs', '2']), { defaults: { runs: 10 } }).load.runs, 2)
   assert.throws(
-    () => entryLoad({ server: 'simple', connections: 8, amount: 4 }, resolveLoad(base, exp)),
+    () => entryLoad({ server: 'simple', connections: 8, amount: 4 }, resolvePlan(base, exp).load),
     (err) => err.exitCode === 2
   )
 })
@@ -209,7 +210,7 @@ test('--mix: a file checked at the boundary (one line naming the entry and the k
     assert.throws(() => parseOptions(['--mix', join(dir, 'none.json')]), { exitCode: 2, message: /^--mix: cannot read .*none\.json: no such file/ })
     const o = parseOptions(['--server', 'simple', '--mix', 'heavy:80,cheap:20'])
     assert.deepEqual(o.mix.requests.map((c) => c.path), ['/', '/?work=loop:1e3'])
-    assert.equal(resolveLoad(o, { defaults: {} }).mix, o.mix)
+    assert.equal(resolvePlan(o, { defaults: {} }).load.mix, o.mix)
     // with a mix, --seed seeds the class stream too (not only a poisson schedule)
     assert.equal(parseOptions(['--server', 'simple', '--mix', 'heavy:80,cheap:20', '--rate', '10', '--seed', '4']).seed, 4)
   } finally {
@@ -240,7 +241,7 @@ test('-m -H -b: one request, made a one-class mix with the --url\'s path and que
   const [c] = o.mix.requests
   assert.deepEqual({ method: c.method, path: c.path, headers: c.headers, body: c.body, weight: c.weight },
     { method: 'POST', path: '/api/x?q=1', headers: { 'content-type': 'application/json', 'x-team': 'lab' }, body: '{"n":1}', weight: 1 })
-  assert.equal(resolveLoad(o, { defaults: {} }).mix, o.mix, 'every loop gets it as it gets a mix')
+  assert.equal(resolvePlan(o, { defaults: {} }).load.mix, o.mix, 'every loop gets it as it gets a mix')
   // only a header: GET of the URL as given, the header on it; no flag of the three: no mix
   const h = parseOptions(['--url', 'http://127.0.0.1:1/', '-H', 'authorization: Bearer x']).mix.requests[0]
   assert.deepEqual([h.method, h.path, h.body, h.headers], ['GET', '/', null, { authorization: 'Bearer x' }])
@@ -269,4 +270,25 @@ test('--help: examples first, then the groups; at most 80 lines, none over 100 c
   const named = [...new Set(HELP.match(/docs\/[a-z-]+\.md/g))]
   assert.ok(named.length >= 6, named.join(' '))
   for (const page of named) assert.ok(existsSync(join(ROOT, page)), page)
+})
+
+test('the plan: every option resolved once, the experiment named, its settings and --quick\'s in between', async () => {
+  const { allServerNames } = await import('../../loadtest/catalog.js')
+  const exp = { defaults: { connections: 7, amount: 70, work: 'loop:1e5' }, quick: { amount: 14 } }
+  const plain = resolvePlan(parseOptions([]), exp)
+  assert.equal(plain.experimentName, 'tour')
+  assert.deepEqual(plain.settings, exp.defaults)
+  assert.deepEqual([plain.load.connections, plain.load.amount, plain.load.timeoutSec], [7, 70, DEFAULTS.timeout])
+  assert.deepEqual([plain.servers, plain.url, plain.work, plain.thresholds, plain.cwd],
+    [null, null, null, [], process.cwd()])
+  const quick = resolvePlan(parseOptions(['--quick', '--server', 'simple', '-c', '3']), exp)
+  assert.deepEqual([quick.experimentName, quick.settings.amount, quick.load.amount, quick.load.connections],
+    ['custom', 14, 14, 3])
+  const user = { connections: 3, amount: null, durationSec: null, timeoutSec: null, warmup: null, work: null }
+  assert.deepEqual(quick.user, user)
+  assert.equal(resolvePlan(parseOptions(['--url', 'http://127.0.0.1:1/']), exp).experimentName, 'custom')
+  // a --task of its own (no --experiment, no --server): every server, one round each
+  const task = resolvePlan(parseOptions(['--task', 'x.mjs']), exp)
+  assert.deepEqual([task.experimentName, task.servers], ['custom', allServerNames()])
+  assert.equal(resolvePlan(parseOptions(['--task', 'x.mjs', '--experiment', 'capacity']), exp).servers, null)
 })
