@@ -105,7 +105,7 @@ Output:
 
 Environment (docs/lab.md): LOADLAB_BOOT_TIMEOUT_MS (default ${BOOT_TIMEOUT_MS}), LOADLAB_PROGRESS=1,
 LOADLAB_SAMPLER=proc|ps, LOADLAB_RUNTIMES_DIR, LOADLAB_TRACE_GENERATOR=FILE, LOADLAB_CHROMIUM,
-LOADLAB_NATIVE=off, LOADLAB_NATIVE_CC, LOADLAB_NATIVE_DIR.
+LOADLAB_NATIVE=off, LOADLAB_NATIVE_CC, LOADLAB_NATIVE_DIR, LOADLAB_STAMPS=off.
 `
 
 // Variables only the lab itself and its tests set: not in the user's --help (test/docs.test.js).
