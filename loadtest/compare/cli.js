@@ -6,20 +6,12 @@ import { constants } from 'node:fs'
 import { access, stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import {
-  anyRegressed,
-  checkReport,
-  compareReports,
-  CompareError,
-  FAIL_ON_GRAMMAR,
-  parseFailOn,
-  splitByRuntime,
-  UNITS
-} from './compare.js'
+import { anyRegressed, checkReport, CompareError, FAIL_ON_GRAMMAR, parseFailOn, UNITS } from './compare.js'
+import { compareReports } from './api.js'
 import { termCode, termText } from '../text/escape.js'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
-import { readReportFile } from '../report/read.js'
+import { readReportFile, validateReport } from '../report/read.js'
 import { userCwd } from '../paths.js'
 import { runCli, runMain } from '../errors.js'
 
@@ -92,10 +84,11 @@ function parseCompareArgs (argv) {
   }
 }
 
-// Reads and checks one report file (report/read.js: bounded, a regular file, this schema), then that
-// compare can line its runs up; throws a LabError (exit 2) naming the file when it cannot be used.
+// Reads and checks one report file (report/read.js: bounded, a regular file, this schema), that compare
+// can line its runs up, then every field against report.schema.json; throws a LabError (exit 2) naming
+// the file when it cannot be used.
 export async function readReport (file) {
-  return checkReport(await readReportFile(file), file)
+  return validateReport(checkReport(readReportFile(file), file), { file })
 }
 
 // Writes the --html page atomically; an existing file (without --force) or a folder that cannot take
@@ -150,16 +143,9 @@ async function runCompare (argv) {
     )
     if (exists) throw new CompareError(`${opts.html} exists; pass --force to overwrite it`, 'LAB_COMPARE_EXISTS')
   }
-  const entries = []
-  for (const file of opts.files) entries.push({ file, report: await readReport(file) })
-  const sides = splitByRuntime(entries)
-  if (sides.length < 2) {
-    throw new CompareError(
-      `compare needs at least two report files, or one made under lab --node with two runtimes; ${opts.files[0]} has one runtime`,
-      'LAB_COMPARE_TOO_FEW'
-    )
-  }
-  const cmp = compareReports(sides, { baseline, units: opts.units, failOn: opts.failOn })
+  const reports = []
+  for (const file of opts.files) reports.push(await readReport(file))
+  const cmp = compareReports(reports, { baseline, units: opts.units, failOn: opts.failOn, names: opts.files })
   // loaded here, not at the top: the renderers bring the charts' vega (about 0.5 s to load), which a
   // refusal, --help or a module reading readReport never needs
   const { gateLine, renderCompareHtml, renderCompareMarkdown } = await import('./render.js')

@@ -4,15 +4,16 @@
 // disagree with their histograms or their slice of the plan).
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { readReport } from '../compare/cli.js'
+import { readReportFile } from '../report/read.js'
 import { experimentFor } from '../experiments/index.js'
 import { renderMarkdown } from '../report/markdown.js'
-import { checkWritableDir, reportId, writeReport } from '../report/write.js'
+import { checkWritableDir, writeReport } from '../report/write.js'
 import { userCwd } from '../paths.js'
 import { defaultReportsDir } from '../settings.js'
 import { ROOT } from '../catalog.js'
 import { runCli, runMain } from '../errors.js'
-import { checkShards, mergeError, mergeShards } from './merge.js'
+import { mergeError } from './merge.js'
+import { mergeReports } from './api.js'
 
 export const HELP = `usage: npm run merge -- A.json B.json [...] [--out DIR]
 
@@ -51,23 +52,17 @@ function parseMergeArgs (argv) {
 async function runMerge (argv, { command = null } = {}) {
   const opts = parseMergeArgs(argv)
   if (opts.help) return { help: HELP }
-  const entries = []
+  const reports = []
   for (const file of opts.files) {
     try {
-      entries.push({ file, report: await readReport(file) })
+      reports.push(readReportFile(file)) // checked by mergeReports, shard by shard
     } catch (err) {
       throw mergeError(err.message)
     }
   }
-  const ordered = checkShards(entries)
+  const report = mergeReports(reports, { names: opts.files, command })
   await checkWritableDir(opts.out).catch((err) => {
     throw mergeError(`--out: cannot write reports into ${opts.out}: ${err.code ?? err.message}`)
-  })
-  const createdAt = new Date()
-  const report = mergeShards(ordered, {
-    id: reportId(createdAt, 'merged', ordered[0].report.experiment),
-    createdAt: createdAt.toISOString(),
-    command
   })
   const experiment = await experimentFor(report.experiment)
   const page = await import('../report/page.js')

@@ -1,10 +1,16 @@
-// One way to read a loadlab report from a file (compare, merge, --capacity-from, scripts/capacity-cost.js):
-// a regular file (not a FIFO, which would block the open, nor a device such as /dev/zero, which never
-// ends, nor a directory) of at most MAX_REPORT_BYTES, read with that bound whatever its size says, parsed,
-// and checked to be a report of this schema with a `results` array. What is wrong is one line, exit 2.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
-import { LabError } from '../errors.js'
+// One way to read a loadlab report from a file (compare, merge, --capacity-from, scripts/capacity-cost.js,
+// the package's readReport): a regular file (not a FIFO, which would block the open, nor a device such as
+// /dev/zero, which never ends, nor a directory) of at most MAX_REPORT_BYTES, read with that bound whatever
+// its size says, parsed, and checked to be a report of this schema with a `results` array; validateReport
+// then checks it against report.schema.json (JSON Schema draft 2020-12, with ajv). What is wrong is one
+// line, exit 2.
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
+import Ajv2020 from 'ajv/dist/2020.js'
+import { LabError, clip } from '../errors.js'
 import { SCHEMA } from '../result/build.js'
+
+// The report's JSON Schema, at the package's root (exported as loadlab/report.schema.json).
+export const SCHEMA_URL = new URL('../../report.schema.json', import.meta.url)
 
 // The largest report file read (bytes). A run's result is a few kB (its histograms encoded); a capacity
 // report of six strategies is under 2 MB. Far larger is not one the lab wrote, and parsing it would take
@@ -67,6 +73,53 @@ export function readReportFile (file, { as = null } = {}) {
     throw refusal(as, `${file} is not a loadlab report (no "results" array)`, 'LAB_REPORT_NOT_REPORT')
   }
   return data
+}
+
+let validator = null // compiled on first use: most commands never read a report
+
+// The compiled schema (ajv: stops at the first fault; its `number` refuses Infinity, which 1e999 parses to).
+function schemaValidator () {
+  if (validator) return validator
+  const ajv = new Ajv2020({ allErrors: false, allowUnionTypes: true, strict: true })
+  validator = ajv.compile(JSON.parse(readFileSync(SCHEMA_URL, 'utf8')))
+  return validator
+}
+
+const unescape = (p) => p.replaceAll('~1', '/').replaceAll('~0', '~')
+
+// `/results/0/requests/sent` as a reader writes it: results[0].requests.sent.
+function pathOf (pointer) {
+  const step = (out, p) => /^\d+$/.test(p)
+    ? `${out}[${p}]`
+    : /^[A-Za-z_$][\w$]*$/.test(p) ? `${out}${out ? '.' : ''}${p}` : `${out}[${clip(JSON.stringify(p), 40)}]`
+  return pointer.split('/').slice(1).map(unescape).reduce(step, '')
+}
+
+// The value at a JSON pointer of `data`, for one line: a number or string as JSON (clipped), else what
+// it is (an array is never turned into text: a hostile one may nest past what String() can walk).
+function shownAt (data, pointer) {
+  const v = pointer.split('/').slice(1).map(unescape).reduce((x, p) => x?.[p], data)
+  if (v === null || typeof v !== 'object') return typeof v === 'number' && !Number.isFinite(v) ? String(v) : clip(JSON.stringify(v) ?? 'nothing')
+  return Array.isArray(v) ? `an array of ${v.length}` : 'an object'
+}
+
+// Checks a parsed report against report.schema.json; returns it, or throws a LabError (exit 2) whose
+// one line names `as`, the file, where the first fault is, the rule and the value found there.
+export function validateReport (data, { file = 'the report', as = null } = {}) {
+  const validate = schemaValidator()
+  if (validate(data)) return data
+  // ajv stops at the first fault; under an anyOf it lists each branch's, then the anyOf's own. A branch
+  // that failed deeper inside the value says where (requests.sent); else the branches say what was allowed.
+  const errors = validate.errors
+  let e = errors.at(-1).keyword === 'anyOf' ? errors.at(-1) : errors[0]
+  const deeper = errors.filter((x) => x.keyword !== 'anyOf' && x.instancePath.length > e.instancePath.length)
+  if (deeper.length) e = deeper.reduce((a, x) => (x.instancePath.length > a.instancePath.length ? x : a))
+  const alternatives = errors.filter((x) => x.keyword !== 'anyOf' && x.instancePath === e.instancePath)
+  const says = (x) => x.keyword === 'enum' ? `must be one of ${x.params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}` : x.message
+  const rule = alternatives.length ? [...new Set(alternatives.map(says))].join(' or ') : says(e)
+  const got = e.keyword === 'required' ? '' : ` (got ${shownAt(data, e.instancePath)})`
+  const where = e.instancePath === '' ? 'the report' : pathOf(e.instancePath)
+  throw refusal(as, `${file} does not follow the report schema: ${where} ${rule}${got}`, 'LAB_REPORT_INVALID')
 }
 
 // A number read from a report that stands for an option: finite and within [min, max], else a refusal

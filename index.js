@@ -1,0 +1,123 @@
+// loadlab as a library (`import { runLab } from 'loadlab'`): the engine the CLIs drive, as functions.
+//   runLab(options, { signal, onProgress })  the lab's run: its report, its files written unless out: false
+//   startServer(name, flags)                 one fleet server, as `node servers/NAME` starts it
+//   compareReports(reports, options)         what `npm run compare` renders
+//   mergeReports(reports)                    what `npm run merge` writes
+//   readReport(path)                         a report file, checked against report.schema.json
+// Options are the CLI's long options in camelCase, checked as the CLI checks them (loadtest/options.js):
+// a bad one rejects with the CLI's one-line message and a `code` (LAB_USAGE). docs/api.md has an example each.
+import { parseOptions } from './loadtest/options.js'
+import { runLab as runPlannedLab } from './loadtest/lab.js'
+import { experimentFor } from './loadtest/experiments/index.js'
+import { renderMarkdown } from './loadtest/report/markdown.js'
+import { writeReport } from './loadtest/report/write.js'
+import { readReportFile, validateReport } from './loadtest/report/read.js'
+import { checkReport } from './loadtest/compare/compare.js'
+import { catalog } from './loadtest/catalog.js'
+import { startServer as bootServer } from './loadtest/run/watch/boot.js'
+import { usageError } from './loadtest/errors.js'
+
+export { compareReports } from './loadtest/compare/api.js'
+export { mergeReports } from './loadtest/merge/api.js'
+export { LabError } from './loadtest/errors.js'
+
+// Options of the command line only: runLab returns the report (json), and has no help or list to print.
+const CLI_ONLY = new Set(['help', 'list', 'json'])
+// Options that may be given more than once on the command line: an array gives each.
+const REPEATED = new Set(['threshold'])
+
+// camelCase → the long option's name: maxBody → max-body, capacityFrom → capacity-from.
+const flagName = (key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+
+// One option as command-line words: true a bare flag; false, null and undefined nothing; a number or a
+// Date as text; an array (server: ['simple', 'cluster'], slo: [50, 100]) comma-joined, or repeated for
+// an option the CLI repeats; `input` may be the object itself. Anything else is a usage error.
+function optionWords (key, value) {
+  if (CLI_ONLY.has(key) && value !== undefined && value !== false) {
+    throw usageError(`--${flagName(key)}: an option of the command line only (runLab returns the report)`)
+  }
+  const flag = `--${flagName(key)}`
+  // a value that starts with a dash is joined to its flag, so that it is never read as an option
+  const words = (v) => (String(v).startsWith('-') ? [`${flag}=${v}`] : [flag, String(v)])
+  if (value === undefined || value === null || value === false) return []
+  if (value === true) return [flag]
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') return words(value)
+  if (value instanceof Date) return words(value.toISOString())
+  if (Array.isArray(value) && value.every((v) => ['string', 'number'].includes(typeof v))) {
+    return REPEATED.has(key) ? value.flatMap(words) : words(value.join(','))
+  }
+  if (key === 'input' && typeof value === 'object') return words(JSON.stringify(value))
+  throw usageError(`--${flagName(key)}: expected a string, a number, a boolean or an array of them, got ${Array.isArray(value) ? 'an array' : typeof value}`)
+}
+
+// The options object as the command line that means the same (out: false gives no --out).
+function optionsToArgv (options = {}) {
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw usageError(`runLab: expected an options object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`)
+  }
+  return Object.entries(options).flatMap(([key, value]) => optionWords(key, value))
+}
+
+// A word of a command line as a shell reads it back.
+const shellWord = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)
+
+// Writes the report's files as the CLI does (JSON first, then Markdown and the page); returns where.
+async function writeFiles (report, dir) {
+  const experiment = await experimentFor(report.experiment)
+  // vega is loaded only now; if the page cannot be rendered, the JSON is written all the same
+  const page = await import('./loadtest/report/page.js').catch((err) => ({
+    renderReportHtml () {
+      throw err
+    }
+  }))
+  return writeReport(report, {
+    dir,
+    renderers: { md: (r) => renderMarkdown(r, experiment), html: (r) => page.renderReportHtml(r, { experiment }) }
+  })
+}
+
+// The lab's run for `options` (the CLI's long options in camelCase: { server: ['simple'], amount: 20 });
+// resolves the report (loadlab/report.schema.json). Unless `out: false` its files are written as the CLI
+// writes them (into `out`, default ./loadlab-reports/), then onProgress hears { type: 'written', dir, id,
+// paths, errors }. `signal` stops the run: the report then holds what was measured (status 'partial').
+// A bad option rejects before anything starts, with the CLI's message and code LAB_USAGE.
+export async function runLab (options = {}, { signal, onProgress = () => {} } = {}) {
+  const argv = optionsToArgv(options)
+  const opts = parseOptions(argv)
+  if (options.out === false) opts.out = null
+  const command = ['loadlab', ...argv].map(shellWord).join(' ')
+  const report = await runPlannedLab(opts, { signal, onProgress, command })
+  if (opts.out) {
+    const out = await writeFiles(report, opts.out)
+    onProgress({ type: 'written', dir: out.dir, id: out.id, paths: out.paths, errors: out.errors })
+  }
+  return report
+}
+
+// One server of the fleet, started as `node servers/NAME --port 0 --host 127.0.0.1 ...flags` (flags: the
+// server's own, as an array of words or an options object: { work: 'loop:1e5', threads: 2 }); resolves
+// once it answers /health: { name, url, pid, strategy, work, stop() }. stop() ends it (SIGTERM, then
+// SIGKILL after 8 s) and every process it started, and resolves { exit, forced, leftovers } once they
+// have exited. A server this process does not stop ends with it (its IPC channel closes).
+export async function startServer (name, flags = []) {
+  const servers = catalog().filter((s) => s.available)
+  const entry = servers.find((s) => s.name === name)?.entry
+  if (!entry) throw usageError(`startServer: unknown server \`${name}\`; allowed: ${servers.map((s) => s.name).join(', ')}`)
+  const args = Array.isArray(flags) ? flags.map(String) : optionsToArgv(flags)
+  const server = await bootServer({ entry, args, cwd: process.cwd() })
+  return {
+    name,
+    url: server.url,
+    pid: server.pid,
+    strategy: server.strategy,
+    work: server.work,
+    stop: () => server.stop()
+  }
+}
+
+// A report file, read with the lab's bounds (a regular file of at most 64 MiB) and checked against
+// report.schema.json; rejects with a one-line LabError (code LAB_REPORT_*) naming the file and the fault.
+export async function readReport (path) {
+  // compare's check first: every run one it can line up (a string key), and no nesting past 64 levels
+  return validateReport(checkReport(readReportFile(path), path), { file: path })
+}

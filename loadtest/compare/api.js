@@ -1,0 +1,31 @@
+// compare as a function (the package's compareReports; `npm run compare` calls it): report objects in, the
+// comparison that compare renders out. Each report is checked as compare reads a file (checkReport, then
+// report.schema.json); a report made under several runtimes (lab --node 20,24) is split into one per runtime.
+import { CompareError, checkReport, compareReports as compareEntries, parseFailOn, splitByRuntime } from './compare.js'
+import { validateReport } from '../report/read.js'
+
+// Compares `reports` (two or more, or one made under several runtimes); `names` labels them (the CLI:
+// their files; default: each report's id), `baseline` is an index into them, `units` 'ms' or 'service',
+// `failOn` --fail-on bounds (strings such as 'p99:+10%', or parsed). Returns { units, baseline, reports,
+// rows, classes, flags, gates, notes }; throws a CompareError (exit 2) naming what is wrong.
+export function compareReports (reports, { baseline = 0, units = 'ms', failOn = [], names = null } = {}) {
+  if (!Array.isArray(reports) || reports.length < 1) {
+    throw new CompareError('compare needs at least two reports, or one made under lab --node with two runtimes', 'LAB_COMPARE_TOO_FEW')
+  }
+  const entries = reports.map((report, i) => {
+    const file = names?.[i] ?? report?.id ?? `report ${i + 1}`
+    return { file, report: validateReport(checkReport(report, file), { file }) }
+  })
+  const sides = splitByRuntime(entries)
+  if (sides.length < 2) {
+    throw new CompareError(
+      `compare needs at least two report files, or one made under lab --node with two runtimes; ${entries[0].file} has one runtime`,
+      'LAB_COMPARE_TOO_FEW'
+    )
+  }
+  if (!Number.isInteger(baseline) || baseline < 0 || baseline >= sides.length) {
+    throw new CompareError(`baseline: expected the index of one of the ${sides.length} reports, got ${baseline}`, 'LAB_COMPARE_BASELINE')
+  }
+  const bounds = failOn.map((b) => (typeof b === 'string' ? parseFailOn(b) : b))
+  return compareEntries(sides, { baseline, units, failOn: bounds })
+}

@@ -1,0 +1,103 @@
+// report.schema.json: every lab report in reports/reference/ (recursively) is valid against it, with ajv
+// (draft 2020-12) as another tool would read it; readReport refuses a hostile report in one line naming
+// where the fault is. Files there that are not lab reports are skipped by their kind and counted.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import Ajv2020 from 'ajv/dist/2020.js'
+import { readReport } from '../../index.js'
+import { ROOT, tempDir } from '../helpers/lab.js'
+import { httpReport } from '../fixtures/reports.js'
+
+const schema = JSON.parse(readFileSync(join(ROOT, 'report.schema.json'), 'utf8'))
+
+// Every .json file below dir.
+function jsonFiles (dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? jsonFiles(join(dir, e.name)) : e.name.endsWith('.json') ? [join(dir, e.name)] : [])
+}
+
+// What a reference file holds: a lab report, or (skipped, each its own format) a bench report, one result
+// of a validate-matrix cell (scripts/validate-capacity.js keeps a sweep's result apart), a brute-force
+// search of a cell (scripts/capacity-brute-force.js), a cell's verdict, or a matrix's summary.
+function kindOf (data) {
+  if (data?.kind === 'loadlab-report') return 'lab report'
+  if (data?.kind === 'loadlab-bench') return 'bench report'
+  if (data?.kind === 'http') return 'validate-matrix sweep result'
+  if (data?.gridStep !== undefined) return 'brute-force search'
+  if (data?.expectedSec !== undefined) return 'validate-matrix cell verdict'
+  if (Array.isArray(data?.cells) || data?.grid) return 'validate-matrix summary'
+  return 'unknown'
+}
+
+test('schema: every lab report in reports/reference/ is valid (ajv, draft 2020-12, strict)', (t) => {
+  const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, strict: true })
+  const validate = ajv.compile(schema)
+  const skipped = {}
+  let valid = 0
+  for (const file of jsonFiles(join(ROOT, 'reports', 'reference'))) {
+    const data = JSON.parse(readFileSync(file, 'utf8'))
+    const kind = kindOf(data)
+    assert.notEqual(kind, 'unknown', `${relative(ROOT, file)}: a file of a kind this test does not know`)
+    if (kind !== 'lab report') {
+      skipped[kind] = (skipped[kind] ?? 0) + 1
+      continue
+    }
+    assert.ok(validate(data), `${relative(ROOT, file)}: ${JSON.stringify(validate.errors?.slice(0, 3))}`)
+    valid++
+  }
+  assert.ok(valid >= 60, `${valid} lab reports`)
+  t.diagnostic(`${valid} lab reports valid; skipped (not lab reports): ${JSON.stringify(skipped)}`)
+})
+
+test('schema: a hand-made report of the fixtures (compare\'s tests) is valid, and its schema says draft 2020-12', () => {
+  assert.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema')
+  const ajv = new Ajv2020({ allowUnionTypes: true })
+  assert.ok(ajv.validate(schema, httpReport()), JSON.stringify(ajv.errors))
+})
+
+test('readReport: a hostile report is refused in one line naming the file, where and what (code LAB_REPORT_INVALID)', async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const save = (name, text) => {
+    const file = join(dir, name)
+    writeFileSync(file, text)
+    return file
+  }
+  const good = httpReport()
+  assert.equal((await readReport(save('good.json', JSON.stringify(good)))).results.length, good.results.length)
+  const cases = [
+    // 1e999 parses to Infinity: no figure the lab measures
+    ['infinite.json', JSON.stringify(good).replace(/"rps":[\d.]+/, '"rps":1e999'), /infinite\.json does not follow the report schema: results\[0\]\.rps must be number,null \(got Infinity\)$/],
+    ['count.json', JSON.stringify({ ...good, results: [{ ...good.results[0], requests: { ...good.results[0].requests, sent: 'lots' } }] }),
+      /count\.json does not follow the report schema: results\[0\]\.requests\.sent must be integer \(got "lots"\)$/],
+    ['status.json', JSON.stringify({ ...good, status: 'done\x1b[2J' }),
+      /status must be one of "complete", "failed", "partial" \(got "done\\u001b\[2J"\)$/],
+    ['reason.json', JSON.stringify({ ...good, results: [{ ...good.results[0], untrusted: [['deep']] }] }),
+      /results\[0\]\.untrusted\[0\] must be string or must be object \(got an array of 1\)$/],
+    ['machine.json', JSON.stringify({ ...good, machine: undefined }), /the report must have required property 'machine'$/],
+    ['not-json.json', '{"kind":', /not-json\.json is not JSON/],
+    ['schema2.json', JSON.stringify({ ...good, schema: 2 }), /is a schema 2 report; this lab reads schema 1 only$/]
+  ]
+  for (const [name, text, why] of cases) {
+    const err = await readReport(save(name, text)).then(() => null, (e) => e)
+    assert.ok(err, `${name}: refused`)
+    assert.match(err.code, /^LAB_REPORT_|^LAB_COMPARE_/, name)
+    assert.equal(err.exitCode, 2, name)
+    assert.equal(err.message.split('\n').length, 1, err.message)
+    assert.match(err.message, why, name)
+  }
+})
+
+test('schema: a reason, verdict or bound may be a sentence or a code with its figures', () => {
+  const ajv = new Ajv2020({ allowUnionTypes: true })
+  const validate = ajv.compile(schema)
+  const r = httpReport()
+  r.results[0].untrusted = ['a sentence', { code: 'LAG', lagP99Ms: 12, text: 'the generator lagged 12 ms' }]
+  r.notes = [{ code: 'NOTE', n: 1 }]
+  r.decision = { bound: { code: 'AT_LEAST', rps: 90 }, decidedBy: { code: 'CAPACITY' }, capacityRps: 90 }
+  assert.ok(validate(r), JSON.stringify(validate.errors))
+  r.decision.bound = { rps: 90 } // an object without its code is not a reason
+  assert.equal(validate(r), false)
+})
