@@ -155,31 +155,9 @@ function leastNote (ms) {
     : ''
 }
 
-// A capacity sweep's limits (result/sweep.js createSweep, the capacity experiment's defaults): a step
-// lasts at least minDurationSec and at most maxStepSec, up to `refine` bisections per target, at most
-// maxSteps steps for the first target and stepsPerTarget more per further target, within budgetSec a sweep.
-// budgetSec: the least budget at which the replay of the quiet runs of 2026-11-26 13:33 and 14:23
-// (scripts/capacity-cost.js) keeps every strategy's capacity at the first target, the decision's (95 s
-// lost simple's and cluster-threads'); the looser targets' brackets are what it cuts.
-export const SWEEP_LIMITS = Object.freeze({
-  minDurationSec: 2,
-  maxStepSec: 10,
-  refine: 3,
-  maxSteps: 14,
-  stepsPerTarget: 2,
-  budgetSec: 100,
-  // the work budgetSec was set on: loop:3e7 as calibrated on the reference VM (24.6 ms); a sweep of a slower
-  // work gets as many of its own steps (result/sweep.js scaledBudget)
-  budgetWorkMs: 24.6
-})
-
-// What a sweep step costs besides its planned length (s): the round's drain, recovery probe and judging.
-// The quiet capacity runs of 2026-11-25 took 1104 and 1037 s for 103 and 97 steps (816 and 762 s of
-// load, 60 s of --confirm, about 50 s of boot, calibration and warm-up): 1.7 s a step besides, 2.2 s
-// when the boot and calibration are spread over the steps too. 2 bounds the first with a margin and
-// leaves the boot to its own sum (scripts/capacity-cost.js), so neither the sweep's budget nor the
-// replayed cost counts it twice.
-export const STEP_OVERHEAD_SEC = 2
+// A capacity sweep's limits and a step's overhead: the rule book's (result/rules.js SWEEP_LIMITS, BUDGET),
+// where the experiments and scripts read them.
+export { SWEEP_LIMITS, STEP_OVERHEAD_SEC } from './result/rules.js'
 
 // The past-capacity probe's lengths (run/round/past-capacity.js: the overload experiment's rounds, shorter).
 // Steps at 1.5 and 2 × C of at least minStepSec, the first 1 s not counted: two 1 s windows judged, about

@@ -4,26 +4,33 @@
 // --quick's p95): a step's requests over the target are counted once, and each percentile judges them.
 // Nothing here reads the sweep's steps: the knee is the grid's alone.
 import { availableParallelism } from 'node:os'
-import { BACKLOG_HORIZON, judgeStep, FLOOR_OVERLAP, percentileCall } from '../loadtest/result/capacity.js'
+import { judgeStep } from '../loadtest/result/capacity.js'
+import { FLOOR, GRID as RULE_GRID, SWEEP_LIMITS, firstFloorRate, percentileCall } from '../loadtest/result/rules.js'
 import { roundTo } from '../loadtest/result/stats.js'
 import { runEntry } from '../loadtest/run/round/runner.js'
 
-// The grid: rates GRID.ratio × apart (8 %: "10 % or less"), over each percentile's located range (its
-// pass to the first rate at or past its failure), each step long enough for GRID.requests requests (the
-// horizon over which the sweep's backlog rule projects a slow growth: result/capacity.js BACKLOG_HORIZON)
+// The grid: rates GRID.ratio × apart (the rule book's grid ratio, 8 %: "10 % or less"; the hold rule's excess
+// is that ratio − 1), over each percentile's located range (its pass to the first rate at or past its failure),
+// each step long enough for GRID.requests requests (the rule book's: the horizon over which the sweep's backlog
+// rule projects a slow growth)
 // (GRID.requestsSlow under GRID.slowRate req/s) and at least GRID.minSec; extended a rate at a time where a
 // percentile shows no knee, up to GRID.extend rates.
 export const GRID = Object.freeze({
-  ratio: 1.08, requests: BACKLOG_HORIZON, requestsSlow: 300, slowRate: 5, minSec: 2, extend: 5
+  ratio: RULE_GRID.ratio,
+  requests: RULE_GRID.requests,
+  requestsSlow: 300,
+  slowRate: 5,
+  minSec: SWEEP_LIMITS.minDurationSec, // the sweep's shortest step
+  extend: 5
 })
 // The locating search, for each percentile asked for in turn (strictest first; every locating step counts
-// for each): a floor first (LOCATE.floorFirst ÷ the service time, lowered while its requests overlap and
-// it fails; never under LOCATE.minRate), climbing LOCATE.climb × until a step fails, then geometric
-// bisection until the failure is within LOCATE.ratio × the highest pass. Its steps last for
-// LOCATE.requests requests within [LOCATE.minSec, LOCATE.maxSec]: enough to place a knee, never to judge
-// one (the grid does that).
+// for each): a floor first (the sweep's first floor rate, result/rules.js firstFloorRate, lowered by the
+// sweep's floor rule while its requests overlap and it fails; never under LOCATE.minRate), climbing
+// LOCATE.climb × until a step fails, then geometric bisection until the failure is within LOCATE.ratio × the
+// highest pass. Its steps last for LOCATE.requests requests within [LOCATE.minSec, LOCATE.maxSec]: enough to
+// place a knee, never to judge one (the grid does that).
 export const LOCATE = Object.freeze({
-  floorFirst: 0.8 * FLOOR_OVERLAP * 1000, climb: 2, ratio: 1.2, requests: 60, minSec: 1.5, maxSec: 15, minRate: 0.2
+  climb: 2, ratio: 1.2, requests: 60, minSec: 1.5, maxSec: 15, minRate: 0.2
 })
 // The most steps one brute force takes (locating and grid).
 export const MAX_STEPS = 30
@@ -103,13 +110,13 @@ export function kneeBandOf (grid, share) {
 // pass below it; { pass: null, fail } when a floor whose requests did not overlap failed (nothing holds
 // below it) or the rate fell under LOCATE.minRate; else { next } (the next rate to try).
 export function locate (steps, { serviceMs, share }) {
-  if (!steps.length) return { next: LOCATE.floorFirst / serviceMs }
+  if (!steps.length) return { next: firstFloorRate(serviceMs) }
   const held = steps.filter((s) => holdsAt(s, share)).map((s) => s.rate)
   if (!held.length) {
     const low = steps.reduce((a, s) => (s.rate < a.rate ? s : a))
-    const overlapped = low.overlap === null || low.overlap > FLOOR_OVERLAP
-    const fit = LOCATE.floorFirst / (low.p50 ?? Infinity) // the rate where its p50 would just not overlap
-    const next = overlapped ? Math.min(low.rate / 1.25, Math.max(fit, low.rate / 8)) : null
+    const overlapped = low.overlap === null || low.overlap > FLOOR.overlap
+    const fit = firstFloorRate(low.p50) ?? 0 // the rate where its p50 would just not overlap
+    const next = overlapped ? Math.min(low.rate / FLOOR.dropMin, Math.max(fit, low.rate / FLOOR.dropMax)) : null
     if (next === null || next < LOCATE.minRate) return { pass: null, fail: low.rate }
     return { next }
   }

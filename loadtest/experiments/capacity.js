@@ -5,9 +5,10 @@
 // loadtest/result/sweep.js for the rule.
 import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../text/format.js'
 import { SERVERS } from './heavy-cpu.js'
-import { MIN_REQUESTS, createSweep } from '../result/sweep.js'
-import { PERCENTILE_SHARE, requestsToShow } from '../result/capacity.js'
-import { SLO_MULTIPLES, SWEEP_LIMITS, sloFor } from '../settings.js'
+import { createSweep } from '../result/sweep.js'
+import { sweepRuleText } from '../text/reasons.js'
+import { CLIMB, QUICK, SAMPLE, SWEEP_LIMITS, percentileOf } from '../result/rules.js'
+import { SLO_MULTIPLES, sloFor } from '../settings.js'
 import { taskArgs } from '../run/watch/task.js'
 import { classTargetsText, trustMark } from '../text/sentences.js'
 import { tuneArgs } from '../tune.js'
@@ -18,70 +19,50 @@ import { planBasics } from './plan.js'
 // The six CPU strategies, as in heavy-cpu.
 export { SERVERS }
 
-// durationSec: a step's shortest length; minRequests: a step lasts long enough for this many requests,
-// up to maxStepSec: 299 is the fewest that can show p99 within the target (none over it, 95 %:
-// result/capacity.js percentileCall); a step with one or two over is undecided and its rate measured
-// again, pooled (a repeat of undecided steps only tops them up). loop:3e7 (about 25 ms here: an ideal near
-// 80 req/s on 2 cores, so 3–10 s a step); loop:1e8 took 9–90 s a step, and loop:1e7's default target
-// (34 ms) was below the scheduler lag of a loaded machine, so every step failed.
-// The cost (docs/decision.md "Cost"): budgetSec bounds each sweep (a step costs its length and settings.js
-// STEP_OVERHEAD_SEC, the looser targets' steps only within 80 % of it); then the past-capacity probes of the
-// close candidates (about 20–30 s each) and --confirm (settings.js CONFIRM_SEC). scripts/capacity-cost.js
-// estimates a run from a measured report's steps with these settings; the default run's estimate against
-// the reference runs stays within 15 minutes (test/scripts/capacity-cost.test.js).
+// The sweep's settings are the rule book's (result/rules.js SWEEP_LIMITS and SAMPLE; --quick's: QUICK), beside
+// the experiment's own: durationSec, a step's shortest length (SWEEP_LIMITS.minDurationSec unless --duration),
+// the work, and the rounds' warm-up, timeout and recovery. loop:3e7 (about 25 ms: an ideal near 80 req/s on 2
+// cores, so 3–10 s a step); loop:1e8 took 9–90 s a step, and loop:1e7's default target (34 ms) was below the
+// scheduler lag of a loaded machine, so every step failed. The cost (docs/decision.md "Cost"): budgetSec bounds
+// each sweep; then the past-capacity probes of the close candidates (about 20–30 s each) and --confirm
+// (settings.js CONFIRM_SEC). scripts/capacity-cost.js estimates a run from a measured report's steps with these
+// settings; the default run's estimate against the reference runs stays within 15 minutes
+// (test/scripts/capacity-cost.test.js).
 const { minDurationSec, ...limits } = SWEEP_LIMITS
 const defaults = {
   work: 'loop:3e7',
-  share: PERCENTILE_SHARE, // p99
+  share: SAMPLE.share, // p99
   why: null, // the default run's percentile and work: nothing to say
   durationSec: minDurationSec,
-  minRequests: MIN_REQUESTS,
+  minRequests: SAMPLE.minRequests,
   timeoutSec: 10,
   warmup: 8,
   recoveryTimeoutSec: 60,
-  // maxStepSec, refine, maxSteps, budgetSec and stepsPerTarget (more steps for each target past the first:
-  // a bisection and its repeat, docs/decision.md "Cost"): settings.js SWEEP_LIMITS
+  // maxStepSec, refine, maxSteps, budgetSec and stepsPerTarget: the rule book's SWEEP_LIMITS
   ...limits,
   fractions: null
 }
-// --quick: the suite's runs, cheap but by the same rules with a looser percentile: p95 (share 0.05), which
-// 59 requests can show, where p99 needs 299 (the same percentile on fewer requests would turn too few
-// into a verdict). A work of about 8 ms (ideal near 240 req/s): the floor step (near 24 req/s) holds its
-// 59 requests in 2.5 s; three coarse steps, one bisection, at most 11 steps + 1 per further target. A step
-// lasts 2 s at least, as in the default run and the brute force: with 0.5 s steps cluster on loop:1e6 failed
-// 1,476 req/s three times (302, 106 and 65 of 739 over the 10 ms target, falling as it warmed) where the
-// grid's 2 s step held 1,654 at p95 (124 of 3,309 over), and on loop:1e7 it failed 176 where the grid held
-// 211: a step's first moments weigh four times as much in 0.5 s
-// (reports/reference/validate-matrix/before-hold-min/). A budget of 58 s a sweep: on a quiet machine the
-// floor, a failure and its repeat, two steps down, a bisection, its repeat and the step past it, then the
-// hold rule's step (result/capacity.js) and, where a hold fails, a bisection and a hold below it.
-// The report says which percentile it judged (the sweep's `percentile` and `why`).
-const QUICK_SHARE = 0.05
+// --quick: the suite's runs, cheap but by the same rules with a looser percentile (result/rules.js QUICK: p95,
+// which 59 requests can show where p99 needs 299), on a work of about 8 ms (ideal near 240 req/s); a step lasts
+// 2 s at least, as in the default run and the brute force. The report says which percentile it judged (the
+// sweep's `percentile` and `why`).
 const quick = {
   work: 'loop:1e7',
-  share: QUICK_SHARE,
-  why: '--quick judges p95 (a looser percentile: 59 requests can show it, where p99 needs 299), by the same rules.',
-  durationSec: SWEEP_LIMITS.minDurationSec,
-  minRequests: requestsToShow(0, { share: QUICK_SHARE }),
-  maxStepSec: 2.5,
+  why: `--quick judges p${percentileOf(QUICK.share)} (a looser percentile: ${QUICK.minRequests} requests can show it, ` +
+    `where p${percentileOf(SAMPLE.share)} needs ${SAMPLE.minRequests}), by the same rules.`,
+  durationSec: minDurationSec,
   warmup: 4,
   recoveryTimeoutSec: 30,
-  refine: 1,
-  maxSteps: 11,
-  stepsPerTarget: 1,
-  budgetSec: 58,
-  budgetWorkMs: 8.2, // loop:1e7 as calibrated on the reference VM (result/sweep.js scaledBudget)
-  fractions: [0.6, 1.0, 1.4]
+  ...QUICK
 }
 
 // A tuned sweep's coarse steps from the previous value's bracket ({ pass, fail }), as fractions of the
 // ideal: around the capacity the last setting found, so a neighbouring setting needs fewer steps. null
 // without a bracket to start from (the first value, or one that held no rate).
-const SEEDED = [0.6, 0.8, 0.95, 1.1, 1.3, 1.6, 2]
 export function seededFractions (seed, { serviceMs, cores }) {
   if (!(seed?.pass > 0) || !(serviceMs > 0)) return null
   const ideal = (cores / serviceMs) * 1000
-  return SEEDED.map((f) => (f * seed.pass) / ideal)
+  return CLIMB.seeded.map((f) => (f * seed.pass) / ideal)
 }
 
 // The capacity sweep at `slos` (null: the sweep's default three) with the plan's settings, as a function of
@@ -94,13 +75,24 @@ export function capacitySweep (opts, slos) {
   const { refine, minRequests, maxStepSec, budgetSec, budgetWorkMs, share, why } = q
   const maxSteps = q.maxSteps + q.stepsPerTarget * ((slos?.length ?? SLO_MULTIPLES.length) - 1)
   const steps = { refine, maxSteps, minDurationSec, maxStepSec, budgetSec, budgetWorkMs, share, why }
-  return ({ serviceMs, cores, seed = null, requestFactor = 1 }) => createSweep({
+  return ({ serviceMs, cores, seed = null, requestFactor = 1 }) => withRule(createSweep({
     serviceMs,
     cores,
     slos,
     ...steps,
     minRequests: Math.ceil(minRequests * requestFactor),
     fractions: seededFractions(seed, { serviceMs, cores }) ?? fractions
+  }))
+}
+
+// A sweep whose describe() carries its rule in words (`rule`, the report's: text/reasons.js sweepRuleText).
+export function withRule (sweep) {
+  const describe = sweep.describe
+  return Object.assign(sweep, {
+    describe () {
+      const d = describe()
+      return { ...d, rule: sweepRuleText(d) }
+    }
   })
 }
 

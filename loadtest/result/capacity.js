@@ -11,22 +11,17 @@ import { errorsOf } from './requests.js'
 import { median, roundTo } from './stats.js'
 import { lagCouldFlip } from './trust.js'
 import { judgeByClass } from './mix.js'
-import { SWEEP_LIMITS } from '../settings.js'
+import {
+  BACKLOG, BOUND, CLIMB, FLOOR, HOLD, PERCENTILE_SHARE, REPEAT, percentileCall, percentileOf, requestsToShow
+} from './rules.js'
 
-// The backlog rule: a step's outstanding requests (sent, not yet ended) grow when their mean over its
-// last quarter exceeds their mean over its second quarter by more than BACKLOG_SHARE of the requests
-// sent, and at least BACKLOG_MIN requests (the first quarter is the ramp to steady state). Only the
-// points while requests were being sent count: after the last send the round drains its backlog.
-const BACKLOG_SHARE = 0.05
-const BACKLOG_MIN = 3
-// A backlog growing more slowly than that still fails a step when, kept up for BACKLOG_HORIZON requests,
-// it would add more wait than the target (growingFor): near a sharp knee a step of the percentile's
-// minimum is too short for the share rule to show it. On the quiet VM, queued-threads on loop:3e7 held
-// 78.0 req/s on 305 requests (backlog 3.7 → 8.1 in 2.1 s, p99 110 ms) where 606 requests at 77.6 had 236
-// over the 122.6 ms target (reports/reference/validate-matrix/before-backlog-rule/). BACKLOG_HORIZON is the
-// brute force's step (scripts/capacity-brute-force.js GRID.requests): a step judged as the brute force judges
-// its own.
-export const BACKLOG_HORIZON = 600
+// The sample-size rule, where its readers found it before the rule book (result/rules.js).
+export { percentileCall, percentileOf, requestsToShow }
+
+// The backlog rule (result/rules.js BACKLOG): a step's outstanding requests (sent, not yet ended) grow past
+// BACKLOG.share of the requests sent and BACKLOG.min, or, growing more slowly, would add more wait than the
+// target within BACKLOG.horizon requests (growingFor). Only the points while requests were being sent count:
+// after the last send the round drains its backlog.
 
 // The backlog of a round from its timeline (run/watch/timeline.js series): { early, late, growth, limit,
 // growing }; null without a timeline of at least 4 points in the round.
@@ -45,7 +40,7 @@ export function backlogOf (timeline) {
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length
   const early = mean(series.slice(q, 2 * q))
   const late = mean(series.slice(series.length - q))
-  const limit = Math.max(BACKLOG_MIN, BACKLOG_SHARE * sent)
+  const limit = Math.max(BACKLOG.min, BACKLOG.share * sent)
   const growth = late - early
   // seconds between the middles of the two quarters (the points' times; else their index × the interval)
   const at = (i) => points[i].t ?? i * (timeline.intervalMs ?? 0)
@@ -62,12 +57,12 @@ export function backlogOf (timeline) {
   }
 }
 
-// The wait (ms) a backlog growing at its rate would add over BACKLOG_HORIZON requests at `rate` req/s,
-// when it grew by more than BACKLOG_MIN: each request queued waits one arrival gap more (the server keeps
-// up with about `rate` near its knee). null when it did not grow past BACKLOG_MIN or its rate is unknown.
+// The wait (ms) a backlog growing at its rate would add over BACKLOG.horizon requests at `rate` req/s,
+// when it grew by more than BACKLOG.min: each request queued waits one arrival gap more (the server keeps
+// up with about `rate` near its knee). null when it did not grow past BACKLOG.min or its rate is unknown.
 export function backlogWaitMs (backlog, rate) {
-  if (!(backlog?.growth > BACKLOG_MIN) || !(backlog.perSec > 0) || !(rate > 0)) return null
-  const horizonSec = BACKLOG_HORIZON / rate
+  if (!(backlog?.growth > BACKLOG.min) || !(backlog.perSec > 0) || !(rate > 0)) return null
+  const horizonSec = BACKLOG.horizon / rate
   return roundTo(((backlog.perSec * horizonSec) / rate) * 1000, 1)
 }
 
@@ -75,31 +70,23 @@ export function backlogWaitMs (backlog, rate) {
 export function backlogText (backlog, rate) {
   if (backlog.growing) return `backlog grew by ${backlog.growth} (limit ${backlog.limit})`
   return `backlog grew by ${backlog.growth} (${backlog.perSec} a second: ${backlogWaitMs(backlog, rate)} ms more wait ` +
-    `within ${BACKLOG_HORIZON} requests)`
+    `within ${BACKLOG.horizon} requests)`
 }
 
-// Is a step's backlog growing against a target: past the share rule (backlogOf), or past BACKLOG_MIN and
-// adding more wait than the target within BACKLOG_HORIZON requests (backlogWaitMs).
+// Is a step's backlog growing against a target: past the share rule (backlogOf), or past BACKLOG.min and
+// adding more wait than the target within BACKLOG.horizon requests (backlogWaitMs).
 export function growingFor (fig, sloMs) {
   if (fig.backlog?.growing) return true
   const wait = backlogWaitMs(fig.backlog, fig.open?.rate)
   return wait !== null && sloMs > 0 && wait > sloMs
 }
 
-// The hold rule: near a sharp knee a short step can pass a rate above it, its backlog too small yet to show
-// (on the quiet VM --quick passed queued-threads on loop:3e7 at 81.6 req/s in 0.8 s, where 600 requests at
-// 77.6 failed: reports/reference/validate-matrix/before-hold/). So the capacity's rate must have held one step
-// long enough that a backlog growing at HOLD_EXCESS of the rate (the brute force's grid step, 8 %) would add
-// the target's wait less the floor's p50, HOLD_TIMES over: (target − p50) / HOLD_EXCESS × HOLD_TIMES
-// seconds (3.6 s on loop:3e7), and at least HOLD_MIN_SEC, a step's longest length at most. Where no step at
-// that rate lasted as long, the sweep measures it once more for that long (a hold step), and the hold steps
-// alone decide that rate. HOLD_MIN_SEC is the default run's shortest step (and the brute force's): under it a
-// capacity would rest on a moment of the machine. On loop:1e6 --quick's 0.5 s steps of 700 requests passed
-// queued-threads at 1,449.7 req/s with 3 over the 10 ms target in one run and failed it with 463 over in the
-// one before, where the grid's 2 s steps fail from 1,416 (reports/reference/validate-matrix/before-hold-min/).
-export const HOLD_EXCESS = 0.08
-export const HOLD_TIMES = 3
-export const HOLD_MIN_SEC = SWEEP_LIMITS.minDurationSec
+// The hold rule (result/rules.js HOLD): near a sharp knee a short step can pass a rate above it, its backlog
+// too small yet to show (on the quiet VM --quick passed queued-threads on loop:3e7 at 81.6 req/s in 0.8 s,
+// where 600 requests at 77.6 failed: reports/reference/validate-matrix/before-hold/). So the capacity's rate
+// must have held one step of (target − floor p50) / HOLD.excess × HOLD.times seconds (3.6 s on loop:3e7), at
+// least HOLD.minSec, a step's longest length at most; else the sweep measures it once more for that long (a
+// hold step), and the hold steps alone decide that rate.
 
 // The length (s) a step must last to hold a capacity against `sloMs` from a floor of p50 `floorP50` ms, at
 // most `longestSec`; null without a target above the floor's p50.
@@ -107,68 +94,24 @@ export function holdSecFor (floorP50, sloMs, longestSec = Infinity) {
   if (!(sloMs > 0)) return null
   const slack = sloMs - (floorP50 > 0 ? floorP50 : 0)
   if (!(slack > 0)) return null
-  const sec = Math.max(HOLD_MIN_SEC, Math.ceil((HOLD_TIMES * slack) / (1000 * HOLD_EXCESS) * 10) / 10)
+  const sec = Math.max(HOLD.minSec, Math.ceil((HOLD.times * slack) / (1000 * HOLD.excess) * 10) / 10)
   return Math.min(longestSec, sec)
 }
 
 // Did `rate` hold for `holdSec` among `steps` ({ rate, kind, call, sec }): a hold step there, or a step
-// that lasted that long (its planned length within 5 %) and did not fail (passed, or undecided and pooled
-// into the rate's pass: its backlog did not grow either). null when a step's length is unknown.
+// that lasted that long (its planned length at least HOLD.lengthShare of it) and did not fail (passed, or
+// undecided and pooled into the rate's pass: its backlog did not grow either). null when a step's length is
+// unknown.
 export function heldAt (steps, rate, holdSec) {
   const at = steps.filter((s) => s.rate === rate)
   if (at.some((s) => s.kind === 'hold')) return true
   if (!(holdSec > 0)) return true
   if (at.some((s) => typeof s.sec !== 'number')) return null
-  return at.some((s) => callOf(s) !== 'fail' && s.sec >= 0.95 * holdSec)
+  return at.some((s) => callOf(s) !== 'fail' && s.sec >= HOLD.lengthShare * holdSec)
 }
 
-// The sample-size rule: a step decides "p99 within the target" at this confidence from the binomial
-// law of its requests over the target (share PERCENTILE_SHARE at most when p99 holds; a sweep may judge a
-// looser percentile: its `share`, 0.05 for p95).
-const CONFIDENCE = 0.95
-export const PERCENTILE_SHARE = 0.01
-
-// A floor is true when its requests rarely overlap: its rate × p50 (the share of the gap between arrivals
-// that one request takes) is at most FLOOR_OVERLAP. Only a true floor can show "cannot meet the target".
-export const FLOOR_OVERLAP = 0.25
-
-// The percentile a share over the target stands for (0.01 → 99, 0.05 → 95).
-export function percentileOf (share = PERCENTILE_SHARE) {
-  return roundTo(100 * (1 - share), 3)
-}
-
-// P(X ≤ k) for X ~ Binomial(n, p), summed in log space (n up to millions; terms below 1e-308 vanish).
-function binomialCdf (k, n, p) {
-  if (k < 0) return 0
-  if (k >= n) return 1
-  let log = n * Math.log1p(-p)
-  let sum = Math.exp(log)
-  const ratio = Math.log(p) - Math.log1p(-p)
-  for (let i = 0; i < k; i++) {
-    log += Math.log((n - i) / (i + 1)) + ratio
-    sum += Math.exp(log)
-  }
-  return Math.min(1, sum)
-}
-
-// What n requests with `over` of them over the target show about the share over it (p99: share 1 %):
-// 'pass' when a share of `share` or more would give so few over with probability ≤ 1 − confidence (the
-// one-sided upper bound is under it), 'fail' when it would give so many with that probability, else
-// 'undecided'. p99 needs 299 requests with none over, 473 with one, 628 with two.
-export function percentileCall (n, over, { share = PERCENTILE_SHARE, confidence = CONFIDENCE } = {}) {
-  const alpha = 1 - confidence
-  if (!(n > 0)) return 'undecided'
-  if (binomialCdf(over, n, share) <= alpha) return 'pass'
-  if (over > 0 && 1 - binomialCdf(over - 1, n, share) <= alpha) return 'fail'
-  return 'undecided'
-}
-
-// The fewest requests that can show the percentile with `over` of them over the target (299 for p99 with none).
-export function requestsToShow (over = 0, opts = {}) {
-  let n = over + 1
-  while (percentileCall(n, over, opts) !== 'pass') n++
-  return n
-}
+// A floor is true when its requests rarely overlap: its rate × p50 is at most FLOOR.overlap. Only a true floor
+// can show "cannot meet the target".
 
 // Requests and how many of them took longer than sloMs, from a round's encoded latency histogram
 // ({ n, over }); null without a histogram.
@@ -208,17 +151,6 @@ export function judgeStep (fig, sloMs, { share = PERCENTILE_SHARE } = {}) {
   return { ...base, call, inDoubt, why: call === 'fail' ? 'p99 over the target' : null }
 }
 
-// Did a step (its round figures) hold the target: every request answered 2xx and verified, the backlog
-// not growing, and its requests over the target few enough to decide p99 ≤ sloMs (judgeStep).
-export function holds (fig, sloMs) {
-  return judgeStep(fig, sloMs).call === 'pass'
-}
-
-// The step past capacity: this multiple of it.
-export const OVERLOAD = 1.2
-// At most this many steps at one rate: then the majority of its steps decides.
-export const MAX_TRIES = 3
-
 // A step's call: its own, or (steps from before the sample-size rule) its pass.
 export function callOf (s) {
   return s.call ?? (s.pass ? 'pass' : 'fail')
@@ -237,21 +169,20 @@ function pooledCall (steps, share) {
   return { call: percentileCall(n, over, { share }), share: n > 0 ? over / n : null, counted }
 }
 
-// A failure no repeat could flip: at least CLEAR_SHARE of its requests over the target (its median over
-// it), the step undisturbed and its lag unable to flip it. Noise only adds time, and the noise sampler saw
-// none: it counts at once, like a second failure.
-const CLEAR_SHARE = 0.5
+// A failure no repeat could flip: at least REPEAT.clearShare of its requests over the target (its median
+// over it), the step undisturbed and its lag unable to flip it. Noise only adds time, and the noise sampler
+// saw none: it counts at once, like a second failure.
 function clearFailure (s) {
   return callOf(s) === 'fail' && !s.disturbed && !s.inDoubt && s.n > 0 && typeof s.over === 'number' &&
-    s.over / s.n >= CLEAR_SHARE
+    s.over / s.n >= REPEAT.clearShare
 }
 
 // The verdict at one rate from its steps ([{ call, disturbed, inDoubt, n, over }]): 'pass', 'fail',
-// 'pending' (measure it again) or 'undecided' (MAX_TRIES steps, none of them nor their pool decided: too
+// 'pending' (measure it again) or 'undecided' (REPEAT.maxTries steps, none of them nor their pool decided: too
 // few requests, never a verdict). `contradicts`: a pass here would sit above a confirmed failure (it needs
 // two passes) — and otherwise a failure needs two. Disturbed failures and failures the generator's lag
-// could flip do not count until the rate has had MAX_TRIES steps; undecided steps pool their requests
-// and count once their pool decides (pooledCall); at MAX_TRIES the majority decides (a tie of decided
+// could flip do not count until the rate has had REPEAT.maxTries steps; undecided steps pool their requests
+// and count once their pool decides (pooledCall); at REPEAT.maxTries the majority decides (a tie of decided
 // steps: the pooled share over the target against the percentile's share). `failOnce`: an undisturbed failure
 // counts at once (a rate's hold steps: the hold is already the repeat of the shorter pass it tests).
 export function verdictAt (steps, { contradicts = false, share = PERCENTILE_SHARE, failOnce = false } = {}) {
@@ -263,7 +194,7 @@ export function verdictAt (steps, { contradicts = false, share = PERCENTILE_SHAR
     (pooled.counted ? extra('fail') : 0)
   if (passes >= (contradicts ? 2 : 1) && passes > fails) return 'pass'
   if ((counted >= (contradicts || failOnce ? 1 : 2) || steps.some(clearFailure)) && fails >= passes) return 'fail'
-  if (steps.length >= MAX_TRIES) {
+  if (steps.length >= REPEAT.maxTries) {
     if (passes !== fails) return passes > fails ? 'pass' : 'fail'
     if (passes === 0) return 'undecided'
     return pooled.share !== null && pooled.share <= share ? 'pass' : 'fail'
@@ -308,12 +239,9 @@ export function bracketOf (verdictByRate) {
   return { lo, hi: fails.length ? Math.min(...fails) : null, overruled }
 }
 
-// A target within this factor of the floor's p99 (either way) makes the capacity sensitive to the target.
-export const SENSITIVE_FACTOR = 1.5
-
 // The floor of a sweep: the lowest rate offered, with the median p50 and p99 of its steps there, the
 // requests they answered, its overlap (rate × p50: the share of the gap between arrivals one request
-// took) and whether it is true (overlap ≤ FLOOR_OVERLAP: its requests rarely waited for each other)
+// took) and whether it is true (overlap ≤ FLOOR.overlap: its requests rarely waited for each other)
 // ({ rps, p50, p99, requests, overlap, true }); null without a step.
 export function floorOf (steps) {
   if (!steps.length) return null
@@ -331,22 +259,22 @@ export function floorOf (steps) {
     p99: mid('p99'),
     requests: at.reduce((a, s) => a + (s.n ?? s.requests?.completed ?? 0), 0),
     overlap,
-    true: overlap !== null && overlap <= FLOOR_OVERLAP
+    true: overlap !== null && overlap <= FLOOR.overlap
   }
 }
 
-// Is the target within SENSITIVE_FACTOR of the floor's p99 (a few ms more or less on the target moves the
+// Is the target within BOUND.sensitive of the floor's p99 (a few ms more or less on the target moves the
 // capacity from nothing to something)? false without a floor or target.
 function sensitiveTo (floor, sloMs) {
   if (!(floor?.p99 > 0) || !(sloMs > 0)) return false
-  return Math.max(sloMs / floor.p99, floor.p99 / sloMs) <= SENSITIVE_FACTOR
+  return Math.max(sloMs / floor.p99, floor.p99 / sloMs) <= BOUND.sensitive
 }
 
 // Why a sweep with no passing rate has no verdict: its floor was never true, its budget or step limit
 // cut it, or its lowest rate had too few requests to decide.
 function undecidedWhy (floor, lowest, { budget = null, maxSteps = null, steps }) {
   if (!floor.true) {
-    const at = floor.overlap === null ? 'no answer' : `rate × p50 ${floor.overlap} > ${FLOOR_OVERLAP}`
+    const at = floor.overlap === null ? 'no answer' : `rate × p50 ${floor.overlap} > ${FLOOR.overlap}`
     return `the floor was not measured where requests do not overlap (${at})`
   }
   if (budget?.cut === 'sweep') return 'budget spent'
@@ -372,14 +300,14 @@ function boundWithout (floor, lowest, sweep, sloMs) {
 //             'undecided: WHY' (no rate passed and no true floor failed: budget spent, step limit
 //             reached, too few requests, or a floor whose requests overlapped)
 //   floor     { rps, p50, p99, requests, overlap, true } at the lowest rate offered (floorOf)
-//   sensitive the target is within SENSITIVE_FACTOR of the floor's p99
+//   sensitive the target is within BOUND.sensitive of the floor's p99
 //   bracket   { pass, fail }: that rate and the lowest failing rate above it (so far, when undecided);
 //   held, holdSec: whether that rate held a step of holdSec (the hold rule, heldAt; null without the rule);
 //   ratioToIdeal; p99 and step: the step whose figures show it; over: the step past it; overruled:
 //   failures a confirmed pass above them overruled; repeated, disturbedSteps, inDoubtSteps: step counts.
 // Pure, one target: a caller judging several targets calls it once per target on steps judged for it.
 // `share`: the percentile's share over the target (0.01: p99); `budget`, `maxSteps`: the sweep's, for why;
-// `hold`, `longestStepSec`: the sweep's hold rule (HOLD_EXCESS, HOLD_TIMES; null: a sweep without it).
+// `hold`, `longestStepSec`: the sweep's hold rule (result/rules.js HOLD; null: a sweep without it).
 export function capacityOf (
   steps,
   { sloMs, idealRps, share = PERCENTILE_SHARE, budget = null, maxSteps = null, hold = null, longestStepSec = Infinity }
@@ -391,11 +319,11 @@ export function capacityOf (
   const undecided = atLo.filter((s) => callOf(s) === 'undecided').sort((a, b) => (a.p99 ?? Infinity) - (b.p99 ?? Infinity))
   const best = atLo.filter((s) => callOf(s) === 'pass').at(-1) ?? undecided[0] ?? null
   // The step past capacity: offered as such, or already measured at that rate (a bisection can land on it).
-  const at = (s) => Math.abs(s.rate - lo * OVERLOAD) <= 1e-9 * lo
+  const at = (s) => Math.abs(s.rate - lo * CLIMB.overload) <= 1e-9 * lo
   const over = best ? (steps.find((s) => s.kind === 'over' && at(s)) ?? steps.find(at) ?? null) : null
   // The knee is proven when a failure is confirmed at or below 1.2 × capacity; else (the sweep's step
   // limit) the capacity is a lower bound.
-  const proven = hi !== null && hi <= lo * OVERLOAD * (1 + 1e-9)
+  const proven = hi !== null && hi <= lo * CLIMB.overload * (1 + 1e-9)
   const floor = floorOf(steps)
   const lowest = floor ? byRate.get(floor.rps) : null
   // the hold rule (a sweep that applied it: its `hold`): the length the capacity's rate had to hold for

@@ -1,131 +1,53 @@
 // Capacity: the highest offered rate a strategy holds with p99 (from the due time) under a target, no
 // failed request and a backlog that does not grow. The sweep finds each strategy's range itself: it
 // measures the floor first, at a rate where requests rarely overlap (lowered until its rate × p50 is at
-// most FLOOR_OVERLAP), then climbs through open-loop rates seeded by the calibrated ideal (cores / service
+// most FLOOR.overlap), then climbs through open-loop rates seeded by the calibrated ideal (cores / service
 // time; past its last fraction it goes on climbing: the ideal never bounds it) until one fails, searches
 // down geometrically when that failure is far above the highest pass or the floor, bisects between the
 // highest passing and the lowest failing rate, then offers 1.2 × the capacity, which must fail: if it
 // holds, the sweep goes on upward from it. A step too short for the sample its percentile needs is
-// lengthened (up to LENGTHEN × its cap); one that still cannot decide is undecided, never failed.
+// lengthened (up to LENGTH.lengthen × its cap); one that still cannot decide is undecided, never failed.
 // Noise only ever adds time, so a verdict that agrees with what the sweep already knows
 // stands on one step, and one that contradicts it needs two: a first failure is repeated before it
-// counts (a disturbed failure counts only when a rate has had MAX_TRIES steps; a clear one, half its
+// counts (a disturbed failure counts only when a rate has had REPEAT.maxTries steps; a clear one, half its
 // requests over the target and undisturbed, counts at once), and a pass above a failure is re-measured.
-// See verdictAt for the rule, and reports/README.md "capacity".
+// See verdictAt for the rule, result/rules.js for every rule and value, and docs/rules.md.
+import { bracketOf, floorOf, heldAt, holdSecFor, judgeStep, verdicts } from './capacity.js'
 import {
-  FLOOR_OVERLAP, HOLD_EXCESS, HOLD_MIN_SEC, HOLD_TIMES, MAX_TRIES, OVERLOAD, PERCENTILE_SHARE, bracketOf, heldAt,
-  holdSecFor, judgeStep, percentileCall, percentileOf, requestsToShow, verdicts
-} from './capacity.js'
-import { median } from './stats.js'
-import { RATE_RANGE, STEP_OVERHEAD_SEC, SWEEP_LIMITS, sloFor, targetsFor } from '../settings.js'
+  BUDGET, CLIMB, FLOOR, HOLD, LENGTH, PERCENTILE_SHARE, REPEAT, SWEEP_LIMITS, firstFloorRate, percentileCall,
+  percentileOf, requestsToShow
+} from './rules.js'
+import { RATE_RANGE, sloFor, targetsFor } from '../settings.js'
 
-export { FLOOR_OVERLAP, MAX_TRIES, OVERLOAD }
-
-// Coarse steps, as fractions of the ideal rate.
-export const FRACTIONS = [0.3, 0.45, 0.6, 0.75, 0.9, 1.05, 1.2]
-// Bisection stops when the interval is narrower than this share of its upper end: the first target's,
-// and the other targets' (looser: a bisection there costs a step and its repeat, and they show the curve).
-const PRECISION = 0.02
-const PRECISION_OTHERS = 0.05
-// The fewest requests that can show p99 within the target (none over it, 95 %): a step's default length.
-export const MIN_REQUESTS = requestsToShow(0)
-// A lowered floor aims at this share of the rate where its requests would just reach FLOOR_OVERLAP, and a
-// floor whose requests overlapped is lowered at most FLOOR_DROP_MAX × at once (its p50 then holds queueing,
-// not the latency of a lone request). A floor step lasts for FLOOR_MIN_REQUESTS at least (its p50).
-export const FLOOR_MARGIN = 0.8
-export const FLOOR_DROP_MAX = 8
-export const FLOOR_MIN_REQUESTS = 20
-// A failure more than DOWN_RATIO × above the highest pass (or the floor) is searched down geometrically
-// (halving, or the geometric mean of pass and failure): these steps do not count against `refine`.
-export const DOWN_RATIO = 2
-// Past the ideal's last fraction, the climb goes on at CLIMB × the last coarse rate.
-export const CLIMB = 1.5
-// A step that cannot reach the requests its percentile needs within maxStepSec is lengthened up to
-// LENGTHEN × maxStepSec; past that it runs at that length and is undecided unless its requests decide.
-export const LENGTHEN = 3
-
-// The time budget (budgetSec): a step costs its planned length and settings.js STEP_OVERHEAD_SEC (the
-// round's drain, recovery probe and judging). Steps aimed only at the
-// looser targets fit within LOOSE_SHARE of the budget, the first target's (and the coarse climb, which
-// counts for every target) within all of it: the looser targets' bisections stop first and the rest is
-// kept for the first target's bracket. A step that does not fit is not offered; no sweep exceeds its budget.
-export const LOOSE_SHARE = 0.8
-// The budget grows with the work: budgetSec holds so many typical steps (one of minRequests at TYPICAL ×
-// the ideal, with its overhead) of a work of budgetWorkMs (the work the budget was set on); a sweep of a
-// slower work gets as many of its own steps, never less than budgetSec. A step's length grows with the
-// service time, so a fixed budget that holds the default work's sweep cut every loop:1e8 sweep of the
-// matrix to "at least" or "undecided: budget spent" after three steps (simple and cluster at 80 ms,
-// reports/reference/validate-matrix/before-budget-scale/).
-const TYPICAL = 0.75
+// The budget grows with the work (result/rules.js BUDGET): budgetSec holds so many typical steps (one of
+// minRequests at BUDGET.typical × the ideal, with its overhead) of a work of budgetWorkMs; a sweep of a slower
+// work gets as many of its own steps, never less than budgetSec. A step's length grows with the service time,
+// so a fixed budget that holds the default work's sweep cut every loop:1e8 sweep of the matrix to "at least"
+// or "undecided: budget spent" after three steps.
 function scaledBudget (budgetSec, budgetWorkMs, serviceMs, stepSec) {
   if (!(budgetSec > 0) || !(budgetWorkMs > 0) || !(serviceMs > 0)) return budgetSec
-  const typical = (ms) => stepSec(ms) + STEP_OVERHEAD_SEC
+  const typical = (ms) => stepSec(ms) + BUDGET.stepOverheadSec
   return Math.max(budgetSec, Math.round((budgetSec * typical(serviceMs)) / typical(budgetWorkMs)))
 }
-// A repeat of a rate whose steps were all undecided tops them up: it lasts for the requests its pool
-// still needs (299 in all with none over, 473 with one, 628 with two), not a whole step's.
-const TOP_UP_MAX_OVER = 2
 
-// How a budget was scaled to the work, in words ('' when it was not).
-function scaledText (budget) {
-  if (!(budget.sec > budget.baseSec)) return ''
-  return `${budget.baseSec} s scaled to this work's step length against a ${budget.workMs} ms work's; `
-}
-
-// The sweep's rule in words, for the report.
-function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share }) {
-  const p = `p${percentileOf(share)}`
-  return `a floor step first, at a rate where requests rarely overlap (rate × p50 ≤ ${FLOOR_OVERLAP}; lowered until ` +
-    `it is), then open-loop steps at ${fractions.map((f) => `${Math.round(f * 100)}%`).join(', ')} of the ideal ` +
-    `(cores / service time) and on at ${CLIMB} × until one fails; a failure more than ${DOWN_RATIO} × above the ` +
-    'highest pass (or the floor) is searched down geometrically (the first target\'s before the looser targets climb ' +
-    'on); then up to ' +
-    `${refine} bisections between the highest passing and the lowest failing rate (until within ` +
-    `${PRECISION * 100}%); then one step at ${OVERLOAD} × the capacity, which must fail (if it holds, the sweep goes ` +
-    'on upward from it); then, unless a passing step there lasted as long, one hold step at the capacity, long ' +
-    `enough that a backlog growing at ${HOLD_EXCESS * 100} % of the rate would add the target's wait less the ` +
-    `floor's p50 ${HOLD_TIMES} times over (at least ${HOLD_MIN_SEC} s, at most the longest step): the hold steps ` +
-    'alone decide that rate, and ' +
-    'a hold that fails lowers the capacity (one more bisection for each). ' +
-    `Each step lasts long enough for ${minRequests} requests, at least ${minDurationSec} s and at ` +
-    `most ${maxStepSec} s, lengthened up to ${LENGTHEN * maxStepSec} s when that is too short for them (past that ` +
-    'the step is undecided unless its requests decide). ' +
-    'A step holds when every request was answered 2xx with the expected body, its backlog did not grow and its ' +
-    `requests over the target (latency from the due time) show ${p} within it at 95 % (binomial: ` +
-    `${[0, 1, 2].map((k) => `${requestsToShow(k, { share })} requests with ${k || 'none'} over`).join(', ')}); ` +
-    `it fails when they show ${p} above it; otherwise it is ` +
-    'undecided and the rate is measured again, its steps pooled. A first failure is repeated before it counts ' +
-    '(unless half its requests or more were over the target, the step undisturbed: no repeat could flip it); ' +
-    "a disturbed failure, or one the generator's lag could flip (p99 less the lag p99 within the target), counts " +
-    `only after ${MAX_TRIES} steps at its rate; a pass above a confirmed failure must hold twice. At ` +
-    `${MAX_TRIES} steps the majority decides, a tie the pooled share over the target; a rate none of whose steps ` +
-    'decided stays undecided. A repeat of a rate whose steps were all undecided lasts only for the requests its ' +
-    'pool still needs. "Cannot meet the target" only from a true floor that failed; no passing rate and no true ' +
-    'floor failure is "undecided", with why.' +
-    (budget
-      ? ` Time budget: ${budget.sec} s a sweep (${scaledText(budget)}each step its length and ${budget.stepOverheadSec} s); ` +
-        'steps for the ' +
-        `looser targets only within ${Math.round(budget.looseShare * 100)} % of it, so their bisections stop first ` +
-        '(their capacity then a lower bound: "at least"); a step that does not fit is not offered.'
-      : '')
-}
-
-// The floor the steps show: the lowest rate of the floor steps (and their repeats), its median p50, and
-// whether its requests overlapped (rate × p50 over FLOOR_OVERLAP, or nothing answered); null before one.
+// The floor the steps show: the lowest rate of the floor steps (and their repeats), judged by the capacity's
+// own floor rule (result/capacity.js floorOf: its median p50, and whether its requests overlapped, rate × p50
+// over FLOOR.overlap or nothing answered); null before one. (A bisection for the first target may go below a
+// floor that failed it: the floor stays the floor steps' rate.)
 function floorState (steps) {
   const floors = steps.filter((s) => s.kind === 'floor')
   if (!floors.length) return null
   const rate = Math.min(...floors.map((s) => s.rate))
-  const p50s = steps.filter((s) => s.rate === rate).map((s) => s.p50).filter((x) => typeof x === 'number')
-  const p50 = p50s.length ? median(p50s) : null
-  return { rate, p50, overlapped: p50 === null || (rate * p50) / 1000 > FLOOR_OVERLAP }
+  const floor = floorOf(steps.filter((s) => s.rate === rate))
+  return { rate, p50: floor.p50, overlapped: !floor.true }
 }
 
-// The next floor below one whose requests overlapped: FLOOR_MARGIN of the rate where its p50 would just
-// meet FLOOR_OVERLAP, but at most FLOOR_DROP_MAX × lower (a saturated p50 is mostly queueing).
+// The next floor below one whose requests overlapped: FLOOR.margin of the rate where its p50 would just
+// meet FLOOR.overlap, at least FLOOR.dropMin and at most FLOOR.dropMax × lower (a saturated p50 is mostly
+// queueing).
 function lowerFloor ({ rate, p50 }) {
-  const fit = p50 > 0 ? (FLOOR_MARGIN * FLOOR_OVERLAP * 1000) / p50 : 0
-  return Math.min(rate / 1.25, Math.max(fit, rate / FLOOR_DROP_MAX))
+  const fit = p50 > 0 ? (FLOOR.margin * FLOOR.overlap * 1000) / p50 : 0
+  return Math.min(rate / FLOOR.dropMin, Math.max(fit, rate / FLOOR.dropMax))
 }
 
 // A target's lower end: its highest pass, or below any pass the floor (0 when the floor failed it).
@@ -134,21 +56,21 @@ function baseOf (v, floor) {
   return lo > 0 ? lo : v.get(floor.rate) === 'fail' ? 0 : floor.rate
 }
 
-// The next rate of a target's search down (null when its failure is within DOWN_RATIO × its lower end):
+// The next rate of a target's search down (null when its failure is within CLIMB.downRatio × its lower end):
 // halving from the failure while below any pass, else the geometric mean of pass and failure.
 function downRate (v, floor) {
   const { lo, hi } = bracketOf(v)
   const base = baseOf(v, floor)
-  if (hi === null || !(base > 0) || hi <= DOWN_RATIO * base) return null
-  const rate = lo > 0 ? Math.sqrt(lo * hi) : hi / DOWN_RATIO
+  if (hi === null || !(base > 0) || hi <= CLIMB.downRatio * base) return null
+  const rate = lo > 0 ? Math.sqrt(lo * hi) : hi / CLIMB.downRatio
   return v.has(rate) ? null : rate
 }
 
-// The rate of the k-th coarse step: the ideal's fractions above the floor, then on at CLIMB ×.
+// The rate of the k-th coarse step: the ideal's fractions above the floor, then on at CLIMB.climb ×.
 function coarseRate (k, { idealRps, fractions, floorRate }) {
   const seeded = fractions.map((f) => f * idealRps).filter((r) => r > floorRate * (1 + 1e-9))
   if (k < seeded.length) return seeded[k]
-  return (seeded.at(-1) ?? floorRate) * CLIMB ** (k - seeded.length + 1)
+  return (seeded.at(-1) ?? floorRate) * CLIMB.climb ** (k - seeded.length + 1)
 }
 
 // The next rate of a sweep from its steps judged against each target, tightest first (`views[k]`: the
@@ -200,13 +122,13 @@ function nextStep (views, aims, ctx) {
     const down = downRate(v, floor)
     if (down !== null) return { kind: 'down', rate: down, aim: k }
     const refines = steps.filter((s, i) => s.kind === 'refine' && aims[i] === k).length
-    const wide = hi !== null && (hi - base) / hi > (k === 0 ? PRECISION : PRECISION_OTHERS)
+    const wide = hi !== null && (hi - base) / hi > (k === 0 ? CLIMB.precision : CLIMB.precisionOthers)
     // a hold that failed (the first target's) earns one more bisection
     const allowed = refine + (k === 0 ? failedHolds(steps, v) : 0)
     if (hi !== null && refines < allowed && wide) return { kind: 'refine', rate: (base + hi) / 2, aim: k }
-    if (lo === 0 || (k > 0 && hi !== null && hi <= lo * OVERLOAD * (1 + 1e-9))) continue
+    if (lo === 0 || (k > 0 && hi !== null && hi <= lo * CLIMB.overload * (1 + 1e-9))) continue
     // The step past capacity: offered once per capacity; its failure ends the sweep (a pass moved lo up).
-    const over = lo * OVERLOAD
+    const over = lo * CLIMB.overload
     const measured = [...v.keys()].some((r) => Math.abs(r - over) <= 1e-9 * over)
     // (at or above a failed hold every rate fails: nothing to offer there)
     const pastHold = k === 0 && steps.some((s) => s.kind === 'hold' && s.rate <= over && v.get(s.rate) === 'fail')
@@ -235,7 +157,7 @@ function topUpRequests (views, step, share) {
   for (const k of step.pending ?? []) {
     const at = views[k].filter((s) => s.rate === step.rate)
     const over = at.reduce((a, s) => a + (s.over ?? Infinity), 0)
-    if (at.some((s) => s.call !== 'undecided') || !(over <= TOP_UP_MAX_OVER)) return null
+    if (at.some((s) => s.call !== 'undecided') || !(over <= LENGTH.topUpMaxOver)) return null
     const n = at.reduce((a, s) => a + s.n, 0)
     if (percentileCall(n, over, { share }) !== 'undecided') return null
     need = Math.max(need, requestsToShow(over, { share }) - n)
@@ -251,6 +173,79 @@ function forFirst (step) {
   return step.aim === 0
 }
 
+// A step's lengths (s) for a sweep's settings: lengthFor(rate, requests, floor) within [minDurationSec,
+// maxStepSec], lengthened up to longestSec when maxStepSec is too short for them (a floor step only up to
+// FLOOR.minRequests: its p50); lengthOf(views, step) the planned length of a step nextStep chose (a hold: its
+// hold length; a repeat of undecided steps: the requests its pool still needs).
+function stepLengths ({ minDurationSec, maxStepSec, minRequests, share }) {
+  const longestSec = LENGTH.lengthen * maxStepSec
+  const lengthFor = (rate, requests, floor = false) => {
+    const forRequests = (n) => Math.ceil((n / rate) * 10) / 10
+    const capped = Math.max(minDurationSec, Math.min(maxStepSec, forRequests(requests)))
+    const need = floor ? Math.min(requests, FLOOR.minRequests) : requests
+    return Math.max(capped, Math.min(longestSec, forRequests(need)))
+  }
+  const lengthOf = (views, step) => {
+    if (step.kind === 'hold') return Math.min(longestSec, Math.max(step.holdSec ?? 0, lengthFor(step.rate, minRequests)))
+    const need = step.kind === 'repeat' ? topUpRequests(views, step, share) : null
+    return lengthFor(step.rate, need ?? minRequests, step.kind === 'floor')
+  }
+  return { longestSec, lengthFor, lengthOf }
+}
+
+// A sweep's time budget (null: none, only maxSteps), scaled to the work (scaledBudget; `typicalStep(ms)`: the
+// length of a typical step of a work of `ms`): updated as the sweep goes (spentSec, and `cut`).
+function sweepBudget ({ budgetSec, budgetWorkMs, serviceMs }, typicalStep) {
+  if (!(budgetSec > 0)) return null
+  return {
+    sec: scaledBudget(budgetSec, budgetWorkMs, serviceMs, typicalStep),
+    baseSec: budgetSec, // before the work's scale (scaledBudget)
+    workMs: budgetWorkMs,
+    stepOverheadSec: BUDGET.stepOverheadSec,
+    looseShare: BUDGET.looseShare,
+    spentSec: 0,
+    cut: null
+  }
+}
+
+// Does a step of `sec` fit the budget (the looser targets' share of it when not the first target's)?
+function fits (budget, sec, first) {
+  if (!budget) return true
+  return budget.spentSec + sec + BUDGET.stepOverheadSec <= budget.sec * (first ? 1 : BUDGET.looseShare) + 1e-9
+}
+
+// The next step of a sweep and its planned length ({ step, sec }; step null: done), from its steps so far
+// judged for each target (`views`): nextStep's, within the budget (the looser targets' share spent: the first
+// target's steps only; cut: 'looser targets' when only theirs were left out, 'sweep' when a first target's
+// step was) and the rate cap (like --rate: past a step at the cap the sweep has nothing higher to offer).
+function plannedStep (views, history, { aims, budget, lengthOf, opts }) {
+  let step = nextStep(views, aims, opts)
+  let sec = step && lengthOf(views, step)
+  if (step && !fits(budget, sec, forFirst(step))) {
+    const loose = !forFirst(step)
+    step = loose ? nextStep([views[0]], aims, opts) : null
+    sec = step && lengthOf([views[0]], step)
+    budget.cut = loose && (!step || fits(budget, sec, true)) ? 'looser targets' : 'sweep'
+    if (step && !fits(budget, sec, true)) step = null
+  }
+  if (step && step.rate > RATE_RANGE.max) {
+    step = history.some((h) => h.rate === RATE_RANGE.max) ? null : { ...step, rate: RATE_RANGE.max }
+  }
+  return { step, sec }
+}
+
+// The steps so far as each target sees them: judged against it (result/capacity.js judgeStep), with their
+// kind, p50 and planned length (the hold rule).
+function viewsOf (history, targets, { share, kinds, planned }) {
+  return targets.map((t) => history.map((h, i) => {
+    const j = judgeStep(h.figures, t, { share })
+    const p50 = h.figures.latency?.p50 ?? null
+    return {
+      rate: h.rate, kind: kinds[i], ...j, p50, sec: planned[i], pass: j.call === 'pass', disturbed: Boolean(h.figures.disturbed)
+    }
+  }))
+}
+
 // A sweep over rates for one server: next(history) → the next rate to offer (null: done), where history
 // is [{ rate, figures }] of the steps so far (figures: the round's, with `disturbed`; each judged against
 // every target by result/capacity.js judgeStep). describe() says how the rates are chosen and how long a
@@ -262,9 +257,9 @@ function forFirst (step) {
 // budget (null: none, only maxSteps). `share`: the percentile judged, as the share of requests allowed over
 // the target (0.01: p99; 0.05: p95), with minRequests the fewest that can show it (requestsToShow(0,
 // { share }) unless given); `why`: a sentence for the report when the percentile or the work differs from
-// the default run's (--quick's).
+// the default run's (--quick's). Every default is the rule book's (result/rules.js).
 export function createSweep ({
-  serviceMs, cores, sloMs = null, slos = null, fractions = FRACTIONS, refine = SWEEP_LIMITS.refine,
+  serviceMs, cores, sloMs = null, slos = null, fractions = CLIMB.fractions, refine = SWEEP_LIMITS.refine,
   share = PERCENTILE_SHARE, minRequests = requestsToShow(0, { share }), minDurationSec = SWEEP_LIMITS.minDurationSec,
   maxStepSec = SWEEP_LIMITS.maxStepSec, maxSteps = SWEEP_LIMITS.maxSteps, budgetSec = null, budgetWorkMs = null,
   why = null
@@ -273,111 +268,66 @@ export function createSweep ({
   const slo = slos?.length || sloMs ? sloFor(serviceMs, many.targets[0]) : sloFor(serviceMs)
   const targets = many.targets
   const idealRps = serviceMs > 0 ? (cores / serviceMs) * 1000 : null
-  const kinds = [] // the kind of each rate handed out: floor, coarse, down, refine, over, repeat
+  const kinds = [] // the kind of each rate handed out: floor, coarse, down, refine, over, repeat, hold
   const aims = [] // the target each was offered for (null: every target, a coarse step)
   const planned = [] // each step's planned length, seconds
   let lastRate = null
-  const longestSec = LENGTHEN * maxStepSec
-  // A step's length for `requests` at `rate`: within [minDurationSec, maxStepSec], lengthened up to
-  // longestSec when maxStepSec is too short for them (a floor step only up to FLOOR_MIN_REQUESTS: its p50).
-  const lengthFor = (rate, requests, floor = false) => {
-    const forRequests = (n) => Math.ceil((n / rate) * 10) / 10
-    const capped = Math.max(minDurationSec, Math.min(maxStepSec, forRequests(requests)))
-    const need = floor ? Math.min(requests, FLOOR_MIN_REQUESTS) : requests
-    return Math.max(capped, Math.min(longestSec, forRequests(need)))
-  }
-  const typicalStep = (ms) => lengthFor((TYPICAL * cores * 1000) / ms, minRequests)
-  const sec = scaledBudget(budgetSec, budgetWorkMs, serviceMs, typicalStep)
-  const budget = budgetSec > 0
-    ? {
-        sec,
-        baseSec: budgetSec, // before the work's scale (scaledBudget)
-        workMs: budgetWorkMs,
-        stepOverheadSec: STEP_OVERHEAD_SEC,
-        looseShare: LOOSE_SHARE,
-        spentSec: 0,
-        cut: null
-      }
-    : null
-  // Does a step of `sec` fit the budget (the looser targets' share of it when not the first target's)?
-  const fits = (sec, first) =>
-    !budget || budget.spentSec + sec + STEP_OVERHEAD_SEC <= budget.sec * (first ? 1 : LOOSE_SHARE) + 1e-9
-  const lengthOf = (views, step) => {
-    if (step.kind === 'hold') return Math.min(longestSec, Math.max(step.holdSec ?? 0, lengthFor(step.rate, minRequests)))
-    const need = step.kind === 'repeat' ? topUpRequests(views, step, share) : null
-    return lengthFor(step.rate, need ?? minRequests, step.kind === 'floor')
-  }
-  const firstFloorRate = serviceMs > 0 ? (FLOOR_MARGIN * FLOOR_OVERLAP * 1000) / serviceMs : null
+  const { longestSec, lengthFor, lengthOf } = stepLengths({ minDurationSec, maxStepSec, minRequests, share })
+  const typicalStep = (ms) => lengthFor((BUDGET.typical * cores * 1000) / ms, minRequests)
+  const budget = sweepBudget({ budgetSec, budgetWorkMs, serviceMs }, typicalStep)
+  const opts = { idealRps, fractions, refine, maxSteps, share, sloMs: targets[0], longestSec }
+  opts.firstFloorRate = firstFloorRate(serviceMs) // the first floor step (result/rules.js)
+  const settings = { fractions, refine, minRequests, minDurationSec, maxStepSec, longestSec, maxSteps, share, why }
   return {
     kinds,
     lengths: planned, // each step's planned length, seconds (a capacity's hold rule reads them)
-    describe () {
-      return {
-        idealRps,
-        serviceMs,
-        cores,
-        sloMs: slo.sloMs,
-        sloRule: slo.rule,
-        targetsMs: targets, // every target the steps are judged against (the first is sloMs)
-        targetsRule: many.rule,
-        fractions,
-        refine,
-        overload: OVERLOAD,
-        minRequests,
-        minDurationSec,
-        maxStepSec,
-        longestStepSec: longestSec,
-        maxTries: MAX_TRIES,
-        maxSteps,
-        maxRate: RATE_RANGE.max, // no step offers more (--rate's cap)
-        share, // the percentile judged: its share of requests allowed over the target
-        percentile: percentileOf(share),
-        why, // why this percentile or work (--quick), null for the default run's
-        floorOverlap: FLOOR_OVERLAP,
-        // the hold rule (result/capacity.js holdSecFor)
-        hold: { excess: HOLD_EXCESS, times: HOLD_TIMES, minSec: HOLD_MIN_SEC },
-        budget, // the same object as the sweep goes (null: no budget)
-        rule: ruleText(fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share }) +
-          (why ? ` ${why}` : '')
-      }
-    },
+    describe: () => describeSweep({ idealRps, serviceMs, cores, slo, many, budget }, settings),
     durationFor (rate) {
       return kinds.length && rate === lastRate ? planned.at(-1) : lengthFor(rate, minRequests)
     },
     next (history) {
       if (idealRps === null || slo.sloMs === null) return null
-      const views = targets.map((t) => history.map((h, i) => {
-        const j = judgeStep(h.figures, t, { share })
-        const p50 = h.figures.latency?.p50 ?? null
-        const sec = planned[i] // its planned length (the hold rule)
-        return {
-          rate: h.rate, kind: kinds[i], ...j, p50, sec, pass: j.call === 'pass', disturbed: Boolean(h.figures.disturbed)
-        }
-      }))
-      const opts = { idealRps, fractions, refine, maxSteps, share, firstFloorRate, sloMs: targets[0], longestSec }
-      let step = nextStep(views, aims, opts)
-      let sec = step && lengthOf(views, step)
-      if (step && !fits(sec, forFirst(step))) {
-        // the looser targets' share is spent: the first target's steps only, within the whole budget
-        // (cut: 'looser targets' when only theirs were left out, 'sweep' when a first target's step was)
-        const loose = !forFirst(step)
-        step = loose ? nextStep([views[0]], aims, opts) : null
-        sec = step && lengthOf([views[0]], step)
-        budget.cut = loose && (!step || fits(sec, true)) ? 'looser targets' : 'sweep'
-        if (step && !fits(sec, true)) step = null
-      }
-      if (step && step.rate > RATE_RANGE.max) {
-        // a rate is capped like --rate: past a step at the cap the sweep has nothing higher to offer
-        if (history.some((h) => h.rate === RATE_RANGE.max)) step = null
-        else step = { ...step, rate: RATE_RANGE.max }
-      }
+      const views = viewsOf(history, targets, { share, kinds, planned })
+      const { step, sec } = plannedStep(views, history, { aims, budget, lengthOf, opts })
       if (!step) return null
       kinds.push(step.kind)
       aims.push(step.aim)
       planned.push(sec)
-      if (budget) budget.spentSec = Math.round((budget.spentSec + sec + STEP_OVERHEAD_SEC) * 10) / 10
+      if (budget) budget.spentSec = Math.round((budget.spentSec + sec + BUDGET.stepOverheadSec) * 10) / 10
       lastRate = step.rate
       return step.rate
     }
+  }
+}
+
+// The sweep's rule as plain data (describe()): its targets, steps, limits, percentile, hold rule and budget
+// (text/reasons.js sweepRuleText says it in words: experiments/capacity.js adds it as `rule`).
+function describeSweep ({ idealRps, serviceMs, cores, slo, many, budget }, settings) {
+  const { fractions, refine, minRequests, minDurationSec, maxStepSec, longestSec, maxSteps, share, why } = settings
+  return {
+    idealRps,
+    serviceMs,
+    cores,
+    sloMs: slo.sloMs,
+    sloRule: slo.rule,
+    targetsMs: many.targets, // every target the steps are judged against (the first is sloMs)
+    targetsRule: many.rule,
+    fractions,
+    refine,
+    overload: CLIMB.overload,
+    minRequests,
+    minDurationSec,
+    maxStepSec,
+    longestStepSec: longestSec,
+    maxTries: REPEAT.maxTries,
+    maxSteps,
+    maxRate: RATE_RANGE.max, // no step offers more (--rate's cap)
+    share, // the percentile judged: its share of requests allowed over the target
+    percentile: percentileOf(share),
+    why, // why this percentile or work (--quick), null for the default run's
+    floorOverlap: FLOOR.overlap,
+    // the hold rule (result/capacity.js holdSecFor)
+    hold: { excess: HOLD.excess, times: HOLD.times, minSec: HOLD.minSec },
+    budget // the same object as the sweep goes (null: no budget)
   }
 }

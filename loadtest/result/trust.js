@@ -5,34 +5,19 @@
 // the strategy's own contention (more work at once than cores) is a finding, shown as a figure; the
 // generator's lag puts a latency verdict in doubt only where taking it out could flip the verdict.
 import { roundTo } from './stats.js'
+import { NOISE_LIMITS, TRUST } from './rules.js'
 import { WINDOW_MS } from '../settings.js'
 
-// Above this share of one core the load generator is saturated and the run is untrusted.
-export const SATURATED = 0.9
-// The generator's own probe limit (bench/generator.js): a scheduler lag p99 above this (ms). In a lab run
-// the lag alone never untrusts a round: lagCouldFlip decides.
-export const LAG_P99_LIMIT_MS = 5
-// Offered load kept: the issue rate within this share of the schedule's in every window of WINDOW_MS
-// (at least one request either way), and the unsent backlog never past the same bound.
-export const SEND_RATE_TOLERANCE = 0.02
-// Noise limits (reports/README.md "noise"): past any of these a round or sweep step is `disturbed`.
-// stealPct: the host took more than this share of the machine's CPU time (/proc/stat steal);
-// foreignCores: processes other than the lab and the server's tree used more than this many cores;
-// workInflation: the server's median Server-Timing work time exceeded the calibrated service time by
-// more than this factor — counted only when the server's tree was not contended (contentionOf).
-export const NOISE_LIMITS = { stealPct: 5, foreignCores: 0.2, workInflation: 1.3 }
-// A figure within this share above its limit is not a verdict on its own (a hair over a limit is as
-// likely noise in the figure as noise on the machine): it disturbs a round only past limit × (1 + NEAR_LIMIT).
-// nearLimits names the figures in that band.
-export const NEAR_LIMIT = 0.1
-// The tree is contended when its work in flight exceeds the cores the lab left it, or when it used at
-// least this share of those cores itself.
-const CONTENTION_BUSY_SHARE = 0.9
-// The calibration checked again after a server (run/watch/calibrate.js recheckCalibration) may move by this share
-// of the service time the run used; past it the run is untrusted.
-export const CALIBRATION_DRIFT = 0.1
-// A capacity or efficiency above this share of the ideal is beyond what the cores allow: the report says why.
-export const ABOVE_IDEAL = 1.05
+// The trust limits are the rule book's (result/rules.js TRUST, docs/rules.md): a generator past TRUST.saturated
+// of a core is saturated; its lag alone never untrusts a lab round (lagCouldFlip decides; TRUST.lagP99LimitMs is
+// the bench's probe limit); the offered load is kept when the issue rate is within TRUST.sendRateTolerance of the
+// schedule's in every window; past a noise limit (NOISE_LIMITS: steal, other processes, work slower than
+// calibrated when the server's tree was not itself crowding the cores) by more than TRUST.nearLimit a round is
+// disturbed; the calibration may drift TRUST.calibrationDrift; a capacity past TRUST.aboveIdeal of the ideal is
+// beyond what the cores allow. Their names where other modules read them:
+export {
+  ABOVE_IDEAL, CALIBRATION_DRIFT, LAG_P99_LIMIT_MS, NEAR_LIMIT, NOISE_LIMITS, SATURATED, SEND_RATE_TOLERANCE
+} from './rules.js'
 
 // The server's own contention in a round (noise figures, run/watch/noise.js): { inflation, inFlight, cores,
 // treeCores, freeCores, text } when its work ran slower than calibrated (past NOISE_LIMITS.workInflation)
@@ -43,7 +28,7 @@ export function contentionOf (noise) {
   if (!(n.workInflation > NOISE_LIMITS.workInflation) || !(n.cores > 0)) return null
   const free = Math.max(0, n.cores - (n.labCores ?? 0))
   const crowded = n.inFlight > free
-  const busy = n.treeCores >= CONTENTION_BUSY_SHARE * free
+  const busy = n.treeCores >= TRUST.busyShare * free
   if (!crowded && !busy) return null
   const r1 = (x) => roundTo(x, 1)
   const inFlight = typeof n.inFlight === 'number' ? r1(n.inFlight) : null
@@ -61,8 +46,8 @@ export function contentionOf (noise) {
   }
 }
 
-// Is a figure past its limit by more than NEAR_LIMIT (a verdict), and is it in the band just above (near)?
-const past = (x, limit) => x > limit * (1 + NEAR_LIMIT)
+// Is a figure past its limit by more than TRUST.nearLimit (a verdict), and is it in the band just above (near)?
+const past = (x, limit) => x > limit * (1 + TRUST.nearLimit)
 const near = (x, limit) => x > limit && !past(x, limit)
 
 // The other processes' top consumers as words: "node 1.2, npm 0.3" ('' when none were named).
@@ -89,7 +74,7 @@ function coldStart (n) {
 // Outside interference in a round's noise figures (empty: none past the limits): steal, other processes
 // (named: their top consumers; the kernel's interrupt work is not theirs), and work slower than calibrated
 // that the server's own contention does not explain (never for a strategy held against its cold
-// calibration: coldStart). A figure within NEAR_LIMIT above its limit does not count.
+// calibration: coldStart). A figure within TRUST.nearLimit above its limit does not count.
 export function interference (noise) {
   const out = []
   const n = noise
@@ -104,12 +89,12 @@ export function interference (noise) {
   return out
 }
 
-// The noise figures just over their limits (within NEAR_LIMIT): named, not counted as interference.
+// The noise figures just over their limits (within TRUST.nearLimit): named, not counted as interference.
 export function nearLimits (noise) {
   const n = noise ?? {}
   const out = []
   for (const [k, limit] of Object.entries(NOISE_LIMITS)) {
-    if (near(n[k], limit) && (k !== 'workInflation' || (!contentionOf(n) && !coldStart(n)))) out.push(`${k} ${n[k]} within ${NEAR_LIMIT * 100} % over its limit ${limit}`)
+    if (near(n[k], limit) && (k !== 'workInflation' || (!contentionOf(n) && !coldStart(n)))) out.push(`${k} ${n[k]} within ${TRUST.nearLimit * 100} % over its limit ${limit}`)
   }
   return out
 }
@@ -143,7 +128,7 @@ export function issueWindows (timeline, { rate, arrival, total }) {
   return [...windows.values()].sort((a, b) => a.t - b.t)
 }
 
-// Was the offered load kept (empty: yes)? The issue rate within SEND_RATE_TOLERANCE of the schedule's
+// Was the offered load kept (empty: yes)? The issue rate within TRUST.sendRateTolerance of the schedule's
 // in every window (at least one request of slack, for a request due at a window's edge), and the unsent
 // backlog (due so far less sent so far) within the same bound at every window's end, and (where the
 // generator counted it, `peakBacklog`) at every wake-up of the generator. Without windows, the whole
@@ -154,13 +139,13 @@ export function issueWindows (timeline, { rate, arrival, total }) {
 export function offeredLoadKept (windows, figures = {}, { lagMs = 0, wakeUps = true } = {}) {
   const { sendRateError = null, sendRate = null, scheduledRate = null, peakBacklog = null } = figures
   if (!windows?.length) {
-    if (typeof sendRateError !== 'number' || Math.abs(sendRateError) <= SEND_RATE_TOLERANCE) return []
+    if (typeof sendRateError !== 'number' || Math.abs(sendRateError) <= TRUST.sendRateTolerance) return []
     return [`sent ${sendRate} req/s for ${scheduledRate} scheduled (${roundTo(sendRateError * 100, 1)} %)`]
   }
   const out = []
   const rate = figures.scheduledRate ?? figures.rate ?? null
   const lagged = lagMs > 0 && rate > 0 ? Math.ceil((rate * lagMs) / 1000) : 0
-  const slack = (due, extra = 0) => Math.max(1, SEND_RATE_TOLERANCE * due) + lagged + extra
+  const slack = (due, extra = 0) => Math.max(1, TRUST.sendRateTolerance * due) + lagged + extra
   const off = windows.filter((w) => Math.abs(w.sent - w.due) > slack(w.due, w.slack))
   if (off.length) {
     const worst = off.reduce((a, b) => (Math.abs(b.sent - b.due) > Math.abs(a.sent - a.due) ? b : a))

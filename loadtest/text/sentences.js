@@ -1,6 +1,7 @@
 // The result's sentences: the lines and cells every output (terminal table, Markdown, page, compare, the
 // experiments' tables) writes of a result's data. result/ computes; this module only words it. Pure.
-import { SENSITIVE_FACTOR, callOf } from '../result/capacity.js'
+import { callOf } from '../result/capacity.js'
+import { BOUND } from '../result/rules.js'
 import { runName } from '../result/key.js'
 import { isInProcess } from '../result/kind.js'
 import { isNum, roundTo } from '../result/stats.js'
@@ -25,11 +26,11 @@ export function capacityLine (name, c) {
       (c.floor.true === false ? ' (requests overlapped: not a floor)' : '')
   }
   if (c.bound === 'cannot meet the target') {
-    const near = c.sensitive ? ` (within ${SENSITIVE_FACTOR} × of the target: a slightly looser one may be met)` : ''
+    const near = c.sensitive ? ` (within ${BOUND.sensitive} × of the target: a slightly looser one may be met)` : ''
     return `${name} cannot meet ${p} ≤ ${ms(c.sloMs)} at any rate tried: ${floor}${near}`
   }
   if (c.sensitive) {
-    return `${name}: the target ${p} ≤ ${ms(c.sloMs)} is within ${SENSITIVE_FACTOR} × of its floor (${floor}): ` +
+    return `${name}: the target ${p} ≤ ${ms(c.sloMs)} is within ${BOUND.sensitive} × of its floor (${floor}): ` +
       'its capacity is sensitive to the target'
   }
   return null

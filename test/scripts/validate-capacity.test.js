@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { execa } from 'execa'
 import { GRID, extendGrid, failsAt, holdsAt, kneeBandOf, kneeOf, nextStep, pooledGrid, stepSec } from '../../scripts/capacity-brute-force.js'
-import { FLOOR_OVERLAP } from '../../loadtest/result/capacity.js'
+import { FLOOR } from '../../loadtest/result/rules.js'
 import { renderSummary, truthOf, verdictOf } from '../../scripts/validate-capacity.js'
 
 const SCRIPT = join(import.meta.dirname, '../../scripts/validate-capacity.js')
@@ -73,7 +73,7 @@ test('a floor over the target where requests do not overlap: no knee, no grid', 
   assert.equal(located[P99].pass, null)
   assert.equal(located[P95].pass, null)
   const low = steps.reduce((a, s) => (s.rate < a.rate ? s : a))
-  assert.ok(low.overlap <= FLOOR_OVERLAP, `the lowest step overlapped ${low.overlap}`)
+  assert.ok(low.overlap <= FLOOR.overlap, `the lowest step overlapped ${low.overlap}`)
 })
 
 test('a step holds at a percentile only without a fault and within its share', () => {

@@ -4,7 +4,7 @@
 // with no backlog growth (Nighthawk's "testing stage" after its search; the plan rate is a promise, this
 // checks it). Returns decision.confirm.
 import { CONFIRM_QUICK_SEC, CONFIRM_SEC, defaultConnections } from '../../settings.js'
-import { MIN_REQUESTS } from '../../result/sweep.js'
+import { MIN_REQUESTS } from '../../result/rules.js'
 import { runEntry } from './runner.js'
 import { backlogText, growingFor, judgeStep } from '../../result/capacity.js'
 import { roundFigures } from '../../result/figures.js'

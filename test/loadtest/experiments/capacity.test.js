@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { once } from 'node:events'
-import { FLOOR_MIN_REQUESTS, LENGTHEN, OVERLOAD } from '../../../loadtest/result/sweep.js'
+import { CLIMB, FLOOR, LENGTH } from '../../../loadtest/result/rules.js'
 import { CONFIRM_QUICK_SEC, CONFIRM_SEC, SLO_SERVICE_MULTIPLE } from '../../../loadtest/settings.js'
 import { capacityOf, verdicts } from '../../../loadtest/result/capacity.js'
 import { HEADROOM, closeCandidates, pastOf } from '../../../loadtest/result/decision.js'
@@ -65,10 +65,10 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
       assert.ok(['pass', 'fail', 'undecided'].includes(s.call))
       assert.equal(s.pass, s.call === 'pass')
       assert.ok(!s.disturbedBy.some((x) => /the work ran/.test(x)) || !s.contention, 'own contention is never a disturbance')
-      // the percentile's sample a step (a floor step FLOOR_MIN_REQUESTS), lengthened up to LENGTHEN × the cap;
+      // the percentile's sample a step (a floor step FLOOR.minRequests), lengthened up to LENGTH.lengthen × the cap;
       // a repeat tops up an undecided rate: at least its shortest step (0.5 s)
-      const need = s.kind === 'floor' ? FLOOR_MIN_REQUESTS : quick.minRequests
-      const planned = Math.min(need, s.rate * (s.kind === 'repeat' ? quick.durationSec : LENGTHEN * quick.maxStepSec))
+      const need = s.kind === 'floor' ? FLOOR.minRequests : quick.minRequests
+      const planned = Math.min(need, s.rate * (s.kind === 'repeat' ? quick.durationSec : LENGTH.lengthen * quick.maxStepSec))
       assert.ok(s.requests.sent >= planned * 0.9, `${res.server} step ${s.index}: ${s.requests.sent} requests (${planned} planned)`)
     }
     // the sweep's time budget: every step its planned length and the overhead, never past it
@@ -117,8 +117,8 @@ test('--experiment capacity --quick: a capacity per server, the hockey stick on 
     } else {
       // the knee is proven: a failure confirmed above the capacity and at or below 1.2 × it
       const { fail } = c.capacity.bracket
-      assert.ok(fail > c.capacity.rps && fail <= OVERLOAD * c.capacity.rps * (1 + 1e-9), `bracket ${c.capacity.rps}–${fail}`)
-      if (over) assert.ok(Math.abs(over.rate - OVERLOAD * c.capacity.rps) < 1e-6, 'the step past capacity at 1.2 ×')
+      assert.ok(fail > c.capacity.rps && fail <= CLIMB.overload * c.capacity.rps * (1 + 1e-9), `bracket ${c.capacity.rps}–${fail}`)
+      if (over) assert.ok(Math.abs(over.rate - CLIMB.overload * c.capacity.rps) < 1e-6, 'the step past capacity at 1.2 ×')
     }
     assert.ok(c.calibrationCheck && typeof c.calibrationCheck.drift === 'number', 'the calibration checked after the server')
     assert.equal(res.runs, undefined, 'the steps of a sweep are not rounds for compare')

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { ERROR_KINDS, errorsOf } from '../../../loadtest/result/requests.js'
 import { evaluateThresholds, parseThresholds } from '../../../loadtest/report/thresholds.js'
 import { compareReports } from '../../../loadtest/compare/compare.js'
-import { holds } from '../../../loadtest/result/capacity.js'
+import { judgeStep } from '../../../loadtest/result/capacity.js'
 import { httpReport } from '../../fixtures/reports.js'
 
 test('errorsOf: connection errors + timeouts + non-2xx + mismatches, not unanswered; null without counts', () => {
@@ -44,9 +44,9 @@ test('thresholds, compare and capacity agree on errors for one report', () => {
   // capacity: a step holds its target only with no errors (and none unanswered)
   for (const [i, r] of report.results.entries()) {
     const fig = { requests: r.requests, latency: { p99: 1 }, backlog: null }
-    assert.equal(holds(fig, 1e9), want[i] === 0, r.key)
+    assert.equal(judgeStep(fig, 1e9).call === 'pass', want[i] === 0, r.key)
   }
   const unanswered = { requests: { ...report.results[0].requests, unanswered: 1 }, latency: { p99: 1 }, backlog: null }
   assert.equal(errorsOf(unanswered.requests), 0)
-  assert.equal(holds(unanswered, 1e9), false, 'a step with requests left unanswered does not hold')
+  assert.equal(judgeStep(unanswered, 1e9).call === 'pass', false, 'a step with requests left unanswered does not hold')
 })

@@ -3,7 +3,8 @@
 // the requests its planned length gives at its rate, so a step too short for its sample shows it.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { FLOOR_OVERLAP, createSweep } from '../../../loadtest/result/sweep.js'
+import { createSweep } from '../../../loadtest/result/sweep.js'
+import { FLOOR } from '../../../loadtest/result/rules.js'
 import { RATE_RANGE, SLO_LEAST_DEFAULT_MS, SLO_MULTIPLES, SWEEP_LIMITS } from '../../../loadtest/settings.js'
 import { roundTo } from '../../../loadtest/result/stats.js'
 import { capacityOf, judgeStep, verdicts } from '../../../loadtest/result/capacity.js'
@@ -140,9 +141,9 @@ test('floor: a saturated floor is measured again lower; "cannot meet" only from 
   const { steps, capacity } = drive(createSweep({ serviceMs: 8.2, cores: 2, sloMs: 41, maxStepSec: 8 }), measure)
   const floors = steps.filter((s) => s.kind === 'floor')
   assert.ok(floors.length >= 2, `floors at ${floors.map((s) => s.rate).join(', ')}`)
-  assert.ok((floors[0].rate * floors[0].p50) / 1000 > FLOOR_OVERLAP, 'the first floor overlapped')
+  assert.ok((floors[0].rate * floors[0].p50) / 1000 > FLOOR.overlap, 'the first floor overlapped')
   const last = floors.at(-1)
-  assert.ok((last.rate * last.p50) / 1000 <= FLOOR_OVERLAP, `the floor measured where requests do not overlap (${last.rate} req/s)`)
+  assert.ok((last.rate * last.p50) / 1000 <= FLOOR.overlap, `the floor measured where requests do not overlap (${last.rate} req/s)`)
   assert.equal(capacity.bound, 'cannot meet the target')
   assert.equal(capacity.floor.rps, last.rate)
   assert.equal(capacity.floor.true, true)

@@ -4,7 +4,9 @@
 // ranking flips with the target, and the decision says where.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { LOOSE_SHARE, createSweep } from '../../../loadtest/result/sweep.js'
+import { createSweep } from '../../../loadtest/result/sweep.js'
+import { BUDGET } from '../../../loadtest/result/rules.js'
+import { sweepRuleText } from '../../../loadtest/text/reasons.js'
 import { SLO_MULTIPLES, STEP_OVERHEAD_SEC, SWEEP_LIMITS, targetsFor } from '../../../loadtest/settings.js'
 
 // Room for every target's bisections: the most steps a sweep here is given.
@@ -180,7 +182,7 @@ test('budget: it grows with the work\'s step length, never under budgetSec; a sl
   const slow = budgetOf(82) // loop:1e8: a step at 0.75 × 24.4 req/s holds its 299 requests in 16.4 s, 5 s at 24.6 ms
   assert.equal(slow.sec, Math.round((budgetSec * (16.4 + STEP_OVERHEAD_SEC)) / (5 + STEP_OVERHEAD_SEC)))
   assert.equal(slow.baseSec, budgetSec)
-  assert.match(createSweep({ serviceMs: 82, cores: 2, budgetSec, budgetWorkMs }).describe().rule, /scaled to this work's step length/)
+  assert.match(sweepRuleText(createSweep({ serviceMs: 82, cores: 2, budgetSec, budgetWorkMs }).describe()), /scaled to this work's step length/)
   assert.equal(budgetOf(82, { budgetWorkMs: null }).sec, budgetSec, 'without the work it was set on: as given')
   // a slow work driven to its end: its sweep reaches a refined capacity within its own budget
   const p99At = queue(200, 20) // 80 ms of service on 2 cores (ideal 24.4 req/s); 20 req/s is its limit
@@ -203,7 +205,7 @@ test('budget: the climb past the first target\'s failure is the looser targets\'
     for (let rate = sweep.next(history); rate !== null; rate = sweep.next(history)) {
       spent += sweep.durationFor(rate) + STEP_OVERHEAD_SEC
       if (sweep.kinds.at(-1) === 'coarse' && rate > firstFailed) {
-        assert.ok(spent <= budgetSec * LOOSE_SHARE + 1e-9, `${budgetSec} s: a climb for the looser target at ${rate} req/s ended at ${spent} s`)
+        assert.ok(spent <= budgetSec * BUDGET.looseShare + 1e-9, `${budgetSec} s: a climb for the looser target at ${rate} req/s ended at ${spent} s`)
         climbs++
       }
       const p99 = p99At(rate)

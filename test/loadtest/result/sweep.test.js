@@ -2,12 +2,13 @@
 // the step past capacity that must fail, and the capacity with its bracket.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { LENGTHEN, createSweep, FRACTIONS, OVERLOAD } from '../../../loadtest/result/sweep.js'
+import { createSweep } from '../../../loadtest/result/sweep.js'
+import { BACKLOG, CLIMB, LENGTH } from '../../../loadtest/result/rules.js'
 import { SWEEP_LIMITS } from '../../../loadtest/settings.js'
 
 const MAX_STEPS = SWEEP_LIMITS.maxSteps // createSweep's default
 import {
-  BACKLOG_HORIZON, backlogOf, backlogWaitMs, capacityOf, growingFor, heldAt, holdSecFor, holds, judgeStep, verdictAt
+  backlogOf, backlogWaitMs, capacityOf, growingFor, heldAt, holdSecFor, judgeStep, verdictAt
 } from '../../../loadtest/result/capacity.js'
 
 const SLO = 50
@@ -31,7 +32,7 @@ function drive (sweep, measure) {
     index: i,
     rate: h.rate,
     kind: sweep.kinds[i],
-    pass: holds(h.figures, SLO),
+    pass: judgeStep(h.figures, SLO).call === 'pass',
     disturbed: h.figures.disturbed,
     ...h.figures.latency
   }))
@@ -44,7 +45,7 @@ const upTo = (limit) => (rate) => ({ pass: rate <= limit })
 test('sweep: coarse steps to the first failure (repeated before it counts), bisection, and an over-step that fails', () => {
   const steps = drive(sweepFor(), upTo(130))
   const coarse = steps.filter((s) => s.kind === 'coarse').map((s) => s.rate)
-  assert.deepEqual(coarse, FRACTIONS.slice(0, 4).map((f) => f * 200), 'up to 150 req/s, the first failure')
+  assert.deepEqual(coarse, CLIMB.fractions.slice(0, 4).map((f) => f * 200), 'up to 150 req/s, the first failure')
   assert.equal(steps[0].kind, 'floor', 'the floor first')
   assert.equal(steps[5].kind, 'repeat', 'the first failure is measured again before it counts')
   assert.equal(steps[5].rate, 150)
@@ -53,14 +54,14 @@ test('sweep: coarse steps to the first failure (repeated before it counts), bise
   assert.equal(cap.bound, 'refined')
   assert.ok(cap.bracket.fail > 130 && cap.bracket.fail <= 150, 'the bracket: the lowest confirmed failure above')
   const over = steps.find((s) => s.kind === 'over')
-  assert.equal(over.rate, cap.rps * OVERLOAD)
+  assert.equal(over.rate, cap.rps * CLIMB.overload)
   assert.equal(over.pass, false)
   assert.equal(steps.at(-1).rate, over.rate, 'the failing over-step ends the sweep')
 })
 
 test('sweep: one bad step does not end it — a failure that does not repeat is a pass', () => {
   // The second coarse step (90 req/s) fails once (a stall), then holds when repeated.
-  const stall = FRACTIONS[1] * 200
+  const stall = CLIMB.fractions[1] * 200
   let stalled = false
   const steps = drive(sweepFor(), (rate) => {
     if (rate === stall && !stalled) {
@@ -71,7 +72,7 @@ test('sweep: one bad step does not end it — a failure that does not repeat is 
   })
   const atStall = steps.filter((s) => s.rate === stall)
   assert.deepEqual(atStall.map((s) => s.pass), [false, true, true], 'measured again until the majority decides')
-  assert.ok(steps.some((s) => s.rate === FRACTIONS[2] * 200), 'the coarse sweep went on past it')
+  assert.ok(steps.some((s) => s.rate === CLIMB.fractions[2] * 200), 'the coarse sweep went on past it')
   const cap = capacityOf(steps, { sloMs: SLO, idealRps: 200 })
   assert.ok(cap.rps > 125 && cap.rps <= 130, `capacity ${cap.rps} as without the stall`)
   assert.ok(cap.repeated >= 2)
@@ -107,9 +108,9 @@ test('sweep: a passing over-step is re-measured and, holding again, the sweep go
 test('sweep: steps last long enough for the minimum of requests; no calibration, no sweep', () => {
   const sweep = createSweep({ serviceMs: 10, cores: 2, minRequests: 200, minDurationSec: 3, maxStepSec: 8 })
   assert.equal(sweep.durationFor(20), 10, 'past maxStepSec (8 s), lengthened for its 200 requests')
-  assert.equal(sweep.durationFor(5), 24, 'lengthened at most LENGTHEN × maxStepSec: 120 requests')
+  assert.equal(sweep.durationFor(5), 24, 'lengthened at most LENGTH.lengthen × maxStepSec: 120 requests')
   const byDefault = createSweep({ serviceMs: 10, cores: 2 })
-  assert.equal(byDefault.durationFor(1), LENGTHEN * SWEEP_LIMITS.maxStepSec, 'settings.js by default, lengthened')
+  assert.equal(byDefault.durationFor(1), LENGTH.lengthen * SWEEP_LIMITS.maxStepSec, 'settings.js by default, lengthened')
   assert.equal(sweep.durationFor(50), 4)
   assert.equal(sweep.durationFor(1000), 3)
   assert.equal(sweep.describe().minRequests, 200)
@@ -125,7 +126,7 @@ test('backlog: outstanding requests that grow through a step fail it, a steady q
   assert.equal(b.growing, true)
   assert.ok(b.growth > b.limit)
   const fig = { ...figures(true), backlog: b }
-  assert.equal(holds(fig, SLO), false, 'a p99 within the target does not hold with a growing backlog')
+  assert.equal(judgeStep(fig, SLO).call === 'pass', false, 'a p99 within the target does not hold with a growing backlog')
   assert.equal(backlogOf({ points: [point(1, 1)] }), null)
 })
 
@@ -141,7 +142,7 @@ test('backlog: a slow growth fails a short step when it would add more wait than
   assert.ok(b.growth > 3 && b.perSec > 1, JSON.stringify(b))
   const fig = { ...figures(true), backlog: b, open: { rate: 78 } }
   const wait = backlogWaitMs(b, 78)
-  assert.ok(wait > 122.6, `${wait} ms more wait within ${BACKLOG_HORIZON} requests`)
+  assert.ok(wait > 122.6, `${wait} ms more wait within ${BACKLOG.horizon} requests`)
   assert.equal(growingFor(fig, 122.6), true)
   assert.equal(judgeStep(fig, 122.6).call, 'fail')
   assert.equal(judgeStep(fig, 122.6).why, 'backlog grew')
@@ -159,14 +160,14 @@ test('capacity: a bisection that lands on 1.2 × capacity proves the knee; the s
     { index: 0, rate: 100, kind: 'coarse', pass: true, disturbed: false, p99: 10 },
     { index: 1, rate: 150, kind: 'coarse', pass: false, disturbed: false, p99: 500 },
     { index: 2, rate: 150, kind: 'repeat', pass: false, disturbed: false, p99: 500 },
-    { index: 3, rate: 100 * OVERLOAD, kind: 'refine', pass: false, disturbed: false, p99: 500 },
-    { index: 4, rate: 100 * OVERLOAD, kind: 'repeat', pass: false, disturbed: false, p99: 500 }
+    { index: 3, rate: 100 * CLIMB.overload, kind: 'refine', pass: false, disturbed: false, p99: 500 },
+    { index: 4, rate: 100 * CLIMB.overload, kind: 'repeat', pass: false, disturbed: false, p99: 500 }
   ]
   const cap = capacityOf(steps, { sloMs: SLO, idealRps: 200 })
   assert.equal(cap.rps, 100)
   assert.equal(cap.bound, 'refined', 'a failure confirmed at 1.2 × capacity proves the knee')
   assert.equal(cap.over.index, 3, 'the step at 1.2 × capacity, whatever its kind')
-  assert.deepEqual(cap.bracket, { pass: 100, fail: 100 * OVERLOAD })
+  assert.deepEqual(cap.bracket, { pass: 100, fail: 100 * CLIMB.overload })
 })
 
 test('sweep: the hold rule — a short pass above a sharp knee is measured again for long enough, and its failure lowers the capacity', () => {

@@ -1,0 +1,229 @@
+// The rule book of the capacity verdict: every rule that chooses a sweep's steps, judges them and turns
+// their verdicts into a capacity, and every value those rules read, each once with one line of why. A value
+// that follows from another is computed from it here. result/sweep.js, result/capacity.js, result/trust.js
+// and experiments/capacity.js read their values from this module and define none of their own;
+// scripts/rules-doc.js writes docs/rules.md from RULE_BOOK (test/scripts/rules-doc.test.js holds them equal).
+// The sample-size rule's binomial law lives here too: the sweep's step length and --quick's are computed from it.
+import { roundTo } from './stats.js'
+
+// Every rule in order: { id, title, statement, values: [{ name, value, why, from }] } (docs/rules.md).
+export const RULE_BOOK = []
+
+// A rule: its id, title and statement, and its values (name → [value, why] or [(values so far) → value, why,
+// from], a value computed from others, `from` saying how). Returns the values, frozen.
+function rule (id, title, statement, spec) {
+  const values = {}
+  const rows = []
+  for (const [name, [v, why, from = null]] of Object.entries(spec)) {
+    values[name] = typeof v === 'function' ? v(values) : v
+    rows.push({ name, value: values[name], why, from })
+  }
+  RULE_BOOK.push({ id, title, statement, values: rows })
+  return Object.freeze(values)
+}
+
+export const SAMPLE = rule('sample', 'The sample-size rule',
+  'A step decides its percentile from the binomial law of its requests over the target: a pass when a share ' +
+  'over it of `share` or more would give so few with probability at most 1 − `confidence`, a failure when it ' +
+  'would give so many, else undecided (never a failure). Each step lasts for the fewest requests that can show ' +
+  'the percentile with none over the target.', {
+    confidence: [0.95, 'one-sided: a verdict wrong once in twenty at most, either way'],
+    share: [0.01, 'the default run judges p99: 1 % of the requests may be over the target'],
+    minRequests: [(v) => requestsToShow(0, { share: v.share, confidence: v.confidence }),
+      'a step\'s default sample: the fewest requests that can show p99 with none over', 'requestsToShow(0)']
+  })
+
+export const SWEEP_LIMITS = rule('limits', 'A sweep\'s limits',
+  'The capacity experiment\'s settings (--quick overrides them): a step lasts at least minDurationSec and at ' +
+  'most maxStepSec, up to `refine` bisections per target, at most maxSteps steps for the first target and ' +
+  'stepsPerTarget more per further target, within budgetSec a sweep (grown for a work slower than budgetWorkMs).', {
+    minDurationSec: [2, 'the shortest step (and the brute force\'s): under it a verdict rests on a moment of the machine'],
+    maxStepSec: [10, 'a step\'s usual cap: loop:3e7 (about 80 req/s on 2 cores) fits 299 requests in 3–10 s'],
+    refine: [3, 'three bisections narrow a 1.2 × bracket to about 2 %'],
+    maxSteps: [14, 'the first target\'s steps: floor, climb, down, bisections, repeats, the step past capacity, a hold'],
+    stepsPerTarget: [2, 'a bisection and its repeat for each looser target'],
+    budgetSec: [100, 'the least budget at which the replay of the quiet default runs keeps every first-target capacity'],
+    budgetWorkMs: [24.6, 'the work budgetSec was set on: loop:3e7 as calibrated on the reference machine']
+  })
+
+export const LENGTH = rule('length', 'A step\'s length',
+  'A step lasts long enough for its sample, within [minDurationSec, maxStepSec], lengthened up to `lengthen` × ' +
+  'maxStepSec when that is too short for it (past that it is undecided unless its requests decide). A repeat of ' +
+  'a rate whose steps were all undecided, with at most topUpMaxOver over, lasts only for the requests its pool ' +
+  'still needs.', {
+    lengthen: [3, 'a slow work\'s step may grow to 30 s rather than stay too short to decide'],
+    topUpMaxOver: [2, 'a pool with one or two over needs 473 or 628 requests: a top-up, not a whole step']
+  })
+
+export const BUDGET = rule('budget', 'The time budget',
+  'A step costs its planned length and stepOverheadSec; a step that does not fit is not offered, so no sweep ' +
+  'exceeds its budget. Steps for the looser targets only fit within looseShare of it. The budget grows with the ' +
+  'work: budgetSec holds so many typical steps (minRequests at `typical` × the ideal) of a budgetWorkMs work.', {
+    stepOverheadSec: [2, 'a round\'s drain, recovery probe and judging: 1.7 s a step measured, with a margin'],
+    looseShare: [0.8, 'the looser targets\' bisections stop first; the rest is kept for the decision\'s target'],
+    typical: [0.75, 'a typical step runs near three quarters of the ideal']
+  })
+
+export const FLOOR = rule('floor', 'The floor',
+  'The sweep measures its floor first, at a rate where requests rarely overlap: rate × p50 at most `overlap` ' +
+  '(a true floor). A floor whose requests overlapped is measured again lower: `margin` of the rate where they ' +
+  'would just reach `overlap`, at least dropMin and at most dropMax × lower. Only a true floor that failed can ' +
+  'show "cannot meet the target"; a floor step lasts for minRequests at least (its p50).', {
+    overlap: [0.25, 'one request takes at most a quarter of the gap between arrivals: they rarely wait for each other'],
+    margin: [0.8, 'aim a fifth under the rate where requests would just overlap'],
+    dropMin: [(v) => 1 / v.margin, 'a floor lowered at all is lowered at least as much as the margin asks', '1 / margin'],
+    dropMax: [8, 'a saturated p50 is mostly queueing: never trust it for more than an 8 × drop'],
+    minRequests: [20, 'enough requests for a p50']
+  })
+
+export const CLIMB = rule('climb', 'The climb, the search down and the bisection',
+  'After the floor, open-loop steps at `fractions` of the ideal (cores / service time), then on at `climb` × ' +
+  'until one fails; a failure more than downRatio × above the highest pass (or the floor) is searched down ' +
+  'geometrically; bisections narrow the bracket until within `precision` (`precisionOthers` for the looser ' +
+  'targets); then one step at `overload` × the capacity, which must fail (if it holds, the sweep goes on from ' +
+  'it). A --tune sweep starts from the previous setting\'s bracket at `seeded` × its capacity.', {
+    fractions: [[0.3, 0.45, 0.6, 0.75, 0.9, 1.05, 1.2], 'coarse steps from well below the ideal to past it'],
+    climb: [1.5, 'past the ideal the climb goes on: the ideal never bounds a capacity'],
+    downRatio: [2, 'a failure twice the highest pass is too far to bisect: halve, or take the geometric mean'],
+    precision: [0.02, 'the decision\'s target: a bracket within 2 %'],
+    precisionOthers: [0.05, 'the looser targets show the curve: 5 % is enough'],
+    overload: [1.2, 'the step past capacity: a knee proven within 20 %'],
+    seeded: [[0.6, 0.8, 0.95, 1.1, 1.3, 1.6, 2], 'a neighbouring setting\'s capacity is near: fewer steps find it']
+  })
+
+export const REPEAT = rule('repeat', 'Repeats and the verdict at a rate',
+  'Noise only adds time: a verdict that agrees with what the sweep knows stands on one step, one that ' +
+  'contradicts it needs two. A first failure is repeated before it counts, unless clear (clearShare of its ' +
+  'requests or more over the target, undisturbed, its lag unable to flip it); a disturbed failure, or one the ' +
+  'generator\'s lag could flip, counts only after maxTries steps; undecided steps pool their requests; at ' +
+  'maxTries the majority decides, a tie the pooled share; a rate none of whose steps decided stays undecided.', {
+    maxTries: [3, 'three steps at one rate: then the majority decides'],
+    clearShare: [0.5, 'half the requests over the target: its median is over it, no repeat could flip it']
+  })
+
+// The brute force's grid (scripts/capacity-brute-force.js): what the sweep is checked against.
+export const GRID = rule('grid', 'The brute force\'s grid',
+  'scripts/capacity-brute-force.js checks the sweep against a grid of rates `ratio` apart, each step long enough ' +
+  'for `requests` requests; the hold and backlog rules judge a step as the grid judges its own.', {
+    ratio: [1.08, 'rates 8 % apart: "10 % or less" between a capacity and the knee'],
+    requests: [600, 'two p99 samples a step: a slow backlog shows within it']
+  })
+
+export const HOLD = rule('hold', 'The hold rule',
+  'Near a sharp knee a short step can pass a rate above it, its backlog too small yet to show. The capacity\'s ' +
+  'rate must hold one step long enough that a backlog growing at `excess` of the rate would add the target\'s ' +
+  'wait less the floor\'s p50 `times` over (at least minSec, at most the longest step); where no step there lasted ' +
+  'as long (within lengthShare of it), a hold step measures it, and the hold steps alone decide that rate.', {
+    excess: [() => roundTo(GRID.ratio - 1, 9), 'a backlog growing by one grid step of the rate', 'grid ratio − 1'],
+    times: [3, 'three times over: a margin against the backlog\'s noise'],
+    minSec: [() => SWEEP_LIMITS.minDurationSec, 'a capacity never rests on less than the shortest step',
+      'minDurationSec'],
+    lengthShare: [0.95, 'a step planned within 5 % of the hold\'s length counts as one']
+  })
+
+export const BACKLOG = rule('backlog', 'The backlog rule',
+  'A step fails when its outstanding requests grow: their mean over its last quarter exceeds their mean over its ' +
+  'second quarter by more than `share` of the requests sent and at least `min`, or (grown past `min`) kept up ' +
+  'for `horizon` requests would add more wait than the target.', {
+    share: [0.05, 'a backlog of one request in twenty sent is a queue, not jitter'],
+    min: [3, 'a backlog of one or two requests is jitter at any rate'],
+    horizon: [() => GRID.requests, 'a step judged as the brute force judges its own', 'grid requests']
+  })
+
+export const BOUND = rule('bound', 'The capacity\'s bound',
+  'The capacity is the highest rate whose verdict is a pass: "refined" when a failure is confirmed within ' +
+  'overload × of it, else "at least"; with no pass, "cannot meet the target" only from a true floor that ' +
+  'failed over the target, else "undecided" with why. A target within `sensitive` × of the floor\'s p99 ' +
+  '(either way) is marked: a few ms more or less moves the capacity.', {
+    sensitive: [1.5, 'within half again of the floor\'s p99 a target judges the floor itself']
+  })
+
+export const TRUST = rule('trust', 'The trust limits',
+  'Past a noise limit (by more than nearLimit) a step is disturbed: a disturbed failure counts only after ' +
+  'maxTries steps. The work slower than calibrated is the server\'s own contention, not noise, when its tree ' +
+  'had more work in flight than the cores left it or kept busyShare of them busy. A generator that did not keep ' +
+  'the offered load disturbs a step; its lag puts a latency verdict in doubt only where it could flip it.', {
+    stealPct: [5, 'the host took more than 5 % of the machine\'s CPU time'],
+    foreignCores: [0.2, 'other processes used a fifth of a core: enough to move a 2-core knee'],
+    workInflation: [1.3, 'the work ran 30 % slower than calibrated'],
+    nearLimit: [0.1, 'a hair over a limit is as likely noise in the figure as on the machine'],
+    busyShare: [0.9, 'a tree that kept nine tenths of its cores busy crowds them itself'],
+    sendRateTolerance: [0.02, 'the issue rate within 2 % of the schedule in every 1 s window'],
+    saturated: [0.9, 'a generator past 90 % of a core cannot keep a schedule'],
+    lagP99LimitMs: [5, 'the generator\'s own probe limit (bench/generator.js)'],
+    calibrationDrift: [0.1, 'the service time checked after the server may move 10 %'],
+    aboveIdeal: [1.05, 'past 5 % over the ideal a capacity is beyond what the cores allow']
+  })
+
+export const QUICK = rule('quick', 'What --quick changes',
+  '--quick judges a looser percentile on fewer requests, by the same rules: shorter steps, fewer bisections and ' +
+  'steps, a smaller budget on a faster work, and three coarse steps.', {
+    share: [0.05, 'p95: 59 requests can show it where p99 needs 299'],
+    minRequests: [(v) => requestsToShow(0, { share: v.share }), 'the fewest that can show p95 with none over',
+      'requestsToShow(0, p95)'],
+    maxStepSec: [2.5, 'a floor step near 24 req/s holds its 59 requests'],
+    refine: [1, 'one bisection: the suite\'s runs show the rule, not a tight bracket'],
+    maxSteps: [11, 'the floor, three coarse steps, a bisection, repeats, the step past capacity and a hold'],
+    stepsPerTarget: [1, 'one more step per looser target'],
+    budgetSec: [58, 'on a quiet machine the whole sweep with a failed hold fits'],
+    budgetWorkMs: [8.2, 'loop:1e7 as calibrated on the reference machine'],
+    fractions: [[0.6, 1.0, 1.4], 'three coarse steps around the ideal']
+  })
+
+// Names other modules read (run/, bench/, scripts/ and the trust rules): each a value above, not a value of its own.
+export const PERCENTILE_SHARE = SAMPLE.share
+export const MIN_REQUESTS = SAMPLE.minRequests
+export const STEP_OVERHEAD_SEC = BUDGET.stepOverheadSec
+export const NOISE_LIMITS = Object.freeze({
+  stealPct: TRUST.stealPct, foreignCores: TRUST.foreignCores, workInflation: TRUST.workInflation
+})
+export const SATURATED = TRUST.saturated
+export const LAG_P99_LIMIT_MS = TRUST.lagP99LimitMs
+export const SEND_RATE_TOLERANCE = TRUST.sendRateTolerance
+export const NEAR_LIMIT = TRUST.nearLimit
+export const CALIBRATION_DRIFT = TRUST.calibrationDrift
+export const ABOVE_IDEAL = TRUST.aboveIdeal
+
+// The first floor's rate for a service time (ms): `margin` of the rate where one request would take `overlap`
+// of the gap between arrivals; null without a service time.
+export function firstFloorRate (serviceMs) {
+  return serviceMs > 0 ? (FLOOR.margin * FLOOR.overlap * 1000) / serviceMs : null
+}
+
+// The percentile a share over the target stands for (0.01 → 99, 0.05 → 95).
+export function percentileOf (share = SAMPLE.share) {
+  return roundTo(100 * (1 - share), 3)
+}
+
+// P(X ≤ k) for X ~ Binomial(n, p), summed in log space (n up to millions; terms below 1e-308 vanish).
+function binomialCdf (k, n, p) {
+  if (k < 0) return 0
+  if (k >= n) return 1
+  let log = n * Math.log1p(-p)
+  let sum = Math.exp(log)
+  const ratio = Math.log(p) - Math.log1p(-p)
+  for (let i = 0; i < k; i++) {
+    log += Math.log((n - i) / (i + 1)) + ratio
+    sum += Math.exp(log)
+  }
+  return Math.min(1, sum)
+}
+
+// What n requests with `over` of them over the target show about the share over it (p99: share 1 %):
+// 'pass' when a share of `share` or more would give so few over with probability ≤ 1 − confidence (the
+// one-sided upper bound is under it), 'fail' when it would give so many with that probability, else
+// 'undecided'. p99 needs 299 requests with none over, 473 with one, 628 with two.
+export function percentileCall (n, over, { share = SAMPLE.share, confidence = SAMPLE.confidence } = {}) {
+  const alpha = 1 - confidence
+  if (!(n > 0)) return 'undecided'
+  if (binomialCdf(over, n, share) <= alpha) return 'pass'
+  if (over > 0 && 1 - binomialCdf(over - 1, n, share) <= alpha) return 'fail'
+  return 'undecided'
+}
+
+// The fewest requests that can show the percentile with `over` of them over the target (299 for p99 with none).
+export function requestsToShow (over = 0, opts = {}) {
+  let n = over + 1
+  while (percentileCall(n, over, opts) !== 'pass') n++
+  return n
+}

@@ -1,0 +1,58 @@
+// Words for the capacity verdict's data: the sweep's rule, and (result/ keeps them as { code, …figures })
+// the untrusted reasons, the bounds and the step verdicts' whys. result/ decides on codes; this module only
+// says them. Old reports carry reasons as strings: reasonText passes a string through.
+import { roundTo } from '../result/stats.js'
+import { CLIMB, FLOOR, HOLD, LENGTH, REPEAT, SAMPLE, percentileOf, requestsToShow } from '../result/rules.js'
+
+// A share as words: "half", else "N % of".
+const fraction = (x) => (x === 0.5 ? 'half' : `${roundTo(x * 100, 1)} % of`)
+
+// How a budget was scaled to the work, in words ('' when it was not).
+function scaledText (budget) {
+  if (!(budget.sec > budget.baseSec)) return ''
+  return `${budget.baseSec} s scaled to this work's step length against a ${budget.workMs} ms work's; `
+}
+
+// The sweep's rule in words, for the report, from its plain data (result/sweep.js createSweep's describe()),
+// with its `why` (--quick's) after it.
+export function sweepRuleText ({ fractions, refine, minRequests, minDurationSec, maxStepSec, budget, share, why }) {
+  return ruleText(fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share }) + (why ? ` ${why}` : '')
+}
+
+function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share }) {
+  const p = `p${percentileOf(share)}`
+  return `a floor step first, at a rate where requests rarely overlap (rate × p50 ≤ ${FLOOR.overlap}; lowered until ` +
+    `it is), then open-loop steps at ${fractions.map((f) => `${Math.round(f * 100)}%`).join(', ')} of the ideal ` +
+    `(cores / service time) and on at ${CLIMB.climb} × until one fails; a failure more than ${CLIMB.downRatio} × above the ` +
+    'highest pass (or the floor) is searched down geometrically (the first target\'s before the looser targets climb ' +
+    'on); then up to ' +
+    `${refine} bisections between the highest passing and the lowest failing rate (until within ` +
+    `${roundTo(CLIMB.precision * 100, 3)}%); then one step at ${CLIMB.overload} × the capacity, which must fail (if it holds, the sweep goes ` +
+    'on upward from it); then, unless a passing step there lasted as long, one hold step at the capacity, long ' +
+    `enough that a backlog growing at ${roundTo(HOLD.excess * 100, 3)} % of the rate would add the target's wait less the ` +
+    `floor's p50 ${HOLD.times} times over (at least ${HOLD.minSec} s, at most the longest step): the hold steps ` +
+    'alone decide that rate, and ' +
+    'a hold that fails lowers the capacity (one more bisection for each). ' +
+    `Each step lasts long enough for ${minRequests} requests, at least ${minDurationSec} s and at ` +
+    `most ${maxStepSec} s, lengthened up to ${LENGTH.lengthen * maxStepSec} s when that is too short for them (past that ` +
+    'the step is undecided unless its requests decide). ' +
+    'A step holds when every request was answered 2xx with the expected body, its backlog did not grow and its ' +
+    `requests over the target (latency from the due time) show ${p} within it at ${Math.round(SAMPLE.confidence * 100)} % (binomial: ` +
+    `${[0, 1, 2].map((k) => `${requestsToShow(k, { share })} requests with ${k || 'none'} over`).join(', ')}); ` +
+    `it fails when they show ${p} above it; otherwise it is ` +
+    'undecided and the rate is measured again, its steps pooled. A first failure is repeated before it counts ' +
+    `(unless ${fraction(REPEAT.clearShare)} its requests or more were over the target, the step undisturbed: no repeat could ` +
+    'flip it); ' +
+    "a disturbed failure, or one the generator's lag could flip (p99 less the lag p99 within the target), counts " +
+    `only after ${REPEAT.maxTries} steps at its rate; a pass above a confirmed failure must hold twice. At ` +
+    `${REPEAT.maxTries} steps the majority decides, a tie the pooled share over the target; a rate none of whose steps ` +
+    'decided stays undecided. A repeat of a rate whose steps were all undecided lasts only for the requests its ' +
+    'pool still needs. "Cannot meet the target" only from a true floor that failed; no passing rate and no true ' +
+    'floor failure is "undecided", with why.' +
+    (budget
+      ? ` Time budget: ${budget.sec} s a sweep (${scaledText(budget)}each step its length and ${budget.stepOverheadSec} s); ` +
+        'steps for the ' +
+        `looser targets only within ${Math.round(budget.looseShare * 100)} % of it, so their bisections stop first ` +
+        '(their capacity then a lower bound: "at least"); a step that does not fit is not offered.'
+      : '')
+}
