@@ -9,6 +9,7 @@ import { runName } from '../result/key.js'
 import { KEEP_SHARE, pastOf, targetsOf } from '../result/decision.js'
 import { bracketText } from '../text/decision.js'
 import { MISSING, fmtRounded, pctSpaced } from '../text/format.js'
+import { classTargetsText } from '../text/sentences.js'
 
 const r1 = (x) => fmtRounded(x, 1)
 const CHOSEN = PALETTE[0] // the decision's configuration
@@ -17,6 +18,9 @@ const AS_SWEPT = '#D55E00'
 const SHEDDING = PALETTE[0]
 // The multiples of C the goodput chart has a place for: C itself (the sweep's step), then the probe's.
 const MULTIPLES = [1, 1.5, 2]
+
+// Whether a result is the decision's choice (a refusal chose none).
+const isChosen = (r, d) => Boolean(d && !d.refused) && r.key === d.key
 
 // A strategy's name on the charts: the server, with its --tune setting (`queued-threads[threads=2]`).
 function strategyName (r) {
@@ -40,7 +44,7 @@ export function capacityBarRows (results, decision = null) {
       ? (t.bound ?? 'no capacity')
       : `${status === 'at least' ? '≥ ' : ''}${r1(t.rps)} (${bracketText(t)})`
     const pass = holds ? (t.bracket?.pass ?? t.rps) : null
-    const chosen = r.key === decision?.key
+    const chosen = isChosen(r, decision)
     rows.push({ name: strategyName(r), rps: holds ? t.rps : 0, pass, fail: holds ? fail : null, status, chosen, label })
   }
   return rows.sort((a, b) => b.rps - a.rps)
@@ -49,7 +53,7 @@ export function capacityBarRows (results, decision = null) {
 // Capacity as horizontal bars, highest first: the bracket [the rate that held, the lowest that failed] as
 // whiskers, the decision's configuration in colour, the plan rate (when there is one) a dashed rule.
 export function capacityBarsSpec (rows, { planRps = null, width = 420 } = {}) {
-  const y = { field: 'name', type: 'nominal', title: null, sort: null, axis: { labelLimit: 220, labelFontSize: 12 } }
+  const y = { field: 'name', type: 'nominal', title: null, sort: null, axis: { labelLimit: 320, labelFontSize: 12 } }
   const x = { field: 'rps', type: 'quantitative', title: 'capacity at the target (requests/s)', scale: { zero: true, nice: true } }
   const top = Math.max(1, ...rows.map((r) => Math.max(r.rps, r.fail ?? 0)), planRps ?? 0)
   x.scale.domainMax = top * 1.32 // room for the labels past the longest bar
@@ -121,7 +125,7 @@ function configRows (r, probe, decision) {
     name: strategyName(r),
     config: shedding ? 'shedding setting' : 'as swept',
     setting: shedding ? probe.shedding : probe.label,
-    chosen: r.key === decision?.key && (decision?.variant ?? null) === (probe.variant ?? null),
+    chosen: isChosen(r, decision) && (decision.variant ?? null) === (probe.variant ?? null),
     points,
     past: pastOf(probe),
     failure: probe.failure ?? (probe.overload?.refused ? String(probe.overload.refused) : null)
@@ -149,7 +153,14 @@ export function pastCapacitySpec (configs, { width = 150, height = 190 } = {}) {
     scale: { domain: [0.8, 2.2], nice: false },
     axis: { values: MULTIPLES, labelExpr: "datum.value + ' ×'", grid: false }
   }
-  const y = { field: 'goodput', type: 'quantitative', title: 'goodput (share of C)', scale: { domain: [0, 1.05], nice: false }, axis: { format: '.0%', values: [0, 0.25, 0.5, 0.75, 1] } }
+  const top = Math.max(1, ...rows.map((r) => r.goodput ?? 0)) + 0.05 // a share over 1 (C measured low): drawn, not cut
+  const y = {
+    field: 'goodput',
+    type: 'quantitative',
+    title: 'goodput (share of C)',
+    scale: { domain: [0, top], nice: false },
+    axis: { format: '.0%', values: [0, 0.25, 0.5, 0.75, 1] }
+  }
   const color = {
     field: 'config',
     type: 'nominal',
@@ -218,18 +229,19 @@ export function decisionCharts (http, decision) {
   if (!bars.length) return ''
   const configs = pastConfigs(http, decision)
   const table = configs.length ? pastTable(configs) : ''
-  return `<div class="charts-row decision-charts">${capacityBarsFigure(bars, decision)}\n${pastCapacityFigure(configs, decision)}</div>\n${table}`
+  const own = classTargetsText(http.find((r) => r.key === decision?.key) ?? http[0])
+  return `<div class="charts-row decision-charts">${capacityBarsFigure(bars, decision, own)}\n${pastCapacityFigure(configs, decision)}</div>\n${table}`
 }
 
 // Capacity per strategy, with its bracket and the plan rate.
-function capacityBarsFigure (bars, d) {
+function capacityBarsFigure (bars, d, own) {
   const plan = d && !d.refused && isNum(d.planRps) ? d.planRps : null
-  const target = d?.target ? `p${d.target.percentile ?? 99} ≤ ${r1(d.sloMs)} ms` : 'the target'
+  const target = own ? `each class's own target (${own})` : isNum(d?.sloMs) ? `p${d.target?.percentile ?? 99} ≤ ${r1(d.sloMs)} ms` : 'the target'
   const none = bars.filter((b) => b.status === 'none').map((b) => `${esc(b.name)} (${esc(b.label)})`)
   const planText = plan !== null
     ? `The dashed red line is the plan rate, ${esc(r1(plan))} req/s (${Math.round((d.headroom ?? 0.8) * 100)} % of the chosen capacity).`
     : `No plan rate: ${d?.refused ? 'the decision refused (its block says why)' : 'no decision in this report'}.`
-  const caption = `<b>Capacity at ${esc(target)}</b>, one bar per strategy, highest first; ${d?.key ? 'the decision\'s in blue; ' : ''}` +
+  const caption = `<b>Capacity at ${esc(target)}</b>, one bar per strategy, highest first; ${bars.some((b) => b.chosen) ? 'the decision\'s in blue; ' : ''}` +
     'the whiskers are its bracket, from the rate that held to the lowest that failed above it (brackets that overlap are a tie). ' +
     `${planText}${none.length ? ` No bar: ${none.join(', ')}.` : ''}`
   return `<figure class="chart" data-chart="capacity-bars" data-bars="${bars.length}" data-plan="${plan ?? ''}" role="group" aria-label="capacity-bars chart">

@@ -36,15 +36,20 @@ function serverCell (r, what, shown) {
   return why ? `<span class="muted" title="${esc(why)}" data-unmeasured="${esc(what)}">${UNMEASURED}</span>` : shown
 }
 
-// Display names for a report's HTTP runs: the key, without the work spec when every run shares it;
-// duplicates get " (2)", " (3)" so no two lines in a chart merge.
+// Display names for a report's HTTP runs: the key, without the work spec and the loop (`#capacity`) when
+// every run shares them; duplicates get " (2)", " (3)" so no two lines in a chart merge.
 export function runNames (results) {
   const works = new Set(results.map((r) => r.work))
   const shared = works.size === 1 ? [...works][0] : null
   const seen = new Map()
-  return results.map((r) => {
-    let name = String(r.key ?? `${r.server ?? '?'}@${r.work ?? '?'}`)
-    if (shared !== null && shared !== undefined) name = name.replace(`@${shared}`, '')
+  const keys = results.map((r) => {
+    const name = String(r.key ?? `${r.server ?? '?'}@${r.work ?? '?'}`)
+    return shared !== null && shared !== undefined ? name.replace(`@${shared}`, '') : name
+  })
+  const tails = new Set(keys.map((k) => /#[^@#[\]]+$/.exec(k)?.[0] ?? ''))
+  const tail = tails.size === 1 ? [...tails][0] : ''
+  return keys.map((key) => {
+    const name = tail && key.length > tail.length ? key.slice(0, -tail.length) : key
     const n = (seen.get(name) ?? 0) + 1
     seen.set(name, n)
     return n > 1 ? `${name} (${n})` : name

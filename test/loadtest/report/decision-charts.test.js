@@ -97,7 +97,10 @@ test('a --url mix\'s page: no probe past capacity, said so; no single target lin
   report.decision = { ...decide(report), recommends: 'rate', limitedBy: { name: 'cheap', rate: 77.6, why: 'p95 over the target' } }
   const html = renderReportHtml(report)
   assert.match(figureOf(html, 'past-capacity'), /data-configs="0"[^]*not measured \(a service given by --url is not restarted for probes/)
-  assert.match(figureOf(html, 'capacity-bars'), /data-bars="1"/)
+  assert.match(figureOf(html, 'capacity-bars'), /data-bars="1"[^]*Capacity at each class(&#39;|')s own target \(cheap p95 ≤ 50 ms, heavy p95 ≤ 300 ms\)/)
+  // refused: nothing chosen, nothing in the decision's colour
+  const refused = { ...report, decision: { ...report.decision, refused: { reason: 'disturbed', keys: [], reasons: [] } } }
+  assert.doesNotMatch(figureOf(renderReportHtml(refused), 'capacity-bars'), /the decision's in blue/)
   assert.match(html, /Target: each class at its own, cheap p95 ≤ 50 ms, heavy p95 ≤ 300 ms\./)
   assert.match(figureOf(html, 'capacity'), /no one target line is drawn/)
 })

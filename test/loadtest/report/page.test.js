@@ -184,6 +184,9 @@ test('the results table has one row per run and shows null as a dash, never 0', 
     ]),
     ['a@w', 'b@v']
   )
+  // a capacity report's runs share their loop too: `simple`, not `simple#capacity`
+  assert.deepEqual(runNames([{ key: 'a@w#capacity', work: 'w' }, { key: 'b@w#capacity', work: 'w' }]), ['a', 'b'])
+  assert.deepEqual(runNames([{ key: 'a@w#capacity', work: 'w' }, { key: 'b@w', work: 'w' }]), ['a#capacity', 'b'])
 })
 
 test('a --url report (outside: null, no telemetry, no calibration) renders and says outside sampling was off', () => {
