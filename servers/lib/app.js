@@ -28,6 +28,43 @@ async function labRouteGuard (request) {
 // The body of GET /cheap (`expectedBody` of the mix's cheap class).
 export const CHEAP_BODY = '{"cheap":true}'
 
+// GET /: one unit of work (the server's own, or ?work= unless turned off) through the strategy's `handle`,
+// answered with its Server-Timing and the lab's stamps; the client leaving aborts the work's signal.
+function workRoute ({ work, handle, telemetry, workOverride }) {
+  return async (request, reply) => {
+    const receivedAt = now()
+    // an own property only: a task may have set Object.prototype.work, and the query object inherits it
+    const asked = Object.hasOwn(request.query, 'work') ? request.query.work : undefined
+    if (Array.isArray(asked)) throw new ServerError('ERR_BAD_WORK', '?work given more than once: give one work spec')
+    if (asked !== undefined && workOverride === 'off') {
+      throw new ServerError(
+        'ERR_BAD_WORK',
+        '?work= is turned off on this server (--work-override off): it runs its own work only'
+      )
+    }
+    const todo = asked === undefined ? work : parseWork(asked)
+    // The client leaving before the answer aborts the signal; strategies that can cancel use it.
+    const controller = new AbortController()
+    const onClose = () => {
+      if (!reply.raw.writableFinished) controller.abort()
+    }
+    reply.raw.once('close', onClose)
+    const out = await handle(todo, { signal: controller.signal, receivedAt })
+    const backAt = now()
+    if (out.setupRan) telemetry.countSetup()
+    const apiMs = out.apiMs ?? 0
+    const timing = [
+    `work;dur=${out.workMs.toFixed(2)}`,
+    `queue;dur=${Math.max(0, out.startedAt - receivedAt - apiMs).toFixed(2)}`
+    ]
+    if (out.apiMs !== undefined) timing.push(`api;dur=${apiMs.toFixed(2)}`)
+    reply.header('server-timing', timing.join(', ')).type('application/json; charset=utf-8')
+    const stamps = stampsValue(receivedAt, backAt, out)
+    if (stamps !== null) reply.header(STAMPS_HEADER, stamps)
+    return out.body
+  }
+}
+
 // Build the app. `handle(work, { signal, receivedAt })` runs the work the strategy's way and resolves to
 // { body, startedAt, workMs, apiMs? }. `gauges` = { read(), reset() } of the strategy; `stats`/`resetStats`
 // replace the local ones (a cluster worker asks its primary). The instance is returned without listening.
@@ -77,38 +114,7 @@ export function buildApp ({
     v8: v8Version()
   }))
 
-  app.get('/', async (request, reply) => {
-    const receivedAt = now()
-    // an own property only: a task may have set Object.prototype.work, and the query object inherits it
-    const asked = Object.hasOwn(request.query, 'work') ? request.query.work : undefined
-    if (Array.isArray(asked)) throw new ServerError('ERR_BAD_WORK', '?work given more than once: give one work spec')
-    if (asked !== undefined && workOverride === 'off') {
-      throw new ServerError(
-        'ERR_BAD_WORK',
-        '?work= is turned off on this server (--work-override off): it runs its own work only'
-      )
-    }
-    const todo = asked === undefined ? work : parseWork(asked)
-    // The client leaving before the answer aborts the signal; strategies that can cancel use it.
-    const controller = new AbortController()
-    const onClose = () => {
-      if (!reply.raw.writableFinished) controller.abort()
-    }
-    reply.raw.once('close', onClose)
-    const out = await handle(todo, { signal: controller.signal, receivedAt })
-    const backAt = now()
-    if (out.setupRan) telemetry.countSetup()
-    const apiMs = out.apiMs ?? 0
-    const timing = [
-      `work;dur=${out.workMs.toFixed(2)}`,
-      `queue;dur=${Math.max(0, out.startedAt - receivedAt - apiMs).toFixed(2)}`
-    ]
-    if (out.apiMs !== undefined) timing.push(`api;dur=${apiMs.toFixed(2)}`)
-    reply.header('server-timing', timing.join(', ')).type('application/json; charset=utf-8')
-    const stamps = stampsValue(receivedAt, backAt, out)
-    if (stamps !== null) reply.header(STAMPS_HEADER, stamps)
-    return out.body
-  })
+  app.get('/', workRoute({ work, handle, telemetry, workOverride }))
 
   // What a service answers on its main thread beside its heavy work (a health check, a small JSON read):
   // no work, whatever the strategy; stamped like GET / (its `run` is the handler's own few microseconds).
