@@ -65,7 +65,8 @@ test('the README is a page a newcomer reads; every docs page starts with what it
   const lines = readme.split('\n').length - 1
   assert.ok(lines <= 300, `README.md has ${lines} lines (at most about 300: move a topic to docs/)`)
   for (const page of DOCS.filter((f) => f.startsWith('docs/'))) {
-    const [title, blank, first] = readFileSync(join(ROOT, page), 'utf8').split('\n')
+    // a generated page may carry its generator's comment first
+    const [title, blank, first] = readFileSync(join(ROOT, page), 'utf8').replace(/\n<!--[^\n]*-->\n/, '').split('\n')
     assert.match(title, /^# \S/, `${page}: a title first`)
     assert.equal(blank, '', page)
     assert.match(first, /^(?!```)[^#|<\s-]/, `${page}: a sentence saying what the page is for, before anything else`)
