@@ -27,6 +27,7 @@ import { limitingClass } from './result/mix.js'
 import { redactCredentials } from './result/redact.js'
 import { probePastCapacity } from './run/round/past-capacity.js'
 import { handOff } from './run/round/overload.js'
+import { handOffMixed } from './experiments/mixed.js'
 import { serviceTime } from './result/figures.js'
 import { isAbsolute, relative } from 'node:path'
 import { ROOT } from './catalog.js'
@@ -277,7 +278,9 @@ async function runServers ({ plan, loads, taskCheck, resolved: { url } }, ctx) {
     const calibration = calibrationFor(ctx.calibration, entry.runtime)
     const { signal, cores } = ctx
     // resolved once, before the run: a shedding variant's C, target and flags from its base's result (overload)
-    const run = handOff(seeded(entry, ctx.results), ctx.results, serviceTime(calibration[entry.work]))
+    // and a mixed round's heavy rate from the lowest C among this run's sweeps (experiments/mixed.js)
+    const resolved = handOff(seeded(entry, ctx.results), ctx.results, serviceTime(calibration[entry.work]))
+    const run = handOffMixed(resolved, ctx.results)
     const record = await runEntry(run, loads[i], {
       signal,
       progress: p.update,

@@ -1,19 +1,24 @@
 // Experiment `mixed`: cheap requests behind heavy ones, per CPU strategy (studies 001 and 004: chunked
-// or pooled work keeps cheap requests answered; the /health probe waits behind inline work). Each
-// strategy's capacity C for the heavy work alone (the capacity sweep at one target), then one open-loop
-// round of the built-in mix (result/mix.js: heavy GET / with the work, cheap GET /?work=loop:1e3) whose
-// heavy class is offered HEAVY_SHARE_OF_C × C: the cheap class's p99 is the figure.
+// or pooled work keeps cheap requests answered; the /health probe waits behind inline work). First each
+// strategy's capacity C for the heavy work alone (the capacity sweep at one target), then, per strategy,
+// one open-loop round of the built-in mix (result/mix.js: heavy GET / with the work; cheap GET /cheap,
+// answered on the main thread without the work) whose heavy class is offered at ONE rate for every
+// strategy: HEAVY_SHARE_OF_C × the lowest C among them (handOffMixed), so that every row carries the
+// same heavy load. The cheap class's p99, and the phase that holds it (result/phases.js), are the figures.
 import { MISSING, fmtMs, fmtRps as rps } from '../text/format.js'
 import { SERVERS } from './heavy-cpu.js'
 import capacity, { oneTargetSweep } from './capacity.js'
 import { builtInMix } from '../result/mix.js'
 import { trustMark } from '../text/sentences.js'
 import { errorsOf } from '../result/requests.js'
+import { PHASES } from '../result/phases.js'
 import { planBasics } from './plan.js'
 
-// The heavy class's rate in the mixed round, as a share of the strategy's capacity; the mix.
+// The heavy class's rate in the mixed rounds, as a share of the lowest capacity among the strategies; the mix.
 export const HEAVY_SHARE_OF_C = 0.8
 export const MIX = 'heavy:80,cheap:20'
+// The key qualifier of a mixed round's result (its strategy's sweep is a result of its own).
+export const MIXED = 'mixed'
 
 // The capacity sweep's settings (experiments/capacity.js) and the mixed round's length.
 const defaults = { ...capacity.defaults, mixedSec: 20 }
@@ -22,45 +27,78 @@ const quick = { ...capacity.quick, mixedSec: 4 }
 export default {
   name: 'mixed',
   study: '001, 004',
-  title: 'Cheap requests behind heavy ones: the cheap class\'s p99 per strategy, the heavy class at 80 % of its capacity',
+  title: 'Cheap requests behind heavy ones: the cheap class\'s p99 per strategy, the heavy class at one rate for all',
   description:
-    `Each CPU strategy's capacity C for the heavy work alone (an open-loop capacity sweep at one target), then one open-loop round of the mix ${MIX} (heavy: GET / with the work; cheap: GET /?work=loop:1e3) offered so that the heavy class arrives at ${HEAVY_SHARE_OF_C * 100} % of C. The cheap class's p99 (from its due time) shows whether cheap requests wait behind the heavy ones.`,
+    `Each CPU strategy's capacity C for the heavy work alone (an open-loop capacity sweep at one target), then per strategy one open-loop round of the mix ${MIX} (heavy: GET / with the work; cheap: GET /cheap, which every server answers on its main thread without the work, as a service answers a health check) with the heavy class offered at one rate for every strategy: ${HEAVY_SHARE_OF_C * 100} % of the lowest C among those run. The cheap class's p99 (from its due time) shows whether cheap requests wait behind the heavy ones, and its phases say where.`,
   defaults,
   quick,
   plan (opts) {
     const { q, work, servers } = planBasics(opts, SERVERS)
     const mix = builtInMix(MIX)
-    return servers.map((server) => ({
-      server,
-      variant: null,
-      args: ['--work', work],
-      work,
-      durationSec: opts.user?.durationSec ?? q.durationSec,
-      sweep: oneTargetSweep(opts, opts.slos?.[0] ?? null), // the first --slo, else 5 × the service time
-      mixed: { mix, heavyShareOfC: HEAVY_SHARE_OF_C, durationSec: q.mixedSec }
-    }))
+    const base = (server) => ({ server, variant: null, args: ['--work', work], work, durationSec: opts.user?.durationSec ?? q.durationSec })
+    return [
+      // the first --slo, else 5 × the service time
+      ...servers.map((server) => ({ ...base(server), sweep: oneTargetSweep(opts, opts.slos?.[0] ?? null) })),
+      ...servers.map((server) => ({
+        ...base(server),
+        qualifier: MIXED,
+        mixed: { mix, heavyShareOfC: HEAVY_SHARE_OF_C, durationSec: q.mixedSec, lowestOf: servers }
+      }))
+    ]
   },
   notes () {
-    return [`mixed: the heavy class at ${HEAVY_SHARE_OF_C * 100} % of each strategy's capacity C for the heavy work alone; ` +
-      `the mix ${MIX}; the cheap class's latency counts from its due time`]
+    return [`mixed: the heavy class at ${HEAVY_SHARE_OF_C * 100} % of the lowest capacity C for the heavy work alone among the strategies run, ` +
+      `the same rate for every strategy; the mix ${MIX}; the cheap class (GET /cheap) answered on the main thread; its latency counts from its due time`]
   },
   table (report) {
-    const head = ['server', 'C req/s', 'heavy req/s', 'cheap req/s', 'heavy p99', 'cheap p50', 'cheap p99', 'cheap max', 'failed', 'trust']
-    const rows = report.results.filter((r) => r.kind === 'http').map((r) => mixedRow(r, head.length))
+    const head = ['server', 'C req/s', 'heavy req/s', 'cheap req/s', 'heavy p99', 'cheap p50', 'cheap p99', 'cheap max',
+      'cheap p99 phase', 'failed', 'trust']
+    const results = report.results.filter((r) => r.kind === 'http')
+    const rows = results.filter((r) => r.mixed).map((r) => mixedRow(r, ownCapacity(results, r), head.length))
     return { head, rows }
   }
 }
 
-// One strategy's row: C, each class's offered rate and percentiles (the mixed round's).
-function mixedRow (r, width) {
+// A strategy's own C (its sweep's result in the same report), else the C its mixed round stood on.
+function ownCapacity (results, r) {
+  const swept = results.find((x) => x.server === r.server && !x.mixed && x.capacity?.capacity)
+  return swept?.capacity.capacity.rps ?? null
+}
+
+// The phase that took the largest share of the cheap class's p99 request, `wait 93 %`; MISSING without phases.
+function largestPhase (phases) {
+  const share = phases?.at?.p99?.share
+  if (!share) return MISSING
+  const top = PHASES.filter((p) => typeof share[p] === 'number').sort((a, b) => share[b] - share[a])[0]
+  return top ? `${top} ${Math.round(share[top] * 100)} %` : MISSING
+}
+
+// One strategy's row: its own C, each class's offered rate and percentiles (the mixed round's), and the
+// phase that took most of the cheap class's p99.
+function mixedRow (r, ownC, width) {
   const m = r.mixed
   if (!m?.classes) {
     const why = `✗ ${m?.refused ?? r.failure?.reason ?? ''}`
-    return [r.server, rps(r.capacity?.capacity?.rps), ...Array(width - 3).fill(MISSING), why]
+    return [r.server, rps(ownC ?? r.capacity?.capacity?.rps), ...Array(width - 3).fill(MISSING), why]
   }
   const heavy = m.classes.find((c) => c.name === 'heavy')
   const cheap = m.classes.find((c) => c.name === 'cheap')
   const failed = m.classes.reduce((a, { requests: q }) => a + errorsOf(q), 0)
-  return [r.server, rps(m.capacityRps), rps(m.heavyRate), rps(m.rate - m.heavyRate), fmtMs(heavy?.latency.p99),
-    fmtMs(cheap?.latency.p50), fmtMs(cheap?.latency.p99), fmtMs(cheap?.latency.max), String(failed), trustMark(r)]
+  return [r.server, rps(ownC ?? m.capacityRps), rps(m.heavyRate), rps(m.rate - m.heavyRate), fmtMs(heavy?.latency.p99),
+    fmtMs(cheap?.latency.p50), fmtMs(cheap?.latency.p99), fmtMs(cheap?.latency.max), largestPhase(cheap?.phases),
+    String(failed), trustMark(r)]
+}
+
+// The entry a mixed round runs as, resolved by the lab before its run from this run's sweeps: the lowest
+// capacity C among the strategies it names (`lowestOf`, same work and runtime), handed on as
+// mixed.capacity { rps, from } or { refused } when one of them found none. Other entries as they are.
+export function handOffMixed (entry, results) {
+  const m = entry.mixed
+  if (!m?.lowestOf) return entry
+  const swept = m.lowestOf.map((server) => results.find((r) => r.kind === 'http' && r.server === server && !r.mixed &&
+    r.work === entry.work && (r.runtime?.label ?? null) === (entry.runtime?.label ?? null)))
+  const missing = m.lowestOf.filter((_, i) => !(swept[i]?.capacity?.capacity?.rps > 0))
+  if (missing.length) return { ...entry, mixed: { ...m, capacity: { refused: `no capacity of ${missing.join(', ')} in this run` } } }
+  const low = swept.reduce((a, r) => (r.capacity.capacity.rps < a.capacity.capacity.rps ? r : a))
+  return { ...entry, mixed: { ...m, capacity: { rps: low.capacity.capacity.rps, from: low.server } } }
 }

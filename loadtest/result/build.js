@@ -173,6 +173,7 @@ function mixedOf (m, e) {
   const fig = roundFigures(m.round)
   return {
     capacityRps: roundTo(m.capacityRps, 3),
+    capacityFrom: m.capacityFrom ?? null, // the strategy whose C set the heavy rate (experiments/mixed.js)
     heavyShareOfC: m.heavyShareOfC,
     heavyRate: roundTo(m.heavyRate, 3),
     rate: roundTo(m.rate, 3),

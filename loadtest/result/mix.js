@@ -182,10 +182,11 @@ export function parseMix (text, name) {
 }
 
 // The built-in classes for the lab's own servers: `heavy` is GET / (the strategy's work), `cheap` a
-// request of almost no work on the same server (GET /?work=loop:1e3).
+// route every lab server answers on its main thread without the work (GET /cheap, servers/lib/app.js), as
+// a service answers a health check or a small read beside its heavy routes.
 export const BUILT_IN_CLASSES = Object.freeze({
   heavy: { path: '/' },
-  cheap: { path: '/?work=loop:1e3' }
+  cheap: { path: '/cheap' }
 })
 
 // Whether a --mix value is the built-in mix (`heavy:80,cheap:20`): NAME:WEIGHT pairs of built-in classes.

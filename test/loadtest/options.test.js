@@ -209,7 +209,7 @@ test('--mix: a file checked at the boundary (one line naming the entry and the k
     })
     assert.throws(() => parseOptions(['--mix', join(dir, 'none.json')]), { exitCode: 2, message: /^--mix: cannot read .*none\.json: no such file/ })
     const o = parseOptions(['--server', 'simple', '--mix', 'heavy:80,cheap:20'])
-    assert.deepEqual(o.mix.requests.map((c) => c.path), ['/', '/?work=loop:1e3'])
+    assert.deepEqual(o.mix.requests.map((c) => c.path), ['/', '/cheap'])
     assert.equal(resolvePlan(o, { defaults: {} }).load.mix, o.mix)
     // with a mix, --seed seeds the class stream too (not only a poisson schedule)
     assert.equal(parseOptions(['--server', 'simple', '--mix', 'heavy:80,cheap:20', '--rate', '10', '--seed', '4']).seed, 4)

@@ -397,14 +397,15 @@ async function probeRange (record, server, load, round) {
   return { serviceMs: 1000 / rps, cores: 1 }
 }
 
-// The mixed experiment's round, after the sweep: its mix offered so that the heavy class arrives at
-// `heavyShareOfC` of the capacity the sweep just found (`swept`, result/build.js sweptCapacity;
-// record.mixed: the rate, C and the round; or why not). Kept apart from record.rounds, the sweep's steps.
+// The mixed experiment's round: its mix offered so that the heavy class arrives at `heavyShareOfC` of the
+// capacity handed on with the entry (experiments/mixed.js handOffMixed: the lowest among the strategies
+// run), else the one its own sweep just found (`swept`, result/build.js sweptCapacity); record.mixed: the
+// rate, C and the round, or why not. Kept apart from record.rounds, the sweep's steps.
 async function mixedRound (record, server, load, { entry, swept, round }) {
-  const { mix, heavyShareOfC, durationSec } = entry.mixed
-  const c = swept?.rps
+  const { mix, heavyShareOfC, durationSec, capacity: handed = null } = entry.mixed
+  const c = handed ? handed.rps : swept?.rps
   if (!(c > 0)) {
-    record.mixed = { refused: `no capacity for the heavy work (${swept?.bound ?? 'no sweep'})` }
+    record.mixed = { refused: handed?.refused ?? `no capacity for the heavy work (${swept?.bound ?? 'no sweep'})` }
     return
   }
   const share = sharesOf(mix.requests)[mix.requests.findIndex((k) => k.name === 'heavy')]
@@ -412,7 +413,9 @@ async function mixedRound (record, server, load, { entry, swept, round }) {
   round.progress?.(`mixed round: ${rate.toFixed(1)} req/s, heavy at ${heavyShareOfC * 100} % of ${c.toFixed(1)}`)
   const step = { ...load, mix, rate, connections: defaultConnections(rate, load.timeoutSec), durationSec, amount: null }
   const measured = await measuredRound(server, step, { ...round, onRound: null })
-  record.mixed = { capacityRps: c, heavyShareOfC, heavyRate: heavyShareOfC * c, rate, round: measured }
+  const from = handed?.from ?? null // the strategy whose C it is (null: this one's own sweep)
+  const heavyRate = heavyShareOfC * c
+  record.mixed = { capacityRps: c, capacityFrom: from, heavyShareOfC, heavyRate, rate, round: measured }
 }
 
 // --runs rounds of the entry's load.
@@ -522,7 +525,7 @@ export async function runEntry (entry, load, opts = {}) {
     }
     if (load.startAt) await waitForStart(load.startAt, { signal: run.signal, progress })
     if (entry.sweep) await sweepRounds(record, server, load, { entry, calibration, round })
-    else if (!entry.overload) await repeatedRounds(record, server, load, { round })
+    else if (!entry.overload && !entry.mixed) await repeatedRounds(record, server, load, { round })
     // the C, target and service time the sweep found, for the mixed and overload rounds that stand on it
     const swept = entry.sweep && !run.signal.aborted ? sweptCapacity(record) : null
     if (entry.mixed && !run.signal.aborted) await mixedRound(record, server, load, { entry, swept, round })

@@ -1,22 +1,40 @@
-// Experiment `mixed` (loadtest/experiments/mixed.js): its plan (a capacity sweep, then the built-in mix
-// with the heavy class at 80 % of C) and its table (the cheap class's p99 per strategy).
+// Experiment `mixed` (loadtest/experiments/mixed.js): its plan (the capacity sweeps, then the built-in mix
+// with the heavy class at 80 % of the lowest C for every strategy), its hand-off and its table (the cheap
+// class's p99 per strategy, and the phase that holds it).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import mixed, { HEAVY_SHARE_OF_C } from '../../../loadtest/experiments/mixed.js'
+import mixed, { HEAVY_SHARE_OF_C, MIXED, handOffMixed } from '../../../loadtest/experiments/mixed.js'
 import { planLab } from '../../../loadtest/lab.js'
 import { parseOptions } from '../../../loadtest/options.js'
 
-test('mixed: one entry per CPU strategy, its sweep at one target, then the built-in mix at 80 % of C', async () => {
+test('mixed: each CPU strategy\'s sweep at one target, then each one\'s mixed round, the built-in mix with GET /cheap', async () => {
   const lab = await planLab(parseOptions(['--experiment', 'mixed', '--quick', '--server', 'simple,queued-threads']))
-  assert.deepEqual(lab.plan.map((e) => e.server), ['simple', 'queued-threads'])
-  for (const e of lab.plan) {
-    assert.equal(typeof e.sweep, 'function')
-    assert.equal(e.mixed.heavyShareOfC, HEAVY_SHARE_OF_C)
-    assert.deepEqual(e.mixed.mix.requests.map((c) => [c.name, c.weight, c.path]), [['heavy', 80, '/'], ['cheap', 20, '/?work=loop:1e3']])
-    assert.equal(e.mixed.durationSec, mixed.quick.mixedSec)
+  assert.deepEqual(lab.plan.map((e) => [e.server, e.qualifier ?? null]), [
+    ['simple', null], ['queued-threads', null], ['simple', MIXED], ['queued-threads', MIXED]
+  ])
+  for (const e of lab.plan.slice(0, 2)) {
+    assert.equal(e.mixed, undefined)
     const sweep = e.sweep({ serviceMs: 8, cores: 2 })
     assert.equal(sweep.describe().targetsMs?.length ?? 1, 1, 'one target')
   }
+  for (const e of lab.plan.slice(2)) {
+    assert.equal(e.sweep, undefined)
+    assert.equal(e.mixed.heavyShareOfC, HEAVY_SHARE_OF_C)
+    assert.deepEqual(e.mixed.lowestOf, ['simple', 'queued-threads'])
+    assert.deepEqual(e.mixed.mix.requests.map((c) => [c.name, c.weight, c.path]), [['heavy', 80, '/'], ['cheap', 20, '/cheap']])
+    assert.equal(e.mixed.durationSec, mixed.quick.mixedSec)
+  }
+})
+
+test('mixed: every mixed round is handed the lowest C among the sweeps, or refused when one found none', () => {
+  const swept = (server, rps) => ({ kind: 'http', server, work: 'loop:1e7', capacity: { capacity: { rps } } })
+  const entry = { server: 'simple', work: 'loop:1e7', qualifier: MIXED, mixed: { lowestOf: ['simple', 'queued-threads'] } }
+  const low = handOffMixed(entry, [swept('simple', 120), swept('queued-threads', 95)])
+  assert.deepEqual(low.mixed.capacity, { rps: 95, from: 'queued-threads' })
+  const none = handOffMixed(entry, [swept('simple', 120), swept('queued-threads', null)])
+  assert.match(none.mixed.capacity.refused, /^no capacity of queued-threads in this run/)
+  const other = { server: 'simple', sweep: () => {} }
+  assert.equal(handOffMixed(other, []), other, 'a sweep entry runs as it is')
 })
 
 test('mixed: the table shows C, each class\'s rate and the cheap class\'s p99; a strategy without C says why', () => {
@@ -27,7 +45,8 @@ test('mixed: the table shows C, each class\'s rate and the cheap class\'s p99; a
   })
   const report = {
     results: [
-      { kind: 'http', server: 'simple', trusted: true, untrusted: [], mixed: { capacityRps: 100, heavyRate: 80, rate: 100, classes: [cls('heavy', 400), cls('cheap', 350)] } },
+      { kind: 'http', server: 'simple', capacity: { capacity: { rps: 100 } } },
+      { kind: 'http', server: 'simple', trusted: true, untrusted: [], mixed: { capacityRps: 100, heavyRate: 80, rate: 100, classes: [cls('heavy', 400), { ...cls('cheap', 350), phases: { at: { p99: { share: { sent: 0.01, wait: 0.93, run: 0.01, reply: 0.05 } } } } }] } },
       { kind: 'http', server: 'queued-threads', trusted: true, untrusted: [], capacity: { capacity: { rps: null } }, mixed: { refused: 'no capacity for the heavy work (cannot meet the target)' } }
     ]
   }
@@ -36,5 +55,8 @@ test('mixed: the table shows C, each class\'s rate and the cheap class\'s p99; a
   assert.equal(at(rows[0], 'cheap p99'), '350')
   assert.equal(at(rows[0], 'heavy req/s'), '80.0')
   assert.equal(at(rows[0], 'cheap req/s'), '20.0')
+  assert.equal(at(rows[0], 'C req/s'), '100', 'its own C, from its sweep')
+  assert.equal(at(rows[0], 'cheap p99 phase'), 'wait 93 %')
+  assert.equal(rows.length, 2, 'one row per mixed round')
   assert.match(rows[1].at(-1), /^✗ no capacity for the heavy work/)
 })
