@@ -279,8 +279,8 @@ async function runServers ({ plan, loads, taskCheck, resolved: { url } }, ctx) {
     const { signal, cores } = ctx
     // resolved once, before the run: a shedding variant's C, target and flags from its base's result (overload)
     // and a mixed round's heavy rate from the lowest C among this run's sweeps (experiments/mixed.js)
-    const resolved = handOff(seeded(entry, ctx.results), ctx.results, serviceTime(calibration[entry.work]))
-    const run = handOffMixed(resolved, ctx.results)
+    const handed = handOff(seeded(entry, ctx.results), ctx.results, serviceTime(calibration[entry.work]))
+    const run = handOffMixed(handed, ctx.results)
     const record = await runEntry(run, loads[i], {
       signal,
       progress: p.update,
