@@ -6,7 +6,7 @@
 //   readReport(path)                         a report file, checked against report.schema.json
 // Options are the CLI's long options in camelCase, checked as the CLI checks them (loadtest/options.js):
 // a bad one rejects with the CLI's one-line message and a `code` (LAB_USAGE). docs/api.md has an example each.
-import { parseOptions } from './loadtest/options.js'
+import { REPEATABLE, parseOptions } from './loadtest/options.js'
 import { runLab as runPlannedLab } from './loadtest/lab.js'
 import { experimentFor } from './loadtest/experiments/index.js'
 import { renderMarkdown } from './loadtest/report/markdown.js'
@@ -23,8 +23,8 @@ export { LabError } from './loadtest/errors.js'
 
 // Options of the command line only: runLab returns the report (json), and has no help or list to print.
 const CLI_ONLY = new Set(['help', 'list', 'json'])
-// Options that may be given more than once on the command line: an array gives each.
-const REPEATED = new Set(['threshold'])
+// Options that may be given more than once on the command line (threshold, header): an array gives each.
+const REPEATED = new Set(REPEATABLE)
 
 // camelCase → the long option's name: maxBody → max-body, capacityFrom → capacity-from.
 const flagName = (key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)

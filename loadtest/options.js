@@ -20,7 +20,10 @@ import { readBounded } from './report/read.js'
 const MAX_START_AHEAD_MIN = 60
 
 const BOOLEANS = new Set(['json', 'list', 'quick', 'help', 'confirm'])
-const MULTIPLE = new Set(['threshold', 'header'])
+// The options that may be given more than once (each value kept, in order): the library's runLab turns an
+// array for one of them into the option repeated.
+export const REPEATABLE = Object.freeze(['threshold', 'header'])
+const MULTIPLE = new Set(REPEATABLE)
 // The short flags: autocannon's letters, with autocannon's meaning.
 export const SHORT = Object.freeze({
   connections: 'c', amount: 'a', duration: 'd', timeout: 't', rate: 'R', method: 'm', header: 'H', body: 'b', json: 'j', help: 'h'

@@ -1,7 +1,7 @@
 // The lab's options (loadtest/options.js) and the load each entry gets (loadtest/run/round/load.js).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { HELP, INTERNAL_VARIABLES, SHORT, parseOptions } from '../../loadtest/options.js'
+import { HELP, INTERNAL_VARIABLES, REPEATABLE, SHORT, parseOptions } from '../../loadtest/options.js'
 import { DEFAULTS } from '../../loadtest/settings.js'
 import { parseFailOn } from '../../loadtest/compare/compare.js'
 import { entryLoad } from '../../loadtest/run/round/load.js'
@@ -253,6 +253,8 @@ test('-m -H -b: one request, made a one-class mix with the --url\'s path and que
   refused(['--url', 'http://127.0.0.1:1/', '-H', 'a: 1', '-H', 'A: 2'], /^-H\/--header: A given twice/)
   refused(['--url', 'http://127.0.0.1:1/', '-H', 'Host: x'], /^-H: headers\.Host: set by the lab itself/)
   refused(['--url', 'http://127.0.0.1:1/', '-b', 'x'.repeat(70 * 1024)], /^-b: body: expected at most 65536 bytes/)
+  // -H repeats (each header kept, in order), as --threshold does: the library turns an array into repeats
+  assert.deepEqual([...REPEATABLE].sort(), ['header', 'threshold'])
 })
 
 test('--help: examples first, then the groups; at most 80 lines, none over 100 columns; no test-only variable', () => {
