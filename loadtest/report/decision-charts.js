@@ -1,14 +1,14 @@
 // The figures behind the decision, on the page's first screen beside its block: the capacity of each
 // strategy at the decision's target as a bar with its bracket as whiskers and the plan rate marked, and
 // goodput past capacity (1, 1.5 and 2 × C, as swept and with the shedding setting) of the candidates the
-// decision weighed. Rows are pure functions of the report; charts.js compiles and renders the specs.
+// decision weighed. The rows are decision-figures.js's; charts.js compiles and renders the specs.
 import { CHART_CONFIG, PALETTE, renderSvg } from './charts.js'
+import { MULTIPLES, capacityBarRows, pastConfigs } from './decision-figures.js'
 import { esc } from '../text/escape.js'
 import { isNum } from '../result/stats.js'
-import { runName } from '../result/key.js'
-import { KEEP_SHARE, pastOf, targetsOf } from '../result/decision.js'
-import { bracketText } from '../text/decision.js'
-import { MISSING, fmtRounded, pctSpaced } from '../text/format.js'
+import { KEEP_SHARE } from '../result/decision.js'
+import { pastCapacityTable } from '../text/decision.js'
+import { fmtRounded, pctSpaced } from '../text/format.js'
 import { classTargetsText } from '../text/sentences.js'
 
 const r1 = (x) => fmtRounded(x, 1)
@@ -16,40 +16,6 @@ const CHOSEN = PALETTE[0] // the decision's configuration
 const OTHER = '#8c959f'
 const AS_SWEPT = '#D55E00'
 const SHEDDING = PALETTE[0]
-// The multiples of C the goodput chart has a place for: C itself (the sweep's step), then the probe's.
-const MULTIPLES = [1, 1.5, 2]
-
-// Whether a result is the decision's choice (a refusal chose none).
-const isChosen = (r, d) => Boolean(d && !d.refused) && r.key === d.key
-
-// A strategy's name on the charts: the server, with its --tune setting (`queued-threads[threads=2]`).
-function strategyName (r) {
-  const setting = /\[([^\]]*)\]/.exec(String(r.key ?? '').split('@')[0])?.[1]
-  return setting ? `${runName(r)}[${setting}]` : runName(r)
-}
-
-// The capacity of each swept result at the decision's target (else its first): rows { name, rps (0 when it
-// holds none), pass, fail (null: open above), status ('capacity' | 'at least' | 'none'), chosen, label }
-// in the order of capacity, highest first.
-export function capacityBarRows (results, decision = null) {
-  const rows = []
-  for (const r of results) {
-    const all = targetsOf(r)
-    if (!all.length) continue
-    const t = all.find((x) => x.sloMs === decision?.sloMs) ?? all[0]
-    const holds = isNum(t.rps) && t.rps > 0
-    const fail = isNum(t.bracket?.fail) ? t.bracket.fail : null
-    const status = !holds ? 'none' : fail === null || t.bound === 'at least' ? 'at least' : 'capacity'
-    const label = !holds
-      ? (t.bound ?? 'no capacity')
-      : `${status === 'at least' ? '≥ ' : ''}${r1(t.rps)} (${bracketText(t)})`
-    const pass = holds ? (t.bracket?.pass ?? t.rps) : null
-    const chosen = isChosen(r, decision)
-    rows.push({ name: strategyName(r), rps: holds ? t.rps : 0, pass, fail: holds ? fail : null, status, chosen, label })
-  }
-  return rows.sort((a, b) => b.rps - a.rps)
-}
-
 // Capacity as horizontal bars, highest first: the bracket [the rate that held, the lowest that failed] as
 // whiskers, the decision's configuration in colour, the plan rate (when there is one) a dashed rule.
 export function capacityBarsSpec (rows, { planRps = null, width = 420 } = {}) {
@@ -96,49 +62,6 @@ export function capacityBarsSpec (rows, { planRps = null, width = 420 } = {}) {
   }
   const config = { ...CHART_CONFIG, axisY: { grid: false } }
   return { width, height: { step: 30 }, data: { values: rows }, layer: layers, config }
-}
-
-// The share of C a sweep's step at the capacity kept as goodput (2xx answered within the target from
-// its due time, the probe's measure): the steps that ran at C pooled; null when none did.
-export function sweepGoodputShare (r) {
-  const c = r.capacity?.capacity
-  if (!isNum(c?.rps) || !(c.rps > 0)) return null
-  const atC = (s) => isNum(s.rate) && Math.abs(s.rate - c.rps) < 1e-6 * c.rps && s.requests
-  const at = (r.capacity.steps ?? []).filter(atC)
-  const sent = at.reduce((n, s) => n + (s.requests.sent ?? 0), 0)
-  if (!(sent > 0)) return null
-  const good = at.reduce((n, s) => n + Math.max(0, (s.requests.ok ?? 0) - (s.over ?? 0)), 0)
-  return Math.min(1, good / sent)
-}
-
-// One probed configuration's rows and its line of the table: { name, config ('as swept' | 'shedding
-// setting'), setting (its words), chosen, points [{ multiple, goodput (null: not measured), from }], past }.
-function configRows (r, probe, decision) {
-  const shedding = Boolean(probe.variant)
-  const steps = probe.overload?.steps ?? []
-  const points = MULTIPLES.map((m) => {
-    if (m === 1) return { multiple: m, goodput: shedding ? null : sweepGoodputShare(r), from: shedding ? null : 'sweep' }
-    const g = steps.find((s) => s.multiple === m)?.goodputShare
-    return { multiple: m, goodput: isNum(g) ? g : null, from: isNum(g) ? 'probe' : null }
-  })
-  return {
-    name: strategyName(r),
-    config: shedding ? 'shedding setting' : 'as swept',
-    setting: shedding ? probe.shedding : probe.label,
-    chosen: isChosen(r, decision) && (decision.variant ?? null) === (probe.variant ?? null),
-    points,
-    past: pastOf(probe),
-    failure: probe.failure ?? (probe.overload?.refused ? String(probe.overload.refused) : null)
-  }
-}
-
-// The configurations the decision weighed past capacity (each result's `pastCapacity`, as swept first).
-export function pastConfigs (results, decision = null) {
-  const rps = (r) => (r.key === decision?.key ? Infinity : (r.capacity?.capacity?.rps ?? 0))
-  return results.filter((r) => Array.isArray(r.pastCapacity) && r.pastCapacity.length)
-    .sort((a, b) => rps(b) - rps(a))
-    .flatMap((r) => r.pastCapacity.slice().sort((a, b) => Number(Boolean(a.variant)) - Number(Boolean(b.variant)))
-      .map((p) => configRows(r, p, decision)))
 }
 
 // Goodput against offered load, both as multiples of C, a panel per strategy weighed, a line per
@@ -205,22 +128,20 @@ export function pastCapacitySpec (configs, { width = 150, height = 190 } = {}) {
   }
 }
 
-// The table under the goodput chart: each configuration weighed, its figures and what the rule made of it.
+// The table under the goodput chart: each configuration weighed, its figures and what the rule made of it
+// (text/decision.js pastCapacityTable's words, marked up).
 function pastTable (configs) {
-  const cell = (p) => isNum(p.goodput)
-    ? `${esc(pctSpaced(p.goodput))}${p.from === 'sweep' ? ' <span class="muted">(sweep)</span>' : ''}`
-    : '<span class="muted" data-measured="no">not measured</span>'
-  const verdict = (c) => {
-    if (!c.past) return `<span class="muted">not measured${c.failure ? `: ${esc(c.failure)}` : ''}</span>`
-    if (c.past.collapses) return '<span class="bad">collapses</span>'
-    return c.past.keeps ? '<span class="ratio-up">keeps</span>' : 'neither keeps nor collapses'
+  const { head, rows } = pastCapacityTable(configs)
+  const mark = { 'not measured': 'muted', collapses: 'bad', keeps: 'ratio-up' }
+  const cell = (text) => {
+    const word = Object.keys(mark).find((w) => text === w || text.startsWith(`${w}:`))
+    const measured = word === 'not measured' ? ' data-measured="no"' : ''
+    return word ? `<span class="${mark[word]}"${measured}>${esc(text)}</span>` : esc(text)
   }
-  const recovery = (p) => !p ? MISSING : isNum(p.recoverySec) ? `${r1(p.recoverySec)} s` : `none within ${r1(p.watchedSec ?? NaN)} s`
-  const rows = configs.map((c) => `<tr${c.chosen ? ' class="chosen"' : ''}><td class="text"><b>${esc(c.name)}</b>${c.chosen ? ' <span class="ratio-up">✓ the decision\'s</span>' : ''}</td>` +
-    `<td class="text">${esc(c.config === 'as swept' ? `as swept (${c.setting})` : c.setting)}</td>` +
-    `${c.points.map((p) => `<td>${cell(p)}</td>`).join('')}<td>${esc(pctSpaced(c.past?.shedShare))}</td><td>${esc(recovery(c.past))}</td><td class="text">${verdict(c)}</td></tr>`)
-  const head = ['strategy', 'configuration', ...MULTIPLES.map((m) => `goodput at ${m} × C`), 'shed at 2 × C', 'recovery', 'past capacity']
-  return `<div class="table-wrap"><table class="past-capacity"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table></div>`
+  const body = rows.map((r, i) => `<tr${configs[i].chosen ? ' class="chosen"' : ''}>` +
+    r.map((c, j) => `<td${j < 2 || j === r.length - 1 ? ' class="text"' : ''}>${j === 0 ? `<b>${esc(c)}</b>` : cell(c)}</td>`).join('') + '</tr>')
+  return `<div class="table-wrap"><table class="past-capacity"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead>` +
+    `<tbody>\n${body.join('\n')}\n</tbody></table></div>`
 }
 
 // The two figures of the first screen, side by side: '' for a report with no capacity.

@@ -7,7 +7,8 @@ import { verdictOf } from '../result/trust.js'
 import { classTargetsText, holdsText } from '../text/sentences.js'
 import { thresholdRows } from './thresholds.js'
 import { decisionMarkdown } from './decision.js'
-import { bracketText } from '../text/decision.js'
+import { bracketText, pastCapacityTable } from '../text/decision.js'
+import { pastConfigs } from './decision-figures.js'
 import { MISSING, fmtRounded as n, mibGib } from '../text/format.js'
 
 // A calibration's row name: its work spec, and its runtime under --node.
@@ -163,6 +164,15 @@ function targetsTable (results) {
   return ['## Capacity at each target (req/s, bracket)', '', markdownTable({ head: ['run', ...slos.map((s) => `p99 ≤ ${s} ms`)], rows }), '']
 }
 
+// Goodput past capacity of the configurations the decision weighed (the page draws it beside the capacity).
+function pastSection (report) {
+  const configs = pastConfigs(report.results ?? [], report.decision)
+  if (!configs.length) return []
+  const why = 'Goodput: answers within the target per second, as a share of the capacity C; 1 × C is the sweep\'s ' +
+    'own step (the probe starts at 1.5 ×); ✓ the decision\'s configuration.'
+  return ['## Past capacity', '', mdText(why), '', markdownTable(pastCapacityTable(configs)), '']
+}
+
 // The results table, and under it what its "—" cells mean (figures a runtime cannot measure).
 function resultsTable (t) {
   return t.notes?.length ? [markdownTable(t), ...t.notes.map((n) => `- ${mdText(n)}`), ''] : [markdownTable(t)]
@@ -183,6 +193,7 @@ export function renderMarkdown (report, experiment) {
     ...headSection(report, experiment),
     ...decisionMarkdown(report.decision, report.results),
     ...targetsTable(report.results),
+    ...pastSection(report),
     '## Results',
     '',
     ...resultsTable(reportTable(report, experiment)),

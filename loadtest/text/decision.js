@@ -245,3 +245,28 @@ export function separationText (d) {
   const apart = `brackets apart: ${mine} against ${theirs} req/s (${s.ratio} ×)`
   return d.capacityRps < d.runnerUp.capacityRps ? `${apart}; ${ruleText(d)}` : apart
 }
+
+// The configurations weighed past capacity (report/decision-figures.js pastConfigs) as a table of words:
+// { head, rows }, a row per configuration: its strategy (✓ the decision's), its setting, goodput at each
+// multiple of C ('not measured' where the run has none; `(sweep)`: the sweep's own step at C), the share
+// shed at 2 × C, the recovery after the burst, and what the rule made of it.
+export function pastCapacityTable (configs) {
+  const head = ['strategy', 'configuration', ...(configs[0]?.points ?? []).map((p) => `goodput at ${p.multiple} × C`),
+    'shed at 2 × C', 'recovery', 'past capacity']
+  const point = (p) => (isNum(p.goodput) ? `${pctSpaced(p.goodput)}${p.from === 'sweep' ? ' (sweep)' : ''}` : 'not measured')
+  const recovery = (p) => (!p ? MISSING : isNum(p.recoverySec) ? `${r1(p.recoverySec)} s` : `none within ${r1(p.watchedSec)} s`)
+  const verdict = (c) => {
+    if (!c.past) return c.failure ? `not measured: ${c.failure}` : 'not measured'
+    if (c.past.collapses) return 'collapses'
+    return c.past.keeps ? 'keeps' : 'neither keeps nor collapses'
+  }
+  const rows = configs.map((c) => [
+    c.chosen ? `${c.name} ✓` : c.name,
+    c.config === 'as swept' ? `as swept (${c.setting})` : c.setting,
+    ...c.points.map(point),
+    pctSpaced(c.past?.shedShare),
+    recovery(c.past),
+    verdict(c)
+  ])
+  return { head, rows }
+}

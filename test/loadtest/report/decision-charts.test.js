@@ -3,7 +3,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { decide } from '../../../loadtest/result/decision.js'
-import { capacityBarRows, pastConfigs, sweepGoodputShare } from '../../../loadtest/report/decision-charts.js'
+import { capacityBarRows, pastConfigs, sweepGoodputShare } from '../../../loadtest/report/decision-figures.js'
+import { renderMarkdown } from '../../../loadtest/report/markdown.js'
 import { renderReportHtml } from '../../../loadtest/report/page.js'
 import { capacityReport, mixCapacityReport } from '../../fixtures/reports.js'
 
@@ -66,9 +67,14 @@ test('goodput past capacity: each candidate weighed, as swept and with its shedd
   assert.match(fig, />not measured</, 'the chart says where a figure was not measured')
   const table = html.slice(html.indexOf('<table class="past-capacity">'), html.indexOf('</table>', html.indexOf('<table class="past-capacity">')))
   assert.equal(table.match(/<tr/g).length, 5, 'a head and a row per configuration')
-  assert.match(table, /<tr class="chosen"><td class="text"><b>queued-threads<\/b>/)
+  assert.match(table, /<tr class="chosen"><td class="text"><b>queued-threads ✓<\/b>/)
   assert.match(table, /data-measured="no">not measured/)
   assert.match(table, /collapses/)
+  // the Markdown has the same table, under the decision
+  const md = renderMarkdown(report, null)
+  assert.ok(md.indexOf('## Past capacity') > md.indexOf('## Decision') && md.indexOf('## Past capacity') < md.indexOf('## Results'))
+  assert.match(md, /\| queued-threads ✓ \| --deadline auto --slo 120 \| not measured \| 95 % \| 93 % \| 53 % \| 0 s \| keeps \|/)
+  assert.match(md, /\| queued-threads \| as swept \(unbounded queue\) \| 100 % \(sweep\) \| 0 % \| 0 % \| 0 % \| none within 12 s \| collapses \|/)
 })
 
 test('goodput at C: the sweep\'s steps at the capacity pooled, the answers over the target not counted', () => {
