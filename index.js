@@ -31,7 +31,8 @@ const flagName = (key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
 
 // One option as command-line words: true a bare flag; false, null and undefined nothing; a number or a
 // Date as text; an array (server: ['simple', 'cluster'], slo: [50, 100]) comma-joined, or repeated for
-// an option the CLI repeats; `input` may be the object itself. Anything else is a usage error.
+// an option the CLI repeats; `input` may be the object itself, `header` an object of names and values.
+// Anything else is a usage error.
 function optionWords (key, value) {
   if (CLI_ONLY.has(key) && value !== undefined && value !== false) {
     throw usageError(`--${flagName(key)}: an option of the command line only (runLab returns the report)`)
@@ -47,6 +48,7 @@ function optionWords (key, value) {
     return REPEATED.has(key) ? value.flatMap(words) : words(value.join(','))
   }
   if (key === 'input' && typeof value === 'object') return words(JSON.stringify(value))
+  if (key === 'header' && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => words(`${k}: ${v}`))
   throw usageError(`--${flagName(key)}: expected a string, a number, a boolean or an array of them, got ${Array.isArray(value) ? 'an array' : typeof value}`)
 }
 

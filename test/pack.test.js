@@ -1,13 +1,15 @@
 // loadlab in someone else's project: `npm pack`, the tarball installed into a fresh project (its own
 // package.json, dependencies from the npm registry), and there `npx loadlab` runs the lab on the
-// project's own task, compares the report, starts a server by hand and refuses a bad subcommand.
+// project's own task, compares the report, starts a server by hand and refuses a bad subcommand; the
+// API imports by the package's name (runLab, startServer and stop() with nothing left) and its types
+// resolve through the exports map.
 // Needs the npm registry (or a warm npm cache: --prefer-offline); about 20-40 s, most of it the install.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { delimiter, dirname, join } from 'node:path'
 import { execa } from 'execa'
-import { ROOT, alive, tempDir } from './helpers/lab.js'
+import { ROOT, alive, descendants, tempDir } from './helpers/lab.js'
 
 const TASK = `export const input = { n: 2000 }
 export default function sum ({ n }) {
@@ -76,14 +78,57 @@ async function serverByHand (t, app, env) {
   assert.equal(alive(ready.pid), false)
 }
 
+// The API from the installed package: the issue's import line prints 1; startServer('cluster') and stop()
+// leave none of its processes; the types resolve (tsc --strict on a consumer, an .mts in a CommonJS project);
+// `npx loadlab --server simple --amount 20` runs.
+async function fromCode (t, app, env) {
+  const line = "import { runLab } from 'loadlab'; const r = await runLab({ server: ['simple'], work: 'loop:1e5', " +
+    'connections: 2, amount: 20, out: false }); console.log(r.results.length)'
+  const one = await execa(process.execPath, ['--input-type=module', '-e', line], { cwd: app, env, reject: false })
+  assert.equal(one.exitCode, 0, one.stderr)
+  assert.equal(one.stdout, '1')
+
+  const script = "import { startServer } from 'loadlab'; const s = await startServer('cluster', { workers: 2 }); " +
+    "console.log(s.pid); await new Promise((resolve) => process.stdin.once('data', resolve)); " +
+    'console.log(JSON.stringify(await s.stop()))'
+  const child = execa(process.execPath, ['--input-type=module', '-e', script], { cwd: app, env, reject: false, buffer: false })
+  t.after(() => { if (child.exitCode === null) child.kill('SIGKILL') })
+  const lines = []
+  const pid = await new Promise((resolve, reject) => {
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      lines.push(...chunk.split('\n').filter(Boolean))
+      if (lines.length === 1) resolve(Number(lines[0]))
+    })
+    child.on('exit', () => reject(new Error('the script exited before its server was up')))
+  })
+  const tree = [pid, ...descendants(pid)]
+  assert.ok(tree.length >= 3, `the cluster's primary and workers: ${tree.join(', ')}`)
+  child.stdin.end('stop\n')
+  await child
+  assert.equal(child.exitCode, 0)
+  assert.deepEqual(JSON.parse(lines[1]).leftovers, [])
+  assert.deepEqual(tree.filter((p) => alive(p)), [], 'no process of the server left')
+
+  writeFileSync(join(app, 'consumer.mts'), readFileSync(join(ROOT, 'test', 'fixtures', 'types', 'consumer.ts'), 'utf8'))
+  const tsc = await execa(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--noEmit', '--strict',
+    '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--lib', 'es2022,dom', 'consumer.mts'],
+  { cwd: app, env, reject: false })
+  assert.equal(tsc.exitCode, 0, tsc.stdout)
+
+  const lab = await execa('npx', ['loadlab', '--server', 'simple', '--amount', '20'], { cwd: app, env, reject: false })
+  assert.equal(lab.exitCode, 0, lab.stderr)
+}
+
 test('pack: npm pack, install into a fresh project, and there npx loadlab runs, compares, serves, refuses', async (t) => {
   const { dir, cleanup } = await tempDir('loadlab-pack-')
   t.after(cleanup)
   const env = userEnv()
   const { app, files, tarballBytes, installMs } = await packAndInstall(dir, env)
   t.diagnostic(`tarball ${(tarballBytes / 1024).toFixed(0)} kB, ${files.length} files; npm install ${installMs} ms`)
-  assert.ok(files.includes('bin/loadlab.js') && files.includes('reports/README.md'), files.join(', '))
-  assert.deepEqual(files.filter((f) => /^(test|bench|examples|reports\/reference)\//.test(f)), [], 'no tests, fixtures or reference reports')
+  for (const f of ['bin/loadlab.js', 'index.js', 'index.d.ts', 'report.schema.json', 'servers/simple/index.js']) {
+    assert.ok(files.includes(f), `${f} in ${files.join(', ')}`)
+  }
+  assert.deepEqual(files.filter((f) => /^(test|bench|examples|docs|reports|scripts)\//.test(f)), [], 'only what runs')
 
   const lab = await execa('npx', ['loadlab', '--task', './tasks/x.mjs', '--server', 'simple,queued-threads',
     '--amount', '20', '--connections', '2', '--warmup', '0'], { cwd: app, env, reject: false })
@@ -116,6 +161,7 @@ test('pack: npm pack, install into a fresh project, and there npx loadlab runs, 
   assert.match(cmp.stdout, /queued-threads/)
 
   await serverByHand(t, app, env)
+  await fromCode(t, app, env)
 
   const bad = await execa('npx', ['loadlab', 'serve'], { cwd: app, env, reject: false })
   assert.equal(bad.exitCode, 2)

@@ -1,0 +1,273 @@
+// Types of loadlab's API (index.js), written by hand. The report's full format is report.schema.json;
+// these types cover the parts a script reads: results, capacity, decision, thresholds. Every object of a
+// report may carry more fields than are named here.
+
+/** A reason, verdict or bound: a sentence, or a code with its figures (and perhaps its sentence). */
+export type Reason = string | { code: string; text?: string; [figure: string]: unknown }
+
+/** The lab's options: its CLI's long options in camelCase (`--max-body` → `maxBody`); see `loadlab --help`. */
+export interface LabOptions {
+  /** Servers to run, by name (`['simple', 'queued-threads']`), or `'all'`. */
+  server?: string | string[]
+  /** A study to reproduce: tour, capacity, overload, heavy-cpu, … (`loadlab --list`). */
+  experiment?: string
+  /** Concurrent connections (closed loop); with `rate`, the cap on kept connections. */
+  connections?: number
+  /** Open loop: requests per second on a schedule. */
+  rate?: number
+  /** Open loop schedule: `constant` (default) or `poisson`. */
+  arrival?: 'constant' | 'poisson'
+  /** Seed of the poisson schedule or of a mix. */
+  seed?: number
+  /** Open loop: generator threads. */
+  generators?: number
+  /** With `url` and `rate`: this process's shard of the plan, `'I/N'`. */
+  shard?: string
+  /** With `shard`: the common start. */
+  startAt?: string | Date
+  /** Capacity and overload experiments: the p99 targets in ms, strictly increasing. */
+  slo?: number | number[] | string
+  /** Overload experiment: a capacity report to take each strategy's capacity from. */
+  capacityFrom?: string
+  /** Capacity experiment: one sweep per value of a server setting, `'threads=1,2,4'`. */
+  tune?: string
+  /** Capacity experiment: run the decision's winner at its plan rate. */
+  confirm?: boolean
+  /** Requests per measured round (excludes `duration`). */
+  amount?: number
+  /** Seconds per measured round (excludes `amount`). */
+  duration?: number
+  /** Per-request timeout in seconds. */
+  timeout?: number
+  /** Bytes kept of each response body. */
+  maxBody?: number
+  /** Work per request: `'loop:1e7'`, `'fib:25'`, `'render:1000'`, `'sleep:100'`. */
+  work?: string
+  /** Your own work: a module path, `PATH[#export]`. */
+  task?: string
+  /** With `task`: the input of every call (JSON text, `@FILE`, or the value itself). */
+  input?: string | Record<string, unknown> | unknown[]
+  /** Measured rounds per server (capacity experiment: whole sweeps). */
+  runs?: number
+  /** Requests in the discarded warm-up round, 0 = none. */
+  warmup?: number
+  /** A service the lab did not start. */
+  url?: string
+  /** A request mix: a JSON file or a built-in spec such as `'heavy:80,cheap:20'`. */
+  mix?: string
+  /** One request kind: its method (`-m`). */
+  method?: string
+  /** One request kind: its headers (`-H 'K: V'`), as `'K: V'` lines or an object. */
+  header?: string | string[] | Record<string, string>
+  /** One request kind: its body (`-b`). */
+  body?: string
+  /** Node majors or node paths to run the servers under: `[20, 24]`. */
+  node?: string | Array<string | number>
+  /** Runtimes to run the servers under: `['node22', 'bun']` or paths. */
+  runtime?: string | string[]
+  /** Where the report files go (default ./loadlab-reports/); `false`: write none. */
+  out?: string | false
+  /** Free text naming the machine or the run. */
+  label?: string
+  /** Pass/fail bounds, e.g. `'p99<500'`, `'errors==0'`, `'capacity>200'`. */
+  threshold?: string | string[]
+  /** The experiment's small version. */
+  quick?: boolean
+}
+
+/** What onProgress hears while runLab runs. */
+export type ProgressEvent =
+  | { type: 'calibrating'; specs: string[]; runtime?: string | null }
+  | { type: 'runtime'; text: string }
+  | { type: 'step' | 'done'; index: number; total: number; name: string; text: string }
+  | { type: 'round'; index: number; total: number; name: string; round: { elapsedMs: number; [figure: string]: unknown } }
+  | { type: 'written'; dir: string; id: string; paths: string[]; errors: Array<{ file: string; message: string }> }
+
+export interface RunLabControl {
+  /** Stops the run and its servers; the report then holds what was measured (status `'partial'`). */
+  signal?: AbortSignal
+  onProgress?: (event: ProgressEvent) => void
+}
+
+/** What happened to the requests of a run's shown round. */
+export interface Requests {
+  sent: number
+  completed: number
+  ok: number
+  non2xx: number
+  /** Connection errors, timeouts and body mismatches. */
+  errors: number
+  timeouts: number
+  mismatches: number
+  unanswered: number
+  [count: string]: number
+}
+
+/** Latency in ms (the open loop's from each request's due time). */
+export interface Latency {
+  min: number | null
+  mean: number | null
+  max: number | null
+  p50: number | null
+  p97_5: number | null
+  p99: number | null
+  p99_9: number | null
+  percentiles?: Record<string, number | null>
+  [figure: string]: unknown
+}
+
+/** The rates (req/s) a capacity lies between: the highest that held the target, the lowest that did not. */
+export interface Bracket {
+  pass: number | null
+  fail: number | null
+}
+
+/** The capacity at one p99 target. */
+export interface CapacityFigure {
+  sloMs: number | null
+  /** The highest rate whose p99 held the target; null: none did. */
+  rps: number | null
+  bound: Reason | null
+  bracket?: Bracket | null
+  p99?: number | null
+  [figure: string]: unknown
+}
+
+/** A capacity sweep: its steps and the capacity it found. */
+export interface Sweep {
+  serviceMs?: number | null
+  idealRps?: number | null
+  sloMs?: number | null
+  steps?: Array<Record<string, unknown>>
+  capacity: CapacityFigure
+  targets?: CapacityFigure[]
+  [field: string]: unknown
+}
+
+/** One run: an HTTP run (kind `'http'`) or an in-process case (`'dispatch'`, `'offload'`). */
+export interface Result {
+  kind?: 'http' | 'dispatch' | 'offload' | string
+  /** SERVER[/VARIANT]@WORK[#RUNTIME]: what compare lines runs up by. */
+  key: string
+  server?: string
+  variant?: string | null
+  work?: string | null
+  status: 'ok' | 'failed' | 'partial'
+  failure?: { reason: Reason; exitCode: number | null; signal: string | null; stderrTail: string[] } | null
+  /** false when a rule of the lab puts the figures in doubt; `untrusted` says why. */
+  trusted?: boolean
+  untrusted?: Reason[]
+  requests?: Requests | null
+  rps?: number | null
+  latency?: Latency | null
+  efficiency?: number | null
+  /** The capacity experiment's sweep. */
+  capacity?: Sweep | null
+  notes?: Reason[]
+  [field: string]: unknown
+}
+
+/** The capacity (and overload) experiment's answer. */
+export interface Decision {
+  sloMs: number | null
+  /** The run chosen (null: none held the target). */
+  key: string | null
+  server: string | null
+  variant?: string | null
+  setting?: { name: string; value: string } | null
+  /** The command that starts the chosen server as it was measured. */
+  command?: string | null
+  capacityRps: number | null
+  bracket?: Bracket | null
+  bound?: Reason | null
+  /** The rate to plan for: the capacity less the headroom. */
+  planRps: number | null
+  headroom?: number
+  decidedBy?: Reason | Record<string, unknown> | null
+  runnerUp?: { key: string; server: string; capacityRps: number | null; bound?: Reason | null; [field: string]: unknown } | null
+  [field: string]: unknown
+}
+
+/** A --threshold judged on every run it applies to. */
+export interface ThresholdResult {
+  threshold: string
+  status: 'passed' | 'crossed' | 'not-applicable'
+  runs: Array<{ key: string | null; run: string; figure: number | null; status: 'passed' | 'crossed' | 'not-applicable'; reason?: Reason }>
+  [field: string]: unknown
+}
+
+/** A lab report (schema 1): what runLab resolves and the lab writes as JSON (loadlab/report.schema.json). */
+export interface Report {
+  schema: 1
+  kind: 'loadlab-report'
+  id: string
+  createdAt: string
+  finishedAt?: string | null
+  status: 'complete' | 'failed' | 'partial'
+  experiment: string
+  label?: string | null
+  machine: { hostname: string; cpuModel?: string | null; cores: number; [field: string]: unknown }
+  method: { command?: string | null; loop?: string | null; [field: string]: unknown }
+  calibration?: Record<string, Record<string, unknown>>
+  results: Result[]
+  notes?: Reason[]
+  decision?: Decision
+  thresholds?: ThresholdResult[]
+  [field: string]: unknown
+}
+
+/** An error a user can cause: one line of message, a code (LAB_USAGE, LAB_REPORT_INVALID, …), an exit status. */
+export declare class LabError extends Error {
+  code: string
+  exitCode: number
+}
+
+/** The lab's run: resolves its report; writes its files unless `out: false`. A bad option rejects (LAB_USAGE). */
+export declare function runLab (options?: LabOptions, control?: RunLabControl): Promise<Report>
+
+/** A fleet server started as `node servers/NAME` starts it, once it answers /health. */
+export interface StartedServer {
+  name: string
+  url: string
+  pid: number
+  strategy: string | null
+  work: string | null
+  /** Ends it and every process it started; resolves once they have exited. */
+  stop (): Promise<{ exit: { exitCode: number | null; signal: string | null } | null; forced: boolean; leftovers: number[] }>
+}
+
+/** The server's own flags, as words (`['--work', 'loop:1e5']`) or an object (`{ work: 'loop:1e5', threads: 2 }`). */
+export type ServerFlags = string[] | Record<string, string | number | boolean | undefined>
+
+export declare function startServer (name: string, flags?: ServerFlags): Promise<StartedServer>
+
+export interface CompareOptions {
+  /** The index of the report the ratios are to (default 0). */
+  baseline?: number
+  /** Latency in ms (default) or in multiples of each machine's calibrated service time. */
+  units?: 'ms' | 'service'
+  /** --fail-on bounds, e.g. `'p99:+10%'`, `'rps:-5%'`. */
+  failOn?: string[]
+  /** The reports' labels (default: each report's id). */
+  names?: string[]
+}
+
+/** What compare renders: the runs the reports share, their figures and ratios, and the --fail-on gates. */
+export interface Comparison {
+  units: 'ms' | 'service'
+  baseline: number
+  reports: Array<Record<string, unknown>>
+  rows: Array<{ key: string; kind: string; cells: Array<Record<string, unknown> | null>; [field: string]: unknown }>
+  classes: Array<Record<string, unknown>>
+  flags: Array<Record<string, unknown>>
+  gates: Array<{ runs: Array<{ report: number; status: 'regressed' | 'within' | string; [field: string]: unknown }>; [field: string]: unknown }>
+  notes: string[]
+}
+
+export declare function compareReports (reports: Report[], options?: CompareOptions): Comparison
+
+/** The merged report of the shards of one plan (lab --shard I/N --start-at T). */
+export declare function mergeReports (reports: Report[], options?: { names?: string[]; command?: string | null }): Report
+
+/** A report file, read with the lab's bounds and checked against report.schema.json. */
+export declare function readReport (path: string): Promise<Report>
