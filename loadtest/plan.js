@@ -1,8 +1,9 @@
 // The run's plan, resolved once: the validated options (options.js, null where not given) with every
 // default filled in, from the experiment's defaults, then --quick's, then settings.js (DEFAULTS and the
-// defaults it computes: defaultConnections, defaultGenerators). Each layer takes the fields it needs from
-// the plan by name; no default is merged anywhere else. Pure.
-import { DEFAULTS, defaultConnections, defaultGenerators } from './settings.js'
+// defaults it computes: defaultConnections through run/round/load.js connectionsAt, defaultGenerators).
+// Each layer takes the fields it needs from the plan by name; no default is merged anywhere else. Pure.
+import { DEFAULTS, defaultGenerators } from './settings.js'
+import { connectionsAt } from './run/round/load.js'
 import { userCwd } from './paths.js'
 import { allServerNames } from './catalog.js'
 
@@ -24,8 +25,9 @@ export function resolveLoad (opts, settings) {
   const timeoutSec = opts.timeout ?? settings.timeoutSec ?? DEFAULTS.timeout
   const load = {
     // Open loop: --connections caps the kept connections (default: enough for rate × timeout).
-    connections: opts.connections ??
-      (rate ? defaultConnections(rate, timeoutSec) : (settings.connections ?? DEFAULTS.connections)),
+    connections: rate
+      ? connectionsAt({ userConnections: opts.connections, timeoutSec }, rate)
+      : (opts.connections ?? settings.connections ?? DEFAULTS.connections),
     rate,
     userConnections: opts.connections ?? null,
     arrival: opts.arrival ?? settings.arrival ?? DEFAULTS.arrival,

@@ -92,20 +92,20 @@ export default {
   defaults,
   quick,
   plan (opts) {
-    const q = opts.settings
-    const work = opts.task?.spec ?? opts.work ?? q.work
-    const args = opts.task ? taskArgs(opts.task) : ['--work', work]
+    const { settings: q, task, servers: named, capacityFrom, sloMs: userSloMs, user } = opts
+    const work = task?.spec ?? opts.work ?? q.work
+    const args = task ? taskArgs(task) : ['--work', work]
     // --server names strategies (each with all its variants) or variant keys (that variant and its base).
-    const picked = opts.servers ?? SERVERS
+    const picked = named ?? SERVERS
     const servers = [...new Set(picked.map(serverOf))].filter((s) => SERVERS.includes(s))
     const wanted = (v) => picked.includes(v.server) || picked.includes(v.key)
-    const caps = opts.capacityFrom ? readCapacities(opts.capacityFrom) : null
+    const caps = capacityFrom ? readCapacities(capacityFrom) : null
     const settings = q.overload
     const entries = []
     for (const server of servers) {
-      const from = caps ? readCapacity(caps, opts.capacityFrom, { server, work, sloMs: opts.sloMs ?? null }) : null
-      const sloMs = from?.sloMs ?? opts.sloMs ?? null
-      const base = { server, args, work, durationSec: opts.user?.durationSec ?? q.durationSec }
+      const from = caps ? readCapacity(caps, capacityFrom, { server, work, sloMs: userSloMs ?? null }) : null
+      const sloMs = from?.sloMs ?? userSloMs ?? null
+      const base = { server, args, work, durationSec: user?.durationSec ?? q.durationSec }
       // The capacity sweep at ONE target unless the file gave C: C and the run's cost stay those of one target.
       const sweep = from ? null : oneTargetSweep(opts, sloMs)
       entries.push({ ...base, variant: null, ...(sweep ? { sweep } : {}), overload: { settings, capacity: from } })
@@ -122,11 +122,11 @@ export default {
     }
     return entries
   },
-  notes (opts) {
+  notes ({ settings, rate }) {
     return [
-      `overload: ${overloadRule(opts.settings.overload)}`,
+      `overload: ${overloadRule(settings.overload)}`,
       'overload: the shedding variants run at their base strategy\'s C; wasted CPU is null where the work is not CPU (a sleep)',
-      ...(opts.rate ? ['overload: --rate is ignored: the rates are multiples of each capacity'] : [])
+      ...(rate ? ['overload: --rate is ignored: the rates are multiples of each capacity'] : [])
     ]
   },
   table (report) {

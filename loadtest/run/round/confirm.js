@@ -3,7 +3,8 @@
 // whether it held the target
 // with no backlog growth (Nighthawk's "testing stage" after its search; the plan rate is a promise, this
 // checks it). Returns decision.confirm.
-import { CONFIRM_QUICK_SEC, CONFIRM_SEC, defaultConnections } from '../../settings.js'
+import { CONFIRM_QUICK_SEC, CONFIRM_SEC } from '../../settings.js'
+import { connectionsAt } from './load.js'
 import { MIN_REQUESTS } from '../../result/rules.js'
 import { runEntry } from './runner.js'
 import { backlogText, growingFor, judgeStep } from '../../result/capacity.js'
@@ -46,7 +47,7 @@ export async function confirmWinner (decision, { plan, loads, results, quick, si
   const load = {
     ...loads[i],
     rate,
-    connections: loads[i].userConnections ?? defaultConnections(rate, loads[i].timeoutSec),
+    connections: connectionsAt(loads[i], rate),
     durationSec,
     amount: null
   }

@@ -1,7 +1,7 @@
 // The load of each plan entry: the plan's load (plan.js resolveLoad), with the experiment's per-entry
 // values (its design) winning. Pure; a bad combination is a usage error.
 import { usageError } from '../../errors.js'
-import { defaultRecoveryTimeoutSec } from '../../settings.js'
+import { defaultConnections, defaultRecoveryTimeoutSec } from '../../settings.js'
 
 // The load of one plan entry: its own connections/amount/durationSec/timeoutSec/warmup win.
 export function entryLoad (entry, load) {
@@ -26,6 +26,12 @@ export function entryLoad (entry, load) {
     )
   }
   return out
+}
+
+// The kept connections of an open-loop round at `rate` (the run's, a sweep's step, --confirm's round):
+// --connections when given, else enough for rate × timeout (settings.js defaultConnections).
+export function connectionsAt ({ userConnections, timeoutSec }, rate) {
+  return userConnections ?? defaultConnections(rate, timeoutSec)
 }
 
 // How long the recovery request after a round may wait: the entry's own, else settings.js's default.

@@ -16,7 +16,7 @@ import { noiseWatch } from '../watch/noise.js'
 import { noiseServiceMs } from '../watch/calibrate.js'
 import { chooseInterval } from '../watch/timeline.js'
 import { watchRound } from '../watch/watch.js'
-import { recoveryTimeoutSec } from './load.js'
+import { connectionsAt, recoveryTimeoutSec } from './load.js'
 import { failure, sweptCapacity } from '../../result/build.js'
 import { roundFigures, serviceTime } from '../../result/figures.js'
 import { createGoodput } from './goodput.js'
@@ -358,7 +358,7 @@ async function sweepRounds (record, server, load, { entry, calibration, round })
     for (let rate = nextRate(); rate !== null && !round.signal.aborted; rate = nextRate()) {
       const sweepName = load.runs > 1 ? `sweep ${k + 1}/${load.runs}, ` : ''
       round.progress?.(`${sweepName}step ${record.rounds.length - first + 1}: ${rate.toFixed(1)} req/s`)
-      const connections = load.userConnections ?? defaultConnections(rate, load.timeoutSec)
+      const connections = connectionsAt(load, rate)
       const step = { ...load, rate, connections, durationSec: stepLength(sweep, rate, load.mix) }
       record.rounds.push(await measuredRound(server, step, { ...round, onRound: null }))
     }
