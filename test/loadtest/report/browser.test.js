@@ -151,3 +151,20 @@ test('the capacity page\'s first screen: the decision, capacity bars with their 
     await page.close()
   }
 })
+
+test('npm run screenshot draws a report\'s .json as the lab draws its page now, its first screen only', async () => {
+  const report = capacityReport()
+  report.decision = decide(report)
+  const json = join(dir, 'capacity-report.json')
+  await writeFile(json, JSON.stringify(report))
+  const png = join(dir, 'first-screen.png')
+  const script = join(ROOT, 'scripts', 'screenshot.js')
+  const res = await execa(process.execPath, [script, json, png, '--first-screen'], { cwd: ROOT, reject: false })
+  assert.equal(res.exitCode, 0, res.stderr)
+  const bytes = await readFile(png)
+  assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47], 'a PNG file')
+  assert.deepEqual([bytes.readUInt32BE(16), bytes.readUInt32BE(20)], [1280, 900], 'the first screen: the viewport, not the page')
+  const both = await execa(process.execPath, [script, json, png, '--first-screen', '--selector', 'figure'], { cwd: ROOT, reject: false })
+  assert.equal(both.exitCode, 2, 'a usage error')
+  assert.match(both.stderr, /--selector and --first-screen: give one of them/)
+})
