@@ -374,9 +374,10 @@ function requestMix (o, out) {
 // What each request does: --work (NAME:ARG; the servers' own parser checks it later, checkWork) or
 // --task (with its --input), which excludes --work, --url and every experiment but capacity.
 function checkWorkOrTask (o, out) {
-  if (o.work !== null && !/^[a-z][a-z-]*:[0-9.e+]+$/i.test(o.work)) {
+  if (o.work !== null && !/^[a-z][a-z-]*:[0-9.e+]+(:bytes=[0-9.e+]+)?$/i.test(o.work)) {
     throw usageError(
-      `--work: expected NAME:ARG such as loop:1e7, fib:25, render:1000, ssr:225, sleep:100, sleep-sync:100, got ${describe(o.work)}`
+      '--work: expected NAME:ARG[:bytes=N] such as loop:1e7, fib:25, render:1000, ssr:225, sleep:100, sleep-sync:100, ' +
+        `loop:1e5:bytes=1e4, got ${describe(o.work)}`
     )
   }
   if (o.task !== null) {

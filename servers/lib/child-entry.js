@@ -3,15 +3,15 @@
 // readyAt (stamps.js `start`): the child runs this entry, its modules loaded.
 // If the server goes away first, the channel closes and the child exits: nobody would read the answer.
 import { once } from 'node:events'
-import { now, timedRun } from './task.js'
+import { comesOverIpc, now, timedRun } from './task.js'
 
 const readyAt = now()
 process.once('disconnect', () => process.exit(0))
 
 let answer
 try {
-  // A task module's description comes as the first IPC message (`fork(child-entry.js, ['task:…'])`).
-  const work = process.argv[2].startsWith('task:') ? (await once(process, 'message'))[0] : process.argv[2]
+  // A task module's description, or a spec's input, comes as the first IPC message (per-request.js).
+  const work = comesOverIpc(process.argv[2]) ? (await once(process, 'message'))[0] : process.argv[2]
   answer = { ok: true, readyAt, ...(await timedRun(work)) }
 } catch (err) {
   answer = { ok: false, code: err.code, message: err.message }

@@ -126,7 +126,8 @@ function event (emitter, name) {
 
 function startChild (work, onAnswer, onExit, onStartError) {
   const child = fork(childEntry, [work.spec], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
-  if (work.task) child.send({ task: work.task }) // a task's description (its input may be large) goes over IPC
+  // a task's description, or a spec's input (either may be large), goes over IPC (child-entry.js)
+  if (work.task || work.bytes) child.send(portable(work))
   let spawned = false
   // 'exit' can come before the last IPC message: a child is gone once it has exited AND its channel closed.
   // (Not events.once: it rejects on the child's 'error', and a fork that fails emits one; that rejection

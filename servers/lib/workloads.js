@@ -1,5 +1,9 @@
-// The work one request does, named by a spec string `NAME:ARG`. Pure and deterministic, so every way of
-// running it (inline, piscina task, Worker, forked child) goes through runWork and gives the same body.
+// The work one request does, named by a spec string `NAME:ARG`, optionally `NAME:ARG:bytes=N`: the work
+// takes an input of N bytes, handed to it by the server's main thread (portable, task.js: carried into the
+// thread or process that runs it), and answers a result that carries them back (`data`), so that the cost
+// of moving data across a thread or process boundary shows against the work (docs/attribution.md). Pure
+// and deterministic, so every way of running it (inline, piscina task, Worker, forked child) goes through
+// runWork and gives the same body.
 import { createRequire } from 'node:module'
 import { isMainThread } from 'node:worker_threads'
 import { ServerError } from './errors.js'
@@ -40,24 +44,48 @@ const kinds = {
 // The workload names, in the order the help text lists them.
 export const WORKLOADS = Object.keys(kinds)
 
-const valid = WORKLOADS.map((k) => `${k}:${kinds[k].arg} (${kinds[k].min}..${fmt(kinds[k].max)})`).join(', ')
+// The largest input (and result) a work spec may ask for with `:bytes=N`: 16 MiB, as a task's --input.
+export const MAX_WORK_BYTES = 16 * 1024 * 1024
 
-// Parse `NAME:ARG` (ARG may be written 1e8) into { name, arg, spec }; throws ServerError ERR_BAD_WORK.
+const valid = WORKLOADS.map((k) => `${k}:${kinds[k].arg} (${kinds[k].min}..${fmt(kinds[k].max)})`).join(', ') +
+  `, each optionally followed by :bytes=N (0..${MAX_WORK_BYTES}: an input and a result of N bytes)`
+
+const NUMBER = '(\\d+(?:\\.\\d+)?(?:e\\d+)?)'
+const SPEC = new RegExp(`^([a-z-]+):${NUMBER}(?::bytes=${NUMBER})?$`, 'i')
+
+// Parse `NAME:ARG[:bytes=N]` (numbers may be written 1e8) into { name, arg, spec } and, when given,
+// `bytes`; throws ServerError ERR_BAD_WORK.
 export function parseWork (spec) {
   if (typeof spec === 'object' && spec !== null) spec = spec.spec ?? `${spec.name}:${spec.arg}`
-  const match = /^([a-z-]+):(\d+(?:\.\d+)?(?:e\d+)?)$/i.exec(String(spec ?? '').trim())
+  const match = SPEC.exec(String(spec ?? '').trim())
   const kind = match && Object.hasOwn(kinds, match[1]) ? kinds[match[1]] : null // not `constructor`, `toString` …
   const arg = match ? Number(match[2]) : NaN
-  if (!kind || !Number.isInteger(arg) || arg < kind.min || arg > kind.max) {
+  const bytes = match?.[3] === undefined ? 0 : Number(match[3])
+  if (!kind || !Number.isInteger(arg) || arg < kind.min || arg > kind.max || !Number.isInteger(bytes) ||
+    bytes > MAX_WORK_BYTES) {
     throw new ServerError('ERR_BAD_WORK', `bad work spec ${JSON.stringify(String(spec))}: expected ${valid}`)
   }
-  return { name: match[1], arg, spec: `${match[1]}:${match[2]}` }
+  if (match[3] === undefined) return { name: match[1], arg, spec: `${match[1]}:${match[2]}` }
+  return { name: match[1], arg, spec: `${match[1]}:${match[2]}:bytes=${match[3]}`, bytes }
 }
 
-// Run one unit of work: a plain object for CPU work, a Promise of one for `sleep`.
-export function runWork (spec) {
-  const { name, arg } = parseWork(spec)
-  return kinds[name].run(arg)
+// The input of a work that asks for `bytes` (the same N bytes everywhere, so the answer can be checked).
+export function workInput (bytes) {
+  return 'abcdefghijklmnopqrstuvwxyz0123456789'.repeat(Math.ceil(bytes / 36)).slice(0, bytes)
+}
+
+// Run one unit of work: a plain object for CPU work, a Promise of one for `sleep`. A spec with bytes takes
+// `input` (the string it was handed; made here when none was: inline work holds its input already) and
+// answers it back as `data`.
+export function runWork (spec, input = null) {
+  const { name, arg, bytes = 0 } = parseWork(spec)
+  const out = kinds[name].run(arg)
+  if (!bytes) return out
+  const data = input ?? workInput(bytes)
+  if (typeof data !== 'string' || data.length !== bytes) {
+    throw new ServerError('ERR_BAD_WORK', `work ${spec.spec ?? spec} expected an input of ${bytes} bytes`)
+  }
+  return out instanceof Promise ? out.then((r) => ({ ...r, data })) : { ...out, data }
 }
 
 // How long a waiting kind (the sleeps: their service time is the wait itself, on no core) takes, in ms;
@@ -77,7 +105,7 @@ const bodies = new Map()
 export function expectedBody (spec) {
   const work = parseWork(spec)
   if (!bodies.has(work.spec)) {
-    const result = kinds[work.name].waits ? { hello: 'world' } : runWork(work)
+    const result = kinds[work.name].waits ? { hello: 'world', ...(work.bytes ? { data: workInput(work.bytes) } : {}) } : runWork(work)
     bodies.set(work.spec, JSON.stringify(result))
   }
   return bodies.get(work.spec)

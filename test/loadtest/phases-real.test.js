@@ -10,6 +10,7 @@ import { fireOpenLoop } from '../../loadtest/run/generate/open-loop.js'
 import { phaseFigures } from '../../loadtest/result/phases.js'
 import { summarizeHistogram } from '../../loadtest/result/histogram.js'
 import { startServer } from '../helpers/server.js'
+import { expectedBody } from '../../servers/lib/workloads.js'
 
 // The most a request's phases may miss its latency by: stamps from two threads or processes out of
 // order by their clocks' disagreement (a few microseconds on one machine; a millisecond is far above).
@@ -44,6 +45,22 @@ for (const [name, expected] of FAMILIES) {
     assert.ok(Math.abs(phaseTotal / 16 - latency.mean) <= AGREEMENT_MS + 0.01 * latency.mean)
   })
 }
+
+test('a work with bytes: its input carried into each thread or process and its result back, every body checked', async (t) => {
+  const spec = 'loop:1e3:bytes=1e5'
+  for (const name of ['queued-threads', 'queued-processes', 'worker-per-request', 'child-process']) {
+    const server = await startServer(name, ['--work', spec, '--telemetry', 'off'])
+    try {
+      const raw = await fireOpenLoop({ url: server.url + '/', rate: 20, amount: 6, connections: 2, timeoutSec: 30, expected: expectedBody(spec) })
+      assert.deepEqual([raw.ok, raw.mismatches], [6, 0], name)
+      const f = phaseFigures(raw.phases)
+      assert.ok(f.phases.send && f.phases.return, `${name}: send and return stamped`)
+      assert.ok(f.unexplained.maxMs <= AGREEMENT_MS)
+    } finally {
+      await server.stop()
+    }
+  }
+})
 
 test('the cheap route is answered on the main thread, stamped with wait and run only', async (t) => {
   const server = await startServer('queued-threads', ['--work', 'loop:1e4', '--telemetry', 'off'])

@@ -1,13 +1,30 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { WORKLOADS, expectedBody, parseWork, runWork, waitMs } from '../../servers/lib/workloads.js'
-import { timedRun } from '../../servers/lib/task.js'
+import { portable, timedRun } from '../../servers/lib/task.js'
 
 test('parseWork reads NAME:ARG, with 1e8-style numbers', () => {
   assert.deepEqual(parseWork('loop:1e8'), { name: 'loop', arg: 1e8, spec: 'loop:1e8' })
   assert.deepEqual(parseWork(' fib:30 '), { name: 'fib', arg: 30, spec: 'fib:30' })
   assert.deepEqual(parseWork({ name: 'sleep', arg: 5 }), { name: 'sleep', arg: 5, spec: 'sleep:5' })
   assert.deepEqual(WORKLOADS, ['loop', 'fib', 'render', 'ssr', 'sleep', 'sleep-sync', 'crash', 'fail'])
+})
+
+test('a spec with bytes: an input of N bytes carried to the work and answered back, the same body everywhere', async () => {
+  assert.deepEqual(parseWork('loop:10:bytes=1e3'), { name: 'loop', arg: 10, spec: 'loop:10:bytes=1e3', bytes: 1000 })
+  const body = JSON.parse(expectedBody('loop:10:bytes=1e3'))
+  assert.equal(body.sum, 45)
+  assert.equal(body.data.length, 1000)
+  const carried = portable(parseWork('loop:10:bytes=1e3'))
+  assert.equal(carried.input, body.data, 'the main thread hands the work its input')
+  assert.equal((await timedRun(carried)).body, expectedBody('loop:10:bytes=1e3'))
+  assert.equal((await timedRun(parseWork('loop:10:bytes=1e3'))).body, expectedBody('loop:10:bytes=1e3'), 'inline: made in place')
+  assert.equal(JSON.parse(expectedBody('sleep:1:bytes=5')).data, 'abcde')
+  assert.equal(portable(parseWork('loop:10')), 'loop:10', 'no bytes: the spec alone')
+  assert.throws(() => runWork(parseWork('loop:10:bytes=4'), 'abc'), /expected an input of 4 bytes/)
+  for (const bad of ['loop:10:bytes=', 'loop:10:bytes=1.5', 'loop:10:bytes=2e7', 'loop:10:size=3']) {
+    assert.throws(() => parseWork(bad), { code: 'ERR_BAD_WORK' }, bad)
+  }
 })
 
 test('bad specs throw ERR_BAD_WORK naming the spec and every valid one', () => {
