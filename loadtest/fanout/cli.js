@@ -127,10 +127,7 @@ async function writeAll (result, out) {
   })
   const shardsDir = join(written.dir, `${written.id}-shards`)
   await mkdir(shardsDir, { recursive: true })
-  for (const e of entries) {
-    const { index, count } = e.report.method.shard
-    await writeFile(join(shardsDir, `shard-${index}-of-${count}-${e.host}.json`), e.text, { flag: 'wx' })
-  }
+  for (const e of entries) await writeFile(join(shardsDir, e.file), e.text, { flag: 'wx' })
   return { ...written, shardsDir }
 }
 

@@ -7,6 +7,8 @@
 import { spawnSync } from 'node:child_process'
 import { LabError } from '../errors.js'
 import { checkShards, mergeShards, missingOf } from '../merge/merge.js'
+import { checkReport } from '../compare/compare.js'
+import { validateReport } from '../report/read.js'
 import { reportId } from '../report/write.js'
 import { evaluateThresholds } from '../report/thresholds.js'
 import { escapePercent, MAX_HOST_BYTES, pdshArgs, runPdsh, shellWord } from './pdsh.js'
@@ -99,7 +101,13 @@ export function readShard (host, k, count, r) {
   const s = report?.method?.shard
   if (report?.kind !== 'loadlab-report' || !s) return fail('its stdout is not a shard report')
   if (s.index !== index || s.count !== count) return fail(`its report is shard ${s.index}/${s.count}, not ${index}/${count}`)
-  return { entry: { file: `${host}: stdout`, report, host, text, exitCode: r.exitCode, signal: r.signal } }
+  try {
+    validateReport(checkReport(report, host), { file: host }) // as npm run merge reads a shard's file
+  } catch (err) {
+    return fail(`its report is refused: ${err.message}`)
+  }
+  const file = `shard-${index}-of-${count}-${host}.json` // in the merged report's <id>-shards/ (cli.js)
+  return { entry: { file, report, host, text, exitCode: r.exitCode, signal: r.signal } }
 }
 
 // Fan the plan out and merge: { report, entries, failures, startAt, leadSec }. `progress(line)` hears

@@ -11,7 +11,7 @@ import { mergeTimelines } from './timeline.js'
 import { countsFault, plannedSlice } from './counts.js'
 import { machineLine } from '../text/sentences.js'
 import { LAG_P99_LIMIT_MS } from '../result/trust.js'
-import { missingText, refusedMissing, spreadReason } from '../text/fanout.js'
+import { missingText, refusedMissing, spreadLine, spreadReason } from '../text/fanout.js'
 
 // What makes reports shards of one plan: these fields of `method` must be equal in all of them.
 const PLAN_FIELDS = ['url', 'rate', 'arrival', 'seed', 'amount', 'durationSec', 'startAt']
@@ -350,6 +350,7 @@ export function mergeShards (entries, { id, createdAt, command = null, absent = 
     notes: [
       `merged from ${count} shards of one plan (npm run merge): histograms added, counts summed, rates added, timelines aligned on the common start ${first.method.startAt}`,
       ...(missing ? [missingText(missing)] : []),
+      spreadLine(startOf(entries)),
       'the server\'s telemetry is not merged: each shard read the server\'s whole window (see the shard reports); /health probe p99 and max are the worst shard\'s',
       ...(first.notes ?? []).filter((n) => !SHARD_NOTE.test(n)) // the merged report is no shard
     ]

@@ -52,7 +52,6 @@ test('pdsh\'s output read back per host: lines by prefix, exit codes and signals
 test('what counts as a shard\'s report on a host\'s stdout', () => {
   const base = { exitCode: 0, signal: null, stderrTail: [], overflow: 0, said: null }
   const report = (index) => JSON.stringify({ kind: 'loadlab-report', method: { shard: { index, count: 3 } } })
-  assert.ok(readShard('a', 1, 3, { ...base, stdout: report(2) }).entry)
   const why = (r) => readShard('a', 1, 3, { ...base, ...r }).failure.why
   assert.match(why({ stdout: report(1) }), /shard 1\/3, not 2\/3/)
   assert.match(why({ stdout: '' }), /no report on its stdout/)
@@ -60,6 +59,7 @@ test('what counts as a shard\'s report on a host\'s stdout', () => {
   assert.match(why({ stdout: '{"kind": "loadlab-rep' }), /not a report/)
   assert.match(why({ stdout: '{}' }), /not a shard report/)
   assert.match(why({ stdout: report(2), overflow: 1 }), /passed \d+ bytes/)
+  assert.match(why({ stdout: report(2) }), /^its report is refused: a is a schema null report/, 'read as npm run merge reads it')
 })
 
 // A shard report as far as startOf and missingOf read it.

@@ -1,8 +1,9 @@
 // The fan-out for real (root, Linux): three network namespaces joined by a bridge, each with its own
 // address, run the shards of one plan, started by pdsh (-R exec, `ip netns exec %h`), against
 // servers/simple in a fourth; the merged counts are the plan's. A second run loses a shard, killed by
-// its pid mid-run: the fan-out names it and, asked to, merges the rest, saying the share missing. The
-// namespaces, veths and bridge are removed whatever happens; the test skips, with the reason, where
+// its pid mid-run: the fan-out names it and, asked to, merges the rest, saying the share missing; a third
+// names a host that cannot run its shard, and the plan is refused. The namespaces, veths and bridge are
+// removed whatever happens; the test skips, with the reason, where
 // namespaces or pdsh cannot be had.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -15,6 +16,7 @@ import { execa } from 'execa'
 import { ROOT } from '../../../loadtest/catalog.js'
 import { startServer, stopServer } from '../../../loadtest/run/watch/boot.js'
 import { plannedSlice } from '../../../loadtest/merge/counts.js'
+import { validateReport } from '../../../loadtest/report/read.js'
 import { makeNamespaces, netnsUnavailable } from '../../helpers/netns.js'
 import { tempDir } from '../../helpers/lab.js'
 
@@ -81,7 +83,7 @@ test('fan-out over 3 network namespaces: shards started by pdsh, merged into the
       const run = await fanout(ns.hosts, url, ['--lead', '10', '--threshold', 'p99<0.01ms', '--out', dirs[0].dir], dirs[1].dir)
       console.log(run.stderr)
       assert.equal(run.exitCode, 99, run.stderr)
-      const report = await mergedReport(dirs[0].dir)
+      const report = validateReport(await mergedReport(dirs[0].dir))
       const r = report.results[0]
       const plan = RATE * SECONDS
       assert.equal(r.requests.sent, plan)
@@ -96,6 +98,8 @@ test('fan-out over 3 network namespaces: shards started by pdsh, merged into the
       assert.equal(r.start.clocks, 'measured')
       assert.ok(r.start.spreadMs >= 0)
       assert.equal(report.thresholds[0].status, 'crossed')
+      const shardsDir = join(dirs[0].dir, `${report.id}-shards`)
+      assert.deepEqual((await readdir(shardsDir)).sort(), report.method.shards.map((s) => s.file).sort())
       assert.match(run.stderr, /start spread [\d.]+ ms on the shards' own clocks; [\d.]+ ms ± [\d.]+ ms on the target's clock/)
     })
     await t.test('a shard killed mid-run: named with its host; --allow-missing merges the rest and says the share missing', async () => {
@@ -116,7 +120,7 @@ test('fan-out over 3 network namespaces: shards started by pdsh, merged into the
       console.log(run.stderr)
       assert.equal(run.exitCode, 0, run.stderr)
       assert.match(run.stderr, new RegExp(`shard 2/3 on ${ns.hosts[1]} failed \\(killed by signal 9\\): no report`))
-      const report = await mergedReport(dirs[2].dir)
+      const report = validateReport(await mergedReport(dirs[2].dir))
       const r = report.results[0]
       const lost = plannedSlice(report.method, { index: 2, count: 3 }).planned
       assert.equal(report.status, 'partial')
@@ -124,6 +128,16 @@ test('fan-out over 3 network namespaces: shards started by pdsh, merged into the
       assert.equal(r.requests.sent, RATE * SECONDS - lost)
       assert.equal(r.trusted, false)
       assert.ok(r.untrusted.includes(`shard 2/3 (${ns.hosts[1]}) missing: 33.3 % of the plan (${lost} of ${RATE * SECONDS} requests) not sent`), r.untrusted.join('\n'))
+    })
+    await t.test('a host that cannot run its shard: named with its end and last words; the plan refused, exit 1', async () => {
+      const hosts = [ns.hosts[0], `${ns.hosts[0]}x`] // no such namespace: ip netns exec fails at once
+      const run = await fanout(hosts, url, ['--no-clock', '--lead', '8', '--out', dirs[2].dir], dirs[3].dir)
+      console.log(run.stderr)
+      assert.equal(run.exitCode, 1, run.stderr)
+      assert.match(run.stderr, new RegExp(`shard 2/2 on ${hosts[1]} failed \\(exit code \\d+\\): no report on its stdout; ` +
+        'its last words: .*network namespace'))
+      assert.match(run.stderr, new RegExp(`fanout: shard 2/2 \\(${hosts[1]}\\) missing: 50 % of the plan \\(150 of 300 requests\\) ` +
+        'not sent; the merge refuses a plan with a shard missing \\(--allow-missing merges the rest\\)$'))
     })
   } finally {
     const left = await cleanup()
