@@ -6,7 +6,7 @@
 // a function that returns the merged report and what happened to each shard; cli.js writes and prints.
 import { spawnSync } from 'node:child_process'
 import { LabError } from '../errors.js'
-import { checkShards, mergeShards, missingOf } from '../merge/merge.js'
+import { checkShards, mergeShards, missingOf, unmeasuredShard } from '../merge/merge.js'
 import { checkReport } from '../compare/compare.js'
 import { validateReport } from '../report/read.js'
 import { reportId } from '../report/write.js'
@@ -27,6 +27,11 @@ const CLOCK_PASS_SEC = 60
 // The error of a fan-out that cannot go on (exit 1), or refuses before anything starts (exit 2).
 export function fanoutError (message, exitCode = 1) {
   return new LabError('LAB_FANOUT', `fanout: ${message}`, { exitCode })
+}
+
+// An interrupted fan-out (SIGINT, SIGTERM): exit 130, as the lab's.
+function interrupted (what) {
+  return fanoutError(`interrupted: ${what}`, 130)
 }
 
 // pdsh must be there, with the rcmd module asked for.
@@ -106,6 +111,8 @@ export function readShard (host, k, count, r) {
   } catch (err) {
     return fail(`its report is refused: ${err.message}`)
   }
+  const unmeasured = unmeasuredShard(report)
+  if (unmeasured) return fail(unmeasured)
   const file = `shard-${index}-of-${count}-${host}.json` // in the merged report's <id>-shards/ (cli.js)
   return { entry: { file, report, host, text, exitCode: r.exitCode, signal: r.signal } }
 }
@@ -120,12 +127,14 @@ export async function runFanout (plan, { signal = null, progress = () => {}, com
   if (plan.clock) {
     progress(`reading ${count} hosts' clocks against ${new URL(plan.url).origin}'s Date`)
     const pass = await clockPass(plan, { signal })
+    if (signal?.aborted) throw interrupted('during the clock pass')
     clocks = pass.clocks
     leadSec = plan.leadSec ?? pass.leadSec
   }
   const startAt = new Date(Date.now() + leadSec * 1000).toISOString()
   progress(`${count} shards start at ${startAt} (in ${leadSec} s)`)
   const run = await shardPass(plan, startAt, { signal })
+  if (signal?.aborted) throw interrupted('pdsh ended every shard (-b), nothing merged')
   const entries = []
   const failures = []
   plan.hosts.forEach((host, k) => {

@@ -60,6 +60,15 @@ function checkShard (file, report) {
   if (report.results.length !== 1 || report.results[0]?.kind !== 'http') {
     throw mergeError(`${file} is not a shard report (expected one HTTP result, found ${report.results.length})`)
   }
+  const unmeasured = unmeasuredShard(report)
+  if (unmeasured) throw mergeError(`${file}: ${unmeasured}: not merged`)
+}
+
+// Why a shard report has nothing to merge (its run failed before its open loop measured), or null.
+export function unmeasuredShard (report) {
+  const r = report.results?.[0]
+  if (!r || r.open) return null
+  return `its run failed before it measured (${r.failure?.reason ?? r.status})`
 }
 
 // Every shard 1..N exactly once (or at most once, `allowMissing`), all of the same N.
