@@ -46,7 +46,8 @@ merge:
   --allow-missing     merge what came back when a shard failed; the report says which share is missing
   --out DIR           where the merged report goes (default reports/)
   -h, --help          this text
-After --, options for every shard's lab (e.g. --connections 32 --warmup 200 --out /tmp/shards).`
+After --, options for every shard's lab (e.g. --connections 32 --warmup 200 --out /tmp/shards).
+Exit: 0; 99 a threshold crossed; 1 a shard missing (without --allow-missing); 2 usage; 130 interrupted.`
 
 // The flags the fan-out sets on every shard itself.
 const OWN = ['--url', '--rate', '--duration', '--amount', '--shard', '--start-at', '--json', '-d', '-r', '-a']
