@@ -68,12 +68,16 @@ test('capacity --quick --slo 100,400: two targets per result, the decision first
   // the Markdown: the decision is its first section, the capacity at each target next
   const sections = md.split('\n').filter((l) => l.startsWith('## '))
   assert.deepEqual(sections.slice(0, 2), ['## Decision', '## Capacity at each target (req/s, bracket)'])
-  // the page: the decision and the capacity-against-target chart before the machine and method cards
+  // the page: the decision and its capacity bars (a bar per setting) before the machine and method cards, and
+  // the capacity-against-target lines there too where the leader changes with the target
   const html = await readFile(join(dir, files.find((f) => f.endsWith('.html'))), 'utf8')
   const cards = html.indexOf('class="cards"')
   assert.ok(html.indexOf('<h2>Decision</h2>') > 0 && html.indexOf('<h2>Decision</h2>') < cards)
-  const chart = `data-chart="targets" data-lines="${json.results.length}"` // a line per setting
-  assert.ok(html.indexOf(chart) > 0 && html.indexOf('data-chart="targets"') < cards)
+  const bars = html.indexOf(`data-chart="capacity-bars" data-bars="${json.results.length}"`)
+  assert.ok(bars > 0 && bars < cards)
+  const lines = html.indexOf(`data-chart="targets" data-lines="${json.results.length}"`) // a line per setting
+  if (d.changes.length) assert.ok(lines > 0 && lines < cards)
+  else assert.equal(lines, -1)
 })
 
 test('capacity --quick --tune threads=1,2: a key per setting, and a decision that names one', async () => {
