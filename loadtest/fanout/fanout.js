@@ -12,7 +12,7 @@ import { validateReport } from '../report/read.js'
 import { reportId } from '../report/write.js'
 import { evaluateThresholds } from '../report/thresholds.js'
 import { escapePercent, MAX_HOST_BYTES, pdshArgs, runPdsh, shellWord } from './pdsh.js'
-import { endText, failedShard, refusedMissing, shardName } from '../text/fanout.js'
+import { endedAfterReport, endText, failedShard, refusedMissing } from '../text/fanout.js'
 
 // The start is at least this far ahead (s), and this many times what the slowest host took to answer
 // the clock pass (connect, start node, reach the target): the lab loads more than the probe, opens its
@@ -114,7 +114,7 @@ export function readShard (host, k, count, r) {
   const unmeasured = unmeasuredShard(report)
   if (unmeasured) return fail(unmeasured)
   const file = `shard-${index}-of-${count}-${host}.json` // in the merged report's <id>-shards/ (cli.js)
-  return { entry: { file, report, host, text, exitCode: r.exitCode, signal: r.signal } }
+  return { entry: { file, report, host, text, exitCode, signal, stderrTail } }
 }
 
 // Fan the plan out and merge: { report, entries, failures, startAt, leadSec }. `progress(line)` hears
@@ -143,7 +143,7 @@ export async function runFanout (plan, { signal = null, progress = () => {}, com
     else failures.push(got.failure)
   })
   for (const f of failures) progress(failedShard(f))
-  for (const e of entries) if (e.exitCode !== 0) progress(`${shardName({ ...e.report.method.shard, host: e.host })}: ${endText(e)} after its report; merged`)
+  for (const e of entries) if (e.exitCode !== 0) progress(endedAfterReport(e))
   if (!entries.length) throw fanoutError(`no shard brought a report back: ${failures.map(failedShard).join('; ')}`)
   const missing = missingOf(entries, failures)
   if (missing && !plan.allowMissing) throw fanoutError(refusedMissing(missing))

@@ -24,6 +24,12 @@ export function failedShard (f) {
   return `${shardName(f)} failed (${endText(f)}): ${f.why}${tail}`
 }
 
+// A shard that ended badly after it printed its report (merged all the same), with its last words.
+export function endedAfterReport (e) {
+  const tail = e.stderrTail?.length ? `; its last words: ${e.stderrTail.slice(-2).join(' | ')}` : ''
+  return `${shardName({ ...e.report.method.shard, host: e.host })}: ${endText(e)} after its report; merged${tail}`
+}
+
 // What a missing share of the plan is: "shard 2/3 missing: 33.3 % of the plan (100 of 300 requests) not sent".
 export function missingText ({ shards, planned, total, share }) {
   const names = shards.map((s) => `${s.index}/${s.count}${s.host ? ` (${s.host})` : ''}`).join(', ')
