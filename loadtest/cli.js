@@ -114,6 +114,7 @@ export async function main (argv, { prog = null } = {}) {
   const opts = parseOptions(argv)
   if (opts.help) { // under the bin (npx loadlab), its own usage line and examples
     const npx = () => HELP.replace('Usage: npm run lab -- [options]', 'Usage: npx loadlab [options]')
+      .replace(/^( {2})npm run lab -- (.*?)( {2,})/gm, '$1npx loadlab $2$3   ') // an example's words stay in line
       .replace(/npm run (-s )?lab -- /g, 'npx loadlab ')
     process.stdout.write(prog === 'loadlab' ? npx() : HELP)
     return 0
