@@ -15,7 +15,7 @@ import { readReportFile, validateReport } from './loadtest/report/read.js'
 import { checkReport } from './loadtest/compare/compare.js'
 import { catalog } from './loadtest/catalog.js'
 import { startServer as bootServer } from './loadtest/run/watch/boot.js'
-import { usageError } from './loadtest/errors.js'
+import { LabError, usageError } from './loadtest/errors.js'
 
 export { compareReports } from './loadtest/compare/api.js'
 export { mergeReports } from './loadtest/merge/api.js'
@@ -106,7 +106,13 @@ export async function startServer (name, flags = []) {
   const entry = servers.find((s) => s.name === name)?.entry
   if (!entry) throw usageError(`startServer: unknown server \`${name}\`; allowed: ${servers.map((s) => s.name).join(', ')}`)
   const args = Array.isArray(flags) ? flags.map(String) : optionsToArgv(flags)
-  const server = await bootServer({ entry, args, cwd: process.cwd() })
+  const server = await bootServer({ entry, args, cwd: process.cwd() }).catch((err) => {
+    // the server's own one line (a bad flag: exit 2) says more than "exited before it was ready"
+    const said = err.failure?.stderrTail?.filter((l) => l.trim() !== '').at(-1)
+    const usage = err.failure?.exitCode === 2
+    throw Object.assign(new LabError(usage ? 'LAB_USAGE' : err.code ?? 'LAB_SERVER', `startServer: ${said ?? err.message}`,
+      { exitCode: usage ? 2 : 1, cause: err }), { failure: err.failure })
+  })
   return {
     name,
     url: server.url,

@@ -94,6 +94,10 @@ test('startServer: a fleet server (cluster: a primary and its workers) answers; 
   const err = await startServer('nope').then(() => null, (e) => e)
   assert.equal(err.code, 'LAB_USAGE')
   assert.match(err.message, /^startServer: unknown server `nope`; allowed: simple, /)
+  // a bad flag: the server's own one line (it exits 2), not "exited before it was ready"
+  const flag = await startServer('queued-threads', ['--threads', 'x']).then(() => null, (e) => e)
+  assert.equal(flag.code, 'LAB_USAGE')
+  assert.equal(flag.message, 'startServer: --threads: expected an integer from 1 to 256, got "x"')
 })
 
 test('compareReports: the comparison npm run compare renders, from report objects', async (t) => {
