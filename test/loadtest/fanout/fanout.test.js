@@ -1,9 +1,16 @@
 // The fan-out's parts that need no namespaces: the host list, pdsh's output read back per host (a real
 // pdsh, -R exec with `env` as the prefix, where pdsh is installed), what counts as a shard's report, the
-// start spread and the missing share of a merge, and the CLI's refusals.
+// start spread and the missing share of a merge, the CLI's refusals, and a whole fan-out through pdsh's
+// ssh module with a local stand-in for ssh.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { execa } from 'execa'
+import { ROOT } from '../../../loadtest/catalog.js'
+import { startServer } from '../../helpers/server.js'
+import { tempDir } from '../../helpers/lab.js'
 import { expandHosts } from '../../../loadtest/fanout/hosts.js'
 import { escapePercent, pdshArgs, runPdsh, shellWord } from '../../../loadtest/fanout/pdsh.js'
 import { readShard } from '../../../loadtest/fanout/fanout.js'
@@ -115,4 +122,27 @@ test('fanout refuses, before anything starts, what it cannot run', () => {
   ]) {
     assert.throws(() => parseFanoutArgs([...base, ...args]), (err) => err.exitCode === 2 && why.test(err.message), args.join(' '))
   }
+})
+
+// An `ssh` that runs the remote command here, as sshd would give it to the host's shell: pdsh's ssh
+// module calls `ssh [options] HOST COMMAND…` from the PATH.
+const LOCAL_SSH = `#!/bin/sh
+while [ $# -gt 0 ]; do case "$1" in -*) shift ;; *) break ;; esac; done
+shift
+exec sh -c "$*"
+`
+
+test('-R ssh: the remote command as a host\'s shell reads it (a local ssh stand-in), shards merged', { skip: noPdsh, timeout: 120_000 }, async (t) => {
+  const server = await startServer('simple', ['--work', 'loop:100'])
+  const dir = await tempDir('loadlab-fanout-ssh-')
+  t.after(() => Promise.all([server.stop(), dir.cleanup()]))
+  const bin = join(dir.dir, 'bin')
+  await mkdir(bin)
+  await writeFile(join(bin, 'ssh'), LOCAL_SSH, { mode: 0o755 })
+  const run = await execa(process.execPath, [join(ROOT, 'bin', 'loadlab.js'), 'fanout', '-w', 'h1,h2', '--node', process.execPath,
+    '--url', `${server.url}/`, '--rate', '200', '-a', '100', '--lead', '8', '--out', join(dir.dir, 'merged'), '--', '--out', dir.dir],
+  { cwd: ROOT, reject: false, stdin: 'ignore', env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } })
+  assert.equal(run.exitCode, 0, run.stderr)
+  assert.match(run.stderr, /^shard 1\/2 on h1: sent 50, answered 50, .*\nshard 2\/2 on h2: sent 50, answered 50, /m)
+  assert.match(run.stderr, /^merged 2 shards: sent 100, answered 100/m)
 })
