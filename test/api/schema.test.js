@@ -8,7 +8,7 @@ import { join, relative } from 'node:path'
 import Ajv2020 from 'ajv/dist/2020.js'
 import { readReport } from '../../index.js'
 import { ROOT, tempDir } from '../helpers/lab.js'
-import { httpReport } from '../fixtures/reports.js'
+import { capacityReport, dispatchReport, httpReport, mixCapacityReport, urlReport } from '../fixtures/reports.js'
 
 const schema = JSON.parse(readFileSync(join(ROOT, 'report.schema.json'), 'utf8'))
 
@@ -51,10 +51,12 @@ test('schema: every lab report in reports/reference/ is valid (ajv, draft 2020-1
   t.diagnostic(`${valid} lab reports valid; skipped (not lab reports): ${JSON.stringify(skipped)}`)
 })
 
-test('schema: a hand-made report of the fixtures (compare\'s tests) is valid, and its schema says draft 2020-12', () => {
+test('schema: the hand-made reports of the fixtures (the report and compare tests) are valid; draft 2020-12', () => {
   assert.equal(schema.$schema, 'https://json-schema.org/draft/2020-12/schema')
-  const ajv = new Ajv2020({ allowUnionTypes: true })
-  assert.ok(ajv.validate(schema, httpReport()), JSON.stringify(ajv.errors))
+  const validate = new Ajv2020({ allowUnionTypes: true }).compile(schema)
+  for (const make of [httpReport, urlReport, dispatchReport, capacityReport, mixCapacityReport]) {
+    assert.ok(validate(make()), `${make.name}: ${JSON.stringify(validate.errors)}`)
+  }
 })
 
 test('readReport: a hostile report is refused in one line naming the file, where and what (code LAB_REPORT_INVALID)', async (t) => {
