@@ -73,10 +73,13 @@ test('the README is a page a newcomer reads; every docs page starts with what it
   }
 })
 
+// The words of a text: runs of non-space holding a letter or a digit.
+const wordsIn = (text) => text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length
+
 // The words of a Markdown text a reader reads as prose: code blocks, inline code and link targets left out.
 function proseWords (md) {
   const text = prose(md).replace(/`[^`]*`/g, ' ').replace(/\]\([^)]*\)/g, '] ')
-  return { text, words: text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length }
+  return { text, words: wordsIn(text) }
 }
 
 test('the README is a front door: at most 1,200 words of prose, no date or clock time in it', () => {
@@ -85,6 +88,14 @@ test('the README is a front door: at most 1,200 words of prose, no date or clock
   const dated = text.split('\n').filter((l) => /\b20\d\d-\d\d-\d\d|\bUTC\b|\b\d\d:\d\d\b/.test(l))
   assert.deepEqual(dated, [], 'no date, UTC or clock time in the README\'s prose')
   assert.equal(proseWords('A [link](docs/2026-11-26.md) and `2026-11-26`.\n```\n12:00\n```\n').text.includes('2026'), false)
+})
+
+test('docs/ and reports/README.md are a reference one can read: at most 20,000 words together', () => {
+  const pages = [...DOCS.filter((f) => f.startsWith('docs/')), 'reports/README.md']
+  const counts = pages.map((f) => [f, wordsIn(readFileSync(join(ROOT, f), 'utf8'))])
+  const total = counts.reduce((sum, [, n]) => sum + n, 0)
+  const largest = counts.sort((a, b) => b[1] - a[1]).slice(0, 5).map(([f, n]) => `${f} ${n}`).join(', ')
+  assert.ok(total <= 20000, `${total} words (at most 20,000: history goes to CHANGELOG.md; the largest: ${largest})`)
 })
 
 test('the README and --help give the tour the same duration', () => {
