@@ -260,7 +260,10 @@ export interface Comparison {
   rows: Array<{ key: string; kind: string; cells: Array<Record<string, unknown> | null>; [field: string]: unknown }>
   classes: Array<Record<string, unknown>>
   flags: Array<Record<string, unknown>>
-  gates: Array<{ runs: Array<{ report: number; status: 'regressed' | 'within' | string; [field: string]: unknown }>; [field: string]: unknown }>
+  gates: Array<{
+    runs: Array<{ report: number; status: 'regressed' | 'within bound' | 'within noise' | 'not comparable'; [field: string]: unknown }>
+    [field: string]: unknown
+  }>
   notes: string[]
 }
 
