@@ -11,13 +11,11 @@ import { runLab as runPlannedLab } from './loadtest/lab.js'
 import { experimentFor } from './loadtest/experiments/index.js'
 import { renderMarkdown } from './loadtest/report/markdown.js'
 import { writeReport } from './loadtest/report/write.js'
-import { readReportFile, validateReport } from './loadtest/report/read.js'
-import { checkReport } from './loadtest/compare/compare.js'
 import { catalog } from './loadtest/catalog.js'
 import { startServer as bootServer } from './loadtest/run/watch/boot.js'
 import { LabError, usageError } from './loadtest/errors.js'
 
-export { compareReports } from './loadtest/compare/api.js'
+export { compareReports, readReport } from './loadtest/compare/api.js'
 export { mergeReports } from './loadtest/merge/api.js'
 export { LabError } from './loadtest/errors.js'
 
@@ -121,11 +119,4 @@ export async function startServer (name, flags = []) {
     work: server.work,
     stop: () => server.stop()
   }
-}
-
-// A report file, read with the lab's bounds (a regular file of at most 64 MiB) and checked against
-// report.schema.json; rejects with a one-line LabError (code LAB_REPORT_*) naming the file and the fault.
-export async function readReport (path) {
-  // compare's check first: every run one it can line up (a string key), and no nesting past 64 levels
-  return validateReport(checkReport(readReportFile(path), path), { file: path })
 }

@@ -2,7 +2,15 @@
 // comparison that compare renders out. Each report is checked as compare reads a file (checkReport, then
 // report.schema.json); a report made under several runtimes (lab --node 20,24) is split into one per runtime.
 import { CompareError, checkReport, compareReports as compareEntries, parseFailOn, splitByRuntime } from './compare.js'
-import { validateReport } from '../report/read.js'
+import { readReportFile, validateReport } from '../report/read.js'
+
+// Reads one report file as compare, merge and the package's readReport do: with the lab's bounds (a
+// regular file of at most 64 MiB, this schema; report/read.js), then compare's check (every run one it
+// can line up; no nesting past 64 levels), then report.schema.json. Throws a LabError (exit 2) whose one
+// line names the file and the fault.
+export async function readReport (file) {
+  return validateReport(checkReport(readReportFile(file), file), { file })
+}
 
 // Compares `reports` (two or more, or one made under several runtimes); `names` labels them (the CLI:
 // their files; default: each report's id), `baseline` is an index into them, `units` 'ms' or 'service',

@@ -6,12 +6,11 @@ import { constants } from 'node:fs'
 import { access, stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { anyRegressed, checkReport, CompareError, FAIL_ON_GRAMMAR, parseFailOn, UNITS } from './compare.js'
-import { compareReports } from './api.js'
+import { anyRegressed, CompareError, FAIL_ON_GRAMMAR, parseFailOn, UNITS } from './compare.js'
+import { compareReports, readReport } from './api.js'
 import { termCode, termText } from '../text/escape.js'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
-import { readReportFile, validateReport } from '../report/read.js'
 import { userCwd } from '../paths.js'
 import { runCli, runMain } from '../errors.js'
 
@@ -84,12 +83,8 @@ function parseCompareArgs (argv) {
   }
 }
 
-// Reads and checks one report file (report/read.js: bounded, a regular file, this schema), that compare
-// can line its runs up, then every field against report.schema.json; throws a LabError (exit 2) naming
-// the file when it cannot be used.
-export async function readReport (file) {
-  return validateReport(checkReport(readReportFile(file), file), { file })
-}
+// Reading a report file (compare/api.js): for merge's CLI and the scripts, which read it from here too.
+export { readReport }
 
 // Writes the --html page atomically; an existing file (without --force) or a folder that cannot take
 // it is a refusal, not a stack trace.
