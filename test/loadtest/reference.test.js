@@ -1,8 +1,8 @@
 // Every report in reports/reference/ still loads, renders and compares with the code as it is: the
-// reference figures the README quotes must stay readable by the lab that reads them (issue 17).
+// reference figures the docs quote must stay readable by the lab that reads them; and the folder stays an index.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFileSync, readdirSync } from 'node:fs'
+import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from '../../loadtest/catalog.js'
 import { renderMarkdown } from '../../loadtest/report/markdown.js'
@@ -26,4 +26,20 @@ test('every reference report renders as Markdown and compares with itself', asyn
     assert.equal(cmp.rows.length, new Set(report.results.map((r) => r.key)).size, file)
     assert.match(renderCompareMarkdown(cmp), /^# loadlab compare/, file)
   }
+})
+
+// The sizes of every file under a folder, recursively.
+function sizesUnder (dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sizesUnder(join(dir, e.name)) : [statSync(join(dir, e.name)).size])
+}
+
+test('reports/reference/ stays an index of current runs: every run named in its README, the folder at most 25 MB', () => {
+  const index = readFileSync(join(DIR, 'README.md'), 'utf8')
+  const runs = new Set(readdirSync(DIR).filter((f) => /^\d{4}-\d\d-\d\dT[\d-]+Z-/.test(f))
+    .map((f) => f.replace(/(-compare)?\.(json|md|html)$/, '')))
+  assert.ok(runs.size >= 10, `${runs.size} runs`)
+  assert.deepEqual([...runs].filter((id) => !index.includes(id)), [], 'a run the index does not name: list it with what it shows, or remove it')
+  const bytes = sizesUnder(DIR).reduce((sum, n) => sum + n, 0)
+  assert.ok(bytes <= 25 * 1024 * 1024, `reports/reference/ holds ${(bytes / 1048576).toFixed(1)} MiB (at most 25)`)
 })
