@@ -43,7 +43,9 @@ export function request (url, { method = 'GET', headers = {}, body = null, timeo
       return resolve({ ms: performance.now() - start, status: 'error', error: error.message })
     }
     req.removeHeader('connection') // Node would write Connection: close (agent: false); HTTP/1.1 needs none
+    let headAt = null // when the answer's head came: a timeout after it is a body that did not end
     function onResponse (res) {
+      headAt = performance.now()
       const chunks = []
       let size = 0
       res.on('data', (c) => {
@@ -54,10 +56,13 @@ export function request (url, { method = 'GET', headers = {}, body = null, timeo
         const body = Buffer.concat(chunks).toString('utf8')
         done({ status: res.statusCode, headers: res.headers, body, bytes: size, overCap: size > maxBody })
       })
-      res.on('error', (error) => done({ status: 'error', error: error.message }))
+      res.on('error', (error) => done({ status: 'error', error: brokenAnswer(error) }))
     }
     const timer = setTimeout(() => {
-      done({ status: 'timeout', error: `no answer within ${timeoutMs} ms` })
+      const error = headAt === null
+        ? `no answer within ${timeoutMs} ms`
+        : `its head came in ${Math.round(headAt - start)} ms, its body did not end within ${timeoutMs} ms`
+      done({ status: 'timeout', error })
       req.destroy()
     }, timeoutMs)
     const onAbort = () => {
@@ -66,9 +71,17 @@ export function request (url, { method = 'GET', headers = {}, body = null, timeo
     }
     if (signal?.aborted) return onAbort()
     signal?.addEventListener('abort', onAbort, { once: true })
-    req.on('error', (error) => done({ status: 'error', error: error.message }))
+    req.on('error', (error) => done({ status: 'error', error: brokenAnswer(error) }))
     req.end(body ?? undefined)
   })
+}
+
+// Why an answer broke off, in words: Node says only "aborted" for a connection closed mid-body, and
+// "Parse Error: Header overflow" for a head past its parser's limit.
+function brokenAnswer (error) {
+  if (error.message === 'aborted') return 'the connection closed before the answer\'s body ended'
+  if (error.code === 'HPE_HEADER_OVERFLOW') return 'protocol error: a response head over 16384 bytes (Header overflow)'
+  return error.message
 }
 
 // GET url and parse JSON; resolves { status, json } (json null when the answer is not JSON or not 200).

@@ -376,7 +376,7 @@ function stepLength (sweep, rate, mix) {
 // A --url service's range, where the lab cannot calibrate its work: a short closed-loop round of the mix
 // (PROBE_CONNECTIONS for PROBE_SEC) whose throughput seeds the sweep as its ideal (a service time of
 // 1000 / rps ms on one core); the sweep's own rules find the range from there. null (and a failure on the
-// record) when the probe got no 2xx answer.
+// record) when the probe got no 2xx answer, or timed out more requests than it answered 2xx.
 export const PROBE_CONNECTIONS = 8
 export const PROBE_SEC = 2
 async function probeRange (record, server, load, round) {
@@ -386,10 +386,14 @@ async function probeRange (record, server, load, round) {
   })
   const rps = raw.durationMs > 0 ? (raw.ok / raw.durationMs) * 1000 : 0
   record.probe = { connections: PROBE_CONNECTIONS, durationSec: PROBE_SEC, rps: Math.round(rps * 10) / 10, ok: raw.ok }
-  if (!(rps > 0)) {
+  // a service that leaves more of the probe's requests unanswered than it answers gives no rate to seed
+  // a sweep from (an answer to one request in ten: a sweep at 0.1 req/s that times out throughout)
+  if (!(rps > 0) || raw.timeouts > raw.ok) {
     const codes = Object.entries(raw.statusCodes ?? {}).map(([c, n]) => `${n} × ${c}`).join(', ')
-    const counts = `${raw.completed} answers${codes ? ` (${codes})` : ''}, ${raw.errors} errors, ${raw.timeouts ?? 0} timeouts`
-    if (!round.signal.aborted) record.failure = failure(`--url: the range probe got no 2xx answer (${counts})`)
+    const first = raw.errorSample ? `; the first error: ${String(raw.errorSample).split('\n')[0].slice(0, 200)}` : ''
+    const counts = `${raw.completed} answers${codes ? ` (${codes})` : ''}, ${raw.errors} errors, ${raw.timeouts} timeouts${first}`
+    const what = rps > 0 ? `timed out more requests (${raw.timeouts}) than it answered 2xx (${raw.ok})` : 'got no 2xx answer'
+    if (!round.signal.aborted) record.failure = failure(`--url: the range probe ${what} (${counts})`)
     return null
   }
   record.notes.push(`--url: no calibration of the service's work; a ${PROBE_SEC} s closed-loop probe at ${PROBE_CONNECTIONS} ` +
@@ -432,11 +436,12 @@ async function repeatedRounds (record, server, load, { round }) {
 // is a --url's; a lab server's requests that only timed out are a slow strategy's (untrusted), not a
 // broken one's. A redirect is named with where it points (the lab never follows one).
 async function judgeAnswers (record, server, load, signal) {
+  if (record.failure || !record.rounds.length) return // the range probe's failure says it already
   const answered = record.rounds.some((r) => r.fire.completed > 0)
   if (record.rounds.some((r) => r.fire.ok > 0)) return
   if (!answered && !server.byUrl && !record.rounds.some((r) => r.fire.errors > 0)) return
   const { url, ...how } = firstRequest(server, load)
-  const again = await request(url, { ...how, timeoutMs: 10000, signal })
+  const again = await request(url, { ...how, timeoutMs: Math.min(10, load.timeoutSec ?? 10) * 1000, signal })
   const codes = Object.entries(record.rounds.at(-1)?.fire.statusCodes ?? {}).map(([c, n]) => `${n} × ${c}`).join(', ')
   record.failure = failure(`no request answered 2xx (${codes || noAnswer(record.rounds)}): ${whyNot(again)}`)
 }

@@ -17,10 +17,26 @@ import { CHECK_ANSWER_LIMIT } from './task.js'
 if (!isMainThread) parentPort.postMessage(await measure(workerData))
 else {
   const plan = JSON.parse(await text(process.stdin))
-  const samples = () => (plan.coldThreads ? coldThreads(plan) : measure(plan))
-  const out = plan.check ? answerLine(await check(plan.check)) : JSON.stringify(await samples())
-  process.stdout.write(out + '\n')
-  process.disconnect?.() // the check's IPC channel (run/watch/task.js) must not keep this process alive
+  const answer = ownStdout() // a task's own prints (console.log, 100 MB) are never the answer
+  if (plan.check) {
+    // the check's answer goes over its IPC channel (run/watch/task.js), never on stdout
+    const line = answerLine(await check(plan.check))
+    await new Promise((resolve) => process.send({ type: 'answer', line }, resolve))
+    process.disconnect() // the channel must not keep this process alive
+  } else answer(JSON.stringify(await (plan.coldThreads ? coldThreads(plan) : measure(plan))) + '\n')
+}
+
+// Take stdout for the answer alone: what anything else writes there through process.stdout (a task's
+// console.log, or its 100 MB) is dropped, so the calibration's samples line is the only line on it.
+// Returns the write that keeps the answer.
+function ownStdout () {
+  const write = process.stdout.write.bind(process.stdout)
+  process.stdout.write = (chunk, encoding, done) => {
+    const callback = typeof encoding === 'function' ? encoding : done
+    if (callback) queueMicrotask(() => callback())
+    return true
+  }
+  return (line) => write(line)
 }
 
 // n calls of one spec, each the first and only call in a fresh Worker thread: { [spec]: samples }.

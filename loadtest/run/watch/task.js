@@ -10,8 +10,8 @@ import { LabError, abortError, clip, usageError } from '../../errors.js'
 import { userCwd } from '../../paths.js'
 
 const CHILD = join(ROOT, 'loadtest', 'run', 'watch', 'calibrate-child.js')
-// The most the check child may answer (bytes of its JSON line: the result, and its `expected` export when
-// given): a bigger one says so itself, "too big", instead of being cut off mid-write.
+// The most the check child may answer (bytes of its JSON line over IPC: the result, and its `expected`
+// export when given): a bigger one says so itself, "too big", instead of being sent.
 export const CHECK_ANSWER_LIMIT = 64 * 1024 * 1024
 // a file URL, not the path: import() reads a path as a URL, and a checkout under "a#b" loses all after #
 const taskModule = () => import(pathToFileURL(join(ROOT, 'servers', 'lib', 'task-module.js')).href)
@@ -50,29 +50,33 @@ export function taskArgs (work) {
 const CHECK_GRACE_MS = 2000
 
 // Run the check child: load and setup() bounded by `setupMs`, then (once it says { type: 'calling' }) the
-// call by `callMs`; killed when either runs out. Resolves execa's result plus `timedOut` ('setup' | 'call').
+// call by `callMs`; killed when either runs out. Its answer comes over IPC ({ type: 'answer', line }),
+// never from stdout, which is the task's own (a console.log, or 100 MB, is dropped, not read). Resolves
+// execa's result plus `timedOut` ('setup' | 'call') and `answer` (the line, or null).
 function runCheck (t, { signal, setupMs, callMs }) {
   const child = execa(process.execPath, [CHILD], {
     reject: false,
     cancelSignal: signal,
     ipc: true,
-    maxBuffer: CHECK_ANSWER_LIMIT + 1, // its line and the newline
+    stdout: 'ignore',
     input: JSON.stringify({ check: t })
   })
   let timedOut = null
+  let answer = null
   const arm = (phase, ms) => setTimeout(() => {
     timedOut = phase
     child.kill('SIGKILL')
   }, ms)
   let timer = arm('setup', setupMs)
   child.on('message', (msg) => {
+    if (msg?.type === 'answer' && typeof msg.line === 'string') answer = msg.line
     if (msg?.type !== 'calling') return
     clearTimeout(timer)
     timer = arm('call', callMs)
   })
   return child.then((r) => {
     clearTimeout(timer)
-    return { ...r, timedOut }
+    return { ...r, timedOut, answer }
   })
 }
 
@@ -96,12 +100,11 @@ export async function checkTask (work, { signal } = {}) {
   }
   let out = null
   try {
-    out = JSON.parse(r.stdout)
+    out = JSON.parse(r.answer)
   } catch {}
   if (!out) {
-    const why = r.isMaxBuffer
-      ? `its answer is over ${CHECK_ANSWER_LIMIT} bytes (a result too big)`
-      : (r.stderr || r.shortMessage || '').split('\n').filter(Boolean).slice(-1)[0] ?? `exit code ${r.exitCode}`
+    const why = (r.stderr || r.shortMessage || '').split('\n').filter(Boolean).slice(-1)[0] ??
+      `no answer (exit code ${r.exitCode}, signal ${r.signal ?? 'none'})`
     throw new LabError('LAB_TASK', `${label}: the check call failed: ${why}`)
   }
   if (out.error) {

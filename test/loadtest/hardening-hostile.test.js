@@ -1,0 +1,97 @@
+// --url against hostile services (issue 48, item 2), through a round and --experiment capacity --quick:
+// a connection closed after the headers, Connection: close on every answer, a redirect to another host
+// (never followed), an answer to one request in ten, a body that trickles without end, 100,000 response
+// headers. Each run ends in time with a clear verdict, the lab (its own process, threads included) under
+// 400 MB at its peak, and nothing left running (test/run.js checks). The slowest of the hardening tests.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { fork } from 'node:child_process'
+import { once } from 'node:events'
+import { readFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { execa } from 'execa'
+import { CLI, ROOT, readReport, tempDir } from '../helpers/lab.js'
+
+const HOSTILE = join(ROOT, 'test', 'fixtures', 'servers', 'hostile-service.js')
+const PEAK = join(ROOT, 'test', 'helpers', 'peak-rss.js')
+const PEAK_LIMIT_MB = 400
+
+// Start the hostile service in `mode`, run the lab at it with `args`, and resolve what the lab said, its
+// report, its peak memory and what the service saw; the service is stopped whatever happens.
+async function against (mode, args) {
+  const service = fork(HOSTILE, [mode], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const { dir, cleanup } = await tempDir()
+  try {
+    const [ready] = await once(service, 'message')
+    const peakFile = join(dir, 'peak-kb')
+    const started = performance.now()
+    const run = await execa(process.execPath, ['--import', PEAK, CLI, '--url', `http://127.0.0.1:${ready.port}/`, ...args,
+      '--timeout', '2', '--out', dir], { cwd: ROOT, reject: false, stdin: 'ignore', env: { ...process.env, LOADLAB_PEAK_RSS_FILE: peakFile } })
+    const sec = (performance.now() - started) / 1000
+    service.send({ type: 'seen' })
+    const [seen] = await once(service, 'message')
+    const peakMb = Number(await readFile(peakFile, 'utf8')) / 1024
+    const { json } = await readReport(dir)
+    return { run, sec, seen, peakMb, result: json.results[0] }
+  } finally {
+    if (service.exitCode === null) {
+      const exited = once(service, 'exit')
+      service.kill('SIGTERM')
+      await exited
+    }
+    await cleanup()
+  }
+}
+
+const ROUND = ['--rate', '50', '--amount', '50', '--warmup', '0']
+const CAPACITY = ['--experiment', 'capacity', '--quick']
+
+// mode → [what a round ends in, what a capacity run ends in]: the exit code and the failure's reason
+// (null: none, the run holds).
+const CASES = {
+  'close-after-headers': [
+    [1, /^no request answered 2xx \(no answer: \d+ errors, \d+ timeouts\): the connection closed before the answer's body ended$/],
+    [1, /^--url: the range probe got no 2xx answer \(0 answers, \d+ errors, \d+ timeouts; the first error: .*closed before/]
+  ],
+  redirect: [
+    [1, /^no request answered 2xx \(\d+ × 301\): status 301, a redirect to http:\/\/127\.0\.0\.1:\d+\/x \(never followed\)$/],
+    [1, /^--url: the range probe got no 2xx answer \(\d+ answers \(\d+ × 301\), \d+ errors, \d+ timeouts\)$/]
+  ],
+  'one-in-ten': [
+    [0, null],
+    [1, /^--url: the range probe timed out more requests \(\d+\) than it answered 2xx \(\d+\)/]
+  ],
+  'slow-body': [
+    [1, /^no request answered 2xx \(no answer: 0 errors, 50 timeouts\): its head came in \d+ ms, its body did not end within 2000 ms$/],
+    [1, /^--url: the range probe got no 2xx answer \(0 answers, 0 errors, \d+ timeouts\)$/]
+  ],
+  'many-headers': [
+    [1, /^no request answered 2xx \(no answer: \d+ errors, \d+ timeouts\): protocol error: a response head over 16384 bytes/],
+    [1, /^--url: the range probe got no 2xx answer \(0 answers, \d+ errors, \d+ timeouts; the first error: protocol error: a response head over 16384 bytes\)$/]
+  ],
+  'connection-close': [[0, null], [0, null]]
+}
+
+const peaks = {}
+
+for (const [mode, [round, capacity]] of Object.entries(CASES)) {
+  test(`--url against a service whose answers are '${mode}': a round and a capacity --quick run end in time with a clear verdict, the lab under ${PEAK_LIMIT_MB} MB`, { timeout: 240000 }, async (t) => {
+    for (const [name, args, [code, reason]] of [['round', ROUND, round], ['capacity', CAPACITY, capacity]]) {
+      const r = await against(mode, args)
+      peaks[`${mode} ${name}`] = Math.round(r.peakMb)
+      t.diagnostic(`${mode} ${name}: exit ${r.run.exitCode} in ${r.sec.toFixed(1)} s, peak ${r.peakMb.toFixed(0)} MB, ${r.seen.requests} requests seen`)
+      assert.equal(r.run.exitCode, code, `${name}: ${r.run.stderr.slice(-600)}`)
+      if (reason) assert.match(r.result.failure?.reason ?? '', reason, name)
+      else assert.equal(r.result.failure, null, name)
+      assert.ok(r.peakMb < PEAK_LIMIT_MB, `${name}: peak ${r.peakMb} MB`)
+      assert.ok(r.sec < 150, `${name}: ${r.sec} s`)
+      assert.equal(r.seen.other, 0, 'a redirect is never followed')
+      if (mode === 'one-in-ten' && name === 'round') {
+        assert.ok(r.result.requests.timeouts > 0 && r.result.requests.ok > 0, JSON.stringify(r.result.requests))
+      }
+      if (mode === 'connection-close' && name === 'capacity') assert.ok(r.result.capacity.capacity.rps > 0)
+    }
+  })
+}
+
+test.after(() => console.log(`# peak RSS of the lab (MB): ${JSON.stringify(peaks)}`))
