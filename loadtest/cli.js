@@ -55,8 +55,9 @@ function progressRenderer (stream = process.stderr) {
   let last = ''
   let lastLive = -Infinity
   return (e) => {
-    if (e.type === 'runtime') {
-      stream.write(`${termText(e.text)}\n`) // installing a runtime takes a while: always said
+    if (e.type === 'runtime' || e.type === 'note') {
+      // installing a runtime takes a while; a note (a mode left out, and why) is the report's too: always said
+      stream.write(`${stream.isTTY ? '\r\x1b[K' : ''}${termText(e.text)}\n`)
       return
     }
     if (e.type === 'calibrating') {

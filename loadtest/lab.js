@@ -191,7 +191,10 @@ function stepProgress (onProgress, index, total, name) {
 async function runInProcess ({ experiment, experimentName, planOpts }, ctx) {
   const p = stepProgress(ctx.onProgress, 1, 1, experimentName)
   try {
-    const note = (text) => ctx.notes.push(text) // a line the report keeps (e.g. why a mode did not run)
+    const note = (text) => { // a line the report keeps (e.g. why a mode did not run), said on the terminal too
+      ctx.notes.push(text)
+      ctx.onProgress({ type: 'note', text })
+    }
     ctx.results.push(...(await experiment.run({ ...planOpts }, { signal: ctx.signal, progress: p.update, note })))
     p.done(ctx.signal.aborted ? 'interrupted' : 'done')
   } catch (err) {

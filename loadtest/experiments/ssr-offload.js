@@ -6,6 +6,7 @@
 import { IMPLS, IMPL_NAMES, implFor } from '../offload/index.js'
 import { measureCase } from './ssr-offload/measure.js'
 import { MISSING, fmtMs, fmtCount } from '../text/format.js'
+import { clip } from '../errors.js'
 
 // The study's scenarios: noop = setTimeout 10 ms / 1 s, fib 4 / 40, react 1 / 1000 ("5K") / 50000.
 const SCENARIOS = [
@@ -55,7 +56,8 @@ const defaults = {
 const quick = { concurrencies: [1, 2], scenarios: QUICK }
 
 // The study's table (Demo, Conc, Args, Impl, M loops, WI time, WO time, W result), with the pool's
-// start-up and the executions' mean latency beside WO under their own names.
+// start-up and the executions' mean latency beside WO under their own names. A failed case says why in
+// its W result (a worker that crashed: the library's own words), the terminal's table included.
 function table (report) {
   const head = ['Demo', 'Conc', 'Args', 'Impl', 'M loops', 'WI time', 'WO time', 'pool start', 'mean latency', 'W result']
   const rows = (report.results ?? [])
@@ -70,7 +72,7 @@ function table (report) {
       fmtMs(r.woMs),
       r.workers ? fmtMs(r.poolMs) : MISSING,
       fmtMs(r.latencyMs),
-      r.status === 'failed' ? 'FAILED' : r.trusted ? 'pass' : 'fail'
+      r.status === 'failed' ? `FAILED: ${clip(r.failure?.reason ?? 'no reason', 60)}` : r.trusted ? 'pass' : 'fail'
     ])
   return { head, rows }
 }

@@ -6,7 +6,7 @@ import { once } from 'node:events'
 import { existsSync, statSync } from 'node:fs'
 import { copyFile, mkdir, mkdtemp, rename, rm } from 'node:fs/promises'
 import { createRequire } from 'node:module'
-import { delimiter, dirname, isAbsolute, join } from 'node:path'
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 // The addon's sources (binding.gyp, caller.c), and by default where it is built.
@@ -74,7 +74,7 @@ async function build (dir, cc) {
   if (!which(cc)) return `no C compiler: ${cc} not found`
   let work
   try {
-    await mkdir(join(dir, 'build', 'Release'), { recursive: true })
+    await makeDirs(join(dir, 'build', 'Release'))
     work = await mkdtemp(join(dir, 'build', 'work-'))
     for (const f of SOURCES) await copyFile(join(NATIVE_DIR, f), join(work, f))
   } catch (err) {
@@ -87,6 +87,15 @@ async function build (dir, cc) {
   } finally {
     await rm(work, { recursive: true, force: true })
   }
+}
+
+// Make `path` and its missing parents one level at a time: Node's mkdir({ recursive: true }) never
+// returns for a path under /proc (LOADLAB_NATIVE_DIR=/proc/x spun the lab at full CPU); here the first
+// level that cannot be made throws its error.
+async function makeDirs (path) {
+  const missing = []
+  for (let p = resolve(path); !existsSync(p) && dirname(p) !== p; p = dirname(p)) missing.unshift(p)
+  for (const d of missing) await mkdir(d)
 }
 
 // node-gyp rebuild in `cwd`: null, or why it failed.

@@ -150,7 +150,7 @@ async function nativeCaller (o, progress, note) {
   }
   const line = `dispatch: no native caller here (${native.reason}); running the JS callers only`
   progress(line)
-  note(line)
+  note(line) // the report's notes, and a line the terminal always shows (cli.js)
   o.modes = o.modes.filter((m) => !NATIVE_MODES.includes(m))
   return null
 }
