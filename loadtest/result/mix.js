@@ -5,11 +5,16 @@
 import { createHash } from 'node:crypto'
 import { decodeHistogram, encodeHistogram, summarizeHistogram } from './histogram.js'
 import { roundTo } from './stats.js'
+import { SLO_RANGE } from '../settings.js'
 
 // The most classes a mix holds, and the longest request body (bytes) a class may send: a body is held
 // in memory once per round and written with every request of its class.
 export const MAX_CLASSES = 16
 export const MAX_REQUEST_BODY = 64 * 1024
+// The longest path, and the most bytes of a class's own header lines: what a common server reads at most
+// (Node's: 16 KiB for the whole head). A longer one is refused here, not answered 414 or 431 at load.
+export const MAX_PATH_BYTES = 8 * 1024
+export const MAX_HEADER_BYTES = 8 * 1024
 
 // The largest --mix file read (bytes): every class's body at its longest, escaped in JSON at up to six
 // bytes a byte (\u0000), fits; a larger file is refused before it is parsed (a 50 MB body, /dev/zero).
@@ -73,7 +78,10 @@ function checkClass (raw, i) {
   if ('headers' in raw) c.headers = checkHeaders(raw.headers, fault)
   if ('body' in raw) c.body = checkBody(raw.body, fault)
   if ('sloMs' in raw) {
-    if (typeof raw.sloMs !== 'number' || !(raw.sloMs > 0) || !Number.isFinite(raw.sloMs)) throw fault('sloMs', 'expected a number of ms > 0', raw.sloMs)
+    if (typeof raw.sloMs !== 'number' || !(raw.sloMs > 0)) throw fault('sloMs', 'expected a number of ms > 0', raw.sloMs)
+    if (raw.sloMs < SLO_RANGE.min || raw.sloMs > SLO_RANGE.max) {
+      throw fault('sloMs', `expected ms from ${SLO_RANGE.min} to ${SLO_RANGE.max} (as --slo)`, raw.sloMs)
+    }
     c.sloMs = raw.sloMs
   }
   if ('expect' in raw) c.expect = checkExpect(raw.expect, fault)
@@ -89,6 +97,7 @@ function pathFault (path) {
   if (/^[a-z][a-z0-9+.-]*:/i.test(path)) return 'expected a path starting with /, not a URL (the host is --url\'s)'
   if (!path.startsWith('/')) return 'expected a path starting with /'
   if (!PATH.test(path)) return 'expected printable ASCII without spaces or line breaks'
+  if (path.length > MAX_PATH_BYTES) return `expected at most ${MAX_PATH_BYTES} bytes`
   if (path.startsWith('//') || path.includes('\\')) return 'a path starting with // or holding \\ names another host to a URL parser'
   if (path.includes('#')) return 'a fragment (#) is never sent; leave it out'
   const segments = path.split('?')[0].split('/')
@@ -105,6 +114,8 @@ function checkHeaders (headers, fault) {
     if (typeof value !== 'string' || !/^[\t\x20-\x7e]*$/.test(value)) throw fault(`headers.${name}`, 'expected printable ASCII on one line', value)
     out[name] = value
   }
+  const bytes = Object.entries(out).reduce((a, [n, v]) => a + n.length + v.length + 4, 0) // "name: value\r\n"
+  if (bytes > MAX_HEADER_BYTES) throw fault('headers', `expected at most ${MAX_HEADER_BYTES} bytes of header lines`, `${bytes} bytes`)
   return out
 }
 

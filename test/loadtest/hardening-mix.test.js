@@ -47,6 +47,9 @@ const FAULTS = [
   [mixOf(cls({ method: 'GET /x HTTP/1.1' })), /requests\[0\] \(a\): method: expected one of GET, POST/],
   [mixOf(cls({ sloMs: 0 })), /requests\[0\] \(a\): sloMs: expected a number of ms > 0, got 0/],
   [mixOf(cls({ sloMs: -5 })), /requests\[0\] \(a\): sloMs: expected a number of ms > 0, got -5/],
+  [mixOf(cls({ sloMs: 1e308 })), /requests\[0\] \(a\): sloMs: expected ms from 0\.1 to 3600000 \(as --slo\), got 1e\+308/],
+  [mixOf(cls({ path: '/' + 'p'.repeat(9000) })), /requests\[0\] \(a\): path: expected at most 8192 bytes/],
+  [mixOf(cls({ headers: { 'x-big': 'v'.repeat(9000) } })), /requests\[0\] \(a\): headers: expected at most 8192 bytes of header lines, got "9009 bytes"/],
   [mixOf(cls({ body: 'x'.repeat(64 * 1024 + 1) })), /requests\[0\] \(a\): body: expected at most 65536 bytes, got "65537 bytes"/]
 ]
 
