@@ -7,7 +7,7 @@ import { calibrate, calibrateCold, recheckCalibration } from './run/watch/calibr
 import { runEntry } from './run/round/runner.js'
 import { scaleOutMethod, scaleOutNotes } from './run/generate/generators.js'
 import { entryLoad, recoveryTimeoutSec } from './run/round/load.js'
-import { experimentNameOf, resolvePlan } from './plan.js'
+import { experimentNameOf, experimentView, resolvePlan } from './plan.js'
 import { buildHttpResult, buildReport } from './result/build.js'
 import { calibrationKey, runName } from './result/key.js'
 import { machine, packageVersion } from './run/watch/machine.js'
@@ -60,13 +60,6 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
   return { experimentName, experiment, load, planOpts, resolved, inProcess, plan, loads, task, taskCheck, runtimes }
 }
 
-// What an experiment's plan(), notes() and run() read: the load's fields, its settings and the plan's
-// choices (a frozen view: an experiment reads, never writes).
-function experimentView (resolved, task) {
-  const { load, settings, work, servers, capacityFrom, quick, slos, tune, user } = resolved
-  return { ...load, settings, task, work, servers, capacityFrom, quick, slos, tune, user }
-}
-
 // The plan's entries: the --url's one, or the experiment's (only the servers --server names); none for an
 // in-process experiment.
 function entriesOf (experiment, planOpts, { experimentName, url, servers, inProcess }) {
@@ -104,7 +97,7 @@ export const URL_EXPERIMENTS = ['custom', 'capacity', 'overload']
 // it is a lab server); the capacity and overload experiments give it their sweep (and overload steps),
 // as they plan their first strategy, without the lab's arguments or work.
 function urlPlan (experiment, name, planOpts, url) {
-  const base = { server: new URL(url).host, variant: null, args: [], work: planOpts.work ?? null }
+  const base = { server: new URL(url).host, variant: null, args: [], work: planOpts.user.work }
   if (name === 'custom') return [base]
   const [first] = experiment.plan({ ...planOpts, servers: null, tune: null })
   return [{ ...first, ...base, durationSec: first.durationSec }]

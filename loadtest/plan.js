@@ -78,7 +78,7 @@ export function resolvePlan (opts, experiment) {
     quick: opts.quick,
     servers: serversOf(opts), // null: the experiment's own
     url: opts.url,
-    work: opts.work, // --work; null: each experiment's or entry's own
+    work: opts.work ?? settings.work ?? null, // --work, else the experiment's (null: each server's own)
     taskSpec: opts.task,
     input: opts.input,
     slos: opts.slos, // --slo's targets (null: each sweep's defaults, settings.js targetsFor)
@@ -101,4 +101,11 @@ export function resolvePlan (opts, experiment) {
       work: opts.work
     }
   }
+}
+
+// What an experiment's plan(), notes() and run() read: the load's fields, its settings and the plan's
+// choices, `task` the described --task (run/watch/task.js) or null.
+export function experimentView (plan, task = null) {
+  const { load, settings, work, servers, capacityFrom, quick, slos, tune, user } = plan
+  return { ...load, settings, task, work, servers, capacityFrom, quick, slos, tune, user }
 }

@@ -20,8 +20,7 @@ export default {
   defaults: { connections: 100, durationSec: 20, timeoutSec: 10, warmup: 4, work: 'loop:1e8', recoveryTimeoutSec: 150 },
   quick: { connections: 6, amount: 18, durationSec: null, warmup: 2, work: 'loop:1e6', recoveryTimeoutSec: 30 },
   // --server names strategies (queued-threads with its cancel-off variant) or the variant's key (it and its base).
-  plan ({ work: userWork, settings, servers }) {
-    const work = userWork ?? settings.work
+  plan ({ work, servers }) {
     const picked = servers ?? SERVERS
     const wanted = (v) => picked.includes(v.server) || picked.includes(v.key)
     return [...new Set(picked.map(serverOf))]

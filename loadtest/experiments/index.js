@@ -13,7 +13,8 @@
 //     table? (report) → { head: [...], rows: [[...strings]] },
 //     notes? (opts) → [strings] }
 // opts = the resolved load ({ connections, amount, durationSec, timeoutSec, warmup, runs, recovery,
-// recoveryTimeoutSec }) plus { work: --work or null, servers: --server list or null, quick, user:
+// recoveryTimeoutSec }) plus { work: --work, else the settings' work, else null; servers: --server list or null,
+// quick, user:
 // { the user's own flags, null when not given } }. Precedence: defaults < quick < the user's flags <
 // an entry's own values (its design). An entry's
 // `study` is copied into its result; `key` defaults to server[/variant]@work (the reported work).

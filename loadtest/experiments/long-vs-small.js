@@ -19,8 +19,7 @@ export default {
     "long-vs-small-tasks in --mode long and small, --api off and on, work ssr:5625 (25 × 225 renders), 50 connections, 200 requests, 1000 s timeout. The table is the study's percentile column, one column per run.",
   defaults: { connections: 50, amount: 200, timeoutSec: 1000, warmup: 0, work: 'ssr:5625', steps: 25 },
   quick: { connections: 8, amount: 24, timeoutSec: 60, warmup: 0, work: 'ssr:250', steps: 10 },
-  plan ({ work: userWork, settings }) {
-    const work = userWork ?? settings.work
+  plan ({ work, settings }) {
     const steps = String(settings.steps)
     const out = []
     for (const api of ['off', 'on']) {

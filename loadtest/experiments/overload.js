@@ -93,7 +93,7 @@ export default {
   quick,
   plan (opts) {
     const { settings: q, task, servers: named, capacityFrom, sloMs: userSloMs, user } = opts
-    const work = task?.spec ?? opts.work ?? q.work
+    const work = task?.spec ?? opts.work
     const args = task ? taskArgs(task) : ['--work', work]
     // --server names strategies (each with all its variants) or variant keys (that variant and its base).
     const picked = named ?? SERVERS

@@ -22,7 +22,7 @@ export default {
   defaults: { connections: 4, amount: 150, timeoutSec: 10, warmup: 20, work: 'loop:1e7' },
   quick: { amount: 40, warmup: 8 },
   // One entry per built server; --work replaces the CPU work (not the sleep server's own).
-  plan ({ servers, work, settings }) {
+  plan ({ servers, user, settings }) {
     const built = new Set(
       catalog()
         .filter((s) => s.available)
@@ -31,7 +31,7 @@ export default {
     const names = (servers ?? allServerNames()).filter((n) => built.has(n))
     return names.map((server) => {
       const e = ENTRIES[server] ?? {}
-      const own = e.fixedWork ? e.work : (work ?? e.work ?? settings.work)
+      const own = e.fixedWork ? e.work : (user.work ?? e.work ?? settings.work)
       const args = [...(e.args ?? []), ...(e.fixedWork ? [] : ['--work', own])]
       return { server, variant: e.variant ?? null, args, work: own, key: null } // key: from the work the server reports
     })

@@ -2,7 +2,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import tour from '../../loadtest/experiments/tour.js'
-import { resolvePlan } from '../../loadtest/plan.js'
+import { experimentView, resolvePlan } from '../../loadtest/plan.js'
 import { parseOptions } from '../../loadtest/options.js'
 import { allServerNames } from '../../loadtest/catalog.js'
 import { runLab, readReport, tempDir } from '../helpers/lab.js'
@@ -13,7 +13,7 @@ test('the tour plans every server with light work and a light load', () => {
   const load = resolvePlan(parseOptions([]), tour).load
   assert.equal(load.connections, 4)
   assert.equal(load.amount, 150)
-  const plan = tour.plan({ ...load, settings: tour.defaults, work: null, servers: null })
+  const plan = tour.plan(experimentView(resolvePlan(parseOptions([]), tour)))
   assert.deepEqual(
     plan.map((e) => e.server),
     allServerNames()
@@ -21,7 +21,7 @@ test('the tour plans every server with light work and a light load', () => {
   for (const e of plan) assert.match(e.work, /^(loop:1e7|sleep-sync:20|ssr:1125)$/)
   const quick = resolvePlan(parseOptions(['--quick']), tour).load
   assert.deepEqual([quick.connections, quick.amount, quick.warmup], [4, 40, 8], 'the quick tour: 40 requests after 8')
-  const withWork = tour.plan({ ...load, settings: tour.defaults, work: 'fib:20', servers: ['simple'] })
+  const withWork = tour.plan(experimentView(resolvePlan(parseOptions(['--work', 'fib:20', '--server', 'simple']), tour)))
   assert.deepEqual(
     withWork.map((e) => [e.server, e.work, e.args]),
     [['simple', 'fib:20', ['--work', 'fib:20']]]

@@ -281,8 +281,11 @@ test('the plan: every option resolved once, the experiment named, its settings a
   assert.equal(plain.experimentName, 'tour')
   assert.deepEqual(plain.settings, exp.defaults)
   assert.deepEqual([plain.load.connections, plain.load.amount, plain.load.timeoutSec], [7, 70, DEFAULTS.timeout])
-  assert.deepEqual([plain.servers, plain.url, plain.work, plain.thresholds, plain.cwd],
-    [null, null, null, [], process.cwd()])
+  assert.deepEqual([plain.servers, plain.url, plain.thresholds, plain.cwd], [null, null, [], process.cwd()])
+  // the work: --work, else the experiment's; the user's own apart (a --url entry runs no work of the lab's)
+  assert.deepEqual([plain.work, plain.user.work], ['loop:1e5', null])
+  assert.deepEqual([resolvePlan(parseOptions(['--work', 'fib:9']), exp).work, resolvePlan(parseOptions([]), {}).work],
+    ['fib:9', null])
   const quick = resolvePlan(parseOptions(['--quick', '--server', 'simple', '-c', '3']), exp)
   assert.deepEqual([quick.experimentName, quick.settings.amount, quick.load.amount, quick.load.connections],
     ['custom', 14, 14, 3])

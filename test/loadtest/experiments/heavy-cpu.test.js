@@ -4,7 +4,7 @@ import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import heavyCpu, { SERVERS, cancelAttribution } from '../../../loadtest/experiments/heavy-cpu.js'
 
-const plan = (servers) => heavyCpu.plan({ servers, settings: heavyCpu.defaults, work: null })
+const plan = (servers) => heavyCpu.plan({ servers, settings: heavyCpu.defaults, work: heavyCpu.defaults.work })
 
 test('heavy-cpu plans queued-threads/cancel-off beside queued-threads, and queued-processes', () => {
   const all = plan(null).map((e) => (e.variant ? `${e.server}/${e.variant}` : e.server))
