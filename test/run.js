@@ -36,6 +36,7 @@ const LONGEST_FIRST = [
   'test/loadtest/merge/merge.test.js',
   'test/loadtest/run/watch/sample-ps.test.js',
   'test/loadtest/mix-url.test.js',
+  'test/loadtest/lab-request.test.js', // about 35 s here: a capacity --quick of a --url
   'test/loadtest/run/generate/open-loop.test.js',
   'test/pack.test.js',
   'test/api/docs.test.js',
