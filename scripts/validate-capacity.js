@@ -14,7 +14,7 @@
 // DIR/summary.md is rendered from it. A cell already in summary.json is skipped, and a brute force already
 // written is reused (with its calibration and targets), so a part interrupted or run again goes on.
 import { parseArgs } from 'node:util'
-import { mkdir, open, readFile, rm } from 'node:fs/promises'
+import { mkdir, open, readFile, rm, stat } from 'node:fs/promises'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import { runMain, usageError } from '../loadtest/errors.js'
@@ -112,13 +112,40 @@ async function calibrationFor (server, work, signal) {
   return { [work]: cal }
 }
 
-// A JSON file's content, or null when it is not there.
+// A JSON file's content, or null when it is not there; one that cannot be read or is not a JSON object (empty,
+// corrupt) is a usage error naming it, before anything is written.
 async function readJson (path) {
+  let text
   try {
-    return JSON.parse(await readFile(path, 'utf8'))
+    text = await readFile(path, 'utf8')
   } catch (err) {
     if (err.code === 'ENOENT') return null
-    throw new Error(`${path}: ${err.message}`)
+    throw usageError(`${path}: cannot read it (${err.code ?? err.message}): nothing written`)
+  }
+  let json
+  try {
+    json = JSON.parse(text)
+  } catch (err) {
+    const why = text.trim() ? `not JSON (${err.message.split('\n')[0]})` : 'empty'
+    throw usageError(`${path}: ${why}: move it away or mend it; nothing written`)
+  }
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    throw usageError(`${path}: not a JSON object: move it away or mend it; nothing written`)
+  }
+  return json
+}
+
+// The --out folder, checked before anything is read or written there: a file, or a path that cannot be made
+// a folder, is a usage error. `make`: create it when missing (not for --dry-run).
+async function checkOut (out, { make }) {
+  const st = await stat(out).catch((err) => (err.code === 'ENOENT' ? null : { error: err.code ?? err.message }))
+  if (st?.error) throw usageError(`--out: cannot read ${out} (${st.error})`)
+  if (st && !st.isDirectory()) throw usageError(`--out: ${out} is a file, not a folder`)
+  if (st || !make) return
+  try {
+    await mkdir(out, { recursive: true })
+  } catch (err) {
+    throw usageError(`--out: cannot make the folder ${out} (${err.code ?? err.message})`)
   }
 }
 
@@ -189,7 +216,7 @@ async function lockOut (out) {
       await f.close()
       return () => rm(path, { force: true })
     } catch (err) {
-      if (err.code !== 'EEXIST') throw err
+      if (err.code !== 'EEXIST') throw usageError(`--out: cannot write in ${out} (${err.code ?? err.message})`)
       const pid = Number(await readFile(path, 'utf8').catch(() => ''))
       if (pid > 0 && alive(pid)) throw usageError(`--out: a part is already running in ${out} (pid ${pid})`)
       await rm(path, { force: true })
@@ -291,14 +318,16 @@ async function main (argv) {
     return 0
   }
   for (const w of args.works) await checkWork(w, 'work') // a bad work spec: exit 2 before anything starts
+  await checkOut(args.out, { make: false })
   const cells = cellsOf(args)
   const summaryPath = join(args.out, 'summary.json')
   const summary = (await readJson(summaryPath)) ?? { cells: [] }
+  if (!Array.isArray(summary.cells)) throw usageError(`${summaryPath}: no cells list: move it away or mend it; nothing written`)
   const names = new Set(cells.map((c) => nameOf(c.server, c.work, c.mode)))
   const done = new Set(summary.cells.map((c) => c.name).filter((n) => names.has(n)))
   printPlan(cells, done)
   if (args.dryRun) return 0
-  await mkdir(args.out, { recursive: true })
+  await checkOut(args.out, { make: true })
   const release = await lockOut(args.out)
   try {
     return await runPart(args, cells)
@@ -319,16 +348,19 @@ async function rejudged (cells, out) {
   const again = []
   const brutes = new Map() // a strategy and work's brute force, read once for both its modes
   for (const c of cells) {
+    if (typeof c?.name !== 'string' || typeof c.server !== 'string' || typeof c.work !== 'string') {
+      throw usageError(`${join(out, 'summary.json')}: a cell without its name, server or work: nothing written`)
+    }
     const path = join(out, `${nameOf(c.server, c.work)}-brute.json`)
     if (!brutes.has(path)) brutes.set(path, await readJson(path))
     const brute = brutes.get(path)
     const result = await readJson(join(out, `${c.name}-sweep.json`))
-    if (!brute || !result) throw new Error(`${out}: ${c.name} is in summary.json but its files are missing`)
+    if (!brute || !result) throw usageError(`${out}: ${c.name} is in summary.json but its files are missing`)
     const cell = { server: c.server, work: c.work, mode: c.mode, expectedSec: c.expectedSec }
-    const rec = cellRecord(cell, brute, { result, seconds: c.seconds.sweep })
-    await writeAtomic(join(out, `${c.name}.json`), JSON.stringify(rec, null, 2) + '\n', { force: true })
-    again.push(rec)
+    again.push(cellRecord(cell, brute, { result, seconds: c.seconds?.sweep ?? null }))
   }
+  // every file read and judged before any is written: a corrupt one leaves the folder as it was
+  for (const rec of again) await writeAtomic(join(out, `${rec.name}.json`), JSON.stringify(rec, null, 2) + '\n', { force: true })
   return again
 }
 
@@ -368,5 +400,7 @@ async function runPart (args, cells) {
     `the brute-force knee (${summary.cells.length - judged.length} without one)\n`)
   return signal.aborted ? 130 : 0
 }
+
+export { main as validateMain }
 
 runMain(import.meta.url, 'validate-capacity', main)

@@ -6,7 +6,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { execa } from 'execa'
 import { GRID, extendGrid, failsAt, holdsAt, kneeBandOf, kneeOf, nextStep, pooledGrid, stepSec } from '../../scripts/capacity-brute-force.js'
@@ -164,4 +164,65 @@ test('bad input: one line and exit 2, before anything starts; --dry-run plans a 
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+})
+
+// A folder --out cannot write in: a chmod'd one, or (root ignores modes) a kernel folder no one writes in.
+function readOnlyFolder (dir) {
+  if (process.getuid?.() !== 0) {
+    const ro = join(dir, 'ro')
+    mkdirSync(ro)
+    chmodSync(ro, 0o500)
+    return ro
+  }
+  return existsSync('/sys/kernel') ? '/sys/kernel' : null
+}
+
+test('--out a file or a read-only folder, a corrupt or empty summary.json or brute force: one line, exit 2, nothing overwritten', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'validate-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const run = (out, ...more) => execa(process.execPath, [SCRIPT, '--server', 'simple', '--work', 'loop:1e5', '--out', out, ...more],
+    { reject: false, timeout: 60000 })
+  const refused = async (r, message) => {
+    assert.equal(r.exitCode, 2, r.stderr)
+    assert.match(r.stderr, message)
+    assert.equal(r.stderr.trim().split('\n').filter((l) => !/about|cells to run|starting/.test(l)).length, 1, r.stderr)
+    assert.doesNotMatch(r.stderr, /\n\s+at /, 'no stack trace')
+  }
+  const file = join(dir, 'afile')
+  writeFileSync(file, 'mine')
+  await refused(await run(file), /--out: .*afile is a file, not a folder/)
+  assert.equal(readFileSync(file, 'utf8'), 'mine')
+  const ro = readOnlyFolder(dir)
+  if (ro) await refused(await run(ro), /--out: cannot (write in|make)/)
+  // summary.json corrupt, empty, or without its cells: refused before anything is written (--dry-run too)
+  for (const [name, text, message] of [['corrupt', '{bad', /summary\.json: not JSON/], ['empty', '', /summary\.json: empty/],
+    ['shape', '{"cells": 3}', /summary\.json: no cells list/]]) {
+    const out = join(dir, name)
+    mkdirSync(out)
+    writeFileSync(join(out, 'summary.json'), text)
+    await refused(await run(out), message)
+    await refused(await run(out, '--dry-run'), message)
+    assert.equal(readFileSync(join(out, 'summary.json'), 'utf8'), text, 'nothing overwritten')
+    assert.deepEqual(readdirSync(out), ['summary.json'])
+  }
+  // a kept brute force that is corrupt: refused before calibrating or measuring, and left as it was
+  const out = join(dir, 'brute')
+  mkdirSync(out)
+  writeFileSync(join(out, 'simple-loop_1e5-brute.json'), '{"x"')
+  await refused(await run(out), /simple-loop_1e5-brute\.json: not JSON/)
+  assert.equal(readFileSync(join(out, 'simple-loop_1e5-brute.json'), 'utf8'), '{"x"')
+})
+
+test('scripts/capacity-brute-force.js run directly: usage, or the brute forces alone; never silent', async () => {
+  const BRUTE = join(import.meta.dirname, '../../scripts/capacity-brute-force.js')
+  const none = await execa(process.execPath, [BRUTE], { reject: false })
+  assert.equal(none.exitCode, 2)
+  assert.match(none.stderr, /give --server, --work and --out/)
+  const help = await execa(process.execPath, [BRUTE, '--help'], { reject: false })
+  assert.equal(help.exitCode, 0)
+  assert.match(help.stdout, /^Usage: node scripts\/capacity-brute-force\.js --server/)
+  // its options are validate-capacity's --brute-only's, checked the same way
+  const bad = await execa(process.execPath, [BRUTE, '--server', 'nope', '--work', 'loop:1e5', '--out', 'x'], { reject: false })
+  assert.equal(bad.exitCode, 2)
+  assert.match(bad.stderr, /--server: nope is not a CPU strategy/)
 })
