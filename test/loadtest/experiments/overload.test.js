@@ -10,6 +10,8 @@ import { OVERLOAD_QUICK, goodputShareAt } from '../../../loadtest/result/overloa
 import { SCHEMA } from '../../../loadtest/result/build.js'
 import { MAX_REPORT_BYTES } from '../../../loadtest/report/read.js'
 import { execFileSync } from 'node:child_process'
+import { planLab } from '../../../loadtest/lab.js'
+import { parseOptions } from '../../../loadtest/options.js'
 
 const WORK = 'sleep-sync:20'
 // A target of 10 service times (deadline auto: 200 − 2 × 20 = 160 ms). After the burst, at 0.7 × C, a 1 s
@@ -92,13 +94,14 @@ function fifo (dir) {
   return join(dir, 'fifo')
 }
 
+const CLI = 'cli'
 test('overload refusals: one line, exit 2', { timeout: 180000 }, async (t) => {
   const { dir, cleanup } = await tempDir()
   t.after(cleanup)
   const from = await capacityFile(dir)
   const cases = [
-    [['--capacity-from', join(dir, 'none.json')], /^loadlab lab: --capacity-from: .*none\.json: no such file$/],
-    [['--capacity-from', from, '--slo', '50'], new RegExp(`measured queued-threads at a ${SLO} ms target, not --slo 50 ms$`)],
+    [['--capacity-from', join(dir, 'none.json')], /^loadlab lab: --capacity-from: .*none\.json: no such file$/, CLI],
+    [['--capacity-from', from, '--slo', '50'], new RegExp(`measured queued-threads at a ${SLO} ms target, not --slo 50 ms$`), CLI],
     [['--capacity-from', from, '--server', 'simple'], /has no capacity of simple@sleep-sync:20 \(it has queued-threads@sleep-sync:20\)$/],
     [['--capacity-from', from, '--experiment', 'capacity'], /--capacity-from goes with --experiment overload/],
     [['--server', 'queued-threads/deadline', '--experiment', 'capacity'], /^loadlab lab: --server queued-threads\/deadline: this variant goes with --experiment overload$/],
@@ -112,14 +115,26 @@ test('overload refusals: one line, exit 2', { timeout: 180000 }, async (t) => {
     [['--capacity-from', fifo(dir)], /^loadlab lab: --capacity-from: cannot read .*fifo: not a regular file$/],
     [['--capacity-from', await writeText(dir, 'huge.json', ' '.repeat(MAX_REPORT_BYTES + 1))], /huge\.json is larger than 64 MiB/],
     // goodput is counted on the lab's thread: no generator threads (a thread can be handed no function)
-    [['--rate', '1000', '--generators', '2'], /^loadlab lab: --generators: the overload experiment counts goodput from each answer on the lab's own thread: give 1$/],
+    [['--rate', '1000', '--generators', '2'], /^loadlab lab: --generators: the overload experiment counts goodput from each answer on the lab's own thread: give 1$/, CLI],
     // keyed by runtime: two runtimes' capacities of one strategy are not silently one
     [['--capacity-from', await capacityFile(dir, { name: 'two.json', runtimes: ['node20', 'bun'] })], /has queued-threads@sleep-sync:20 under 2 runtimes \(node20, bun\): give a report of one$/]
   ]
-  for (const [args, message] of cases) {
+  // CLI: through the CLI, one of each kind (the report read, held against the run, an option of the
+  // experiment), exit 2 and one line; the rest where the CLI meets them, as the usage errors (exit 2) it prints
+  for (const [args, message, via] of cases) {
     const all = ['--work', WORK, '--out', dir, ...args]
     if (!args.includes('--experiment')) all.unshift('--experiment', 'overload')
     if (!args.includes('--server')) all.push('--server', 'queued-threads')
+    if (via !== CLI) {
+      const inline = new RegExp(message.source.replace(/^\^loadlab lab: /, '^'))
+      await assert.rejects(async () => planLab(parseOptions(all)), (err) => {
+        assert.equal(err.exitCode, 2, `${args.join(' ')}: ${err.message}`)
+        assert.equal(err.message.split('\n').length, 1, err.message)
+        assert.match(err.message, inline)
+        return true
+      })
+      continue
+    }
     const r = await runLab(all)
     assert.equal(r.exitCode, 2, `${args.join(' ')}: ${r.stderr}`)
     const lines = r.stderr.trim().split('\n')

@@ -259,15 +259,13 @@ test('a bad --node exits 2 with one line naming what it tried, before any server
   const starts = join(dir, 'starts.txt')
   const notNode = join(dir, 'not-node')
   await writeFile(notNode, '#!/bin/sh\necho hello\n', { mode: 0o755 })
-  const cases = [
-    ['19', /^loadlab lab: --node 19: this project provides Node 20, 22, 24 \(the lab runs v[\d.]+\); give a path/],
-    ['latest', /^loadlab lab: --node latest: expected a major version \(20, 22, 24\) or a path to a node binary$/],
-    ['./no/such/node', /^loadlab lab: --node \.\/no\/such\/node: no such file \(.*no\/such\/node\)$/],
+  // through the CLI (exit code 2, one line, nothing started, nothing written): a binary probed and refused,
+  // and one resolved twice …
+  const cli = [
     [notNode, /^loadlab lab: --node .*not-node: .*not-node is not a working node binary \(/],
-    [`${OWN},`, /^loadlab lab: --node: expected a comma-separated list/],
     [`${OWN},${OWN}`, /^loadlab lab: --node \d+: Node v[\d.]+ is already in the list$/]
   ]
-  for (const [spec, why] of cases) {
+  for (const [spec, why] of cli) {
     const r = await runLab(['--server', 'records-start', '--node', spec, '--out', join(dir, 'reports')], {
       env: { LOADLAB_FIXTURE_STARTS: starts }
     })
@@ -276,11 +274,24 @@ test('a bad --node exits 2 with one line naming what it tried, before any server
     assert.equal(lines.length, 1, r.stderr)
     assert.match(lines[0], why)
   }
-  const url = await runLab(['--url', 'http://127.0.0.1:9/', '--node', OWN])
-  assert.equal(url.exitCode, 2)
-  assert.match(url.stderr, /--node excludes --url/)
   assert.equal(existsSync(starts), false, 'no server was started')
   assert.deepEqual(await readdir(dir), ['not-node'], 'no report written')
+  // … and the other rules where the CLI meets them, as the usage errors (exit 2) it prints
+  const planned = [
+    [['--node', '19'], /^--node 19: this project provides Node 20, 22, 24 \(the lab runs v[\d.]+\); give a path/],
+    [['--node', 'latest'], /^--node latest: expected a major version \(20, 22, 24\) or a path to a node binary$/],
+    [['--node', './no/such/node'], /^--node \.\/no\/such\/node: no such file \(.*no\/such\/node\)$/],
+    [['--node', `${OWN},`], /^--node: expected a comma-separated list/],
+    [['--url', 'http://127.0.0.1:9/', '--node', OWN], /--node excludes --url/]
+  ]
+  for (const [flags, why] of planned) {
+    const server = flags.includes('--url') ? [] : ['--server', 'simple']
+    await assert.rejects(async () => planLab(parseOptions([...server, ...flags, '--out', join(dir, 'reports')])), (err) => {
+      assert.equal(err.exitCode, 2, `${flags.join(' ')}: ${err.message}`)
+      assert.match(err.message, why)
+      return true
+    })
+  }
 })
 
 test('compare notes servers under different runtimes: Bun beside Node, not a report from before --runtime beside one after', () => {
