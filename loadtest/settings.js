@@ -140,8 +140,8 @@ export function sloFor (serviceMs, sloMs = null) {
 // requests of loop:1e6 (0.82 ms of work) took p50 1.5–2.4 ms over HTTP and p99 up to 5 ms with nothing
 // queued, and at 5 × 0.82 = 4.1 ms the share over the target did not rise with the rate (simple failed
 // 491 req/s with 13 of 738 requests over, then held 695, 858 and 927 with none;
-// reports/reference/validate-matrix/target-4.1ms/ keeps those grids). Twice that jitter. --slo is never raised
-// but to SLO_RANGE.min.
+// the matrix's first loop:1e6 grids, in git history). Twice that jitter. --slo is never raised but to
+// SLO_RANGE.min.
 export const SLO_LEAST_DEFAULT_MS = 10
 
 // A default target of so many service times, never under SLO_LEAST_DEFAULT_MS.

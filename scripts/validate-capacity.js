@@ -23,7 +23,7 @@ import { planLab } from '../loadtest/lab.js'
 import { runEntry } from '../loadtest/run/round/runner.js'
 import { calibrate, calibrateCold } from '../loadtest/run/watch/calibrate.js'
 import { buildHttpResult } from '../loadtest/result/build.js'
-import { percentileOf } from '../loadtest/result/capacity.js'
+import { capacityOf, judgeStep, percentileOf } from '../loadtest/result/capacity.js'
 import { targetsFor } from '../loadtest/settings.js'
 import { roundTo } from '../loadtest/result/stats.js'
 import { writeAtomic } from '../loadtest/report/write.js'
@@ -235,11 +235,33 @@ function alive (pid) {
   }
 }
 
-// One cell's record from its brute force and its sweep (what summary.json keeps of it, and more).
+// The round figures a step was judged on, from the step as a result keeps it (result/figures.js stepFigures).
+function stepRound (s) {
+  const open = { rate: s.rate, lag: { p99: s.lagP99 } }
+  return { requests: s.requests, histograms: s.histograms, backlog: s.backlog, latency: { p99: s.p99 }, open }
+}
+
+// A sweep's capacity judged again from its kept steps by the rule book of today (result/rules.js): each step
+// by judgeStep, the capacity by capacityOf, with the sweep's own percentile, target, budget and hold rule.
+// Nothing is measured again, so the rates it offered stay those its rules then chose. null without steps.
+export function rejudgedCapacity (sweep) {
+  if (!sweep?.steps?.length || !(sweep.sloMs > 0)) return null
+  const share = sweep.share ?? SHARE.default
+  const steps = sweep.steps.map((s) => {
+    if (!s.requests || typeof s.histograms?.latency !== 'string') return s
+    const j = judgeStep(stepRound(s), sweep.sloMs, { share })
+    return { ...s, ...j, pass: j.call === 'pass' }
+  })
+  return capacityOf(steps, { ...sweep, share })
+}
+
+// One cell's record from its brute force and its sweep (what summary.json keeps of it, and more): the
+// sweep's capacity judged again by today's rules (rejudgedCapacity).
 function cellRecord (cell, brute, sweep) {
   const share = SHARE[cell.mode]
   const { truth, band } = truthOf(brute, share)
-  const c = sweep.result.capacity?.capacity ?? { rps: null, bound: sweep.result.failure?.reason ?? 'no result', bracket: null }
+  const c = rejudgedCapacity(sweep.result.capacity) ?? sweep.result.capacity?.capacity ??
+    { rps: null, bound: sweep.result.failure?.reason ?? 'no result', bracket: null }
   const { pass, fail } = c.bracket ?? {}
   return {
     name: nameOf(cell.server, cell.work, cell.mode),

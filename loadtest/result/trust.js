@@ -65,7 +65,7 @@ function againstText (n) {
 // Its work slower than that is its own: a fresh process's or thread's start (its JIT and GC threads)
 // competes with the server and the generator, which a cold calibration on an idle machine does not
 // see. On the quiet VM, a fork per request at loop:1e6 ran 1.83–1.96 × its cold calibration at its
-// floor, one request at a time, with no other process busy (reports/reference/validate-matrix/target-4.1ms/).
+// floor, one request at a time, with no other process busy (the matrix's first loop:1e6 cells, in git history).
 // Steal and other processes still disturb it.
 function coldStart (n) {
   return Boolean(n?.workAgainst?.startsWith('cold'))
