@@ -7,6 +7,8 @@ import { existsSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { runLab, readReport, tempDir, accounted } from '../helpers/lab.js'
+import { planLab } from '../../loadtest/lab.js'
+import { parseOptions } from '../../loadtest/options.js'
 
 test(
   'failed servers are recorded with exit code and stderr tail; the lab goes on and exits 1',
@@ -111,18 +113,22 @@ test(
   }
 )
 
+// CLI: through the CLI (exit 2, one line on stderr, nothing on stdout, no server started, no report), one of
+// each kind: a value out of range, a name not in the catalog, an option parseArgs does not know; the others
+// where the CLI meets them, as the usage errors (exit 2) it prints.
+const CLI = 'cli'
 const BAD = [
-  [['--connections', '0'], /--connections: expected an integer from 1 to 10000, got `0`/],
+  [['--connections', '0'], /--connections: expected an integer from 1 to 10000, got `0`/, CLI],
   [['--connections', 'many'], /--connections/],
   [['--amount', '10', '--duration', '5'], /--amount and --duration exclude each other/],
-  [['--server', 'nope'], /--server: unknown server `nope`; allowed: all, simple/],
+  [['--server', 'nope'], /--server: unknown server `nope`; allowed: all, simple/, CLI],
   [['--experiment', 'nope'], /--experiment: unknown experiment `nope`; allowed: .*tour/],
   [['--timeout', '-1'], /--timeout/],
   [['--runs', '1.5'], /--runs/],
   [['--work', 'nope:1'], /--work: bad work spec/],
   [['--work', 'loop:1e99'], /--work: bad work spec/],
   [['--url', 'ftp://x'], /--url/],
-  [['--bogus'], /Unknown option '--bogus'/],
+  [['--bogus'], /Unknown option '--bogus'/, CLI],
   [['--connections', '8', '--amount', '4'], /--amount: must be at least --connections/],
   [['--json', 'yes'], /Unexpected argument|positional/i]
 ]
@@ -131,8 +137,20 @@ test('bad options exit 2 with one line naming the option, before any server star
   const out = await tempDir()
   const starts = join(out.dir, 'starts.txt')
   try {
-    for (const [args, message] of BAD) {
+    for (const [args, message, via] of BAD) {
       const server = args.includes('--server') ? [] : ['--server', 'records-start'] // an option is given once
+      if (via !== CLI) {
+        // planLab starts nothing: a catalog server stands in for the fixture
+        const named = server.map((s) => (s === 'records-start' ? 'simple' : s))
+        const opts = () => parseOptions([...named, '--out', join(out.dir, 'reports'), ...args])
+        await assert.rejects(async () => planLab(opts()), (err) => {
+          assert.equal(err.exitCode, 2, `${args.join(' ')}: ${err.message}`)
+          assert.match(err.message, message)
+          assert.equal(err.message.split('\n').length, 1, `one line: ${err.message}`)
+          return true
+        })
+        continue
+      }
       const r = await runLab([...server, '--out', join(out.dir, 'reports'), ...args], {
         env: { LOADLAB_FIXTURE_STARTS: starts }
       })
