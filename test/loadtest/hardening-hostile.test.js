@@ -2,7 +2,8 @@
 // a connection closed after the headers, Connection: close on every answer, a redirect to another host
 // (never followed), an answer to one request in ten, a body that trickles without end, 100,000 response
 // headers. Each run ends in time with a clear verdict, the lab (its own process, threads included) under
-// 400 MB at its peak, and nothing left running (test/run.js checks). The slowest of the hardening tests.
+// 400 MB at its peak, and nothing left running (test/run.js checks). And the overload experiment by --url
+// with a mix sends nothing but the mix. The slowest of the hardening tests.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { fork } from 'node:child_process'
@@ -11,6 +12,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { CLI, ROOT, readReport, tempDir } from '../helpers/lab.js'
+import { TWO_CLASSES_LOOSE, startOwnService } from '../helpers/own-service.js'
 
 const HOSTILE = join(ROOT, 'test', 'fixtures', 'servers', 'hostile-service.js')
 const PEAK = join(ROOT, 'test', 'helpers', 'peak-rss.js')
@@ -93,5 +95,21 @@ for (const [mode, [round, capacity]] of Object.entries(CASES)) {
     }
   })
 }
+
+test('--url --experiment overload --quick with a two-class mix: the service receives only the mix\'s requests, each with a User-Agent', { timeout: 300000 }, async () => {
+  const service = await startOwnService({ env: { OWN_SERVICE_SPIN_MS: '1' } })
+  const { dir, cleanup } = await tempDir()
+  try {
+    const run = await execa(process.execPath, [CLI, '--url', `${service.url}/api`, '--mix', TWO_CLASSES_LOOSE, '--experiment',
+      'overload', '--quick', '--slo', '800', '--out', dir], { cwd: ROOT, reject: false, stdin: 'ignore' })
+    assert.ok([0, 1].includes(run.exitCode), run.stderr)
+    const seen = await service.seen()
+    assert.deepEqual(Object.keys(seen.counts).sort(), ['GET /api/items?id=7 ', 'POST /api/render {"rows":500}'], JSON.stringify(seen.counts))
+    assert.deepEqual([seen.noUserAgent, seen.connectionClose], [0, 0])
+  } finally {
+    await service.stop()
+    await cleanup()
+  }
+})
 
 test.after(() => console.log(`# peak RSS of the lab (MB): ${JSON.stringify(peaks)}`))
