@@ -49,26 +49,43 @@ export function parseStamps (value) {
 
 // One request's phases (ms, indexed as PHASES; NaN where its strategy has no such moment) from its due
 // time, the moment it was written and the moment its last byte was read (epoch ms, one clock) and its
-// parsed stamps. A stamp is clamped into [written, done]; a phase is the time from the moment before it
-// to its own end, never negative. { phases, residueMs: |latency − their sum| (two clocks' stamps out of
-// order), clamped: whether a stamp was moved }, or null when a stamp lies more than TRUST_MS outside.
-export function requestPhases ({ dueMs, writtenMs, doneMs, stamps }) {
+// parsed stamps, less `shiftMs` (how far the server's clock is ahead of the lab's: clockShift). A stamp
+// is clamped into [written, done]; a phase is the time from the moment before it to its own end, never
+// negative. { phases, residueMs, clamped: whether a stamp was moved }, or null when a stamp lies more than
+// TRUST_MS outside. residueMs, what the clocks leave unexplained: |latency − the phases' sum| (stamps of
+// two threads or processes out of order) plus how far the clamp moved stamps.
+export function requestPhases ({ dueMs, writtenMs, doneMs, stamps, shiftMs = 0 }) {
   const phases = new Array(PHASES.length).fill(NaN)
   phases[0] = Math.max(0, writtenMs - dueMs)
   let prev = writtenMs
-  let clamped = false
+  let moved = 0
   let sum = phases[0]
-  for (const [at, raw] of stamps) {
+  for (const [at, stamped] of stamps) {
+    const raw = stamped - shiftMs
     if (raw < writtenMs - TRUST_MS || raw > doneMs + TRUST_MS) return null
     const t = Math.min(doneMs, Math.max(writtenMs, raw))
-    if (t !== raw) clamped = true
+    moved += Math.abs(t - raw)
     phases[at] = Math.max(0, t - prev)
     sum += phases[at]
     prev = t
   }
   phases[PHASES.length - 1] = Math.max(0, doneMs - prev)
   sum += phases[PHASES.length - 1]
-  return { phases, residueMs: Math.abs(doneMs - dueMs - sum), clamped }
+  return { phases, residueMs: Math.abs(doneMs - dueMs - sum) + moved, clamped: moved > 0 }
+}
+
+// The server's clock against the lab's, from the requests read so far: a process's clock can stand off
+// from another's by more than a request's reply (its wall and monotonic clocks read apart when it
+// started), so the first stamp (the handler, on the main thread) must come after the request was written
+// and the last (the main thread again) before its last byte was read. Each request bounds the shift
+// (`bounds` [lo, hi], updated here); the shift taken is 0 where the bounds allow it, else the nearest
+// bound (their middle if they cross: several processes standing off differently), at most TRUST_MS.
+export function clockShift (bounds, { writtenMs, doneMs, stamps }) {
+  bounds[0] = Math.max(bounds[0], stamps[stamps.length - 1][1] - doneMs)
+  bounds[1] = Math.min(bounds[1], stamps[0][1] - writtenMs)
+  const [lo, hi] = bounds
+  const shift = lo > hi ? (lo + hi) / 2 : Math.min(hi, Math.max(lo, 0))
+  return Math.max(-TRUST_MS, Math.min(TRUST_MS, shift))
 }
 
 // A new, empty tally of a round's phases.
@@ -78,6 +95,8 @@ export function createPhaseTally () {
     missing: 0, // 2xx answers without a Lab-Stamps header
     ignored: 0, // answers whose header was not read (parseStamps, TRUST_MS)
     clamped: 0, // read, with a stamp moved into its request's interval
+    shift: [-TRUST_MS, TRUST_MS], // the bounds on the server's clock shift (clockShift)
+    shiftMs: 0, // the shift taken for the last request read
     present: new Array(PHASES.length).fill(0), // requests that had each phase
     sums: new Array(PHASES.length).fill(0), // each phase's total (ms), for its mean
     buckets: PHASES.map(() => []), // each phase's counts by bucket
@@ -111,12 +130,15 @@ export function tallyAnswer (tally, { stamps, dueMs, writtenMs, doneMs }) {
     return
   }
   const parsed = parseStamps(stamps)
-  const one = parsed && requestPhases({ dueMs, writtenMs, doneMs, stamps: parsed })
-  if (!one) {
+  const trusted = parsed && requestPhases({ dueMs, writtenMs, doneMs, stamps: parsed })
+  if (!trusted) {
     tally.ignored++
     return
   }
-  addPhases(tally, doneMs - dueMs, one)
+  const shiftMs = clockShift(tally.shift, { writtenMs, doneMs, stamps: parsed })
+  tally.shiftMs = shiftMs
+  const shifted = shiftMs ? requestPhases({ dueMs, writtenMs, doneMs, stamps: parsed, shiftMs }) : null
+  addPhases(tally, doneMs - dueMs, shifted ?? trusted)
 }
 
 // Add one request's phases (requestPhases' answer) and its latency (ms) to the tally.
@@ -143,6 +165,8 @@ export function mergeTallies (into, from) {
   if (!from) return into
   if (!into) return mergeTallies(createPhaseTally(), from)
   for (const k of ['count', 'missing', 'ignored', 'clamped']) into[k] += from[k]
+  into.shift = [Math.max(into.shift[0], from.shift[0]), Math.min(into.shift[1], from.shift[1])]
+  if (Math.abs(from.shiftMs) > Math.abs(into.shiftMs)) into.shiftMs = from.shiftMs
   for (let i = 0; i < PHASES.length; i++) {
     into.present[i] += from.present[i]
     into.sums[i] += from.sums[i]
@@ -214,6 +238,7 @@ export function phaseFigures (tally) {
     missing: tally.missing,
     ignored: tally.ignored,
     clamped: tally.clamped,
+    clockShiftMs: ms(tally.shiftMs), // the server's clock taken as ahead of the lab's by this much (clockShift)
     phases,
     at: { p50: requestAt(tally, 50), p99: requestAt(tally, 99) },
     unexplained: {

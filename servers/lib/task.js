@@ -4,7 +4,7 @@ import { parseWork, runWork, workInput } from './workloads.js'
 import { pooledFailure, runTask } from './task-module.js'
 import { now } from './stamps.js'
 
-// Wall-clock milliseconds with sub-millisecond precision, comparable across threads and processes (stamps.js).
+// Milliseconds on the clock every thread and process of the machine shares, sub-millisecond (stamps.js).
 export { now }
 
 // Run `work` (spec or parsed) → { body, startedAt, workMs } (a Promise for the sleep kinds and tasks;

@@ -5,7 +5,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
 import { once } from 'node:events'
-import { performance } from 'node:perf_hooks'
+import { fork } from 'node:child_process'
+import { now } from '../../servers/lib/stamps.js'
 import { fireOpenLoop } from '../../loadtest/run/generate/open-loop.js'
 import { phaseFigures } from '../../loadtest/result/phases.js'
 import { summarizeHistogram } from '../../loadtest/result/histogram.js'
@@ -15,6 +16,28 @@ import { expectedBody } from '../../servers/lib/workloads.js'
 // The most a request's phases may miss its latency by: stamps from two threads or processes out of
 // order by their clocks' disagreement (a few microseconds on one machine; a millisecond is far above).
 const AGREEMENT_MS = 1
+
+test('one clock: processes started at once read the shared clock alike, to within their messages\' round trip', async () => {
+  const child = `import { now } from ${JSON.stringify(new URL('../../servers/lib/stamps.js', import.meta.url).href)}
+process.on('message', () => process.send(now()))`
+  const kids = Array.from({ length: 8 }, () => fork('--input-type=module', [], { execArgv: ['-e', child], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }))
+  try {
+    for (const kid of kids) {
+      let best = null // the reading with the shortest round trip brackets the child's moment closest
+      for (let i = 0; i < 10; i++) {
+        const a = now()
+        kid.send(1)
+        const [t] = await once(kid, 'message')
+        const b = now()
+        if (best === null || b - a < best.rtt) best = { rtt: b - a, off: t - (a + b) / 2 }
+      }
+      assert.ok(Math.abs(best.off) <= best.rtt / 2 + 0.001, `a child's clock ${best.off.toFixed(3)} ms off, round trip ${best.rtt.toFixed(3)} ms`)
+    }
+  } finally {
+    for (const kid of kids) kid.kill()
+    await Promise.all(kids.map((k) => k.exitCode === null && k.signalCode === null ? once(k, 'exit') : null))
+  }
+})
 
 // A small open-loop round at `url` (the request count bounds the test, not its timing).
 function smallRound (url) {
@@ -36,8 +59,9 @@ for (const [name, expected] of FAMILIES) {
     const raw = await smallRound(server.url + '/')
     assert.equal(raw.ok, 16)
     const f = phaseFigures(raw.phases)
-    assert.deepEqual([f.count, f.missing, f.ignored], [16, 0, 0], 'every answer stamped and read')
-    assert.deepEqual(Object.keys(f.phases), expected)
+    const seen = JSON.stringify(f)
+    assert.deepEqual([f.count, f.missing, f.ignored], [16, 0, 0], `every answer stamped and read: ${seen}`)
+    assert.deepEqual(Object.keys(f.phases), expected, seen)
     assert.ok(f.unexplained.maxMs <= AGREEMENT_MS, `every request within ${AGREEMENT_MS} ms, got ${f.unexplained.maxMs}`)
     // the phases' totals against the latencies' (both exact sums, the latency read back from its histogram)
     const phaseTotal = raw.phases.sums.reduce((a, v) => a + v, 0)
@@ -74,8 +98,8 @@ test('a server whose Lab-Stamps lie is ignored and counted; LOADLAB_STAMPS=off s
   const values = ['wait=0,run=1', 'run=5,wait=1', 'x'.repeat(600), 'wait=NaN']
   let i = 0
   const liar = createServer((req, res) => {
-    const now = performance.timeOrigin + performance.now()
-    const value = i < values.length ? values[i++] : `wait=${now.toFixed(3)},run=${(now + 3600e3).toFixed(3)}`
+    const t = now()
+    const value = i < values.length ? values[i++] : `wait=${t.toFixed(3)},run=${(t + 3600e3).toFixed(3)}`
     res.setHeader('lab-stamps', value)
     res.end('{}')
   })

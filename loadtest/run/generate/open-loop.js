@@ -27,6 +27,7 @@ import { createHistogram, recordMs } from '../../result/histogram.js'
 import { roundCounts } from './fire.js'
 import { createTrace, traceFileFor } from './generator-trace.js'
 import { createPhaseTally, tallyAnswer } from '../../result/phases.js'
+import { fromPerformance } from '../../../servers/lib/stamps.js'
 
 // How often outstanding requests are checked against their timeout (ms).
 const SWEEP_MS = 10
@@ -546,7 +547,7 @@ function countResponse (g, req, now) {
 
 // A 2xx answer's phases (result/phases.js): the lab's moments on the clock the servers stamp with.
 function tallyPhases (g, req, now) {
-  const base = performance.timeOrigin + g.t0
+  const base = fromPerformance(g.t0)
   const moments = { stamps: req.stamps, dueMs: base + req.due, writtenMs: base + req.sentAt, doneMs: base + now }
   tallyAnswer(g.raw.phases, moments)
   if (req.cls >= 0) tallyAnswer(g.raw.classPhases[req.cls], moments)
