@@ -52,8 +52,14 @@ export class MixError extends Error {
   }
 }
 
+// A value as a fault shows it: its JSON, clipped (a value nested too deep to stringify: its kind).
 const show = (v) => {
-  const s = typeof v === 'number' && !Number.isFinite(v) ? String(v) : JSON.stringify(v) ?? String(v)
+  let s
+  try {
+    s = typeof v === 'number' && !Number.isFinite(v) ? String(v) : JSON.stringify(v) ?? String(v)
+  } catch {
+    s = `${Array.isArray(v) ? 'an array' : 'an object'} nested too deep to show`
+  }
   return s.length > 40 ? `${s.slice(0, 37)}...` : s
 }
 
@@ -181,11 +187,11 @@ export function checkMix (json, name) {
   return { name: json.name ?? name, hash: hashOf(requests), builtIn: false, requests }
 }
 
-// Parse a --mix file's text: JSON, then checkMix.
+// Parse a --mix file's text: JSON (after a byte-order mark, if any), then checkMix.
 export function parseMix (text, name) {
   let json
   try {
-    json = JSON.parse(text)
+    json = JSON.parse(text.replace(/^\uFEFF/, '')) // a byte-order mark some editors write first
   } catch (err) {
     throw new MixError(`not JSON: ${err.message.split('\n')[0]}`)
   }

@@ -50,6 +50,9 @@ const FAULTS = [
   [mixOf(cls({ sloMs: 1e308 })), /requests\[0\] \(a\): sloMs: expected ms from 0\.1 to 3600000 \(as --slo\), got 1e\+308/],
   [mixOf(cls({ path: '/' + 'p'.repeat(9000) })), /requests\[0\] \(a\): path: expected at most 8192 bytes/],
   [mixOf(cls({ headers: { 'x-big': 'v'.repeat(9000) } })), /requests\[0\] \(a\): headers: expected at most 8192 bytes of header lines, got "9009 bytes"/],
+  [`{"requests":${'['.repeat(200000)}${']'.repeat(200000)}}`, /requests\[0\]: expected an object, got an array nested too deep to show/],
+  [`{"requests":[{"name":"a","weight":1,"path":"/x","headers":${'{"a":'.repeat(100000)}1${'}'.repeat(100000)}}]}`,
+    /requests\[0\] \(a\): headers\.a: expected printable ASCII on one line, got an object nested too deep to show/],
   [mixOf(cls({ body: 'x'.repeat(64 * 1024 + 1) })), /requests\[0\] \(a\): body: expected at most 65536 bytes, got "65537 bytes"/]
 ]
 
@@ -66,6 +69,17 @@ test('--mix faults: one line naming the class and the key, exit 2, for each a ca
         return true
       }, text.slice(0, 80))
     }
+  } finally {
+    await cleanup()
+  }
+})
+
+test('a mix file saved with a byte-order mark is read as its JSON', async () => {
+  const { dir, cleanup } = await tempDir()
+  try {
+    const file = join(dir, 'bom.json')
+    await writeFile(file, `\uFEFF${mixOf(cls())}`)
+    assert.deepEqual(parseOptions(['--mix', file]).mix.requests.map((c) => c.path), ['/x'])
   } finally {
     await cleanup()
   }
