@@ -1,8 +1,7 @@
-// Each experiment in its --quick form, end to end through `npm run lab -- --experiment NAME --quick`:
-// the report has the study's shape (runs, keys, table) and its invariants hold.
+// The studies heavy-cpu, sleep, long-vs-small and ssr-offload in their --quick form, end to end through the lab
+// (`npm run lab -- --experiment NAME --quick`): the report has the study's shape (runs, keys, table) and its
+// invariants hold. dispatch: at the end of this file.
 import { test } from 'node:test'
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import assert from 'node:assert/strict'
 import { accounted, labReport, tempDir } from '../../helpers/lab.js'
 import { SERVERS as HEAVY } from '../../../loadtest/experiments/heavy-cpu.js'
@@ -168,29 +167,5 @@ test('ssr-offload --quick: sync and each pool library in each mode, per scenario
   assert.ok(table.rows.every((row) => row[9] === 'pass'))
 })
 
-test('dispatch --quick through the lab: every mode and worker count, every value checked', async () => {
-  const { json } = await quick('dispatch')
-  assert.equal(json.method.tool, 'in-process')
-  const cases = json.results.filter((r) => r.kind === 'dispatch')
-  assert.ok(cases.length > 0)
-  const modes = new Set(cases.map((r) => r.mode))
-  // the native caller's rows beside the JS ones wherever a C compiler is on PATH, unless the report says
-  // this node has no headers or no node-gyp to build it with (a node from a package without include/node:
-  // a build that fails is no such reason)
-  const compilerHere = (process.env.PATH ?? '').split(':').some((d) => d && existsSync(join(d, 'cc')))
-  const noBuild = json.notes.find((n) => /^dispatch: no native caller here \((no Node headers|node-gyp not found)/.test(n))
-  const native = compilerHere && process.env.LOADLAB_NATIVE !== 'off' && !noBuild
-    ? ['native-direct', 'native-indirect', 'native-main']
-    : []
-  assert.deepEqual([...modes].sort(), ['main', ...native, 'piscina', 'shared'])
-  for (const mode of ['piscina', 'shared', ...native.filter((m) => m !== 'native-main')]) {
-    assert.deepEqual([...new Set(cases.filter((r) => r.mode === mode).map((r) => r.workers))].sort(), [1, 2])
-  }
-  for (const r of cases) {
-    assert.equal(r.answers.mismatches, 0, `${r.key}: every answer correct`)
-    assert.equal(r.answers.errors, 0, `${r.key}: no hook error`)
-    assert.equal(r.answers.calls, r.calls * r.runs, `${r.key}: every answer checked`)
-    assert.equal(r.checked, true)
-  }
-  assert.ok((await studyTable(json)).rows.length > 0)
-})
+// dispatch --quick has its real runs elsewhere, not a third here: its whole matrix with every answer checked
+// (experiments/dispatch.test.js, the experiment run directly) and through the lab's CLI (hardening-studies.test.js).
