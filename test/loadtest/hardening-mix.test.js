@@ -121,13 +121,15 @@ test('weights near the largest number: two of 1e308 are half each (never summed 
   assert.deepEqual(weightedCycle(checkMix({ requests: [cls({ weight: 80 }), cls({ name: 'b', weight: 20 })] }, 'm').requests), [0, 0, 1, 0, 0])
 })
 
-// A node:http service of the test's own, in this process, that logs every request it receives.
-async function loggingService () {
+// A node:http service of the test's own, in this process, that logs every request it receives; with
+// `health` it announces the lab's endpoints (a loadlab-strategy header) and answers GET /health with it.
+async function loggingService ({ health = null } = {}) {
   const log = []
   const server = createServer((req, res) => {
     log.push(`${req.method} ${req.url}`)
     req.resume()
-    req.on('end', () => res.end('ok'))
+    if (health) res.setHeader('loadlab-strategy', 'own')
+    req.on('end', () => res.end(health && req.url === '/health' ? JSON.stringify(health) : 'ok'))
   })
   server.listen(0, '127.0.0.1')
   await once(server, 'listening')
@@ -171,6 +173,31 @@ test('a class path that would name another host (a mix built past its check) goe
   } finally {
     await target.close()
     await other.close()
+  }
+})
+
+const entryOf = (mix) => {
+  const load = entryLoad({ server: 'x' }, { connections: 2, amount: 6, durationSec: null, timeoutSec: 5, warmup: 0, runs: 1, recovery: true, rate: null })
+  return { ...load, mix }
+}
+const oneClass = { name: 'm', hash: '0', builtIn: false, requests: [{ ...cls(), method: 'GET', headers: {}, body: null, sloMs: null, expect: {} }] }
+
+test('a service that announces the lab\'s endpoints gets /health and the stats calls; one whose /health is not in the lab\'s shape (a strategy with a terminal escape) gets one GET /health and nothing else of the lab\'s', async () => {
+  const lab = await loggingService({ health: { status: 'ok', strategy: 'own', node: process.version } })
+  const odd = await loggingService({ health: { status: 'ok', strategy: '\u001b[2Jown', node: process.version } })
+  try {
+    const signal = new AbortController().signal
+    const a = await runEntry({ server: 'x', work: null }, entryOf(oneClass), { signal, url: `${lab.url}/` })
+    assert.equal(a.entry.server, 'own', 'named by its strategy')
+    assert.ok(lab.log.includes('GET /health') && lab.log.includes('POST /__lab/stats/reset'), lab.log.join('\n'))
+    const b = await runEntry({ server: 'x', work: null }, entryOf(oneClass), { signal, url: `${odd.url}/` })
+    assert.equal(b.entry.server, 'x')
+    assert.ok(b.notes.some((n) => /sent loadlab-strategy but GET \/health did not answer in the lab's shape/.test(n)), b.notes.join('\n'))
+    assert.deepEqual([...new Set(odd.log)].sort(), ['GET /health', 'GET /x'])
+    assert.equal(odd.log.filter((l) => l === 'GET /health').length, 1)
+  } finally {
+    await lab.close()
+    await odd.close()
   }
 })
 

@@ -212,9 +212,11 @@ function newRecord (entry, load) {
   }
 }
 
-// Whether a /health answer is the lab's own (servers/lib/app.js): a status, a strategy and a node version.
+// Whether a /health answer is the lab's own (servers/lib/app.js): a status, a strategy named as the
+// lab's servers are (it names the result: never a terminal escape or a megabyte) and a node version.
 function labHealth (json) {
-  return json?.status === 'ok' && typeof json.strategy === 'string' && typeof json.node === 'string'
+  return json?.status === 'ok' && typeof json.strategy === 'string' && /^[a-z0-9][a-z0-9._-]{0,63}$/i.test(json.strategy) &&
+    typeof json.node === 'string' && /^v\d+\.\d+\.\d+\S{0,40}$/.test(json.node)
 }
 
 // Whether a request reached a service: an answer, or one that broke off or broke HTTP (the rounds count
