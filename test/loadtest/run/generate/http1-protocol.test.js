@@ -2,8 +2,8 @@
 // (test/fixtures/servers/misbehaving.js): run/generate/http1.js, the open loop's client, and
 // run/generate/autocannon-strict.js, the closed loop's parser rules. Interim 1xx answers are skipped and counted;
 // every other fault is an error, a protocol error where the response broke the protocol, never a verified 2xx
-// answer; a head that never ends does not grow the lab. Real sockets, the lab's own run (in this process, and as
-// its CLI where its memory is the point).
+// answer (a round where none was answered fails, its counts kept); a head that never ends does not grow the lab.
+// Real sockets, the lab's own run (in this process, and as its CLI where its memory is the point).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
@@ -59,7 +59,9 @@ test('both loops: every broken response is an error, a protocol error where it b
     for (const loop of Object.keys(LOOPS)) {
       const r = await runAgainst(mode, loop, t)
       const what = `${mode}, ${loop} loop`
-      assert.equal(r.status, 'ok', `${what}: ${JSON.stringify(r.failure)}`)
+      // no request answered at all: the round fails, and says so with its counts (they are kept below)
+      assert.equal(r.status, 'failed', `${what}: ${JSON.stringify(r.failure)}`)
+      assert.match(r.failure.reason, new RegExp(`^no request answered 2xx \\(no answer: ${N} errors, 0 timeouts\\): `), what)
       const { sent, completed, ok, errors, protocolErrors, timeouts } = r.requests
       assert.deepEqual({ sent, completed, ok, errors, protocolErrors, timeouts },
         { sent: N, completed: 0, ok: 0, errors: N, protocolErrors: protocol ? N : 0, timeouts: 0 }, what)
@@ -70,8 +72,9 @@ test('both loops: every broken response is an error, a protocol error where it b
   }
 })
 
-// The lab's CLI against `url`, its peak RSS (VmHWM, read until it exits) in MB.
-async function peakRssMb (args) {
+// The lab's CLI against `url`, its peak RSS (VmHWM, read until it exits) in MB; it exits `code` (1 where no
+// request was answered: the result failed).
+async function peakRssMb (args, code) {
   const lab = startLab(args)
   let peak = 0
   while (lab.exitCode === null) {
@@ -81,7 +84,7 @@ async function peakRssMb (args) {
     await delay(20)
   }
   const r = await lab
-  assert.equal(r.exitCode, 0, r.stderr)
+  assert.equal(r.exitCode, code, r.stderr)
   return peak
 }
 
@@ -95,7 +98,7 @@ test('a head that never ends does not grow the lab: its peak RSS no higher than 
   // The four lab processes side by side (each its own process, its own peak), the good and the endless
   // one of a loop under the same conditions.
   const peaks = await Promise.all(loads.flatMap((load, i) => [good, endless].map((server, j) =>
-    peakRssMb(['--url', `${server.url}/`, ...load, ...round, '--out', outs[2 * i + j].dir]))))
+    peakRssMb(['--url', `${server.url}/`, ...load, ...round, '--out', outs[2 * i + j].dir], server === good ? 0 : 1))))
   for (const [i, load] of loads.entries()) {
     const [base, peak] = peaks.slice(2 * i, 2 * i + 2)
     t.diagnostic(`${load.join(' ')}: peak RSS ${peak.toFixed(0)} MB against the endless head, ${base.toFixed(0)} MB against a good server`)
