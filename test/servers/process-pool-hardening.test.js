@@ -1,7 +1,8 @@
 // queued-processes and servers/lib/process-pool.js against tasks that misbehave (issue 48, M2): a task
 // that ignores SIGTERM and never returns (the server under load is stopped, every pool process with it:
 // SIGKILL after the pool's grace, none orphaned), one that allocates without bound (500, its process
-// replaced), one that writes 100 MB to stdout (answered, nothing buffered), and pool sizes out of range.
+// replaced), one that writes 100 MB to stdout (answered, nothing buffered), and pool sizes out of range;
+// and the lab's side: a process a server leaves behind is found, killed and reported.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
@@ -9,6 +10,8 @@ import { join } from 'node:path'
 import pWaitFor from 'p-wait-for'
 import { ROOT, isAlive, processTree, runServer, startServer } from '../helpers/server.js'
 import { KILL_AFTER_MS } from '../../servers/lib/process-pool.js'
+import { runEntry } from '../../loadtest/run/round/runner.js'
+import { entryLoad } from '../../loadtest/run/round/load.js'
 
 const TASKS = join(ROOT, 'test', 'fixtures', 'tasks')
 const wait = { interval: 50, timeout: 20000 }
@@ -71,3 +74,14 @@ test('queued-processes --processes 0 or 1000: refused at start in one line, exit
 function readStatus (pid) {
   return readFileSync(`/proc/${pid}/status`, 'utf8')
 }
+
+test('the lab finds a server\'s process left behind (a child that ignores SIGTERM outliving its server), kills it and fails the run', async () => {
+  process.env.LOADLAB_EXTRA_SERVERS ??= join(ROOT, 'test', 'fixtures', 'servers')
+  const load = entryLoad({ server: 'orphans-child' }, {
+    connections: 2, amount: 10, durationSec: null, timeoutSec: 5, warmup: 0, runs: 1, recovery: false, rate: null
+  })
+  const record = await runEntry({ server: 'orphans-child', args: [], work: 'loop:1e2' }, load, { signal: new AbortController().signal })
+  assert.equal(record.stop.leftovers.length, 1, JSON.stringify(record.stop))
+  assert.match(record.failure.reason, /^1 process\(es\) of its tree left after it exited \(killed: \d+\)$/)
+  await pWaitFor(() => !isAlive(record.stop.leftovers[0]), wait)
+})
