@@ -70,7 +70,8 @@ test('--url with a mix, closed loop through autocannon\'s requests: the same', a
   }
 })
 
-test('capacity of a service by --url with a two-class mix: a capacity, percentiles per class, a rate decided', { timeout: 180000 }, async () => {
+// The one --url capacity sweep with a mix of the suite (hardening-mix.test.js reads the service's log of it here).
+test('capacity of a service by --url with a two-class mix: a capacity, percentiles per class, a rate decided; the service\'s own log holds only the mix\'s requests, each with a User-Agent and no Connection: close', { timeout: 240000 }, async () => {
   // 1 ms of CPU a POST: a --quick sweep's short steps (2.5 s at most) reach each class's sample at the
   // rates a busy machine keeps. The lab in its own process, as a user runs it.
   const service = await startOwnService({ env: { OWN_SERVICE_SPIN_MS: '1' } })
@@ -99,6 +100,11 @@ test('capacity of a service by --url with a two-class mix: a capacity, percentil
     const seen = await service.seen()
     const t = tally(seen.requests)
     assert.deepEqual(Object.keys(t).sort(), [CHEAP, HEAVY].sort(), JSON.stringify(t))
+    assert.ok(r.notes.some((n) => /does not announce the lab's endpoints \(no loadlab-strategy header\)/.test(n)), r.notes.join('\n'))
+    assert.deepEqual(Object.keys(seen.counts).sort(), [CHEAP, HEAVY].sort(), JSON.stringify(seen.counts))
+    assert.equal(seen.noUserAgent, 0, 'a User-Agent on every request')
+    assert.equal(seen.connectionClose, 0, 'no Connection: close')
+    assert.ok(seen.requests.every((q) => q.ua.startsWith('loadlab')), 'the lab\'s User-Agents')
   } finally {
     await service.stop()
     await cleanup()

@@ -97,7 +97,9 @@ test('twice the capacity: latency grows through the round, nothing skipped, the 
   assert.equal(events.length, 300)
   const byDue = events.toSorted((a, b) => a.dueMs - b.dueMs)
   const third = (k) => mean(byDue.slice(k * 100, (k + 1) * 100).map((e) => e.latencyMs))
-  assert.ok(third(0) < third(1) && third(1) < third(2), `mean latency by thirds of the round: ${[0, 1, 2].map(third)}`)
+  // the backlog builds after the first third (the server picks among its ready connections in no set order, so
+  // the later two thirds can wait about alike: under a CPU hog their means came within 2 % of each other)
+  assert.ok(third(0) < Math.min(third(1), third(2)), `mean latency by thirds of the round: ${[0, 1, 2].map(third)}`)
   // Arrivals 5 ms apart, service 10 ms: the server needs 300 × 10 ms, twice the 1.5 s of arrivals, so
   // the round lasts about 3 s and somebody waits about 1.5 s (which request does is the server's choice:
   // Node serves its ready connections in no particular order).
