@@ -9,6 +9,7 @@ import { scaleOutMethod, scaleOutNotes } from './run/generate/generators.js'
 import { entryLoad, recoveryTimeoutSec } from './run/round/load.js'
 import { experimentNameOf, experimentView, resolvePlan } from './plan.js'
 import { buildHttpResult, buildReport } from './result/build.js'
+import { reasonText } from './text/reasons.js'
 import { calibrationKey, runName } from './result/key.js'
 import { machine, packageVersion } from './run/watch/machine.js'
 import { bootTimeoutMs } from './run/watch/boot.js'
@@ -292,7 +293,9 @@ async function runServers ({ plan, loads, taskCheck, resolved: { url } }, ctx) {
       const used = calibration[record.workReported]
       record.calibrationCheck = await recheckCalibration(used, { signal, execPath: entry.runtime?.path })
     }
-    const result = buildHttpResult(record, { calibration: calibrationFor(ctx.calibration, entry.runtime), cores })
+    const result = buildHttpResult(record, {
+      calibration: calibrationFor(ctx.calibration, entry.runtime), cores, say: reasonText
+    })
     ctx.results.push(result)
     p.done(doneLine(record, result))
   }

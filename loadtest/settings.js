@@ -127,10 +127,11 @@ export function targetsFor (serviceMs, slos = null) {
 // The p99 target for a service time (--slo without a value): --slo when given, else SLO_SERVICE_MULTIPLE
 // service times.
 export function sloFor (serviceMs, sloMs = null) {
-  if (sloMs) return { sloMs, rule: `--slo ${sloMs} ms` }
-  if (!(serviceMs > 0)) return { sloMs: null, rule: 'no calibration: no target' }
+  if (sloMs) return { sloMs, own: true, rule: `--slo ${sloMs} ms` }
+  if (!(serviceMs > 0)) return { sloMs: null, own: false, rule: 'no calibration: no target' }
   return {
     sloMs: leastTarget(SLO_SERVICE_MULTIPLE * serviceMs),
+    own: false,
     rule: `${SLO_SERVICE_MULTIPLE} × the calibrated service time (${serviceMs} ms)${leastNote(SLO_SERVICE_MULTIPLE * serviceMs)}`
   }
 }

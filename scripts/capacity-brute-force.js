@@ -41,7 +41,7 @@ export const MAX_STEPS = 30
 // disturbed it (the lab's noise rule: result/figures.js), kept to read, never used to judge.
 export function bruteStep (fig, sloMs) {
   const j = judgeStep(fig, sloMs)
-  const fault = j.why && !j.why.endsWith('over the target') ? j.why : null
+  const fault = j.fault ? j.why : null
   const { p50, p99 } = fig.latency
   const overlap = p50 > 0 ? roundTo((fig.open.rate * p50) / 1000, 3) : null
   const disturbedBy = fig.disturbedBy?.length ? fig.disturbedBy : null

@@ -23,6 +23,7 @@ import { planLab } from '../loadtest/lab.js'
 import { runEntry } from '../loadtest/run/round/runner.js'
 import { calibrate, calibrateCold } from '../loadtest/run/watch/calibrate.js'
 import { buildHttpResult } from '../loadtest/result/build.js'
+import { reasonText } from '../loadtest/text/reasons.js'
 import { capacityOf, judgeStep, percentileOf } from '../loadtest/result/capacity.js'
 import { targetsFor } from '../loadtest/settings.js'
 import { roundTo } from '../loadtest/result/stats.js'
@@ -177,7 +178,7 @@ async function sweepOf (cell, { calibration, slos, signal, log }) {
   const { entry, load } = await planned(cell, slos, signal)
   const t0 = Date.now()
   const record = await runEntry(entry, load, { signal, progress: (text) => log(`sweep ${text}`), calibration })
-  const result = buildHttpResult(record, { calibration, cores: availableParallelism() })
+  const result = buildHttpResult(record, { calibration, cores: availableParallelism(), say: reasonText })
   return { result, seconds: roundTo((Date.now() - t0) / 1000, 1) }
 }
 

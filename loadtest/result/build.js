@@ -5,6 +5,7 @@ import { capacityAtTargets, capacityOf } from './capacity.js'
 import { ideal, roundFigures, stepFigures } from './figures.js'
 import { httpKey } from './key.js'
 import { ABOVE_IDEAL, untrustedReasons } from './trust.js'
+import { REPEAT } from './rules.js'
 import { overloadOf } from './overload.js'
 import { withTargets } from './mix.js'
 
@@ -72,57 +73,56 @@ export function sweptCapacity (record) {
   return { rps: c.rps ?? null, sloMs, bound: c.bound ?? null, serviceMs: sweep.serviceMs ?? null }
 }
 
-// A sweep's own untrusted reasons: its disturbed steps named, a calibration that drifted, a capacity
-// beyond the ideal.
+// A reason or note without words: its code (a note the experiment gave in words stays as it is).
+const codeOf = (x) => (typeof x === 'string' ? x : x.code)
+
+// The bounds of a sweep with no capacity that are verdicts (result/capacity.js boundWithout); any other is
+// undecided, with why.
+const DECIDED_NONE = new Set(['cannot meet the target', 'below the lowest rate offered'])
+
+// A sweep's own untrusted reasons, as data (text/reasons.js says them): its disturbed steps named, a
+// calibration that drifted, a capacity beyond the ideal, no verdict, a lower bound, a capacity not held.
 function sweepReasons (sweep) {
   const out = []
   const disturbed = sweep.steps.filter((s) => s.disturbed)
   if (disturbed.length) {
-    const named = disturbed.slice(0, 3).map((s) => `step ${s.index + 1} (${s.disturbedBy.join(', ')})`)
-    const more = disturbed.length > 3 ? `, and ${disturbed.length - 3} more` : ''
-    out.push(`disturbed: ${disturbed.length} of ${sweep.steps.length} steps: ${named.join('; ')}${more}`)
+    const steps = disturbed.slice(0, 3).map((s) => ({ index: s.index, by: s.disturbedBy }))
+    out.push({ code: 'disturbed-steps', count: disturbed.length, of: sweep.steps.length, steps })
   }
   const check = sweep.calibrationCheck
-  if (check && !check.holds) {
-    const moved = check.drift === null ? 'could not be measured' : `moved ${roundTo(check.drift * 100, 1)} %`
-    out.push(`calibration checked again after the server ${moved} (bound ±${check.bound * 100} %)`)
-  }
+  if (check && !check.holds) out.push({ code: 'calibration-drift', drift: check.drift, bound: check.bound })
   const ratio = sweep.capacity.ratioToIdeal
-  if (ratio > ABOVE_IDEAL) {
-    out.push(`capacity ${roundTo(ratio * 100, 1)} % of the ideal > ${ABOVE_IDEAL * 100} %: the calibration is slower than the server's work`)
+  if (ratio > ABOVE_IDEAL) out.push({ code: 'above-ideal', ratio, limit: ABOVE_IDEAL })
+  const c = sweep.capacity
+  if (sweep.steps.length === 0) out.push({ code: 'no-step' })
+  else if (c.rps === null && !DECIDED_NONE.has(c.bound)) out.push({ code: 'no-verdict', bound: c.bound })
+  else if (c.bound === 'at least' && sweep.steps.length >= sweep.maxSteps) {
+    out.push({ code: 'lower-bound', cut: 'steps', maxSteps: sweep.maxSteps })
+  } else if (c.bound === 'at least' && sweep.budget?.cut === 'sweep') {
+    out.push({ code: 'lower-bound', cut: 'budget', budgetSec: sweep.budget.sec })
   }
-  if (sweep.steps.length === 0) out.push('no step measured (no calibration of the work)')
-  else if (sweep.capacity.bound?.startsWith('undecided')) out.push(`no verdict: capacity ${sweep.capacity.bound}`)
-  else if (sweep.capacity.bound === 'at least' && sweep.steps.length >= sweep.maxSteps) {
-    out.push(`the sweep reached its ${sweep.maxSteps} steps before a step past capacity failed: the capacity is a lower bound`)
-  } else if (sweep.capacity.bound === 'at least' && sweep.budget?.cut === 'sweep') {
-    out.push(`the sweep spent its ${sweep.budget.sec} s budget before a step past capacity failed: the capacity is a lower bound`)
-  }
-  if (sweep.capacity.held === false) {
-    out.push(`capacity not held: no step at ${roundTo(sweep.capacity.rps, 1)} req/s lasted the ${sweep.capacity.holdSec} s ` +
-      'that shows a slowly growing backlog (the hold rule), and the sweep ended before one could: it may be above the knee')
-  }
+  if (c.held === false) out.push({ code: 'not-held', rps: c.rps, holdSec: c.holdSec })
   return out
 }
 
-// A generator that did not keep the offered load, or a lag that puts a latency in doubt (trust.js): in a
-// sweep, part of the step's own verdict (disturbed, inDoubt), not of the result's.
-const BEHIND = /^(load generator (thread \S+ )?did not keep the offered load|latency in doubt)/
+// What a sweep leaves to its steps' own verdicts (disturbed, inDoubt), not to the result's: outside
+// interference, a generator that did not keep the offered load, a lag that puts a latency in doubt.
+const STEP_OWN = new Set(['disturbed', 'offered-load', 'lag-in-doubt'])
 
-// The untrusted reasons and notes of a run: the shown round's own, then the other rounds'. In a sweep,
-// failing steps are its point, not a fault: its reasons are the disturbed steps, the calibration and the
-// ideal (sweepReasons), and the overruled failures are noted.
+// The untrusted reasons and notes of a run (data: { code, …figures }; a note from the experiment may be words):
+// the shown round's own, then the other rounds'. In a sweep, failing steps are its point, not a fault: its
+// reasons are the disturbed steps, the calibration and the ideal (sweepReasons), and the overruled failures
+// are noted.
 function trustOf (record, rounds, shown, sweep) {
   const notes = [...(record.notes ?? [])]
   if (sweep) {
-    const own = untrustedReasons(shown, record).filter((x) => !x.startsWith('disturbed:') && !BEHIND.test(x))
+    const own = untrustedReasons(shown, record).filter((x) => !STEP_OWN.has(x.code))
     const doubt = sweep.steps.filter((st) => st.inDoubt)
     if (doubt.length) {
-      notes.push(`${doubt.length} of ${sweep.steps.length} steps in doubt (p99 less the generator's lag p99 within the ` +
-        'target): each counted only after its rate had 3 steps')
+      notes.push({ code: 'steps-in-doubt', count: doubt.length, of: sweep.steps.length, maxTries: REPEAT.maxTries })
     }
     for (const c of sweep.runs ?? [sweep.capacity]) {
-      if (c.overruled.length) notes.push(`failures at ${c.overruled.map((r) => roundTo(r, 1)).join(', ')} req/s overruled by a pass above them that held twice`)
+      if (c.overruled.length) notes.push({ code: 'overruled', rates: c.overruled })
     }
     return { reasons: [...own, ...sweepReasons(sweep)], notes }
   }
@@ -130,7 +130,7 @@ function trustOf (record, rounds, shown, sweep) {
   const reasons = untrustedReasons(shown, { ...record, sloMs })
   for (const [i, r] of rounds.entries()) {
     if (r === shown) continue
-    reasons.push(...untrustedReasons(r, { sloMs }).map((x) => `round ${i + 1}: ${x}`))
+    reasons.push(...untrustedReasons(r, { sloMs }).map((reason) => ({ code: 'round', round: i + 1, reason })))
   }
   return { reasons, notes }
 }
@@ -168,7 +168,7 @@ function roundsAndSpread (rounds) {
 
 // The mixed experiment's round as a result carries it: C, the heavy class's offered rate, the whole
 // rate, and the round's figures per class (result/mix.js); or why it did not run.
-function mixedOf (m, e) {
+function mixedOf (m, e, say) {
   if (m.refused) return { refused: m.refused }
   const fig = roundFigures(m.round)
   return {
@@ -180,7 +180,7 @@ function mixedOf (m, e) {
     requests: fig.requests,
     latency: { p50: fig.latency.p50, p99: fig.latency.p99, max: fig.latency.max },
     classes: withTargets(fig.classes, e.mixed?.mix ?? null, null),
-    untrusted: untrustedReasons(fig, {})
+    untrusted: untrustedReasons(fig, {}).map(say)
   }
 }
 
@@ -207,7 +207,9 @@ function shownFigures (shown) {
 
 // One HTTP result (README "results[] for HTTP runs") from a server's run record (run/round/runner.js).
 // `cores`: the machine's available parallelism, for the ideal throughput.
-export function buildHttpResult (record, { calibration = {}, cores = null } = {}) {
+// `say`: the words for a reason or note (text/reasons.js reasonText, which the lab passes: result/ makes no
+// sentences); without it a reason is its code.
+export function buildHttpResult (record, { calibration = {}, cores = null, say = codeOf } = {}) {
   const e = record.entry
   const work = record.workReported ?? e.work ?? null
   const rounds = record.rounds.map(roundFigures)
@@ -232,7 +234,7 @@ export function buildHttpResult (record, { calibration = {}, cores = null } = {}
     failure: record.failure ?? null,
     interrupted: Boolean(record.interrupted),
     trusted: reasons.length === 0,
-    untrusted: reasons,
+    untrusted: reasons.map(say),
     ...shownFigures(shown),
     // a request mix's figures per class, each with its target (result/mix.js); absent without a mix
     ...(shown?.classes ? { classes: withTargets(shown.classes, e.mix, e.sloMs ?? null) } : {}),
@@ -240,12 +242,12 @@ export function buildHttpResult (record, { calibration = {}, cores = null } = {}
     efficiency: idealRate && typeof shown?.rps === 'number' ? roundTo(shown.rps / idealRate.rps, 3) : null,
     capacity: sweep,
     overload: overloadOf(record.overload), // past capacity (experiment overload), null otherwise
-    ...(record.mixed ? { mixed: mixedOf(record.mixed, e) } : {}), // the mixed experiment's round
+    ...(record.mixed ? { mixed: mixedOf(record.mixed, e, say) } : {}), // the mixed experiment's round
     examples: shown ? { mismatchBody: shown.samples.mismatch, error: shown.samples.error } : null,
     bodies: shown?.bodies ?? null, // { maxBytes, overCap, largestBytes }: bodies over --max-body
     autocannon: shown?.autocannon ?? null,
     stop: record.stop ?? null,
-    notes,
+    notes: notes.map(say),
     study: e.study ?? null,
     runtime: runtimeOf(record, e),
     noise: shown?.noise ?? null,

@@ -7,6 +7,7 @@ import { parseKey, runName, settingParts } from './key.js'
 import { verdictOf } from './trust.js'
 import { goodputShareAt } from './overload.js'
 import { serverCommand } from './command.js'
+import { sloFor } from '../settings.js'
 
 // The plan rate: this share of the capacity (Netflix and common practice plan at 75–80 % of the knee).
 export const HEADROOM = 0.8
@@ -355,7 +356,9 @@ function decisionTarget (results) {
 // service time (the sweep's sloRule); { sloMs, own, rule, serviceMs }.
 function targetOf (results, sloMs) {
   const c = results[0]?.capacity ?? {}
-  const own = /^--slo/.test(c.sloRule ?? '') || (isNum(c.sloMs) && c.sloMs !== sloMs)
+  // the sweep says whose (sloOwn); a report from before it: a target other than the default its service time gives
+  const other = isNum(c.serviceMs) && isNum(c.sloMs) && c.sloMs !== sloFor(c.serviceMs).sloMs
+  const own = (c.sloOwn ?? other) || (isNum(c.sloMs) && c.sloMs !== sloMs)
   return { sloMs, own, rule: c.sloRule ?? null, serviceMs: c.serviceMs ?? null, percentile: c.percentile ?? 99 }
 }
 

@@ -308,7 +308,7 @@ const SEVERITY = { fail: 2, undecided: 1, pass: 0 }
 // `cls` the class that decided it, `classes` each class's call.
 export function judgeByClass (fig, sloMs, judge) {
   const whole = judge({ ...fig, classes: null }, sloMs)
-  if (whole.why === 'backlog grew') return { ...whole, cls: null, classes: null }
+  if (whole.fault === 'backlog') return { ...whole, cls: null, classes: null }
   const calls = fig.classes.map((c) => {
     const target = c.sloMs ?? sloMs
     return { name: c.name, sloMs: target, ...judge(classRound(c), target) }

@@ -310,6 +310,7 @@ function describeSweep ({ idealRps, serviceMs, cores, slo, many, budget }, setti
     cores,
     sloMs: slo.sloMs,
     sloRule: slo.rule,
+    sloOwn: slo.own, // the user's target (--slo), or the lab's default from the service time
     targetsMs: many.targets, // every target the steps are judged against (the first is sloMs)
     targetsRule: many.rule,
     fractions,

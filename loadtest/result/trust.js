@@ -231,31 +231,34 @@ export function disturbances (fig) {
   return [...interference(fig?.noise), ...offeredLoadReasons(fig)]
 }
 
-// Reasons not to take a run's figures at face value (empty: trusted). sloMs: a latency target the round
-// is judged against (its lag puts it in doubt only where it could flip that verdict).
+// Reasons not to take a run's figures at face value (empty: trusted), as data: [{ code, …figures }]
+// (text/reasons.js reasonText says each in words). sloMs: a latency target the round is judged against (its lag
+// puts it in doubt only where it could flip that verdict). What disturbed a round and a load not offered
+// keep their own words (`by`, `detail`: interference and offeredLoadReasons, also a step's disturbedBy).
 export function untrustedReasons (fig, { failure, interrupted, sloMs = null } = {}) {
   const out = []
-  if (failure) out.push(`failed: ${failure.reason}`)
-  if (interrupted) out.push('interrupted: the round was cut short')
+  if (failure) out.push({ code: 'failed', reason: failure.reason })
+  if (interrupted) out.push({ code: 'interrupted' })
   if (!fig) return out
   const r = fig.requests
-  if (r.errors) out.push(`${r.errors} connection errors`)
-  if (r.protocolErrors) out.push(`${r.protocolErrors} protocol errors (responses that broke HTTP/1.1, each connection closed)`)
-  if (r.timeouts) out.push(`${r.timeouts} timeouts`)
-  if (r.non2xx) out.push(`${r.non2xx} non-2xx responses`)
-  if (r.mismatches) out.push(`${r.mismatches} body mismatches`)
+  const count = (code, n) => n && out.push({ code, count: n })
+  count('connection-errors', r.errors)
+  count('protocol-errors', r.protocolErrors)
+  count('timeouts', r.timeouts)
+  count('non-2xx', r.non2xx)
+  count('mismatches', r.mismatches)
   // A --duration round stops with up to one request in flight per connection: that is not a fault.
   const inFlightAtStop = fig.loop !== 'open' && fig.mode === 'duration' ? (fig.connections ?? 0) : 0
-  if (r.unanswered > inFlightAtStop && !interrupted) { out.push(`${r.unanswered} requests unanswered at the end of the round`) }
-  if (r.completed === 0) out.push('no response')
-  out.push(...offeredLoadReasons(fig))
+  if (r.unanswered > inFlightAtStop && !interrupted) out.push({ code: 'unanswered', count: r.unanswered })
+  if (r.completed === 0) out.push({ code: 'no-response' })
+  out.push(...offeredLoadReasons(fig).map((detail) => ({ code: 'offered-load', detail })))
   const lag = lagVerdict(fig, sloMs)
-  if (lag?.inDoubt) out.push(lag.text)
+  if (lag?.inDoubt) out.push({ code: 'lag-in-doubt', p99: fig.latency.p99, lagP99: lag.lagP99, sloMs })
   const lg = fig.outside?.loadGenerator
-  if (lg?.saturated) out.push(`load generator saturated (${Math.round(lg.utilisation * 100)}% CPU)`)
-  if (fig.probe?.failed) out.push(`${fig.probe.failed} failed /health probes`)
+  if (lg?.saturated) out.push({ code: 'generator-saturated', utilisation: lg.utilisation })
+  if (fig.probe?.failed) out.push({ code: 'probes-failed', count: fig.probe.failed })
   const noise = interference(fig.noise)
-  if (noise.length) out.push(`disturbed: ${noise.join(', ')}`)
+  if (noise.length) out.push({ code: 'disturbed', by: noise })
   return out
 }
 

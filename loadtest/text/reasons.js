@@ -56,3 +56,54 @@ function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec,
         '(their capacity then a lower bound: "at least"); a step that does not fit is not offered.'
       : '')
 }
+
+const r1 = (x) => roundTo(x, 1)
+
+// The words of each reason and note code (result/trust.js untrustedReasons, result/build.js trustOf).
+const WORDS = {
+  failed: (x) => `failed: ${x.reason}`,
+  interrupted: () => 'interrupted: the round was cut short',
+  'connection-errors': (x) => `${x.count} connection errors`,
+  'protocol-errors': (x) => `${x.count} protocol errors (responses that broke HTTP/1.1, each connection closed)`,
+  timeouts: (x) => `${x.count} timeouts`,
+  'non-2xx': (x) => `${x.count} non-2xx responses`,
+  mismatches: (x) => `${x.count} body mismatches`,
+  unanswered: (x) => `${x.count} requests unanswered at the end of the round`,
+  'no-response': () => 'no response',
+  'offered-load': (x) => x.detail,
+  'lag-in-doubt': (x) =>
+    `latency in doubt: p99 ${x.p99} ms less the generator's lag p99 ${x.lagP99} ms is within the ${x.sloMs} ms target`,
+  'generator-saturated': (x) => `load generator saturated (${Math.round(x.utilisation * 100)}% CPU)`,
+  'probes-failed': (x) => `${x.count} failed /health probes`,
+  disturbed: (x) => `disturbed: ${x.by.join(', ')}`,
+  round: (x) => `round ${x.round}: ${reasonText(x.reason)}`,
+  'disturbed-steps': (x) => {
+    const named = x.steps.map((s) => `step ${s.index + 1} (${(s.by ?? []).join(', ')})`)
+    const more = x.count > x.steps.length ? `, and ${x.count - x.steps.length} more` : ''
+    return `disturbed: ${x.count} of ${x.of} steps: ${named.join('; ')}${more}`
+  },
+  'calibration-drift': (x) => {
+    const moved = x.drift === null ? 'could not be measured' : `moved ${r1(x.drift * 100)} %`
+    return `calibration checked again after the server ${moved} (bound ±${x.bound * 100} %)`
+  },
+  'above-ideal': (x) =>
+    `capacity ${r1(x.ratio * 100)} % of the ideal > ${x.limit * 100} %: the calibration is slower than the server's work`,
+  'no-step': () => 'no step measured (no calibration of the work)',
+  'no-verdict': (x) => `no verdict: capacity ${x.bound}`,
+  'lower-bound': (x) => x.cut === 'steps'
+    ? `the sweep reached its ${x.maxSteps} steps before a step past capacity failed: the capacity is a lower bound`
+    : `the sweep spent its ${x.budgetSec} s budget before a step past capacity failed: the capacity is a lower bound`,
+  'not-held': (x) => `capacity not held: no step at ${r1(x.rps)} req/s lasted the ${x.holdSec} s ` +
+    'that shows a slowly growing backlog (the hold rule), and the sweep ended before one could: it may be above the knee',
+  'steps-in-doubt': (x) => `${x.count} of ${x.of} steps in doubt (p99 less the generator's lag p99 within the ` +
+    `target): each counted only after its rate had ${x.maxTries} steps`,
+  overruled: (x) => `failures at ${x.rates.map(r1).join(', ')} req/s overruled by a pass above them that held twice`
+}
+
+// A reason or note in words: a code's sentence with its figures; a string (an old report's reason, an
+// experiment's note) as it is; an unknown code as itself.
+export function reasonText (x) {
+  if (typeof x === 'string') return x
+  if (x === null || typeof x !== 'object') return String(x)
+  return WORDS[x.code]?.(x) ?? String(x.code)
+}

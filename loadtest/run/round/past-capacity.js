@@ -6,6 +6,7 @@
 import { availableParallelism } from 'node:os'
 import { variants } from '../../catalog.js'
 import { buildHttpResult } from '../../result/build.js'
+import { reasonText } from '../../text/reasons.js'
 import { CLOSE_SHARE, closeCandidates } from '../../result/decision.js'
 import { OVERLOAD_DEFAULTS } from '../../result/overload.js'
 import { runEntry } from './runner.js'
@@ -62,7 +63,7 @@ async function probe (result, config, { entry, load, quick, capacity, signal, pr
     overload: { settings: quick ? PROBE_QUICK : PROBE, capacity }
   }
   const record = await runEntry(run, { ...load, amount: null }, { signal, progress, calibration })
-  const built = buildHttpResult(record, { calibration, cores: availableParallelism() })
+  const built = buildHttpResult(record, { calibration, cores: availableParallelism(), say: reasonText })
   return {
     ...config,
     status: built.status,

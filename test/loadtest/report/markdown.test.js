@@ -1,7 +1,8 @@
 // report/table.js and report/markdown.js: the terminal table and the Markdown page of a report.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { buildHttpResult, buildReport } from '../../../loadtest/result/build.js'
+import { buildHttpResult as build, buildReport } from '../../../loadtest/result/build.js'
+import { reasonText } from '../../../loadtest/text/reasons.js'
 import { summarizeCalibration } from '../../../loadtest/run/watch/calibrate.js'
 import { defaultTable, renderText } from '../../../loadtest/report/table.js'
 import { renderMarkdown } from '../../../loadtest/report/markdown.js'
@@ -9,6 +10,8 @@ import { entry, rawRound } from '../../helpers/raw-round.js'
 import { decide } from '../../../loadtest/result/decision.js'
 import { experimentFor } from '../../../loadtest/experiments/index.js'
 import { capacityReport, mixCapacityReport } from '../../fixtures/reports.js'
+
+const buildHttpResult = (record, opts = {}) => build(record, { ...opts, say: reasonText }) // as the lab builds it
 
 function sampleReport () {
   const ok = buildHttpResult(

@@ -1,9 +1,14 @@
 // result/build.js (with figures.js and trust.js): an HTTP result from a raw run, its trust, the report around it.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { buildHttpResult, buildReport, sweptCapacity } from '../../../loadtest/result/build.js'
+import { buildHttpResult as build, buildReport, sweptCapacity } from '../../../loadtest/result/build.js'
 import { ideal, roundFigures } from '../../../loadtest/result/figures.js'
-import { untrustedReasons } from '../../../loadtest/result/trust.js'
+import { untrustedReasons as reasonsOf } from '../../../loadtest/result/trust.js'
+import { reasonText } from '../../../loadtest/text/reasons.js'
+
+// A result as the lab builds it (its reasons in words, text/reasons.js), and the reasons of a round in words.
+const buildHttpResult = (record, opts = {}) => build(record, { ...opts, say: reasonText })
+const untrustedReasons = (...args) => reasonsOf(...args).map(reasonText)
 import { entry, hist, rawRound } from '../../helpers/raw-round.js'
 
 test('report: one result from a raw run; ideal and efficiency from calibration', () => {
@@ -126,4 +131,18 @@ test('a capacity the sweep ended before it could hold is untrusted, with the hol
   const held = buildHttpResult({ ...record, sweeps: [{ ...sweep, lengths: [2, 2, 0.5, 0.5] }] }, {})
   assert.equal(held.capacity.capacity.held, true)
   assert.ok(!held.untrusted.some((x) => /capacity not held/.test(x)))
+})
+
+test('reasons are data: a code and its figures; text/reasons.js says them, an old report\'s string passes through', () => {
+  const sat = rawRound()
+  sat.outside.loadGenerator.utilisation = 0.97
+  sat.probe.failed = 2
+  const data = reasonsOf(roundFigures(sat))
+  assert.deepEqual(data.map((x) => x.code), ['generator-saturated', 'probes-failed'])
+  assert.deepEqual(data[1], { code: 'probes-failed', count: 2 })
+  // result/ makes no words: without the lab's, a result's reasons are their codes
+  assert.deepEqual(build({ entry, rounds: [sat] }).untrusted, ['generator-saturated', 'probes-failed'])
+  assert.deepEqual(buildHttpResult({ entry, rounds: [sat] }).untrusted, ['load generator saturated (97% CPU)', '2 failed /health probes'])
+  assert.equal(reasonText('disturbed: steal 9 % > 5 %'), 'disturbed: steal 9 % > 5 %', 'a reference report\'s reason as it is')
+  assert.equal(reasonText({ code: 'round', round: 2, reason: { code: 'timeouts', count: 3 } }), 'round 2: 3 timeouts')
 })

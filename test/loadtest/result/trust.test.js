@@ -6,8 +6,12 @@ import assert from 'node:assert/strict'
 import {
   NOISE_LIMITS, contentionOf, disturbances, interference, issueWindows, lagCouldFlip, lagVerdict, offeredLoadKept,
   offeredLoadReasons,
-  untrustedReasons, verdictOf
+  untrustedReasons as reasonsOf, verdictOf
 } from '../../../loadtest/result/trust.js'
+import { reasonText } from '../../../loadtest/text/reasons.js'
+
+// A round's reasons in words (result/ keeps them as codes: text/reasons.js says them).
+const untrustedReasons = (...args) => reasonsOf(...args).map(reasonText)
 
 // A round's noise: its work 5.4 × slower than calibrated while the server's tree ran 4 units of work at
 // once on 2 cores, using 1.8 cores (the lab took 0.15): nothing else on the machine.

@@ -7,7 +7,10 @@ import { RATE_PER_GENERATOR, defaultGenerators } from '../../../../loadtest/sett
 import { createTimeline, totals } from '../../../../loadtest/run/watch/timeline.js'
 import { createHistogram, decodeHistogram, summarizeHistogram } from '../../../../loadtest/result/histogram.js'
 import { roundFigures } from '../../../../loadtest/result/figures.js'
-import { untrustedReasons } from '../../../../loadtest/result/trust.js'
+import { untrustedReasons as reasonsOf } from '../../../../loadtest/result/trust.js'
+import { reasonText } from '../../../../loadtest/text/reasons.js'
+
+const untrustedReasons = (fig) => reasonsOf(fig).map(reasonText) // in words
 import { bodyReference } from '../../../../loadtest/run/generate/body.js'
 import { startServer } from '../../../helpers/server.js'
 import { runLab } from '../../../helpers/lab.js'
