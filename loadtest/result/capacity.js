@@ -66,13 +66,6 @@ export function backlogWaitMs (backlog, rate) {
   return roundTo(((backlog.perSec * horizonSec) / rate) * 1000, 1)
 }
 
-// Why a backlog counts as growing, in words.
-export function backlogText (backlog, rate) {
-  if (backlog.growing) return `backlog grew by ${backlog.growth} (limit ${backlog.limit})`
-  return `backlog grew by ${backlog.growth} (${backlog.perSec} a second: ${backlogWaitMs(backlog, rate)} ms more wait ` +
-    `within ${BACKLOG.horizon} requests)`
-}
-
 // Is a step's backlog growing against a target: past the share rule (backlogOf), or past BACKLOG.min and
 // adding more wait than the target within BACKLOG.horizon requests (backlogWaitMs).
 export function growingFor (fig, sloMs) {

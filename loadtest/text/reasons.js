@@ -2,7 +2,8 @@
 // the untrusted reasons, the bounds and the step verdicts' whys. result/ decides on codes; this module only
 // says them. Old reports carry reasons as strings: reasonText passes a string through.
 import { roundTo } from '../result/stats.js'
-import { CLIMB, FLOOR, HOLD, LENGTH, REPEAT, SAMPLE, percentileOf, requestsToShow } from '../result/rules.js'
+import { BACKLOG, CLIMB, FLOOR, HOLD, LENGTH, REPEAT, SAMPLE, percentileOf, requestsToShow } from '../result/rules.js'
+import { backlogWaitMs } from '../result/capacity.js'
 
 // A share as words: "half", else "N % of".
 const fraction = (x) => (x === 0.5 ? 'half' : `${roundTo(x * 100, 1)} % of`)
@@ -106,4 +107,11 @@ export function reasonText (x) {
   if (typeof x === 'string') return x
   if (x === null || typeof x !== 'object') return String(x)
   return WORDS[x.code]?.(x) ?? String(x.code)
+}
+
+// Why a backlog counts as growing, in words.
+export function backlogText (backlog, rate) {
+  if (backlog.growing) return `backlog grew by ${backlog.growth} (limit ${backlog.limit})`
+  return `backlog grew by ${backlog.growth} (${backlog.perSec} a second: ${backlogWaitMs(backlog, rate)} ms more wait ` +
+    `within ${BACKLOG.horizon} requests)`
 }
