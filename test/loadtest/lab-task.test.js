@@ -108,17 +108,20 @@ test("relative --task and --input @file resolve from the user's directory (npm r
   }
 })
 
+const CLI = 'cli'
 test("a task's failures stop the lab before any server starts: one line, exit 2 for usage, 1 for the task", async (t) => {
   const { dir, cleanup } = await tempDir()
   t.after(cleanup)
   const base = ['--server', 'simple', '--amount', '2', '--connections', '1', '--timeout', '1', '--out', dir]
+  // CLI: through the CLI, one of each exit (a usage error, a task that fails its check); the others where the
+  // CLI meets them (planLab), as the errors with that exit code it prints
   const cases = [
-    [['--task', 'no/such.mjs'], 2, /--task: cannot read .*no\/such\.mjs: no such file$/],
+    [['--task', 'no/such.mjs'], 2, /--task: cannot read .*no\/such\.mjs: no such file$/, CLI],
     [['--task', join(TASKS, 'failing.mjs')], 2, /export default is a number, not a function/],
     [['--task', SUM, '--input', '{x'], 2, /--input: not JSON/],
     [['--task', SUM, '--work', 'fib:3'], 2, /--task excludes --work/],
     [['--input', '{}'], 2, /--input: only with --task/],
-    [['--task', join(TASKS, 'setup-throws.mjs')], 1, /setup-throws\.mjs: task setup\(\) failed: no database here$/],
+    [['--task', join(TASKS, 'setup-throws.mjs')], 1, /setup-throws\.mjs: task setup\(\) failed: no database here$/, CLI],
     [['--task', `${join(TASKS, 'failing.mjs')}#throws`], 1, /#throws: task threw: bad input undefined$/],
     [
       ['--task', `${join(TASKS, 'failing.mjs')}#notJson`],
@@ -132,7 +135,16 @@ test("a task's failures stop the lab before any server starts: one line, exit 2 
       /the result differs from the module's `expected` export \(got \{"answer":41\}, expected \{"answer":42\}\)$/
     ]
   ]
-  for (const [args, code, message] of cases) {
+  for (const [args, code, message, via] of cases) {
+    if (via !== CLI) {
+      await assert.rejects(async () => planLab(parseOptions([...args, ...base])), (err) => {
+        assert.equal(err.exitCode, code, `${args.join(' ')}: ${err.message}`)
+        assert.equal(err.message.split('\n').length, 1, err.message)
+        assert.match(err.message, message)
+        return true
+      })
+      continue
+    }
     const r = await runLab([...args, ...base])
     assert.equal(r.exitCode, code, `${args.join(' ')}: ${r.stderr}`)
     const lines = r.stderr.trim().split('\n')
