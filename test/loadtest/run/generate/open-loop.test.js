@@ -14,6 +14,8 @@ import { bodyReference } from '../../../../loadtest/run/generate/body.js'
 import { summarizeHistogram, encodeHistogram, mergeEncoded } from '../../../../loadtest/result/histogram.js'
 import { startServer } from '../../../helpers/server.js'
 import { FIXTURES, runLab } from '../../../helpers/lab.js'
+import { planLab } from '../../../../loadtest/lab.js'
+import { parseOptions } from '../../../../loadtest/options.js'
 
 function gaps (schedule) {
   const out = []
@@ -109,17 +111,25 @@ test('twice the capacity: latency grows through the round, nothing skipped, the 
 })
 
 test('bad --rate, --arrival, --slo and --seed without --rate: exit 2, one line, nothing started', async () => {
-  for (const args of [
+  const bad = [
     ['--rate', '0'],
     ['--rate', 'fast'],
     ['--rate', '10', '--arrival', 'bursty'],
     ['--slo', '-5'],
     ['--seed', '3']
-  ]) {
-    const r = await runLab(['--server', 'simple', ...args])
-    assert.equal(r.exitCode, 2, args.join(' '))
-    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
-    assert.match(r.stderr, /--(rate|arrival|slo|seed)/)
+  ]
+  // the first through the CLI; the others where the CLI meets them (planLab), as the usage errors it prints
+  const r = await runLab(['--server', 'simple', ...bad[0]])
+  assert.equal(r.exitCode, 2, bad[0].join(' '))
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
+  assert.match(r.stderr, /--rate/)
+  for (const args of bad.slice(1)) {
+    await assert.rejects(async () => planLab(parseOptions(['--server', 'simple', ...args])), (err) => {
+      assert.equal(err.exitCode, 2, `${args.join(' ')}: ${err.message}`)
+      assert.equal(err.message.split('\n').length, 1, err.message)
+      assert.match(err.message, /--(rate|arrival|slo|seed)/)
+      return true
+    })
   }
 })
 
