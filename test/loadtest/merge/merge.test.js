@@ -10,6 +10,7 @@ import { countsFault, plannedSlice } from '../../../loadtest/merge/counts.js'
 import { createHistogram, encodeHistogram, mergeEncoded, recordMs } from '../../../loadtest/result/histogram.js'
 import { startServer } from '../../helpers/server.js'
 import { ROOT, startLab, tempDir } from '../../helpers/lab.js'
+import { main as mergeMain } from '../../../loadtest/merge/cli.js'
 
 const MERGE = join(ROOT, 'loadtest', 'merge', 'cli.js')
 const COMPARE = join(ROOT, 'loadtest', 'compare', 'cli.js')
@@ -108,7 +109,18 @@ test('npm run merge refuses, in one line with exit 2, reports that are not every
     [[a, join(shardsDir.dir, 'nope.json')], /cannot read .*nope\.json: no such file/],
     [[a, '/dev/zero'], /cannot read \/dev\/zero: not a regular file$/]
   ]
-  for (const [files, why] of cases) {
+  // through npm run merge's CLI, the first (a plan that differs) and the last (a file that cannot be read); the
+  // others where the CLI meets them (its main, in this process), as the usage errors (exit 2) it prints
+  for (const [i, [files, why]] of cases.entries()) {
+    if (i !== 0 && i !== cases.length - 1) {
+      await assert.rejects(async () => mergeMain([...files, '--out', shardsDir.dir]), (err) => {
+        assert.equal(err.exitCode, 2, `${why}: ${err.message}`)
+        assert.equal(err.message.split('\n').length, 1, err.message)
+        assert.match(err.message, why)
+        return true
+      })
+      continue
+    }
     const r = await node(MERGE, [...files, '--out', shardsDir.dir])
     assert.equal(r.exitCode, 2, `${why}: ${r.stderr}`)
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
@@ -156,14 +168,24 @@ test('npm run merge checks each shard\'s counts against its histograms and its s
     ['negative', (r) => { r.results[0].requests.errors = -1 }, /requests\.errors is -1, not a count/],
     ['unended', (r) => { r.results[0].requests.completed = 0; r.results[0].requests.ok = 0; r.results[0].statusCodes = {} }, /latency histogram holds 150 samples, completed 0/]
   ]
-  for (const [name, change, why] of cases) {
+  // the first through npm run merge's CLI; the others through its main in this process (the same one line, exit 2)
+  for (const [i, [name, change, why]] of cases.entries()) {
     const copy = structuredClone(other)
     change(copy)
-    const r = await node(MERGE, [a, await save(name, copy), '--out', shardsDir.dir])
-    assert.equal(r.exitCode, 2, `${name}: ${r.stderr}`)
-    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
-    assert.match(r.stderr, new RegExp(`counts-${name}\\.json: its counts disagree \\(`), name)
-    assert.match(r.stderr, why, name)
+    const args = [a, await save(name, copy), '--out', shardsDir.dir]
+    let line
+    if (i === 0) {
+      const r = await node(MERGE, args)
+      assert.equal(r.exitCode, 2, `${name}: ${r.stderr}`)
+      line = r.stderr.trim()
+    } else {
+      const err = await mergeMain(args).then(() => null, (e) => e)
+      assert.equal(err?.exitCode, 2, `${name}: ${err?.message}`)
+      line = err.message
+    }
+    assert.equal(line.split('\n').length, 1, line)
+    assert.match(line, new RegExp(`counts-${name}\\.json: its counts disagree \\(`), name)
+    assert.match(line, why, name)
   }
   assert.equal(countsFault(other), null, 'the shard as written agrees with itself and the plan')
 })
