@@ -8,8 +8,8 @@ import { isNum, roundTo } from '../result/stats.js'
 import { verdictOf } from '../result/trust.js'
 import { MISSING } from './format.js'
 
-// Where every output sends its reader for the marks it writes: one legend, in the report format's page.
-export const MARKS = 'Marks (✓ ! ⚠ ~ ≥ ? ✗ -): reports/README.md "Marks"'
+// The legend of the marks, whole: an installed package ships no reports/README.md to point at.
+export const MARKS = 'Marks: ✓ held · ! or ⚠ see the reasons · ~ near its target · ≥ a lower bound · ? undecided · ✗ failed · - not measured'
 
 // Milliseconds and req/s as the capacity line writes them.
 const ms = (x) => (typeof x === 'number' ? `${roundTo(x, x >= 100 ? 0 : 1)} ms` : MISSING)
