@@ -14,6 +14,8 @@ const untrustedReasons = (fig) => reasonsOf(fig).map(reasonText) // in words
 import { bodyReference } from '../../../../loadtest/run/generate/body.js'
 import { startServer } from '../../../helpers/server.js'
 import { runLab } from '../../../helpers/lab.js'
+import { planLab } from '../../../../loadtest/lab.js'
+import { parseOptions } from '../../../../loadtest/options.js'
 
 test('--generators 2 against a real server: a constant schedule split by index, counts, histograms and timelines merged exactly', async (t) => {
   const server = await startServer('simple', ['--work', 'loop:100', '--telemetry', 'off'])
@@ -88,7 +90,7 @@ test('the trust rules judge every generator thread: one that did not keep its of
 test('bad --generators, --shard and --start-at: exit 2, one line, nothing started', async () => {
   const soon = new Date(Date.now() + 60_000).toISOString()
   const url = ['--url', 'http://127.0.0.1:9/', '--rate', '10']
-  for (const [args, what] of [
+  for (const [i, [args, what]] of [
     [['--server', 'simple', '--generators', '2'], /--generators goes with --rate/],
     [['--server', 'simple', '--rate', '10', '--generators', '0'], /--generators: expected an integer from 1 to 64/],
     [['--server', 'simple', '--rate', '10', '--generators', 'many'], /--generators/],
@@ -102,7 +104,18 @@ test('bad --generators, --shard and --start-at: exit 2, one line, nothing starte
     [[...url, '--shard', '1/2', '--start-at', '2020-01-01T00:00:00Z'], /--start-at: .* in the past/],
     [[...url, '--shard', '1/2', '--start-at', new Date(Date.now() + 2 * 3600_000).toISOString()], /more than 60 minutes ahead/],
     [[...url, '--start-at', soon], /--start-at goes with --shard/]
-  ]) {
+  ].entries()) {
+    // the first through the CLI (exit 2, one line); the others where the CLI meets them (planLab), as the
+    // usage errors it prints
+    if (i > 0) {
+      await assert.rejects(async () => planLab(parseOptions(args)), (err) => {
+        assert.equal(err.exitCode, 2, `${args.join(' ')}: ${err.message}`)
+        assert.equal(err.message.split('\n').length, 1, err.message)
+        assert.match(err.message, what)
+        return true
+      })
+      continue
+    }
     const r = await runLab(args)
     assert.equal(r.exitCode, 2, args.join(' '))
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr)
