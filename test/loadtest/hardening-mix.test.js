@@ -14,8 +14,7 @@ import { MAX_CLASSES, MAX_MIX_BYTES, checkMix, requestFactor, weightedCycle } fr
 import { classPicker } from '../../loadtest/run/generate/classes.js'
 import { runEntry } from '../../loadtest/run/round/runner.js'
 import { entryLoad } from '../../loadtest/run/round/load.js'
-import { runLab, readReport, tempDir } from '../helpers/lab.js'
-import { TWO_CLASSES_LOOSE, startOwnService } from '../helpers/own-service.js'
+import { runLab, tempDir } from '../helpers/lab.js'
 
 const cls = (extra) => ({ name: 'a', weight: 1, path: '/x', ...extra })
 const mixOf = (...requests) => JSON.stringify({ requests })
@@ -201,23 +200,5 @@ test('a service that announces the lab\'s endpoints gets /health and the stats c
   }
 })
 
-test('a --url capacity --quick run with a two-class mix: the service\'s own log holds only the mix\'s requests, each with a User-Agent and no Connection: close', { timeout: 240000 }, async () => {
-  const service = await startOwnService({ env: { OWN_SERVICE_SPIN_MS: '1' } })
-  const { dir, cleanup } = await tempDir()
-  try {
-    const run = await runLab(['--url', `${service.url}/api`, '--mix', TWO_CLASSES_LOOSE, '--experiment', 'capacity',
-      '--quick', '--slo', '800', '--out', dir])
-    assert.equal(run.exitCode, 0, run.stderr)
-    const { json } = await readReport(dir)
-    const [r] = json.results
-    assert.ok(r.notes.some((n) => /does not announce the lab's endpoints \(no loadlab-strategy header\)/.test(n)), r.notes.join('\n'))
-    const seen = await service.seen()
-    assert.deepEqual(Object.keys(seen.counts).sort(), ['GET /api/items?id=7 ', 'POST /api/render {"rows":500}'], JSON.stringify(seen.counts))
-    assert.equal(seen.noUserAgent, 0, 'a User-Agent on every request')
-    assert.equal(seen.connectionClose, 0, 'no Connection: close')
-    assert.ok(seen.requests.every((q) => q.ua.startsWith('loadlab')), 'the lab\'s User-Agents')
-  } finally {
-    await service.stop()
-    await cleanup()
-  }
-})
+// A --url capacity --quick sweep with a two-class mix, the service's own log holding only the mix's requests,
+// each with a User-Agent and no Connection: close: checked on mix-url.test.js's sweep (the same run, made once).
