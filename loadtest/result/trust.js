@@ -212,17 +212,13 @@ export function lagCouldFlip (valueMs, lagMs, limitMs) {
   return valueMs > limitMs && valueMs - lagMs <= limitMs
 }
 
-// The generator's lag against a latency target for a round's figures: { lagP99, inDoubt, text } (null
+// The generator's lag against a latency target for a round's figures: { lagP99, p99, sloMs, inDoubt } (null
 // without an open loop or a target). inDoubt: p99 less the lag p99 lands on the other side of the target.
 export function lagVerdict (fig, sloMs) {
   const lag = fig?.open?.lag?.p99
   const p99 = fig?.latency?.p99
   if (typeof lag !== 'number' || typeof p99 !== 'number' || !(sloMs > 0)) return null
-  const inDoubt = lagCouldFlip(p99, lag, sloMs)
-  const text = inDoubt
-    ? `latency in doubt: p99 ${p99} ms less the generator's lag p99 ${lag} ms is within the ${sloMs} ms target`
-    : `generator lag p99 ${lag} ms cannot flip p99 ${p99} ms against ${sloMs} ms`
-  return { lagP99: lag, inDoubt, text }
+  return { lagP99: lag, p99, sloMs, inDoubt: lagCouldFlip(p99, lag, sloMs) }
 }
 
 // What disturbed a round (empty: nothing): outside interference, or a generator that did not keep the
