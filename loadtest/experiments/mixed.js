@@ -22,7 +22,7 @@ export const MIXED = 'mixed'
 
 // The capacity sweep's settings (experiments/capacity.js) and the mixed round's length.
 const defaults = { ...capacity.defaults, mixedSec: 20 }
-const quick = { ...capacity.quick, mixedSec: 4 }
+const quick = { ...capacity.quick, mixedSec: 10 }
 
 export default {
   name: 'mixed',
