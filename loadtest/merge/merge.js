@@ -296,6 +296,7 @@ function mergeResults (entries, missing) {
     start,
     histograms: encoded,
     serverTiming: mergedServerTiming(results),
+    phases: null, // where the time went: each shard's own (a report keeps figures, not tallies that add up)
     probe: mergedProbe(results),
     recovery: slowestRecovery(results),
     telemetry: null,
