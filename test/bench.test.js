@@ -133,6 +133,7 @@ test('bench --quick --json: exits 0, prints the structure with finite positive r
   }
   assert.match(st.on.header, /^wait=\d+\.\d{3},run=\d+\.\d{3}$/, 'the stamping side sent its header')
   assert.ok(positive(st.ratio.median) && Number.isFinite(st.lossPercent))
+  assert.ok(positive(st.perAnswerUs) && positive(st.perAnswerShare))
 
   // the human table went to stderr, with the machine line and the ratios
   assert.match(stderr, new RegExp(`machine: .* Node ${process.version.replaceAll('.', '\\.')} `))
