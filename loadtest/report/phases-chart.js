@@ -25,7 +25,7 @@ export function phaseRows (results) {
   }
   for (const r of results) {
     add(runName(r), r.phases)
-    for (const c of r.mixed?.classes ?? []) add(`${runName(r)} · ${c.name}`, c.phases)
+    for (const c of [...(r.classes ?? []), ...(r.mixed?.classes ?? [])]) add(`${runName(r)} · ${c.name}`, c.phases)
   }
   return rows
 }

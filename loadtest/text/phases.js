@@ -20,19 +20,21 @@ export function phaseLine (name, f) {
   if (!f || typeof f !== 'object') return null
   if (!f.count) return `${name}: where the time went: no answer stamped (${f.missing} without Lab-Stamps, ${f.ignored} ignored)`
   if (!f.at?.p50?.share || !f.at?.p99?.share) return null
-  const ignored = f.ignored ? `, ${f.ignored} headers ignored` : ''
+  const ignored = (f.ignored ? `, ${f.ignored} headers ignored` : '') + (f.clamped ? `, ${f.clamped} clamped` : '') +
+    (f.clockShiftMs ? `, the server's clock taken ${f.clockShiftMs} ms ahead` : '')
   return `${name}: where the time went: ${atText('p50', f.at.p50)}; ${atText('p99', f.at.p99)}; ` +
     `unexplained ${fmtMs3(f.unexplained.medianMs)} ms (median over ${f.count} requests${ignored})`
 }
 
-// The lines of a report's results that carry phases (the shown round's; a mixed experiment's per class).
+// The lines of a report's results that carry phases (the shown round's, and per class a mix's or a mixed
+// experiment's round's).
 export function phaseLines (results = []) {
   const out = []
   for (const r of results) {
     if (!r || typeof r !== 'object') continue
     const line = phaseLine(runName(r), r.phases)
     if (line) out.push(line)
-    for (const c of r.mixed?.classes ?? []) {
+    for (const c of [...(r.classes ?? []), ...(r.mixed?.classes ?? [])]) {
       const classLine = phaseLine(`${runName(r)} ${c.name}`, c.phases)
       if (classLine) out.push(classLine)
     }

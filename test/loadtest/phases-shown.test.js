@@ -32,6 +32,8 @@ test('the terminal line names each phase\'s share at p50 and p99 and what is une
   assert.match(line, /unexplained 0\.00 ms \(median over 200 requests\)$/)
   assert.ok(tableNotes({ results: [run(poolPhases(200, 0))] }).some((l) => l.includes('where the time went')))
   assert.deepEqual(phaseLines([run(null), run('nonsense'), run({ count: 3, at: 'x' }), null]), [])
+  const mixed = { ...run(null), classes: [{ name: 'cheap', phases: { ...poolPhases(100, 0), clamped: 2, clockShiftMs: 0.4 } }] }
+  assert.match(phaseLines([mixed])[0], /^queued-threads cheap: where the time went: .*, 2 clamped, the server's clock taken 0\.4 ms ahead\)$/)
 })
 
 test('the page draws the p50 and p99 requests of each strategy, stacked in phase order', () => {
