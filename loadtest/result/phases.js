@@ -35,14 +35,18 @@ export function parseStamps (value) {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_HEADER_CHARS) return null
   const out = []
   let last = 0
-  for (const part of value.split(',')) {
-    const eq = part.indexOf('=')
-    const at = eq > 0 ? INDEX.get(part.slice(0, eq).trim()) : undefined
+  for (let from = 0; from < value.length + 1;) { // read in place: the open loop calls it for every answer
+    const comma = value.indexOf(',', from)
+    const end = comma < 0 ? value.length : comma
+    const eq = value.indexOf('=', from)
+    const at = eq > from && eq < end ? INDEX.get(value.slice(from, eq).trim()) : undefined
     if (at === undefined || at <= last || at > STAMPED.length) return null
-    const t = Number(part.slice(eq + 1))
-    if (!Number.isFinite(t) || part.slice(eq + 1).trim() === '') return null
+    const text = value.slice(eq + 1, end)
+    const t = Number(text)
+    if (!Number.isFinite(t) || text.trim() === '') return null
     out.push([at, t])
     last = at
+    from = end + 1
   }
   return out
 }
