@@ -11,6 +11,7 @@ import { createHistogram, encodeHistogram, mergeEncoded, recordMs } from '../../
 import { startServer } from '../../helpers/server.js'
 import { ROOT, startLab, tempDir } from '../../helpers/lab.js'
 import { main as mergeMain } from '../../../loadtest/merge/cli.js'
+import { mergeReports, readReport } from '../../../index.js'
 
 const MERGE = join(ROOT, 'loadtest', 'merge', 'cli.js')
 const COMPARE = join(ROOT, 'loadtest', 'compare', 'cli.js')
@@ -46,7 +47,7 @@ async function twoShards (server, dir) {
   return jsonFiles(dir)
 }
 
-test('two --shard processes against one server merge into the report of the whole plan', async (t) => {
+test('two --shard processes against one server merge into the report of the whole plan; mergeReports gives the same', async (t) => {
   const outDir = await tempDir()
   t.after(() => outDir.cleanup())
   const files = shardFiles
@@ -56,6 +57,11 @@ test('two --shard processes against one server merge into the report of the whol
   assert.equal(m.exitCode, 0, m.stderr)
   const [mergedFile] = await jsonFiles(outDir.dir)
   const merged = JSON.parse(await readFile(mergedFile, 'utf8'))
+  // the library's mergeReports (index.js) on the same shards gives the report npm run merge wrote, but for
+  // its id, times and command line
+  const api = mergeReports(await Promise.all(files.map(readReport)), { names: files })
+  const same = (x) => ({ ...x, id: null, createdAt: null, finishedAt: null, method: { ...x.method, command: null } })
+  assert.deepEqual(same(JSON.parse(JSON.stringify(api))), same(merged), 'mergeReports is what npm run merge writes')
   const r = merged.results[0]
   // The whole plan: 300 requests due every 2.5 ms from 0 to 747.5 ms, as one generator's schedule.
   const plan = createSchedule({ rate: 400, amount: 300 })
