@@ -163,8 +163,30 @@ export interface Result {
   efficiency?: number | null
   /** The capacity experiment's sweep. */
   capacity?: Sweep | null
+  /** Where the open loop's requests spent their time (docs/attribution.md). */
+  phases?: Phases | null
   notes?: Reason[]
   [field: string]: unknown
+}
+
+/** A phase of a request's time: from its due time to the last byte read, in order. */
+export type PhaseName = 'sent' | 'wait' | 'queue' | 'start' | 'send' | 'run' | 'return' | 'reply'
+
+/** The phases of one open-loop result: per phase over the requests, and in the requests at p50 and p99. */
+export interface Phases {
+  count: number
+  missing?: number
+  ignored?: number
+  clamped?: number
+  phases: Partial<Record<PhaseName, { count: number; p50: number | null; p99: number | null; mean: number | null }>>
+  at?: Partial<Record<'p50' | 'p99', {
+    latencyMs: number
+    requests: number
+    phases: Partial<Record<PhaseName, number>>
+    share: Partial<Record<PhaseName, number>>
+  }>>
+  unexplained?: { medianMs: number | null; p99Ms: number | null; maxMs: number | null }
+  resolutionMs?: number | null
 }
 
 /** The capacity (and overload) experiment's answer. */
