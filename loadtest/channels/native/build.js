@@ -91,11 +91,16 @@ async function build (dir, cc) {
 
 // Make `path` and its missing parents one level at a time: Node's mkdir({ recursive: true }) never
 // returns for a path under /proc (LOADLAB_NATIVE_DIR=/proc/x spun the lab at full CPU); here the first
-// level that cannot be made throws its error.
+// level that cannot be made throws its error. A level another build made meanwhile is there: no error (two
+// builds into one folder at once, test/loadtest/channels/native.test.js).
 async function makeDirs (path) {
   const missing = []
   for (let p = resolve(path); !existsSync(p) && dirname(p) !== p; p = dirname(p)) missing.unshift(p)
-  for (const d of missing) await mkdir(d)
+  for (const d of missing) {
+    await mkdir(d).catch((err) => {
+      if (err.code !== 'EEXIST') throw err
+    })
+  }
 }
 
 // node-gyp rebuild in `cwd`: null, or why it failed.
