@@ -184,8 +184,8 @@ export interface Phases {
     requests: number
     phases: Partial<Record<PhaseName, number>>
     share: Partial<Record<PhaseName, number>>
-  }>>
-  unexplained?: { medianMs: number | null; p99Ms: number | null; maxMs: number | null }
+  }>> | null
+  unexplained?: { medianMs: number | null; p99Ms: number | null; maxMs: number | null } | null
   resolutionMs?: number | null
 }
 
