@@ -13,63 +13,63 @@ import { isAlive } from '../loadtest/run/watch/sample.js'
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const mark = randomUUID()
 
-// The files of 5 s and more, longest first, by the sum of their tests' durations (each file alone, as
-// `node --test --test-reporter=tap FILE` prints them): with --test-concurrency 2 a long file started last would
-// run on alone while the other slot idles, and the short files after them fill both slots to about the same
-// end. One exception to the order: the two files of capacity sweeps (decision, capacity) are not started side
-// by side, as each sweep's steps would load the other's; studies and then runtimes run beside decision.
-// Measure again when a file's cost moves.
+// The files of 5 s and more, longest first, by the sum of their tests' durations in a whole run of the suite
+// (`node --test --test-reporter=tap` prints each test's): with --test-concurrency 2 a long file started last
+// would run on alone while the other slot idles, and the short files after them fill both slots to about the
+// same end. One exception to the order: the files of capacity sweeps (decision, hardening-hostile, capacity)
+// are not started side by side, as each sweep's steps would load the other's; studies and then runtimes run
+// beside decision first. Measure again when a file's cost moves.
 const LONGEST_FIRST = [
   'test/loadtest/experiments/decision.test.js',
   'test/loadtest/experiments/studies.test.js',
   'test/loadtest/run/watch/runtimes.test.js',
+  'test/loadtest/hardening-hostile.test.js',
   'test/loadtest/experiments/capacity.test.js',
-  'test/loadtest/fanout/netns.test.js',
-  'test/servers/task.test.js',
   'test/loadtest/mix-url.test.js',
-  'test/loadtest/lab-tour.test.js',
-  'test/pack.test.js',
+  'test/loadtest/fanout/netns.test.js',
   'test/loadtest/lab-request.test.js',
-  'test/loadtest/run/watch/sample-ps.test.js',
-  'test/dockerfile.test.js',
-  'test/bench.test.js',
+  'test/loadtest/hardening-url.test.js',
+  'test/pack.test.js',
+  'test/servers/task.test.js',
   'test/loadtest/experiments/overload.test.js',
-  'test/loadtest/lab-failures.test.js',
-  'test/loadtest/compare/gates.test.js',
-  'test/loadtest/lab-timeline.test.js',
-  'test/servers/shutdown.test.js',
+  'test/loadtest/lab-tour.test.js',
+  'test/bench.test.js',
   'test/servers/fleet-cpu.test.js',
-  'test/api/api.test.js',
-  'test/servers/failures.test.js',
-  'test/servers/limits.test.js',
-  'test/loadtest/lab-env.test.js',
-  'test/loadtest/lab-run.test.js',
-  'test/loadtest/phases-real.test.js',
-  'test/loadtest/merge/merge-mix.test.js',
   'test/loadtest/lab-task.test.js',
-  'test/loadtest/fanout/fanout.test.js',
-  'test/servers/fleet-studies.test.js',
+  'test/loadtest/compare/gates.test.js',
+  'test/loadtest/lab-failures.test.js',
+  'test/loadtest/lab-timeline.test.js',
+  'test/servers/failures.test.js',
+  'test/loadtest/run/watch/sample-ps.test.js',
+  'test/loadtest/phases-real.test.js',
   'test/loadtest/report/browser.test.js',
-  'test/examples-kubernetes.test.js',
   'test/loadtest/compare/compare.test.js',
   'test/loadtest/merge/merge.test.js',
-  'test/examples.test.js',
+  'test/servers/shutdown.test.js',
+  'test/dockerfile.test.js',
+  'test/loadtest/merge/merge-mix.test.js',
+  'test/loadtest/fanout/fanout.test.js',
+  'test/loadtest/lab-env.test.js',
+  'test/examples-kubernetes.test.js',
   'test/loadtest/run/generate/open-loop.test.js',
-  'test/loadtest/channels/paths.test.js',
-  'test/loadtest/report/thresholds.test.js',
-  'test/scripts/validate-capacity.test.js',
-  'test/scripts/capacity-cost.test.js',
-  'test/loadtest/run/generate/http1-protocol.test.js',
+  'test/servers/process-pool-hardening.test.js',
   'test/api/docs.test.js',
-  'test/loadtest/run/generate/http1.test.js',
+  'test/examples.test.js',
+  'test/scripts/capacity-cost.test.js',
+  'test/loadtest/report/thresholds.test.js',
+  'test/servers/limits.test.js',
+  'test/loadtest/run/generate/http1-protocol.test.js',
+  'test/api/api.test.js',
+  'test/scripts/validate-capacity.test.js',
   'test/loadtest/compare/hostile.test.js',
-  'test/loadtest/experiments/dispatch.test.js',
-  'test/servers/task-pool.test.js',
+  'test/loadtest/lab-run.test.js',
+  'test/loadtest/channels/paths.test.js',
   'test/loadtest/run/watch/task.test.js',
+  'test/loadtest/run/generate/http1.test.js',
   'test/loadtest/lab-signals.test.js',
-  'test/loadtest/run/watch/noise.test.js',
-  'test/loadtest/report/write.test.js',
-  'test/servers/instruments.test.js'
+  'test/servers/task-pool.test.js',
+  'test/loadtest/experiments/dispatch.test.js',
+  'test/loadtest/run/watch/noise.test.js'
 ]
 
 // The files in run order: the longest first, then the rest sorted, so runs are reproducible.
