@@ -68,14 +68,16 @@ test("Little's law and the deadline from a target and a service time", () => {
 })
 
 test('queued-threads --deadline: a request that waited past it answers 503 with Retry-After, unrun', async (t) => {
-  // One thread, 40 ms a request, a 60 ms deadline: of 8 at once, the first few run, the rest expire.
+  // One thread, 40 ms a request, a 60 ms deadline: of 8 at once, the first runs (it waited for nothing), at
+  // most the few that could start within 60 ms run too, the rest expire. How many of those few ran depends on
+  // how fast the machine was, so only the bounds are the rule's.
   const server = await startServer('queued-threads', ['--threads', '1', '--work', 'sleep-sync:40', '--deadline', '60'])
   t.after(() => server.stop())
   const answers = await burst(server.url, 8)
   const ok = answers.filter((a) => a.status === 200).length
   const shed = answers.filter((a) => a.status === 503)
   assert.equal(ok + shed.length, 8, JSON.stringify(answers))
-  assert.ok(ok >= 2 && ok <= 4, `ran ${ok} of 8 (one at once, 40 ms each, a 60 ms wait allowed)`)
+  assert.ok(ok >= 1 && ok <= 4, `ran ${ok} of 8 (one at once, 40 ms each, a 60 ms wait allowed)`)
   for (const a of shed) {
     assert.equal(a.retryAfter, '1')
     assert.equal(a.code, 'ERR_DEADLINE')
