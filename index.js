@@ -9,8 +9,8 @@
 import { REPEATABLE, parseOptions } from './loadtest/options.js'
 import { runLab as runPlannedLab } from './loadtest/lab.js'
 import { experimentFor } from './loadtest/experiments/index.js'
-import { renderMarkdown } from './loadtest/report/markdown.js'
-import { writeReport } from './loadtest/report/write.js'
+import { writeReportFiles } from './loadtest/report/files.js'
+import { shellWord } from './loadtest/result/command.js'
 import { catalog } from './loadtest/catalog.js'
 import { startServer as bootServer } from './loadtest/run/watch/boot.js'
 import { LabError, usageError } from './loadtest/errors.js'
@@ -58,24 +58,6 @@ function optionsToArgv (options = {}) {
   return Object.entries(options).flatMap(([key, value]) => optionWords(key, value))
 }
 
-// A word of a command line as a shell reads it back.
-const shellWord = (a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`)
-
-// Writes the report's files as the CLI does (JSON first, then Markdown and the page); returns where.
-async function writeFiles (report, dir) {
-  const experiment = await experimentFor(report.experiment)
-  // vega is loaded only now; if the page cannot be rendered, the JSON is written all the same
-  const page = await import('./loadtest/report/page.js').catch((err) => ({
-    renderReportHtml () {
-      throw err
-    }
-  }))
-  return writeReport(report, {
-    dir,
-    renderers: { md: (r) => renderMarkdown(r, experiment), html: (r) => page.renderReportHtml(r, { experiment }) }
-  })
-}
-
 // The lab's run for `options` (the CLI's long options in camelCase: { server: ['simple'], amount: 20 });
 // resolves the report (loadlab/report.schema.json). Unless `out: false` its files are written as the CLI
 // writes them (into `out`, default ./loadlab-reports/), then onProgress hears { type: 'written', dir, id,
@@ -88,7 +70,7 @@ export async function runLab (options = {}, { signal, onProgress = () => {} } = 
   const command = ['loadlab', ...argv].map(shellWord).join(' ')
   const report = await runPlannedLab(opts, { signal, onProgress, command })
   if (opts.out) {
-    const out = await writeFiles(report, opts.out)
+    const out = await writeReportFiles(report, { dir: opts.out, experiment: await experimentFor(report.experiment) })
     onProgress({ type: 'written', dir: out.dir, id: out.id, paths: out.paths, errors: out.errors })
   }
   return report

@@ -7,23 +7,19 @@ import { ROOT, catalog, variants } from './catalog.js'
 import { experimentFor, experimentNames, loadExperiment } from './experiments/index.js'
 import { runLab } from './lab.js'
 import { reportTable, renderText } from './report/table.js'
-import { renderMarkdown } from './report/markdown.js'
 import { decisionText } from './report/decision.js'
 import { termText } from './text/escape.js'
-import { writeReport } from './report/write.js'
+import { writeReportFiles } from './report/files.js'
+import { shellWord } from './result/command.js'
 import { runCli, runMain } from './errors.js'
 import { formatRoundProgress } from './progress.js'
 import { THRESHOLD_EXIT, anyCrossed, thresholdRows, thresholdSummary } from './report/thresholds.js'
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
-function shellQuote (a) {
-  return /^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replaceAll("'", "'\\''")}'`
-}
-
 // The exact command line, as the user typed it (npm run lab -- ..., node loadtest/cli.js ... or `prog` ...).
 function commandLine (argv, prog) {
-  const args = argv.map(shellQuote).join(' ')
+  const args = argv.map(shellWord).join(' ')
   if (prog) return `${prog}${args ? ' ' + args : ''}`
   if (process.env.npm_lifecycle_event === 'lab') return `npm run lab${args ? ' -- ' + args : ''}`
   return `node loadtest/cli.js${args ? ' ' + args : ''}`
@@ -134,16 +130,7 @@ export async function main (argv, { prog = null } = {}) {
     const experiment = await experimentFor(report.experiment)
     process.stderr.write('\n' + renderText(reportTable(report, experiment)))
     if (report.thresholds) process.stderr.write('\n' + renderText(thresholdRows(report.thresholds)))
-    // The page renderer is loaded only now (vega is large); if it cannot load, the JSON is still written.
-    const page = await import('./report/page.js').catch((err) => ({
-      renderReportHtml () {
-        throw err
-      }
-    }))
-    const out = await writeReport(report, {
-      dir: opts.out,
-      renderers: { md: (r) => renderMarkdown(r, experiment), html: (r) => page.renderReportHtml(r, { experiment }) }
-    })
+    const out = await writeReportFiles(report, { dir: opts.out, experiment })
     const base = join(out.dir, out.id)
     process.stderr.write(
       `report: ${base}.json (${

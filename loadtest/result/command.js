@@ -4,7 +4,7 @@
 import { isAbsolute, relative, sep } from 'node:path'
 
 // One shell word: as it is when it holds only safe characters (a # not first: no comment), else in single quotes.
-function shellWord (word) {
+export function shellWord (word) {
   const w = String(word)
   return /^[\w@%+=:,./-][\w@%+=:,./#-]*$/.test(w) ? w : `'${w.replaceAll("'", "'\\''")}'`
 }
