@@ -10,8 +10,8 @@ import { runCli, runMain, usageError } from '../errors.js'
 import { userCwd } from '../paths.js'
 import { defaultReportsDir, DEFAULTS } from '../settings.js'
 import { experimentFor } from '../experiments/index.js'
-import { renderMarkdown } from '../report/markdown.js'
-import { checkWritableDir, writeReport } from '../report/write.js'
+import { writeReportFiles } from '../report/files.js'
+import { checkWritableDir } from '../report/write.js'
 import { THRESHOLD_EXIT, anyCrossed, parseThresholds, thresholdSummary } from '../report/thresholds.js'
 import { mergedLine, shardLine, spreadLine } from '../text/fanout.js'
 import { expandHosts } from './hosts.js'
@@ -121,11 +121,7 @@ export function parseFanoutArgs (argv) {
 async function writeAll (result, out) {
   const { report, entries } = result
   const experiment = await experimentFor(report.experiment)
-  const page = await import('../report/page.js')
-  const written = await writeReport(report, {
-    dir: out,
-    renderers: { md: (r) => renderMarkdown(r, experiment), html: (r) => page.renderReportHtml(r, { experiment }) }
-  })
+  const written = await writeReportFiles(report, { dir: out, experiment })
   const shardsDir = join(written.dir, `${written.id}-shards`)
   await mkdir(shardsDir, { recursive: true })
   for (const e of entries) await writeFile(join(shardsDir, e.file), e.text, { flag: 'wx' })

@@ -6,8 +6,8 @@ import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { readReportFile } from '../report/read.js'
 import { experimentFor } from '../experiments/index.js'
-import { renderMarkdown } from '../report/markdown.js'
-import { checkWritableDir, writeReport } from '../report/write.js'
+import { writeReportFiles } from '../report/files.js'
+import { checkWritableDir } from '../report/write.js'
 import { userCwd } from '../paths.js'
 import { defaultReportsDir } from '../settings.js'
 import { ROOT } from '../catalog.js'
@@ -65,11 +65,7 @@ async function runMerge (argv, { command = null } = {}) {
     throw mergeError(`--out: cannot write reports into ${opts.out}: ${err.code ?? err.message}`)
   })
   const experiment = await experimentFor(report.experiment)
-  const page = await import('../report/page.js')
-  const out = await writeReport(report, {
-    dir: opts.out,
-    renderers: { md: (r) => renderMarkdown(r, experiment), html: (r) => page.renderReportHtml(r, { experiment }) }
-  })
+  const out = await writeReportFiles(report, { dir: opts.out, experiment })
   return { report, out }
 }
 
