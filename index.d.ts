@@ -2,7 +2,7 @@
 // these types cover the parts a script reads: results, capacity, decision, thresholds. Every object of a
 // report may carry more fields than are named here.
 
-/** A reason, verdict or bound: a sentence, or a code with its figures (and perhaps its sentence). */
+/** A reason or verdict: a sentence, or a code with its figures (and perhaps its sentence). */
 export type Reason = string | { code: string; text?: string; [figure: string]: unknown }
 
 /** The lab's options: its CLI's long options in camelCase (`--max-body` → `maxBody`); see `loadlab --help`. */
@@ -122,12 +122,23 @@ export interface Bracket {
   fail: number | null
 }
 
+/** How far a capacity is known (reports/README.md "bound"); 'no-target' only in a decision's `unmet`. */
+export type Bound = 'refined' | 'at-least' | 'cannot-meet' | 'below-lowest' | 'undecided' | 'no-target'
+
+/** Why a capacity is undecided: its code and figures. */
+export interface Undecided {
+  code: 'budget-spent' | 'step-limit' | 'lowest-pending' | 'few-at-lowest' | 'floor-overlap' | 'no-step' | 'unknown'
+  [figure: string]: unknown
+}
+
 /** The capacity at one p99 target. */
 export interface CapacityFigure {
   sloMs: number | null
   /** The highest rate whose p99 held the target; null: none did. */
   rps: number | null
-  bound: Reason | null
+  bound: Bound | null
+  /** With bound 'undecided' only: why. */
+  undecided?: Undecided | null
   bracket?: Bracket | null
   p99?: number | null
   [figure: string]: unknown
@@ -201,12 +212,13 @@ export interface Decision {
   command?: string | null
   capacityRps: number | null
   bracket?: Bracket | null
-  bound?: Reason | null
+  bound?: Bound | null
+  undecided?: Undecided | null
   /** The rate to plan for: the capacity less the headroom. */
   planRps: number | null
   headroom?: number
   decidedBy?: Reason | Record<string, unknown> | null
-  runnerUp?: { key: string; server: string; capacityRps: number | null; bound?: Reason | null; [field: string]: unknown } | null
+  runnerUp?: { key: string; server: string; capacityRps: number | null; bound?: Bound | null; [field: string]: unknown } | null
   [field: string]: unknown
 }
 

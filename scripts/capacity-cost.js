@@ -13,6 +13,7 @@ import { createSweep } from '../loadtest/result/sweep.js'
 import { errorsOf } from '../loadtest/result/requests.js'
 import { CONFIRM_SEC } from '../loadtest/settings.js'
 import { capacityAtTargets } from '../loadtest/result/capacity.js'
+import { boundText } from '../loadtest/text/reasons.js'
 import { createHistogram, decodeHistogram, encodeHistogram, recordMs } from '../loadtest/result/histogram.js'
 import { closeCandidates } from '../loadtest/result/decision.js'
 import { stepTiming } from '../loadtest/result/overload.js'
@@ -192,7 +193,7 @@ async function main (argv) {
       const measured = c.steps.reduce((a, s) => a + length(s), 0)
       console.log(`  ${x.result.server.padEnd(20)} ${String(x.steps).padStart(3)} steps  load ${x.loadSec.toFixed(0).padStart(4)} s  ` +
         `(measured: ${c.steps.length} steps, ${measured.toFixed(0)} s)  cut: ${x.budget?.cut ?? '-'}`)
-      const cell = (t) => `${t.rps?.toFixed(1) ?? '-'}–${t.bracket.fail?.toFixed(1) ?? '-'} ${t.bound}`
+      const cell = (t) => `${t.rps?.toFixed(1) ?? '-'}–${t.bracket.fail?.toFixed(1) ?? '-'} ${boundText(t)}`
       console.log(`      replayed: ${x.targets.map(cell).join(' | ')}`)
       console.log(`      measured: ${c.targets.map(cell).join(' | ')}`)
     }

@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises'
 import { basename } from 'node:path'
 import { runMain, usageError } from '../loadtest/errors.js'
 import { callOf, heldAt, holdSecFor } from '../loadtest/result/capacity.js'
+import { boundText } from '../loadtest/text/reasons.js'
 
 // The capacity sweeps of one file: [{ name, sweep }] (a report's results, or one result).
 function sweepsOf (json) {
@@ -21,7 +22,7 @@ function sweepsOf (json) {
 // One capacity's line: its rate, the lengths of its steps that did not fail, the hold length, the verdict.
 export function holdLine (sweep) {
   const cap = sweep.capacity
-  if (!(cap?.rps > 0)) return `no capacity (${cap?.bound ?? 'none'})`
+  if (!(cap?.rps > 0)) return `no capacity (${cap ? boundText(cap) : 'none'})`
   const holdSec = holdSecFor(cap.floor?.p50, cap.sloMs, sweep.longestStepSec ?? Infinity)
   const steps = sweep.steps.map((s) => ({
     ...s,

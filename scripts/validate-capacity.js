@@ -23,11 +23,12 @@ import { planLab } from '../loadtest/lab.js'
 import { runEntry } from '../loadtest/run/round/runner.js'
 import { calibrate, calibrateCold } from '../loadtest/run/watch/calibrate.js'
 import { buildHttpResult } from '../loadtest/result/build.js'
-import { reasonText } from '../loadtest/text/reasons.js'
-import { capacityOf, judgeStep, percentileOf } from '../loadtest/result/capacity.js'
+import { boundText, reasonText } from '../loadtest/text/reasons.js'
+import { boundFields, capacityOf, judgeStep, percentileOf } from '../loadtest/result/capacity.js'
 import { targetsFor } from '../loadtest/settings.js'
 import { roundTo } from '../loadtest/result/stats.js'
 import { writeAtomic } from '../loadtest/report/write.js'
+import { upgradeBound } from '../loadtest/report/read.js'
 import { cpuStrategyNames, findServer } from '../loadtest/catalog.js'
 import capacity from '../loadtest/experiments/capacity.js'
 import { GRID, kneeBandOf, runBruteForce } from './capacity-brute-force.js'
@@ -200,7 +201,7 @@ export function truthOf (brute, share) {
 // is 195.57593: 4e-6 apart).
 const SAME_RATE = 1e-5
 export function verdictOf (band, c) {
-  if (band === null) return c.rps === null && c.bound === 'cannot meet the target'
+  if (band === null) return c.rps === null && c.bound === 'cannot-meet'
   const { pass, fail } = c.bracket ?? {}
   if (!(pass > 0)) return false
   return pass <= band.hi * GRID.ratio * (1 + SAME_RATE) && (fail ?? pass) >= (band.lo / GRID.ratio) * (1 - SAME_RATE)
@@ -261,7 +262,7 @@ export function rejudgedCapacity (sweep) {
 function cellRecord (cell, brute, sweep) {
   const share = SHARE[cell.mode]
   const { truth, band } = truthOf(brute, share)
-  const c = rejudgedCapacity(sweep.result.capacity) ?? sweep.result.capacity?.capacity ??
+  const c = rejudgedCapacity(sweep.result.capacity) ?? upgradeBound(sweep.result.capacity?.capacity) ??
     { rps: null, bound: sweep.result.failure?.reason ?? 'no result', bracket: null }
   const { pass, fail } = c.bracket ?? {}
   return {
@@ -275,7 +276,7 @@ function cellRecord (cell, brute, sweep) {
     truth,
     bracket: c.bracket ? { pass: pass ?? null, fail: fail ?? null } : null,
     width: pass > 0 && fail > 0 ? roundTo(fail / pass, 3) : null, // a wide bracket contains the knee cheaply
-    bound: c.bound,
+    ...boundFields(c),
     floor: c.floor ?? null,
     sweepSteps: sweep.result.capacity?.steps?.length ?? null,
     // the hold rule (result/capacity.js heldAt): its hold steps, and whether the capacity held (null: no rule)
@@ -299,7 +300,7 @@ export function renderSummary (cells) {
   const verdict = (c) => (c.holds === null ? 'no verdict' : c.holds ? 'yes' : 'NO')
   const hold = (c) => (c.held == null ? '-' : `${c.held ? 'held' : 'not held'}${c.holdSteps ? ` (${c.holdSteps} hold)` : ''}`)
   const rows = cells.map((c) => `| ${c.server} | ${c.work} | ${c.mode} | p${c.percentile} ≤ ${r1(c.sloMs)} ms | ` +
-    `${knee(c)} | ${c.bracket ? `${r1(c.bracket.pass)}–${r1(c.bracket.fail)}` : '-'} | ${c.width ?? '-'} | ${c.bound} | ${hold(c)} | ` +
+    `${knee(c)} | ${c.bracket ? `${r1(c.bracket.pass)}–${r1(c.bracket.fail)}` : '-'} | ${c.width ?? '-'} | ${boundText(c)} | ${hold(c)} | ` +
     `${verdict(c)} | ${c.disturbedGridSteps ?? '-'} | ${Math.round(c.seconds.bruteForce)} + ${Math.round(c.seconds.sweep)} s |`)
   return [
     '# The capacity sweep against brute force (scripts/validate-capacity.js)',

@@ -91,8 +91,8 @@ function serviceMs (report, work, runtime = null) {
 export const TARGET_TOLERANCE = 0.1
 
 // A capacity that is a lower bound (the sweep's last step held), and one no rate met.
-const AT_LEAST = 'at least'
-const CANNOT_MEET = 'cannot meet the target'
+const AT_LEAST = 'at-least'
+const CANNOT_MEET = 'cannot-meet'
 
 // Why a capacity is never divided as a measurement, or null: the baseline's is a lower bound (a ratio to
 // it would be an upper bound only), or either side met its target at no rate (no capacity to divide).
@@ -138,7 +138,7 @@ function httpCell (r, report, units) {
     efficiency: isNum(r.efficiency) ? r.efficiency : null,
     serviceMs: serviceMs(report, r.work, r.runtime?.label),
     // capacity sweeps: the highest rate held under the target, and the target
-    // null when no rate held: its bound says why ('cannot meet the target' with its floor)
+    // null when no rate held: its bound says why ('cannot-meet' with its floor)
     capacity: isNum(r.capacity?.capacity?.rps) ? r.capacity.capacity.rps : null,
     capacityBound: r.capacity?.capacity?.bound ?? null,
     capacityFloor: r.capacity?.capacity?.floor ?? null,

@@ -121,8 +121,8 @@ function isSwept (row) {
 // A capacity cell's text: ≥ for a floor, "cannot meet (p99 172 ms @ 3.2)" for a target no rate met
 // (null, never 0: result/capacity.js), none otherwise.
 function capacityText (c, none, number) {
-  if (c && isNum(c.capacity)) return `${c.capacityBound === 'at least' ? '≥' : ''}${number(c.capacity, 1)}`
-  if (c?.capacityBound === 'cannot meet the target') {
+  if (c && isNum(c.capacity)) return `${c.capacityBound === 'at-least' ? '≥' : ''}${number(c.capacity, 1)}`
+  if (c?.capacityBound === 'cannot-meet') {
     const fl = c.capacityFloor
     return fl && isNum(fl.p99) ? `cannot meet (p99 ${number(fl.p99, 1)} ms @ ${number(fl.rps, 1)})` : 'cannot meet'
   }

@@ -179,9 +179,9 @@ function targetsCell (r) {
 // rate tried (null, never 0), '-' for none found, a ~ when it is sensitive to the target.
 function oneCapacity (c) {
   if (c.rps === null || c.rps === undefined) {
-    return c.bound === 'cannot meet the target' ? 'cannot meet' : c.bound?.startsWith('undecided') ? 'undecided' : MISSING
+    return c.bound === 'cannot-meet' ? 'cannot meet' : c.bound === 'undecided' ? 'undecided' : MISSING
   }
-  return `${c.bound === 'at least' ? '≥' : ''}${rps(c.rps)}${c.sensitive ? ' ~' : ''}`
+  return `${c.bound === 'at-least' ? '≥' : ''}${rps(c.rps)}${c.sensitive ? ' ~' : ''}`
 }
 
 // The capacity cell: the (median) capacity, and with --runs N every sweep's.

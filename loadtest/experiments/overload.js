@@ -14,6 +14,8 @@ import { taskArgs } from '../run/watch/task.js'
 import { OVERLOAD_DEFAULTS, OVERLOAD_QUICK, overloadRule } from '../result/overload.js'
 import { fmtRecovery } from '../text/sentences.js'
 import { runName } from '../result/key.js'
+import { boundFields } from '../result/capacity.js'
+import { boundText } from '../text/reasons.js'
 
 // The capacity sweep's own settings (experiments/capacity.js), with the overload steps' (result/overload.js).
 const defaults = { ...capacity.defaults, overload: OVERLOAD_DEFAULTS }
@@ -46,13 +48,13 @@ function readCapacities (file) {
     out.set(`${r.server}@${r.work}#${runtime ?? ''}`, {
       rps: rate('capacity.rps', c.rps ?? null),
       sloMs: slo('capacity.sloMs', c.sloMs),
-      bound: c.bound,
+      ...boundFields(c),
       serviceMs,
       runtime,
       targets: targets.map((t, k) => ({
         rps: rate(`targets[${k}].rps`, t?.rps ?? null),
         sloMs: slo(`targets[${k}].sloMs`, t?.sloMs),
-        bound: t?.bound
+        ...boundFields(t)
       }))
     })
   }
@@ -79,7 +81,7 @@ function readCapacity (caps, file, { server, work, sloMs }) {
     throw usageError(`--capacity-from: ${file} measured ${server} at a ${all} ms target, not --slo ${sloMs} ms`)
   }
   // A strategy that held no rate at the target is a finding of that report, not a mistake: no step for it.
-  if (!(c.rps > 0)) return { refused: `no capacity at the target in ${file} (${c.bound})`, sloMs: c.sloMs, from: file }
+  if (!(c.rps > 0)) return { refused: `no capacity at the target in ${file} (${boundText(c)})`, sloMs: c.sloMs, from: file }
   return { rps: c.rps, sloMs: c.sloMs, from: file, serviceMs: c.serviceMs, runtime: c.runtime }
 }
 

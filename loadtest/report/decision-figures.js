@@ -6,6 +6,7 @@ import { runName } from '../result/key.js'
 import { pastOf, targetsOf } from '../result/decision.js'
 import { bracketText } from '../text/decision.js'
 import { fmtRounded } from '../text/format.js'
+import { boundText } from '../text/reasons.js'
 
 const r1 = (x) => fmtRounded(x, 1)
 
@@ -22,7 +23,7 @@ function strategyName (r) {
 }
 
 // The capacity of each swept result at the decision's target (else its first): rows { name, rps (0 when it
-// holds none), pass, fail (null: open above), status ('capacity' | 'at least' | 'none'), chosen, label }
+// holds none), pass, fail (null: open above), status ('capacity' | 'at-least' | 'none'), chosen, label }
 // in the order of capacity, highest first.
 export function capacityBarRows (results, decision = null) {
   const rows = []
@@ -32,10 +33,10 @@ export function capacityBarRows (results, decision = null) {
     const t = all.find((x) => x.sloMs === decision?.sloMs) ?? all[0]
     const holds = isNum(t.rps) && t.rps > 0
     const fail = isNum(t.bracket?.fail) ? t.bracket.fail : null
-    const status = !holds ? 'none' : fail === null || t.bound === 'at least' ? 'at least' : 'capacity'
+    const status = !holds ? 'none' : fail === null || t.bound === 'at-least' ? 'at-least' : 'capacity'
     const label = !holds
-      ? (t.bound ?? 'no capacity')
-      : `${status === 'at least' ? '≥ ' : ''}${r1(t.rps)} (${bracketText(t)})`
+      ? (t.bound ? boundText(t) : 'no capacity')
+      : `${status === 'at-least' ? '≥ ' : ''}${r1(t.rps)} (${bracketText(t)})`
     const pass = holds ? (t.bracket?.pass ?? t.rps) : null
     const chosen = isChosen(r, decision)
     rows.push({ name: strategyName(r), rps: holds ? t.rps : 0, pass, fail: holds ? fail : null, status, chosen, label })

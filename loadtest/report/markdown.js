@@ -10,6 +10,7 @@ import { decisionMarkdown } from './decision.js'
 import { bracketText, pastCapacityTable } from '../text/decision.js'
 import { pastConfigs } from './decision-figures.js'
 import { MISSING, fmtRounded as n, mibGib } from '../text/format.js'
+import { boundText } from '../text/reasons.js'
 
 // A calibration's row name: its work spec, and its runtime under --node.
 function calibrationName (c) {
@@ -159,7 +160,7 @@ function targetsTable (results) {
   const swept = results.filter((r) => (r.capacity?.targets?.length ?? 0) > 1)
   if (!swept.length) return []
   const slos = [...new Set(swept.flatMap((r) => r.capacity.targets.map((t) => t.sloMs)))].sort((a, b) => a - b)
-  const cell = (t) => !t ? MISSING : t.rps === null ? (t.bound === 'cannot meet the target' ? 'cannot meet' : mdText(t.bound)) : `${t.bound === 'at least' ? '≥' : ''}${t.rps.toFixed(1)} (${bracketText(t)})`
+  const cell = (t) => !t ? MISSING : t.rps === null ? (t.bound === 'cannot-meet' ? 'cannot meet' : mdText(boundText(t))) : `${t.bound === 'at-least' ? '≥' : ''}${t.rps.toFixed(1)} (${bracketText(t)})`
   const rows = swept.map((r) => [r.key, ...slos.map((s) => cell(r.capacity.targets.find((t) => t.sloMs === s)))])
   return ['## Capacity at each target (req/s, bracket)', '', markdownTable({ head: ['run', ...slos.map((s) => `p99 ≤ ${s} ms`)], rows }), '']
 }

@@ -1,9 +1,9 @@
 // One way to read a loadlab report from a file (compare, merge, --capacity-from, scripts/capacity-cost.js,
 // the package's readReport): a regular file (not a FIFO, which would block the open, nor a device such as
 // /dev/zero, which never ends, nor a directory) of at most MAX_REPORT_BYTES, read with that bound whatever
-// its size says, parsed, and checked to be a report of this schema with a `results` array; validateReport
-// then checks it against report.schema.json (JSON Schema draft 2020-12, with ajv). What is wrong is one
-// line, exit 2.
+// its size says, parsed, checked to be a report of this schema with a `results` array and upgraded from
+// older labs' forms (upgradeReport: the one place that reads them); validateReport then checks it against
+// report.schema.json (JSON Schema draft 2020-12, with ajv). What is wrong is one line, exit 2.
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import Ajv2020 from 'ajv/dist/2020.js'
 import { LabError, clip } from '../errors.js'
@@ -52,6 +52,55 @@ export function readBounded (file, as, { max = MAX_REPORT_BYTES, code = 'LAB_REP
 
 const mib = (bytes) => Math.round((bytes / 1024 / 1024) * 100) / 100
 
+// The bounds older reports wrote in words (result/capacity.js writes codes; text/reasons.js boundText says
+// them): each old form and its code. These are the old files' words, fixed as they were written, not the
+// words the lab says today.
+const OLD_BOUNDS = {
+  'at least': 'at-least',
+  'cannot meet the target': 'cannot-meet',
+  'below the lowest rate offered': 'below-lowest',
+  'no capacity at this target': 'no-target'
+}
+const OLD_UNDECIDED = {
+  'budget spent': 'budget-spent',
+  'step limit reached': 'step-limit',
+  'a failure at the lowest rate not confirmed': 'lowest-pending',
+  'too few requests at the lowest rate': 'few-at-lowest',
+  'no step': 'no-step'
+}
+const OLD_OVERLAP = /^the floor was not measured where requests do not overlap \((?:no answer|rate × p50 ([\d.]+) > ([\d.]+))\)$/
+
+// Why an old 'undecided: WHY' was undecided, as its code ({ code, …figures }; an unknown why keeps its words).
+function oldUndecided (why) {
+  if (OLD_UNDECIDED[why]) return { code: OLD_UNDECIDED[why] }
+  const m = OLD_OVERLAP.exec(why)
+  if (m) return { code: 'floor-overlap', overlap: m[1] ? Number(m[1]) : null, limit: m[2] ? Number(m[2]) : null }
+  return { code: 'unknown', text: why }
+}
+
+// Upgrades the bound of one capacity (anything carrying `bound`) from an old report's words to its code, in
+// place ('undecided: WHY' becomes bound 'undecided' with `undecided`, its why); a code is left as it is.
+export function upgradeBound (c) {
+  if (c === null || typeof c !== 'object' || typeof c.bound !== 'string') return c
+  if (OLD_BOUNDS[c.bound]) c.bound = OLD_BOUNDS[c.bound]
+  else if (c.bound.startsWith('undecided: ')) Object.assign(c, { bound: 'undecided', undecided: oldUndecided(c.bound.slice(11)) })
+  return c
+}
+
+const list = (x) => (Array.isArray(x) ? x : [])
+
+// Upgrades a parsed report from older labs' forms to today's, in place, before the schema check: the
+// capacities' bounds (upgradeBound) of every sweep, its targets and runs, and of the decision. Returns it.
+export function upgradeReport (data) {
+  for (const r of list(data?.results)) {
+    const sweep = r?.capacity
+    if (sweep && typeof sweep === 'object') [sweep.capacity, ...list(sweep.targets), ...list(sweep.runs)].forEach(upgradeBound)
+  }
+  const d = data?.decision
+  if (d && typeof d === 'object') [d, d.target, d.runnerUp, ...list(d.targets), ...list(d.unmet)].forEach(upgradeBound)
+  return data
+}
+
 // Read, parse and check one report file: the parsed report ({ kind: 'loadlab-report', schema,
 // results: [...] }); throws a LabError (exit 2) whose one line names `as` and the file.
 export function readReportFile (file, { as = null } = {}) {
@@ -72,7 +121,7 @@ export function readReportFile (file, { as = null } = {}) {
   if (!Array.isArray(data.results)) {
     throw refusal(as, `${file} is not a loadlab report (no "results" array)`, 'LAB_REPORT_NOT_REPORT')
   }
-  return data
+  return upgradeReport(data)
 }
 
 let validator = null // compiled on first use: most commands never read a report
@@ -103,11 +152,12 @@ function shownAt (data, pointer) {
   return Array.isArray(v) ? `an array of ${v.length}` : 'an object'
 }
 
-// Checks a parsed report against report.schema.json; returns it, or throws a LabError (exit 2) whose
+// Checks a parsed report against report.schema.json, once upgraded from older labs' forms (upgradeReport, in
+// place); returns it, or throws a LabError (exit 2) whose
 // one line names `as`, the file, where the first fault is, the rule and the value found there.
 export function validateReport (data, { file = 'the report', as = null } = {}) {
   const validate = schemaValidator()
-  if (validate(data)) return data
+  if (validate(upgradeReport(data))) return data
   // ajv stops at the first fault; under an anyOf it lists each branch's, then the anyOf's own. A branch
   // that failed deeper inside the value says where (requests.sent); else the branches say what was allowed.
   const errors = validate.errors

@@ -7,6 +7,7 @@ import { errorsOf } from '../result/requests.js'
 import { goodputShareAt } from '../result/overload.js'
 import { lagCouldFlip } from '../result/trust.js'
 import { MISSING } from '../text/format.js'
+import { boundText } from '../text/reasons.js'
 import { runName } from '../result/key.js'
 import { isInProcess } from '../result/kind.js'
 
@@ -150,7 +151,7 @@ export function evaluateThresholds (thresholds, results = []) {
       if (!own) return { ...base, status: 'not-applicable', reason: `no class ${t.class}` }
       if (r.status === 'failed' && figure === null) return { ...base, status: 'not-applicable', reason: 'run failed' }
       // a sweep that held no rate has no capacity (never 0): judged as none, with the reason
-      const none = t.metric === 'capacity' && figure === null && r.capacity?.steps?.length ? r.capacity.capacity?.bound : null
+      const none = t.metric === 'capacity' && figure === null && r.capacity?.steps?.length && r.capacity.capacity?.bound ? boundText(r.capacity.capacity) : null
       if (none) return { ...base, status: TEST[t.op](0, t.value) ? 'passed' : 'crossed', reason: none }
       if (figure === null) return { ...base, status: 'not-applicable', reason: 'not measured' }
       return { ...base, status: TEST[t.op](figure, t.value) ? 'passed' : 'crossed', reason: reasonOf(t, r, figure) }

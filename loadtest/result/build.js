@@ -1,7 +1,7 @@
 // The result and report shapes (schema 1, see reports/README.md): an HTTP result from a server run's
 // run record (run/round/runner.js), the report object around the results, and the one failure record. Pure: no I/O.
 import { isNum, roundTo, spread } from './stats.js'
-import { capacityAtTargets, capacityOf } from './capacity.js'
+import { boundFields, capacityAtTargets, capacityOf } from './capacity.js'
 import { ideal, roundFigures, stepFigures } from './figures.js'
 import { httpKey } from './key.js'
 import { ABOVE_IDEAL, untrustedReasons } from './trust.js'
@@ -63,14 +63,14 @@ function sweepOf (record, rounds) {
 }
 
 // What a run record's capacity sweep found, read while its server still runs: the C, target and service
-// time the mixed and overload rounds that follow it stand on ({ rps, sloMs, bound, serviceMs }; rps null
+// time the mixed and overload rounds that follow it stand on ({ rps, sloMs, bound, undecided?, serviceMs }; rps null
 // when no rate held the target), or null for a record without a sweep.
 export function sweptCapacity (record) {
   if (!record.sweeps?.length && !record.sweep) return null
   const sweep = sweepOf(record, record.rounds.map(roundFigures))
   const c = sweep.capacity
   const sloMs = c.sloMs ?? sweep.sloMs ?? null
-  return { rps: c.rps ?? null, sloMs, bound: c.bound ?? null, serviceMs: sweep.serviceMs ?? null }
+  return { rps: c.rps ?? null, sloMs, ...boundFields(c), serviceMs: sweep.serviceMs ?? null }
 }
 
 // A reason or note without words: its code (a note the experiment gave in words stays as it is).
@@ -78,7 +78,7 @@ const codeOf = (x) => (typeof x === 'string' ? x : x.code)
 
 // The bounds of a sweep with no capacity that are verdicts (result/capacity.js boundWithout); any other is
 // undecided, with why.
-const DECIDED_NONE = new Set(['cannot meet the target', 'below the lowest rate offered'])
+const DECIDED_NONE = new Set(['cannot-meet', 'below-lowest'])
 
 // A sweep's own untrusted reasons, as data (text/reasons.js says them): its disturbed steps named, a
 // calibration that drifted, a capacity beyond the ideal, no verdict, a lower bound, a capacity not held.
@@ -95,10 +95,10 @@ function sweepReasons (sweep) {
   if (ratio > ABOVE_IDEAL) out.push({ code: 'above-ideal', ratio, limit: ABOVE_IDEAL })
   const c = sweep.capacity
   if (sweep.steps.length === 0) out.push({ code: 'no-step' })
-  else if (c.rps === null && !DECIDED_NONE.has(c.bound)) out.push({ code: 'no-verdict', bound: c.bound })
-  else if (c.bound === 'at least' && sweep.steps.length >= sweep.maxSteps) {
+  else if (c.rps === null && !DECIDED_NONE.has(c.bound)) out.push({ code: 'no-verdict', ...boundFields(c) })
+  else if (c.bound === 'at-least' && sweep.steps.length >= sweep.maxSteps) {
     out.push({ code: 'lower-bound', cut: 'steps', maxSteps: sweep.maxSteps })
-  } else if (c.bound === 'at least' && sweep.budget?.cut === 'sweep') {
+  } else if (c.bound === 'at-least' && sweep.budget?.cut === 'sweep') {
     out.push({ code: 'lower-bound', cut: 'budget', budgetSec: sweep.budget.sec })
   }
   if (c.held === false) out.push({ code: 'not-held', rps: c.rps, holdSec: c.holdSec })

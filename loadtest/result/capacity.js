@@ -2,9 +2,9 @@
 // result/sweep.js chooses the rates, result/build.js reports the outcome. The rules (reports/README.md
 // "capacity"): a step's p99 is decided by the binomial rule on its requests over the target (judgeStep);
 // a failure the generator's lag could flip is in doubt (result/trust.js lagCouldFlip) and repeated; a
-// sweep records its floor (the lowest rate offered) and its capacity is null — 'cannot meet the target'
-// — only when that floor is true (its requests did not overlap) and failed there; without the evidence for
-// a verdict the capacity is 'undecided', with why.
+// sweep records its floor (the lowest rate offered) and its capacity is null — bound 'cannot-meet' — only
+// when that floor is true (its requests did not overlap) and failed there; without the evidence for a
+// verdict the bound is 'undecided', with why (a code: text/reasons.js says the bounds).
 
 import { decodeHistogram } from './histogram.js'
 import { errorsOf } from './requests.js'
@@ -269,35 +269,40 @@ function sensitiveTo (floor, sloMs) {
   return Math.max(sloMs / floor.p99, floor.p99 / sloMs) <= BOUND.sensitive
 }
 
-// Why a sweep with no passing rate has no verdict: its floor was never true, its budget or step limit
-// cut it, or its lowest rate had too few requests to decide.
+// Why a sweep with no passing rate has no verdict, as a code with its figures (text/reasons.js says it): its
+// floor was never true ('floor-overlap'), its budget or step limit cut it ('budget-spent', 'step-limit'), a
+// failure at its lowest rate awaits its repeat ('lowest-pending'), or that rate had too few requests to decide
+// ('few-at-lowest').
 function undecidedWhy (floor, lowest, { budget = null, maxSteps = null, steps }) {
-  if (!floor.true) {
-    const at = floor.overlap === null ? 'no answer' : `rate × p50 ${floor.overlap} > ${FLOOR.overlap}`
-    return `the floor was not measured where requests do not overlap (${at})`
-  }
-  if (budget?.cut === 'sweep') return 'budget spent'
-  if (maxSteps && steps.length >= maxSteps) return 'step limit reached'
-  if (lowest === 'pending') return 'a failure at the lowest rate not confirmed'
-  return 'too few requests at the lowest rate'
+  if (!floor.true) return { code: 'floor-overlap', overlap: floor.overlap, limit: FLOOR.overlap }
+  if (budget?.cut === 'sweep') return { code: 'budget-spent' }
+  if (maxSteps && steps.length >= maxSteps) return { code: 'step-limit', maxSteps }
+  if (lowest === 'pending') return { code: 'lowest-pending' }
+  return { code: 'few-at-lowest' }
 }
 
-// The bound of a capacity with no passing rate: 'cannot meet the target' (a true floor failed with its
-// p99 above the target), 'below the lowest rate offered' (a true floor failed otherwise: errors, backlog)
-// or 'undecided: WHY' (no evidence for either: undecidedWhy).
+// The bound of a capacity with no passing rate ({ bound, undecided? }): 'cannot-meet' (a true floor failed
+// with its p99 above the target), 'below-lowest' (a true floor failed otherwise: errors, backlog) or
+// 'undecided' (no evidence for either), with why (undecidedWhy; 'no-step' without a step).
 function boundWithout (floor, lowest, sweep, sloMs) {
-  if (floor?.true && lowest === 'fail') return floor.p99 > sloMs ? 'cannot meet the target' : 'below the lowest rate offered'
-  return `undecided: ${floor ? undecidedWhy(floor, lowest, sweep) : 'no step'}`
+  if (floor?.true && lowest === 'fail') return { bound: floor.p99 > sloMs ? 'cannot-meet' : 'below-lowest' }
+  return { bound: 'undecided', undecided: floor ? undecidedWhy(floor, lowest, sweep) : { code: 'no-step' } }
+}
+
+// A capacity's bound as every copy of it carries it: its code, and an undecided one's why beside it.
+export function boundFields (c) {
+  return c?.bound === 'undecided' ? { bound: c.bound, undecided: c.undecided ?? null } : { bound: c?.bound ?? null }
 }
 
 // The capacity found by a finished sweep (steps: { index, rate, kind, call, disturbed, inDoubt, p50, p99,
 // n, over }), one plain object (reports/README.md "capacity"):
 //   rps       the highest rate whose verdict is a pass (verdicts); null when no rate passed — never 0
-//   bound     'refined' (a failure confirmed within 1.2 × of it), 'at least' (the step past it held, or
-//             the sweep ran out of steps or budget), 'cannot meet the target' (a true floor failed, its
-//             p99 above the target), 'below the lowest rate offered' (a true floor failed otherwise), or
-//             'undecided: WHY' (no rate passed and no true floor failed: budget spent, step limit
-//             reached, too few requests, or a floor whose requests overlapped)
+//   bound     a code (text/reasons.js boundText says it): 'refined' (a failure confirmed within 1.2 × of
+//             it), 'at-least' (the step past it held, or the sweep ran out of steps or budget), 'cannot-meet'
+//             (a true floor failed, its p99 above the target), 'below-lowest' (a true floor failed
+//             otherwise), or 'undecided' (no rate passed and no true floor failed)
+//   undecided (bound 'undecided' only) why, { code, …figures }: 'budget-spent', 'step-limit',
+//             'lowest-pending', 'few-at-lowest', 'floor-overlap' (a floor whose requests overlapped), 'no-step'
 //   floor     { rps, p50, p99, requests, overlap, true } at the lowest rate offered (floorOf)
 //   sensitive the target is within BOUND.sensitive of the floor's p99
 //   bracket   { pass, fail }: that rate and the lowest failing rate above it (so far, when undecided);
@@ -331,10 +336,10 @@ export function capacityOf (
     sloMs,
     percentile: percentileOf(share), // the percentile judged against sloMs (99; 95 under --quick)
     rps: best?.rate ?? null,
-    // 'at least': the step past it did not fail, the real capacity may be higher
-    bound: best === null
+    // 'at-least': the step past it did not fail, the real capacity may be higher
+    ...(best === null
       ? boundWithout(floor, lowest, { budget, maxSteps, steps }, sloMs)
-      : proven ? 'refined' : 'at least',
+      : { bound: proven ? 'refined' : 'at-least' }),
     floor,
     sensitive: sensitiveTo(floor, sloMs),
     bracket: { pass: best?.rate ?? null, fail: hi },
@@ -364,6 +369,6 @@ export function capacityAtTargets (
       return { ...s, ...j, pass: j.call === 'pass' }
     })
     const c = capacityOf(judged, { sloMs, idealRps, share, budget, maxSteps })
-    return { sloMs, rps: c.rps, bracket: c.bracket, bound: c.bound, sensitive: c.sensitive, p99: c.p99 }
+    return { sloMs, rps: c.rps, bracket: c.bracket, ...boundFields(c), sensitive: c.sensitive, p99: c.p99 }
   })
 }

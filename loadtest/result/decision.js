@@ -7,6 +7,7 @@ import { parseKey, runName, settingParts } from './key.js'
 import { verdictOf } from './trust.js'
 import { goodputShareAt } from './overload.js'
 import { serverCommand } from './command.js'
+import { boundFields } from './capacity.js'
 import { sloFor } from '../settings.js'
 
 // The plan rate: this share of the capacity (Netflix and common practice plan at 75–80 % of the knee).
@@ -31,13 +32,13 @@ export const KEEP_SHARE = 0.8
 export const SURVIVOR_WITHIN = 0.1
 
 // A result's capacity at each target, loosest last: capacity.targets, or (a report with one target)
-// its one capacity. Each { sloMs, rps (null: cannot meet), bracket: { pass, fail }, bound }.
+// its one capacity. Each { sloMs, rps (null: cannot meet), bracket: { pass, fail }, bound, undecided? }.
 export function targetsOf (result) {
   const cap = result?.capacity
   if (!cap?.capacity) return []
   if (Array.isArray(cap.targets) && cap.targets.length) return cap.targets.slice().sort((a, b) => a.sloMs - b.sloMs)
   const c = cap.capacity
-  return [{ sloMs: c.sloMs ?? cap.sloMs, rps: c.rps, bracket: c.bracket, bound: c.bound }]
+  return [{ sloMs: c.sloMs ?? cap.sloMs, rps: c.rps, bracket: c.bracket, ...boundFields(c) }]
 }
 
 // A capacity that holds some rate (null and 0 do not).
@@ -175,7 +176,7 @@ function named (c) {
     setting: settingParts(k.setting),
     capacityRps: c.target.rps,
     bracket: c.target.bracket,
-    bound: c.target.bound,
+    ...boundFields(c.target),
     spread: c.result.capacity?.spread ?? null
   }
 }
@@ -376,10 +377,11 @@ export function decide (report, { sloMs = null, headroom = HEADROOM, form = 'nod
     machine: machineOf(report.machine),
     runtime: report.machine?.node ?? null,
     changes: rankingChanges(results),
-    // the results with no capacity at the target: { key, bound } ('cannot meet the target': the floor is above it)
+    // the results with no capacity at the target: { key, bound, undecided? } ('cannot-meet': the floor is above it;
+    // 'no-target': the result was not judged at this target)
     unmet: results.flatMap((r) => {
       const t = targetsOf(r).find((x) => x.sloMs === target)
-      return holdsSome(t) ? [] : [{ key: r.key, bound: t?.bound ?? 'no capacity at this target' }]
+      return holdsSome(t) ? [] : [{ key: r.key, ...(t ? boundFields(t) : { bound: 'no-target' }) }]
     }),
     headroom
   }

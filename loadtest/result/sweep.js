@@ -23,7 +23,7 @@ import { RATE_RANGE, sloFor, targetsFor } from '../settings.js'
 // minRequests at BUDGET.typical × the ideal, with its overhead) of a work of budgetWorkMs; a sweep of a slower
 // work gets as many of its own steps, never less than budgetSec. A step's length grows with the service time,
 // so a fixed budget that holds the default work's sweep cut every loop:1e8 sweep of the matrix to "at least"
-// or "undecided: budget spent" after three steps.
+// or bound 'undecided' (budget-spent) after three steps.
 function scaledBudget (budgetSec, budgetWorkMs, serviceMs, stepSec) {
   if (!(budgetSec > 0) || !(budgetWorkMs > 0) || !(serviceMs > 0)) return budgetSec
   const typical = (ms) => stepSec(ms) + BUDGET.stepOverheadSec

@@ -5,6 +5,7 @@
 import { isNum } from '../result/stats.js'
 import { MISSING, fmtRounded, mbSpaced, pctSpaced } from './format.js'
 import { classTargetsText, machineLine } from './sentences.js'
+import { boundText } from './reasons.js'
 
 const r1 = (x) => fmtRounded(x, 1)
 
@@ -113,7 +114,7 @@ export function decisionLines (d, results = null) {
   if (d.key) lines.push({ label: 'Past capacity', text: pastLine(d) })
   lines.push({ label: 'Target', text: targetText(d) })
   lines.push({ label: 'Would change', text: changesText(d) })
-  if (d.unmet?.length) lines.push({ label: `No capacity at ${target}`, text: d.unmet.map((u) => `${u.key} (${u.bound})`).join(', ') })
+  if (d.unmet?.length) lines.push({ label: `No capacity at ${target}`, text: d.unmet.map((u) => `${u.key} (${boundText(u)})`).join(', ') })
   if (d.key) lines.push({ label: d.refused ? 'Confirm run' : 'Confirmed', text: confirmText(d.confirm) })
   const m = d.machine
   const on = m ? machineLine({ machine: m }) : MISSING

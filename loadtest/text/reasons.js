@@ -90,7 +90,7 @@ const WORDS = {
   'above-ideal': (x) =>
     `capacity ${r1(x.ratio * 100)} % of the ideal > ${x.limit * 100} %: the calibration is slower than the server's work`,
   'no-step': () => 'no step measured (no calibration of the work)',
-  'no-verdict': (x) => `no verdict: capacity ${x.bound}`,
+  'no-verdict': (x) => `no verdict: capacity ${boundText(x)}`,
   'lower-bound': (x) => x.cut === 'steps'
     ? `the sweep reached its ${x.maxSteps} steps before a step past capacity failed: the capacity is a lower bound`
     : `the sweep spent its ${x.budgetSec} s budget before a step past capacity failed: the capacity is a lower bound`,
@@ -107,6 +107,39 @@ export function reasonText (x) {
   if (typeof x === 'string') return x
   if (x === null || typeof x !== 'object') return String(x)
   return WORDS[x.code]?.(x) ?? String(x.code)
+}
+
+// The words of each bound of a capacity (result/capacity.js capacityOf's `bound`), and of why one is undecided
+// (its `undecided`, { code, …figures }).
+const BOUND_WORDS = {
+  refined: () => 'refined',
+  'at-least': () => 'at least',
+  'cannot-meet': () => 'cannot meet the target',
+  'below-lowest': () => 'below the lowest rate offered',
+  'no-target': () => 'no capacity at this target',
+  undecided: (c) => `undecided: ${undecidedText(c.undecided)}`
+}
+const UNDECIDED_WORDS = {
+  'floor-overlap': (x) => 'the floor was not measured where requests do not overlap ' +
+    `(${x.overlap === null ? 'no answer' : `rate × p50 ${x.overlap} > ${x.limit}`})`,
+  'budget-spent': () => 'budget spent',
+  'step-limit': () => 'step limit reached',
+  'lowest-pending': () => 'a failure at the lowest rate not confirmed',
+  'few-at-lowest': () => 'too few requests at the lowest rate',
+  'no-step': () => 'no step'
+}
+
+// Why a capacity is undecided, in words (an old report's unknown why, its words; an unknown code, itself).
+function undecidedText (x) {
+  return UNDECIDED_WORDS[x?.code]?.(x) ?? x?.text ?? String(x?.code ?? 'no why')
+}
+
+// A capacity's bound in words, from what carries it ({ bound, undecided }): "at least", "cannot meet the
+// target", "undecided: budget spent"; a bound that is no code (a failure's reason in its place) as it is.
+export function boundText (c) {
+  const b = c?.bound
+  if (typeof b !== 'string') return String(b ?? 'none')
+  return BOUND_WORDS[b]?.(c) ?? b
 }
 
 // Why a backlog counts as growing, in words.

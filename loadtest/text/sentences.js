@@ -7,6 +7,7 @@ import { isInProcess } from '../result/kind.js'
 import { isNum, roundTo } from '../result/stats.js'
 import { verdictOf } from '../result/trust.js'
 import { MISSING } from './format.js'
+import { boundText } from './reasons.js'
 
 // The legend of the marks, whole: an installed package ships no reports/README.md to point at.
 export const MARKS = 'Marks: ✓ held · ! or ⚠ see the reasons · ~ near its target · ≥ a lower bound · ? undecided · ✗ failed · - not measured'
@@ -21,11 +22,11 @@ export function capacityLine (name, c) {
   if (!c?.floor) return null
   const floor = `p99 ${ms(c.floor.p99)} at ${rate(c.floor.rps)}`
   const p = `p${c.percentile ?? 99}` // the percentile judged (p95 under --quick)
-  if (c.bound?.startsWith('undecided')) {
-    return `${name}: capacity ${c.bound}${c.bracket?.fail ? ` (fails at ${rate(c.bracket.fail)})` : ''}; ${floor}` +
+  if (c.bound === 'undecided') {
+    return `${name}: capacity ${boundText(c)}${c.bracket?.fail ? ` (fails at ${rate(c.bracket.fail)})` : ''}; ${floor}` +
       (c.floor.true === false ? ' (requests overlapped: not a floor)' : '')
   }
-  if (c.bound === 'cannot meet the target') {
+  if (c.bound === 'cannot-meet') {
     const near = c.sensitive ? ` (within ${BOUND.sensitive} × of the target: a slightly looser one may be met)` : ''
     return `${name} cannot meet ${p} ≤ ${ms(c.sloMs)} at any rate tried: ${floor}${near}`
   }

@@ -1,5 +1,6 @@
 // report.schema.json: every lab report in reports/reference/ (recursively) is valid against it, with ajv
-// (draft 2020-12) as another tool would read it; readReport refuses a hostile report in one line naming
+// (draft 2020-12) as another tool would read it, once upgraded from its lab's older forms (report/read.js
+// upgradeReport: older labs wrote a capacity's bound in words); readReport refuses a hostile report in one line naming
 // where the fault is. Files there that are not lab reports are skipped by their kind and counted.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -7,6 +8,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import Ajv2020 from 'ajv/dist/2020.js'
 import { readReport } from '../../index.js'
+import { upgradeReport } from '../../loadtest/report/read.js'
 import { ROOT, tempDir } from '../helpers/lab.js'
 import { capacityReport, dispatchReport, httpReport, mixCapacityReport, urlReport } from '../fixtures/reports.js'
 
@@ -31,7 +33,7 @@ function kindOf (data) {
   return 'unknown'
 }
 
-test('schema: every lab report in reports/reference/ is valid (ajv, draft 2020-12, strict)', (t) => {
+test('schema: every lab report in reports/reference/ is valid (ajv, draft 2020-12, strict), its old bounds upgraded', (t) => {
   const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, strict: true })
   const validate = ajv.compile(schema)
   const skipped = {}
@@ -44,7 +46,7 @@ test('schema: every lab report in reports/reference/ is valid (ajv, draft 2020-1
       skipped[kind] = (skipped[kind] ?? 0) + 1
       continue
     }
-    assert.ok(validate(data), `${relative(ROOT, file)}: ${JSON.stringify(validate.errors?.slice(0, 3))}`)
+    assert.ok(validate(upgradeReport(data)), `${relative(ROOT, file)}: ${JSON.stringify(validate.errors?.slice(0, 3))}`)
     valid++
   }
   assert.ok(valid > 0, 'the reference lab reports were found')
@@ -92,14 +94,21 @@ test('readReport: a hostile report is refused in one line naming the file, where
   }
 })
 
-test('schema: a reason, verdict or bound may be a sentence or a code with its figures', () => {
+test('schema: a reason or verdict may be a sentence or a code with its figures; a bound is a code', () => {
   const ajv = new Ajv2020({ allowUnionTypes: true })
   const validate = ajv.compile(schema)
   const r = httpReport()
   r.results[0].untrusted = ['a sentence', { code: 'LAG', lagP99Ms: 12, text: 'the generator lagged 12 ms' }]
   r.notes = [{ code: 'NOTE', n: 1 }]
-  r.decision = { bound: { code: 'AT_LEAST', rps: 90 }, decidedBy: { code: 'CAPACITY' }, capacityRps: 90 }
+  r.decision = { bound: 'at-least', decidedBy: { code: 'CAPACITY' }, capacityRps: 90 }
   assert.ok(validate(r), JSON.stringify(validate.errors))
-  r.decision.bound = { rps: 90 } // an object without its code is not a reason
+  r.decision.decidedBy = { rps: 90 }
+  r.decision.refused = { reason: { rps: 90 } } // an object without its code is not a reason
   assert.equal(validate(r), false)
+  r.decision = { bound: 'undecided', undecided: { code: 'budget-spent' } }
+  assert.ok(validate(r), JSON.stringify(validate.errors))
+  r.decision.bound = 'at least' // an older lab's words: valid only once upgraded (report/read.js)
+  assert.equal(validate(r), false)
+  assert.ok(validate(upgradeReport(r)), JSON.stringify(validate.errors))
+  assert.equal(r.decision.bound, 'at-least')
 })

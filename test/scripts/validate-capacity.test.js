@@ -92,8 +92,8 @@ test('the verdict: the bracket contains the knee band within one grid step; no k
   // one grid step under the knee, reached by another product of rates: the same rate to 4e-6, not a miss
   assert.equal(verdictOf(knee(211.222), { bracket: { pass: 176.0176, fail: 195.57511 } }), true)
   assert.equal(verdictOf(knee(211.222), { bracket: { pass: 176.0176, fail: 195.5 } }), false, '0.04 % under it is')
-  assert.equal(verdictOf(null, { rps: null, bound: 'cannot meet the target' }), true)
-  assert.equal(verdictOf(null, { rps: null, bound: 'undecided: budget spent', bracket: { pass: null, fail: 40 } }), false)
+  assert.equal(verdictOf(null, { rps: null, bound: 'cannot-meet' }), true)
+  assert.equal(verdictOf(null, { rps: null, bound: 'undecided', undecided: { code: 'budget-spent' }, bracket: { pass: null, fail: 40 } }), false)
   // the brute force's truth, from its grid: a knee, none (a true floor failed), or unknown (its grid showed none)
   const range = { pass: 98, fail: 116 }
   const g = (rate, n, over) => ({ rate, n, over, fault: null })

@@ -7,6 +7,7 @@
 import { OVERLOAD_DEFAULTS, burstPhases, patienceMs, stepTiming, windowRecovered } from '../../result/overload.js'
 import { DEFAULT_MAX_CONNECTIONS, WINDOW_MS, defaultConnections } from '../../settings.js'
 import { CALIBRATION_DRIFT } from '../../result/trust.js'
+import { boundText } from '../../text/reasons.js'
 
 // The result of a shedding variant's base strategy in this run (same work and runtime), or undefined.
 function baseResult (results, { server, work, runtime = null }) {
@@ -38,7 +39,7 @@ export function handOff (entry, results, serviceMs) {
 function capacityFor (record, { entry, swept, serviceMs }) {
   const handed = entry.overload.capacity
   if (handed) return withDrift(handed, record, serviceMs)
-  if (!swept?.rps) return { refused: `no capacity at the target (${swept?.bound ?? 'no sweep'})`, sloMs: swept?.sloMs ?? null }
+  if (!swept?.rps) return { refused: `no capacity at the target (${swept ? boundText(swept) : 'no sweep'})`, sloMs: swept?.sloMs ?? null }
   return { rps: swept.rps, sloMs: swept.sloMs, from: 'the sweep in this run' }
 }
 

@@ -18,6 +18,7 @@ import { chooseInterval } from '../watch/timeline.js'
 import { watchRound } from '../watch/watch.js'
 import { connectionsAt, recoveryTimeoutSec } from './load.js'
 import { failure, sweptCapacity } from '../../result/build.js'
+import { boundText } from '../../text/reasons.js'
 import { roundFigures, serviceTime } from '../../result/figures.js'
 import { createGoodput } from './goodput.js'
 import { overloadRounds } from './overload.js'
@@ -411,7 +412,7 @@ async function mixedRound (record, server, load, { entry, swept, round }) {
   const { mix, heavyShareOfC, durationSec, capacity: handed = null } = entry.mixed
   const c = handed ? handed.rps : swept?.rps
   if (!(c > 0)) {
-    record.mixed = { refused: handed?.refused ?? `no capacity for the heavy work (${swept?.bound ?? 'no sweep'})` }
+    record.mixed = { refused: handed?.refused ?? `no capacity for the heavy work (${swept ? boundText(swept) : 'no sweep'})` }
     return
   }
   const share = sharesOf(mix.requests)[mix.requests.findIndex((k) => k.name === 'heavy')]

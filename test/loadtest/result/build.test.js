@@ -87,8 +87,8 @@ test('sweptCapacity: the capacity block a built result will show, read from a re
   const sweep = { sloMs: 20, serviceMs: 5, idealRps: 400, cores: 2, kinds: ['floor', 'step'], first: 0 }
   const record = { entry: { ...entry, amount: null }, rounds: [rawRound(), rawRound()], notes: [], sweeps: [sweep] }
   const built = buildHttpResult(record, {}).capacity
-  const { rps, sloMs, bound } = built.capacity
-  assert.deepEqual(sweptCapacity(record), { rps, sloMs, bound, serviceMs: 5 })
+  const { rps, sloMs, bound, undecided } = built.capacity
+  assert.deepEqual(sweptCapacity(record), { rps, sloMs, bound, undecided, serviceMs: 5 })
   assert.equal(sloMs, 20)
   assert.match(bound, /^undecided/)
   // the record's own sweep of a run before --runs (record.sweep) is read the same way

@@ -8,6 +8,8 @@ import { stepFigures } from '../../../loadtest/result/figures.js'
 import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/result/histogram.js'
 import { createSweep } from '../../../loadtest/result/sweep.js'
 import { capacityLine } from '../../../loadtest/text/sentences.js'
+import { boundText } from '../../../loadtest/text/reasons.js'
+import { FLOOR } from '../../../loadtest/result/rules.js'
 
 const SLO = 115
 
@@ -98,12 +100,14 @@ test('floor: a floor above the target gives capacity null with "cannot meet the 
   ]
   const cap = capacityOf(steps, { sloMs: SLO, idealRps: 100 })
   assert.equal(cap.rps, null)
-  assert.equal(cap.bound, 'cannot meet the target')
+  assert.equal(cap.bound, 'cannot-meet')
   assert.deepEqual(cap.floor, { rps: 3.2, p50: 70, p99: 195, requests: 64, overlap: 0.224, true: true })
   // the same failures on a floor whose requests overlapped (p50 98 ms at 3.2 req/s) show nothing
   const overlapped = steps.map((s) => (s.rate === 3.2 ? { ...s, p50: 98 } : s))
   const saturated = capacityOf(overlapped, { sloMs: SLO, idealRps: 100 })
-  assert.match(saturated.bound, /^undecided: the floor was not measured where requests do not overlap/)
+  assert.deepEqual([saturated.bound, saturated.undecided], ['undecided', { code: 'floor-overlap', overlap: 0.314, limit: FLOOR.overlap }])
+  assert.equal(boundText(saturated), 'undecided: the floor was not measured where requests do not overlap ' +
+    `(rate × p50 0.314 > ${FLOOR.overlap})`)
   assert.equal(cap.ratioToIdeal, null)
   assert.equal(cap.sensitive, false, '195 ms is more than 1.5 × of 115 ms')
   assert.equal(capacityLine('child-process', cap), 'child-process cannot meet p99 ≤ 115 ms at any rate tried: p99 195 ms at 3.2 req/s')
@@ -126,7 +130,7 @@ test('floor: a floor above the target gives capacity null with "cannot meet the 
   const errors = [{ index: 0, rate: 10, kind: 'floor', call: 'fail', p50: 20, p99: 40, n: 300, over: 0 }]
   const e = capacityOf([...errors, { ...errors[0], index: 1, kind: 'repeat' }], { sloMs: SLO, idealRps: 100 })
   assert.equal(e.rps, null)
-  assert.equal(e.bound, 'below the lowest rate offered')
+  assert.equal(e.bound, 'below-lowest')
   assert.equal(capacityLine('x', { ...cap, floor: null }), null)
 })
 
@@ -136,10 +140,11 @@ test('several targets from one sweep: each step judged again, the floor says whi
   const step = stepFigures(fig, 0, 'floor', SLO)
   assert.equal(step.call, 'fail', '10 of 300 over 115 ms')
   const [once] = capacityAtTargets([step], [fig], { targets: [SLO], idealRps: 200 })
-  assert.equal(once.bound, 'undecided: a failure at the lowest rate not confirmed', 'one marginal failure is no verdict')
+  assert.deepEqual([once.bound, once.undecided], ['undecided', { code: 'lowest-pending' }], 'one marginal failure is no verdict')
+  assert.equal(boundText(once), 'undecided: a failure at the lowest rate not confirmed')
   const again = { ...step, index: 1, kind: 'repeat' }
   const [tight, loose] = capacityAtTargets([step, again], [fig, fig], { targets: [SLO, 500], idealRps: 200 })
   assert.equal(tight.rps, null)
-  assert.equal(tight.bound, 'cannot meet the target', 'p99 400 ms at the lowest rate offered')
+  assert.equal(tight.bound, 'cannot-meet', 'p99 400 ms at the lowest rate offered')
   assert.equal(loose.rps, 5, 'none of 300 over 500 ms')
 })

@@ -9,7 +9,7 @@ import { bracketText, pastRuleText, refusalText, ruleText, separationText, whyTe
 function result (key, targets, { trusted = true, untrusted = [], rssMb = null, goodput2x = null, runs = null } = {}) {
   const [server, setting] = /^([^[@]+)(?:\[([^\]]+)\])?/.exec(key).slice(1)
   const t = targets.map(([sloMs, pass, fail]) => ({
-    sloMs, rps: pass, bracket: { pass, fail }, bound: pass === null ? 'cannot meet the target' : 'refined'
+    sloMs, rps: pass, bracket: { pass, fail }, bound: pass === null ? 'cannot-meet' : 'refined'
   }))
   return {
     kind: 'http',
@@ -40,7 +40,7 @@ test('decision: the highest capacity wins when brackets are apart; plan rate at 
   assert.equal(d.sloMs, 100)
   assert.equal(d.runnerUp.server, 'simple')
   assert.match(separationText(d), /brackets apart: 80–84 against 40–44/)
-  assert.deepEqual(d.unmet, [{ key: 'child-process@loop:3e7#capacity', bound: 'cannot meet the target' }])
+  assert.deepEqual(d.unmet, [{ key: 'child-process@loop:3e7#capacity', bound: 'cannot-meet' }])
   assert.equal(ruleText(d), 'highest capacity, brackets apart')
 })
 

@@ -77,9 +77,9 @@ test('capacity with weights 99:1, 999:1 and 1:1e-300 on a healthy service: no st
   for (const weights of [[99, 1], [999, 1], [1, 1e-300]]) {
     const { steps, capacity } = sweepWith(weights)
     assert.deepEqual(steps.filter((s) => s.call === 'fail').map((s) => [s.rate, s.why]), [], `${weights}: a step failed`)
-    assert.notEqual(capacity.bound, 'cannot meet the target', `${weights}: a healthy service cannot fail to meet 50 ms`)
-    assert.notEqual(capacity.bound, 'below the lowest rate offered', `${weights}`)
+    assert.notEqual(capacity.bound, 'cannot-meet', `${weights}: a healthy service cannot fail to meet 50 ms`)
+    assert.notEqual(capacity.bound, 'below-lowest', `${weights}`)
     // what could not be judged is said so: a capacity from the steps that decided, or undecided with why
-    assert.ok(capacity.rps > 0 || capacity.bound.startsWith('undecided'), `${weights}: ${capacity.bound}`)
+    assert.ok(capacity.rps > 0 || capacity.bound === 'undecided', `${weights}: ${capacity.bound}`)
   }
 })

@@ -116,11 +116,11 @@ test('evidence: a step that cannot reach its sample size is lengthened, and past
   const byRate = verdicts(steps)
   assert.ok(low.every((s) => byRate.get(s.rate) !== 'fail'), 'no rate below the knee is failed')
   assert.equal(capacity.rps, null, 'no rate showed p99 within the target')
-  assert.match(capacity.bound, /^undecided: /, capacity.bound)
+  assert.equal(capacity.bound, 'undecided', capacity.bound)
   assert.ok(capacity.bracket.fail > knee, 'the failure it knows is above the knee')
 })
 
-test('evidence: a budget cut while the lowest rate is undecided says "undecided: budget spent", with the bracket so far', () => {
+test('evidence: a budget cut while the lowest rate is undecided is undecided (budget-spent), with the bracket so far', () => {
   // 8.2 ms of service, ideal 245 req/s, the strategy holds 100 req/s; a budget that ends after a failure
   const sweep = createSweep({
     serviceMs: 8.2, cores: 2, sloMs: 41, fractions: [0.6], minDurationSec: 0.5, maxStepSec: 0.6, budgetSec: 12
@@ -130,8 +130,7 @@ test('evidence: a budget cut while the lowest rate is undecided says "undecided:
   const lowest = Math.min(...steps.map((s) => s.rate))
   assert.ok(steps.filter((s) => s.rate === lowest).every((s) => s.call !== 'fail'), 'the lowest rate held every request')
   assert.equal(capacity.rps, null)
-  assert.equal(capacity.bound, 'undecided: budget spent')
-  assert.notEqual(capacity.bound, 'below the lowest rate offered')
+  assert.deepEqual([capacity.bound, capacity.undecided], ['undecided', { code: 'budget-spent' }])
   assert.ok(capacity.bracket.fail > 100, `the failure so far: ${capacity.bracket.fail} req/s`)
 })
 
@@ -144,12 +143,14 @@ test('floor: a saturated floor is measured again lower; "cannot meet" only from 
   assert.ok((floors[0].rate * floors[0].p50) / 1000 > FLOOR.overlap, 'the first floor overlapped')
   const last = floors.at(-1)
   assert.ok((last.rate * last.p50) / 1000 <= FLOOR.overlap, `the floor measured where requests do not overlap (${last.rate} req/s)`)
-  assert.equal(capacity.bound, 'cannot meet the target')
+  assert.equal(capacity.bound, 'cannot-meet')
   assert.equal(capacity.floor.rps, last.rate)
   assert.equal(capacity.floor.true, true)
   // cut before the floor came down: the saturated floor shows nothing
   const cut = drive(createSweep({ serviceMs: 8.2, cores: 2, sloMs: 41, maxStepSec: 8, maxSteps: 1 }), measure)
-  assert.match(cut.capacity.bound, /^undecided: the floor was not measured where requests do not overlap/)
+  assert.equal(cut.capacity.bound, 'undecided')
+  assert.equal(cut.capacity.undecided.code, 'floor-overlap')
+  assert.ok(cut.capacity.undecided.overlap > FLOOR.overlap, `rate × p50 ${cut.capacity.undecided.overlap}`)
 })
 
 test('range: a work of a microsecond (loop:1) is swept at rates no higher than --rate accepts, against a target shown right', () => {
