@@ -20,7 +20,6 @@ const mark = randomUUID()
 // are not started side by side, as each sweep's steps would load the other's; studies and then runtimes run
 // beside decision first. Measure again when a file's cost moves.
 const LONGEST_FIRST = [
-  'test/loadtest/experiments/decision.test.js',
   'test/loadtest/experiments/studies.test.js',
   'test/loadtest/run/watch/runtimes.test.js',
   'test/loadtest/hardening-hostile.test.js',

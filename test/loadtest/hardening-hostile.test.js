@@ -3,8 +3,9 @@
 // (never followed), an answer to one request in ten, a body that trickles without end, 100,000 response
 // headers. Each run ends in time with a clear verdict, the lab (its own process, threads included) under
 // 400 MB at its peak, and nothing left running (test/run.js checks). And the overload experiment by --url
-// with a mix sends nothing but the mix. The slowest of the hardening tests.
-import { test } from 'node:test'
+// with a mix sends nothing but the mix. The runs are side by side (each its own service and lab process,
+// most of them waiting on timeouts): what each asserts is its verdict, never a figure of the machine.
+import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { fork } from 'node:child_process'
 import { once } from 'node:events'
@@ -76,40 +77,42 @@ const CASES = {
 
 const peaks = {}
 
-for (const [mode, [round, capacity]] of Object.entries(CASES)) {
-  test(`--url against a service whose answers are '${mode}': a round and a capacity --quick run end in time with a clear verdict, the lab under ${PEAK_LIMIT_MB} MB`, { timeout: 240000 }, async (t) => {
-    for (const [name, args, [code, reason]] of [['round', ROUND, round], ['capacity', CAPACITY, capacity]]) {
-      const r = await against(mode, args)
-      peaks[`${mode} ${name}`] = Math.round(r.peakMb)
-      t.diagnostic(`${mode} ${name}: exit ${r.run.exitCode} in ${r.sec.toFixed(1)} s, peak ${r.peakMb.toFixed(0)} MB, ${r.seen.requests} requests seen`)
-      assert.equal(r.run.exitCode, code, `${name}: ${r.run.stderr.slice(-600)}`)
-      if (reason) assert.match(r.result.failure?.reason ?? '', reason, name)
-      else assert.equal(r.result.failure, null, name)
-      assert.ok(r.peakMb < PEAK_LIMIT_MB, `${name}: peak ${r.peakMb} MB`)
-      assert.ok(r.sec < 150, `${name}: ${r.sec} s`)
-      assert.equal(r.seen.other, 0, 'a redirect is never followed')
-      if (mode === 'one-in-ten' && name === 'round') {
-        assert.ok(r.result.requests.timeouts > 0 && r.result.requests.ok > 0, JSON.stringify(r.result.requests))
+describe('hostile services, side by side', { concurrency: true }, () => {
+  for (const [mode, [round, capacity]] of Object.entries(CASES)) {
+    test(`--url against a service whose answers are '${mode}': a round and a capacity --quick run end in time with a clear verdict, the lab under ${PEAK_LIMIT_MB} MB`, { timeout: 240000 }, async (t) => {
+      for (const [name, args, [code, reason]] of [['round', ROUND, round], ['capacity', CAPACITY, capacity]]) {
+        const r = await against(mode, args)
+        peaks[`${mode} ${name}`] = Math.round(r.peakMb)
+        t.diagnostic(`${mode} ${name}: exit ${r.run.exitCode} in ${r.sec.toFixed(1)} s, peak ${r.peakMb.toFixed(0)} MB, ${r.seen.requests} requests seen`)
+        assert.equal(r.run.exitCode, code, `${name}: ${r.run.stderr.slice(-600)}`)
+        if (reason) assert.match(r.result.failure?.reason ?? '', reason, name)
+        else assert.equal(r.result.failure, null, name)
+        assert.ok(r.peakMb < PEAK_LIMIT_MB, `${name}: peak ${r.peakMb} MB`)
+        assert.ok(r.sec < 150, `${name}: ${r.sec} s`)
+        assert.equal(r.seen.other, 0, 'a redirect is never followed')
+        if (mode === 'one-in-ten' && name === 'round') {
+          assert.ok(r.result.requests.timeouts > 0 && r.result.requests.ok > 0, JSON.stringify(r.result.requests))
+        }
+        if (mode === 'connection-close' && name === 'capacity') assert.ok(r.result.capacity.capacity.rps > 0)
       }
-      if (mode === 'connection-close' && name === 'capacity') assert.ok(r.result.capacity.capacity.rps > 0)
+    })
+  }
+
+  test('--url --experiment overload --quick with a two-class mix: the service receives only the mix\'s requests, each with a User-Agent', { timeout: 300000 }, async () => {
+    const service = await startOwnService({ env: { OWN_SERVICE_SPIN_MS: '1' } })
+    const { dir, cleanup } = await tempDir()
+    try {
+      const run = await execa(process.execPath, [CLI, '--url', `${service.url}/api`, '--mix', TWO_CLASSES_LOOSE, '--experiment',
+        'overload', '--quick', '--slo', '800', '--out', dir], { cwd: ROOT, reject: false, stdin: 'ignore' })
+      assert.ok([0, 1].includes(run.exitCode), run.stderr)
+      const seen = await service.seen()
+      assert.deepEqual(Object.keys(seen.counts).sort(), ['GET /api/items?id=7 ', 'POST /api/render {"rows":500}'], JSON.stringify(seen.counts))
+      assert.deepEqual([seen.noUserAgent, seen.connectionClose], [0, 0])
+    } finally {
+      await service.stop()
+      await cleanup()
     }
   })
-}
-
-test('--url --experiment overload --quick with a two-class mix: the service receives only the mix\'s requests, each with a User-Agent', { timeout: 300000 }, async () => {
-  const service = await startOwnService({ env: { OWN_SERVICE_SPIN_MS: '1' } })
-  const { dir, cleanup } = await tempDir()
-  try {
-    const run = await execa(process.execPath, [CLI, '--url', `${service.url}/api`, '--mix', TWO_CLASSES_LOOSE, '--experiment',
-      'overload', '--quick', '--slo', '800', '--out', dir], { cwd: ROOT, reject: false, stdin: 'ignore' })
-    assert.ok([0, 1].includes(run.exitCode), run.stderr)
-    const seen = await service.seen()
-    assert.deepEqual(Object.keys(seen.counts).sort(), ['GET /api/items?id=7 ', 'POST /api/render {"rows":500}'], JSON.stringify(seen.counts))
-    assert.deepEqual([seen.noUserAgent, seen.connectionClose], [0, 0])
-  } finally {
-    await service.stop()
-    await cleanup()
-  }
 })
 
 test.after(() => console.log(`# peak RSS of the lab (MB): ${JSON.stringify(peaks)}`))
