@@ -17,6 +17,7 @@ import { fireGenerators } from '../loadtest/run/generate/generators.js'
 import { WARMUP_MS } from '../loadtest/run/generate/open-loop.js'
 import { roundFigures } from '../loadtest/result/figures.js'
 import { LAG_P99_LIMIT_MS, SEND_RATE_TOLERANCE, offeredLoadKept } from '../loadtest/result/trust.js'
+import { reasonText } from '../loadtest/text/reasons.js'
 import { WINDOW_MS } from '../loadtest/settings.js'
 import { errorsOf } from '../loadtest/result/requests.js'
 import { closedRound, loadOf } from './autocannon.js'
@@ -43,7 +44,7 @@ const PREVIOUS_RULE_TEXT = `scheduler lag p99 <= ${PREVIOUS_RULE.lagP99LimitMs} 
 
 // The offered-load rule on one generator's figures (a round's fig.open, or one thread's): [reasons].
 function offeredReasons (o) {
-  const out = offeredLoadKept(o.windows ?? null, o)
+  const out = offeredLoadKept(o.windows ?? null, o).map(reasonText)
   const lag = o.lagAfterWarmup?.p99
   if (lag > LAG_P99_LIMIT_MS) out.push(`scheduler lag p99 ${lag} ms after the warm-up > ${LAG_P99_LIMIT_MS} ms`)
   return out

@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os'
 import { judgeStep } from '../loadtest/result/capacity.js'
 import { FLOOR, GRID as RULE_GRID, SWEEP_LIMITS, firstFloorRate, percentileCall } from '../loadtest/result/rules.js'
 import { roundTo } from '../loadtest/result/stats.js'
+import { reasonText } from '../loadtest/text/reasons.js'
 import { runEntry } from '../loadtest/run/round/runner.js'
 import { runMain, usageError } from '../loadtest/errors.js'
 
@@ -44,7 +45,7 @@ export function bruteStep (fig, sloMs) {
   const fault = j.fault ? j.why : null
   const { p50, p99 } = fig.latency
   const overlap = p50 > 0 ? roundTo((fig.open.rate * p50) / 1000, 3) : null
-  const disturbedBy = fig.disturbedBy?.length ? fig.disturbedBy : null
+  const disturbedBy = fig.disturbedBy?.length ? fig.disturbedBy.map(reasonText) : null
   return { rate: roundTo(fig.open.rate, 3), n: j.n, over: j.over, p50, p99, fault, overlap, disturbedBy }
 }
 

@@ -135,6 +135,22 @@ function trustOf (record, rounds, shown, sweep) {
   return { reasons, notes }
 }
 
+// The words a result's JSON keeps beside the codes it was decided on (`say`, text/reasons.js reasonText):
+// the strategy's own contention (its sentence and its table cell) ...
+function contentionWords (c, say) {
+  return c ? { ...c, text: say({ code: 'contention', ...c }), short: say({ code: 'contention-short', ...c }) } : null
+}
+
+// ... and a sweep's steps' what disturbed it, its contention, and a mixed step's failing class.
+function stepWords (s, say) {
+  return {
+    ...s,
+    ...(s.why ? { why: say(s.why) } : {}),
+    disturbedBy: (s.disturbedBy ?? []).map(say),
+    contention: contentionWords(s.contention, say)
+  }
+}
+
 // The runtime the server reported (its ready message), and under --node the one it was started with.
 function runtimeOf (record, e) {
   if (!record.runtime && !e.runtime) return null
@@ -240,7 +256,7 @@ export function buildHttpResult (record, { calibration = {}, cores = null, say =
     ...(shown?.classes ? { classes: withTargets(shown.classes, e.mix, e.sloMs ?? null) } : {}),
     ideal: idealRate,
     efficiency: idealRate && typeof shown?.rps === 'number' ? roundTo(shown.rps / idealRate.rps, 3) : null,
-    capacity: sweep,
+    capacity: sweep && { ...sweep, steps: sweep.steps.map((s) => stepWords(s, say)) },
     overload: overloadOf(record.overload), // past capacity (experiment overload), null otherwise
     ...(record.mixed ? { mixed: mixedOf(record.mixed, e, say) } : {}), // the mixed experiment's round
     examples: shown ? { mismatchBody: shown.samples.mismatch, error: shown.samples.error } : null,
@@ -252,7 +268,7 @@ export function buildHttpResult (record, { calibration = {}, cores = null, say =
     runtime: runtimeOf(record, e),
     noise: shown?.noise ?? null,
     // the strategy's own contention in the shown round (trust.js contentionOf): a finding, not a reason
-    contention: shown?.contention ?? null,
+    contention: contentionWords(shown?.contention, say),
     disturbed: sweep ? sweep.steps.some((st) => st.disturbed) : rounds.some((r) => r.disturbed),
     // a sweep's rounds are its steps: never a noise estimate (its --runs are capacity.runs)
     ...(sweep ? {} : roundsAndSpread(rounds))

@@ -123,8 +123,9 @@ function overTarget (fig, sloMs) {
   return { n: h.totalCount, over }
 }
 
-// A step's verdict on the target from its round figures: { call, n, over, inDoubt, why, fault } (fault: the
-// code of a failure that is not the percentile's: 'requests', 'backlog', 'no-answer'). call 'fail' when a
+// A step's verdict on the target from its round figures: { call, n, over, inDoubt, fault?, failed? } (fault:
+// the code of a failure that is not the percentile's: 'requests' (`failed` of them), 'backlog', 'no-answer';
+// text/reasons.js says a failure). call 'fail' when a
 // request failed (error, timeout, non-2xx, mismatch, unanswered), the backlog grew, nothing was answered,
 // or its requests over the target decide a p99 above it; 'pass' when they decide p99 within it;
 // 'undecided' when too few requests decide either way (percentileCall), none at all included (a mix's class
@@ -138,16 +139,14 @@ export function judgeStep (fig, sloMs, { share = PERCENTILE_SHARE } = {}) {
   const faults = errorsOf(q) + q.unanswered // errors as everywhere (result/requests.js), and unanswered
   const counts = overTarget(fig, sloMs)
   const base = { n: counts?.n ?? q.completed, over: counts?.over ?? null, inDoubt: false }
-  if (faults > 0) return { ...base, call: 'fail', fault: 'requests', why: `${faults} failed requests` }
-  if (growingFor(fig, sloMs)) return { ...base, call: 'fail', fault: 'backlog', why: 'backlog grew' }
+  if (faults > 0) return { ...base, call: 'fail', fault: 'requests', failed: faults }
+  if (growingFor(fig, sloMs)) return { ...base, call: 'fail', fault: 'backlog' }
   // nothing sent (a mix's rare class in a short step): no evidence either way, never a failure
-  if (q.sent === 0) return { ...base, n: 0, call: 'undecided', why: null }
-  if (!(q.completed > 0) || fig.latency.p99 === null) {
-    return { ...base, call: 'fail', fault: 'no-answer', why: 'no answer' }
-  }
+  if (q.sent === 0) return { ...base, n: 0, call: 'undecided' }
+  if (!(q.completed > 0) || fig.latency.p99 === null) return { ...base, call: 'fail', fault: 'no-answer' }
   const call = counts ? percentileCall(counts.n, counts.over, { share }) : fig.latency.p99 <= sloMs ? 'pass' : 'fail'
   const inDoubt = call === 'fail' && lagCouldFlip(fig.latency.p99, fig.open?.lag?.p99, sloMs)
-  return { ...base, call, inDoubt, why: call === 'fail' ? 'p99 over the target' : null }
+  return { ...base, call, inDoubt }
 }
 
 // A step's call: its own, or (steps from before the sample-size rule) its pass.

@@ -305,7 +305,8 @@ const SEVERITY = { fail: 2, undecided: 1, pass: 0 }
 // A mixed step's verdict: every class against its own target (its sloMs, else the run's `sloMs`) by
 // `judge` (judgeStep's rule for one round), and the round whole for its backlog. The step is the worst
 // class's verdict (a failure before an undecided, the larger share over its target first), named:
-// `cls` the class that decided it, `classes` each class's call.
+// `cls` the class that decided it, `classes` each class's call, and (a failure) `why`: { code: 'class-fail',
+// cls, sloMs, fault, failed } (text/reasons.js says it).
 export function judgeByClass (fig, sloMs, judge) {
   const whole = judge({ ...fig, classes: null }, sloMs)
   if (whole.fault === 'backlog') return { ...whole, cls: null, classes: null }
@@ -320,7 +321,9 @@ export function judgeByClass (fig, sloMs, judge) {
   const { name, sloMs: target, ...verdict } = worst
   return {
     ...verdict,
-    why: verdict.why ? `class ${name}: ${verdict.why} (${target} ms)` : null,
+    why: verdict.call === 'fail'
+      ? { code: 'class-fail', cls: name, sloMs: target, fault: verdict.fault ?? null, failed: verdict.failed ?? null }
+      : null,
     cls: name,
     classes: calls.map((v) => ({ name: v.name, call: v.call, sloMs: v.sloMs }))
   }
@@ -339,16 +342,16 @@ export function requestFactor (mix) {
 }
 
 // What limits a mixed capacity: the lowest failing step above the capacity (or, none held, the lowest
-// failing step) and the class that decided it: { name, rate, why }, name null when the mix failed whole
-// (its backlog grew); null when no step failed.
+// failing step) and the class that decided it: { name, rate, why (the step's, in words), backlogGrew }, name
+// null and backlogGrew true when the mix failed whole (its backlog grew); null when no step failed.
 export function limitingClass (result) {
   const steps = result?.capacity?.steps ?? []
   const rps = result?.capacity?.capacity?.rps ?? 0
   const failed = steps.filter((s) => s.call === 'fail' && (s.rate ?? 0) > rps).sort((a, b) => a.rate - b.rate)
   const s = failed[0]
   if (!s) return null
-  const why = s.why ?? (s.backlog?.growing ? 'backlog grew' : null)
-  return { name: s.cls ?? null, rate: roundTo(s.rate, 1), why }
+  const backlogGrew = !s.why && Boolean(s.backlog?.growing)
+  return { name: s.cls ?? null, rate: roundTo(s.rate, 1), why: s.why ?? null, backlogGrew }
 }
 
 // Shards' figures per class as one (npm run merge): counts summed, histograms added, rates added, the

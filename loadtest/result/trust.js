@@ -20,9 +20,10 @@ export {
 } from './rules.js'
 
 // The server's own contention in a round (noise figures, run/watch/noise.js): { inflation, inFlight, cores,
-// treeCores, freeCores, text } when its work ran slower than calibrated (past NOISE_LIMITS.workInflation)
-// while its tree had more work in flight than the cores the lab left it (inFlight: mean units of work at
-// once, by Little's law from Server-Timing) or kept those cores busy itself (treeCores); null otherwise.
+// treeCores, freeCores, crowded } when its work ran slower than calibrated (past NOISE_LIMITS.workInflation)
+// while its tree had more work in flight than the cores the lab left it (crowded; inFlight: mean units of work
+// at once, by Little's law from Server-Timing) or kept those cores busy itself (treeCores); null otherwise.
+// text/reasons.js contentionText says it.
 export function contentionOf (noise) {
   const n = noise ?? {}
   if (!(n.workInflation > NOISE_LIMITS.workInflation) || !(n.cores > 0)) return null
@@ -33,33 +34,12 @@ export function contentionOf (noise) {
   const r1 = (x) => roundTo(x, 1)
   const inFlight = typeof n.inFlight === 'number' ? r1(n.inFlight) : null
   const treeCores = typeof n.treeCores === 'number' ? r1(n.treeCores) : null
-  const what = crowded ? `${inFlight} at once on ${n.cores} cores` : `its tree kept ${treeCores} of ${r1(free)} free cores busy`
-  return {
-    inflation: r1(n.workInflation),
-    inFlight,
-    cores: n.cores,
-    treeCores,
-    freeCores: roundTo(free, 2),
-    text: `work ${r1(n.workInflation)} × slower: ${what}`,
-    // the table cell
-    short: `${r1(n.workInflation)}× · ${crowded ? `${inFlight} on ${n.cores} cores` : `tree ${treeCores} cores`}`
-  }
+  return { inflation: r1(n.workInflation), inFlight, cores: n.cores, treeCores, freeCores: roundTo(free, 3), crowded }
 }
 
 // Is a figure past its limit by more than TRUST.nearLimit (a verdict), and is it in the band just above (near)?
 const past = (x, limit) => x > limit * (1 + TRUST.nearLimit)
 const near = (x, limit) => x > limit && !past(x, limit)
-
-// The other processes' top consumers as words: "node 1.2, npm 0.3" ('' when none were named).
-function consumersText (n) {
-  const top = (n?.foreign ?? []).map((p) => `${p.name} ${roundTo(p.cores, 2)}`)
-  return top.length ? ` (${top.join(', ')})` : ''
-}
-
-// The calibration the work was held against, as words ('its calibrated time', 'its cold-process calibrated time').
-function againstText (n) {
-  return n?.workAgainst?.startsWith('cold') ? `its ${n.workAgainst.replace(' ', '-')} calibrated time` : 'its calibrated time'
-}
 
 // Is the work held against a cold calibration (a strategy that starts a process or thread per request)?
 // Its work slower than that is its own: a fresh process's or thread's start (its JIT and GC threads)
@@ -68,33 +48,38 @@ function againstText (n) {
 // floor, one request at a time, with no other process busy (the matrix's first loop:1e6 cells, in git history).
 // Steal and other processes still disturb it.
 function coldStart (n) {
-  return Boolean(n?.workAgainst?.startsWith('cold'))
+  return ['cold process', 'cold thread'].includes(n?.workAgainst) // run/watch/noise.js workAgainst's values
 }
 
-// Outside interference in a round's noise figures (empty: none past the limits): steal, other processes
-// (named: their top consumers; the kernel's interrupt work is not theirs), and work slower than calibrated
-// that the server's own contention does not explain (never for a strategy held against its cold
-// calibration: coldStart). A figure within TRUST.nearLimit above its limit does not count.
+// Outside interference in a round's noise figures (empty: none past the limits), as codes with their figures
+// (text/reasons.js says them): 'steal', 'foreign-cores' (other processes, `top` their top consumers; the
+// kernel's interrupt work is not theirs), and 'work-inflation': work slower than calibrated that the server's
+// own contention does not explain (never for a strategy held against its cold calibration: coldStart). A
+// figure within TRUST.nearLimit above its limit does not count.
 export function interference (noise) {
   const out = []
   const n = noise
-  if (past(n?.stealPct, NOISE_LIMITS.stealPct)) out.push(`steal ${n.stealPct} % > ${NOISE_LIMITS.stealPct} %`)
+  if (past(n?.stealPct, NOISE_LIMITS.stealPct)) out.push({ code: 'steal', stealPct: n.stealPct, limit: NOISE_LIMITS.stealPct })
   if (past(n?.foreignCores, NOISE_LIMITS.foreignCores)) {
-    out.push(`other processes used ${n.foreignCores} cores > ${NOISE_LIMITS.foreignCores}${consumersText(n)}`)
+    const top = (n.foreign ?? []).map((p) => ({ name: p.name, cores: roundTo(p.cores, 2) }))
+    out.push({ code: 'foreign-cores', cores: n.foreignCores, limit: NOISE_LIMITS.foreignCores, top })
   }
   if (past(n?.workInflation, NOISE_LIMITS.workInflation) && !contentionOf(n) && !coldStart(n)) {
-    const tree = typeof n.inFlight === 'number' ? ` with ${roundTo(n.inFlight, 1)} at once on ${n.cores} cores` : ''
-    out.push(`the work ran ${n.workInflation} × ${againstText(n)} > ${NOISE_LIMITS.workInflation} ×${tree}`)
+    const inFlight = typeof n.inFlight === 'number' ? roundTo(n.inFlight, 1) : null
+    out.push({ code: 'work-inflation', inflation: n.workInflation, limit: NOISE_LIMITS.workInflation, inFlight, cores: n.cores })
   }
   return out
 }
 
-// The noise figures just over their limits (within TRUST.nearLimit): named, not counted as interference.
+// The noise figures just over their limits (within TRUST.nearLimit): named, not counted as interference
+// ([{ code: 'near-limit', name, value, limit, within }]).
 export function nearLimits (noise) {
   const n = noise ?? {}
   const out = []
-  for (const [k, limit] of Object.entries(NOISE_LIMITS)) {
-    if (near(n[k], limit) && (k !== 'workInflation' || (!contentionOf(n) && !coldStart(n)))) out.push(`${k} ${n[k]} within ${TRUST.nearLimit * 100} % over its limit ${limit}`)
+  for (const [name, limit] of Object.entries(NOISE_LIMITS)) {
+    if (near(n[name], limit) && (name !== 'workInflation' || (!contentionOf(n) && !coldStart(n)))) {
+      out.push({ code: 'near-limit', name, value: n[name], limit, within: TRUST.nearLimit })
+    }
   }
   return out
 }
@@ -128,9 +113,10 @@ export function issueWindows (timeline, { rate, arrival, total }) {
   return [...windows.values()].sort((a, b) => a.t - b.t)
 }
 
-// Was the offered load kept (empty: yes)? The issue rate within TRUST.sendRateTolerance of the schedule's
-// in every window (at least one request of slack, for a request due at a window's edge), and the unsent
-// backlog (due so far less sent so far) within the same bound at every window's end, and (where the
+// Was the offered load kept (empty: yes; else codes with their figures, text/reasons.js says them)? The issue
+// rate within TRUST.sendRateTolerance of the schedule's in every window (at least one request of slack, for a
+// request due at a window's edge), and the unsent backlog (due so far less sent so far) within the same bound
+// at every window's end, and (where the
 // generator counted it, `peakBacklog`) at every wake-up of the generator. Without windows, the whole
 // round's rate against its schedule's. `lagMs`: the generator's lag that is left to the latency rule
 // (lagCouldFlip): the requests due within it may sit on the other side of a window's edge, so each bound
@@ -140,7 +126,7 @@ export function offeredLoadKept (windows, figures = {}, { lagMs = 0, wakeUps = t
   const { sendRateError = null, sendRate = null, scheduledRate = null, peakBacklog = null } = figures
   if (!windows?.length) {
     if (typeof sendRateError !== 'number' || Math.abs(sendRateError) <= TRUST.sendRateTolerance) return []
-    return [`sent ${sendRate} req/s for ${scheduledRate} scheduled (${roundTo(sendRateError * 100, 1)} %)`]
+    return [{ code: 'send-rate-off', sendRate, scheduledRate, error: sendRateError }]
   }
   const out = []
   const rate = figures.scheduledRate ?? figures.rate ?? null
@@ -149,8 +135,7 @@ export function offeredLoadKept (windows, figures = {}, { lagMs = 0, wakeUps = t
   const off = windows.filter((w) => Math.abs(w.sent - w.due) > slack(w.due, w.slack))
   if (off.length) {
     const worst = off.reduce((a, b) => (Math.abs(b.sent - b.due) > Math.abs(a.sent - a.due) ? b : a))
-    out.push(`issue rate off the schedule in ${off.length} of ${windows.length} 1 s windows ` +
-      `(worst ${worst.sent} sent for ${worst.due} due at ${roundTo(worst.t / 1000, 1)} s)`)
+    out.push({ code: 'issue-rate-off', off: off.length, windows: windows.length, sent: worst.sent, due: worst.due, atMs: worst.t })
   }
   let due = 0
   let sent = 0
@@ -162,10 +147,10 @@ export function offeredLoadKept (windows, figures = {}, { lagMs = 0, wakeUps = t
   }
   const perWindow = Math.max(...windows.map((w) => w.due))
   const bound = slack(perWindow, windows[0].slack)
-  if (backlog > bound) out.push(`unsent backlog reached ${backlog} requests (bound ${roundTo(bound, 1)})`)
+  if (backlog > bound) out.push({ code: 'unsent-backlog', backlog, bound: roundTo(bound, 1), wakeUp: false })
   // the request that woke the generator is not behind: the backlog is what was due before it
   else if (wakeUps && typeof peakBacklog === 'number' && peakBacklog - 1 > slack(perWindow)) {
-    out.push(`unsent backlog reached ${peakBacklog - 1} requests at one wake-up (bound ${roundTo(slack(perWindow), 1)})`)
+    out.push({ code: 'unsent-backlog', backlog: peakBacklog - 1, bound: roundTo(slack(perWindow), 1), wakeUp: true })
   }
   return out
 }
@@ -188,7 +173,8 @@ function lagLeft (o) {
   return typeof lag === 'number' && lag > 0 ? lag : 0
 }
 
-// The offered-load reasons of a round's figures (empty: kept), for the round and each generator thread.
+// The offered-load reasons of a round's figures (empty: kept), for the round and each generator thread:
+// [{ code: 'offered-load', thread (null: the round's; else { index, of }), miss (offeredLoadKept's code) }].
 // A lab round is judged on its 1 s windows and their backlog with its lag p99 left to the latency rule;
 // the backlog at one wake-up (a momentary stall, caught up within the window) is lag, not a load not
 // offered, so it is shown (`open.peakBacklog`) and not judged here.
@@ -196,10 +182,10 @@ export function offeredLoadReasons (fig) {
   const o = fig?.open
   if (!o) return []
   const judge = (windows, f) => offeredLoadKept(windows, f, { lagMs: lagLeft(f), wakeUps: false })
-  const out = judge(windowsOf(fig), o).map((x) => `load generator did not keep the offered load: ${x}`)
+  const out = judge(windowsOf(fig), o).map((miss) => ({ code: 'offered-load', thread: null, miss }))
   for (const [k, g] of (o.generators ?? []).entries()) {
-    const who = `load generator thread ${k + 1}/${o.generators.length}`
-    out.push(...judge(g.windows ?? null, g).map((x) => `${who} did not keep the offered load: ${x}`))
+    const thread = { index: k, of: o.generators.length }
+    out.push(...judge(g.windows ?? null, g).map((miss) => ({ code: 'offered-load', thread, miss })))
   }
   return out
 }
@@ -221,16 +207,16 @@ export function lagVerdict (fig, sloMs) {
   return { lagP99: lag, p99, sloMs, inDoubt: lagCouldFlip(p99, lag, sloMs) }
 }
 
-// What disturbed a round (empty: nothing): outside interference, or a generator that did not keep the
-// offered load (the step then measured another load than the one asked).
+// What disturbed a round (empty: nothing), as codes: outside interference, or a generator that did not keep
+// the offered load (the step then measured another load than the one asked).
 export function disturbances (fig) {
   return [...interference(fig?.noise), ...offeredLoadReasons(fig)]
 }
 
 // Reasons not to take a run's figures at face value (empty: trusted), as data: [{ code, …figures }]
 // (text/reasons.js reasonText says each in words). sloMs: a latency target the round is judged against (its lag
-// puts it in doubt only where it could flip that verdict). What disturbed a round and a load not offered
-// keep their own words (`by`, `detail`: interference and offeredLoadReasons, also a step's disturbedBy).
+// puts it in doubt only where it could flip that verdict). What disturbed a round (`by`, interference's codes) and
+// a load not offered (offeredLoadReasons) are codes too.
 export function untrustedReasons (fig, { failure, interrupted, sloMs = null } = {}) {
   const out = []
   if (failure) out.push({ code: 'failed', reason: failure.reason })
@@ -247,7 +233,7 @@ export function untrustedReasons (fig, { failure, interrupted, sloMs = null } = 
   const inFlightAtStop = fig.loop !== 'open' && fig.mode === 'duration' ? (fig.connections ?? 0) : 0
   if (r.unanswered > inFlightAtStop && !interrupted) out.push({ code: 'unanswered', count: r.unanswered })
   if (r.completed === 0) out.push({ code: 'no-response' })
-  out.push(...offeredLoadReasons(fig).map((detail) => ({ code: 'offered-load', detail })))
+  out.push(...offeredLoadReasons(fig))
   const lag = lagVerdict(fig, sloMs)
   if (lag?.inDoubt) out.push({ code: 'lag-in-doubt', p99: fig.latency.p99, lagP99: lag.lagP99, sloMs })
   const lg = fig.outside?.loadGenerator

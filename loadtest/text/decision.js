@@ -135,7 +135,7 @@ function rateLines (d, target) {
   const lines = []
   const l = d.limitedBy
   const culprit = l?.name ? `class ${l.name}` : 'the mix as a whole'
-  const limit = l ? `${culprit}: failed first, at ${r1(l.rate)} req/s (${l.why ?? 'its target'})` : 'no step failed above the capacity'
+  const limit = l ? `${culprit}: failed first, at ${r1(l.rate)} req/s (${l.why ?? (l.backlogGrew ? 'backlog grew' : 'its target')})` : 'no step failed above the capacity'
   if (d.refused) {
     lines.push({ label: 'No rate', text: `${refusalText(d.refused)} (${d.refused.reason})` })
     if (d.key) lines.push({ label: 'Highest capacity', text: `${capacityText(d)} at ${target}` })

@@ -60,6 +60,13 @@ function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec,
 
 const r1 = (x) => roundTo(x, 1)
 
+// A step's failure that is not its percentile's (result/capacity.js judgeStep's fault), in words.
+const FAULT_WORDS = {
+  requests: (x) => `${x.failed} failed requests`,
+  backlog: () => 'backlog grew',
+  'no-answer': () => 'no answer'
+}
+
 // The words of each reason and note code (result/trust.js untrustedReasons, result/build.js trustOf).
 const WORDS = {
   failed: (x) => `failed: ${x.reason}`,
@@ -71,15 +78,34 @@ const WORDS = {
   mismatches: (x) => `${x.count} body mismatches`,
   unanswered: (x) => `${x.count} requests unanswered at the end of the round`,
   'no-response': () => 'no response',
-  'offered-load': (x) => x.detail,
+  'offered-load': (x) => typeof x.detail === 'string' // an older lab's, in words
+    ? x.detail
+    : `${x.thread ? `load generator thread ${x.thread.index + 1}/${x.thread.of}` : 'load generator'} did not keep ` +
+      `the offered load: ${reasonText(x.miss)}`,
+  'send-rate-off': (x) => `sent ${x.sendRate} req/s for ${x.scheduledRate} scheduled (${r1(x.error * 100)} %)`,
+  'issue-rate-off': (x) => `issue rate off the schedule in ${x.off} of ${x.windows} 1 s windows ` +
+    `(worst ${x.sent} sent for ${x.due} due at ${r1(x.atMs / 1000)} s)`,
+  'unsent-backlog': (x) => `unsent backlog reached ${x.backlog} requests${x.wakeUp ? ' at one wake-up' : ''} (bound ${x.bound})`,
+  steal: (x) => `steal ${x.stealPct} % > ${x.limit} %`,
+  'foreign-cores': (x) => `other processes used ${x.cores} cores > ${x.limit}` +
+    (x.top?.length ? ` (${x.top.map((p) => `${p.name} ${p.cores}`).join(', ')})` : ''),
+  'work-inflation': (x) => `the work ran ${x.inflation} × its calibrated time > ${x.limit} ×` +
+    (x.inFlight !== null ? ` with ${x.inFlight} at once on ${x.cores} cores` : ''),
+  // a mixed step's failure: the class that failed it, and how (result/mix.js judgeByClass)
+  'class-fail': (x) => `class ${x.cls}: ${FAULT_WORDS[x.fault]?.(x) ?? 'p99 over the target'} (${x.sloMs} ms)`,
+  'near-limit': (x) => `${x.name} ${x.value} within ${x.within * 100} % over its limit ${x.limit}`,
+  // the strategy's own contention (result/trust.js contentionOf): a finding, and its table cell
+  contention: (x) => `work ${x.inflation} × slower: ` +
+    (x.crowded ? `${x.inFlight} at once on ${x.cores} cores` : `its tree kept ${x.treeCores} of ${r1(x.freeCores)} free cores busy`),
+  'contention-short': (x) => `${x.inflation}× · ${x.crowded ? `${x.inFlight} on ${x.cores} cores` : `tree ${x.treeCores} cores`}`,
   'lag-in-doubt': (x) =>
     `latency in doubt: p99 ${x.p99} ms less the generator's lag p99 ${x.lagP99} ms is within the ${x.sloMs} ms target`,
   'generator-saturated': (x) => `load generator saturated (${Math.round(x.utilisation * 100)}% CPU)`,
   'probes-failed': (x) => `${x.count} failed /health probes`,
-  disturbed: (x) => `disturbed: ${x.by.join(', ')}`,
+  disturbed: (x) => `disturbed: ${x.by.map(reasonText).join(', ')}`,
   round: (x) => `round ${x.round}: ${reasonText(x.reason)}`,
   'disturbed-steps': (x) => {
-    const named = x.steps.map((s) => `step ${s.index + 1} (${(s.by ?? []).join(', ')})`)
+    const named = x.steps.map((s) => `step ${s.index + 1} (${(s.by ?? []).map(reasonText).join(', ')})`)
     const more = x.count > x.steps.length ? `, and ${x.count - x.steps.length} more` : ''
     return `disturbed: ${x.count} of ${x.of} steps: ${named.join('; ')}${more}`
   },

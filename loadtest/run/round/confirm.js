@@ -8,7 +8,7 @@ import { connectionsAt } from './load.js'
 import { MIN_REQUESTS } from '../../result/rules.js'
 import { runEntry } from './runner.js'
 import { growingFor, judgeStep } from '../../result/capacity.js'
-import { backlogText } from '../../text/reasons.js'
+import { backlogText, reasonText } from '../../text/reasons.js'
 import { roundFigures } from '../../result/figures.js'
 import { roundTo } from '../../result/stats.js'
 import { errorsOf } from '../../result/requests.js'
@@ -68,6 +68,6 @@ export async function confirmWinner (decision, { plan, loads, results, quick, si
     backlogGrowing: growingFor(fig, decision.sloMs),
     backlog: fig.backlog,
     disturbed: Boolean(fig.disturbed),
-    disturbedBy: fig.disturbedBy ?? []
+    disturbedBy: (fig.disturbedBy ?? []).map(reasonText)
   }
 }

@@ -4,6 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { generatorWindows, lagShare } from '../../../loadtest/result/figures.js'
 import { offeredLoadKept } from '../../../loadtest/result/trust.js'
+import { reasonText } from '../../../loadtest/text/reasons.js'
 
 // The windows the generator counts (run/generate/open-loop.js): due and issue times in 1 s windows from `startMs`.
 function counted (dues, issues, startMs = 0) {
@@ -27,7 +28,7 @@ function timeline (rate, sec, lag = () => 0.2) {
 }
 
 const judge = (rate, { dues, issues }, figures = {}) =>
-  offeredLoadKept(generatorWindows(counted(dues, issues)), figures)
+  offeredLoadKept(generatorWindows(counted(dues, issues)), figures).map(reasonText) // in words, as a report says it
 
 test('generator windows: a steady timeline is kept; the last requests, late past the last window, count in it', () => {
   const t = timeline(10_000, 3)

@@ -145,7 +145,7 @@ test('backlog: a slow growth fails a short step when it would add more wait than
   assert.ok(wait > 122.6, `${wait} ms more wait within ${BACKLOG.horizon} requests`)
   assert.equal(growingFor(fig, 122.6), true)
   assert.equal(judgeStep(fig, 122.6).call, 'fail')
-  assert.equal(judgeStep(fig, 122.6).why, 'backlog grew')
+  assert.equal(judgeStep(fig, 122.6).fault, 'backlog')
   assert.equal(judgeStep(fig, 2 * wait).call, 'pass', 'against a target the added wait stays within, it holds')
   // noise: the same queue a few requests up and down, or a growth at a low rate under BACKLOG_MIN, holds
   const jitter = (p, i) => ({ ...p, completed: p.sent + (i % 2 ? -1 : 1) * (i > 0 ? 1 : 0) })

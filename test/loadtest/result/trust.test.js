@@ -4,7 +4,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import {
-  NOISE_LIMITS, contentionOf, disturbances, interference, issueWindows, lagCouldFlip, lagVerdict, offeredLoadKept,
+  NOISE_LIMITS, contentionOf, disturbances as disturbanceCodes, interference as interferenceCodes, issueWindows,
+  lagCouldFlip, lagVerdict, offeredLoadKept as offeredCodes,
   offeredLoadReasons,
   untrustedReasons as reasonsOf, verdictOf
 } from '../../../loadtest/result/trust.js'
@@ -12,6 +13,11 @@ import { reasonText } from '../../../loadtest/text/reasons.js'
 
 // A round's reasons in words (result/ keeps them as codes: text/reasons.js says them).
 const untrustedReasons = (...args) => reasonsOf(...args).map(reasonText)
+// the rules' codes in words, as a report says them
+const disturbances = (fig) => disturbanceCodes(fig).map(reasonText)
+const interference = (noise) => interferenceCodes(noise).map(reasonText)
+const offeredLoadKept = (...args) => offeredCodes(...args).map(reasonText)
+const contentionText = (noise) => reasonText({ code: 'contention', ...contentionOf(noise) })
 
 // A round's noise: its work 5.4 × slower than calibrated while the server's tree ran 4 units of work at
 // once on 2 cores, using 1.8 cores (the lab took 0.15): nothing else on the machine.
@@ -31,7 +37,8 @@ test('trust: 4 units of work on 2 cores is the strategy\'s own contention — a 
   assert.equal(c.inflation, 5.4)
   assert.equal(c.inFlight, 4)
   assert.equal(c.cores, 2)
-  assert.equal(c.text, 'work 5.4 × slower: 4 at once on 2 cores')
+  assert.equal(contentionText(FOUR_ON_TWO), 'work 5.4 × slower: 4 at once on 2 cores')
+  assert.equal(reasonText({ code: 'contention-short', ...c }), '5.4× · 4 on 2 cores')
   assert.deepEqual(interference(FOUR_ON_TWO), [], 'no outside interference')
   assert.deepEqual(disturbances(round(FOUR_ON_TWO)), [])
   assert.deepEqual(untrustedReasons(round(FOUR_ON_TWO)), [], 'the round stays trusted')
@@ -50,7 +57,7 @@ test('trust: the same figures with other processes at 0.5 core are disturbed', (
 test('trust: a tree that kept the free cores busy itself is contended; slow work on an idle tree is interference', () => {
   // cluster-threads at a low rate: little work in flight, but its threads and loops used 1.8 of 1.85 free cores
   const busy = { ...FOUR_ON_TWO, workInflation: 1.35, inFlight: 0.9, treeCores: 1.8 }
-  assert.match(contentionOf(busy).text, /its tree kept 1.8 of 1.9 free cores busy/)
+  assert.match(contentionText(busy), /its tree kept 1.8 of 1.9 free cores busy/)
   assert.deepEqual(interference(busy), [])
   // one unit at a time on an event loop that got 0.6 core: the work is slow for a reason outside the tree
   const idle = { ...FOUR_ON_TWO, workInflation: 1.6, inFlight: 0.9, treeCores: 0.6 }

@@ -8,8 +8,13 @@ import { once } from 'node:events'
 import {
   busyCores, noiseOf, parsePidStat, parseProcStat, readMachine, readProcesses, stealPercent, topConsumers
 } from '../../../../loadtest/run/watch/noise.js'
-import { NEAR_LIMIT, NOISE_LIMITS, disturbances, nearLimits } from '../../../../loadtest/result/trust.js'
+import { NEAR_LIMIT, NOISE_LIMITS, disturbances as disturbanceCodes, nearLimits as nearCodes } from '../../../../loadtest/result/trust.js'
+import { reasonText } from '../../../../loadtest/text/reasons.js'
 import { readReport, runLab, tempDir } from '../../../helpers/lab.js'
+
+// The rules' codes in words, as a report says them (text/reasons.js).
+const disturbances = (fig) => disturbanceCodes(fig).map(reasonText)
+const nearLimits = (noise) => nearCodes(noise).map(reasonText)
 
 // Two /proc/stat texts 1 s apart on a 2-core guest (100 ticks a second): 50 ticks of steal out of 200.
 const BEFORE = 'cpu  1000 10 500 8000 40 0 20 100 0 0\ncpu0 500 5 250 4000 20 0 10 50 0 0\nintr 1 2 3\n'
