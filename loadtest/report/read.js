@@ -89,15 +89,49 @@ export function upgradeBound (c) {
 
 const list = (x) => (Array.isArray(x) ? x : [])
 
+// The decision's rules, outcomes, refusals and tie-breaks older reports wrote in words, and their codes
+// (result/decision.js; text/decision.js says them).
+const OLD_DECISION = {
+  rule: {
+    'highest capacity': 'highest-capacity',
+    'brackets apart': 'brackets-apart',
+    'tie broken': 'tie-broken',
+    'tie not broken': 'tie-not-broken',
+    'past capacity': 'past-capacity'
+  },
+  outcome: { 'all collapse': 'all-collapse', 'none keeps': 'none-keeps' },
+  reason: { 'runs disagree': 'runs-disagree', 'none meets the target': 'none-meets' },
+  by: { 'peak RSS': 'peak-rss' }
+}
+
+// Upgrades `o[key]` from its old words to its code, in place (anything else is left as it is).
+function upgradeField (o, key) {
+  if (o && typeof o === 'object' && typeof o[key] === 'string' && Object.hasOwn(OLD_DECISION[key], o[key])) {
+    o[key] = OLD_DECISION[key][o[key]]
+  }
+}
+
+// Upgrades a decision's codes from older reports' words, in place: its bounds (upgradeBound), its rule and
+// tie-break, its past-capacity outcome, its refusal's reason and lean.
+function upgradeDecision (d) {
+  for (const c of [d, d.target, d.runnerUp, ...list(d.targets), ...list(d.unmet)]) upgradeBound(c)
+  upgradeField(d.decidedBy, 'rule')
+  upgradeField(d.decidedBy?.tieBreak, 'by')
+  upgradeField(d.pastRule, 'outcome')
+  upgradeField(d.refused, 'reason')
+  upgradeField(d.refused?.lean?.tieBreak, 'by')
+}
+
 // Upgrades a parsed report from older labs' forms to today's, in place, before the schema check: the
-// capacities' bounds (upgradeBound) of every sweep, its targets and runs, and of the decision. Returns it.
+// capacities' bounds (upgradeBound) of every sweep, its targets and runs, and the decision's codes
+// (upgradeDecision). Returns it.
 export function upgradeReport (data) {
   for (const r of list(data?.results)) {
     const sweep = r?.capacity
     if (sweep && typeof sweep === 'object') [sweep.capacity, ...list(sweep.targets), ...list(sweep.runs)].forEach(upgradeBound)
   }
   const d = data?.decision
-  if (d && typeof d === 'object') [d, d.target, d.runnerUp, ...list(d.targets), ...list(d.unmet)].forEach(upgradeBound)
+  if (d && typeof d === 'object') upgradeDecision(d)
   return data
 }
 

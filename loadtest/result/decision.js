@@ -75,7 +75,7 @@ function goodputAt2x (r) {
 
 // Break a tie between candidates by goodput at 2 × capacity, then by peak RSS: { winner, by } or null,
 // `by` the figures that broke it: { by: 'goodput', multiple, shares: [winner's, next] } or
-// { by: 'peak RSS', bytes: [winner's, next] }.
+// { by: 'peak-rss', bytes: [winner's, next] }.
 function breakTie (tied) {
   const good = tied.map((c) => goodputAt2x(c.result))
   if (good.every(isNum)) {
@@ -88,25 +88,25 @@ function breakTie (tied) {
   if (rss.every(isNum)) {
     const order = tied.map((c, i) => [c, rss[i]]).sort((a, b) => a[1] - b[1])
     if ((order[1][1] - order[0][1]) / order[1][1] > RSS_MARGIN) {
-      return { winner: order[0][0], by: { by: 'peak RSS', bytes: [order[0][1], order[1][1]] } }
+      return { winner: order[0][0], by: { by: 'peak-rss', bytes: [order[0][1], order[1][1]] } }
     }
   }
   return null
 }
 
 // The ranking at one target: the top candidate, the candidates tied with it, and the rule that ranked them:
-// { rule: 'highest capacity' | 'brackets apart' | 'tie broken' (tieBreak: breakTie's figures) | 'tie not
-// broken' | 'tie' }. Settings of one strategy that tie are told apart by breakTie; strategies that tie are
-// a refusal.
+// { rule: 'highest-capacity' | 'brackets-apart' | 'tie-broken' (tieBreak: breakTie's figures) |
+// 'tie-not-broken' | 'tie' } (codes: text/decision.js ruleText says them). Settings of one strategy that
+// tie are told apart by breakTie; strategies that tie are a refusal.
 function rankAt (results, sloMs) {
   const all = candidatesAt(results, sloMs)
-  if (!all.length) return { all, top: null, tied: [], rule: { rule: 'highest capacity' } }
+  if (!all.length) return { all, top: null, tied: [], rule: { rule: 'highest-capacity' } }
   const tied = all.filter((c) => c === all[0] || overlaps(c.target, all[0].target))
-  if (tied.length === 1) return { all, top: all[0], tied, rule: { rule: 'brackets apart' } }
+  if (tied.length === 1) return { all, top: all[0], tied, rule: { rule: 'brackets-apart' } }
   const oneServer = new Set(tied.map((c) => runName(c.result))).size === 1
   const broken = breakTie(tied)
-  if (oneServer && broken) return { all, top: broken.winner, tied, rule: { rule: 'tie broken', tieBreak: broken.by } }
-  return { all, top: all[0], tied, rule: { rule: oneServer ? 'tie not broken' : 'tie' }, lean: broken }
+  if (oneServer && broken) return { all, top: broken.winner, tied, rule: { rule: 'tie-broken', tieBreak: broken.by } }
+  return { all, top: all[0], tied, rule: { rule: oneServer ? 'tie-not-broken' : 'tie' }, lean: broken }
 }
 
 // A capacity's bracket as data: { pass, fail } (fail null: open above).
@@ -249,8 +249,8 @@ function configOf (x) {
 // the rule's figures (`rule`, null: the winner was not probed) and whether it settled a tie between
 // strategies. rule: { config, collapses, why, kept (least goodput share kept), outcome, ... } with outcome
 // 'keeps' (lost: the tied strategies that collapse), 'survivor' (survivor: { config, same (the winner's own
-// shedding setting), kept, rps }), 'all collapse' (shed: { config, why } of the setting that would shed,
-// or null) or 'none keeps' (within: SURVIVOR_WITHIN, keepShare: KEEP_SHARE).
+// shedding setting), kept, rps }), 'all-collapse' (shed: { config, why } of the setting that would shed,
+// or null) or 'none-keeps' (within: SURVIVOR_WITHIN, keepShare: KEEP_SHARE).
 function weighPast (rank) {
   const top = rank.top
   const all = closeTo(rank).flatMap(configsOf)
@@ -280,11 +280,11 @@ function weighPast (rank) {
   if (measured.every((x) => x.past.collapses)) {
     const shed = measured.find((x) => x.candidate === top && x.probe.variant) ?? measured.find((x) => x.probe.variant)
     const would = shed ? { config: configOf(shed), why: shed.past.why } : null
-    return { chosen: asSwept, rule: { ...head, outcome: 'all collapse', shed: would }, tieBroken: false }
+    return { chosen: asSwept, rule: { ...head, outcome: 'all-collapse', shed: would }, tieBroken: false }
   }
   return {
     chosen: asSwept,
-    rule: { ...head, outcome: 'none keeps', within: SURVIVOR_WITHIN, keepShare: KEEP_SHARE },
+    rule: { ...head, outcome: 'none-keeps', within: SURVIVOR_WITHIN, keepShare: KEEP_SHARE },
     tieBroken: false
   }
 }
@@ -301,14 +301,14 @@ function pastCapacityOf (x) {
 // pick, not enough between strategies), or the winner's runs disagreeing ({ held, failed }).
 function refusalOf (rank, { chosen, tieBroken }) {
   const top = chosen.candidate
-  if (rank.tied.length > 1 && rank.rule.rule !== 'tie broken' && !tieBroken) {
+  if (rank.tied.length > 1 && rank.rule.rule !== 'tie-broken' && !tieBroken) {
     const lean = rank.lean ? { key: rank.lean.winner.result.key, tieBreak: rank.lean.by } : null
     return { reason: 'tie', keys: rank.tied.map((c) => c.result.key), brackets: rank.tied.map((c) => bracketOf(c.target)), lean }
   }
   const verdict = verdictOf(top.result) // the one verdict every output shows
   if (!verdict.trusted) return { reason: 'disturbed', keys: [top.result.key], reasons: verdict.reasons }
   const dis = runsDisagree(top.result)
-  if (dis) return { reason: 'runs disagree', keys: [top.result.key], held: dis.held, failed: dis.failed }
+  if (dis) return { reason: 'runs-disagree', keys: [top.result.key], held: dis.held, failed: dis.failed }
   return null
 }
 
@@ -399,7 +399,7 @@ export function decide (report, { sloMs = null, headroom = HEADROOM, form = 'nod
       pastCapacity: null,
       pastRule: null,
       confirm: null,
-      refused: { reason: 'none meets the target', keys: [], sloMs: target }
+      refused: { reason: 'none-meets', keys: [], sloMs: target }
     }
   }
   const weighed = weighPast(rank)
@@ -407,7 +407,7 @@ export function decide (report, { sloMs = null, headroom = HEADROOM, form = 'nod
   const top = chosen.candidate
   const win = named(top)
   const byPast = weighed.tieBroken || top !== rank.top || Boolean(chosen.probe?.variant)
-  const rule = byPast ? { rule: 'past capacity' } : rank.rule
+  const rule = byPast ? { rule: 'past-capacity' } : rank.rule
   const next = rank.all.find((c) => c !== top) ?? null
   const flags = [...(top.result.args ?? []), ...(chosen.probe?.flags ?? [])]
   return {

@@ -28,7 +28,7 @@ function pastLine (d) {
   if (!rule) return pastText(d.past)
   const figures = d.pastCapacity ? figuresText(d.pastCapacity) : null
   const chosen = typeof rule === 'object' && (rule.outcome === 'survivor' ? rule.survivor?.config : rule.config)
-  if (d.decidedBy?.rule === 'past capacity' && figures && chosen && !d.refused) return `${configName(chosen)}: ${figures}`
+  if (d.decidedBy?.rule === 'past-capacity' && figures && chosen && !d.refused) return `${configName(chosen)}: ${figures}`
   return pastRuleText(rule) + (figures ? ` (${figures})` : '')
 }
 
@@ -102,7 +102,7 @@ export function decisionLines (d, results = null) {
   const target = `p${d.target?.percentile ?? 99} ≤ ${r1(d.sloMs)} ms` // --quick judges p95
   if (d.recommends === 'rate') return rateLines(d, rateTarget(d, target, results))
   if (d.refused) {
-    lines.push({ label: 'No recommendation', text: `${refusalText(d.refused)} (${d.refused.reason})` })
+    lines.push({ label: 'No recommendation', text: `${refusalText(d.refused)} (${reasonName(d.refused)})` })
     if (d.key) lines.push({ label: 'Highest capacity', text: `${who(d)}: ${capacityText(d)} at ${target}` })
   } else {
     lines.push(runLine(d))
@@ -137,7 +137,7 @@ function rateLines (d, target) {
   const culprit = l?.name ? `class ${l.name}` : 'the mix as a whole'
   const limit = l ? `${culprit}: failed first, at ${r1(l.rate)} req/s (${l.why ?? (l.backlogGrew ? 'backlog grew' : 'its target')})` : 'no step failed above the capacity'
   if (d.refused) {
-    lines.push({ label: 'No rate', text: `${refusalText(d.refused)} (${d.refused.reason})` })
+    lines.push({ label: 'No rate', text: `${refusalText(d.refused)} (${reasonName(d.refused)})` })
     if (d.key) lines.push({ label: 'Highest capacity', text: `${capacityText(d)} at ${target}` })
   } else {
     lines.push({ label: 'Plan rate', text: `${r1(d.planRps)} req/s to ${d.key}, ${Math.round(d.headroom * 100)} % of its capacity` })
@@ -163,16 +163,21 @@ function tieBreakText (b) {
   return `peak RSS (${mbSpaced(b.bytes[0])} against ${mbSpaced(b.bytes[1])})`
 }
 
+// The words of each rule that decides (result/decision.js rankAt and decide: decidedBy.rule).
+const RULE_WORDS = {
+  'past-capacity': (r, d) => `past capacity: ${pastRuleText(d.pastRule ?? d.pastText)}`,
+  'brackets-apart': () => 'highest capacity, brackets apart',
+  'tie-broken': (r) => `tie on capacity, broken by ${tieBreakText(r.tieBreak)}`,
+  'tie-not-broken': () => 'tie on capacity, not broken',
+  tie: () => 'tie on capacity',
+  'highest-capacity': () => 'highest capacity'
+}
+
 // The rule that decided (the decision's decidedBy, with its pastRule when past capacity decided).
 export function ruleText (d) {
   const r = d.decidedBy
   if (typeof r === 'string' || !r) return r ?? null
-  if (r.rule === 'past capacity') return `past capacity: ${pastRuleText(d.pastRule ?? d.pastText)}`
-  if (r.rule === 'brackets apart') return 'highest capacity, brackets apart'
-  if (r.rule === 'tie broken') return `tie on capacity, broken by ${tieBreakText(r.tieBreak)}`
-  if (r.rule === 'tie not broken') return 'tie on capacity, not broken'
-  if (r.rule === 'tie') return 'tie on capacity'
-  return r.rule // 'highest capacity'
+  return RULE_WORDS[r.rule]?.(r, d) ?? String(r.rule)
 }
 
 // What collapsed, one item: `goodput 0 % at 1.5 ×`, `recovery 44 s`, `no recovery within 15 s`.
@@ -208,7 +213,7 @@ export function pastRuleText (p) {
       : `${configName(s.config)} keeps ${pctSpaced(s.kept)} at ${r1(s.rps)} req/s`
     return p.collapses ? `${head}; ${how}` : `${how}; the others collapse`
   }
-  if (p.outcome === 'all collapse') {
+  if (p.outcome === 'all-collapse') {
     const would = p.shed
       ? `the setting that would shed: ${p.shed.config.shedding} (${configName(p.shed.config)}: ${why(p.shed.why)})`
       : 'no shedding setting was probed'
@@ -216,6 +221,10 @@ export function pastRuleText (p) {
   }
   return `${head}; no configuration within ${Math.round(p.within * 100)} % of its capacity keeps ${Math.round(p.keepShare * 100)} %`
 }
+
+// A refusal's reason in a word or two (result/decision.js refusalOf's codes).
+const REFUSAL_WORDS = { tie: 'tie', disturbed: 'disturbed', 'runs-disagree': 'runs disagree', 'none-meets': 'none meets the target' }
+const reasonName = (r) => REFUSAL_WORDS[r.reason] ?? String(r.reason)
 
 // Why the decision refuses, in one line (result/decision.js refusalOf).
 export function refusalText (r) {
@@ -229,7 +238,7 @@ export function refusalText (r) {
     const more = r.reasons.length > 2 ? `; and ${r.reasons.length - 2} more (the report's trust section)` : ''
     return `${key}'s sweep is not to be taken at face value: ${r.reasons.slice(0, 2).join('; ')}${more}`
   }
-  if (r.reason === 'runs disagree') {
+  if (r.reason === 'runs-disagree') {
     return `${key}'s sweeps disagree beyond their brackets: one held ${r1(r.held)} req/s, another failed at ${r1(r.failed)}`
   }
   return `no strategy held p99 ≤ ${r.sloMs} ms at any rate tried`

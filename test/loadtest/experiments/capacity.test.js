@@ -185,7 +185,7 @@ test('capacity --quick --slo 100,400: the decision first in every output, at the
   const keys = ['key', 'server', 'setting', 'sloMs', 'capacityRps', 'bracket', 'planRps', 'runnerUp', 'refused', 'confirm']
   assert.deepEqual(Object.keys(d).filter((k) => keys.includes(k)).length, keys.length)
   if (d.key) assert.equal(d.planRps, Math.round(d.capacityRps * HEADROOM * 10) / 10)
-  else assert.equal(d.refused.reason, 'none meets the target')
+  else assert.equal(d.refused.reason, 'none-meets')
   // the terminal: the decision is the last block, its target the user's own
   const tail = run.stderr.slice(run.stderr.lastIndexOf('\nDecision\n'))
   assert.ok(run.stderr.lastIndexOf('\nDecision\n') > run.stderr.lastIndexOf('report: '), 'the decision after the report line')
@@ -219,7 +219,7 @@ test('capacity --quick --tune threads=1,2: a key per setting, and a decision tha
     assert.ok(['1', '2'].includes(d.setting.value))
     assert.match(run.stderr, /(Run|Highest capacity) +queued-threads with threads=\d/)
   } else {
-    assert.equal(d.refused.reason, 'none meets the target')
+    assert.equal(d.refused.reason, 'none-meets')
   }
 })
 
@@ -246,7 +246,7 @@ test('capacity --quick --confirm: past capacity probed for the close candidates,
   }
   assert.equal(d.target.own, true)
   if (!d.key) {
-    assert.equal(d.refused.reason, 'none meets the target')
+    assert.equal(d.refused.reason, 'none-meets')
     assert.match(d.confirm.skipped, /no capacity/)
     assert.equal(close.length, 0)
     return

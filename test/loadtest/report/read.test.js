@@ -60,3 +60,20 @@ test('upgradeReport: every capacity of a report (sweeps, targets, runs, the deci
     ['refined', 'at-least', 'at-least', 'budget-spent', 'no-target'])
   assert.deepEqual(upgradeReport({ results: 'not a list' }), { results: 'not a list' }, 'a malformed report is left to the schema')
 })
+
+test('upgradeReport: a decision\'s rule, tie-break, past-capacity outcome and refusal read as their codes', () => {
+  const report = {
+    results: [],
+    decision: {
+      decidedBy: { rule: 'tie broken', tieBreak: { by: 'peak RSS', bytes: [1, 2] } },
+      pastRule: { outcome: 'none keeps' },
+      refused: { reason: 'none meets the target', lean: { key: 'a', tieBreak: { by: 'peak RSS' } } }
+    }
+  }
+  const d = upgradeReport(report).decision
+  const { decidedBy: by, pastRule, refused } = d
+  const got = [by.rule, by.tieBreak.by, pastRule.outcome, refused.reason, refused.lean.tieBreak.by]
+  assert.deepEqual(got, ['tie-broken', 'peak-rss', 'none-keeps', 'none-meets', 'peak-rss'])
+  const words = { decidedBy: 'highest capacity, brackets apart', refused: { reason: 'toString' } }
+  assert.deepEqual(upgradeReport({ results: [], decision: words }).decision, words, 'words as a whole, or no old form, are left')
+})

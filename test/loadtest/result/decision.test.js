@@ -86,11 +86,11 @@ test('decision refuses: strategies whose top brackets overlap (both named), a di
   assert.equal(disturbed.key, 'cluster@loop:3e7#capacity', 'the refused winner is still named')
   const runs = [{ rps: 80, bracket: { pass: 80, fail: 84 } }, { rps: 95, bracket: { pass: 95, fail: 99 } }]
   const disagree = decide(report(result('simple', [[100, 40, 44]]), result('cluster', [[100, 80, 84]], { runs })))
-  assert.equal(disagree.refused.reason, 'runs disagree')
+  assert.equal(disagree.refused.reason, 'runs-disagree')
   assert.deepEqual(runsDisagree({ capacity: { runs } }), { held: 95, failed: 84 })
   assert.equal(runsDisagree({ capacity: { runs: [runs[0], { rps: 82, bracket: { pass: 82, fail: 86 } }] } }), null)
   const none = decide(report(result('simple', [[100, null, 3]])))
-  assert.equal(none.refused.reason, 'none meets the target')
+  assert.equal(none.refused.reason, 'none-meets')
   assert.equal(none.key, null)
 })
 
