@@ -11,11 +11,11 @@ import capacity, { oneTargetSweep } from './capacity.js'
 import { RATE_RANGE, SLO_RANGE } from '../settings.js'
 import { checkedNumber, readReportFile } from '../report/read.js'
 import { taskArgs } from '../run/watch/task.js'
-import { OVERLOAD_DEFAULTS, OVERLOAD_QUICK, overloadRule } from '../result/overload.js'
+import { OVERLOAD_DEFAULTS, OVERLOAD_QUICK } from '../result/overload.js'
 import { fmtRecovery } from '../text/sentences.js'
 import { runName } from '../result/key.js'
 import { boundFields } from '../result/capacity.js'
-import { boundText } from '../text/reasons.js'
+import { boundText, overloadRuleText } from '../text/reasons.js'
 
 // The capacity sweep's own settings (experiments/capacity.js), with the overload steps' (result/overload.js).
 const defaults = { ...capacity.defaults, overload: OVERLOAD_DEFAULTS }
@@ -126,7 +126,7 @@ export default {
   },
   notes ({ settings, rate }) {
     return [
-      `overload: ${overloadRule(settings.overload)}`,
+      `overload: ${overloadRuleText(settings.overload)}`,
       'overload: the shedding variants run at their base strategy\'s C; wasted CPU is null where the work is not CPU (a sleep)',
       ...(rate ? ['overload: --rate is ignored: the rates are multiples of each capacity'] : [])
     ]

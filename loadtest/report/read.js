@@ -123,12 +123,15 @@ function upgradeDecision (d) {
 }
 
 // Upgrades a parsed report from older labs' forms to today's, in place, before the schema check: the
-// capacities' bounds (upgradeBound) of every sweep, its targets and runs, and the decision's codes
-// (upgradeDecision). Returns it.
+// capacities' bounds (upgradeBound) of every sweep, its targets and runs, its budget's cut, and the
+// decision's codes (upgradeDecision). Returns it.
 export function upgradeReport (data) {
   for (const r of list(data?.results)) {
     const sweep = r?.capacity
-    if (sweep && typeof sweep === 'object') [sweep.capacity, ...list(sweep.targets), ...list(sweep.runs)].forEach(upgradeBound)
+    if (sweep && typeof sweep === 'object') {
+      for (const c of [sweep.capacity, ...list(sweep.targets), ...list(sweep.runs)]) upgradeBound(c)
+      if (sweep.budget?.cut === 'looser targets') sweep.budget.cut = 'looser-targets' // the code older labs wrote in words
+    }
   }
   const d = data?.decision
   if (d && typeof d === 'object') upgradeDecision(d)

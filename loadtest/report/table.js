@@ -1,8 +1,8 @@
 // The summary table: pure rows from a report, and a plain-text renderer for the terminal.
 import { termText } from '../text/escape.js'
 import { fmtMb as mb, fmtMs as ms, fmtNum as num, fmtPct as pct, MISSING } from '../text/format.js'
-import { runtimeName, unmeasuredLines, unmeasuredText, unmeasuredWhy } from '../result/runtime.js'
-import { MARKS, findingLines, trustMark } from '../text/sentences.js'
+import { runtimeName, unmeasuredLines, unmeasuredWhy } from '../result/runtime.js'
+import { MARKS, findingLines, trustMark, unmeasuredText } from '../text/sentences.js'
 import { phaseLines } from '../text/phases.js'
 import { runName } from '../result/key.js'
 

@@ -257,7 +257,7 @@ export function buildHttpResult (record, { calibration = {}, cores = null, say =
     ideal: idealRate,
     efficiency: idealRate && typeof shown?.rps === 'number' ? roundTo(shown.rps / idealRate.rps, 3) : null,
     capacity: sweep && { ...sweep, steps: sweep.steps.map((s) => stepWords(s, say)) },
-    overload: overloadOf(record.overload), // past capacity (experiment overload), null otherwise
+    overload: overloadOf(record.overload, say), // past capacity (experiment overload), null otherwise
     ...(record.mixed ? { mixed: mixedOf(record.mixed, e, say) } : {}), // the mixed experiment's round
     examples: shown ? { mismatchBody: shown.samples.mismatch, error: shown.samples.error } : null,
     bodies: shown?.bodies ?? null, // { maxBytes, overCap, largestBytes }: bodies over --max-body

@@ -51,19 +51,6 @@ export function burstPhases (capacityRps, { burst } = OVERLOAD_DEFAULTS) {
   return { phases, burstEndMs: (burst.beforeSec + burst.burstSec) * 1000 }
 }
 
-// The rules in words, for the report.
-export function overloadRule (settings = OVERLOAD_DEFAULTS) {
-  const b = settings.burst
-  return `open-loop steps at ${settings.multiples.join(', ')} × C (C: the capacity at the target), each max(` +
-    `${settings.minStepSec} s, ${settings.stepPatiences} patiences) long, its first max(1 s, 2 patiences) not counted; ` +
-    `client patience (timeout) ${settings.patienceTargets} × the target. Goodput: verified 2xx answers within the ` +
-    'target from their due time, per second of schedule. Burst: ' +
-    `${b.baseMultiple} × C for ${b.beforeSec} s, ${b.burstMultiple} × C for ${b.burstSec} s, ${b.baseMultiple} × C up to ` +
-    `${b.afterSec} s; recovery: from the burst's end until every 1 s window (by due time) has goodput ≥ ` +
-    `${settings.recoveryShare * 100} % of what was offered in it and p99 within the target (the round stops once ` +
-    `${settings.confirmWindows} windows in a row have); not recovered within ${b.afterSec} s: metastable.`
-}
-
 // Whether a window ({ offered, good, p99 }) has recovered.
 export function windowRecovered (w, sloMs, share = OVERLOAD_DEFAULTS.recoveryShare) {
   return Boolean(w) && w.offered > 0 && w.good >= share * w.offered && w.p99 !== null && w.p99 <= sloMs
@@ -143,7 +130,8 @@ function burstOf (round, { sloMs, burstEndMs, phases, share }) {
 }
 
 // The overload block of a result from the run record's `overload` (run/round/overload.js); null without one.
-export function overloadOf (o) {
+// `say`: the words of its rule ({ code: 'overload-rule', settings }: text/reasons.js reasonText); without it, the code.
+export function overloadOf (o, say = (x) => x.code) {
   if (!o) return null
   const { capacityRps, settleMs, sloMs } = o
   const steps = o.steps.map((s) =>
@@ -158,7 +146,7 @@ export function overloadOf (o) {
     patienceMs: o.patienceMs,
     stepSec: o.stepSec,
     settleMs: o.settleMs,
-    rule: overloadRule(o.settings),
+    rule: say({ code: 'overload-rule', settings: o.settings }),
     refused: o.refused ?? null,
     steps,
     recovery: burst

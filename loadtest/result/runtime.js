@@ -18,24 +18,19 @@ export function unmeasuredWhy (result, what) {
 }
 
 // The figures a report's runs could not measure, one line per runtime and instrument:
-// [{ runtime, what, why, runs }] (runs: how many results), for the notes under a table.
+// [{ runtime (null: not named), what, why, runs }] (runs: how many results), for the notes under a table
+// (text/sentences.js unmeasuredText says each).
 export function unmeasuredLines (results) {
   const lines = new Map()
   for (const r of results ?? []) {
     for (const what of ['eventLoop', 'elu']) {
       const why = unmeasuredWhy(r, what)
       if (!why) continue
-      const runtime = runtimeName(r.runtime) ?? 'this runtime'
+      const runtime = runtimeName(r.runtime)
       const key = `${runtime}\u0000${what}`
       if (!lines.has(key)) lines.set(key, { runtime, what, why, runs: 0 })
       lines.get(key).runs++
     }
   }
   return [...lines.values()]
-}
-
-// The one-line note of an unmeasured figure: what is shown as "—", under which runtime, and why.
-export function unmeasuredText ({ runtime, what, why }) {
-  const figure = what === 'eventLoop' ? 'loop p99 (event-loop delay)' : 'ELU (event-loop utilisation)'
-  return `— ${figure} under ${runtime}: not measured (${why})`
 }

@@ -216,7 +216,7 @@ function fits (budget, sec, first) {
 
 // The next step of a sweep and its planned length ({ step, sec }; step null: done), from its steps so far
 // judged for each target (`views`): nextStep's, within the budget (the looser targets' share spent: the first
-// target's steps only; cut: 'looser targets' when only theirs were left out, 'sweep' when a first target's
+// target's steps only; cut: 'looser-targets' when only theirs were left out, 'sweep' when a first target's
 // step was) and the rate cap (like --rate: past a step at the cap the sweep has nothing higher to offer).
 function plannedStep (views, history, { aims, budget, lengthOf, opts }) {
   let step = nextStep(views, aims, opts)
@@ -225,7 +225,7 @@ function plannedStep (views, history, { aims, budget, lengthOf, opts }) {
     const loose = !forFirst(step)
     step = loose ? nextStep([views[0]], aims, opts) : null
     sec = step && lengthOf([views[0]], step)
-    budget.cut = loose && (!step || fits(budget, sec, true)) ? 'looser targets' : 'sweep'
+    budget.cut = loose && (!step || fits(budget, sec, true)) ? 'looser-targets' : 'sweep'
     if (step && !fits(budget, sec, true)) step = null
   }
   if (step && step.rate > RATE_RANGE.max) {

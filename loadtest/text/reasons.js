@@ -4,6 +4,7 @@
 import { roundTo } from '../result/stats.js'
 import { BACKLOG, CLIMB, FLOOR, HOLD, LENGTH, REPEAT, SAMPLE, percentileOf, requestsToShow } from '../result/rules.js'
 import { backlogWaitMs } from '../result/capacity.js'
+import { OVERLOAD_DEFAULTS } from '../result/overload.js'
 
 // A share as words: "half", else "N % of".
 const fraction = (x) => (x === 0.5 ? 'half' : `${roundTo(x * 100, 1)} % of`)
@@ -60,6 +61,19 @@ function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec,
 
 const r1 = (x) => roundTo(x, 1)
 
+// The overload experiment's rules in words (its settings, result/overload.js OVERLOAD_DEFAULTS), for the report.
+export function overloadRuleText (settings = OVERLOAD_DEFAULTS) {
+  const b = settings.burst
+  return `open-loop steps at ${settings.multiples.join(', ')} × C (C: the capacity at the target), each max(` +
+    `${settings.minStepSec} s, ${settings.stepPatiences} patiences) long, its first max(1 s, 2 patiences) not counted; ` +
+    `client patience (timeout) ${settings.patienceTargets} × the target. Goodput: verified 2xx answers within the ` +
+    'target from their due time, per second of schedule. Burst: ' +
+    `${b.baseMultiple} × C for ${b.beforeSec} s, ${b.burstMultiple} × C for ${b.burstSec} s, ${b.baseMultiple} × C up to ` +
+    `${b.afterSec} s; recovery: from the burst's end until every 1 s window (by due time) has goodput ≥ ` +
+    `${settings.recoveryShare * 100} % of what was offered in it and p99 within the target (the round stops once ` +
+    `${settings.confirmWindows} windows in a row have); not recovered within ${b.afterSec} s: metastable.`
+}
+
 // A step's failure that is not its percentile's (result/capacity.js judgeStep's fault), in words.
 const FAULT_WORDS = {
   requests: (x) => `${x.failed} failed requests`,
@@ -93,6 +107,7 @@ const WORDS = {
     (x.inFlight !== null ? ` with ${x.inFlight} at once on ${x.cores} cores` : ''),
   // a mixed step's failure: the class that failed it, and how (result/mix.js judgeByClass)
   'class-fail': (x) => `class ${x.cls}: ${FAULT_WORDS[x.fault]?.(x) ?? 'p99 over the target'} (${x.sloMs} ms)`,
+  'overload-rule': (x) => overloadRuleText(x.settings),
   'near-limit': (x) => `${x.name} ${x.value} within ${x.within * 100} % over its limit ${x.limit}`,
   // the strategy's own contention (result/trust.js contentionOf): a finding, and its table cell
   contention: (x) => `work ${x.inflation} × slower: ` +

@@ -56,6 +56,13 @@ export function fmtRecovery (rec) {
   return watched ? `metastable: not within ${sec(rec.observedMs - rec.burstEndMs)}` : 'metastable'
 }
 
+// The one-line note of an unmeasured figure (result/runtime.js unmeasuredLines): what is shown as "—",
+// under which runtime, and why.
+export function unmeasuredText ({ runtime, what, why }) {
+  const figure = what === 'eventLoop' ? 'loop p99 (event-loop delay)' : 'ELU (event-loop utilisation)'
+  return `— ${figure} under ${runtime ?? 'this runtime'}: not measured (${why})`
+}
+
 // One line naming a report's machine: its label if set, else host, CPU model and cores.
 export function machineLine (report) {
   const m = report?.machine ?? {}

@@ -115,11 +115,11 @@ test('budget: no sweep exceeds its time budget; the looser targets\' bisections 
     assert.ok(Math.abs(run.budget.spentSec - run.sec) < 0.5, 'the sweep accounts what it spent')
     const fewer = `${run.steps.length} < ${free.steps.length}`
     assert.ok(run.steps.length < free.steps.length, `${budgetSec} s: fewer steps than without a budget (${fewer})`)
-    assert.ok(['looser targets', 'sweep'].includes(run.budget.cut), 'the cut is recorded')
+    assert.ok(['looser-targets', 'sweep'].includes(run.budget.cut), 'the cut is recorded')
   }
   // a budget that cuts only the looser targets: the first target's capacity and bracket as without one
   const mid = driveTimed(make(200), p99At)
-  assert.equal(mid.budget.cut, 'looser targets')
+  assert.equal(mid.budget.cut, 'looser-targets')
   assert.deepEqual(mid.targets[0].bracket, free.targets[0].bracket, 'the first target refined as without a budget')
   assert.equal(mid.targets[0].bound, 'refined')
   const width = (t) => (t.bracket.fail ?? Infinity) - t.rps
