@@ -380,7 +380,10 @@ function againstBaseline (c, i, { kind, base, baseRun, run, baseline }) {
   }
   c.rpsRatio = ratio(c.rps, base?.rps)
   c.p99Ratio = ratio(c.p99, base?.p99)
-  c.capacityRefused = i === baseline ? null : targetsDiffer(base, c) ?? boundsRefused(base, c)
+  const differ = i === baseline ? null : targetsDiffer(base, c)
+  c.capacityRefused = i === baseline ? null : differ ?? boundsRefused(base, c)
+  // why, as a code: 'targets-differ', or 'bound' (a lower bound, or no capacity to divide); null: compared
+  c.capacityRefusedBy = differ ? 'targets-differ' : c.capacityRefused ? 'bound' : null
   c.capacityRatio = c.capacityRefused ? null : ratio(c.capacity, base?.capacity)
   // a lower bound over a measurement: the ratio is at least this much
   c.capacityRatioSign = isNum(c.capacityRatio) && c.capacityBound === AT_LEAST ? '≥' : null

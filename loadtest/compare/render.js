@@ -131,7 +131,7 @@ function capacityText (c, none, number) {
 
 // A capacity ratio not computed: 'targets differ', or '-' for a bound (the note under the table says why).
 function refusedText (c) {
-  return /targets \d+ % apart/.test(c.capacityRefused) ? 'targets differ' : '-'
+  return c.capacityRefusedBy === 'targets-differ' ? 'targets differ' : '-'
 }
 
 // The capacity runs: each report's capacity, its target and its ratio to the baseline's.

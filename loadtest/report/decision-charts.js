@@ -129,17 +129,16 @@ export function pastCapacitySpec (configs, { width = 150, height = 190 } = {}) {
 }
 
 // The table under the goodput chart: each configuration weighed, its figures and what the rule made of it
-// (text/decision.js pastCapacityTable's words, marked up).
+// (text/decision.js pastCapacityTable's words, marked up by each cell's kind).
 function pastTable (configs) {
-  const { head, rows } = pastCapacityTable(configs)
-  const mark = { 'not measured': 'muted', collapses: 'bad', keeps: 'ratio-up' }
-  const cell = (text) => {
-    const word = Object.keys(mark).find((w) => text === w || text.startsWith(`${w}:`))
-    const measured = word === 'not measured' ? ' data-measured="no"' : ''
-    return word ? `<span class="${mark[word]}"${measured}>${esc(text)}</span>` : esc(text)
+  const { head, rows, kinds } = pastCapacityTable(configs)
+  const mark = { 'not-measured': 'muted', collapses: 'bad', keeps: 'ratio-up' }
+  const cell = (text, kind) => {
+    const measured = kind === 'not-measured' ? ' data-measured="no"' : ''
+    return mark[kind] ? `<span class="${mark[kind]}"${measured}>${esc(text)}</span>` : esc(text)
   }
   const body = rows.map((r, i) => `<tr${configs[i].chosen ? ' class="chosen"' : ''}>` +
-    r.map((c, j) => `<td${j < 2 || j === r.length - 1 ? ' class="text"' : ''}>${j === 0 ? `<b>${esc(c)}</b>` : cell(c)}</td>`).join('') + '</tr>')
+    r.map((c, j) => `<td${j < 2 || j === r.length - 1 ? ' class="text"' : ''}>${j === 0 ? `<b>${esc(c)}</b>` : cell(c, kinds[i][j])}</td>`).join('') + '</tr>')
   return `<div class="table-wrap"><table class="past-capacity"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead>` +
     `<tbody>\n${body.join('\n')}\n</tbody></table></div>`
 }

@@ -259,12 +259,14 @@ export function separationText (d) {
 // The configurations weighed past capacity (report/decision-figures.js pastConfigs) as a table of words:
 // { head, rows }, a row per configuration: its strategy (✓ the decision's), its setting, goodput at each
 // multiple of C ('not measured' where the run has none; `(sweep)`: the sweep's own step at C), the share
-// shed at 2 × C, the recovery after the burst, and what the rule made of it.
+// shed at 2 × C, the recovery after the burst, and what the rule made of it. `kinds`, beside the rows: each
+// cell's kind for a page to mark ('not-measured', 'collapses', 'keeps'; null: a figure or a name).
 export function pastCapacityTable (configs) {
   const head = ['strategy', 'configuration', ...(configs[0]?.points ?? []).map((p) => `goodput at ${p.multiple} × C`),
     'shed at 2 × C', 'recovery', 'past capacity']
   const point = (p) => (isNum(p.goodput) ? `${pctSpaced(p.goodput)}${p.from === 'sweep' ? ' (sweep)' : ''}` : 'not measured')
   const recovery = (p) => (!p ? MISSING : isNum(p.recoverySec) ? `${r1(p.recoverySec)} s` : `none within ${r1(p.watchedSec)} s`)
+  const verdictKind = (c) => (!c.past ? 'not-measured' : c.past.collapses ? 'collapses' : c.past.keeps ? 'keeps' : null)
   const verdict = (c) => {
     if (!c.past) return c.failure ? `not measured: ${c.failure}` : 'not measured'
     if (c.past.collapses) return 'collapses'
@@ -278,5 +280,6 @@ export function pastCapacityTable (configs) {
     recovery(c.past),
     verdict(c)
   ])
-  return { head, rows }
+  const kinds = configs.map((c) => [null, null, ...c.points.map((p) => (isNum(p.goodput) ? null : 'not-measured')), null, null, verdictKind(c)])
+  return { head, rows, kinds }
 }
