@@ -146,3 +146,20 @@ test('reasons are data: a code and its figures; text/reasons.js says them, an ol
   assert.equal(reasonText('disturbed: steal 9 % > 5 %'), 'disturbed: steal 9 % > 5 %', 'a reference report\'s reason as it is')
   assert.equal(reasonText({ code: 'round', round: 2, reason: { code: 'timeouts', count: 3 } }), 'round 2: 3 timeouts')
 })
+
+test('a built result keeps its words beside the codes it was decided on: disturbances and contention', () => {
+  const noisy = { stealPct: 20, workInflation: 5.4, workAgainst: 'warm', inFlight: 4, treeCores: 1, labCores: 0.1, cores: 2 }
+  const round = () => ({ ...rawRound(), noise: noisy })
+  const sweep = { sloMs: 50, serviceMs: 5, idealRps: 400, cores: 2, kinds: ['floor', 'step'], first: 0 }
+  const record = { entry: { ...entry, sloMs: 50 }, rounds: [round(), round()], sweeps: [sweep] }
+  const fig = roundFigures(round())
+  assert.deepEqual(fig.disturbedBy, [{ code: 'steal', stealPct: 20, limit: fig.disturbedBy[0].limit }], 'data in result/')
+  assert.equal(fig.contention.crowded, true)
+  const r = buildHttpResult(record)
+  const limit = fig.disturbedBy[0].limit
+  assert.deepEqual(r.capacity.steps.map((s) => s.disturbedBy), [[`steal 20 % > ${limit} %`], [`steal 20 % > ${limit} %`]])
+  assert.equal(r.capacity.steps[0].contention.text, 'work 5.4 × slower: 4 at once on 2 cores')
+  const plain = buildHttpResult({ entry, rounds: [round()] }) // not a sweep: the round's own
+  assert.deepEqual([plain.contention.text, plain.contention.short], ['work 5.4 × slower: 4 at once on 2 cores', '5.4× · 4 on 2 cores'])
+  assert.ok(r.untrusted.some((x) => x.startsWith(`disturbed: 2 of 2 steps: step 1 (steal 20 % > ${limit} %)`)), r.untrusted.join('; '))
+})

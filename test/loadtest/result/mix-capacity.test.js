@@ -8,6 +8,7 @@ import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/re
 import { capacitySweep } from '../../../loadtest/experiments/capacity.js'
 import { QUICK, SWEEP_LIMITS } from '../../../loadtest/result/rules.js'
 import { requestFactor } from '../../../loadtest/result/mix.js'
+import { reasonText } from '../../../loadtest/text/reasons.js'
 
 const SLO = 50
 
@@ -35,6 +36,16 @@ function mixed (classes, rate = 10) {
     classes
   }
 }
+
+test('a mixed step\'s failure names its class as data ({ code: \'class-fail\', … }); text/ says it', () => {
+  const slow = judgeStep(mixed([cls('a', 400), cls('b', 400, { ms: 80 })]), SLO)
+  assert.equal(slow.call, 'fail')
+  assert.deepEqual(slow.why, { code: 'class-fail', cls: 'b', sloMs: SLO, fault: null, failed: null })
+  assert.equal(reasonText(slow.why), `class b: p99 over the target (${SLO} ms)`)
+  const broken = judgeStep(mixed([cls('a', 400), cls('b', 400, { errors: 3 })]), SLO)
+  assert.deepEqual([broken.why.cls, broken.why.fault, broken.why.failed], ['b', 'requests', 3])
+  assert.equal(reasonText(broken.why), `class b: 3 failed requests (${SLO} ms)`)
+})
 
 test('a class a step did not draw, or drew too few of, is undecided, never failed', () => {
   // the floor step of the report: 159 requests, none of class b
