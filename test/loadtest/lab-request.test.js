@@ -1,6 +1,7 @@
 // The command line a load tester types: autocannon's short flags on a lab server, and `--url` with
 // `-m -H -b` against a service of this test's own that logs every request it receives. The method, the
-// headers and the body arrive as given in the closed loop, the open loop and a capacity sweep.
+// headers and the body arrive as given in the closed loop and the open loop (a capacity sweep's: the one
+// --url sweep without a mix, hardening-url.test.js).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'
@@ -12,9 +13,9 @@ const LOAD = ['-m', 'POST', '-H', 'content-type: application/json', '-H', 'x-lab
 // The request as the service sees it: method, path as given, the headers given, the body and its length.
 const SENT = `POST /api/orders?id=7 application/json one ${BODY} ${Buffer.byteLength(BODY)}`
 
-// A plain node:http service: answers 200 to anything after about `spinMs` of CPU (a bounded capacity for
-// a sweep), and counts what it received as "METHOD URL content-type x-lab-test BODY content-length".
-async function startLoggingService ({ spinMs = 0 } = {}) {
+// A plain node:http service: answers 200 to anything, and counts what it received as
+// "METHOD URL content-type x-lab-test BODY content-length".
+async function startLoggingService () {
   const seen = new Map()
   const server = createServer((req, res) => {
     const chunks = []
@@ -23,8 +24,6 @@ async function startLoggingService ({ spinMs = 0 } = {}) {
       const h = req.headers
       const key = `${req.method} ${req.url} ${h['content-type']} ${h['x-lab-test']} ${Buffer.concat(chunks)} ${h['content-length']}`
       seen.set(key, (seen.get(key) ?? 0) + 1)
-      const end = performance.now() + spinMs
-      while (performance.now() < end);
       res.writeHead(200, { 'content-type': 'text/plain' }).end('ok')
     })
   })
@@ -46,8 +45,8 @@ function onlyThatRequest (seen, plan = null) {
   else assert.ok(seen[SENT] > 0, JSON.stringify(seen))
 }
 
-async function urlRun (args, { spinMs, plan = null } = {}) {
-  const service = await startLoggingService({ spinMs })
+async function urlRun (args, { plan = null } = {}) {
+  const service = await startLoggingService()
   const out = await tempDir()
   try {
     const r = await runLab(['--url', service.url, ...LOAD, '--warmup', '0', ...args, '--out', out.dir])
@@ -92,13 +91,4 @@ test('--url -m -H -b, open loop (-R): the same request, on the schedule', { time
   assert.equal(r.status, 'ok', JSON.stringify(r.failure))
   assert.equal(r.requests.sent, 40)
   assert.equal(json.method.rate, 40)
-})
-
-test('--url -m -H -b --experiment capacity --quick: the sweep sends only that request', { timeout: 240000 }, async () => {
-  // 2 ms of CPU a request: a capacity of at most about 500 req/s, a short sweep
-  const json = await urlRun(['--experiment', 'capacity', '--quick', '--slo', '500'], { spinMs: 2 })
-  const [r] = json.results
-  assert.equal(r.status, 'ok', JSON.stringify(r.failure))
-  assert.ok(r.capacity.steps.length > 0)
-  assert.equal(r.requests.non2xx, 0)
 })

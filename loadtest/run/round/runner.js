@@ -314,8 +314,14 @@ function describeServer (record, entry, server) {
 
 // The body every answer must have: the task's or the work's expected body, else (null) the load engine
 // compares each with the first 2xx body; a --url service that is not a lab server: none (false), as a
-// mix class without `expect` (its answers may carry a counter or a clock).
-async function referenceFor (record, server, expectedBody) {
+// mix class without `expect` (its answers may carry a counter or a clock); a mix: null (each class its own).
+async function referenceFor (record, server, expectedBody, mix = null) {
+  if (mix) {
+    // a class compares its answers only by its own expect: say which compare no body
+    const blind = mix.requests.filter((c) => !c.expect?.sha256 && !c.expect?.bodyIncludes).map((c) => c.name)
+    if (server.byUrl && !server.lab && blind.length) record.notes.push(`--url: bodies not compared for ${blind.join(', ')} (no expect.sha256 or expect.bodyIncludes in its class)`)
+    return null
+  }
   if (server.byUrl && !server.lab) {
     record.notes.push('--url: bodies not compared (a service\'s answers may differ every time; a --mix class\'s expect compares them)')
     return false
@@ -517,7 +523,7 @@ export async function runEntry (entry, load, opts = {}) {
     : await boot(record, entry, load, { signal, progress, bootTimeoutMs })
   if (!server) return record
   describeServer(record, entry, server)
-  const expected = load.mix ? null : await referenceFor(record, server, opts.expectedBody ?? null)
+  const expected = await referenceFor(record, server, opts.expectedBody ?? null, load.mix ?? null)
   const seen = new Map()
   const run = guardRun(server, signal)
   const { pid, child = null } = server

@@ -80,7 +80,8 @@ test('fan-out over 3 network namespaces: shards started by pdsh, merged into the
     const url = `http://${ns.target.address}:${new URL(server.url).port}/`
     for (let i = 0; i < 4; i++) dirs.push(await tempDir('loadlab-fanout-'))
     await t.test('three shards, merged counts equal the plan, a threshold crossed: exit 99', async () => {
-      const run = await fanout(ns.hosts, url, ['--lead', '10', '--threshold', 'p99<0.01ms', '--out', dirs[0].dir], dirs[1].dir)
+      // the lead its clock pass gives (LEAD_FACTOR × the slowest host's answer, at least MIN_LEAD_SEC)
+      const run = await fanout(ns.hosts, url, ['--threshold', 'p99<0.01ms', '--out', dirs[0].dir], dirs[1].dir)
       console.log(run.stderr)
       assert.equal(run.exitCode, 99, run.stderr)
       const report = validateReport(await mergedReport(dirs[0].dir))
@@ -103,7 +104,7 @@ test('fan-out over 3 network namespaces: shards started by pdsh, merged into the
       assert.match(run.stderr, /start spread [\d.]+ ms on the shards' own clocks; [\d.]+ ms ± [\d.]+ ms on the target's clock/)
     })
     await t.test('a shard killed mid-run: named with its host; --allow-missing merges the rest and says the share missing', async () => {
-      const child = fanout(ns.hosts, url, ['--lead', '10', '--allow-missing', '--out', dirs[2].dir], dirs[3].dir)
+      const child = fanout(ns.hosts, url, ['--allow-missing', '--out', dirs[2].dir], dirs[3].dir)
       let stderr = ''
       child.stderr.on('data', (d) => { stderr += d })
       let startAt = null
@@ -131,7 +132,7 @@ test('fan-out over 3 network namespaces: shards started by pdsh, merged into the
     })
     await t.test('a host that cannot run its shard: named with its end and last words; the plan refused, exit 1', async () => {
       const hosts = [ns.hosts[0], `${ns.hosts[0]}x`] // no such namespace: ip netns exec fails at once
-      const run = await fanout(hosts, url, ['--no-clock', '--lead', '8', '--out', dirs[2].dir], dirs[3].dir)
+      const run = await fanout(hosts, url, ['--no-clock', '--lead', '3', '--out', dirs[2].dir], dirs[3].dir)
       console.log(run.stderr)
       assert.equal(run.exitCode, 1, run.stderr)
       assert.match(run.stderr, new RegExp(`shard 2/2 on ${hosts[1]} failed \\(exit code \\d+\\): no report on its stdout; ` +
