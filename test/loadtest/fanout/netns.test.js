@@ -132,7 +132,7 @@ test('fan-out over 3 network namespaces: shards started by pdsh, merged into the
     })
     await t.test('a host that cannot run its shard: named with its end and last words; the plan refused, exit 1', async () => {
       const hosts = [ns.hosts[0], `${ns.hosts[0]}x`] // no such namespace: ip netns exec fails at once
-      const run = await fanout(hosts, url, ['--no-clock', '--lead', '3', '--out', dirs[2].dir], dirs[3].dir)
+      const run = await fanout(hosts, url, ['--no-clock', '--lead', '5', '--out', dirs[2].dir], dirs[3].dir)
       console.log(run.stderr)
       assert.equal(run.exitCode, 1, run.stderr)
       assert.match(run.stderr, new RegExp(`shard 2/2 on ${hosts[1]} failed \\(exit code \\d+\\): no report on its stdout; ` +
