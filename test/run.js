@@ -13,62 +13,59 @@ import { isAlive } from '../loadtest/run/watch/sample.js'
 const root = resolve(fileURLToPath(new URL('..', import.meta.url)))
 const mark = randomUUID()
 
-// The files of 5 s and more, longest first, by the sum of their tests' durations in a whole run of the suite
-// (`node --test --test-reporter=tap` prints each test's): with --test-concurrency 2 a long file started last
-// would run on alone while the other slot idles, and the short files after them fill both slots to about the
-// same end. One exception to the order: the files of capacity sweeps (decision, hardening-hostile, capacity)
-// are not started side by side, as each sweep's steps would load the other's; studies and then runtimes run
-// beside decision first. Measure again when a file's cost moves.
+// The files of 5 s and more, longest first, by their time each run alone (`node --test FILE`): a long file
+// started last would run on alone while the other slots idle, and the short files after them fill every slot
+// to about the same end. Most of the suite waits on time rather than CPU (a sweep's steps, a round's rate,
+// a timeout), so three files run at once on 2 cores; the one long capacity run starts first. Measure again
+// when a file's cost moves.
 const LONGEST_FIRST = [
-  'test/loadtest/experiments/studies.test.js',
-  'test/loadtest/run/watch/runtimes.test.js',
-  'test/loadtest/hardening-hostile.test.js',
   'test/loadtest/experiments/capacity.test.js',
+  'test/loadtest/hardening-hostile.test.js',
   'test/loadtest/mix-url.test.js',
-  'test/loadtest/fanout/netns.test.js',
-  'test/loadtest/lab-request.test.js',
+  'test/loadtest/experiments/studies.test.js',
   'test/loadtest/hardening-url.test.js',
-  'test/pack.test.js',
+  'test/loadtest/run/watch/runtimes.test.js',
   'test/servers/task.test.js',
+  'test/loadtest/fanout/netns.test.js',
   'test/loadtest/experiments/overload.test.js',
   'test/loadtest/lab-tour.test.js',
+  'test/pack.test.js',
   'test/bench.test.js',
-  'test/servers/fleet-cpu.test.js',
-  'test/loadtest/lab-task.test.js',
-  'test/loadtest/compare/gates.test.js',
-  'test/loadtest/lab-failures.test.js',
   'test/loadtest/lab-timeline.test.js',
-  'test/servers/failures.test.js',
-  'test/loadtest/run/watch/sample-ps.test.js',
-  'test/loadtest/phases-real.test.js',
-  'test/loadtest/report/browser.test.js',
-  'test/loadtest/compare/compare.test.js',
-  'test/loadtest/merge/merge.test.js',
-  'test/servers/shutdown.test.js',
   'test/dockerfile.test.js',
+  'test/servers/failures.test.js',
+  'test/loadtest/compare/gates.test.js',
+  'test/loadtest/lab-task.test.js',
+  'test/loadtest/lab-failures.test.js',
   'test/loadtest/merge/merge-mix.test.js',
-  'test/loadtest/fanout/fanout.test.js',
-  'test/loadtest/lab-env.test.js',
+  'test/servers/fleet-cpu.test.js',
+  'test/loadtest/run/watch/sample-ps.test.js',
+  'test/loadtest/compare/compare.test.js',
+  'test/servers/shutdown.test.js',
+  'test/loadtest/merge/merge.test.js',
   'test/examples-kubernetes.test.js',
   'test/loadtest/run/generate/open-loop.test.js',
-  'test/servers/process-pool-hardening.test.js',
+  'test/servers/limits.test.js',
   'test/api/docs.test.js',
   'test/examples.test.js',
-  'test/scripts/capacity-cost.test.js',
-  'test/loadtest/report/thresholds.test.js',
-  'test/servers/limits.test.js',
-  'test/loadtest/run/generate/http1-protocol.test.js',
-  'test/api/api.test.js',
-  'test/scripts/validate-capacity.test.js',
-  'test/loadtest/compare/hostile.test.js',
-  'test/loadtest/lab-run.test.js',
-  'test/loadtest/channels/paths.test.js',
-  'test/loadtest/run/watch/task.test.js',
-  'test/loadtest/run/generate/http1.test.js',
   'test/loadtest/lab-signals.test.js',
+  'test/loadtest/run/generate/http1-protocol.test.js',
+  'test/loadtest/report/thresholds.test.js',
+  'test/api/api.test.js',
+  'test/servers/process-pool-hardening.test.js',
+  'test/loadtest/lab-request.test.js',
+  'test/loadtest/lab-env.test.js',
   'test/servers/task-pool.test.js',
-  'test/loadtest/experiments/dispatch.test.js',
-  'test/loadtest/run/watch/noise.test.js'
+  'test/loadtest/lab-run.test.js',
+  'test/loadtest/phases-real.test.js',
+  'test/loadtest/report/browser.test.js',
+  'test/loadtest/hardening-studies.test.js',
+  'test/scripts/capacity-cost.test.js',
+  'test/scripts/validate-capacity.test.js',
+  'test/loadtest/experiments/decision.test.js',
+  'test/loadtest/run/watch/task.test.js',
+  'test/loadtest/compare/hostile.test.js',
+  'test/loadtest/channels/paths.test.js'
 ]
 
 // The files in run order: the longest first, then the rest sorted, so runs are reproducible.
@@ -122,7 +119,7 @@ if (files.length === 0) {
   process.exit(2)
 }
 
-const concurrency = process.env.LOADLAB_TEST_CONCURRENCY ?? '2'
+const concurrency = process.env.LOADLAB_TEST_CONCURRENCY ?? '3'
 const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...inRunOrder(files)], {
   cwd: root,
   stdio: 'inherit',
