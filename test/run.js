@@ -23,7 +23,6 @@ const LONGEST_FIRST = [
   'test/loadtest/hardening-hostile.test.js',
   'test/loadtest/mix-url.test.js',
   'test/loadtest/experiments/studies.test.js',
-  'test/loadtest/hardening-url.test.js',
   'test/loadtest/run/watch/runtimes.test.js',
   'test/servers/task.test.js',
   'test/loadtest/fanout/netns.test.js',

@@ -1,7 +1,7 @@
 // The command line a load tester types: autocannon's short flags on a lab server, and `--url` with
 // `-m -H -b` against a service of this test's own that logs every request it receives. The method, the
-// headers and the body arrive as given in the closed loop and the open loop (a capacity sweep's: the one
-// --url sweep without a mix, hardening-url.test.js).
+// headers and the body arrive as given in the closed loop and the open loop. (`-m -H -b` is a mix of one
+// class: a mix's capacity sweep sends only its requests, mix-url.test.js.)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createServer } from 'node:http'

@@ -1,8 +1,11 @@
 // A service of the user's own by --url with a request mix, through both loops: the service sees only the
 // mix's requests (methods, paths as given, bodies as given), each class is counted apart, and bodies
-// that change on every answer are not mismatches (the mix compares bodies only when asked).
+// that change on every answer are not mismatches (the mix compares bodies only when asked). The capacity
+// sweep's URL carries user:password, which reaches no report file and not the terminal.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { readFile, readdir } from 'node:fs/promises'
+import { join } from 'node:path'
 import { labReport, readReport, runLab, tempDir } from '../helpers/lab.js'
 import { TWO_CLASSES, TWO_CLASSES_LOOSE, startOwnService, tally } from '../helpers/own-service.js'
 
@@ -71,15 +74,23 @@ test('--url with a mix, closed loop through autocannon\'s requests: the same', a
 })
 
 // The one --url capacity sweep with a mix of the suite (hardening-mix.test.js reads the service's log of it here).
-test('capacity of a service by --url with a two-class mix: a capacity, percentiles per class, a rate decided; the service\'s own log holds only the mix\'s requests, each with a User-Agent and no Connection: close', { timeout: 240000 }, async () => {
+test('capacity of a service by --url with a two-class mix, user:password in its URL: a capacity, percentiles per class, a rate decided; the service\'s own log holds only the mix\'s requests, each with a User-Agent and no Connection: close; no credentials in any report file', { timeout: 240000 }, async () => {
   // 1 ms of CPU a POST: a --quick sweep's short steps (2.5 s at most) reach each class's sample at the
   // rates a busy machine keeps. The lab in its own process, as a user runs it.
   const service = await startOwnService({ env: { OWN_SERVICE_SPIN_MS: '1' } })
   const { dir, cleanup } = await tempDir()
   try {
-    const run = await runLab(['--url', `${service.url}/api`, '--mix', TWO_CLASSES_LOOSE, '--experiment', 'capacity',
-      '--quick', '--slo', '800', '--out', dir])
+    const url = `${service.url.replace('http://', 'http://user:s3cret-pw@')}/api`
+    const run = await runLab(['--url', url, '--mix', TWO_CLASSES_LOOSE, '--experiment', 'capacity', '--quick', '--slo', '800', '--out', dir])
     assert.equal(run.exitCode, 0, run.stderr)
+    const files = await readdir(dir)
+    assert.deepEqual(files.map((f) => f.split('.').at(-1)).sort(), ['html', 'json', 'md'])
+    for (const f of files) {
+      const text = await readFile(join(dir, f), 'utf8')
+      assert.doesNotMatch(text, /s3cret-pw/, `${f} holds no password`)
+      assert.doesNotMatch(text, /user:/, `${f} holds no user information`)
+    }
+    assert.doesNotMatch(run.stderr, /s3cret-pw/, 'nor the terminal')
     const { json, md } = await readReport(dir)
     const [r] = json.results
     assert.equal(r.status, 'ok', JSON.stringify(r.failure))
@@ -87,7 +98,9 @@ test('capacity of a service by --url with a two-class mix: a capacity, percentil
     assert.ok(r.notes.some((n) => /a 2 s closed-loop probe at 8 connections answered [\d.]+ req\/s/.test(n)), r.notes.join('\n'))
     assert.deepEqual(r.classes.map((c) => [c.name, c.sloMs]), [['cheap', 400], ['heavy', 800]])
     for (const c of r.classes) assert.ok(c.latency.p99 > 0 && c.latency.p50 > 0, c.name)
-    assert.equal(r.requests.mismatches, 0)
+    assert.equal(r.requests.mismatches, 0, 'bodies that differ every time are no mismatch')
+    assert.ok(r.notes.some((n) => /--url: bodies not compared for cheap, heavy/.test(n)), r.notes.join('\n'))
+    assert.match(json.method.command, /http:\/\/\*\*\*@127\.0\.0\.1/)
     // each step was judged class by class: the class that decided it is named
     assert.ok(r.capacity.steps.every((s) => s.cls === null || ['cheap', 'heavy'].includes(s.cls)))
     assert.ok(r.capacity.steps.some((s) => s.cls !== null))
