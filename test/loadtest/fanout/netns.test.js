@@ -2,9 +2,9 @@
 // address, run the shards of one plan, started by pdsh (-R exec, `ip netns exec %h`), against
 // servers/simple in a fourth; the merged counts are the plan's. A second run loses a shard, killed by
 // its pid mid-run: the fan-out names it and, asked to, merges the rest, saying the share missing; a third
-// names a host that cannot run its shard, and the plan is refused. The namespaces, veths and bridge are
-// removed whatever happens; the test skips, with the reason, where
-// namespaces or pdsh cannot be had.
+// names a host that cannot run its shard, and the plan is refused; the three side by side. The namespaces,
+// veths and bridge are removed whatever happens; the test skips, with the reason, where namespaces or pdsh
+// cannot be had.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
@@ -53,7 +53,7 @@ function pidWith (words) {
   return null
 }
 
-const opts = { skip: skip ?? false, timeout: 240_000 }
+const opts = { skip: skip ?? false, timeout: 240_000, concurrency: true } // the three runs side by side
 test('fan-out over 3 network namespaces: shards started by pdsh, merged into the plan', opts, async (t) => {
   const ns = makeNamespaces(3)
   const dirs = []
@@ -78,8 +78,8 @@ test('fan-out over 3 network namespaces: shards started by pdsh, merged into the
       cwd: ROOT
     })
     const url = `http://${ns.target.address}:${new URL(server.url).port}/`
-    for (let i = 0; i < 4; i++) dirs.push(await tempDir('loadlab-fanout-'))
-    await t.test('three shards, merged counts equal the plan, a threshold crossed: exit 99', async () => {
+    for (let i = 0; i < 6; i++) dirs.push(await tempDir('loadlab-fanout-'))
+    const one = t.test('three shards, merged counts equal the plan, a threshold crossed: exit 99', async () => {
       // the lead its clock pass gives (LEAD_FACTOR × the slowest host's answer, at least MIN_LEAD_SEC)
       const run = await fanout(ns.hosts, url, ['--threshold', 'p99<0.01ms', '--out', dirs[0].dir], dirs[1].dir)
       console.log(run.stderr)
@@ -103,7 +103,7 @@ test('fan-out over 3 network namespaces: shards started by pdsh, merged into the
       assert.deepEqual((await readdir(shardsDir)).sort(), report.method.shards.map((s) => s.file).sort())
       assert.match(run.stderr, /start spread [\d.]+ ms on the shards' own clocks; [\d.]+ ms ± [\d.]+ ms on the target's clock/)
     })
-    await t.test('a shard killed mid-run: named with its host; --allow-missing merges the rest and says the share missing', async () => {
+    const two = t.test('a shard killed mid-run: named with its host; --allow-missing merges the rest and says the share missing', async () => {
       const child = fanout(ns.hosts, url, ['--allow-missing', '--out', dirs[2].dir], dirs[3].dir)
       let stderr = ''
       child.stderr.on('data', (d) => { stderr += d })
@@ -130,9 +130,9 @@ test('fan-out over 3 network namespaces: shards started by pdsh, merged into the
       assert.equal(r.trusted, false)
       assert.ok(r.untrusted.includes(`shard 2/3 (${ns.hosts[1]}) missing: 33.3 % of the plan (${lost} of ${RATE * SECONDS} requests) not sent`), r.untrusted.join('\n'))
     })
-    await t.test('a host that cannot run its shard: named with its end and last words; the plan refused, exit 1', async () => {
+    const three = t.test('a host that cannot run its shard: named with its end and last words; the plan refused, exit 1', async () => {
       const hosts = [ns.hosts[0], `${ns.hosts[0]}x`] // no such namespace: ip netns exec fails at once
-      const run = await fanout(hosts, url, ['--no-clock', '--lead', '5', '--out', dirs[2].dir], dirs[3].dir)
+      const run = await fanout(hosts, url, ['--no-clock', '--lead', '5', '--out', dirs[4].dir], dirs[5].dir)
       console.log(run.stderr)
       assert.equal(run.exitCode, 1, run.stderr)
       assert.match(run.stderr, new RegExp(`shard 2/2 on ${hosts[1]} failed \\(exit code \\d+\\): no report on its stdout; ` +
@@ -140,6 +140,7 @@ test('fan-out over 3 network namespaces: shards started by pdsh, merged into the
       assert.match(run.stderr, new RegExp(`fanout: shard 2/2 \\(${hosts[1]}\\) missing: 50 % of the plan \\(150 of 300 requests\\) ` +
         'not sent; the merge refuses a plan with a shard missing \\(--allow-missing merges the rest\\)$'))
     })
+    await Promise.all([one, two, three])
   } finally {
     const left = await cleanup()
     assert.deepEqual(left, [])
