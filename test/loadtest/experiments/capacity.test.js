@@ -1,11 +1,12 @@
-// The capacity experiment end to end on one real --quick run, shared by the tests below: a tuned setting
-// (--tune threads=1,2: a sweep and a key per value) at two targets (--slo 100,400), with --confirm and two
-// thresholds. The sweeps (their rule: test/loadtest/result/sweep.test.js), two targets per result from one
-// sweep, the decision block in the terminal (last), the Markdown (first) and the page (first screen), then past
-// capacity for the close candidates and the decision's command confirmed and served by hand. One run for all:
-// each sweep costs the suite a minute. Whether a strategy holds a target depends on this machine's load at the
-// moment: what must hold is the rule, not a figure. (The default target, 5 × the service time, and each
-// server's shedding flags: test/loadtest/report/decision.test.js, decision.test.js.)
+// The capacity experiment end to end on one real --quick run, shared by the tests below: queued-threads at
+// two targets (--slo 100,400), with --confirm and two thresholds. The sweep (its rule:
+// test/loadtest/result/sweep.test.js), two targets from one sweep, the decision block in the terminal (last),
+// the Markdown (first) and the page (first screen), then past capacity for the close candidates and the
+// decision's command confirmed and served by hand. One run of one sweep for all: a sweep costs the suite a
+// minute. Whether a strategy holds a target depends on this machine's load at the moment: what must hold is
+// the rule, not a figure. Elsewhere: --tune's sweep per value (its plan, test/loadtest/tune.test.js; a
+// decision between settings, result/decision.test.js, text/decision.test.js); the default target, 5 × the
+// service time (report/decision.test.js); each server's shedding flags (decision.test.js).
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
@@ -55,17 +56,17 @@ function figuresOf (s) {
 // The one lab run every test reads: { run, json, md, files, dir }, made once (its folder removed at exit).
 const SLOS = [100, 400]
 const ARGS = [
-  '--experiment', 'capacity', '--quick', '--server', 'queued-threads', '--tune', 'threads=1,2', '--slo', SLOS.join(','),
+  '--experiment', 'capacity', '--quick', '--server', 'queued-threads', '--slo', SLOS.join(','),
   '--confirm', '--threshold', 'capacity>1e9', '--threshold', 'queued-threads:capacity>=0'
 ]
 // a threshold no capacity meets: the threshold exit, and nothing else failed
 const quickRun = sharedLabRun(ARGS, { after, exitCode: THRESHOLD_EXIT })
 
-test('--experiment capacity --quick: a capacity per setting, the hockey stick on the page, the table', async () => {
+test('--experiment capacity --quick: the sweep, two targets, the hockey stick on the page, the table', async () => {
   const { json, md, files, dir } = await quickRun()
   assert.equal(json.status, 'complete')
   assert.equal(json.method.loop, 'open')
-  assert.equal(json.results.length, 2)
+  assert.equal(json.results.length, 1)
   const { quick } = await experimentFor('capacity')
   const cal = json.calibration[quick.work]
   const serviceMs = cal.serviceMs
@@ -174,7 +175,7 @@ test('--experiment capacity --quick: a capacity per setting, the hockey stick on
     ),
     'utf8'
   )
-  assert.match(html, /data-chart="capacity" data-lines="2"/)
+  assert.match(html, /data-chart="capacity" data-lines="1"/)
   assert.match(html, /<table class="capacity">/)
 })
 
@@ -195,32 +196,16 @@ test('capacity --quick --slo 100,400: the decision first in every output, at the
   // the Markdown: the decision is its first section, the capacity at each target next
   const sections = md.split('\n').filter((l) => l.startsWith('## '))
   assert.deepEqual(sections.slice(0, 2), ['## Decision', '## Capacity at each target (req/s, bracket)'])
-  // the page: the decision and its capacity bars (a bar per setting) before the machine and method cards, and
+  // the page: the decision and its capacity bars (a bar per result) before the machine and method cards, and
   // the capacity-against-target lines there too where the leader changes with the target
   const html = await readFile(join(dir, files.find((f) => f.endsWith('.html'))), 'utf8')
   const cards = html.indexOf('class="cards"')
   assert.ok(html.indexOf('<h2>Decision</h2>') > 0 && html.indexOf('<h2>Decision</h2>') < cards)
   const bars = html.indexOf(`data-chart="capacity-bars" data-bars="${json.results.length}"`)
   assert.ok(bars > 0 && bars < cards)
-  const lines = html.indexOf(`data-chart="targets" data-lines="${json.results.length}"`) // a line per setting
+  const lines = html.indexOf(`data-chart="targets" data-lines="${json.results.length}"`) // a line per result
   if (d.changes.length) assert.ok(lines > 0 && lines < cards)
   else assert.equal(lines, -1)
-})
-
-test('capacity --quick --tune threads=1,2: a key per setting, and a decision that names one', async () => {
-  const { run, json } = await quickRun()
-  const { quick } = await experimentFor('capacity')
-  assert.deepEqual(json.results.map((r) => r.key), [1, 2].map((n) => `queued-threads[threads=${n}]@${quick.work}#capacity`))
-  for (const r of json.results) assert.ok(r.args.includes('--threads'), `${r.key}: ${r.args.join(' ')}`)
-  assert.match(run.stderr, /queued-threads\[threads=2\]/, 'each setting its own row')
-  const d = json.decision
-  if (d.key) {
-    assert.equal(d.setting.name, 'threads')
-    assert.ok(['1', '2'].includes(d.setting.value))
-    assert.match(run.stderr, /(Run|Highest capacity) +queued-threads with threads=\d/)
-  } else {
-    assert.equal(d.refused.reason, 'none-meets')
-  }
 })
 
 test('capacity --quick --confirm: past capacity probed for the close candidates, the command confirmed and served by hand', async (t) => {
