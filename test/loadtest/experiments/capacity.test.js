@@ -128,7 +128,8 @@ test('--experiment capacity --quick: the sweep, two targets, the hockey stick on
       const cannot = decided && c.capacity.floor.p99 > c.sloMs
       if (decided) assert.equal(c.capacity.bound, cannot ? 'cannot-meet' : 'below-lowest')
       else assert.equal(c.capacity.bound, 'undecided')
-      assert.ok(c.steps.every((s) => !s.pass), `${res.server}: no step held`)
+      // (a step may still have passed, at a rate the rule did not keep: a pass above a confirmed failure that
+      // did not hold twice, or a hold that failed; that none was kept is capacityOf's, checked above)
       if (cannot) assert.match(md, new RegExp(`${res.server} cannot meet p95 ≤ .* at any rate tried: p99 .* at .* req/s`))
       continue
     }
