@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os'
 import { judgeStep } from '../loadtest/result/capacity.js'
 import { FLOOR, GRID as RULE_GRID, SWEEP_LIMITS, firstFloorRate, percentileCall } from '../loadtest/result/rules.js'
 import { roundTo } from '../loadtest/result/stats.js'
-import { reasonText } from '../loadtest/text/reasons.js'
+import { faultText, reasonText } from '../loadtest/text/reasons.js'
 import { runEntry } from '../loadtest/run/round/runner.js'
 import { runMain, usageError } from '../loadtest/errors.js'
 
@@ -42,7 +42,7 @@ export const MAX_STEPS = 30
 // disturbed it (the lab's noise rule: result/figures.js), kept to read, never used to judge.
 export function bruteStep (fig, sloMs) {
   const j = judgeStep(fig, sloMs)
-  const fault = j.fault ? j.why : null
+  const fault = faultText(j)
   const { p50, p99 } = fig.latency
   const overlap = p50 > 0 ? roundTo((fig.open.rate * p50) / 1000, 3) : null
   const disturbedBy = fig.disturbedBy?.length ? fig.disturbedBy.map(reasonText) : null

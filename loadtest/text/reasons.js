@@ -81,6 +81,11 @@ const FAULT_WORDS = {
   'no-answer': () => 'no answer'
 }
 
+// A step verdict's fault in words ({ fault, failed? }: judgeStep's), or null for a step without one.
+export function faultText (j) {
+  return j?.fault ? FAULT_WORDS[j.fault]?.(j) ?? j.fault : null
+}
+
 // The words of each reason and note code (result/trust.js untrustedReasons, result/build.js trustOf).
 const WORDS = {
   failed: (x) => `failed: ${x.reason}`,

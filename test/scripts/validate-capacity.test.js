@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { execa } from 'execa'
-import { GRID, extendGrid, failsAt, holdsAt, kneeBandOf, kneeOf, nextStep, pooledGrid, stepSec } from '../../scripts/capacity-brute-force.js'
+import { GRID, bruteStep, extendGrid, failsAt, holdsAt, kneeBandOf, kneeOf, nextStep, pooledGrid, stepSec } from '../../scripts/capacity-brute-force.js'
 import { FLOOR } from '../../loadtest/result/rules.js'
 import { renderSummary, truthOf, verdictOf } from '../../scripts/validate-capacity.js'
 
@@ -81,6 +81,19 @@ test('a step holds at a percentile only without a fault and within its share', (
   assert.equal(holdsAt({ n: 600, over: 7, fault: null }, P99), false)
   assert.equal(holdsAt({ n: 600, over: 7, fault: null }, P95), true)
   assert.equal(holdsAt({ n: 600, over: 0, fault: 'backlog grew' }, P95), false)
+})
+
+test('a brute-force step keeps judgeStep\'s fault in words: failed requests never hold, however fast', () => {
+  const fig = (errors) => ({
+    requests: { sent: 600, completed: 600 - errors, errors, timeouts: 0, non2xx: 0, mismatches: 0, unanswered: 0 },
+    latency: { p50: 5, p99: 9 },
+    open: { rate: 100, lag: { p99: 0 } }
+  })
+  const bad = bruteStep(fig(3), 100)
+  assert.equal(bad.fault, '3 failed requests')
+  assert.equal(holdsAt(bad, 0.01), false)
+  const good = bruteStep(fig(0), 100)
+  assert.equal(good.fault, null)
 })
 
 test('the verdict: the bracket contains the knee band within one grid step; no knee agrees only with "cannot meet"', () => {
