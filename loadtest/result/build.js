@@ -76,10 +76,6 @@ export function sweptCapacity (record) {
 // A reason or note without words: its code (a note the experiment gave in words stays as it is).
 const codeOf = (x) => (typeof x === 'string' ? x : x.code)
 
-// The bounds of a sweep with no capacity that are verdicts (result/capacity.js boundWithout); any other is
-// undecided, with why.
-const DECIDED_NONE = new Set(['cannot-meet', 'below-lowest'])
-
 // A sweep's own untrusted reasons, as data (text/reasons.js says them): its disturbed steps named, a
 // calibration that drifted, a capacity beyond the ideal, no verdict, a lower bound, a capacity not held.
 function sweepReasons (sweep) {
@@ -95,7 +91,7 @@ function sweepReasons (sweep) {
   if (ratio > ABOVE_IDEAL) out.push({ code: 'above-ideal', ratio, limit: ABOVE_IDEAL })
   const c = sweep.capacity
   if (sweep.steps.length === 0) out.push({ code: 'no-step' })
-  else if (c.rps === null && !DECIDED_NONE.has(c.bound)) out.push({ code: 'no-verdict', ...boundFields(c) })
+  else if (c.rps === null && c.bound === 'undecided') out.push({ code: 'no-verdict', ...boundFields(c) })
   else if (c.bound === 'at-least' && sweep.steps.length >= sweep.maxSteps) {
     out.push({ code: 'lower-bound', cut: 'steps', maxSteps: sweep.maxSteps })
   } else if (c.bound === 'at-least' && sweep.budget?.cut === 'sweep') {
