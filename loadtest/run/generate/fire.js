@@ -186,10 +186,12 @@ function finishRound (raw, result, verifier) {
 // body.js) is what each 2xx body must be (null: the first 2xx body's); bodies are checked as they stream
 // and at most `maxBody` bytes of each are kept. Resolves the raw counts and samples.
 // onSent() and onRecord({ latencyMs, status, timeout, error }) see every request as it goes and ends
-// (the engine-independent timeline is fed from them).
+// (the engine-independent timeline is fed from them). `drain` (a duration round): at its end no request
+// is written any more and those still out are waited for, answered, failed or timed out (within one more
+// timeout), so that every request sent is counted; else autocannon drops them uncounted.
 export function fireRound ({
   url, connections, amount = null, durationSec = null, timeoutSec = DEFAULTS.timeout, expected = null, maxBody = DEFAULTS['max-body'],
-  mix = null, signal, ...on
+  mix = null, drain = false, signal, ...on
 }) {
   return new Promise((resolve, reject) => {
     const raw = {
@@ -203,6 +205,8 @@ export function fireRound ({
     const mixed = mix ? mixedRequests(mix, raw, state, maxBody) : null
     const verifier = mixed?.verifier ?? createVerifier({ expected, maxBody })
     const hooks = clientHooks(raw, state, { timeoutSec, ...on })
+    const draining = drain && amount === null
+    const clients = []
     // SAMPLE_INT_MS: the server's telemetry and our /proc window stay close to the real round (autocannon's
     // own rates are not used).
     const opts = {
@@ -214,21 +218,28 @@ export function fireRound ({
         streamBodies(client, verifier)
         if (mixed) countSentByClass(client, raw)
         hooks(client)
+        if (draining) clients.push(client)
       },
       ...(mixed ? { requests: mixed.requests } : { headers: withUserAgent() }),
       verifyBody: bodyChecker(raw, state, verifier),
       excludeErrorStats: false,
       sampleInt: SAMPLE_INT_MS,
-      ...(amount !== null ? { amount } : { duration: durationSec })
+      // a draining round ends when its last client is done; its duration is only the bound
+      ...(amount !== null ? { amount } : { duration: draining ? durationSec + timeoutSec + 1 : durationSec })
     }
     raw.startedAt = performance.now()
     let instance
+    // a client whose requests reach responseMax writes no more and is done once its last one ends
+    const drainAll = () => { for (const c of clients) c.responseMax = c.reqsMade }
+    const drainTimer = draining ? setTimeout(drainAll, durationSec * 1000) : null
     const onAbort = () => {
       raw.stopped = true
+      clearTimeout(drainTimer)
       instance?.stop()
     }
     try {
       instance = autocannon(opts, (err, result) => {
+        clearTimeout(drainTimer)
         signal?.removeEventListener('abort', onAbort)
         if (err) return reject(err)
         resolve(finishRound(raw, result, verifier))

@@ -99,7 +99,7 @@ function fireLoad (url, load, opts) {
     })
   }
   const connections = amount ? Math.min(load.connections, amount) : load.connections
-  return fireRound({ ...common, connections })
+  return fireRound({ ...common, connections, drain: open.drain ?? false })
 }
 
 // How long the recovery period of a round's timeline may last at most (the server may never be idle).
@@ -383,15 +383,16 @@ function stepLength (sweep, rate, mix) {
 }
 
 // A --url service's range, where the lab cannot calibrate its work: a short closed-loop round of the mix
-// (PROBE_CONNECTIONS for PROBE_SEC) whose throughput seeds the sweep as its ideal (a service time of
-// 1000 / rps ms on one core); the sweep's own rules find the range from there. null (and a failure on the
-// record) when the probe got no 2xx answer, or timed out more requests than it answered 2xx.
+// (PROBE_CONNECTIONS for PROBE_SEC, then its requests still out waited for, so each one sent is counted)
+// whose throughput seeds the sweep as its ideal (a service time of 1000 / rps ms on one core); the sweep's
+// own rules find the range from there. null (and a failure on the record) when the probe got no 2xx
+// answer, or timed out more requests than it answered 2xx.
 export const PROBE_CONNECTIONS = 8
 export const PROBE_SEC = 2
 async function probeRange (record, server, load, round) {
   round.progress?.(`probing the range: ${PROBE_CONNECTIONS} connections, ${PROBE_SEC} s closed loop`)
   const raw = await fireLoad(server.target, { ...load, rate: null, connections: PROBE_CONNECTIONS }, {
-    amount: null, durationSec: PROBE_SEC, signal: round.signal
+    amount: null, durationSec: PROBE_SEC, drain: true, signal: round.signal
   })
   const rps = raw.durationMs > 0 ? (raw.ok / raw.durationMs) * 1000 : 0
   record.probe = { connections: PROBE_CONNECTIONS, durationSec: PROBE_SEC, rps: Math.round(rps * 10) / 10, ok: raw.ok }

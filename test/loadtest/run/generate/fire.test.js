@@ -99,3 +99,30 @@ test('probe: answered probes are timed, timed-out ones count as failed and enter
   assert.equal(slow.length, r.timedOut, 'each timed-out probe enters the latencies at (at least) its timeout')
   assert.ok(r.latencies.length >= answeredBefore + r.timedOut - 1)
 })
+
+test('closed loop, drained: every request a duration round sent is counted, those still out at its end waited for to their timeout', async (t) => {
+  let n = 0
+  const held = new Set()
+  // answers one request in three at once and never the others: a round's end always finds some out
+  const server = createServer((req, res) => {
+    if (n++ % 3 === 0) res.end('ok')
+    else held.add(res)
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.after(() => {
+    for (const res of held) res.destroy()
+    server.closeAllConnections()
+    server.close()
+  })
+  const url = `http://127.0.0.1:${server.address().port}/`
+  const started = performance.now()
+  const r = await fireRound({ url, connections: 3, durationSec: 0.3, timeoutSec: 1, drain: true })
+  const ms = performance.now() - started
+  assert.ok(r.ok > 0 && r.timeouts > 0, JSON.stringify({ ok: r.ok, timeouts: r.timeouts }))
+  assert.equal(r.sent, r.completed + r.errors + r.timeouts, 'each request sent is answered, failed or timed out')
+  assert.ok(ms >= 1000, `the requests out at the end were waited for (${ms.toFixed(0)} ms)`)
+  assert.ok(r.durationMs >= ms - 50 && r.durationMs <= ms, 'the round lasts until its last request ended')
+  const dropped = await fireRound({ url, connections: 3, durationSec: 0.3, timeoutSec: 5 })
+  assert.ok(dropped.sent > dropped.completed + dropped.errors + dropped.timeouts, 'undrained, autocannon drops what is out')
+})
