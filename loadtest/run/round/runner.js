@@ -319,7 +319,7 @@ async function referenceFor (record, server, expectedBody, mix = null) {
   if (mix) {
     // a class compares its answers only by its own expect: say which compare no body
     const blind = mix.requests.filter((c) => !c.expect?.sha256 && !c.expect?.bodyIncludes).map((c) => c.name)
-    if (server.byUrl && !server.lab && blind.length) record.notes.push(`--url: bodies not compared for ${blind.join(', ')} (no expect.sha256 or expect.bodyIncludes in its class)`)
+    if (server.byUrl && !server.lab && blind.length) record.notes.push(`--url: bodies not compared for ${blind.join(', ')} (no expect.sha256 or expect.bodyIncludes in its class, which a --mix file gives)`)
     return null
   }
   if (server.byUrl && !server.lab) {
