@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { sampleTree, samplerSource } from '../../../../loadtest/run/watch/sample.js'
 import { parseCpuTime, psCapabilities } from '../../../../loadtest/run/watch/sample-ps.js'
+import { runWork } from '../../../../servers/lib/workloads.js'
 import { fire, startServer } from '../../../helpers/server.js'
 import { labReport, runLab, tempDir } from '../../../helpers/lab.js'
 
@@ -101,21 +102,37 @@ test(REAPED, { skip, timeout: 30000 }, async (t) => {
   }
 })
 
+// The loop work's N for `cpuMs` of CPU a request on this machine and runtime: loop:1e7 timed in CPU time
+// (process.cpuUsage), the fastest of three, scaled.
+function loopFor (cpuMs) {
+  let fastest = Infinity
+  for (let i = 0; i < 3; i++) {
+    const before = process.cpuUsage()
+    runWork('loop:1e7')
+    const used = process.cpuUsage(before)
+    fastest = Math.min(fastest, (used.user + used.system) / 1000)
+  }
+  return Math.min(1e9, Math.ceil((cpuMs / fastest) * 1e7))
+}
+
+// ps shows a process's CPU only in whole seconds, so the round's work is sized by this machine's speed for
+// each of cluster's two workers to burn 1.5 s (50 requests each, round robin): at least one whole second.
 test('a lab run forced onto ps (LOADLAB_SAMPLER=ps) says so and has CPU and RSS', { timeout: 60000 }, async () => {
   const out = await tempDir()
   const before = process.env.LOADLAB_SAMPLER
   process.env.LOADLAB_SAMPLER = 'ps'
   try {
     assert.equal(samplerSource(), 'ps')
+    const work = `loop:${loopFor(1500 / 50)}`
     const { json } = await labReport([
-      ...['--server', 'cluster', '--work', 'loop:2e7', '--amount', '100', '--connections', '2', '--warmup', '0'],
+      ...['--server', 'cluster', '--work', work, '--amount', '100', '--connections', '2', '--warmup', '0'],
       ...['--out', out.dir]
     ], { html: false })
     assert.equal(json.method.sampler, 'ps')
     const r = json.results[0]
     assert.equal(r.status, 'ok', JSON.stringify(r.failure))
     assert.equal(typeof r.outside.cpuSeconds, 'number')
-    assert.ok(r.outside.cpuSeconds > 0, `CPU seen: ${r.outside.cpuSeconds}`)
+    assert.ok(r.outside.cpuSeconds >= 1, `CPU seen: ${r.outside.cpuSeconds} (${work})`)
     assert.ok(r.outside.peakRssBytes > 0)
     assert.equal(r.outside.peakProcesses, 3)
     assert.equal(typeof r.outside.peakThreads, 'number')
