@@ -61,7 +61,8 @@ test('ps CPU times parse in both formats (procps [DD-]HH:MM:SS, MMM:SS; BSD MMM:
 
 test('ps and /proc agree on a cluster tree under CPU load', { skip, timeout: 30000 }, async (t) => {
   assert.ok(psCapabilities().cumulative, 'this ps sums reaped children into CPU')
-  const server = await startServer('cluster', ['--workers', '2', '--work', 'loop:1e7'])
+  // sized by this machine's speed: 300 requests of 10 ms of CPU, 3 s for the tree (ps counts whole seconds)
+  const server = await startServer('cluster', ['--workers', '2', '--work', `loop:${loopFor(10)}`])
   try {
     const seen = []
     const load = fire(server.url, { connections: 2, amount: 300 })
@@ -87,7 +88,8 @@ test('ps and /proc agree on a cluster tree under CPU load', { skip, timeout: 300
 
 const REAPED = 'ps sums reaped children into CPU as /proc does (child-process forks one per request)'
 test(REAPED, { skip, timeout: 30000 }, async (t) => {
-  const server = await startServer('child-process', ['--work', 'loop:1e6'])
+  // 30 children of 60 ms of CPU each (sized by this machine's speed) and their forks: more than the slack
+  const server = await startServer('child-process', ['--work', `loop:${loopFor(60)}`])
   try {
     const r = await fire(server.url, { connections: 2, amount: 30 })
     assert.equal(r.ok, 30)
