@@ -99,7 +99,7 @@ function fireLoad (url, load, opts) {
     })
   }
   const connections = amount ? Math.min(load.connections, amount) : load.connections
-  return fireRound({ ...common, connections, drain: open.drain ?? false })
+  return fireRound({ ...common, connections, drain: open.drain })
 }
 
 // How long the recovery period of a round's timeline may last at most (the server may never be idle).
