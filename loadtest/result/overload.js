@@ -56,13 +56,15 @@ export function windowRecovered (w, sloMs, share = OVERLOAD_DEFAULTS.recoverySha
   return Boolean(w) && w.offered > 0 && w.good >= share * w.offered && w.p99 !== null && w.p99 <= sloMs
 }
 
-// The recovery of a burst from its windows (by due time, windowMs each): the first window k at or after
-// the burst's end from which every window to the last one recovered; { ms (from the burst's end to
-// window k; null: not recovered), metastable }.
-export function recoveryOf (windows, { burstEndMs, sloMs, windowMs, share }) {
+// The recovery of a burst from its whole windows (by due time, windowMs each; a schedule stopped at
+// `stoppedAtMs` leaves the window it cut short out): the first window k at or after the burst's end from
+// which every whole window to the last one recovered; { ms (from the burst's end to window k; null: not
+// recovered), metastable }.
+export function recoveryOf (windows, { burstEndMs, sloMs, windowMs, share, stoppedAtMs = null }) {
   const first = Math.ceil(burstEndMs / windowMs)
+  const whole = stoppedAtMs === null ? windows.length : Math.min(windows.length, Math.floor(stoppedAtMs / windowMs))
   let k = null
-  for (let i = windows.length - 1; i >= first; i--) {
+  for (let i = whole - 1; i >= first; i--) {
     if (windowRecovered(windows[i], sloMs, share)) k = i
     else break
   }
@@ -115,12 +117,13 @@ function overloadStepOf (round, { multiple, rate, capacityRps, settleMs }) {
 }
 
 // The burst's figures: its recovery and its windows (goodput, shed, p99 per second; histograms kept).
-function burstOf (round, { sloMs, burstEndMs, phases, share }) {
+function burstOf (round, { sloMs, burstEndMs, stoppedAtMs, phases, share }) {
   const g = round.goodput
-  const recovery = recoveryOf(g.windows, { burstEndMs, sloMs, windowMs: g.windowMs, share })
+  const recovery = recoveryOf(g.windows, { burstEndMs, sloMs, windowMs: g.windowMs, share, stoppedAtMs })
   return {
     ...recovery,
     burstEndMs,
+    stoppedAtMs,
     phases: phases.map((p) => ({ rate: roundTo(p.rate, 1), durationMs: p.durationMs })),
     observedMs: g.windows.length * g.windowMs,
     windows: g.windows.map(({ t, offered, good, shed, timeouts, p99, histogram }) => ({
@@ -138,7 +141,8 @@ export function overloadOf (o, say = (x) => x.code) {
     overloadStepOf(s.round, { multiple: s.multiple, rate: s.rate, capacityRps, settleMs }))
   const b = o.burst
   const share = o.settings.recoveryShare
-  const burst = b ? burstOf(b.round, { sloMs, burstEndMs: b.burstEndMs, phases: b.phases, share }) : null
+  const { burstEndMs, stoppedAtMs = null, phases } = b ?? {}
+  const burst = b ? burstOf(b.round, { sloMs, burstEndMs, stoppedAtMs, phases, share }) : null
   return {
     capacityRps: o.capacityRps === null ? null : roundTo(o.capacityRps, 1),
     capacityFrom: o.capacityFrom,

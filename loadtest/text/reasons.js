@@ -71,7 +71,8 @@ export function overloadRuleText (settings = OVERLOAD_DEFAULTS) {
     `${b.baseMultiple} × C for ${b.beforeSec} s, ${b.burstMultiple} × C for ${b.burstSec} s, ${b.baseMultiple} × C up to ` +
     `${b.afterSec} s; recovery: from the burst's end until every 1 s window (by due time) has goodput ≥ ` +
     `${settings.recoveryShare * 100} % of what was offered in it and p99 within the target (the round stops once ` +
-    `${settings.confirmWindows} windows in a row have); not recovered within ${b.afterSec} s: metastable.`
+    `${settings.confirmWindows} windows in a row have, and the window that stop cuts short is not judged); not ` +
+    `recovered within ${b.afterSec} s: metastable.`
 }
 
 // A step's failure that is not its percentile's (result/capacity.js judgeStep's fault), in words.

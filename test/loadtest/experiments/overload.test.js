@@ -80,10 +80,13 @@ test('overload --quick at 2 × C: the deadline pool keeps goodput, the unbounded
   const windowOf = (o) => o.recovery.windows[1].t - o.recovery.windows[0].t
   const seen = (o) => o.recovery.windows.map((w) => `${w.t / 1000}s: ${w.good}/${w.offered} good, ${w.shed} shed, p99 ${w.p99}`).join('; ')
   for (const o of [deadline, unbounded]) {
-    const { windows, burstEndMs } = o.recovery
+    const { windows, burstEndMs, stoppedAtMs } = o.recovery
     const windowMs = windowOf(o)
-    const again = recoveryOf(windows, { burstEndMs, sloMs: SLO, windowMs, share: OVERLOAD_DEFAULTS.recoveryShare })
+    const share = OVERLOAD_DEFAULTS.recoveryShare
+    const again = recoveryOf(windows, { burstEndMs, sloMs: SLO, windowMs, share, stoppedAtMs })
     assert.deepEqual([o.recovery.ms, o.recovery.metastable], [again.ms, again.metastable], seen(o))
+    // a schedule the watch stopped had its recovery confirmed on whole windows: never metastable
+    if (stoppedAtMs !== null) assert.equal(o.recovery.metastable, false, seen(o))
   }
   const back = (o) => (o.recovery.metastable ? Infinity : o.recovery.ms) // not back within the watch: never
   assert.ok(back(deadline) <= back(unbounded),

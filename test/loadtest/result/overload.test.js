@@ -16,6 +16,10 @@ test('recovery: from the burst end to the first window after which every window 
   assert.deepEqual(recoveryOf([good, good, good, bad, bad, good, good], opts), { ms: 2000, metastable: false })
   assert.deepEqual(recoveryOf([good, good, good, good, bad], opts), { ms: null, metastable: true })
   assert.deepEqual(recoveryOf([good, good, good, good, bad, good], opts), { ms: 2000, metastable: false }, 'a relapse counts')
+  // a schedule the watch stopped at 5.6 s (two windows confirmed): the window it cut short is not judged
+  const stopped = { ...opts, stoppedAtMs: 5600 }
+  assert.deepEqual(recoveryOf([good, good, good, good, good, bad], stopped), { ms: 0, metastable: false }, 'a cut window')
+  assert.deepEqual(recoveryOf([good, good, good, good, bad, bad], stopped), { ms: null, metastable: true }, 'a whole one')
   assert.equal(windowRecovered({ offered: 20, good: 19, p99: 100 }, 100), true, '95 % and the target itself hold')
   assert.equal(windowRecovered({ offered: 20, good: 18, p99: 10 }, 100), false)
   assert.equal(windowRecovered({ offered: 0, good: 0, p99: null }, 100), false, 'nothing offered proves nothing')
