@@ -390,7 +390,8 @@ function stepLength (sweep, rate, mix) {
 export const PROBE_CONNECTIONS = 8
 export const PROBE_SEC = 2
 async function probeRange (record, server, load, round) {
-  round.progress?.(`probing the range: ${PROBE_CONNECTIONS} connections, ${PROBE_SEC} s closed loop`)
+  round.progress?.(`probing the range: ${PROBE_CONNECTIONS} connections, ${PROBE_SEC} s closed loop, then its last ` +
+    `requests waited for (at most ${load.timeoutSec} s)`)
   const raw = await fireLoad(server.target, { ...load, rate: null, connections: PROBE_CONNECTIONS }, {
     amount: null, durationSec: PROBE_SEC, drain: true, signal: round.signal
   })
