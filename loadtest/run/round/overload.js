@@ -58,21 +58,22 @@ function withDrift (cap, record, now) {
 
 // Stop the burst's schedule once its recovery is confirmed: `confirm` windows in a row recovered after
 // the burst's end, each complete (every request due in it has ended: answered or out of patience).
-// `watch.stoppedAtMs`: the due time at which it stopped the schedule (null: the schedule ran its length);
-// the window it cuts short is no whole window, and the recovery is judged without it (result/overload.js).
+// { until, stoppedAtMs() }: `until` for the schedule; the due time at which it stopped it (null: the
+// schedule ran its length). The window the stop cuts short is no whole window, and the recovery is judged
+// without it (result/overload.js recoveryOf).
 function recoveryWatch ({ sloMs, burstEndMs, patience, settings }) {
   let checked = Math.ceil(burstEndMs / WINDOW_MS) - 1
   let run = 0
-  const watch = (goodput, due) => {
+  let stoppedAtMs = null
+  const until = (goodput, due) => {
     const complete = Math.floor((due - patience - 250) / WINDOW_MS) - 1 // the last window surely ended
     for (; checked < complete; checked++) {
       run = windowRecovered(goodput.window(checked + 1), sloMs, settings.recoveryShare) ? run + 1 : 0
     }
-    if (run >= settings.confirmWindows) watch.stoppedAtMs ??= due
+    if (run >= settings.confirmWindows) stoppedAtMs ??= due
     return run >= settings.confirmWindows
   }
-  watch.stoppedAtMs = null
-  return watch
+  return { until, stoppedAtMs: () => stoppedAtMs }
 }
 
 // Run the steps and the burst for `record`'s server at the C handed on with `entry`, else the one `swept`
@@ -122,8 +123,9 @@ export async function overloadRounds (record, { entry, load, swept, serviceMs, m
   const { phases, burstEndMs } = burstPhases(cap.rps, settings)
   const total = phases.reduce((a, p) => a + p.durationMs, 0) / 1000
   progress?.(`burst: ${phases.map((p) => `${p.rate.toFixed(1)} req/s ${p.durationMs / 1000} s`).join(', then ')}`)
-  const until = recoveryWatch({ sloMs, burstEndMs, patience, settings })
+  const watch = recoveryWatch({ sloMs, burstEndMs, patience, settings })
   const peak = Math.max(...phases.map((p) => p.rate))
-  const round = await measure({ ...roundLoad(peak), phases, durationSec: total, goodput: { sloMs, until } })
-  o.burst = { phases, burstEndMs, stoppedAtMs: until.stoppedAtMs, round }
+  const goodput = { sloMs, until: watch.until }
+  const round = await measure({ ...roundLoad(peak), phases, durationSec: total, goodput })
+  o.burst = { phases, burstEndMs, stoppedAtMs: watch.stoppedAtMs(), round }
 }
