@@ -42,8 +42,8 @@ const round = (v, d = 4) => (isNum(v) ? Math.round(v * 10 ** d) / 10 ** d : v)
 /**
  * The verdict on figure `kind` (FIGURE_KINDS, or a percentile: kindOf) moving from interval `a` to interval
  * `b` (each { value, low, high } or null), with `prediction` the machine model's (result/machine.js predict)
- * or null without a ruler on both sides. Returns { kind, ratio, low, high, verdict, machine: 'told'|'unknown', predicted, explained,
- * residual }: `low`–`high` the ratio's band (its own intervals and the floor), `predicted` the ratio the
+ * or null without a ruler on both sides. Returns { kind, ratio, low, high, verdict, machine: 'told'|'unknown',
+ * predicted, explained, residual }: `low`–`high` the ratio's band (its own intervals and the floor), `predicted` the ratio the
  * ruler expects, `explained` the share of the change (in log) the ruler accounts for, `residual` ratio over
  * predicted. A side without an interval gives 'no-interval' (the ratio raw).
  */
