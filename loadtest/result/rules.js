@@ -170,6 +170,13 @@ export const QUICK = rule('quick', 'What --quick changes',
     fractions: [[0.6, 1.0, 1.4], 'three coarse steps around the ideal']
   })
 
+export const RULER = rule('ruler', 'The ruler\'s drift',
+  'The ruler reads the machine before and after a run (result/ruler.js). Each figure\'s spread is its samples\' ' +
+  'p90 over their p10, less 1, at least spreadFloorPct; a figure moved when the end over the start lies outside ' +
+  'the two readings\' spreads combined (root of the sum of squares), either way. A run whose ruler moved is marked.', {
+    spreadFloorPct: [2, 'a figure whose few samples agreed closely is still not known to better than 2 %']
+  })
+
 // Names other modules read (run/, bench/, scripts/ and the trust rules): each a value above, not a value of its own.
 export const PERCENTILE_SHARE = SAMPLE.share
 export const MIN_REQUESTS = SAMPLE.minRequests
