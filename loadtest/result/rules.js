@@ -182,6 +182,13 @@ export const QUICK = rule('quick', 'What --quick changes',
     fractions: [[0.6, 1.0, 1.4], 'three coarse steps around the ideal']
   })
 
+export const RULER = rule('ruler', 'The ruler\'s drift',
+  'The ruler reads the machine before and after a run (result/ruler.js). Each figure\'s spread is its samples\' ' +
+  'p90 over their p10, less 1, at least spreadFloorPct; a figure moved when the end over the start lies outside ' +
+  'the two readings\' spreads combined (root of the sum of squares), either way. A run whose ruler moved is marked.', {
+    spreadFloorPct: [2, 'a figure whose few samples agreed closely is still not known to better than 2 %']
+  })
+
 // The first floor's rate for a service time (ms): `margin` of the rate where one request would take `overlap`
 // of the gap between arrivals; null without a service time.
 export function firstFloorRate (serviceMs) {
