@@ -10,13 +10,14 @@ import custom from './experiments/custom.js'
 import { clip, describe, usageError } from './errors.js'
 import {
   ARRIVALS, BOOT_TIMEOUT_MS, CONFIRM_SEC, DEFAULTS, DEFAULT_MAX_CONNECTIONS, MAX_GENERATORS, MAX_SHARDS,
-  RATE_PER_GENERATOR, RATE_RANGE, SLO_LEAST_DEFAULT_MS, SLO_MULTIPLES, SLO_RANGE, defaultReportsDir
+  RATE_PER_GENERATOR, RATE_RANGE, SLO_RANGE, defaultReportsDir
 } from './settings.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 import { TUNABLE, TuneError, parseTune } from './tune.js'
 import {
   MAX_MIX_BYTES, METHODS, MIX_BOUNDS, MixError, builtInMix, checkMix, isBuiltInSpec, parseMix
 } from './result/mix.js'
+import { SLO } from './result/rules.js'
 import { readBounded } from './report/read.js'
 
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
@@ -98,8 +99,8 @@ Open loop (docs/generator.md, docs/shards.md):
   --start-at ISO-TIME     the shards' common start, at most ${MAX_START_AHEAD_MIN} minutes ahead
 
 Capacity and decision (docs/capacity.md, docs/decision.md):
-  --slo MS[,MS…]          the p99 targets, increasing (default ${SLO_MULTIPLES.join(', ')} × the service time,
-                          at least ${SLO_LEAST_DEFAULT_MS} ms; overload: the first)
+  --slo MS[,MS…]          the p99 targets, increasing (default ${SLO.multiples.join(', ')} × the service time,
+                          at least ${SLO.leastMs} ms; overload: the first)
   --quick                 the experiment's small version
   --confirm               capacity: run the winner at its plan rate (${CONFIRM_SEC} s) and say if it held
   --tune NAME=V1,V2,…     capacity: a sweep per value of ${Object.keys(TUNABLE).join(', ')}
