@@ -4,14 +4,13 @@
 import { constants } from 'node:fs'
 import { access } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
-import { CompareError, parseFailOn } from '../compare/compare.js'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
 import { termText } from '../text/escape.js'
 import { historyText } from '../text/history.js'
 import { userCwd } from '../paths.js'
 import { runCli, runMain, usageError } from '../errors.js'
-import { DEFAULT_FIGURES, gateFailures, history } from './history.js'
+import { history, parseBound } from './history.js'
 
 export const HELP = `usage: loadlab history DIR… [options]      (npm run history -- DIR… [options])
 
@@ -40,16 +39,6 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h', default: false }
 }
 
-// A --fail-on-change bound, parsed as compare's --fail-on (its message names this option).
-function parseBound (spec) {
-  try {
-    return parseFailOn(spec)
-  } catch (err) {
-    if (err instanceof CompareError) throw usageError(err.message.replace(/^--fail-on /, '--fail-on-change '))
-    throw err
-  }
-}
-
 function parse (argv) {
   let parsed
   try {
@@ -75,11 +64,10 @@ export async function main (argv) {
   if (opts.html && !opts.force && await access(opts.html, constants.F_OK).then(() => true, () => false)) {
     throw usageError(`history: ${opts.html} exists; pass --force to overwrite it`)
   }
-  const figures = [...new Set([...DEFAULT_FIGURES, ...opts.bounds.map((b) => b.metric)])]
-  const h = await history(opts.paths, { figures })
+  const h = await history(opts.paths, { failOnChange: opts.bounds })
+  const { failures } = h
   for (const s of h.skipped) process.stderr.write(`history: left out: ${termText(s.message)}\n`)
-  const failures = gateFailures(h, opts.bounds)
-  if (opts.json) process.stdout.write(JSON.stringify({ ...h, failures }, null, 2) + '\n')
+  if (opts.json) process.stdout.write(JSON.stringify(h, null, 2) + '\n')
   else if (opts.csv) {
     const { historyCsv } = await import('./render.js')
     process.stdout.write(historyCsv(h))

@@ -6,6 +6,7 @@
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { readReport } from '../compare/api.js'
+import { CompareError, parseFailOn } from '../compare/compare.js'
 import { changePoints, summary, welch } from '../result/changepoint.js'
 import { CHANGE } from '../result/rules.js'
 import { METRICS } from '../report/thresholds.js'
@@ -206,10 +207,28 @@ export function buildHistory (reports, { params = {} } = {}) {
   }
 }
 
-// The history of the reports in `paths` (folders or files): buildHistory's object with `skipped`.
-export async function history (paths, { figures = DEFAULT_FIGURES, params = {} } = {}) {
-  const { reports, skipped } = await readReports(reportFiles(paths), { figures })
-  return { ...buildHistory(reports, { params }), skipped }
+// The history of the reports in `paths` (folders or files): buildHistory's object with `skipped` (the
+// reports left out, each with its one line) and `failures` (gateFailures of the failOnChange bounds: strings
+// such as 'p99:+10%', or parsed). A gate's figure is followed too.
+export async function history (paths, { figures = DEFAULT_FIGURES, params = {}, failOnChange = [] } = {}) {
+  if (!Array.isArray(paths) || !paths.length || !paths.every((p) => typeof p === 'string')) {
+    throw usageError('history: expected an array of one or more folders (or report files)')
+  }
+  const bounds = failOnChange.map((b) => (typeof b === 'string' ? parseBound(b) : b))
+  const followed = [...new Set([...figures, ...bounds.map((b) => b.metric)])]
+  const { reports, skipped } = await readReports(reportFiles(paths), { figures: followed })
+  const h = { ...buildHistory(reports, { params }), skipped }
+  return { ...h, failures: gateFailures(h, bounds) }
+}
+
+// A --fail-on-change bound, parsed as compare's --fail-on is (its message names this option).
+export function parseBound (spec) {
+  try {
+    return parseFailOn(spec)
+  } catch (err) {
+    if (err instanceof CompareError) throw usageError(err.message.replace(/^--fail-on /, '--fail-on-change '))
+    throw err
+  }
 }
 
 // The gate: per series and machine, its newest code change when the segment after it is that machine's
