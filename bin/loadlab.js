@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `loadlab`: the lab as a command, for a project that installs it (npx loadlab) as for its checkout.
 //   loadlab [lab options]            the lab (npm run lab -- …): every option, see loadlab --help
+//   loadlab URL [lab options]        the lab on that URL (--url URL), as `npx autocannon URL`
 //   loadlab compare|merge …          npm run compare / npm run merge
 //   loadlab history DIR…             npm run history: every report in the folders as series, change points
 //   loadlab fanout -w HOSTS …        npm run fanout: one shard per host through pdsh, merged
@@ -16,6 +17,7 @@ import { runMain, usageError } from '../loadtest/errors.js'
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
 const HELP = `Usage: loadlab [lab options]          run the lab (loadlab --help lists every option)
+       loadlab URL [lab options]      load your service at URL (the same as --url URL)
        loadlab compare A.json B.json …   compare reports (loadlab compare --help)
        loadlab merge A.json B.json …     merge the reports of the shards of one plan (loadlab merge --help)
        loadlab history DIR…              reports as series, with their change points (loadlab history --help)
@@ -45,7 +47,8 @@ async function server ([name, ...flags]) {
   if (!name || name.startsWith('-')) return refuse(`server: expected a server name (${names})`)
   const entry = servers.find((s) => s.name === name)?.entry
   if (!entry) return refuse(`server: unknown server \`${name}\`; allowed: ${names}`)
-  const child = spawn(process.execPath, [entry, ...flags], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], detached: true })
+  const stdio = ['inherit', 'inherit', 'inherit', 'ipc']
+  const child = spawn(process.execPath, [entry, ...flags], { stdio, detached: true })
   const pass = (sig) => child.kill(sig)
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, pass)
   child.on('message', () => {}) // its ready line and samples are for a lab; the ready line is on stdout too
@@ -53,7 +56,7 @@ async function server ([name, ...flags]) {
   return code ?? 128 + ({ SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 }[signal] ?? 0)
 }
 
-// What the first argument asks for: a subcommand, the version, help, or (an option or nothing) the lab.
+// What the first argument asks for: a subcommand, the version, help, or (an option, a URL or nothing) the lab.
 async function runCommand (argv) {
   const [first, ...rest] = argv
   if (first === '--version' || first === '-v') {
@@ -78,8 +81,9 @@ async function runCommand (argv) {
     const { run } = await import('../loadtest/fanout/cli.js')
     return run(rest, { prog: 'loadlab fanout' })
   }
-  if (first !== undefined && !first.startsWith('-')) {
-    return refuse(`unknown command ${JSON.stringify(first.slice(0, 40))}; commands: ${COMMANDS.join(', ')}, or lab options (loadlab help)`)
+  if (first !== undefined && !first.startsWith('-') && !/^[a-z][a-z0-9+.-]*:\/\//i.test(first)) {
+    return refuse(`unknown command ${JSON.stringify(first.slice(0, 40))}; commands: ${COMMANDS.join(', ')}, or lab ` +
+      'options (loadlab help)')
   }
   const help = first === '--help' || first === '-h'
   if (help) process.stdout.write(HELP + '\n')

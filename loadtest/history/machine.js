@@ -3,7 +3,7 @@
 // whose first ruler its own does not differ from (result/ruler.js machineChanged), else it is a new one, so
 // that a runner that comes back is the same machine again. A report without a ruler is placed by its
 // machine block (CPU model, cores, the cores it could use, memory, architecture, OS), marked so.
-import { machineChanged } from './ruler-fallback.js'
+import { machineChanged } from '../result/ruler.js'
 
 // The machine block's figures that say what machine it is (the host name does not: CI runners share one).
 function blockKey (m) {

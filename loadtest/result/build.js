@@ -4,8 +4,8 @@ import { isNum, roundTo, spread } from './stats.js'
 import { boundFields, capacityAtTargets, capacityOf } from './capacity.js'
 import { ideal, roundFigures, stepFigures } from './figures.js'
 import { httpKey } from './key.js'
-import { ABOVE_IDEAL, untrustedReasons } from './trust.js'
-import { REPEAT } from './rules.js'
+import { untrustedReasons } from './trust.js'
+import { REPEAT, TRUST } from './rules.js'
 import { overloadOf } from './overload.js'
 import { withTargets } from './mix.js'
 
@@ -88,7 +88,7 @@ function sweepReasons (sweep) {
   const check = sweep.calibrationCheck
   if (check && !check.holds) out.push({ code: 'calibration-drift', drift: check.drift, bound: check.bound })
   const ratio = sweep.capacity.ratioToIdeal
-  if (ratio > ABOVE_IDEAL) out.push({ code: 'above-ideal', ratio, limit: ABOVE_IDEAL })
+  if (ratio > TRUST.aboveIdeal) out.push({ code: 'above-ideal', ratio, limit: TRUST.aboveIdeal })
   const c = sweep.capacity
   if (sweep.steps.length === 0) out.push({ code: 'no-step' })
   else if (c.rps === null && c.bound === 'undecided') out.push({ code: 'no-verdict', ...boundFields(c) })

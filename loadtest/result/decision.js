@@ -8,7 +8,7 @@ import { verdictOf } from './trust.js'
 import { goodputShareAt } from './overload.js'
 import { serverCommand } from './command.js'
 import { boundFields } from './capacity.js'
-import { sloFor } from '../settings.js'
+import { sloFor } from './rules.js'
 
 // The plan rate: this share of the capacity (Netflix and common practice plan at 75–80 % of the knee).
 export const HEADROOM = 0.8
