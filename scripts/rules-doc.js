@@ -30,7 +30,8 @@ const EXPORTS = {
   backlog: 'BACKLOG',
   bound: 'BOUND',
   trust: 'TRUST',
-  quick: 'QUICK'
+  quick: 'QUICK',
+  change: 'CHANGE'
 }
 
 // The page's Markdown from the rule book.

@@ -182,6 +182,20 @@ export const QUICK = rule('quick', 'What --quick changes',
     fractions: [[0.6, 1.0, 1.4], 'three coarse steps around the ideal']
   })
 
+export const CHANGE = rule('change', 'Change points in a history',
+  'A history finds changes in each series (one figure of one run, on one machine, ordered by time) by E-divisive ' +
+  'means: the split that most divides the energy distance of the two sides is a candidate, kept when a Welch ' +
+  't-test of the sides gives p at most weakPValue, and the search goes on in each side. Then, as Otava does, the ' +
+  'candidate with the weakest p is dropped while it is over maxPValue, its neighbours re-tested. A segment is ' +
+  'at least minSegment reports long; a series shorter than twice that says it is too short for the test.', {
+    maxPValue: [0.001, 'Otava\'s default: about one false change in a thousand tests of identical code'],
+    weakPValue: [(v) => v.maxPValue * 10, 'Otava\'s split step keeps weak candidates, re-tested in the merge step',
+      'maxPValue × 10'],
+    minSegment: [3, 'a change holds for three reports in a row: one or two outliers are a spike (Otava#150)'],
+    minPoints: [(v) => 2 * v.minSegment, 'a test needs a segment on each side of a change', '2 × minSegment'],
+    maxPoints: [2000, 'the newest reports a series tests: the distances cost n² time (1,000 points: 0.1 s)']
+  })
+
 export const RULER = rule('ruler', 'The ruler\'s drift',
   'The ruler reads the machine before and after a run (result/ruler.js). Each figure\'s spread is its samples\' ' +
   'p90 over their p10, less 1, at least spreadFloorPct; a figure moved when the end over the start lies outside ' +
