@@ -70,7 +70,8 @@ export function commands (md) {
       out.push({ line: i + 1, tool: 'npm', name: m[1], args: m[2].trim() })
     }
     for (const m of text.matchAll(/\bnpx loadlab(?:\s+([^\s`#|)]+))?([^`#|]*)/g)) {
-      out.push({ line: i + 1, tool: 'npx', name: m[1] ?? '', args: m[2].trim() })
+      const url = /^https?:\/\//.test(m[1] ?? '') // `npx loadlab URL …`: the lab, its URL given alone
+      out.push({ line: i + 1, tool: 'npx', name: url ? '' : m[1] ?? '', args: m[2].trim() })
     }
   })
   return out
