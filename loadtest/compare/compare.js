@@ -133,7 +133,8 @@ export function intervalOf (r, metric, scale = 1) {
   const rounds = Array.isArray(r?.runs) ? r.runs : []
   if (metric === 'rps' || metric === 'efficiency') {
     const value = metric === 'rps' ? r?.rps : r?.efficiency
-    const iv = rateInterval(r?.timeline, value) ?? (closed ? littleInterval(r?.latency, value) : null)
+    const p50 = closed ? percentileInterval(r?.histograms?.latency, 50, r?.latency?.p50) : null
+    const iv = rateInterval(r?.timeline, value) ?? littleInterval(p50, value)
     const per = metric === 'rps' ? 1 : r?.ideal?.rps > 0 ? 1 / r.ideal.rps : null
     return withRounds(iv, per === null ? [] : rounds.map((x) => (isNum(x?.rps) ? x.rps * per : null)))
   }

@@ -6,7 +6,7 @@
 // - A rate (req/s, answers per second, efficiency): batch means over the run's timeline windows
 //   (results[].timeline.points): windows grouped into batches long enough that neighbouring seconds'
 //   correlation stays inside a batch, the batches' rates taken as independent; a Student t interval.
-//   A closed loop too short for batches: from its mean latency's interval (Little's law).
+//   A closed loop too short for batches: from its median latency's interval (Little's law).
 // - A capacity: its own bracket (the highest rate held, the lowest that failed above it).
 // Extra rounds (--runs N) bring more requests and more windows: the interval narrows by itself.
 import { decodeHistogram } from './histogram.js'
@@ -22,7 +22,8 @@ export const tQuantile = (df) => (df >= 1 && df <= T975.length ? T975[df - 1] : 
 // Batches of windows: at most `max` (longer batches as the run grows: 40 windows make 10 batches of 4),
 // at least `minWindows` each; fewer than `min`
 // batches give no interval (a t with one degree of freedom is 12.7: no answer worth giving).
-export const BATCHES = Object.freeze({ max: 10, minWindows: 1, min: 3 })
+// A batch holds `minCount` requests on average at least: a batch of a few requests is counting noise.
+export const BATCHES = Object.freeze({ max: 10, minWindows: 1, min: 3, minCount: 20 })
 
 // The ranks (1-based) of the order statistics that bracket the q-quantile of n values with CONFIDENCE
 // (normal approximation of the binomial, as Lancet): { lo, hi, open } where `open` says the interval
@@ -90,11 +91,13 @@ export function loadWindows (timeline) {
 /**
  * Batch means of a per-window count `field` (completed, ok) over a timeline's whole windows: the relative
  * half-width of the mean rate with CONFIDENCE, { half, batches, windows }, or null with too few windows
- * (fewer than BATCHES.min batches of BATCHES.minWindows) or no count at all.
+ * or requests (fewer than BATCHES.min batches of BATCHES.minWindows windows and BATCHES.minCount requests).
  */
 export function batchMeans (timeline, field = 'completed') {
   const windows = loadWindows(timeline).map((pt) => pt[field]).filter(isNum)
-  const batches = Math.min(BATCHES.max, Math.floor(windows.length / BATCHES.minWindows))
+  const total = windows.reduce((s, x) => s + x, 0)
+  const batches = Math.min(BATCHES.max, Math.floor(windows.length / BATCHES.minWindows),
+    Math.floor(total / BATCHES.minCount))
   if (batches < BATCHES.min) return null
   const size = Math.floor(windows.length / batches)
   const kept = windows.slice(windows.length - batches * size) // the first windows (the warm-up side) give way
@@ -121,15 +124,13 @@ export function rateInterval (timeline, value, field = 'completed') {
 
 /**
  * A closed loop's rate too short for batch means: at a fixed number of connections the rate goes as one
- * over the mean latency (Little's law), so the mean's interval (Student's t over the requests, taken as
- * independent: narrower than the truth, which the floor of the rule then carries) gives the rate's.
- * `latency` the report's summary ({ count, mean, stddev }); { value, low, high, method: 'mean-latency' } or null.
+ * over the latency (Little's law), so the rate moves as far as the latency's middle can: the interval of
+ * the p50 (order statistics, robust to the tail a mean's interval would blow up on), turned over.
+ * `p50` its interval (percentileInterval); { value, low, high, method: 'median-latency' } or null.
  */
-export function littleInterval (latency, value) {
-  const n = latency?.count
-  if (!isNum(value) || !(value > 0) || !(n >= 2) || !(latency.mean > 0) || !isNum(latency.stddev)) return null
-  const half = Math.min(0.99, (tQuantile(n - 1) * latency.stddev) / (latency.mean * Math.sqrt(n)))
-  return { value, low: value / (1 + half), high: value / (1 - half), method: 'mean-latency' }
+export function littleInterval (p50, value) {
+  if (!isNum(value) || !(value > 0) || !(p50?.low > 0) || !(p50.value > 0)) return null
+  return { value, low: (value * p50.value) / p50.high, high: (value * p50.value) / p50.low, method: 'median-latency' }
 }
 
 /**

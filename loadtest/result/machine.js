@@ -12,6 +12,7 @@
 // the cores the machine offered). A closed loop's latency goes as 1 / throughput (Little's law at a fixed
 // number of connections); an open loop's, far under capacity, as t.
 import { isNum } from './stats.js'
+import { rulerFigures } from './ruler.js'
 
 // How each strategy uses the machine: `parallel` 'one' (one event loop) or 'cores' (over processes or
 // threads, bounded by the pool); `spawn` the start cost paid per request (null: none).
@@ -47,25 +48,12 @@ export const WORK_FIGURE = Object.freeze({
 // Flags that set a pool's size (the servers' --workers, --threads, --max-threads).
 const POOL_FLAGS = ['--workers', '--threads', '--max-threads', '--pool']
 
-// The ruler's figures flat, as ruler.js's rulerFigures gives them (the agreed shape): the start reading, or
-// the mean of start and end with the larger spread; null without a ruler.
+// The ruler's figures flat (result/ruler.js rulerFigures: the start reading, or the mean of start and end)
+// and the cores the machine offered; null without a ruler.
 export function flatFigures (ruler) {
-  const start = ruler?.start
-  if (!start || typeof start !== 'object') return null
-  const end = ruler.end && typeof ruler.end === 'object' ? ruler.end : null
-  const pick = (reading, path) => path.split('.').reduce((o, k) => o?.[k], reading)
-  const out = {}
-  const paths = ['single.loop', 'single.hash', 'single.json', 'single.render', 'cores.effective', 'loopback.rttMs',
-    'loopback.rps', 'spawn.workerMs', 'spawn.processMs', 'timerLagMs']
-  for (const path of paths) {
-    const a = pick(start, path)
-    const b = end ? pick(end, path) : null
-    if (!isNum(a?.value)) continue
-    out[path] = isNum(b?.value)
-      ? { value: (a.value + b.value) / 2, spreadPct: Math.max(a.spreadPct ?? 0, b.spreadPct ?? 0), n: a.n + b.n }
-      : { value: a.value, spreadPct: a.spreadPct ?? 0, n: a.n ?? 1 }
-  }
-  out.offered = start.cores?.offered ?? null
+  if (!ruler?.start || typeof ruler.start !== 'object') return null
+  const out = { ...rulerFigures(ruler) }
+  out.offered = isNum(ruler.start.cores?.offered) ? ruler.start.cores.offered : null
   return out
 }
 

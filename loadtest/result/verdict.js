@@ -27,13 +27,16 @@ export function kindOf (metric) {
   return Number(p[1]) >= 99 ? FIGURE_KINDS.p99 : FIGURE_KINDS.p50
 }
 
-// The band around log 1 a ratio's log must leave to be beyond noise, each way: { up, down }.
+// The band around log 1 a ratio's log must leave to be beyond noise, each way: { up, down }. Two runs' own
+// intervals are independent errors: they add in quadrature. Where rounds (--runs N) measured the noise
+// between them, their intervals add whole: the two ranges of rounds must be apart, not just their centres.
 function bandOf (a, b, floor) {
   const wa = logWidths(a)
   const wb = logWidths(b)
+  const add = a.rounds || b.rounds ? (x, y) => x + y : Math.hypot
   return {
-    up: Math.hypot(wb.up, wa.down, floor), // B above A: B's interval above it, A's below
-    down: Math.hypot(wb.down, wa.up, floor)
+    up: Math.hypot(add(wb.down, wa.up), floor), // B above A: B's interval below it, A's above
+    down: Math.hypot(add(wb.up, wa.down), floor)
   }
 }
 
@@ -43,9 +46,9 @@ const round = (v, d = 4) => (isNum(v) ? Math.round(v * 10 ** d) / 10 ** d : v)
  * The verdict on figure `kind` (FIGURE_KINDS, or a percentile: kindOf) moving from interval `a` to interval
  * `b` (each { value, low, high } or null), with `prediction` the machine model's (result/machine.js predict)
  * or null without a ruler on both sides. Returns { kind, ratio, low, high, verdict, machine: 'told'|'unknown',
- * predicted, explained, residual }: `low`–`high` the ratio's band (its own intervals and the floor), `predicted` the ratio the
- * ruler expects, `explained` the share of the change (in log) the ruler accounts for, `residual` ratio over
- * predicted. A side without an interval gives 'no-interval' (the ratio raw).
+ * predicted, explained, residual }: `low`–`high` the ratio's band (its own intervals and the floor),
+ * `predicted` the ratio the ruler expects, `explained` the share of the change (in log) the ruler accounts
+ * for, `residual` ratio over predicted. A side without an interval gives 'no-interval' (the ratio raw).
  */
 export function judge (kind, a, b, prediction = null) {
   const spec = kindOf(kind)
