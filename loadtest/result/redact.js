@@ -8,7 +8,7 @@
 const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/\\?#]*@/gi
 // The headers whose values are credentials (lower case).
 export const SECRET_HEADERS = Object.freeze(['authorization', 'proxy-authorization', 'cookie'])
-const SECRET_LINE = /^(\s*)([^:\s]+)(\s*:)(.*)$/s
+const SECRET_LINE = /^(\s*)([^:=\s]+)(\s*[:=])(.*)$/s // 'Name: value', or autocannon's Name=value
 
 // The text with every URL's user information replaced by ***.
 export function redactUrl (text) {
@@ -20,10 +20,10 @@ export function isSecretHeader (name) {
   return typeof name === 'string' && SECRET_HEADERS.includes(name.trim().toLowerCase())
 }
 
-// A `Name: value` header line with its value replaced by *** when the name is a secret one.
+// A `Name: value` (or `Name=value`) header line with its value replaced by *** when the name is a secret one.
 export function redactHeaderLine (line) {
   const m = SECRET_LINE.exec(String(line))
-  return m && isSecretHeader(m[2]) ? `${m[1]}${m[2]}${m[3]} ***` : redactUrl(line)
+  return m && isSecretHeader(m[2]) ? `${m[1]}${m[2]}${m[3]}${m[3].endsWith('=') ? '' : ' '}***` : redactUrl(line)
 }
 
 // A command line's words with their secrets replaced: every URL's user information, and the value of a

@@ -21,7 +21,7 @@ const PASSWORD = 'Pa55w0rdXYZ'
 const TOKEN = 'S3cr3tT0ken'
 const URL_WITH_SECRET = `http://alice:${PASSWORD}@127.0.0.1:9/api?x=1`
 
-// `loadlab fanout -R exec --exec env -w h1,h2 …` with the stand-in node, a pdsh that writes its own
+// `loadlab fanout --rcmd exec --exec env -w h1,h2 …` with the stand-in node, a pdsh that writes its own
 // command line first, TMPDIR in `dir`: execa's subprocess.
 function fanout (dir, args, env = {}) {
   const bin = join(dir, 'bin')
@@ -29,7 +29,7 @@ function fanout (dir, args, env = {}) {
   const real = spawnSync('sh', ['-c', 'command -v pdsh'], { encoding: 'utf8' }).stdout.trim()
   const log = 'tr \'\\0\' \' \' < /proc/$$/cmdline >> "$FAKE_DIR/cmdlines"\necho >> "$FAKE_DIR/cmdlines"'
   writeFileSync(join(bin, 'pdsh'), `#!/bin/sh\n${log}\nexec ${real} "$@"\n`, { mode: 0o755 })
-  return execa(process.execPath, [join(ROOT, 'bin', 'loadlab.js'), 'fanout', '-R', 'exec', '--exec', 'env', '-w', 'h1,h2',
+  return execa(process.execPath, [join(ROOT, 'bin', 'loadlab.js'), 'fanout', '--rcmd', 'exec', '--exec', 'env', '-w', 'h1,h2',
     '--node', FAKE_NODE, '--rate', '100', '-a', '40', '--lead', '1', '--out', join(dir, 'out'), ...args], {
     cwd: ROOT,
     reject: false,

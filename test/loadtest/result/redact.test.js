@@ -12,9 +12,9 @@ import { startServer } from '../../helpers/server.js'
 
 test('redactArgs: URL user information and secret headers, in every form of -H', () => {
   assert.deepEqual(redactArgs(['--url', 'http://alice:Pa55@h:1/x', '-H', 'Authorization: Bearer t', '-H', 'X-A: 1',
-    '--header=cookie: a=b', '-HProxy-Authorization:Basic q', '--header', ' Cookie : z', '--url=https://u@h/']),
+    '--header=cookie: a=b', '-HProxy-Authorization:Basic q', '--header', ' Cookie : z', '--url=https://u@h/', '-H', 'authorization=Bearer t']),
   ['--url', 'http://***@h:1/x', '-H', 'Authorization: ***', '-H', 'X-A: 1', '--header=cookie: ***',
-    '-HProxy-Authorization: ***', '--header', ' Cookie : ***', '--url=https://***@h/'])
+    '-HProxy-Authorization: ***', '--header', ' Cookie : ***', '--url=https://***@h/', '-H', 'authorization=***'])
   assert.equal(redactUrl('see http://a:p@ss@host/ and ftp://x@y'), 'see http://***@host/ and ftp://***@y',
     'up to the last @ before the host, as a URL parser reads it')
   assert.equal(commandText(['loadlab', 'fanout'], ['-w', 'a,b', '--url', "http://a:it's@h/", '--', '-H', 'Cookie: s=1']),
