@@ -1,8 +1,9 @@
 // A history of runs: every report in some folders, its figures grouped into series (experiment, run key
 // and figure), each in time order with its report, commit (--label, else the commit the lab recorded) and
 // machine (machine.js). Each machine's part of a series is tested for change points (result/changepoint.js);
-// where a series moves from one machine to another, that change is the machine's, not the code's, and is
-// named so. Reading is bounded: a report's figures are kept, the report itself is not.
+// where a series moves from one machine to another and its figure moves with it (the t-test, as for a code
+// change), that change is the machine's, not the code's, and is named so. Reading is bounded: a report's
+// figures are kept, the report itself is not.
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { readReport } from '../compare/api.js'
@@ -150,6 +151,7 @@ function seriesOf (base, points, beyond, params) {
     const before = summary(left)
     const after = summary(right)
     const pValue = left.length && right.length ? welch(before, after).pValue : null
+    if (pValue === null || pValue > params.maxPValue) continue // the series did not move with the machine
     changes.push({
       index: next.from,
       cause: 'machine',
