@@ -6,7 +6,7 @@
 // figures are kept, the report itself is not.
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { readReport } from '../compare/api.js'
+import { readReportFile } from '../report/read.js'
 import { CompareError, parseFailOn } from '../compare/compare.js'
 import { changePoints, summary, welch } from '../result/changepoint.js'
 import { CHANGE } from '../result/rules.js'
@@ -54,7 +54,7 @@ export function reportFiles (paths) {
 function kept (report, file, figures) {
   const results = []
   for (const r of report.results) {
-    if (r.status === 'failed') continue
+    if (r === null || typeof r !== 'object' || typeof r.key !== 'string' || r.status === 'failed') continue
     const trusted = r.trusted !== false && !(Array.isArray(r.untrusted) && r.untrusted.length)
     const values = {}
     if (isInProcess(r)) {
@@ -80,8 +80,10 @@ function kept (report, file, figures) {
   }
 }
 
-// Reads every report of `files`; each that cannot be read or is no report of this schema, and each that
-// repeats an id read before, is left out with one line: { reports, skipped: [{ file, code, message }] }.
+// Reads every report of `files` with the lab's safe reader (report/read.js: bounded, parsed, this schema);
+// each that cannot be read or is no report of this schema, and each that repeats an id read before, is left
+// out with one line: { reports, skipped: [{ file, code, message }] }. The schema's full check (ajv) is not
+// made: it would double the time of a thousand reports, and history reads few fields, each checked here.
 export async function readReports (files, { figures = DEFAULT_FIGURES } = {}) {
   const reports = []
   const skipped = []
@@ -89,10 +91,15 @@ export async function readReports (files, { figures = DEFAULT_FIGURES } = {}) {
   for (const file of files) {
     let report
     try {
-      report = await readReport(file)
+      report = readReportFile(file) // bounded, JSON, a report of this schema with results (report/read.js)
     } catch (err) {
       if (!err.code?.startsWith?.('LAB_')) throw err
       skipped.push({ file, code: err.code, message: err.message })
+      continue
+    }
+    const bad = typeof report.id !== 'string' ? 'id' : typeof report.createdAt !== 'string' ? 'createdAt' : null
+    if (bad) {
+      skipped.push({ file, code: 'LAB_REPORT_INVALID', message: `${file} has no string "${bad}": not a report the lab wrote` })
       continue
     }
     if (ids.has(report.id)) {
