@@ -12,8 +12,10 @@
 //              change of machine (not of code) at the first taskset report, no other change called;
 //              --fail-on-change exits 99 on DIR/reports and 0 on them cut before the change. Writes
 //              DIR/summary.json and .md.
+//   built      the real part on a stand-in: copies of a reference tour with a code step and a one-core machine
+//              (written to DIR/built/), a smoke test of the real part.
 import { parseArgs } from 'node:util'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { execFileSync } from 'node:child_process'
@@ -27,6 +29,7 @@ import { ROOT } from '../loadtest/catalog.js'
 const HELP = `Usage: node scripts/validate-history.js synthetic [--noise DIR] [--series N] [--length L] [--seed S] --out DIR
        node scripts/validate-history.js real --from DIR --phases baseline:20,changed:10,taskset:3,hog:1
             [--take baseline:6,changed:6,taskset:3] --out DIR
+       node scripts/validate-history.js built --out DIR   (the real part on tours built from a reference one)
 
   --noise   the real tours whose figures' spread is the noise (default reports/reference/tours)
   --series  series per step size, and as many with no step (default 400)
@@ -138,6 +141,39 @@ function counts (text, name) {
     if (!k || !/^\d+$/.test(n ?? '')) throw usageError(`--${name}: expected NAME:N,…, got ${JSON.stringify(text)}`)
     return [k, Number(n)]
   })
+}
+
+// The built part: a stand-in for the real tours (a smoke test of the real part, and the docs' picture): copies
+// of one reference tour, each with its own id and time and a seeded 3 % noise on its figures, `phases` of them:
+// baseline as it is, changed ×1.4 on every latency (÷ on rps), taskset ×2.2 with one core in its machine block,
+// hog ×3 and marked disturbed. Writes them to DIR; returns the phases' counts.
+export function built (dir, { source = join(ROOT, 'reports/reference/tours/2026-11-26T13-50-55Z-vm-tour.json') } = {}) {
+  const base = JSON.parse(readFileSync(source, 'utf8'))
+  const phases = [['baseline', 8, 1], ['changed', 6, 1.4], ['taskset', 3, 2.2], ['hog', 1, 3]]
+  const u = uniform(5)
+  const g = () => Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u())
+  mkdirSync(dir, { recursive: true })
+  let i = 0
+  for (const [phase, n, scale] of phases) {
+    for (let k = 0; k < n; k++, i++) {
+      const r = structuredClone(base)
+      const at = new Date(Date.UTC(2026, 0, 1, 0, i))
+      r.id = `${at.toISOString().slice(0, 19).replaceAll(':', '-')}Z-built-tour`
+      r.createdAt = at.toISOString()
+      r.label = `${phase}-${k + 1}`
+      if (phase === 'taskset') r.machine.availableParallelism = 1
+      for (const x of r.results) {
+        const f = scale * (1 + 0.03 * g())
+        for (const p of Object.keys(x.latency.percentiles)) x.latency.percentiles[p] *= f
+        x.latency.p50 *= f
+        x.latency.p99 *= f
+        x.rps /= f
+        if (phase === 'hog') Object.assign(x, { trusted: false, untrusted: ['disturbed: a CPU hog beside it'] })
+      }
+      writeFileSync(join(dir, `${r.id}.json`), JSON.stringify(r))
+    }
+  }
+  return phases.map(([p, n]) => `${p}:${n}`).join(',')
 }
 
 // The real part: copies the kept tours into OUT/reports and checks them; resolves the summary.
@@ -261,7 +297,7 @@ async function main (argv) {
     console.log(HELP)
     return 0
   }
-  if (!['synthetic', 'real'].includes(part)) throw usageError('expected the part: synthetic or real (see --help)')
+  if (!['synthetic', 'real', 'built'].includes(part)) throw usageError('expected the part: synthetic, real or built (see --help)')
   if (!v.out) throw usageError('--out: give the folder for the summary')
   mkdirSync(v.out, { recursive: true })
   const cmd = `node scripts/validate-history.js ${argv.join(' ')}`
@@ -274,6 +310,10 @@ async function main (argv) {
     await writeAtomic(join(v.out, 'synthetic.md'), syntheticMd(s, cmd), { force: true })
     process.stdout.write(syntheticMd(s, cmd))
     return 0
+  }
+  if (part === 'built') {
+    v.from = join(v.out, 'built')
+    v.phases = built(v.from)
   }
   if (!v.from || !v.phases) throw usageError('real: give --from DIR and --phases')
   const s = { command: cmd, ...(await real({ from: v.from, phases: counts(v.phases, 'phases'), take: counts(v.take, 'take'), out: v.out })) }
