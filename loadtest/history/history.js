@@ -1,5 +1,5 @@
 // A history of runs: every report in some folders, its figures grouped into series (experiment, run key
-// and figure), each in time order with its report, commit (--label, else the commit the lab recorded) and
+// and figure), each in time order with its report, commit (--label and the commit the lab recorded) and
 // machine (machine.js). Each machine's part of a series is tested for change points (result/changepoint.js);
 // where a series moves from one machine to another and its figure moves with it (the t-test, as for a code
 // change), that change is the machine's, not the code's, and is named so. Reading is bounded: a report's
@@ -73,7 +73,8 @@ function kept (report, file, figures) {
     file,
     at: report.createdAt,
     experiment: report.experiment,
-    commit: report.label ?? report.method?.commit ?? null,
+    // --label, then the commit the lab recorded (its first 12 hex digits): 'ci 1a2b3c4d5e6f'
+    commit: [report.label, report.method?.commit?.slice(0, 12)].filter(Boolean).join(' ') || null,
     ruler: report.ruler ?? null,
     machine: report.machine ?? null,
     results
