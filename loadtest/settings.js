@@ -25,7 +25,7 @@ export const DEFAULTS = Object.freeze({
   'capacity-from': null,
   tune: null,
   confirm: false,
-  amount: null,
+  amount: 0, // 0: no count, the round lasts its duration (autocannon's amount: 0)
   duration: 10, // seconds per round when neither --amount nor the experiment gives its size
   timeout: 10,
   'max-body': 1 << 20, // bytes kept of each response body (run/generate/body.js)
@@ -38,7 +38,7 @@ export const DEFAULTS = Object.freeze({
   mix: null, // --mix: a request mix file or the built-in (result/mix.js)
   method: 'GET', // -m/-H/-b: one request, a one-class mix (options.js requestMix)
   header: [],
-  body: null,
+  body: '', // no body
   node: null,
   runtime: null,
   out: defaultReportsDir,

@@ -126,7 +126,7 @@ function troubleSection (results) {
 // The target a sweep was judged by: each class's own where a request mix's classes decided, else the run's.
 function sweepTarget (r) {
   const own = classTargetsText(r)
-  return own ? `each class at its own: ${own}` : `p${r.capacity.percentile ?? 99} ≤ ${r.capacity.sloMs} ms (${r.capacity.sloRule})`
+  return own ? `each class at its own: ${own}` : `p${r.capacity.percentile} ≤ ${r.capacity.sloMs} ms (${r.capacity.sloRule})`
 }
 
 // The capacity sweeps: the one target, the rule, and every step with its noise (disturbed ones marked).

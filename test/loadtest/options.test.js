@@ -110,7 +110,8 @@ test('load settings: experiment defaults < --quick < user flags; entry values wi
     warmup: 20,
     runs: 1,
     recovery: true,
-    recoveryTimeoutSec: null
+    recoveryTimeoutSec: null,
+    generators: 1
   })
   const open = resolvePlan(parseOptions(['--rate', '50', '--timeout', '2', '--arrival', 'poisson', '--seed', '7']), exp).load
   assert.deepEqual(
