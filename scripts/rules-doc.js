@@ -29,7 +29,9 @@ const EXPORTS = {
   backlog: 'BACKLOG',
   bound: 'BOUND',
   trust: 'TRUST',
-  quick: 'QUICK'
+  quick: 'QUICK',
+  mixed: 'MIXED_LOAD',
+  phases: 'PHASE_TRUST'
 }
 
 // The page's Markdown from the rule book.
