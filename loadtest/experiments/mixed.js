@@ -13,7 +13,7 @@ import capacity, { oneTargetSweep } from './capacity.js'
 import { builtInMix } from '../result/mix.js'
 import { trustMark } from '../text/sentences.js'
 import { errorsOf } from '../result/requests.js'
-import { PHASES } from '../result/phases.js'
+import { PHASES, phaseDoubt } from '../result/phases.js'
 import { planBasics } from './plan.js'
 import { MIXED_LOAD } from '../result/rules.js'
 import { roundTo } from '../result/stats.js'
@@ -73,10 +73,12 @@ function ownCapacity (results, r) {
   return swept?.capacity.capacity.rps ?? null
 }
 
-// The phase that took the largest share of the cheap class's p99 request, `wait 93 %`; MISSING without phases.
+// The phase that took the largest share of the cheap class's p99 request, `wait 93 %`; MISSING without phases,
+// `in doubt` where its shares are (result/phases.js phaseDoubt).
 function largestPhase (phases) {
   const share = phases?.at?.p99?.share
   if (!share) return MISSING
+  if (phaseDoubt(phases, 'p99')) return 'in doubt'
   const top = PHASES.filter((p) => typeof share[p] === 'number').sort((a, b) => share[b] - share[a])[0]
   return top ? `${top} ${Math.round(share[top] * 100)} %` : MISSING
 }
