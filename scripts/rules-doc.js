@@ -18,6 +18,7 @@ const cell = (text) => String(text).replace(/\|/g, '\\|')
 // The rule book's names as the code reads them (SAMPLE.share): the rule's id to its exported name.
 const EXPORTS = {
   sample: 'SAMPLE',
+  slo: 'SLO',
   limits: 'SWEEP_LIMITS',
   length: 'LENGTH',
   budget: 'BUDGET',
@@ -30,6 +31,7 @@ const EXPORTS = {
   bound: 'BOUND',
   trust: 'TRUST',
   quick: 'QUICK',
+  change: 'CHANGE',
   mixed: 'MIXED_LOAD',
   phases: 'PHASE_TRUST'
 }
