@@ -7,6 +7,7 @@ import { runGenerator } from './generator.js'
 import { runSampling } from './sampling.js'
 import { runStamps } from './stamps.js'
 import { runProcesses } from './processes.js'
+import { runHistory } from './history.js'
 import { machine } from './machine.js'
 import { usageError } from '../loadtest/errors.js'
 
@@ -35,7 +36,9 @@ const FULL = {
     memoryRounds: 2,
     threads: 2,
     perRate: 3
-  }
+  },
+  // loadlab history on a folder of 1,000 reports (goal: ≤ 10 s, ≤ 300 MB)
+  history: { reports: 1000 }
 }
 
 // Settings of a full and of a quick run: a quick run is the full one with rounds of a fixed number of
@@ -58,7 +61,8 @@ const SETTINGS = {
       memorySec: 1,
       memoryRounds: 1,
       perRate: 1
-    }
+    },
+    history: { reports: 20 }
   }
 }
 
@@ -108,7 +112,7 @@ export function parseFlags (argv) {
 }
 
 // The bench's parts, in the order they run (--only runs one).
-const PARTS = ['dispatch', 'processes', 'telemetry', 'generator', 'sampling', 'stamps']
+const PARTS = ['dispatch', 'processes', 'telemetry', 'generator', 'sampling', 'stamps', 'history']
 
 // Run the measurements (all, or `only` one); resolves with the plain result object (compute, then
 // render). `trace`: a file for the generator part's trace of one failing probe.
@@ -132,6 +136,8 @@ export async function bench ({ quick = false, rounds = null, only = null, trace 
   signal?.throwIfAborted()
   // The Lab-Stamps header, measured with the same settings.
   const stamps = runs('stamps') ? await runStamps(s.telemetry, { signal, progress }) : null
+  signal?.throwIfAborted()
+  const history = runs('history') ? await runHistory(s.history, { signal, progress }) : null
   return {
     kind: 'loadlab-bench',
     schema: 1,
@@ -146,6 +152,7 @@ export async function bench ({ quick = false, rounds = null, only = null, trace 
     generator,
     sampling,
     stamps,
+    history,
     notes: [
       '± is the relative standard deviation over the rounds; ratios are per round (both sides measured back to back), shown as median (min–max).',
       ...(quick ? ['--quick: tiny rounds for the smoke test; these numbers are not a measurement.'] : [])

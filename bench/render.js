@@ -181,6 +181,16 @@ function stampsLines (st) {
   ]
 }
 
+// The history part: the time and peak memory to read a folder of reports.
+function historyLines (h) {
+  return [
+    '',
+    `history: ${h.reports} reports (copies of ${h.source}, ${(h.sourceBytes / 1024).toFixed(0)} kB each) read by ` +
+      `loadlab history in ${(h.ms / 1000).toFixed(2)} s (${(h.cpuMs / 1000).toFixed(2)} s of CPU), peak RSS ${(h.maxRssBytes / 1048576).toFixed(0)} MB ` +
+      `(${h.series} series); goal for 1,000: ≤ 10 s and ≤ 300 MB`
+  ]
+}
+
 // Text for a bench() result: the machine, then each measurement that ran, then notes and time.
 export function render (result) {
   return [
@@ -191,6 +201,7 @@ export function render (result) {
     ...(result.generator ? generatorLines(result.generator) : []),
     ...(result.sampling ? samplingLines(result.sampling) : []),
     ...(result.stamps ? stampsLines(result.stamps) : []),
+    ...(result.history ? historyLines(result.history) : []),
     '',
     ...result.notes.map((n) => `note: ${n}`),
     `took ${(result.durationMs / 1000).toFixed(1)} s`

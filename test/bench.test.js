@@ -134,12 +134,16 @@ test('bench --quick --json: exits 0, prints the structure with finite positive r
   assert.match(st.on.header, /^wait=\d+\.\d{3},run=\d+\.\d{3}$/, 'the stamping side sent its header')
   assert.ok(positive(st.ratio.median) && Number.isFinite(st.lossPercent))
   assert.ok(positive(st.perAnswerUs) && positive(st.perAnswerShare))
+  const hi = r.history // a folder of copies of one tour read by loadlab history: every one read, time and memory
+  assert.equal(hi.reports, 20)
+  assert.ok(positive(hi.ms) && positive(hi.cpuMs) && positive(hi.maxRssBytes) && hi.series > 0)
 
   // the human table went to stderr, with the machine line and the ratios
   assert.match(stderr, new RegExp(`machine: .* Node ${process.version.replaceAll('.', '\\.')} `))
   assert.match(stderr, /piscina \/ shared/)
   assert.match(stderr, /on \/ off: \d+\.\d+×/)
   assert.match(stderr, /open \/ closed: \d+\.\d+× \(previous rule (\d+\.\d+×|-)\)/)
+  assert.match(stderr, /history: 20 reports .* read by loadlab history in \d+\.\d+ s/)
   assert.match(stderr, /rule applied \(offered load kept\): issue rate within 2 % in every 1 s window/)
 })
 
