@@ -71,7 +71,8 @@ function entriesOf (experiment, planOpts, { experimentName, url, servers, inProc
   let plan = experiment.plan(planOpts)
   if (servers && experimentName !== 'custom') plan = plan.filter((e) => servers.some((n) => serverOf(n) === e.server))
   if (plan.length === 0) {
-    throw usageError(`--server: experiment ${experimentName} has no entry for ${servers?.join(', ') ?? 'any built server'}`)
+    throw usageError(`--server: experiment ${experimentName} has no entry ` +
+      `for ${servers?.join(', ') ?? 'any built server'}`)
   }
   return plan
 }
@@ -379,7 +380,8 @@ export async function runLab (
   if (decision && confirm && !signal.aborted) decision.confirm = await confirmStep(lab, ctx, decision)
   if (signal.aborted) {
     ctx.notes.push(
-      `interrupted (${signal.reason?.message ?? signal.reason ?? 'aborted'}): results hold what was measured before the interruption`
+      `interrupted (${signal.reason?.message ?? signal.reason ?? 'aborted'}): results hold what was measured ` +
+        'before the interruption'
     )
   }
   const report = buildReport({

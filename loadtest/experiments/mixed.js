@@ -34,13 +34,19 @@ export default {
   study: '001, 004',
   title: 'Cheap requests behind heavy ones: the cheap class\'s p99 per strategy, the heavy class at one rate for all',
   description:
-    `Each CPU strategy's capacity C for the heavy work alone (an open-loop capacity sweep at one target), then per strategy one open-loop round of the mix ${MIX} (heavy: GET / with the work; cheap: GET /cheap, which every server answers on its main thread without the work, as a service answers a health check) with the heavy class offered at one rate for every strategy: ${MIXED_LOAD.utilisation * 100} % of one thread by the work's calibrated service time, with Poisson arrivals. The cheap class's p99 (from its due time) shows whether cheap requests wait behind the heavy ones, and its phases say where.`,
+    'Each CPU strategy\'s capacity C for the heavy work alone (an open-loop capacity sweep at one target), then ' +
+      `per strategy one open-loop round of the mix ${MIX} (heavy: GET / with the work; cheap: GET /cheap, which ` +
+      'every server answers on its main thread without the work, as a service answers a health check) with the ' +
+      `heavy class offered at one rate for every strategy: ${MIXED_LOAD.utilisation * 100} % of one thread by the ` +
+      'work\'s calibrated service time, with Poisson arrivals. The cheap class\'s p99 (from its due time) shows ' +
+      'whether cheap requests wait behind the heavy ones, and its phases say where.',
   defaults,
   quick,
   plan (opts) {
     const { q, work, servers } = planBasics(opts, SERVERS)
     const mix = builtInMix(MIX)
-    const base = (server) => ({ server, variant: null, args: ['--work', work], work, durationSec: opts.user?.durationSec ?? q.durationSec })
+    const durationSec = opts.user?.durationSec ?? q.durationSec
+    const base = (server) => ({ server, variant: null, args: ['--work', work], work, durationSec })
     return [
       // the first --slo, else 5 × the service time
       ...servers.map((server) => ({ ...base(server), sweep: oneTargetSweep(opts, opts.slos?.[0] ?? null) })),
@@ -54,8 +60,8 @@ export default {
     ]
   },
   notes () {
-    return [`mixed: the heavy class at ${MIXED_LOAD.utilisation * 100} % of one thread (${MIXED_LOAD.utilisation} × 1000 / the work's ` +
-      'calibrated service time in ms), the same rate for every strategy, Poisson arrivals; ' +
+    return [`mixed: the heavy class at ${MIXED_LOAD.utilisation * 100} % of one thread (${MIXED_LOAD.utilisation} × ` +
+      '1000 / the work\'s calibrated service time in ms), the same rate for every strategy, Poisson arrivals; ' +
       `the mix ${MIX}; the cheap class (GET /cheap) answered on the main thread; its latency counts from its due time`]
   },
   table (report) {

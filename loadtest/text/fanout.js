@@ -52,13 +52,15 @@ function onTarget (start) {
 // The untrusted reason of a start spread past its tolerance.
 export function spreadReason (start) {
   return `the shards' first requests left at least ${ms(start.spreadAtLeastMs)} apart ` +
-    `(${ms(start.spreadMs)} on their own clocks; ${onTarget(start)}), more than the ${ms(start.toleranceMs)} a generator may lag`
+    `(${ms(start.spreadMs)} on their own clocks; ${onTarget(start)}), more than the ${ms(start.toleranceMs)} a ` +
+      'generator may lag'
 }
 
 // The start line of a fanned-out run: "start spread 0.4 ms on the shards' own clocks; 3.1 ± 1.2 ms on …".
 export function spreadLine (start) {
   if (start.spreadMs === null) return 'start spread unknown (a shard did not record its first request)'
-  return `start spread ${ms(start.spreadMs)} on the shards' own clocks; ${onTarget(start)} (tolerance ${ms(start.toleranceMs)})`
+  return `start spread ${ms(start.spreadMs)} on the shards' own clocks; ${onTarget(start)} ` +
+    `(tolerance ${ms(start.toleranceMs)})`
 }
 
 // A clock offset against the target's Date header: "+0.3 ms ± 0.4 ms" or "unknown (why)".

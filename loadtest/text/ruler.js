@@ -45,7 +45,8 @@ export function rulerLine (x) {
     `loop ${rulerValue('single.loop', r.single?.loop)} ms`,
     `loopback ${rulerValue('loopback.rttMs', r.loopback?.rttMs)} ms, ` +
       `${rulerValue('loopback.rps', r.loopback?.rps)} req/s`,
-    `Worker ${rulerValue('spawn.workerMs', r.spawn?.workerMs)} ms, node ${rulerValue('spawn.processMs', r.spawn?.processMs)} ms`,
+    `Worker ${rulerValue('spawn.workerMs', r.spawn?.workerMs)} ms, ` +
+      `node ${rulerValue('spawn.processMs', r.spawn?.processMs)} ms`,
     `timer lag ${rulerValue('timerLagMs', r.timerLagMs)} ms`
   ].join(' · ')
 }
@@ -72,7 +73,8 @@ export function rulerMovedLine (ruler) {
   const moved = ruler.drift.filter((d) => d.beyond)
   if (!moved.length) return null
   const each = moved.map((d) => `${d.figure} ${fixedGrouped(d.ratio, 3)}× (spread ±${fixedGrouped(d.spreadPct, 1)} %)`)
-  return `The machine moved during the run: ${each.join(', ')}: its figures are not the machine of either reading alone.`
+  return `The machine moved during the run: ${each.join(', ')}: its figures are not the machine of either ` +
+    'reading alone.'
 }
 
 // How the cores were measured, for under the table.

@@ -398,8 +398,12 @@ async function probeRange (record, server, load, round) {
   if (!(rps > 0) || raw.timeouts > raw.ok) {
     const codes = Object.entries(raw.statusCodes ?? {}).map(([c, n]) => `${n} × ${c}`).join(', ')
     const first = raw.errorSample ? `; the first error: ${String(raw.errorSample).split('\n')[0].slice(0, 200)}` : ''
-    const counts = `${raw.completed} answers${codes ? ` (${codes})` : ''}, ${raw.errors} errors, ${raw.timeouts} timeouts${first}`
-    const what = rps > 0 ? `timed out more requests (${raw.timeouts}) than it answered 2xx (${raw.ok})` : 'got no 2xx answer'
+    const counts = `${raw.completed} answers${codes ? ` (${codes})` : ''}, ${raw.errors} errors, ${raw.timeouts} ` +
+      `timeouts${first}`
+    const what = rps > 0
+      ? `timed out more requests (${raw.timeouts}) than it answered 2xx ` +
+      `(${raw.ok})`
+      : 'got no 2xx answer'
     if (!round.signal.aborted) record.failure = failure(`--url: the range probe ${what} (${counts})`)
     return null
   }
@@ -497,7 +501,8 @@ function judgeStop (record, stop, { crashed, busy, graceMs, stderrTail }) {
     record.failure ??= failure(`exited with code ${exit.exitCode} (signal ${exit.signal}) after SIGTERM`, exit)
   }
   if (stop.leftovers.length) {
-    const reason = `${stop.leftovers.length} process(es) of its tree left after it exited (killed: ${stop.leftovers.join(', ')})`
+    const reason = `${stop.leftovers.length} process(es) of its tree left after it exited ` +
+      `(killed: ${stop.leftovers.join(', ')})`
     record.failure ??= failure(reason, exit)
   }
 }
