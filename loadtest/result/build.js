@@ -281,6 +281,7 @@ export function buildReport ({
   experiment,
   label,
   machine: m,
+  ruler = null,
   method,
   calibration,
   results,
@@ -297,6 +298,7 @@ export function buildReport ({
     experiment,
     label: label ?? null,
     machine: m,
+    ...(ruler && { ruler }), // absent without one (--no-ruler, older reports)
     method,
     calibration,
     results,
