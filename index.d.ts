@@ -296,7 +296,13 @@ export interface Report {
   label?: string | null
   machine: { hostname: string; cpuModel?: string | null; cores: number; [field: string]: unknown }
   ruler?: Ruler
-  method: { command?: string | null; loop?: string | null; [field: string]: unknown }
+  method: {
+    command?: string | null
+    loop?: string | null
+    /** git rev-parse HEAD where the lab ran, null outside a git checkout (loadlab history shows it). */
+    commit?: string | null
+    [field: string]: unknown
+  }
   calibration?: Record<string, Record<string, unknown>>
   results: Result[]
   notes?: Reason[]
@@ -363,3 +369,71 @@ export declare function mergeReports (reports: Report[], options?: { names?: str
 
 /** A report file, read with the lab's bounds and checked against report.schema.json. */
 export declare function readReport (path: string): Promise<Report>
+
+
+/** One change point of a history's series (loadlab history, docs/history.md). */
+export interface HistoryChange {
+  /** The index in the series' points of the first report after the change. */
+  index: number
+  /** 'code': found inside one machine's reports; 'machine': the series moved to another machine there. */
+  cause: 'code' | 'machine'
+  /** Welch's two-sided t-test of the segments before and after (null when a side has no trusted point). */
+  pValue: number | null
+  before: { mean: number; sd: number; n: number }
+  after: { mean: number; sd: number; n: number }
+  /** after / before − 1 (null when before is 0). */
+  change: number | null
+  /** Worse for the figure: a rise of a latency, a fall of a rate. */
+  worse: boolean
+  /** The machine after the change (and, for a change of machine, the one before and the ruler's figures beyond). */
+  machine: string
+  from?: string
+  figures?: string[]
+  report: string
+  at: string
+  commit: string | null
+}
+
+/** One series: a figure of one run (experiment, key) over the reports, each machine's part tested apart. */
+export interface HistorySeries {
+  id: string
+  experiment: string
+  key: string
+  server: string | null
+  variant: string | null
+  work: string | null
+  figure: string
+  unit: string
+  higherIsBetter: boolean
+  /** 'too-short': no machine has enough reports for the test (2 × the minimum segment). */
+  status: 'tested' | 'too-short'
+  points: Array<{ report: string; at: string; commit: string | null; machine: string; value: number; trusted: boolean }>
+  tests: Array<{ machine: string; status: 'tested' | 'too-short'; points: number }>
+  changes: HistoryChange[]
+}
+
+export interface History {
+  kind: 'loadlab-history'
+  parameters: { maxPValue: number; weakPValue: number; minSegment: number; maxPoints: number }
+  reports: Array<{ id: string; file: string; at: string; commit: string | null; machine: string; ruler: boolean }>
+  machines: Array<{
+    id: string
+    by: 'ruler' | 'machine-block'
+    first: string
+    reports: number
+    cpuModel: string | null
+    cores: number | null
+    availableParallelism: number | null
+  }>
+  series: HistorySeries[]
+  /** The files left out, each with its one line: not a report, another schema, an id already read. */
+  skipped: Array<{ file: string; code: string; message: string }>
+  /** The series whose newest change on a machine is worse past a failOnChange bound (and significant). */
+  failures: Array<{ series: string; bound: string; change: HistoryChange }>
+}
+
+/** The history of the reports in some folders (loadlab history): series, their change points, the gate. */
+export declare function history (
+  paths: string[],
+  options?: { figures?: string[]; failOnChange?: string[]; params?: Partial<History['parameters']> }
+): Promise<History>

@@ -16,7 +16,8 @@ import { findServer } from '../loadtest/catalog.js'
 import { fireGenerators } from '../loadtest/run/generate/generators.js'
 import { WARMUP_MS } from '../loadtest/run/generate/open-loop.js'
 import { roundFigures } from '../loadtest/result/figures.js'
-import { LAG_P99_LIMIT_MS, SEND_RATE_TOLERANCE, offeredLoadKept } from '../loadtest/result/trust.js'
+import { offeredLoadKept } from '../loadtest/result/trust.js'
+import { TRUST } from '../loadtest/result/rules.js'
 import { reasonText } from '../loadtest/text/reasons.js'
 import { WINDOW_MS } from '../loadtest/settings.js'
 import { errorsOf } from '../loadtest/result/requests.js'
@@ -34,9 +35,9 @@ async function closedMax (url, opts, signal) {
 }
 
 // The rule the bench applies, in words.
-const RULE_TEXT = `issue rate within ${SEND_RATE_TOLERANCE * 100} % in every ${WINDOW_MS / 1000} s window ` +
+const RULE_TEXT = `issue rate within ${TRUST.sendRateTolerance * 100} % in every ${WINDOW_MS / 1000} s window ` +
   `after a ${WARMUP_MS} ms warm-up and unsent backlog within the same bound (result/trust.js offeredLoadKept), ` +
-  `scheduler lag p99 <= ${LAG_P99_LIMIT_MS} ms after the warm-up`
+  `scheduler lag p99 <= ${TRUST.lagP99LimitMs} ms after the warm-up`
 // The previous rule, judged beside it on the same probes.
 const PREVIOUS_RULE = { lagP99LimitMs: 5, sendRateTolerance: 0.02 }
 const PREVIOUS_RULE_TEXT = `scheduler lag p99 <= ${PREVIOUS_RULE.lagP99LimitMs} ms over the whole round, ` +
@@ -46,7 +47,7 @@ const PREVIOUS_RULE_TEXT = `scheduler lag p99 <= ${PREVIOUS_RULE.lagP99LimitMs} 
 function offeredReasons (o) {
   const out = offeredLoadKept(o.windows ?? null, o).map(reasonText)
   const lag = o.lagAfterWarmup?.p99
-  if (lag > LAG_P99_LIMIT_MS) out.push(`scheduler lag p99 ${lag} ms after the warm-up > ${LAG_P99_LIMIT_MS} ms`)
+  if (lag > TRUST.lagP99LimitMs) out.push(`scheduler lag p99 ${lag} ms after the warm-up > ${TRUST.lagP99LimitMs} ms`)
   return out
 }
 
@@ -281,10 +282,13 @@ export async function runGenerator (settings, { signal, progress = () => {}, tra
       ratioOf: 'open-loop highest kept rate / autocannon closed-loop maximum',
       goal: 0.8,
       rule: {
-        text: RULE_TEXT, lagP99LimitMs: LAG_P99_LIMIT_MS, windowTolerance: SEND_RATE_TOLERANCE, windowMs: WINDOW_MS
+        text: RULE_TEXT,
+        lagP99LimitMs: TRUST.lagP99LimitMs,
+        windowTolerance: TRUST.sendRateTolerance,
+        windowMs: WINDOW_MS
       },
       previousRule: { text: PREVIOUS_RULE_TEXT, ...PREVIOUS_RULE },
-      limits: { lagP99Ms: LAG_P99_LIMIT_MS, sendRateTolerance: SEND_RATE_TOLERANCE },
+      limits: { lagP99Ms: TRUST.lagP99LimitMs, sendRateTolerance: TRUST.sendRateTolerance },
       traced,
       timerLag,
       memory: memory[0],

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `loadlab`: the lab as a command, for a project that installs it (npx loadlab) as for its checkout.
 //   loadlab [lab options]            the lab (npm run lab -- …): every option, see loadlab --help
+//   loadlab URL [lab options]        the lab on that URL (--url URL), as `npx autocannon URL`
 //   loadlab compare|merge …          npm run compare / npm run merge
+//   loadlab history DIR…             npm run history: every report in the folders as series, change points
 //   loadlab fanout -w HOSTS …        npm run fanout: one shard per host through pdsh, merged
 //   loadlab server NAME [flags]      one server of the fleet, by hand, until Ctrl-C
 //   loadlab --version | help
@@ -15,8 +17,10 @@ import { runMain, usageError } from '../loadtest/errors.js'
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
 const HELP = `Usage: loadlab [lab options]          run the lab (loadlab --help lists every option)
+       loadlab URL [lab options]      load your service at URL (the same as --url URL)
        loadlab compare A.json B.json …   compare reports (loadlab compare --help)
        loadlab merge A.json B.json …     merge the reports of the shards of one plan (loadlab merge --help)
+       loadlab history DIR…              reports as series, with their change points (loadlab history --help)
        loadlab fanout -w HOSTS …         run one plan as a shard per host through pdsh (loadlab fanout --help)
        loadlab server NAME [flags]       start one server by hand (loadlab server NAME --help), e.g.
                                          loadlab server queued-threads --port 3000 --task ./src/render.js
@@ -27,7 +31,7 @@ Relative paths (--task, --input @FILE, --out, --node PATH, report files) are fro
 it in; reports go to ./loadlab-reports/ unless --out says otherwise (reports/ in the lab's own checkout).
 `
 
-const COMMANDS = ['compare', 'merge', 'fanout', 'server', 'help']
+const COMMANDS = ['compare', 'merge', 'history', 'fanout', 'server', 'help']
 
 // A usage error of the bin itself: one line, exit 2 (runMain prints it).
 function refuse (message) {
@@ -43,7 +47,8 @@ async function server ([name, ...flags]) {
   if (!name || name.startsWith('-')) return refuse(`server: expected a server name (${names})`)
   const entry = servers.find((s) => s.name === name)?.entry
   if (!entry) return refuse(`server: unknown server \`${name}\`; allowed: ${names}`)
-  const child = spawn(process.execPath, [entry, ...flags], { stdio: ['inherit', 'inherit', 'inherit', 'ipc'], detached: true })
+  const stdio = ['inherit', 'inherit', 'inherit', 'ipc']
+  const child = spawn(process.execPath, [entry, ...flags], { stdio, detached: true })
   const pass = (sig) => child.kill(sig)
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, pass)
   child.on('message', () => {}) // its ready line and samples are for a lab; the ready line is on stdout too
@@ -51,7 +56,7 @@ async function server ([name, ...flags]) {
   return code ?? 128 + ({ SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 }[signal] ?? 0)
 }
 
-// What the first argument asks for: a subcommand, the version, help, or (an option or nothing) the lab.
+// What the first argument asks for: a subcommand, the version, help, or (an option, a URL or nothing) the lab.
 async function runCommand (argv) {
   const [first, ...rest] = argv
   if (first === '--version' || first === '-v') {
@@ -68,12 +73,17 @@ async function runCommand (argv) {
     return run(rest)
   }
   if (first === 'merge') return mergeCommand(rest)
+  if (first === 'history') {
+    const { run } = await import('../loadtest/history/cli.js')
+    return run(rest)
+  }
   if (first === 'fanout') {
     const { run } = await import('../loadtest/fanout/cli.js')
     return run(rest, { prog: 'loadlab fanout' })
   }
-  if (first !== undefined && !first.startsWith('-')) {
-    return refuse(`unknown command ${JSON.stringify(first.slice(0, 40))}; commands: ${COMMANDS.join(', ')}, or lab options (loadlab help)`)
+  if (first !== undefined && !first.startsWith('-') && !/^[a-z][a-z0-9+.-]*:\/\//i.test(first)) {
+    return refuse(`unknown command ${JSON.stringify(first.slice(0, 40))}; commands: ${COMMANDS.join(', ')}, or lab ` +
+      'options (loadlab help)')
   }
   const help = first === '--help' || first === '-h'
   if (help) process.stdout.write(HELP + '\n')

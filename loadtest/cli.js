@@ -4,9 +4,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { HELP, parseOptions } from './options.js'
 import { ROOT, catalog, variants } from './catalog.js'
-import { experimentFor, experimentNames, loadExperiment } from './experiments/index.js'
+import { experimentFor, experimentNames } from './experiments/index.js'
 import { runLab } from './lab.js'
-import { reportTable, renderText } from './report/table.js'
+import { reportTable, renderText, whyLines } from './report/table.js'
 import { decisionText } from './report/decision.js'
 import { termText } from './text/escape.js'
 import { writeReportFiles } from './report/files.js'
@@ -25,20 +25,36 @@ function commandLine (argv, prog) {
   return `node loadtest/cli.js${args ? ' ' + args : ''}`
 }
 
+// An experiment's load defaults as the flags that change them (`-c 10 -a 200 --warmup 20`), then --quick's;
+// '' for an experiment whose cases are its own (dispatch, ssr-offload).
+export function defaultsText ({ defaults = {}, quick = {} }) {
+  const flags = [['connections', '-c'], ['amount', '-a'], ['durationSec', '-d'], ['timeoutSec', '-t'],
+    ['runs', '--runs'], ['warmup', '--warmup'], ['work', '--work']]
+  const words = (d) => flags.filter(([k]) => d[k] !== null && d[k] !== undefined).map(([k, f]) => `${f} ${d[k]}`)
+  const own = words(defaults)
+  if (!own.length) return ''
+  const q = words(quick)
+  return `${own.join(' ')}${q.length ? `; --quick: ${q.join(' ')}` : ''}`
+}
+
 async function list () {
   const lines = ['Servers:']
   for (const s of catalog()) lines.push(`  ${s.name.padEnd(22)}${s.description}${s.available ? '' : ' (not built)'}`)
   lines.push('', 'Variants (the experiment that runs them; shedding: docs/overload.md):')
   for (const v of variants()) lines.push(`  ${v.key.padEnd(30)}${v.description} [${v.experiment}]`)
-  lines.push('', 'Experiments:')
-  for (const name of experimentNames()) {
+  lines.push('', 'Experiments, each with its defaults (a flag given wins; custom: --server, --url or --task alone):')
+  for (const name of ['custom', ...experimentNames()]) {
     let title = ''
+    let given = ''
     try {
-      title = (await loadExperiment(name)).title ?? ''
+      const experiment = await experimentFor(name)
+      title = experiment.title ?? ''
+      given = defaultsText(experiment)
     } catch (err) {
       title = `(cannot load: ${err.message.split('\n')[0]})`
     }
     lines.push(`  ${name.padEnd(22)}${title}`)
+    if (given) lines.push(`  ${''.padEnd(22)}${given}`)
   }
   process.stdout.write(lines.join('\n') + '\n')
 }
@@ -94,7 +110,8 @@ function interruptions () {
     if (exitCode !== null) process.exit(exitCode)
     exitCode = sig === 'SIGTERM' ? 143 : 130
     process.stderr.write(
-      `\ninterrupted (${sig}): stopping the current run and the server, writing what was measured (Ctrl-C again to quit now)\n`
+      `\ninterrupted (${sig}): stopping the current run and the server, writing what was measured (Ctrl-C again to ` +
+        'quit now)\n'
     )
     controller.abort(sig)
   }
@@ -135,6 +152,7 @@ export async function main (argv, { prog = null } = {}) {
     })
     const experiment = await experimentFor(report.experiment)
     process.stderr.write('\n' + renderText(reportTable(report, experiment)))
+    for (const line of whyLines(report)) process.stderr.write(termText(line) + '\n') // each ! and ✗, why
     if (report.thresholds) process.stderr.write('\n' + renderText(thresholdRows(report.thresholds)))
     const out = await writeReportFiles(report, { dir: opts.out, experiment })
     const base = join(out.dir, out.id)

@@ -9,6 +9,7 @@ import { scaleOutMethod, scaleOutNotes } from './run/generate/generators.js'
 import { entryLoad, recoveryTimeoutSec } from './run/round/load.js'
 import { experimentNameOf, experimentView, resolvePlan } from './plan.js'
 import { buildHttpResult, buildReport } from './result/build.js'
+import { gitCommit } from './run/commit.js'
 import { reasonText } from './text/reasons.js'
 import { calibrationKey, runName } from './result/key.js'
 import { machine, packageVersion } from './run/watch/machine.js'
@@ -131,7 +132,9 @@ function mixMethod (mix) {
 }
 
 // How the report's method block describes this run.
-function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes, resolved: { url, taskSpec } }, command) {
+function methodOf (
+  { load, inProcess, plan, task, taskCheck, runtimes, resolved: { url, taskSpec } }, command, commit = null
+) {
   const openLoop = Boolean(load.rate) || plan.some((e) => e.sweep)
   return {
     tool: inProcess ? 'in-process' : openLoop ? 'loadlab open loop (run/generate/http1.js)' : 'autocannon',
@@ -161,6 +164,7 @@ function methodOf ({ load, inProcess, plan, task, taskCheck, runtimes, resolved:
     task: task ? taskRecord(task, taskCheck, taskSpec) : null,
     // --node: the runtimes the servers and calibration ran under (null: the lab's own node)
     runtimes: runtimes ? runtimes.map(({ path, args, major, flag, ...said }) => said) : null,
+    commit, // git rev-parse HEAD where the lab was run from, null outside a checkout (run/commit.js)
     command
   }
 }
@@ -365,6 +369,7 @@ export async function runLab (
   const { experimentName, experiment, planOpts, inProcess } = lab
   const { url, confirm, label, thresholds, cwd } = lab.resolved
   const createdAt = new Date()
+  const commit = gitCommit(cwd)
   const m = machine()
   const ctx = {
     signal,
@@ -407,7 +412,7 @@ export async function runLab (
     label,
     machine: m,
     ruler: start ? rulerOf(start, end) : null,
-    method: methodOf(lab, command),
+    method: methodOf(lab, command, commit),
     calibration: ctx.calibration,
     results: ctx.results,
     notes: ctx.notes

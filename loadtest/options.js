@@ -6,14 +6,18 @@ import { pathToFileURL } from 'node:url'
 import { ROOT, allServerNames, catalog, serverOf, variants } from './catalog.js'
 import { userCwd, userPath } from './paths.js'
 import { experimentNames } from './experiments/index.js'
+import custom from './experiments/custom.js'
 import { clip, describe, usageError } from './errors.js'
 import {
   ARRIVALS, BOOT_TIMEOUT_MS, CONFIRM_SEC, DEFAULTS, DEFAULT_MAX_CONNECTIONS, MAX_GENERATORS, MAX_SHARDS,
-  RATE_PER_GENERATOR, RATE_RANGE, SLO_LEAST_DEFAULT_MS, SLO_MULTIPLES, SLO_RANGE, defaultReportsDir
+  RATE_PER_GENERATOR, RATE_RANGE, SLO_RANGE, defaultReportsDir
 } from './settings.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
 import { TUNABLE, TuneError, parseTune } from './tune.js'
-import { MAX_MIX_BYTES, METHODS, MIX_BOUNDS, MixError, builtInMix, checkMix, isBuiltInSpec, parseMix } from './result/mix.js'
+import {
+  MAX_MIX_BYTES, METHODS, MIX_BOUNDS, MixError, builtInMix, checkMix, isBuiltInSpec, parseMix
+} from './result/mix.js'
+import { SLO } from './result/rules.js'
 import { readBounded } from './report/read.js'
 
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
@@ -24,10 +28,12 @@ const BOOLEANS = new Set(['json', 'list', 'quick', 'help', 'confirm', 'no-ruler'
 // array for one of them into the option repeated.
 export const REPEATABLE = Object.freeze(['threshold', 'header'])
 const MULTIPLE = new Set(REPEATABLE)
-// The short flags: autocannon's letters, with autocannon's meaning.
-export const SHORT = Object.freeze({
-  connections: 'c', amount: 'a', duration: 'd', timeout: 't', rate: 'R', method: 'm', header: 'H', body: 'b', json: 'j', help: 'h'
-})
+// The short flags: autocannon's letters. Each means what autocannon's does but -R, an open loop at that rate
+// (autocannon's -R caps a closed loop's rate); fanout's -R is the same rate (loadtest/fanout/cli.js).
+export const SHORT = Object.freeze(Object.fromEntries([
+  ['connections', 'c'], ['amount', 'a'], ['duration', 'd'], ['timeout', 't'], ['rate', 'R'],
+  ['method', 'm'], ['header', 'H'], ['body', 'b'], ['json', 'j'], ['help', 'h']
+]))
 const LONG = Object.fromEntries(Object.entries(SHORT).map(([long, short]) => [short, long]))
 // The parsed options before the user's: null where not given, so that an experiment's defaults and
 // --quick come before DEFAULTS (settings.js, read by run/round/load.js); flags false, lists empty.
@@ -35,10 +41,19 @@ const UNSET = Object.freeze(
   Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, BOOLEANS.has(k) || MULTIPLE.has(k) ? DEFAULTS[k] : null]))
 )
 
-// The --help text: examples first, then the options by what they are for, each with its short flag
-// (autocannon's letters, with autocannon's meaning) and its default from settings.js; the details are in
-// the docs it names. At most 80 lines, none wider than 100 columns (test/loadtest/options.test.js).
-export const HELP = `Usage: npm run lab -- [options]
+// What a --server, --url or --task run with no --experiment uses (the custom experiment's defaults): the
+// help states these, since they, not DEFAULTS.duration and DEFAULTS.warmup, size such a run.
+const RUN = custom.defaults
+const QUICK = custom.quick
+
+// The --help text: examples first, then the options by what they are for, each with its short flag and
+// the default a plain --server run uses (an experiment's own: --list); the details are in the docs it
+// names. At most 80 lines, none wider than 100 columns (test/loadtest/options.test.js).
+export const HELP = `Usage: npm run lab -- [options] [URL]
+
+Boots each selected server (or loads yours), prints a table on stderr and writes a report
+(.json, .md, .html) to reports/ (./loadlab-reports/ outside the lab's checkout; docs/lab.md).
+With no option: a quick tour of every server (light load, about a minute). A URL alone is --url URL.
 
 Boots each selected server (or loads yours), prints a table on stderr and writes a report
 (.json, .md, .html) to reports/ (./loadlab-reports/ outside the lab's checkout; docs/lab.md).
@@ -56,7 +71,7 @@ Examples:
 
 What to run:
   --server a,b|all        servers to run (see --list); overload also takes variant keys
-  --experiment NAME       a study (see --list; docs/studies.md); with --server: only those
+  --experiment NAME       an experiment with its own defaults (--list); with --server: only those
   --work SPEC             work per request: loop:1e7, fib:25, render:1000, sleep:100
   --runtime LIST          run the servers under node20, node22, node24, bun, deno or a binary
                           path, one result each (docs/runtimes.md)
@@ -64,17 +79,19 @@ What to run:
   --list                  list the servers and the experiments, then exit
 
 Load (docs/lab.md):
-  -c, --connections N     concurrent connections (default ${DEFAULTS.connections}; with --rate: the cap on kept
+  The defaults of a --server, --url or --task run; an experiment sets its own (--list).
+  -c, --connections N     concurrent connections (default ${RUN.connections}; with --rate: the cap on kept
                           connections, default rate × timeout, at most ${DEFAULT_MAX_CONNECTIONS})
-  -a, --amount N          requests per measured round (excludes --duration)
-  -d, --duration S        seconds per measured round (default ${DEFAULTS.duration})
-  -t, --timeout S         per-request timeout in seconds (default ${DEFAULTS.timeout})
+  -a, --amount N          requests per measured round, per server (default ${RUN.amount}; --quick ${QUICK.amount})
+  -d, --duration S        seconds per measured round, instead of --amount (default: none)
+  -t, --timeout S         per-request timeout in seconds (default ${RUN.timeoutSec})
   --runs N                measured rounds per server, the median one reported (default ${DEFAULTS.runs})
-  --warmup N              requests in the discarded warm-up round (default ${DEFAULTS.warmup}: none)
+  --warmup N              requests in the discarded warm-up round (default ${RUN.warmup}; --quick ${QUICK.warmup})
   --max-body BYTES        what is kept of each response body (default ${DEFAULTS['max-body']})
 
 Open loop (docs/generator.md, docs/shards.md):
-  -R, --rate R            R requests/s on a schedule, sent whether or not earlier ones answered
+  -R, --rate R            an open loop: R requests/s on a schedule, sent whether or not earlier ones
+                          answered (autocannon's -R caps a closed loop instead); fanout's -R too
   --arrival KIND          ${ARRIVALS.join(' or ')} (default ${DEFAULTS.arrival})
   --seed N                the seed of the poisson schedule and of a mix (default ${DEFAULTS.seed})
   --generators N          generator threads (default one per ${RATE_PER_GENERATOR} requests/s, at most cores − 1)
@@ -82,8 +99,8 @@ Open loop (docs/generator.md, docs/shards.md):
   --start-at ISO-TIME     the shards' common start, at most ${MAX_START_AHEAD_MIN} minutes ahead
 
 Capacity and decision (docs/capacity.md, docs/decision.md):
-  --slo MS[,MS…]          the p99 targets, increasing (default ${SLO_MULTIPLES.join(', ')} × the service time,
-                          at least ${SLO_LEAST_DEFAULT_MS} ms; overload: the first)
+  --slo MS[,MS…]          the p99 targets, increasing (default ${SLO.multiples.join(', ')} × the service time,
+                          at least ${SLO.leastMs} ms; overload: the first)
   --quick                 the experiment's small version
   --confirm               capacity: run the winner at its plan rate (${CONFIRM_SEC} s) and say if it held
   --tune NAME=V1,V2,…     capacity: a sweep per value of ${Object.keys(TUNABLE).join(', ')}
@@ -92,9 +109,9 @@ Capacity and decision (docs/capacity.md, docs/decision.md):
                           'queued-threads:p99<200' (docs/gates.md); a crossed one exits ${THRESHOLD_EXIT}
 
 Your own work (docs/your-service.md, docs/task.md):
-  --url URL               a service the lab did not start, its path as given
+  --url URL               a service the lab did not start, its path as given (or the URL alone)
   -m, --method M          its request's method: ${METHODS.join(', ')} (default ${DEFAULTS.method})
-  -H, --header 'K: V'     a header of its request, repeatable
+  -H, --header 'K: V'     a header of its request (or K=V, as autocannon), repeatable
   -b, --body TEXT         its request's body (-m -H -b: one kind of request, in every loop)
   --mix FILE|SPEC         a request mix: a JSON file of classes, or heavy:80,cheap:20
   --task PATH[#name]      a module exporting (input) => result, run in each server
@@ -127,7 +144,7 @@ export function parseOptions (argv) {
       args: joinNegatives(argv),
       strict: true,
       tokens: true,
-      allowPositionals: false,
+      allowPositionals: true,
       options: Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, {
         type: BOOLEANS.has(k) ? 'boolean' : 'string',
         multiple: MULTIPLE.has(k),
@@ -136,10 +153,24 @@ export function parseOptions (argv) {
     })
   } catch (err) {
     const names = Object.keys(DEFAULTS).map((k) => (SHORT[k] ? `-${SHORT[k]}/--${k}` : `--${k}`))
-    throw usageError(`${err.message.split('\n')[0]} (see --help; options: ${names.join(' ')})`)
+    const first = err.message.split('\n')[0].replace(/\. To specify a positional argument .*$/, '')
+    throw usageError(`${first} (see --help; options: ${names.join(' ')})`)
   }
   onceEach(parsed.tokens)
-  return validateOptions(parsed.values)
+  return validateOptions({ ...parsed.values, ...positionalUrl(parsed.positionals, parsed.values) })
+}
+
+// `loadlab http://127.0.0.1:3000 -c 10 -d 5`: a URL alone is --url, as `npx autocannon URL` takes it.
+// Anything else given without an option, or a URL beside --url, is refused.
+function positionalUrl (positionals, values) {
+  if (positionals.length === 0) return {}
+  const [first] = positionals
+  if (positionals.length > 1 || !/^[a-z][a-z0-9+.-]*:\/\//i.test(first)) {
+    throw usageError(`unexpected argument ${describe(positionals.find((p, i) => i > 0 || !/:\/\//.test(p)))}: ` +
+      'the only argument without an option is a URL (the same as --url URL)')
+  }
+  if (values.url !== undefined) throw usageError(`a URL given twice (${clip(first, 40)} and --url): give it once`)
+  return { url: first }
 }
 
 // `--slo -1`, `-c -1`: parseArgs would read the negative number as an option; join it to its option
@@ -165,7 +196,10 @@ function onceEach (tokens) {
     seen.set(t.name, [...(seen.get(t.name) ?? []), t.value])
   }
   for (const [name, values] of seen) {
-    if (values.length > 1) throw usageError(`--${name} given ${values.length} times (${values.map((v) => clip(v, 20)).join(', ')}): give it once`)
+    if (values.length > 1) {
+      throw usageError(`--${name} given ${values.length} times ` +
+      `(${values.map((v) => clip(v, 20)).join(', ')}): give it once`)
+    }
   }
 }
 
@@ -180,7 +214,8 @@ function numeric (kind, name, raw, min, max) {
   const ok = DECIMAL.test(raw) && (kind === 'integer' ? Number.isInteger(n) : Number.isFinite(n))
   if (!ok || n < min || n > max) {
     throw usageError(
-      `--${name}: expected ${kind === 'integer' ? 'an integer' : 'a number'} from ${min} to ${max}, got ${describe(raw)}`
+      `--${name}: expected ${kind === 'integer' ? 'an integer' : 'a number'} from ${min} to ${max}, got ` +
+        `${describe(raw)}`
     )
   }
   return n
@@ -195,7 +230,8 @@ function slosOf (raw) {
   if (values.length > 8) throw usageError(`--slo: at most 8 targets, got ${values.length}`)
   const back = values.findIndex((v, i) => i > 0 && v <= values[i - 1])
   if (back > 0) {
-    throw usageError(`--slo: targets must be strictly increasing, got ${values[back - 1]} then ${values[back]} (${describe(raw)})`)
+    throw usageError(`--slo: targets must be strictly increasing, got ${values[back - 1]} then ${values[back]} ` +
+      `(${describe(raw)})`)
   }
   return values
 }
@@ -235,17 +271,20 @@ function checkLoad (o, out) {
     throw usageError(`--${o.arrival !== null ? 'arrival' : 'seed'} goes with --rate (the open loop's schedule)`)
   }
   if (o.seed !== null && o.arrival !== 'poisson' && o.mix === null) {
-    throw usageError('--seed goes with --arrival poisson or --mix: the constant schedule (i/R, the default) has no randomness')
+    throw usageError('--seed goes with --arrival poisson or --mix: the constant schedule (i/R, the default) has no ' +
+      'randomness')
   }
   if (o['capacity-from'] !== null && o.experiment !== 'overload') {
     throw usageError('--capacity-from goes with --experiment overload (the capacities it starts from)')
   }
   if (o.slo !== null && !['capacity', 'overload', 'mixed'].includes(o.experiment) && o.url === null) {
-    throw usageError('--slo goes with --experiment capacity, overload or mixed, or --url (the p99 target of a sweep, a class\'s default)')
+    throw usageError('--slo goes with --experiment capacity, overload or mixed, or --url (the p99 target of a ' +
+      'sweep, a class\'s default)')
   }
   for (const flag of ['tune', 'confirm']) {
     if (o[flag] !== null && o[flag] !== false && o.experiment !== 'capacity') {
-      throw usageError(`--${flag} goes with --experiment capacity (${flag === 'tune' ? 'a sweep per value' : 'it runs the decision\'s winner'})`)
+      throw usageError(`--${flag} goes with --experiment capacity ` +
+        `(${flag === 'tune' ? 'a sweep per value' : 'it runs the decision\'s winner'})`)
     }
   }
   if (out.amount !== null && out.duration !== null) {
@@ -265,7 +304,10 @@ function shardOf (o, out) {
   }
   const missing = ['url', 'rate', 'start-at'].find((k) => o[k] === null)
   if (missing) throw usageError(`--shard needs --${missing} (shards load one --url at one --rate from one --start-at)`)
-  if (out.runs !== null && out.runs > 1) throw usageError('--shard excludes --runs: a shard is one round from the common start')
+  if (out.runs !== null && out.runs > 1) {
+    throw usageError('--shard excludes --runs: a shard is one round from the ' +
+    'common start')
+  }
   return { index, count }
 }
 
@@ -273,8 +315,14 @@ function shardOf (o, out) {
 function startAtOf (o, now = Date.now()) {
   const text = o['start-at']
   const t = /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(text) ? Date.parse(text) : NaN
-  if (Number.isNaN(t)) throw usageError(`--start-at: expected an ISO time such as 2026-11-23T01:00:00Z, got ${describe(text)}`)
-  if (o.shard === null) throw usageError('--start-at goes with --shard (the common start of a plan split across shards)')
+  if (Number.isNaN(t)) {
+    throw usageError('--start-at: expected an ISO time such as 2026-11-23T01:00:00Z, got ' +
+    `${describe(text)}`)
+  }
+  if (o.shard === null) {
+    throw usageError('--start-at goes with --shard (the common start of a plan split across ' +
+    'shards)')
+  }
   if (t < now) throw usageError(`--start-at: ${text} is ${((now - t) / 1000).toFixed(1)} s in the past`)
   if (t > now + MAX_START_AHEAD_MIN * 60_000) {
     throw usageError(`--start-at: ${text} is more than ${MAX_START_AHEAD_MIN} minutes ahead`)
@@ -285,9 +333,13 @@ function startAtOf (o, now = Date.now()) {
 // The open loop's scale-out: --generators (threads), --shard and --start-at (processes or machines).
 function checkScaleOut (o, out) {
   out.generators = int('generators', o.generators, 1, MAX_GENERATORS)
-  if (out.generators !== null && o.rate === null) throw usageError('--generators goes with --rate (the open loop\'s threads)')
+  if (out.generators !== null && o.rate === null) {
+    throw usageError('--generators goes with --rate (the open ' +
+    'loop\'s threads)')
+  }
   if (out.generators > 1 && o.experiment === 'overload') {
-    throw usageError('--generators: the overload experiment counts goodput from each answer on the lab\'s own thread: give 1')
+    throw usageError('--generators: the overload experiment counts goodput from each answer on the lab\'s own ' +
+      'thread: give 1')
   }
   out.startAt = o['start-at'] === null ? null : startAtOf(o)
   out.shard = o.shard === null ? null : shardOf(o, out)
@@ -298,7 +350,10 @@ function checkScaleOut (o, out) {
 function serversOf (spec, known, experiment) {
   const names = spec.split(',').map((s) => s.trim()).filter(Boolean)
   const allowed = ['all', ...known.map((s) => s.name)]
-  if (names.length === 0) { throw usageError(`--server: expected a comma-separated list of ${allowed.join(', ')}, got ${describe(spec)}`) }
+  if (names.length === 0) {
+    throw usageError(`--server: expected a comma-separated list of ${allowed.join(', ')}, ` +
+    `got ${describe(spec)}`)
+  }
   const keys = variants().map((v) => v.key)
   const variant = variants().find((v) => names.includes(v.key))
   if (variant && experiment !== variant.experiment) {
@@ -320,10 +375,14 @@ function urlOf (o) {
   } catch {
     throw usageError(`--url: expected an http:// URL, got ${describe(o.url)}`)
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') { throw usageError(`--url: expected an http:// or https:// URL, got ${describe(o.url)}`) }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') {
+    throw usageError('--url: expected an http:// or ' +
+    `https:// URL, got ${describe(o.url)}`)
+  }
   if (o.server !== null) throw usageError('--url excludes --server: it loads the one service at that URL')
   if (o.experiment !== null && !['capacity', 'overload', 'custom'].includes(o.experiment)) {
-    throw usageError(`--url goes with --experiment capacity or overload (or none), not ${o.experiment}: the others start their own servers`)
+    throw usageError(`--url goes with --experiment capacity or overload (or none), not ${o.experiment}: the others ` +
+      'start their own servers')
   }
   return u.href
 }
@@ -352,12 +411,15 @@ function requestMix (o, out) {
   const flags = given.map((k) => `-${SHORT[k]}`).join(' ')
   if (o.mix !== null) throw usageError(`${flags} excludes --mix: -m -H -b say one request, a mix says its classes`)
   const method = (o.method ?? DEFAULTS.method).toUpperCase()
-  if (!METHODS.includes(method)) throw usageError(`-m/--method: expected one of ${METHODS.join(', ')}, got ${describe(o.method)}`)
+  if (!METHODS.includes(method)) {
+    throw usageError(`-m/--method: expected one of ${METHODS.join(', ')}, got ` +
+    `${describe(o.method)}`)
+  }
   const headers = {}
   for (const h of o.header) {
-    const at = h.indexOf(':')
+    const at = h.search(/[:=]/) // 'NAME: VALUE', or autocannon's NAME=VALUE (a name holds neither : nor =)
     const name = h.slice(0, at).trim()
-    if (at < 1 || name === '') throw usageError(`-H/--header: expected 'NAME: VALUE', got ${describe(h)}`)
+    if (at < 1 || name === '') throw usageError(`-H/--header: expected 'NAME: VALUE' or NAME=VALUE, got ${describe(h)}`)
     if (Object.keys(headers).some((k) => k.toLowerCase() === name.toLowerCase())) {
       throw usageError(`-H/--header: ${name} given twice: give each header once`)
     }
@@ -368,7 +430,9 @@ function requestMix (o, out) {
   try {
     return checkMix({ name: 'request', requests: [request] }, 'request')
   } catch (err) {
-    if (err instanceof MixError) throw usageError(`${flags}: ${err.message.replace(/^requests\[0\] \(request\): /, '')}`)
+    if (err instanceof MixError) {
+      throw usageError(`${flags}: ${err.message.replace(/^requests\[0\] \(request\): /, '')}`)
+    }
     throw err
   }
 }
@@ -378,7 +442,8 @@ function requestMix (o, out) {
 function checkWorkOrTask (o, out) {
   if (o.work !== null && !/^[a-z][a-z-]*:[0-9.e+]+(:bytes=[0-9.e+]+)?$/i.test(o.work)) {
     throw usageError(
-      '--work: expected NAME:ARG[:bytes=N] such as loop:1e7, fib:25, render:1000, ssr:225, sleep:100, sleep-sync:100, ' +
+      '--work: expected NAME:ARG[:bytes=N] such as loop:1e7, fib:25, render:1000, ssr:225, sleep:100, ' +
+        'sleep-sync:100, ' +
         `loop:1e5:bytes=1e4, got ${describe(o.work)}`
     )
   }
@@ -398,16 +463,23 @@ function checkWorkOrTask (o, out) {
 // not both (run/watch/runtimes.js resolves the items).
 function runtimesOf (o) {
   const flag = o.runtime !== null ? 'runtime' : 'node'
-  if (o.runtime !== null && o.node !== null) throw usageError('--runtime and --node exclude each other: --node 24 is --runtime node24')
+  if (o.runtime !== null && o.node !== null) {
+    throw usageError('--runtime and --node exclude each other: --node 24 ' +
+    'is --runtime node24')
+  }
   const items = o[flag].split(',').map((s) => s.trim())
   if (items.some((s) => s === '')) {
     throw usageError(
       flag === 'node'
         ? `--node: expected a comma-separated list of majors (20, 22, 24) or node paths, got ${describe(o.node)}`
-        : `--runtime: expected a comma-separated list of node20, node22, node24, bun, deno or paths, got ${describe(o.runtime)}`
+        : '--runtime: expected a comma-separated list of node20, node22, node24, bun, deno or paths, got ' +
+          `${describe(o.runtime)}`
     )
   }
-  if (o.url !== null) throw usageError(`--${flag} excludes --url: the lab runs only the servers it starts under a runtime`)
+  if (o.url !== null) {
+    throw usageError(`--${flag} excludes --url: the lab runs only the servers it starts under a ` +
+    'runtime')
+  }
   return items
 }
 
@@ -458,7 +530,8 @@ function thresholdsOf (specs, servers) {
   }
   for (const t of parsed) {
     if (servers === null || t.server === null || servers.includes(serverOf(t.server))) continue
-    throw usageError(`--threshold ${clip(JSON.stringify(t.spec))}: unknown server \`${t.server}\`; allowed: ${servers.join(', ')}`)
+    throw usageError(`--threshold ${clip(JSON.stringify(t.spec))}: unknown server \`${t.server}\`; allowed: ` +
+      `${servers.join(', ')}`)
   }
   return parsed
 }

@@ -39,7 +39,8 @@ export function resolveLoad (opts, settings) {
     warmup: opts.warmup ?? settings.warmup ?? DEFAULTS.warmup,
     runs: opts.runs ?? settings.runs ?? DEFAULTS.runs,
     recovery: settings.recovery ?? true,
-    recoveryTimeoutSec: settings.recoveryTimeoutSec ?? null
+    recoveryTimeoutSec: settings.recoveryTimeoutSec ?? null,
+    generators: 1 // a closed loop's, and a sweep's steps: the lab's thread
   }
   const mix = opts.mix ?? settings.mix ?? null
   if (mix) load.mix = mix // a request mix (result/mix.js): the classes each round sends

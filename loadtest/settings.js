@@ -1,10 +1,9 @@
 // Every setting of the lab with its real value, in one place: the options' defaults (what a run uses when
 // neither the user nor the experiment sets one), the defaults computed from other settings (named
 // functions, never a null filled in elsewhere) and the constants several rooms share. --help, the docs,
-// run/, result/, scripts/ and bench/ read them here. Below everything: imports only node and result/stats.js.
+// run/, result/, scripts/ and bench/ read them here. Below everything: imports only node.
 import { availableParallelism } from 'node:os'
 import { isAbsolute, relative, resolve, sep } from 'node:path'
-import { roundTo } from './result/stats.js'
 
 // The arrival processes --arrival accepts.
 export const ARRIVALS = ['constant', 'poisson']
@@ -22,11 +21,11 @@ export const DEFAULTS = Object.freeze({
   generators: defaultGenerators,
   shard: null,
   'start-at': null,
-  slo: sloFor,
+  slo: null, // the targets: the rule book's (result/rules.js SLO), from each server's service time
   'capacity-from': null,
   tune: null,
   confirm: false,
-  amount: null,
+  amount: 0, // 0: no count, the round lasts its duration (autocannon's amount: 0)
   duration: 10, // seconds per round when neither --amount nor the experiment gives its size
   timeout: 10,
   'max-body': 1 << 20, // bytes kept of each response body (run/generate/body.js)
@@ -39,7 +38,7 @@ export const DEFAULTS = Object.freeze({
   mix: null, // --mix: a request mix file or the built-in (result/mix.js)
   method: 'GET', // -m/-H/-b: one request, a one-class mix (options.js requestMix)
   header: [],
-  body: null,
+  body: '', // no body
   node: null,
   runtime: null,
   out: defaultReportsDir,
@@ -105,61 +104,10 @@ export function defaultRecoveryTimeoutSec (timeoutSec) {
 export const BOOT_TIMEOUT_MS = 30000
 export const BOOT_TIMEOUT_MAX_MS = 3_600_000
 
-// The default p99 target: this many service times; the default targets beside the first: these many, so
-// that the slowest strategy (a fork per request: p99 134 ms at its floor with a 24.6 ms service time,
-// reports/reference/2026-11-25T02-48-50Z-vm-capacity.json) meets at least the loosest.
-export const SLO_SERVICE_MULTIPLE = 5
 // The range of an open-loop rate (--rate, a sweep step, a capacity read from a file; req/s) and of a
 // p99 target (--slo, a target read from a file; ms).
 export const RATE_RANGE = Object.freeze({ min: 0.1, max: 100000 })
 export const SLO_RANGE = Object.freeze({ min: 0.1, max: 3_600_000 })
-export const SLO_MULTIPLES = [SLO_SERVICE_MULTIPLE, 10, 25]
-
-// The p99 targets of a sweep, tightest first: --slo's list when given, else SLO_MULTIPLES service times.
-export function targetsFor (serviceMs, slos = null) {
-  if (slos?.length) return { targets: slos.slice(), rule: `--slo ${slos.join(', ')} ms` }
-  if (!(serviceMs > 0)) return { targets: [], rule: 'no calibration: no target' }
-  return {
-    targets: [...new Set(SLO_MULTIPLES.map((m) => leastTarget(m * serviceMs)))],
-    rule: `${SLO_MULTIPLES.join(', ')} × the calibrated service time (${serviceMs} ms)${leastNote(SLO_MULTIPLES[0] * serviceMs)}`
-  }
-}
-
-// The p99 target for a service time (--slo without a value): --slo when given, else SLO_SERVICE_MULTIPLE
-// service times.
-export function sloFor (serviceMs, sloMs = null) {
-  if (sloMs) return { sloMs, own: true, rule: `--slo ${sloMs} ms` }
-  if (!(serviceMs > 0)) return { sloMs: null, own: false, rule: 'no calibration: no target' }
-  return {
-    sloMs: leastTarget(SLO_SERVICE_MULTIPLE * serviceMs),
-    own: false,
-    rule: `${SLO_SERVICE_MULTIPLE} × the calibrated service time (${serviceMs} ms)${leastNote(SLO_SERVICE_MULTIPLE * serviceMs)}`
-  }
-}
-
-// The least default target (ms): a target of so many service times is never under it. A target inside
-// the machine's own latency jitter judges the machine, not the strategy: on the quiet 2-core VM, lone
-// requests of loop:1e6 (0.82 ms of work) took p50 1.5–2.4 ms over HTTP and p99 up to 5 ms with nothing
-// queued, and at 5 × 0.82 = 4.1 ms the share over the target did not rise with the rate (simple failed
-// 491 req/s with 13 of 738 requests over, then held 695, 858 and 927 with none;
-// the matrix's first loop:1e6 grids, in git history). Twice that jitter. --slo is never raised but to
-// SLO_RANGE.min.
-export const SLO_LEAST_DEFAULT_MS = 10
-
-// A default target of so many service times, never under SLO_LEAST_DEFAULT_MS.
-function leastTarget (ms) {
-  return Math.max(SLO_LEAST_DEFAULT_MS, roundTo(ms, 3))
-}
-
-function leastNote (ms) {
-  return ms < SLO_LEAST_DEFAULT_MS
-    ? `, raised to ${SLO_LEAST_DEFAULT_MS} ms (the least default target: below it a target judges the machine's own latency jitter)`
-    : ''
-}
-
-// A capacity sweep's limits and a step's overhead: the rule book's (result/rules.js SWEEP_LIMITS, BUDGET),
-// where the experiments and scripts read them.
-export { SWEEP_LIMITS, STEP_OVERHEAD_SEC } from './result/rules.js'
 
 // The past-capacity probe's lengths (run/round/past-capacity.js: the overload experiment's rounds, shorter).
 // Steps at 1.5 and 2 × C of at least minStepSec, the first 1 s not counted: two 1 s windows judged, about
@@ -180,7 +128,7 @@ export const PROBE_LENGTHS = Object.freeze({
 export const PROBE_QUICK_LENGTHS = Object.freeze({ ...PROBE_LENGTHS, minStepSec: 2, stepPatiences: 5 })
 
 // --confirm's round (s): the decision's command at its plan rate. 20 s holds about 1,200 requests at the
-// default run's plan rates (58–62 req/s), four times the 299 that p99 needs (result/sweep.js MIN_REQUESTS),
+// default run's plan rates (58–62 req/s), four times the 299 that p99 needs (result/rules.js SAMPLE.minRequests),
 // and 20 one-second windows for the backlog's trend; --quick 10 s (or as long as 299 requests take).
 export const CONFIRM_SEC = 20
 export const CONFIRM_QUICK_SEC = 10

@@ -9,7 +9,6 @@ import { FLOOR, GRID as RULE_GRID, SWEEP_LIMITS, firstFloorRate, percentileCall 
 import { roundTo } from '../loadtest/result/stats.js'
 import { faultText, reasonText } from '../loadtest/text/reasons.js'
 import { runEntry } from '../loadtest/run/round/runner.js'
-import { runMain, usageError } from '../loadtest/errors.js'
 
 // The grid: rates GRID.ratio × apart (the rule book's grid ratio, 8 %: "10 % or less"; the hold rule's excess
 // is that ratio − 1), over each percentile's located range (its pass to the first rate at or past its failure),
@@ -235,21 +234,3 @@ export async function runBruteForce ({ entry, load, calibration, sloMs, shares, 
     seconds: roundTo((Date.now() - t0) / 1000, 1)
   }
 }
-
-// Run directly: the brute forces of scripts/validate-capacity.js alone (its --brute-only), each written to
-// DIR/<strategy>-<work>-brute.json and kept for a later part; usage without options.
-const USAGE = 'Usage: node scripts/capacity-brute-force.js --server S[,S…] --work W[,W…] --out DIR\n\n' +
-  'The brute force alone for each strategy × work (node scripts/validate-capacity.js --brute-only): a locating ' +
-  `search, then a grid ${Math.round((GRID.ratio - 1) * 100)} % apart, ${GRID.requests} requests a rate; each written to ` +
-  'DIR/<strategy>-<work>-brute.json, where validate-capacity reads it.'
-async function main (argv) {
-  if (argv.includes('-h') || argv.includes('--help')) {
-    console.log(USAGE)
-    return 0
-  }
-  if (!argv.length) throw usageError('give --server, --work and --out (--help)')
-  const { validateMain } = await import('./validate-capacity.js')
-  return validateMain(['--brute-only', ...argv])
-}
-
-runMain(import.meta.url, 'capacity-brute-force', main)

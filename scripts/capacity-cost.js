@@ -20,7 +20,7 @@ import { stepTiming } from '../loadtest/result/overload.js'
 import { PROBE, configurations } from '../loadtest/run/round/past-capacity.js'
 
 // Seconds outside the steps' own length: each step's drain, recovery request and judging (overheadSec:
-// 1.7 s measured, settings.js STEP_OVERHEAD_SEC's note; the sweep's budget counts 2), and once a run: boot,
+// 1.7 s measured, the rule book's BUDGET.stepOverheadSec; the sweep's budget counts 2), and once a run: boot,
 // calibration and warmup of the servers (fixedSec); a server start and warm-up for each probe and for
 // --confirm (bootSec). Replayed with the settings they were made with (settingsOf), the quiet runs of
 // 2026-11-26 estimate above what they measured (test/scripts/capacity-cost.test.js).

@@ -18,6 +18,7 @@ const cell = (text) => String(text).replace(/\|/g, '\\|')
 // The rule book's names as the code reads them (SAMPLE.share): the rule's id to its exported name.
 const EXPORTS = {
   sample: 'SAMPLE',
+  slo: 'SLO',
   limits: 'SWEEP_LIMITS',
   length: 'LENGTH',
   budget: 'BUDGET',
@@ -29,7 +30,8 @@ const EXPORTS = {
   backlog: 'BACKLOG',
   bound: 'BOUND',
   trust: 'TRUST',
-  quick: 'QUICK'
+  quick: 'QUICK',
+  change: 'CHANGE'
 }
 
 // The page's Markdown from the rule book.

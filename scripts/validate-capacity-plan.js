@@ -4,7 +4,7 @@
 // the brute force's and the sweep's step counts from their rules (docs/capacity.md "Checked against brute
 // force"). A cell's real seconds are in its summary row.
 import { GRID, LOCATE, stepSec } from './capacity-brute-force.js'
-import { STEP_OVERHEAD_SEC, SWEEP_LIMITS } from '../loadtest/settings.js'
+import { BUDGET, SWEEP_LIMITS } from '../loadtest/result/rules.js'
 
 // Service time of a work (ms): loop:N about 8.2e-7 ms an iteration (loop:1e7 calibrates at 8.2 ms there),
 // a sleep its own length; null for a work the model does not know (its cells print no estimate).
@@ -38,7 +38,7 @@ export function capacityOf (server, serviceMs) {
 // Boot, warm-up and calibration of one server run (s), and the cold calibration of a per-request start.
 const BOOT_SEC = 12
 const TIMEOUT_SEC = 10
-const STEP = STEP_OVERHEAD_SEC
+const STEP = BUDGET.stepOverheadSec
 
 // The brute force's expected seconds: the locating floor and climb, two bisections, then about 4.5 grid
 // rates (the located bracket is within 1.2 ×: four rates 8 % apart, and half an extension on average);

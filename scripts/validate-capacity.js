@@ -1,7 +1,7 @@
 // The capacity sweep checked against brute force (a script, not a test: minutes to hours of machine time),
 // run in parts. A part is the product of its lists; for each (strategy, work) it
 //   1. calibrates the work (and, for a strategy that starts a process or thread per request, its cold
-//      calibration, as the lab does) and takes the capacity experiment's targets from it (settings.js
+//      calibration, as the lab does) and takes the capacity experiment's targets from it (result/rules.js
 //      targetsFor: 5, 10, 25 service times, at least 10 ms; the first is checked);
 //   2. brute force, once for every mode (scripts/capacity-brute-force.js): a cheap locating search, then a
 //      grid 8 % apart around the knee, 600 requests a rate; one knee per percentile (default judges p99,
@@ -25,7 +25,7 @@ import { calibrate, calibrateCold } from '../loadtest/run/watch/calibrate.js'
 import { buildHttpResult } from '../loadtest/result/build.js'
 import { boundText, reasonText } from '../loadtest/text/reasons.js'
 import { boundFields, capacityOf, judgeStep, percentileOf } from '../loadtest/result/capacity.js'
-import { targetsFor } from '../loadtest/settings.js'
+import { targetsFor } from '../loadtest/result/rules.js'
 import { roundTo } from '../loadtest/result/stats.js'
 import { writeAtomic } from '../loadtest/report/write.js'
 import { upgradeBound } from '../loadtest/report/read.js'

@@ -90,3 +90,29 @@ test('import rules: the checker sees a violation when there is one', () => {
   assert.ok(!importsOf(join(ROOT, 'loadtest/lab.js')).includes('loadtest/result/stats.js'))
   assert.ok(reach('loadtest/lab.js').has('loadtest/result/stats.js'))
 })
+
+// The packages the files a package ships import by name (static, dynamic, require, a worker's module).
+function packagesImported () {
+  const shipped = ['index.js', ...['bin', 'loadtest', 'servers'].flatMap((d) => filesOf(join(ROOT, d)))]
+  const names = new Set()
+  const re = /(?:from|import\(|require\(|import)\s*['"]((?:@[\w.-]+\/)?[\w.-]+)[^'"]*['"]/g
+  for (const file of shipped) {
+    for (const m of readFileSync(resolve(ROOT, file), 'utf8').matchAll(re)) {
+      if (!m[1].startsWith('node:') && !m[1].startsWith('.')) names.add(m[1])
+    }
+  }
+  return names
+}
+
+// Every .js, .cjs and .mjs file below dir.
+function filesOf (dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesOf(join(dir, e.name)) : /\.[cm]?js$/.test(e.name) ? [join(dir, e.name)] : [])
+}
+
+test('a runtime dependency is one the installed package imports; the package imports no dev dependency', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+  const used = packagesImported()
+  assert.deepEqual(Object.keys(pkg.dependencies).filter((d) => !used.has(d)), [], 'dependencies nothing shipped imports')
+  assert.deepEqual(Object.keys(pkg.devDependencies).filter((d) => used.has(d)), [], 'dev dependencies a shipped file imports')
+})

@@ -1,14 +1,13 @@
 // Experiment `capacity`: how much load each strategy takes while p99 stays under a target. Each server
-// is offered open-loop rates (latency from the due time, so stalls are not under-sampled) from 10 % to
-// 150 % of the ideal its cores allow for the work, the knee is found by bisection, and one step at
-// 1.2 × the capacity shows what happens past it (timeouts, queue growth, recovery). See
-// loadtest/result/sweep.js for the rule.
+// is offered open-loop rates (latency from the due time, so stalls are not under-sampled) at the rule book's
+// coarse fractions of the ideal its cores allow for the work (result/rules.js CLIMB.fractions), climbing on
+// past it until one fails; the knee is found by bisection, and one step at CLIMB.overload × the capacity
+// shows what happens past it (timeouts, queue growth, recovery). See loadtest/result/sweep.js for the rule.
 import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../text/format.js'
 import { SERVERS } from './heavy-cpu.js'
 import { createSweep } from '../result/sweep.js'
 import { sweepRuleText } from '../text/reasons.js'
-import { CLIMB, QUICK, SAMPLE, SWEEP_LIMITS, percentileOf } from '../result/rules.js'
-import { SLO_MULTIPLES, sloFor } from '../settings.js'
+import { BUDGET, CLIMB, QUICK, REPEAT, SAMPLE, SLO, SWEEP_LIMITS, percentileOf, sloFor } from '../result/rules.js'
 import { taskArgs } from '../run/watch/task.js'
 import { classTargetsText, trustMark } from '../text/sentences.js'
 import { tuneArgs } from '../tune.js'
@@ -73,7 +72,7 @@ export function capacitySweep (opts, slos) {
   const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
   const minDurationSec = opts.user?.durationSec ?? q.durationSec
   const { refine, minRequests, maxStepSec, budgetSec, budgetWorkMs, share, why } = q
-  const maxSteps = q.maxSteps + q.stepsPerTarget * ((slos?.length ?? SLO_MULTIPLES.length) - 1)
+  const maxSteps = q.maxSteps + q.stepsPerTarget * ((slos?.length ?? SLO.multiples.length) - 1)
   const steps = { refine, maxSteps, minDurationSec, maxStepSec, budgetSec, budgetWorkMs, share, why }
   return ({ serviceMs, cores, seed = null, requestFactor = 1 }) => withRule(createSweep({
     serviceMs,
@@ -97,31 +96,39 @@ export function withRule (sweep) {
 }
 
 // The capacity sweep at ONE target, the one the overload and mixed experiments run before their own
-// rounds: `sloMs` (the first --slo, or the target a --capacity-from file gave), else settings.js sloFor's
+// rounds: `sloMs` (the first --slo, or the target a --capacity-from file gave), else result/rules.js sloFor's
 // default from the service time the lab calibrated and passes in (no service time and no target: the
 // sweep's default targets).
 export function oneTargetSweep (opts, sloMs = null) {
   return (ctx) => capacitySweep(opts, ctx.serviceMs > 0 || sloMs ? [sloFor(ctx.serviceMs, sloMs).sloMs] : null)(ctx)
 }
 
+// The experiment's description, its figures read from the rule book.
+function description () {
+  const p = percentileOf(SAMPLE.share)
+  const pct = (x) => `${Math.round(x * 100)} %`
+  return 'Each CPU strategy offered open-loop rates (requests due on a schedule whatever the answers; latency ' +
+    'from the due time): first a floor, at a rate where requests rarely overlap (measured again lower while they ' +
+    'do), then steps at fractions of the ideal its cores allow for the work (cores / calibrated service time: ' +
+    `${CLIMB.fractions.join(', ')}) and on at ${CLIMB.climb} × until one fails, a failure far above the highest ` +
+    `pass searched down geometrically, the knee refined by bisection, then ${CLIMB.overload} × the capacity, ` +
+    `which must fail. A failure is repeated before it counts unless clear (${pct(REPEAT.clearShare)} of its ` +
+    `requests or more over the target). Each step lasts for the requests that can show its percentile (p${p}: ` +
+    `${SAMPLE.minRequests}, binomial, ${pct(SAMPLE.confidence)}), lengthened past its cap when needed; a step ` +
+    'that still has too few is undecided, never failed, and an undecided rate is measured again (topped up) and ' +
+    'its steps pooled. A sweep stays within its time budget (the looser targets\' steps within ' +
+    `${pct(BUDGET.looseShare)} of it); cut with no pass, it is "undecided: budget spent" with its bracket so far. ` +
+    'What else took the machine is recorded per step (noise) and a disturbed step is marked, while the ' +
+    'strategy\'s own contention is a finding. Capacity: the highest offered rate whose percentile stays within ' +
+    'the target with every request answered and verified and no growing backlog, with its bracket and its ' +
+    'floor; none ("cannot meet the target") only when a floor where requests did not overlap is over the target.'
+}
+
 export default {
   name: 'capacity',
   study: null,
   title: 'Capacity at a latency target: open-loop rate sweep per strategy',
-  description:
-    'Each CPU strategy offered open-loop rates (requests due on a schedule whatever the answers; latency from the ' +
-    'due time): first a floor, at a rate where requests rarely overlap (measured again lower while they do), then steps ' +
-    'seeded by the ideal its cores allow for the work (cores / calibrated service time) and climbing past it until ' +
-    'one fails, a failure far above the highest pass searched down geometrically, the knee refined by bisection, ' +
-    'then 1.2 × the capacity, which must fail. A failure is repeated before it counts unless clear (half its ' +
-    'requests over the target). Each step lasts for the requests that can show its percentile (p99: 299, binomial, ' +
-    '95 %), lengthened past its cap when needed; a step that still has too few is undecided, never failed, and an ' +
-    'undecided rate is measured again (topped up) and its steps pooled. A sweep stays within its time budget (the ' +
-    'looser targets\' steps within 80 % of it); cut with no pass, it is "undecided: budget spent" with its bracket ' +
-    'so far. What else took the machine is recorded per step (noise) and a disturbed step is marked, while the ' +
-    'strategy\'s own contention is a finding. Capacity: the highest offered rate whose percentile stays within the ' +
-    'target with every request answered and verified and no growing backlog, with its bracket and its floor; none ' +
-    '("cannot meet the target") only when a floor where requests did not overlap is over the target.',
+  description: description(),
   defaults,
   quick,
   // One entry per server; its sweep chooses the rates from the calibrated service time at run time.
@@ -152,11 +159,12 @@ export default {
     ]
   },
   // Server, capacity (with its bracket, and the spread of --runs sweeps), capacity / ideal, p99 at
-  // capacity, the target, the steps (repeated, disturbed), and what 1.2 × capacity did.
+  // capacity, the target, the steps (repeated, disturbed), and what the step past capacity did.
   table (report) {
+    const past = `${CLIMB.overload}×`
     const head = [
       'server', 'ideal req/s', 'capacity req/s', 'bracket', 'cap/ideal', 'p99 at cap', 'target', 'floor p99 @ req/s',
-      'steps', 'disturbed', 'in doubt', '1.2× p99', '1.2× timeouts', '1.2× recovery', 'trust'
+      'steps', 'disturbed', 'in doubt', `${past} p99`, `${past} timeouts`, `${past} recovery`, 'trust'
     ]
     const http = report.results.filter((r) => r.kind === 'http')
     const rows = http.map((r) => capacityRow(r, head.length))

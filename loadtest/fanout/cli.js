@@ -21,7 +21,7 @@ export const HELP = `usage: loadlab fanout -w HOSTS --url URL --rate R [-d SEC |
 
 examples:
   loadlab fanout -w gen[1-4] --dir /opt/loadlab --url http://service:3000 --rate 40000 -d 60
-  loadlab fanout -R exec --exec 'ip netns exec %h' -w ns1,ns2,ns3 --url http://10.200.0.4:3000 \\
+  loadlab fanout --rcmd exec --exec 'ip netns exec %h' -w ns1,ns2,ns3 --url http://10.200.0.4:3000 \\
     --rate 300 -d 2 --threshold 'p99<50' -- --out /tmp/shards
 
 Runs one shard of one open-loop plan per host through pdsh, all from one common start, and merges
@@ -29,13 +29,13 @@ their reports into one (histograms added, counts summed): shard I of N on the I-
 
 hosts:
   -w HOSTS            pdsh's list: a,b,c or gen[1-4] (one shard per host, in order)
-  -R ssh|exec         pdsh's rcmd module (default ssh): ssh to each host, or exec a local command
-  --exec PREFIX       with -R exec: the command before the shard's, %h the host (e.g. 'ip netns exec %h')
+  --rcmd ssh|exec     pdsh's -R module (default ssh): ssh to each host, or exec a local command
+  --exec PREFIX       with --rcmd exec: the command before the shard's, %h the host (e.g. 'ip netns exec %h')
   --dir DIR           the lab's folder on each host (default this one: ${ROOT})
   --node PATH         node on each host (default: node with ssh, this node with exec)
 plan:
   --url URL           the target every shard loads
-  -r, --rate R        the whole plan's rate (req/s); each shard sends R/N
+  -R, --rate R        the whole plan's rate (req/s), an open loop as the lab's -R; each shard sends R/N
   -d, --duration SEC  the plan's length (default ${DEFAULTS.duration})
   -a, --amount N      or its number of requests
   --lead SEC          start this far ahead (default: ${LEAD_FACTOR} × the slowest host's answer to the clock
@@ -50,24 +50,25 @@ After --, options for every shard's lab (e.g. --connections 32 --warmup 200 --ou
 Exit: 0; 99 a threshold crossed; 1 a shard missing (without --allow-missing); 2 usage; 130 interrupted.`
 
 // The flags the fan-out sets on every shard itself.
-const OWN = ['--url', '--rate', '--duration', '--amount', '--shard', '--start-at', '--json', '-d', '-r', '-a']
+const OWN = ['--url', '--rate', '--duration', '--amount', '--shard', '--start-at', '--json', '-d', '-R', '-a']
 
 function number (name, text, { min, integer = false }) {
   const n = Number(text)
   if (text === undefined || text === '' || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
-    throw usageError(`--${name}: expected ${integer ? 'a whole number' : 'a number'} >= ${min}, got ${JSON.stringify(text)}`)
+    throw usageError(`--${name}: expected ${integer ? 'a whole number' : 'a number'} >= ${min}, got ` +
+      `${JSON.stringify(text)}`)
   }
   return n
 }
 
 const OPTIONS = {
   hosts: { type: 'string', short: 'w' },
-  rcmd: { type: 'string', short: 'R', default: 'ssh' },
+  rcmd: { type: 'string', default: 'ssh' },
   exec: { type: 'string' },
   dir: { type: 'string', default: ROOT },
   node: { type: 'string' },
   url: { type: 'string' },
-  rate: { type: 'string', short: 'r' },
+  rate: { type: 'string', short: 'R' },
   duration: { type: 'string', short: 'd' },
   amount: { type: 'string', short: 'a' },
   lead: { type: 'string' },
@@ -92,8 +93,14 @@ export function parseFanoutArgs (argv) {
   if (values.help) return { help: true }
   const taken = labArgs.find((a) => OWN.includes(a.split('=')[0]))
   if (taken) throw usageError(`${taken} after --: the fan-out sets it on every shard itself`)
-  if (!['ssh', 'exec'].includes(values.rcmd)) throw usageError(`-R: expected ssh or exec, got ${JSON.stringify(values.rcmd)}`)
-  if ((values.rcmd === 'exec') !== (values.exec !== undefined)) throw usageError('--exec PREFIX goes with -R exec, and -R exec needs it')
+  if (!['ssh', 'exec'].includes(values.rcmd)) {
+    throw usageError('--rcmd: expected ssh or exec, got ' +
+    `${JSON.stringify(values.rcmd)}`)
+  }
+  if ((values.rcmd === 'exec') !== (values.exec !== undefined)) {
+    throw usageError('--exec PREFIX goes with --rcmd ' +
+    'exec, and --rcmd exec needs it')
+  }
   if (!values.url) throw usageError('--url: expected the target every shard loads')
   if (values.duration !== undefined && values.amount !== undefined) throw usageError('-d and -a exclude each other')
   const hosts = expandHosts(values.hosts)
@@ -105,7 +112,9 @@ export function parseFanoutArgs (argv) {
     node: values.node ?? (values.rcmd === 'exec' ? process.execPath : 'node'),
     url: new URL(values.url).href,
     rate: number('rate', values.rate, { min: 0.1 }),
-    durationSec: values.amount === undefined ? number('duration', values.duration ?? String(DEFAULTS.duration), { min: 0.1 }) : null,
+    durationSec: values.amount === undefined
+      ? number('duration', values.duration ?? String(DEFAULTS.duration), { min: 0.1 })
+      : null,
     amount: values.amount === undefined ? null : number('amount', values.amount, { min: hosts.length, integer: true }),
     leadSec: values.lead === undefined ? null : number('lead', values.lead, { min: 1 }),
     clock: !values['no-clock'],

@@ -10,7 +10,7 @@ import { roundTo } from '../result/stats.js'
 import { mergeTimelines } from './timeline.js'
 import { countsFault, plannedSlice } from './counts.js'
 import { machineLine } from '../text/sentences.js'
-import { LAG_P99_LIMIT_MS } from '../result/trust.js'
+import { TRUST } from '../result/rules.js'
 import { missingText, refusedMissing, spreadLine, spreadReason } from '../text/fanout.js'
 
 // What makes reports shards of one plan: these fields of `method` must be equal in all of them.
@@ -112,7 +112,7 @@ export function missingOf (entries, absent = []) {
 // (entry.clock from loadlab fanout: shard clock − target clock, ± uncertaintyMs). The spread judged is
 // the one on the target's clock when every offset is known, less what the offsets leave uncertain
 // (`spreadAtLeastMs`), else the one on the shards' own clocks; its tolerance is the lag a generator may
-// have (LAG_P99_LIMIT_MS).
+// have (TRUST.lagP99LimitMs).
 export function startOf (entries) {
   const shards = entries.map(({ report, clock = null }) => {
     const o = report.results[0].open
@@ -135,7 +135,7 @@ export function startOf (entries) {
     targetSpreadMs,
     uncertaintyMs,
     spreadAtLeastMs: judged === null ? null : roundTo(judged, 3),
-    toleranceMs: LAG_P99_LIMIT_MS,
+    toleranceMs: TRUST.lagP99LimitMs,
     clocks,
     shards: shards.map(({ startMs, onTargetMs }) => ({ startMs, onTargetMs }))
   }

@@ -156,7 +156,7 @@ export function decisionCharts (http, decision) {
 // Capacity per strategy, with its bracket and the plan rate.
 function capacityBarsFigure (bars, d, own) {
   const plan = d && !d.refused && isNum(d.planRps) ? d.planRps : null
-  const target = own ? `each class's own target (${own})` : isNum(d?.sloMs) ? `p${d.target?.percentile ?? 99} ≤ ${r1(d.sloMs)} ms` : 'the target'
+  const target = own ? `each class's own target (${own})` : isNum(d?.sloMs) ? `p${d.target.percentile} ≤ ${r1(d.sloMs)} ms` : 'the target'
   const none = bars.filter((b) => b.status === 'none').map((b) => `${esc(b.name)} (${esc(b.label)})`)
   const planText = plan !== null
     ? `The dashed red line is the plan rate, ${esc(r1(plan))} req/s (${Math.round((d.headroom ?? 0.8) * 100)} % of the chosen capacity).`

@@ -1,9 +1,8 @@
 // The Markdown summary of a report: the decision first, then the tables and what is not to be trusted,
 // the machine and the method last (each figure still states its method, below). A pure function of the report.
-import { classTable, reportTable } from './table.js'
+import { classTable, reportTable, whyOf } from './table.js'
 import { mdCode, mdFence, mdText } from '../text/escape.js'
 import { runtimeName } from '../result/runtime.js'
-import { verdictOf } from '../result/trust.js'
 import { classTargetsText, holdsText } from '../text/sentences.js'
 import { thresholdRows } from './thresholds.js'
 import { decisionMarkdown } from './decision.js'
@@ -120,20 +119,20 @@ function calibrationSection (calibration) {
   return ['## Calibration (single thread, one long-lived process)', '', markdownTable({ head, rows: cal.map(row) })]
 }
 
-// What is not to be taken at face value, and each failure with its exit and last stderr lines.
+// What is not to be taken at face value, and each failure with its exit and last stderr lines (the
+// reasons in the terminal's words: table.js whyOf).
 function troubleSection (results) {
   const out = []
-  const bad = results.filter((r) => verdictOf(r).status !== 'failed' && !verdictOf(r).trusted)
+  const why = whyOf(results)
+  const bad = why.filter((w) => w.mark === '!')
   if (bad.length) {
     out.push('## Not to be taken at face value', '')
-    for (const r of bad) out.push(`- ${mdCode(r.key)}: ${mdText(verdictOf(r).reasons.join('; ') || 'no reason given')}`)
+    for (const w of bad) out.push(`- ${mdCode(w.key)}: ${mdText(w.text)}`)
     out.push('')
   }
-  for (const r of results.filter((x) => x.failure)) {
-    out.push(`### Failure: ${mdCode(r.key)}`, '')
-    out.push(
-      `${mdText(r.failure.reason)} (exit code ${mdText(r.failure.exitCode ?? MISSING)}, signal ${mdText(r.failure.signal ?? MISSING)})`
-    )
+  for (const w of why.filter((x) => x.mark === '✗')) {
+    const r = results.find((x) => x.key === w.key && x.failure)
+    out.push(`### Failure: ${mdCode(w.key)}`, '', mdText(w.text))
     if (r.failure.stderrTail?.length) out.push('', ...mdFence(r.failure.stderrTail))
     out.push('')
   }
@@ -143,7 +142,7 @@ function troubleSection (results) {
 // The target a sweep was judged by: each class's own where a request mix's classes decided, else the run's.
 function sweepTarget (r) {
   const own = classTargetsText(r)
-  return own ? `each class at its own: ${own}` : `p${r.capacity.percentile ?? 99} ≤ ${r.capacity.sloMs} ms (${r.capacity.sloRule})`
+  return own ? `each class at its own: ${own}` : `p${r.capacity.percentile} ≤ ${r.capacity.sloMs} ms (${r.capacity.sloRule})`
 }
 
 // The capacity sweeps: the one target, the rule, and every step with its noise (disturbed ones marked).

@@ -124,19 +124,42 @@ function upgradeDecision (d) {
   upgradeField(d.refused?.lean?.tieBreak, 'by')
 }
 
+// The percentile older labs judged and did not write: p99, the only one they knew.
+const OLD_PERCENTILE = 99
+
+// Gives a sweep and each of its capacities the percentile they were judged at, in place, where an older
+// lab did not write it.
+function upgradePercentile (sweep) {
+  sweep.percentile ??= OLD_PERCENTILE
+  for (const c of [sweep.capacity, ...list(sweep.targets), ...list(sweep.runs)]) {
+    if (c && typeof c === 'object') c.percentile ??= sweep.percentile
+  }
+}
+
+// Gives a decision's target its percentile, in place; a decision from before its target was written gets
+// one that says only that (whose target it was is not known).
+function upgradeTarget (d) {
+  if (!d.target || typeof d.target !== 'object') d.target = {}
+  d.target.percentile ??= OLD_PERCENTILE
+}
+
 // Upgrades a parsed report from older labs' forms to today's, in place, before the schema check: the
-// capacities' bounds (upgradeBound) of every sweep, its targets and runs, its budget's cut, and the
-// decision's codes (upgradeDecision). Returns it.
+// capacities' bounds (upgradeBound) of every sweep, its targets and runs, its budget's cut, the percentile
+// judged (upgradePercentile), and the decision's codes and target (upgradeDecision, upgradeTarget). Returns it.
 export function upgradeReport (data) {
   for (const r of list(data?.results)) {
     const sweep = r?.capacity
     if (sweep && typeof sweep === 'object') {
       for (const c of [sweep.capacity, ...list(sweep.targets), ...list(sweep.runs)]) upgradeBound(c)
-      if (sweep.budget?.cut === 'looser targets') sweep.budget.cut = 'looser-targets' // the code older labs wrote in words
+      if (sweep.budget?.cut === 'looser targets') sweep.budget.cut = 'looser-targets' // older labs' words
+      upgradePercentile(sweep)
     }
   }
   const d = data?.decision
-  if (d && typeof d === 'object') upgradeDecision(d)
+  if (d && typeof d === 'object') {
+    upgradeDecision(d)
+    upgradeTarget(d)
+  }
   return data
 }
 

@@ -5,6 +5,7 @@ import { runtimeName, unmeasuredLines, unmeasuredWhy } from '../result/runtime.j
 import { MARKS, findingLines, trustMark, unmeasuredText } from '../text/sentences.js'
 import { phaseLines } from '../text/phases.js'
 import { runName } from '../result/key.js'
+import { verdictOf } from '../result/trust.js'
 
 // The dash of a figure the run's runtime cannot measure ("—", explained under the table: tableNotes),
 // apart from '-', a figure that is simply absent.
@@ -147,7 +148,7 @@ export function reportTable (report, experiment) {
   return { head, rows, notes }
 }
 
-// The study's own table of a report, rendered from its results by the experiment's module, titled; for a
+// The experiment's own table of a report, rendered from its results by the experiment's module, titled; for a
 // report written before tables were rendered from data, the one it stored; null when there is none.
 export function experimentTable (report, experiment) {
   if (typeof experiment?.table === 'function') {
@@ -156,12 +157,36 @@ export function experimentTable (report, experiment) {
   return report.table ?? null
 }
 
+// Why each run marked ! or ✗ is so, one { key, mark, text } per run, in result order: the same words on
+// the terminal (whyLines) as in the Markdown's "Not to be taken at face value" and failures.
+export function whyOf (results = []) {
+  const out = []
+  for (const r of results) {
+    if (!r || typeof r !== 'object') continue
+    const v = verdictOf(r)
+    if (v.status !== 'failed' && !v.trusted) {
+      out.push({ key: r.key, mark: '!', text: v.reasons.join('; ') || 'no reason given' })
+    }
+    const f = r.failure
+    if (f) {
+      out.push({ key: r.key, mark: '✗', text: `${f.reason} (exit code ${f.exitCode ?? MISSING}, signal ${f.signal ?? MISSING})` })
+    }
+  }
+  return out
+}
+
+// The terminal's lines under the table: each marked run's reason (whyOf), `! key: reason`.
+export function whyLines (report) {
+  return whyOf(report?.results).map((w) => `${w.mark} ${w.key}: ${w.text}`)
+}
+
 // Render { head, rows, notes? } as aligned plain text (numbers right-aligned), its notes below.
 export function renderText ({ head, rows, notes = [] }) {
   const all = [head, ...rows].map((r) => r.map((c) => termText(c)))
   const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)))
   const numeric = head.map(
-    (_, i) => rows.length > 0 && rows.every((r) => /^[-\d.%sM]*$/.test(String(r[i] ?? '')) || r[i] === MISSING || r[i] === UNMEASURED)
+    (_, i) => rows.length > 0 &&
+      rows.every((r) => /^[-\d.%sM]*$/.test(String(r[i] ?? '')) || r[i] === MISSING || r[i] === UNMEASURED)
   )
   const line = (r) =>
     r
@@ -169,5 +194,6 @@ export function renderText ({ head, rows, notes = [] }) {
       .join('  ')
       .trimEnd()
   const below = notes.map((n) => termText(n))
-  return [line(all[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line), ...below].join('\n') + '\n'
+  const rule = widths.map((w) => '-'.repeat(w)).join('  ')
+  return [line(all[0]), rule, ...all.slice(1).map(line), ...below].join('\n') + '\n'
 }

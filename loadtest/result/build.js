@@ -4,8 +4,8 @@ import { isNum, roundTo, spread } from './stats.js'
 import { boundFields, capacityAtTargets, capacityOf } from './capacity.js'
 import { ideal, roundFigures, stepFigures } from './figures.js'
 import { httpKey } from './key.js'
-import { ABOVE_IDEAL, untrustedReasons } from './trust.js'
-import { REPEAT } from './rules.js'
+import { untrustedReasons } from './trust.js'
+import { REPEAT, TRUST } from './rules.js'
 import { overloadOf } from './overload.js'
 import { withTargets } from './mix.js'
 
@@ -88,7 +88,7 @@ function sweepReasons (sweep) {
   const check = sweep.calibrationCheck
   if (check && !check.holds) out.push({ code: 'calibration-drift', drift: check.drift, bound: check.bound })
   const ratio = sweep.capacity.ratioToIdeal
-  if (ratio > ABOVE_IDEAL) out.push({ code: 'above-ideal', ratio, limit: ABOVE_IDEAL })
+  if (ratio > TRUST.aboveIdeal) out.push({ code: 'above-ideal', ratio, limit: TRUST.aboveIdeal })
   const c = sweep.capacity
   if (sweep.steps.length === 0) out.push({ code: 'no-step' })
   else if (c.rps === null && c.bound === 'undecided') out.push({ code: 'no-verdict', ...boundFields(c) })
@@ -105,12 +105,18 @@ function sweepReasons (sweep) {
 // interference, a generator that did not keep the offered load, a lag that puts a latency in doubt.
 const STEP_OWN = new Set(['disturbed', 'offered-load', 'lag-in-doubt'])
 
-// The untrusted reasons and notes of a run (data: { code, …figures }; a note from the experiment may be words):
+// Each note once, in the order first given: a round repeats its server's notes.
+function distinct (notes) {
+  const seen = new Set()
+  return notes.filter((n) => !seen.has(JSON.stringify(n)) && seen.add(JSON.stringify(n)))
+}
+
+// The untrusted reasons and notes of a run (data: { code, …figures }):
 // the shown round's own, then the other rounds'. In a sweep, failing steps are its point, not a fault: its
 // reasons are the disturbed steps, the calibration and the ideal (sweepReasons), and the overruled failures
 // are noted.
 function trustOf (record, rounds, shown, sweep) {
-  const notes = [...(record.notes ?? [])]
+  const notes = distinct(record.notes ?? [])
   if (sweep) {
     const own = untrustedReasons(shown, record).filter((x) => !STEP_OWN.has(x.code))
     const doubt = sweep.steps.filter((st) => st.inDoubt)

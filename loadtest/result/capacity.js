@@ -12,7 +12,7 @@ import { median, roundTo } from './stats.js'
 import { lagCouldFlip } from './trust.js'
 import { judgeByClass } from './mix.js'
 import {
-  BACKLOG, BOUND, CLIMB, FLOOR, HOLD, PERCENTILE_SHARE, REPEAT, percentileCall, percentileOf, requestsToShow
+  BACKLOG, BOUND, CLIMB, FLOOR, HOLD, REPEAT, SAMPLE, percentileCall, percentileOf, requestsToShow
 } from './rules.js'
 
 // The sample-size rule, where its readers found it before the rule book (result/rules.js).
@@ -132,7 +132,7 @@ function overTarget (fig, sloMs) {
 // that a step's draw left out: too few to judge, never a failure of that class). Without a histogram (figures
 // from before the rule) the p99 alone decides. inDoubt: a latency failure that the generator's lag could
 // flip (result/trust.js lagCouldFlip).
-export function judgeStep (fig, sloMs, { share = PERCENTILE_SHARE } = {}) {
+export function judgeStep (fig, sloMs, { share = SAMPLE.share } = {}) {
   // a mix: every class against its own target (result/mix.js)
   if (fig.classes?.length) return judgeByClass(fig, sloMs, (f, t) => judgeStep(f, t, { share }))
   const q = fig.requests
@@ -183,7 +183,7 @@ function clearFailure (s) {
 // and count once their pool decides (pooledCall); at REPEAT.maxTries the majority decides (a tie of decided
 // steps: the pooled share over the target against the percentile's share). `failOnce`: an undisturbed failure
 // counts at once (a rate's hold steps: the hold is already the repeat of the shorter pass it tests).
-export function verdictAt (steps, { contradicts = false, share = PERCENTILE_SHARE, failOnce = false } = {}) {
+export function verdictAt (steps, { contradicts = false, share = SAMPLE.share, failOnce = false } = {}) {
   const pooled = steps.some((s) => callOf(s) === 'undecided') ? pooledCall(steps, share) : { call: 'undecided' }
   const extra = (c) => (pooled.call === c && !steps.some((s) => callOf(s) === c) ? 1 : 0)
   const passes = steps.filter((s) => callOf(s) === 'pass').length + extra('pass')
@@ -202,7 +202,7 @@ export function verdictAt (steps, { contradicts = false, share = PERCENTILE_SHAR
 
 // The verdict at each rate of a sweep's steps (a Map, rate → verdict) (contradicting: above a confirmed
 // failure; a rate with hold steps: theirs alone; above a failed hold, without one: a failure).
-export function verdicts (steps, { share = PERCENTILE_SHARE } = {}) {
+export function verdicts (steps, { share = SAMPLE.share } = {}) {
   const byRate = new Map()
   for (const s of steps) {
     if (!byRate.has(s.rate)) byRate.set(s.rate, [])
@@ -313,7 +313,7 @@ export function boundFields (c) {
 // `hold`, `longestStepSec`: the sweep's hold rule (result/rules.js HOLD; null: a sweep without it).
 export function capacityOf (
   steps,
-  { sloMs, idealRps, share = PERCENTILE_SHARE, budget = null, maxSteps = null, hold = null, longestStepSec = Infinity }
+  { sloMs, idealRps, share = SAMPLE.share, budget = null, maxSteps = null, hold = null, longestStepSec = Infinity }
 ) {
   const byRate = verdicts(steps, { share })
   const { lo, hi, overruled } = bracketOf(byRate)
@@ -360,7 +360,7 @@ export function capacityOf (
 // target from its round figures (`figs[i]`: its latency histogram counts its requests over that target),
 // then capacityOf per target. [{ sloMs, rps, bracket, bound, sensitive, p99 }], tightest first.
 export function capacityAtTargets (
-  steps, figs, { targets = [], idealRps, share = PERCENTILE_SHARE, budget = null, maxSteps = null }
+  steps, figs, { targets = [], idealRps, share = SAMPLE.share, budget = null, maxSteps = null }
 ) {
   return targets.map((sloMs) => {
     const judged = steps.map((s, i) => {

@@ -8,7 +8,7 @@ import { verdictOf } from './trust.js'
 import { goodputShareAt } from './overload.js'
 import { serverCommand } from './command.js'
 import { boundFields } from './capacity.js'
-import { sloFor } from '../settings.js'
+import { sloFor } from './rules.js'
 
 // The plan rate: this share of the capacity (Netflix and common practice plan at 75–80 % of the knee).
 export const HEADROOM = 0.8
@@ -360,7 +360,7 @@ function targetOf (results, sloMs) {
   // the sweep says whose (sloOwn); a report from before it: a target other than the default its service time gives
   const other = isNum(c.serviceMs) && isNum(c.sloMs) && c.sloMs !== sloFor(c.serviceMs).sloMs
   const own = (c.sloOwn ?? other) || (isNum(c.sloMs) && c.sloMs !== sloMs)
-  return { sloMs, own, rule: c.sloRule ?? null, serviceMs: c.serviceMs ?? null, percentile: c.percentile ?? 99 }
+  return { sloMs, own, rule: c.sloRule ?? null, serviceMs: c.serviceMs ?? null, percentile: c.percentile ?? null }
 }
 
 // The decision of a capacity report (null when no result has a capacity). `sloMs`: the target it is

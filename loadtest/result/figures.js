@@ -3,7 +3,8 @@
 import { roundTo, summarize } from './stats.js'
 import { decodeHistogram, encodeHistogram, summarizeHistogram } from './histogram.js'
 import { backlogOf, judgeStep } from './capacity.js'
-import { SATURATED, contentionOf, disturbances } from './trust.js'
+import { contentionOf, disturbances } from './trust.js'
+import { TRUST } from './rules.js'
 import { classFigures } from './mix.js'
 import { phaseFigures } from './phases.js'
 
@@ -135,7 +136,7 @@ function outsideFigures (outside, completed) {
         samples: outside.samples,
         loadGenerator: {
           ...outside.loadGenerator,
-          saturated: (outside.loadGenerator.utilisation ?? 0) > SATURATED
+          saturated: (outside.loadGenerator.utilisation ?? 0) > TRUST.saturated
         }
       }
     : null

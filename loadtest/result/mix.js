@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto'
 import { decodeHistogram, encodeHistogram, summarizeHistogram } from './histogram.js'
 import { roundTo } from './stats.js'
+import { SAMPLE } from './rules.js'
 import { SLO_RANGE } from '../settings.js'
 
 // The most classes a mix holds, and the longest request body (bytes) a class may send: a body is held
@@ -329,16 +330,11 @@ export function judgeByClass (fig, sloMs, judge) {
   }
 }
 
-// The classes are drawn at random: a class's count in a step varies about its share (a 20 % class of
-// 1,500 requests: 300 ± 15). This margin over the share's mean keeps the smallest class at its sample
-// in most steps; a step that still falls short is undecided and topped up, as any.
-export const CLASS_SAMPLE_MARGIN = 1.15
-
 // How many times a step's requests a mix needs so that its smallest class (its weight over the total)
-// reaches the sample that can show its p99: 1 without a mix.
+// reaches the sample that can show its p99 (SAMPLE.classMargin over its share): 1 without a mix.
 export function requestFactor (mix) {
   if (!mix || mix.requests.length < 2) return 1
-  return CLASS_SAMPLE_MARGIN / Math.min(...sharesOf(mix.requests))
+  return SAMPLE.classMargin / Math.min(...sharesOf(mix.requests))
 }
 
 // What limits a mixed capacity: the lowest failing step above the capacity (or, none held, the lowest

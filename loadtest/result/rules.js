@@ -30,7 +30,19 @@ export const SAMPLE = rule('sample', 'The sample-size rule',
     confidence: [0.95, 'one-sided: a verdict wrong once in twenty at most, either way'],
     share: [0.01, 'the default run judges p99: 1 % of the requests may be over the target'],
     minRequests: [(v) => requestsToShow(0, { share: v.share, confidence: v.confidence }),
-      'a step\'s default sample: the fewest requests that can show p99 with none over', 'requestsToShow(0)']
+      'a step\'s default sample: the fewest requests that can show p99 with none over', 'requestsToShow(0)'],
+    classMargin: [1.15, 'a mix\'s classes are drawn at random (a 20 % class of 1,500 requests: 300 ± 15): a step ' +
+      'sized this much over the smallest class\'s share keeps it at its sample in most steps']
+  })
+
+export const SLO = rule('slo', 'The default targets',
+  'Without --slo a run\'s p99 target is serviceMultiple × the calibrated service time, and a sweep judges ' +
+  '`multiples` × it, tightest first; a default target is never under leastMs. --slo\'s own targets are kept.', {
+    serviceMultiple: [5, 'a request may wait four service times before it misses: the tightest of the three'],
+    multiples: [(v) => [v.serviceMultiple, 10, 25], 'the slowest strategy (a fork per request: p99 134 ms at its ' +
+      'floor with a 24.6 ms service time) meets at least the loosest', 'serviceMultiple, 10, 25'],
+    leastMs: [10, 'twice the machine\'s own p99 jitter for lone 0.82 ms requests (up to 5 ms): a tighter target ' +
+      'judges the machine, not the strategy']
   })
 
 export const SWEEP_LIMITS = rule('limits', 'A sweep\'s limits',
@@ -170,6 +182,20 @@ export const QUICK = rule('quick', 'What --quick changes',
     fractions: [[0.6, 1.0, 1.4], 'three coarse steps around the ideal']
   })
 
+export const CHANGE = rule('change', 'Change points in a history',
+  'A history finds changes in each series (one figure of one run, on one machine, ordered by time) by E-divisive ' +
+  'means: the split that most divides the energy distance of the two sides is a candidate, kept when a Welch ' +
+  't-test of the sides gives p at most weakPValue, and the search goes on in each side. Then, as Otava does, the ' +
+  'candidate with the weakest p is dropped while it is over maxPValue, its neighbours re-tested. A segment is ' +
+  'at least minSegment reports long; a series shorter than twice that says it is too short for the test.', {
+    maxPValue: [0.001, 'Otava\'s default: about one false change in a thousand tests of identical code'],
+    weakPValue: [(v) => v.maxPValue * 10, 'Otava\'s split step keeps weak candidates, re-tested in the merge step',
+      'maxPValue × 10'],
+    minSegment: [3, 'a change holds for three reports in a row: one or two outliers are a spike (Otava#150)'],
+    minPoints: [(v) => 2 * v.minSegment, 'a test needs a segment on each side of a change', '2 × minSegment'],
+    maxPoints: [2000, 'the newest reports a series tests: the distances cost n² time (1,000 points: 0.1 s)']
+  })
+
 export const RULER = rule('ruler', 'The ruler\'s drift',
   'The ruler reads the machine before and after a run (result/ruler.js). Each figure\'s spread is its samples\' ' +
   'p90 over their p10, less 1, at least spreadFloorPct; a figure moved when the end over the start lies outside ' +
@@ -177,24 +203,46 @@ export const RULER = rule('ruler', 'The ruler\'s drift',
     spreadFloorPct: [2, 'a figure whose few samples agreed closely is still not known to better than 2 %']
   })
 
-// Names other modules read (run/, bench/, scripts/ and the trust rules): each a value above, not a value of its own.
-export const PERCENTILE_SHARE = SAMPLE.share
-export const MIN_REQUESTS = SAMPLE.minRequests
-export const STEP_OVERHEAD_SEC = BUDGET.stepOverheadSec
-export const NOISE_LIMITS = Object.freeze({
-  stealPct: TRUST.stealPct, foreignCores: TRUST.foreignCores, workInflation: TRUST.workInflation
-})
-export const SATURATED = TRUST.saturated
-export const LAG_P99_LIMIT_MS = TRUST.lagP99LimitMs
-export const SEND_RATE_TOLERANCE = TRUST.sendRateTolerance
-export const NEAR_LIMIT = TRUST.nearLimit
-export const CALIBRATION_DRIFT = TRUST.calibrationDrift
-export const ABOVE_IDEAL = TRUST.aboveIdeal
-
 // The first floor's rate for a service time (ms): `margin` of the rate where one request would take `overlap`
 // of the gap between arrivals; null without a service time.
 export function firstFloorRate (serviceMs) {
   return serviceMs > 0 ? (FLOOR.margin * FLOOR.overlap * 1000) / serviceMs : null
+}
+
+// The p99 target for a service time (ms): --slo's `sloMs` when given, else SLO.serviceMultiple service times,
+// never under SLO.leastMs; `rule` says how it was set.
+export function sloFor (serviceMs, sloMs = null) {
+  if (sloMs) return { sloMs, own: true, rule: `--slo ${sloMs} ms` }
+  if (!(serviceMs > 0)) return { sloMs: null, own: false, rule: 'no calibration: no target' }
+  const ms = SLO.serviceMultiple * serviceMs
+  return {
+    sloMs: leastTarget(ms),
+    own: false,
+    rule: `${SLO.serviceMultiple} × the calibrated service time (${serviceMs} ms)${leastNote(ms)}`
+  }
+}
+
+// The p99 targets of a sweep, tightest first: --slo's list when given, else SLO.multiples service times.
+export function targetsFor (serviceMs, slos = null) {
+  if (slos?.length) return { targets: slos.slice(), rule: `--slo ${slos.join(', ')} ms` }
+  if (!(serviceMs > 0)) return { targets: [], rule: 'no calibration: no target' }
+  return {
+    targets: [...new Set(SLO.multiples.map((m) => leastTarget(m * serviceMs)))],
+    rule: `${SLO.multiples.join(', ')} × the calibrated service time (${serviceMs} ms)` +
+      leastNote(SLO.multiples[0] * serviceMs)
+  }
+}
+
+// A default target of so many service times, never under SLO.leastMs.
+function leastTarget (ms) {
+  return Math.max(SLO.leastMs, roundTo(ms, 3))
+}
+
+function leastNote (ms) {
+  return ms < SLO.leastMs
+    ? `, raised to ${SLO.leastMs} ms (the least default target: below it a target judges the machine's own ` +
+      'latency jitter)'
+    : ''
 }
 
 // The percentile a share over the target stands for (0.01 → 99, 0.05 → 95).

@@ -14,10 +14,10 @@
 // See verdictAt for the rule, result/rules.js for every rule and value, and docs/rules.md.
 import { bracketOf, floorOf, heldAt, holdSecFor, judgeStep, verdicts } from './capacity.js'
 import {
-  BUDGET, CLIMB, FLOOR, HOLD, LENGTH, PERCENTILE_SHARE, REPEAT, SWEEP_LIMITS, firstFloorRate, percentileCall,
-  percentileOf, requestsToShow
+  BUDGET, CLIMB, FLOOR, HOLD, LENGTH, REPEAT, SAMPLE, SWEEP_LIMITS, firstFloorRate, percentileCall,
+  percentileOf, requestsToShow, sloFor, targetsFor
 } from './rules.js'
-import { RATE_RANGE, sloFor, targetsFor } from '../settings.js'
+import { RATE_RANGE } from '../settings.js'
 
 // The budget grows with the work (result/rules.js BUDGET): budgetSec holds so many typical steps (one of
 // minRequests at BUDGET.typical × the ideal, with its overhead) of a work of budgetWorkMs; a sweep of a slower
@@ -260,7 +260,7 @@ function viewsOf (history, targets, { share, kinds, planned }) {
 // the default run's (--quick's). Every default is the rule book's (result/rules.js).
 export function createSweep ({
   serviceMs, cores, sloMs = null, slos = null, fractions = CLIMB.fractions, refine = SWEEP_LIMITS.refine,
-  share = PERCENTILE_SHARE, minRequests = requestsToShow(0, { share }), minDurationSec = SWEEP_LIMITS.minDurationSec,
+  share = SAMPLE.share, minRequests = requestsToShow(0, { share }), minDurationSec = SWEEP_LIMITS.minDurationSec,
   maxStepSec = SWEEP_LIMITS.maxStepSec, maxSteps = SWEEP_LIMITS.maxSteps, budgetSec = null, budgetWorkMs = null,
   why = null
 }) {

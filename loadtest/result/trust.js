@@ -5,28 +5,28 @@
 // the strategy's own contention (more work at once than cores) is a finding, shown as a figure; the
 // generator's lag puts a latency verdict in doubt only where taking it out could flip the verdict.
 import { roundTo } from './stats.js'
-import { NOISE_LIMITS, TRUST } from './rules.js'
+import { TRUST } from './rules.js'
 import { WINDOW_MS } from '../settings.js'
+
+// The noise figures with a limit of their own (TRUST), each a cause of interference.
+const noiseFigures = ['stealPct', 'foreignCores', 'workInflation']
 
 // The trust limits are the rule book's (result/rules.js TRUST, docs/rules.md): a generator past TRUST.saturated
 // of a core is saturated; its lag alone never untrusts a lab round (lagCouldFlip decides; TRUST.lagP99LimitMs is
 // the bench's probe limit); the offered load is kept when the issue rate is within TRUST.sendRateTolerance of the
-// schedule's in every window; past a noise limit (NOISE_LIMITS: steal, other processes, work slower than
+// schedule's in every window; past a noise limit (noiseFigures: steal, other processes, work slower than
 // calibrated when the server's tree was not itself crowding the cores) by more than TRUST.nearLimit a round is
 // disturbed; the calibration may drift TRUST.calibrationDrift; a capacity past TRUST.aboveIdeal of the ideal is
-// beyond what the cores allow. Their names where other modules read them:
-export {
-  ABOVE_IDEAL, CALIBRATION_DRIFT, LAG_P99_LIMIT_MS, NEAR_LIMIT, NOISE_LIMITS, SATURATED, SEND_RATE_TOLERANCE
-} from './rules.js'
+// beyond what the cores allow.
 
 // The server's own contention in a round (noise figures, run/watch/noise.js): { inflation, inFlight, cores,
-// treeCores, freeCores, crowded } when its work ran slower than calibrated (past NOISE_LIMITS.workInflation)
+// treeCores, freeCores, crowded } when its work ran slower than calibrated (past TRUST.workInflation)
 // while its tree had more work in flight than the cores the lab left it (crowded; inFlight: mean units of work
 // at once, by Little's law from Server-Timing) or kept those cores busy itself (treeCores); null otherwise.
 // text/reasons.js contentionText says it.
 export function contentionOf (noise) {
   const n = noise ?? {}
-  if (!(n.workInflation > NOISE_LIMITS.workInflation) || !(n.cores > 0)) return null
+  if (!(n.workInflation > TRUST.workInflation) || !(n.cores > 0)) return null
   const free = Math.max(0, n.cores - (n.labCores ?? 0))
   const crowded = n.inFlight > free
   const busy = n.treeCores >= TRUST.busyShare * free
@@ -59,14 +59,14 @@ function coldStart (n) {
 export function interference (noise) {
   const out = []
   const n = noise
-  if (past(n?.stealPct, NOISE_LIMITS.stealPct)) out.push({ code: 'steal', stealPct: n.stealPct, limit: NOISE_LIMITS.stealPct })
-  if (past(n?.foreignCores, NOISE_LIMITS.foreignCores)) {
+  if (past(n?.stealPct, TRUST.stealPct)) out.push({ code: 'steal', stealPct: n.stealPct, limit: TRUST.stealPct })
+  if (past(n?.foreignCores, TRUST.foreignCores)) {
     const top = (n.foreign ?? []).map((p) => ({ name: p.name, cores: roundTo(p.cores, 2) }))
-    out.push({ code: 'foreign-cores', cores: n.foreignCores, limit: NOISE_LIMITS.foreignCores, top })
+    out.push({ code: 'foreign-cores', cores: n.foreignCores, limit: TRUST.foreignCores, top })
   }
-  if (past(n?.workInflation, NOISE_LIMITS.workInflation) && !contentionOf(n) && !coldStart(n)) {
+  if (past(n?.workInflation, TRUST.workInflation) && !contentionOf(n) && !coldStart(n)) {
     const inFlight = typeof n.inFlight === 'number' ? roundTo(n.inFlight, 1) : null
-    out.push({ code: 'work-inflation', inflation: n.workInflation, limit: NOISE_LIMITS.workInflation, inFlight, cores: n.cores })
+    out.push({ code: 'work-inflation', inflation: n.workInflation, limit: TRUST.workInflation, inFlight, cores: n.cores })
   }
   return out
 }
@@ -76,7 +76,8 @@ export function interference (noise) {
 export function nearLimits (noise) {
   const n = noise ?? {}
   const out = []
-  for (const [name, limit] of Object.entries(NOISE_LIMITS)) {
+  for (const name of noiseFigures) {
+    const limit = TRUST[name]
     if (near(n[name], limit) && (name !== 'workInflation' || (!contentionOf(n) && !coldStart(n)))) {
       out.push({ code: 'near-limit', name, value: n[name], limit, within: TRUST.nearLimit })
     }

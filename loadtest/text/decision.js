@@ -6,6 +6,7 @@ import { isNum } from '../result/stats.js'
 import { MISSING, fmtRounded, mbSpaced, pctSpaced } from './format.js'
 import { classTargetsText, machineLine } from './sentences.js'
 import { boundText } from './reasons.js'
+import { SLO } from '../result/rules.js'
 
 const r1 = (x) => fmtRounded(x, 1)
 
@@ -35,10 +36,12 @@ function pastLine (d) {
 // Whose target: the user's --slo, or the lab's default from this machine's service time.
 function targetText (d) {
   const t = d.target
-  const at = `p${t?.percentile ?? 99} ≤ ${r1(d.sloMs)} ms` // --quick judges p95
-  if (!t || t.own) return `${at}, your own (--slo)`
+  const at = `p${t.percentile} ≤ ${r1(d.sloMs)} ms` // --quick judges p95
+  // an older lab's decision does not say whose target (own absent): said as the user's
+  if (t.own !== false) return `${at}, your own (--slo)`
   const service = isNum(t.serviceMs) ? ` (${r1(t.serviceMs)} ms)` : ''
-  return `${at}: 5 × the service time measured on this machine${service}, not a target of yours; give yours with --slo MS`
+  return `${at}: ${SLO.serviceMultiple} × the service time measured on this machine${service}, not a target of ` +
+    'yours; give yours with --slo MS'
 }
 
 // The capacity of a candidate with its bracket and, over --runs, its spread.
@@ -99,7 +102,7 @@ function runLine (d) {
 export function decisionLines (d, results = null) {
   if (!d) return []
   const lines = []
-  const target = `p${d.target?.percentile ?? 99} ≤ ${r1(d.sloMs)} ms` // --quick judges p95
+  const target = `p${d.target.percentile} ≤ ${r1(d.sloMs)} ms` // --quick judges p95
   if (d.recommends === 'rate') return rateLines(d, rateTarget(d, target, results))
   if (d.refused) {
     lines.push({ label: 'No recommendation', text: `${refusalText(d.refused)} (${reasonName(d.refused)})` })

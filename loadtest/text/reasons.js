@@ -87,6 +87,38 @@ export function faultText (j) {
   return j?.fault ? FAULT_WORDS[j.fault]?.(j) ?? j.fault : null
 }
 
+// What a --url run skips on a service that is not a lab server.
+const SKIPPED = 'skipped: the /health probe, /__lab/stats and its reset (POST), outside sampling'
+
+// The words of the run's notes (run/round/runner.js, run/round/overload.js).
+const RUN_NOTES = {
+  'no-telemetry': (x) => `no telemetry: POST /__lab/stats/reset answered ${x.status}`,
+  'bodies-over-cap': (x) => `response bodies over --max-body ${x.maxBytes} B: verified whole by sha256 and length, ` +
+    `only their first ${x.maxBytes} B kept`,
+  'interim-skipped': (x) => `${x.count} interim answers (1xx) skipped: each request counted once, at its final answer`,
+  'url-no-lab-header': (x) => `--url: the service does not announce the lab's endpoints (no ${x.header} header); ` +
+    SKIPPED,
+  'url-lab-endpoints': (x) => `--url: /health names the strategy ${x.strategy}: the lab's endpoints are used`,
+  'url-health-shape': (x) => `--url: the service sent ${x.header} but GET /health did not answer in the lab's ` +
+    `shape; ${SKIPPED}`,
+  'runtime-mismatch': (x) => `${x.flag} ${x.label}: the binary said it is ${x.before}, the server reports ${x.now}`,
+  'work-mismatch': (x) => `planned work ${x.planned}, server reports ${x.reported}`,
+  'url-classes-blind': (x) => `--url: bodies not compared for ${x.classes.join(', ')} (no expect.sha256 or ` +
+    'expect.bodyIncludes in its class, which a --mix file gives)',
+  'url-bodies-blind': () => '--url: bodies not compared (a service\'s answers may differ every time; a --mix ' +
+    'class\'s expect compares them)',
+  'bodies-first-2xx': () => 'bodies compared with the first 2xx response (no expected body for this work)',
+  'url-probe': (x) => `--url: no calibration of the service's work; a ${x.durationSec} s closed-loop probe at ` +
+    `${x.connections} connections answered ${x.rps} req/s, the sweep's ideal (it seeds the rates, never bounds them)`,
+  'killed-busy': (x) => `still busy when stopped: did not exit within ${x.graceSec} s of SIGTERM, killed`,
+  'overload-drift': (x) => `overload: the work's service time is ${x.serviceMs.toFixed(1)} ms here, ` +
+    `${Math.round(x.drift * 100)} % from the ${x.reportServiceMs.toFixed(1)} ms of the capacity report: its C may ` +
+    'not hold on this machine now',
+  'overload-refused': (x) => `overload: ${x.refused}: no step past it`,
+  'overload-queued': (x) => `overload: ${Math.round(x.rate)} req/s × ${x.patienceMs} ms patience > ` +
+    `${x.connections} connections: the generator queued requests`
+}
+
 // The words of each reason and note code (result/trust.js untrustedReasons, result/build.js trustOf).
 const WORDS = {
   failed: (x) => `failed: ${x.reason}`,
@@ -145,7 +177,8 @@ const WORDS = {
     'that shows a slowly growing backlog (the hold rule), and the sweep ended before one could: it may be above the knee',
   'steps-in-doubt': (x) => `${x.count} of ${x.of} steps in doubt (p99 less the generator's lag p99 within the ` +
     `target): each counted only after its rate had ${x.maxTries} steps`,
-  overruled: (x) => `failures at ${x.rates.map(r1).join(', ')} req/s overruled by a pass above them that held twice`
+  overruled: (x) => `failures at ${x.rates.map(r1).join(', ')} req/s overruled by a pass above them that held twice`,
+  ...RUN_NOTES
 }
 
 // A reason or note in words: a code's sentence with its figures; a string (an old report's reason, an

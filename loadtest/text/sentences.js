@@ -21,7 +21,7 @@ const rate = (x) => (typeof x === 'number' ? `${roundTo(x, x >= 100 ? 0 : 1)} re
 export function capacityLine (name, c) {
   if (!c?.floor) return null
   const floor = `p99 ${ms(c.floor.p99)} at ${rate(c.floor.rps)}`
-  const p = `p${c.percentile ?? 99}` // the percentile judged (p95 under --quick)
+  const p = `p${c.percentile}` // the percentile judged (p95 under --quick)
   if (c.bound === 'undecided') {
     return `${name}: capacity ${boundText(c)}${c.bracket?.fail ? ` (fails at ${rate(c.bracket.fail)})` : ''}; ${floor}` +
       (c.floor.true === false ? ' (requests overlapped: not a floor)' : '')
@@ -108,7 +108,7 @@ export function classTargetsText (result, { short = false } = {}) {
   const judged = (result?.capacity?.steps ?? []).some((s) => s.cls)
   const own = classes.some((c) => c.sloMs !== result.capacity?.sloMs)
   if (!classes.length || !judged || !own) return null
-  const p = `p${result.capacity.capacity?.percentile ?? result.capacity.percentile ?? 99}`
+  const p = `p${result.capacity.percentile}`
   const f = (x) => roundTo(x, x >= 100 ? 0 : 1)
   if (short) return classes.map((c) => `${c.name} ${f(c.sloMs)}`).join(' · ')
   return classes.map((c) => `${c.name} ${p} ≤ ${f(c.sloMs)} ms`).join(', ')

@@ -63,6 +63,26 @@ test('schema: the hand-made reports of the fixtures (the report and compare test
   }
 })
 
+test('schema: closed where the report is the lab\'s own: an unknown top-level or result field is refused', () => {
+  const validate = new Ajv2020({ allowUnionTypes: true }).compile(schema)
+  const good = httpReport()
+  assert.ok(validate(good), JSON.stringify(validate.errors))
+  assert.equal(validate({ ...good, extra: 1 }), false, 'an unknown top-level field')
+  assert.equal(validate.errors[0].keyword, 'additionalProperties')
+  assert.equal(validate({ ...good, results: [{ ...good.results[0], rpsx: 1 }] }), false, 'an unknown result field')
+  assert.equal(validate.errors[0].instancePath, '/results/0')
+  // the figures the lab types: a probe, a recovery, the noise and a threshold are closed too
+  const r = good.results[0]
+  for (const field of ['probe', 'recovery', 'noise']) {
+    const bad = { ...good, results: [{ ...r, [field]: { ...(r[field] ?? {}), extra: 1 } }] }
+    assert.equal(validate(bad), false, `an unknown ${field} field`)
+  }
+  assert.equal(validate({ ...good, thresholds: [{ threshold: 'p99<100', status: 'passed', extra: 1 }] }), false)
+  // and typed: an open loop's rate is a number, a class has a name
+  assert.equal(validate({ ...good, results: [{ ...r, open: { rate: 'fast' } }] }), false)
+  assert.equal(validate({ ...good, results: [{ ...r, classes: [{ sloMs: 5 }] }] }), false)
+})
+
 test('readReport: a hostile report is refused in one line naming the file, where and what (code LAB_REPORT_INVALID)', async (t) => {
   const { dir, cleanup } = await tempDir()
   t.after(cleanup)

@@ -6,6 +6,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from '../../loadtest/catalog.js'
 import { renderMarkdown } from '../../loadtest/report/markdown.js'
+import { upgradeReport } from '../../loadtest/report/read.js'
 import { experimentFor } from '../../loadtest/experiments/index.js'
 import { checkReport, compareReports } from '../../loadtest/compare/compare.js'
 import { renderCompareMarkdown } from '../../loadtest/compare/render.js'
@@ -13,7 +14,7 @@ import { renderCompareMarkdown } from '../../loadtest/compare/render.js'
 const DIR = join(ROOT, 'reports', 'reference')
 const reports = readdirSync(DIR)
   .filter((f) => f.endsWith('.json'))
-  .map((f) => ({ file: f, report: JSON.parse(readFileSync(join(DIR, f), 'utf8')) }))
+  .map((f) => ({ file: f, report: upgradeReport(JSON.parse(readFileSync(join(DIR, f), 'utf8'))) }))
   .filter(({ report }) => report.kind === 'loadlab-report')
 
 test('every reference report renders as Markdown and compares with itself', async () => {

@@ -226,16 +226,9 @@ test('--out a file or a read-only folder, a corrupt or empty summary.json or bru
   assert.equal(readFileSync(join(out, 'simple-loop_1e5-brute.json'), 'utf8'), '{"x"')
 })
 
-test('scripts/capacity-brute-force.js run directly: usage, or the brute forces alone; never silent', async () => {
-  const BRUTE = join(import.meta.dirname, '../../scripts/capacity-brute-force.js')
-  const none = await execa(process.execPath, [BRUTE], { reject: false })
-  assert.equal(none.exitCode, 2)
-  assert.match(none.stderr, /give --server, --work and --out/)
-  const help = await execa(process.execPath, [BRUTE, '--help'], { reject: false })
-  assert.equal(help.exitCode, 0)
-  assert.match(help.stdout, /^Usage: node scripts\/capacity-brute-force\.js --server/)
-  // its options are validate-capacity's --brute-only's, checked the same way
-  const bad = await execa(process.execPath, [BRUTE, '--server', 'nope', '--work', 'loop:1e5', '--out', 'x'], { reject: false })
+test('the brute forces alone: validate-capacity.js --brute-only, its options checked as a part\'s', async () => {
+  const args = [SCRIPT, '--brute-only', '--server', 'nope', '--work', 'loop:1e5', '--out', 'x']
+  const bad = await execa(process.execPath, args, { reject: false })
   assert.equal(bad.exitCode, 2)
   assert.match(bad.stderr, /--server: nope is not a CPU strategy/)
 })

@@ -1,11 +1,11 @@
 // --confirm: run the decision's configuration (its command's flags) at its plan rate for a longer open-loop
-// round (settings.js CONFIRM_SEC; --quick CONFIRM_QUICK_SEC, or as long as MIN_REQUESTS take at the plan rate) and say
-// whether it held the target
+// round (settings.js CONFIRM_SEC; --quick CONFIRM_QUICK_SEC, or as long as SAMPLE.minRequests take at the
+// plan rate) and say whether it held the target
 // with no backlog growth (Nighthawk's "testing stage" after its search; the plan rate is a promise, this
 // checks it). Returns decision.confirm.
 import { CONFIRM_QUICK_SEC, CONFIRM_SEC } from '../../settings.js'
 import { connectionsAt } from './load.js'
-import { MIN_REQUESTS } from '../../result/rules.js'
+import { SAMPLE } from '../../result/rules.js'
 import { runEntry } from './runner.js'
 import { growingFor, judgeStep } from '../../result/capacity.js'
 import { backlogText, reasonText } from '../../text/reasons.js'
@@ -33,8 +33,8 @@ export function confirmVerdict (fig, sloMs) {
 // does not recommend) (the winner's plan entry and load found by its key among
 // `plan`/`loads`/`results`, in plan order). Never throws for the server's fault: a failure is said.
 export async function confirmWinner (decision, { plan, loads, results, quick, signal, progress, calibration }) {
-  // long enough for the requests p99 needs (MIN_REQUESTS), never past the full length
-  const need = decision.planRps > 0 ? Math.ceil(MIN_REQUESTS / decision.planRps) : 0
+  // long enough for the requests p99 needs (SAMPLE.minRequests), never past the full length
+  const need = decision.planRps > 0 ? Math.ceil(SAMPLE.minRequests / decision.planRps) : 0
   const durationSec = Math.min(CONFIRM_SEC, Math.max(quick ? CONFIRM_QUICK_SEC : CONFIRM_SEC, need))
   const { key, command = null, planRps: rate, sloMs } = decision
   const base = { key, command, rate, sloMs, durationSec }

@@ -6,7 +6,7 @@
 // result/overload.js.
 import { OVERLOAD_DEFAULTS, burstPhases, patienceMs, stepTiming, windowRecovered } from '../../result/overload.js'
 import { DEFAULT_MAX_CONNECTIONS, WINDOW_MS, defaultConnections } from '../../settings.js'
-import { CALIBRATION_DRIFT } from '../../result/trust.js'
+import { TRUST } from '../../result/rules.js'
 import { boundText } from '../../text/reasons.js'
 
 // The result of a shedding variant's base strategy in this run (same work and runtime), or undefined.
@@ -44,13 +44,12 @@ function capacityFor (record, { entry, swept, serviceMs }) {
 }
 
 // How far this machine's service time has moved from the one the capacity report's sweep stood on: past
-// CALIBRATION_DRIFT the report's C may not hold here (another machine, or a busier one), said in a note.
+// TRUST.calibrationDrift the report's C may not hold here (another machine, or a busier one), said in a note.
 function withDrift (cap, record, now) {
   if (cap.serviceMs > 0 && now > 0) {
     const drift = now / cap.serviceMs - 1
-    if (Math.abs(drift) > CALIBRATION_DRIFT) {
-      record.notes.push(`overload: the work's service time is ${now.toFixed(1)} ms here, ${Math.round(drift * 100)} % from the ` +
-        `${cap.serviceMs.toFixed(1)} ms of the capacity report: its C may not hold on this machine now`)
+    if (Math.abs(drift) > TRUST.calibrationDrift) {
+      record.notes.push({ code: 'overload-drift', serviceMs: now, drift, reportServiceMs: cap.serviceMs })
     }
   }
   return cap
@@ -96,7 +95,7 @@ export async function overloadRounds (record, { entry, load, swept, serviceMs, m
     settleMs: null
   })
   if (cap.refused) {
-    record.notes.push(`overload: ${cap.refused}: no step past it`)
+    record.notes.push({ code: 'overload-refused', refused: cap.refused })
     return
   }
   const patience = patienceMs(sloMs, settings)
@@ -105,8 +104,7 @@ export async function overloadRounds (record, { entry, load, swept, serviceMs, m
   const roundLoad = (rate) => {
     const connections = defaultConnections(rate, patience / 1000)
     if (rate * (patience / 1000) > DEFAULT_MAX_CONNECTIONS) {
-      const note = `overload: ${Math.round(rate)} req/s × ${patience} ms patience > ${DEFAULT_MAX_CONNECTIONS} connections: the generator queued requests`
-      if (!record.notes.includes(note)) record.notes.push(note)
+      record.notes.push({ code: 'overload-queued', rate, patienceMs: patience, connections: DEFAULT_MAX_CONNECTIONS })
     }
     // one generator, on the lab's thread: goodput is counted from every request's event there (a thread
     // can be handed no function)

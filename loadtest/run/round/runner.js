@@ -90,7 +90,7 @@ function fireLoad (url, load, opts) {
       arrival: load.arrival,
       seed: load.seed,
       connections: load.connections,
-      generators: load.generators ?? 1,
+      generators: load.generators,
       shard: load.shard ?? null,
       startAt: open.startAt ?? null,
       clock: open.watch?.clock ?? null,
@@ -118,8 +118,7 @@ async function measuredRound (server, load, ctx) {
   const target = server.url
   const reset = server.lab ? await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal }) : null
   const statsOn = reset?.status === 200 || reset?.status === 204
-  const note = `no telemetry: POST /__lab/stats/reset answered ${reset?.status}`
-  if (reset && !statsOn && !notes.includes(note)) notes.push(note)
+  if (reset && !statsOn) notes.push({ code: 'no-telemetry', status: reset.status ?? null })
   const intervalMs = timelineInterval(load)
   const watch = watchRound({
     intervalMs,
@@ -160,10 +159,8 @@ async function measuredRound (server, load, ctx) {
     watch
   })
   watch.endRound()
-  const cap = fire.bodies?.overCap ? `response bodies over --max-body ${fire.bodies.maxBytes} B: verified whole by sha256 and length, only their first ${fire.bodies.maxBytes} B kept` : null
-  if (cap && !notes.includes(cap)) notes.push(cap)
-  const interim = fire.interim ? `${fire.interim} interim answers (1xx) skipped: each request counted once, at its final answer` : null
-  if (interim) notes.push(interim)
+  if (fire.bodies?.overCap) notes.push({ code: 'bodies-over-cap', maxBytes: fire.bodies.maxBytes })
+  if (fire.interim) notes.push({ code: 'interim-skipped', count: fire.interim })
   const probeResult = probe ? await probe.stop() : null
   const outside = sampler ? sampler.figures() : null
   const tree = [pid, ...[...(seen?.values() ?? [])].map((m) => m.pid)].filter(Boolean)
@@ -227,9 +224,6 @@ function reached (r) {
   return r.status === 'error' && !/\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH)\b/.test(r.error ?? '')
 }
 
-// The telemetry a --url run skips on a service that does not announce the lab's endpoints.
-export const SKIPPED_TELEMETRY = 'the /health probe, /__lab/stats and its reset (POST), outside sampling'
-
 // The response header by which a service announces the lab's endpoints (GET /health in the lab's shape,
 // /__lab/stats and its reset): the lab's servers send it on every answer, naming their strategy
 // (servers/lib/app.js). A service whose readiness answer lacks it is sent nothing but its mix.
@@ -249,9 +243,8 @@ async function attachUrl (record, url, load, signal) {
     record.failure = failure(`--url: ${how.method} ${redactUrl(shown(first))} got no answer (${ready.error})`)
     return null
   }
-  const skipped = `skipped: ${SKIPPED_TELEMETRY}`
   if (!ready.headers?.[LAB_HEADER]) {
-    record.notes.push(`--url: the service does not announce the lab's endpoints (no ${LAB_HEADER} header); ${skipped}`)
+    record.notes.push({ code: 'url-no-lab-header', header: LAB_HEADER })
     return server
   }
   const health = await getJson(`${u.origin}/health`, { timeoutMs: 5000, signal })
@@ -259,9 +252,9 @@ async function attachUrl (record, url, load, signal) {
     server.lab = true
     server.health = health.json
     record.entry.server = health.json.strategy
-    record.notes.push(`--url: /health names the strategy ${health.json.strategy}: the lab's endpoints are used`)
+    record.notes.push({ code: 'url-lab-endpoints', strategy: health.json.strategy })
   } else {
-    record.notes.push(`--url: the service sent ${LAB_HEADER} but GET /health did not answer in the lab's shape; ${skipped}`)
+    record.notes.push({ code: 'url-health-shape', header: LAB_HEADER })
   }
   return server
 }
@@ -294,7 +287,9 @@ function runtimeMismatch (asked, said) {
   const isNode = asked.name === 'node' || !asked.name
   const before = isNode ? asked.node : `${asked.name} ${asked.version}`
   const now = isNode ? said.node : `${said.runtime?.name} ${said.runtime?.version}`
-  return before === now ? null : `${asked.flag ?? '--node'} ${asked.label}: the binary said it is ${before}, the server reports ${now}`
+  return before === now
+    ? null
+    : { code: 'runtime-mismatch', flag: asked.flag ?? '--node', label: asked.label, before, now }
 }
 
 // What the server says it runs (its ready message, or /health for --url): the work and the runtime are
@@ -309,7 +304,9 @@ function describeServer (record, entry, server) {
   record.instruments = server.ready?.instruments ?? null
   const mismatch = said && entry.runtime ? runtimeMismatch(entry.runtime, said) : null
   if (mismatch) record.notes.push(mismatch)
-  if (entry.work && server.work && server.work !== entry.work) { record.notes.push(`planned work ${entry.work}, server reports ${server.work}`) }
+  if (entry.work && server.work && server.work !== entry.work) {
+    record.notes.push({ code: 'work-mismatch', planned: entry.work, reported: server.work })
+  }
 }
 
 // The body every answer must have: the task's or the work's expected body, else (null) the load engine
@@ -319,15 +316,15 @@ async function referenceFor (record, server, expectedBody, mix = null) {
   if (mix) {
     // a class compares its answers only by its own expect: say which compare no body
     const blind = mix.requests.filter((c) => !c.expect?.sha256 && !c.expect?.bodyIncludes).map((c) => c.name)
-    if (server.byUrl && !server.lab && blind.length) record.notes.push(`--url: bodies not compared for ${blind.join(', ')} (no expect.sha256 or expect.bodyIncludes in its class, which a --mix file gives)`)
+    if (server.byUrl && !server.lab && blind.length) record.notes.push({ code: 'url-classes-blind', classes: blind })
     return null
   }
   if (server.byUrl && !server.lab) {
-    record.notes.push('--url: bodies not compared (a service\'s answers may differ every time; a --mix class\'s expect compares them)')
+    record.notes.push({ code: 'url-bodies-blind' })
     return false
   }
   const expected = expectedBody ?? (await expectedBodyOf(record.workReported))
-  if (expected === null) record.notes.push('bodies compared with the first 2xx response (no expected body for this work)')
+  if (expected === null) record.notes.push({ code: 'bodies-first-2xx' })
   return expected
 }
 
@@ -359,7 +356,7 @@ async function sweepRounds (record, server, load, { entry, calibration, round })
     : { serviceMs: serviceTime(calibration?.[record.workReported]), cores: availableParallelism() }
   if (!range) return
   record.sweeps = []
-  for (let k = 0; k < (load.runs ?? 1) && !round.signal.aborted; k++) {
+  for (let k = 0; k < load.runs && !round.signal.aborted; k++) {
     const sweep = entry.sweep({ ...range, requestFactor: requestFactor(load.mix) })
     const first = record.rounds.length
     record.sweeps.push({ ...sweep.describe(), kinds: sweep.kinds, lengths: sweep.lengths, first })
@@ -407,8 +404,7 @@ async function probeRange (record, server, load, round) {
     if (!round.signal.aborted) record.failure = failure(`--url: the range probe ${what} (${counts})`)
     return null
   }
-  record.notes.push(`--url: no calibration of the service's work; a ${PROBE_SEC} s closed-loop probe at ${PROBE_CONNECTIONS} ` +
-    `connections answered ${record.probe.rps} req/s, the sweep's ideal (it seeds the rates, never bounds them)`)
+  record.notes.push({ code: 'url-probe', ...record.probe })
   return { serviceMs: 1000 / rps, cores: 1 }
 }
 
@@ -452,7 +448,7 @@ async function judgeAnswers (record, server, load, signal) {
   if (record.rounds.some((r) => r.fire.ok > 0)) return
   if (!answered && !server.byUrl && !record.rounds.some((r) => r.fire.errors > 0)) return
   const { url, ...how } = firstRequest(server, load)
-  const again = await request(url, { ...how, timeoutMs: Math.min(10, load.timeoutSec ?? 10) * 1000, signal })
+  const again = await request(url, { ...how, timeoutMs: Math.min(10, load.timeoutSec) * 1000, signal })
   const codes = Object.entries(record.rounds.at(-1)?.fire.statusCodes ?? {}).map(([c, n]) => `${n} × ${c}`).join(', ')
   record.failure = failure(`no request answered 2xx (${codes || noAnswer(record.rounds)}): ${whyNot(again)}`)
 }
@@ -486,7 +482,7 @@ function judgeStop (record, stop, { crashed, busy, graceMs, stderrTail }) {
   if (crashed) {
     record.failure = failure(`exited during the run (code ${exit.exitCode}, signal ${exit.signal})`, exit)
   } else if (stop.forced && busy) {
-    record.notes.push(`still busy when stopped: did not exit within ${graceMs / 1000} s of SIGTERM, killed`)
+    record.notes.push({ code: 'killed-busy', graceSec: graceMs / 1000 })
   } else if (stop.forced) {
     record.failure ??= failure(`did not exit within ${graceMs / 1000} s of SIGTERM (killed)`, exit)
   } else if (exit.exitCode !== 0) {

@@ -4,7 +4,7 @@ import { execa } from 'execa'
 import { join } from 'node:path'
 import { ROOT } from '../../catalog.js'
 import { median, percentile, roundTo } from '../../result/stats.js'
-import { CALIBRATION_DRIFT } from '../../result/trust.js'
+import { TRUST } from '../../result/rules.js'
 import { waitMs } from '../../../servers/lib/workloads.js'
 
 const CHILD = join(ROOT, 'loadtest', 'run', 'watch', 'calibrate-child.js')
@@ -119,14 +119,15 @@ export async function calibrate (
 
 // Calibrate a spec again (a short run: after each server of a capacity sweep) and hold it against the
 // calibration the lab used: { serviceMs, calls, drift, bound, holds } (drift: the new service time over
-// the used one, less 1; holds: |drift| ≤ CALIBRATION_DRIFT); null for a declared or missing calibration.
+// the used one, less 1; holds: |drift| ≤ TRUST.calibrationDrift); null for a declared or missing calibration.
 export async function recheckCalibration (used, { signal, execPath, maxCalls = 15, totalBudgetMs = 2000 } = {}) {
   if (!used || used.method !== 'measured' || !(used.serviceMs > 0)) return null
   const again = (await calibrate([used.spec], { maxCalls, totalBudgetMs, signal, execPath }))[used.spec]
-  if (!(again?.serviceMs > 0)) return { serviceMs: null, calls: 0, drift: null, bound: CALIBRATION_DRIFT, holds: false }
+  const bound = TRUST.calibrationDrift
+  if (!(again?.serviceMs > 0)) return { serviceMs: null, calls: 0, drift: null, bound, holds: false }
   const drift = roundTo(again.serviceMs / used.serviceMs - 1, 3)
-  const holds = Math.abs(drift) <= CALIBRATION_DRIFT
-  return { serviceMs: again.serviceMs, calls: again.calls, drift, bound: CALIBRATION_DRIFT, holds }
+  const holds = Math.abs(drift) <= bound
+  return { serviceMs: again.serviceMs, calls: again.calls, drift, bound, holds }
 }
 
 // A strategy that starts a process or thread per request (catalog.js `starts`) runs its work once, cold

@@ -1,5 +1,5 @@
 // The fan-out's parts that need no namespaces: the host list, pdsh's output read back per host (a real
-// pdsh, -R exec with `env` as the prefix, where pdsh is installed), what counts as a shard's report, the
+// pdsh, --rcmd exec with `env` as the prefix, where pdsh is installed), what counts as a shard's report, the
 // start spread and the missing share of a merge, the CLI's refusals, and a whole fan-out through pdsh's
 // ssh module with a local stand-in for ssh.
 import { test } from 'node:test'
@@ -110,11 +110,11 @@ test('a shard missing: which, and its share of the plan', () => {
 test('fanout refuses, before anything starts, what it cannot run', () => {
   const base = ['-w', 'a,b', '--url', 'http://127.0.0.1:3000/', '--rate', '100']
   assert.equal(parseFanoutArgs(base).rcmd, 'ssh')
-  assert.deepEqual(parseFanoutArgs([...base, '-R', 'exec', '--exec', 'ip netns exec %h']).prefix, ['ip', 'netns', 'exec', '%h'])
+  assert.deepEqual(parseFanoutArgs([...base, '--rcmd', 'exec', '--exec', 'ip netns exec %h']).prefix, ['ip', 'netns', 'exec', '%h'])
   for (const [args, why] of [
-    [['-R', 'exec'], /--exec PREFIX goes with -R exec/],
-    [['--exec', 'x'], /--exec PREFIX goes with -R exec/],
-    [['-R', 'rsh'], /expected ssh or exec/],
+    [['--rcmd', 'exec'], /--exec PREFIX goes with --rcmd exec/],
+    [['--exec', 'x'], /--exec PREFIX goes with --rcmd exec/],
+    [['--rcmd', 'rsh'], /--rcmd: expected ssh or exec/],
     [['-d', '2', '-a', '10'], /exclude each other/],
     [['--', '--shard', '1/2'], /--shard after --: the fan-out sets it/],
     [['--threshold', 'p99<<1'], /--threshold/],
@@ -132,7 +132,7 @@ shift
 exec sh -c "$*"
 `
 
-test('-R ssh: the remote command as a host\'s shell reads it (a local ssh stand-in), shards merged', { skip: noPdsh, timeout: 120_000 }, async (t) => {
+test('--rcmd ssh: the remote command as a host\'s shell reads it (a local ssh stand-in), shards merged', { skip: noPdsh, timeout: 120_000 }, async (t) => {
   const server = await startServer('simple', ['--work', 'loop:100'])
   const dir = await tempDir('loadlab-fanout-ssh-')
   t.after(() => Promise.all([server.stop(), dir.cleanup()]))

@@ -1,5 +1,5 @@
 // The fan-out for real (root, Linux): three network namespaces joined by a bridge, each with its own
-// address, run the shards of one plan, started by pdsh (-R exec, `ip netns exec %h`), against
+// address, run the shards of one plan, started by pdsh (--rcmd exec, `ip netns exec %h`), against
 // servers/simple in a fourth; the merged counts are the plan's. A second run loses a shard, killed by
 // its pid mid-run: the fan-out names it and, asked to, merges the rest, saying the share missing; a third
 // names a host that cannot run its shard, and the plan is refused; the three side by side. The namespaces,
@@ -28,7 +28,7 @@ const SECONDS = 2
 // The fan-out CLI over the namespaces; resolves execa's result.
 function fanout (hosts, url, args, labOut) {
   return execa(process.execPath, [
-    BIN, 'fanout', '-R', 'exec', '--exec', 'ip netns exec %h', '-w', hosts.join(','),
+    BIN, 'fanout', '--rcmd', 'exec', '--exec', 'ip netns exec %h', '-w', hosts.join(','),
     '--url', url, '--rate', String(RATE), '-d', String(SECONDS), ...args, '--', '--out', labOut
   ], { cwd: ROOT, reject: false, stdin: 'ignore', all: false })
 }

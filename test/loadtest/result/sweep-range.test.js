@@ -4,8 +4,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createSweep } from '../../../loadtest/result/sweep.js'
-import { FLOOR } from '../../../loadtest/result/rules.js'
-import { RATE_RANGE, SLO_LEAST_DEFAULT_MS, SLO_MULTIPLES, SWEEP_LIMITS } from '../../../loadtest/settings.js'
+import { FLOOR, SLO, SWEEP_LIMITS } from '../../../loadtest/result/rules.js'
+import { RATE_RANGE } from '../../../loadtest/settings.js'
 import { roundTo } from '../../../loadtest/result/stats.js'
 import { capacityOf, judgeStep, verdicts } from '../../../loadtest/result/capacity.js'
 import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/result/histogram.js'
@@ -160,9 +160,9 @@ test('range: a work of a microsecond (loop:1) is swept at rates no higher than -
   assert.ok(steps.length > 0)
   assert.ok(steps.every((s) => s.rate <= RATE_RANGE.max), `rates ${steps.map((s) => s.rate).join(', ')}`)
   assert.equal(describe.maxRate, RATE_RANGE.max)
-  assert.equal(describe.sloMs, SLO_LEAST_DEFAULT_MS, 'a default target is never under the least default target')
+  assert.equal(describe.sloMs, SLO.leastMs, 'a default target is never under the least default target')
   assert.match(describe.sloRule, /raised to 10 ms \(the least default target/)
-  const [, ten, twentyFive] = SLO_MULTIPLES
+  const [, ten, twentyFive] = SLO.multiples
   const oneMs = createSweep({ serviceMs: 0.82, cores: 2 }).describe()
   assert.deepEqual(oneMs.targetsMs, [10, roundTo(twentyFive * 0.82, 3)], `5 and ${ten} × 0.82 ms both raised to 10 ms, one target`)
   const given = createSweep({ serviceMs: 0.82, cores: 2, sloMs: 4.1 }).describe()

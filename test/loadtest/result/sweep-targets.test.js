@@ -5,9 +5,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createSweep } from '../../../loadtest/result/sweep.js'
-import { BUDGET } from '../../../loadtest/result/rules.js'
 import { sweepRuleText } from '../../../loadtest/text/reasons.js'
-import { SLO_MULTIPLES, STEP_OVERHEAD_SEC, SWEEP_LIMITS, targetsFor } from '../../../loadtest/settings.js'
+import { BUDGET, SLO, SWEEP_LIMITS, targetsFor } from '../../../loadtest/result/rules.js'
 
 // Room for every target's bisections: the most steps a sweep here is given.
 const MAX_STEPS = 30
@@ -62,8 +61,8 @@ test('sweep at several targets: each target its capacity and bracket from the sa
 })
 
 test('sweep targets: the default three from the service time, the loosest reachable by a fork per request', () => {
-  assert.deepEqual(targetsFor(20).targets, SLO_MULTIPLES.map((m) => m * 20))
-  assert.ok(SLO_MULTIPLES.length >= 3)
+  assert.deepEqual(targetsFor(20).targets, SLO.multiples.map((m) => m * 20))
+  assert.ok(SLO.multiples.length >= 3)
   assert.deepEqual(targetsFor(20, [100, 400]).targets, [100, 400])
   assert.deepEqual(createSweep({ serviceMs: 20, cores: 2 }).describe().targetsMs, [100, 200, 500])
 })
@@ -91,7 +90,7 @@ function driveTimed (sweep, p99At) {
   const history = []
   let sec = 0
   for (let rate = sweep.next(history); rate !== null; rate = sweep.next(history)) {
-    sec += sweep.durationFor(rate) + STEP_OVERHEAD_SEC
+    sec += sweep.durationFor(rate) + BUDGET.stepOverheadSec
     history.push({ rate, figures: figures(p99At(rate)) })
   }
   const steps = history.map((h, i) => ({ index: i, rate: h.rate, kind: sweep.kinds[i], ...h.figures.latency }))
@@ -180,7 +179,7 @@ test('budget: it grows with the work\'s step length, never under budgetSec; a sl
   assert.equal(budgetOf(budgetWorkMs).sec, budgetSec, 'the work it was set on: budgetSec')
   assert.equal(budgetOf(8.2).sec, budgetSec, 'a faster work: never less')
   const slow = budgetOf(82) // loop:1e8: a step at 0.75 × 24.4 req/s holds its 299 requests in 16.4 s, 5 s at 24.6 ms
-  assert.equal(slow.sec, Math.round((budgetSec * (16.4 + STEP_OVERHEAD_SEC)) / (5 + STEP_OVERHEAD_SEC)))
+  assert.equal(slow.sec, Math.round((budgetSec * (16.4 + BUDGET.stepOverheadSec)) / (5 + BUDGET.stepOverheadSec)))
   assert.equal(slow.baseSec, budgetSec)
   assert.match(sweepRuleText(createSweep({ serviceMs: 82, cores: 2, budgetSec, budgetWorkMs }).describe()), /scaled to this work's step length/)
   assert.equal(budgetOf(82, { budgetWorkMs: null }).sec, budgetSec, 'without the work it was set on: as given')
@@ -203,7 +202,7 @@ test('budget: the climb past the first target\'s failure is the looser targets\'
     let spent = 0
     let firstFailed = Infinity // the lowest coarse rate the first target failed at
     for (let rate = sweep.next(history); rate !== null; rate = sweep.next(history)) {
-      spent += sweep.durationFor(rate) + STEP_OVERHEAD_SEC
+      spent += sweep.durationFor(rate) + BUDGET.stepOverheadSec
       if (sweep.kinds.at(-1) === 'coarse' && rate > firstFailed) {
         assert.ok(spent <= budgetSec * BUDGET.looseShare + 1e-9, `${budgetSec} s: a climb for the looser target at ${rate} req/s ended at ${spent} s`)
         climbs++

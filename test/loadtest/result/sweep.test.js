@@ -3,8 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createSweep } from '../../../loadtest/result/sweep.js'
-import { BACKLOG, CLIMB, LENGTH } from '../../../loadtest/result/rules.js'
-import { SWEEP_LIMITS } from '../../../loadtest/settings.js'
+import { BACKLOG, CLIMB, LENGTH, SWEEP_LIMITS } from '../../../loadtest/result/rules.js'
 
 const MAX_STEPS = SWEEP_LIMITS.maxSteps // createSweep's default
 import {

@@ -4,11 +4,12 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import {
-  NOISE_LIMITS, contentionOf, disturbances as disturbanceCodes, interference as interferenceCodes, issueWindows,
+  contentionOf, disturbances as disturbanceCodes, interference as interferenceCodes, issueWindows,
   lagCouldFlip, lagVerdict, offeredLoadKept as offeredCodes,
   offeredLoadReasons,
   untrustedReasons as reasonsOf, verdictOf
 } from '../../../loadtest/result/trust.js'
+import { TRUST } from '../../../loadtest/result/rules.js'
 import { reasonText } from '../../../loadtest/text/reasons.js'
 
 // A round's reasons in words (result/ keeps them as codes: text/reasons.js says them).
@@ -69,7 +70,7 @@ test('trust: a tree that kept the free cores busy itself is contended; slow work
   assert.equal(contentionOf({ ...FOUR_ON_TWO, workInflation: 1.1 }), null)
   // without the tree's figures (a report from before them) the old limit applies alone
   assert.equal(interference({ workInflation: 2 }).length, 1)
-  assert.ok(NOISE_LIMITS.workInflation > 1)
+  assert.ok(TRUST.workInflation > 1)
 })
 
 test('trust: the lag rule — a verdict the lag cannot flip stands, one it can is in doubt', () => {

@@ -8,7 +8,8 @@ import { once } from 'node:events'
 import {
   busyCores, noiseOf, parsePidStat, parseProcStat, readMachine, readProcesses, stealPercent, topConsumers
 } from '../../../../loadtest/run/watch/noise.js'
-import { NEAR_LIMIT, NOISE_LIMITS, disturbances as disturbanceCodes, nearLimits as nearCodes } from '../../../../loadtest/result/trust.js'
+import { disturbances as disturbanceCodes, nearLimits as nearCodes } from '../../../../loadtest/result/trust.js'
+import { TRUST } from '../../../../loadtest/result/rules.js'
 import { reasonText } from '../../../../loadtest/text/reasons.js'
 import { readReport, runLab, tempDir } from '../../../helpers/lab.js'
 
@@ -59,14 +60,14 @@ test('noise: foreign cores are the busy cores the lab, the server and the kernel
   assert.equal(own.inFlight, 4, 'Little\'s law: 4 s of work in 1 s')
   assert.equal(disturbances({ noise: own }).length, 2, '4 units at once on 2 cores: the slow work is its own')
   assert.deepEqual(disturbances({ noise: { stealPct: 1, foreignCores: 0.1, workInflation: 1.1 } }), [])
-  assert.ok(NOISE_LIMITS.foreignCores > 0 && NOISE_LIMITS.stealPct > 0)
+  assert.ok(TRUST.foreignCores > 0 && TRUST.stealPct > 0)
 })
 
 test('noise: a hair over a limit is named, not a verdict; past the band it disturbs', () => {
-  const hair = NOISE_LIMITS.foreignCores * (1 + NEAR_LIMIT / 2) // 0.21 cores against 0.2
+  const hair = TRUST.foreignCores * (1 + TRUST.nearLimit / 2) // 0.21 cores against 0.2
   assert.deepEqual(disturbances({ noise: { foreignCores: hair } }), [])
-  assert.deepEqual(nearLimits({ foreignCores: hair }), [`foreignCores ${hair} within ${NEAR_LIMIT * 100} % over its limit 0.2`])
-  const clear = NOISE_LIMITS.foreignCores * (1 + NEAR_LIMIT * 2)
+  assert.deepEqual(nearLimits({ foreignCores: hair }), [`foreignCores ${hair} within ${TRUST.nearLimit * 100} % over its limit 0.2`])
+  const clear = TRUST.foreignCores * (1 + TRUST.nearLimit * 2)
   assert.equal(disturbances({ noise: { foreignCores: clear } }).length, 1)
   assert.deepEqual(nearLimits({ foreignCores: clear }), [])
 })
@@ -124,11 +125,11 @@ test('noise: a CPU hog beside a real round marks it disturbed with foreign cores
   const [r] = json.results
   assert.equal(r.status, 'ok')
   assert.equal(typeof r.noise.stealPct, 'number')
-  assert.ok(r.noise.foreignCores > NOISE_LIMITS.foreignCores, `the hog seen: ${r.noise.foreignCores} foreign cores`)
+  assert.ok(r.noise.foreignCores > TRUST.foreignCores, `the hog seen: ${r.noise.foreignCores} foreign cores`)
   assert.equal(typeof r.noise.workInflation, 'number', 'Server-Timing against the calibration')
   assert.equal(r.disturbed, true)
   assert.equal(r.trusted, false)
   assert.ok(r.untrusted.some((x) => /^disturbed: .*other processes used/.test(x)), r.untrusted.join('; '))
-  assert.ok(r.noise.foreign.some((p) => p.name === hogName && p.cores > NOISE_LIMITS.foreignCores),
+  assert.ok(r.noise.foreign.some((p) => p.name === hogName && p.cores > TRUST.foreignCores),
     `the hog named (${hogName}): ${JSON.stringify(r.noise.foreign)}`)
 })

@@ -1,0 +1,97 @@
+// `loadlab history DIR… [--json | --csv] [--html FILE] [--force] [--fail-on-change BOUND …]` (npm run
+// history): reads every report in the folders, prints each series with a change, newest first; a report
+// left out is one line on stderr. Refusals: one line, exit 2; a --fail-on-change bound crossed: exit 99.
+import { constants } from 'node:fs'
+import { access } from 'node:fs/promises'
+import { parseArgs } from 'node:util'
+import { THRESHOLD_EXIT } from '../report/thresholds.js'
+import { writeAtomic } from '../report/write.js'
+import { termText } from '../text/escape.js'
+import { historyText } from '../text/history.js'
+import { userCwd } from '../paths.js'
+import { runCli, runMain, usageError } from '../errors.js'
+import { history, parseBound } from './history.js'
+
+export const HELP = `usage: loadlab history DIR… [options]      (npm run history -- DIR… [options])
+
+Reads every report (*.json) in the folders given and groups its figures into series: per experiment, run
+(server, variant, work, runtime), figure (p50, p99, rps, capacity; an in-process case's meanMs) and machine
+(what its ruler says; a report without a ruler by its machine block). Each machine's part of a series is
+tested for change points: E-divisive means with a Welch t-test and a minimum segment length
+(docs/history.md). A move to another machine is named a change of machine, not of code.
+
+options:
+  --json                  print the whole history as JSON
+  --csv                   print one row per report: time, commit, report, machine, then one column per series
+                          (the layout Apache Otava's CSV importer reads)
+  --html FILE             also write a page: one chart per series, changes marked, machines shaded
+  --force                 overwrite the --html file if it exists
+  --fail-on-change BOUND  exit ${THRESHOLD_EXIT} when the newest segment of a series on some machine is worse than
+                          the one before past BOUND and significant, repeatable: e.g. 'p99:+10%', 'rps:-5%'
+  -h, --help              this text`
+
+const OPTIONS = {
+  json: { type: 'boolean', default: false },
+  csv: { type: 'boolean', default: false },
+  html: { type: 'string' },
+  force: { type: 'boolean', default: false },
+  'fail-on-change': { type: 'string', multiple: true, default: [] },
+  help: { type: 'boolean', short: 'h', default: false }
+}
+
+function parse (argv) {
+  let parsed
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true })
+  } catch (err) {
+    throw usageError(`history: ${err.message.split('\n')[0]} (see --help)`)
+  }
+  const { values, positionals } = parsed
+  if (values.help) return { help: true }
+  if (values.json && values.csv) throw usageError('history: --json and --csv both print to stdout: give one')
+  if (values.html === '') throw usageError('history: --html needs a file name')
+  if (!positionals.length) throw usageError('history: expected one or more folders of reports (see --help)')
+  return { paths: positionals, ...values, bounds: values['fail-on-change'].map(parseBound) }
+}
+
+// history from argv: resolves the exit code (0, or 99 past a --fail-on-change bound).
+export async function main (argv) {
+  const opts = parse(argv)
+  if (opts.help) {
+    process.stdout.write(HELP + '\n')
+    return 0
+  }
+  if (opts.html && !opts.force && await access(opts.html, constants.F_OK).then(() => true, () => false)) {
+    throw usageError(`history: ${opts.html} exists; pass --force to overwrite it`)
+  }
+  const h = await history(opts.paths, { failOnChange: opts.bounds })
+  const { failures } = h
+  for (const s of h.skipped) process.stderr.write(`history: left out: ${termText(s.message)}\n`)
+  if (opts.json) process.stdout.write(JSON.stringify(h, null, 2) + '\n')
+  else if (opts.csv) {
+    const { historyCsv } = await import('./render.js')
+    process.stdout.write(historyCsv(h))
+  } else process.stdout.write(historyText(h, { failures }).split('\n').map(termText).join('\n'))
+  if (opts.html) {
+    const { renderHistoryHtml } = await import('./render.js')
+    await writeAtomic(opts.html, renderHistoryHtml(h), { force: opts.force })
+    process.stderr.write(`history: wrote ${termText(opts.html)}\n`)
+  }
+  if (failures.length) {
+    const say = (line) => process.stderr.write(`history: ${line}\n`)
+    for (const f of failures) say(`--fail-on-change ${termText(f.bound)}: ${termText(f.series)}`)
+    say(`${failures.length} change(s) past a --fail-on-change bound: exit ${THRESHOLD_EXIT}`)
+    return THRESHOLD_EXIT
+  }
+  return 0
+}
+
+// main, with an error as one line and its exit code.
+export function run (argv) {
+  return runCli('history', () => main(argv))
+}
+
+runMain(import.meta.url, 'history', (argv) => {
+  process.chdir(userCwd()) // npm run history: the folders are from the user's directory
+  return main(argv)
+})
