@@ -6,6 +6,7 @@ import { runTelemetry } from './telemetry.js'
 import { runGenerator } from './generator.js'
 import { runSampling } from './sampling.js'
 import { runStamps } from './stamps.js'
+import { runRuler } from './ruler.js'
 import { runProcesses } from './processes.js'
 import { machine } from './machine.js'
 import { usageError } from '../loadtest/errors.js'
@@ -35,7 +36,8 @@ const FULL = {
     memoryRounds: 2,
     threads: 2,
     perRate: 3
-  }
+  },
+  ruler: { readings: 5 } // readings one after another: its cost per reading and per run
 }
 
 // Settings of a full and of a quick run: a quick run is the full one with rounds of a fixed number of
@@ -58,7 +60,8 @@ const SETTINGS = {
       memorySec: 1,
       memoryRounds: 1,
       perRate: 1
-    }
+    },
+    ruler: { readings: 1 }
   }
 }
 
@@ -108,7 +111,7 @@ export function parseFlags (argv) {
 }
 
 // The bench's parts, in the order they run (--only runs one).
-const PARTS = ['dispatch', 'processes', 'telemetry', 'generator', 'sampling', 'stamps']
+const PARTS = ['dispatch', 'processes', 'telemetry', 'generator', 'sampling', 'stamps', 'ruler']
 
 // Run the measurements (all, or `only` one); resolves with the plain result object (compute, then
 // render). `trace`: a file for the generator part's trace of one failing probe.
@@ -132,6 +135,9 @@ export async function bench ({ quick = false, rounds = null, only = null, trace 
   signal?.throwIfAborted()
   // The Lab-Stamps header, measured with the same settings.
   const stamps = runs('stamps') ? await runStamps(s.telemetry, { signal, progress }) : null
+  signal?.throwIfAborted()
+  // The ruler a run reads before its first server and after its last: its cost.
+  const ruler = runs('ruler') ? await runRuler(s.ruler, { signal, progress }) : null
   return {
     kind: 'loadlab-bench',
     schema: 1,
@@ -146,6 +152,7 @@ export async function bench ({ quick = false, rounds = null, only = null, trace 
     generator,
     sampling,
     stamps,
+    ruler,
     notes: [
       '± is the relative standard deviation over the rounds; ratios are per round (both sides measured back to back), shown as median (min–max).',
       ...(quick ? ['--quick: tiny rounds for the smoke test; these numbers are not a measurement.'] : [])

@@ -11,6 +11,10 @@ import { describe, usageError } from '../../errors.js'
 
 const CHILD = fileURLToPath(new URL('./child.js', import.meta.url))
 
+// What the ruler may cost a run, start and end readings together (s), on a quiet machine: `npm run bench
+// -- --only ruler` measures it.
+export const COST_BUDGET_SEC = 3
+
 // The longest a reading may take (ms) before its child is killed: about a second on a quiet 2-core machine,
 // a few beside a CPU hog.
 export const READ_TIMEOUT_MS = 30000

@@ -22,16 +22,16 @@ export const PLAN = Object.freeze({
   warmCalls: 3,
   batchMs: 5, // a batch of a work's calls lasts about this long
   threadWarmCalls: 20, // each cores thread warms its unit before it says it is ready
-  levelWarmMs: 15, // the threads of a level run this long before its windows
+  levelWarmMs: 10, // the threads of a level run this long before its windows
   coreWindows: 3, // windows per level of the cores measure
-  coreWindowMs: 40,
-  maxBatches: 4096, // thread 0's batch times kept while it runs alone (about 300 in its windows)
+  coreWindowMs: 30,
+  maxBatches: 4096, // thread 0's batch times kept while it runs alone (about 200 in its windows)
   rttWarm: 10, // requests before the round trips are timed
   rttBatch: 8, // sequential requests per batch of the round trip
   connections: 4, // the loopback throughput's connections
-  rpsWarmMs: 30,
+  rpsWarmMs: 20,
   rpsWindows: 3,
-  rpsWindowMs: 50,
+  rpsWindowMs: 30,
   spawns: 3 // Workers and child nodes started, one after another
 })
 

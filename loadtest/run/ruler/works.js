@@ -19,6 +19,6 @@ export const WORKS = Object.freeze({
   render: () => runWork('render:3')
 })
 
-// The unit the threads of the cores measure run, one after another: the loop, smaller (a window of 40 ms
+// The unit the threads of the cores measure run, one after another: the loop, smaller (a window of 30 ms
 // holds hundreds of them).
 export const CORE_UNIT = () => runWork('loop:1e5')
