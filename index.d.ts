@@ -223,6 +223,27 @@ export interface Decision {
   headroom?: number
   decidedBy?: Reason | Record<string, unknown> | null
   runnerUp?: { key: string; server: string; capacityRps: number | null; bound?: Bound | null; [field: string]: unknown } | null
+  /** Why no winner is named (a code: tie, disturbed, runs-disagree, none-meets); null when one is. */
+  refused?: { reason: string; [field: string]: unknown } | null
+  /** --confirm: the winner run again at planRps, and whether it held. */
+  confirm?: {
+    key: string; command: string; rate: number; sloMs: number; durationSec: number; held: boolean
+    p99: number | null; rps: number | null; [field: string]: unknown
+  } | null
+  /** The runs with no capacity at the target, and their bound. */
+  unmet?: Array<{ key: string; bound: Bound | null; [field: string]: unknown }>
+  /** The targets at which the leader changes. */
+  changes?: Array<Record<string, unknown>>
+  /** Whose target it is, the machine and runtime it holds for, the winner's spread and shedding flags. */
+  target?: Record<string, unknown> | null
+  machine?: Record<string, unknown> | null
+  runtime?: string | Record<string, unknown> | null
+  spread?: Record<string, unknown> | null
+  flags?: string[] | null
+  /** Past capacity: the probes, the winner's goodput past C and the rule that weighed it. */
+  past?: Record<string, unknown> | null
+  pastCapacity?: Record<string, unknown> | null
+  pastRule?: Record<string, unknown> | null
   [field: string]: unknown
 }
 

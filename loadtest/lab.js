@@ -74,7 +74,8 @@ function entriesOf (experiment, planOpts, { experimentName, url, servers, inProc
   let plan = experiment.plan(planOpts)
   if (servers && experimentName !== 'custom') plan = plan.filter((e) => servers.some((n) => serverOf(n) === e.server))
   if (plan.length === 0) {
-    throw usageError(`--server: experiment ${experimentName} has no entry for ${servers?.join(', ') ?? 'any built server'}`)
+    throw usageError(`--server: experiment ${experimentName} has no entry ` +
+      `for ${servers?.join(', ') ?? 'any built server'}`)
   }
   return plan
 }
@@ -399,7 +400,8 @@ export async function runLab (
   const end = start && !signal.aborted ? await rulerReading('end', ctx) : null
   if (signal.aborted) {
     ctx.notes.push(
-      `interrupted (${signal.reason?.message ?? signal.reason ?? 'aborted'}): results hold what was measured before the interruption`
+      `interrupted (${signal.reason?.message ?? signal.reason ?? 'aborted'}): results hold what was measured ` +
+        'before the interruption'
     )
   }
   const report = buildReport({
@@ -420,7 +422,5 @@ export async function runLab (
   if (decision) report.decision = decision
   // Thresholds (--threshold) are judged on the finished results; the CLI exits 99 when one is crossed.
   if (thresholds.length) report.thresholds = evaluateThresholds(thresholds, report.results)
-  return hasUserinfo(url) ? redactCredentials(report) : report // a --url's user:password, never written
+  return redactCredentials(report) // a --url's user:password and secret headers, never written
 }
-
-const hasUserinfo = (url) => Boolean(url && (new URL(url).username || new URL(url).password))

@@ -7,7 +7,8 @@ import { rulerLine } from './text/ruler.js'
 export function formatRoundProgress (e) {
   const planned = e.plannedMs ? `/${fmtSeconds(e.plannedMs)}` : ''
   const done = e.amount ? `${e.completed}/${e.amount}` : `${e.completed}`
-  return `${fmtSeconds(e.elapsedMs)}${planned} · ${done} done · ${Math.round(e.rps)} req/s · p99 ${msOrSeconds(e.p99)} · ${e.timeouts} timeouts`
+  return `${fmtSeconds(e.elapsedMs)}${planned} · ${done} done · ${Math.round(e.rps)} req/s · ` +
+    `p99 ${msOrSeconds(e.p99)} · ${e.timeouts} timeouts`
 }
 
 // One line from a { type: 'ruler', at, reading } event: said while the machine is read (reading null), then

@@ -13,7 +13,11 @@ import { ROOT } from '../loadtest/catalog.js'
 import { HELP as LAB_HELP, INTERNAL_VARIABLES } from '../loadtest/options.js'
 import { HELP as COMPARE_HELP } from '../loadtest/compare/cli.js'
 import { HELP as MERGE_HELP } from '../loadtest/merge/cli.js'
-import { anchors, commands, links, problems, prose, slug, unnamedFiles } from './helpers/docs.js'
+import { anchors, commands, links, problems, prose, slug, unnamedFiles, markdownTables } from './helpers/docs.js'
+import { DEFAULTS } from '../loadtest/settings.js'
+import { TUNABLE } from '../loadtest/tune.js'
+import { defaultTable } from '../loadtest/report/table.js'
+import { httpReport } from './fixtures/reports.js'
 
 const DOCS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`),
   'reports/README.md', 'reports/reference/README.md']
@@ -92,7 +96,8 @@ test('the README is a front door: at most 1,200 words of prose, no date or clock
 
 test('docs/ and reports/README.md are a reference one can read: at most 20,000 words together', () => {
   const pages = [...DOCS.filter((f) => f.startsWith('docs/')), 'reports/README.md']
-  const counts = pages.map((f) => [f, wordsIn(readFileSync(join(ROOT, f), 'utf8'))])
+  // counted as `cat docs/*.md reports/README.md | wc -w` counts: every run of non-space
+  const counts = pages.map((f) => [f, readFileSync(join(ROOT, f), 'utf8').split(/\s+/).filter(Boolean).length])
   const total = counts.reduce((sum, [, n]) => sum + n, 0)
   const largest = counts.sort((a, b) => b[1] - a[1]).slice(0, 5).map(([f, n]) => `${f} ${n}`).join(', ')
   assert.ok(total <= 20000, `${total} words (at most 20,000: history goes to CHANGELOG.md; the largest: ${largest})`)
@@ -196,4 +201,56 @@ test('the docs use no word of the project\'s history and name no folder outside 
     .flatMap((line, i) => (INTERNAL.test(line) ? [`${file}:${i + 1}: ${line.match(INTERNAL)[0]}`] : [])))
   assert.deepEqual(hits, [])
   assert.ok(INTERNAL.test('as issue 18 asked') && INTERNAL.test('in `../shared/seeds`'), 'the check sees them')
+})
+
+// A page's Markdown tables whose first header cell is `first`, as { file, head, rows } (cells trimmed).
+function tablesHeaded (file, first) {
+  return markdownTables(readFileSync(join(ROOT, file), 'utf8')).filter((t) => t.head[0] === first).map((t) => ({ file, ...t }))
+}
+
+test('the docs\' option tables name only options the parser takes, and --tune\'s table is the parser\'s', () => {
+  const tables = DOCS.flatMap((f) => tablesHeaded(f, 'option'))
+  assert.ok(tables.length >= 1)
+  const unknown = tables.flatMap((t) => t.rows.flatMap((r) => [...r[0].matchAll(/--([a-z][a-z-]*)/g)]
+    .filter((m) => !Object.hasOwn(DEFAULTS, m[1])).map((m) => `${t.file}: --${m[1]}`)))
+  assert.deepEqual(unknown, [])
+  const [tune] = tablesHeaded('docs/decision.md', 'setting').filter((t) => t.head[1] === 'servers')
+  const rows = Object.fromEntries(tune.rows.map((r) => [r[0].replace(/`/g, ''), r]))
+  assert.deepEqual(Object.keys(rows).sort(), Object.keys(TUNABLE).sort(), 'one row per setting')
+  for (const [name, t] of Object.entries(TUNABLE)) {
+    assert.deepEqual(rows[name][1].split(', '), t.servers, `${name}: its servers`)
+    assert.ok(rows[name][2].includes(`${t.min ?? 1}–${t.max ?? 256}`), `${name}: ${t.min ?? 1}–${t.max ?? 256}`)
+    assert.equal(rows[name][2].includes('`inf`'), t.inf, `${name}: inf`)
+  }
+})
+
+test('lab.md\'s columns are the terminal table\'s', () => {
+  const [cols] = tablesHeaded('docs/lab.md', 'column')
+  const head = defaultTable(httpReport()).head
+  const named = cols.rows.flatMap((r) => r[0].split(/ \/ | … /))
+  const missing = named.filter((c) => !head.includes(c))
+  assert.deepEqual(missing, [], 'a column lab.md names that the terminal does not print')
+  const unnamed = head.filter((c) => c !== 'server' && c !== 'work' && c !== 'c' && !/^p(97\.5|99)$/.test(c) &&
+    !named.includes(c))
+  assert.deepEqual(unnamed, [], 'a column the terminal prints that lab.md does not name')
+})
+
+// The pages that link each term to the glossary at its first use (glossary.md says which).
+const GLOSSED = ['docs/capacity.md', 'docs/decision.md', 'docs/lab.md', 'docs/overload.md', 'docs/servers.md',
+  'docs/studies.md', 'docs/task.md', 'docs/trust.md', 'docs/your-service.md', 'docs/generator.md', 'docs/bench.md',
+  'docs/runtimes.md', 'docs/timelines.md', 'docs/gates.md', 'docs/findings.md', 'docs/shards.md']
+
+test('the glossary is linked where it says it is, and says where', () => {
+  const glossary = readFileSync(join(ROOT, 'docs/glossary.md'), 'utf8')
+  const ids = new Set([...glossary.matchAll(/<a id="([a-z0-9-]+)"><\/a>/g)].map((m) => m[1]))
+  for (const page of GLOSSED) {
+    const md = readFileSync(join(ROOT, page), 'utf8')
+    const used = [...md.matchAll(/glossary\.md#([a-z0-9-]+)/g)].map((m) => m[1])
+    assert.ok(used.length > 0, `${page} links no term of the glossary`)
+    for (const id of used) assert.ok(ids.has(id), `${page}: glossary.md#${id} is no term`)
+    assert.ok(glossary.includes(`(${page.slice(5)})`), `glossary.md names ${page} among the pages that link it`)
+  }
+  for (const term of ['round', 'step', 'sweep', 'ideal', 'class', 'shard', 'calibration', 'slo']) {
+    assert.ok(ids.has(term), `glossary: ${term}`)
+  }
 })

@@ -216,7 +216,10 @@ class SharedChannel {
 
 // Check the dispatcher's options (piscina's style: the option, the rule, the value got).
 function checkOptions ({ workers, maxPayloadBytes }) {
-  if (!Number.isInteger(workers) || workers < 1) { throw new RangeError(`workers: expected a positive integer, got ${workers}`) }
+  if (!Number.isInteger(workers) || workers < 1) {
+    throw new RangeError('workers: expected a positive integer, ' +
+    `got ${workers}`)
+  }
   if (!Number.isInteger(maxPayloadBytes) || maxPayloadBytes < 0) {
     throw new RangeError(`maxPayloadBytes: expected a non-negative integer, got ${maxPayloadBytes}`)
   }

@@ -138,7 +138,8 @@ export function spectrumSpec (
   const transform = [
     ...(logY ? [{ filter: 'datum.ms > 0' }] : []),
     {
-      calculate: `datum[${JSON.stringify(color)}] + ': p' + datum.p + ' = ' + format(datum.ms, ',.4~r') + ' ${yTitle.includes('ms') ? 'ms' : '×'}'`,
+      calculate: `datum[${JSON.stringify(color)}] + ': p' + datum.p + ' = ' + format(datum.ms, ',.4~r') + ` +
+        `' ${yTitle.includes('ms') ? 'ms' : '×'}'`,
       as: 'desc'
     }
   ]
@@ -193,7 +194,8 @@ export function capacitySpec (rows, { sloMs = null, capacities = [], width = 100
         { filter: 'datum.p99 > 0' },
         {
           calculate:
-            "datum.server + ': ' + format(datum.rate, ',.1f') + ' req/s → p99 ' + format(datum.p99, ',.4~r') + ' ms' + (datum.pass ? '' : ' (misses the target)')",
+            "datum.server + ': ' + format(datum.rate, ',.1f') + ' req/s → p99 ' + format(datum.p99, ',.4~r') + ' " +
+              "ms' + (datum.pass ? '' : ' (misses the target)')",
           as: 'desc'
         }
       ],
@@ -244,7 +246,11 @@ export function targetsSpec (rows, { width = 640, height = 280 } = {}) {
     data: { values: rows },
     layer: [
       {
-        transform: [{ calculate: "datum.server + ': ' + format(datum.rps, ',.1f') + ' req/s at p99 ≤ ' + format(datum.sloMs, ',.4~r') + ' ms'", as: 'desc' }],
+        transform: [{
+          calculate: "datum.server + ': ' + format(datum.rps, ',.1f') + ' req/s at p99 ≤ ' + " +
+          "format(datum.sloMs, ',.4~r') + ' ms'",
+          as: 'desc'
+        }],
         mark: { type: 'line', point: { filled: true, size: 40 } },
         encoding: { x, y, color, order: { field: 'sloMs', type: 'quantitative' }, description: { field: 'desc', type: 'nominal' } }
       },

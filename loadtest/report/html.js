@@ -41,7 +41,8 @@ export function table (head, rows, { className = '', rowClass = () => '', captio
       return `<tr${cls ? ` class="${esc(cls)}"` : ''}>${r.map((c) => cell('td', c)).join('')}</tr>`
     })
     .join('\n')
-  return `<div class="table-wrap"><table class="${esc(className)}">${caption ? `<caption>${caption}</caption>` : ''}<thead><tr>${th}</tr></thead><tbody>
+  return '<div class="table-wrap"><table ' +
+    `class="${esc(className)}">${caption ? `<caption>${caption}</caption>` : ''}<thead><tr>${th}</tr></thead><tbody>
 ${body}
 </tbody></table></div>`
 }
@@ -136,7 +137,11 @@ export function methodCard (report) {
     [
       'load',
       m.loop === 'open'
-        ? `open loop${isNum(m.rate) ? `, ${numHtml(m.rate)} requests/s` : ', rates chosen by the sweep'}, ${esc(m.arrival ?? 'constant')} arrivals${isNum(m.seed) ? ` (seed ${numHtml(m.seed)})` : ''}; latency from each request's due time`
+        ? `open loop${isNum(m.rate)
+? `, ${numHtml(m.rate)} requests/s`
+: ', rates chosen ' +
+          'by the sweep'}, ${esc(m.arrival ?? 'constant')} ` +
+            `arrivals${isNum(m.seed) ? ` (seed ${numHtml(m.seed)})` : ''}; latency from each request's due time`
         : m.loop === 'closed'
           ? 'closed loop: each connection sends its next request when the last one answers'
           : DASH
@@ -146,7 +151,8 @@ export function methodCard (report) {
     ['timeout', isNum(m.timeoutSec) ? `${numHtml(m.timeoutSec)} s` : DASH],
     ['warm-up', warm],
     ...(Array.isArray(m.runtimes)
-      ? [['servers under', m.runtimes.map((r) => `${esc(r.node)} <span class="muted">(V8 ${esc(r.v8)})</span>`).join(' · ')]]
+      ? [['servers under', m.runtimes.map((r) => `${esc(r.node)} <span ` +
+        `class="muted">(V8 ${esc(r.v8)})</span>`).join(' · ')]]
       : []),
     [
       'runs',
@@ -209,9 +215,11 @@ ${body}
 
 // The pages' stylesheet (inline; no web fonts, no images).
 const CSS = `
-:root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #f6f8fa; --card: #fff; --bad: #cf222e; --warn: #9a6700; --ok: #1a7f37; }
+:root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #f6f8fa; --card: #fff; --bad: #cf222e; --warn: ` +
+  `#9a6700; --ok: #1a7f37; }
 * { box-sizing: border-box; }
-body { font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0; color: var(--fg); background: var(--bg); }
+body { font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: ` +
+  `0; color: var(--fg); background: var(--bg); }
 main { max-width: 1240px; margin: 0 auto; padding: 28px 24px 48px; }
 header.top { display: flex; flex-wrap: wrap; align-items: baseline; gap: 8px 16px; margin-bottom: 18px; }
 h1 { font-size: 24px; margin: 0; letter-spacing: -0.01em; }
@@ -220,24 +228,28 @@ h2 { font-size: 16px; margin: 0 0 10px; }
 section.block { margin-top: 26px; }
 section.block > h2 { font-size: 18px; margin-bottom: 4px; }
 p.lead { margin: 0 0 12px; color: var(--muted); max-width: 80ch; }
-.badge { display: inline-block; padding: 1px 10px; border-radius: 999px; font-size: 12px; font-weight: 600; border: 1px solid currentColor; }
+.badge { display: inline-block; padding: 1px 10px; border-radius: 999px; font-size: 12px; font-weight: 600; ` +
+  `border: 1px solid currentColor; }
 .badge.complete { color: var(--ok); } .badge.partial { color: var(--warn); } .badge.failed { color: var(--bad); }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(380px, 1fr)); gap: 16px; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 14px 16px; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 3px 14px; margin: 0; }
 dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }
-pre { background: #f0f2f5; border-radius: 6px; padding: 8px 10px; margin: 10px 0 0; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12.5px; }
+pre { background: #f0f2f5; border-radius: 6px; padding: 8px 10px; margin: 10px 0 0; white-space: pre-wrap; ` +
+  `overflow-wrap: anywhere; font-size: 12.5px; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 .muted { color: var(--muted); } .warn-text { color: var(--warn); } .bad { color: var(--bad); font-weight: 600; }
 .na { color: #8c959f; }
-.notice { border-left: 4px solid var(--warn); background: #fff8c5; padding: 8px 12px; border-radius: 0 6px 6px 0; margin: 10px 0; }
+.notice { border-left: 4px solid var(--warn); background: #fff8c5; padding: 8px 12px; border-radius: 0 6px 6px 0; ` +
+  `margin: 10px 0; }
 .notice.failed { border-color: var(--bad); background: #ffebe9; }
 .notice.info { border-color: #0969da; background: #ddf4ff; }
 .notice h3 { font-size: 14px; margin: 0 0 4px; }
 pre.decision-command { background: #fff; border: 1px solid #0969da; margin: 4px 0 8px; font-size: 14px; }
 pre.decision-command code { font-size: 14px; }
 .notice ul { margin: 4px 0 0; padding-left: 20px; }
-figure.chart { margin: 0 0 16px; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px; overflow-x: auto; }
+figure.chart { margin: 0 0 16px; background: var(--card); border: 1px solid var(--line); border-radius: 8px; ` +
+  `padding: 12px; overflow-x: auto; }
 figure.chart svg { max-width: 100%; height: auto; display: block; }
 figure.chart figcaption { color: var(--muted); font-size: 13px; margin: 0 0 6px; }
 figure.chart figcaption b { color: var(--fg); }
@@ -245,7 +257,8 @@ figure.chart figcaption b { color: var(--fg); }
 .table-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
 table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; font-size: 13px; }
 caption { text-align: left; padding: 8px 10px; color: var(--muted); }
-th, td { padding: 5px 8px; text-align: right; border-bottom: 1px solid #eaeef2; white-space: nowrap; vertical-align: top; }
+th, td { padding: 5px 8px; text-align: right; border-bottom: 1px solid #eaeef2; white-space: nowrap; ` +
+  `vertical-align: top; }
 th { background: #f6f8fa; font-weight: 600; position: sticky; top: 0; }
 th:first-child, td:first-child { text-align: left; }
 td.text, th.text { text-align: left; white-space: normal; min-width: 18ch; }

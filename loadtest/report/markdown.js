@@ -36,7 +36,8 @@ function headSection (report, experiment) {
   const out = [`# loadlab report: ${mdText(report.experiment)}${report.label ? ` (${mdText(report.label)})` : ''}`, '']
   const what = experiment?.title ? `**${mdText(experiment.title)}**. ` : ''
   out.push(
-    `${what}Status: **${mdText(report.status)}**. Started ${mdText(report.createdAt)}, finished ${mdText(report.finishedAt ?? MISSING)}. Schema ${mdText(report.schema)}, id ${mdCode(report.id)}.`,
+    `${what}Status: **${mdText(report.status)}**. Started ${mdText(report.createdAt)}, ` +
+      `finished ${mdText(report.finishedAt ?? MISSING)}. Schema ${mdText(report.schema)}, id ${mdCode(report.id)}.`,
     ''
   )
   return out
@@ -52,7 +53,9 @@ function machineSection (m, ruler) {
   return [
     '## Machine',
     '',
-    `- **Machine:** ${mdText(m.cpuModel)}, ${m.cores} cores (availableParallelism ${m.availableParallelism}), ${mibGib(m.memoryBytes)} RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`,
+    `- **Machine:** ${mdText(m.cpuModel)}, ${m.cores} cores ` +
+      `(availableParallelism ${m.availableParallelism}), ${mibGib(m.memoryBytes)} ` +
+        `RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`,
     `- **Node:** ${m.node} (V8 ${m.v8})${m.nodeSupported ? ` (supported: ${m.nodeSupported})` : ''}; fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, react ${m.versions.react}`,
     `- **Load average at start:** ${m.loadavg.join(', ')}`,
     ...rulerLines(ruler),
@@ -89,9 +92,15 @@ function methodSection (me, m, experiment) {
   }
   const load = me.amount !== null && me.amount !== undefined ? `${me.amount} requests` : `${me.durationSec} s`
   out.push(
-    `- **Load:** ${me.tool} ${me.toolVersion ?? ''}, ${me.connections} connections, ${load} per measured round, ${me.timeoutSec} s timeout, warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) per server${me.runs > 1 ? ' (figures: the median round)' : ''}`,
-    `- **Target:** ${me.url ? mdCode(me.url) : 'servers started by the lab on 127.0.0.1, one at a time'}; outside sampling (${me.sampler === 'ps' ? 'ps' : '/proc'}) ${me.outsideSampling ? 'on' : 'off'}; recovery request after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`,
-    '- requests/s are timed by the lab from the first request sent to the last response; latency in ms; every 2xx body is compared with the expected one',
+    `- **Load:** ${me.tool} ${me.toolVersion ?? ''}, ${me.connections} connections, ${load} per measured ` +
+      `round, ${me.timeoutSec} s timeout, ` +
+        `warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) ` +
+          `per server${me.runs > 1 ? ' (figures: the median round)' : ''}`,
+    `- **Target:** ${me.url ? mdCode(me.url) : 'servers started by the lab on 127.0.0.1, one at a time'}; outside ` +
+      `sampling (${me.sampler === 'ps' ? 'ps' : '/proc'}) ${me.outsideSampling ? 'on' : 'off'}; recovery request ` +
+        `after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`,
+    '- requests/s are timed by the lab from the first request sent to the last response; latency in ms; every 2xx ' +
+      'body is compared with the expected one',
     ''
   )
   return out
@@ -142,7 +151,10 @@ function troubleSection (results) {
 // The target a sweep was judged by: each class's own where a request mix's classes decided, else the run's.
 function sweepTarget (r) {
   const own = classTargetsText(r)
-  return own ? `each class at its own: ${own}` : `p${r.capacity.percentile} ≤ ${r.capacity.sloMs} ms (${r.capacity.sloRule})`
+  return own
+    ? `each class at its own: ${own}`
+    : `p${r.capacity.percentile} ≤ ${r.capacity.sloMs} ms ` +
+    `(${r.capacity.sloRule})`
 }
 
 // The capacity sweeps: the one target, the rule, and every step with its noise (disturbed ones marked).

@@ -53,18 +53,39 @@ export const METRICS = Object.freeze({
   }])),
   max: { kind: 'latency', what: 'slowest latency (ms)', read: (r) => typeof r.latency?.max === 'number' ? r.latency.max : null },
   rps: { kind: 'rate', what: 'own-timed requests/s', read: (r) => typeof r.rps === 'number' ? r.rps : null },
-  errors: { kind: 'count', what: 'failed requests: connection errors + timeouts + non-2xx + body mismatches', read: (r) => errorsOf(r.requests) },
+  errors: {
+    kind: 'count',
+    what: 'failed requests: connection errors + timeouts + non-2xx + body ' +
+    'mismatches',
+    read: (r) => errorsOf(r.requests)
+  },
   timeouts: { kind: 'count', what: 'timed-out requests', read: (r) => typeof r.requests?.timeouts === 'number' ? r.requests.timeouts : null },
-  efficiency: { kind: 'ratio', what: 'rps / ideal rps, 0.8 or 80%', read: (r) => typeof r.efficiency === 'number' ? r.efficiency : null },
-  capacity: { kind: 'rate', what: 'highest rate holding the SLO (req/s), capacity experiment only', read: capacityFigure },
-  goodput: { kind: 'ratio', what: 'goodput at 2 × capacity as a share of it, overload experiment only', read: (r) => goodputShareAt(r, 2) }
+  efficiency: {
+    kind: 'ratio',
+    what: 'rps / ideal rps, ' +
+    '0.8 or 80%',
+    read: (r) => typeof r.efficiency === 'number' ? r.efficiency : null
+  },
+  capacity: {
+    kind: 'rate',
+    what: 'highest rate holding the SLO (req/s), capacity ' +
+    'experiment only',
+    read: capacityFigure
+  },
+  goodput: {
+    kind: 'ratio',
+    what: 'goodput at 2 × capacity as a share of it, overload ' +
+    'experiment only',
+    read: (r) => goodputShareAt(r, 2)
+  }
 })
 
 // The metrics a request mix's class has its own figure of (`p99{class=cheap}<50`: result/mix.js classFigures).
 const PER_CLASS = new Set(['p50', 'p97.5', 'p99', 'p99.9', 'max', 'rps', 'errors', 'timeouts'])
 
 // The grammar, for usage errors and --help.
-const THRESHOLD_GRAMMAR = `[SERVER[/VARIANT]:]METRIC[{class=NAME}] OP VALUE[UNIT]; METRIC one of ${Object.keys(METRICS).join(', ')}; ` +
+const THRESHOLD_GRAMMAR = '[SERVER[/VARIANT]:]METRIC[{class=NAME}] OP VALUE[UNIT]; METRIC one ' +
+  `of ${Object.keys(METRICS).join(', ')}; ` +
   `OP one of ${OPS.join(' ')}; UNIT ms or s for latency, req/s for rps and capacity, % for efficiency and goodput; ` +
   "e.g. 'p99<500', 'rps>100', 'timeouts==0', 'queued-threads:p99<200ms'"
 
@@ -98,14 +119,19 @@ export function parseThreshold (spec) {
   const factor = UNITS[def.kind][suffix.toLowerCase()]
   if (factor === undefined) {
     const allowed = Object.keys(UNITS[def.kind]).filter(Boolean)
-    throw malformed(spec, `${metric} takes ${allowed.length ? `no unit or ${allowed.join(', ')}` : 'no unit'}, got ${JSON.stringify(suffix)}`)
+    throw malformed(spec, `${metric} takes ${allowed.length ? `no unit or ${allowed.join(', ')}` : 'no unit'}, ` +
+      `got ${JSON.stringify(suffix)}`)
   }
   const value = Number(raw) * factor
   if (!Number.isFinite(value)) throw malformed(spec, `${clip(raw, 20)} is past the largest number`)
   if (def.kind === 'ratio' && suffix === '' && value > 1) {
-    throw malformed(spec, `${metric} ${raw} reads as a fraction, ${+(value * 100).toFixed(4)} %: write ${raw}% (or ${+(value / 100).toFixed(6)})`)
+    throw malformed(spec, `${metric} ${raw} reads as a fraction, ${+(value * 100).toFixed(4)} %: write ${raw}% ` +
+      `(or ${+(value / 100).toFixed(6)})`)
   }
-  if (def.kind === 'count' && !Number.isInteger(value)) throw malformed(spec, `${metric} is a count: expected a whole number`)
+  if (def.kind === 'count' && !Number.isInteger(value)) {
+    throw malformed(spec, `${metric} is a count: expected a ` +
+    'whole number')
+  }
   const name = metric.toLowerCase()
   const unit = SHOWN[def.kind]
   const shown = def.kind === 'ratio' ? `${+(value * 100).toFixed(6)}%` : `${+value.toFixed(6)}${unit ? ` ${unit}` : ''}`
@@ -205,5 +231,8 @@ export function thresholdSummary (evaluated = []) {
   const idle = evaluated.filter((t) => t.status === 'not-applicable').map((t) => t.text)
   const parts = [`${count('passed')} passed`, `${count('crossed')} crossed`]
   if (idle.length) parts.push(`${idle.length} not applicable (${idle.join('; ')})`)
-  return `thresholds: ${parts.join(', ')}${crossings.length ? ` — crossed: ${crossings.join('; ')} (exit ${THRESHOLD_EXIT})` : ''}`
+  return `thresholds: ${parts.join(', ')}${crossings.length
+? ` — crossed: ${crossings.join('; ')} ` +
+    `(exit ${THRESHOLD_EXIT})`
+: ''}`
 }

@@ -92,7 +92,10 @@ function checkEncoded (text) {
   if (raw.length < 40) throw bad('its header is cut short')
   const digits = raw.readInt32BE(12)
   const [lowest, highest] = [Number(raw.readBigInt64BE(16)), Number(raw.readBigInt64BE(24))]
-  if (!(digits >= 0 && digits <= DECODE_LIMITS.digits)) throw bad(`${digits} significant digits (0 to ${DECODE_LIMITS.digits})`)
+  if (!(digits >= 0 && digits <= DECODE_LIMITS.digits)) {
+    throw bad(`${digits} significant digits (0 ` +
+    `to ${DECODE_LIMITS.digits})`)
+  }
   const counts = countsLength(digits, lowest, highest)
   if (counts > DECODE_LIMITS.counts) throw bad(`it would hold ${counts} counts, over ${DECODE_LIMITS.counts}`)
 }

@@ -49,12 +49,15 @@ export const SWEEP_LIMITS = rule('limits', 'A sweep\'s limits',
   'The capacity experiment\'s settings (--quick overrides them): a step lasts at least minDurationSec and at ' +
   'most maxStepSec, up to `refine` bisections per target, at most maxSteps steps for the first target and ' +
   'stepsPerTarget more per further target, within budgetSec a sweep (grown for a work slower than budgetWorkMs).', {
-    minDurationSec: [2, 'the shortest step (and the brute force\'s): under it a verdict rests on a moment of the machine'],
+    minDurationSec: [2, 'the shortest step (and the brute force\'s): under it a verdict rests on a moment of ' +
+      'the machine'],
     maxStepSec: [10, 'a step\'s usual cap: loop:3e7 (about 80 req/s on 2 cores) fits 299 requests in 3–10 s'],
     refine: [3, 'three bisections narrow a 1.2 × bracket to about 2 %'],
-    maxSteps: [14, 'the first target\'s steps: floor, climb, down, bisections, repeats, the step past capacity, a hold'],
+    maxSteps: [14, 'the first target\'s steps: floor, climb, down, bisections, repeats, the step past ' +
+      'capacity, a hold'],
     stepsPerTarget: [2, 'a bisection and its repeat for each looser target'],
-    budgetSec: [100, 'the least budget at which the replay of the quiet default runs keeps every first-target capacity'],
+    budgetSec: [100, 'the least budget at which the replay of the quiet default runs keeps every ' +
+      'first-target capacity'],
     budgetWorkMs: [24.6, 'the work budgetSec was set on: loop:3e7 as calibrated on the reference machine']
   })
 
@@ -83,7 +86,8 @@ export const FLOOR = rule('floor', 'The floor',
   'show "cannot meet the target"; a floor step lasts for minRequests at least (its p50).', {
     overlap: [0.25, 'one request takes at most a quarter of the gap between arrivals: they rarely wait for each other'],
     margin: [0.8, 'aim a fifth under the rate where requests would just overlap'],
-    dropMin: [(v) => 1 / v.margin, 'a floor lowered at all is lowered at least as much as the margin asks', '1 / margin'],
+    dropMin: [(v) => 1 / v.margin, 'a floor lowered at all is lowered at least as much as the ' +
+      'margin asks', '1 / margin'],
     dropMax: [8, 'a saturated p50 is mostly queueing: never trust it for more than an 8 × drop'],
     minRequests: [20, 'enough requests for a p50']
   })

@@ -18,7 +18,10 @@ function atText (label, at) {
 // unexplained 0.00 ms (median over 200 requests)`, or null without phases.
 export function phaseLine (name, f) {
   if (!f || typeof f !== 'object') return null
-  if (!f.count) return `${name}: where the time went: no answer stamped (${f.missing} without Lab-Stamps, ${f.ignored} ignored)`
+  if (!f.count) {
+    return `${name}: where the time went: no answer stamped (${f.missing} without ` +
+    `Lab-Stamps, ${f.ignored} ignored)`
+  }
   if (!f.at?.p50?.share || !f.at?.p99?.share) return null
   const ignored = (f.ignored ? `, ${f.ignored} headers ignored` : '') + (f.clamped ? `, ${f.clamped} clamped` : '') +
     (f.clockShiftMs ? `, the server's clock taken ${f.clockShiftMs} ms ahead` : '')

@@ -45,7 +45,8 @@ export function rulerLine (x) {
     `loop ${rulerValue('single.loop', r.single?.loop)} ms`,
     `loopback ${rulerValue('loopback.rttMs', r.loopback?.rttMs)} ms, ` +
       `${rulerValue('loopback.rps', r.loopback?.rps)} req/s`,
-    `Worker ${rulerValue('spawn.workerMs', r.spawn?.workerMs)} ms, node ${rulerValue('spawn.processMs', r.spawn?.processMs)} ms`,
+    `Worker ${rulerValue('spawn.workerMs', r.spawn?.workerMs)} ms, ` +
+      `node ${rulerValue('spawn.processMs', r.spawn?.processMs)} ms`,
     `timer lag ${rulerValue('timerLagMs', r.timerLagMs)} ms`
   ].join(' · ')
 }

@@ -36,3 +36,18 @@ test('types: index.d.ts declares what index.js exports, and nothing else', () =>
   const declared = [...dts.matchAll(/^export declare (?:function|class) (\w+)/gm)].map((m) => m[1])
   assert.deepEqual([...new Set(declared)].sort(), Object.keys(api).sort())
 })
+
+// The fields an interface of index.d.ts names (its own lines, not those of a nested type).
+function declaredFields (dts, name) {
+  const body = new RegExp(`^export interface ${name} \\{\\n([\\s\\S]*?)^\\}`, 'm').exec(dts)?.[1] ?? ''
+  return new Set([...body.matchAll(/^ {2}(\w+)\??:/gm)].map((m) => m[1]))
+}
+
+test('types: Decision names every field a reference capacity report\'s decision has, as readReport gives it', async () => {
+  const dts = readFileSync(join(ROOT, 'index.d.ts'), 'utf8')
+  const declared = declaredFields(dts, 'Decision')
+  const { readReport } = api
+  const report = await readReport(join(ROOT, 'reports', 'reference', '2026-11-26T16-16-56Z-vm-capacity.json'))
+  assert.deepEqual(Object.keys(report.decision).filter((k) => !declared.has(k)), [])
+  for (const k of ['refused', 'confirm', 'unmet', 'changes']) assert.ok(declared.has(k), k)
+})

@@ -70,7 +70,8 @@ export function commands (md) {
       out.push({ line: i + 1, tool: 'npm', name: m[1], args: m[2].trim() })
     }
     for (const m of text.matchAll(/\bnpx loadlab(?:\s+([^\s`#|)]+))?([^`#|]*)/g)) {
-      out.push({ line: i + 1, tool: 'npx', name: m[1] ?? '', args: m[2].trim() })
+      const url = /^https?:\/\//.test(m[1] ?? '') // `npx loadlab URL …`: the lab, its URL given alone
+      out.push({ line: i + 1, tool: 'npx', name: url ? '' : m[1] ?? '', args: m[2].trim() })
     }
   })
   return out
@@ -106,6 +107,21 @@ export function quotes (md) {
 
 // The cells of a Markdown table row.
 const cellsOf = (row) => row.trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim())
+
+// Every Markdown table outside code blocks: { line, head (header cells), rows (body rows' cells) }.
+export function markdownTables (md) {
+  const lines = md.split('\n')
+  const out = []
+  let inFence = false
+  for (let i = 0; i < lines.length; i++) {
+    if (FENCE.test(lines[i].trim())) inFence = !inFence
+    if (inFence || !lines[i].startsWith('|') || lines[i - 1]?.startsWith('|')) continue
+    const rows = []
+    for (let j = i; lines[j]?.startsWith('|'); j++) rows.push(cellsOf(lines[j]))
+    out.push({ line: i + 1, head: rows[0], rows: rows.slice(2) })
+  }
+  return out
+}
 
 // The tables outside code and quote blocks whose lead-in, the paragraph right above them, names files
 // under reports/: { line, reports (the paths as written), head (header cells), rows (body rows' cells) }.

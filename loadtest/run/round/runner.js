@@ -399,8 +399,12 @@ async function probeRange (record, server, load, round) {
   if (!(rps > 0) || raw.timeouts > raw.ok) {
     const codes = Object.entries(raw.statusCodes ?? {}).map(([c, n]) => `${n} × ${c}`).join(', ')
     const first = raw.errorSample ? `; the first error: ${String(raw.errorSample).split('\n')[0].slice(0, 200)}` : ''
-    const counts = `${raw.completed} answers${codes ? ` (${codes})` : ''}, ${raw.errors} errors, ${raw.timeouts} timeouts${first}`
-    const what = rps > 0 ? `timed out more requests (${raw.timeouts}) than it answered 2xx (${raw.ok})` : 'got no 2xx answer'
+    const counts = `${raw.completed} answers${codes ? ` (${codes})` : ''}, ${raw.errors} errors, ${raw.timeouts} ` +
+      `timeouts${first}`
+    const what = rps > 0
+      ? `timed out more requests (${raw.timeouts}) than it answered 2xx ` +
+      `(${raw.ok})`
+      : 'got no 2xx answer'
     if (!round.signal.aborted) record.failure = failure(`--url: the range probe ${what} (${counts})`)
     return null
   }
@@ -416,7 +420,10 @@ async function mixedRound (record, server, load, { entry, swept, round }) {
   const { mix, heavyShareOfC, durationSec, capacity: handed = null } = entry.mixed
   const c = handed ? handed.rps : swept?.rps
   if (!(c > 0)) {
-    record.mixed = { refused: handed?.refused ?? `no capacity for the heavy work (${swept ? boundText(swept) : 'no sweep'})` }
+    record.mixed = {
+      refused: handed?.refused ?? 'no capacity for the heavy work ' +
+      `(${swept ? boundText(swept) : 'no sweep'})`
+    }
     return
   }
   const share = sharesOf(mix.requests)[mix.requests.findIndex((k) => k.name === 'heavy')]
@@ -489,7 +496,8 @@ function judgeStop (record, stop, { crashed, busy, graceMs, stderrTail }) {
     record.failure ??= failure(`exited with code ${exit.exitCode} (signal ${exit.signal}) after SIGTERM`, exit)
   }
   if (stop.leftovers.length) {
-    const reason = `${stop.leftovers.length} process(es) of its tree left after it exited (killed: ${stop.leftovers.join(', ')})`
+    const reason = `${stop.leftovers.length} process(es) of its tree left after it exited ` +
+      `(killed: ${stop.leftovers.join(', ')})`
     record.failure ??= failure(reason, exit)
   }
 }

@@ -115,7 +115,7 @@ test('history: a code change found at its report; a move to another machine name
 })
 
 test('history: reports without a ruler are placed by their machine block, marked so; untrusted points not tested', () => {
-  const reports = [...Array(8)].map((_, i) => kept(i, i === 7 ? 500 : 50, {
+  const reports = [...Array(8)].map((_, i) => kept(i, i === 7 ? 500 : i < 4 ? 50 : 80, {
     machine: i < 4 ? 'A' : 'B', trusted: i !== 7
   }))
   const h = buildHistory(reports)
@@ -123,6 +123,9 @@ test('history: reports without a ruler are placed by their machine block, marked
   const p99 = h.series.find((s) => s.figure === 'p99')
   assert.equal(p99.status, 'too-short')
   assert.deepEqual(p99.changes.map((c) => c.cause), ['machine'])
+  // a move to another machine where the figure stays is no change
+  const same = buildHistory([...Array(8)].map((_, i) => kept(i, 50, { machine: i < 4 ? 'A' : 'B' })))
+  assert.deepEqual(same.series.flatMap((s) => s.changes), [])
 })
 
 // A real report (the reference tour), as a file with its id, time and simple's p99 set.
