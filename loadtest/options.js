@@ -133,7 +133,8 @@ LOADLAB_NATIVE=off, LOADLAB_NATIVE_CC, LOADLAB_NATIVE_DIR, LOADLAB_STAMPS=off.
 export const INTERNAL_VARIABLES = Object.freeze({
   LOADLAB_EXTRA_SERVERS: 'every DIR/NAME.js becomes a server NAME (the tests\' fixture servers)',
   LOADLAB_SAMPLE_MS: 'set by the lab on the servers it starts: how often they send their samples',
-  LOADLAB_RULER: 'off: no ruler, as --no-ruler (test/run.js: the suite\'s runs would pay two readings each)'
+  LOADLAB_RULER: 'off: no ruler, as --no-ruler (test/run.js: the suite\'s runs would pay two readings each)',
+  LOADLAB_SECRETS: 'set by loadlab fanout on each shard: its --url and -H, kept off the command line'
 })
 
 // Turn argv into validated options; throws a usage error (exit 2) naming the bad option.
