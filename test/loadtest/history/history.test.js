@@ -128,6 +128,19 @@ test('history: reports without a ruler are placed by their machine block, marked
   assert.deepEqual(same.series.flatMap((s) => s.changes), [])
 })
 
+test('history: a task whose code changed (its hash) stays one series; the hash goes with each point', () => {
+  const reports = [...Array(12)].map((_, i) => {
+    const r = kept(i, i < 6 ? 50 + (i % 2) : 70 + (i % 2))
+    const hash = i < 6 ? 'ab12' : 'cd34'
+    r.results[0] = { ...r.results[0], key: `queued-threads@task:render#default@${hash}#c4`, work: `task:render#default@${hash}` }
+    return r
+  })
+  const p99 = buildHistory(reports).series.filter((s) => s.figure === 'p99')
+  assert.deepEqual(p99.map((s) => [s.id, s.work]), [['tour queued-threads@task:render#default#c4 p99', 'task:render#default']])
+  assert.deepEqual(p99[0].changes.map((c) => [c.report, c.cause]), [['r006', 'code']])
+  assert.deepEqual([p99[0].points[0].taskHash, p99[0].points[11].taskHash], ['ab12', 'cd34'])
+})
+
 // A real report (the reference tour), as a file with its id, time and simple's p99 set.
 const REAL = JSON.parse(readFileSync(join(ROOT, 'reports/reference/tours/2026-11-26T13-50-55Z-vm-tour.json'), 'utf8'))
 function realReport (i, scale) {
