@@ -400,7 +400,5 @@ export async function runLab (
   if (decision) report.decision = decision
   // Thresholds (--threshold) are judged on the finished results; the CLI exits 99 when one is crossed.
   if (thresholds.length) report.thresholds = evaluateThresholds(thresholds, report.results)
-  return hasUserinfo(url) ? redactCredentials(report) : report // a --url's user:password, never written
+  return redactCredentials(report) // a --url's user:password and secret headers, never written
 }
-
-const hasUserinfo = (url) => Boolean(url && (new URL(url).username || new URL(url).password))
