@@ -280,9 +280,10 @@ async function runServers ({ plan, loads, taskCheck, resolved: { url } }, ctx) {
     const calibration = calibrationFor(ctx.calibration, entry.runtime)
     const { signal, cores } = ctx
     // resolved once, before the run: a shedding variant's C, target and flags from its base's result (overload)
-    // and a mixed round's heavy rate from the lowest C among this run's sweeps (experiments/mixed.js)
-    const handed = handOff(seeded(entry, ctx.results), ctx.results, serviceTime(calibration[entry.work]))
-    const run = handOffMixed(handed, ctx.results)
+    // and a mixed round's heavy rate from the work's service time, C beside it (experiments/mixed.js)
+    const serviceMs = serviceTime(calibration[entry.work])
+    const handed = handOff(seeded(entry, ctx.results), ctx.results, serviceMs)
+    const run = handOffMixed(handed, ctx.results, serviceMs)
     const record = await runEntry(run, loads[i], {
       signal,
       progress: p.update,

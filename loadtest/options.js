@@ -131,7 +131,8 @@ LOADLAB_NATIVE=off, LOADLAB_NATIVE_CC, LOADLAB_NATIVE_DIR, LOADLAB_STAMPS=off.
 // Variables only the lab itself and its tests set: not in the user's --help (test/docs.test.js).
 export const INTERNAL_VARIABLES = Object.freeze({
   LOADLAB_EXTRA_SERVERS: 'every DIR/NAME.js becomes a server NAME (the tests\' fixture servers)',
-  LOADLAB_SAMPLE_MS: 'set by the lab on the servers it starts: how often they send their samples'
+  LOADLAB_SAMPLE_MS: 'set by the lab on the servers it starts: how often they send their samples',
+  LOADLAB_SECRETS: 'set by loadlab fanout on each shard: its --url and -H, kept off the command line'
 })
 
 // Turn argv into validated options; throws a usage error (exit 2) naming the bad option.

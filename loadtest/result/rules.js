@@ -209,6 +209,23 @@ export const RULER = rule('ruler', 'The ruler\'s drift',
     spreadFloorPct: [2, 'a figure whose few samples agreed closely is still not known to better than 2 %']
   })
 
+export const MIXED_LOAD = rule('mixed', 'The mixed experiment\'s heavy load',
+  'The mixed experiment offers its heavy class at `utilisation` of one thread: `utilisation` × 1000 / the work\'s ' +
+  'calibrated service time (ms), the same rate for every strategy, with Poisson arrivals, whatever the capacity ' +
+  'sweeps found.', {
+    utilisation: [0.6, 'inline work then keeps cheap requests waiting (M/D/1: a cheap p99 of about 5 service times) ' +
+      'with room to 1.6 × its time before the thread saturates; a constant schedule below 0.8 never queues them']
+  })
+
+// How far a request's phases are trusted (result/phases.js phaseTrust): the shares at a percentile are in
+// doubt when what the clocks leave unexplained is large beside its latency, or most stamps were moved.
+export const PHASE_TRUST = rule('phases', 'The phases\' trust',
+  'The phases\' shares at a percentile are in doubt when the median unexplained time exceeds `unexplainedShare` ' +
+  'of that request\'s latency, or more than `clampedShare` of the stamped requests had a stamp clamped.', {
+    unexplainedShare: [0.1, 'a tenth of the latency unexplained moves a phase\'s share by up to ten points'],
+    clampedShare: [0.5, 'stamps mostly outside their requests are from another clock, not this request']
+  })
+
 // The first floor's rate for a service time (ms): `margin` of the rate where one request would take `overlap`
 // of the gap between arrivals; null without a service time.
 export function firstFloorRate (serviceMs) {
