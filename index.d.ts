@@ -428,7 +428,10 @@ export interface HistorySeries {
   higherIsBetter: boolean
   /** 'too-short': no machine has enough reports for the test (2 × the minimum segment). */
   status: 'tested' | 'too-short'
-  points: Array<{ report: string; at: string; commit: string | null; machine: string; value: number; trusted: boolean }>
+  /** taskHash: a --task work's file hash (the series follows the task by its name). */
+  points: Array<{
+    report: string; at: string; commit: string | null; machine: string; value: number; trusted: boolean; taskHash?: string
+  }>
   tests: Array<{ machine: string; status: 'tested' | 'too-short'; points: number }>
   changes: HistoryChange[]
 }
