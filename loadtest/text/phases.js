@@ -10,7 +10,8 @@ const SHOWN_SHARE = 0.01
 
 // `p99 27.9 ms: sent 94 % · reply 5 %` for the request at one percentile (`at` of phaseFigures).
 function atText (label, at) {
-  const parts = PHASES.filter((p) => isNum(at.share[p]) && at.share[p] >= SHOWN_SHARE).map((p) => `${p} ${pctSpaced(at.share[p])}`)
+  const parts = PHASES.filter((p) => isNum(at.share[p]) && at.share[p] >= SHOWN_SHARE)
+    .map((p) => `${p} ${pctSpaced(at.share[p])}`)
   return `${label} ${fmtMs3(at.latencyMs)} ms: ${parts.join(' · ') || 'no phase over 1 %'}`
 }
 
