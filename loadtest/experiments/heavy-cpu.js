@@ -62,7 +62,9 @@ export default {
       .map((r) => {
         const q = r.requests ?? {}
         const name = runName(r)
-        if (r.status === 'failed' && !r.requests) { return [name, 'FAILED', '', '', '', '', '', '', '', '', '', '', '', '', `✗ ${r.failure?.reason ?? ''}`] }
+        if (r.status === 'failed' && !r.requests) {
+          return [name, 'FAILED', ...Array(13).fill(''), `✗ ${r.failure?.reason ?? ''}`]
+        }
         return [
           name,
           fmtNum(r.rps, 1),
@@ -120,6 +122,7 @@ export function cancelAttribution (results) {
 
 // A run's queue length at the end of its round: the last timeline sample of the round that has one.
 function queueAtEnd (r) {
-  const points = (r.timeline?.points ?? []).filter((p) => p.phase === 'round' && typeof p.server?.queueLength === 'number')
+  const points = (r.timeline?.points ?? [])
+    .filter((p) => p.phase === 'round' && typeof p.server?.queueLength === 'number')
   return points.at(-1)?.server.queueLength ?? null
 }

@@ -40,7 +40,8 @@ export default {
   plan (opts) {
     const { q, work, servers } = planBasics(opts, SERVERS)
     const mix = builtInMix(MIX)
-    const base = (server) => ({ server, variant: null, args: ['--work', work], work, durationSec: opts.user?.durationSec ?? q.durationSec })
+    const durationSec = opts.user?.durationSec ?? q.durationSec
+    const base = (server) => ({ server, variant: null, args: ['--work', work], work, durationSec })
     return [
       // the first --slo, else 5 × the service time
       ...servers.map((server) => ({ ...base(server), sweep: oneTargetSweep(opts, opts.slos?.[0] ?? null) })),
@@ -105,7 +106,9 @@ export function handOffMixed (entry, results) {
   const swept = m.lowestOf.map((server) => results.find((r) => r.kind === 'http' && r.server === server && !r.mixed &&
     r.work === entry.work && (r.runtime?.label ?? null) === (entry.runtime?.label ?? null)))
   const missing = m.lowestOf.filter((_, i) => !(swept[i]?.capacity?.capacity?.rps > 0))
-  if (missing.length) return { ...entry, mixed: { ...m, capacity: { refused: `no capacity of ${missing.join(', ')} in this run` } } }
+  if (missing.length) {
+    return { ...entry, mixed: { ...m, capacity: { refused: `no capacity of ${missing.join(', ')} in this run` } } }
+  }
   const low = swept.reduce((a, r) => (r.capacity.capacity.rps < a.capacity.capacity.rps ? r : a))
   return { ...entry, mixed: { ...m, capacity: { rps: low.capacity.capacity.rps, from: low.server } } }
 }

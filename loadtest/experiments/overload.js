@@ -84,7 +84,10 @@ function readCapacity (caps, file, { server, work, sloMs }) {
   const c = mine[0][1]
   if (sloMs !== null && c.sloMs !== sloMs) {
     const other = c.targets.find((t) => t.sloMs === sloMs)
-    if (other) return readCapacity(new Map([[`${server}@${work}#`, { ...c, ...other, targets: [] }]]), file, { server, work, sloMs })
+    if (other) {
+      const only = new Map([[`${server}@${work}#`, { ...c, ...other, targets: [] }]])
+      return readCapacity(only, file, { server, work, sloMs })
+    }
     const all = [c.sloMs, ...c.targets.map((t) => t.sloMs).filter((t) => t !== c.sloMs)].join(', ')
     throw usageError(`--capacity-from: ${file} measured ${server} at a ${all} ms target, not --slo ${sloMs} ms`)
   }

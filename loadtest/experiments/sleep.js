@@ -23,7 +23,9 @@ export default {
     const entry = (variant, tuned) => {
       const work = `${variant.startsWith('sync') ? 'sleep-sync' : 'sleep'}:${delay}`
       const args = ['--variant', variant, '--delay', String(delay)]
-      if (tuned) { args.push('--concurrent-tasks-per-worker', String(TUNED.tasks), '--idle-timeout', String(TUNED.idleTimeout)) }
+      if (tuned) {
+        args.push('--concurrent-tasks-per-worker', String(TUNED.tasks), '--idle-timeout', String(TUNED.idleTimeout))
+      }
       return {
         server: 'sleep-variants',
         variant,

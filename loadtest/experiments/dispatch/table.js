@@ -17,7 +17,10 @@ export function table (report) {
     ...(native ? ['vs native-main'] : []), 'answers']
   const rows = []
   const pools = new Map()
-  for (const e of entries) { if (!UNPOOLED.includes(e.mode) && !pools.has(`${e.mode}/${e.workers}`)) pools.set(`${e.mode}/${e.workers}`, e) }
+  for (const e of entries) {
+    const pool = `${e.mode}/${e.workers}`
+    if (!UNPOOLED.includes(e.mode) && !pools.has(pool)) pools.set(pool, e)
+  }
   const order = (e) => MODES.indexOf(e.mode) * 10000 + e.workers
   for (const e of [...pools.values()].sort((a, b) => order(a) - order(b))) {
     const s = e.startupSamplesMs?.length ? stats(e.startupSamplesMs) : null

@@ -24,8 +24,8 @@ export const PROGRESS_MS = 250
 // The histograms of a raw round, by name (encoded to cross threads, added when merged).
 const RAW_HISTOGRAMS = ['latency', 'service', 'lag', 'lagJudged', 'wait', 'workMs', 'queueMs']
 const SUMMED = [
-  'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'written', 'waited', 'dropped',
-  'sentByAnswer', 'preopened'
+  'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'written',
+  'waited', 'dropped', 'sentByAnswer', 'preopened'
 ]
 
 // Fire one open-loop round with `generators` threads (1: on this thread). `shard` ({ index, count }) is
