@@ -67,7 +67,7 @@ export function notes (opts = {}) {
   return [
     "dispatch: the hook spins on wall-clock time (performance.now()), as the study's did: with more threads than " +
       'cores, threads time-share and each still finishes its call after costMs of wall time, so speed-ups beyond ' +
-        'the core count measure dispatch overhead, not extra CPU (cpuMs shows the CPU actually used).',
+      'the core count measure dispatch overhead, not extra CPU (cpuMs shows the CPU actually used).',
     'dispatch: piscina runs with its default options except minThreads = maxThreads = W and idleTimeout = ' +
       `Infinity; the shared channel's buffers hold ${Math.max(...o.payloads)} bytes + the 'worker:' prefix.`,
     'dispatch: main runs are the hook in a synchronous loop; start-up is measured from spawning the pool until ' +
@@ -79,7 +79,7 @@ export function notes (opts = {}) {
       : [
           `dispatch: cases whose hook alone spins >= ${o.longCaseMs} ms per run (calls × cost / workers: main and ` +
             `1 worker with a cost) ran min(runs, ${o.longCaseRuns}) times instead of ${o.runs}, to keep the run ` +
-              'short; their entries\' runs field says so. The study ran every case 10 times.'
+            'short; their entries\' runs field says so. The study ran every case 10 times.'
         ])
   ]
 }
