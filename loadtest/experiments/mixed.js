@@ -31,10 +31,10 @@ export default {
   description:
     'Each CPU strategy\'s capacity C for the heavy work alone (an open-loop capacity sweep at one target), then ' +
       `per strategy one open-loop round of the mix ${MIX} (heavy: GET / with the work; cheap: GET /cheap, which ` +
-        'every server answers on its main thread without the work, as a service answers a health check) with the ' +
-          `heavy class offered at one rate for every strategy: ${HEAVY_SHARE_OF_C * 100} % of the lowest C among ` +
-            'those run. The cheap class\'s p99 (from its due time) shows whether cheap requests wait behind the ' +
-              'heavy ones, and its phases say where.',
+      'every server answers on its main thread without the work, as a service answers a health check) with the ' +
+      `heavy class offered at one rate for every strategy: ${HEAVY_SHARE_OF_C * 100} % of the lowest C among ` +
+      'those run. The cheap class\'s p99 (from its due time) shows whether cheap requests wait behind the ' +
+      'heavy ones, and its phases say where.',
   defaults,
   quick,
   plan (opts) {
@@ -56,7 +56,7 @@ export default {
     return [`mixed: the heavy class at ${HEAVY_SHARE_OF_C * 100} % of the lowest capacity C for the heavy work ` +
       'alone among the strategies run, ' +
       `the same rate for every strategy; the mix ${MIX}; the cheap class (GET /cheap) answered on the main ` +
-        'thread; its latency counts from its due time']
+      'thread; its latency counts from its due time']
   },
   table (report) {
     const head = ['server', 'C req/s', 'heavy req/s', 'cheap req/s', 'heavy p99', 'cheap p50', 'cheap p99', 'cheap max',
