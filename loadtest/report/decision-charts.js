@@ -187,8 +187,7 @@ function capacityBarsFigure (bars, d, own) {
   const target = own
     ? `each class's own target (${own})`
     : isNum(d?.sloMs)
-      ? `p${d.target.percentile} ` +
-    `≤ ${r1(d.sloMs)} ms`
+      ? `p${d.target.percentile} ≤ ${r1(d.sloMs)} ms`
       : 'the target'
   const none = bars.filter((b) => b.status === 'none').map((b) => `${esc(b.name)} (${esc(b.label)})`)
   const planText = plan !== null
