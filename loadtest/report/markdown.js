@@ -54,7 +54,7 @@ function machineSection (m) {
     '',
     `- **Machine:** ${mdText(m.cpuModel)}, ${m.cores} cores ` +
       `(availableParallelism ${m.availableParallelism}), ${mibGib(m.memoryBytes)} ` +
-        `RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`,
+      `RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`,
     `- **Node:** ${m.node} (V8 ${m.v8})${m.nodeSupported ? ` (supported: ${m.nodeSupported})` : ''}; ` +
       `fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, ` +
       `react ${m.versions.react}`,
@@ -80,11 +80,11 @@ function methodSection (me, m, experiment) {
   out.push(
     `- **Load:** ${me.tool} ${me.toolVersion ?? ''}, ${me.connections} connections, ${load} per measured ` +
       `round, ${me.timeoutSec} s timeout, ` +
-        `warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) ` +
-          `per server${me.runs > 1 ? ' (figures: the median round)' : ''}`,
+      `warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) ` +
+      `per server${me.runs > 1 ? ' (figures: the median round)' : ''}`,
     `- **Target:** ${me.url ? mdCode(me.url) : 'servers started by the lab on 127.0.0.1, one at a time'}; outside ` +
       `sampling (${me.sampler === 'ps' ? 'ps' : '/proc'}) ${me.outsideSampling ? 'on' : 'off'}; recovery request ` +
-        `after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`,
+      `after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`,
     '- requests/s are timed by the lab from the first request sent to the last response; latency in ms; every 2xx ' +
       'body is compared with the expected one',
     ''
