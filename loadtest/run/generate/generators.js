@@ -73,7 +73,7 @@ export function scaleOutNotes (load) {
     notes.push(`shard ${index}/${count} of a plan split by request index (requests i with i mod ${count} ` +
       `= ${index - 1}), ` +
       `from the common start ${new Date(load.startAt).toISOString()}; npm run merge adds the ${count} shards' ` +
-        'reports into the plan\'s')
+      'reports into the plan\'s')
   }
   return notes
 }
