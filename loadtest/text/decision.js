@@ -78,8 +78,7 @@ function pastText (past) {
 function changesText (d) {
   if (!d.changes?.length) {
     return d.refused?.reason === 'tie'
-      ? 'the same tie at every ' +
-    'target measured'
+      ? 'the same tie at every target measured'
       : 'the same leader at every target measured'
   }
   return d.changes.map((c) => {
