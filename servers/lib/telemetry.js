@@ -11,8 +11,7 @@ export function unmeasuredOf (instruments) {
   if (!instruments) {
     return {
       eventLoop: 'the instrument check has not finished',
-      elu: 'the instrument check has ' +
-    'not finished'
+      elu: 'the instrument check has not finished'
     }
   }
   const out = {}
