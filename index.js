@@ -11,7 +11,7 @@ import { REPEATABLE, parseOptions } from './loadtest/options.js'
 import { runLab as runPlannedLab } from './loadtest/lab.js'
 import { experimentFor } from './loadtest/experiments/index.js'
 import { writeReportFiles } from './loadtest/report/files.js'
-import { shellWord } from './loadtest/result/command.js'
+import { commandText } from './loadtest/result/command.js'
 import { catalog } from './loadtest/catalog.js'
 import { startServer as bootServer } from './loadtest/run/watch/boot.js'
 import { LabError, usageError } from './loadtest/errors.js'
@@ -73,7 +73,7 @@ export async function runLab (options = {}, { signal, onProgress = () => {} } = 
   const argv = optionsToArgv(options)
   const opts = parseOptions(argv)
   if (options.out === false) opts.out = null
-  const command = ['loadlab', ...argv].map(shellWord).join(' ')
+  const command = commandText(['loadlab'], argv)
   const report = await runPlannedLab(opts, { signal, onProgress, command })
   if (opts.out) {
     const out = await writeReportFiles(report, { dir: opts.out, experiment: await experimentFor(report.experiment) })

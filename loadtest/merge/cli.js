@@ -14,6 +14,7 @@ import { ROOT } from '../catalog.js'
 import { runCli, runMain } from '../errors.js'
 import { mergeError } from './merge.js'
 import { mergeReports } from './api.js'
+import { commandText } from '../result/command.js'
 
 export const HELP = `usage: npm run merge -- A.json B.json [...] [--out DIR]
 
@@ -71,7 +72,7 @@ async function runMerge (argv, { command = null } = {}) {
 
 // merge from argv to exit code (`prog`: how the command line is shown in the report).
 export async function main (argv, { prog = 'npm run merge --' } = {}) {
-  const { help, out, report } = await runMerge(argv, { command: `${prog} ${argv.join(' ')}` })
+  const { help, out, report } = await runMerge(argv, { command: commandText(prog.split(' '), argv) })
   if (help) {
     process.stdout.write(help + '\n')
     return 0

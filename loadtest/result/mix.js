@@ -395,12 +395,16 @@ export function limitingClass (result) {
   return { name: s.cls ?? null, rate: roundTo(s.rate, 1), why: s.why ?? null, backlogGrew }
 }
 
-// Shards' figures per class as one (npm run merge): counts summed, histograms added, rates added, the
-// first shard's targets; null when the shards carry none. Every shard ran the same mix (its key says so).
-export function mergeClasses (lists) {
+const rateOf = (c, durationMs) => (durationMs > 0 ? (c.requests.completed * 1000) / durationMs : 0)
+
+// Shards' figures per class as one (npm run merge): classes matched by name, counts summed, histograms
+// added, rates from each shard's answers over its own duration (`durationsMs`, one per list), the first
+// shard's targets; null when the shards carry none. The merge checked that every shard has its mix's classes.
+export function mergeClasses (lists, durationsMs) {
   if (!lists.length || lists.some((l) => !Array.isArray(l))) return null
-  return lists[0].map((c, k) => {
-    const all = lists.map((l) => l[k])
+  return lists[0].map((c) => {
+    const all = lists.map((l) => l.find((x) => x.name === c.name))
+    if (all.some((x) => !x)) throw new RangeError(`class ${c.name} is not in every shard`)
     const h = decodeHistogram(all[0].histogram)
     for (const x of all.slice(1)) h.add(decodeHistogram(x.histogram))
     const sum = (f) => all.reduce((a, x) => a + x.requests[f], 0)
@@ -409,7 +413,7 @@ export function mergeClasses (lists) {
     return {
       ...c,
       requests,
-      rps: roundTo(all.reduce((a, x) => a + (x.rps ?? 0), 0), 3),
+      rps: roundTo(all.reduce((a, x, k) => a + rateOf(x, durationsMs[k]), 0), 3),
       latency: {
         count: s.count, p50: s.p50, p97_5: s.p97_5, p99: s.p99, p99_9: s.p99_9, max: s.max, censored: requests.timeouts
       },
