@@ -11,7 +11,7 @@ import { REPEATABLE, parseOptions } from './loadtest/options.js'
 import { runLab as runPlannedLab } from './loadtest/lab.js'
 import { experimentFor } from './loadtest/experiments/index.js'
 import { writeReportFiles } from './loadtest/report/files.js'
-import { shellWord } from './loadtest/result/command.js'
+import { commandText } from './loadtest/result/command.js'
 import { catalog } from './loadtest/catalog.js'
 import { startServer as bootServer } from './loadtest/run/watch/boot.js'
 import { LabError, usageError } from './loadtest/errors.js'
@@ -48,14 +48,18 @@ function optionWords (key, value) {
     return REPEATED.has(key) ? value.flatMap(words) : words(value.join(','))
   }
   if (key === 'input' && typeof value === 'object') return words(JSON.stringify(value))
-  if (key === 'header' && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => words(`${k}: ${v}`))
-  throw usageError(`--${flagName(key)}: expected a string, a number, a boolean or an array of them, got ${Array.isArray(value) ? 'an array' : typeof value}`)
+  if (key === 'header' && typeof value === 'object') {
+    return Object.entries(value).flatMap(([k, v]) => words(`${k}: ${v}`))
+  }
+  throw usageError(`--${flagName(key)}: expected a string, a number, a boolean or an array of them, ` +
+    `got ${Array.isArray(value) ? 'an array' : typeof value}`)
 }
 
 // The options object as the command line that means the same (out: false gives no --out).
 function optionsToArgv (options = {}) {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw usageError(`runLab: expected an options object, got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`)
+    throw usageError('runLab: expected an options object, ' +
+      `got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`)
   }
   return Object.entries(options).flatMap(([key, value]) => optionWords(key, value))
 }
@@ -69,7 +73,7 @@ export async function runLab (options = {}, { signal, onProgress = () => {} } = 
   const argv = optionsToArgv(options)
   const opts = parseOptions(argv)
   if (options.out === false) opts.out = null
-  const command = ['loadlab', ...argv].map(shellWord).join(' ')
+  const command = commandText(['loadlab'], argv)
   const report = await runPlannedLab(opts, { signal, onProgress, command })
   if (opts.out) {
     const out = await writeReportFiles(report, { dir: opts.out, experiment: await experimentFor(report.experiment) })
@@ -86,14 +90,18 @@ export async function runLab (options = {}, { signal, onProgress = () => {} } = 
 export async function startServer (name, flags = []) {
   const servers = catalog().filter((s) => s.available)
   const entry = servers.find((s) => s.name === name)?.entry
-  if (!entry) throw usageError(`startServer: unknown server \`${name}\`; allowed: ${servers.map((s) => s.name).join(', ')}`)
+  if (!entry) {
+    throw usageError(`startServer: unknown server \`${name}\`; ` +
+    `allowed: ${servers.map((s) => s.name).join(', ')}`)
+  }
   const args = Array.isArray(flags) ? flags.map(String) : optionsToArgv(flags)
   const server = await bootServer({ entry, args, cwd: process.cwd() }).catch((err) => {
     // the server's own one line (a bad flag: exit 2) says more than "exited before it was ready"
     const said = err.failure?.stderrTail?.filter((l) => l.trim() !== '').at(-1)
     const usage = err.failure?.exitCode === 2
-    throw Object.assign(new LabError(usage ? 'LAB_USAGE' : err.code ?? 'LAB_SERVER', `startServer: ${said ?? err.message}`,
-      { exitCode: usage ? 2 : 1, cause: err }), { failure: err.failure })
+    const code = usage ? 'LAB_USAGE' : err.code ?? 'LAB_SERVER'
+    const error = new LabError(code, `startServer: ${said ?? err.message}`, { exitCode: usage ? 2 : 1, cause: err })
+    throw Object.assign(error, { failure: err.failure })
   })
   return {
     name,

@@ -6,7 +6,9 @@ import { runTelemetry } from './telemetry.js'
 import { runGenerator } from './generator.js'
 import { runSampling } from './sampling.js'
 import { runStamps } from './stamps.js'
+import { runRuler } from './ruler.js'
 import { runProcesses } from './processes.js'
+import { runHistory } from './history.js'
 import { machine } from './machine.js'
 import { usageError } from '../loadtest/errors.js'
 
@@ -35,7 +37,10 @@ const FULL = {
     memoryRounds: 2,
     threads: 2,
     perRate: 3
-  }
+  },
+  ruler: { readings: 5 }, // readings one after another: its cost per reading and per run
+  // loadlab history on a folder of 1,000 reports (goal: ≤ 10 s, ≤ 300 MB)
+  history: { reports: 1000 }
 }
 
 // Settings of a full and of a quick run: a quick run is the full one with rounds of a fixed number of
@@ -58,7 +63,9 @@ const SETTINGS = {
       memorySec: 1,
       memoryRounds: 1,
       perRate: 1
-    }
+    },
+    ruler: { readings: 1 },
+    history: { reports: 20 }
   }
 }
 
@@ -108,7 +115,7 @@ export function parseFlags (argv) {
 }
 
 // The bench's parts, in the order they run (--only runs one).
-const PARTS = ['dispatch', 'processes', 'telemetry', 'generator', 'sampling', 'stamps']
+const PARTS = ['dispatch', 'processes', 'telemetry', 'generator', 'sampling', 'stamps', 'ruler', 'history']
 
 // Run the measurements (all, or `only` one); resolves with the plain result object (compute, then
 // render). `trace`: a file for the generator part's trace of one failing probe.
@@ -132,6 +139,11 @@ export async function bench ({ quick = false, rounds = null, only = null, trace 
   signal?.throwIfAborted()
   // The Lab-Stamps header, measured with the same settings.
   const stamps = runs('stamps') ? await runStamps(s.telemetry, { signal, progress }) : null
+  signal?.throwIfAborted()
+  // The ruler a run reads before its first server and after its last: its cost.
+  const ruler = runs('ruler') ? await runRuler(s.ruler, { signal, progress }) : null
+  signal?.throwIfAborted()
+  const history = runs('history') ? await runHistory(s.history, { signal, progress }) : null
   return {
     kind: 'loadlab-bench',
     schema: 1,
@@ -146,6 +158,8 @@ export async function bench ({ quick = false, rounds = null, only = null, trace 
     generator,
     sampling,
     stamps,
+    ruler,
+    history,
     notes: [
       '± is the relative standard deviation over the rounds; ratios are per round (both sides measured back to back), shown as median (min–max).',
       ...(quick ? ['--quick: tiny rounds for the smoke test; these numbers are not a measurement.'] : [])

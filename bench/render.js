@@ -181,6 +181,29 @@ function stampsLines (st) {
   ]
 }
 
+function rulerLines (r) {
+  const s = r.perReadingSec
+  const within = r.withinBudget ? 'within' : 'over'
+  return [
+    '',
+    `ruler cost: ${r.readings} reading${r.readings === 1 ? '' : 's'} of the machine one after another, each as ` +
+      'a run makes it (its child\'s start included); a run reads two, before its first server and after its last',
+    `  per reading ${s.mean.toFixed(2)} s ${pct(s.rsd)} (${s.min.toFixed(2)}–${s.max.toFixed(2)}); ` +
+      `per run ${r.perRunSec.mean.toFixed(2)} s (at most ${r.perRunSec.max.toFixed(2)}), ${within} its ${r.budgetSec} s; ` +
+      `cores given ${r.effectiveCores.toFixed(2)}`
+  ]
+}
+
+// The history part: the time and peak memory to read a folder of reports.
+function historyLines (h) {
+  return [
+    '',
+    `history: ${h.reports} reports (copies of ${h.source}, ${(h.sourceBytes / 1024).toFixed(0)} kB each) read by ` +
+      `loadlab history in ${(h.ms / 1000).toFixed(2)} s (${(h.cpuMs / 1000).toFixed(2)} s of CPU), peak RSS ${(h.maxRssBytes / 1048576).toFixed(0)} MB ` +
+      `(${h.series} series); goal for 1,000: ≤ 10 s and ≤ 300 MB`
+  ]
+}
+
 // Text for a bench() result: the machine, then each measurement that ran, then notes and time.
 export function render (result) {
   return [
@@ -191,6 +214,8 @@ export function render (result) {
     ...(result.generator ? generatorLines(result.generator) : []),
     ...(result.sampling ? samplingLines(result.sampling) : []),
     ...(result.stamps ? stampsLines(result.stamps) : []),
+    ...(result.ruler ? rulerLines(result.ruler) : []),
+    ...(result.history ? historyLines(result.history) : []),
     '',
     ...result.notes.map((n) => `note: ${n}`),
     `took ${(result.durationMs / 1000).toFixed(1)} s`

@@ -17,7 +17,11 @@ const SERVERS = [
   { name: 'child-process', cpu: true, starts: 'process', description: 'child_process.fork per request' },
   { name: 'worker-per-request', cpu: true, starts: 'thread', description: 'a new worker_threads Worker per request' },
   {
-    name: 'cluster-threads', cpu: true, starts: 'thread', description: 'cluster, each worker process starts a Worker per request'
+    name: 'cluster-threads',
+    cpu: true,
+    starts: 'thread',
+    description: 'cluster, each worker process starts a ' +
+      'Worker per request'
   },
   { name: 'queued-threads', cpu: true, description: 'a piscina pool of long-lived threads with a FIFO queue' },
   { name: 'queued-processes', cpu: true, description: 'a pool of long-lived forked processes with a FIFO queue' },

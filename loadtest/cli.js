@@ -10,19 +10,20 @@ import { reportTable, renderText, whyLines } from './report/table.js'
 import { decisionText } from './report/decision.js'
 import { termText } from './text/escape.js'
 import { writeReportFiles } from './report/files.js'
-import { shellWord } from './result/command.js'
+import { commandText } from './result/command.js'
+import { secretArgs } from './fanout/secrets.js'
 import { runCli, runMain } from './errors.js'
-import { formatRoundProgress } from './progress.js'
+import { formatRoundProgress, formatRulerProgress } from './progress.js'
 import { THRESHOLD_EXIT, anyCrossed, thresholdRows, thresholdSummary } from './report/thresholds.js'
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
 // The exact command line, as the user typed it (npm run lab -- ..., node loadtest/cli.js ... or `prog` ...).
 function commandLine (argv, prog) {
-  const args = argv.map(shellWord).join(' ')
-  if (prog) return `${prog}${args ? ' ' + args : ''}`
-  if (process.env.npm_lifecycle_event === 'lab') return `npm run lab${args ? ' -- ' + args : ''}`
-  return `node loadtest/cli.js${args ? ' ' + args : ''}`
+  // a password or a token never reaches the report (result/redact.js)
+  if (prog) return commandText(prog.split(' '), argv)
+  if (process.env.npm_lifecycle_event === 'lab') return commandText(['npm', 'run', 'lab', ...(argv.length ? ['--'] : [])], argv)
+  return commandText(['node', 'loadtest/cli.js'], argv)
 }
 
 // An experiment's load defaults as the flags that change them (`-c 10 -a 200 --warmup 20`), then --quick's;
@@ -70,6 +71,12 @@ function progressRenderer (stream = process.stderr) {
     if (e.type === 'runtime' || e.type === 'note') {
       // installing a runtime takes a while; a note (a mode left out, and why) is the report's too: always said
       stream.write(`${stream.isTTY ? '\r\x1b[K' : ''}${termText(e.text)}\n`)
+      return
+    }
+    if (e.type === 'ruler') { // the machine read before and after the run (run/ruler/), said as it is read
+      const text = formatRulerProgress(e)
+      if (stream.isTTY) stream.write(`\r\x1b[K${text}${e.reading ? '\n' : ''}`)
+      else if (lines) stream.write(`${text}\n`)
       return
     }
     if (e.type === 'calibrating') {
@@ -124,7 +131,8 @@ function interruptions () {
 }
 
 // The lab from argv to exit code; `prog` names the command in the report (the bin: loadlab).
-export async function main (argv, { prog = null } = {}) {
+export async function main (given, { prog = null } = {}) {
+  const argv = [...given, ...secretArgs(process.env)] // a fan-out's shard: its --url and -H, never on its command line
   const opts = parseOptions(argv)
   if (opts.help) { // under the bin (npx loadlab), its own usage line and examples
     const npx = () => HELP.replace('Usage: npm run lab -- [options]', 'Usage: npx loadlab [options]')

@@ -31,6 +31,8 @@ import { probePastCapacity } from './run/round/past-capacity.js'
 import { handOff } from './run/round/overload.js'
 import { handOffMixed } from './experiments/mixed.js'
 import { serviceTime } from './result/figures.js'
+import { readRuler, rulerOff } from './run/ruler/index.js'
+import { rulerOf } from './result/ruler.js'
 import { isAbsolute, relative } from 'node:path'
 import { ROOT } from './catalog.js'
 
@@ -42,6 +44,7 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
   if (opts.work) await checkWork(opts.work)
   samplerSource() // a bad LOADLAB_SAMPLER stops the lab here (exit 2)
   bootTimeoutMs() // and a bad LOADLAB_BOOT_TIMEOUT_MS
+  rulerOff() // and a bad LOADLAB_RULER
   const experiment = await experimentFor(experimentNameOf(opts))
   const resolved = resolvePlan(opts, experiment)
   const { experimentName, load, cwd } = resolved
@@ -71,7 +74,8 @@ function entriesOf (experiment, planOpts, { experimentName, url, servers, inProc
   let plan = experiment.plan(planOpts)
   if (servers && experimentName !== 'custom') plan = plan.filter((e) => servers.some((n) => serverOf(n) === e.server))
   if (plan.length === 0) {
-    throw usageError(`--server: experiment ${experimentName} has no entry for ${servers?.join(', ') ?? 'any built server'}`)
+    throw usageError(`--server: experiment ${experimentName} has no entry ` +
+      `for ${servers?.join(', ') ?? 'any built server'}`)
   }
   return plan
 }
@@ -275,13 +279,15 @@ async function runServers ({ plan, loads, taskCheck, resolved: { url } }, ctx) {
   for (const [i, entry] of plan.entries()) {
     if (ctx.signal.aborted) break
     const name = runName(entry)
-    const p = stepProgress(ctx.onProgress, i + 1, plan.length, entry.runtime ? `${name} on ${entry.runtime.label}` : name)
+    const label = entry.runtime ? `${name} on ${entry.runtime.label}` : name
+    const p = stepProgress(ctx.onProgress, i + 1, plan.length, label)
     const calibration = calibrationFor(ctx.calibration, entry.runtime)
     const { signal, cores } = ctx
     // resolved once, before the run: a shedding variant's C, target and flags from its base's result (overload)
-    // and a mixed round's heavy rate from the lowest C among this run's sweeps (experiments/mixed.js)
-    const handed = handOff(seeded(entry, ctx.results), ctx.results, serviceTime(calibration[entry.work]))
-    const run = handOffMixed(handed, ctx.results)
+    // and a mixed round's heavy rate from the work's service time, C beside it (experiments/mixed.js)
+    const serviceMs = serviceTime(calibration[entry.work])
+    const handed = handOff(seeded(entry, ctx.results), ctx.results, serviceMs)
+    const run = handOffMixed(handed, ctx.results, serviceMs)
     const record = await runEntry(run, loads[i], {
       signal,
       progress: p.update,
@@ -337,11 +343,27 @@ function confirmStep (lab, ctx, decision) {
     (c) => c.skipped ? `not run: ${c.skipped}` : c.held ? 'held the target' : `did not hold: ${c.why.join('; ')}`)
 }
 
+// One ruler reading (run/ruler/) at the run's `at` ('start' or 'end'), said before and after: the reading, or
+// null when it failed (a note says why) or the run was stopped meanwhile.
+async function rulerReading (at, ctx) {
+  ctx.onProgress({ type: 'ruler', at, reading: null })
+  try {
+    const reading = await readRuler({ signal: ctx.signal })
+    ctx.onProgress({ type: 'ruler', at, reading })
+    return reading
+  } catch (err) {
+    if (!ctx.signal.aborted) ctx.notes.push(`ruler: the ${at} reading failed: ${err.message.split('\n')[0]}`)
+    return null
+  }
+}
+
 // Run the lab for validated options (loadtest/options.js) and return the report. `signal` stops the
 // current run and every server, and the report holds what was measured (status 'partial');
 // `onProgress(event)` hears { type: 'calibrating', specs }, { type: 'step' | 'done', index, total,
 // name, text } (text a string) and { type: 'round', index, total, name, round } (a live round's figures).
-// Usage errors reject before anything starts; a server's fault is a failed result.
+// Usage errors reject before anything starts; a server's fault is a failed result. Unless --no-ruler, the
+// machine is read before anything of the run starts and after the last server stopped ({ type: 'ruler',
+// at, reading }: reading null before, the reading after); an interrupted run keeps its start reading.
 export async function runLab (
   opts,
   { signal = new AbortController().signal, onProgress = () => {}, command = null } = {}
@@ -361,6 +383,7 @@ export async function runLab (
     notes: notesOf(experiment, planOpts, url),
     failed: false
   }
+  const start = lab.resolved.ruler && !rulerOff() ? await rulerReading('start', ctx) : null
   if (inProcess) await runInProcess(lab, ctx)
   else {
     await calibratePlanned(lab, ctx)
@@ -372,13 +395,16 @@ export async function runLab (
   // (a --url service is not restarted for probes: its past capacity is the sweep's own step past it)
   if (experimentName === 'capacity' && !signal.aborted && !url) await pastCapacityStep(lab, ctx)
   const form = commandForm(command, cwd)
-  const decision = ['capacity', 'overload'].includes(experimentName) ? decide({ machine: m, results: ctx.results }, form) : null
+  const decides = ['capacity', 'overload'].includes(experimentName)
+  const decision = decides ? decide({ machine: m, results: ctx.results }, form) : null
   // a --url run's decision is a rate for that one service, and the class that limits it (not a strategy)
   if (decision && url) Object.assign(decision, { recommends: 'rate', limitedBy: limitingClass(ctx.results[0]) })
   if (decision && confirm && !signal.aborted) decision.confirm = await confirmStep(lab, ctx, decision)
+  const end = start && !signal.aborted ? await rulerReading('end', ctx) : null
   if (signal.aborted) {
     ctx.notes.push(
-      `interrupted (${signal.reason?.message ?? signal.reason ?? 'aborted'}): results hold what was measured before the interruption`
+      `interrupted (${signal.reason?.message ?? signal.reason ?? 'aborted'}): results hold what was measured ` +
+        'before the interruption'
     )
   }
   const report = buildReport({
@@ -390,6 +416,7 @@ export async function runLab (
     experiment: experimentName,
     label,
     machine: m,
+    ruler: start ? rulerOf(start, end) : null,
     method: methodOf(lab, command, commit),
     calibration: ctx.calibration,
     results: ctx.results,
@@ -398,7 +425,5 @@ export async function runLab (
   if (decision) report.decision = decision
   // Thresholds (--threshold) are judged on the finished results; the CLI exits 99 when one is crossed.
   if (thresholds.length) report.thresholds = evaluateThresholds(thresholds, report.results)
-  return hasUserinfo(url) ? redactCredentials(report) : report // a --url's user:password, never written
+  return redactCredentials(report) // a --url's user:password and secret headers, never written
 }
-
-const hasUserinfo = (url) => Boolean(url && (new URL(url).username || new URL(url).password))

@@ -52,7 +52,10 @@ export class TuneError extends Error {}
 export function parseTune (spec, { servers = null, cores = availableParallelism() } = {}) {
   const m = /^([a-z][a-z-]*)(?:=(.*))?$/.exec(spec ?? '')
   const names = Object.keys(TUNABLE).join(', ')
-  if (!m) throw new TuneError(`--tune: expected NAME=V1,V2,… with NAME one of ${names}, got ${JSON.stringify(String(spec).slice(0, 40))}`)
+  if (!m) {
+    throw new TuneError(`--tune: expected NAME=V1,V2,… with NAME one of ${names}, ` +
+    `got ${JSON.stringify(String(spec).slice(0, 40))}`)
+  }
   const setting = TUNABLE[m[1]]
   if (!setting) throw new TuneError(`--tune: unknown setting \`${m[1]}\`; allowed: ${names}`)
   const values = m[2] === undefined ? setting.defaults(cores) : valuesOf(m[1], m[2], setting)
@@ -74,11 +77,20 @@ function valuesOf (name, text, setting) {
   const values = raw.map((v) => {
     if (setting.inf && v === 'inf') return 'inf'
     const n = /^\d+$/.test(v) ? Number(v) : NaN
-    if (!(n >= min && n <= max)) throw new TuneError(`--tune ${name}: expected ${rule}, got ${JSON.stringify(v.slice(0, 20))}`)
+    if (!(n >= min && n <= max)) {
+      throw new TuneError(`--tune ${name}: expected ${rule}, ` +
+      `got ${JSON.stringify(v.slice(0, 20))}`)
+    }
     return n
   })
-  if (new Set(values).size !== values.length) throw new TuneError(`--tune ${name}: a value given twice (${text.slice(0, 40)})`)
-  if (values.length > MAX_TUNE_VALUES) throw new TuneError(`--tune ${name}: at most ${MAX_TUNE_VALUES} values (each is a whole sweep), got ${values.length}`)
+  if (new Set(values).size !== values.length) {
+    throw new TuneError(`--tune ${name}: a value given twice ` +
+    `(${text.slice(0, 40)})`)
+  }
+  if (values.length > MAX_TUNE_VALUES) {
+    throw new TuneError(`--tune ${name}: at most ${MAX_TUNE_VALUES} values ` +
+    `(each is a whole sweep), got ${values.length}`)
+  }
   return values
 }
 

@@ -31,7 +31,9 @@ const EXPORTS = {
   bound: 'BOUND',
   trust: 'TRUST',
   quick: 'QUICK',
-  change: 'CHANGE'
+  change: 'CHANGE',
+  mixed: 'MIXED_LOAD',
+  phases: 'PHASE_TRUST'
 }
 
 // The page's Markdown from the rule book.

@@ -18,11 +18,14 @@ test('the GitHub Actions example: the lab passes its thresholds, compare against
   assert.equal(wf.defaults.run.shell, 'bash')
   const job = wf.jobs.load
   const steps = job.steps
-  assert.deepEqual(steps.filter((s) => s.uses).map((s) => s.uses), ['actions/checkout@v4', 'actions/setup-node@v4', 'actions/upload-artifact@v4'])
-  assert.equal(steps.find((s) => s.uses === 'actions/upload-artifact@v4').with.path, `${job.env.LOADLAB_OUT}/`)
+  assert.deepEqual(steps.filter((s) => s.uses).map((s) => s.uses), ['actions/checkout@v4', 'actions/setup-node@v4',
+    'actions/cache/restore@v4', 'actions/cache/save@v4', 'actions/upload-artifact@v4', 'actions/upload-artifact@v4'])
+  const uploads = steps.filter((s) => s.uses === 'actions/upload-artifact@v4').map((s) => s.with.path)
+  assert.deepEqual(uploads, [`${job.env.LOADLAB_OUT}/`, `${job.env.LOADLAB_HISTORY}/`])
+  for (const s of steps.filter((s) => s.uses?.startsWith('actions/cache/'))) assert.equal(s.with.path, job.env.LOADLAB_HISTORY)
   const runs = steps.filter((s) => s.run)
   assert.equal(runs[0].run, 'npm ci --no-audit --no-fund') // not run here: node_modules is installed
-  const [lab, compare] = runs.slice(1)
+  const [lab, compare, hist] = runs.slice(1)
   assert.match(lab.run, /^npm run lab -- /)
   assert.match(compare.run, /^npm run -s compare -- /)
   assert.ok(existsSync(join(ROOT, job.env.LOADLAB_BASELINE)), 'the committed baseline exists')
@@ -30,7 +33,9 @@ test('the GitHub Actions example: the lab passes its thresholds, compare against
   const dir = await mkdtemp(join(tmpdir(), 'loadlab-actions-'))
   try {
     const summary = join(dir, 'step-summary.md')
-    const env = { ...process.env, ...job.env, LOADLAB_OUT: join(dir, 'reports'), GITHUB_STEP_SUMMARY: summary }
+    const env = {
+      ...process.env, ...job.env, LOADLAB_OUT: join(dir, 'reports'), LOADLAB_HISTORY: join(dir, 'history'), GITHUB_STEP_SUMMARY: summary
+    }
     const step = (s) => execa('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', s.run], { cwd: ROOT, env, reject: false, stdin: 'ignore', timeout: 240000 })
 
     const labRun = await step(lab)
@@ -51,6 +56,13 @@ test('the GitHub Actions example: the lab passes its thresholds, compare against
     if (cmp.exitCode === 99) assert.match(cmp.stderr, /regression\(s\) past a --fail-on bound: exit 99/)
     assert.equal((await readFile(summary, 'utf8')).trimEnd(), cmp.stdout, 'tee wrote the comparison into the step summary')
     assert.match(await readFile(join(env.LOADLAB_OUT, 'compare.html'), 'utf8'), /data-flag="gates"/)
+
+    // the history of one run: kept, shown, too short for the test, so the gate passes
+    const histRun = await step(hist)
+    assert.equal(histRun.exitCode, 0, histRun.stderr)
+    assert.match(histRun.stdout, /^history: 1 reports on 1 machine\(s\), \d+ series: 0 with a change, \d+ too short/)
+    assert.deepEqual((await readdir(env.LOADLAB_HISTORY)).filter((f) => f.endsWith('.json')).length, 1)
+    assert.match(await readFile(join(env.LOADLAB_OUT, 'history.html'), 'utf8'), /data-chart="series"/)
   } finally {
     await rm(dir, { recursive: true, force: true })
   }

@@ -37,7 +37,8 @@ function hookUrl (hook) {
   if (typeof hook === 'string' && isAbsolute(hook)) return pathToFileURL(hook).href
   if (typeof hook === 'string' && hook.startsWith('file:')) return hook
   throw new TypeError(
-    `hook: expected an absolute path or a file: URL of a module exporting resolveId(id, costMs), got ${JSON.stringify(hook)}`
+    'hook: expected an absolute path or a file: URL of a module exporting resolveId(id, costMs), ' +
+      `got ${JSON.stringify(hook)}`
   )
 }
 

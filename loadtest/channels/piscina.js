@@ -14,7 +14,10 @@ const taskFile = fileURLToPath(new URL('./piscina-task.js', import.meta.url))
 export async function createPiscinaDispatcher ({
   workers, hook = defaultHook, signal, startupTimeoutMs = STARTUP_TIMEOUT_MS
 } = {}) {
-  if (!Number.isInteger(workers) || workers < 1) { throw new RangeError(`workers: expected a positive integer, got ${workers}`) }
+  if (!Number.isInteger(workers) || workers < 1) {
+    throw new RangeError('workers: expected a positive integer, ' +
+    `got ${workers}`)
+  }
   signal?.throwIfAborted()
   const config = new Int32Array(new SharedArrayBuffer(4))
   const start = performance.now()

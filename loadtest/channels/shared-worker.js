@@ -60,7 +60,10 @@ function serve () {
     let answer
     try {
       answer = resolveId(id, Atomics.load(ctl, COST_US) / 1000)
-      if (typeof answer !== 'string') { throw new TypeError(`resolveId returned ${typeof answer}, the shared channel carries strings`) }
+      if (typeof answer !== 'string') {
+        throw new TypeError(`resolveId returned ${typeof answer}, the shared ` +
+        'channel carries strings')
+      }
     } catch (err) {
       publishError(ERROR, err)
       continue
@@ -70,7 +73,8 @@ function serve () {
       publishError(
         ERROR,
         new RangeError(
-          `the answer needs ${Buffer.byteLength(answer)} bytes but the shared channel's buffer holds ${capacity} (raise maxPayloadBytes)`
+          `the answer needs ${Buffer.byteLength(answer)} bytes but the shared channel's buffer holds ${capacity} ` +
+            '(raise maxPayloadBytes)'
         )
       )
       continue

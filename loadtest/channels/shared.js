@@ -96,7 +96,9 @@ class SharedChannel {
     const job = slot.job
     slot.job = null
     if (job && !this.closed) job.reject(workerGoneError('shared', `worker ${slot.index}: ${err.message}`, err))
-    if (!this.closed && this.slots.every((s) => s.gone)) this.failQueued(workerGoneError('shared', 'no worker left', err))
+    if (!this.closed && this.slots.every((s) => s.gone)) {
+      this.failQueued(workerGoneError('shared', 'no worker left', err))
+    }
   }
 
   failQueued (err) {
@@ -216,7 +218,10 @@ class SharedChannel {
 
 // Check the dispatcher's options (piscina's style: the option, the rule, the value got).
 function checkOptions ({ workers, maxPayloadBytes }) {
-  if (!Number.isInteger(workers) || workers < 1) { throw new RangeError(`workers: expected a positive integer, got ${workers}`) }
+  if (!Number.isInteger(workers) || workers < 1) {
+    throw new RangeError('workers: expected a positive integer, ' +
+    `got ${workers}`)
+  }
   if (!Number.isInteger(maxPayloadBytes) || maxPayloadBytes < 0) {
     throw new RangeError(`maxPayloadBytes: expected a non-negative integer, got ${maxPayloadBytes}`)
   }

@@ -110,6 +110,10 @@ async function writePage (file, text, { force }) {
     await writeAtomic(file, text, { force })
   } catch (err) {
     if (err.code === 'EEXIST') { throw new CompareError(`${file} exists; pass --force to overwrite it`, 'LAB_COMPARE_EXISTS') }
+    if (err.code === 'LAB_NOT_A_FILE') {
+      const why = `it is ${err.what}, not a regular file (only one is replaced)`
+      throw new CompareError(`--html: cannot write ${file}: ${why}`, 'LAB_COMPARE_WRITE')
+    }
     throw new CompareError(`--html: cannot write ${file}: ${err.code ?? err.message}`, 'LAB_COMPARE_WRITE')
   }
 }

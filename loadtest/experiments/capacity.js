@@ -47,7 +47,8 @@ const defaults = {
 // sweep's `percentile` and `why`).
 const quick = {
   work: 'loop:1e7',
-  why: `--quick judges p${percentileOf(QUICK.share)} (a looser percentile: ${QUICK.minRequests} requests can show it, ` +
+  why: `--quick judges p${percentileOf(QUICK.share)} (a looser percentile: ${QUICK.minRequests} requests ` +
+    'can show it, ' +
     `where p${percentileOf(SAMPLE.share)} needs ${SAMPLE.minRequests}), by the same rules.`,
   durationSec: minDurationSec,
   warmup: 4,
@@ -152,7 +153,8 @@ export default {
   },
   notes (opts) {
     return [
-      "capacity: open-loop steps; each step is one round at one offered rate, long enough for the sweep's minimum of requests, its latency counted from each request's due time",
+      "capacity: open-loop steps; each step is one round at one offered rate, long enough for the sweep's minimum " +
+        "of requests, its latency counted from each request's due time",
       probeNote(opts.quick), // run/round/past-capacity.js
       ...(opts.rate ? ['capacity: --rate is ignored: the sweep chooses the rates'] : []),
       ...(opts.settings?.why ? [`capacity: ${opts.settings.why}`] : [])
@@ -215,7 +217,10 @@ function capacityRow (r, width) {
   const steps = r.capacity.steps
   const disturbed = steps.filter((s) => s.disturbed).length
   const inDoubt = steps.filter((s) => s.inDoubt).length
-  const floor = c.floor ? `${fmtMs(c.floor.p99)} @ ${rps(c.floor.rps)}${c.floor.true === false ? ' (overlapped)' : ''}` : MISSING
+  const floor = c.floor
+    ? `${fmtMs(c.floor.p99)} ` +
+    `@ ${rps(c.floor.rps)}${c.floor.true === false ? ' (overlapped)' : ''}`
+    : MISSING
   const recovery = over?.recovery
     ? over.recovery.ms === null ? `>${fmtMs(over.recovery.timeoutMs)}` : fmtMs(over.recovery.ms)
     : '-'

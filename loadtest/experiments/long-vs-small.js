@@ -14,9 +14,11 @@ export default {
   name: 'long-vs-small',
   study: '001',
   title:
-    'Long task vs small tasks (study 001): one renderToString batch or 25 setImmediate steps, with and without a slow API',
+    'Long task vs small tasks (study 001): one renderToString batch or 25 setImmediate steps, with and without ' +
+      'a slow API',
   description:
-    "long-vs-small-tasks in --mode long and small, --api off and on, work ssr:5625 (25 × 225 renders), 50 connections, 200 requests, 1000 s timeout. The table is the study's percentile column, one column per run.",
+    'long-vs-small-tasks in --mode long and small, --api off and on, work ssr:5625 (25 × 225 renders), 50 ' +
+      "connections, 200 requests, 1000 s timeout. The table is the study's percentile column, one column per run.",
   defaults: { connections: 50, amount: 200, timeoutSec: 1000, warmup: 0, work: 'ssr:5625', steps: 25 },
   quick: { connections: 8, amount: 24, timeoutSec: 60, warmup: 0, work: 'ssr:250', steps: 10 },
   plan ({ work, settings }) {

@@ -3,19 +3,24 @@
 // strategy's capacity C for the heavy work alone (the capacity sweep at one target), then, per strategy,
 // one open-loop round of the built-in mix (result/mix.js: heavy GET / with the work; cheap GET /cheap,
 // answered on the main thread without the work) whose heavy class is offered at ONE rate for every
-// strategy: HEAVY_SHARE_OF_C × the lowest C among them (handOffMixed), so that every row carries the
-// same heavy load. The cheap class's p99, and the phase that holds it (result/phases.js), are the figures.
+// strategy, set by the rule book (result/rules.js MIXED_LOAD): a stated utilisation of one thread from the
+// work's calibrated service time, with Poisson arrivals (heavyRateOf, handOffMixed), so that every row
+// carries the same heavy load and no noisy sweep sets it. The cheap class's p99, and the phase that holds
+// it (result/phases.js), are the figures; C is shown beside them.
 import { MISSING, fmtMs, fmtRps as rps } from '../text/format.js'
 import { SERVERS } from './heavy-cpu.js'
 import capacity, { oneTargetSweep } from './capacity.js'
 import { builtInMix } from '../result/mix.js'
 import { trustMark } from '../text/sentences.js'
 import { errorsOf } from '../result/requests.js'
-import { PHASES } from '../result/phases.js'
+import { PHASES, phaseDoubt } from '../result/phases.js'
 import { planBasics } from './plan.js'
+import { MIXED_LOAD } from '../result/rules.js'
+import { roundTo } from '../result/stats.js'
 
-// The heavy class's rate in the mixed rounds, as a share of the lowest capacity among the strategies; the mix.
-export const HEAVY_SHARE_OF_C = 0.8
+// The mix, and the mixed rounds' arrivals (constant arrivals below one request a service time never queue
+// a cheap request behind a heavy one: result/rules.js MIXED_LOAD).
+export const MIXED_ARRIVAL = 'poisson'
 export const MIX = 'heavy:80,cheap:20'
 // The key qualifier of a mixed round's result (its strategy's sweep is a result of its own).
 export const MIXED = 'mixed'
@@ -29,26 +34,35 @@ export default {
   study: '001, 004',
   title: 'Cheap requests behind heavy ones: the cheap class\'s p99 per strategy, the heavy class at one rate for all',
   description:
-    `Each CPU strategy's capacity C for the heavy work alone (an open-loop capacity sweep at one target), then per strategy one open-loop round of the mix ${MIX} (heavy: GET / with the work; cheap: GET /cheap, which every server answers on its main thread without the work, as a service answers a health check) with the heavy class offered at one rate for every strategy: ${HEAVY_SHARE_OF_C * 100} % of the lowest C among those run. The cheap class's p99 (from its due time) shows whether cheap requests wait behind the heavy ones, and its phases say where.`,
+    'Each CPU strategy\'s capacity C for the heavy work alone (an open-loop capacity sweep at one target), then ' +
+      `per strategy one open-loop round of the mix ${MIX} (heavy: GET / with the work; cheap: GET /cheap, which ` +
+      'every server answers on its main thread without the work, as a service answers a health check) with the ' +
+      `heavy class offered at one rate for every strategy: ${MIXED_LOAD.utilisation * 100} % of one thread by the ` +
+      'work\'s calibrated service time, with Poisson arrivals. The cheap class\'s p99 (from its due time) shows ' +
+      'whether cheap requests wait behind the heavy ones, and its phases say where.',
   defaults,
   quick,
   plan (opts) {
     const { q, work, servers } = planBasics(opts, SERVERS)
     const mix = builtInMix(MIX)
-    const base = (server) => ({ server, variant: null, args: ['--work', work], work, durationSec: opts.user?.durationSec ?? q.durationSec })
+    const durationSec = opts.user?.durationSec ?? q.durationSec
+    const base = (server) => ({ server, variant: null, args: ['--work', work], work, durationSec })
     return [
       // the first --slo, else 5 × the service time
       ...servers.map((server) => ({ ...base(server), sweep: oneTargetSweep(opts, opts.slos?.[0] ?? null) })),
       ...servers.map((server) => ({
         ...base(server),
         qualifier: MIXED,
-        mixed: { mix, heavyShareOfC: HEAVY_SHARE_OF_C, durationSec: q.mixedSec, lowestOf: servers }
+        mixed: {
+          mix, utilisation: MIXED_LOAD.utilisation, arrival: MIXED_ARRIVAL, durationSec: q.mixedSec, lowestOf: servers
+        }
       }))
     ]
   },
   notes () {
-    return [`mixed: the heavy class at ${HEAVY_SHARE_OF_C * 100} % of the lowest capacity C for the heavy work alone among the strategies run, ` +
-      `the same rate for every strategy; the mix ${MIX}; the cheap class (GET /cheap) answered on the main thread; its latency counts from its due time`]
+    return [`mixed: the heavy class at ${MIXED_LOAD.utilisation * 100} % of one thread (${MIXED_LOAD.utilisation} × ` +
+      '1000 / the work\'s calibrated service time in ms), the same rate for every strategy, Poisson arrivals; ' +
+      `the mix ${MIX}; the cheap class (GET /cheap) answered on the main thread; its latency counts from its due time`]
   },
   table (report) {
     const head = ['server', 'C req/s', 'heavy req/s', 'cheap req/s', 'heavy p99', 'cheap p50', 'cheap p99', 'cheap max',
@@ -65,10 +79,12 @@ function ownCapacity (results, r) {
   return swept?.capacity.capacity.rps ?? null
 }
 
-// The phase that took the largest share of the cheap class's p99 request, `wait 93 %`; MISSING without phases.
+// The phase that took the largest share of the cheap class's p99 request, `wait 93 %`; MISSING without phases,
+// `in doubt` where its shares are (result/phases.js phaseDoubt).
 function largestPhase (phases) {
   const share = phases?.at?.p99?.share
   if (!share) return MISSING
+  if (phaseDoubt(phases, 'p99')) return 'in doubt'
   const top = PHASES.filter((p) => typeof share[p] === 'number').sort((a, b) => share[b] - share[a])[0]
   return top ? `${top} ${Math.round(share[top] * 100)} %` : MISSING
 }
@@ -89,16 +105,26 @@ function mixedRow (r, ownC, width) {
     String(failed), trustMark(r)]
 }
 
-// The entry a mixed round runs as, resolved by the lab before its run from this run's sweeps: the lowest
-// capacity C among the strategies it names (`lowestOf`, same work and runtime), handed on as
-// mixed.capacity { rps, from } or { refused } when one of them found none. Other entries as they are.
-export function handOffMixed (entry, results) {
+// The heavy class's rate (req/s) for a work of `serviceMs` (its calibrated service time): the rule book's
+// utilisation of one thread; null without a service time.
+export function heavyRateOf (serviceMs, utilisation = MIXED_LOAD.utilisation) {
+  return serviceMs > 0 && Number.isFinite(serviceMs) ? roundTo((utilisation * 1000) / serviceMs, 3) : null
+}
+
+// The entry a mixed round runs as, resolved by the lab before its run: the heavy rate from the work's
+// calibrated service time (`serviceMs`, heavyRateOf), handed on as mixed.heavy { rps, serviceMs } or
+// { refused } without one; and, to show beside it, the lowest capacity C among the strategies it names
+// (`lowestOf`, same work and runtime) as mixed.capacity { rps, from }, null when one of them found none.
+// Other entries as they are.
+export function handOffMixed (entry, results, serviceMs = null) {
   const m = entry.mixed
   if (!m?.lowestOf) return entry
+  const rps = heavyRateOf(serviceMs, m.utilisation)
+  const heavy = rps === null ? { refused: 'no calibrated service time for the heavy work' } : { rps, serviceMs }
   const swept = m.lowestOf.map((server) => results.find((r) => r.kind === 'http' && r.server === server && !r.mixed &&
     r.work === entry.work && (r.runtime?.label ?? null) === (entry.runtime?.label ?? null)))
-  const missing = m.lowestOf.filter((_, i) => !(swept[i]?.capacity?.capacity?.rps > 0))
-  if (missing.length) return { ...entry, mixed: { ...m, capacity: { refused: `no capacity of ${missing.join(', ')} in this run` } } }
-  const low = swept.reduce((a, r) => (r.capacity.capacity.rps < a.capacity.capacity.rps ? r : a))
-  return { ...entry, mixed: { ...m, capacity: { rps: low.capacity.capacity.rps, from: low.server } } }
+  const found = swept.every((r) => r?.capacity?.capacity?.rps > 0)
+  const low = found ? swept.reduce((a, r) => (r.capacity.capacity.rps < a.capacity.capacity.rps ? r : a)) : null
+  const capacity = low ? { rps: low.capacity.capacity.rps, from: low.server } : null
+  return { ...entry, mixed: { ...m, heavy, capacity } }
 }

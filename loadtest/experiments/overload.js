@@ -38,7 +38,8 @@ function readCapacities (file) {
     // no capacity at the target (null or 0) is a finding (readCapacity); any other must be a rate
     const rate = (where, v) => v === null || v === 0
       ? v
-      : at(where, v, { min: RATE_RANGE.min, max: RATE_RANGE.max / TOP_MULTIPLE }, `a capacity (${TOP_MULTIPLE} × it a --rate)`)
+      : at(where, v, { min: RATE_RANGE.min, max: RATE_RANGE.max / TOP_MULTIPLE }, `a capacity (${TOP_MULTIPLE} × ` +
+        'it a --rate)')
     const slo = (where, v) => at(where, v, SLO_RANGE, 'a p99 target (--slo, ms)')
     const serviceMs = r.capacity.serviceMs ?? null // the service time the sweep stood on
     if (serviceMs !== null) at('serviceMs', serviceMs, { min: 0, max: SLO_RANGE.max }, 'a service time (ms)')
@@ -58,7 +59,9 @@ function readCapacities (file) {
       }))
     })
   }
-  if (out.size === 0) throw usageError(`--capacity-from: ${file}: no capacity results (a report of --experiment capacity?)`)
+  if (out.size === 0) {
+    throw usageError(`--capacity-from: ${file}: no capacity results (a report of --experiment capacity?)`)
+  }
   return out
 }
 
@@ -68,20 +71,33 @@ function readCapacities (file) {
 function readCapacity (caps, file, { server, work, sloMs }) {
   const mine = [...caps.entries()].filter(([k]) => k.startsWith(`${server}@${work}#`))
   const have = [...caps.keys()].map((k) => k.replace(/#$/, '')).join(', ')
-  if (mine.length === 0) throw usageError(`--capacity-from: ${file} has no capacity of ${server}@${work} (it has ${have})`)
+  if (mine.length === 0) {
+    throw usageError(`--capacity-from: ${file} has no capacity of ${server}@${work} (it ` +
+    `has ${have})`)
+  }
   if (mine.length > 1) {
     const runtimes = mine.map(([, c]) => c.runtime).join(', ')
-    throw usageError(`--capacity-from: ${file} has ${server}@${work} under ${mine.length} runtimes (${runtimes}): give a report of one`)
+    throw usageError(`--capacity-from: ${file} has ${server}@${work} under ${mine.length} runtimes (${runtimes}): ` +
+      'give a report of one')
   }
   const c = mine[0][1]
   if (sloMs !== null && c.sloMs !== sloMs) {
     const other = c.targets.find((t) => t.sloMs === sloMs)
-    if (other) return readCapacity(new Map([[`${server}@${work}#`, { ...c, ...other, targets: [] }]]), file, { server, work, sloMs })
+    if (other) {
+      const only = new Map([[`${server}@${work}#`, { ...c, ...other, targets: [] }]])
+      return readCapacity(only, file, { server, work, sloMs })
+    }
     const all = [c.sloMs, ...c.targets.map((t) => t.sloMs).filter((t) => t !== c.sloMs)].join(', ')
     throw usageError(`--capacity-from: ${file} measured ${server} at a ${all} ms target, not --slo ${sloMs} ms`)
   }
   // A strategy that held no rate at the target is a finding of that report, not a mistake: no step for it.
-  if (!(c.rps > 0)) return { refused: `no capacity at the target in ${file} (${boundText(c)})`, sloMs: c.sloMs, from: file }
+  if (!(c.rps > 0)) {
+    return {
+      refused: `no capacity at the target in ${file} (${boundText(c)})`,
+      sloMs: c.sloMs,
+      from: file
+    }
+  }
   return { rps: c.rps, sloMs: c.sloMs, from: file, serviceMs: c.serviceMs, runtime: c.runtime }
 }
 
@@ -90,7 +106,11 @@ export default {
   study: null,
   title: 'Past capacity: goodput, load shedding and recovery per strategy',
   description:
-    'Each CPU strategy and the shedding variants: the capacity C at the target (a capacity sweep, or --capacity-from), then open-loop steps at 1.5, 2 and 3 × C and a burst (0.7 × C, 2 × C for 5 s, 0.7 × C). Per step: goodput (verified 2xx within the target), shed share (503/429), timeouts, p99 of answers, backlog and the CPU not spent on good answers; after the burst, the time until every second is good again, or metastable.',
+    'Each CPU strategy and the shedding variants: the capacity C at the target (a capacity sweep, or ' +
+      '--capacity-from), then open-loop steps at 1.5, 2 and 3 × C and a burst (0.7 × C, 2 × C for 5 s, 0.7 × C). ' +
+      'Per step: goodput (verified 2xx within the target), shed share (503/429), timeouts, p99 of answers, ' +
+      'backlog and the CPU not spent on good answers; after the burst, the time until every second is good ' +
+      'again, or metastable.',
   defaults,
   quick,
   plan (opts) {
@@ -127,7 +147,8 @@ export default {
   notes ({ settings, rate }) {
     return [
       `overload: ${overloadRuleText(settings.overload)}`,
-      'overload: the shedding variants run at their base strategy\'s C; wasted CPU is null where the work is not CPU (a sleep)',
+      'overload: the shedding variants run at their base strategy\'s C; wasted CPU is null where the work is not ' +
+        'CPU (a sleep)',
       ...(rate ? ['overload: --rate is ignored: the rates are multiples of each capacity'] : [])
     ]
   },

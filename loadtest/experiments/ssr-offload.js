@@ -36,7 +36,8 @@ export function cases (settings, work = null) {
 async function run (opts = {}, { signal, progress = () => {} } = {}) {
   const settings = { ...defaults, ...(opts.quick ? quick : {}), ...opts.settings }
   const all = cases(settings, opts.work ?? null)
-  progress(`ssr-offload: ${all.length} cases (${settings.impls.join(', ')}; concurrency ${settings.concurrencies.join(', ')})`)
+  progress(`ssr-offload: ${all.length} cases (${settings.impls.join(', ')}; ` +
+    `concurrency ${settings.concurrencies.join(', ')})`)
   const results = []
   for (const { impl, scenario, conc } of all) {
     if (signal?.aborted) break
@@ -59,7 +60,9 @@ const quick = { concurrencies: [1, 2], scenarios: QUICK }
 // start-up and the executions' mean latency beside WO under their own names. A failed case says why in
 // its W result (a worker that crashed: the library's own words), the terminal's table included.
 function table (report) {
-  const head = ['Demo', 'Conc', 'Args', 'Impl', 'M loops', 'WI time', 'WO time', 'pool start', 'mean latency', 'W result']
+  const head = [
+    'Demo', 'Conc', 'Args', 'Impl', 'M loops', 'WI time', 'WO time', 'pool start', 'mean latency', 'W result'
+  ]
   const rows = (report.results ?? [])
     .filter((r) => r.kind === 'offload')
     .map((r) => [
@@ -84,16 +87,22 @@ export default {
   description:
     `In-process, no HTTP, as the study ran: ${IMPLS.map((i) => i.name).join(', ')} on sleep:10, sleep:1000, fib:4, ` +
     'fib:40, render:1, render:1000, render:50000 at concurrency 1, 2, 4 (that many executions; each pool is created ' +
-    'for the case with one worker per execution, as the study did). M loops: 1 ms main-loop ticks while the case ran. ' +
-    'WI: mean time inside one execution. WO: the whole batch as the study timed it, pool start-up included; pool start: ' +
+    'for the case with one worker per execution, as the study did). M loops: 1 ms main-loop ticks while the ' +
+      'case ran. ' +
+    'WI: mean time inside one execution. WO: the whole batch as the study timed it, pool start-up included; ' +
+      'pool start: ' +
     'from creating the pool until every worker has answered a call; mean latency: mean time from the batch start to ' +
-    'each execution\'s answer. sync runs its executions one after another. W result: every answer equals the sync body.',
+    'each execution\'s answer. sync runs its executions one after another. W result: every answer equals the ' +
+      'sync body.',
   defaults,
   quick,
   run,
   table,
   notes: () => [
-    'ssr-offload: the pool is created and ended for every case, as the study did; its start-up (until every worker has answered one call) is inside WO and shown apart as pool start. Ending the pool is not timed.',
-    'ssr-offload: react renders the lab\'s deterministic colours (the study drew random ones) with React\'s build as NODE_ENV picks it (unset: the development build, as the study ran); W result compares whole bodies (the study compared the first 10 characters and the length).'
+    'ssr-offload: the pool is created and ended for every case, as the study did; its start-up (until every ' +
+      'worker has answered one call) is inside WO and shown apart as pool start. Ending the pool is not timed.',
+    'ssr-offload: react renders the lab\'s deterministic colours (the study drew random ones) with React\'s build ' +
+      'as NODE_ENV picks it (unset: the development build, as the study ran); W result compares whole bodies (the ' +
+        'study compared the first 10 characters and the length).'
   ]
 }

@@ -18,7 +18,8 @@ export default {
   study: null,
   title: 'A quick tour of every server',
   description:
-    'Each server once under a light load (loop:1e7 ≈ 10 ms per request, 4 connections, 150 requests): what each strategy looks like from inside and outside. Not a benchmark: see the experiments for that.',
+    'Each server once under a light load (loop:1e7 ≈ 10 ms per request, 4 connections, 150 requests): what each ' +
+      'strategy looks like from inside and outside. Not a benchmark: see the experiments for that.',
   defaults: { connections: 4, amount: 150, timeoutSec: 10, warmup: 20, work: 'loop:1e7' },
   quick: { amount: 40, warmup: 8 },
   // One entry per built server; --work replaces the CPU work (not the sleep server's own).

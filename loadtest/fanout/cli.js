@@ -15,6 +15,8 @@ import { checkWritableDir } from '../report/write.js'
 import { THRESHOLD_EXIT, anyCrossed, parseThresholds, thresholdSummary } from '../report/thresholds.js'
 import { mergedLine, shardLine, spreadLine } from '../text/fanout.js'
 import { expandHosts } from './hosts.js'
+import { takeHeaders } from './secrets.js'
+import { commandText } from '../result/command.js'
 import { DEFAULT_LEAD_SEC, LEAD_FACTOR, MIN_LEAD_SEC, runFanout } from './fanout.js'
 
 export const HELP = `usage: loadlab fanout -w HOSTS --url URL --rate R [-d SEC | -a N] [options] [-- LAB OPTIONS]
@@ -104,6 +106,7 @@ export function parseFanoutArgs (argv) {
   if (!values.url) throw usageError('--url: expected the target every shard loads')
   if (values.duration !== undefined && values.amount !== undefined) throw usageError('-d and -a exclude each other')
   const hosts = expandHosts(values.hosts)
+  const { args, header } = takeHeaders(labArgs) // -H goes to the shards with the URL, never on a command line
   return {
     hosts,
     rcmd: values.rcmd,
@@ -121,8 +124,10 @@ export function parseFanoutArgs (argv) {
     thresholds: parseThresholds(values.threshold),
     allowMissing: values['allow-missing'],
     out: values.out === undefined ? defaultReportsDir(userCwd(), ROOT) : resolve(values.out),
-    labArgs,
-    pdsh: 'pdsh'
+    labArgs: args,
+    header,
+    pdsh: 'pdsh',
+    ssh: 'ssh'
   }
 }
 
@@ -153,7 +158,7 @@ export async function main (argv, { prog = 'loadlab fanout' } = {}) {
   process.once('SIGTERM', stop)
   try {
     const say = (line) => process.stderr.write(`fanout: ${line}\n`)
-    const result = await runFanout(plan, { signal: ac.signal, progress: say, command: `${prog} ${argv.join(' ')}` })
+    const result = await runFanout(plan, { signal: ac.signal, progress: say, command: commandText(prog.split(' '), argv) })
     const { report } = result
     const r = report.results[0]
     for (const s of report.method.shards) process.stderr.write(`${shardLine(s)}\n`)

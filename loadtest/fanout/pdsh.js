@@ -87,11 +87,12 @@ function split (line, byHost) {
 // stderrTail, exitCode, signal, said }), stray } once it has exited. A host's exitCode is 0 unless pdsh
 // said otherwise; `said` is pdsh's last other word about it (a timeout, a connection refused). `signal`
 // (an AbortSignal) sends pdsh SIGINT, which with -b ends every host's command. `onStderr(host, text)`
-// hears every stderr line of a host as it comes (progress).
-export async function runPdsh (args, { hosts, signal = null, onStderr = null, pdsh = 'pdsh', env = process.env } = {}) {
+// hears every stderr line of a host as it comes (progress); `onSpawn(pid)` hears pdsh's process id.
+export async function runPdsh (args, { hosts, signal = null, onStderr = null, onSpawn = null, pdsh = 'pdsh', env = process.env } = {}) {
   const byHost = new Map(hosts.map((h) => [h, hostRecord()]))
   const stray = []
   const child = spawn(pdsh, args, { stdio: ['ignore', 'pipe', 'pipe'], env })
+  if (child.pid) onSpawn?.(child.pid)
   const failed = once(child, 'error').then(([err]) => { throw err })
   const flushOut = lineReader(child.stdout, MAX_HOST_BYTES, (line, cut) => {
     const hit = split(line, byHost)

@@ -1,11 +1,12 @@
 // A history of runs: every report in some folders, its figures grouped into series (experiment, run key
-// and figure), each in time order with its report, commit (--label, else the commit the lab recorded) and
+// and figure), each in time order with its report, commit (--label and the commit the lab recorded) and
 // machine (machine.js). Each machine's part of a series is tested for change points (result/changepoint.js);
-// where a series moves from one machine to another, that change is the machine's, not the code's, and is
-// named so. Reading is bounded: a report's figures are kept, the report itself is not.
+// where a series moves from one machine to another and its figure moves with it (the t-test, as for a code
+// change), that change is the machine's, not the code's, and is named so. Reading is bounded: a report's
+// figures are kept, the report itself is not.
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { readReport } from '../compare/api.js'
+import { readReportFile } from '../report/read.js'
 import { CompareError, parseFailOn } from '../compare/compare.js'
 import { changePoints, summary, welch } from '../result/changepoint.js'
 import { CHANGE } from '../result/rules.js'
@@ -18,6 +19,9 @@ import { assignMachines } from './machine.js'
 export const DEFAULT_FIGURES = Object.freeze(['p50', 'p99', 'rps', 'capacity'])
 // An in-process case's figure (dispatch, offload): its mean time per case.
 const IN_PROCESS_FIGURE = 'meanMs'
+
+// A task's hash in a run key or work spec: `task:NAME[#EXPORT]@HASH` (result/key.js).
+const TASK_HASH = /(task:[^#@]*(?:#[^@#]*)?)@([0-9a-f]+)/
 
 const isNum = (v) => typeof v === 'number' && Number.isFinite(v)
 
@@ -53,7 +57,7 @@ export function reportFiles (paths) {
 function kept (report, file, figures) {
   const results = []
   for (const r of report.results) {
-    if (r.status === 'failed') continue
+    if (r === null || typeof r !== 'object' || typeof r.key !== 'string' || r.status === 'failed') continue
     const trusted = r.trusted !== false && !(Array.isArray(r.untrusted) && r.untrusted.length)
     const values = {}
     if (isInProcess(r)) {
@@ -72,15 +76,18 @@ function kept (report, file, figures) {
     file,
     at: report.createdAt,
     experiment: report.experiment,
-    commit: report.label ?? report.method?.commit ?? null,
+    // --label, then the commit the lab recorded (its first 12 hex digits): 'ci 1a2b3c4d5e6f'
+    commit: [report.label, report.method?.commit?.slice(0, 12)].filter(Boolean).join(' ') || null,
     ruler: report.ruler ?? null,
     machine: report.machine ?? null,
     results
   }
 }
 
-// Reads every report of `files`; each that cannot be read or is no report of this schema, and each that
-// repeats an id read before, is left out with one line: { reports, skipped: [{ file, code, message }] }.
+// Reads every report of `files` with the lab's safe reader (report/read.js: bounded, parsed, this schema);
+// each that cannot be read or is no report of this schema, and each that repeats an id read before, is left
+// out with one line: { reports, skipped: [{ file, code, message }] }. The schema's full check (ajv) is not
+// made: it would double the time of a thousand reports, and history reads few fields, each checked here.
 export async function readReports (files, { figures = DEFAULT_FIGURES } = {}) {
   const reports = []
   const skipped = []
@@ -88,10 +95,15 @@ export async function readReports (files, { figures = DEFAULT_FIGURES } = {}) {
   for (const file of files) {
     let report
     try {
-      report = await readReport(file)
+      report = readReportFile(file) // bounded, JSON, a report of this schema with results (report/read.js)
     } catch (err) {
       if (!err.code?.startsWith?.('LAB_')) throw err
       skipped.push({ file, code: err.code, message: err.message })
+      continue
+    }
+    const bad = typeof report.id !== 'string' ? 'id' : typeof report.createdAt !== 'string' ? 'createdAt' : null
+    if (bad) {
+      skipped.push({ file, code: 'LAB_REPORT_INVALID', message: `${file} has no string "${bad}": not a report the lab wrote` })
       continue
     }
     if (ids.has(report.id)) {
@@ -150,6 +162,7 @@ function seriesOf (base, points, beyond, params) {
     const before = summary(left)
     const after = summary(right)
     const pValue = left.length && right.length ? welch(before, after).pValue : null
+    if (pValue === null || pValue > params.maxPValue) continue // the series did not move with the machine
     changes.push({
       index: next.from,
       cause: 'machine',
@@ -182,16 +195,22 @@ export function buildHistory (reports, { params = {} } = {}) {
   const groups = new Map()
   for (const report of ordered) {
     for (const r of report.results) {
+      // a task's work names its file's hash (task:NAME@HASH): the code measured, which a history follows
+      // over time, so the series is the task's name and the hash goes with the point
+      const taskHash = TASK_HASH.exec(r.key)?.[2] ?? null
+      const key = r.key.replace(TASK_HASH, '$1')
+      const work = typeof r.work === 'string' ? r.work.replace(TASK_HASH, '$1') : null
       for (const [figure, value] of Object.entries(r.values)) {
-        const id = `${report.experiment} ${r.key} ${figure}`
+        const id = `${report.experiment} ${key} ${figure}`
         if (!groups.has(id)) {
-          const { key, server, variant, work } = r
+          const { server, variant } = r
           const base = { id, experiment: report.experiment, key, server, variant, work, figure }
           groups.set(id, { base, points: [] })
         }
         const { at, commit } = report
         const machine = of.get(report.id)
-        groups.get(id).points.push({ report: report.id, at, commit, machine, value, trusted: r.trusted })
+        const point = { report: report.id, at, commit, machine, value, trusted: r.trusted }
+        groups.get(id).points.push(taskHash ? { ...point, taskHash } : point)
       }
     }
   }

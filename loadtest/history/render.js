@@ -87,6 +87,8 @@ ${changed.length} with a change.
 E-divisive means with a Welch t-test (p ≤ ${p.maxPValue}), segments of ${p.minSegment} reports or more; each machine's
 points tested apart, a move to another machine shaded and marked dashed.</p>
 ${skipped}
+<style>.history { display: grid; grid-template-columns: repeat(auto-fill, minmax(420px, 1fr)); gap: 12px; }
+.history figure { margin: 0; } .history ul { margin: 4px 0; padding-left: 18px; font-size: 12px; }</style>
 <section class="history">
 ${[...changed, ...rest].map(card).join('\n')}
 </section>`

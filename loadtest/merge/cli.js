@@ -14,6 +14,7 @@ import { ROOT } from '../catalog.js'
 import { runCli, runMain } from '../errors.js'
 import { mergeError } from './merge.js'
 import { mergeReports } from './api.js'
+import { commandText } from '../result/command.js'
 
 export const HELP = `usage: npm run merge -- A.json B.json [...] [--out DIR]
 
@@ -23,7 +24,8 @@ aligned on the common start, the method naming the shards. The merged report com
 any other. Refuses (exit 2) reports that are not every shard of one plan exactly once: a different
 url, rate, arrival, seed, amount, duration or start, a shard missing or given twice, or a shard whose
 counts disagree with its own histograms or its slice of the plan (rate × duration ÷ N, less what was
-in flight).
+in flight), or whose rate, percentiles, classes or timeline are not those of its own counts and
+histograms. Every merged figure is computed from the counts and histograms; trust is judged again.
 
 options:
   --out DIR    where the merged report goes (default reports/)
@@ -71,7 +73,7 @@ async function runMerge (argv, { command = null } = {}) {
 
 // merge from argv to exit code (`prog`: how the command line is shown in the report).
 export async function main (argv, { prog = 'npm run merge --' } = {}) {
-  const { help, out, report } = await runMerge(argv, { command: `${prog} ${argv.join(' ')}` })
+  const { help, out, report } = await runMerge(argv, { command: commandText(prog.split(' '), argv) })
   if (help) {
     process.stdout.write(help + '\n')
     return 0

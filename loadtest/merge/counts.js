@@ -42,10 +42,12 @@ export function countsFault (report) {
   if (r.status === 'failed' && !r.requests) return null // a shard that failed before it measured: no counts
   const q = r.requests ?? {}
   const counts = ['sent', 'completed', 'ok', 'non2xx', 'errors', 'timeouts', 'mismatches']
-  const bad = counts.find((k) => !Number.isInteger(q[k]) || q[k] < 0)
+  const optional = ['protocolErrors', 'interim', 'dropped', 'unanswered'].filter((k) => q[k] !== undefined)
+  const bad = [...counts, ...optional].find((k) => !Number.isInteger(q[k]) || q[k] < 0)
   if (bad) return `requests.${bad} is ${JSON.stringify(q[bad])}, not a count`
   const statuses = Object.values(r.statusCodes ?? {}).reduce((a, n) => a + n, 0)
   const ended = q.completed + q.errors + q.timeouts
+  const unanswered = Math.max(0, q.sent - ended - (q.dropped ?? 0)) // as result/figures.js roundFigures counts it
   const latency = samples(r, 'latency')
   const lag = samples(r, 'lag')
   const service = samples(r, 'service')
@@ -58,7 +60,9 @@ export function countsFault (report) {
       `completed ${q.completed} + timeouts ${q.timeouts} = ${q.completed + q.timeouts}`],
     [lag === null || lag === q.sent, () => `its scheduler-lag histogram holds ${lag} samples, sent says ${q.sent}`],
     [service === null || service === q.completed,
-      () => `its service histogram holds ${service} samples, completed says ${q.completed}`]
+      () => `its service histogram holds ${service} samples, completed says ${q.completed}`],
+    [q.unanswered === undefined || q.unanswered === unanswered,
+      () => `unanswered ${q.unanswered}, its counts say ${unanswered} (sent less ended and dropped)`]
   ]
   const failed = checks.find(([holds]) => !holds)
   return failed ? failed[1]() : planFault(report, q, ended)

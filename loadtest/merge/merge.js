@@ -9,13 +9,17 @@ import { buildReport } from '../result/build.js'
 import { roundTo } from '../result/stats.js'
 import { mergeTimelines } from './timeline.js'
 import { countsFault, plannedSlice } from './counts.js'
+import { figuresFault } from './figures.js'
+import { untrustedReasons } from '../result/trust.js'
+import { reasonText } from '../text/reasons.js'
 import { machineLine } from '../text/sentences.js'
 import { TRUST } from '../result/rules.js'
 import { missingText, refusedMissing, spreadLine, spreadReason } from '../text/fanout.js'
 
 // What makes reports shards of one plan: these fields of `method` must be equal in all of them.
 const PLAN_FIELDS = ['url', 'rate', 'arrival', 'seed', 'amount', 'durationSec', 'startAt']
-const COUNTS = ['sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'unanswered']
+const COUNTS = ['sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'dropped', 'mismatches',
+  'unanswered']
 const HISTOGRAMS = ['latency', 'service', 'lag', 'wait']
 // A shard report's note saying it is one (run/generate/generators.js scaleOutNotes).
 const SHARD_NOTE = /^shard \d+\/\d+ of a plan /
@@ -39,16 +43,46 @@ export function checkShards (entries, { allowMissing = false } = {}) {
         throw mergeError(`${a.file} and ${b.file} are not shards of one plan: ${k} ${show(a.report.method[k])} vs ${show(b.report.method[k])}`)
       }
     }
+    if (a.report.method.mix?.hash !== b.report.method.mix?.hash) {
+      throw mergeError(`${a.file} and ${b.file} are not shards of one plan: mix ${show(a.report.method.mix?.hash)} vs ${show(b.report.method.mix?.hash)}`)
+    }
     if (a.report.results[0].key !== b.report.results[0].key) {
       throw mergeError(`${a.file} and ${b.file} are not shards of one plan: run ${a.report.results[0].key} vs ${b.report.results[0].key}`)
     }
   }
   const ordered = checkCoverage(entries, allowMissing)
   for (const { file, report } of ordered) {
-    const fault = countsFault(report)
-    if (fault) throw mergeError(`${file}: its counts disagree (${fault}): not merged`)
+    const fault = shardFault(report)
+    if (fault) throw mergeError(`${file}: ${fault}: not merged`)
   }
+  checkRepeats(ordered)
   return ordered
+}
+
+// Why one shard's figures cannot be merged (its counts, or its figures against its counts and
+// histograms), or null.
+export function shardFault (report) {
+  const counts = countsFault(report)
+  if (counts) return `its counts disagree (${counts})`
+  const figures = figuresFault(report)
+  return figures ? `its figures disagree (${figures})` : null
+}
+
+// One run given as two shards: the same report id, or the same round (its histograms and its first
+// request's moment) under another index.
+function checkRepeats (entries) {
+  const seen = new Map()
+  for (const e of entries) {
+    const r = e.report.results[0]
+    const round = JSON.stringify([r.histograms ?? null, r.open?.firstIssueMs ?? null, r.open?.firstDueMs ?? null])
+    for (const sign of [`id ${e.report.id}`, `round ${round}`]) {
+      const first = seen.get(sign)
+      if (first) {
+        throw mergeError(`${first.file} and ${e.file} are one run given as two shards (the same ${sign.split(' ')[0]}): not merged`)
+      }
+      seen.set(sign, e)
+    }
+  }
 }
 
 // One report that can be a shard: an open-loop --shard run with one result.
@@ -175,11 +209,11 @@ function mergedHistograms (results) {
 // Counts summed over the shards, status codes too.
 function sumCounts (results) {
   const requests = Object.fromEntries(COUNTS.map((k) => [k, results.reduce((a, r) => a + (r.requests?.[k] ?? 0), 0)]))
-  const statusCodes = {}
+  const codes = new Map()
   for (const r of results) {
-    for (const [code, n] of Object.entries(r.statusCodes ?? {})) statusCodes[code] = (statusCodes[code] ?? 0) + n
+    for (const [code, n] of Object.entries(r.statusCodes ?? {})) codes.set(code, (codes.get(code) ?? 0) + n)
   }
-  return { requests, statusCodes }
+  return { requests, statusCodes: Object.fromEntries([...codes].sort(([a], [b]) => a.localeCompare(b))) }
 }
 
 // Each shard's (or each of its threads') schedule figures, for the trust rules.
@@ -258,16 +292,25 @@ function slowestRecovery (results) {
   return list.sort((x, y) => (y.ms ?? Infinity) - (x.ms ?? Infinity))[0] ?? null
 }
 
-// Why the merged run is not to be taken at face value: every shard's reasons, named by shard; a share of
-// the plan missing; a start spread past its tolerance.
-function mergedTrust (entries, { start, missing }) {
+// Why the merged run is not to be taken at face value: the trust rules (result/trust.js) run again on the
+// merged figures, every shard's own reasons named by shard, a share of the plan missing, a start spread
+// past its tolerance. A shard's `untrusted: []` is not taken on its word.
+function mergedTrust (entries, merged, { start, missing }) {
   const own = entries.flatMap(({ report }) => {
     const { index, count } = report.method.shard
     return report.results[0].untrusted.map((x) => `shard ${index}/${count}: ${x}`)
   })
+  const again = untrustedReasons(merged, { failure: merged.failure, interrupted: merged.interrupted }).map(reasonText)
+  own.unshift(...again)
   if (missing) own.push(missingText(missing))
   if (start.spreadAtLeastMs !== null && start.spreadAtLeastMs > start.toleranceMs) own.push(spreadReason(start))
-  return own
+  return [...new Set(own)]
+}
+
+// The plan's rate from the shards' counts: each shard's answers over its own duration, added.
+function derivedRate (results) {
+  const own = (r) => (r.durationMs > 0 ? (r.requests.completed * 1000) / r.durationMs : 0)
+  return roundTo(results.reduce((a, r) => a + own(r), 0), 3)
 }
 
 // The merged HTTP result: the first shard's identity, every figure from all of them.
@@ -277,20 +320,17 @@ function mergeResults (entries, missing) {
   const { sums, encoded } = mergedHistograms(results)
   const { requests, statusCodes } = sumCounts(results)
   const { shards: _, ...start } = startOf(entries) // the shards' own start figures are in method.shards
-  const untrusted = mergedTrust(entries, { start, missing })
   const failed = results.find((r) => r.status === 'failed')
-  return {
+  const merged = {
     ...first,
     connections: results.reduce((a, r) => a + (r.connections ?? 0), 0),
     status: failed ? 'failed' : 'ok',
     failure: failed?.failure ?? null,
     interrupted: results.some((r) => r.interrupted),
-    trusted: untrusted.length === 0,
-    untrusted,
     requests,
     statusCodes,
     durationMs: Math.max(...results.map((r) => r.durationMs ?? 0)),
-    rps: roundTo(results.reduce((a, r) => a + (r.rps ?? 0), 0), 3),
+    rps: derivedRate(results),
     latency: { ...summarizeHistogram(sums.latency ?? createHistogram()), censored: requests.timeouts },
     open: mergedOpen(results, sums),
     start,
@@ -306,8 +346,11 @@ function mergeResults (entries, missing) {
     efficiency: null,
     examples: results.map((r) => r.examples).find((x) => x?.mismatchBody || x?.error) ?? first.examples,
     notes: [...new Set(results.flatMap((r) => r.notes ?? []))],
-    ...(first.classes ? { classes: mergeClasses(results.map((r) => r.classes)) } : {}) // a mix's, per class
+    // a mix's, per class
+    ...(first.classes ? { classes: mergeClasses(results.map((r) => r.classes), results.map((r) => r.durationMs)) } : {})
   }
+  const untrusted = mergedTrust(entries, merged, { start, missing })
+  return { ...merged, trusted: untrusted.length === 0, untrusted }
 }
 
 // What the merged report's method says: the plan, the shards it was made of (with the host, counts,

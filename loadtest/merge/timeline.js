@@ -38,19 +38,29 @@ function finishPoint (p, intervalMs, endMs) {
   }
 }
 
-// One series from the shards' series (null ones skipped; null when none).
+// The most slots a merged timeline may have: a day at 100 ms. The merge has checked each shard's points
+// against its plan (figures.js); past this a series is refused, never allocated.
+export const MAX_TIMELINE_SLOTS = 864_000
+
+// One series from the shards' series (null ones skipped; null when none). A point whose t is not a finite
+// number ≥ 0, or past MAX_TIMELINE_SLOTS intervals, is a RangeError.
 export function mergeTimelines (list) {
   const series = list.filter((s) => s && Array.isArray(s.points))
   if (!series.length) return null
   const intervalMs = Math.max(...series.map((s) => s.intervalMs))
-  const points = []
+  if (!(Number.isFinite(intervalMs) && intervalMs > 0)) throw new RangeError(`timeline interval ${intervalMs} ms`)
+  const slots = new Map()
+  let last = -1
   for (const s of series) {
     for (const p of s.points) {
       const i = Math.floor(p.t / intervalMs + 1e-9)
-      while (points.length <= i) points.push(emptyPoint(points.length * intervalMs))
-      addPoint(points[i], p)
+      if (!(Number.isInteger(i) && i >= 0 && i < MAX_TIMELINE_SLOTS)) throw new RangeError(`timeline point at t ${p.t}`)
+      if (!slots.has(i)) slots.set(i, emptyPoint(i * intervalMs))
+      last = Math.max(last, i)
+      addPoint(slots.get(i), p)
     }
   }
+  const points = Array.from({ length: last + 1 }, (_, i) => slots.get(i) ?? emptyPoint(i * intervalMs))
   const most = (k) => (series.some((s) => typeof s[k] === 'number') ? Math.max(...series.map((s) => s[k] ?? -Infinity)) : null)
   const endMs = most('endMs')
   return { intervalMs, endMs, recoveryEndMs: most('recoveryEndMs'), points: points.map((p) => finishPoint(p, intervalMs, endMs)) }

@@ -80,7 +80,8 @@ export function spectrumRows (percentiles, extra = {}, scale = 1) {
 function latencyAxis (yTitle, logY) {
   if (!logY) return { field: 'ms', type: 'quantitative', title: yTitle, scale: { zero: true, nice: true } }
   const scale = { type: 'log', nice: true }
-  return { field: 'ms', type: 'quantitative', title: `${yTitle}, log scale`, scale, axis: { format: ',.4~r', tickCount: 6 } }
+  const axis = { format: ',.4~r', tickCount: 6 }
+  return { field: 'ms', type: 'quantitative', title: `${yTitle}, log scale`, scale, axis }
 }
 
 // Latency percentile spectrum: one line per `color` value (and `dash` value, if given).
@@ -138,7 +139,8 @@ export function spectrumSpec (
   const transform = [
     ...(logY ? [{ filter: 'datum.ms > 0' }] : []),
     {
-      calculate: `datum[${JSON.stringify(color)}] + ': p' + datum.p + ' = ' + format(datum.ms, ',.4~r') + ' ${yTitle.includes('ms') ? 'ms' : '×'}'`,
+      calculate: `datum[${JSON.stringify(color)}] + ': p' + datum.p + ' = ' + format(datum.ms, ',.4~r') + ` +
+        `' ${yTitle.includes('ms') ? 'ms' : '×'}'`,
       as: 'desc'
     }
   ]
@@ -193,7 +195,8 @@ export function capacitySpec (rows, { sloMs = null, capacities = [], width = 100
         { filter: 'datum.p99 > 0' },
         {
           calculate:
-            "datum.server + ': ' + format(datum.rate, ',.1f') + ' req/s → p99 ' + format(datum.p99, ',.4~r') + ' ms' + (datum.pass ? '' : ' (misses the target)')",
+            "datum.server + ': ' + format(datum.rate, ',.1f') + ' req/s → p99 ' + format(datum.p99, ',.4~r') + ' " +
+              "ms' + (datum.pass ? '' : ' (misses the target)')",
           as: 'desc'
         }
       ],
@@ -236,7 +239,9 @@ export function capacitySpec (rows, { sloMs = null, capacities = [], width = 100
 // ranking changes with the target.
 export function targetsSpec (rows, { width = 640, height = 280 } = {}) {
   const color = { field: 'server', type: 'nominal', title: 'server', sort: null, legend: { orient: 'right' } }
-  const x = { field: 'sloMs', type: 'quantitative', title: 'p99 target (ms), log scale', scale: { type: 'log', nice: false } }
+  const x = {
+    field: 'sloMs', type: 'quantitative', title: 'p99 target (ms), log scale', scale: { type: 'log', nice: false }
+  }
   const y = { field: 'rps', type: 'quantitative', title: 'capacity (requests/s)', scale: { zero: true } }
   return {
     width,
@@ -244,9 +249,15 @@ export function targetsSpec (rows, { width = 640, height = 280 } = {}) {
     data: { values: rows },
     layer: [
       {
-        transform: [{ calculate: "datum.server + ': ' + format(datum.rps, ',.1f') + ' req/s at p99 ≤ ' + format(datum.sloMs, ',.4~r') + ' ms'", as: 'desc' }],
+        transform: [{
+          calculate: "datum.server + ': ' + format(datum.rps, ',.1f') + ' req/s at p99 ≤ ' + " +
+          "format(datum.sloMs, ',.4~r') + ' ms'",
+          as: 'desc'
+        }],
         mark: { type: 'line', point: { filled: true, size: 40 } },
-        encoding: { x, y, color, order: { field: 'sloMs', type: 'quantitative' }, description: { field: 'desc', type: 'nominal' } }
+        encoding: {
+          x, y, color, order: { field: 'sloMs', type: 'quantitative' }, description: { field: 'desc', type: 'nominal' }
+        }
       },
       {
         transform: [{ filter: 'datum.cannot' }],

@@ -20,7 +20,13 @@ const SHEDDING = PALETTE[0]
 // whiskers, the decision's configuration in colour, the plan rate (when there is one) a dashed rule.
 export function capacityBarsSpec (rows, { planRps = null, width = 420 } = {}) {
   const y = { field: 'name', type: 'nominal', title: null, sort: null, axis: { labelLimit: 320, labelFontSize: 12 } }
-  const x = { field: 'rps', type: 'quantitative', title: 'capacity at the target (requests/s)', scale: { zero: true, nice: true } }
+  const x = {
+    field: 'rps',
+    type: 'quantitative',
+    title: 'capacity at the target ' +
+    '(requests/s)',
+    scale: { zero: true, nice: true }
+  }
   const top = Math.max(1, ...rows.map((r) => Math.max(r.rps, r.fail ?? 0)), planRps ?? 0)
   x.scale.domainMax = top * 1.32 // room for the labels past the longest bar
   const layers = [
@@ -55,7 +61,9 @@ export function capacityBarsSpec (rows, { planRps = null, width = 420 } = {}) {
       },
       {
         data: { values: [{ plan: planRps, text: `plan rate ${r1(planRps)} req/s` }] },
-        mark: { type: 'text', align: 'right', baseline: 'top', dx: -4, y: -14, fontSize: 11, fontWeight: 600, color: '#cf222e' },
+        mark: {
+          type: 'text', align: 'right', baseline: 'top', dx: -4, y: -14, fontSize: 11, fontWeight: 600, color: '#cf222e'
+        },
         encoding: { x: { field: 'plan', type: 'quantitative' }, text: { field: 'text' } }
       }
     ) // over the bars, under the whiskers and the labels
@@ -100,10 +108,16 @@ export function pastCapacitySpec (configs, { width = 150, height = 190 } = {}) {
     {
       transform: [
         { filter: 'datum.goodput != null' },
-        { calculate: "datum.name + ' ' + datum.config + ': ' + format(datum.goodput, '.0%') + ' at ' + datum.multiple + ' × C'", as: 'desc' }
+        {
+          calculate: "datum.name + ' ' + datum.config + ': ' + format(datum.goodput, '.0%') + ' at ' + " +
+          "datum.multiple + ' × C'",
+          as: 'desc'
+        }
       ],
       mark: { type: 'line', point: { filled: true, size: 46 }, strokeWidth: 2.5 },
-      encoding: { x, y, color, order: { field: 'multiple', type: 'quantitative' }, description: { field: 'desc', type: 'nominal' } }
+      encoding: {
+        x, y, color, order: { field: 'multiple', type: 'quantitative' }, description: { field: 'desc', type: 'nominal' }
+      }
     },
     {
       transform: [
@@ -112,17 +126,26 @@ export function pastCapacitySpec (configs, { width = 150, height = 190 } = {}) {
         { calculate: "'not measured'", as: 'text' }
       ],
       mark: { type: 'text', fontSize: 10, fontStyle: 'italic' },
-      encoding: { x, y: { field: 'at', type: 'quantitative' }, text: { field: 'text' }, color: { ...color, legend: null } }
+      encoding: {
+        x, y: { field: 'at', type: 'quantitative' }, text: { field: 'text' }, color: { ...color, legend: null }
+      }
     },
     {
-      transform: [{ filter: 'datum.chosen && datum.goodput != null && datum.multiple == 2' }, { calculate: "'chosen'", as: 'text' }],
+      transform: [{
+        filter: 'datum.chosen && datum.goodput != null && ' +
+        'datum.multiple == 2'
+      }, { calculate: "'chosen'", as: 'text' }],
       mark: { type: 'text', fontSize: 11, fontWeight: 700, dy: -11, align: 'right' },
       encoding: { x, y, text: { field: 'text' }, color: { ...color, legend: null } }
     }
   ]
   return {
     data: { values: rows },
-    facet: { column: { field: 'name', type: 'nominal', title: null, sort: names, header: { labelFontWeight: 600, labelFontSize: 12 } } },
+    facet: {
+      column: {
+        field: 'name', type: 'nominal', title: null, sort: names, header: { labelFontWeight: 600, labelFontSize: 12 }
+      }
+    },
     spec: { width, height, layer },
     config: { ...CHART_CONFIG, view: { stroke: '#eaeef2' } }
   }
@@ -138,8 +161,12 @@ function pastTable (configs) {
     return mark[kind] ? `<span class="${mark[kind]}"${measured}>${esc(text)}</span>` : esc(text)
   }
   const body = rows.map((r, i) => `<tr${configs[i].chosen ? ' class="chosen"' : ''}>` +
-    r.map((c, j) => `<td${j < 2 || j === r.length - 1 ? ' class="text"' : ''}>${j === 0 ? `<b>${esc(c)}</b>` : cell(c, kinds[i][j])}</td>`).join('') + '</tr>')
-  return `<div class="table-wrap"><table class="past-capacity"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead>` +
+    r.map((c, j) => {
+      const text = j < 2 || j === r.length - 1 ? ' class="text"' : ''
+      return `<td${text}>${j === 0 ? `<b>${esc(c)}</b>` : cell(c, kinds[i][j])}</td>`
+    }).join('') + '</tr>')
+  return '<div class="table-wrap"><table ' +
+    `class="past-capacity"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead>` +
     `<tbody>\n${body.join('\n')}\n</tbody></table></div>`
 }
 
@@ -150,21 +177,30 @@ export function decisionCharts (http, decision) {
   const configs = pastConfigs(http, decision)
   const table = configs.length ? pastTable(configs) : ''
   const own = classTargetsText(http.find((r) => r.key === decision?.key) ?? http[0])
-  return `<div class="charts-row decision-charts">${capacityBarsFigure(bars, decision, own)}\n${pastCapacityFigure(configs, decision)}</div>\n${table}`
+  const figures = `${capacityBarsFigure(bars, decision, own)}\n${pastCapacityFigure(configs, decision)}`
+  return `<div class="charts-row decision-charts">${figures}</div>\n${table}`
 }
 
 // Capacity per strategy, with its bracket and the plan rate.
 function capacityBarsFigure (bars, d, own) {
   const plan = d && !d.refused && isNum(d.planRps) ? d.planRps : null
-  const target = own ? `each class's own target (${own})` : isNum(d?.sloMs) ? `p${d.target.percentile} ≤ ${r1(d.sloMs)} ms` : 'the target'
+  const target = own
+    ? `each class's own target (${own})`
+    : isNum(d?.sloMs)
+      ? `p${d.target.percentile} ≤ ${r1(d.sloMs)} ms`
+      : 'the target'
   const none = bars.filter((b) => b.status === 'none').map((b) => `${esc(b.name)} (${esc(b.label)})`)
   const planText = plan !== null
-    ? `The dashed red line is the plan rate, ${esc(r1(plan))} req/s (${Math.round((d.headroom ?? 0.8) * 100)} % of the chosen capacity).`
+    ? `The dashed red line is the plan rate, ${esc(r1(plan))} req/s (${Math.round((d.headroom ?? 0.8) * 100)} % ` +
+      'of the chosen capacity).'
     : `No plan rate: ${d?.refused ? 'the decision refused (its block says why)' : 'no decision in this report'}.`
-  const caption = `<b>Capacity at ${esc(target)}</b>, one bar per strategy, highest first; ${bars.some((b) => b.chosen) ? 'the decision\'s in blue; ' : ''}` +
-    'the whiskers are its bracket, from the rate that held to the lowest that failed above it (brackets that overlap are a tie). ' +
+  const caption = `<b>Capacity at ${esc(target)}</b>, one bar per strategy, highest ` +
+    `first; ${bars.some((b) => b.chosen) ? 'the decision\'s in blue; ' : ''}` +
+    'the whiskers are its bracket, from the rate that held to the lowest that failed above it (brackets that ' +
+      'overlap are a tie). ' +
     `${planText}${none.length ? ` No bar: ${none.join(', ')}.` : ''}`
-  return `<figure class="chart" data-chart="capacity-bars" data-bars="${bars.length}" data-plan="${plan ?? ''}" role="group" aria-label="capacity-bars chart">
+  return `<figure class="chart" data-chart="capacity-bars" data-bars="${bars.length}" data-plan="${plan ?? ''}" ` +
+    `role="group" aria-label="capacity-bars chart">
 <figcaption>${caption}</figcaption>
 ${renderSvg(capacityBarsSpec(bars, { planRps: plan }), { id: 'capacity-bars' })}
 </figure>`
@@ -175,15 +211,23 @@ function pastCapacityFigure (configs, d) {
   const head = '<b>Goodput past capacity</b>'
   if (!configs.length) {
     const why = d?.recommends === 'rate'
-      ? 'a service given by --url is not restarted for probes; the decision\'s Past capacity line gives the sweep\'s step past it'
-      : d?.key ? 'no configuration was probed past capacity in this run' : 'no strategy held the target, so none was probed'
-    return `<figure class="chart" data-chart="past-capacity" data-configs="0" role="group" aria-label="past-capacity chart">
+      ? 'a service given by --url is not restarted for probes; the decision\'s Past capacity line gives the ' +
+        'sweep\'s step past it'
+      : d?.key
+        ? 'no configuration was probed past capacity in this run'
+        : 'no strategy held the target, so none ' +
+        'was probed'
+    return '<figure class="chart" data-chart="past-capacity" data-configs="0" role="group" ' +
+      `aria-label="past-capacity chart">
 <figcaption>${head}: not measured (${esc(why)}).</figcaption></figure>`
   }
-  const caption = `${head} of the candidates the decision weighed, as swept and with their shedding setting: answers within ` +
-    `the target per second, as a share of the capacity C (1 × C: the sweep's own step). To keep, a configuration holds ${esc(pctSpaced(KEEP_SHARE))} ` +
+  const caption = `${head} of the candidates the decision weighed, as swept and with their shedding setting: ` +
+    'answers within ' +
+    'the target per second, as a share of the capacity C (1 × C: the sweep\'s own step). To keep, a configuration ' +
+      `holds ${esc(pctSpaced(KEEP_SHARE))} ` +
     'of C (dashed) at 1.5 and 2 × C and recovers from a burst; the table below has every figure.'
-  return `<figure class="chart" data-chart="past-capacity" data-configs="${configs.length}" role="group" aria-label="past-capacity chart">
+  return `<figure class="chart" data-chart="past-capacity" data-configs="${configs.length}" role="group" ` +
+    `aria-label="past-capacity chart">
 <figcaption>${caption}</figcaption>
 ${renderSvg(pastCapacitySpec(configs), { id: 'past-capacity' })}
 </figure>`

@@ -37,7 +37,9 @@ export function decisionHtml (d, results = null) {
   if (!lines.length) return ''
   const cls = d.refused ? 'notice' : 'notice info'
   const run = lines.filter((l) => l.command)
-    .map((l) => `<pre class="decision-command" aria-label="the command to run"><code>${esc(l.text)}</code></pre>`).join('')
+    .map((l) => '<pre class="decision-command" aria-label="the command to ' +
+      `run"><code>${esc(l.text)}</code></pre>`).join('')
   const items = lines.filter((l) => !l.command).map((l) => `<li><b>${esc(l.label)}:</b> ${esc(l.text)}</li>`).join('')
-  return `<section class="${cls} decision" data-decision="${d.refused ? 'refused' : 'recommended'}"><h2>Decision</h2>${run}<ul>${items}</ul></section>`
+  return `<section class="${cls} decision" ` +
+    `data-decision="${d.refused ? 'refused' : 'recommended'}"><h2>Decision</h2>${run}<ul>${items}</ul></section>`
 }

@@ -3,6 +3,7 @@
 import { isNum } from '../result/stats.js'
 import { MISSING, mibGib, msGrouped, numGrouped, pctFixed, utcWhen } from '../text/format.js'
 import { esc } from '../text/escape.js'
+import { rulerLine, rulerMethodLine, rulerMovedLine, rulerRows } from '../text/ruler.js'
 
 const DASH = `<span class="na" title="not measured">${MISSING}</span>`
 
@@ -40,7 +41,8 @@ export function table (head, rows, { className = '', rowClass = () => '', captio
       return `<tr${cls ? ` class="${esc(cls)}"` : ''}>${r.map((c) => cell('td', c)).join('')}</tr>`
     })
     .join('\n')
-  return `<div class="table-wrap"><table class="${esc(className)}">${caption ? `<caption>${caption}</caption>` : ''}<thead><tr>${th}</tr></thead><tbody>
+  return '<div class="table-wrap"><table ' +
+    `class="${esc(className)}">${caption ? `<caption>${caption}</caption>` : ''}<thead><tr>${th}</tr></thead><tbody>
 ${body}
 </tbody></table></div>`
 }
@@ -75,9 +77,10 @@ export function machineCard (report) {
         .map(([k, v]) => `${esc(k)} ${esc(v ?? '?')}`)
         .join(' · ')
       : DASH
-  const cores = isNum(m.cores)
-    ? `${m.cores}${isNum(m.availableParallelism) && m.availableParallelism !== m.cores ? ` (available parallelism ${m.availableParallelism})` : ''}`
-    : DASH
+  const parallelism = isNum(m.availableParallelism) && m.availableParallelism !== m.cores
+    ? ` (available parallelism ${m.availableParallelism})`
+    : ''
+  const cores = isNum(m.cores) ? `${m.cores}${parallelism}` : DASH
   const os =
     m.os && typeof m.os === 'object'
       ? `${esc(m.os.type)} ${esc(m.os.release)} · ${esc(m.os.platform)}/${esc(m.arch)}`
@@ -93,7 +96,8 @@ export function machineCard (report) {
     ['OS', os || DASH],
     [
       'Node / V8',
-      `${esc(m.node) || DASH} / ${esc(m.v8) || DASH}${m.nodeSupported ? ` <span class="muted">(supported: ${esc(m.nodeSupported)})</span>` : ''}`
+      `${esc(m.node) || DASH} / ${esc(m.v8) || DASH}` +
+        (m.nodeSupported ? ` <span class="muted">(supported: ${esc(m.nodeSupported)})</span>` : '')
     ],
     ['packages', versions],
     [
@@ -103,6 +107,19 @@ export function machineCard (report) {
         : DASH
     ]
   ])}</section>`
+}
+
+// The ruler's section: the machine read before and after the run (text/ruler.js), a marked notice when it
+// moved beyond its spread, its table; '' for a report without one.
+export function rulerSection (report) {
+  const ruler = report.ruler
+  if (!ruler?.start) return ''
+  const moved = rulerMovedLine(ruler)
+  const [head, ...rows] = rulerRows(ruler)
+  return `<section class="block" id="ruler"><h2>Ruler</h2><p class="lead">${esc(rulerLine(ruler))}</p>
+${moved ? `<div class="notice" data-flag="ruler-moved"><h3>⚠ ${esc(moved)}</h3></div>` : ''}
+${table(head.map(esc), rows.map((r) => r.map((c) => figureHtml(c))), { className: 'ruler' })}
+<p class="muted">${esc(rulerMethodLine(ruler))}</p></section>`
 }
 
 // The method card: tool, load shape, warm-up, runs, target and the exact command.
@@ -116,13 +133,19 @@ export function methodCard (report) {
           ? `${numHtml(m.warmup.durationSec)} s`
           : DASH
       : 'none'
-  const load = isNum(m.amount) ? `${numHtml(m.amount)} requests` : isNum(m.durationSec) ? `${numHtml(m.durationSec)} s` : DASH
+  const load = isNum(m.amount)
+    ? `${numHtml(m.amount)} requests`
+    : isNum(m.durationSec) ? `${numHtml(m.durationSec)} s` : DASH
   return `<section class="card" aria-label="method"><h2>Method</h2>${dl([
     ['tool', `${esc(m.tool) || DASH}${m.toolVersion ? ` ${esc(m.toolVersion)}` : ''}`],
     [
       'load',
       m.loop === 'open'
-        ? `open loop${isNum(m.rate) ? `, ${numHtml(m.rate)} requests/s` : ', rates chosen by the sweep'}, ${esc(m.arrival ?? 'constant')} arrivals${isNum(m.seed) ? ` (seed ${numHtml(m.seed)})` : ''}; latency from each request's due time`
+        ? `open loop${isNum(m.rate)
+? `, ${numHtml(m.rate)} requests/s`
+: ', rates chosen ' +
+          'by the sweep'}, ${esc(m.arrival ?? 'constant')} ` +
+            `arrivals${isNum(m.seed) ? ` (seed ${numHtml(m.seed)})` : ''}; latency from each request's due time`
         : m.loop === 'closed'
           ? 'closed loop: each connection sends its next request when the last one answers'
           : DASH
@@ -132,7 +155,8 @@ export function methodCard (report) {
     ['timeout', isNum(m.timeoutSec) ? `${numHtml(m.timeoutSec)} s` : DASH],
     ['warm-up', warm],
     ...(Array.isArray(m.runtimes)
-      ? [['servers under', m.runtimes.map((r) => `${esc(r.node)} <span class="muted">(V8 ${esc(r.v8)})</span>`).join(' · ')]]
+      ? [['servers under', m.runtimes.map((r) => `${esc(r.node)} <span ` +
+        `class="muted">(V8 ${esc(r.v8)})</span>`).join(' · ')]]
       : []),
     [
       'runs',
@@ -159,7 +183,8 @@ export function methodCard (report) {
     ...(m.task && typeof m.task === 'object' ? [['task', taskCell(m.task)]] : []),
     [
       'run',
-      `${whenHtml(report.createdAt)}${report.finishedAt ? ` → ${whenHtml(report.finishedAt)}` : ' <span class="warn-text">(not finished)</span>'}`
+      whenHtml(report.createdAt) +
+        (report.finishedAt ? ` → ${whenHtml(report.finishedAt)}` : ' <span class="warn-text">(not finished)</span>')
     ]
   ])}<pre class="command"><code>${esc(m.command) || MISSING}</code></pre></section>`
 }
@@ -195,9 +220,11 @@ ${body}
 
 // The pages' stylesheet (inline; no web fonts, no images).
 const CSS = `
-:root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #f6f8fa; --card: #fff; --bad: #cf222e; --warn: #9a6700; --ok: #1a7f37; }
+:root { --fg: #1f2328; --muted: #59636e; --line: #d1d9e0; --bg: #f6f8fa; --card: #fff; --bad: #cf222e; --warn: ` +
+  `#9a6700; --ok: #1a7f37; }
 * { box-sizing: border-box; }
-body { font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: 0; color: var(--fg); background: var(--bg); }
+body { font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; margin: ` +
+  `0; color: var(--fg); background: var(--bg); }
 main { max-width: 1240px; margin: 0 auto; padding: 28px 24px 48px; }
 header.top { display: flex; flex-wrap: wrap; align-items: baseline; gap: 8px 16px; margin-bottom: 18px; }
 h1 { font-size: 24px; margin: 0; letter-spacing: -0.01em; }
@@ -206,24 +233,28 @@ h2 { font-size: 16px; margin: 0 0 10px; }
 section.block { margin-top: 26px; }
 section.block > h2 { font-size: 18px; margin-bottom: 4px; }
 p.lead { margin: 0 0 12px; color: var(--muted); max-width: 80ch; }
-.badge { display: inline-block; padding: 1px 10px; border-radius: 999px; font-size: 12px; font-weight: 600; border: 1px solid currentColor; }
+.badge { display: inline-block; padding: 1px 10px; border-radius: 999px; font-size: 12px; font-weight: 600; ` +
+  `border: 1px solid currentColor; }
 .badge.complete { color: var(--ok); } .badge.partial { color: var(--warn); } .badge.failed { color: var(--bad); }
 .cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(380px, 1fr)); gap: 16px; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 14px 16px; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 3px 14px; margin: 0; }
 dt { color: var(--muted); } dd { margin: 0; overflow-wrap: anywhere; }
-pre { background: #f0f2f5; border-radius: 6px; padding: 8px 10px; margin: 10px 0 0; white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12.5px; }
+pre { background: #f0f2f5; border-radius: 6px; padding: 8px 10px; margin: 10px 0 0; white-space: pre-wrap; ` +
+  `overflow-wrap: anywhere; font-size: 12.5px; }
 code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12.5px; }
 .muted { color: var(--muted); } .warn-text { color: var(--warn); } .bad { color: var(--bad); font-weight: 600; }
 .na { color: #8c959f; }
-.notice { border-left: 4px solid var(--warn); background: #fff8c5; padding: 8px 12px; border-radius: 0 6px 6px 0; margin: 10px 0; }
+.notice { border-left: 4px solid var(--warn); background: #fff8c5; padding: 8px 12px; border-radius: 0 6px 6px 0; ` +
+  `margin: 10px 0; }
 .notice.failed { border-color: var(--bad); background: #ffebe9; }
 .notice.info { border-color: #0969da; background: #ddf4ff; }
 .notice h3 { font-size: 14px; margin: 0 0 4px; }
 pre.decision-command { background: #fff; border: 1px solid #0969da; margin: 4px 0 8px; font-size: 14px; }
 pre.decision-command code { font-size: 14px; }
 .notice ul { margin: 4px 0 0; padding-left: 20px; }
-figure.chart { margin: 0 0 16px; background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px; overflow-x: auto; }
+figure.chart { margin: 0 0 16px; background: var(--card); border: 1px solid var(--line); border-radius: 8px; ` +
+  `padding: 12px; overflow-x: auto; }
 figure.chart svg { max-width: 100%; height: auto; display: block; }
 figure.chart figcaption { color: var(--muted); font-size: 13px; margin: 0 0 6px; }
 figure.chart figcaption b { color: var(--fg); }
@@ -231,7 +262,8 @@ figure.chart figcaption b { color: var(--fg); }
 .table-wrap { overflow-x: auto; background: var(--card); border: 1px solid var(--line); border-radius: 8px; }
 table { border-collapse: collapse; width: 100%; font-variant-numeric: tabular-nums; font-size: 13px; }
 caption { text-align: left; padding: 8px 10px; color: var(--muted); }
-th, td { padding: 5px 8px; text-align: right; border-bottom: 1px solid #eaeef2; white-space: nowrap; vertical-align: top; }
+th, td { padding: 5px 8px; text-align: right; border-bottom: 1px solid #eaeef2; white-space: nowrap; ` +
+  `vertical-align: top; }
 th { background: #f6f8fa; font-weight: 600; position: sticky; top: 0; }
 th:first-child, td:first-child { text-align: left; }
 td.text, th.text { text-align: left; white-space: normal; min-width: 18ch; }

@@ -10,6 +10,7 @@ import { bracketText, pastCapacityTable } from '../text/decision.js'
 import { pastConfigs } from './decision-figures.js'
 import { MISSING, fmtRounded as n, mibGib } from '../text/format.js'
 import { boundText } from '../text/reasons.js'
+import { rulerLine, rulerMethodLine, rulerMovedLine, rulerRows } from '../text/ruler.js'
 
 // A calibration's row name: its work spec, and its runtime under --node.
 function calibrationName (c) {
@@ -35,7 +36,8 @@ function headSection (report, experiment) {
   const out = [`# loadlab report: ${mdText(report.experiment)}${report.label ? ` (${mdText(report.label)})` : ''}`, '']
   const what = experiment?.title ? `**${mdText(experiment.title)}**. ` : ''
   out.push(
-    `${what}Status: **${mdText(report.status)}**. Started ${mdText(report.createdAt)}, finished ${mdText(report.finishedAt ?? MISSING)}. Schema ${mdText(report.schema)}, id ${mdCode(report.id)}.`,
+    `${what}Status: **${mdText(report.status)}**. Started ${mdText(report.createdAt)}, ` +
+      `finished ${mdText(report.finishedAt ?? MISSING)}. Schema ${mdText(report.schema)}, id ${mdCode(report.id)}.`,
     ''
   )
   return out
@@ -46,15 +48,34 @@ function descriptionLines (experiment) {
   return experiment?.description ? [experiment.description, ''] : [] // the project's own Markdown
 }
 
-// The machine the report was measured on.
-function machineSection (m) {
+// The machine the report was measured on, and its ruler (read before and after the run) when it has one.
+function machineSection (m, ruler) {
   return [
     '## Machine',
     '',
-    `- **Machine:** ${mdText(m.cpuModel)}, ${m.cores} cores (availableParallelism ${m.availableParallelism}), ${mibGib(m.memoryBytes)} RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`,
-    `- **Node:** ${m.node} (V8 ${m.v8})${m.nodeSupported ? ` (supported: ${m.nodeSupported})` : ''}; fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, react ${m.versions.react}`,
+    `- **Machine:** ${mdText(m.cpuModel)}, ${m.cores} cores ` +
+      `(availableParallelism ${m.availableParallelism}), ${mibGib(m.memoryBytes)} ` +
+      `RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`,
+    `- **Node:** ${m.node} (V8 ${m.v8})${m.nodeSupported ? ` (supported: ${m.nodeSupported})` : ''}; ` +
+      `fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, ` +
+      `react ${m.versions.react}`,
     `- **Load average at start:** ${m.loadavg.join(', ')}`,
+    ...rulerLines(ruler),
     ''
+  ]
+}
+
+// The ruler's lines of the machine section: one line, a marked one when it moved, its table and method.
+function rulerLines (ruler) {
+  if (!ruler?.start) return []
+  const moved = rulerMovedLine(ruler)
+  const [head, ...rows] = rulerRows(ruler)
+  return [
+    `- **Ruler:** ${mdText(rulerLine(ruler))}`,
+    ...(moved ? [`- ⚠ **${mdText(moved)}**`] : []),
+    '',
+    markdownTable({ head, rows }),
+    mdText(rulerMethodLine(ruler))
   ]
 }
 
@@ -73,9 +94,15 @@ function methodSection (me, m, experiment) {
   }
   const load = me.amount !== null && me.amount !== undefined ? `${me.amount} requests` : `${me.durationSec} s`
   out.push(
-    `- **Load:** ${me.tool} ${me.toolVersion ?? ''}, ${me.connections} connections, ${load} per measured round, ${me.timeoutSec} s timeout, warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) per server${me.runs > 1 ? ' (figures: the median round)' : ''}`,
-    `- **Target:** ${me.url ? mdCode(me.url) : 'servers started by the lab on 127.0.0.1, one at a time'}; outside sampling (${me.sampler === 'ps' ? 'ps' : '/proc'}) ${me.outsideSampling ? 'on' : 'off'}; recovery request after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`,
-    '- requests/s are timed by the lab from the first request sent to the last response; latency in ms; every 2xx body is compared with the expected one',
+    `- **Load:** ${me.tool} ${me.toolVersion ?? ''}, ${me.connections} connections, ${load} per measured ` +
+      `round, ${me.timeoutSec} s timeout, ` +
+      `warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) ` +
+      `per server${me.runs > 1 ? ' (figures: the median round)' : ''}`,
+    `- **Target:** ${me.url ? mdCode(me.url) : 'servers started by the lab on 127.0.0.1, one at a time'}; outside ` +
+      `sampling (${me.sampler === 'ps' ? 'ps' : '/proc'}) ${me.outsideSampling ? 'on' : 'off'}; recovery request ` +
+      `after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`,
+    '- requests/s are timed by the lab from the first request sent to the last response; latency in ms; every 2xx ' +
+      'body is compared with the expected one',
     ''
   )
   return out
@@ -126,7 +153,10 @@ function troubleSection (results) {
 // The target a sweep was judged by: each class's own where a request mix's classes decided, else the run's.
 function sweepTarget (r) {
   const own = classTargetsText(r)
-  return own ? `each class at its own: ${own}` : `p${r.capacity.percentile} ≤ ${r.capacity.sloMs} ms (${r.capacity.sloRule})`
+  return own
+    ? `each class at its own: ${own}`
+    : `p${r.capacity.percentile} ≤ ${r.capacity.sloMs} ms ` +
+    `(${r.capacity.sloRule})`
 }
 
 // The capacity sweeps: the one target, the rule, and every step with its noise (disturbed ones marked).
@@ -159,9 +189,13 @@ function targetsTable (results) {
   const swept = results.filter((r) => (r.capacity?.targets?.length ?? 0) > 1)
   if (!swept.length) return []
   const slos = [...new Set(swept.flatMap((r) => r.capacity.targets.map((t) => t.sloMs)))].sort((a, b) => a - b)
-  const cell = (t) => !t ? MISSING : t.rps === null ? (t.bound === 'cannot-meet' ? 'cannot meet' : mdText(boundText(t))) : `${t.bound === 'at-least' ? '≥' : ''}${t.rps.toFixed(1)} (${bracketText(t)})`
+  const none = (t) => (t.bound === 'cannot-meet' ? 'cannot meet' : mdText(boundText(t)))
+  const cell = (t) => !t
+    ? MISSING
+    : t.rps === null ? none(t) : `${t.bound === 'at-least' ? '≥' : ''}${t.rps.toFixed(1)} (${bracketText(t)})`
   const rows = swept.map((r) => [r.key, ...slos.map((s) => cell(r.capacity.targets.find((t) => t.sloMs === s)))])
-  return ['## Capacity at each target (req/s, bracket)', '', markdownTable({ head: ['run', ...slos.map((s) => `p99 ≤ ${s} ms`)], rows }), '']
+  const head = ['run', ...slos.map((s) => `p99 ≤ ${s} ms`)]
+  return ['## Capacity at each target (req/s, bracket)', '', markdownTable({ head, rows }), '']
 }
 
 // Goodput past capacity of the configurations the decision weighed (the page draws it beside the capacity).
@@ -204,7 +238,7 @@ export function renderMarkdown (report, experiment) {
   out.push(...troubleSection(report.results))
   if (report.notes?.length) out.push('## Notes', '', ...report.notes.map((n) => `- ${mdText(n)}`), '')
   out.push(
-    ...machineSection(report.machine),
+    ...machineSection(report.machine, report.ruler),
     ...calibrationSection(report.calibration),
     ...methodSection(report.method, report.machine, experiment)
   )

@@ -6,7 +6,13 @@ import { esc } from '../text/escape.js'
 import { runName } from '../result/key.js'
 
 const CONFIG = { ...CHART_BASE, axis: { ...AXIS_COLORS, gridColor: '#eaeef2' } }
-const COLOR = { field: 'server', type: 'nominal', title: 'server', sort: null, legend: { orient: 'bottom', columns: 3, labelLimit: 320 } }
+const COLOR = {
+  field: 'server',
+  type: 'nominal',
+  title: 'server',
+  sort: null,
+  legend: { orient: 'bottom', columns: 3, labelLimit: 320 }
+}
 
 // Rows { server, multiple, goodput } (goodput as a share of C) of every result's steps.
 function goodputRows (results) {
@@ -18,13 +24,29 @@ function goodputRows (results) {
 
 // Goodput (× C) by offered load (× C), one line per strategy; the dashed line is all of C kept.
 function goodputSpec (rows, { width = 900, height = 320 } = {}) {
-  const x = { field: 'multiple', type: 'quantitative', title: 'offered load (× capacity C, open loop)', scale: { zero: true } }
-  const y = { field: 'goodput', type: 'quantitative', title: 'goodput (× C): verified 2xx within the target', scale: { zero: true } }
+  const x = {
+    field: 'multiple',
+    type: 'quantitative',
+    title: 'offered load (× capacity C, ' +
+    'open loop)',
+    scale: { zero: true }
+  }
+  const y = {
+    field: 'goodput',
+    type: 'quantitative',
+    title: 'goodput (× C): verified 2xx within ' +
+    'the target',
+    scale: { zero: true }
+  }
   return {
     width,
     height,
     layer: [
-      { data: { values: rows }, mark: { type: 'line', point: { filled: true, size: 40 } }, encoding: { x, y, color: COLOR } },
+      {
+        data: { values: rows },
+        mark: { type: 'line', point: { filled: true, size: 40 } },
+        encoding: { x, y, color: COLOR }
+      },
       {
         data: { values: [{ goodput: 1 }] },
         mark: { type: 'rule', strokeDash: [6, 4], color: '#57606a' },
@@ -88,8 +110,15 @@ export function overloadSection (results) {
   const start = first ? (first.phases[0].durationMs / 1000) : 0
   const end = first ? first.burstEndMs / 1000 : 0
   return `<section class="block" id="overload"><h2>Past capacity</h2>
-${chart('goodput', goodputSpec(goodputRows(runs)), '<b>Goodput against offered load</b>, both as multiples of each strategy\'s capacity C at the target: verified 2xx answers within the target from their due time, per second of schedule. The dashed line is all of C kept; a line that falls away from it spends the machine on answers nobody can use.')}
-${first ? chart('burst', burstSpec(burstRows(runs), { burstStartS: start, burstEndS: end }), `<b>The burst</b> (shaded: ${esc(first.phases[1].rate)} req/s for the first strategy): goodput, shed answers and p99 per 1 s window of due time. Recovery is the time from the burst's end until every window is good again.`) : ''}
+${chart('goodput', goodputSpec(goodputRows(runs)), '<b>Goodput against offered load</b>, both as multiples of ' +
+  'each strategy\'s capacity C at the target: verified 2xx answers within the target from their due time, per ' +
+    'second of schedule. The dashed line is all of C kept; a line that falls away from it spends the machine on ' +
+      'answers nobody can use.')}
+${first
+? chart('burst', burstSpec(burstRows(runs), { burstStartS: start, burstEndS: end }), '<b>The burst</b> ' +
+  `(shaded: ${esc(first.phases[1].rate)} req/s for the first strategy): goodput, shed answers and p99 per 1 s ` +
+    'window of due time. Recovery is the time from the burst\'s end until every window is good again.')
+: ''}
 <p class="muted">${esc(runs[0].overload.rule)} The table below gives every figure.</p>
 </section>`
 }

@@ -53,19 +53,23 @@ export function phasesSpec (rows, { width = 420 } = {}) {
       tooltip: [{ field: 'run' }, { field: 'phase' }, { field: 'ms', format: '.3f' }, { field: 'share', format: '.1%' }]
     }
   })
-  return { data: { values: rows }, hconcat: [panel('p50'), panel('p99')], resolve: { scale: { x: 'independent' } }, config: CONFIG }
+  const resolve = { scale: { x: 'independent' } }
+  return { data: { values: rows }, hconcat: [panel('p50'), panel('p99')], resolve, config: CONFIG }
 }
 
 // The page's section: the chart and how to read it; '' when no result has phases.
 export function phasesSection (results) {
   const rows = phaseRows(results)
   if (!rows.length) return ''
-  const caption = '<b>Where the time went</b>: the request at each strategy\'s p50 and the one at its p99, split at every ' +
+  const caption = '<b>Where the time went</b>: the request at each strategy\'s p50 and the one at its p99, ' +
+    'split at every ' +
     'thread and process boundary (sent: the generator\'s lag; wait: to the handler; queue: for a thread or process; ' +
-    'start: starting one; send and return: carrying input and result; run: the work; reply: the answer written and read). ' +
+    'start: starting one; send and return: carrying input and result; run: the work; reply: the answer written ' +
+      'and read). ' +
     'docs/attribution.md says how the stamps are taken.'
   return `<section class="block" id="phases"><h2>Where the time went</h2>
-<figure class="chart" data-chart="phases" data-lines="${esc([...new Set(rows.map((r) => r.run))].length)}" role="group" aria-label="phases chart">` +
+<figure class="chart" data-chart="phases" data-lines="${esc([...new Set(rows.map((r) => r.run))].length)}" ` +
+  'role="group" aria-label="phases chart">' +
     `<figcaption>${caption}</figcaption>\n${renderSvg(phasesSpec(rows), { id: 'phases' })}\n</figure>
 </section>`
 }

@@ -8,6 +8,8 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } fro
 import Ajv2020 from 'ajv/dist/2020.js'
 import { LabError, clip } from '../errors.js'
 import { SCHEMA } from '../result/build.js'
+import { rulerFault } from '../result/ruler.js'
+import { rulerFaultText } from '../text/ruler.js'
 
 // The report's JSON Schema, at the package's root (exported as loadlab/report.schema.json).
 export const SCHEMA_URL = new URL('../../report.schema.json', import.meta.url)
@@ -26,7 +28,9 @@ function refusal (as, message, code) {
 // file (codes `${code}_UNREADABLE`, `${code}_TOO_LARGE`; `what`: what a file that large is not).
 // Synchronous: the lab reads a report or a mix while it plans, before anything starts. --mix reads its
 // file here too.
-export function readBounded (file, as, { max = MAX_REPORT_BYTES, code = 'LAB_REPORT', what = 'a report the lab wrote' } = {}) {
+export function readBounded (file, as, {
+  max = MAX_REPORT_BYTES, code = 'LAB_REPORT', what = 'a report the lab wrote'
+} = {}) {
   let fd
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK) // a FIFO must not block the open
@@ -68,7 +72,8 @@ const OLD_UNDECIDED = {
   'too few requests at the lowest rate': 'few-at-lowest',
   'no step': 'no-step'
 }
-const OLD_OVERLAP = /^the floor was not measured where requests do not overlap \((?:no answer|rate × p50 ([\d.]+) > ([\d.]+))\)$/
+const OLD_OVERLAP = new RegExp(/^the floor was not measured where requests do not overlap /.source +
+  /\((?:no answer|rate × p50 ([\d.]+) > ([\d.]+))\)$/.source)
 
 // Why an old 'undecided: WHY' was undecided, as its code ({ code, …figures }; an unknown why keeps its words).
 function oldUndecided (why) {
@@ -83,7 +88,9 @@ function oldUndecided (why) {
 export function upgradeBound (c) {
   if (c === null || typeof c !== 'object' || typeof c.bound !== 'string') return c
   if (OLD_BOUNDS[c.bound]) c.bound = OLD_BOUNDS[c.bound]
-  else if (c.bound.startsWith('undecided: ')) Object.assign(c, { bound: 'undecided', undecided: oldUndecided(c.bound.slice(11)) })
+  else if (c.bound.startsWith('undecided: ')) {
+    Object.assign(c, { bound: 'undecided', undecided: oldUndecided(c.bound.slice(11)) })
+  }
   return c
 }
 
@@ -208,14 +215,20 @@ function pathOf (pointer) {
 // it is (an array is never turned into text: a hostile one may nest past what String() can walk).
 function shownAt (data, pointer) {
   const v = pointer.split('/').slice(1).map(unescape).reduce((x, p) => x?.[p], data)
-  if (v === null || typeof v !== 'object') return typeof v === 'number' && !Number.isFinite(v) ? String(v) : clip(JSON.stringify(v) ?? 'nothing')
+  if (v === null || typeof v !== 'object') {
+    return typeof v === 'number' && !Number.isFinite(v) ? String(v) : clip(JSON.stringify(v) ?? 'nothing')
+  }
   return Array.isArray(v) ? `an array of ${v.length}` : 'an object'
 }
 
 // Checks a parsed report against report.schema.json, once upgraded from older labs' forms (upgradeReport, in
-// place); returns it, or throws a LabError (exit 2) whose
+// place), its ruler first by its figures; returns it, or throws a LabError (exit 2) whose
 // one line names `as`, the file, where the first fault is, the rule and the value found there.
 export function validateReport (data, { file = 'the report', as = null } = {}) {
+  // a ruler with a figure no machine gives is said by its figure (result/ruler.js rulerFault): where the
+  // schema would say `must be > 0`, this says why no machine gives it
+  const fault = data?.ruler === undefined ? null : rulerFault(data.ruler)
+  if (fault) throw refusal(as, `${file} does not follow the report schema: ${rulerFaultText(fault)}`, 'LAB_REPORT_INVALID')
   const validate = schemaValidator()
   if (validate(upgradeReport(data))) return data
   // ajv stops at the first fault; under an anyOf it lists each branch's, then the anyOf's own. A branch
@@ -225,7 +238,9 @@ export function validateReport (data, { file = 'the report', as = null } = {}) {
   const deeper = errors.filter((x) => x.keyword !== 'anyOf' && x.instancePath.length > e.instancePath.length)
   if (deeper.length) e = deeper.reduce((a, x) => (x.instancePath.length > a.instancePath.length ? x : a))
   const alternatives = errors.filter((x) => x.keyword !== 'anyOf' && x.instancePath === e.instancePath)
-  const says = (x) => x.keyword === 'enum' ? `must be one of ${x.params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}` : x.message
+  const says = (x) => x.keyword === 'enum'
+    ? `must be one of ${x.params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+    : x.message
   const rule = alternatives.length ? [...new Set(alternatives.map(says))].join(' or ') : says(e)
   const got = e.keyword === 'required' ? '' : ` (got ${shownAt(data, e.instancePath)})`
   const where = e.instancePath === '' ? 'the report' : pathOf(e.instancePath)

@@ -169,7 +169,12 @@ export function whyOf (results = []) {
     }
     const f = r.failure
     if (f) {
-      out.push({ key: r.key, mark: '✗', text: `${f.reason} (exit code ${f.exitCode ?? MISSING}, signal ${f.signal ?? MISSING})` })
+      out.push({
+        key: r.key,
+        mark: '✗',
+        text: `${f.reason} (exit code ${f.exitCode ?? MISSING}, ` +
+        `signal ${f.signal ?? MISSING})`
+      })
     }
   }
   return out

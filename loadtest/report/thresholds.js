@@ -51,20 +51,49 @@ export const METRICS = Object.freeze({
   ...Object.fromEntries(PERCENTILES.filter((p) => p >= 50 && p <= 99.99).map((p) => [`p${p}`, {
     kind: 'latency', what: `latency p${p} (ms)`, read: (r) => latencyAt(r, p)
   }])),
-  max: { kind: 'latency', what: 'slowest latency (ms)', read: (r) => typeof r.latency?.max === 'number' ? r.latency.max : null },
+  max: {
+    kind: 'latency',
+    what: 'slowest latency (ms)',
+    read: (r) => typeof r.latency?.max === 'number' ? r.latency.max : null
+  },
   rps: { kind: 'rate', what: 'own-timed requests/s', read: (r) => typeof r.rps === 'number' ? r.rps : null },
-  errors: { kind: 'count', what: 'failed requests: connection errors + timeouts + non-2xx + body mismatches', read: (r) => errorsOf(r.requests) },
-  timeouts: { kind: 'count', what: 'timed-out requests', read: (r) => typeof r.requests?.timeouts === 'number' ? r.requests.timeouts : null },
-  efficiency: { kind: 'ratio', what: 'rps / ideal rps, 0.8 or 80%', read: (r) => typeof r.efficiency === 'number' ? r.efficiency : null },
-  capacity: { kind: 'rate', what: 'highest rate holding the SLO (req/s), capacity experiment only', read: capacityFigure },
-  goodput: { kind: 'ratio', what: 'goodput at 2 × capacity as a share of it, overload experiment only', read: (r) => goodputShareAt(r, 2) }
+  errors: {
+    kind: 'count',
+    what: 'failed requests: connection errors + timeouts + non-2xx + body ' +
+    'mismatches',
+    read: (r) => errorsOf(r.requests)
+  },
+  timeouts: {
+    kind: 'count',
+    what: 'timed-out requests',
+    read: (r) => typeof r.requests?.timeouts === 'number' ? r.requests.timeouts : null
+  },
+  efficiency: {
+    kind: 'ratio',
+    what: 'rps / ideal rps, ' +
+    '0.8 or 80%',
+    read: (r) => typeof r.efficiency === 'number' ? r.efficiency : null
+  },
+  capacity: {
+    kind: 'rate',
+    what: 'highest rate holding the SLO (req/s), capacity ' +
+    'experiment only',
+    read: capacityFigure
+  },
+  goodput: {
+    kind: 'ratio',
+    what: 'goodput at 2 × capacity as a share of it, overload ' +
+    'experiment only',
+    read: (r) => goodputShareAt(r, 2)
+  }
 })
 
 // The metrics a request mix's class has its own figure of (`p99{class=cheap}<50`: result/mix.js classFigures).
 const PER_CLASS = new Set(['p50', 'p97.5', 'p99', 'p99.9', 'max', 'rps', 'errors', 'timeouts'])
 
 // The grammar, for usage errors and --help.
-const THRESHOLD_GRAMMAR = `[SERVER[/VARIANT]:]METRIC[{class=NAME}] OP VALUE[UNIT]; METRIC one of ${Object.keys(METRICS).join(', ')}; ` +
+const THRESHOLD_GRAMMAR = '[SERVER[/VARIANT]:]METRIC[{class=NAME}] OP VALUE[UNIT]; METRIC one ' +
+  `of ${Object.keys(METRICS).join(', ')}; ` +
   `OP one of ${OPS.join(' ')}; UNIT ms or s for latency, req/s for rps and capacity, % for efficiency and goodput; ` +
   "e.g. 'p99<500', 'rps>100', 'timeouts==0', 'queued-threads:p99<200ms'"
 
@@ -73,7 +102,11 @@ function malformed (spec, why) {
   return new ThresholdError(`--threshold ${clip(JSON.stringify(spec))}: ${why}; expected ${THRESHOLD_GRAMMAR}`)
 }
 
-const BODY = /^([a-z][a-z0-9.]*)(?:\{class=([A-Za-z0-9_.-]+)\})?\s*(<=|>=|==|!=|<|>)\s*(\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*([a-z%/]*)$/i
+const BODY = new RegExp([
+  /^([a-z][a-z0-9.]*)(?:\{class=([A-Za-z0-9_.-]+)\})?/.source, // the metric, and its class
+  /\s*(<=|>=|==|!=|<|>)\s*/.source, // the comparison
+  /(\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*([a-z%/]*)$/.source // the value and its unit
+].join(''), 'i')
 
 /**
  * Parse one threshold string into { spec, server, metric, op, value, unit, text }: `value` in the
@@ -86,7 +119,9 @@ export function parseThreshold (spec) {
   const colon = s.lastIndexOf(':')
   const server = colon === -1 ? null : s.slice(0, colon).trim()
   if (server === '') throw malformed(spec, 'empty server name before ":"')
-  if (server !== null && !/^[\w.@-]+(\/[\w.@-]+)?(:\d+)?$/.test(server)) throw malformed(spec, `bad server name ${JSON.stringify(server)}`)
+  if (server !== null && !/^[\w.@-]+(\/[\w.@-]+)?(:\d+)?$/.test(server)) {
+    throw malformed(spec, `bad server name ${JSON.stringify(server)}`)
+  }
   const m = BODY.exec(s.slice(colon + 1).trim())
   if (!m) throw malformed(spec, 'cannot read it')
   const [, metric, cls = null, op, raw, suffix] = m
@@ -98,19 +133,25 @@ export function parseThreshold (spec) {
   const factor = UNITS[def.kind][suffix.toLowerCase()]
   if (factor === undefined) {
     const allowed = Object.keys(UNITS[def.kind]).filter(Boolean)
-    throw malformed(spec, `${metric} takes ${allowed.length ? `no unit or ${allowed.join(', ')}` : 'no unit'}, got ${JSON.stringify(suffix)}`)
+    throw malformed(spec, `${metric} takes ${allowed.length ? `no unit or ${allowed.join(', ')}` : 'no unit'}, ` +
+      `got ${JSON.stringify(suffix)}`)
   }
   const value = Number(raw) * factor
   if (!Number.isFinite(value)) throw malformed(spec, `${clip(raw, 20)} is past the largest number`)
   if (def.kind === 'ratio' && suffix === '' && value > 1) {
-    throw malformed(spec, `${metric} ${raw} reads as a fraction, ${+(value * 100).toFixed(4)} %: write ${raw}% (or ${+(value / 100).toFixed(6)})`)
+    throw malformed(spec, `${metric} ${raw} reads as a fraction, ${+(value * 100).toFixed(4)} %: write ${raw}% ` +
+      `(or ${+(value / 100).toFixed(6)})`)
   }
-  if (def.kind === 'count' && !Number.isInteger(value)) throw malformed(spec, `${metric} is a count: expected a whole number`)
+  if (def.kind === 'count' && !Number.isInteger(value)) {
+    throw malformed(spec, `${metric} is a count: expected a ` +
+    'whole number')
+  }
   const name = metric.toLowerCase()
   const unit = SHOWN[def.kind]
   const shown = def.kind === 'ratio' ? `${+(value * 100).toFixed(6)}%` : `${+value.toFixed(6)}${unit ? ` ${unit}` : ''}`
   const of = cls === null ? '' : `{class=${cls}}`
-  return { spec, server, class: cls, metric: name, op, value, unit, text: `${server ? `${server}: ` : ''}${name}${of} ${op} ${shown}` }
+  const text = `${server ? `${server}: ` : ''}${name}${of} ${op} ${shown}`
+  return { spec, server, class: cls, metric: name, op, value, unit, text }
 }
 
 // Parse a list of threshold strings (see parseThreshold); the first malformed one throws.
@@ -151,12 +192,16 @@ export function evaluateThresholds (thresholds, results = []) {
       if (!own) return { ...base, status: 'not-applicable', reason: `no class ${t.class}` }
       if (r.status === 'failed' && figure === null) return { ...base, status: 'not-applicable', reason: 'run failed' }
       // a sweep that held no rate has no capacity (never 0): judged as none, with the reason
-      const none = t.metric === 'capacity' && figure === null && r.capacity?.steps?.length && r.capacity.capacity?.bound ? boundText(r.capacity.capacity) : null
+      const noCapacity = t.metric === 'capacity' && figure === null && r.capacity?.steps?.length &&
+        r.capacity.capacity?.bound
+      const none = noCapacity ? boundText(r.capacity.capacity) : null
       if (none) return { ...base, status: TEST[t.op](0, t.value) ? 'passed' : 'crossed', reason: none }
       if (figure === null) return { ...base, status: 'not-applicable', reason: 'not measured' }
       return { ...base, status: TEST[t.op](figure, t.value) ? 'passed' : 'crossed', reason: reasonOf(t, r, figure) }
     })
-    const status = out.some((x) => x.status === 'crossed') ? 'crossed' : out.some((x) => x.status === 'passed') ? 'passed' : 'not-applicable'
+    const status = out.some((x) => x.status === 'crossed')
+      ? 'crossed'
+      : out.some((x) => x.status === 'passed') ? 'passed' : 'not-applicable'
     const { spec, text, server, metric, op, value, unit } = t
     return { threshold: spec, text, server, class: t.class ?? null, metric, op, value, unit, status, runs: out }
   })
@@ -201,9 +246,13 @@ export function thresholdRows (evaluated = []) {
 // One line for the end of a run: how many thresholds passed and crossed, naming each crossing.
 export function thresholdSummary (evaluated = []) {
   const count = (s) => evaluated.filter((t) => t.status === s).length
-  const crossings = evaluated.flatMap((t) => t.runs.filter((r) => r.status === 'crossed').map((r) => `${t.text} on ${r.run}: ${figureText(t, r.figure)}`))
+  const crossings = evaluated.flatMap((t) => t.runs.filter((r) => r.status === 'crossed')
+    .map((r) => `${t.text} on ${r.run}: ${figureText(t, r.figure)}`))
   const idle = evaluated.filter((t) => t.status === 'not-applicable').map((t) => t.text)
   const parts = [`${count('passed')} passed`, `${count('crossed')} crossed`]
   if (idle.length) parts.push(`${idle.length} not applicable (${idle.join('; ')})`)
-  return `thresholds: ${parts.join(', ')}${crossings.length ? ` — crossed: ${crossings.join('; ')} (exit ${THRESHOLD_EXIT})` : ''}`
+  return `thresholds: ${parts.join(', ')}${crossings.length
+? ` — crossed: ${crossings.join('; ')} ` +
+    `(exit ${THRESHOLD_EXIT})`
+: ''}`
 }

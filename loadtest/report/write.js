@@ -5,6 +5,7 @@ import * as fsp from 'node:fs/promises'
 import { randomUUID } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
+import { LabError } from '../errors.js'
 
 const { mkdir, writeFile, unlink } = fsp
 
@@ -43,13 +44,36 @@ export async function freeId (dir, id, fs = fsp) {
   }
 }
 
+// What a path is, in words, when it is there and not a regular file (lstat: a link is a link); else null.
+async function notRegular (path, fs) {
+  const info = await fs.lstat(path).catch((err) => (err.code === 'ENOENT' ? null : err))
+  if (info === null || info instanceof Error || info.isFile()) return info instanceof Error ? info.code : null
+  if (info.isSymbolicLink()) return 'a symbolic link'
+  if (info.isDirectory()) return 'a folder'
+  if (info.isFIFO()) return 'a FIFO'
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device'
+  return 'a socket'
+}
+
+// A path `force` would replace that is not a regular file (a link, FIFO, device, folder): one line, code
+// LAB_NOT_A_FILE with `what` it is; a rename over it would replace the node itself (as root, /dev/full became a file).
+async function checkReplaceable (path, fs) {
+  const what = await notRegular(path, fs)
+  if (!what) return
+  const err = new LabError('LAB_NOT_A_FILE', `${path} is ${what}, not a regular file: only a regular file is replaced`)
+  throw Object.assign(err, { what })
+}
+
 // Write text to path atomically (a temporary file in the same folder, then link or rename): readers
 // never see a half-written file, and a failed write leaves no temporary file behind. Without `force`
-// it fails with EEXIST rather than replace an existing file, even one that appears meanwhile.
+// it fails with EEXIST rather than replace an existing file, even one that appears meanwhile; with it,
+// only a regular file is replaced (checkReplaceable, before the write and again before the rename).
 export async function writeAtomic (path, text, { force = false, fs = fsp } = {}) {
+  if (force) await checkReplaceable(path, fs)
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomUUID()}.tmp`) // never shared
   try {
     await fs.writeFile(tmp, text, { flag: 'wx' })
+    if (force) await checkReplaceable(path, fs)
     if (force) await fs.rename(tmp, path)
     else await fs.link(tmp, path) // atomic, and refuses to replace an existing file
   } finally {

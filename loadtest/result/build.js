@@ -184,15 +184,18 @@ function roundsAndSpread (rounds) {
   }
 }
 
-// The mixed experiment's round as a result carries it: C, the heavy class's offered rate, the whole
-// rate, and the round's figures per class (result/mix.js); or why it did not run.
+// The mixed experiment's round as a result carries it: the heavy class's offered rate and the rule that
+// set it, the lowest C beside it, the whole rate, and the round's figures per class (result/mix.js); or why
+// it did not run.
 function mixedOf (m, e, say) {
   if (m.refused) return { refused: m.refused }
   const fig = roundFigures(m.round)
   return {
+    utilisation: m.utilisation ?? null, // of one thread, by the work's service time (result/rules.js MIXED_LOAD)
+    serviceMs: m.serviceMs ?? null,
+    arrival: m.arrival ?? null,
     capacityRps: roundTo(m.capacityRps, 3),
-    capacityFrom: m.capacityFrom ?? null, // the strategy whose C set the heavy rate (experiments/mixed.js)
-    heavyShareOfC: m.heavyShareOfC,
+    capacityFrom: m.capacityFrom ?? null, // the strategy whose C is the lowest, shown beside (experiments/mixed.js)
     heavyRate: roundTo(m.heavyRate, 3),
     rate: roundTo(m.rate, 3),
     requests: fig.requests,
@@ -287,6 +290,7 @@ export function buildReport ({
   experiment,
   label,
   machine: m,
+  ruler = null,
   method,
   calibration,
   results,
@@ -303,6 +307,7 @@ export function buildReport ({
     experiment,
     label: label ?? null,
     machine: m,
+    ...(ruler && { ruler }), // absent without one (--no-ruler, older reports)
     method,
     calibration,
     results,

@@ -87,12 +87,17 @@ function checkEncoded (text) {
     const payload = bytes.subarray(8, 8 + Math.max(0, bytes.readInt32BE(4)))
     raw = inflateSync(payload, { maxOutputLength: DECODE_LIMITS.inflatedBytes })
   } catch (err) {
-    throw bad(err.code === 'ERR_BUFFER_TOO_LARGE' ? `it inflates past ${DECODE_LIMITS.inflatedBytes} bytes` : `it does not inflate (${err.code ?? err.message})`)
+    throw bad(err.code === 'ERR_BUFFER_TOO_LARGE'
+      ? `it inflates past ${DECODE_LIMITS.inflatedBytes} bytes`
+      : `it does not inflate (${err.code ?? err.message})`)
   }
   if (raw.length < 40) throw bad('its header is cut short')
   const digits = raw.readInt32BE(12)
   const [lowest, highest] = [Number(raw.readBigInt64BE(16)), Number(raw.readBigInt64BE(24))]
-  if (!(digits >= 0 && digits <= DECODE_LIMITS.digits)) throw bad(`${digits} significant digits (0 to ${DECODE_LIMITS.digits})`)
+  if (!(digits >= 0 && digits <= DECODE_LIMITS.digits)) {
+    throw bad(`${digits} significant digits (0 ` +
+    `to ${DECODE_LIMITS.digits})`)
+  }
   const counts = countsLength(digits, lowest, highest)
   if (counts > DECODE_LIMITS.counts) throw bad(`it would hold ${counts} counts, over ${DECODE_LIMITS.counts}`)
 }

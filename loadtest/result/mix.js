@@ -68,13 +68,22 @@ const show = (v) => {
 function checkClass (raw, i) {
   const label = typeof raw?.name === 'string' ? `requests[${i}] (${raw.name})` : `requests[${i}]`
   const fault = (key, rule, got) => new MixError(`${label}: ${key}: ${rule}, got ${show(got)}`)
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new MixError(`${label}: expected an object, got ${show(raw)}`)
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new MixError(`${label}: expected an ` +
+    `object, got ${show(raw)}`)
+  }
   const unknown = Object.keys(raw).find((k) => !CLASS_KEYS.includes(k))
   if (unknown) throw new MixError(`${label}: ${unknown}: unknown key; a class takes ${CLASS_KEYS.join(', ')}`)
   for (const k of ['name', 'weight', 'path']) if (!(k in raw)) throw new MixError(`${label}: ${k}: required`)
-  if (typeof raw.name !== 'string' || !NAME.test(raw.name)) throw fault('name', 'expected letters, digits, . _ - (at most 32)', raw.name)
+  if (typeof raw.name !== 'string' || !NAME.test(raw.name)) {
+    throw fault('name', 'expected letters, digits, . _ - ' +
+    '(at most 32)', raw.name)
+  }
   if (typeof raw.weight !== 'number' || !(raw.weight > 0)) throw fault('weight', 'expected a number > 0', raw.weight)
-  if (!Number.isFinite(raw.weight)) throw fault('weight', 'expected a finite number (past 1.8e308 JSON reads Infinity)', raw.weight)
+  if (!Number.isFinite(raw.weight)) {
+    throw fault('weight', 'expected a finite number (past 1.8e308 JSON ' +
+    'reads Infinity)', raw.weight)
+  }
   const wrong = pathFault(raw.path)
   if (wrong) throw fault('path', wrong, raw.path)
   const c = { ...CLASS_DEFAULTS, name: raw.name, weight: raw.weight, path: raw.path }
@@ -85,7 +94,9 @@ function checkClass (raw, i) {
   if ('headers' in raw) c.headers = checkHeaders(raw.headers, fault)
   if ('body' in raw) c.body = checkBody(raw.body, fault)
   if ('sloMs' in raw) {
-    if (typeof raw.sloMs !== 'number' || !(raw.sloMs > 0)) throw fault('sloMs', 'expected a number of ms > 0', raw.sloMs)
+    if (typeof raw.sloMs !== 'number' || !(raw.sloMs > 0)) {
+      throw fault('sloMs', 'expected a number of ms > 0', raw.sloMs)
+    }
     if (raw.sloMs < SLO_RANGE.min || raw.sloMs > SLO_RANGE.max) {
       throw fault('sloMs', `expected ms from ${SLO_RANGE.min} to ${SLO_RANGE.max} (as --slo)`, raw.sloMs)
     }
@@ -105,24 +116,40 @@ function pathFault (path) {
   if (!path.startsWith('/')) return 'expected a path starting with /'
   if (!PATH.test(path)) return 'expected printable ASCII without spaces or line breaks'
   if (path.length > MAX_PATH_BYTES) return `expected at most ${MAX_PATH_BYTES} bytes`
-  if (path.startsWith('//') || path.includes('\\')) return 'a path starting with // or holding \\ names another host to a URL parser'
+  if (path.startsWith('//') || path.includes('\\')) {
+    return 'a path starting with // or holding \\ names another ' +
+    'host to a URL parser'
+  }
   if (path.includes('#')) return 'a fragment (#) is never sent; leave it out'
   const segments = path.split('?')[0].split('/')
-  if (segments.some((seg) => DOT_SEGMENT.test(seg))) return 'a . or .. segment (or %2e) moves the path; write the path it stands for'
+  if (segments.some((seg) => DOT_SEGMENT.test(seg))) {
+    return 'a . or .. segment (or %2e) moves the path; write the ' +
+    'path it stands for'
+  }
   return null
 }
 
 function checkHeaders (headers, fault) {
-  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) throw fault('headers', 'expected an object of name: value', headers)
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
+    throw fault('headers', 'expected an object of name: value', headers)
+  }
   const out = {}
   for (const [name, value] of Object.entries(headers)) {
     if (!TOKEN.test(name)) throw fault('headers', 'expected header names that are tokens', name)
-    if (OWN_HEADERS.has(name.toLowerCase())) throw fault(`headers.${name}`, 'set by the lab itself (host, content-length, transfer-encoding, connection)', value)
-    if (typeof value !== 'string' || !/^[\t\x20-\x7e]*$/.test(value)) throw fault(`headers.${name}`, 'expected printable ASCII on one line', value)
+    if (OWN_HEADERS.has(name.toLowerCase())) {
+      throw fault(`headers.${name}`, 'set by the lab itself (host, ' +
+      'content-length, transfer-encoding, connection)', value)
+    }
+    if (typeof value !== 'string' || !/^[\t\x20-\x7e]*$/.test(value)) {
+      throw fault(`headers.${name}`, 'expected printable ASCII on one line', value)
+    }
     out[name] = value
   }
   const bytes = Object.entries(out).reduce((a, [n, v]) => a + n.length + v.length + 4, 0) // "name: value\r\n"
-  if (bytes > MAX_HEADER_BYTES) throw fault('headers', `expected at most ${MAX_HEADER_BYTES} bytes of header lines`, `${bytes} bytes`)
+  if (bytes > MAX_HEADER_BYTES) {
+    throw fault('headers', `expected at most ${MAX_HEADER_BYTES} bytes of ` +
+    'header lines', `${bytes} bytes`)
+  }
   return out
 }
 
@@ -136,21 +163,29 @@ function checkBody (body, fault) {
 }
 
 function checkExpect (expect, fault) {
-  if (expect === null || typeof expect !== 'object' || Array.isArray(expect)) throw fault('expect', 'expected an object', expect)
+  if (expect === null || typeof expect !== 'object' || Array.isArray(expect)) {
+    throw fault('expect', 'expected an object', expect)
+  }
   const unknown = Object.keys(expect).find((k) => !EXPECT_KEYS.includes(k))
   if (unknown) throw fault(`expect.${unknown}`, `unknown key; expect takes ${EXPECT_KEYS.join(', ')}`, expect[unknown])
   const out = {}
   if ('status' in expect) {
     // a 2xx: any other answer is counted by its status already (non2xx), never as a mismatch
-    if (!Number.isInteger(expect.status) || expect.status < 200 || expect.status > 299) throw fault('expect.status', 'expected a 2xx status', expect.status)
+    if (!Number.isInteger(expect.status) || expect.status < 200 || expect.status > 299) {
+      throw fault('expect.status', 'expected a 2xx status', expect.status)
+    }
     out.status = expect.status
   }
   if ('sha256' in expect) {
-    if (typeof expect.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(expect.sha256)) throw fault('expect.sha256', 'expected 64 hex digits', expect.sha256)
+    if (typeof expect.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(expect.sha256)) {
+      throw fault('expect.sha256', 'expected 64 hex digits', expect.sha256)
+    }
     out.sha256 = expect.sha256.toLowerCase()
   }
   if ('bodyIncludes' in expect) {
-    if (typeof expect.bodyIncludes !== 'string' || expect.bodyIncludes === '') throw fault('expect.bodyIncludes', 'expected a non-empty string', expect.bodyIncludes)
+    if (typeof expect.bodyIncludes !== 'string' || expect.bodyIncludes === '') {
+      throw fault('expect.bodyIncludes', 'expected a non-empty string', expect.bodyIncludes)
+    }
     out.bodyIncludes = expect.bodyIncludes
   }
   return out
@@ -164,25 +199,35 @@ function hashOf (requests) {
 // Check a mix (the parsed JSON of a --mix file, `name` its default name: the file's base name) →
 // { name, hash, builtIn: false, requests: [class…] }; throws a MixError naming the entry and the key.
 export function checkMix (json, name) {
-  if (json === null || typeof json !== 'object' || Array.isArray(json)) throw new MixError(`expected an object { "requests": [...] }, got ${show(json)}`)
+  if (json === null || typeof json !== 'object' || Array.isArray(json)) {
+    throw new MixError('expected an object { ' +
+    `"requests": [...] }, got ${show(json)}`)
+  }
   const unknown = Object.keys(json).find((k) => k !== 'requests' && k !== 'name')
   if (unknown) throw new MixError(`${unknown}: unknown key; a mix takes name, requests`)
   if ('name' in json && (typeof json.name !== 'string' || !NAME.test(json.name))) {
     throw new MixError(`name: expected letters, digits, . _ - (at most 32), got ${show(json.name)}`)
   }
   const list = json.requests
-  if (!Array.isArray(list) || list.length === 0) throw new MixError(`requests: expected a non-empty array, got ${show(list)}`)
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new MixError('requests: expected a non-empty array, ' +
+    `got ${show(list)}`)
+  }
   if (list.length > MAX_CLASSES) throw new MixError(`requests: at most ${MAX_CLASSES} classes, got ${list.length}`)
   const requests = list.map(checkClass)
   const shares = sharesOf(requests)
   for (const [i, c] of requests.entries()) {
     if (shares[i] < MIN_SHARE) {
-      throw new MixError(`requests[${i}] (${c.name}): weight: ${show(c.weight)} is under 1/${MAX_CYCLE} of the mix's weights; a class needs at least that share`)
+      throw new MixError(`requests[${i}] (${c.name}): weight: ${show(c.weight)} is under 1/${MAX_CYCLE} of the ` +
+        'mix\'s weights; a class needs at least that share')
     }
   }
   const seen = new Set()
   for (const [i, c] of requests.entries()) {
-    if (seen.has(c.name)) throw new MixError(`requests[${i}] (${c.name}): name: given twice; each class has its own name`)
+    if (seen.has(c.name)) {
+      throw new MixError(`requests[${i}] (${c.name}): name: given twice; each class has ` +
+      'its own name')
+    }
     seen.add(c.name)
   }
   return { name: json.name ?? name, hash: hashOf(requests), builtIn: false, requests }
@@ -350,12 +395,16 @@ export function limitingClass (result) {
   return { name: s.cls ?? null, rate: roundTo(s.rate, 1), why: s.why ?? null, backlogGrew }
 }
 
-// Shards' figures per class as one (npm run merge): counts summed, histograms added, rates added, the
-// first shard's targets; null when the shards carry none. Every shard ran the same mix (its key says so).
-export function mergeClasses (lists) {
+const rateOf = (c, durationMs) => (durationMs > 0 ? (c.requests.completed * 1000) / durationMs : 0)
+
+// Shards' figures per class as one (npm run merge): classes matched by name, counts summed, histograms
+// added, rates from each shard's answers over its own duration (`durationsMs`, one per list), the first
+// shard's targets; null when the shards carry none. The merge checked that every shard has its mix's classes.
+export function mergeClasses (lists, durationsMs) {
   if (!lists.length || lists.some((l) => !Array.isArray(l))) return null
-  return lists[0].map((c, k) => {
-    const all = lists.map((l) => l[k])
+  return lists[0].map((c) => {
+    const all = lists.map((l) => l.find((x) => x.name === c.name))
+    if (all.some((x) => !x)) throw new RangeError(`class ${c.name} is not in every shard`)
     const h = decodeHistogram(all[0].histogram)
     for (const x of all.slice(1)) h.add(decodeHistogram(x.histogram))
     const sum = (f) => all.reduce((a, x) => a + x.requests[f], 0)
@@ -364,7 +413,7 @@ export function mergeClasses (lists) {
     return {
       ...c,
       requests,
-      rps: roundTo(all.reduce((a, x) => a + (x.rps ?? 0), 0), 3),
+      rps: roundTo(all.reduce((a, x, k) => a + rateOf(x, durationsMs[k]), 0), 3),
       latency: {
         count: s.count, p50: s.p50, p97_5: s.p97_5, p99: s.p99, p99_9: s.p99_9, max: s.max, censored: requests.timeouts
       },

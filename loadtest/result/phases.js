@@ -9,6 +9,7 @@
 // is read only up to MAX_HEADER_CHARS; one that does not parse, repeats a phase, names them out of order,
 // or stamps a moment more than TRUST_MS outside its request's own interval is ignored and counted.
 import { roundTo } from './stats.js'
+import { PHASE_TRUST } from './rules.js'
 
 // Every phase, in the order a request meets them: the lab's (`sent`, `reply`) around the server's.
 export const PHASES = Object.freeze(['sent', 'wait', 'queue', 'start', 'send', 'run', 'return', 'reply'])
@@ -28,9 +29,13 @@ const BUCKETS_PER_OCTAVE = 32
 // Durations are recorded up to an hour (longer ones in the last bucket).
 const MAX_MS = 3600 * 1000
 
+// A stamp's number as the servers write it (servers/lib/stamps.js: decimal ms, toFixed(3)): digits and a
+// fraction, no sign, exponent, hex (`0x…`), binary or octal, which Number() would read as well.
+const DECIMAL = /^\s*\d{1,16}(?:\.\d{1,9})?\s*$/
+
 // The stamps of a `Lab-Stamps` value: an array of [phase index, epoch ms] in the phases' order, or null
 // when the value is not one the lab reads (too long, a name it does not know, a repeat, out of order, a
-// number that is not finite).
+// number that is not plain decimal).
 export function parseStamps (value) {
   if (typeof value !== 'string' || value.length === 0 || value.length > MAX_HEADER_CHARS) return null
   const out = []
@@ -42,8 +47,8 @@ export function parseStamps (value) {
     const at = eq > from && eq < end ? INDEX.get(value.slice(from, eq).trim()) : undefined
     if (at === undefined || at <= last || at > STAMPED.length) return null
     const text = value.slice(eq + 1, end)
+    if (!DECIMAL.test(text)) return null
     const t = Number(text)
-    if (!Number.isFinite(t) || text.trim() === '') return null
     out.push([at, t])
     last = at
     from = end + 1
@@ -252,4 +257,19 @@ export function phaseFigures (tally) {
     },
     resolutionMs: STAMP_RESOLUTION_MS
   }
+}
+
+// Whether the shares at percentile `at` ('p50', 'p99') of phaseFigures `f` are in doubt (result/rules.js
+// PHASE_TRUST): null when they stand, else { code, … }: 'unexplained' when the median unexplained time
+// exceeds its share of that request's latency (stamps that do not fit the request: its shares sum only
+// what the clocks placed), 'clamped' when most stamps were moved into their requests.
+export function phaseDoubt (f, at) {
+  const req = f?.at?.[at]
+  if (!req || !(f.count > 0)) return null
+  const unexplainedMs = f.unexplained?.medianMs
+  if (unexplainedMs > PHASE_TRUST.unexplainedShare * req.latencyMs) {
+    return { code: 'unexplained', unexplainedMs, latencyMs: req.latencyMs }
+  }
+  if (f.clamped > PHASE_TRUST.clampedShare * f.count) return { code: 'clamped', clamped: f.clamped, count: f.count }
+  return null
 }

@@ -49,12 +49,15 @@ export const SWEEP_LIMITS = rule('limits', 'A sweep\'s limits',
   'The capacity experiment\'s settings (--quick overrides them): a step lasts at least minDurationSec and at ' +
   'most maxStepSec, up to `refine` bisections per target, at most maxSteps steps for the first target and ' +
   'stepsPerTarget more per further target, within budgetSec a sweep (grown for a work slower than budgetWorkMs).', {
-    minDurationSec: [2, 'the shortest step (and the brute force\'s): under it a verdict rests on a moment of the machine'],
+    minDurationSec: [2, 'the shortest step (and the brute force\'s): under it a verdict rests on a moment of ' +
+      'the machine'],
     maxStepSec: [10, 'a step\'s usual cap: loop:3e7 (about 80 req/s on 2 cores) fits 299 requests in 3–10 s'],
     refine: [3, 'three bisections narrow a 1.2 × bracket to about 2 %'],
-    maxSteps: [14, 'the first target\'s steps: floor, climb, down, bisections, repeats, the step past capacity, a hold'],
+    maxSteps: [14, 'the first target\'s steps: floor, climb, down, bisections, repeats, the step past ' +
+      'capacity, a hold'],
     stepsPerTarget: [2, 'a bisection and its repeat for each looser target'],
-    budgetSec: [100, 'the least budget at which the replay of the quiet default runs keeps every first-target capacity'],
+    budgetSec: [100, 'the least budget at which the replay of the quiet default runs keeps every ' +
+      'first-target capacity'],
     budgetWorkMs: [24.6, 'the work budgetSec was set on: loop:3e7 as calibrated on the reference machine']
   })
 
@@ -83,7 +86,8 @@ export const FLOOR = rule('floor', 'The floor',
   'show "cannot meet the target"; a floor step lasts for minRequests at least (its p50).', {
     overlap: [0.25, 'one request takes at most a quarter of the gap between arrivals: they rarely wait for each other'],
     margin: [0.8, 'aim a fifth under the rate where requests would just overlap'],
-    dropMin: [(v) => 1 / v.margin, 'a floor lowered at all is lowered at least as much as the margin asks', '1 / margin'],
+    dropMin: [(v) => 1 / v.margin, 'a floor lowered at all is lowered at least as much as the ' +
+      'margin asks', '1 / margin'],
     dropMax: [8, 'a saturated p50 is mostly queueing: never trust it for more than an 8 × drop'],
     minRequests: [20, 'enough requests for a p50']
   })
@@ -215,7 +219,9 @@ export const CHANGE = rule('change', 'Change points in a history',
       'maxPValue × 10'],
     minSegment: [3, 'a change holds for three reports in a row: one or two outliers are a spike (Otava#150)'],
     minPoints: [(v) => 2 * v.minSegment, 'a test needs a segment on each side of a change', '2 × minSegment'],
-    maxPoints: [2000, 'the newest reports a series tests: the distances cost n² time (1,000 points: 0.1 s)']
+    maxPoints: [2000, 'the newest reports a series tests: the distances cost n² time (1,000 points: 0.1 s)'],
+    machineFigures: [2, 'with the same machine block, a report is on another machine when its ruler differs on two ' +
+      'figures or more: one past its spread happens by chance, a new CPU or fewer cores moves several']
   })
 
 export const RULER = rule('ruler', 'The ruler\'s drift',
@@ -223,6 +229,23 @@ export const RULER = rule('ruler', 'The ruler\'s drift',
   'p90 over their p10, less 1, at least spreadFloorPct; a figure moved when the end over the start lies outside ' +
   'the two readings\' spreads combined (root of the sum of squares), either way. A run whose ruler moved is marked.', {
     spreadFloorPct: [2, 'a figure whose few samples agreed closely is still not known to better than 2 %']
+  })
+
+export const MIXED_LOAD = rule('mixed', 'The mixed experiment\'s heavy load',
+  'The mixed experiment offers its heavy class at `utilisation` of one thread: `utilisation` × 1000 / the work\'s ' +
+  'calibrated service time (ms), the same rate for every strategy, with Poisson arrivals, whatever the capacity ' +
+  'sweeps found.', {
+    utilisation: [0.6, 'inline work then keeps cheap requests waiting (M/D/1: a cheap p99 of about 5 service times) ' +
+      'with room to 1.6 × its time before the thread saturates; a constant schedule below 0.8 never queues them']
+  })
+
+// How far a request's phases are trusted (result/phases.js phaseTrust): the shares at a percentile are in
+// doubt when what the clocks leave unexplained is large beside its latency, or most stamps were moved.
+export const PHASE_TRUST = rule('phases', 'The phases\' trust',
+  'The phases\' shares at a percentile are in doubt when the median unexplained time exceeds `unexplainedShare` ' +
+  'of that request\'s latency, or more than `clampedShare` of the stamped requests had a stamp clamped.', {
+    unexplainedShare: [0.1, 'a tenth of the latency unexplained moves a phase\'s share by up to ten points'],
+    clampedShare: [0.5, 'stamps mostly outside their requests are from another clock, not this request']
   })
 
 // The first floor's rate for a service time (ms): `margin` of the rate where one request would take `overlap`

@@ -15,7 +15,9 @@ const who = (c) => (c ? configName(c) : MISSING)
 
 // The recommended configuration's past capacity in figures: goodput at each multiple, shed, recovery.
 function figuresText (p) {
-  const good = Object.entries(p.goodputShare).sort((a, b) => a[0] - b[0]).map(([m, g]) => `${isNum(g) ? Math.round(g * 100) : MISSING} % at ${m} ×`)
+  const good = Object.entries(p.goodputShare)
+    .sort((a, b) => a[0] - b[0])
+    .map(([m, g]) => `${isNum(g) ? Math.round(g * 100) : MISSING} % at ${m} ×`)
   const shed = isNum(p.shedShare) ? `, ${Math.round(p.shedShare * 100)} % shed at the last` : ''
   const rec = isNum(p.recoverySec) ? `recovery ${r1(p.recoverySec)} s` : 'no recovery seen'
   return `goodput ${good.join(', ')} C${shed}; ${rec}`
@@ -29,7 +31,9 @@ function pastLine (d) {
   if (!rule) return pastText(d.past)
   const figures = d.pastCapacity ? figuresText(d.pastCapacity) : null
   const chosen = typeof rule === 'object' && (rule.outcome === 'survivor' ? rule.survivor?.config : rule.config)
-  if (d.decidedBy?.rule === 'past-capacity' && figures && chosen && !d.refused) return `${configName(chosen)}: ${figures}`
+  if (d.decidedBy?.rule === 'past-capacity' && figures && chosen && !d.refused) {
+    return `${configName(chosen)}: ${figures}`
+  }
   return pastRuleText(rule) + (figures ? ` (${figures})` : '')
 }
 
@@ -57,10 +61,14 @@ function pastText (past) {
   if (!past) return 'not measured'
   const out = []
   const good = past.goodput.filter((g) => isNum(g.goodputShare))
-  if (good.length) out.push(`goodput ${good.map((g) => `${Math.round(g.goodputShare * 100)} % at ${g.multiple} ×`).join(', ')} capacity`)
+  if (good.length) {
+    out.push(`goodput ${good.map((g) => `${Math.round(g.goodputShare * 100)} % ` +
+    `at ${g.multiple} ×`).join(', ')} capacity`)
+  }
   if (past.over) {
     const t = isNum(past.over.timeouts) && past.over.timeouts > 0 ? `, ${past.over.timeouts} timeouts` : ''
-    out.push(`at ${r1(past.over.rate)} req/s (1.2 ×) p99 ${r1(past.over.p99)} ms${t}${past.over.holds ? ' (still held)' : ''}`)
+    out.push(`at ${r1(past.over.rate)} req/s (1.2 ×) p99 ${r1(past.over.p99)} ` +
+      `ms${t}${past.over.holds ? ' (still held)' : ''}`)
   }
   return out.join('; ') || 'not measured'
 }
@@ -68,7 +76,11 @@ function pastText (past) {
 // Where the answer would change with the target (the capacity-against-target lines crossing).
 // A new leader is named only where the brackets are apart at the looser target; else the two tie from there.
 function changesText (d) {
-  if (!d.changes?.length) return d.refused?.reason === 'tie' ? 'the same tie at every target measured' : 'the same leader at every target measured'
+  if (!d.changes?.length) {
+    return d.refused?.reason === 'tie'
+      ? 'the same tie at every target measured'
+      : 'the same leader at every target measured'
+  }
   return d.changes.map((c) => {
     if (c.tie) {
       const [x, y] = (c.brackets ?? []).map((b) => (typeof b === 'string' ? b : bracketText(b)))
@@ -109,15 +121,23 @@ export function decisionLines (d, results = null) {
     if (d.key) lines.push({ label: 'Highest capacity', text: `${who(d)}: ${capacityText(d)} at ${target}` })
   } else {
     lines.push(runLine(d))
-    lines.push({ label: 'Plan rate', text: `${r1(d.planRps)} req/s, ${Math.round(d.headroom * 100)} % of capacity (${Math.round((1 - d.headroom) * 100)} % headroom)` })
+    lines.push({
+      label: 'Plan rate',
+      text: `${r1(d.planRps)} req/s, ${Math.round(d.headroom * 100)} % of capacity ` +
+      `(${Math.round((1 - d.headroom) * 100)} % headroom)`
+    })
     lines.push({ label: 'Capacity', text: `${who(d)}: ${capacityText(d)} at ${target}` })
   }
-  if (d.runnerUp) lines.push({ label: 'Runner-up', text: `${who(d.runnerUp)}: ${capacityText(d.runnerUp)}; ${separationText(d)}` })
+  if (d.runnerUp) {
+    lines.push({ label: 'Runner-up', text: `${who(d.runnerUp)}: ${capacityText(d.runnerUp)}; ${separationText(d)}` })
+  }
   if (d.decidedBy && !d.refused) lines.push({ label: 'Decided by', text: ruleText(d) })
   if (d.key) lines.push({ label: 'Past capacity', text: pastLine(d) })
   lines.push({ label: 'Target', text: targetText(d) })
   lines.push({ label: 'Would change', text: changesText(d) })
-  if (d.unmet?.length) lines.push({ label: `No capacity at ${target}`, text: d.unmet.map((u) => `${u.key} (${boundText(u)})`).join(', ') })
+  if (d.unmet?.length) {
+    lines.push({ label: `No capacity at ${target}`, text: d.unmet.map((u) => `${u.key} (${boundText(u)})`).join(', ') })
+  }
   if (d.key) lines.push({ label: d.refused ? 'Confirm run' : 'Confirmed', text: confirmText(d.confirm) })
   const m = d.machine
   const on = m ? machineLine({ machine: m }) : MISSING
@@ -138,17 +158,28 @@ function rateLines (d, target) {
   const lines = []
   const l = d.limitedBy
   const culprit = l?.name ? `class ${l.name}` : 'the mix as a whole'
-  const limit = l ? `${culprit}: failed first, at ${r1(l.rate)} req/s (${l.why ?? (l.backlogGrew ? 'backlog grew' : 'its target')})` : 'no step failed above the capacity'
+  const limit = l
+    ? `${culprit}: failed first, at ${r1(l.rate)} req/s ` +
+    `(${l.why ?? (l.backlogGrew ? 'backlog grew' : 'its target')})`
+    : 'no step failed above the capacity'
   if (d.refused) {
     lines.push({ label: 'No rate', text: `${refusalText(d.refused)} (${reasonName(d.refused)})` })
     if (d.key) lines.push({ label: 'Highest capacity', text: `${capacityText(d)} at ${target}` })
   } else {
-    lines.push({ label: 'Plan rate', text: `${r1(d.planRps)} req/s to ${d.key}, ${Math.round(d.headroom * 100)} % of its capacity` })
+    lines.push({
+      label: 'Plan rate',
+      text: `${r1(d.planRps)} req/s to ${d.key}, ${Math.round(d.headroom * 100)} % ` +
+      'of its capacity'
+    })
     lines.push({ label: 'Capacity', text: `${capacityText(d)} at ${target}` })
     lines.push({ label: 'Past capacity', text: pastText(d.past) })
   }
   lines.push({ label: 'Limited by', text: limit })
-  lines.push({ label: 'Holds for', text: 'this service as it ran, from this generator machine; this mix and these targets only' })
+  lines.push({
+    label: 'Holds for',
+    text: 'this service as it ran, from this generator machine; this mix and these ' +
+    'targets only'
+  })
   return lines
 }
 
@@ -162,7 +193,10 @@ export function bracketText (t) {
 
 // What broke a tie: `goodput at 2 × capacity (70 % against 30 %)`, `peak RSS (90 MB against 120 MB)`.
 function tieBreakText (b) {
-  if (b.by === 'goodput') return `goodput at ${b.multiple} × capacity (${pctSpaced(b.shares[0])} against ${pctSpaced(b.shares[1])})`
+  if (b.by === 'goodput') {
+    return `goodput at ${b.multiple} × capacity (${pctSpaced(b.shares[0])} ` +
+    `against ${pctSpaced(b.shares[1])})`
+  }
   return `peak RSS (${mbSpaced(b.bytes[0])} against ${mbSpaced(b.bytes[1])})`
 }
 
@@ -208,7 +242,10 @@ export function pastRuleText (p) {
     const lost = p.lost.length ? `; ${p.lost.join(' and ')} collapse past capacity` : ''
     return `${name} keeps ${pctSpaced(p.kept)} of capacity past it${lost}`
   }
-  const head = p.collapses ? `${name} collapses past capacity: ${why(p.why)}` : `${name} keeps only ${pctSpaced(p.kept)} past capacity`
+  const head = p.collapses
+    ? `${name} collapses past capacity: ${why(p.why)}`
+    : `${name} keeps ` +
+    `only ${pctSpaced(p.kept)} past capacity`
   if (p.outcome === 'survivor') {
     const s = p.survivor
     const how = s.same
@@ -222,11 +259,14 @@ export function pastRuleText (p) {
       : 'no shedding setting was probed'
     return `${head}; every close candidate collapses too; ${would}`
   }
-  return `${head}; no configuration within ${Math.round(p.within * 100)} % of its capacity keeps ${Math.round(p.keepShare * 100)} %`
+  return `${head}; no configuration within ${Math.round(p.within * 100)} % of its capacity ` +
+    `keeps ${Math.round(p.keepShare * 100)} %`
 }
 
 // A refusal's reason in a word or two (result/decision.js refusalOf's codes).
-const REFUSAL_WORDS = { tie: 'tie', disturbed: 'disturbed', 'runs-disagree': 'runs disagree', 'none-meets': 'none meets the target' }
+const REFUSAL_WORDS = {
+  tie: 'tie', disturbed: 'disturbed', 'runs-disagree': 'runs disagree', 'none-meets': 'none meets the target'
+}
 const reasonName = (r) => REFUSAL_WORDS[r.reason] ?? String(r.reason)
 
 // Why the decision refuses, in one line (result/decision.js refusalOf).
@@ -234,7 +274,10 @@ export function refusalText (r) {
   if (typeof r.text === 'string') return r.text
   const key = r.keys[0]
   if (r.reason === 'tie') {
-    const lean = r.lean ? `; ${r.lean.key} leads on ${tieBreakText(r.lean.tieBreak)}, not enough to choose between strategies` : ''
+    const lean = r.lean
+      ? `; ${r.lean.key} leads on ${tieBreakText(r.lean.tieBreak)}, not enough to choose ` +
+      'between strategies'
+      : ''
     return `${r.keys.join(' and ')} tie: their brackets overlap (${r.brackets.map(bracketText).join(' and ')})${lean}`
   }
   if (r.reason === 'disturbed') {
@@ -242,7 +285,8 @@ export function refusalText (r) {
     return `${key}'s sweep is not to be taken at face value: ${r.reasons.slice(0, 2).join('; ')}${more}`
   }
   if (r.reason === 'runs-disagree') {
-    return `${key}'s sweeps disagree beyond their brackets: one held ${r1(r.held)} req/s, another failed at ${r1(r.failed)}`
+    return `${key}'s sweeps disagree beyond their brackets: one held ${r1(r.held)} req/s, another failed ` +
+      `at ${r1(r.failed)}`
   }
   return `no strategy held p99 ≤ ${r.sloMs} ms at any rate tried`
 }
@@ -267,8 +311,12 @@ export function separationText (d) {
 export function pastCapacityTable (configs) {
   const head = ['strategy', 'configuration', ...(configs[0]?.points ?? []).map((p) => `goodput at ${p.multiple} × C`),
     'shed at 2 × C', 'recovery', 'past capacity']
-  const point = (p) => (isNum(p.goodput) ? `${pctSpaced(p.goodput)}${p.from === 'sweep' ? ' (sweep)' : ''}` : 'not measured')
-  const recovery = (p) => (!p ? MISSING : isNum(p.recoverySec) ? `${r1(p.recoverySec)} s` : `none within ${r1(p.watchedSec)} s`)
+  const point = (p) => isNum(p.goodput)
+    ? `${pctSpaced(p.goodput)}${p.from === 'sweep' ? ' (sweep)' : ''}`
+    : 'not measured'
+  const recovery = (p) => !p
+    ? MISSING
+    : isNum(p.recoverySec) ? `${r1(p.recoverySec)} s` : `none within ${r1(p.watchedSec)} s`
   const verdictKind = (c) => (!c.past ? 'not-measured' : c.past.collapses ? 'collapses' : c.past.keeps ? 'keeps' : null)
   const verdict = (c) => {
     if (!c.past) return c.failure ? `not measured: ${c.failure}` : 'not measured'
@@ -283,6 +331,7 @@ export function pastCapacityTable (configs) {
     recovery(c.past),
     verdict(c)
   ])
-  const kinds = configs.map((c) => [null, null, ...c.points.map((p) => (isNum(p.goodput) ? null : 'not-measured')), null, null, verdictKind(c)])
+  const measured = (p) => (isNum(p.goodput) ? null : 'not-measured')
+  const kinds = configs.map((c) => [null, null, ...c.points.map(measured), null, null, verdictKind(c)])
   return { head, rows, kinds }
 }

@@ -30,11 +30,12 @@ export function endedAfterReport (e) {
   return `${shardName({ ...e.report.method.shard, host: e.host })}: ${endText(e)} after its report; merged${tail}`
 }
 
-// What a missing share of the plan is: "shard 2/3 missing: 33.3 % of the plan (100 of 300 requests) not sent".
+// What a missing share of the plan is: "shard 2/3 missing: 33.3 % of the plan (100 of 300 requests) not in
+// the merged figures" (sent or not: no report of them was read).
 export function missingText ({ shards, planned, total, share }) {
   const names = shards.map((s) => `${s.index}/${s.count}${s.host ? ` (${s.host})` : ''}`).join(', ')
   return `shard${shards.length > 1 ? 's' : ''} ${names} missing: ${pct(share)} of the plan ` +
-    `(${planned} of ${total} requests) not sent`
+    `(${planned} of ${total} requests) not in the merged figures`
 }
 
 // The refusal of a plan with shards missing, naming them, their share and the way past.
@@ -52,13 +53,15 @@ function onTarget (start) {
 // The untrusted reason of a start spread past its tolerance.
 export function spreadReason (start) {
   return `the shards' first requests left at least ${ms(start.spreadAtLeastMs)} apart ` +
-    `(${ms(start.spreadMs)} on their own clocks; ${onTarget(start)}), more than the ${ms(start.toleranceMs)} a generator may lag`
+    `(${ms(start.spreadMs)} on their own clocks; ${onTarget(start)}), more than the ${ms(start.toleranceMs)} a ` +
+      'generator may lag'
 }
 
 // The start line of a fanned-out run: "start spread 0.4 ms on the shards' own clocks; 3.1 ± 1.2 ms on …".
 export function spreadLine (start) {
   if (start.spreadMs === null) return 'start spread unknown (a shard did not record its first request)'
-  return `start spread ${ms(start.spreadMs)} on the shards' own clocks; ${onTarget(start)} (tolerance ${ms(start.toleranceMs)})`
+  return `start spread ${ms(start.spreadMs)} on the shards' own clocks; ${onTarget(start)} ` +
+    `(tolerance ${ms(start.toleranceMs)})`
 }
 
 // A clock offset against the target's Date header: "+0.3 ms ± 0.4 ms" or "unknown (why)".
@@ -79,4 +82,23 @@ export function shardLine (s) {
 export function mergedLine (count, r) {
   return `merged ${count} shard${count > 1 ? 's' : ''}: sent ${r.requests.sent}, answered ${r.requests.completed}, ` +
     `${r.rps} req/s, p99 ${r.latency.p99} ms${r.trusted ? '' : ` (untrusted: ${r.untrusted.join('; ')})`}`
+}
+
+// A host whose clock pass said something that is not a measurement: the fan-out's refusal.
+export function clockFault (host, fault) {
+  return `the clock pass on ${host} said ${fault}, not a measurement: nothing started`
+}
+
+// What an interrupted fan-out knows of its shards (`ended`: endShards's answer, per host in order):
+// "shards 1/2 (ns1), 2/2 (ns2) seen to end; nothing merged".
+export function shardsEndedText (ended, hosts) {
+  const count = hosts.length
+  const name = (e) => `${hosts.indexOf(e.host) + 1}/${count} (${e.host})`
+  const seen = ended.filter((e) => e.confirmed)
+  const not = ended.filter((e) => !e.confirmed)
+  const parts = []
+  if (seen.length) parts.push(`shard${seen.length > 1 ? 's' : ''} ${seen.map(name).join(', ')} seen to end`)
+  for (const e of not) parts.push(`shard ${name(e)} not seen to end (${e.why}): check it by hand`)
+  if (!ended.length) parts.push('no shard process known (pdsh was sent SIGINT)')
+  return `${parts.join('; ')}; nothing merged`
 }

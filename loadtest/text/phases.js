@@ -1,6 +1,6 @@
 // Where the time went, in words: one line per result from its phases (result/phases.js), for the terminal,
 // the Markdown and the page's notes.
-import { PHASES } from '../result/phases.js'
+import { PHASES, phaseDoubt } from '../result/phases.js'
 import { runName } from '../result/key.js'
 import { isNum } from '../result/stats.js'
 import { fmtMs3, pctSpaced } from './format.js'
@@ -8,9 +8,18 @@ import { fmtMs3, pctSpaced } from './format.js'
 // A share shown in the line: smaller ones are left out (they still count in the sum).
 const SHOWN_SHARE = 0.01
 
-// `p99 27.9 ms: sent 94 % · reply 5 %` for the request at one percentile (`at` of phaseFigures).
-function atText (label, at) {
-  const parts = PHASES.filter((p) => isNum(at.share[p]) && at.share[p] >= SHOWN_SHARE).map((p) => `${p} ${pctSpaced(at.share[p])}`)
+// Why a percentile's shares are not shown (result/phases.js phaseDoubt).
+const DOUBT = {
+  unexplained: (d) => `shares in doubt, ${fmtMs3(d.unexplainedMs)} ms unexplained`,
+  clamped: (d) => `shares in doubt, ${d.clamped} of ${d.count} requests' stamps clamped`
+}
+
+// `p99 27.9 ms: sent 94 % · reply 5 %` for the request at one percentile (`at` of phaseFigures), or
+// `p99 3.90 ms: shares in doubt, 18.5 ms unexplained` where its shares are in doubt (`doubt`).
+function atText (label, at, doubt = null) {
+  if (doubt) return `${label} ${fmtMs3(at.latencyMs)} ms: ${DOUBT[doubt.code](doubt)}`
+  const parts = PHASES.filter((p) => isNum(at.share[p]) && at.share[p] >= SHOWN_SHARE)
+    .map((p) => `${p} ${pctSpaced(at.share[p])}`)
   return `${label} ${fmtMs3(at.latencyMs)} ms: ${parts.join(' · ') || 'no phase over 1 %'}`
 }
 
@@ -18,11 +27,15 @@ function atText (label, at) {
 // unexplained 0.00 ms (median over 200 requests)`, or null without phases.
 export function phaseLine (name, f) {
   if (!f || typeof f !== 'object') return null
-  if (!f.count) return `${name}: where the time went: no answer stamped (${f.missing} without Lab-Stamps, ${f.ignored} ignored)`
+  if (!f.count) {
+    return `${name}: where the time went: no answer stamped (${f.missing} without ` +
+    `Lab-Stamps, ${f.ignored} ignored)`
+  }
   if (!f.at?.p50?.share || !f.at?.p99?.share) return null
   const ignored = (f.ignored ? `, ${f.ignored} headers ignored` : '') + (f.clamped ? `, ${f.clamped} clamped` : '') +
     (f.clockShiftMs ? `, the server's clock taken ${f.clockShiftMs} ms ahead` : '')
-  return `${name}: where the time went: ${atText('p50', f.at.p50)}; ${atText('p99', f.at.p99)}; ` +
+  return `${name}: where the time went: ${atText('p50', f.at.p50, phaseDoubt(f, 'p50'))}; ` +
+    `${atText('p99', f.at.p99, phaseDoubt(f, 'p99'))}; ` +
     `unexplained ${fmtMs3(f.unexplained.medianMs)} ms (median over ${f.count} requests${ignored})`
 }
 

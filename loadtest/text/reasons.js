@@ -18,41 +18,50 @@ function scaledText (budget) {
 // The sweep's rule in words, for the report, from its plain data (result/sweep.js createSweep's describe()),
 // with its `why` (--quick's) after it.
 export function sweepRuleText ({ fractions, refine, minRequests, minDurationSec, maxStepSec, budget, share, why }) {
-  return ruleText(fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share }) + (why ? ` ${why}` : '')
+  const rule = ruleText(fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share })
+  return rule + (why ? ` ${why}` : '')
 }
 
 function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share }) {
   const p = `p${percentileOf(share)}`
   return `a floor step first, at a rate where requests rarely overlap (rate × p50 ≤ ${FLOOR.overlap}; lowered until ` +
     `it is), then open-loop steps at ${fractions.map((f) => `${Math.round(f * 100)}%`).join(', ')} of the ideal ` +
-    `(cores / service time) and on at ${CLIMB.climb} × until one fails; a failure more than ${CLIMB.downRatio} × above the ` +
+    `(cores / service time) and on at ${CLIMB.climb} × until one fails; a failure more than ${CLIMB.downRatio} ` +
+      '× above the ' +
     'highest pass (or the floor) is searched down geometrically (the first target\'s before the looser targets climb ' +
     'on); then up to ' +
     `${refine} bisections between the highest passing and the lowest failing rate (until within ` +
-    `${roundTo(CLIMB.precision * 100, 3)}%); then one step at ${CLIMB.overload} × the capacity, which must fail (if it holds, the sweep goes ` +
+    `${roundTo(CLIMB.precision * 100, 3)}%); then one step at ${CLIMB.overload} × the capacity, which must fail ` +
+      '(if it holds, the sweep goes ' +
     'on upward from it); then, unless a passing step there lasted as long, one hold step at the capacity, long ' +
-    `enough that a backlog growing at ${roundTo(HOLD.excess * 100, 3)} % of the rate would add the target's wait less the ` +
+    `enough that a backlog growing at ${roundTo(HOLD.excess * 100, 3)} % of the rate would add the target's ` +
+      'wait less the ' +
     `floor's p50 ${HOLD.times} times over (at least ${HOLD.minSec} s, at most the longest step): the hold steps ` +
     'alone decide that rate, and ' +
     'a hold that fails lowers the capacity (one more bisection for each). ' +
     `Each step lasts long enough for ${minRequests} requests, at least ${minDurationSec} s and at ` +
-    `most ${maxStepSec} s, lengthened up to ${LENGTH.lengthen * maxStepSec} s when that is too short for them (past that ` +
+    `most ${maxStepSec} s, lengthened up to ${LENGTH.lengthen * maxStepSec} s when that is too short for them ` +
+      '(past that ' +
     'the step is undecided unless its requests decide). ' +
     'A step holds when every request was answered 2xx with the expected body, its backlog did not grow and its ' +
-    `requests over the target (latency from the due time) show ${p} within it at ${Math.round(SAMPLE.confidence * 100)} % (binomial: ` +
+    `requests over the target (latency from the due time) show ${p} within it ` +
+      `at ${Math.round(SAMPLE.confidence * 100)} % (binomial: ` +
     `${[0, 1, 2].map((k) => `${requestsToShow(k, { share })} requests with ${k || 'none'} over`).join(', ')}); ` +
     `it fails when they show ${p} above it; otherwise it is ` +
     'undecided and the rate is measured again, its steps pooled. A first failure is repeated before it counts ' +
-    `(unless ${fraction(REPEAT.clearShare)} its requests or more were over the target, the step undisturbed: no repeat could ` +
+    `(unless ${fraction(REPEAT.clearShare)} its requests or more were over the target, the step undisturbed: no ` +
+      'repeat could ' +
     'flip it); ' +
     "a disturbed failure, or one the generator's lag could flip (p99 less the lag p99 within the target), counts " +
     `only after ${REPEAT.maxTries} steps at its rate; a pass above a confirmed failure must hold twice. At ` +
-    `${REPEAT.maxTries} steps the majority decides, a tie the pooled share over the target; a rate none of whose steps ` +
+    `${REPEAT.maxTries} steps the majority decides, a tie the pooled share over the target; a rate none of ` +
+      'whose steps ' +
     'decided stays undecided. A repeat of a rate whose steps were all undecided lasts only for the requests its ' +
     'pool still needs. "Cannot meet the target" only from a true floor that failed; no passing rate and no true ' +
     'floor failure is "undecided", with why.' +
     (budget
-      ? ` Time budget: ${budget.sec} s a sweep (${scaledText(budget)}each step its length and ${budget.stepOverheadSec} s); ` +
+      ? ` Time budget: ${budget.sec} s a sweep (${scaledText(budget)}each step its length ` +
+        `and ${budget.stepOverheadSec} s); ` +
         'steps for the ' +
         `looser targets only within ${Math.round(budget.looseShare * 100)} % of it, so their bisections stop first ` +
         '(their capacity then a lower bound: "at least"); a step that does not fit is not offered.'
@@ -65,10 +74,12 @@ const r1 = (x) => roundTo(x, 1)
 export function overloadRuleText (settings = OVERLOAD_DEFAULTS) {
   const b = settings.burst
   return `open-loop steps at ${settings.multiples.join(', ')} × C (C: the capacity at the target), each max(` +
-    `${settings.minStepSec} s, ${settings.stepPatiences} patiences) long, its first max(1 s, 2 patiences) not counted; ` +
+    `${settings.minStepSec} s, ${settings.stepPatiences} patiences) long, its first max(1 s, 2 patiences) ` +
+      'not counted; ' +
     `client patience (timeout) ${settings.patienceTargets} × the target. Goodput: verified 2xx answers within the ` +
     'target from their due time, per second of schedule. Burst: ' +
-    `${b.baseMultiple} × C for ${b.beforeSec} s, ${b.burstMultiple} × C for ${b.burstSec} s, ${b.baseMultiple} × C up to ` +
+    `${b.baseMultiple} × C for ${b.beforeSec} s, ${b.burstMultiple} × C for ${b.burstSec} ` +
+      `s, ${b.baseMultiple} × C up to ` +
     `${b.afterSec} s; recovery: from the burst's end until every 1 s window (by due time) has goodput ≥ ` +
     `${settings.recoveryShare * 100} % of what was offered in it and p99 within the target (the round stops once ` +
     `${settings.confirmWindows} windows in a row have, and the window that stop cuts short is not judged); not ` +
@@ -137,7 +148,8 @@ const WORDS = {
   'send-rate-off': (x) => `sent ${x.sendRate} req/s for ${x.scheduledRate} scheduled (${r1(x.error * 100)} %)`,
   'issue-rate-off': (x) => `issue rate off the schedule in ${x.off} of ${x.windows} 1 s windows ` +
     `(worst ${x.sent} sent for ${x.due} due at ${r1(x.atMs / 1000)} s)`,
-  'unsent-backlog': (x) => `unsent backlog reached ${x.backlog} requests${x.wakeUp ? ' at one wake-up' : ''} (bound ${x.bound})`,
+  'unsent-backlog': (x) => `unsent backlog reached ${x.backlog} requests${x.wakeUp ? ' at one wake-up' : ''} ` +
+    `(bound ${x.bound})`,
   steal: (x) => `steal ${x.stealPct} % > ${x.limit} %`,
   'foreign-cores': (x) => `other processes used ${x.cores} cores > ${x.limit}` +
     (x.top?.length ? ` (${x.top.map((p) => `${p.name} ${p.cores}`).join(', ')})` : ''),
@@ -149,8 +161,12 @@ const WORDS = {
   'near-limit': (x) => `${x.name} ${x.value} within ${x.within * 100} % over its limit ${x.limit}`,
   // the strategy's own contention (result/trust.js contentionOf): a finding, and its table cell
   contention: (x) => `work ${x.inflation} × slower: ` +
-    (x.crowded ? `${x.inFlight} at once on ${x.cores} cores` : `its tree kept ${x.treeCores} of ${r1(x.freeCores)} free cores busy`),
-  'contention-short': (x) => `${x.inflation}× · ${x.crowded ? `${x.inFlight} on ${x.cores} cores` : `tree ${x.treeCores} cores`}`,
+    (x.crowded
+      ? `${x.inFlight} at once on ${x.cores} cores`
+      : `its tree kept ${x.treeCores} ` +
+      `of ${r1(x.freeCores)} free cores busy`),
+  'contention-short': (x) => `${x.inflation}× ` +
+    `· ${x.crowded ? `${x.inFlight} on ${x.cores} cores` : `tree ${x.treeCores} cores`}`,
   'lag-in-doubt': (x) =>
     `latency in doubt: p99 ${x.p99} ms less the generator's lag p99 ${x.lagP99} ms is within the ${x.sloMs} ms target`,
   'generator-saturated': (x) => `load generator saturated (${Math.round(x.utilisation * 100)}% CPU)`,
@@ -167,14 +183,16 @@ const WORDS = {
     return `calibration checked again after the server ${moved} (bound ±${x.bound * 100} %)`
   },
   'above-ideal': (x) =>
-    `capacity ${r1(x.ratio * 100)} % of the ideal > ${x.limit * 100} %: the calibration is slower than the server's work`,
+    `capacity ${r1(x.ratio * 100)} % of the ideal > ${x.limit * 100} %: the calibration is slower than the ` +
+      'server\'s work',
   'no-step': () => 'no step measured (no calibration of the work)',
   'no-verdict': (x) => `no verdict: capacity ${boundText(x)}`,
   'lower-bound': (x) => x.cut === 'steps'
     ? `the sweep reached its ${x.maxSteps} steps before a step past capacity failed: the capacity is a lower bound`
     : `the sweep spent its ${x.budgetSec} s budget before a step past capacity failed: the capacity is a lower bound`,
   'not-held': (x) => `capacity not held: no step at ${r1(x.rps)} req/s lasted the ${x.holdSec} s ` +
-    'that shows a slowly growing backlog (the hold rule), and the sweep ended before one could: it may be above the knee',
+    'that shows a slowly growing backlog (the hold rule), and the sweep ended before one could: it may be ' +
+      'above the knee',
   'steps-in-doubt': (x) => `${x.count} of ${x.of} steps in doubt (p99 less the generator's lag p99 within the ` +
     `target): each counted only after its rate had ${x.maxTries} steps`,
   overruled: (x) => `failures at ${x.rates.map(r1).join(', ')} req/s overruled by a pass above them that held twice`,
@@ -225,6 +243,7 @@ export function boundText (c) {
 // Why a backlog counts as growing, in words.
 export function backlogText (backlog, rate) {
   if (backlog.growing) return `backlog grew by ${backlog.growth} (limit ${backlog.limit})`
-  return `backlog grew by ${backlog.growth} (${backlog.perSec} a second: ${backlogWaitMs(backlog, rate)} ms more wait ` +
+  return `backlog grew by ${backlog.growth} (${backlog.perSec} a second: ${backlogWaitMs(backlog, rate)} ` +
+    'ms more wait ' +
     `within ${BACKLOG.horizon} requests)`
 }

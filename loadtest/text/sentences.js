@@ -10,7 +10,8 @@ import { MISSING } from './format.js'
 import { boundText } from './reasons.js'
 
 // The legend of the marks, whole: an installed package ships no reports/README.md to point at.
-export const MARKS = 'Marks: ✓ held · ! or ⚠ see the reasons · ~ near its target · ≥ a lower bound · ? undecided · ✗ failed · - not measured'
+export const MARKS = 'Marks: ✓ held · ! or ⚠ see the reasons · ~ near its target · ≥ a lower bound · ? undecided ' +
+  '· ✗ failed · - not measured'
 
 // Milliseconds and req/s as the capacity line writes them.
 const ms = (x) => (typeof x === 'number' ? `${roundTo(x, x >= 100 ? 0 : 1)} ms` : MISSING)
@@ -23,7 +24,8 @@ export function capacityLine (name, c) {
   const floor = `p99 ${ms(c.floor.p99)} at ${rate(c.floor.rps)}`
   const p = `p${c.percentile}` // the percentile judged (p95 under --quick)
   if (c.bound === 'undecided') {
-    return `${name}: capacity ${boundText(c)}${c.bracket?.fail ? ` (fails at ${rate(c.bracket.fail)})` : ''}; ${floor}` +
+    const fails = c.bracket?.fail ? ` (fails at ${rate(c.bracket.fail)})` : ''
+    return `${name}: capacity ${boundText(c)}${fails}; ${floor}` +
       (c.floor.true === false ? ' (requests overlapped: not a floor)' : '')
   }
   if (c.bound === 'cannot-meet') {
@@ -92,7 +94,8 @@ export function findingLines (results = []) {
     const own = steps.filter((s) => s.contention)
     if (own.length) {
       const worst = own.reduce((a, b) => (b.contention.inflation > a.contention.inflation ? b : a))
-      out.push(`${runName(r)}: its own contention in ${own.length} of ${steps.length} steps, at most ${worst.contention.text} ` +
+      out.push(`${runName(r)}: its own contention in ${own.length} of ${steps.length} steps, at ` +
+        `most ${worst.contention.text} ` +
         `(step ${worst.index + 1}): a finding, not noise`)
     }
   }

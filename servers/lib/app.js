@@ -16,12 +16,15 @@ import { runtimeInfo, v8Version } from './instruments.js'
 async function labRouteGuard (request) {
   const origin = request.headers.origin
   if (origin !== undefined) {
-    throw new ServerError('ERR_CROSS_ORIGIN', `${request.url} answers the lab only, not a request from ${JSON.stringify(origin)}`)
+    throw new ServerError('ERR_CROSS_ORIGIN', `${request.url} answers the lab only, not a request ` +
+      `from ${JSON.stringify(origin)}`)
   }
   const type = request.headers['content-type']
-  const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined
+  const hasBody = Number(request.headers['content-length'] ?? 0) > 0 ||
+    request.headers['transfer-encoding'] !== undefined
   if ((type !== undefined || hasBody) && !/^application\/json\s*(;|$)/i.test(type ?? '')) {
-    throw new ServerError('ERR_MEDIA_TYPE', `${request.url} takes no body or a JSON one, not ${JSON.stringify(type ?? 'an untyped body')}`)
+    throw new ServerError('ERR_MEDIA_TYPE', `${request.url} takes no body or a JSON one, ` +
+      `not ${JSON.stringify(type ?? 'an untyped body')}`)
   }
 }
 

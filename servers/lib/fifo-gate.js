@@ -78,7 +78,8 @@ export function createFifoGate ({
   const expired = (entry, t) => {
     counts.expired = (counts.expired ?? 0) + 1
     const waited = (t - entry.at).toFixed(1)
-    entry.fail(new ServerError('ERR_DEADLINE', `waited ${waited} ms for a ${unit}, past --deadline ${deadlineMs} ms, retry later`))
+    entry.fail(new ServerError('ERR_DEADLINE', `waited ${waited} ms for a ${unit}, past --deadline ${deadlineMs} ` +
+      'ms, retry later'))
   }
 
   // Hand a freed slot to the oldest waiting request still within its deadline, or give it back.

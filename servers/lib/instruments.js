@@ -29,7 +29,12 @@ export function runtimeInfo () {
 // is an imitation too.
 export function runtimeFrom ({ versions, deno = null }) {
   if (typeof versions.bun === 'string') {
-    return { name: 'bun', version: versions.bun, engine: `JavaScriptCore (WebKit ${String(versions.webkit).slice(0, 12)})` }
+    return {
+      name: 'bun',
+      version: versions.bun,
+      engine: 'JavaScriptCore ' +
+      `(WebKit ${String(versions.webkit).slice(0, 12)})`
+    }
   }
   if (typeof deno === 'string') return { name: 'deno', version: deno, engine: `V8 ${versions.v8}` }
   return { name: 'node', version: versions.node, engine: `V8 ${versions.v8}` }
@@ -77,7 +82,13 @@ function block (ms) {
 export function judgeHistogram (readings) {
   const what = 'at start, monitorEventLoopDelay'
   if (readings.some((r) => !(r.count > 0))) {
-    return { trusted: false, offsetMs: null, seenMs: null, reason: `${what} took no sample around a ${BLOCK_MS} ms block` }
+    return {
+      trusted: false,
+      offsetMs: null,
+      seenMs: null,
+      reason: `${what} took no sample around ` +
+      `a ${BLOCK_MS} ms block`
+    }
   }
   const offsetMs = Math.min(...readings.map((r) => r.min)) / 1e6 >= RESOLUTION / 2 ? RESOLUTION : 0
   const seenMs = readings.map((r) => round3(r.max / 1e6 - offsetMs))

@@ -41,7 +41,10 @@ export const httpUrl = (raw) => {
 
 // A host to listen on: never empty (an empty host would bind every interface, silently).
 function hostName (raw) {
-  if (raw.trim() === '') { throw new Error('expected an address such as 127.0.0.1 (an empty host would listen on every interface)') }
+  if (raw.trim() === '') {
+    throw new Error('expected an address such as 127.0.0.1 (an empty host would listen on ' +
+    'every interface)')
+  }
   return raw
 }
 
@@ -125,7 +128,10 @@ export function parseOptions ({ strategy, work, extra = {}, argv = process.argv.
     out.work = describeTask({ ref: task, input: values.input ?? env.TASK_INPUT, timeoutMs: out.taskTimeout })
   } else {
     for (const name of taskOnly.slice(1)) {
-      if (values[kebab(name)] !== undefined) { throw new ServerError('ERR_BAD_OPTION', `--${kebab(name)}: only with --task`) }
+      if (values[kebab(name)] !== undefined) {
+        throw new ServerError('ERR_BAD_OPTION', `--${kebab(name)}: only ` +
+        'with --task')
+      }
     }
     out.work = parseWork(values.work ?? env.WORK ?? (typeof work === 'function' ? work(out) : work))
   }
@@ -162,7 +168,10 @@ function readArgv (strategy, spec, argv) {
     if (t.kind === 'option' && t.value !== undefined) given.set(t.name, [...(given.get(t.name) ?? []), clip(t.value)])
   }
   for (const [name, values] of given) {
-    if (values.length > 1) throw new ServerError('ERR_BAD_OPTION', `--${name} given ${values.length} times (${values.join(', ')}): give it once`)
+    if (values.length > 1) {
+      throw new ServerError('ERR_BAD_OPTION', `--${name} given ${values.length} times ` +
+      `(${values.join(', ')}): give it once`)
+    }
   }
   return parsed.values
 }
@@ -172,7 +181,8 @@ function argvError (strategy, spec, err) {
   if (err.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
     return new ServerError(
       'ERR_BAD_OPTION',
-      `${strategy}: unexpected argument ${clip(/'([^']*)'/.exec(err.message)?.[1] ?? '')} (options are --flags, see --help)`
+      `${strategy}: unexpected argument ${clip(/'([^']*)'/.exec(err.message)?.[1] ?? '')} (options are --flags, ` +
+        'see --help)'
     )
   }
   const flag = /'(-[^' ]+)/.exec(err.message)?.[1] ?? ''

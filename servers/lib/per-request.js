@@ -10,6 +10,9 @@ import { KILL_GRACE_MS, TASK_CODES, endedError } from './task-module.js'
 const workerEntry = new URL('./worker-entry.js', import.meta.url)
 const childEntry = new URL('./child-entry.js', import.meta.url)
 
+// What happens to a child process past its task's timeout.
+const KILLED = `was sent SIGTERM, and SIGKILL ${KILL_GRACE_MS} ms later if it still ran`
+
 // `kind` is 'worker' (worker_threads) or 'child' (child_process.fork). Returns { handle(work), gauges, close() },
 // the parts start() takes.
 export function perRequest (kind) {
@@ -65,7 +68,7 @@ export function perRequest (kind) {
           timer = setTimeout(() => {
             const { message } = kind === 'worker'
               ? endedError(work, 'thread')
-              : endedError(work, 'child process', `was sent SIGTERM, and SIGKILL ${KILL_GRACE_MS} ms later if it still ran`)
+              : endedError(work, 'child process', KILLED)
             onAnswer({ ok: false, code: 'ERR_TASK_TIMEOUT', message })
             running.end()
           }, work.task.timeoutMs + KILL_GRACE_MS)

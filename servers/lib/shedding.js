@@ -38,7 +38,8 @@ export const QUEUE_CANCEL = {
   cancel: {
     default: 'on',
     parse: oneOf('on', 'off'),
-    help: "a client that leaves is dropped from the queue and its running task ended (off: its work runs all the same, as study 004's queued server did)"
+    help: 'a client that leaves is dropped from the queue and its running task ended (off: its work runs all the ' +
+      "same, as study 004's queued server did)"
   }
 }
 
@@ -62,24 +63,31 @@ export function resolveQueue ({ options, threads, serviceMs, measured = null }) 
   const out = { maxQueue: options.maxQueue, deadlineMs: options.deadline, lines: [] }
   if (!needsServiceTime(options)) return out
   const flag = options.maxQueue === 'auto' ? '--max-queue' : '--deadline'
-  if (options.slo === undefined) throw new ServerError('ERR_BAD_OPTION', `${flag} auto: needs --slo MS, the latency target it aims at`)
+  if (options.slo === undefined) {
+    throw new ServerError('ERR_BAD_OPTION', `${flag} auto: needs --slo MS, the ` +
+    'latency target it aims at')
+  }
   const slo = options.slo
   const s = figure(serviceMs)
   const from = `--slo ${slo} ms, service time ${s} ms ${measured ? `(${measured})` : '(--service-ms)'}`
   if (!(serviceMs < slo)) {
-    throw new ServerError('ERR_BAD_OPTION', `${flag} auto: the service time ${s} ms is not below --slo ${slo} ms: no wait fits the target`)
+    throw new ServerError('ERR_BAD_OPTION', `${flag} auto: the service time ${s} ms is not below --slo ${slo} ms: ` +
+      'no wait fits the target')
   }
   if (options.maxQueue === 'auto') {
     out.maxQueue = Math.floor((threads * (slo - serviceMs)) / serviceMs)
-    out.lines.push(`max-queue auto: ${out.maxQueue} = floor(${threads} threads × (${slo} − ${s}) / ${s}) (Little's law; ${from})`)
+    out.lines.push(`max-queue auto: ${out.maxQueue} = floor(${threads} threads × (${slo} − ${s}) / ${s}) ` +
+      `(Little's law; ${from})`)
   }
   if (options.deadline === 'auto') {
     const d = slo - (1 + DEADLINE_MARGIN_SERVICES) * serviceMs
     if (!(d > 0)) {
-      throw new ServerError('ERR_BAD_OPTION', `--deadline auto: --slo ${slo} ms leaves no wait after ${1 + DEADLINE_MARGIN_SERVICES} service times of ${s} ms`)
+      throw new ServerError('ERR_BAD_OPTION', `--deadline auto: --slo ${slo} ms leaves no wait ` +
+        `after ${1 + DEADLINE_MARGIN_SERVICES} service times of ${s} ms`)
     }
     out.deadlineMs = round1(d)
-    out.lines.push(`deadline auto: ${out.deadlineMs} ms = ${slo} − ${1 + DEADLINE_MARGIN_SERVICES} × ${s} (the target less the service time and a service time of margin; ${from})`)
+    out.lines.push(`deadline auto: ${out.deadlineMs} ms = ${slo} − ${1 + DEADLINE_MARGIN_SERVICES} × ${s} (the ` +
+      `target less the service time and a service time of margin; ${from})`)
   }
   return out
 }
@@ -88,7 +96,10 @@ export function resolveQueue ({ options, threads, serviceMs, measured = null }) 
 export function checkQueueFlags (options) {
   if (needsServiceTime(options)) return
   for (const [name, flag] of [['slo', '--slo'], ['serviceMs', '--service-ms']]) {
-    if (options[name] !== undefined) throw new ServerError('ERR_BAD_OPTION', `${flag}: only with --max-queue auto or --deadline auto`)
+    if (options[name] !== undefined) {
+      throw new ServerError('ERR_BAD_OPTION', `${flag}: only with --max-queue auto ` +
+      'or --deadline auto')
+    }
   }
 }
 
@@ -131,7 +142,8 @@ export function shedOnLoopDelay (app, options) {
       return {
         error: 'Service Unavailable',
         code: 'FST_UNDER_PRESSURE',
-        message: `under pressure: ${type} ${typeof value === 'number' ? figure(value) : value} ms > --shed-loop-delay ` +
+        message: `under pressure: ${type} ${typeof value === 'number' ? figure(value) : value} ms > ` +
+          '--shed-loop-delay ' +
           `${figure(options.shedLoopDelay)} ms`
       }
     }

@@ -8,7 +8,12 @@ import { RESOLUTION, checkInstruments } from './instruments.js'
 
 // Why an instrument's figures are null: its failed check, or no check yet.
 export function unmeasuredOf (instruments) {
-  if (!instruments) return { eventLoop: 'the instrument check has not finished', elu: 'the instrument check has not finished' }
+  if (!instruments) {
+    return {
+      eventLoop: 'the instrument check has not finished',
+      elu: 'the instrument check has not finished'
+    }
+  }
   const out = {}
   if (!instruments.eventLoopDelay.trusted) out.eventLoop = instruments.eventLoopDelay.reason
   if (!instruments.elu.trusted) out.elu = instruments.elu.reason
@@ -95,7 +100,8 @@ export function aggregate ({ strategy, variant, processes, gauges = {} }) {
   const unmeasured = unmeasuredOver(processes)
   // on, trusted, and still no sample anywhere: say so rather than leave a bare null
   if (!loops.length && !unmeasured.eventLoop && processes.some((p) => p.ticks !== null)) {
-    unmeasured.eventLoop = 'monitorEventLoopDelay took no sample in the window (its timer never ran: a loop busy throughout, or a window under 10 ms)'
+    unmeasured.eventLoop = 'monitorEventLoopDelay took no sample in the window (its timer never ran: a loop busy ' +
+      'throughout, or a window under 10 ms)'
   }
   const ticks = processes.map((p) => p.ticks).filter((t) => t !== null)
   return {
@@ -104,7 +110,9 @@ export function aggregate ({ strategy, variant, processes, gauges = {} }) {
     pid: process.pid,
     windowMs: Math.max(...processes.map((p) => p.windowMs)),
     processes,
-    eventLoop: loops.length && !unmeasured.eventLoop ? { p50: worst('p50'), p99: worst('p99'), max: worst('max') } : null,
+    eventLoop: loops.length && !unmeasured.eventLoop
+      ? { p50: worst('p50'), p99: worst('p99'), max: worst('max') }
+      : null,
     elu: elus.length && !unmeasured.elu ? elus.reduce((a, b) => a + b, 0) / elus.length : null,
     // why eventLoop or elu is null although telemetry is on: a process's instrument failed its check
     unmeasured,

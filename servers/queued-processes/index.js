@@ -11,7 +11,11 @@ import { queuedOptions, serveQueued } from '../lib/queued.js'
 main(async () => {
   const options = queuedOptions('queued-processes', {
     processes: { default: String(cores), parse: integer(1, 64), help: 'pool processes (forked at start, kept alive)' },
-    heapMb: { parse: integer(16, 65536), help: 'each pool process\'s V8 heap limit, MB (default Node\'s): a task past it ends its process, 500' }
+    heapMb: {
+      parse: integer(16, 65536),
+      help: 'each pool process\'s V8 heap limit, MB (default Node\'s): a task ' +
+      'past it ends its process, 500'
+    }
   })
   const pool = createProcessPool({ size: options.processes, heapMb: options.heapMb ?? null })
   try {

@@ -1,5 +1,5 @@
 // The mixed experiment's round on a real server (run/round/runner.js, experiments/mixed.js): the heavy
-// class at the rate handed on (the lowest C of the run), no other round; the cheap class answered by
+// class at the rate handed on (the rule book's utilisation of one thread), no other round; the cheap class answered by
 // GET /cheap on the main thread, its phases those of the main thread only, the heavy class's the strategy's.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -23,15 +23,15 @@ for (const [server, heavyPhases] of [
       args: ['--work', 'loop:1e4'],
       work: 'loop:1e4',
       qualifier: 'mixed',
-      mixed: { mix: builtInMix(MIX), heavyShareOfC: 0.8, durationSec: 1, lowestOf: ['simple', 'queued-threads'] }
+      mixed: { mix: builtInMix(MIX), utilisation: 0.2, arrival: 'poisson', durationSec: 1, lowestOf: ['simple', 'queued-threads'] }
     }
     const swept = (s, rps) => ({ kind: 'http', server: s, work: 'loop:1e4', capacity: { capacity: { rps } } })
-    const run = handOffMixed(entry, [swept('simple', 50), swept('queued-threads', 25)])
+    const run = handOffMixed(entry, [swept('simple', 50), swept('queued-threads', 25)], 10) // 0.2 × 1000 / 10 ms: 20 req/s
     const record = await runEntry(run, load, { signal: new AbortController().signal })
     assert.equal(record.failure, null)
     assert.equal(record.rounds.length, 0, 'no round but the mixed one')
     const m = record.mixed
-    assert.deepEqual([m.capacityRps, m.capacityFrom, m.heavyRate], [25, 'queued-threads', 20])
+    assert.deepEqual([m.capacityRps, m.capacityFrom, m.heavyRate, m.rate, m.arrival], [25, 'queued-threads', 20, 25, 'poisson'])
     const [heavy, cheap] = m.round.fire.classes
     assert.equal(cheap.name, 'cheap')
     assert.ok(cheap.ok > 0 && cheap.ok === cheap.completed && cheap.mismatches === 0)

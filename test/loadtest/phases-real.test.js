@@ -115,3 +115,33 @@ test('a server whose Lab-Stamps lie is ignored and counted; LOADLAB_STAMPS=off s
   const plain = await smallRound(off.url + '/')
   assert.deepEqual([plain.phases.count, plain.phases.missing], [0, 16])
 })
+
+// A server of its own whose handler sets `lab-stamps` with `lines(t0, t1)` (an array: one header line each).
+async function linesServer (t, lines) {
+  const server = createServer((req, res) => {
+    const t0 = now()
+    while (now() - t0 < 1); // a millisecond of work, so that `run` is a phase of its own
+    res.setHeader('lab-stamps', lines(t0, now()))
+    res.end('{}')
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  t.after(() => server.close())
+  return `http://127.0.0.1:${server.address().port}/`
+}
+
+test('Lab-Stamps sent as two header lines are read as one list (RFC 9110), never the last line alone', async (t) => {
+  const url = await linesServer(t, (t0, t1) => [`wait=${t0.toFixed(3)}`, `run=${t1.toFixed(3)}`])
+  const raw = await smallRound(url)
+  const f = phaseFigures(raw.phases)
+  assert.deepEqual([f.count, f.ignored], [16, 0])
+  assert.deepEqual(Object.keys(f.phases), ['sent', 'wait', 'run', 'reply'], 'wait and run both read: the split is the true one')
+  assert.ok(f.unexplained.maxMs <= AGREEMENT_MS)
+})
+
+test('Lab-Stamps lines that together repeat a phase are ignored and counted, not split by the last one', async (t) => {
+  const one = (t0, t1) => `wait=${t0.toFixed(3)},run=${t1.toFixed(3)}`
+  const url = await linesServer(t, (t0, t1) => [one(t0 - 0.5, t1 - 0.5), one(t0, t1)])
+  const raw = await smallRound(url)
+  assert.deepEqual([raw.phases.count, raw.phases.ignored], [0, 16])
+})

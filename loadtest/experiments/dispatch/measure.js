@@ -1,14 +1,17 @@
 // Experiment `dispatch`, its measuring: open each dispatcher, time every case's runs, check every
 // answer, and turn what was measured (or what failed) into results.
 import { performance } from 'node:perf_hooks'
-import { NATIVE_MODES, UNPOOLED, createDispatcher, expectedAnswer, loadNativeCaller, makeId } from '../../channels/index.js'
+import {
+  NATIVE_MODES, UNPOOLED, createDispatcher, expectedAnswer, loadNativeCaller, makeId
+} from '../../channels/index.js'
 import { POOLED, cases, estimateMs, key, resolveOptions, runsFor } from './plan.js'
 import { fmtMs3 } from '../../text/format.js'
 
 // One progress line for a finished case.
 function line (e) {
   const check = e.trusted ? 'all answers correct' : e.untrusted.join(', ')
-  return `dispatch: ${e.mode === 'main' ? 'main' : e.mode + ' w' + e.workers} c${e.costMs} p${e.payloadBytes}: ${fmtMs3(e.meanMs)} ms (${e.runs} runs, ${e.calls} calls, ${check})`
+  return `dispatch: ${e.mode === 'main' ? 'main' : e.mode + ' w' + e.workers} c${e.costMs} ` +
+    `p${e.payloadBytes}: ${fmtMs3(e.meanMs)} ms (${e.runs} runs, ${e.calls} calls, ${check})`
 }
 
 // Mean, min and max of a case's run times (nulls for none).
@@ -45,7 +48,10 @@ async function measureCase (d, c, o, signal) {
       checked += answers.calls
       mismatches += answers.mismatches
       errors += answers.errors
-      if (answers.mismatches || answers.errors) firstProblem ??= `native check: ${answers.mismatches} mismatches, ${answers.errors} errors`
+      if (answers.mismatches || answers.errors) {
+        firstProblem ??= `native check: ${answers.mismatches} ` +
+        `mismatches, ${answers.errors} errors`
+      }
       continue
     }
     for (const a of answers) {
@@ -189,7 +195,8 @@ export async function run (opts = {}, { signal, progress = () => {}, note = () =
     }
   }
   progress(
-    `dispatch: ${all.length} cases × ${o.runs} runs, modes ${o.modes.join(', ')}, workers ${o.workers.join(', ')}; expected about ${Math.round(estimateMs(o) / 1000)} s`
+    `dispatch: ${all.length} cases × ${o.runs} runs, modes ${o.modes.join(', ')}, ` +
+      `workers ${o.workers.join(', ')}; expected about ${Math.round(estimateMs(o) / 1000)} s`
   )
   try {
     for (const mode of UNPOOLED.filter((m) => o.modes.includes(m))) {
@@ -203,9 +210,8 @@ export async function run (opts = {}, { signal, progress = () => {}, note = () =
           if (d) await stop(d)
           break
         }
-        progress(
-          `dispatch: start-up ${mode} w${workers}: ${failure ? 'failed: ' + failure.message : fmtMs3(stats(samplesMs).meanMs) + ' ms'}`
-        )
+        const took = failure ? `failed: ${failure.message}` : `${fmtMs3(stats(samplesMs).meanMs)} ms`
+        progress(`dispatch: start-up ${mode} w${workers}: ${took}`)
         if (failure) {
           if (d) await stop(d)
           for (const c of all) results.push(failedCase(mode, workers, c, failure, samplesMs))

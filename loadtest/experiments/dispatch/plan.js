@@ -70,7 +70,8 @@ export function resolveOptions (opts = {}) {
   }
   if (!(typeof o.longCaseMs === 'number' && o.longCaseMs >= 0)) {
     throw new RangeError(
-      `dispatch: longCaseMs: expected a non-negative number (Infinity: no long cases), got ${JSON.stringify(o.longCaseMs)}`
+      'dispatch: longCaseMs: expected a non-negative number (Infinity: no long cases), ' +
+        `got ${JSON.stringify(o.longCaseMs)}`
     )
   }
   if (!Number.isInteger(o.startupRuns) || o.startupRuns < 1) {

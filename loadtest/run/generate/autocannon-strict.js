@@ -97,7 +97,10 @@ function wrapCallbacks (h) {
     }
     const extra = parser.end - parser.offset
     const status = parser.info.statusCode
-    if (extra > 0) fault(`${extra} bytes after a complete ${status} response (a second response, or a body it may not have)`)
+    if (extra > 0) {
+      fault(`${extra} bytes after a complete ${status} response (a second response, or a body it ` +
+      'may not have)')
+    }
     return onComplete.call(this)
   }
 }

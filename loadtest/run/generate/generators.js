@@ -24,8 +24,8 @@ export const PROGRESS_MS = 250
 // The histograms of a raw round, by name (encoded to cross threads, added when merged).
 const RAW_HISTOGRAMS = ['latency', 'service', 'lag', 'lagJudged', 'wait', 'workMs', 'queueMs']
 const SUMMED = [
-  'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'written', 'waited', 'dropped',
-  'sentByAnswer', 'preopened'
+  'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'written',
+  'waited', 'dropped', 'sentByAnswer', 'preopened'
 ]
 
 // Fire one open-loop round with `generators` threads (1: on this thread). `shard` ({ index, count }) is
@@ -65,12 +65,15 @@ export function scaleOutMethod (load) {
 export function scaleOutNotes (load) {
   const notes = []
   if (load.rate && load.generators > 1) {
-    notes.push(`${load.generators} generator threads: request i of the plan sent by thread i mod ${load.generators}, each with its own connections; figures merged exactly`)
+    notes.push(`${load.generators} generator threads: request i of the plan sent by thread i ` +
+      `mod ${load.generators}, each with its own connections; figures merged exactly`)
   }
   if (load.shard) {
     const { index, count } = load.shard
-    notes.push(`shard ${index}/${count} of a plan split by request index (requests i with i mod ${count} = ${index - 1}), ` +
-      `from the common start ${new Date(load.startAt).toISOString()}; npm run merge adds the ${count} shards' reports into the plan's`)
+    notes.push(`shard ${index}/${count} of a plan split by request index (requests i with i mod ${count} ` +
+      `= ${index - 1}), ` +
+      `from the common start ${new Date(load.startAt).toISOString()}; npm run merge adds the ${count} shards' ` +
+      'reports into the plan\'s')
   }
   return notes
 }

@@ -245,8 +245,13 @@ function parseHead (text) {
   return { status, keep, body, serverTiming: fields['server-timing'] ?? null, stamps: fields['lab-stamps'] ?? null }
 }
 
+// The list fields the client reads besides Content-Length.
+const LISTS = new Set(['transfer-encoding', 'connection', 'server-timing', 'lab-stamps'])
+
 // The header fields the client reads, by lower-case name (Content-Length checked as one value, however
-// often it is sent; the others the last of repeated ones), or what is wrong with a line (a string).
+// often it is sent; the others, lists all, their repeated lines joined with ", " as RFC 9110 5.3 combines
+// them: two `Lab-Stamps` lines read as one list, or refused whole where they repeat a phase), or what is
+// wrong with a line (a string).
 function parseFields (text, at) {
   const out = {}
   while (at < text.length) {
@@ -261,10 +266,8 @@ function parseFields (text, at) {
       const length = contentLength(line.slice(colon + 1), out['content-length'])
       if (typeof length === 'string') return length
       out[key] = length
-    } else if (key === 'transfer-encoding') {
+    } else if (LISTS.has(key)) {
       out[key] = out[key] === undefined ? line.slice(colon + 1).trim() : `${out[key]}, ${line.slice(colon + 1).trim()}`
-    } else if (key === 'connection' || key === 'server-timing' || key === 'lab-stamps') {
-      out[key] = line.slice(colon + 1).trim()
     }
   }
   return out

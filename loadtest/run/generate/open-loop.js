@@ -250,7 +250,8 @@ async function startRound (g) {
   const waitMs = g.startAt === null ? 0 : g.startAt - (performance.timeOrigin + performance.now())
   if (waitMs < -START_LATE_MS) {
     const at = new Date(g.startAt).toISOString()
-    return settle(g, new Error(`start time ${at} passed ${(-waitMs / 1000).toFixed(1)} s before this generator was ready`))
+    return settle(g, new Error(`start time ${at} passed ${(-waitMs / 1000).toFixed(1)} s before this ` +
+      'generator was ready'))
   }
   g.timer = setTimeout(beginSchedule, Math.max(0, waitMs), g)
 }

@@ -42,7 +42,10 @@ export function createSchedule ({
 }) {
   if (phases) return profileSchedule({ phases, slice, until })
   if (!(rate > 0)) throw new RangeError(`rate: expected a positive number of requests per second, got ${rate}`)
-  if (!ARRIVALS.includes(arrival)) { throw new RangeError(`arrival: expected one of ${ARRIVALS.join(', ')}, got ${arrival}`) }
+  if (!ARRIVALS.includes(arrival)) {
+    throw new RangeError(`arrival: expected one of ${ARRIVALS.join(', ')}, ` +
+    `got ${arrival}`)
+  }
   const { offset, stride } = slice ?? { offset: 0, stride: 1 }
   const gapMs = 1000 / rate
   const random = prng(seed)
@@ -79,7 +82,10 @@ export function createSchedule ({
 // the end of the phase before; `until(due)` may end it early.
 function profileSchedule ({ phases, slice, until }) {
   for (const p of phases) {
-    if (!(p.rate > 0) || !(p.durationMs > 0)) throw new RangeError(`phases: expected positive rates and durations, got ${JSON.stringify(p)}`)
+    if (!(p.rate > 0) || !(p.durationMs > 0)) {
+      throw new RangeError('phases: expected positive rates and ' +
+      `durations, got ${JSON.stringify(p)}`)
+    }
   }
   const { offset, stride } = slice ?? { offset: 0, stride: 1 }
   let k = 0 // the phase

@@ -24,8 +24,14 @@ export function confirmVerdict (fig, sloMs) {
   if (failed > 0) why.push(`${failed} of ${q.sent} requests failed or unanswered`)
   const growing = growingFor(fig, sloMs)
   if (growing) why.push(backlogText(fig.backlog, fig.open?.rate))
-  if (j.call === 'fail' && failed === 0 && !growing) why.push(`p99 ${fig.latency.p99} ms over p99 ≤ ${sloMs} ms (${j.over} of ${j.n} over)`)
-  if (j.call === 'undecided') why.push(`undecided: ${j.over} of ${j.n} requests over the target, too few to show p99 within it`)
+  if (j.call === 'fail' && failed === 0 && !growing) {
+    why.push(`p99 ${fig.latency.p99} ms over p99 ≤ ${sloMs} ms ` +
+    `(${j.over} of ${j.n} over)`)
+  }
+  if (j.call === 'undecided') {
+    why.push(`undecided: ${j.over} of ${j.n} requests over the target, too few to show ` +
+    'p99 within it')
+  }
   return { held: j.call === 'pass', why }
 }
 

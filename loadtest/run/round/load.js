@@ -22,7 +22,8 @@ export function entryLoad (entry, load) {
   out.recoveryTimeoutSec = recoveryTimeoutSec(out)
   if (!out.rate && out.amount !== null && out.amount < out.connections) {
     throw usageError(
-      `${entry.key ?? entry.server}: amount ${out.amount} is below connections ${out.connections} (autocannon needs at least one request per connection)`
+      `${entry.key ?? entry.server}: amount ${out.amount} is below connections ${out.connections} (autocannon ` +
+        'needs at least one request per connection)'
     )
   }
   return out

@@ -39,7 +39,12 @@ export function handOff (entry, results, serviceMs) {
 function capacityFor (record, { entry, swept, serviceMs }) {
   const handed = entry.overload.capacity
   if (handed) return withDrift(handed, record, serviceMs)
-  if (!swept?.rps) return { refused: `no capacity at the target (${swept ? boundText(swept) : 'no sweep'})`, sloMs: swept?.sloMs ?? null }
+  if (!swept?.rps) {
+    return {
+      refused: `no capacity at the target (${swept ? boundText(swept) : 'no sweep'})`,
+      sloMs: swept?.sloMs ?? null
+    }
+  }
   return { rps: swept.rps, sloMs: swept.sloMs, from: 'the sweep in this run' }
 }
 

@@ -25,10 +25,14 @@ export const PROBE_QUICK = probeSettings(PROBE_QUICK_LENGTHS)
 export function probeNote (quick) {
   const p = quick ? PROBE_QUICK : PROBE
   const b = p.burst
-  return `capacity: past capacity probed for the winner and every candidate within ${Math.round(CLOSE_SHARE * 100)} % of it or ` +
-    `overlapping it, as swept and with its shedding setting: open-loop steps at ${p.multiples.join(' and ')} × C of at least ` +
-    `${p.minStepSec} s, then ${b.baseMultiple} × C for ${b.beforeSec} s, ${b.burstMultiple} × C for ${b.burstSec} s and ` +
-    `${b.baseMultiple} × C watched up to ${b.afterSec} s (the overload experiment's rounds; docs/decision.md "Past capacity")`
+  return 'capacity: past capacity probed for the winner and every candidate ' +
+    `within ${Math.round(CLOSE_SHARE * 100)} % of it or ` +
+    `overlapping it, as swept and with its shedding setting: open-loop steps at ${p.multiples.join(' and ')} × C ` +
+      'of at least ' +
+    `${p.minStepSec} s, then ${b.baseMultiple} × C for ${b.beforeSec} s, ${b.burstMultiple} × C ` +
+      `for ${b.burstSec} s and ` +
+    `${b.baseMultiple} × C watched up to ${b.afterSec} s (the overload experiment's rounds; docs/decision.md ` +
+      '"Past capacity")'
 }
 
 // The shedding setting probed beside each strategy (catalog.js variants), and how its own setting reads.
@@ -83,7 +87,8 @@ export async function probePastCapacity ({ plan, loads, results, quick, signal, 
   for (const result of closeCandidates({ results })) {
     const i = results.indexOf(result)
     const c = result.capacity
-    const capacity = { rps: c.capacity.rps, sloMs: c.capacity.sloMs ?? c.sloMs, from: 'the sweep in this run', serviceMs: c.serviceMs }
+    const sloMs = c.capacity.sloMs ?? c.sloMs
+    const capacity = { rps: c.capacity.rps, sloMs, from: 'the sweep in this run', serviceMs: c.serviceMs }
     result.pastCapacity = []
     for (const config of configurations(result, capacity)) {
       if (signal.aborted) return count

@@ -18,7 +18,6 @@ import { chooseInterval } from '../watch/timeline.js'
 import { watchRound } from '../watch/watch.js'
 import { connectionsAt, recoveryTimeoutSec } from './load.js'
 import { failure, sweptCapacity } from '../../result/build.js'
-import { boundText } from '../../text/reasons.js'
 import { roundFigures, serviceTime } from '../../result/figures.js'
 import { createGoodput } from './goodput.js'
 import { overloadRounds } from './overload.js'
@@ -116,7 +115,9 @@ function timelineInterval (load) {
 async function measuredRound (server, load, ctx) {
   const { expected, signal, pid, child, seen, onRound, notes, serviceMs, against } = ctx
   const target = server.url
-  const reset = server.lab ? await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal }) : null
+  const reset = server.lab
+    ? await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal })
+    : null
   const statsOn = reset?.status === 200 || reset?.status === 204
   if (reset && !statsOn) notes.push({ code: 'no-telemetry', status: reset.status ?? null })
   const intervalMs = timelineInterval(load)
@@ -213,7 +214,8 @@ function newRecord (entry, load) {
 // Whether a /health answer is the lab's own (servers/lib/app.js): a status, a strategy named as the
 // lab's servers are (it names the result: never a terminal escape or a megabyte) and a node version.
 function labHealth (json) {
-  return json?.status === 'ok' && typeof json.strategy === 'string' && /^[a-z0-9][a-z0-9._-]{0,63}$/i.test(json.strategy) &&
+  return json?.status === 'ok' &&
+    typeof json.strategy === 'string' && /^[a-z0-9][a-z0-9._-]{0,63}$/i.test(json.strategy) &&
     typeof json.node === 'string' && /^v\d+\.\d+\.\d+\S{0,40}$/.test(json.node)
 }
 
@@ -399,8 +401,12 @@ async function probeRange (record, server, load, round) {
   if (!(rps > 0) || raw.timeouts > raw.ok) {
     const codes = Object.entries(raw.statusCodes ?? {}).map(([c, n]) => `${n} × ${c}`).join(', ')
     const first = raw.errorSample ? `; the first error: ${String(raw.errorSample).split('\n')[0].slice(0, 200)}` : ''
-    const counts = `${raw.completed} answers${codes ? ` (${codes})` : ''}, ${raw.errors} errors, ${raw.timeouts} timeouts${first}`
-    const what = rps > 0 ? `timed out more requests (${raw.timeouts}) than it answered 2xx (${raw.ok})` : 'got no 2xx answer'
+    const counts = `${raw.completed} answers${codes ? ` (${codes})` : ''}, ${raw.errors} errors, ${raw.timeouts} ` +
+      `timeouts${first}`
+    const what = rps > 0
+      ? `timed out more requests (${raw.timeouts}) than it answered 2xx ` +
+      `(${raw.ok})`
+      : 'got no 2xx answer'
     if (!round.signal.aborted) record.failure = failure(`--url: the range probe ${what} (${counts})`)
     return null
   }
@@ -408,25 +414,34 @@ async function probeRange (record, server, load, round) {
   return { serviceMs: 1000 / rps, cores: 1 }
 }
 
-// The mixed experiment's round: its mix offered so that the heavy class arrives at `heavyShareOfC` of the
-// capacity handed on with the entry (experiments/mixed.js handOffMixed: the lowest among the strategies
-// run), else the one its own sweep just found (`swept`, result/build.js sweptCapacity); record.mixed: the
-// rate, C and the round, or why not. Kept apart from record.rounds, the sweep's steps.
-async function mixedRound (record, server, load, { entry, swept, round }) {
-  const { mix, heavyShareOfC, durationSec, capacity: handed = null } = entry.mixed
-  const c = handed ? handed.rps : swept?.rps
-  if (!(c > 0)) {
-    record.mixed = { refused: handed?.refused ?? `no capacity for the heavy work (${swept ? boundText(swept) : 'no sweep'})` }
+// The mixed experiment's round: its mix offered so that the heavy class arrives at the rate handed on with
+// the entry (experiments/mixed.js handOffMixed: the rule book's utilisation of one thread by the work's
+// calibrated service time), with the entry's arrivals; record.mixed: the rates, the lowest C of the run
+// beside them (null where a sweep found none) and the round, or why not. Kept apart from record.rounds,
+// the sweep's steps.
+async function mixedRound (record, server, load, { entry, round }) {
+  const { mix, utilisation, arrival = load.arrival, durationSec, heavy = null, capacity = null } = entry.mixed
+  if (!(heavy?.rps > 0)) {
+    record.mixed = { refused: heavy?.refused ?? 'no heavy rate handed on' }
     return
   }
   const share = sharesOf(mix.requests)[mix.requests.findIndex((k) => k.name === 'heavy')]
-  const rate = (heavyShareOfC * c) / share
-  round.progress?.(`mixed round: ${rate.toFixed(1)} req/s, heavy at ${heavyShareOfC * 100} % of ${c.toFixed(1)}`)
-  const step = { ...load, mix, rate, connections: defaultConnections(rate, load.timeoutSec), durationSec, amount: null }
+  const rate = heavy.rps / share
+  round.progress?.(`mixed round: ${rate.toFixed(1)} req/s, heavy ${heavy.rps.toFixed(1)} ` +
+    `(${utilisation * 100} % of one thread)`)
+  const connections = defaultConnections(rate, load.timeoutSec)
+  const step = { ...load, mix, rate, arrival, connections, durationSec, amount: null }
   const measured = await measuredRound(server, step, { ...round, onRound: null })
-  const from = handed?.from ?? null // the strategy whose C it is (null: this one's own sweep)
-  const heavyRate = heavyShareOfC * c
-  record.mixed = { capacityRps: c, capacityFrom: from, heavyShareOfC, heavyRate, rate, round: measured }
+  record.mixed = {
+    utilisation,
+    serviceMs: heavy.serviceMs,
+    arrival,
+    capacityRps: capacity?.rps ?? null,
+    capacityFrom: capacity?.from ?? null, // the strategy whose C is the lowest (shown beside the rate)
+    heavyRate: heavy.rps,
+    rate,
+    round: measured
+  }
 }
 
 // --runs rounds of the entry's load.
@@ -489,7 +504,8 @@ function judgeStop (record, stop, { crashed, busy, graceMs, stderrTail }) {
     record.failure ??= failure(`exited with code ${exit.exitCode} (signal ${exit.signal}) after SIGTERM`, exit)
   }
   if (stop.leftovers.length) {
-    const reason = `${stop.leftovers.length} process(es) of its tree left after it exited (killed: ${stop.leftovers.join(', ')})`
+    const reason = `${stop.leftovers.length} process(es) of its tree left after it exited ` +
+      `(killed: ${stop.leftovers.join(', ')})`
     record.failure ??= failure(reason, exit)
   }
 }
@@ -538,9 +554,9 @@ export async function runEntry (entry, load, opts = {}) {
     if (load.startAt) await waitForStart(load.startAt, { signal: run.signal, progress })
     if (entry.sweep) await sweepRounds(record, server, load, { entry, calibration, round })
     else if (!entry.overload && !entry.mixed) await repeatedRounds(record, server, load, { round })
-    // the C, target and service time the sweep found, for the mixed and overload rounds that stand on it
+    // the C, target and service time the sweep found, for the overload rounds that stand on it
     const swept = entry.sweep && !run.signal.aborted ? sweptCapacity(record) : null
-    if (entry.mixed && !run.signal.aborted) await mixedRound(record, server, load, { entry, swept, round })
+    if (entry.mixed && !run.signal.aborted) await mixedRound(record, server, load, { entry, round })
     if (entry.overload && !run.signal.aborted) {
       const measure = (step) => measuredRound(server, step, { ...round, onRound: null })
       const serviceMs = serviceTime(calibration[entry.work]) // the work's here, against a capacity handed on

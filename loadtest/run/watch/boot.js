@@ -15,7 +15,8 @@ export function bootTimeoutMs (env = process.env) {
   if (raw === undefined || raw === '') return BOOT_TIMEOUT_MS
   const ms = Number(raw)
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(ms) || ms < 1 || ms > BOOT_TIMEOUT_MAX_MS) {
-    throw usageError(`LOADLAB_BOOT_TIMEOUT_MS: expected whole milliseconds from 1 to ${BOOT_TIMEOUT_MAX_MS}, got ${describe(raw)}`)
+    throw usageError(`LOADLAB_BOOT_TIMEOUT_MS: expected whole milliseconds from 1 to ${BOOT_TIMEOUT_MAX_MS}, ` +
+      `got ${describe(raw)}`)
   }
   return ms
 }

@@ -87,7 +87,8 @@ function answerLine (answer) {
   if (line !== null && Buffer.byteLength(line) <= CHECK_ANSWER_LIMIT) return line
   const mb = (n) => (n / 1024 / 1024).toFixed(1)
   const size = Buffer.byteLength(answer.body) + (answer.expectedBody ? Buffer.byteLength(answer.expectedBody) : 0)
-  const message = `the task's result is too big: ${mb(size)} MB of JSON${answer.expectedBody ? ' with its expected export' : ''}, ` +
+  const message = `the task's result is too big: ${mb(size)} MB of ` +
+    `JSON${answer.expectedBody ? ' with its expected export' : ''}, ` +
     `over the ${mb(CHECK_ANSWER_LIMIT)} MB the lab's check takes`
   return JSON.stringify({ error: { code: 'ERR_TASK_RESULT', message } })
 }

@@ -51,7 +51,8 @@ function providedPath (name, dir = runtimesDir()) {
 // How long a binary may take to say what it is.
 const PROBE_TIMEOUT_MS = 15000
 // What a probed binary prints: its versions, read by the servers' own runtimeFrom.
-const PROBE = 'JSON.stringify({ versions: process.versions, deno: globalThis.Deno?.version?.deno ?? null, node: process.version })'
+const PROBE = 'JSON.stringify({ versions: process.versions, deno: globalThis.Deno?.version?.deno ?? null, node: ' +
+  'process.version })'
 
 // Ask a binary for its versions: `-p` (Node, Bun), else `eval -p` (Deno); the first error when neither
 // answers, "timed out" when it hangs.
@@ -76,7 +77,10 @@ export async function probeRuntime (path, { timeoutMs = PROBE_TIMEOUT_MS } = {})
   // an answer without versions (an older probe's shape: { node, v8 }) is a Node's
   const versions = info?.versions ?? { node: String(info?.node ?? '').replace(/^v/, ''), v8: info?.v8 }
   const said = runtimeFrom({ versions, deno: info?.deno ?? null })
-  if (typeof said.version !== 'string' || !/^\d+\./.test(said.version)) throw new Error(`not node, bun or deno: ${stdout.trim()}`)
+  if (typeof said.version !== 'string' || !/^\d+\./.test(said.version)) {
+    throw new Error('not node, bun or ' +
+    `deno: ${stdout.trim()}`)
+  }
   const major = said.name === 'node' ? Number(said.version.split('.')[0]) : null
   const node = typeof info.node === 'string' ? info.node : `v${versions.node}`
   return { ...said, node, v8: v8Version(versions), major }
@@ -129,7 +133,8 @@ async function locate (want, item, { flag, install, log, dir }) {
   if (want.name === own) return { path: process.execPath, source: 'lab' }
   if (!PROVIDED[want.name] && !OTHERS[want.name]) {
     throw usageError(
-      `${flag} ${item}: this project provides Node ${Object.keys(PROVIDED).join(', ')} (the lab runs ${process.version}); ` +
+      `${flag} ${item}: this project provides Node ${Object.keys(PROVIDED).join(', ')} (the lab ` +
+        `runs ${process.version}); ` +
         'give a path to another node binary'
     )
   }
@@ -154,7 +159,10 @@ async function checkRuntime (want, item, { path, source }, flag) {
     const what = flag === '--node' ? 'node' : 'node, bun or deno'
     throw usageError(`${flag} ${item}: ${path} is not a working ${what} binary (${firstLine(err)})`)
   }
-  if (flag === '--node' && info.name !== 'node') throw usageError(`--node ${item}: ${path} is ${info.name}, not node (use --runtime)`)
+  if (flag === '--node' && info.name !== 'node') {
+    throw usageError(`--node ${item}: ${path} is ${info.name}, not ` +
+    'node (use --runtime)')
+  }
   if (want.name && (OTHERS[want.name] ? info.name !== want.name : info.major !== Number(want.name))) {
     throw usageError(`${flag} ${item}: ${path} is ${info.name} ${info.version}`)
   }
@@ -177,7 +185,8 @@ export async function resolveRuntimes (items, opts = {}) {
     const want = parseItem(item, flag, cwd)
     const r = await checkRuntime(want, item, await locate(want, item, { flag, install, log, dir }), flag)
     if (out.some((x) => x.name === r.name && x.version === r.version)) {
-      throw usageError(`${flag} ${item}: ${r.name === 'node' ? 'Node v' : `${r.name} `}${r.version} is already in the list`)
+      throw usageError(`${flag} ${item}: ${r.name === 'node' ? 'Node v' : `${r.name} `}${r.version} is already ` +
+        'in the list')
     }
     out.push(r)
   }

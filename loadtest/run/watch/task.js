@@ -93,7 +93,8 @@ export async function checkTask (work, { signal } = {}) {
   const label = `--task ${t.path}${t.exportName === 'default' ? '' : '#' + t.exportName}`
   if (r.isCanceled || signal?.aborted || r.signal === 'SIGINT') throw abortError('interrupted while checking the task')
   if (r.timedOut === 'call') {
-    throw new LabError('LAB_TASK', `${label}: the check call did not return within ${t.timeoutMs} ms (--timeout; a synchronous loop?)`)
+    throw new LabError('LAB_TASK', `${label}: the check call did not return within ${t.timeoutMs} ms (--timeout; ` +
+      'a synchronous loop?)')
   }
   if (r.timedOut === 'setup') {
     throw new LabError('LAB_TASK', `${label}: loading it and its setup() did not finish within ${setupMs} ms`)

@@ -4,7 +4,7 @@
 // The CLI runs as a real child process on reports written to a temporary folder.
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
+import { lstat, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
@@ -142,6 +142,22 @@ describe('compare: an input report is never the output', () => {
     const ok = await cli([a, b, '--html', join(dir, 'page.html'), '--force'])
     assert.equal(ok.exitCode, 0, ok.stderr)
   })
+})
+
+test('compare: --html F --force replaces only a regular file; a link or a FIFO is refused in one line', async () => {
+  const a = await save('nonfile-a.json', httpReport())
+  const other = await save('elsewhere.txt', httpReport())
+  const link = join(dir, 'nonfile-link.html')
+  await symlink(other, link)
+  const fifo = join(dir, 'nonfile-fifo.html')
+  await execa('mkfifo', [fifo])
+  for (const [page, what] of [[link, 'a symbolic link'], [fifo, 'a FIFO']]) {
+    const res = await cli([a, a, '--html', page, '--force'])
+    assert.equal(res.exitCode, 2, res.stderr)
+    const why = `it is ${what}, not a regular file (only one is replaced)`
+    assert.equal(res.stderr, `compare: --html: cannot write ${page}: ${why}`)
+  }
+  assert.ok((await lstat(link)).isSymbolicLink() && (await lstat(fifo)).isFIFO(), 'both left as they were')
 })
 
 describe('compare: figures no measurement gives are flagged, not shown', () => {

@@ -1,9 +1,10 @@
 // Experiment `mixed` (loadtest/experiments/mixed.js): its plan (the capacity sweeps, then the built-in mix
-// with the heavy class at 80 % of the lowest C for every strategy), its hand-off and its table (the cheap
-// class's p99 per strategy, and the phase that holds it).
+// with the heavy class at the rule book's utilisation of one thread for every strategy, Poisson arrivals),
+// its hand-off and its table (the cheap class's p99 per strategy, and the phase that holds it).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import mixed, { HEAVY_SHARE_OF_C, MIXED, handOffMixed } from '../../../loadtest/experiments/mixed.js'
+import mixed, { MIXED, MIXED_ARRIVAL, handOffMixed, heavyRateOf } from '../../../loadtest/experiments/mixed.js'
+import { MIXED_LOAD } from '../../../loadtest/result/rules.js'
 import { planLab } from '../../../loadtest/lab.js'
 import { parseOptions } from '../../../loadtest/options.js'
 
@@ -19,20 +20,36 @@ test('mixed: each CPU strategy\'s sweep at one target, then each one\'s mixed ro
   }
   for (const e of lab.plan.slice(2)) {
     assert.equal(e.sweep, undefined)
-    assert.equal(e.mixed.heavyShareOfC, HEAVY_SHARE_OF_C)
+    assert.equal(e.mixed.utilisation, MIXED_LOAD.utilisation)
+    assert.equal(e.mixed.arrival, MIXED_ARRIVAL)
     assert.deepEqual(e.mixed.lowestOf, ['simple', 'queued-threads'])
     assert.deepEqual(e.mixed.mix.requests.map((c) => [c.name, c.weight, c.path]), [['heavy', 80, '/'], ['cheap', 20, '/cheap']])
     assert.equal(e.mixed.durationSec, mixed.quick.mixedSec)
   }
 })
 
-test('mixed: every mixed round is handed the lowest C among the sweeps, or refused when one found none', () => {
+test('mixed: the heavy rate is the rule book\'s utilisation of one thread by the calibrated service time, ' +
+  'the same whatever the sweeps found; the lowest C is handed on beside it', () => {
   const swept = (server, rps) => ({ kind: 'http', server, work: 'loop:1e7', capacity: { capacity: { rps } } })
-  const entry = { server: 'simple', work: 'loop:1e7', qualifier: MIXED, mixed: { lowestOf: ['simple', 'queued-threads'] } }
-  const low = handOffMixed(entry, [swept('simple', 120), swept('queued-threads', 95)])
-  assert.deepEqual(low.mixed.capacity, { rps: 95, from: 'queued-threads' })
-  const none = handOffMixed(entry, [swept('simple', 120), swept('queued-threads', null)])
-  assert.match(none.mixed.capacity.refused, /^no capacity of queued-threads in this run/)
+  const entry = {
+    server: 'simple', work: 'loop:1e7', qualifier: MIXED, mixed: { utilisation: 0.6, lowestOf: ['simple', 'queued-threads'] }
+  }
+  // the rule: utilisation × 1000 / serviceMs, the single thread loaded to that share of its time
+  assert.equal(heavyRateOf(6.61, 0.6), 90.772)
+  assert.ok(Math.abs(heavyRateOf(6.61) * 6.61 / 1000 - MIXED_LOAD.utilisation) < 1e-4, 'the default utilisation')
+  assert.ok(MIXED_LOAD.utilisation >= 0.5 && MIXED_LOAD.utilisation < 0.8, 'loaded, but with room before saturation')
+  assert.equal(heavyRateOf(null), null)
+  assert.equal(heavyRateOf(Infinity), null)
+  // a quiet sweep and a low one (the noisy case that used to set a rate the thread barely felt): one rate
+  const quiet = handOffMixed(entry, [swept('simple', 120), swept('queued-threads', 95)], 6.61)
+  const low = handOffMixed(entry, [swept('simple', 120), swept('queued-threads', 20)], 6.61)
+  assert.deepEqual(quiet.mixed.heavy, { rps: 90.772, serviceMs: 6.61 })
+  assert.deepEqual(low.mixed.heavy, quiet.mixed.heavy, 'the sweeps do not move the heavy rate')
+  assert.deepEqual(quiet.mixed.capacity, { rps: 95, from: 'queued-threads' })
+  const none = handOffMixed(entry, [swept('simple', 120), swept('queued-threads', null)], 6.61)
+  assert.equal(none.mixed.capacity, null, 'a sweep without C leaves nothing to show beside the rate')
+  assert.deepEqual(none.mixed.heavy, quiet.mixed.heavy, 'and does not refuse the round')
+  assert.match(handOffMixed(entry, [], null).mixed.heavy.refused, /^no calibrated service time/)
   const other = { server: 'simple', sweep: () => {} }
   assert.equal(handOffMixed(other, []), other, 'a sweep entry runs as it is')
 })

@@ -5,7 +5,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { ROOT } from '../../../loadtest/catalog.js'
@@ -102,7 +102,7 @@ test('a shard missing: which, and its share of the plan', () => {
   assert.deepEqual(m, {
     shards: [{ index: 2, count: 3, host: 'ns2', exitCode: null, signal: 9, why: 'no report' }], planned: 100, total: 300, share: 0.3333
   })
-  assert.equal(missingText(m), 'shard 2/3 (ns2) missing: 33.3 % of the plan (100 of 300 requests) not sent')
+  assert.equal(missingText(m), 'shard 2/3 (ns2) missing: 33.3 % of the plan (100 of 300 requests) not in the merged figures')
   assert.match(refusedMissing(m), /refuses a plan with a shard missing \(--allow-missing merges the rest\)/)
   assert.equal(missingOf([...entries, { report: shard(2, 3) }]), null)
 })
@@ -125,24 +125,39 @@ test('fanout refuses, before anything starts, what it cannot run', () => {
 })
 
 // An `ssh` that runs the remote command here, as sshd would give it to the host's shell: pdsh's ssh
-// module calls `ssh [options] HOST COMMAND…` from the PATH.
+// module calls `ssh [options] HOST COMMAND…` from the PATH. It writes its own command line to $SSH_LOG.
 const LOCAL_SSH = `#!/bin/sh
+tr '\\0' ' ' < /proc/$$/cmdline >> "$SSH_LOG"; echo >> "$SSH_LOG"
 while [ $# -gt 0 ]; do case "$1" in -*) shift ;; *) break ;; esac; done
 shift
 exec sh -c "$*"
 `
 
-test('--rcmd ssh: the remote command as a host\'s shell reads it (a local ssh stand-in), shards merged', { skip: noPdsh, timeout: 120_000 }, async (t) => {
+test('--rcmd ssh: the remote command as a host\'s shell reads it (a local ssh stand-in), shards merged, secrets kept', { skip: noPdsh, timeout: 120_000 }, async (t) => {
   const server = await startServer('simple', ['--work', 'loop:100'])
   const dir = await tempDir('loadlab-fanout-ssh-')
   t.after(() => Promise.all([server.stop(), dir.cleanup()]))
   const bin = join(dir.dir, 'bin')
   await mkdir(bin)
   await writeFile(join(bin, 'ssh'), LOCAL_SSH, { mode: 0o755 })
+  const url = server.url.replace('://', '://alice:Pa55w0rdXYZ@')
+  const log = join(dir.dir, 'ssh.log')
   const run = await execa(process.execPath, [join(ROOT, 'bin', 'loadlab.js'), 'fanout', '-w', 'h1,h2', '--node', process.execPath,
-    '--url', `${server.url}/`, '--rate', '200', '-a', '100', '--lead', '8', '--out', join(dir.dir, 'merged'), '--', '--out', dir.dir],
-  { cwd: ROOT, reject: false, stdin: 'ignore', env: { ...process.env, PATH: `${bin}:${process.env.PATH}` } })
+    '--url', `${url}/`, '--rate', '200', '-a', '100', '--lead', '8', '--out', join(dir.dir, 'merged'), '--', '--out', dir.dir,
+    '-H', 'Authorization: Bearer S3cr3tT0ken'],
+  { cwd: ROOT, reject: false, stdin: 'ignore', env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, SSH_LOG: log, TMPDIR: dir.dir } })
   assert.equal(run.exitCode, 0, run.stderr)
   assert.match(run.stderr, /^shard 1\/2 on h1: sent 50, answered 50, .*\nshard 2\/2 on h2: sent 50, answered 50, /m)
   assert.match(run.stderr, /^merged 2 shards: sent 100, answered 100/m)
+  // every ssh (the secrets file over its stdin, the clock pass, the shards) without the secret; none left behind
+  const argv = await readFile(log, 'utf8')
+  assert.match(argv, /-oBatchMode=yes h1 umask 077 && mkdir .*loadlab-[0-9a-f]+-h1 && cat >/)
+  assert.match(argv, /h2 .*loadtest\/cli\.js --rate 200 --amount 100 /)
+  assert.doesNotMatch(argv, /Pa55w0rdXYZ|S3cr3tT0ken/)
+  assert.deepEqual((await readdir(dir.dir)).filter((f) => f.startsWith('loadlab-')), [])
+  for (const sub of ['.', 'merged']) {
+    for (const f of (await readdir(join(dir.dir, sub), { recursive: true })).filter((x) => /\.(json|md|html)$/.test(x))) {
+      assert.doesNotMatch(await readFile(join(dir.dir, sub, f), 'utf8'), /Pa55w0rdXYZ|S3cr3tT0ken/, f)
+    }
+  }
 })

@@ -4,6 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as fsp from 'node:fs/promises'
 import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
 import { freeId, reportId, writeAtomic, writeReport } from '../../../loadtest/report/write.js'
 import { startLab, tempDir } from '../../helpers/lab.js'
 
@@ -165,4 +166,37 @@ test('write: ids sort by time, files are written atomically and never overwritte
   } finally {
     await out.cleanup()
   }
+})
+
+test('writeAtomic with force replaces a regular file only: a link, FIFO, folder or device is refused', async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const file = join(dir, 'page.html')
+  await fsp.writeFile(file, 'old')
+  await writeAtomic(file, 'new', { force: true })
+  assert.equal(await fsp.readFile(file, 'utf8'), 'new', 'a regular file is replaced')
+  const target = join(dir, 'target.txt')
+  await fsp.writeFile(target, 'kept')
+  await fsp.symlink(target, join(dir, 'link.html'))
+  execFileSync('mkfifo', [join(dir, 'fifo.html')])
+  await fsp.mkdir(join(dir, 'folder.html'))
+  for (const [name, what] of [['link.html', 'a symbolic link'], ['fifo.html', 'a FIFO'], ['folder.html', 'a folder']]) {
+    const path = join(dir, name)
+    await assert.rejects(writeAtomic(path, 'page', { force: true }), (err) => {
+      assert.equal(err.code, 'LAB_NOT_A_FILE')
+      assert.equal(err.message, `${path} is ${what}, not a regular file: only a regular file is replaced`)
+      return true
+    })
+  }
+  assert.ok((await fsp.lstat(join(dir, 'link.html'))).isSymbolicLink(), 'the link is still a link')
+  assert.ok((await fsp.lstat(join(dir, 'fifo.html'))).isFIFO(), 'the FIFO is still a FIFO')
+  assert.equal(await fsp.readFile(target, 'utf8'), 'kept')
+  // a device (as root a rename over /dev/full made it a file): lstat says so, nothing is written
+  const no = () => false
+  const info = { isFile: no, isSymbolicLink: no, isDirectory: no, isFIFO: no, isBlockDevice: no }
+  info.isCharacterDevice = () => true
+  const device = { ...fsp, lstat: async () => info, writeFile: async () => assert.fail('nothing written') }
+  const full = writeAtomic(join(dir, 'full'), 'page', { force: true, fs: device })
+  await assert.rejects(full, /is a device, not a regular file/)
+  assert.deepEqual((await fsp.readdir(dir)).filter((n) => n.endsWith('.tmp')), [], 'no temporary file left')
 })

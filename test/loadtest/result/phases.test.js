@@ -3,9 +3,11 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import {
-  PHASES, TRUST_MS, MAX_HEADER_CHARS, addPhases, createPhaseTally, mergeTallies, parseStamps, phaseFigures,
+  PHASES, TRUST_MS, MAX_HEADER_CHARS, addPhases, createPhaseTally, mergeTallies, parseStamps, phaseDoubt, phaseFigures,
   requestPhases, tallyAnswer
 } from '../../../loadtest/result/phases.js'
+import { PHASE_TRUST } from '../../../loadtest/result/rules.js'
+import { phaseLine } from '../../../loadtest/text/phases.js'
 
 const T = 1_800_000_000_000 // an epoch ms
 const stamp = (pairs) => pairs.map(([name, ms]) => `${name}=${(T + ms).toFixed(3)}`).join(',')
@@ -126,4 +128,49 @@ test('memory stays bounded whatever the durations', () => {
   const lengths = [tally.latency, tally.residue, tally.byLatency, ...tally.buckets].map((a) => a.length)
   assert.ok(Math.max(...lengths) <= 1100, `at most ~1,000 buckets each, got ${Math.max(...lengths)}`)
   assert.equal(JSON.parse(JSON.stringify(tally)).count, 100_000, 'plain data')
+})
+
+test('stamps in hex, binary, octal, with an exponent or a sign are refused (and counted), as Number() would read them', () => {
+  const hex = `wait=0x${(T + 1).toString(16)},run=0x${(T + 3).toString(16)}`
+  for (const bad of [hex, 'wait=0x10', 'wait=0b101', 'wait=0o17', 'wait=1e3', 'wait=+5', 'wait=-1', 'wait=1.', 'wait=.5']) {
+    assert.equal(parseStamps(bad), null, bad)
+  }
+  assert.deepEqual(parseStamps('wait= 12.5 , run=13'), [[1, 12.5], [5, 13]], 'a list\'s spaces are the list\'s')
+  const tally = createPhaseTally()
+  tallyAnswer(tally, { stamps: hex, dueMs: T, writtenMs: T, doneMs: T + 4 })
+  assert.deepEqual([tally.count, tally.ignored], [0, 1])
+})
+
+// A tally of n requests of `latencyMs` each whose wait and run stamps lie `offMs` outside the request
+// (before it was written, after its last byte: within TRUST_MS, so clamped).
+function clampedTally (n, latencyMs, offMs) {
+  const tally = createPhaseTally()
+  for (let i = 0; i < n; i++) {
+    const t0 = T + i * 100
+    const stamps = `wait=${(t0 - offMs).toFixed(3)},run=${(t0 + latencyMs + offMs).toFixed(3)}`
+    tallyAnswer(tally, { stamps, dueMs: t0, writtenMs: t0, doneMs: t0 + latencyMs })
+  }
+  return phaseFigures(tally)
+}
+
+test('every stamp clamped and more unexplained than the latency: the shares are in doubt, and not shown', () => {
+  const f = clampedTally(20, 3.9, 4.5) // 9 ms moved: 9 ms unexplained beside 3.9 ms
+  assert.equal(f.clamped, f.count)
+  assert.ok(f.unexplained.medianMs > f.at.p50.latencyMs)
+  for (const at of ['p50', 'p99']) assert.equal(phaseDoubt(f, at)?.code, 'unexplained', at)
+  const line = phaseLine('liar', f)
+  assert.match(line, /p50 3\.\d+ ms: shares in doubt, 9\.\d+ ms unexplained; p99 [\d.]+ ms: shares in doubt/)
+  assert.doesNotMatch(line, /run \d+ %/, 'no share of a split the stamps cannot support')
+})
+
+test('most stamps clamped, a little unexplained: the shares are in doubt; a clean tally\'s stand', () => {
+  const f = clampedTally(20, 10, 0.05) // 0.1 ms moved of 10 ms: under the unexplained share, every stamp clamped
+  assert.ok(f.unexplained.medianMs <= PHASE_TRUST.unexplainedShare * f.at.p50.latencyMs)
+  assert.deepEqual(phaseDoubt(f, 'p50'), { code: 'clamped', clamped: 20, count: 20 })
+  assert.match(phaseLine('s', f), /shares in doubt, 20 of 20 requests' stamps clamped/)
+  const clean = clampedTally(20, 10, -1) // stamps inside their requests
+  assert.equal(clean.clamped, 0)
+  assert.equal(phaseDoubt(clean, 'p50'), null)
+  assert.equal(phaseDoubt(clean, 'p99'), null)
+  assert.match(phaseLine('s', clean), /p50 [\d.]+ ms: wait \d+ % · run \d+ % · reply \d+ %/)
 })
