@@ -73,6 +73,8 @@ export interface LabOptions {
   threshold?: string | string[]
   /** The experiment's small version. */
   quick?: boolean
+  /** Leave out the ruler: the machine is not read before and after the run. */
+  noRuler?: boolean
 }
 
 /** What onProgress hears while runLab runs. */
@@ -82,6 +84,8 @@ export type ProgressEvent =
   | { type: 'step' | 'done'; index: number; total: number; name: string; text: string }
   | { type: 'round'; index: number; total: number; name: string; round: { elapsedMs: number; [figure: string]: unknown } }
   | { type: 'written'; dir: string; id: string; paths: string[]; errors: Array<{ file: string; message: string }> }
+  /** The machine read before (at 'start') and after (at 'end') the run: reading null while it is read. */
+  | { type: 'ruler'; at: 'start' | 'end'; reading: RulerReading | null }
 
 export interface RunLabControl {
   /** Stops the run and its servers; the report then holds what was measured (status `'partial'`). */
@@ -251,6 +255,56 @@ export interface ThresholdResult {
   [field: string]: unknown
 }
 
+/** A figure of the ruler: the median of its samples (above 0), their spread in percent, their count. */
+export interface RulerFigure {
+  value: number
+  /** The samples' p90 over their p10, less 1, in percent. */
+  spreadPct: number
+  n: number
+}
+
+/** One reading of the machine: what it does on one thread, the cores it gives, loopback HTTP, starts, timers. */
+export interface RulerReading {
+  at: string
+  /** The reading's own cost, ms. */
+  durationMs: number
+  /** ms per call on one thread of the lab's fixed works. */
+  single: { loop: RulerFigure; hash: RulerFigure; json: RulerFigure; render: RulerFigure }
+  cores: {
+    /** os.availableParallelism() (it follows affinity: 1 under taskset -c 0). */
+    offered: number
+    /** The measured speedup at the most threads (offered, at least 2): the cores really given. */
+    effective: RulerFigure
+    scaling: Array<{ threads: number; speedup: RulerFigure }>
+  }
+  /** A bare node:http answer: round trip at one connection, requests/s at `connections`. */
+  loopback: { rttMs: RulerFigure; rps: RulerFigure; connections: number }
+  /** Starting a Worker and a child node, until its first message back (ms). */
+  spawn: { workerMs: RulerFigure; processMs: RulerFigure }
+  /** The idle setTimeout's lag (ms, may be 0). */
+  timerLagMs: RulerFigure
+}
+
+/** A figure's drift between two readings: b over a, the two spreads combined, beyond them or not. */
+export interface RulerDrift {
+  /** 'single.loop', 'cores.effective', 'loopback.rttMs', … */
+  figure: string
+  ratio: number | null
+  spreadPct: number
+  beyond: boolean
+}
+
+/** The machine read before and after a run (absent with noRuler and in older reports). */
+export interface Ruler {
+  start: RulerReading
+  /** null when the run ended before its end reading. */
+  end: RulerReading | null
+  /** Each figure, end over start. */
+  drift: RulerDrift[]
+  /** Some figure drifted beyond its spread: the machine moved during the run. */
+  moved: boolean
+}
+
 /** A lab report (schema 1): what runLab resolves and the lab writes as JSON (loadlab/report.schema.json). */
 export interface Report {
   schema: 1
@@ -262,6 +316,7 @@ export interface Report {
   experiment: string
   label?: string | null
   machine: { hostname: string; cpuModel?: string | null; cores: number; [field: string]: unknown }
+  ruler?: Ruler
   method: {
     command?: string | null
     loop?: string | null
@@ -373,7 +428,10 @@ export interface HistorySeries {
   higherIsBetter: boolean
   /** 'too-short': no machine has enough reports for the test (2 × the minimum segment). */
   status: 'tested' | 'too-short'
-  points: Array<{ report: string; at: string; commit: string | null; machine: string; value: number; trusted: boolean }>
+  /** taskHash: a --task work's file hash (the series follows the task by its name). */
+  points: Array<{
+    report: string; at: string; commit: string | null; machine: string; value: number; trusted: boolean; taskHash?: string
+  }>
   tests: Array<{ machine: string; status: 'tested' | 'too-short'; points: number }>
   changes: HistoryChange[]
 }

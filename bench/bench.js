@@ -6,6 +6,7 @@ import { runTelemetry } from './telemetry.js'
 import { runGenerator } from './generator.js'
 import { runSampling } from './sampling.js'
 import { runStamps } from './stamps.js'
+import { runRuler } from './ruler.js'
 import { runProcesses } from './processes.js'
 import { runHistory } from './history.js'
 import { machine } from './machine.js'
@@ -37,6 +38,7 @@ const FULL = {
     threads: 2,
     perRate: 3
   },
+  ruler: { readings: 5 }, // readings one after another: its cost per reading and per run
   // loadlab history on a folder of 1,000 reports (goal: ≤ 10 s, ≤ 300 MB)
   history: { reports: 1000 }
 }
@@ -62,6 +64,7 @@ const SETTINGS = {
       memoryRounds: 1,
       perRate: 1
     },
+    ruler: { readings: 1 },
     history: { reports: 20 }
   }
 }
@@ -112,7 +115,7 @@ export function parseFlags (argv) {
 }
 
 // The bench's parts, in the order they run (--only runs one).
-const PARTS = ['dispatch', 'processes', 'telemetry', 'generator', 'sampling', 'stamps', 'history']
+const PARTS = ['dispatch', 'processes', 'telemetry', 'generator', 'sampling', 'stamps', 'ruler', 'history']
 
 // Run the measurements (all, or `only` one); resolves with the plain result object (compute, then
 // render). `trace`: a file for the generator part's trace of one failing probe.
@@ -137,6 +140,9 @@ export async function bench ({ quick = false, rounds = null, only = null, trace 
   // The Lab-Stamps header, measured with the same settings.
   const stamps = runs('stamps') ? await runStamps(s.telemetry, { signal, progress }) : null
   signal?.throwIfAborted()
+  // The ruler a run reads before its first server and after its last: its cost.
+  const ruler = runs('ruler') ? await runRuler(s.ruler, { signal, progress }) : null
+  signal?.throwIfAborted()
   const history = runs('history') ? await runHistory(s.history, { signal, progress }) : null
   return {
     kind: 'loadlab-bench',
@@ -152,6 +158,7 @@ export async function bench ({ quick = false, rounds = null, only = null, trace 
     generator,
     sampling,
     stamps,
+    ruler,
     history,
     notes: [
       '± is the relative standard deviation over the rounds; ratios are per round (both sides measured back to back), shown as median (min–max).',

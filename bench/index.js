@@ -5,7 +5,8 @@
 // 3. The throughput servers/simple loses when its telemetry is on vs off (autocannon, 127.0.0.1).
 // 4. The same when it pushes the timeline's samples over IPC every 100 ms vs not.
 // 5. The same with its Lab-Stamps header on vs off (LOADLAB_STAMPS=off).
-// 6. loadlab history reading a folder of 1,000 reports (time and peak RSS).
+// 6. What the ruler costs a run: its two readings of the machine (loadtest/run/ruler/).
+// 7. loadlab history reading a folder of 1,000 reports (time and peak RSS).
 // Rounds alternate between the two sides so that drift in the machine hits both alike; the spread
 // (± relative standard deviation, and the min–max of the per-round ratios) says how far to trust them.
 import { bench, parseFlags } from './bench.js'
@@ -24,12 +25,13 @@ Measures, side by side in one run, what the lab itself costs, and prints ratios:
               previous rule's rate beside it), and the lab's memory over two long rounds at that rate
   sampling    the same with the timeline's IPC samples (every 100 ms) on vs off
   stamps      the same with the Lab-Stamps header (where a request's time goes) on vs LOADLAB_STAMPS=off
+  ruler       seconds a run pays for its ruler: readings of the machine one after another (5), two a run
   history     loadlab history reading a folder of 1,000 reports built from a reference tour: time, peak RSS
 Options:
   --quick       a tiny run (a few hundred requests; for the smoke test), not a measurement
   --json        print the results as JSON on stdout (the table goes to stderr)
   --rounds N    alternating rounds per side (default 5 for dispatch and processes, 3 for telemetry; 1 to 50)
-  --only PART   run one part: dispatch, processes, telemetry, generator, sampling, stamps or history
+  --only PART   run one part: dispatch, processes, telemetry, generator, sampling, stamps, ruler or history
   --trace FILE  the generator part traces one probe at the lowest rate that failed above the highest
                 kept one into FILE (late requests, GC, connection opens, loop utilisation, batches)
   --help        this text`

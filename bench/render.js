@@ -181,6 +181,19 @@ function stampsLines (st) {
   ]
 }
 
+function rulerLines (r) {
+  const s = r.perReadingSec
+  const within = r.withinBudget ? 'within' : 'over'
+  return [
+    '',
+    `ruler cost: ${r.readings} reading${r.readings === 1 ? '' : 's'} of the machine one after another, each as ` +
+      'a run makes it (its child\'s start included); a run reads two, before its first server and after its last',
+    `  per reading ${s.mean.toFixed(2)} s ${pct(s.rsd)} (${s.min.toFixed(2)}–${s.max.toFixed(2)}); ` +
+      `per run ${r.perRunSec.mean.toFixed(2)} s (at most ${r.perRunSec.max.toFixed(2)}), ${within} its ${r.budgetSec} s; ` +
+      `cores given ${r.effectiveCores.toFixed(2)}`
+  ]
+}
+
 // The history part: the time and peak memory to read a folder of reports.
 function historyLines (h) {
   return [
@@ -201,6 +214,7 @@ export function render (result) {
     ...(result.generator ? generatorLines(result.generator) : []),
     ...(result.sampling ? samplingLines(result.sampling) : []),
     ...(result.stamps ? stampsLines(result.stamps) : []),
+    ...(result.ruler ? rulerLines(result.ruler) : []),
     ...(result.history ? historyLines(result.history) : []),
     '',
     ...result.notes.map((n) => `note: ${n}`),

@@ -13,7 +13,7 @@ import { writeReportFiles } from './report/files.js'
 import { commandText } from './result/command.js'
 import { secretArgs } from './fanout/secrets.js'
 import { runCli, runMain } from './errors.js'
-import { formatRoundProgress } from './progress.js'
+import { formatRoundProgress, formatRulerProgress } from './progress.js'
 import { THRESHOLD_EXIT, anyCrossed, thresholdRows, thresholdSummary } from './report/thresholds.js'
 
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
@@ -71,6 +71,12 @@ function progressRenderer (stream = process.stderr) {
     if (e.type === 'runtime' || e.type === 'note') {
       // installing a runtime takes a while; a note (a mode left out, and why) is the report's too: always said
       stream.write(`${stream.isTTY ? '\r\x1b[K' : ''}${termText(e.text)}\n`)
+      return
+    }
+    if (e.type === 'ruler') { // the machine read before and after the run (run/ruler/), said as it is read
+      const text = formatRulerProgress(e)
+      if (stream.isTTY) stream.write(`\r\x1b[K${text}${e.reading ? '\n' : ''}`)
+      else if (lines) stream.write(`${text}\n`)
       return
     }
     if (e.type === 'calibrating') {

@@ -31,6 +31,8 @@ import { probePastCapacity } from './run/round/past-capacity.js'
 import { handOff } from './run/round/overload.js'
 import { handOffMixed } from './experiments/mixed.js'
 import { serviceTime } from './result/figures.js'
+import { readRuler, rulerOff } from './run/ruler/index.js'
+import { rulerOf } from './result/ruler.js'
 import { isAbsolute, relative } from 'node:path'
 import { ROOT } from './catalog.js'
 
@@ -42,6 +44,7 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
   if (opts.work) await checkWork(opts.work)
   samplerSource() // a bad LOADLAB_SAMPLER stops the lab here (exit 2)
   bootTimeoutMs() // and a bad LOADLAB_BOOT_TIMEOUT_MS
+  rulerOff() // and a bad LOADLAB_RULER
   const experiment = await experimentFor(experimentNameOf(opts))
   const resolved = resolvePlan(opts, experiment)
   const { experimentName, load, cwd } = resolved
@@ -339,11 +342,27 @@ function confirmStep (lab, ctx, decision) {
     (c) => c.skipped ? `not run: ${c.skipped}` : c.held ? 'held the target' : `did not hold: ${c.why.join('; ')}`)
 }
 
+// One ruler reading (run/ruler/) at the run's `at` ('start' or 'end'), said before and after: the reading, or
+// null when it failed (a note says why) or the run was stopped meanwhile.
+async function rulerReading (at, ctx) {
+  ctx.onProgress({ type: 'ruler', at, reading: null })
+  try {
+    const reading = await readRuler({ signal: ctx.signal })
+    ctx.onProgress({ type: 'ruler', at, reading })
+    return reading
+  } catch (err) {
+    if (!ctx.signal.aborted) ctx.notes.push(`ruler: the ${at} reading failed: ${err.message.split('\n')[0]}`)
+    return null
+  }
+}
+
 // Run the lab for validated options (loadtest/options.js) and return the report. `signal` stops the
 // current run and every server, and the report holds what was measured (status 'partial');
 // `onProgress(event)` hears { type: 'calibrating', specs }, { type: 'step' | 'done', index, total,
 // name, text } (text a string) and { type: 'round', index, total, name, round } (a live round's figures).
-// Usage errors reject before anything starts; a server's fault is a failed result.
+// Usage errors reject before anything starts; a server's fault is a failed result. Unless --no-ruler, the
+// machine is read before anything of the run starts and after the last server stopped ({ type: 'ruler',
+// at, reading }: reading null before, the reading after); an interrupted run keeps its start reading.
 export async function runLab (
   opts,
   { signal = new AbortController().signal, onProgress = () => {}, command = null } = {}
@@ -363,6 +382,7 @@ export async function runLab (
     notes: notesOf(experiment, planOpts, url),
     failed: false
   }
+  const start = lab.resolved.ruler && !rulerOff() ? await rulerReading('start', ctx) : null
   if (inProcess) await runInProcess(lab, ctx)
   else {
     await calibratePlanned(lab, ctx)
@@ -378,6 +398,7 @@ export async function runLab (
   // a --url run's decision is a rate for that one service, and the class that limits it (not a strategy)
   if (decision && url) Object.assign(decision, { recommends: 'rate', limitedBy: limitingClass(ctx.results[0]) })
   if (decision && confirm && !signal.aborted) decision.confirm = await confirmStep(lab, ctx, decision)
+  const end = start && !signal.aborted ? await rulerReading('end', ctx) : null
   if (signal.aborted) {
     ctx.notes.push(
       `interrupted (${signal.reason?.message ?? signal.reason ?? 'aborted'}): results hold what was measured ` +
@@ -393,6 +414,7 @@ export async function runLab (
     experiment: experimentName,
     label,
     machine: m,
+    ruler: start ? rulerOf(start, end) : null,
     method: methodOf(lab, command, commit),
     calibration: ctx.calibration,
     results: ctx.results,

@@ -23,7 +23,7 @@ import { readBounded } from './report/read.js'
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
 const MAX_START_AHEAD_MIN = 60
 
-const BOOLEANS = new Set(['json', 'list', 'quick', 'help', 'confirm'])
+const BOOLEANS = new Set(['json', 'list', 'quick', 'help', 'confirm', 'no-ruler'])
 // The options that may be given more than once (each value kept, in order): the library's runLab turns an
 // array for one of them into the option repeated.
 export const REPEATABLE = Object.freeze(['threshold', 'header'])
@@ -121,6 +121,7 @@ Output:
   -j, --json              print the report JSON on stdout (npm run -s lab -- -j)
   --out DIR               where reports are written (default reports/)
   --label TEXT            free text naming the machine or the run
+  --no-ruler              do not read the machine before and after the run (about 1 s each)
   -h, --help              this text
 
 Environment (docs/lab.md): LOADLAB_BOOT_TIMEOUT_MS (default ${BOOT_TIMEOUT_MS}), LOADLAB_PROGRESS=1,
@@ -131,7 +132,9 @@ LOADLAB_NATIVE=off, LOADLAB_NATIVE_CC, LOADLAB_NATIVE_DIR, LOADLAB_STAMPS=off.
 // Variables only the lab itself and its tests set: not in the user's --help (test/docs.test.js).
 export const INTERNAL_VARIABLES = Object.freeze({
   LOADLAB_EXTRA_SERVERS: 'every DIR/NAME.js becomes a server NAME (the tests\' fixture servers)',
-  LOADLAB_SAMPLE_MS: 'set by the lab on the servers it starts: how often they send their samples'
+  LOADLAB_SAMPLE_MS: 'set by the lab on the servers it starts: how often they send their samples',
+  LOADLAB_RULER: 'off: no ruler, as --no-ruler (test/run.js: the suite\'s runs would pay two readings each)',
+  LOADLAB_SECRETS: 'set by loadlab fanout on each shard: its --url and -H, kept off the command line'
 })
 
 // Turn argv into validated options; throws a usage error (exit 2) naming the bad option.

@@ -89,6 +89,7 @@ export function resolvePlan (opts, experiment) {
     runtimes: opts.runtime ?? opts.node, // --runtime or --node items (run/watch/runtimes.js resolves them)
     runtimeFlag: opts.runtime ? '--runtime' : '--node',
     out: opts.out,
+    ruler: !opts['no-ruler'], // --no-ruler: the machine is not read before and after the run (run/ruler/)
     label: opts.label,
     thresholds: opts.threshold,
     cwd: opts.cwd ?? userCwd(), // the one base of the user's relative paths (options.js sets it)

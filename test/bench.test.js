@@ -138,6 +138,15 @@ test('bench --quick --json: exits 0, prints the structure with finite positive r
   assert.equal(hi.reports, 20)
   assert.ok(positive(hi.ms) && positive(hi.cpuMs) && positive(hi.maxRssBytes) && hi.series > 0)
 
+  // the ruler: a run's two readings, in seconds (rules, not this machine's figures)
+  const ru = r.ruler
+  assert.equal(ru.readings, 1)
+  assert.equal(ru.perReadingSec.samples.length, 1)
+  assert.ok(positive(ru.perReadingSec.mean) && positive(ru.effectiveCores))
+  assert.equal(ru.perRunSec.mean, 2 * ru.perReadingSec.mean)
+  assert.equal(ru.withinBudget, ru.perRunSec.mean <= ru.budgetSec)
+  assert.match(stderr, /ruler cost: 1 reading of .*\n {2}per reading \d+\.\d\d s .* per run \d+\.\d\d s/)
+
   // the human table went to stderr, with the machine line and the ratios
   assert.match(stderr, new RegExp(`machine: .* Node ${process.version.replaceAll('.', '\\.')} `))
   assert.match(stderr, /piscina \/ shared/)
@@ -172,7 +181,9 @@ test('bench --quick --only dispatch: only the part asked for runs', async () => 
   const r = JSON.parse(stdout)
   assert.equal(r.only, 'dispatch')
   assert.ok(r.dispatch.cases.length > 0, 'the part asked for ran')
-  for (const part of ['processes', 'telemetry', 'generator', 'sampling']) assert.equal(r[part], null, `${part} did not run`)
+  for (const part of ['processes', 'telemetry', 'generator', 'sampling', 'stamps', 'ruler', 'history']) {
+    assert.equal(r[part], null, `${part} did not run`)
+  }
   assert.doesNotMatch(stderr, /workerpool \/ own/)
 })
 

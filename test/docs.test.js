@@ -254,3 +254,15 @@ test('the glossary is linked where it says it is, and says where', () => {
     assert.ok(ids.has(term), `glossary: ${term}`)
   }
 })
+
+test('CHANGELOG.md: [Unreleased] on top, each release dated, its changes under Added/Changed/Fixed/Removed, one line each', () => {
+  const md = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')
+  const releases = [...md.matchAll(/^## (.*)$/gm)].map((m) => m[1])
+  assert.equal(releases[0], '[Unreleased]')
+  for (const r of releases.slice(1)) assert.match(r, /^\[\d+\.\d+\.\d+\] - \d{4}-\d\d-\d\d$/, r)
+  const kinds = [...md.matchAll(/^### (.*)$/gm)].map((m) => m[1])
+  assert.deepEqual(kinds.filter((k) => !['Added', 'Changed', 'Fixed', 'Removed'].includes(k)), [])
+  const released = md.slice(md.indexOf('\n## [', md.indexOf('## [Unreleased]') + 1))
+  const wrapped = released.split('\n').filter((l) => /^ {2}\S/.test(l))
+  assert.deepEqual(wrapped, [], 'a released change on one line')
+})

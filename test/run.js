@@ -122,7 +122,9 @@ const concurrency = process.env.LOADLAB_TEST_CONCURRENCY ?? '4'
 const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...inRunOrder(files)], {
   cwd: root,
   stdio: 'inherit',
-  env: { ...process.env, LOADLAB_TEST_MARK: mark }
+  // the lab's runs read no ruler (two readings of about a second each, in every run of the suite) unless
+  // LOADLAB_RULER is set; the tests of the ruler set it themselves (test/loadtest/run/ruler.test.js)
+  env: { ...process.env, LOADLAB_TEST_MARK: mark, LOADLAB_RULER: process.env.LOADLAB_RULER ?? 'off' }
 })
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig))
 child.on('exit', (code, signal) => {

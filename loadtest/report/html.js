@@ -3,6 +3,7 @@
 import { isNum } from '../result/stats.js'
 import { MISSING, mibGib, msGrouped, numGrouped, pctFixed, utcWhen } from '../text/format.js'
 import { esc } from '../text/escape.js'
+import { rulerLine, rulerMethodLine, rulerMovedLine, rulerRows } from '../text/ruler.js'
 
 const DASH = `<span class="na" title="not measured">${MISSING}</span>`
 
@@ -104,6 +105,19 @@ export function machineCard (report) {
         : DASH
     ]
   ])}</section>`
+}
+
+// The ruler's section: the machine read before and after the run (text/ruler.js), a marked notice when it
+// moved beyond its spread, its table; '' for a report without one.
+export function rulerSection (report) {
+  const ruler = report.ruler
+  if (!ruler?.start) return ''
+  const moved = rulerMovedLine(ruler)
+  const [head, ...rows] = rulerRows(ruler)
+  return `<section class="block" id="ruler"><h2>Ruler</h2><p class="lead">${esc(rulerLine(ruler))}</p>
+${moved ? `<div class="notice" data-flag="ruler-moved"><h3>⚠ ${esc(moved)}</h3></div>` : ''}
+${table(head.map(esc), rows.map((r) => r.map((c) => figureHtml(c))), { className: 'ruler' })}
+<p class="muted">${esc(rulerMethodLine(ruler))}</p></section>`
 }
 
 // The method card: tool, load shape, warm-up, runs, target and the exact command.

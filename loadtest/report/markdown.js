@@ -10,6 +10,7 @@ import { bracketText, pastCapacityTable } from '../text/decision.js'
 import { pastConfigs } from './decision-figures.js'
 import { MISSING, fmtRounded as n, mibGib } from '../text/format.js'
 import { boundText } from '../text/reasons.js'
+import { rulerLine, rulerMethodLine, rulerMovedLine, rulerRows } from '../text/ruler.js'
 
 // A calibration's row name: its work spec, and its runtime under --node.
 function calibrationName (c) {
@@ -47,8 +48,8 @@ function descriptionLines (experiment) {
   return experiment?.description ? [experiment.description, ''] : [] // the project's own Markdown
 }
 
-// The machine the report was measured on.
-function machineSection (m) {
+// The machine the report was measured on, and its ruler (read before and after the run) when it has one.
+function machineSection (m, ruler) {
   return [
     '## Machine',
     '',
@@ -57,7 +58,22 @@ function machineSection (m) {
         `RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdSpan(m.hostname)}`,
     `- **Node:** ${m.node} (V8 ${m.v8})${m.nodeSupported ? ` (supported: ${m.nodeSupported})` : ''}; fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, react ${m.versions.react}`,
     `- **Load average at start:** ${m.loadavg.join(', ')}`,
+    ...rulerLines(ruler),
     ''
+  ]
+}
+
+// The ruler's lines of the machine section: one line, a marked one when it moved, its table and method.
+function rulerLines (ruler) {
+  if (!ruler?.start) return []
+  const moved = rulerMovedLine(ruler)
+  const [head, ...rows] = rulerRows(ruler)
+  return [
+    `- **Ruler:** ${mdText(rulerLine(ruler))}`,
+    ...(moved ? [`- ⚠ **${mdText(moved)}**`] : []),
+    '',
+    markdownTable({ head, rows }),
+    mdText(rulerMethodLine(ruler))
   ]
 }
 
@@ -216,7 +232,7 @@ export function renderMarkdown (report, experiment) {
   out.push(...troubleSection(report.results))
   if (report.notes?.length) out.push('## Notes', '', ...report.notes.map((n) => `- ${mdText(n)}`), '')
   out.push(
-    ...machineSection(report.machine),
+    ...machineSection(report.machine, report.ruler),
     ...calibrationSection(report.calibration),
     ...methodSection(report.method, report.machine, experiment)
   )

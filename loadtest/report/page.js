@@ -14,6 +14,7 @@ import {
   numHtml,
   page,
   pctHtml,
+  rulerSection,
   table
 } from './html.js'
 import { esc } from '../text/escape.js'
@@ -552,6 +553,7 @@ ${decisionHtml(report.decision, results)}
 ${decisionCharts(http, report.decision)}
 ${targetsSection(http, names, report.decision)}
 <div class="cards">${machineCard(report)}${methodCard(report)}</div>
+${rulerSection(report)}
 ${flags(http, names)}
 ${notes}
 ${capacitySection(http, names)}

@@ -8,6 +8,8 @@ import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } fro
 import Ajv2020 from 'ajv/dist/2020.js'
 import { LabError, clip } from '../errors.js'
 import { SCHEMA } from '../result/build.js'
+import { rulerFault } from '../result/ruler.js'
+import { rulerFaultText } from '../text/ruler.js'
 
 // The report's JSON Schema, at the package's root (exported as loadlab/report.schema.json).
 export const SCHEMA_URL = new URL('../../report.schema.json', import.meta.url)
@@ -213,9 +215,13 @@ function shownAt (data, pointer) {
 }
 
 // Checks a parsed report against report.schema.json, once upgraded from older labs' forms (upgradeReport, in
-// place); returns it, or throws a LabError (exit 2) whose
+// place), its ruler first by its figures; returns it, or throws a LabError (exit 2) whose
 // one line names `as`, the file, where the first fault is, the rule and the value found there.
 export function validateReport (data, { file = 'the report', as = null } = {}) {
+  // a ruler with a figure no machine gives is said by its figure (result/ruler.js rulerFault): where the
+  // schema would say `must be > 0`, this says why no machine gives it
+  const fault = data?.ruler === undefined ? null : rulerFault(data.ruler)
+  if (fault) throw refusal(as, `${file} does not follow the report schema: ${rulerFaultText(fault)}`, 'LAB_REPORT_INVALID')
   const validate = schemaValidator()
   if (validate(upgradeReport(data))) return data
   // ajv stops at the first fault; under an anyOf it lists each branch's, then the anyOf's own. A branch

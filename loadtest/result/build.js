@@ -290,6 +290,7 @@ export function buildReport ({
   experiment,
   label,
   machine: m,
+  ruler = null,
   method,
   calibration,
   results,
@@ -306,6 +307,7 @@ export function buildReport ({
     experiment,
     label: label ?? null,
     machine: m,
+    ...(ruler && { ruler }), // absent without one (--no-ruler, older reports)
     method,
     calibration,
     results,

@@ -197,7 +197,9 @@ export const CHANGE = rule('change', 'Change points in a history',
       'maxPValue × 10'],
     minSegment: [3, 'a change holds for three reports in a row: one or two outliers are a spike (Otava#150)'],
     minPoints: [(v) => 2 * v.minSegment, 'a test needs a segment on each side of a change', '2 × minSegment'],
-    maxPoints: [2000, 'the newest reports a series tests: the distances cost n² time (1,000 points: 0.1 s)']
+    maxPoints: [2000, 'the newest reports a series tests: the distances cost n² time (1,000 points: 0.1 s)'],
+    machineFigures: [2, 'with the same machine block, a report is on another machine when its ruler differs on two ' +
+      'figures or more: one past its spread happens by chance, a new CPU or fewer cores moves several']
   })
 
 export const RULER = rule('ruler', 'The ruler\'s drift',

@@ -68,22 +68,23 @@ export function rulerRows (ruler) {
   return [['figure', 'start', 'end', 'end / start', 'drift'], ...rows]
 }
 
-// The line that marks a run whose ruler moved: which figures, by how much.
+// The line that marks a run whose ruler moved: which figures, end over start, beyond what spread.
 export function rulerMovedLine (ruler) {
   const moved = ruler.drift.filter((d) => d.beyond)
   if (!moved.length) return null
-  const each = moved.map((d) => `${d.figure} ${fixedGrouped(d.ratio, 3)}× (spread ±${fixedGrouped(d.spreadPct, 1)} %)`)
-  return `The machine moved during the run: ${each.join(', ')}: its figures are not the machine of either ` +
-    'reading alone.'
+  const each = moved.map((d) => `${d.figure} ${fixedGrouped(d.ratio, 3)}× (±${fixedGrouped(d.spreadPct, 1)} %)`)
+  return `The machine moved during the run (end over start, beyond the readings' spread): ${each.join(', ')}`
 }
 
-// How the cores were measured, for under the table.
+// How the ruler was read, for under its table.
 export function rulerMethodLine (ruler) {
   const r = ruler.start
   const threads = r.cores.scaling.map((s) => `${s.threads}: ${fixedGrouped(s.speedup.value, 2)}×`).join(', ')
-  const end = ruler.end ? '' : '; no end reading (the run ended early)'
-  return `Read before any server started and after the last stopped (${msGrouped(r.durationMs)} ms); ` +
-    `speedup by threads ${threads}; loopback at ${r.loopback.connections} connections${end}.`
+  const took = ruler.end
+    ? `start ${msGrouped(r.durationMs)} ms, end ${msGrouped(ruler.end.durationMs)} ms`
+    : `${msGrouped(r.durationMs)} ms; no end reading: the run ended early`
+  return `Read before any server started and after the last stopped (${took}); speedup by threads ${threads}; ` +
+    `loopback at ${r.loopback.connections} connections.`
 }
 
 // Why no machine gives a figure, by what it counts.

@@ -10,7 +10,9 @@ import Ajv2020 from 'ajv/dist/2020.js'
 import { readReport } from '../../index.js'
 import { upgradeReport } from '../../loadtest/report/read.js'
 import { ROOT, tempDir } from '../helpers/lab.js'
-import { capacityReport, dispatchReport, httpReport, mixCapacityReport, urlReport } from '../fixtures/reports.js'
+import {
+  capacityReport, dispatchReport, httpReport, mixCapacityReport, rulerFixture, rulerReading, urlReport
+} from '../fixtures/reports.js'
 
 const schema = JSON.parse(readFileSync(join(ROOT, 'report.schema.json'), 'utf8'))
 
@@ -131,4 +133,45 @@ test('schema: a reason or verdict may be a sentence or a code with its figures; 
   assert.equal(validate(r), false)
   assert.ok(validate(upgradeReport(r)), JSON.stringify(validate.errors))
   assert.equal(r.decision.bound, 'at-least')
+})
+
+test('schema: a ruler is typed strictly; one with a figure no machine gives is refused, and readReport names it', async (t) => {
+  const validate = new Ajv2020({ allowUnionTypes: true, strict: true }).compile(schema)
+  const withRuler = (change = () => {}) => {
+    const r = { ...httpReport(), ruler: rulerFixture(rulerReading(), rulerReading({ scale: 1.3 })) }
+    change(r.ruler)
+    return r
+  }
+  assert.ok(validate(withRuler()), JSON.stringify(validate.errors))
+  assert.ok(validate({ ...httpReport(), ruler: rulerFixture(rulerReading(), null) }), 'an interrupted run: no end')
+  assert.ok(validate(withRuler((r) => { r.start.timerLagMs.value = 0 })), 'an idle timer that never lagged')
+  assert.ok(validate(httpReport()), 'a report without a ruler (older, --no-ruler)')
+  const bad = [
+    [(r) => { r.start.cores.offered = 0 }, '/ruler/start/cores/offered'],
+    [(r) => { r.start.cores.effective.value = 0 }, '/ruler/start/cores/effective/value'],
+    [(r) => { r.end.single.loop.value = -0.5 }, '/ruler/end/single/loop/value'],
+    [(r) => { r.start.loopback.rps.value = Infinity }, '/ruler/start/loopback/rps/value'],
+    [(r) => { r.start.spawn.processMs.spreadPct = -1 }, '/ruler/start/spawn/processMs/spreadPct'],
+    [(r) => { r.start.single.json.n = 0 }, '/ruler/start/single/json/n'],
+    [(r) => { r.start.cores.scaling[0].threads = 0.5 }, '/ruler/start/cores/scaling/0/threads'],
+    [(r) => { r.drift[0].ratio = 0 }, '/ruler/drift/0/ratio'],
+    [(r) => { delete r.moved }, '/ruler']
+  ]
+  for (const [change, where] of bad) {
+    assert.equal(validate(withRuler(change)), false, where)
+    assert.ok(validate.errors.some((e) => e.instancePath === where), `${where}: ${JSON.stringify(validate.errors)}`)
+  }
+  // the reader says which figure, and why no machine gives it, in one line
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const file = join(dir, 'zero-cores.json')
+  writeFileSync(file, JSON.stringify(withRuler((r) => { r.start.cores.effective.value = 0 })))
+  await assert.rejects(readReport(file), {
+    code: 'LAB_REPORT_INVALID',
+    message: `${file} does not follow the report schema: ruler.start.cores.effective is 0: no machine gives 0 cores`
+  })
+  writeFileSync(file, JSON.stringify(withRuler()).replace(/"rps":\{"value":[\d.]+/, '"rps":{"value":1e999'))
+  await assert.rejects(readReport(file), { message: /: ruler\.start\.loopback\.rps is Infinity: no machine gives an infinite figure$/ })
+  writeFileSync(file, JSON.stringify(withRuler()))
+  assert.equal((await readReport(file)).ruler.moved, true)
 })

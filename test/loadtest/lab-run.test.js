@@ -1,5 +1,5 @@
 // Full `npm run lab -- --server X` runs on a small load: the report's counts add up, every body was
-// verified, machine and method are filled, and no process of the server is left.
+// verified, machine, ruler and method are filled, and no process of the server is left.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readdir } from 'node:fs/promises'
@@ -7,6 +7,10 @@ import { join } from 'node:path'
 import { execa } from 'execa'
 import pWaitFor from 'p-wait-for'
 import { runLab, readReport, tempDir, accounted, alive, labReport, ROOT } from '../helpers/lab.js'
+import { RULER_FIGURES, rulerFault } from '../../loadtest/result/ruler.js'
+
+// The suite's runs read no ruler (test/run.js sets LOADLAB_RULER=off); these runs are the ones that do.
+const RULER_ON = { env: { LOADLAB_RULER: '' } }
 
 const LOAD = ['--connections', '4', '--amount', '40', '--warmup', '8', '--work', 'loop:1e5']
 const SERVERS = ['simple', 'cluster', 'queued-threads']
@@ -15,7 +19,7 @@ const SERVERS = ['simple', 'cluster', 'queued-threads']
 let out, r
 before(async () => {
   out = await tempDir()
-  r = await runLab(['--server', SERVERS.join(','), ...LOAD, '--out', out.dir, '--label', 'test run'])
+  r = await runLab(['--server', SERVERS.join(','), ...LOAD, '--out', out.dir, '--label', 'test run'], RULER_ON)
 }, { timeout: 180000 })
 after(() => out?.cleanup())
 
@@ -45,6 +49,14 @@ for (const [i, server] of SERVERS.entries()) {
       'loadavg'
     ]) { assert.ok(m[k] !== null && m[k] !== undefined, `machine.${k}`) }
     for (const k of ['fastify', 'piscina', 'autocannon', 'react']) assert.match(m.versions[k], /^\d+\.\d+\.\d+/)
+    // the machine read before the first server started and after the last stopped (rules, not figures)
+    assert.equal(rulerFault(json.ruler), null, JSON.stringify(json.ruler))
+    assert.ok(json.createdAt <= json.ruler.start.at && json.ruler.start.at < json.ruler.end.at)
+    assert.ok(json.ruler.end.at <= json.finishedAt)
+    assert.deepEqual(json.ruler.drift.map((d) => d.figure), RULER_FIGURES)
+    assert.equal(json.ruler.moved, json.ruler.drift.some((d) => d.beyond))
+    assert.equal(json.ruler.start.cores.offered, m.availableParallelism)
+    assert.match(md, /\*\*Ruler:\*\* \d+ cores offered, [\d.]+ given · loop/)
     assert.equal(json.method.tool, 'autocannon')
     assert.equal(json.method.connections, 4)
     assert.equal(json.method.amount, 40)
@@ -102,7 +114,7 @@ for (const [i, server] of SERVERS.entries()) {
   })
 }
 
-test('--json prints the report on stdout, the same as the file', { timeout: 60000 }, async (t) => {
+test('--json prints the report on stdout, the same as the file; --no-ruler leaves the ruler out', { timeout: 60000 }, async (t) => {
   const out = await tempDir()
   t.after(() => out.cleanup())
   const r = await runLab([
@@ -117,13 +129,16 @@ test('--json prints the report on stdout, the same as the file', { timeout: 6000
     '--work',
     'fib:10',
     '--json',
+    '--no-ruler',
     '--out',
     out.dir
-  ])
+  ], RULER_ON)
   assert.equal(r.exitCode, 0, r.stderr)
   const printed = JSON.parse(r.stdout)
-  const { json } = await readReport(out.dir)
+  const { json, md } = await readReport(out.dir)
   assert.deepEqual(printed, json)
+  assert.equal(json.ruler, undefined, '--no-ruler: no ruler')
+  assert.doesNotMatch(md, /Ruler/)
   assert.equal(json.method.warmup, null)
   assert.equal((await readdir(out.dir)).length, 3)
 })

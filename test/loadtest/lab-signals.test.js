@@ -11,8 +11,9 @@ import { startLab, readReport, tempDir, descendants, alive, cmdline } from '../h
 // The process group of a pid (/proc/PID/stat field 5, after the command in parentheses).
 const processGroup = (pid) => Number(readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1].split(' ')[2])
 
-// Start a long lab run and resolve once it reports that the measured round is under way.
-async function labInMeasuredRound (server, out) {
+// Start a long lab run and resolve once it reports that the measured round is under way (`env` beside
+// LOADLAB_PROGRESS).
+async function labInMeasuredRound (server, out, env = {}) {
   const lab = startLab(
     [
       '--server',
@@ -28,7 +29,7 @@ async function labInMeasuredRound (server, out) {
       '--out',
       out.dir
     ],
-    { env: { LOADLAB_PROGRESS: '1' }, buffer: false }
+    { env: { LOADLAB_PROGRESS: '1', ...env }, buffer: false }
   )
   let stderr = ''
   lab.stderr.setEncoding('utf8')
@@ -45,12 +46,13 @@ async function labInMeasuredRound (server, out) {
 }
 
 test(
-  'SIGINT mid-run: exits 130 within seconds, partial report written, no server left',
+  'SIGINT mid-run: exits 130 within seconds, partial report written (its ruler\'s start, no end), no server left',
   { timeout: 90000 },
   async () => {
     const out = await tempDir()
     try {
-      const { lab, tree, stderr } = await labInMeasuredRound('cluster', out)
+      // the ruler on (the suite's runs read none: test/run.js): the start reading is kept, the end not read
+      const { lab, tree, stderr } = await labInMeasuredRound('cluster', out, { LOADLAB_RULER: '' })
       const sentAt = Date.now()
       lab.kill('SIGINT')
       const [code] = await once(lab, 'exit')
@@ -62,6 +64,9 @@ test(
       assert.equal(files.length, 3, `json, md and html: ${files}`)
       assert.equal(json.status, 'partial')
       assert.ok(json.notes.some((n) => /interrupted/.test(n)))
+      assert.ok(json.ruler.start.cores.offered >= 1)
+      assert.deepEqual([json.ruler.end, json.ruler.drift, json.ruler.moved], [null, [], false])
+      assert.match(stderr(), /^ruler \(start\): reading the machine …\nruler \(start\): \d+ cores offered/m, 'said as it is read')
       const res = json.results[0]
       assert.equal(res.server, 'cluster')
       assert.equal(res.interrupted, true)

@@ -9,7 +9,7 @@ import { renderMarkdown } from '../../../loadtest/report/markdown.js'
 import { entry, rawRound } from '../../helpers/raw-round.js'
 import { decide } from '../../../loadtest/result/decision.js'
 import { experimentFor } from '../../../loadtest/experiments/index.js'
-import { capacityReport, mixCapacityReport } from '../../fixtures/reports.js'
+import { capacityReport, httpReport, mixCapacityReport, rulerFixture, rulerReading } from '../../fixtures/reports.js'
 
 const buildHttpResult = (record, opts = {}) => build(record, { ...opts, say: reasonText }) // as the lab builds it
 
@@ -130,4 +130,18 @@ test('Markdown and table: a --url mix\'s capacity states each class\'s own targe
   const one = mixCapacityReport()
   one.results[0].classes = [{ ...one.results[0].classes[0], name: 'request', sloMs: 10 }]
   assert.match(renderMarkdown(one, null), /- \*\*Target:\*\* p95 ≤ 10 ms/)
+})
+
+test('Markdown: the machine section has the ruler\'s line and table, a marked line when it moved; none without one', () => {
+  const quiet = renderMarkdown({ ...httpReport(), ruler: rulerFixture(rulerReading(), rulerReading()) }, null)
+  const machine = quiet.slice(quiet.indexOf('## Machine'), quiet.indexOf('## Calibration'))
+  assert.match(machine, /^- \*\*Ruler:\*\* 2 cores offered, 1\.96 given · loop 0\.512 ms · loopback 0\.081 ms, 9,800 req\/s/m)
+  const cores = '| cores given (speedup at the most threads) | 1.96 ±4.1 % | 1.96 ±4.1 % | 1.000× | ' +
+    'within ±5.8 % |'
+  assert.ok(machine.split('\n').includes(cores), machine)
+  assert.doesNotMatch(machine, /⚠/)
+  const slower = rulerFixture(rulerReading(), rulerReading({ scale: 1.3 }))
+  const moved = renderMarkdown({ ...httpReport(), ruler: slower }, null)
+  assert.match(moved, /^- ⚠ \*\*The machine moved during the run \(end over start, beyond the readings' spread\): single\.loop 1\.300×/m)
+  assert.doesNotMatch(renderMarkdown(httpReport(), null), /Ruler/)
 })

@@ -13,7 +13,9 @@ import {
   spectrumX
 } from '../../../loadtest/report/charts.js'
 import { esc } from '../../../loadtest/text/escape.js'
-import { dispatchReport, httpReport, httpResult, urlReport } from '../../fixtures/reports.js'
+import {
+  dispatchReport, httpReport, httpResult, rulerFixture, rulerReading, urlReport
+} from '../../fixtures/reports.js'
 
 // The inner HTML of the <figure data-chart="name"> element, or null.
 function chart (html, name) {
@@ -341,4 +343,17 @@ test('when one run is over 20× slower at p99 the spectrum switches to a log lat
     ]),
     true
   )
+})
+
+test('the ruler: its line and table under the machine, a marked notice when it moved; none in an older report', () => {
+  const quiet = { ...httpReport(), ruler: rulerFixture(rulerReading(), rulerReading()) }
+  const html = renderReportHtml(quiet)
+  assert.match(html, /<section class="block" id="ruler"><h2>Ruler<\/h2><p class="lead">2 cores offered, 1\.96 given · loop/)
+  assert.equal(count(html, '<table class="ruler">'), 1)
+  assert.doesNotMatch(html, /data-flag="ruler-moved"/)
+  const moved = renderReportHtml({ ...httpReport(), ruler: rulerFixture(rulerReading(), rulerReading({ scale: 1.3 })) })
+  assert.match(moved, /data-flag="ruler-moved"><h3>⚠ The machine moved during the run[^<]*single\.loop 1\.300×/)
+  const early = renderReportHtml({ ...httpReport(), ruler: rulerFixture(rulerReading(), null) })
+  assert.match(early, /no end reading: the run ended early/)
+  assert.doesNotMatch(renderReportHtml(httpReport()), /id="ruler"/)
 })

@@ -63,7 +63,7 @@ test('ruler: a run\'s ruler has the drift end over start and is moved when a fig
   assert.deepEqual(quiet.drift[0], { figure: 'single.loop', ratio: 1, spreadPct: 3, beyond: false })
   const moved = rulerOf(rulerReading(), rulerReading({ scale: 1.3 }))
   assert.equal(moved.moved, true)
-  assert.match(rulerMovedLine(moved), /^The machine moved during the run: single\.loop 1\.300× \(spread ±3\.0 %\)/)
+  assert.match(rulerMovedLine(moved), /^The machine moved during the run \(end over start, beyond the readings' spread\): single\.loop 1\.300× \(±3\.0 %\)/)
   assert.equal(rulerMovedLine(quiet), null)
   // an interrupted run keeps its start reading: no end, no drift, not moved
   assert.deepEqual(rulerOf(rulerReading(), null), { start: rulerReading(), end: null, drift: [], moved: false })
