@@ -16,7 +16,7 @@ function assertUsage (err, message) {
   assert.equal(err.message, message)
 }
 
-test('runLab: a signal that is not an AbortSignal (object, string, null) is refused; so is a bad onProgress', async () => {
+test('runLab: a signal not an AbortSignal (object, string, null) is refused; so is a bad onProgress', async () => {
   const options = { server: ['simple'], amount: 4, connections: 1, out: false, bogus: 1 }
   for (const [signal, kind] of [[{ aborted: false }, 'object'], ['yes', 'string'], [null, 'null']]) {
     assertUsage(await refusal(runLab(options, { signal })), `runLab: expected signal to be an AbortSignal, got ${kind}`)
@@ -27,7 +27,7 @@ test('runLab: a signal that is not an AbortSignal (object, string, null) is refu
   assert.match(fine.message, /bogus/, 'a real signal passes: the next refusal is the unknown option')
 })
 
-test('runLab: header as an array of objects, or a value not text, is refused (never `0: [object Object]`)', async () => {
+test('runLab: header as an array of objects or a value not text is refused (never `0: [object Object]`)', async () => {
   assertUsage(await refusal(runLab({ header: [{ authorization: 'x' }], bogus: 1 })),
     '--header: expected `Name: value` strings or one object of names and values, got an array holding object')
   assertUsage(await refusal(runLab({ header: { authorization: { token: 'x' } }, bogus: 1 })),
