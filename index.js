@@ -140,9 +140,9 @@ export async function startServer (name, flags = []) {
     // the server's own one line (a bad flag: exit 2) says more than "exited before it was ready"
     const said = err.failure?.stderrTail?.filter((l) => l.trim() !== '').at(-1)
     const usage = err.failure?.exitCode === 2
-    const message = `startServer: ${said ?? err.message}`
-    throw Object.assign(new LabError(usage ? 'LAB_USAGE' : err.code ?? 'LAB_SERVER', message,
-      { exitCode: usage ? 2 : 1, cause: err }), { failure: err.failure })
+    const code = usage ? 'LAB_USAGE' : err.code ?? 'LAB_SERVER'
+    const error = new LabError(code, `startServer: ${said ?? err.message}`, { exitCode: usage ? 2 : 1, cause: err })
+    throw Object.assign(error, { failure: err.failure })
   })
   return {
     name,
