@@ -48,7 +48,9 @@ function optionWords (key, value) {
     return REPEATED.has(key) ? value.flatMap(words) : words(value.join(','))
   }
   if (key === 'input' && typeof value === 'object') return words(JSON.stringify(value))
-  if (key === 'header' && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => words(`${k}: ${v}`))
+  if (key === 'header' && typeof value === 'object') {
+    return Object.entries(value).flatMap(([k, v]) => words(`${k}: ${v}`))
+  }
   throw usageError(`--${flagName(key)}: expected a string, a number, a boolean or an array of them, ` +
     `got ${Array.isArray(value) ? 'an array' : typeof value}`)
 }
@@ -97,8 +99,9 @@ export async function startServer (name, flags = []) {
     // the server's own one line (a bad flag: exit 2) says more than "exited before it was ready"
     const said = err.failure?.stderrTail?.filter((l) => l.trim() !== '').at(-1)
     const usage = err.failure?.exitCode === 2
-    throw Object.assign(new LabError(usage ? 'LAB_USAGE' : err.code ?? 'LAB_SERVER', `startServer: ${said ?? err.message}`,
-      { exitCode: usage ? 2 : 1, cause: err }), { failure: err.failure })
+    const code = usage ? 'LAB_USAGE' : err.code ?? 'LAB_SERVER'
+    const error = new LabError(code, `startServer: ${said ?? err.message}`, { exitCode: usage ? 2 : 1, cause: err })
+    throw Object.assign(error, { failure: err.failure })
   })
   return {
     name,

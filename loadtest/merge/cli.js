@@ -24,7 +24,8 @@ aligned on the common start, the method naming the shards. The merged report com
 any other. Refuses (exit 2) reports that are not every shard of one plan exactly once: a different
 url, rate, arrival, seed, amount, duration or start, a shard missing or given twice, or a shard whose
 counts disagree with its own histograms or its slice of the plan (rate × duration ÷ N, less what was
-in flight).
+in flight), or whose rate, percentiles, classes or timeline are not those of its own counts and
+histograms. Every merged figure is computed from the counts and histograms; trust is judged again.
 
 options:
   --out DIR    where the merged report goes (default reports/; ./loadlab-reports/ outside the lab's checkout)

@@ -55,8 +55,10 @@ function machineSection (m, ruler) {
     '',
     `- **Machine:** ${mdText(m.cpuModel)}, ${m.cores} cores ` +
       `(availableParallelism ${m.availableParallelism}), ${mibGib(m.memoryBytes)} ` +
-        `RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`,
-    `- **Node:** ${m.node} (V8 ${m.v8})${m.nodeSupported ? ` (supported: ${m.nodeSupported})` : ''}; fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, react ${m.versions.react}`,
+      `RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`,
+    `- **Node:** ${m.node} (V8 ${m.v8})${m.nodeSupported ? ` (supported: ${m.nodeSupported})` : ''}; ` +
+      `fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, ` +
+      `react ${m.versions.react}`,
     `- **Load average at start:** ${m.loadavg.join(', ')}`,
     ...rulerLines(ruler),
     ''
@@ -94,11 +96,11 @@ function methodSection (me, m, experiment) {
   out.push(
     `- **Load:** ${me.tool} ${me.toolVersion ?? ''}, ${me.connections} connections, ${load} per measured ` +
       `round, ${me.timeoutSec} s timeout, ` +
-        `warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) ` +
-          `per server${me.runs > 1 ? ' (figures: the median round)' : ''}`,
+      `warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) ` +
+      `per server${me.runs > 1 ? ' (figures: the median round)' : ''}`,
     `- **Target:** ${me.url ? mdCode(me.url) : 'servers started by the lab on 127.0.0.1, one at a time'}; outside ` +
       `sampling (${me.sampler === 'ps' ? 'ps' : '/proc'}) ${me.outsideSampling ? 'on' : 'off'}; recovery request ` +
-        `after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`,
+      `after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`,
     '- requests/s are timed by the lab from the first request sent to the last response; latency in ms; every 2xx ' +
       'body is compared with the expected one',
     ''
@@ -187,9 +189,13 @@ function targetsTable (results) {
   const swept = results.filter((r) => (r.capacity?.targets?.length ?? 0) > 1)
   if (!swept.length) return []
   const slos = [...new Set(swept.flatMap((r) => r.capacity.targets.map((t) => t.sloMs)))].sort((a, b) => a - b)
-  const cell = (t) => !t ? MISSING : t.rps === null ? (t.bound === 'cannot-meet' ? 'cannot meet' : mdText(boundText(t))) : `${t.bound === 'at-least' ? '≥' : ''}${t.rps.toFixed(1)} (${bracketText(t)})`
+  const none = (t) => (t.bound === 'cannot-meet' ? 'cannot meet' : mdText(boundText(t)))
+  const cell = (t) => !t
+    ? MISSING
+    : t.rps === null ? none(t) : `${t.bound === 'at-least' ? '≥' : ''}${t.rps.toFixed(1)} (${bracketText(t)})`
   const rows = swept.map((r) => [r.key, ...slos.map((s) => cell(r.capacity.targets.find((t) => t.sloMs === s)))])
-  return ['## Capacity at each target (req/s, bracket)', '', markdownTable({ head: ['run', ...slos.map((s) => `p99 ≤ ${s} ms`)], rows }), '']
+  const head = ['run', ...slos.map((s) => `p99 ≤ ${s} ms`)]
+  return ['## Capacity at each target (req/s, bracket)', '', markdownTable({ head, rows }), '']
 }
 
 // Goodput past capacity of the configurations the decision weighed (the page draws it beside the capacity).

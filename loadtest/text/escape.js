@@ -12,8 +12,13 @@ export function esc (value) {
 
 // Terminal control sequences (CSI … final byte, OSC … BEL/ST) and other control characters but tab,
 // and the Unicode controls that reorder or break a line (bidi overrides and isolates, U+2028/U+2029).
-// eslint-disable-next-line no-control-regex
-const CONTROL = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+/* eslint-disable no-control-regex */
+const CONTROL = new RegExp([
+  /\x1b\[[0-?]*[ -/]*[@-~]/.source,
+  /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/.source,
+  /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.source
+].join('|'), 'g')
+/* eslint-enable no-control-regex */
 
 // Text for a terminal: control sequences and characters removed, newlines folded to spaces.
 export function termText (value) {
