@@ -279,7 +279,8 @@ async function runServers ({ plan, loads, taskCheck, resolved: { url } }, ctx) {
   for (const [i, entry] of plan.entries()) {
     if (ctx.signal.aborted) break
     const name = runName(entry)
-    const p = stepProgress(ctx.onProgress, i + 1, plan.length, entry.runtime ? `${name} on ${entry.runtime.label}` : name)
+    const label = entry.runtime ? `${name} on ${entry.runtime.label}` : name
+    const p = stepProgress(ctx.onProgress, i + 1, plan.length, label)
     const calibration = calibrationFor(ctx.calibration, entry.runtime)
     const { signal, cores } = ctx
     // resolved once, before the run: a shedding variant's C, target and flags from its base's result (overload)
@@ -394,7 +395,8 @@ export async function runLab (
   // (a --url service is not restarted for probes: its past capacity is the sweep's own step past it)
   if (experimentName === 'capacity' && !signal.aborted && !url) await pastCapacityStep(lab, ctx)
   const form = commandForm(command, cwd)
-  const decision = ['capacity', 'overload'].includes(experimentName) ? decide({ machine: m, results: ctx.results }, form) : null
+  const decides = ['capacity', 'overload'].includes(experimentName)
+  const decision = decides ? decide({ machine: m, results: ctx.results }, form) : null
   // a --url run's decision is a rate for that one service, and the class that limits it (not a strategy)
   if (decision && url) Object.assign(decision, { recommends: 'rate', limitedBy: limitingClass(ctx.results[0]) })
   if (decision && confirm && !signal.aborted) decision.confirm = await confirmStep(lab, ctx, decision)

@@ -94,7 +94,8 @@ async function startWorkers ({ mode, workers, hook, config, file, signal }) {
   }
   try {
     await Promise.all(pool.map((w) => new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(startupError(mode, `not ready after ${STARTUP_TIMEOUT_MS} ms`)), STARTUP_TIMEOUT_MS)
+      const late = () => reject(startupError(mode, `not ready after ${STARTUP_TIMEOUT_MS} ms`))
+      const timer = setTimeout(late, STARTUP_TIMEOUT_MS)
       const onAbort = () => reject(signalError(signal))
       signal?.addEventListener('abort', onAbort, { once: true })
       w.worker.once('error', (err) => reject(startupError(mode, err.message, err)))

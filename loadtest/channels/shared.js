@@ -96,7 +96,9 @@ class SharedChannel {
     const job = slot.job
     slot.job = null
     if (job && !this.closed) job.reject(workerGoneError('shared', `worker ${slot.index}: ${err.message}`, err))
-    if (!this.closed && this.slots.every((s) => s.gone)) this.failQueued(workerGoneError('shared', 'no worker left', err))
+    if (!this.closed && this.slots.every((s) => s.gone)) {
+      this.failQueued(workerGoneError('shared', 'no worker left', err))
+    }
   }
 
   failQueued (err) {

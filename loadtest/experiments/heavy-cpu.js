@@ -18,8 +18,8 @@ export default {
   description:
     'The heavy-CPU servers on loop:1e8 (about 100 ms of CPU a request) under 100 connections for 20 s with a 10 s ' +
       'timeout, as `autocannon -c 100 -d 20`, and the study\'s queued pool as it was (queued-threads --cancel ' +
-        'off). Timeouts, the recovery request after the round and peak processes/threads show what each strategy ' +
-          'does with work nobody waits for any more.',
+      'off). Timeouts, the recovery request after the round and peak processes/threads show what each strategy ' +
+      'does with work nobody waits for any more.',
   defaults: { connections: 100, durationSec: 20, timeoutSec: 10, warmup: 4, work: 'loop:1e8', recoveryTimeoutSec: 150 },
   quick: { connections: 6, amount: 18, durationSec: null, warmup: 2, work: 'loop:1e6', recoveryTimeoutSec: 30 },
   // --server names strategies (queued-threads with its cancel-off variant) or the variant's key (it and its base).
@@ -62,7 +62,9 @@ export default {
       .map((r) => {
         const q = r.requests ?? {}
         const name = runName(r)
-        if (r.status === 'failed' && !r.requests) { return [name, 'FAILED', '', '', '', '', '', '', '', '', '', '', '', '', `✗ ${r.failure?.reason ?? ''}`] }
+        if (r.status === 'failed' && !r.requests) {
+          return [name, 'FAILED', ...Array(13).fill(''), `✗ ${r.failure?.reason ?? ''}`]
+        }
         return [
           name,
           fmtNum(r.rps, 1),
@@ -114,12 +116,13 @@ export function cancelAttribution (results) {
   return [
     `${recovery}: when the round ended it still held ${fmtCount(queued)} queued requests of clients that had left, ` +
       `${fmtCount(queued)} × ${dur(workMs)} ÷ ${g.threads} threads ≈ ${dur(waitMs)} of work before the recovery ` +
-        `request${over}`
+      `request${over}`
   ]
 }
 
 // A run's queue length at the end of its round: the last timeline sample of the round that has one.
 function queueAtEnd (r) {
-  const points = (r.timeline?.points ?? []).filter((p) => p.phase === 'round' && typeof p.server?.queueLength === 'number')
+  const points = (r.timeline?.points ?? [])
+    .filter((p) => p.phase === 'round' && typeof p.server?.queueLength === 'number')
   return points.at(-1)?.server.queueLength ?? null
 }

@@ -60,8 +60,7 @@ function readCapacities (file) {
     })
   }
   if (out.size === 0) {
-    throw usageError(`--capacity-from: ${file}: no capacity results (a report of ` +
-    '--experiment capacity?)')
+    throw usageError(`--capacity-from: ${file}: no capacity results (a report of --experiment capacity?)`)
   }
   return out
 }
@@ -84,15 +83,17 @@ function readCapacity (caps, file, { server, work, sloMs }) {
   const c = mine[0][1]
   if (sloMs !== null && c.sloMs !== sloMs) {
     const other = c.targets.find((t) => t.sloMs === sloMs)
-    if (other) return readCapacity(new Map([[`${server}@${work}#`, { ...c, ...other, targets: [] }]]), file, { server, work, sloMs })
+    if (other) {
+      const only = new Map([[`${server}@${work}#`, { ...c, ...other, targets: [] }]])
+      return readCapacity(only, file, { server, work, sloMs })
+    }
     const all = [c.sloMs, ...c.targets.map((t) => t.sloMs).filter((t) => t !== c.sloMs)].join(', ')
     throw usageError(`--capacity-from: ${file} measured ${server} at a ${all} ms target, not --slo ${sloMs} ms`)
   }
   // A strategy that held no rate at the target is a finding of that report, not a mistake: no step for it.
   if (!(c.rps > 0)) {
     return {
-      refused: `no capacity at the target in ${file} ` +
-    `(${boundText(c)})`,
+      refused: `no capacity at the target in ${file} (${boundText(c)})`,
       sloMs: c.sloMs,
       from: file
     }
@@ -107,9 +108,9 @@ export default {
   description:
     'Each CPU strategy and the shedding variants: the capacity C at the target (a capacity sweep, or ' +
       '--capacity-from), then open-loop steps at 1.5, 2 and 3 × C and a burst (0.7 × C, 2 × C for 5 s, 0.7 × C). ' +
-        'Per step: goodput (verified 2xx within the target), shed share (503/429), timeouts, p99 of answers, ' +
-          'backlog and the CPU not spent on good answers; after the burst, the time until every second is good ' +
-            'again, or metastable.',
+      'Per step: goodput (verified 2xx within the target), shed share (503/429), timeouts, p99 of answers, ' +
+      'backlog and the CPU not spent on good answers; after the burst, the time until every second is good ' +
+      'again, or metastable.',
   defaults,
   quick,
   plan (opts) {

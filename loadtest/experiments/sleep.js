@@ -16,14 +16,16 @@ export default {
   description:
     'The four sleep variants at 100 ms under 10 connections for 10 s (autocannon defaults), then the two pooled ' +
       "ones with --concurrent-tasks-per-worker 10 --idle-timeout 1000. The pool has piscina's default thread " +
-        'count (1.5 × cores).',
+      'count (1.5 × cores).',
   defaults: { connections: 10, durationSec: 10, timeoutSec: 10, warmup: 10, delay: 100 },
   quick: { connections: 4, amount: 24, durationSec: null, warmup: 4, delay: 20 },
   plan ({ settings: { delay } }) {
     const entry = (variant, tuned) => {
       const work = `${variant.startsWith('sync') ? 'sleep-sync' : 'sleep'}:${delay}`
       const args = ['--variant', variant, '--delay', String(delay)]
-      if (tuned) { args.push('--concurrent-tasks-per-worker', String(TUNED.tasks), '--idle-timeout', String(TUNED.idleTimeout)) }
+      if (tuned) {
+        args.push('--concurrent-tasks-per-worker', String(TUNED.tasks), '--idle-timeout', String(TUNED.idleTimeout))
+      }
       return {
         server: 'sleep-variants',
         variant,

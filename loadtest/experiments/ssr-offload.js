@@ -60,7 +60,9 @@ const quick = { concurrencies: [1, 2], scenarios: QUICK }
 // start-up and the executions' mean latency beside WO under their own names. A failed case says why in
 // its W result (a worker that crashed: the library's own words), the terminal's table included.
 function table (report) {
-  const head = ['Demo', 'Conc', 'Args', 'Impl', 'M loops', 'WI time', 'WO time', 'pool start', 'mean latency', 'W result']
+  const head = [
+    'Demo', 'Conc', 'Args', 'Impl', 'M loops', 'WI time', 'WO time', 'pool start', 'mean latency', 'W result'
+  ]
   const rows = (report.results ?? [])
     .filter((r) => r.kind === 'offload')
     .map((r) => [

@@ -73,9 +73,11 @@ async function endHere (p) {
 
 // A remote shard's group ended over ssh: the host's shell exits 0 once the group is gone.
 async function endOverSsh (plan, host, { pid }) {
-  const g = `-${pid}`
-  const script = `kill -TERM -- ${g} 2>/dev/null; i=0; while kill -0 -- ${g} 2>/dev/null && [ $i -lt 30 ]; do ` +
-    `sleep 0.1; i=$((i+1)); done; kill -KILL -- ${g} 2>/dev/null; sleep 0.2; ! kill -0 -- ${g} 2>/dev/null`
+  // its group where it leads one (sshd starts the command in a session of its own), else the process
+  const there = `{ kill -0 -- -${pid} || kill -0 ${pid}; } 2>/dev/null`
+  const send = (sig) => `{ kill -${sig} -- -${pid} || kill -${sig} ${pid}; } 2>/dev/null`
+  const script = `${send('TERM')}; i=0; while ${there} && [ $i -lt 30 ]; do sleep 0.1; i=$((i+1)); done; ` +
+    `${send('KILL')}; sleep 0.2; ! ${there}`
   const child = spawn(plan.ssh ?? 'ssh', ['-oBatchMode=yes', host, script], { stdio: 'ignore' })
   const timer = setTimeout(() => child.kill('SIGKILL'), END_SSH_MS)
   try {

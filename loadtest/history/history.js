@@ -20,6 +20,9 @@ export const DEFAULT_FIGURES = Object.freeze(['p50', 'p99', 'rps', 'capacity'])
 // An in-process case's figure (dispatch, offload): its mean time per case.
 const IN_PROCESS_FIGURE = 'meanMs'
 
+// A task's hash in a run key or work spec: `task:NAME[#EXPORT]@HASH` (result/key.js).
+const TASK_HASH = /(task:[^#@]*(?:#[^@#]*)?)@([0-9a-f]+)/
+
 const isNum = (v) => typeof v === 'number' && Number.isFinite(v)
 
 // Whether a rise of the figure is better (a rate) or worse (a latency, a time).
@@ -192,16 +195,22 @@ export function buildHistory (reports, { params = {} } = {}) {
   const groups = new Map()
   for (const report of ordered) {
     for (const r of report.results) {
+      // a task's work names its file's hash (task:NAME@HASH): the code measured, which a history follows
+      // over time, so the series is the task's name and the hash goes with the point
+      const taskHash = TASK_HASH.exec(r.key)?.[2] ?? null
+      const key = r.key.replace(TASK_HASH, '$1')
+      const work = typeof r.work === 'string' ? r.work.replace(TASK_HASH, '$1') : null
       for (const [figure, value] of Object.entries(r.values)) {
-        const id = `${report.experiment} ${r.key} ${figure}`
+        const id = `${report.experiment} ${key} ${figure}`
         if (!groups.has(id)) {
-          const { key, server, variant, work } = r
+          const { server, variant } = r
           const base = { id, experiment: report.experiment, key, server, variant, work, figure }
           groups.set(id, { base, points: [] })
         }
         const { at, commit } = report
         const machine = of.get(report.id)
-        groups.get(id).points.push({ report: report.id, at, commit, machine, value, trusted: r.trusted })
+        const point = { report: report.id, at, commit, machine, value, trusted: r.trusted }
+        groups.get(id).points.push(taskHash ? { ...point, taskHash } : point)
       }
     }
   }

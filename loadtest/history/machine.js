@@ -1,9 +1,11 @@
 // Which machine each report of a history ran on: what its ruler says (report.ruler, reports/README.md
 // "ruler"), not its host name. Reports are taken in time order; each joins the first machine seen before
-// whose first ruler its own does not differ from (result/ruler.js machineChanged), else it is a new one, so
-// that a runner that comes back is the same machine again. A report without a ruler is placed by its
-// machine block (CPU model, cores, the cores it could use, memory, architecture, OS), marked so.
+// with the same machine block (CPU model, cores, the cores it could use, memory, architecture, OS) whose first
+// ruler its own does not differ from (result/ruler.js machineChanged on CHANGE.machineFigures figures or more:
+// one alone past its spread happens by chance), else it is a new one, so that a runner that comes back is
+// the same machine again. A report without a ruler is placed by its machine block alone, marked so.
 import { machineChanged } from '../result/ruler.js'
+import { CHANGE } from '../result/rules.js'
 
 // The machine block's figures that say what machine it is (the host name does not: CI runners share one).
 function blockKey (m) {
@@ -22,9 +24,9 @@ export function assignMachines (reports) {
   for (const report of reports) {
     const hasRuler = report.ruler && typeof report.ruler === 'object'
     const by = hasRuler ? 'ruler' : 'machine-block'
-    const same = machines.find((m) => m.by === by && (hasRuler
-      ? !machineChanged(refs.get(m.id).ruler, report.ruler).changed
-      : m.block === blockKey(report.machine)))
+    const block = blockKey(report.machine)
+    const same = machines.find((m) => m.by === by && m.block === block && (!hasRuler ||
+      machineChanged(refs.get(m.id).ruler, report.ruler).figures.length < CHANGE.machineFigures))
     if (same) {
       same.reports++
       of.set(report.id, same.id)
@@ -40,7 +42,7 @@ export function assignMachines (reports) {
       cpuModel: mb.cpuModel ?? null,
       cores: mb.cores ?? null,
       availableParallelism: mb.availableParallelism ?? null,
-      block: hasRuler ? null : blockKey(mb)
+      block
     })
     refs.set(id, report)
     of.set(report.id, id)

@@ -1,5 +1,6 @@
 // Whether a shard's figures can be believed before they are added (`npm run merge`, loadlab fanout): its
-// rate against its counts and duration, its percentiles against its own latency histogram, its classes
+// rate against its counts and duration, its percentiles against its own latency histogram (its lag too),
+// its schedule's rate against its slice of the plan, its classes
 // against the plan's mix by name and against its counts, its timeline within its own span. Nothing a
 // shard says is merged on its word: each check is a sentence naming what disagrees, or null. Pure.
 import { decodeHistogram, summarizeHistogram } from '../result/histogram.js'
@@ -100,6 +101,31 @@ function classesFault (r, mix) {
   return null
 }
 
+// The shard's open loop: its lag against its lag histogram, its schedule's rate against its slice of the
+// plan (constant arrivals: rate ÷ N exactly), its send rate's error against its two rates.
+function openFault (r, method) {
+  const o = r.open
+  if (!o) return null
+  if (r.histograms?.lag) {
+    const { h, fault } = decoded(r.histograms.lag, 'scheduler-lag')
+    const lag = fault ?? percentileFault(o.lag, h, 'its scheduler lag')
+    if (lag) return lag
+  }
+  const finite = (v) => v === null || (typeof v === 'number' && Number.isFinite(v) && v >= -1)
+  const odd = ['scheduledRate', 'sendRate', 'sendRateError'].find((k) => !finite(o[k] ?? null))
+  if (odd) return `its open loop's ${odd} is ${JSON.stringify(o[odd])}`
+  const slice = method.rate / method.shard.count
+  if ((method.arrival ?? 'constant') === 'constant' && o.scheduledRate !== null && o.scheduledRate !== undefined &&
+    Math.abs(o.scheduledRate - slice) > RATE_SLACK + 1e-4 * slice) {
+    return `its schedule's rate ${o.scheduledRate} req/s, its slice of the plan ${round3(slice)}`
+  }
+  if (o.sendRate && o.scheduledRate && typeof o.sendRateError === 'number' &&
+    Math.abs(o.sendRateError - (o.sendRate / o.scheduledRate - 1)) > 2e-4) {
+    return `its send rate's error ${o.sendRateError}, its rates say ${round3(o.sendRate / o.scheduledRate - 1)}`
+  }
+  return null
+}
+
 // How far (ms from the common start) a shard's timeline may reach: see TIMELINE_GRACE_MS.
 export function timelineLimitMs (method) {
   const planMs = (method.amount ?? null) !== null ? (method.amount / method.rate) * 1000 : method.durationSec * 1000
@@ -138,5 +164,6 @@ function timelineFault (r, limitMs) {
 export function figuresFault (report) {
   const r = report.results[0]
   if (r.status === 'failed' && !r.requests) return null
-  return roundFault(r) ?? classesFault(r, report.method.mix ?? null) ?? timelineFault(r, timelineLimitMs(report.method))
+  return roundFault(r) ?? openFault(r, report.method) ?? classesFault(r, report.method.mix ?? null) ??
+    timelineFault(r, timelineLimitMs(report.method))
 }

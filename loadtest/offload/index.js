@@ -53,7 +53,9 @@ export const IMPLS = [
   { name: 'sync', library: null, mode: 'main thread', create: null },
   { name: 'piscina/threads', library: 'piscina', mode: 'threads', create: (n) => piscinaPool(n) },
   { name: 'workerpool/threads', library: 'workerpool', mode: 'threads', create: (n) => workerpoolPool(n, 'thread') },
-  { name: 'workerpool/processes', library: 'workerpool', mode: 'processes', create: (n) => workerpoolPool(n, 'process') },
+  {
+    name: 'workerpool/processes', library: 'workerpool', mode: 'processes', create: (n) => workerpoolPool(n, 'process')
+  },
   { name: 'jest-worker/processes', library: 'jest-worker', mode: 'processes', create: (n) => jestPool(n, false) },
   { name: 'jest-worker/threads', library: 'jest-worker', mode: 'threads', create: (n) => jestPool(n, true) }
 ]

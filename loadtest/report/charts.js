@@ -80,7 +80,8 @@ export function spectrumRows (percentiles, extra = {}, scale = 1) {
 function latencyAxis (yTitle, logY) {
   if (!logY) return { field: 'ms', type: 'quantitative', title: yTitle, scale: { zero: true, nice: true } }
   const scale = { type: 'log', nice: true }
-  return { field: 'ms', type: 'quantitative', title: `${yTitle}, log scale`, scale, axis: { format: ',.4~r', tickCount: 6 } }
+  const axis = { format: ',.4~r', tickCount: 6 }
+  return { field: 'ms', type: 'quantitative', title: `${yTitle}, log scale`, scale, axis }
 }
 
 // Latency percentile spectrum: one line per `color` value (and `dash` value, if given).
@@ -238,7 +239,9 @@ export function capacitySpec (rows, { sloMs = null, capacities = [], width = 100
 // ranking changes with the target.
 export function targetsSpec (rows, { width = 640, height = 280 } = {}) {
   const color = { field: 'server', type: 'nominal', title: 'server', sort: null, legend: { orient: 'right' } }
-  const x = { field: 'sloMs', type: 'quantitative', title: 'p99 target (ms), log scale', scale: { type: 'log', nice: false } }
+  const x = {
+    field: 'sloMs', type: 'quantitative', title: 'p99 target (ms), log scale', scale: { type: 'log', nice: false }
+  }
   const y = { field: 'rps', type: 'quantitative', title: 'capacity (requests/s)', scale: { zero: true } }
   return {
     width,
@@ -252,7 +255,9 @@ export function targetsSpec (rows, { width = 640, height = 280 } = {}) {
           as: 'desc'
         }],
         mark: { type: 'line', point: { filled: true, size: 40 } },
-        encoding: { x, y, color, order: { field: 'sloMs', type: 'quantitative' }, description: { field: 'desc', type: 'nominal' } }
+        encoding: {
+          x, y, color, order: { field: 'sloMs', type: 'quantitative' }, description: { field: 'desc', type: 'nominal' }
+        }
       },
       {
         transform: [{ filter: 'datum.cannot' }],

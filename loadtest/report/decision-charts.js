@@ -61,7 +61,9 @@ export function capacityBarsSpec (rows, { planRps = null, width = 420 } = {}) {
       },
       {
         data: { values: [{ plan: planRps, text: `plan rate ${r1(planRps)} req/s` }] },
-        mark: { type: 'text', align: 'right', baseline: 'top', dx: -4, y: -14, fontSize: 11, fontWeight: 600, color: '#cf222e' },
+        mark: {
+          type: 'text', align: 'right', baseline: 'top', dx: -4, y: -14, fontSize: 11, fontWeight: 600, color: '#cf222e'
+        },
         encoding: { x: { field: 'plan', type: 'quantitative' }, text: { field: 'text' } }
       }
     ) // over the bars, under the whiskers and the labels
@@ -113,7 +115,9 @@ export function pastCapacitySpec (configs, { width = 150, height = 190 } = {}) {
         }
       ],
       mark: { type: 'line', point: { filled: true, size: 46 }, strokeWidth: 2.5 },
-      encoding: { x, y, color, order: { field: 'multiple', type: 'quantitative' }, description: { field: 'desc', type: 'nominal' } }
+      encoding: {
+        x, y, color, order: { field: 'multiple', type: 'quantitative' }, description: { field: 'desc', type: 'nominal' }
+      }
     },
     {
       transform: [
@@ -122,7 +126,9 @@ export function pastCapacitySpec (configs, { width = 150, height = 190 } = {}) {
         { calculate: "'not measured'", as: 'text' }
       ],
       mark: { type: 'text', fontSize: 10, fontStyle: 'italic' },
-      encoding: { x, y: { field: 'at', type: 'quantitative' }, text: { field: 'text' }, color: { ...color, legend: null } }
+      encoding: {
+        x, y: { field: 'at', type: 'quantitative' }, text: { field: 'text' }, color: { ...color, legend: null }
+      }
     },
     {
       transform: [{
@@ -135,7 +141,11 @@ export function pastCapacitySpec (configs, { width = 150, height = 190 } = {}) {
   ]
   return {
     data: { values: rows },
-    facet: { column: { field: 'name', type: 'nominal', title: null, sort: names, header: { labelFontWeight: 600, labelFontSize: 12 } } },
+    facet: {
+      column: {
+        field: 'name', type: 'nominal', title: null, sort: names, header: { labelFontWeight: 600, labelFontSize: 12 }
+      }
+    },
     spec: { width, height, layer },
     config: { ...CHART_CONFIG, view: { stroke: '#eaeef2' } }
   }
@@ -151,7 +161,10 @@ function pastTable (configs) {
     return mark[kind] ? `<span class="${mark[kind]}"${measured}>${esc(text)}</span>` : esc(text)
   }
   const body = rows.map((r, i) => `<tr${configs[i].chosen ? ' class="chosen"' : ''}>` +
-    r.map((c, j) => `<td${j < 2 || j === r.length - 1 ? ' class="text"' : ''}>${j === 0 ? `<b>${esc(c)}</b>` : cell(c, kinds[i][j])}</td>`).join('') + '</tr>')
+    r.map((c, j) => {
+      const text = j < 2 || j === r.length - 1 ? ' class="text"' : ''
+      return `<td${text}>${j === 0 ? `<b>${esc(c)}</b>` : cell(c, kinds[i][j])}</td>`
+    }).join('') + '</tr>')
   return '<div class="table-wrap"><table ' +
     `class="past-capacity"><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead>` +
     `<tbody>\n${body.join('\n')}\n</tbody></table></div>`
@@ -164,7 +177,8 @@ export function decisionCharts (http, decision) {
   const configs = pastConfigs(http, decision)
   const table = configs.length ? pastTable(configs) : ''
   const own = classTargetsText(http.find((r) => r.key === decision?.key) ?? http[0])
-  return `<div class="charts-row decision-charts">${capacityBarsFigure(bars, decision, own)}\n${pastCapacityFigure(configs, decision)}</div>\n${table}`
+  const figures = `${capacityBarsFigure(bars, decision, own)}\n${pastCapacityFigure(configs, decision)}`
+  return `<div class="charts-row decision-charts">${figures}</div>\n${table}`
 }
 
 // Capacity per strategy, with its bracket and the plan rate.
@@ -173,8 +187,7 @@ function capacityBarsFigure (bars, d, own) {
   const target = own
     ? `each class's own target (${own})`
     : isNum(d?.sloMs)
-      ? `p${d.target.percentile} ` +
-    `≤ ${r1(d.sloMs)} ms`
+      ? `p${d.target.percentile} ≤ ${r1(d.sloMs)} ms`
       : 'the target'
   const none = bars.filter((b) => b.status === 'none').map((b) => `${esc(b.name)} (${esc(b.label)})`)
   const planText = plan !== null

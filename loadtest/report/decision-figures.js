@@ -63,7 +63,9 @@ function configRows (r, probe, decision) {
   const shedding = Boolean(probe.variant)
   const steps = probe.overload?.steps ?? []
   const points = MULTIPLES.map((m) => {
-    if (m === 1) return { multiple: m, goodput: shedding ? null : sweepGoodputShare(r), from: shedding ? null : 'sweep' }
+    if (m === 1) {
+      return { multiple: m, goodput: shedding ? null : sweepGoodputShare(r), from: shedding ? null : 'sweep' }
+    }
     const g = steps.find((s) => s.multiple === m)?.goodputShare
     return { multiple: m, goodput: isNum(g) ? g : null, from: isNum(g) ? 'probe' : null }
   })

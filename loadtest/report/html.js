@@ -77,9 +77,10 @@ export function machineCard (report) {
         .map(([k, v]) => `${esc(k)} ${esc(v ?? '?')}`)
         .join(' · ')
       : DASH
-  const cores = isNum(m.cores)
-    ? `${m.cores}${isNum(m.availableParallelism) && m.availableParallelism !== m.cores ? ` (available parallelism ${m.availableParallelism})` : ''}`
-    : DASH
+  const parallelism = isNum(m.availableParallelism) && m.availableParallelism !== m.cores
+    ? ` (available parallelism ${m.availableParallelism})`
+    : ''
+  const cores = isNum(m.cores) ? `${m.cores}${parallelism}` : DASH
   const os =
     m.os && typeof m.os === 'object'
       ? `${esc(m.os.type)} ${esc(m.os.release)} · ${esc(m.os.platform)}/${esc(m.arch)}`
@@ -95,7 +96,8 @@ export function machineCard (report) {
     ['OS', os || DASH],
     [
       'Node / V8',
-      `${esc(m.node) || DASH} / ${esc(m.v8) || DASH}${m.nodeSupported ? ` <span class="muted">(supported: ${esc(m.nodeSupported)})</span>` : ''}`
+      `${esc(m.node) || DASH} / ${esc(m.v8) || DASH}` +
+        (m.nodeSupported ? ` <span class="muted">(supported: ${esc(m.nodeSupported)})</span>` : '')
     ],
     ['packages', versions],
     [
@@ -131,7 +133,9 @@ export function methodCard (report) {
           ? `${numHtml(m.warmup.durationSec)} s`
           : DASH
       : 'none'
-  const load = isNum(m.amount) ? `${numHtml(m.amount)} requests` : isNum(m.durationSec) ? `${numHtml(m.durationSec)} s` : DASH
+  const load = isNum(m.amount)
+    ? `${numHtml(m.amount)} requests`
+    : isNum(m.durationSec) ? `${numHtml(m.durationSec)} s` : DASH
   return `<section class="card" aria-label="method"><h2>Method</h2>${dl([
     ['tool', `${esc(m.tool) || DASH}${m.toolVersion ? ` ${esc(m.toolVersion)}` : ''}`],
     [
@@ -179,7 +183,8 @@ export function methodCard (report) {
     ...(m.task && typeof m.task === 'object' ? [['task', taskCell(m.task)]] : []),
     [
       'run',
-      `${whenHtml(report.createdAt)}${report.finishedAt ? ` → ${whenHtml(report.finishedAt)}` : ' <span class="warn-text">(not finished)</span>'}`
+      whenHtml(report.createdAt) +
+        (report.finishedAt ? ` → ${whenHtml(report.finishedAt)}` : ' <span class="warn-text">(not finished)</span>')
     ]
   ])}<pre class="command"><code>${esc(m.command) || MISSING}</code></pre></section>`
 }

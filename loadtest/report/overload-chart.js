@@ -6,7 +6,13 @@ import { esc } from '../text/escape.js'
 import { runName } from '../result/key.js'
 
 const CONFIG = { ...CHART_BASE, axis: { ...AXIS_COLORS, gridColor: '#eaeef2' } }
-const COLOR = { field: 'server', type: 'nominal', title: 'server', sort: null, legend: { orient: 'bottom', columns: 3, labelLimit: 320 } }
+const COLOR = {
+  field: 'server',
+  type: 'nominal',
+  title: 'server',
+  sort: null,
+  legend: { orient: 'bottom', columns: 3, labelLimit: 320 }
+}
 
 // Rows { server, multiple, goodput } (goodput as a share of C) of every result's steps.
 function goodputRows (results) {
@@ -36,7 +42,11 @@ function goodputSpec (rows, { width = 900, height = 320 } = {}) {
     width,
     height,
     layer: [
-      { data: { values: rows }, mark: { type: 'line', point: { filled: true, size: 40 } }, encoding: { x, y, color: COLOR } },
+      {
+        data: { values: rows },
+        mark: { type: 'line', point: { filled: true, size: 40 } },
+        encoding: { x, y, color: COLOR }
+      },
       {
         data: { values: [{ goodput: 1 }] },
         mark: { type: 'rule', strokeDash: [6, 4], color: '#57606a' },

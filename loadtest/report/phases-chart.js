@@ -53,7 +53,8 @@ export function phasesSpec (rows, { width = 420 } = {}) {
       tooltip: [{ field: 'run' }, { field: 'phase' }, { field: 'ms', format: '.3f' }, { field: 'share', format: '.1%' }]
     }
   })
-  return { data: { values: rows }, hconcat: [panel('p50'), panel('p99')], resolve: { scale: { x: 'independent' } }, config: CONFIG }
+  const resolve = { scale: { x: 'independent' } }
+  return { data: { values: rows }, hconcat: [panel('p50'), panel('p99')], resolve, config: CONFIG }
 }
 
 // The page's section: the chart and how to read it; '' when no result has phases.

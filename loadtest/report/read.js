@@ -28,7 +28,9 @@ function refusal (as, message, code) {
 // file (codes `${code}_UNREADABLE`, `${code}_TOO_LARGE`; `what`: what a file that large is not).
 // Synchronous: the lab reads a report or a mix while it plans, before anything starts. --mix reads its
 // file here too.
-export function readBounded (file, as, { max = MAX_REPORT_BYTES, code = 'LAB_REPORT', what = 'a report the lab wrote' } = {}) {
+export function readBounded (file, as, {
+  max = MAX_REPORT_BYTES, code = 'LAB_REPORT', what = 'a report the lab wrote'
+} = {}) {
   let fd
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK) // a FIFO must not block the open
@@ -70,7 +72,8 @@ const OLD_UNDECIDED = {
   'too few requests at the lowest rate': 'few-at-lowest',
   'no step': 'no-step'
 }
-const OLD_OVERLAP = /^the floor was not measured where requests do not overlap \((?:no answer|rate × p50 ([\d.]+) > ([\d.]+))\)$/
+const OLD_OVERLAP = new RegExp(/^the floor was not measured where requests do not overlap /.source +
+  /\((?:no answer|rate × p50 ([\d.]+) > ([\d.]+))\)$/.source)
 
 // Why an old 'undecided: WHY' was undecided, as its code ({ code, …figures }; an unknown why keeps its words).
 function oldUndecided (why) {
@@ -85,7 +88,9 @@ function oldUndecided (why) {
 export function upgradeBound (c) {
   if (c === null || typeof c !== 'object' || typeof c.bound !== 'string') return c
   if (OLD_BOUNDS[c.bound]) c.bound = OLD_BOUNDS[c.bound]
-  else if (c.bound.startsWith('undecided: ')) Object.assign(c, { bound: 'undecided', undecided: oldUndecided(c.bound.slice(11)) })
+  else if (c.bound.startsWith('undecided: ')) {
+    Object.assign(c, { bound: 'undecided', undecided: oldUndecided(c.bound.slice(11)) })
+  }
   return c
 }
 
@@ -210,7 +215,9 @@ function pathOf (pointer) {
 // it is (an array is never turned into text: a hostile one may nest past what String() can walk).
 function shownAt (data, pointer) {
   const v = pointer.split('/').slice(1).map(unescape).reduce((x, p) => x?.[p], data)
-  if (v === null || typeof v !== 'object') return typeof v === 'number' && !Number.isFinite(v) ? String(v) : clip(JSON.stringify(v) ?? 'nothing')
+  if (v === null || typeof v !== 'object') {
+    return typeof v === 'number' && !Number.isFinite(v) ? String(v) : clip(JSON.stringify(v) ?? 'nothing')
+  }
   return Array.isArray(v) ? `an array of ${v.length}` : 'an object'
 }
 
@@ -231,7 +238,9 @@ export function validateReport (data, { file = 'the report', as = null } = {}) {
   const deeper = errors.filter((x) => x.keyword !== 'anyOf' && x.instancePath.length > e.instancePath.length)
   if (deeper.length) e = deeper.reduce((a, x) => (x.instancePath.length > a.instancePath.length ? x : a))
   const alternatives = errors.filter((x) => x.keyword !== 'anyOf' && x.instancePath === e.instancePath)
-  const says = (x) => x.keyword === 'enum' ? `must be one of ${x.params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}` : x.message
+  const says = (x) => x.keyword === 'enum'
+    ? `must be one of ${x.params.allowedValues.map((v) => JSON.stringify(v)).join(', ')}`
+    : x.message
   const rule = alternatives.length ? [...new Set(alternatives.map(says))].join(' or ') : says(e)
   const got = e.keyword === 'required' ? '' : ` (got ${shownAt(data, e.instancePath)})`
   const where = e.instancePath === '' ? 'the report' : pathOf(e.instancePath)

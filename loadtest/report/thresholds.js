@@ -51,7 +51,11 @@ export const METRICS = Object.freeze({
   ...Object.fromEntries(PERCENTILES.filter((p) => p >= 50 && p <= 99.99).map((p) => [`p${p}`, {
     kind: 'latency', what: `latency p${p} (ms)`, read: (r) => latencyAt(r, p)
   }])),
-  max: { kind: 'latency', what: 'slowest latency (ms)', read: (r) => typeof r.latency?.max === 'number' ? r.latency.max : null },
+  max: {
+    kind: 'latency',
+    what: 'slowest latency (ms)',
+    read: (r) => typeof r.latency?.max === 'number' ? r.latency.max : null
+  },
   rps: { kind: 'rate', what: 'own-timed requests/s', read: (r) => typeof r.rps === 'number' ? r.rps : null },
   errors: {
     kind: 'count',
@@ -59,7 +63,11 @@ export const METRICS = Object.freeze({
     'mismatches',
     read: (r) => errorsOf(r.requests)
   },
-  timeouts: { kind: 'count', what: 'timed-out requests', read: (r) => typeof r.requests?.timeouts === 'number' ? r.requests.timeouts : null },
+  timeouts: {
+    kind: 'count',
+    what: 'timed-out requests',
+    read: (r) => typeof r.requests?.timeouts === 'number' ? r.requests.timeouts : null
+  },
   efficiency: {
     kind: 'ratio',
     what: 'rps / ideal rps, ' +
@@ -94,7 +102,11 @@ function malformed (spec, why) {
   return new ThresholdError(`--threshold ${clip(JSON.stringify(spec))}: ${why}; expected ${THRESHOLD_GRAMMAR}`)
 }
 
-const BODY = /^([a-z][a-z0-9.]*)(?:\{class=([A-Za-z0-9_.-]+)\})?\s*(<=|>=|==|!=|<|>)\s*(\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*([a-z%/]*)$/i
+const BODY = new RegExp([
+  /^([a-z][a-z0-9.]*)(?:\{class=([A-Za-z0-9_.-]+)\})?/.source, // the metric, and its class
+  /\s*(<=|>=|==|!=|<|>)\s*/.source, // the comparison
+  /(\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*([a-z%/]*)$/.source // the value and its unit
+].join(''), 'i')
 
 /**
  * Parse one threshold string into { spec, server, metric, op, value, unit, text }: `value` in the
@@ -107,7 +119,9 @@ export function parseThreshold (spec) {
   const colon = s.lastIndexOf(':')
   const server = colon === -1 ? null : s.slice(0, colon).trim()
   if (server === '') throw malformed(spec, 'empty server name before ":"')
-  if (server !== null && !/^[\w.@-]+(\/[\w.@-]+)?(:\d+)?$/.test(server)) throw malformed(spec, `bad server name ${JSON.stringify(server)}`)
+  if (server !== null && !/^[\w.@-]+(\/[\w.@-]+)?(:\d+)?$/.test(server)) {
+    throw malformed(spec, `bad server name ${JSON.stringify(server)}`)
+  }
   const m = BODY.exec(s.slice(colon + 1).trim())
   if (!m) throw malformed(spec, 'cannot read it')
   const [, metric, cls = null, op, raw, suffix] = m
@@ -136,7 +150,8 @@ export function parseThreshold (spec) {
   const unit = SHOWN[def.kind]
   const shown = def.kind === 'ratio' ? `${+(value * 100).toFixed(6)}%` : `${+value.toFixed(6)}${unit ? ` ${unit}` : ''}`
   const of = cls === null ? '' : `{class=${cls}}`
-  return { spec, server, class: cls, metric: name, op, value, unit, text: `${server ? `${server}: ` : ''}${name}${of} ${op} ${shown}` }
+  const text = `${server ? `${server}: ` : ''}${name}${of} ${op} ${shown}`
+  return { spec, server, class: cls, metric: name, op, value, unit, text }
 }
 
 // Parse a list of threshold strings (see parseThreshold); the first malformed one throws.
@@ -177,12 +192,16 @@ export function evaluateThresholds (thresholds, results = []) {
       if (!own) return { ...base, status: 'not-applicable', reason: `no class ${t.class}` }
       if (r.status === 'failed' && figure === null) return { ...base, status: 'not-applicable', reason: 'run failed' }
       // a sweep that held no rate has no capacity (never 0): judged as none, with the reason
-      const none = t.metric === 'capacity' && figure === null && r.capacity?.steps?.length && r.capacity.capacity?.bound ? boundText(r.capacity.capacity) : null
+      const noCapacity = t.metric === 'capacity' && figure === null && r.capacity?.steps?.length &&
+        r.capacity.capacity?.bound
+      const none = noCapacity ? boundText(r.capacity.capacity) : null
       if (none) return { ...base, status: TEST[t.op](0, t.value) ? 'passed' : 'crossed', reason: none }
       if (figure === null) return { ...base, status: 'not-applicable', reason: 'not measured' }
       return { ...base, status: TEST[t.op](figure, t.value) ? 'passed' : 'crossed', reason: reasonOf(t, r, figure) }
     })
-    const status = out.some((x) => x.status === 'crossed') ? 'crossed' : out.some((x) => x.status === 'passed') ? 'passed' : 'not-applicable'
+    const status = out.some((x) => x.status === 'crossed')
+      ? 'crossed'
+      : out.some((x) => x.status === 'passed') ? 'passed' : 'not-applicable'
     const { spec, text, server, metric, op, value, unit } = t
     return { threshold: spec, text, server, class: t.class ?? null, metric, op, value, unit, status, runs: out }
   })
@@ -227,7 +246,8 @@ export function thresholdRows (evaluated = []) {
 // One line for the end of a run: how many thresholds passed and crossed, naming each crossing.
 export function thresholdSummary (evaluated = []) {
   const count = (s) => evaluated.filter((t) => t.status === s).length
-  const crossings = evaluated.flatMap((t) => t.runs.filter((r) => r.status === 'crossed').map((r) => `${t.text} on ${r.run}: ${figureText(t, r.figure)}`))
+  const crossings = evaluated.flatMap((t) => t.runs.filter((r) => r.status === 'crossed')
+    .map((r) => `${t.text} on ${r.run}: ${figureText(t, r.figure)}`))
   const idle = evaluated.filter((t) => t.status === 'not-applicable').map((t) => t.text)
   const parts = [`${count('passed')} passed`, `${count('crossed')} crossed`]
   if (idle.length) parts.push(`${idle.length} not applicable (${idle.join('; ')})`)

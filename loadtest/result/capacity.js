@@ -319,7 +319,8 @@ export function capacityOf (
   const { lo, hi, overruled } = bracketOf(byRate)
   const atLo = steps.filter((s) => s.rate === lo && byRate.get(lo) === 'pass')
   // the step whose figures show it: its last pass, or (a pooled verdict) its undecided step with the lowest p99
-  const undecided = atLo.filter((s) => callOf(s) === 'undecided').sort((a, b) => (a.p99 ?? Infinity) - (b.p99 ?? Infinity))
+  const undecided = atLo.filter((s) => callOf(s) === 'undecided')
+    .sort((a, b) => (a.p99 ?? Infinity) - (b.p99 ?? Infinity))
   const best = atLo.filter((s) => callOf(s) === 'pass').at(-1) ?? undecided[0] ?? null
   // The step past capacity: offered as such, or already measured at that rate (a bisection can land on it).
   const at = (s) => Math.abs(s.rate - lo * CLIMB.overload) <= 1e-9 * lo

@@ -303,7 +303,8 @@ function refusalOf (rank, { chosen, tieBroken }) {
   const top = chosen.candidate
   if (rank.tied.length > 1 && rank.rule.rule !== 'tie-broken' && !tieBroken) {
     const lean = rank.lean ? { key: rank.lean.winner.result.key, tieBreak: rank.lean.by } : null
-    return { reason: 'tie', keys: rank.tied.map((c) => c.result.key), brackets: rank.tied.map((c) => bracketOf(c.target)), lean }
+    const keys = rank.tied.map((c) => c.result.key)
+    return { reason: 'tie', keys, brackets: rank.tied.map((c) => bracketOf(c.target)), lean }
   }
   const verdict = verdictOf(top.result) // the one verdict every output shows
   if (!verdict.trusted) return { reason: 'disturbed', keys: [top.result.key], reasons: verdict.reasons }

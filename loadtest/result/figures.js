@@ -181,7 +181,9 @@ export function roundFigures (measured) {
     histograms: {
       latency: encodeHistogram(f.latency),
       // open loop: from the write, the scheduler's lag, the wait for a connection (npm run merge adds them)
-      ...(f.loop === 'open' ? { service: encodeHistogram(f.service), lag: encodeHistogram(f.lag), wait: encodeHistogram(f.wait) } : {})
+      ...(f.loop === 'open'
+        ? { service: encodeHistogram(f.service), lag: encodeHistogram(f.lag), wait: encodeHistogram(f.wait) }
+        : {})
     },
     serverTiming: { count: f.workMs.totalCount, workMs: centre(f.workMs), queueMs: centre(f.queueMs) },
     probe: measured.probe

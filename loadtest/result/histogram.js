@@ -87,7 +87,9 @@ function checkEncoded (text) {
     const payload = bytes.subarray(8, 8 + Math.max(0, bytes.readInt32BE(4)))
     raw = inflateSync(payload, { maxOutputLength: DECODE_LIMITS.inflatedBytes })
   } catch (err) {
-    throw bad(err.code === 'ERR_BUFFER_TOO_LARGE' ? `it inflates past ${DECODE_LIMITS.inflatedBytes} bytes` : `it does not inflate (${err.code ?? err.message})`)
+    throw bad(err.code === 'ERR_BUFFER_TOO_LARGE'
+      ? `it inflates past ${DECODE_LIMITS.inflatedBytes} bytes`
+      : `it does not inflate (${err.code ?? err.message})`)
   }
   if (raw.length < 40) throw bad('its header is cut short')
   const digits = raw.readInt32BE(12)

@@ -94,7 +94,9 @@ function checkClass (raw, i) {
   if ('headers' in raw) c.headers = checkHeaders(raw.headers, fault)
   if ('body' in raw) c.body = checkBody(raw.body, fault)
   if ('sloMs' in raw) {
-    if (typeof raw.sloMs !== 'number' || !(raw.sloMs > 0)) throw fault('sloMs', 'expected a number of ms > 0', raw.sloMs)
+    if (typeof raw.sloMs !== 'number' || !(raw.sloMs > 0)) {
+      throw fault('sloMs', 'expected a number of ms > 0', raw.sloMs)
+    }
     if (raw.sloMs < SLO_RANGE.min || raw.sloMs > SLO_RANGE.max) {
       throw fault('sloMs', `expected ms from ${SLO_RANGE.min} to ${SLO_RANGE.max} (as --slo)`, raw.sloMs)
     }
@@ -128,7 +130,9 @@ function pathFault (path) {
 }
 
 function checkHeaders (headers, fault) {
-  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) throw fault('headers', 'expected an object of name: value', headers)
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
+    throw fault('headers', 'expected an object of name: value', headers)
+  }
   const out = {}
   for (const [name, value] of Object.entries(headers)) {
     if (!TOKEN.test(name)) throw fault('headers', 'expected header names that are tokens', name)
@@ -136,7 +140,9 @@ function checkHeaders (headers, fault) {
       throw fault(`headers.${name}`, 'set by the lab itself (host, ' +
       'content-length, transfer-encoding, connection)', value)
     }
-    if (typeof value !== 'string' || !/^[\t\x20-\x7e]*$/.test(value)) throw fault(`headers.${name}`, 'expected printable ASCII on one line', value)
+    if (typeof value !== 'string' || !/^[\t\x20-\x7e]*$/.test(value)) {
+      throw fault(`headers.${name}`, 'expected printable ASCII on one line', value)
+    }
     out[name] = value
   }
   const bytes = Object.entries(out).reduce((a, [n, v]) => a + n.length + v.length + 4, 0) // "name: value\r\n"
@@ -157,21 +163,29 @@ function checkBody (body, fault) {
 }
 
 function checkExpect (expect, fault) {
-  if (expect === null || typeof expect !== 'object' || Array.isArray(expect)) throw fault('expect', 'expected an object', expect)
+  if (expect === null || typeof expect !== 'object' || Array.isArray(expect)) {
+    throw fault('expect', 'expected an object', expect)
+  }
   const unknown = Object.keys(expect).find((k) => !EXPECT_KEYS.includes(k))
   if (unknown) throw fault(`expect.${unknown}`, `unknown key; expect takes ${EXPECT_KEYS.join(', ')}`, expect[unknown])
   const out = {}
   if ('status' in expect) {
     // a 2xx: any other answer is counted by its status already (non2xx), never as a mismatch
-    if (!Number.isInteger(expect.status) || expect.status < 200 || expect.status > 299) throw fault('expect.status', 'expected a 2xx status', expect.status)
+    if (!Number.isInteger(expect.status) || expect.status < 200 || expect.status > 299) {
+      throw fault('expect.status', 'expected a 2xx status', expect.status)
+    }
     out.status = expect.status
   }
   if ('sha256' in expect) {
-    if (typeof expect.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(expect.sha256)) throw fault('expect.sha256', 'expected 64 hex digits', expect.sha256)
+    if (typeof expect.sha256 !== 'string' || !/^[0-9a-f]{64}$/i.test(expect.sha256)) {
+      throw fault('expect.sha256', 'expected 64 hex digits', expect.sha256)
+    }
     out.sha256 = expect.sha256.toLowerCase()
   }
   if ('bodyIncludes' in expect) {
-    if (typeof expect.bodyIncludes !== 'string' || expect.bodyIncludes === '') throw fault('expect.bodyIncludes', 'expected a non-empty string', expect.bodyIncludes)
+    if (typeof expect.bodyIncludes !== 'string' || expect.bodyIncludes === '') {
+      throw fault('expect.bodyIncludes', 'expected a non-empty string', expect.bodyIncludes)
+    }
     out.bodyIncludes = expect.bodyIncludes
   }
   return out

@@ -186,6 +186,28 @@ export const QUICK = rule('quick', 'What --quick changes',
     fractions: [[0.6, 1.0, 1.4], 'three coarse steps around the ideal']
   })
 
+export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
+  'Each figure of one run has an interval from the run itself (result/interval.js). A ratio B / A is within noise ' +
+  'while its log stays inside the band: the two intervals\' log half-widths and the floor of its kind of figure, ' +
+  'added in quadrature. Beyond the band, where both reports have a ruler, the ratio is divided by what the ruler ' +
+  'predicts for the strategy (result/machine.js): a residual inside the band widened by modelError and the ' +
+  'ruler\'s own spread is put down to the machine, else the residual is better or worse. Without a ruler on ' +
+  'either side the ratio is judged raw and the machine cannot be told apart. Floors and modelError are widths in ' +
+  'natural log (0.2: × 1.22 either way).', {
+    confidence: [0.95, 'each interval covers its figure 19 times in 20 (order statistics, batch means' +
+      ' with Student\'s t)'],
+    floorRate: [0.05, 'req/s, goodput, efficiency: the three quiet reference tours needed none; 5 % for the' +
+      ' between-run drift a short run\'s own windows cannot show'],
+    floorP50: [0.07, 'p50 and other middle percentiles: the three quiet reference tours needed up to 0.051' +
+      ' (long-vs-small-tasks), a third more'],
+    floorTail: [0.2, 'p99 and higher: the three quiet reference tours needed up to 0.161 (queued-threads),' +
+      ' a quarter more'],
+    floorCapacity: [0.2, 'capacity: the --quick matrix measured twice (validate-matrix-repeat) needed up to' +
+      ' 0.181 (cluster loop:1e6)'],
+    modelError: [0.1, 'a strategy is not the ruler\'s work: a machine factor from 43 benchmarks still left' +
+      ' about 18 % (research/stage7.md); checked by the validation\'s taskset and hog pairs']
+  })
+
 export const CHANGE = rule('change', 'Change points in a history',
   'A history finds changes in each series (one figure of one run, on one machine, ordered by time) by E-divisive ' +
   'means: the split that most divides the energy distance of the two sides is a candidate, kept when a Welch ' +
@@ -197,7 +219,9 @@ export const CHANGE = rule('change', 'Change points in a history',
       'maxPValue × 10'],
     minSegment: [3, 'a change holds for three reports in a row: one or two outliers are a spike (Otava#150)'],
     minPoints: [(v) => 2 * v.minSegment, 'a test needs a segment on each side of a change', '2 × minSegment'],
-    maxPoints: [2000, 'the newest reports a series tests: the distances cost n² time (1,000 points: 0.1 s)']
+    maxPoints: [2000, 'the newest reports a series tests: the distances cost n² time (1,000 points: 0.1 s)'],
+    machineFigures: [2, 'with the same machine block, a report is on another machine when its ruler differs on two ' +
+      'figures or more: one past its spread happens by chance, a new CPU or fewer cores moves several']
   })
 
 export const RULER = rule('ruler', 'The ruler\'s drift',

@@ -186,7 +186,9 @@ function stepLengths ({ minDurationSec, maxStepSec, minRequests, share }) {
     return Math.max(capped, Math.min(longestSec, forRequests(need)))
   }
   const lengthOf = (views, step) => {
-    if (step.kind === 'hold') return Math.min(longestSec, Math.max(step.holdSec ?? 0, lengthFor(step.rate, minRequests)))
+    if (step.kind === 'hold') {
+      return Math.min(longestSec, Math.max(step.holdSec ?? 0, lengthFor(step.rate, minRequests)))
+    }
     const need = step.kind === 'repeat' ? topUpRequests(views, step, share) : null
     return lengthFor(step.rate, need ?? minRequests, step.kind === 'floor')
   }
@@ -241,7 +243,13 @@ function viewsOf (history, targets, { share, kinds, planned }) {
     const j = judgeStep(h.figures, t, { share })
     const p50 = h.figures.latency?.p50 ?? null
     return {
-      rate: h.rate, kind: kinds[i], ...j, p50, sec: planned[i], pass: j.call === 'pass', disturbed: Boolean(h.figures.disturbed)
+      rate: h.rate,
+      kind: kinds[i],
+      ...j,
+      p50,
+      sec: planned[i],
+      pass: j.call === 'pass',
+      disturbed: Boolean(h.figures.disturbed)
     }
   }))
 }

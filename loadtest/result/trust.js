@@ -66,7 +66,8 @@ export function interference (noise) {
   }
   if (past(n?.workInflation, TRUST.workInflation) && !contentionOf(n) && !coldStart(n)) {
     const inFlight = typeof n.inFlight === 'number' ? roundTo(n.inFlight, 1) : null
-    out.push({ code: 'work-inflation', inflation: n.workInflation, limit: TRUST.workInflation, inFlight, cores: n.cores })
+    const limit = TRUST.workInflation
+    out.push({ code: 'work-inflation', inflation: n.workInflation, limit, inFlight, cores: n.cores })
   }
   return out
 }
@@ -136,7 +137,8 @@ export function offeredLoadKept (windows, figures = {}, { lagMs = 0, wakeUps = t
   const off = windows.filter((w) => Math.abs(w.sent - w.due) > slack(w.due, w.slack))
   if (off.length) {
     const worst = off.reduce((a, b) => (Math.abs(b.sent - b.due) > Math.abs(a.sent - a.due) ? b : a))
-    out.push({ code: 'issue-rate-off', off: off.length, windows: windows.length, sent: worst.sent, due: worst.due, atMs: worst.t })
+    const { sent, due, t: atMs } = worst
+    out.push({ code: 'issue-rate-off', off: off.length, windows: windows.length, sent, due, atMs })
   }
   let due = 0
   let sent = 0

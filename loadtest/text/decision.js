@@ -15,7 +15,9 @@ const who = (c) => (c ? configName(c) : MISSING)
 
 // The recommended configuration's past capacity in figures: goodput at each multiple, shed, recovery.
 function figuresText (p) {
-  const good = Object.entries(p.goodputShare).sort((a, b) => a[0] - b[0]).map(([m, g]) => `${isNum(g) ? Math.round(g * 100) : MISSING} % at ${m} ×`)
+  const good = Object.entries(p.goodputShare)
+    .sort((a, b) => a[0] - b[0])
+    .map(([m, g]) => `${isNum(g) ? Math.round(g * 100) : MISSING} % at ${m} ×`)
   const shed = isNum(p.shedShare) ? `, ${Math.round(p.shedShare * 100)} % shed at the last` : ''
   const rec = isNum(p.recoverySec) ? `recovery ${r1(p.recoverySec)} s` : 'no recovery seen'
   return `goodput ${good.join(', ')} C${shed}; ${rec}`
@@ -29,7 +31,9 @@ function pastLine (d) {
   if (!rule) return pastText(d.past)
   const figures = d.pastCapacity ? figuresText(d.pastCapacity) : null
   const chosen = typeof rule === 'object' && (rule.outcome === 'survivor' ? rule.survivor?.config : rule.config)
-  if (d.decidedBy?.rule === 'past-capacity' && figures && chosen && !d.refused) return `${configName(chosen)}: ${figures}`
+  if (d.decidedBy?.rule === 'past-capacity' && figures && chosen && !d.refused) {
+    return `${configName(chosen)}: ${figures}`
+  }
   return pastRuleText(rule) + (figures ? ` (${figures})` : '')
 }
 
@@ -74,8 +78,7 @@ function pastText (past) {
 function changesText (d) {
   if (!d.changes?.length) {
     return d.refused?.reason === 'tie'
-      ? 'the same tie at every ' +
-    'target measured'
+      ? 'the same tie at every target measured'
       : 'the same leader at every target measured'
   }
   return d.changes.map((c) => {
@@ -125,12 +128,16 @@ export function decisionLines (d, results = null) {
     })
     lines.push({ label: 'Capacity', text: `${who(d)}: ${capacityText(d)} at ${target}` })
   }
-  if (d.runnerUp) lines.push({ label: 'Runner-up', text: `${who(d.runnerUp)}: ${capacityText(d.runnerUp)}; ${separationText(d)}` })
+  if (d.runnerUp) {
+    lines.push({ label: 'Runner-up', text: `${who(d.runnerUp)}: ${capacityText(d.runnerUp)}; ${separationText(d)}` })
+  }
   if (d.decidedBy && !d.refused) lines.push({ label: 'Decided by', text: ruleText(d) })
   if (d.key) lines.push({ label: 'Past capacity', text: pastLine(d) })
   lines.push({ label: 'Target', text: targetText(d) })
   lines.push({ label: 'Would change', text: changesText(d) })
-  if (d.unmet?.length) lines.push({ label: `No capacity at ${target}`, text: d.unmet.map((u) => `${u.key} (${boundText(u)})`).join(', ') })
+  if (d.unmet?.length) {
+    lines.push({ label: `No capacity at ${target}`, text: d.unmet.map((u) => `${u.key} (${boundText(u)})`).join(', ') })
+  }
   if (d.key) lines.push({ label: d.refused ? 'Confirm run' : 'Confirmed', text: confirmText(d.confirm) })
   const m = d.machine
   const on = m ? machineLine({ machine: m }) : MISSING
@@ -257,7 +264,9 @@ export function pastRuleText (p) {
 }
 
 // A refusal's reason in a word or two (result/decision.js refusalOf's codes).
-const REFUSAL_WORDS = { tie: 'tie', disturbed: 'disturbed', 'runs-disagree': 'runs disagree', 'none-meets': 'none meets the target' }
+const REFUSAL_WORDS = {
+  tie: 'tie', disturbed: 'disturbed', 'runs-disagree': 'runs disagree', 'none-meets': 'none meets the target'
+}
 const reasonName = (r) => REFUSAL_WORDS[r.reason] ?? String(r.reason)
 
 // Why the decision refuses, in one line (result/decision.js refusalOf).
@@ -302,8 +311,12 @@ export function separationText (d) {
 export function pastCapacityTable (configs) {
   const head = ['strategy', 'configuration', ...(configs[0]?.points ?? []).map((p) => `goodput at ${p.multiple} × C`),
     'shed at 2 × C', 'recovery', 'past capacity']
-  const point = (p) => (isNum(p.goodput) ? `${pctSpaced(p.goodput)}${p.from === 'sweep' ? ' (sweep)' : ''}` : 'not measured')
-  const recovery = (p) => (!p ? MISSING : isNum(p.recoverySec) ? `${r1(p.recoverySec)} s` : `none within ${r1(p.watchedSec)} s`)
+  const point = (p) => isNum(p.goodput)
+    ? `${pctSpaced(p.goodput)}${p.from === 'sweep' ? ' (sweep)' : ''}`
+    : 'not measured'
+  const recovery = (p) => !p
+    ? MISSING
+    : isNum(p.recoverySec) ? `${r1(p.recoverySec)} s` : `none within ${r1(p.watchedSec)} s`
   const verdictKind = (c) => (!c.past ? 'not-measured' : c.past.collapses ? 'collapses' : c.past.keeps ? 'keeps' : null)
   const verdict = (c) => {
     if (!c.past) return c.failure ? `not measured: ${c.failure}` : 'not measured'
@@ -318,6 +331,7 @@ export function pastCapacityTable (configs) {
     recovery(c.past),
     verdict(c)
   ])
-  const kinds = configs.map((c) => [null, null, ...c.points.map((p) => (isNum(p.goodput) ? null : 'not-measured')), null, null, verdictKind(c)])
+  const measured = (p) => (isNum(p.goodput) ? null : 'not-measured')
+  const kinds = configs.map((c) => [null, null, ...c.points.map(measured), null, null, verdictKind(c)])
   return { head, rows, kinds }
 }

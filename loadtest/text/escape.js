@@ -12,8 +12,13 @@ export function esc (value) {
 
 // Terminal control sequences (CSI … final byte, OSC … BEL/ST) and other control characters but tab,
 // and the Unicode controls that reorder or break a line (bidi overrides and isolates, U+2028/U+2029).
-// eslint-disable-next-line no-control-regex
-const CONTROL = /\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g
+/* eslint-disable no-control-regex */
+const CONTROL = new RegExp([
+  /\x1b\[[0-?]*[ -/]*[@-~]/.source,
+  /\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/.source,
+  /[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/.source
+].join('|'), 'g')
+/* eslint-enable no-control-regex */
 
 // Text for a terminal: control sequences and characters removed, newlines folded to spaces.
 export function termText (value) {
@@ -32,10 +37,26 @@ export function mdText (value) {
   return termText(value).replace(/([\\|*_`[\]<>#])/g, '\\$1')
 }
 
-// Text for a Markdown code span: one line, no control characters, backticks replaced (a span cannot
-// hold its own delimiter), and `|` escaped so that a span inside a table cell stays in its cell.
+// A CommonMark code span around one line of text, which it shows as it is: delimited by a run of backticks
+// longer than any inside, with a space inside each end where the text starts or ends with a backtick or a
+// space (a span strips one space from each end when both are there).
+function codeSpan (text) {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length))
+  const ticks = '`'.repeat(longest + 1)
+  const pad = /^[` ]|[` ]$/.test(text) && /[^ ]/.test(text) ? ' ' : ''
+  return ticks + pad + text + pad + ticks
+}
+
+// Text for a Markdown code span outside a table (a paragraph, a list item, a heading): one line, no control
+// characters, every other character as it is (the command a report shows is the one that ran).
+export function mdSpan (value) {
+  return codeSpan(termText(value))
+}
+
+// Text for a Markdown code span in a table cell: as mdSpan, with `|` escaped so that the span stays in its
+// cell (a GFM table takes `\|` as `|` inside a cell, code spans included, before it reads the span).
 export function mdCode (value) {
-  return '`' + termText(value).replaceAll('`', "'").replaceAll('|', '\\|') + '`'
+  return codeSpan(termText(value).replaceAll('|', '\\|'))
 }
 
 // Lines for a fenced Markdown block: control characters removed, and a fence longer than any run of

@@ -18,7 +18,8 @@ const DOUBT = {
 // `p99 3.90 ms: shares in doubt, 18.5 ms unexplained` where its shares are in doubt (`doubt`).
 function atText (label, at, doubt = null) {
   if (doubt) return `${label} ${fmtMs3(at.latencyMs)} ms: ${DOUBT[doubt.code](doubt)}`
-  const parts = PHASES.filter((p) => isNum(at.share[p]) && at.share[p] >= SHOWN_SHARE).map((p) => `${p} ${pctSpaced(at.share[p])}`)
+  const parts = PHASES.filter((p) => isNum(at.share[p]) && at.share[p] >= SHOWN_SHARE)
+    .map((p) => `${p} ${pctSpaced(at.share[p])}`)
   return `${label} ${fmtMs3(at.latencyMs)} ms: ${parts.join(' · ') || 'no phase over 1 %'}`
 }
 

@@ -18,7 +18,8 @@ function scaledText (budget) {
 // The sweep's rule in words, for the report, from its plain data (result/sweep.js createSweep's describe()),
 // with its `why` (--quick's) after it.
 export function sweepRuleText ({ fractions, refine, minRequests, minDurationSec, maxStepSec, budget, share, why }) {
-  return ruleText(fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share }) + (why ? ` ${why}` : '')
+  const rule = ruleText(fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share })
+  return rule + (why ? ` ${why}` : '')
 }
 
 function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share }) {

@@ -24,7 +24,8 @@ export function capacityLine (name, c) {
   const floor = `p99 ${ms(c.floor.p99)} at ${rate(c.floor.rps)}`
   const p = `p${c.percentile}` // the percentile judged (p95 under --quick)
   if (c.bound === 'undecided') {
-    return `${name}: capacity ${boundText(c)}${c.bracket?.fail ? ` (fails at ${rate(c.bracket.fail)})` : ''}; ${floor}` +
+    const fails = c.bracket?.fail ? ` (fails at ${rate(c.bracket.fail)})` : ''
+    return `${name}: capacity ${boundText(c)}${fails}; ${floor}` +
       (c.floor.true === false ? ' (requests overlapped: not a floor)' : '')
   }
   if (c.bound === 'cannot-meet') {

@@ -20,7 +20,8 @@ async function labRouteGuard (request) {
       `from ${JSON.stringify(origin)}`)
   }
   const type = request.headers['content-type']
-  const hasBody = Number(request.headers['content-length'] ?? 0) > 0 || request.headers['transfer-encoding'] !== undefined
+  const hasBody = Number(request.headers['content-length'] ?? 0) > 0 ||
+    request.headers['transfer-encoding'] !== undefined
   if ((type !== undefined || hasBody) && !/^application\/json\s*(;|$)/i.test(type ?? '')) {
     throw new ServerError('ERR_MEDIA_TYPE', `${request.url} takes no body or a JSON one, ` +
       `not ${JSON.stringify(type ?? 'an untyped body')}`)

@@ -11,8 +11,7 @@ export function unmeasuredOf (instruments) {
   if (!instruments) {
     return {
       eventLoop: 'the instrument check has not finished',
-      elu: 'the instrument check has ' +
-    'not finished'
+      elu: 'the instrument check has not finished'
     }
   }
   const out = {}
@@ -111,7 +110,9 @@ export function aggregate ({ strategy, variant, processes, gauges = {} }) {
     pid: process.pid,
     windowMs: Math.max(...processes.map((p) => p.windowMs)),
     processes,
-    eventLoop: loops.length && !unmeasured.eventLoop ? { p50: worst('p50'), p99: worst('p99'), max: worst('max') } : null,
+    eventLoop: loops.length && !unmeasured.eventLoop
+      ? { p50: worst('p50'), p99: worst('p99'), max: worst('max') }
+      : null,
     elu: elus.length && !unmeasured.elu ? elus.reduce((a, b) => a + b, 0) / elus.length : null,
     // why eventLoop or elu is null although telemetry is on: a process's instrument failed its check
     unmeasured,

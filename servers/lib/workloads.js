@@ -105,7 +105,9 @@ const bodies = new Map()
 export function expectedBody (spec) {
   const work = parseWork(spec)
   if (!bodies.has(work.spec)) {
-    const result = kinds[work.name].waits ? { hello: 'world', ...(work.bytes ? { data: workInput(work.bytes) } : {}) } : runWork(work)
+    const result = kinds[work.name].waits
+      ? { hello: 'world', ...(work.bytes ? { data: workInput(work.bytes) } : {}) }
+      : runWork(work)
     bodies.set(work.spec, JSON.stringify(result))
   }
   return bodies.get(work.spec)

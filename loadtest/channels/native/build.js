@@ -35,7 +35,8 @@ function which (cmd, env = process.env) {
 
 // node-gyp: npm's own copy beside this node, else one installed in the project.
 function nodeGyp () {
-  const npmCopy = join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js')
+  const npmCopy = join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin',
+    'node-gyp.js')
   if (existsSync(npmCopy)) return npmCopy
   try {
     return createRequire(import.meta.url).resolve('node-gyp/bin/node-gyp.js')

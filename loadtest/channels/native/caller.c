@@ -156,7 +156,9 @@ static napi_value run(napi_env env, napi_callback_info info) {
       napi_get_value_string_utf8(env, argv[1], NULL, 0, &id_len) != napi_ok ||
       napi_get_value_int32(env, argv[2], &calls) != napi_ok ||
       napi_get_value_int32(env, argv[3], &threads) != napi_ok || calls < 0 || threads < 1 || threads > 1024) {
-    napi_throw_type_error(env, NULL, "run(target, id, calls, threads): expected a function or ids, a string, calls >= 0, 1..1024 threads");
+    napi_throw_type_error(env, NULL,
+                          "run(target, id, calls, threads): expected a function or ids, a string, calls >= 0, "
+                          "1..1024 threads");
     return NULL;
   }
   run_t* r = calloc(1, sizeof(run_t));

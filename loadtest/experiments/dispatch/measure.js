@@ -1,7 +1,9 @@
 // Experiment `dispatch`, its measuring: open each dispatcher, time every case's runs, check every
 // answer, and turn what was measured (or what failed) into results.
 import { performance } from 'node:perf_hooks'
-import { NATIVE_MODES, UNPOOLED, createDispatcher, expectedAnswer, loadNativeCaller, makeId } from '../../channels/index.js'
+import {
+  NATIVE_MODES, UNPOOLED, createDispatcher, expectedAnswer, loadNativeCaller, makeId
+} from '../../channels/index.js'
 import { POOLED, cases, estimateMs, key, resolveOptions, runsFor } from './plan.js'
 import { fmtMs3 } from '../../text/format.js'
 
@@ -208,9 +210,8 @@ export async function run (opts = {}, { signal, progress = () => {}, note = () =
           if (d) await stop(d)
           break
         }
-        progress(
-          `dispatch: start-up ${mode} w${workers}: ${failure ? 'failed: ' + failure.message : fmtMs3(stats(samplesMs).meanMs) + ' ms'}`
-        )
+        const took = failure ? `failed: ${failure.message}` : `${fmtMs3(stats(samplesMs).meanMs)} ms`
+        progress(`dispatch: start-up ${mode} w${workers}: ${took}`)
         if (failure) {
           if (d) await stop(d)
           for (const c of all) results.push(failedCase(mode, workers, c, failure, samplesMs))

@@ -17,7 +17,10 @@ export function table (report) {
     ...(native ? ['vs native-main'] : []), 'answers']
   const rows = []
   const pools = new Map()
-  for (const e of entries) { if (!UNPOOLED.includes(e.mode) && !pools.has(`${e.mode}/${e.workers}`)) pools.set(`${e.mode}/${e.workers}`, e) }
+  for (const e of entries) {
+    const pool = `${e.mode}/${e.workers}`
+    if (!UNPOOLED.includes(e.mode) && !pools.has(pool)) pools.set(pool, e)
+  }
   const order = (e) => MODES.indexOf(e.mode) * 10000 + e.workers
   for (const e of [...pools.values()].sort((a, b) => order(a) - order(b))) {
     const s = e.startupSamplesMs?.length ? stats(e.startupSamplesMs) : null
@@ -64,7 +67,7 @@ export function notes (opts = {}) {
   return [
     "dispatch: the hook spins on wall-clock time (performance.now()), as the study's did: with more threads than " +
       'cores, threads time-share and each still finishes its call after costMs of wall time, so speed-ups beyond ' +
-        'the core count measure dispatch overhead, not extra CPU (cpuMs shows the CPU actually used).',
+      'the core count measure dispatch overhead, not extra CPU (cpuMs shows the CPU actually used).',
     'dispatch: piscina runs with its default options except minThreads = maxThreads = W and idleTimeout = ' +
       `Infinity; the shared channel's buffers hold ${Math.max(...o.payloads)} bytes + the 'worker:' prefix.`,
     'dispatch: main runs are the hook in a synchronous loop; start-up is measured from spawning the pool until ' +
@@ -76,7 +79,7 @@ export function notes (opts = {}) {
       : [
           `dispatch: cases whose hook alone spins >= ${o.longCaseMs} ms per run (calls × cost / workers: main and ` +
             `1 worker with a cost) ran min(runs, ${o.longCaseRuns}) times instead of ${o.runs}, to keep the run ` +
-              'short; their entries\' runs field says so. The study ran every case 10 times.'
+            'short; their entries\' runs field says so. The study ran every case 10 times.'
         ])
   ]
 }

@@ -77,8 +77,8 @@ class StreamedBody {
     const headBytes = this.kept === null
       ? this.against.subarray(0, Math.min(bytes, maxBody)) // a view: nothing copied for a matching body
       : (this.kept.length === 1 ? this.kept[0] : Buffer.concat(this.kept))
-    return new EndedBody(bytes, this.hash === null ? null : this.hash.digest('hex'), this.hash === null ? this.same : null,
-      bytes > maxBody, headBytes)
+    const sha256 = this.hash === null ? null : this.hash.digest('hex')
+    return new EndedBody(bytes, sha256, this.hash === null ? this.same : null, bytes > maxBody, headBytes)
   }
 }
 

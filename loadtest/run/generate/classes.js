@@ -102,7 +102,9 @@ export function classCheck (cls, maxBody) {
       if (status !== null && got !== status) return { met: false, sample: `status ${got}, expected ${status}` }
       if (!looks) return { met: true, sample: null }
       const ended = (body ?? startBody(maxBody)).end()
-      if (sha256 !== null && ended.sha256 !== sha256) return { met: false, sample: `sha256 ${ended.sha256}: ${ended.head.slice(0, 120)}` }
+      if (sha256 !== null && ended.sha256 !== sha256) {
+        return { met: false, sample: `sha256 ${ended.sha256}: ${ended.head.slice(0, 120)}` }
+      }
       if (bodyIncludes !== null && !ended.head.includes(bodyIncludes)) {
         return { met: false, sample: `no ${JSON.stringify(bodyIncludes)}: ${ended.head.slice(0, 120)}` }
       }

@@ -108,8 +108,9 @@ function streamBodies (client, verifier) {
 
 // The closed loop's User-Agent, unless a mix class sets its own (autocannon writes none of its own).
 const USER_AGENT = 'loadlab-closed-loop'
-const withUserAgent = (headers = {}) =>
-  Object.keys(headers).some((h) => h.toLowerCase() === 'user-agent') ? headers : { 'user-agent': USER_AGENT, ...headers }
+const withUserAgent = (headers = {}) => Object.keys(headers).some((h) => h.toLowerCase() === 'user-agent')
+  ? headers
+  : { 'user-agent': USER_AGENT, ...headers }
 
 // A --mix round through autocannon's own `requests` option: the classes in a weighted cycle (autocannon
 // cycles them in order, result/mix.js weightedCycle), each request tagged with its class; its answers
@@ -190,8 +191,8 @@ function finishRound (raw, result, verifier) {
 // is written any more and those still out are waited for, answered, failed or timed out (within one more
 // timeout), so that every request sent is counted; else autocannon drops them uncounted.
 export function fireRound ({
-  url, connections, amount = null, durationSec = null, timeoutSec = DEFAULTS.timeout, expected = null, maxBody = DEFAULTS['max-body'],
-  mix = null, drain = false, signal, ...on
+  url, connections, amount = null, durationSec = null, timeoutSec = DEFAULTS.timeout, expected = null,
+  maxBody = DEFAULTS['max-body'], mix = null, drain = false, signal, ...on
 }) {
   return new Promise((resolve, reject) => {
     const raw = {

@@ -79,7 +79,9 @@ export function createTrace (file) {
       t.observer.disconnect()
       t.gc = t.gc.map(([at, d, kind]) => [at - t.t0, d, kind]) // observed on performance.now()'s clock
       const summary = summarizeTrace(t)
-      writeFileSync(t.file, JSON.stringify({ kind: 'loadlab-generator-trace', lateMs: LATE_MS, eluWindowMs: ELU_WINDOW_MS, ...extra, summary, late: t.late, batches: t.batches, opens: t.opens, connected: t.connected, gc: t.gc, elu: t.elu }))
+      const { late, batches, opens, connected, gc, elu } = t
+      const trace = { kind: 'loadlab-generator-trace', lateMs: LATE_MS, eluWindowMs: ELU_WINDOW_MS, ...extra, summary }
+      writeFileSync(t.file, JSON.stringify({ ...trace, late, batches, opens, connected, gc, elu }))
       return summary
     }
   }

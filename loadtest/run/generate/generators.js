@@ -24,8 +24,8 @@ export const PROGRESS_MS = 250
 // The histograms of a raw round, by name (encoded to cross threads, added when merged).
 const RAW_HISTOGRAMS = ['latency', 'service', 'lag', 'lagJudged', 'wait', 'workMs', 'queueMs']
 const SUMMED = [
-  'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'written', 'waited', 'dropped',
-  'sentByAnswer', 'preopened'
+  'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'written',
+  'waited', 'dropped', 'sentByAnswer', 'preopened'
 ]
 
 // Fire one open-loop round with `generators` threads (1: on this thread). `shard` ({ index, count }) is
@@ -73,7 +73,7 @@ export function scaleOutNotes (load) {
     notes.push(`shard ${index}/${count} of a plan split by request index (requests i with i mod ${count} ` +
       `= ${index - 1}), ` +
       `from the common start ${new Date(load.startAt).toISOString()}; npm run merge adds the ${count} shards' ` +
-        'reports into the plan\'s')
+      'reports into the plan\'s')
   }
   return notes
 }

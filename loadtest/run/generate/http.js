@@ -21,7 +21,9 @@ function targetOf (url) {
 // 'error' | 'aborted', error, ms }. Headers as the docs say (docs/your-service.md): the caller's, Host,
 // User-Agent (unless the caller's set one) and Content-Length with a body; no Connection header (the
 // connection is the request's own: closed once its answer is read).
-export function request (url, { method = 'GET', headers = {}, body = null, timeoutMs = 5000, signal, maxBody = DEFAULTS['max-body'] } = {}) {
+export function request (url, {
+  method = 'GET', headers = {}, body = null, timeoutMs = 5000, signal, maxBody = DEFAULTS['max-body']
+} = {}) {
   return new Promise((resolve) => {
     const start = performance.now()
     const u = targetOf(url)

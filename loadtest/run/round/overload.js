@@ -41,8 +41,7 @@ function capacityFor (record, { entry, swept, serviceMs }) {
   if (handed) return withDrift(handed, record, serviceMs)
   if (!swept?.rps) {
     return {
-      refused: 'no capacity at the target ' +
-    `(${swept ? boundText(swept) : 'no sweep'})`,
+      refused: `no capacity at the target (${swept ? boundText(swept) : 'no sweep'})`,
       sloMs: swept?.sloMs ?? null
     }
   }

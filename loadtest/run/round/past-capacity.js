@@ -87,7 +87,8 @@ export async function probePastCapacity ({ plan, loads, results, quick, signal, 
   for (const result of closeCandidates({ results })) {
     const i = results.indexOf(result)
     const c = result.capacity
-    const capacity = { rps: c.capacity.rps, sloMs: c.capacity.sloMs ?? c.sloMs, from: 'the sweep in this run', serviceMs: c.serviceMs }
+    const sloMs = c.capacity.sloMs ?? c.sloMs
+    const capacity = { rps: c.capacity.rps, sloMs, from: 'the sweep in this run', serviceMs: c.serviceMs }
     result.pastCapacity = []
     for (const config of configurations(result, capacity)) {
       if (signal.aborted) return count

@@ -115,7 +115,9 @@ function timelineInterval (load) {
 async function measuredRound (server, load, ctx) {
   const { expected, signal, pid, child, seen, onRound, notes, serviceMs, against } = ctx
   const target = server.url
-  const reset = server.lab ? await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal }) : null
+  const reset = server.lab
+    ? await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal })
+    : null
   const statsOn = reset?.status === 200 || reset?.status === 204
   if (reset && !statsOn) notes.push({ code: 'no-telemetry', status: reset.status ?? null })
   const intervalMs = timelineInterval(load)
@@ -212,7 +214,8 @@ function newRecord (entry, load) {
 // Whether a /health answer is the lab's own (servers/lib/app.js): a status, a strategy named as the
 // lab's servers are (it names the result: never a terminal escape or a megabyte) and a node version.
 function labHealth (json) {
-  return json?.status === 'ok' && typeof json.strategy === 'string' && /^[a-z0-9][a-z0-9._-]{0,63}$/i.test(json.strategy) &&
+  return json?.status === 'ok' &&
+    typeof json.strategy === 'string' && /^[a-z0-9][a-z0-9._-]{0,63}$/i.test(json.strategy) &&
     typeof json.node === 'string' && /^v\d+\.\d+\.\d+\S{0,40}$/.test(json.node)
 }
 

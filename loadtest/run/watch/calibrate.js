@@ -160,7 +160,8 @@ export async function calibrateCold (
     } catch {}
   }
   if (!samplesMs.length) {
-    const why = (last?.stderr || last?.shortMessage || 'cold calibration failed').split('\n').filter(Boolean).slice(-1)[0]
+    const said = last?.stderr || last?.shortMessage || 'cold calibration failed'
+    const why = said.split('\n').filter(Boolean).slice(-1)[0]
     return { spec, start, error: why }
   }
   return {

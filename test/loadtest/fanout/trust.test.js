@@ -23,13 +23,17 @@ const URL_WITH_SECRET = `http://alice:${PASSWORD}@127.0.0.1:9/api?x=1`
 
 // `loadlab fanout --rcmd exec --exec env -w h1,h2 …` with the stand-in node, a pdsh that writes its own
 // command line first, TMPDIR in `dir`: execa's subprocess.
-function fanout (dir, args, env = {}) {
+function fanout (dir, args, env = {}, { rcmd = 'exec' } = {}) {
   const bin = join(dir, 'bin')
   mkdirSync(bin, { recursive: true })
   const real = spawnSync('sh', ['-c', 'command -v pdsh'], { encoding: 'utf8' }).stdout.trim()
   const log = 'tr \'\\0\' \' \' < /proc/$$/cmdline >> "$FAKE_DIR/cmdlines"\necho >> "$FAKE_DIR/cmdlines"'
   writeFileSync(join(bin, 'pdsh'), `#!/bin/sh\n${log}\nexec ${real} "$@"\n`, { mode: 0o755 })
-  return execa(process.execPath, [join(ROOT, 'bin', 'loadlab.js'), 'fanout', '--rcmd', 'exec', '--exec', 'env', '-w', 'h1,h2',
+  // an ssh that runs the remote command here, as a host's shell would (pdsh's ssh module: ssh [options] HOST COMMAND…)
+  writeFileSync(join(bin, 'ssh'), `#!/bin/sh\n${log}\nwhile [ $# -gt 0 ]; do case "$1" in -*) shift ;; *) break ;; esac; done\n` +
+    'shift\nexec sh -c "$*"\n', { mode: 0o755 })
+  const how = rcmd === 'exec' ? ['--rcmd', 'exec', '--exec', 'env'] : ['--rcmd', 'ssh']
+  return execa(process.execPath, [join(ROOT, 'bin', 'loadlab.js'), 'fanout', ...how, '-w', 'h1,h2',
     '--node', FAKE_NODE, '--rate', '100', '-a', '40', '--lead', '1', '--out', join(dir, 'out'), ...args], {
     cwd: ROOT,
     reject: false,
@@ -132,30 +136,32 @@ test('a shard whose report disagrees with itself is missing: exit 1, or with --a
   assert.match(report.method.missing[0].why, /its report is refused/)
 })
 
-test('an interrupted fan-out ends every shard\'s process group, a shard that is not node too, and says so', { skip: noPdsh, timeout: 60_000 }, async (t) => {
-  const dir = await tempDir('loadlab-fanout-stop-')
-  const pids = []
-  t.after(() => {
-    for (const pid of pids) try { process.kill(pid, 'SIGKILL') } catch {}
-    return dir.cleanup()
-  })
-  const run = fanout(dir.dir, ['--url', 'http://127.0.0.1:9/', '--no-clock'], { FAKE_MODE: 'sleep' })
-  for (let i = 0; i < 300 && pids.length < 2; i++) {
-    await delay(100)
-    pids.splice(0, pids.length, ...(await readdir(dir.dir)).filter((f) => f.startsWith('pid-')).map((f) => Number(f.slice(4))))
-  }
-  assert.equal(pids.length, 2, 'both stand-ins started')
-  run.kill('SIGINT')
-  const done = await run
-  assert.equal(done.exitCode, 130, done.stderr)
-  assert.match(done.stderr, /^fanout: interrupted: shards 1\/2 \(h1\), 2\/2 \(h2\) seen to end; nothing merged$/m)
-  const alive = pids.filter((pid) => {
-    try {
-      process.kill(pid, 0)
-      return true
-    } catch {
-      return false
+for (const rcmd of ['exec', 'ssh']) {
+  test(`an interrupted fan-out ends every shard's process group, a shard that is not node too, and says so (--rcmd ${rcmd})`, { skip: noPdsh, timeout: 60_000 }, async (t) => {
+    const dir = await tempDir('loadlab-fanout-stop-')
+    const pids = []
+    t.after(() => {
+      for (const pid of pids) try { process.kill(pid, 'SIGKILL') } catch {}
+      return dir.cleanup()
+    })
+    const run = fanout(dir.dir, ['--url', 'http://127.0.0.1:9/', '--no-clock'], { FAKE_MODE: 'sleep' }, { rcmd })
+    for (let i = 0; i < 300 && pids.length < 2; i++) {
+      await delay(100)
+      pids.splice(0, pids.length, ...(await readdir(dir.dir)).filter((f) => f.startsWith('pid-')).map((f) => Number(f.slice(4))))
     }
+    assert.equal(pids.length, 2, 'both stand-ins started')
+    run.kill('SIGINT')
+    const done = await run
+    assert.equal(done.exitCode, 130, done.stderr)
+    assert.match(done.stderr, /^fanout: interrupted: shards 1\/2 \(h1\), 2\/2 \(h2\) seen to end; nothing merged$/m)
+    const alive = pids.filter((pid) => {
+      try {
+        process.kill(pid, 0)
+        return true
+      } catch {
+        return false
+      }
+    })
+    assert.deepEqual(alive, [], 'no stand-in left')
   })
-  assert.deepEqual(alive, [], 'no stand-in left')
-})
+}

@@ -55,7 +55,7 @@ test('changePoints: two steps both found; a series shorter than 2 × minSegment 
 })
 
 // A kept report as readReports makes it: one run, its p99 and rps.
-function kept (i, p99, { machine = 'A', ruler = null, trusted = true } = {}) {
+function kept (i, p99, { machine = 'A', ruler = null, trusted = true, parallel = null } = {}) {
   const at = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString()
   return {
     id: `r${String(i).padStart(3, '0')}`,
@@ -64,7 +64,7 @@ function kept (i, p99, { machine = 'A', ruler = null, trusted = true } = {}) {
     experiment: 'tour',
     commit: `c${i}`,
     ruler,
-    machine: { cpuModel: machine, cores: 2, availableParallelism: machine === 'A' ? 2 : 1, arch: 'x64' },
+    machine: { cpuModel: machine, cores: 2, availableParallelism: parallel ?? (machine === 'A' ? 2 : 1), arch: 'x64' },
     results: [{
       key: 'simple@loop:1e7', server: 'simple', variant: null, work: 'loop:1e7', trusted, values: { p99, rps: 1000 / p99 }
     }]
@@ -93,7 +93,8 @@ test('history: a code change found at its report; a move to another machine name
   const reports = []
   for (let i = 0; i < 6; i++) reports.push(kept(i, 50 * (1 + 0.03 * g()), { ruler: ruler(10, 2) }))
   for (let i = 6; i < 12; i++) reports.push(kept(i, 65 * (1 + 0.03 * g()), { ruler: ruler(10, 2) }))
-  for (let i = 12; i < 15; i++) reports.push(kept(i, 130 * (1 + 0.03 * g()), { ruler: ruler(10, 1) }))
+  // taskset -c 0: one core to use (the machine block) and the ruler's cores
+  for (let i = 12; i < 15; i++) reports.push(kept(i, 130 * (1 + 0.03 * g()), { ruler: ruler(10, 1), parallel: 1 }))
   const h = buildHistory(reports)
   assert.deepEqual(h.machines.map((m) => [m.id, m.by, m.reports]), [['m1', 'ruler', 12], ['m2', 'ruler', 3]])
   const p99 = h.series.find((s) => s.figure === 'p99')
@@ -106,6 +107,9 @@ test('history: a code change found at its report; a move to another machine name
   assert.deepEqual(p99.tests, [
     { machine: 'm1', status: 'tested', points: 12 }, { machine: 'm2', status: 'too-short', points: 3 }
   ])
+  // the same machine block with a ruler beyond its spread on one figure only: the same machine
+  const one = buildHistory([kept(0, 50, { ruler: ruler(10, 2) }), kept(1, 50, { ruler: ruler(10, 1) })])
+  assert.equal(one.machines.length, 1)
   // rps falls where p99 rises: worse too
   assert.ok(h.series.find((s) => s.figure === 'rps').changes[0].worse)
   // the CSV: one row per report, Otava's columns first
@@ -126,6 +130,19 @@ test('history: reports without a ruler are placed by their machine block, marked
   // a move to another machine where the figure stays is no change
   const same = buildHistory([...Array(8)].map((_, i) => kept(i, 50, { machine: i < 4 ? 'A' : 'B' })))
   assert.deepEqual(same.series.flatMap((s) => s.changes), [])
+})
+
+test('history: a task whose code changed (its hash) stays one series; the hash goes with each point', () => {
+  const reports = [...Array(12)].map((_, i) => {
+    const r = kept(i, i < 6 ? 50 + (i % 2) : 70 + (i % 2))
+    const hash = i < 6 ? 'ab12' : 'cd34'
+    r.results[0] = { ...r.results[0], key: `queued-threads@task:render#default@${hash}#c4`, work: `task:render#default@${hash}` }
+    return r
+  })
+  const p99 = buildHistory(reports).series.filter((s) => s.figure === 'p99')
+  assert.deepEqual(p99.map((s) => [s.id, s.work]), [['tour queued-threads@task:render#default#c4 p99', 'task:render#default']])
+  assert.deepEqual(p99[0].changes.map((c) => [c.report, c.cause]), [['r006', 'code']])
+  assert.deepEqual([p99[0].points[0].taskHash, p99[0].points[11].taskHash], ['ab12', 'cd34'])
 })
 
 // A real report (the reference tour), as a file with its id, time and simple's p99 set.

@@ -61,6 +61,9 @@ test('a shard\'s rate is checked against its counts and duration (rps 5e8, -50: 
       /b\.json: its figures disagree \(its rate .* req\/s, its counts say 44\.288 \(20 answered in 451\.587 ms\)\)/, String(rps))
   }
   assert.match(refusal((b) => { b.results[0].durationMs = 0 }), /its durationMs is 0, not a duration/)
+  assert.match(refusal((b) => { b.results[0].open.scheduledRate = 5e8 }), /its schedule's rate 500000000 req\/s, its slice of the plan 50/)
+  assert.match(refusal((b) => { b.results[0].open.sendRateError = 0 }), /its send rate's error 0, its rates say/)
+  assert.match(refusal((b) => { b.results[0].open.lag.p99 = 0.001 }), /its scheduler lag p99 0\.001 ms, its histogram says/)
 })
 
 test('a shard\'s histogram is checked against its own percentiles (ten samples of 1 µs under p99 5.3 ms: refused)', () => {
