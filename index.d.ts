@@ -11,7 +11,8 @@ export interface LabOptions {
   server?: string | string[]
   /** A study to reproduce: tour, capacity, overload, heavy-cpu, … (`loadlab --list`). */
   experiment?: string
-  /** Concurrent connections (closed loop); with `rate`, the cap on kept connections. */
+  /** Concurrent connections (default 10; an experiment's own: `npx loadlab --list`); with `rate`, the cap on
+   * kept connections. */
   connections?: number
   /** Open loop: requests per second on a schedule. */
   rate?: number
@@ -33,11 +34,11 @@ export interface LabOptions {
   tune?: string
   /** Capacity experiment: run the decision's winner at its plan rate. */
   confirm?: boolean
-  /** Requests per measured round (excludes `duration`). */
+  /** Requests per measured round, per server (default 200 for a `server`, `url` or `task` run; excludes `duration`). */
   amount?: number
-  /** Seconds per measured round (excludes `amount`). */
+  /** Seconds per measured round, instead of `amount` (default: none). */
   duration?: number
-  /** Per-request timeout in seconds. */
+  /** Per-request timeout in seconds (default 10). */
   timeout?: number
   /** Bytes kept of each response body. */
   maxBody?: number
@@ -49,7 +50,7 @@ export interface LabOptions {
   input?: string | Record<string, unknown> | unknown[]
   /** Measured rounds per server (capacity experiment: whole sweeps). */
   runs?: number
-  /** Requests in the discarded warm-up round, 0 = none. */
+  /** Requests in the discarded warm-up round, 0 = none (default 20 for a `server`, `url` or `task` run). */
   warmup?: number
   /** A service the lab did not start. */
   url?: string
@@ -65,7 +66,7 @@ export interface LabOptions {
   node?: string | Array<string | number>
   /** Runtimes to run the servers under: `['node22', 'bun']` or paths. */
   runtime?: string | string[]
-  /** Where the report files go (default ./loadlab-reports/); `false`: write none. */
+  /** Where the report files go (default reports/ inside the lab's checkout, else ./loadlab-reports/); `false`: none. */
   out?: string | false
   /** Free text naming the machine or the run. */
   label?: string
