@@ -18,7 +18,10 @@ export async function readReport (file) {
 // rows, classes, flags, gates, notes }; throws a CompareError (exit 2) naming what is wrong.
 export function compareReports (reports, { baseline = 0, units = 'ms', failOn = [], names = null } = {}) {
   if (!Array.isArray(reports) || reports.length < 1) {
-    throw new CompareError('compare needs at least two reports, or one made under lab --node with two runtimes', 'LAB_COMPARE_TOO_FEW')
+    throw new CompareError(
+      'compare needs at least two reports, or one made under lab --node with two runtimes',
+      'LAB_COMPARE_TOO_FEW'
+    )
   }
   const entries = reports.map((report, i) => {
     const file = names?.[i] ?? report?.id ?? `report ${i + 1}`
@@ -27,12 +30,16 @@ export function compareReports (reports, { baseline = 0, units = 'ms', failOn = 
   const sides = splitByRuntime(entries)
   if (sides.length < 2) {
     throw new CompareError(
-      `compare needs at least two report files, or one made under lab --node with two runtimes; ${entries[0].file} has one runtime`,
+      'compare needs at least two report files, or one made under lab --node with two runtimes; ' +
+        `${entries[0].file} has one runtime`,
       'LAB_COMPARE_TOO_FEW'
     )
   }
   if (!Number.isInteger(baseline) || baseline < 0 || baseline >= sides.length) {
-    throw new CompareError(`baseline: expected the index of one of the ${sides.length} reports, got ${baseline}`, 'LAB_COMPARE_BASELINE')
+    throw new CompareError(
+      `baseline: expected the index of one of the ${sides.length} reports, got ${baseline}`,
+      'LAB_COMPARE_BASELINE'
+    )
   }
   const bounds = failOn.map((b) => (typeof b === 'string' ? parseFailOn(b) : b))
   return compareEntries(sides, { baseline, units, failOn: bounds })

@@ -109,7 +109,12 @@ async function writePage (file, text, { force }) {
   try {
     await writeAtomic(file, text, { force })
   } catch (err) {
-    if (err.code === 'EEXIST') { throw new CompareError(`${file} exists; pass --force to overwrite it`, 'LAB_COMPARE_EXISTS') }
+    if (err.code === 'EEXIST') {
+      throw new CompareError(
+      `${file} exists; pass --force to overwrite it`,
+      'LAB_COMPARE_EXISTS'
+      )
+    }
     if (err.code === 'LAB_NOT_A_FILE') {
       const why = `it is ${err.what}, not a regular file (only one is replaced)`
       throw new CompareError(`--html: cannot write ${file}: ${why}`, 'LAB_COMPARE_WRITE')
@@ -135,7 +140,10 @@ async function checkNotAnInput (page, files) {
   const pageInfo = await stat(page).catch(() => null)
   for (const file of files) {
     if (resolve(file) === resolve(page) || same(pageInfo, await stat(file).catch(() => null))) {
-      throw new CompareError(`--html ${page} is the input report ${file}; write the page to another file`, 'LAB_COMPARE_USAGE')
+      throw new CompareError(
+        `--html ${page} is the input report ${file}; write the page to another file`,
+        'LAB_COMPARE_USAGE'
+      )
     }
   }
 }
@@ -148,7 +156,12 @@ async function runCompare (argv) {
   let baseline = 0
   if (opts.baseline !== null) {
     baseline = opts.files.findIndex((f) => resolve(f) === resolve(opts.baseline))
-    if (baseline === -1) { throw new CompareError(`--baseline ${opts.baseline} is not one of the given reports`, 'LAB_COMPARE_BASELINE') }
+    if (baseline === -1) {
+      throw new CompareError(
+      `--baseline ${opts.baseline} is not one of the given reports`,
+      'LAB_COMPARE_BASELINE'
+      )
+    }
   }
   if (opts.html !== null) await checkPageFolder(opts.html)
   if (opts.html !== null) await checkNotAnInput(opts.html, opts.files)
@@ -186,7 +199,10 @@ async function writeComparePage (file, cmp, { force, renderCompareHtml }) {
   try {
     text = renderCompareHtml(cmp)
   } catch (err) {
-    return new CompareError(`--html: the page could not be rendered (${err.message}); ${file} not written`, 'LAB_COMPARE_WRITE')
+    return new CompareError(
+      `--html: the page could not be rendered (${err.message}); ${file} not written`,
+      'LAB_COMPARE_WRITE'
+    )
   }
   return writePage(file, text, { force }).then(() => null, (err) => err)
 }

@@ -49,7 +49,9 @@ function nestsDeeper (value, limit) {
 
 // What is wrong with results[i], or null when it is a run compare can line up (an object with a string key).
 function badRun (r) {
-  if (r === null || typeof r !== 'object' || Array.isArray(r)) return `is not a run (${r === null ? 'null' : Array.isArray(r) ? 'an array' : typeof r})`
+  if (r === null || typeof r !== 'object' || Array.isArray(r)) {
+    return `is not a run (${r === null ? 'null' : Array.isArray(r) ? 'an array' : typeof r})`
+  }
   if (typeof r.key !== 'string') return `has no string "key" (got ${r.key === null ? 'null' : typeof r.key})`
   return null
 }
@@ -106,7 +108,8 @@ function boundsRefused (base, next) {
     return `capacity not compared: ${who} cannot meet its target at any rate tried, so there is no capacity to divide`
   }
   if (base?.capacityBound === AT_LEAST && isNum(base?.capacity)) {
-    return `capacity not compared: the baseline's is a lower bound (≥ ${roundTo(base.capacity, 1)} req/s), so a ratio to it would only be an upper bound`
+    return `capacity not compared: the baseline's is a lower bound (≥ ${roundTo(base.capacity, 1)} req/s), ` +
+      'so a ratio to it would only be an upper bound'
   }
   return null
 }
@@ -117,7 +120,8 @@ function targetsDiffer (base, next) {
   const apart = Math.abs(next.sloMs / base.sloMs - 1)
   if (apart <= TARGET_TOLERANCE) return null
   return `capacity not compared: judged against targets ${roundTo(apart * 100, 0)} % apart ` +
-    `(p99 ≤ ${roundTo(base.sloMs, 1)} ms and ≤ ${roundTo(next.sloMs, 1)} ms; more than ${TARGET_TOLERANCE * 100} %: run both with one --slo)`
+    `(p99 ≤ ${roundTo(base.sloMs, 1)} ms and ≤ ${roundTo(next.sloMs, 1)} ms; ` +
+    `more than ${TARGET_TOLERANCE * 100} %: run both with one --slo)`
 }
 
 // An interval in the cell's units (latency divided by the service time under --units service).
@@ -193,9 +197,17 @@ const MAX_TIMELINE_POINTS = 1000
 function drawable (timeline) {
   if (!timeline || !Array.isArray(timeline.points)) return { timeline: null }
   const { points } = timeline
-  if (points.length > MAX_TIMELINE_POINTS) return { timeline: null, timelineSkipped: `${points.length} points, more than the lab writes (${MAX_TIMELINE_POINTS} at most drawn)` }
+  if (points.length > MAX_TIMELINE_POINTS) {
+    return {
+      timeline: null,
+      timelineSkipped: `${points.length} points, more than the lab writes (${MAX_TIMELINE_POINTS} at most drawn)`
+    }
+  }
   const bad = points.findIndex((p) => p === null || typeof p !== 'object' || Array.isArray(p))
-  if (bad !== -1) return { timeline: null, timelineSkipped: `point ${bad} is not a point (${points[bad] === null ? 'null' : typeof points[bad]})` }
+  if (bad !== -1) {
+    const what = points[bad] === null ? 'null' : typeof points[bad]
+    return { timeline: null, timelineSkipped: `point ${bad} is not a point (${what})` }
+  }
   return { timeline }
 }
 
@@ -204,7 +216,9 @@ function dispatchCell (r) {
     status: r.checked === false ? 'failed' : 'ok',
     trusted: r.checked === true && !r.impossible?.length,
     why: [
-      ...(r.checked === true ? [] : [r.checked === false ? 'returned values did not match' : 'returned values not checked']),
+      ...(r.checked === true
+        ? []
+        : [r.checked === false ? 'returned values did not match' : 'returned values not checked']),
       ...(r.impossible ?? [])
     ],
     meanMs: isNum(r.meanMs) ? r.meanMs : null,
@@ -217,7 +231,8 @@ const FAIL_ON_METRICS = Object.keys(METRICS).filter((m) => METRICS[m].kind !== '
 const HIGHER_IS_BETTER = (metric) => ['rate', 'ratio'].includes(METRICS[metric].kind)
 
 // The --fail-on grammar, for refusals and --help.
-export const FAIL_ON_GRAMMAR = `METRIC:+N% (a rise past N % fails) or METRIC:-N% (a fall past N % fails); METRIC one of ${FAIL_ON_METRICS.join(', ')}; ` +
+export const FAIL_ON_GRAMMAR = 'METRIC:+N% (a rise past N % fails) or METRIC:-N% (a fall past N % fails); ' +
+  `METRIC one of ${FAIL_ON_METRICS.join(', ')}; ` +
   "latency may only rise, rps, efficiency and capacity only fall; e.g. 'p99:+10%', 'rps:-5%'"
 
 /**
@@ -225,19 +240,29 @@ export const FAIL_ON_GRAMMAR = `METRIC:+N% (a rise past N % fails) or METRIC:-N%
  * 10 %); throws a CompareError naming the bound and the grammar when it is malformed.
  */
 export function parseFailOn (spec) {
-  const bad = (why) => new CompareError(`--fail-on ${clip(JSON.stringify(spec))}: ${why}; expected ${FAIL_ON_GRAMMAR}`, 'LAB_COMPARE_FAIL_ON')
+  const bad = (why) => new CompareError(
+    `--fail-on ${clip(JSON.stringify(spec))}: ${why}; expected ${FAIL_ON_GRAMMAR}`,
+    'LAB_COMPARE_FAIL_ON'
+  )
   const m = /^\s*([a-z][a-z0-9.]*)\s*:\s*([+-])\s*(\d+(?:\.\d+)?)\s*%\s*$/i.exec(String(spec))
   if (!m) {
     const unsigned = /^\s*([a-z][a-z0-9.]*)\s*:\s*(\d+(?:\.\d+)?)\s*%\s*$/i.exec(String(spec))
-    throw bad(unsigned ? `the bound needs a sign saying which way is a regression (${unsigned[1]}:+${unsigned[2]}% or ${unsigned[1]}:-${unsigned[2]}%)` : 'cannot read it')
+    const [, name, n] = unsigned ?? []
+    throw bad(unsigned
+      ? `the bound needs a sign saying which way is a regression (${name}:+${n}% or ${name}:-${n}%)`
+      : 'cannot read it')
   }
   const metric = m[1].toLowerCase()
   if (!FAIL_ON_METRICS.includes(metric)) {
-    throw bad(METRICS[metric] ? `${metric} is a count: bound it with the lab's --threshold '${metric}==0'` : `unknown metric ${JSON.stringify(m[1])}`)
+    throw bad(METRICS[metric]
+      ? `${metric} is a count: bound it with the lab's --threshold '${metric}==0'`
+      : `unknown metric ${JSON.stringify(m[1])}`)
   }
   const sign = m[2]
   const worse = HIGHER_IS_BETTER(metric) ? '-' : '+'
-  if (sign !== worse) throw bad(`for ${metric} a regression is a ${worse === '+' ? 'rise' : 'fall'}: write ${metric}:${worse}${m[3]}%`)
+  if (sign !== worse) {
+    throw bad(`for ${metric} a regression is a ${worse === '+' ? 'rise' : 'fall'}: write ${metric}:${worse}${m[3]}%`)
+  }
   return { spec: String(spec), metric, sign, bound: Number(m[3]) / 100 }
 }
 
@@ -248,12 +273,14 @@ function gateRun (g, key, base, next, prediction) {
   const out = { key, base: b, value: v, change: null, noise: null, status: 'not comparable', why: null }
   if (base?.status === 'failed' || next?.status === 'failed') return { ...out, why: 'a run failed' }
   if (!isNum(b) || !isNum(v)) {
-    return { ...out, why: base?.impossible?.length || next?.impossible?.length ? 'a figure is not a measurement (flagged)' : 'not measured' }
+    const flagged = base?.impossible?.length || next?.impossible?.length
+    return { ...out, why: flagged ? 'a figure is not a measurement (flagged)' : 'not measured' }
   }
   if (b === 0) return { ...out, why: 'baseline figure is 0' }
   const bounded = g.metric === 'capacity' && gateBoundRefused(base, next)
   if (bounded) return { ...out, why: bounded }
-  const refused = g.metric === 'capacity' && targetsDiffer({ sloMs: base.capacity?.sloMs, capacity: b }, { sloMs: next.capacity?.sloMs, capacity: v })
+  const refused = g.metric === 'capacity' &&
+    targetsDiffer({ sloMs: base.capacity?.sloMs, capacity: b }, { sloMs: next.capacity?.sloMs, capacity: v })
   if (refused) return { ...out, why: refused }
   out.change = v / b - 1
   out.noise = judge(g.metric, intervalOf(base, g.metric) ?? { value: b }, intervalOf(next, g.metric) ?? { value: v },
@@ -269,7 +296,8 @@ function gateRun (g, key, base, next, prediction) {
 // is no measurement to gate on (the change it gives is only a bound), as compare's ratio column says.
 function gateBoundRefused (base, next) {
   const side = [['the baseline', base], ['this run', next]].find(([, r]) => r?.capacity?.capacity?.bound === AT_LEAST)
-  return side ? `${side[0]}'s capacity is a lower bound (≥ ${side[1].capacity.capacity.rps} req/s), not a measurement` : null
+  if (!side) return null
+  return `${side[0]}'s capacity is a lower bound (≥ ${side[1].capacity.capacity.rps} req/s), not a measurement`
 }
 
 // One report made under several runtimes (lab --node 20,24) becomes one entry per runtime, its keys
@@ -303,7 +331,10 @@ function checkArguments (entries, { baseline, units }) {
     throw new CompareError('compare needs at least two reports', 'LAB_COMPARE_TOO_FEW')
   }
   if (!UNITS.includes(units)) {
-    throw new CompareError(`--units must be one of ${UNITS.join(', ')}, got ${JSON.stringify(units)}`, 'LAB_COMPARE_UNITS')
+    throw new CompareError(
+      `--units must be one of ${UNITS.join(', ')}, got ${JSON.stringify(units)}`,
+      'LAB_COMPARE_UNITS'
+    )
   }
   if (!Number.isInteger(baseline) || baseline < 0 || baseline >= entries.length) {
     throw new CompareError(`baseline must be one of the ${entries.length} reports`, 'LAB_COMPARE_BASELINE')
@@ -450,15 +481,20 @@ function comparisonNotes ({ entries, rows, reports, units }) {
     row.cells.forEach((c, i) => {
       if (c && c.serviceMs === null) {
         notes.push(
-          `${reports[i].letter} (${reports[i].file}) has no calibration for ${row.work}: its latency for ${row.key} cannot be shown in service times`
+          `${reports[i].letter} (${reports[i].file}) has no calibration for ${row.work}: ` +
+            `its latency for ${row.key} cannot be shown in service times`
         )
       }
     })
   }
   for (const row of rows) {
-    row.cells.forEach((c, i) => c?.capacityRefused && notes.push(`${reports[i].letter} ${row.key}: ${c.capacityRefused}`))
     row.cells.forEach((c, i) => {
-      if (c?.timelineSkipped) notes.push(`${reports[i].letter} (${reports[i].file}): the timeline of ${row.key} is not drawn: ${c.timelineSkipped}`)
+      if (c?.capacityRefused) notes.push(`${reports[i].letter} ${row.key}: ${c.capacityRefused}`)
+    })
+    row.cells.forEach((c, i) => {
+      if (!c?.timelineSkipped) return
+      notes.push(`${reports[i].letter} (${reports[i].file}): the timeline of ${row.key} is not drawn: ` +
+        c.timelineSkipped)
     })
   }
   const nodes = entries.map(({ report }) => serverNode(report))

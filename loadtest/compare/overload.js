@@ -60,5 +60,6 @@ export function overloadHtml (cmp, http) {
   const t = overloadRows(cmp, http, (key) => `<code>${esc(key)}</code>`)
   if (!t) return ''
   const body = t.rows.map((row) => row.map((c, i) => (i === 0 ? c : esc(c))))
-  return `<section class="block"><h2>Past capacity</h2><p class="lead">${esc(LEAD)}</p>${table(t.head.map(esc), body, { className: 'overload' })}</section>`
+  return `<section class="block"><h2>Past capacity</h2><p class="lead">${esc(LEAD)}</p>` +
+    `${table(t.head.map(esc), body, { className: 'overload' })}</section>`
 }
