@@ -158,7 +158,8 @@ export async function main (argv, { prog = 'loadlab fanout' } = {}) {
   process.once('SIGTERM', stop)
   try {
     const say = (line) => process.stderr.write(`fanout: ${line}\n`)
-    const result = await runFanout(plan, { signal: ac.signal, progress: say, command: commandText(prog.split(' '), argv) })
+    const command = commandText(prog.split(' '), argv)
+    const result = await runFanout(plan, { signal: ac.signal, progress: say, command })
     const { report } = result
     const r = report.results[0]
     for (const s of report.method.shards) process.stderr.write(`${shardLine(s)}\n`)
