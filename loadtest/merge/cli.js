@@ -45,7 +45,10 @@ function parseMergeArgs (argv) {
     throw mergeError(`${err.message.split('\n')[0]} (see --help)`)
   }
   const { values, positionals } = parsed
-  if (!values.help && positionals.length < 2) throw mergeError('expected the reports of at least two shards (see --help)')
+  if (!values.help && positionals.length < 2) {
+    throw mergeError('expected the reports of at least two shards ' +
+    '(see --help)')
+  }
   const out = values.out === undefined ? defaultReportsDir(userCwd(), ROOT) : resolve(values.out)
   return { files: positionals, out, help: values.help }
 }
@@ -80,7 +83,8 @@ export async function main (argv, { prog = 'npm run merge --' } = {}) {
   }
   const r = report.results[0]
   process.stderr.write(
-    `merged ${report.method.shards.length} shards: ${r.requests.sent} requests, ${r.rps} req/s, p99 ${r.latency.p99} ms` +
+    `merged ${report.method.shards.length} shards: ${r.requests.sent} requests, ${r.rps} req/s, ` +
+      `p99 ${r.latency.p99} ms` +
       `${r.trusted ? '' : ` (untrusted: ${r.untrusted.join('; ')})`}\nreport: ${out.paths.join(', ')}\n`
   )
   for (const e of out.errors) process.stderr.write(`error: ${e.file} not written: ${e.message} (the JSON is)\n`)
