@@ -1,42 +1,39 @@
 // Renders the comparison data of compare.js as Markdown (stdout) and as a self-contained HTML page
 // with the report page's charts overlaid per machine. Pure functions: data in, string out.
-import { barSpec, renderSvg, spectrumRows, spectrumSpec } from '../report/charts.js'
+import { CHART_CONFIG, barSpec, renderSvg, spectrumRows, spectrumSpec } from '../report/charts.js'
 import { figureHtml, msHtml, numHtml, page, pctHtml, table, whenHtml } from '../report/html.js'
 import { isNum } from '../result/stats.js'
 import { figure, wideSpread } from '../report/page.js'
 import { esc, mdCode, mdText as mdEsc } from '../text/escape.js'
 import { markdownTable } from '../report/markdown.js'
-import { MISSING, fixedGrouped as f, latencyGrouped as lat, numGrouped, pctFixed, signedPct, timesGrouped } from '../text/format.js'
+import {
+  MISSING, fixedGrouped as f, latencyGrouped as lat, numGrouped, pctFixed, signedPct, timesGrouped
+} from '../text/format.js'
 import { timelineMarks, timelineRows, timelineSpec } from '../report/timeline-chart.js'
-import { NOISE_RULE, anyRegressed } from './compare.js'
+import { anyRegressed } from './compare.js'
+import { VALIDATED } from './validated.js'
+import { VERDICT_WORDS, noRulerText, ruleText, rulerLineText, validationText, verdictCell } from '../text/compare.js'
 import { overloadHtml, overloadMarkdown } from './overload.js'
 import { MARKS } from '../text/sentences.js'
 
 // Markdown escaping of compare's text: the shared one of text/escape.js.
 export { mdEsc }
 
-// A ratio and the noise rule's verdict on it (1.05× within noise).
-function times (v, noise) {
-  if (!isNum(v)) return MISSING
-  const said = noise && noise.verdict !== 'no noise estimate' ? ` ${noise.verdict}` : ''
-  return `${timesGrouped(v)}${said}`
+// Each machine's ruler line, or that it has none (the machine cannot then be told apart).
+function machineLines (cmp) {
+  return cmp.reports.map((r, i) => {
+    const line = cmp.machines?.rulers?.[i] ?? null
+    return line ? `${r.letter}: ${rulerLineText(line)}` : noRulerText(r.letter, r.file)
+  })
 }
 
-// What the verdicts rest on: the rule, and per other report the rounds its runs had (or none).
-function noiseLines (cmp, http) {
-  const out = []
-  for (const [i, r] of cmp.reports.entries()) {
-    if (r.baseline) continue
-    const counts = new Set(http.map((row) => row.cells[i]?.rpsNoise).filter(Boolean).map((n) => n.rounds.join(' and ')))
-    const none = http.every((row) => !row.cells[i]?.rpsNoise || row.cells[i].rpsNoise.verdict === 'no noise estimate')
-    out.push(none
-      ? `${r.letter} vs ${cmp.reports[cmp.baseline].letter}: one round per run in at least one of them: no noise estimate, ratios are raw.`
-      : `${r.letter} vs ${cmp.reports[cmp.baseline].letter}: ${[...counts].join(', ')} rounds${counts.size === 1 ? `: a false verdict by chance ${(http.find((row) => row.cells[i]?.rpsNoise?.chance)?.cells[i].rpsNoise.chance * 100).toFixed(1)} % per figure` : ''}.`)
-  }
-  return out
+const GATE_MARK = {
+  regressed: '✗ regressed',
+  'within noise': '≈ past the bound, within noise',
+  machine: '≈ past the bound, put down to the machine',
+  'within bound': '✓ within bound',
+  'not comparable': `${MISSING} not comparable`
 }
-
-const GATE_MARK = { regressed: '✗ regressed', 'within noise': '≈ past the bound, within noise', 'within bound': '✓ within bound', 'not comparable': `${MISSING} not comparable` }
 
 function gateFigure (g, v) {
   if (!isNum(v)) return MISSING
@@ -48,10 +45,12 @@ function gateFigure (g, v) {
 // `code` quotes the run's key: a Markdown code span by default, termCode for a terminal line.
 export function gateLine (cmp, g, r, { code = mdCode } = {}) {
   const noise = r.noise
-    ? r.noise.verdict === 'no noise estimate' ? 'raw ratio, no noise estimate (one round)' : `rounds ${r.noise.rounds.join(' vs ')}: ${r.noise.verdict}`
+    ? r.noise.verdict === 'no-interval' ? 'raw ratio, no interval' : `verdict: ${VERDICT_WORDS[r.noise.verdict]}`
     : r.why
   const change = signedPct(r.change)
-  return `${GATE_MARK[r.status]}: ${cmp.reports[r.report].letter} ${code(r.key)} ${g.metric} ${gateFigure(g, r.base)} → ${gateFigure(g, r.value)} (${change}, bound ${g.sign}${+(g.bound * 100).toFixed(4)}%; ${noise})`
+  const bound = `${g.sign}${+(g.bound * 100).toFixed(4)}%`
+  return `${GATE_MARK[r.status]}: ${cmp.reports[r.report].letter} ${code(r.key)} ${g.metric} ` +
+    `${gateFigure(g, r.base)} → ${gateFigure(g, r.value)} (${change}, bound ${bound}; ${noise})`
 }
 
 function mark (c) {
@@ -61,7 +60,8 @@ function mark (c) {
 
 function unitsLine (cmp) {
   return cmp.units === 'service'
-    ? "Latency in multiples of each machine's calibrated service time for the run's work (`calibration[work].serviceMs`), so machines compare on scheduling, not clock."
+    ? 'Latency in multiples of each machine\'s calibrated service time for the run\'s work ' +
+      '(`calibration[work].serviceMs`), so machines compare on scheduling, not clock.'
     : 'Latency in ms.'
 }
 
@@ -76,17 +76,21 @@ function reportsTable (cmp) {
 // How to read the tables: units, ratios, marks, and what the noise verdicts rest on.
 function howToRead (cmp, http) {
   const base = cmp.reports[cmp.baseline]
+  const b = base.letter
   const howTo = http.length
-    ? `${unitsLine(cmp)} Ratios are to the baseline, ${base.letter}: req/s ×${base.letter} above 1 is faster, p99 ×${base.letter} below 1 is shorter.`
-    : `Ratios are to the baseline, ${base.letter}: mean ×${base.letter} below 1 is faster.`
+    ? `${unitsLine(cmp)} Ratios are to the baseline, ${b}: req/s ×${b} above 1 is faster, ` +
+      `p99 ×${b} below 1 is shorter.`
+    : `Ratios are to the baseline, ${b}: mean ×${b} below 1 is faster.`
   const out = [`${howTo} ⚠ untrusted, ✗ failed (reasons below). ${MARKS}.`, '']
-  if (http.length && cmp.reports.length > 1) out.push(`Verdicts: ${NOISE_RULE}`, '', ...noiseLines(cmp, http).map((l) => `- ${l}`), '')
+  if (http.length && cmp.reports.length > 1) {
+    out.push(`Verdicts: ${ruleText()} ${validationText(VALIDATED)}`, '', ...machineLines(cmp).map((l) => `- ${l}`), '')
+  }
   return out
 }
 
 // One report's cells of an HTTP row: figures, and against the baseline the ratios with their verdicts.
 function httpCells (c, r, units) {
-  if (!c) return ['not run', MISSING, MISSING, MISSING, MISSING, MISSING, ...(r.baseline ? [] : [MISSING, MISSING])]
+  if (!c) return ['not run', ...Array(5).fill(MISSING), ...(r.baseline ? [] : [MISSING, MISSING, MISSING])]
   const cells = [
     `${f(c.rps, 0)}${mark(c)}`,
     lat(c.p50, units),
@@ -95,7 +99,7 @@ function httpCells (c, r, units) {
     f(c.errors, 0),
     pctFixed(c.efficiency)
   ]
-  if (!r.baseline) cells.push(times(c.rpsRatio, c.rpsNoise), times(c.p99Ratio, c.p99Noise))
+  if (!r.baseline) cells.push(...['rps', 'p50', 'p99'].map((m) => verdictCell(c.verdicts?.[m])))
   return cells
 }
 
@@ -105,7 +109,7 @@ function httpSection (cmp, http) {
   const b = cmp.reports[cmp.baseline].letter
   const head = ['run', ...cmp.reports.flatMap((r) => [
     ...['req/s', 'p50', 'p99', 'max', 'errors', 'eff.'].map((h) => `${r.letter} ${h}`),
-    ...(r.baseline ? [] : [`${r.letter} req/s ×${b}`, `${r.letter} p99 ×${b}`])
+    ...(r.baseline ? [] : [`${r.letter} req/s ×${b}`, `${r.letter} p50 ×${b}`, `${r.letter} p99 ×${b}`])
   ])]
   const rows = http.map((row) => [
     { md: mdCode(row.key) }, ...row.cells.flatMap((c, i) => httpCells(c, cmp.reports[i], cmp.units))
@@ -134,6 +138,15 @@ function refusedText (c) {
   return c.capacityRefusedBy === 'targets-differ' ? 'targets differ' : '-'
 }
 
+// A capacity's ratio cell: refused (why), or the ratio with its verdict.
+function capacityRatioText (c) {
+  if (!c) return MISSING
+  if (c.capacityRefused) return refusedText(c)
+  if (!isNum(c.capacityRatio)) return MISSING
+  const v = c.verdicts?.capacity ?? { ratio: c.capacityRatio, verdict: 'no-interval' }
+  return verdictCell(v, { sign: c.capacityRatioSign ?? '' })
+}
+
 // The capacity runs: each report's capacity, its target and its ratio to the baseline's.
 function capacitySection (cmp, http) {
   const swept = http.filter(isSwept)
@@ -145,13 +158,14 @@ function capacitySection (cmp, http) {
   const rows = swept.map((row) => [{ md: mdCode(row.key) }, ...row.cells.flatMap((c, i) => {
     const cap = capacityText(c, MISSING, f)
     const cells = [cap, c ? lat(c.sloMs, 'ms') : MISSING]
-    if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? refusedText(c) : `${c.capacityRatioSign ?? ''}${times(c.capacityRatio, c.capacityNoise)}`) : MISSING)
+    if (!cmp.reports[i].baseline) cells.push(capacityRatioText(c))
     return cells
   })])
   return [
     '## Capacity',
     '',
-    'The highest open-loop rate each run held with p99 within its target and every request answered (the capacity experiment).',
+    'The highest open-loop rate each run held with p99 within its target and every request answered ' +
+      '(the capacity experiment).',
     '',
     markdownTable({ head, rows }, { numeric: true })
   ]
@@ -169,7 +183,9 @@ function classHead (cmp, name = (x) => x) {
 // A class's cells in one report: req/s, p50, p99 (ms, with its target where the class has one), failed
 // requests (the one errors sum) and, beside the baseline, p99's ratio to the baseline's.
 function classCells (c, report) {
-  const p99 = c && isNum(c.p99) && c.sloMs ? `${lat(c.p99, 'ms')} ${c.p99 <= c.sloMs ? '≤' : '>'} ${c.sloMs}` : lat(c?.p99, 'ms')
+  const p99 = c && isNum(c.p99) && c.sloMs
+    ? `${lat(c.p99, 'ms')} ${c.p99 <= c.sloMs ? '≤' : '>'} ${c.sloMs}`
+    : lat(c?.p99, 'ms')
   const cells = c ? [f(c.rps, 1), lat(c.p50, 'ms'), p99, String(c.failed)] : [MISSING, MISSING, MISSING, MISSING]
   if (!report.baseline) cells.push(c ? timesGrouped(c.p99Ratio) : MISSING)
   return cells
@@ -184,7 +200,8 @@ function classSection (cmp) {
   return [
     '## Per class',
     '',
-    'Each class of a request mix (--mix): its answers per second, p50 and p99 from the due time (with its target), failed requests, and p99 against the baseline\'s.',
+    'Each class of a request mix (--mix): its answers per second, p50 and p99 from the due time (with its ' +
+      'target), failed requests, and p99 against the baseline\'s.',
     '',
     markdownTable({ head: classHead(cmp), rows }, { numeric: true })
   ]
@@ -219,15 +236,43 @@ function phaseSection (cmp) {
   return ['## Per phase', '', PHASE_LEAD, '', markdownTable({ head: phaseHead(cmp), rows }, { numeric: true })]
 }
 
+// The machines side by side (compare/compare.js machinesOf): per report its ruler line and its ranking of
+// the strategies, then where the ranking or the decision flips against the baseline's machine.
+function machinesSection (cmp) {
+  const m = cmp.machines
+  if (!m || cmp.reports.length < 2 || !m.rankings.some((r) => r.order.length > 1)) return []
+  const rows = cmp.reports.map((r, i) => [
+    { md: `**${r.letter}**` }, rulerLineText(m.rulers[i]), m.rankings[i].figure ?? MISSING,
+    { md: m.rankings[i].order.map((k) => mdCode(k)).join(' > ') || MISSING }
+  ])
+  const out = ['## Machines', '', markdownTable({ head: ['', 'ruler', 'ranked by', 'ranking'], rows }), '']
+  const letterOf = (i) => cmp.reports[i].letter
+  const base = letterOf(cmp.baseline)
+  for (const d of m.decisions) {
+    out.push(`- decision flips on ${letterOf(d.report)}: ${mdCode(d.now)} comes first (on ${base}: ${mdCode(d.was)})` +
+      (d.sure ? '' : '; within noise on one machine at least'))
+  }
+  for (const f of m.flips) {
+    out.push(`- ranking flips on ${letterOf(f.report)}: ${mdCode(f.below)} over ${mdCode(f.above)} ` +
+      `(on ${base} under it)` +
+      (f.sure ? '' : '; within noise on one machine at least'))
+  }
+  if (!m.flips.length && !m.decisions.length) out.push(`- the ranking is the same on every machine as on ${base}`)
+  out.push('')
+  return out
+}
+
 // The in-process cases (dispatch, ssr-offload): mean time of a batch and the ratio to the baseline's.
 function dispatchSection (cmp) {
   const dispatch = cmp.rows.filter((r) => r.kind === 'dispatch')
   if (!dispatch.length) return []
   const b = cmp.reports[cmp.baseline].letter
-  const head = ['case', ...cmp.reports.flatMap((r) => r.baseline ? [`${r.letter} mean ms`] : [`${r.letter} mean ms`, `${r.letter} ×${b}`])]
+  const head = ['case', ...cmp.reports.flatMap((r) => [
+    `${r.letter} mean ms`, ...(r.baseline ? [] : [`${r.letter} ×${b}`])
+  ])]
   const rows = dispatch.map((row) => [{ md: mdCode(row.key) }, ...row.cells.flatMap((c, i) => [
     c ? `${lat(c.meanMs, 'ms')}${mark(c)}` : 'not run',
-    ...(cmp.reports[i].baseline ? [] : [c ? times(c.meanRatio) : MISSING])
+    ...(cmp.reports[i].baseline ? [] : [c && isNum(c.meanRatio) ? timesGrouped(c.meanRatio) : MISSING])
   ])])
   return ['## In-process cases', '', markdownTable({ head, rows }, { numeric: true })]
 }
@@ -236,7 +281,9 @@ function dispatchSection (cmp) {
 function verdictSections (cmp) {
   const out = []
   if (cmp.gates?.length) {
-    out.push('## Gates (--fail-on)', '', 'A bound fails when a run of a report regresses past it against the baseline, unless both runs have rounds and they overlap (within noise: see Verdicts); with one round the raw ratio decides.', '')
+    out.push('## Gates (--fail-on)', '', 'A bound fails when a run of a report regresses past it against the ' +
+      'baseline and its verdict is worse (or it has no interval); within noise or put down to the machine, ' +
+      'it does not.', '')
     for (const g of cmp.gates) {
       out.push(`- ${mdCode(g.spec)}${g.runs.length ? '' : ': no run in common with the baseline'}`)
       for (const r of g.runs) out.push(`  - ${gateLine(cmp, g, r)}`)
@@ -247,7 +294,8 @@ function verdictSections (cmp) {
     out.push('## Flagged runs', '')
     for (const fl of cmp.flags) {
       out.push(
-        `- ${fl.status === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${cmp.reports[fl.report].letter} ${mdCode(fl.key)}: ${mdEsc(fl.why.join('; ') || 'no reason given')}`
+        `- ${fl.status === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${cmp.reports[fl.report].letter} ` +
+          `${mdCode(fl.key)}: ${mdEsc(fl.why.join('; ') || 'no reason given')}`
       )
     }
     out.push('')
@@ -271,6 +319,7 @@ export function renderCompareMarkdown (cmp) {
     ...phaseSection(cmp),
     ...overloadMarkdown(cmp, http),
     ...dispatchSection(cmp),
+    ...machinesSection(cmp),
     ...verdictSections(cmp)
   ].join('\n')
 }
@@ -283,11 +332,16 @@ function reportCard (r) {
     : isNum(meth.durationSec)
       ? `${numHtml(meth.durationSec)} s`
       : MISSING
-  return `<section class="card" aria-label="report ${esc(r.letter)}"><h2>${esc(r.letter)} · ${esc(r.name)}${r.baseline ? ' <span class="badge complete">baseline</span>' : ''}</h2><dl>
+  const badge = r.baseline ? ' <span class="badge complete">baseline</span>' : ''
+  const tool = meth.tool === 'in-process'
+    ? 'in-process (no HTTP)'
+    : `${esc(meth.tool) || MISSING} ${esc(meth.toolVersion)} · ${numHtml(meth.connections)} connections · ${load}`
+  const title = `${esc(r.letter)} · ${esc(r.name)}${badge}`
+  return `<section class="card" aria-label="report ${esc(r.letter)}"><h2>${title}</h2><dl>
 <dt>CPU</dt><dd>${esc(m.cpuModel) || MISSING} · ${numHtml(m.cores)} cores</dd>
 <dt>host</dt><dd>${esc(m.hostname) || MISSING}</dd>
 <dt>Node</dt><dd>${esc(m.node) || MISSING} · ${esc(m.os?.type)} ${esc(m.os?.release)}</dd>
-<dt>load</dt><dd>${meth.tool === 'in-process' ? 'in-process (no HTTP)' : `${esc(meth.tool) || MISSING} ${esc(meth.toolVersion)} · ${numHtml(meth.connections)} connections · ${load}`}</dd>
+<dt>load</dt><dd>${tool}</dd>
 <dt>run</dt><dd>${whenHtml(r.createdAt)} · ${esc(r.experiment)}</dd>
 <dt>file</dt><dd><code>${esc(r.file)}</code></dd>
 </dl>${meth.command ? `<pre class="command"><code>${esc(meth.command)}</code></pre>` : ''}</section>`
@@ -300,14 +354,14 @@ function cellMark (c) {
     : ' <span class="warn-text" title="untrusted">⚠</span>'
 }
 
-// A ratio, coloured only when the noise rule calls it better or worse (never from the ratio alone).
-function ratioHtml (v, noise) {
-  if (!isNum(v)) return figureHtml(MISSING)
-  const verdict = noise?.verdict ?? 'no noise estimate'
-  const cls = verdict === 'better' ? 'ratio-up' : verdict === 'worse' ? 'ratio-down' : ''
-  const even = verdict === 'within noise' || verdict === 'tie' ? ` <span class="muted">${verdict === 'tie' ? 'tie' : '≈'}</span>` : ''
-  const said = verdict === 'better' || verdict === 'worse' ? ` ${verdict}` : even
-  return `<span class="${cls}" data-verdict="${esc(verdict)}" title="${esc(verdict)}">${timesGrouped(v)}${said}</span>`
+// A ratio with its verdict, coloured only when the rule calls it better or worse (never from the ratio
+// alone); `v` a verdict of result/verdict.js, or a bare ratio (in-process cases) shown uncoloured.
+function ratioHtml (v, { sign = '' } = {}) {
+  if (!isNum(v?.ratio)) return figureHtml(MISSING)
+  const cls = v.verdict === 'better' ? 'ratio-up' : v.verdict === 'worse' ? 'ratio-down' : ''
+  const title = VERDICT_WORDS[v.verdict] ?? ''
+  return `<span class="${cls}" data-verdict="${esc(v.verdict ?? '')}" title="${esc(title)}">` +
+    `${esc(verdictCell(v, { sign }))}</span>`
 }
 
 function latHtml (v, units) {
@@ -316,11 +370,12 @@ function latHtml (v, units) {
 
 function httpTable (cmp, rows) {
   const base = cmp.reports[cmp.baseline]
-  const groupHead = `<tr><th></th>${cmp.reports.map((r) => `<th class="group" colspan="${r.baseline ? 6 : 8}">${esc(r.letter)} · ${esc(r.name)}${r.baseline ? ' (baseline)' : ''}</th>`).join('')}</tr>`
+  const groupHead = `<tr><th></th>${cmp.reports.map((r) => `<th class="group" colspan="${r.baseline ? 6 : 9}">` +
+    `${esc(r.letter)} · ${esc(r.name)}${r.baseline ? ' (baseline)' : ''}</th>`).join('')}</tr>`
   const cols = ['req/s', 'p50', 'p99', 'max', 'errors', 'eff.']
   const subHead = `<tr><th>run</th>${cmp.reports
     .map((r) =>
-      [...cols, ...(r.baseline ? [] : [`req/s ×${base.letter}`, `p99 ×${base.letter}`])]
+      [...cols, ...(r.baseline ? [] : ['req/s', 'p50', 'p99'].map((m) => `${m} ×${base.letter}`))]
         .map((h, j) => `<th${j === 0 ? ' class="gstart"' : ''}>${esc(h)}</th>`)
         .join('')
     )
@@ -330,7 +385,7 @@ function httpTable (cmp, rows) {
       const tds = row.cells
         .map((c, i) => {
           const r = cmp.reports[i]
-          const n = r.baseline ? 6 : 8
+          const n = r.baseline ? 6 : 9
           if (!c) return `<td class="gstart muted">not run</td>${'<td></td>'.repeat(n - 1)}`
           const vals = [
             `${numHtml(c.rps, 0)}${cellMark(c)}`,
@@ -340,7 +395,7 @@ function httpTable (cmp, rows) {
             c.errors ? `<span class="bad">${numHtml(c.errors)}</span>` : numHtml(c.errors),
             pctHtml(c.efficiency)
           ]
-          if (!r.baseline) vals.push(ratioHtml(c.rpsRatio, c.rpsNoise), ratioHtml(c.p99Ratio, c.p99Noise))
+          if (!r.baseline) vals.push(...['rps', 'p50', 'p99'].map((m) => ratioHtml(c.verdicts?.[m])))
           return vals.map((v, j) => `<td${j === 0 ? ' class="gstart"' : ''}>${v}</td>`).join('')
         })
         .join('')
@@ -348,7 +403,10 @@ function httpTable (cmp, rows) {
       return `<tr${flagged ? ' class="untrusted"' : ''}><td class="text"><code>${esc(row.key)}</code></td>${tds}</tr>`
     })
     .join('\n')
-  return `<div class="table-wrap"><table class="compare"><caption>${esc(unitsLine(cmp).replace(/`/g, ''))} Ratios are to ${esc(base.letter)}; green is better, red worse, ≈ within noise, uncoloured without a noise estimate. ${esc(NOISE_RULE.replace(/`/g, ''))} ⚠ untrusted, ✗ failed.</caption><thead>${groupHead}${subHead}</thead><tbody>
+  const caption = `${unitsLine(cmp).replace(/`/g, '')} Ratios are to ${base.letter}; green is better, red worse. ` +
+    `${ruleText()} ${validationText(VALIDATED)} ⚠ untrusted, ✗ failed.`
+  return `<div class="table-wrap"><table class="compare"><caption>${esc(caption)}</caption>` +
+    `<thead>${groupHead}${subHead}</thead><tbody>
 ${body}
 </tbody></table></div>`
 }
@@ -381,7 +439,9 @@ function charts (cmp, rows) {
           spectrumSpec(pts, { color: 'machine', colorTitle: 'machine', dash: 'run', dashTitle: 'run', yTitle, logY }),
           { id: 'spectrum' }
         ),
-        `<b>Latency by percentile</b>, overlaid: colour is the machine, dash the run. x: log of 1/(1−p), as HdrHistogram plots it.${logY ? ' The latency axis is logarithmic: the lines differ by more than 20× at p99.' : ''}`,
+        '<b>Latency by percentile</b>, overlaid: colour is the machine, dash the run. x: log of 1/(1−p), as ' +
+          'HdrHistogram plots it.' +
+          (logY ? ' The latency axis is logarithmic: the lines differ by more than 20× at p99.' : ''),
         { lines: lines.size }
       )
     )
@@ -391,7 +451,8 @@ function charts (cmp, rows) {
     for (const row of rows) {
       row.cells.forEach((c, i) => {
         const v = c && c.status !== 'failed' ? get(c) : null
-        if (isNum(v)) { data.push({ run: row.key, machine: `${cmp.reports[i].letter} · ${cmp.reports[i].name}`, value: v }) }
+        const machine = `${cmp.reports[i].letter} · ${cmp.reports[i].name}`
+        if (isNum(v)) data.push({ run: row.key, machine, value: v })
       })
     }
     if (!data.length) return ''
@@ -404,8 +465,11 @@ function charts (cmp, rows) {
       { bars: data.length }
     )
   }
-  out.push(`<div class="charts-row">${bars((c) => c.rps, 'rps', 'requests/s', ',.0f', '<b>Requests per second</b> per run and machine. Higher is better.')}
-${bars((c) => c.p99, 'p99', cmp.units === 'service' ? 'p99 (× service time)' : 'p99 (ms)', ',.2f', '<b>p99 latency</b> per run and machine. Lower is better.')}</div>`)
+  const rpsBars = bars((c) => c.rps, 'rps', 'requests/s', ',.0f',
+    '<b>Requests per second</b> per run and machine. Higher is better.')
+  const p99Bars = bars((c) => c.p99, 'p99', cmp.units === 'service' ? 'p99 (× service time)' : 'p99 (ms)', ',.2f',
+    '<b>p99 latency</b> per run and machine. Lower is better.')
+  out.push(`<div class="charts-row">${rpsBars}\n${p99Bars}</div>`)
   for (const o of timelineOverlays(cmp, rows)) out.push(o)
   out.push(
     bars(
@@ -413,7 +477,8 @@ ${bars((c) => c.p99, 'p99', cmp.units === 'service' ? 'p99 (× service time)' : 
       'efficiency',
       'share of the ideal throughput',
       '.0%',
-      "<b>Efficiency</b> against each machine's own ideal (its cores and calibrated service time). The dashed line is 100%.",
+      '<b>Efficiency</b> against each machine\'s own ideal (its cores and calibrated service time). ' +
+        'The dashed line is 100%.',
       { rule: 1, width: 900 }
     )
   )
@@ -439,7 +504,8 @@ function timelineOverlays (cmp, rows) {
       figure(
         'timeline',
         svg,
-        `<b>${esc(row.key)}</b> in time, overlaid: colour is the report, dash the metric; latency is the p99 of each interval. Dashed rules: the end of each round; shaded: recovery.`,
+        `<b>${esc(row.key)}</b> in time, overlaid: colour is the report, dash the metric; latency is the p99 of ` +
+          'each interval. Dashed rules: the end of each round; shaded: recovery.',
         { server: row.key, lines: marks.length }
       )
     )
@@ -451,7 +517,8 @@ function dispatchChart (cmp, rows) {
   const data = []
   for (const row of rows) {
     row.cells.forEach((c, i) => {
-      if (c && isNum(c.meanMs)) { data.push({ run: row.key, machine: `${cmp.reports[i].letter} · ${cmp.reports[i].name}`, value: c.meanMs }) }
+      const machine = `${cmp.reports[i].letter} · ${cmp.reports[i].name}`
+      if (c && isNum(c.meanMs)) data.push({ run: row.key, machine, value: c.meanMs })
     })
   }
   if (!data.length) return ''
@@ -484,10 +551,17 @@ function dispatchTable (cmp, rows) {
     { html: `<code>${esc(row.key)}</code>`, className: 'text' },
     ...row.cells.flatMap((c, i) => {
       const v = c ? `${msHtml(c.meanMs)}${cellMark(c)}` : '<span class="muted">not run</span>'
-      return cmp.reports[i].baseline ? [v] : [v, c ? ratioHtml(c.meanRatio, null) : figureHtml(MISSING)]
+      return cmp.reports[i].baseline ? [v] : [v, c ? ratioHtml({ ratio: c.meanRatio }) : figureHtml(MISSING)]
     })
   ])
   return table(head, body, { className: 'dispatch' })
+}
+
+// A capacity's ratio cell on the page (capacityRatioText's, coloured by its verdict).
+function capacityRatioHtml (c) {
+  if (!c || c.capacityRefused || !isNum(c.capacityRatio)) return esc(capacityRatioText(c))
+  return ratioHtml(c.verdicts?.capacity ?? { ratio: c.capacityRatio, verdict: 'no-interval' },
+    { sign: c.capacityRatioSign ?? '' })
 }
 
 // Capacity per run and report, with its ratio to the baseline (only when some report swept rates).
@@ -508,31 +582,86 @@ function capacityTable (cmp, http) {
     ...row.cells.flatMap((c, i) => {
       const cap = esc(capacityText(c, MISSING, numGrouped))
       const cells = [cap, c ? msHtml(c.sloMs) : MISSING]
-      if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? esc(refusedText(c)) : `${c.capacityRatioSign ?? ''}${ratioHtml(c.capacityRatio, c.capacityNoise)}`) : MISSING)
+      if (!cmp.reports[i].baseline) cells.push(capacityRatioHtml(c))
       return cells
     })
   ])
-  return `<section class="block"><h2>Capacity</h2><p class="lead">The highest open-loop rate each run held with p99 within its target and every request answered.</p>${table(head, body, { className: 'capacity' })}</section>`
+  return '<section class="block"><h2>Capacity</h2><p class="lead">The highest open-loop rate each run held with p99 ' +
+    `within its target and every request answered.</p>${table(head, body, { className: 'capacity' })}</section>`
 }
 
 // A request mix's classes side by side (--mix), as the Markdown's "Per class".
 function classTable (cmp) {
   if (!cmp.classes?.length) return ''
   const body = cmp.classes.map((row) => [
-    `<code>${esc(row.key)}</code>`, esc(row.name), ...row.cells.flatMap((c, i) => classCells(c, cmp.reports[i]).map(esc))
+    `<code>${esc(row.key)}</code>`, esc(row.name),
+    ...row.cells.flatMap((c, i) => classCells(c, cmp.reports[i]).map(esc))
   ])
   return '<section class="block"><h2>Per class</h2><p class="lead">Each class of a request mix: answers per second, ' +
-    `p50 and p99 from the due time (with its target), failed requests, and p99 against the baseline's.</p>${table(classHead(cmp, esc), body, { className: 'classes' })}</section>`
+    'p50 and p99 from the due time (with its target), failed requests, and p99 against the baseline\'s.</p>' +
+    `${table(classHead(cmp, esc), body, { className: 'classes' })}</section>`
 }
 
 // Each run's phases side by side (the Markdown's "Per phase").
 function phaseTable (cmp) {
   if (!cmp.phases?.length) return ''
   const body = cmp.phases.map((row) => [
-    `<code>${esc(row.key)}</code>`, esc(row.phase), ...row.cells.flatMap((c, i) => phaseCells(c, cmp.reports[i]).map(esc))
+    `<code>${esc(row.key)}</code>`, esc(row.phase),
+    ...row.cells.flatMap((c, i) => phaseCells(c, cmp.reports[i]).map(esc))
   ])
   return `<section class="block"><h2>Per phase</h2><p class="lead">${esc(PHASE_LEAD)}</p>` +
     `${table(phaseHead(cmp, esc), body, { className: 'phases' })}</section>`
+}
+
+// Each strategy's req/s (or capacity) against the ruler's effective cores, one line per strategy across
+// the machines that carry a ruler; '' with fewer than two such machines.
+export function coresSpec (cmp) {
+  const m = cmp.machines
+  const values = []
+  for (const row of cmp.rows.filter((r) => r.kind === 'http')) {
+    row.cells.forEach((c, i) => {
+      const cores = m?.rulers?.[i]?.['cores.effective']?.value
+      const figure = m?.rankings?.[i]?.figure
+      const v = c && figure ? c[figure] : null
+      if (isNum(cores) && isNum(v)) values.push({ strategy: row.key, cores, value: v, machine: cmp.reports[i].letter })
+    })
+  }
+  if (new Set(values.map((v) => v.machine)).size < 2) return null
+  const figure = m.rankings.find((r) => r.figure)?.figure
+  return {
+    width: 640,
+    height: 300,
+    data: { values },
+    mark: { type: 'line', point: { filled: true, size: 50 } },
+    encoding: {
+      x: { field: 'cores', type: 'quantitative', title: 'effective cores (the ruler)', scale: { zero: true } },
+      y: { field: 'value', type: 'quantitative', title: figure === 'capacity' ? 'capacity (req/s)' : 'req/s' },
+      color: { field: 'strategy', type: 'nominal', title: 'run', sort: null },
+      order: { field: 'cores', type: 'quantitative' },
+      tooltip: [{ field: 'machine' }, { field: 'strategy' }, { field: 'value', format: ',.1f' }]
+    },
+    config: CHART_CONFIG
+  }
+}
+
+// The machines on the page: the Markdown section's table and flips, and the chart against the cores.
+function machinesHtml (cmp) {
+  const md = machinesSection(cmp)
+  if (!md.length) return ''
+  const m = cmp.machines
+  const body = cmp.reports.map((r, i) => [
+    `<b>${esc(r.letter)}</b>`, esc(rulerLineText(m.rulers[i])), esc(m.rankings[i].figure ?? MISSING),
+    m.rankings[i].order.map((k) => `<code>${esc(k)}</code>`).join(' &gt; ') || MISSING
+  ])
+  const items = md.filter((l) => l.startsWith('- ')).map((l) => `<li>${esc(l.slice(2).replace(/`/g, ''))}</li>`)
+  const spec = coresSpec(cmp)
+  const chart = spec
+    ? figure('cores', renderSvg(spec, { id: 'cores' }), '<b>Each run against the ruler\'s effective cores</b>: ' +
+      'one point per machine that carries a ruler.', { lines: new Set(spec.data.values.map((v) => v.strategy)).size })
+    : ''
+  return '<section class="block" data-section="machines"><h2>Machines</h2>' +
+    `${table(['', 'ruler', 'ranked by', 'ranking'], body, { className: 'machines' })}<ul>${items.join('')}</ul>` +
+    `${chart}</section>`
 }
 
 // The comparison as a self-contained HTML page: report cards, overlaid charts, the grouped table.
@@ -543,7 +672,9 @@ export function renderCompareHtml (cmp) {
     ? `<div class="notice" data-flag="untrusted"><h3>⚠ Runs not to be taken at face value</h3><ul>${cmp.flags
         .map(
           (fl) =>
-            `<li>${fl.status === 'failed' ? '<span class="bad">✗ failed</span>' : '⚠ untrusted'}: <b>${esc(cmp.reports[fl.report].letter)}</b> <code>${esc(fl.key)}</code>: ${esc(fl.why.join('; ') || 'no reason given')}</li>`
+            `<li>${fl.status === 'failed' ? '<span class="bad">✗ failed</span>' : '⚠ untrusted'}: ` +
+            `<b>${esc(cmp.reports[fl.report].letter)}</b> <code>${esc(fl.key)}</code>: ` +
+            `${esc(fl.why.join('; ') || 'no reason given')}</li>`
         )
         .join('')}</ul></div>`
     : ''
@@ -551,7 +682,8 @@ export function renderCompareHtml (cmp) {
     ? `<div class="notice info"><h3>Notes</h3><ul>${cmp.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
     : ''
   const gates = cmp.gates?.length
-    ? `<div class="notice${anyRegressed(cmp) ? ' failed' : ' info'}" data-flag="gates"><h3>Gates (--fail-on)</h3><ul>${cmp.gates
+    ? `<div class="notice${anyRegressed(cmp) ? ' failed' : ' info'}" data-flag="gates">` +
+      `<h3>Gates (--fail-on)</h3><ul>${cmp.gates
         .flatMap((g) =>
           g.runs.length
             ? g.runs.map((r) => `<li data-gate="${esc(r.status)}">${esc(gateLine(cmp, g, r))}</li>`)
@@ -559,13 +691,19 @@ export function renderCompareHtml (cmp) {
         )
         .join('')}</ul></div>`
     : ''
-  const body = `<header class="top"><h1>loadlab compare <span class="sub">${cmp.reports.length} reports, ${cmp.rows.length} runs in common</span></h1></header>
+  const sub = `${cmp.reports.length} reports, ${cmp.rows.length} runs in common`
+  const inProcess = dispatch.length
+    ? '<section class="block"><h2>In-process cases</h2>' +
+      `${dispatchChart(cmp, dispatch)}${dispatchTable(cmp, dispatch)}</section>`
+    : ''
+  const body = `<header class="top"><h1>loadlab compare <span class="sub">${sub}</span></h1></header>
 <div class="cards">${cmp.reports.map(reportCard).join('')}</div>
 ${gates}${flags}${notes}
 ${http.length ? `<section class="block"><h2>HTTP runs</h2>${charts(cmp, http)}${httpTable(cmp, http)}</section>` : ''}
-${capacityTable(cmp, http)}${classTable(cmp)}${phaseTable(cmp)}
+${capacityTable(cmp, http)}${classTable(cmp)}${phaseTable(cmp)}${machinesHtml(cmp)}
 ${overloadHtml(cmp, http)}
-${dispatch.length ? `<section class="block"><h2>In-process cases</h2>${dispatchChart(cmp, dispatch)}${dispatchTable(cmp, dispatch)}</section>` : ''}
-<footer>Written by <code>npm run compare</code>. Charts rendered with Vega-Lite; this page loads nothing from the network.</footer>`
+${inProcess}
+<footer>Written by <code>npm run compare</code>. Charts rendered with Vega-Lite; this page loads nothing from the ` +
+  'network.</footer>'
   return page({ title: `loadlab compare: ${cmp.reports.map((r) => r.name).join(' vs ')}`, body })
 }

@@ -46,7 +46,7 @@ plan:
 merge:
   --threshold EXPR    on the merged figures, repeatable (exit 99 when crossed; see loadlab --help)
   --allow-missing     merge what came back when a shard failed; the report says which share is missing
-  --out DIR           where the merged report goes (default reports/)
+  --out DIR           where the merged report goes (default reports/; ./loadlab-reports/ outside a checkout)
   -h, --help          this text
 After --, options for every shard's lab (e.g. --connections 32 --warmup 200 --out /tmp/shards).
 Exit: 0; 99 a threshold crossed; 1 a shard missing (without --allow-missing); 2 usage; 130 interrupted.`

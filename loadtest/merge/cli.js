@@ -28,7 +28,7 @@ in flight), or whose rate, percentiles, classes or timeline are not those of its
 histograms. Every merged figure is computed from the counts and histograms; trust is judged again.
 
 options:
-  --out DIR    where the merged report goes (default reports/)
+  --out DIR    where the merged report goes (default reports/; ./loadlab-reports/ outside the lab's checkout)
   -h, --help   this text`
 
 // argv → { files, out, help }; a bad flag is a refusal.
@@ -46,8 +46,7 @@ function parseMergeArgs (argv) {
   }
   const { values, positionals } = parsed
   if (!values.help && positionals.length < 2) {
-    throw mergeError('expected the reports of at least two shards ' +
-    '(see --help)')
+    throw mergeError('expected the reports of at least two shards (see --help)')
   }
   const out = values.out === undefined ? defaultReportsDir(userCwd(), ROOT) : resolve(values.out)
   return { files: positionals, out, help: values.help }
