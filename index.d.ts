@@ -11,7 +11,8 @@ export interface LabOptions {
   server?: string | string[]
   /** A study to reproduce: tour, capacity, overload, heavy-cpu, … (`loadlab --list`). */
   experiment?: string
-  /** Concurrent connections (closed loop); with `rate`, the cap on kept connections. */
+  /** Concurrent connections (default 10; an experiment's own: `npx loadlab --list`); with `rate`, the cap on
+   * kept connections. */
   connections?: number
   /** Open loop: requests per second on a schedule. */
   rate?: number
@@ -33,11 +34,11 @@ export interface LabOptions {
   tune?: string
   /** Capacity experiment: run the decision's winner at its plan rate. */
   confirm?: boolean
-  /** Requests per measured round (excludes `duration`). */
+  /** Requests per measured round, per server (default 200 for a `server`, `url` or `task` run; excludes `duration`). */
   amount?: number
-  /** Seconds per measured round (excludes `amount`). */
+  /** Seconds per measured round, instead of `amount` (default: none). */
   duration?: number
-  /** Per-request timeout in seconds. */
+  /** Per-request timeout in seconds (default 10). */
   timeout?: number
   /** Bytes kept of each response body. */
   maxBody?: number
@@ -49,7 +50,7 @@ export interface LabOptions {
   input?: string | Record<string, unknown> | unknown[]
   /** Measured rounds per server (capacity experiment: whole sweeps). */
   runs?: number
-  /** Requests in the discarded warm-up round, 0 = none. */
+  /** Requests in the discarded warm-up round, 0 = none (default 20 for a `server`, `url` or `task` run). */
   warmup?: number
   /** A service the lab did not start. */
   url?: string
@@ -65,7 +66,7 @@ export interface LabOptions {
   node?: string | Array<string | number>
   /** Runtimes to run the servers under: `['node22', 'bun']` or paths. */
   runtime?: string | string[]
-  /** Where the report files go (default ./loadlab-reports/); `false`: write none. */
+  /** Where the report files go (default reports/ inside the lab's checkout, else ./loadlab-reports/); `false`: none. */
   out?: string | false
   /** Free text naming the machine or the run. */
   label?: string
@@ -368,16 +369,73 @@ export interface CompareOptions {
   names?: string[]
 }
 
-/** What compare renders: the runs the reports share, their figures and ratios, and the --fail-on gates. */
+/** A figure's interval from its own run (order statistics, batch means, a capacity's bracket). */
+export interface FigureInterval {
+  value: number
+  low: number
+  /** null in JSON for an open side (a capacity that is a lower bound). */
+  high: number | null
+  method: 'order-statistics' | 'batch-means' | 'median-latency' | 'bracket'
+  n?: number
+  open?: boolean
+  batches?: number
+  rounds?: number
+}
+
+/** compare's verdict on one ratio (docs/compare.md; the rule book's `compare` rule). */
+export interface FigureVerdict {
+  kind: string
+  /** This report's figure over the baseline's. */
+  ratio: number | null
+  /** The ratio's band: both runs' intervals and the floor of its kind of figure. */
+  low: number | null
+  high: number | null
+  verdict: 'better' | 'worse' | 'within-noise' | 'machine' | 'no-interval'
+  /** 'told' where both reports carry a ruler; 'unknown': the machine cannot be told apart. */
+  machine: 'told' | 'unknown'
+  /** The ratio the rulers predict for the strategy, the share (of the log) they explain, ratio over predicted. */
+  predicted: number | null
+  explained: number | null
+  residual: number | null
+}
+
+/** The machines side by side: ruler lines, each machine's ranking of the runs, and where it flips. */
+export interface ComparisonMachines {
+  rulers: Array<Record<string, unknown> | null>
+  /** The reports (indices) without a ruler. */
+  noRuler: number[]
+  rankings: Array<{ figure: 'rps' | 'capacity' | null; order: string[]; top: string | null }>
+  flips: Array<{ report: number; above: string; below: string; sure: boolean }>
+  decisions: Array<{ report: number; was: string; now: string; sure: boolean }>
+}
+
+/** One report's cell of an HTTP row (its figures; beside the baseline, the verdict on each). */
+export interface ComparisonCell {
+  rps?: number | null
+  p50?: number | null
+  p99?: number | null
+  intervals?: Record<string, FigureInterval | null>
+  verdicts?: Record<string, FigureVerdict>
+  [field: string]: unknown
+}
+
+/** What compare renders: the runs the reports share, their figures, verdicts and ratios, and the gates. */
 export interface Comparison {
   units: 'ms' | 'service'
   baseline: number
   reports: Array<Record<string, unknown>>
-  rows: Array<{ key: string; kind: string; cells: Array<Record<string, unknown> | null>; [field: string]: unknown }>
+  rows: Array<{ key: string; kind: string; cells: Array<ComparisonCell | null>; [field: string]: unknown }>
   classes: Array<Record<string, unknown>>
+  phases: Array<Record<string, unknown>>
+  machines: ComparisonMachines
   flags: Array<Record<string, unknown>>
   gates: Array<{
-    runs: Array<{ report: number; status: 'regressed' | 'within bound' | 'within noise' | 'not comparable'; [field: string]: unknown }>
+    runs: Array<{
+      report: number
+      status: 'regressed' | 'within bound' | 'within noise' | 'machine' | 'not comparable'
+      noise: FigureVerdict | null
+      [field: string]: unknown
+    }>
     [field: string]: unknown
   }>
   notes: string[]

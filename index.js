@@ -29,6 +29,28 @@ const REPEATED = new Set(REPEATABLE)
 // camelCase → the long option's name: maxBody → max-body, capacityFrom → capacity-from.
 const flagName = (key) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
 
+// What a value is, for a message: `null`, `an array`, `an invalid Date`, else its typeof.
+const kindOf = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v)
+
+// --input given as a value: its JSON (a circular or BigInt value cannot be written: a usage error).
+function inputJson (value) {
+  try {
+    return JSON.stringify(value)
+  } catch (err) {
+    throw usageError(`--input: cannot be written as JSON: ${String(err.message).split('\n')[0]}`)
+  }
+}
+
+// --header given as an object of names and values: `Name: value` each; a value must be a string or a number.
+function headerLines (value) {
+  return Object.entries(value).map(([k, v]) => {
+    if (typeof v !== 'string' && typeof v !== 'number') {
+      throw usageError(`--header: the value of \`${k}\` must be a string or a number, got ${kindOf(v)}`)
+    }
+    return `${k}: ${v}`
+  })
+}
+
 // One option as command-line words: true a bare flag; false, null and undefined nothing; a number or a
 // Date as text; an array (server: ['simple', 'cluster'], slo: [50, 100]) comma-joined, or repeated for
 // an option the CLI repeats; `input` may be the object itself, `header` an object of names and values.
@@ -43,23 +65,28 @@ function optionWords (key, value) {
   if (value === undefined || value === null || value === false) return []
   if (value === true) return [flag]
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'bigint') return words(value)
-  if (value instanceof Date) return words(value.toISOString())
+  if (value instanceof Date) {
+    if (Number.isNaN(value.getTime())) throw usageError(`${flag}: expected a valid Date, got an invalid Date`)
+    return words(value.toISOString())
+  }
   if (Array.isArray(value) && value.every((v) => ['string', 'number'].includes(typeof v))) {
     return REPEATED.has(key) ? value.flatMap(words) : words(value.join(','))
   }
-  if (key === 'input' && typeof value === 'object') return words(JSON.stringify(value))
-  if (key === 'header' && typeof value === 'object') {
-    return Object.entries(value).flatMap(([k, v]) => words(`${k}: ${v}`))
+  if (key === 'input' && typeof value === 'object') return words(inputJson(value))
+  if (key === 'header' && Array.isArray(value)) {
+    throw usageError('--header: expected `Name: value` strings or one object of names and values, ' +
+      `got an array holding ${kindOf(value.find((v) => typeof v !== 'string' && typeof v !== 'number'))}`)
   }
+  if (key === 'header' && typeof value === 'object') return headerLines(value).flatMap(words)
   throw usageError(`--${flagName(key)}: expected a string, a number, a boolean or an array of them, ` +
     `got ${Array.isArray(value) ? 'an array' : typeof value}`)
 }
 
-// The options object as the command line that means the same (out: false gives no --out).
-function optionsToArgv (options = {}) {
+// The options object as the command line that means the same (out: false gives no --out); `what` names
+// the object in a refusal ('runLab: expected an options object').
+function optionsToArgv (options = {}, what = 'runLab: expected an options object') {
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw usageError('runLab: expected an options object, ' +
-      `got ${options === null ? 'null' : Array.isArray(options) ? 'an array' : typeof options}`)
+    throw usageError(`${what}, got ${kindOf(options)}`)
   }
   return Object.entries(options).flatMap(([key, value]) => optionWords(key, value))
 }
@@ -70,6 +97,13 @@ function optionsToArgv (options = {}) {
 // paths, errors }. `signal` stops the run: the report then holds what was measured (status 'partial').
 // A bad option rejects before anything starts, with the CLI's message and code LAB_USAGE.
 export async function runLab (options = {}, { signal, onProgress = () => {} } = {}) {
+  // a signal that is not one would reach the run's listeners and crash it (an unhandled 'error' event)
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw usageError(`runLab: expected signal to be an AbortSignal, got ${kindOf(signal)}`)
+  }
+  if (typeof onProgress !== 'function') {
+    throw usageError(`runLab: expected onProgress to be a function, got ${kindOf(onProgress)}`)
+  }
   const argv = optionsToArgv(options)
   const opts = parseOptions(argv)
   if (options.out === false) opts.out = null
@@ -88,13 +122,20 @@ export async function runLab (options = {}, { signal, onProgress = () => {} } = 
 // SIGKILL after 8 s) and every process it started, and resolves { exit, forced, leftovers } once they
 // have exited. A server this process does not stop ends with it (its IPC channel closes).
 export async function startServer (name, flags = []) {
+  if (typeof name !== 'string') {
+    throw usageError(`startServer: expected the server's name as a string, got ${kindOf(name)}`)
+  }
+  if (flags === null || typeof flags !== 'object') {
+    throw usageError(`startServer: expected flags as an object or an array of words, got ${kindOf(flags)}`)
+  }
   const servers = catalog().filter((s) => s.available)
   const entry = servers.find((s) => s.name === name)?.entry
   if (!entry) {
     throw usageError(`startServer: unknown server \`${name}\`; ` +
     `allowed: ${servers.map((s) => s.name).join(', ')}`)
   }
-  const args = Array.isArray(flags) ? flags.map(String) : optionsToArgv(flags)
+  const what = 'startServer: expected flags as an object'
+  const args = Array.isArray(flags) ? flags.map(String) : optionsToArgv(flags, what)
   const server = await bootServer({ entry, args, cwd: process.cwd() }).catch((err) => {
     // the server's own one line (a bad flag: exit 2) says more than "exited before it was ready"
     const said = err.failure?.stderrTail?.filter((l) => l.trim() !== '').at(-1)

@@ -6,13 +6,14 @@ import { constants } from 'node:fs'
 import { access, stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { anyRegressed, CompareError, FAIL_ON_GRAMMAR, parseFailOn, UNITS } from './compare.js'
+import { anyRegressed, comparisonData, CompareError, FAIL_ON_GRAMMAR, parseFailOn, UNITS } from './compare.js'
 import { compareReports, readReport } from './api.js'
 import { termCode, termText } from '../text/escape.js'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
 import { userCwd } from '../paths.js'
 import { runCli, runMain } from '../errors.js'
+import { ruleText } from '../text/compare.js'
 
 export const HELP = `usage: npm run compare -- A.json B.json [...] [options]
        npm run compare -- RUNTIMES.json [options]   (one report made under lab --node 20,24)
@@ -26,16 +27,31 @@ options:
   --html FILE        also write an HTML page with the charts overlaid per machine
   --units ms|service latency in ms (default) or in multiples of each machine's calibrated service time
   --force            overwrite the --html file if it exists
+  --json             print the comparison as JSON (every figure: ratio, interval, verdict, share the ruler
+                     explains) instead of Markdown
   --fail-on BOUND    exit ${THRESHOLD_EXIT} when a run common to the baseline and another report regresses past
-                     BOUND, repeatable: ${FAIL_ON_GRAMMAR}.
-                     Where both runs have several rounds (lab --runs N) a change inside the rounds' noise
-                     (their min–max ranges overlap) does not fail; with one round the raw ratio decides
+                     BOUND, repeatable: ${wrap(FAIL_ON_GRAMMAR, 21, 40)}.
+                     A change within noise, or put down to the machine by the rulers, does not fail
   -h, --help         this text
 
-Verdicts: a ratio is called better or worse only when the rounds of the two runs do not overlap
-(lab --runs N, N >= 2 on both sides); otherwise "within noise", and with one round "no noise estimate".`
+Verdicts, from one run each (docs/compare.md):
+${wrap(ruleText(), 0)}`
+
+// Words wrapped at 110 columns, each line after the first indented by `indent` spaces, the first line
+// starting at column `start`.
+function wrap (text, indent, start = indent) {
+  const lines = ['']
+  for (const word of text.split(' ')) {
+    const last = lines[lines.length - 1]
+    const at = lines.length === 1 ? start : indent
+    if (last && at + last.length + word.length + 1 > 110) lines.push(word)
+    else lines[lines.length - 1] = last ? `${last} ${word}` : word
+  }
+  return lines.join(`\n${' '.repeat(indent)}`)
+}
 
 const OPTIONS = {
+  json: { type: 'boolean', default: false },
   baseline: { type: 'string' },
   html: { type: 'string' },
   units: { type: 'string', default: 'ms' },
@@ -78,6 +94,7 @@ function parseCompareArgs (argv) {
     html: values.html ?? null,
     units: values.units,
     force: values.force,
+    json: values.json,
     failOn,
     help: false
   }
@@ -148,7 +165,7 @@ async function runCompare (argv) {
   // loaded here, not at the top: the renderers bring the charts' vega (about 0.5 s to load), which a
   // refusal, --help or a module reading readReport never needs
   const { gateLine, renderCompareHtml, renderCompareMarkdown } = await import('./render.js')
-  const stdout = renderCompareMarkdown(cmp)
+  const stdout = opts.json ? `${JSON.stringify(comparisonData(cmp), null, 2)}\n` : renderCompareMarkdown(cmp)
   const pageError = opts.html === null ? null : await writeComparePage(opts.html, cmp, { ...opts, renderCompareHtml })
   const regressions = cmp.gates.flatMap((g) =>
     g.runs.filter((r) => r.status === 'regressed').map((r) => gateLine(cmp, g, r, { code: termCode }))

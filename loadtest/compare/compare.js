@@ -15,8 +15,12 @@ import { overloadCell } from './overload.js'
 import { verdictOf } from '../result/trust.js'
 import { isInProcess } from '../result/kind.js'
 import { machineLine, unmeasuredText } from '../text/sentences.js'
-import { overlaps } from '../result/decision.js'
 import { PHASES } from '../result/phases.js'
+import {
+  capacityInterval, littleInterval, percentileInterval, rateInterval, withRounds
+} from '../result/interval.js'
+import { judge } from '../result/verdict.js'
+import { flatFigures, predict } from '../result/machine.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }
@@ -116,6 +120,37 @@ function targetsDiffer (base, next) {
     `(p99 ≤ ${roundTo(base.sloMs, 1)} ms and ≤ ${roundTo(next.sloMs, 1)} ms; more than ${TARGET_TOLERANCE * 100} %: run both with one --slo)`
 }
 
+// An interval in the cell's units (latency divided by the service time under --units service).
+function scaledInterval (iv, scale) {
+  if (!iv || !isNum(scale) || scale <= 0) return null
+  return { ...iv, value: iv.value / scale, low: iv.low / scale, high: iv.high / scale }
+}
+
+// The interval of one figure of a run from the run itself (result/interval.js), in the cell's units:
+// metric rps, efficiency, capacity, or a percentile (p50, p99, p99.9 …); null where the run lacks the data.
+export function intervalOf (r, metric, scale = 1) {
+  const closed = r?.loop !== 'open' && !r?.rate
+  const rounds = Array.isArray(r?.runs) ? r.runs : []
+  if (metric === 'rps' || metric === 'efficiency') {
+    const value = metric === 'rps' ? r?.rps : r?.efficiency
+    const p50 = closed ? percentileInterval(r?.histograms?.latency, 50, r?.latency?.p50) : null
+    const iv = rateInterval(r?.timeline, value) ?? littleInterval(p50, value)
+    const per = metric === 'rps' ? 1 : r?.ideal?.rps > 0 ? 1 / r.ideal.rps : null
+    return withRounds(iv, per === null ? [] : rounds.map((x) => (isNum(x?.rps) ? x.rps * per : null)))
+  }
+  if (metric === 'capacity') return capacityInterval(r?.capacity?.capacity)
+  const p = /^p(\d+(?:\.\d+)?)$/.exec(metric)
+  if (!p) return null
+  const key = p[1]
+  const value = r?.latency?.percentiles?.[key] ?? r?.latency?.[`p${key.replace('.', '_')}`]
+  const iv = percentileInterval(r?.histograms?.latency, Number(key), value)
+  const field = `p${key.replace('.', '_')}`
+  return scaledInterval(withRounds(iv, rounds.map((x) => x?.latency?.[field] ?? null)), scale)
+}
+
+// The figures compare judges on an HTTP run, each with its interval.
+export const JUDGED = ['rps', 'p50', 'p99', 'efficiency', 'capacity']
+
 function httpCell (r, report, units) {
   const scale = units === 'service' ? serviceMs(report, r.work, r.runtime?.label) : 1
   const errors = errorsOf(r.requests)
@@ -145,6 +180,7 @@ function httpCell (r, report, units) {
     capacityBracket: r.capacity?.capacity?.bracket ?? null,
     sloMs: isNum(r.capacity?.sloMs) ? r.capacity.sloMs : null,
     overload: overloadCell(r), // past capacity (the overload experiment), null otherwise
+    intervals: Object.fromEntries(JUDGED.map((m) => [m, intervalOf(r, m, m.startsWith('p') ? scale : 1)])),
     ...drawable(r.timeline)
   }
 }
@@ -176,72 +212,6 @@ function dispatchCell (r) {
   }
 }
 
-// The noise rule, as the output states it.
-export const NOISE_RULE = 'A ratio is called better or worse only when the two runs\' rounds (`--runs N`) do not overlap: ' +
-  'every round of one is above every round of the other (their min–max ranges are apart); otherwise it is within noise. ' +
-  'Rounds of identical code separate this way by chance with probability 2·n!·m!/(n+m)! per figure ' +
-  '(n, m rounds: 10 % for 3 and 3, 2.9 % for 4 and 4, 0.8 % for 5 and 5). A run with one round has no noise estimate: ' +
-  'its ratio is shown raw and called neither better nor worse.'
-
-// Figures the rounds of a result (`runs`, with --runs N > 1) carry: where a noise estimate exists.
-const ROUND_FIGURES = {
-  rps: (x) => x.rps,
-  p50: (x) => x.latency?.p50,
-  p99: (x) => x.latency?.p99,
-  max: (x) => x.latency?.max
-}
-
-// The rounds of one figure of a result (ms, req/s, or a fraction for efficiency); [] when it has one round.
-function roundsOf (r, metric) {
-  // a capacity's rounds are its sweeps (--runs N), never the steps of one sweep
-  if (metric === 'capacity') return (r?.capacity?.runs ?? []).map((x) => x.rps).filter(isNum)
-  if (!Array.isArray(r?.runs)) return []
-  if (metric === 'efficiency') {
-    const ideal = r.ideal?.rps
-    return isNum(ideal) && ideal > 0 ? roundsOf(r, 'rps').map((v) => v / ideal) : []
-  }
-  const get = ROUND_FIGURES[metric]
-  return get ? r.runs.map((x) => get(x ?? {})).filter(isNum) : []
-}
-
-// How often identical code's rounds separate by chance: 2 / C(n+m, n) (exchangeable rounds).
-export function chanceOfSeparation (n, m) {
-  let c = 1
-  for (let i = 1; i <= n; i++) c = c * (m + i) / i
-  return 2 / c
-}
-
-// The least and greatest of many figures (no spread into arguments: a crafted report may hold 200k rounds).
-const lowest = (xs) => xs.reduce((m, x) => (x < m ? x : m), Infinity)
-const highest = (xs) => xs.reduce((m, x) => (x > m ? x : m), -Infinity)
-
-/**
- * The verdict on a change from rounds `base` to rounds `next` of one figure (NOISE_RULE):
- * { verdict: 'better'|'worse'|'within noise'|'no noise estimate', rounds: [n, m], chance }.
- */
-export function noiseVerdict (base, next, higherIsBetter) {
-  const a = base.filter(isNum)
-  const b = next.filter(isNum)
-  const rounds = [a.length, b.length]
-  if (a.length < 2 || b.length < 2) return { verdict: 'no noise estimate', rounds, chance: null }
-  const chance = chanceOfSeparation(a.length, b.length)
-  const [minA, maxA, minB, maxB] = [lowest(a), highest(a), lowest(b), highest(b)]
-  const up = minB > maxA
-  const down = maxB < minA
-  if (!up && !down) return { verdict: 'within noise', rounds, chance }
-  return { verdict: up === higherIsBetter ? 'better' : 'worse', rounds, chance }
-}
-
-// One sweep each (no --runs): their brackets decide, as the decision's do (result/decision.js overlaps):
-// 'tie' when they overlap, else 'better' or 'worse'; the no-estimate verdict without brackets.
-function bracketVerdict (base, c) {
-  const a = base?.capacityBracket
-  const b = c.capacityBracket
-  if (!isNum(a?.pass) || !isNum(b?.pass)) return { verdict: 'no noise estimate', rounds: [1, 1], chance: null }
-  if (overlaps({ bracket: a }, { bracket: b })) return { verdict: 'tie', rounds: [1, 1], chance: null }
-  return { verdict: b.pass > a.pass ? 'better' : 'worse', rounds: [1, 1], chance: null }
-}
-
 // Metrics --fail-on takes: the lab's threshold metrics that are not counts, with their good direction.
 const FAIL_ON_METRICS = Object.keys(METRICS).filter((m) => METRICS[m].kind !== 'count')
 const HIGHER_IS_BETTER = (metric) => ['rate', 'ratio'].includes(METRICS[metric].kind)
@@ -271,7 +241,7 @@ export function parseFailOn (spec) {
   return { spec: String(spec), metric, sign, bound: Number(m[3]) / 100 }
 }
 
-function gateRun (g, key, base, next) {
+function gateRun (g, key, base, next, prediction) {
   const def = METRICS[g.metric]
   const b = base ? def.read(base) : null
   const v = next ? def.read(next) : null
@@ -286,10 +256,12 @@ function gateRun (g, key, base, next) {
   const refused = g.metric === 'capacity' && targetsDiffer({ sloMs: base.capacity?.sloMs, capacity: b }, { sloMs: next.capacity?.sloMs, capacity: v })
   if (refused) return { ...out, why: refused }
   out.change = v / b - 1
-  out.noise = noiseVerdict(roundsOf(base, g.metric), roundsOf(next, g.metric), HIGHER_IS_BETTER(g.metric))
+  out.noise = judge(g.metric, intervalOf(base, g.metric) ?? { value: b }, intervalOf(next, g.metric) ?? { value: v },
+    prediction)
   const past = g.sign === '+' ? out.change > g.bound : out.change < -g.bound
   if (!past) return { ...out, status: 'within bound' }
-  if (out.noise.verdict === 'within noise') return { ...out, status: 'within noise' }
+  if (out.noise.verdict === 'within-noise') return { ...out, status: 'within noise' }
+  if (out.noise.verdict === 'machine') return { ...out, status: 'machine' }
   return { ...out, status: 'regressed' }
 }
 
@@ -372,8 +344,19 @@ function sharedKeys (byKey, baseline) {
   return keys
 }
 
-// A cell's ratios to the baseline's, and for HTTP runs the noise verdict of their rounds.
-function againstBaseline (c, i, { kind, base, baseRun, run, baseline }) {
+// What the rulers of two reports predict for a run moved from the baseline's machine to another's
+// (result/machine.js), with latency in service units divided by the service times; null without both rulers.
+function predictionOf ({ baseReport, report, baseRun, run, units }) {
+  if (!baseRun || !run) return null
+  const workMs = serviceMs(baseReport, baseRun.work, baseRun.runtime?.label)
+  const p = predict({ rulerA: baseReport.ruler, rulerB: report.ruler, runA: baseRun, runB: run, workMs })
+  if (!p || units !== 'service') return p
+  const other = serviceMs(report, run.work, run.runtime?.label)
+  return isNum(workMs) && isNum(other) && other > 0 ? { ...p, latency: p.latency * workMs / other } : p
+}
+
+// A cell's ratios to the baseline's and, for HTTP runs, the verdict on each (result/verdict.js).
+function againstBaseline (c, i, { kind, base, baseRun, run, baseline, baseReport, report, units }) {
   if (kind === 'dispatch') {
     c.meanRatio = ratio(c.meanMs, base?.meanMs)
     return
@@ -387,13 +370,14 @@ function againstBaseline (c, i, { kind, base, baseRun, run, baseline }) {
   c.capacityRatio = c.capacityRefused ? null : ratio(c.capacity, base?.capacity)
   // a lower bound over a measurement: the ratio is at least this much
   c.capacityRatioSign = isNum(c.capacityRatio) && c.capacityBound === AT_LEAST ? '≥' : null
-  if (i !== baseline && baseRun && isNum(c.capacity)) {
-    c.capacityNoise = noiseVerdict(roundsOf(baseRun, 'capacity'), roundsOf(run, 'capacity'), true)
-    if (c.capacityNoise.verdict === 'no noise estimate' && !c.capacityRefused) c.capacityNoise = bracketVerdict(base, c)
-  }
-  if (i !== baseline && baseRun) {
-    c.rpsNoise = noiseVerdict(roundsOf(baseRun, 'rps'), roundsOf(run, 'rps'), true)
-    c.p99Noise = noiseVerdict(roundsOf(baseRun, 'p99'), roundsOf(run, 'p99'), false)
+  if (i === baseline || !base) return
+  c.prediction = predictionOf({ baseReport, report, baseRun, run, units })
+  c.verdicts = {}
+  for (const m of JUDGED) {
+    if (m === 'capacity' && (c.capacityRefused || !isNum(c.capacity) || !isNum(base.capacity))) continue
+    const a = base.intervals[m] ?? (isNum(base[m]) ? { value: base[m] } : null)
+    const b = c.intervals[m] ?? (isNum(c[m]) ? { value: c[m] } : null)
+    if (a && b) c.verdicts[m] = judge(m, a, b, c.prediction)
   }
 }
 
@@ -408,7 +392,10 @@ function rowOf (key, entries, byKey, { baseline, units }) {
   })
   const base = cells[baseline]
   const baseRun = byKey[baseline].get(key)
-  cells.forEach((c, i) => c && againstBaseline(c, i, { kind, base, baseRun, run: byKey[i].get(key), baseline }))
+  const baseReport = entries[baseline].report
+  cells.forEach((c, i) => c && againstBaseline(c, i, {
+    kind, base, baseRun, run: byKey[i].get(key), baseline, baseReport, report: entries[i].report, units
+  }))
   const { server = null, variant = null, work = null, mode = null } = first
   return { key, kind, server, variant, work, mode, cells }
 }
@@ -506,7 +493,10 @@ function gatesOf (failOn, { entries, rows, byKey, baseline }) {
     runs: entries.flatMap((_, i) => i === baseline
       ? []
       : rows.filter((row) => row.kind === 'http' && row.cells[i] && row.cells[baseline])
-        .map((row) => ({ report: i, ...gateRun(g, row.key, byKey[baseline].get(row.key), byKey[i].get(row.key)) })))
+        .map((row) => ({
+          report: i,
+          ...gateRun(g, row.key, byKey[baseline].get(row.key), byKey[i].get(row.key), row.cells[i].prediction ?? null)
+        })))
   }))
 }
 
@@ -536,8 +526,81 @@ function phaseRowsOf (rows, byKey, baseline) {
   return out
 }
 
+// The ruler figures a machine's column shows (result/machine.js flatFigures), or null without a ruler.
+const RULER_LINE = ['cores.effective', 'single.loop', 'loopback.rps', 'loopback.rttMs', 'spawn.workerMs',
+  'spawn.processMs', 'timerLagMs']
+function rulerLineOf (report) {
+  const f = flatFigures(report.ruler)
+  if (!f) return null
+  const out = { offered: f.offered ?? null, moved: report.ruler?.moved === true }
+  for (const name of RULER_LINE) out[name] = f[name] ? { value: f[name].value, spreadPct: f[name].spreadPct } : null
+  return out
+}
+
+// Each machine's ranking of the strategies: the HTTP runs in this report ordered by capacity where every
+// one it ran has a capacity (a capacity run), else by req/s; { figure, order: [key …], top }.
+function rankingOf (rows, i) {
+  const cells = rows.filter((r) => r.kind === 'http' && r.cells[i] && r.cells[i].status !== 'failed')
+  if (!cells.length) return { figure: null, order: [], top: null }
+  const figure = cells.every((r) => isNum(r.cells[i].capacity)) ? 'capacity' : 'rps'
+  const order = cells.filter((r) => isNum(r.cells[i][figure]))
+    .sort((x, y) => y.cells[i][figure] - x.cells[i][figure]).map((r) => r.key)
+  return { figure, order, top: order[0] ?? null }
+}
+
+// True when two runs' intervals of `figure` on one machine are apart (neither reaches the other).
+function apart (rows, i, x, y, figure) {
+  const of = (key) => rows.find((r) => r.key === key)?.cells[i]?.intervals?.[figure]
+  const a = of(x)
+  const b = of(y)
+  return Boolean(a && b && (a.low > b.high || b.low > a.high))
+}
+
+// Where the ranking flips between the baseline's machine and another's: each pair of runs both rank whose
+// order differs ({ report, above, below, sure }: `above` ranked over `below` on the baseline, under it
+// there; `sure` when on both machines the two runs' intervals are apart, not a tie within noise), and
+// whether the decision (the top of the ranking) differs.
+function flipsOf (rankings, baseline, rows) {
+  const base = rankings[baseline]
+  const flips = []
+  const decisions = []
+  rankings.forEach((r, i) => {
+    if (i === baseline || r.figure !== base.figure) return
+    const at = new Map(r.order.map((k, j) => [k, j]))
+    const shared = base.order.filter((k) => at.has(k))
+    for (let x = 0; x < shared.length; x++) {
+      for (let y = x + 1; y < shared.length; y++) {
+        if (at.get(shared[x]) <= at.get(shared[y])) continue
+        const sure = apart(rows, baseline, shared[x], shared[y], base.figure) &&
+          apart(rows, i, shared[x], shared[y], base.figure)
+        flips.push({ report: i, above: shared[x], below: shared[y], sure })
+      }
+    }
+    const top = r.order.find((k) => base.order.includes(k)) ?? null
+    if (top !== null && top !== shared[0]) {
+      const sure = apart(rows, baseline, shared[0], top, base.figure) && apart(rows, i, shared[0], top, base.figure)
+      decisions.push({ report: i, was: shared[0], now: top, sure })
+    }
+  })
+  return { flips, decisions }
+}
+
+// The machines side by side: per report its ruler line and ranking, and the flips against the baseline.
+function machinesOf (entries, rows, baseline) {
+  const rankings = entries.map((_, i) => rankingOf(rows, i))
+  const { flips, decisions } = flipsOf(rankings, baseline, rows)
+  return {
+    rulers: entries.map(({ report }) => rulerLineOf(report)),
+    noRuler: entries.flatMap(({ report }, i) => (rulerLineOf(report) ? [] : [i])),
+    rankings,
+    flips,
+    decisions
+  }
+}
+
 // Compares checked reports: `entries` is [{ file, report }], `baseline` an index into it, `units` one
-// of UNITS. Returns { units, baseline, reports, rows, classes, phases, flags, gates, notes } (see compare/render.js);
+// of UNITS. Returns { units, baseline, reports, rows, classes, phases, machines, flags, gates, notes }
+// (see compare/render.js);
 // throws a CompareError when fewer than two reports are given or they share no run.
 export function compareReports (entries, { baseline = 0, units = 'ms', failOn = [] } = {}) {
   checkArguments(entries, { baseline, units })
@@ -550,7 +613,24 @@ export function compareReports (entries, { baseline = 0, units = 'ms', failOn = 
   const gates = gatesOf(failOn, { entries, rows, byKey, baseline })
   const classes = classRowsOf(rows, byKey, baseline)
   const phases = phaseRowsOf(rows, byKey, baseline)
-  return { units, baseline, reports, rows, classes, phases, flags: flagsOf(rows), gates, notes: [...new Set(notes)] }
+  const machines = machinesOf(entries, rows, baseline)
+  return {
+    units, baseline, reports, rows, classes, phases, machines, flags: flagsOf(rows), gates, notes: [...new Set(notes)]
+  }
+}
+
+// The comparison as `compare --json` prints it: all of it but the timelines drawn on the page (a cell's
+// `timeline`), with every figure a JSON number or null (an open interval's Infinity becomes null).
+export function comparisonData (cmp) {
+  const rows = cmp.rows.map((row) => ({
+    ...row,
+    cells: row.cells.map((c) => {
+      if (!c) return null
+      const { timeline, ...rest } = c
+      return rest
+    })
+  }))
+  return JSON.parse(JSON.stringify({ ...cmp, rows }))
 }
 
 // True when a --fail-on bound was crossed by a run (the compare CLI then exits 99).

@@ -1,6 +1,6 @@
 // Renders the comparison data of compare.js as Markdown (stdout) and as a self-contained HTML page
 // with the report page's charts overlaid per machine. Pure functions: data in, string out.
-import { barSpec, renderSvg, spectrumRows, spectrumSpec } from '../report/charts.js'
+import { CHART_CONFIG, barSpec, renderSvg, spectrumRows, spectrumSpec } from '../report/charts.js'
 import { figureHtml, msHtml, numHtml, page, pctHtml, table, whenHtml } from '../report/html.js'
 import { isNum } from '../result/stats.js'
 import { figure, wideSpread } from '../report/page.js'
@@ -8,35 +8,30 @@ import { esc, mdCode, mdText as mdEsc } from '../text/escape.js'
 import { markdownTable } from '../report/markdown.js'
 import { MISSING, fixedGrouped as f, latencyGrouped as lat, numGrouped, pctFixed, signedPct, timesGrouped } from '../text/format.js'
 import { timelineMarks, timelineRows, timelineSpec } from '../report/timeline-chart.js'
-import { NOISE_RULE, anyRegressed } from './compare.js'
+import { anyRegressed } from './compare.js'
+import { VALIDATED } from './validated.js'
+import { VERDICT_WORDS, noRulerText, ruleText, rulerLineText, validationText, verdictCell } from '../text/compare.js'
 import { overloadHtml, overloadMarkdown } from './overload.js'
 import { MARKS } from '../text/sentences.js'
 
 // Markdown escaping of compare's text: the shared one of text/escape.js.
 export { mdEsc }
 
-// A ratio and the noise rule's verdict on it (1.05× within noise).
-function times (v, noise) {
-  if (!isNum(v)) return MISSING
-  const said = noise && noise.verdict !== 'no noise estimate' ? ` ${noise.verdict}` : ''
-  return `${timesGrouped(v)}${said}`
+// Each machine's ruler line, or that it has none (the machine cannot then be told apart).
+function machineLines (cmp) {
+  return cmp.reports.map((r, i) => {
+    const line = cmp.machines?.rulers?.[i] ?? null
+    return line ? `${r.letter}: ${rulerLineText(line)}` : noRulerText(r.letter, r.file)
+  })
 }
 
-// What the verdicts rest on: the rule, and per other report the rounds its runs had (or none).
-function noiseLines (cmp, http) {
-  const out = []
-  for (const [i, r] of cmp.reports.entries()) {
-    if (r.baseline) continue
-    const counts = new Set(http.map((row) => row.cells[i]?.rpsNoise).filter(Boolean).map((n) => n.rounds.join(' and ')))
-    const none = http.every((row) => !row.cells[i]?.rpsNoise || row.cells[i].rpsNoise.verdict === 'no noise estimate')
-    out.push(none
-      ? `${r.letter} vs ${cmp.reports[cmp.baseline].letter}: one round per run in at least one of them: no noise estimate, ratios are raw.`
-      : `${r.letter} vs ${cmp.reports[cmp.baseline].letter}: ${[...counts].join(', ')} rounds${counts.size === 1 ? `: a false verdict by chance ${(http.find((row) => row.cells[i]?.rpsNoise?.chance)?.cells[i].rpsNoise.chance * 100).toFixed(1)} % per figure` : ''}.`)
-  }
-  return out
+const GATE_MARK = {
+  regressed: '✗ regressed',
+  'within noise': '≈ past the bound, within noise',
+  machine: '≈ past the bound, put down to the machine',
+  'within bound': '✓ within bound',
+  'not comparable': `${MISSING} not comparable`
 }
-
-const GATE_MARK = { regressed: '✗ regressed', 'within noise': '≈ past the bound, within noise', 'within bound': '✓ within bound', 'not comparable': `${MISSING} not comparable` }
 
 function gateFigure (g, v) {
   if (!isNum(v)) return MISSING
@@ -48,10 +43,12 @@ function gateFigure (g, v) {
 // `code` quotes the run's key: a Markdown code span by default, termCode for a terminal line.
 export function gateLine (cmp, g, r, { code = mdCode } = {}) {
   const noise = r.noise
-    ? r.noise.verdict === 'no noise estimate' ? 'raw ratio, no noise estimate (one round)' : `rounds ${r.noise.rounds.join(' vs ')}: ${r.noise.verdict}`
+    ? r.noise.verdict === 'no-interval' ? 'raw ratio, no interval' : `verdict: ${VERDICT_WORDS[r.noise.verdict]}`
     : r.why
   const change = signedPct(r.change)
-  return `${GATE_MARK[r.status]}: ${cmp.reports[r.report].letter} ${code(r.key)} ${g.metric} ${gateFigure(g, r.base)} → ${gateFigure(g, r.value)} (${change}, bound ${g.sign}${+(g.bound * 100).toFixed(4)}%; ${noise})`
+  const bound = `${g.sign}${+(g.bound * 100).toFixed(4)}%`
+  return `${GATE_MARK[r.status]}: ${cmp.reports[r.report].letter} ${code(r.key)} ${g.metric} ` +
+    `${gateFigure(g, r.base)} → ${gateFigure(g, r.value)} (${change}, bound ${bound}; ${noise})`
 }
 
 function mark (c) {
@@ -61,7 +58,8 @@ function mark (c) {
 
 function unitsLine (cmp) {
   return cmp.units === 'service'
-    ? "Latency in multiples of each machine's calibrated service time for the run's work (`calibration[work].serviceMs`), so machines compare on scheduling, not clock."
+    ? 'Latency in multiples of each machine\'s calibrated service time for the run\'s work ' +
+      '(`calibration[work].serviceMs`), so machines compare on scheduling, not clock.'
     : 'Latency in ms.'
 }
 
@@ -76,17 +74,20 @@ function reportsTable (cmp) {
 // How to read the tables: units, ratios, marks, and what the noise verdicts rest on.
 function howToRead (cmp, http) {
   const base = cmp.reports[cmp.baseline]
+  const b = base.letter
   const howTo = http.length
-    ? `${unitsLine(cmp)} Ratios are to the baseline, ${base.letter}: req/s ×${base.letter} above 1 is faster, p99 ×${base.letter} below 1 is shorter.`
-    : `Ratios are to the baseline, ${base.letter}: mean ×${base.letter} below 1 is faster.`
+    ? `${unitsLine(cmp)} Ratios are to the baseline, ${b}: req/s ×${b} above 1 is faster, p99 ×${b} below 1 is shorter.`
+    : `Ratios are to the baseline, ${b}: mean ×${b} below 1 is faster.`
   const out = [`${howTo} ⚠ untrusted, ✗ failed (reasons below). ${MARKS}.`, '']
-  if (http.length && cmp.reports.length > 1) out.push(`Verdicts: ${NOISE_RULE}`, '', ...noiseLines(cmp, http).map((l) => `- ${l}`), '')
+  if (http.length && cmp.reports.length > 1) {
+    out.push(`Verdicts: ${ruleText()} ${validationText(VALIDATED)}`, '', ...machineLines(cmp).map((l) => `- ${l}`), '')
+  }
   return out
 }
 
 // One report's cells of an HTTP row: figures, and against the baseline the ratios with their verdicts.
 function httpCells (c, r, units) {
-  if (!c) return ['not run', MISSING, MISSING, MISSING, MISSING, MISSING, ...(r.baseline ? [] : [MISSING, MISSING])]
+  if (!c) return ['not run', MISSING, MISSING, MISSING, MISSING, MISSING, ...(r.baseline ? [] : [MISSING, MISSING, MISSING])]
   const cells = [
     `${f(c.rps, 0)}${mark(c)}`,
     lat(c.p50, units),
@@ -95,7 +96,7 @@ function httpCells (c, r, units) {
     f(c.errors, 0),
     pctFixed(c.efficiency)
   ]
-  if (!r.baseline) cells.push(times(c.rpsRatio, c.rpsNoise), times(c.p99Ratio, c.p99Noise))
+  if (!r.baseline) cells.push(...['rps', 'p50', 'p99'].map((m) => verdictCell(c.verdicts?.[m])))
   return cells
 }
 
@@ -105,7 +106,7 @@ function httpSection (cmp, http) {
   const b = cmp.reports[cmp.baseline].letter
   const head = ['run', ...cmp.reports.flatMap((r) => [
     ...['req/s', 'p50', 'p99', 'max', 'errors', 'eff.'].map((h) => `${r.letter} ${h}`),
-    ...(r.baseline ? [] : [`${r.letter} req/s ×${b}`, `${r.letter} p99 ×${b}`])
+    ...(r.baseline ? [] : [`${r.letter} req/s ×${b}`, `${r.letter} p50 ×${b}`, `${r.letter} p99 ×${b}`])
   ])]
   const rows = http.map((row) => [
     { md: mdCode(row.key) }, ...row.cells.flatMap((c, i) => httpCells(c, cmp.reports[i], cmp.units))
@@ -134,6 +135,15 @@ function refusedText (c) {
   return c.capacityRefusedBy === 'targets-differ' ? 'targets differ' : '-'
 }
 
+// A capacity's ratio cell: refused (why), or the ratio with its verdict.
+function capacityRatioText (c) {
+  if (!c) return MISSING
+  if (c.capacityRefused) return refusedText(c)
+  if (!isNum(c.capacityRatio)) return MISSING
+  const v = c.verdicts?.capacity ?? { ratio: c.capacityRatio, verdict: 'no-interval' }
+  return verdictCell(v, { sign: c.capacityRatioSign ?? '' })
+}
+
 // The capacity runs: each report's capacity, its target and its ratio to the baseline's.
 function capacitySection (cmp, http) {
   const swept = http.filter(isSwept)
@@ -145,7 +155,7 @@ function capacitySection (cmp, http) {
   const rows = swept.map((row) => [{ md: mdCode(row.key) }, ...row.cells.flatMap((c, i) => {
     const cap = capacityText(c, MISSING, f)
     const cells = [cap, c ? lat(c.sloMs, 'ms') : MISSING]
-    if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? refusedText(c) : `${c.capacityRatioSign ?? ''}${times(c.capacityRatio, c.capacityNoise)}`) : MISSING)
+    if (!cmp.reports[i].baseline) cells.push(capacityRatioText(c))
     return cells
   })])
   return [
@@ -219,6 +229,31 @@ function phaseSection (cmp) {
   return ['## Per phase', '', PHASE_LEAD, '', markdownTable({ head: phaseHead(cmp), rows }, { numeric: true })]
 }
 
+// The machines side by side (compare/compare.js machinesOf): per report its ruler line and its ranking of
+// the strategies, then where the ranking or the decision flips against the baseline's machine.
+function machinesSection (cmp) {
+  const m = cmp.machines
+  if (!m || cmp.reports.length < 2 || !m.rankings.some((r) => r.order.length > 1)) return []
+  const rows = cmp.reports.map((r, i) => [
+    { md: `**${r.letter}**` }, rulerLineText(m.rulers[i]), m.rankings[i].figure ?? MISSING,
+    { md: m.rankings[i].order.map((k) => mdCode(k)).join(' > ') || MISSING }
+  ])
+  const out = ['## Machines', '', markdownTable({ head: ['', 'ruler', 'ranked by', 'ranking'], rows }), '']
+  const letterOf = (i) => cmp.reports[i].letter
+  const base = letterOf(cmp.baseline)
+  for (const d of m.decisions) {
+    out.push(`- decision flips on ${letterOf(d.report)}: ${mdCode(d.now)} comes first (on ${base}: ${mdCode(d.was)})` +
+      (d.sure ? '' : '; within noise on one machine at least'))
+  }
+  for (const f of m.flips) {
+    out.push(`- ranking flips on ${letterOf(f.report)}: ${mdCode(f.below)} over ${mdCode(f.above)} (on ${base} under it)` +
+      (f.sure ? '' : '; within noise on one machine at least'))
+  }
+  if (!m.flips.length && !m.decisions.length) out.push(`- the ranking is the same on every machine as on ${base}`)
+  out.push('')
+  return out
+}
+
 // The in-process cases (dispatch, ssr-offload): mean time of a batch and the ratio to the baseline's.
 function dispatchSection (cmp) {
   const dispatch = cmp.rows.filter((r) => r.kind === 'dispatch')
@@ -227,7 +262,7 @@ function dispatchSection (cmp) {
   const head = ['case', ...cmp.reports.flatMap((r) => r.baseline ? [`${r.letter} mean ms`] : [`${r.letter} mean ms`, `${r.letter} ×${b}`])]
   const rows = dispatch.map((row) => [{ md: mdCode(row.key) }, ...row.cells.flatMap((c, i) => [
     c ? `${lat(c.meanMs, 'ms')}${mark(c)}` : 'not run',
-    ...(cmp.reports[i].baseline ? [] : [c ? times(c.meanRatio) : MISSING])
+    ...(cmp.reports[i].baseline ? [] : [c && isNum(c.meanRatio) ? timesGrouped(c.meanRatio) : MISSING])
   ])])
   return ['## In-process cases', '', markdownTable({ head, rows }, { numeric: true })]
 }
@@ -271,6 +306,7 @@ export function renderCompareMarkdown (cmp) {
     ...phaseSection(cmp),
     ...overloadMarkdown(cmp, http),
     ...dispatchSection(cmp),
+    ...machinesSection(cmp),
     ...verdictSections(cmp)
   ].join('\n')
 }
@@ -300,14 +336,14 @@ function cellMark (c) {
     : ' <span class="warn-text" title="untrusted">⚠</span>'
 }
 
-// A ratio, coloured only when the noise rule calls it better or worse (never from the ratio alone).
-function ratioHtml (v, noise) {
-  if (!isNum(v)) return figureHtml(MISSING)
-  const verdict = noise?.verdict ?? 'no noise estimate'
-  const cls = verdict === 'better' ? 'ratio-up' : verdict === 'worse' ? 'ratio-down' : ''
-  const even = verdict === 'within noise' || verdict === 'tie' ? ` <span class="muted">${verdict === 'tie' ? 'tie' : '≈'}</span>` : ''
-  const said = verdict === 'better' || verdict === 'worse' ? ` ${verdict}` : even
-  return `<span class="${cls}" data-verdict="${esc(verdict)}" title="${esc(verdict)}">${timesGrouped(v)}${said}</span>`
+// A ratio with its verdict, coloured only when the rule calls it better or worse (never from the ratio
+// alone); `v` a verdict of result/verdict.js, or a bare ratio (in-process cases) shown uncoloured.
+function ratioHtml (v, { sign = '' } = {}) {
+  if (!isNum(v?.ratio)) return figureHtml(MISSING)
+  const cls = v.verdict === 'better' ? 'ratio-up' : v.verdict === 'worse' ? 'ratio-down' : ''
+  const title = VERDICT_WORDS[v.verdict] ?? ''
+  return `<span class="${cls}" data-verdict="${esc(v.verdict ?? '')}" title="${esc(title)}">` +
+    `${esc(verdictCell(v, { sign }))}</span>`
 }
 
 function latHtml (v, units) {
@@ -316,11 +352,12 @@ function latHtml (v, units) {
 
 function httpTable (cmp, rows) {
   const base = cmp.reports[cmp.baseline]
-  const groupHead = `<tr><th></th>${cmp.reports.map((r) => `<th class="group" colspan="${r.baseline ? 6 : 8}">${esc(r.letter)} · ${esc(r.name)}${r.baseline ? ' (baseline)' : ''}</th>`).join('')}</tr>`
+  const groupHead = `<tr><th></th>${cmp.reports.map((r) => `<th class="group" colspan="${r.baseline ? 6 : 9}">` +
+    `${esc(r.letter)} · ${esc(r.name)}${r.baseline ? ' (baseline)' : ''}</th>`).join('')}</tr>`
   const cols = ['req/s', 'p50', 'p99', 'max', 'errors', 'eff.']
   const subHead = `<tr><th>run</th>${cmp.reports
     .map((r) =>
-      [...cols, ...(r.baseline ? [] : [`req/s ×${base.letter}`, `p99 ×${base.letter}`])]
+      [...cols, ...(r.baseline ? [] : ['req/s', 'p50', 'p99'].map((m) => `${m} ×${base.letter}`))]
         .map((h, j) => `<th${j === 0 ? ' class="gstart"' : ''}>${esc(h)}</th>`)
         .join('')
     )
@@ -330,7 +367,7 @@ function httpTable (cmp, rows) {
       const tds = row.cells
         .map((c, i) => {
           const r = cmp.reports[i]
-          const n = r.baseline ? 6 : 8
+          const n = r.baseline ? 6 : 9
           if (!c) return `<td class="gstart muted">not run</td>${'<td></td>'.repeat(n - 1)}`
           const vals = [
             `${numHtml(c.rps, 0)}${cellMark(c)}`,
@@ -340,7 +377,7 @@ function httpTable (cmp, rows) {
             c.errors ? `<span class="bad">${numHtml(c.errors)}</span>` : numHtml(c.errors),
             pctHtml(c.efficiency)
           ]
-          if (!r.baseline) vals.push(ratioHtml(c.rpsRatio, c.rpsNoise), ratioHtml(c.p99Ratio, c.p99Noise))
+          if (!r.baseline) vals.push(...['rps', 'p50', 'p99'].map((m) => ratioHtml(c.verdicts?.[m])))
           return vals.map((v, j) => `<td${j === 0 ? ' class="gstart"' : ''}>${v}</td>`).join('')
         })
         .join('')
@@ -348,7 +385,10 @@ function httpTable (cmp, rows) {
       return `<tr${flagged ? ' class="untrusted"' : ''}><td class="text"><code>${esc(row.key)}</code></td>${tds}</tr>`
     })
     .join('\n')
-  return `<div class="table-wrap"><table class="compare"><caption>${esc(unitsLine(cmp).replace(/`/g, ''))} Ratios are to ${esc(base.letter)}; green is better, red worse, ≈ within noise, uncoloured without a noise estimate. ${esc(NOISE_RULE.replace(/`/g, ''))} ⚠ untrusted, ✗ failed.</caption><thead>${groupHead}${subHead}</thead><tbody>
+  const caption = `${unitsLine(cmp).replace(/`/g, '')} Ratios are to ${base.letter}; green is better, red worse. ` +
+    `${ruleText()} ${validationText(VALIDATED)} ⚠ untrusted, ✗ failed.`
+  return `<div class="table-wrap"><table class="compare"><caption>${esc(caption)}</caption>` +
+    `<thead>${groupHead}${subHead}</thead><tbody>
 ${body}
 </tbody></table></div>`
 }
@@ -484,10 +524,17 @@ function dispatchTable (cmp, rows) {
     { html: `<code>${esc(row.key)}</code>`, className: 'text' },
     ...row.cells.flatMap((c, i) => {
       const v = c ? `${msHtml(c.meanMs)}${cellMark(c)}` : '<span class="muted">not run</span>'
-      return cmp.reports[i].baseline ? [v] : [v, c ? ratioHtml(c.meanRatio, null) : figureHtml(MISSING)]
+      return cmp.reports[i].baseline ? [v] : [v, c ? ratioHtml({ ratio: c.meanRatio }) : figureHtml(MISSING)]
     })
   ])
   return table(head, body, { className: 'dispatch' })
+}
+
+// A capacity's ratio cell on the page (capacityRatioText's, coloured by its verdict).
+function capacityRatioHtml (c) {
+  if (!c || c.capacityRefused || !isNum(c.capacityRatio)) return esc(capacityRatioText(c))
+  return ratioHtml(c.verdicts?.capacity ?? { ratio: c.capacityRatio, verdict: 'no-interval' },
+    { sign: c.capacityRatioSign ?? '' })
 }
 
 // Capacity per run and report, with its ratio to the baseline (only when some report swept rates).
@@ -508,7 +555,7 @@ function capacityTable (cmp, http) {
     ...row.cells.flatMap((c, i) => {
       const cap = esc(capacityText(c, MISSING, numGrouped))
       const cells = [cap, c ? msHtml(c.sloMs) : MISSING]
-      if (!cmp.reports[i].baseline) cells.push(c ? (c.capacityRefused ? esc(refusedText(c)) : `${c.capacityRatioSign ?? ''}${ratioHtml(c.capacityRatio, c.capacityNoise)}`) : MISSING)
+      if (!cmp.reports[i].baseline) cells.push(capacityRatioHtml(c))
       return cells
     })
   ])
@@ -533,6 +580,57 @@ function phaseTable (cmp) {
   ])
   return `<section class="block"><h2>Per phase</h2><p class="lead">${esc(PHASE_LEAD)}</p>` +
     `${table(phaseHead(cmp, esc), body, { className: 'phases' })}</section>`
+}
+
+// Each strategy's req/s (or capacity) against the ruler's effective cores, one line per strategy across
+// the machines that carry a ruler; '' with fewer than two such machines.
+export function coresSpec (cmp) {
+  const m = cmp.machines
+  const values = []
+  for (const row of cmp.rows.filter((r) => r.kind === 'http')) {
+    row.cells.forEach((c, i) => {
+      const cores = m?.rulers?.[i]?.['cores.effective']?.value
+      const figure = m?.rankings?.[i]?.figure
+      const v = c && figure ? c[figure] : null
+      if (isNum(cores) && isNum(v)) values.push({ strategy: row.key, cores, value: v, machine: cmp.reports[i].letter })
+    })
+  }
+  if (new Set(values.map((v) => v.machine)).size < 2) return null
+  const figure = m.rankings.find((r) => r.figure)?.figure
+  return {
+    width: 640,
+    height: 300,
+    data: { values },
+    mark: { type: 'line', point: { filled: true, size: 50 } },
+    encoding: {
+      x: { field: 'cores', type: 'quantitative', title: 'effective cores (the ruler)', scale: { zero: true } },
+      y: { field: 'value', type: 'quantitative', title: figure === 'capacity' ? 'capacity (req/s)' : 'req/s' },
+      color: { field: 'strategy', type: 'nominal', title: 'run', sort: null },
+      order: { field: 'cores', type: 'quantitative' },
+      tooltip: [{ field: 'machine' }, { field: 'strategy' }, { field: 'value', format: ',.1f' }]
+    },
+    config: CHART_CONFIG
+  }
+}
+
+// The machines on the page: the Markdown section's table and flips, and the chart against the cores.
+function machinesHtml (cmp) {
+  const md = machinesSection(cmp)
+  if (!md.length) return ''
+  const m = cmp.machines
+  const body = cmp.reports.map((r, i) => [
+    `<b>${esc(r.letter)}</b>`, esc(rulerLineText(m.rulers[i])), esc(m.rankings[i].figure ?? MISSING),
+    m.rankings[i].order.map((k) => `<code>${esc(k)}</code>`).join(' &gt; ') || MISSING
+  ])
+  const items = md.filter((l) => l.startsWith('- ')).map((l) => `<li>${esc(l.slice(2).replace(/`/g, ''))}</li>`)
+  const spec = coresSpec(cmp)
+  const chart = spec
+    ? figure('cores', renderSvg(spec, { id: 'cores' }), '<b>Each run against the ruler\'s effective cores</b>: ' +
+      'one point per machine that carries a ruler.', { lines: new Set(spec.data.values.map((v) => v.strategy)).size })
+    : ''
+  return '<section class="block" data-section="machines"><h2>Machines</h2>' +
+    `${table(['', 'ruler', 'ranked by', 'ranking'], body, { className: 'machines' })}<ul>${items.join('')}</ul>` +
+    `${chart}</section>`
 }
 
 // The comparison as a self-contained HTML page: report cards, overlaid charts, the grouped table.
@@ -563,7 +661,7 @@ export function renderCompareHtml (cmp) {
 <div class="cards">${cmp.reports.map(reportCard).join('')}</div>
 ${gates}${flags}${notes}
 ${http.length ? `<section class="block"><h2>HTTP runs</h2>${charts(cmp, http)}${httpTable(cmp, http)}</section>` : ''}
-${capacityTable(cmp, http)}${classTable(cmp)}${phaseTable(cmp)}
+${capacityTable(cmp, http)}${classTable(cmp)}${phaseTable(cmp)}${machinesHtml(cmp)}
 ${overloadHtml(cmp, http)}
 ${dispatch.length ? `<section class="block"><h2>In-process cases</h2>${dispatchChart(cmp, dispatch)}${dispatchTable(cmp, dispatch)}</section>` : ''}
 <footer>Written by <code>npm run compare</code>. Charts rendered with Vega-Lite; this page loads nothing from the network.</footer>`

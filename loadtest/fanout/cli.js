@@ -46,7 +46,7 @@ plan:
 merge:
   --threshold EXPR    on the merged figures, repeatable (exit 99 when crossed; see loadlab --help)
   --allow-missing     merge what came back when a shard failed; the report says which share is missing
-  --out DIR           where the merged report goes (default reports/)
+  --out DIR           where the merged report goes (default reports/; ./loadlab-reports/ outside a checkout)
   -h, --help          this text
 After --, options for every shard's lab (e.g. --connections 32 --warmup 200 --out /tmp/shards).
 Exit: 0; 99 a threshold crossed; 1 a shard missing (without --allow-missing); 2 usage; 130 interrupted.`
@@ -158,7 +158,8 @@ export async function main (argv, { prog = 'loadlab fanout' } = {}) {
   process.once('SIGTERM', stop)
   try {
     const say = (line) => process.stderr.write(`fanout: ${line}\n`)
-    const result = await runFanout(plan, { signal: ac.signal, progress: say, command: commandText(prog.split(' '), argv) })
+    const command = commandText(prog.split(' '), argv)
+    const result = await runFanout(plan, { signal: ac.signal, progress: say, command })
     const { report } = result
     const r = report.results[0]
     for (const s of report.method.shards) process.stderr.write(`${shardLine(s)}\n`)

@@ -28,7 +28,7 @@ in flight), or whose rate, percentiles, classes or timeline are not those of its
 histograms. Every merged figure is computed from the counts and histograms; trust is judged again.
 
 options:
-  --out DIR    where the merged report goes (default reports/)
+  --out DIR    where the merged report goes (default reports/; ./loadlab-reports/ outside the lab's checkout)
   -h, --help   this text`
 
 // argv → { files, out, help }; a bad flag is a refusal.
@@ -45,7 +45,9 @@ function parseMergeArgs (argv) {
     throw mergeError(`${err.message.split('\n')[0]} (see --help)`)
   }
   const { values, positionals } = parsed
-  if (!values.help && positionals.length < 2) throw mergeError('expected the reports of at least two shards (see --help)')
+  if (!values.help && positionals.length < 2) {
+    throw mergeError('expected the reports of at least two shards (see --help)')
+  }
   const out = values.out === undefined ? defaultReportsDir(userCwd(), ROOT) : resolve(values.out)
   return { files: positionals, out, help: values.help }
 }
@@ -80,7 +82,8 @@ export async function main (argv, { prog = 'npm run merge --' } = {}) {
   }
   const r = report.results[0]
   process.stderr.write(
-    `merged ${report.method.shards.length} shards: ${r.requests.sent} requests, ${r.rps} req/s, p99 ${r.latency.p99} ms` +
+    `merged ${report.method.shards.length} shards: ${r.requests.sent} requests, ${r.rps} req/s, ` +
+      `p99 ${r.latency.p99} ms` +
       `${r.trusted ? '' : ` (untrusted: ${r.untrusted.join('; ')})`}\nreport: ${out.paths.join(', ')}\n`
   )
   for (const e of out.errors) process.stderr.write(`error: ${e.file} not written: ${e.message} (the JSON is)\n`)

@@ -1,7 +1,7 @@
 // The Markdown summary of a report: the decision first, then the tables and what is not to be trusted,
 // the machine and the method last (each figure still states its method, below). A pure function of the report.
 import { classTable, reportTable, whyOf } from './table.js'
-import { mdCode, mdFence, mdText } from '../text/escape.js'
+import { mdFence, mdSpan, mdText } from '../text/escape.js'
 import { runtimeName } from '../result/runtime.js'
 import { classTargetsText, holdsText } from '../text/sentences.js'
 import { thresholdRows } from './thresholds.js'
@@ -18,7 +18,7 @@ function calibrationName (c) {
 }
 
 // Render { head, rows } as a Markdown table. A cell is text (escaped here) or { md } already in Markdown
-// (a code span from mdCode); `numeric` right-aligns every column but the first.
+// (a code span from mdCode, which keeps a `|` in its cell); `numeric` right-aligns every column but the first.
 export function markdownTable ({ head, rows }, { numeric = false } = {}) {
   const cell = (c) => (typeof c === 'object' && c !== null && 'md' in c ? c.md : mdText(c))
   const rule = (_, i) => (numeric && i > 0 ? '---:' : '---')
@@ -37,7 +37,7 @@ function headSection (report, experiment) {
   const what = experiment?.title ? `**${mdText(experiment.title)}**. ` : ''
   out.push(
     `${what}Status: **${mdText(report.status)}**. Started ${mdText(report.createdAt)}, ` +
-      `finished ${mdText(report.finishedAt ?? MISSING)}. Schema ${mdText(report.schema)}, id ${mdCode(report.id)}.`,
+      `finished ${mdText(report.finishedAt ?? MISSING)}. Schema ${mdText(report.schema)}, id ${mdSpan(report.id)}.`,
     ''
   )
   return out
@@ -55,7 +55,7 @@ function machineSection (m, ruler) {
     '',
     `- **Machine:** ${mdText(m.cpuModel)}, ${m.cores} cores ` +
       `(availableParallelism ${m.availableParallelism}), ${mibGib(m.memoryBytes)} ` +
-      `RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdCode(m.hostname)}`,
+      `RAM, ${mdText(m.os.type)} ${mdText(m.os.release)} ${mdText(m.arch)}, host ${mdSpan(m.hostname)}`,
     `- **Node:** ${m.node} (V8 ${m.v8})${m.nodeSupported ? ` (supported: ${m.nodeSupported})` : ''}; ` +
       `fastify ${m.versions.fastify}, piscina ${m.versions.piscina}, autocannon ${m.versions.autocannon}, ` +
       `react ${m.versions.react}`,
@@ -82,7 +82,7 @@ function rulerLines (ruler) {
 // How the figures were measured: what the experiment does, the command, the task, the runtimes, the load
 // and the target.
 function methodSection (me, m, experiment) {
-  const out = ['## Method', '', ...descriptionLines(experiment), `- **Command:** ${mdCode(me.command)}`]
+  const out = ['## Method', '', ...descriptionLines(experiment), `- **Command:** ${mdSpan(me.command)}`]
   if (me.task) out.push(taskLine(me.task))
   if (Array.isArray(me.runtimes)) {
     const list = me.runtimes.map((r) => `${runtimeName(r)} (${r.engine ?? `V8 ${r.v8}`})`).join(', ')
@@ -98,7 +98,7 @@ function methodSection (me, m, experiment) {
       `round, ${me.timeoutSec} s timeout, ` +
       `warm-up ${me.warmup ? `${me.warmup.amount} requests (discarded)` : 'none'}, ${me.runs} measured round(s) ` +
       `per server${me.runs > 1 ? ' (figures: the median round)' : ''}`,
-    `- **Target:** ${me.url ? mdCode(me.url) : 'servers started by the lab on 127.0.0.1, one at a time'}; outside ` +
+    `- **Target:** ${me.url ? mdSpan(me.url) : 'servers started by the lab on 127.0.0.1, one at a time'}; outside ` +
       `sampling (${me.sampler === 'ps' ? 'ps' : '/proc'}) ${me.outsideSampling ? 'on' : 'off'}; recovery request ` +
       `after each round: ${me.recovery ? `on (timeout ${me.recovery.timeoutSec} s)` : 'off'}`,
     '- requests/s are timed by the lab from the first request sent to the last response; latency in ms; every 2xx ' +
@@ -138,12 +138,12 @@ function troubleSection (results) {
   const bad = why.filter((w) => w.mark === '!')
   if (bad.length) {
     out.push('## Not to be taken at face value', '')
-    for (const w of bad) out.push(`- ${mdCode(w.key)}: ${mdText(w.text)}`)
+    for (const w of bad) out.push(`- ${mdSpan(w.key)}: ${mdText(w.text)}`)
     out.push('')
   }
   for (const w of why.filter((x) => x.mark === '✗')) {
     const r = results.find((x) => x.key === w.key && x.failure)
-    out.push(`### Failure: ${mdCode(w.key)}`, '', mdText(w.text))
+    out.push(`### Failure: ${mdSpan(w.key)}`, '', mdText(w.text))
     if (r.failure.stderrTail?.length) out.push('', ...mdFence(r.failure.stderrTail))
     out.push('')
   }
@@ -250,7 +250,7 @@ function taskLine (t) {
   const input = t.inputSha256
     ? `input from ${mdText(t.inputFrom)} (sha256 ${t.inputSha256.slice(0, 12)}…)`
     : 'input: its `input` export'
-  const name = `${mdCode(t.path)}${t.export === 'default' ? '' : ` export ${mdCode(t.export)}`}`
+  const name = `${mdSpan(t.path)}${t.export === 'default' ? '' : ` export ${mdSpan(t.export)}`}`
   return (
     `- **Task:** ${name} (sha256 ${t.fileSha256.slice(0, 12)}…), ${input}; expected body (${t.bodyBytes} B) ` +
     `from the ${t.expectedFrom}; load + setup() ${t.setupMs} ms; per-call bound ${t.timeoutMs} ms`

@@ -186,6 +186,28 @@ export const QUICK = rule('quick', 'What --quick changes',
     fractions: [[0.6, 1.0, 1.4], 'three coarse steps around the ideal']
   })
 
+export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
+  'Each figure of one run has an interval from the run itself (result/interval.js). A ratio B / A is within noise ' +
+  'while its log stays inside the band: the two intervals\' log half-widths and the floor of its kind of figure, ' +
+  'added in quadrature. Beyond the band, where both reports have a ruler, the ratio is divided by what the ruler ' +
+  'predicts for the strategy (result/machine.js): a residual inside the band widened by modelError and the ' +
+  'ruler\'s own spread is put down to the machine, else the residual is better or worse. Without a ruler on ' +
+  'either side the ratio is judged raw and the machine cannot be told apart. Floors and modelError are widths in ' +
+  'natural log (0.2: × 1.22 either way).', {
+    confidence: [0.95, 'each interval covers its figure 19 times in 20 (order statistics, batch means' +
+      ' with Student\'s t)'],
+    floorRate: [0.05, 'req/s, goodput, efficiency: the three quiet reference tours needed none; 5 % for the' +
+      ' between-run drift a short run\'s own windows cannot show'],
+    floorP50: [0.07, 'p50 and other middle percentiles: the three quiet reference tours needed up to 0.051' +
+      ' (long-vs-small-tasks), a third more'],
+    floorTail: [0.2, 'p99 and higher: the three quiet reference tours needed up to 0.161 (queued-threads),' +
+      ' a quarter more'],
+    floorCapacity: [0.2, 'capacity: the --quick matrix measured twice (validate-matrix-repeat) needed up to' +
+      ' 0.181 (cluster loop:1e6)'],
+    modelError: [0.1, 'a strategy is not the ruler\'s work: a machine factor from 43 benchmarks still left' +
+      ' about 18 % (research/stage7.md); checked by the validation\'s taskset and hog pairs']
+  })
+
 export const CHANGE = rule('change', 'Change points in a history',
   'A history finds changes in each series (one figure of one run, on one machine, ordered by time) by E-divisive ' +
   'means: the split that most divides the energy distance of the two sides is a candidate, kept when a Welch ' +
@@ -206,7 +228,7 @@ export const RULER = rule('ruler', 'The ruler\'s drift',
   'The ruler reads the machine before and after a run (result/ruler.js). Each figure\'s spread is its samples\' ' +
   'p90 over their p10, less 1, at least spreadFloorPct; a figure moved when the end over the start lies outside ' +
   'the two readings\' spreads combined (root of the sum of squares), either way. A run whose ruler moved is marked.', {
-    spreadFloorPct: [2, 'a figure whose few samples agreed closely is still not known to better than 2 %']
+    spreadFloorPct: [10, 'quiet readings a minute apart moved a hash or a Worker start ±10 % with in-reading spreads of 2–8 %']
   })
 
 export const MIXED_LOAD = rule('mixed', 'The mixed experiment\'s heavy load',

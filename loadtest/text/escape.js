@@ -37,10 +37,26 @@ export function mdText (value) {
   return termText(value).replace(/([\\|*_`[\]<>#])/g, '\\$1')
 }
 
-// Text for a Markdown code span: one line, no control characters, backticks replaced (a span cannot
-// hold its own delimiter), and `|` escaped so that a span inside a table cell stays in its cell.
+// A CommonMark code span around one line of text, which it shows as it is: delimited by a run of backticks
+// longer than any inside, with a space inside each end where the text starts or ends with a backtick or a
+// space (a span strips one space from each end when both are there).
+function codeSpan (text) {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length))
+  const ticks = '`'.repeat(longest + 1)
+  const pad = /^[` ]|[` ]$/.test(text) && /[^ ]/.test(text) ? ' ' : ''
+  return ticks + pad + text + pad + ticks
+}
+
+// Text for a Markdown code span outside a table (a paragraph, a list item, a heading): one line, no control
+// characters, every other character as it is (the command a report shows is the one that ran).
+export function mdSpan (value) {
+  return codeSpan(termText(value))
+}
+
+// Text for a Markdown code span in a table cell: as mdSpan, with `|` escaped so that the span stays in its
+// cell (a GFM table takes `\|` as `|` inside a cell, code spans included, before it reads the span).
 export function mdCode (value) {
-  return '`' + termText(value).replaceAll('`', "'").replaceAll('|', '\\|') + '`'
+  return codeSpan(termText(value).replaceAll('|', '\\|'))
 }
 
 // Lines for a fenced Markdown block: control characters removed, and a fence longer than any run of

@@ -21,11 +21,12 @@ export const PLAN = Object.freeze({
   warmMs: 10, // a work's calls before its batches (V8 tiers it up), at least warmCalls of them
   warmCalls: 3,
   batchMs: 5, // a batch of a work's calls lasts about this long
+  maxThreads: 64, // the most threads the cores are measured at (a larger machine is measured at 64)
   threadWarmCalls: 20, // each cores thread warms its unit before it says it is ready
-  levelWarmMs: 10, // the threads of a level run this long before its windows
-  coreWindows: 3, // windows per level of the cores measure
-  coreWindowMs: 30,
-  maxBatches: 4096, // thread 0's batch times kept while it runs alone (about 200 in its windows)
+  levelWarmMs: 5, // the threads of a window run this long before it counts
+  coreWindows: 3, // pairs of windows (one thread alone, then k threads) per level of the cores measure
+  coreWindowMs: 25,
+  maxBatches: 4096, // thread 0's batch times kept while it runs alone (about 60 in a window)
   rttWarm: 10, // requests before the round trips are timed
   rttBatch: 8, // sequential requests per batch of the round trip
   connections: 4, // the loopback throughput's connections
@@ -37,9 +38,9 @@ export const PLAN = Object.freeze({
 
 // The thread counts the cores are measured at: 1, 2, 4 … up to the most, and the most itself; the most is
 // the cores offered (os.availableParallelism, which follows affinity), at least 2, so that one core offered
-// is measured, not assumed.
-export function threadLevels (offered) {
-  const most = Math.max(2, offered)
+// is measured, not assumed, and at most `maxThreads`.
+export function threadLevels (offered, maxThreads = PLAN.maxThreads) {
+  const most = Math.min(maxThreads, Math.max(2, offered))
   const levels = []
   for (let k = 1; k < most; k *= 2) levels.push(k)
   return [...levels, most]
@@ -85,15 +86,17 @@ function singleThread (plan) {
   return Object.fromEntries(Object.entries(WORKS).map(([name, work]) => [name, perCall(work, plan)]))
 }
 
-// The cores the machine gives: the unit's throughput (calls per ms, window by window) on k threads at once
-// for each level, over the rate of one thread undisturbed (the fast end, p10, of thread 0's batch times
-// while it ran alone): the speedup at k threads, and `effective`, the speedup at the most threads. Held
-// against one undisturbed thread rather than against the one-thread level's throughput, k threads that
-// share their cores with other processes are not counted as more cores for taking a larger share of them
-// (the scheduler shares a core by thread: two threads beside one hog get 2/3 of it, one thread 1/2).
+// The cores the machine gives: for each level of k threads, windows of one thread alone and of k threads at
+// once, in turns, so that a machine whose speed moves meanwhile moves both alike. Each pair gives the k
+// threads' calls per ms over the rate of one thread undisturbed (the fast end, p10, of thread 0's batch times
+// in the window it ran alone): the speedup at k threads, and `effective`, the speedup at the most threads.
+// Held against one undisturbed thread rather than against one thread's throughput, k threads that share
+// their cores with other processes are not counted as more cores for taking a larger share of them (the
+// scheduler shares a core by thread: two threads beside one hog get 2/3 of it, one thread 1/2), while SMT
+// siblings, quotas and affinity, which slow or hold back the k threads, show.
 async function coresGiven (plan) {
   const offered = os.availableParallelism()
-  const levels = threadLevels(offered)
+  const levels = threadLevels(offered, plan.maxThreads)
   const most = levels.at(-1)
   const shared = {
     control: new Int32Array(new SharedArrayBuffer(4 * (most + 1))), // [stop, run flag of each thread]
@@ -107,15 +110,17 @@ async function coresGiven (plan) {
   const exited = threads.map((t) => once(t, 'exit'))
   try {
     await Promise.all(threads.map((t) => once(t, 'message')))
-    const throughput = []
-    let alone = null
-    for (const k of levels) {
-      throughput.push(await levelThroughput(k, shared, plan))
-      if (k === 1) alone = undisturbedRate(shared)
+    const alone = []
+    const scaling = []
+    for (const k of levels.slice(1)) {
+      const pairs = await levelPairs(k, shared, plan)
+      alone.push(...pairs.alone)
+      scaling.push({ threads: k, speedup: rulerFigure(pairs.speedups) })
     }
-    const scaling = levels.map((threads, i) => ({ threads, speedup: overRate(throughput[i], alone) }))
+    scaling.unshift({ threads: 1, speedup: rulerFigure(alone) })
     return { offered, effective: scaling.at(-1).speedup, scaling }
   } finally {
+    run(0, shared, most)
     Atomics.store(shared.control, 0, 1)
     for (let i = 1; i <= most; i++) Atomics.notify(shared.control, i)
     const late = setTimeout(() => threads.forEach((t) => t.terminate()), 2000) // a thread stuck in its unit
@@ -124,37 +129,51 @@ async function coresGiven (plan) {
   }
 }
 
-// One thread's calls per ms undisturbed: the p10 of thread 0's batch times per call while it ran alone.
+// Let the first k threads run and hold the others (of `most`).
+function run (k, { control }, most) {
+  for (let i = 0; i < most; i++) {
+    Atomics.store(control, 1 + i, i < k ? 1 : 0)
+    if (i < k) Atomics.notify(control, 1 + i)
+  }
+}
+
+// `coreWindows` pairs of windows, thread 0 alone then k threads: per pair the speedup at k (the k threads'
+// calls per ms over thread 0's undisturbed rate in its window alone) and at 1 (its own window's calls per ms
+// over that rate).
+async function levelPairs (k, shared, plan) {
+  const most = shared.control.length - 1
+  const total = () => shared.counts.reduce((a, b) => a + b, 0)
+  const window = async () => {
+    await sleep(plan.levelWarmMs)
+    const c0 = total()
+    const t0 = performance.now()
+    await sleep(plan.coreWindowMs)
+    return (total() - c0) / (performance.now() - t0)
+  }
+  const speedups = []
+  const alone = []
+  for (let w = 0; w < plan.coreWindows; w++) {
+    run(1, shared, most)
+    Atomics.store(shared.kept, 0, 0)
+    const one = await window()
+    const rate = undisturbedRate(shared)
+    run(k, shared, most)
+    const many = await window()
+    if (rate > 0) {
+      alone.push(one / rate)
+      speedups.push(many / rate)
+    }
+  }
+  run(0, shared, most)
+  return { speedups, alone }
+}
+
+// One thread's calls per ms undisturbed: the p10 of thread 0's batch times per call kept since `kept` was
+// reset (it ran alone).
 function undisturbedRate ({ batches, kept }) {
   const times = Array.from(batches.subarray(0, Atomics.load(kept, 0))).sort((a, b) => a - b)
   const fast = times[Math.floor(times.length / 10)]
   return fast > 0 ? 1 / fast : null
-}
-
-// A level's throughput over the undisturbed rate of one thread, as a figure (its spread the throughput's).
-function overRate (f, rate) {
-  return rate > 0 ? { value: Number((f.value / rate).toPrecision(4)), spreadPct: f.spreadPct, n: f.n } : null
-}
-
-// The first k threads run at once: their calls per ms in each window, after the level's warm-up (thread 0's
-// batch times kept from the first window on).
-async function levelThroughput (k, { control, counts, kept }, plan) {
-  const total = () => counts.reduce((a, b) => a + b, 0)
-  for (let i = 0; i < k; i++) {
-    Atomics.store(control, 1 + i, 1)
-    Atomics.notify(control, 1 + i)
-  }
-  await sleep(plan.levelWarmMs)
-  Atomics.store(kept, 0, 0)
-  const windows = []
-  for (let w = 0; w < plan.coreWindows; w++) {
-    const c0 = total()
-    const t0 = performance.now()
-    await sleep(plan.coreWindowMs)
-    windows.push((total() - c0) / (performance.now() - t0))
-  }
-  for (let i = 0; i < k; i++) Atomics.store(control, 1 + i, 0)
-  return rulerFigure(windows)
 }
 
 // The loopback HTTP cost: a bare node:http answer from a thread, round trip at one connection (batches of

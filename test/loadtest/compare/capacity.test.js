@@ -1,5 +1,5 @@
-// compare on capacity reports: the noise rule applies to whole sweeps (--runs N), never to the steps of
-// one sweep, and capacities judged against targets too far apart are not called better or worse.
+// compare on capacity reports: a capacity's interval is its bracket (never the steps of one sweep), and
+// capacities judged against targets too far apart are not called better or worse.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { compareReports, parseFailOn, TARGET_TOLERANCE } from '../../../loadtest/compare/compare.js'
@@ -26,24 +26,19 @@ function capacityReport ({ label, sloMs, sweeps }) {
 const entries = (...reports) => reports.map((report, i) => ({ file: `r${i}.json`, report }))
 const cellB = (cmp) => cmp.rows[0].cells[1]
 
-test('compare: capacities of repeated sweeps are better or worse only when the sweeps are apart', () => {
-  const a = capacityReport({ label: 'A', sloMs: 150, sweeps: [60, 62, 61] })
-  const apart = capacityReport({ label: 'B', sloMs: 150, sweeps: [70, 72, 71] })
-  const cmp = compareReports(entries(a, apart))
-  assert.equal(cellB(cmp).capacityRatio, 71 / 61)
-  assert.deepEqual(cellB(cmp).capacityNoise.rounds, [3, 3], 'three sweeps each, not the ten steps of one')
-  assert.equal(cellB(cmp).capacityNoise.verdict, 'better')
-  const overlapping = capacityReport({ label: 'C', sloMs: 150, sweeps: [59, 66, 63] })
-  assert.equal(cellB(compareReports(entries(a, overlapping))).capacityNoise.verdict, 'within noise')
-  const single = capacityReport({ label: 'D', sloMs: 150, sweeps: [90] })
-  // one sweep: no noise estimate, so the brackets decide, as in the decision: apart is better or worse,
-  // overlapping is a tie, never a lead
-  assert.equal(cellB(compareReports(entries(a, single))).capacityNoise.verdict, 'better', 'one sweep: brackets apart')
-  const close = capacityReport({ label: 'E', sloMs: 150, sweeps: [63] }) // 63–66.15 against 61–64.05
-  const tie = compareReports(entries(a, close))
-  assert.equal(cellB(tie).capacityNoise.verdict, 'tie')
-  assert.match(renderCompareMarkdown(tie), /1\.03× tie/)
-  assert.match(renderCompareMarkdown(cmp), /1\.16× better/)
+test('compare: a capacity is judged on its bracket and the capacity floor, never on the steps of a sweep', () => {
+  const a = capacityReport({ label: 'A', sloMs: 150, sweeps: [60, 62, 61] }) // 61, bracket 61–64.05
+  // 90 over 61 (bracket 90–94.5): apart by more than the bracket and the floor: better
+  const far = compareReports(entries(a, capacityReport({ label: 'B', sloMs: 150, sweeps: [90] })))
+  assert.equal(cellB(far).verdicts.capacity.verdict, 'better')
+  assert.match(renderCompareMarkdown(far), /1\.48× better/)
+  // 71 over 61: the brackets are apart, but 1.16 is inside the between-run floor (COMPARE.floorCapacity)
+  const near = compareReports(entries(a, capacityReport({ label: 'C', sloMs: 150, sweeps: [70, 72, 71] })))
+  assert.equal(cellB(near).capacityRatio, 71 / 61)
+  assert.equal(cellB(near).verdicts.capacity.verdict, 'within-noise', 'ten steps of one sweep are not rounds')
+  assert.match(renderCompareMarkdown(near), /1\.16× within noise/)
+  const worse = compareReports(entries(a, capacityReport({ label: 'D', sloMs: 150, sweeps: [40] })))
+  assert.equal(cellB(worse).verdicts.capacity.verdict, 'worse')
 })
 
 test('compare: capacities judged against targets too far apart are refused, in one line', () => {

@@ -1,32 +1,19 @@
-// compare's noise rule and --fail-on, on reports built from REAL rounds: one lab run of loop:1e5 with
-// 12 rounds split into two reports (even and odd rounds: the same code, interleaved in time, so drift
-// of the shared machine hits both), and a lab run of loop:1e7 (100× the work: a real difference) whose
-// run is relabelled loop:1e5 so that compare lines it up as "the same run, after a change". Also
-// --fail-on refusals.
+// compare's verdicts and --fail-on, on reports built from REAL runs: one lab run of loop:1e5 with 12
+// rounds split into two reports (even and odd rounds: the same code, interleaved in time, so drift of the
+// shared machine hits both), and a lab run of loop:1e7 (100× the work: a real difference) whose run is
+// relabelled loop:1e5 so that compare lines it up as "the same run, after a change"; and the same with one
+// round each, which gets a verdict all the same. Also --fail-on refusals.
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { chanceOfSeparation, CompareError, noiseVerdict, parseFailOn } from '../../../loadtest/compare/compare.js'
+import { CompareError, parseFailOn } from '../../../loadtest/compare/compare.js'
 import { spread } from '../../../loadtest/result/stats.js'
 import { ROOT, labRun } from '../../helpers/lab.js'
 
-describe('the noise rule and --fail-on grammar (pure)', () => {
-  test('better / worse only when the rounds are apart; within noise when they overlap; none with one round', () => {
-    assert.deepEqual(noiseVerdict([10, 11, 12], [13, 14, 15], true), { verdict: 'better', rounds: [3, 3], chance: 0.1 })
-    assert.equal(noiseVerdict([10, 11, 12], [13, 14, 15], false).verdict, 'worse')
-    assert.equal(noiseVerdict([10, 11, 12], [7, 8, 9], true).verdict, 'worse')
-    assert.equal(noiseVerdict([10, 11, 14], [13, 14, 15], true).verdict, 'within noise')
-    assert.equal(noiseVerdict([10, 11, 12], [12, 14, 15], true).verdict, 'within noise', 'touching ranges overlap')
-    assert.deepEqual(noiseVerdict([10], [20, 21], true), { verdict: 'no noise estimate', rounds: [1, 2], chance: null })
-    assert.equal(noiseVerdict([], [], true).verdict, 'no noise estimate')
-    assert.equal(chanceOfSeparation(3, 3), 0.1)
-    assert.ok(Math.abs(chanceOfSeparation(5, 5) - 2 / 252) < 1e-12)
-    assert.ok(Math.abs(chanceOfSeparation(6, 3) - 2 / 84) < 1e-12)
-  })
-
+describe('the --fail-on grammar (pure)', () => {
   test('parseFailOn: the sign is the regression\'s direction; malformed bounds name themselves and the grammar', () => {
     assert.deepEqual(parseFailOn('p99:+10%'), { spec: 'p99:+10%', metric: 'p99', sign: '+', bound: 0.1 })
     assert.deepEqual(parseFailOn('rps:-5%'), { spec: 'rps:-5%', metric: 'rps', sign: '-', bound: 0.05 })
@@ -129,13 +116,12 @@ describe('compare on reports built from real rounds', () => {
     const res = await cli([files.even, files.odd, '--fail-on', 'rps:-1%', '--fail-on', 'p99:+1%'])
     assert.equal(res.exitCode, 0, res.stderr + res.stdout)
     const c = cells(res.stdout)
-    // 6 and 6 rounds of identical code separate by chance with probability 2/924 per figure
     assert.match(c['B req/s ×A'], /^\d\.\d\d× within noise$/)
     assert.match(c['B p99 ×A'], /^\d\.\d\d× within noise$/)
-    assert.match(res.stdout, /Verdicts: A ratio is called better or worse only when the two runs' rounds/)
-    assert.match(res.stdout, /- B vs A: 6 and 6 rounds: a false verdict by chance 0\.2 % per figure\./)
+    assert.match(res.stdout, /Verdicts: Each figure has a 95 % interval from its own run/)
+    assert.match(res.stdout, /- A \(.*\) carries no ruler: the machine cannot be told apart for it/)
     assert.match(res.stdout, /## Gates \(--fail-on\)/)
-    assert.match(res.stdout, /rounds 6 vs 6: within noise\)/)
+    assert.doesNotMatch(res.stdout, /no noise estimate/)
     assert.doesNotMatch(res.stdout + res.stderr, /✗ regressed/)
   })
 
@@ -146,7 +132,7 @@ describe('compare on reports built from real rounds', () => {
     assert.equal(c['B req/s ×A'], `${(rpsOf('slower') / rpsOf('even')).toFixed(2)}× worse`)
     assert.ok(rpsOf('slower') < rpsOf('even') * 0.95)
     const line = `✗ regressed: B \`${KEY}\` rps ${fmt(rpsOf('even'))} req/s → ${fmt(rpsOf('slower'))} req/s ` +
-      `(${((rpsOf('slower') / rpsOf('even') - 1) * 100).toFixed(1)}%, bound -5%; rounds 6 vs 3: worse)`
+      `(${((rpsOf('slower') / rpsOf('even') - 1) * 100).toFixed(1)}%, bound -5%; verdict: worse)`
     assert.deepEqual(res.stderr.split('\n'), [`compare: --fail-on: ${line}`, 'compare: 1 regression(s) past a --fail-on bound: exit 99'])
     assert.ok(res.stdout.includes(`  - ${line}`), res.stdout)
     // the p99 bound (+10000 %) is not crossed
@@ -157,31 +143,24 @@ describe('compare on reports built from real rounds', () => {
     const res = await cli([files.slower, files.even, '--fail-on', 'rps:-5%', '--fail-on', 'p99:+10%'])
     assert.equal(res.exitCode, 0, res.stderr)
     assert.equal(cells(res.stdout)['B req/s ×A'], `${(rpsOf('even') / rpsOf('slower')).toFixed(2)}× better`)
-    assert.match(res.stdout, /✓ within bound: B `simple@loop:1e5` rps .* \(\+\d+\.\d%, bound -5%; rounds 3 vs 6: better\)/)
+    assert.match(res.stdout, /✓ within bound: B `simple@loop:1e5` rps .* \(\+\d+\.\d%, bound -5%; verdict: better\)/)
   })
 
-  test('one round per run: no noise estimate, ratios raw and uncoloured; --fail-on on the raw ratio, both ways', async () => {
+  test('one round per run: a verdict all the same, from each run\'s own intervals; --fail-on judges it', async () => {
     const worse = await cli([files.even1, files.slower1, '--fail-on', 'rps:-5%'])
     assert.equal(worse.exitCode, 99, worse.stderr)
-    assert.equal(cells(worse.stdout)['B req/s ×A'], `${(rpsOf('slower1') / rpsOf('even1')).toFixed(2)}×`)
-    assert.match(worse.stdout, /- B vs A: one round per run in at least one of them: no noise estimate, ratios are raw\./)
-    assert.match(worse.stderr, /^compare: --fail-on: ✗ regressed: B `simple@loop:1e5` rps .*; raw ratio, no noise estimate \(one round\)\)$/m)
+    assert.equal(cells(worse.stdout)['B req/s ×A'], `${(rpsOf('slower1') / rpsOf('even1')).toFixed(2)}× worse`)
+    assert.match(worse.stderr, /^compare: --fail-on: ✗ regressed: B `simple@loop:1e5` rps .*; verdict: worse\)$/m)
     const better = await cli([files.slower1, files.even1, '--fail-on', 'rps:-5%'])
     assert.equal(better.exitCode, 0, better.stderr)
-    assert.equal(cells(better.stdout)['B req/s ×A'], `${(rpsOf('even1') / rpsOf('slower1')).toFixed(2)}×`)
-    // the page colours nothing without a noise estimate, and colours the real difference from rounds
+    assert.equal(cells(better.stdout)['B req/s ×A'], `${(rpsOf('even1') / rpsOf('slower1')).toFixed(2)}× better`)
+    // the page colours the verdict, with one round as with several
     const html1 = join(dir, 'one.html')
-    const page1 = await cli([files.even1, files.slower1, '--html', html1])
-    assert.equal(page1.exitCode, 0, page1.stderr)
+    const page1 = await cli([files.even1, files.slower1, '--html', html1, '--fail-on', 'rps:-5%'])
+    assert.equal(page1.exitCode, 99)
     const one = await readFile(html1, 'utf8')
-    assert.match(one, /<span class="" data-verdict="no noise estimate"/)
-    assert.doesNotMatch(one, /class="ratio-(up|down)"/)
-    const html3 = join(dir, 'rounds.html')
-    const page3 = await cli([files.even, files.slower, '--html', html3, '--fail-on', 'rps:-5%'])
-    assert.equal(page3.exitCode, 99)
-    const three = await readFile(html3, 'utf8')
-    assert.match(three, /<span class="ratio-down" data-verdict="worse" title="worse">0\.\d\d× worse<\/span>/)
-    assert.match(three, /data-flag="gates".*<li data-gate="regressed">✗ regressed: B/s)
+    assert.match(one, /<span class="ratio-down" data-verdict="worse" title="worse">0\.\d\d× worse<\/span>/)
+    assert.match(one, /data-flag="gates".*<li data-gate="regressed">✗ regressed: B/s)
   })
 
   test('malformed --fail-on: one line, exit 2, before any report is read', async () => {

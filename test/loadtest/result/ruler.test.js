@@ -17,8 +17,8 @@ test('ruler: a figure is the median of its samples, its spread p90 over p10 less
   assert.equal(rulerFigure([NaN, Infinity]), null)
   // a ratio of figures (a speedup): the values' ratio, the spreads combined (each at least the floor), the
   // fewer samples
-  const s = ratioFigure({ value: 100, spreadPct: 3, n: 5 }, { value: 190, spreadPct: 4, n: 4 })
-  assert.deepEqual(s, { value: 1.9, spreadPct: 5, n: 4 })
+  const s = ratioFigure({ value: 100, spreadPct: 30, n: 5 }, { value: 190, spreadPct: 40, n: 4 })
+  assert.deepEqual(s, { value: 1.9, spreadPct: 50, n: 4 })
   const floor = RULER.spreadFloorPct
   assert.equal(combinedSpread({ spreadPct: 0 }, { spreadPct: 0 }), Math.round(Math.hypot(floor, floor) * 10) / 10)
 })
@@ -37,16 +37,17 @@ test('ruler: a ratio beyond the two spreads combined is beyond, either way; with
   const same = rulerRatios(a, rulerReading({ scale: 1.01 }))
   assert.deepEqual(Object.keys(same), RULER_FIGURES)
   assert.ok(Object.values(same).every((r) => !r.beyond), JSON.stringify(same))
-  // loop: spreads 2.1 and 2.1 → combined 3.0 %: 1.04 × is beyond, 1 / 1.04 too
-  const slow = rulerRatios(a, rulerReading({ scale: 1.04 }))['single.loop']
-  assert.deepEqual(slow, { ratio: 1.04, spreadPct: 3, beyond: true })
-  assert.equal(rulerRatios(rulerReading({ scale: 1.04 }), a)['single.loop'].beyond, true)
+  // loop: spreads 2.1 and 2.1, each raised to the floor (10 %) → combined 14.1 %: 1.2 × is beyond, 1 / 1.2 too
+  const slow = rulerRatios(a, rulerReading({ scale: 1.2 }))['single.loop']
+  assert.deepEqual(slow, { ratio: 1.2, spreadPct: 14.1, beyond: true })
+  assert.equal(rulerRatios(rulerReading({ scale: 1.2 }), a)['single.loop'].beyond, true)
+  assert.equal(rulerRatios(a, rulerReading({ scale: 1.1 }))['single.loop'].beyond, false)
   // a ruler is read as its figures, a reading as its own, flat figures as they are
   assert.deepEqual(rulerRatios({ start: a, end: null }, a), rulerRatios(a, { start: a, end: null }))
   assert.deepEqual(rulerRatios(rulerFigures({ start: a, end: null }), a), rulerRatios(a, a))
   // a figure of 0 has no ratio
   const idle = rulerReading({ timerLagMs: { value: 0, spreadPct: 0, n: 5 } })
-  assert.deepEqual(rulerRatios(idle, a).timerLagMs, { ratio: null, spreadPct: 12.7, beyond: false })
+  assert.deepEqual(rulerRatios(idle, a).timerLagMs, { ratio: null, spreadPct: 16, beyond: false })
 })
 
 test('ruler: machineChanged names the figures beyond; taskset -c 0 against 2 cores changes cores.effective', () => {
@@ -60,10 +61,10 @@ test('ruler: a run\'s ruler has the drift end over start and is moved when a fig
   const quiet = rulerOf(rulerReading(), rulerReading())
   assert.equal(quiet.moved, false)
   assert.equal(quiet.drift.length, RULER_FIGURES.length)
-  assert.deepEqual(quiet.drift[0], { figure: 'single.loop', ratio: 1, spreadPct: 3, beyond: false })
+  assert.deepEqual(quiet.drift[0], { figure: 'single.loop', ratio: 1, spreadPct: 14.1, beyond: false })
   const moved = rulerOf(rulerReading(), rulerReading({ scale: 1.3 }))
   assert.equal(moved.moved, true)
-  assert.match(rulerMovedLine(moved), /^The machine moved during the run \(end over start, beyond the readings' spread\): single\.loop 1\.300× \(±3\.0 %\)/)
+  assert.match(rulerMovedLine(moved), /^The machine moved during the run \(end over start, beyond the readings' spread\): single\.loop 1\.300× \(±14\.1 %\)/)
   assert.equal(rulerMovedLine(quiet), null)
   // an interrupted run keeps its start reading: no end, no drift, not moved
   assert.deepEqual(rulerOf(rulerReading(), null), { start: rulerReading(), end: null, drift: [], moved: false })
@@ -102,6 +103,6 @@ test('ruler: its line and table', () => {
     'Worker 21.3 ms, node 48.2 ms · timer lag 0.071 ms')
   const rows = rulerRows(r)
   assert.equal(rows.length, RULER_FIGURES.length + 1)
-  assert.deepEqual(rows[1], ['loop, ms per call (one thread)', '0.512 ±2.1 %', '0.666 ±2.1 %', '1.300×', 'moved (beyond ±3.0 %)'])
+  assert.deepEqual(rows[1], ['loop, ms per call (one thread)', '0.512 ±2.1 %', '0.666 ±2.1 %', '1.300×', 'moved (beyond ±14.1 %)'])
   assert.deepEqual(rulerRows(rulerOf(rulerReading(), null))[1].slice(2), ['-', '-', '-'])
 })

@@ -21,12 +21,13 @@ const hasTaskset = (() => {
   }
 })()
 
-test('ruler: the cores are measured at 1, 2, 4 … threads up to the cores offered, at least 2', () => {
+test('ruler: the cores are measured at 1, 2, 4 … threads up to the cores offered, at least 2, at most 64', () => {
   assert.deepEqual(threadLevels(1), [1, 2])
   assert.deepEqual(threadLevels(2), [1, 2])
   assert.deepEqual(threadLevels(4), [1, 2, 4])
   assert.deepEqual(threadLevels(6), [1, 2, 4, 6])
   assert.deepEqual(threadLevels(16), [1, 2, 4, 8, 16])
+  assert.deepEqual(threadLevels(192), [1, 2, 4, 8, 16, 32, 64], 'at most 64 threads')
 })
 
 test('ruler: a reading under taskset -c 0 offers 1 core and measures about one at 2 threads',
