@@ -6,7 +6,9 @@ import { isNum } from '../result/stats.js'
 import { figure, wideSpread } from '../report/page.js'
 import { esc, mdCode, mdText as mdEsc } from '../text/escape.js'
 import { markdownTable } from '../report/markdown.js'
-import { MISSING, fixedGrouped as f, latencyGrouped as lat, numGrouped, pctFixed, signedPct, timesGrouped } from '../text/format.js'
+import {
+  MISSING, fixedGrouped as f, latencyGrouped as lat, numGrouped, pctFixed, signedPct, timesGrouped
+} from '../text/format.js'
 import { timelineMarks, timelineRows, timelineSpec } from '../report/timeline-chart.js'
 import { anyRegressed } from './compare.js'
 import { VALIDATED } from './validated.js'
@@ -76,7 +78,8 @@ function howToRead (cmp, http) {
   const base = cmp.reports[cmp.baseline]
   const b = base.letter
   const howTo = http.length
-    ? `${unitsLine(cmp)} Ratios are to the baseline, ${b}: req/s ×${b} above 1 is faster, p99 ×${b} below 1 is shorter.`
+    ? `${unitsLine(cmp)} Ratios are to the baseline, ${b}: req/s ×${b} above 1 is faster, ` +
+      `p99 ×${b} below 1 is shorter.`
     : `Ratios are to the baseline, ${b}: mean ×${b} below 1 is faster.`
   const out = [`${howTo} ⚠ untrusted, ✗ failed (reasons below). ${MARKS}.`, '']
   if (http.length && cmp.reports.length > 1) {
@@ -87,7 +90,7 @@ function howToRead (cmp, http) {
 
 // One report's cells of an HTTP row: figures, and against the baseline the ratios with their verdicts.
 function httpCells (c, r, units) {
-  if (!c) return ['not run', MISSING, MISSING, MISSING, MISSING, MISSING, ...(r.baseline ? [] : [MISSING, MISSING, MISSING])]
+  if (!c) return ['not run', ...Array(5).fill(MISSING), ...(r.baseline ? [] : [MISSING, MISSING, MISSING])]
   const cells = [
     `${f(c.rps, 0)}${mark(c)}`,
     lat(c.p50, units),
@@ -161,7 +164,8 @@ function capacitySection (cmp, http) {
   return [
     '## Capacity',
     '',
-    'The highest open-loop rate each run held with p99 within its target and every request answered (the capacity experiment).',
+    'The highest open-loop rate each run held with p99 within its target and every request answered ' +
+      '(the capacity experiment).',
     '',
     markdownTable({ head, rows }, { numeric: true })
   ]
@@ -179,7 +183,9 @@ function classHead (cmp, name = (x) => x) {
 // A class's cells in one report: req/s, p50, p99 (ms, with its target where the class has one), failed
 // requests (the one errors sum) and, beside the baseline, p99's ratio to the baseline's.
 function classCells (c, report) {
-  const p99 = c && isNum(c.p99) && c.sloMs ? `${lat(c.p99, 'ms')} ${c.p99 <= c.sloMs ? '≤' : '>'} ${c.sloMs}` : lat(c?.p99, 'ms')
+  const p99 = c && isNum(c.p99) && c.sloMs
+    ? `${lat(c.p99, 'ms')} ${c.p99 <= c.sloMs ? '≤' : '>'} ${c.sloMs}`
+    : lat(c?.p99, 'ms')
   const cells = c ? [f(c.rps, 1), lat(c.p50, 'ms'), p99, String(c.failed)] : [MISSING, MISSING, MISSING, MISSING]
   if (!report.baseline) cells.push(c ? timesGrouped(c.p99Ratio) : MISSING)
   return cells
@@ -194,7 +200,8 @@ function classSection (cmp) {
   return [
     '## Per class',
     '',
-    'Each class of a request mix (--mix): its answers per second, p50 and p99 from the due time (with its target), failed requests, and p99 against the baseline\'s.',
+    'Each class of a request mix (--mix): its answers per second, p50 and p99 from the due time (with its ' +
+      'target), failed requests, and p99 against the baseline\'s.',
     '',
     markdownTable({ head: classHead(cmp), rows }, { numeric: true })
   ]
@@ -246,7 +253,8 @@ function machinesSection (cmp) {
       (d.sure ? '' : '; within noise on one machine at least'))
   }
   for (const f of m.flips) {
-    out.push(`- ranking flips on ${letterOf(f.report)}: ${mdCode(f.below)} over ${mdCode(f.above)} (on ${base} under it)` +
+    out.push(`- ranking flips on ${letterOf(f.report)}: ${mdCode(f.below)} over ${mdCode(f.above)} ` +
+      `(on ${base} under it)` +
       (f.sure ? '' : '; within noise on one machine at least'))
   }
   if (!m.flips.length && !m.decisions.length) out.push(`- the ranking is the same on every machine as on ${base}`)
@@ -259,7 +267,9 @@ function dispatchSection (cmp) {
   const dispatch = cmp.rows.filter((r) => r.kind === 'dispatch')
   if (!dispatch.length) return []
   const b = cmp.reports[cmp.baseline].letter
-  const head = ['case', ...cmp.reports.flatMap((r) => r.baseline ? [`${r.letter} mean ms`] : [`${r.letter} mean ms`, `${r.letter} ×${b}`])]
+  const head = ['case', ...cmp.reports.flatMap((r) => [
+    `${r.letter} mean ms`, ...(r.baseline ? [] : [`${r.letter} ×${b}`])
+  ])]
   const rows = dispatch.map((row) => [{ md: mdCode(row.key) }, ...row.cells.flatMap((c, i) => [
     c ? `${lat(c.meanMs, 'ms')}${mark(c)}` : 'not run',
     ...(cmp.reports[i].baseline ? [] : [c && isNum(c.meanRatio) ? timesGrouped(c.meanRatio) : MISSING])
@@ -271,7 +281,9 @@ function dispatchSection (cmp) {
 function verdictSections (cmp) {
   const out = []
   if (cmp.gates?.length) {
-    out.push('## Gates (--fail-on)', '', 'A bound fails when a run of a report regresses past it against the baseline, unless both runs have rounds and they overlap (within noise: see Verdicts); with one round the raw ratio decides.', '')
+    out.push('## Gates (--fail-on)', '', 'A bound fails when a run of a report regresses past it against the ' +
+      'baseline and its verdict is worse (or it has no interval); within noise or put down to the machine, ' +
+      'it does not.', '')
     for (const g of cmp.gates) {
       out.push(`- ${mdCode(g.spec)}${g.runs.length ? '' : ': no run in common with the baseline'}`)
       for (const r of g.runs) out.push(`  - ${gateLine(cmp, g, r)}`)
@@ -282,7 +294,8 @@ function verdictSections (cmp) {
     out.push('## Flagged runs', '')
     for (const fl of cmp.flags) {
       out.push(
-        `- ${fl.status === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${cmp.reports[fl.report].letter} ${mdCode(fl.key)}: ${mdEsc(fl.why.join('; ') || 'no reason given')}`
+        `- ${fl.status === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${cmp.reports[fl.report].letter} ` +
+          `${mdCode(fl.key)}: ${mdEsc(fl.why.join('; ') || 'no reason given')}`
       )
     }
     out.push('')
@@ -319,11 +332,16 @@ function reportCard (r) {
     : isNum(meth.durationSec)
       ? `${numHtml(meth.durationSec)} s`
       : MISSING
-  return `<section class="card" aria-label="report ${esc(r.letter)}"><h2>${esc(r.letter)} · ${esc(r.name)}${r.baseline ? ' <span class="badge complete">baseline</span>' : ''}</h2><dl>
+  const badge = r.baseline ? ' <span class="badge complete">baseline</span>' : ''
+  const tool = meth.tool === 'in-process'
+    ? 'in-process (no HTTP)'
+    : `${esc(meth.tool) || MISSING} ${esc(meth.toolVersion)} · ${numHtml(meth.connections)} connections · ${load}`
+  const title = `${esc(r.letter)} · ${esc(r.name)}${badge}`
+  return `<section class="card" aria-label="report ${esc(r.letter)}"><h2>${title}</h2><dl>
 <dt>CPU</dt><dd>${esc(m.cpuModel) || MISSING} · ${numHtml(m.cores)} cores</dd>
 <dt>host</dt><dd>${esc(m.hostname) || MISSING}</dd>
 <dt>Node</dt><dd>${esc(m.node) || MISSING} · ${esc(m.os?.type)} ${esc(m.os?.release)}</dd>
-<dt>load</dt><dd>${meth.tool === 'in-process' ? 'in-process (no HTTP)' : `${esc(meth.tool) || MISSING} ${esc(meth.toolVersion)} · ${numHtml(meth.connections)} connections · ${load}`}</dd>
+<dt>load</dt><dd>${tool}</dd>
 <dt>run</dt><dd>${whenHtml(r.createdAt)} · ${esc(r.experiment)}</dd>
 <dt>file</dt><dd><code>${esc(r.file)}</code></dd>
 </dl>${meth.command ? `<pre class="command"><code>${esc(meth.command)}</code></pre>` : ''}</section>`
@@ -421,7 +439,9 @@ function charts (cmp, rows) {
           spectrumSpec(pts, { color: 'machine', colorTitle: 'machine', dash: 'run', dashTitle: 'run', yTitle, logY }),
           { id: 'spectrum' }
         ),
-        `<b>Latency by percentile</b>, overlaid: colour is the machine, dash the run. x: log of 1/(1−p), as HdrHistogram plots it.${logY ? ' The latency axis is logarithmic: the lines differ by more than 20× at p99.' : ''}`,
+        '<b>Latency by percentile</b>, overlaid: colour is the machine, dash the run. x: log of 1/(1−p), as ' +
+          'HdrHistogram plots it.' +
+          (logY ? ' The latency axis is logarithmic: the lines differ by more than 20× at p99.' : ''),
         { lines: lines.size }
       )
     )
@@ -431,7 +451,8 @@ function charts (cmp, rows) {
     for (const row of rows) {
       row.cells.forEach((c, i) => {
         const v = c && c.status !== 'failed' ? get(c) : null
-        if (isNum(v)) { data.push({ run: row.key, machine: `${cmp.reports[i].letter} · ${cmp.reports[i].name}`, value: v }) }
+        const machine = `${cmp.reports[i].letter} · ${cmp.reports[i].name}`
+        if (isNum(v)) data.push({ run: row.key, machine, value: v })
       })
     }
     if (!data.length) return ''
@@ -444,8 +465,11 @@ function charts (cmp, rows) {
       { bars: data.length }
     )
   }
-  out.push(`<div class="charts-row">${bars((c) => c.rps, 'rps', 'requests/s', ',.0f', '<b>Requests per second</b> per run and machine. Higher is better.')}
-${bars((c) => c.p99, 'p99', cmp.units === 'service' ? 'p99 (× service time)' : 'p99 (ms)', ',.2f', '<b>p99 latency</b> per run and machine. Lower is better.')}</div>`)
+  const rpsBars = bars((c) => c.rps, 'rps', 'requests/s', ',.0f',
+    '<b>Requests per second</b> per run and machine. Higher is better.')
+  const p99Bars = bars((c) => c.p99, 'p99', cmp.units === 'service' ? 'p99 (× service time)' : 'p99 (ms)', ',.2f',
+    '<b>p99 latency</b> per run and machine. Lower is better.')
+  out.push(`<div class="charts-row">${rpsBars}\n${p99Bars}</div>`)
   for (const o of timelineOverlays(cmp, rows)) out.push(o)
   out.push(
     bars(
@@ -453,7 +477,8 @@ ${bars((c) => c.p99, 'p99', cmp.units === 'service' ? 'p99 (× service time)' : 
       'efficiency',
       'share of the ideal throughput',
       '.0%',
-      "<b>Efficiency</b> against each machine's own ideal (its cores and calibrated service time). The dashed line is 100%.",
+      '<b>Efficiency</b> against each machine\'s own ideal (its cores and calibrated service time). ' +
+        'The dashed line is 100%.',
       { rule: 1, width: 900 }
     )
   )
@@ -479,7 +504,8 @@ function timelineOverlays (cmp, rows) {
       figure(
         'timeline',
         svg,
-        `<b>${esc(row.key)}</b> in time, overlaid: colour is the report, dash the metric; latency is the p99 of each interval. Dashed rules: the end of each round; shaded: recovery.`,
+        `<b>${esc(row.key)}</b> in time, overlaid: colour is the report, dash the metric; latency is the p99 of ` +
+          'each interval. Dashed rules: the end of each round; shaded: recovery.',
         { server: row.key, lines: marks.length }
       )
     )
@@ -491,7 +517,8 @@ function dispatchChart (cmp, rows) {
   const data = []
   for (const row of rows) {
     row.cells.forEach((c, i) => {
-      if (c && isNum(c.meanMs)) { data.push({ run: row.key, machine: `${cmp.reports[i].letter} · ${cmp.reports[i].name}`, value: c.meanMs }) }
+      const machine = `${cmp.reports[i].letter} · ${cmp.reports[i].name}`
+      if (c && isNum(c.meanMs)) data.push({ run: row.key, machine, value: c.meanMs })
     })
   }
   if (!data.length) return ''
@@ -559,24 +586,28 @@ function capacityTable (cmp, http) {
       return cells
     })
   ])
-  return `<section class="block"><h2>Capacity</h2><p class="lead">The highest open-loop rate each run held with p99 within its target and every request answered.</p>${table(head, body, { className: 'capacity' })}</section>`
+  return '<section class="block"><h2>Capacity</h2><p class="lead">The highest open-loop rate each run held with p99 ' +
+    `within its target and every request answered.</p>${table(head, body, { className: 'capacity' })}</section>`
 }
 
 // A request mix's classes side by side (--mix), as the Markdown's "Per class".
 function classTable (cmp) {
   if (!cmp.classes?.length) return ''
   const body = cmp.classes.map((row) => [
-    `<code>${esc(row.key)}</code>`, esc(row.name), ...row.cells.flatMap((c, i) => classCells(c, cmp.reports[i]).map(esc))
+    `<code>${esc(row.key)}</code>`, esc(row.name),
+    ...row.cells.flatMap((c, i) => classCells(c, cmp.reports[i]).map(esc))
   ])
   return '<section class="block"><h2>Per class</h2><p class="lead">Each class of a request mix: answers per second, ' +
-    `p50 and p99 from the due time (with its target), failed requests, and p99 against the baseline's.</p>${table(classHead(cmp, esc), body, { className: 'classes' })}</section>`
+    'p50 and p99 from the due time (with its target), failed requests, and p99 against the baseline\'s.</p>' +
+    `${table(classHead(cmp, esc), body, { className: 'classes' })}</section>`
 }
 
 // Each run's phases side by side (the Markdown's "Per phase").
 function phaseTable (cmp) {
   if (!cmp.phases?.length) return ''
   const body = cmp.phases.map((row) => [
-    `<code>${esc(row.key)}</code>`, esc(row.phase), ...row.cells.flatMap((c, i) => phaseCells(c, cmp.reports[i]).map(esc))
+    `<code>${esc(row.key)}</code>`, esc(row.phase),
+    ...row.cells.flatMap((c, i) => phaseCells(c, cmp.reports[i]).map(esc))
   ])
   return `<section class="block"><h2>Per phase</h2><p class="lead">${esc(PHASE_LEAD)}</p>` +
     `${table(phaseHead(cmp, esc), body, { className: 'phases' })}</section>`
@@ -641,7 +672,9 @@ export function renderCompareHtml (cmp) {
     ? `<div class="notice" data-flag="untrusted"><h3>⚠ Runs not to be taken at face value</h3><ul>${cmp.flags
         .map(
           (fl) =>
-            `<li>${fl.status === 'failed' ? '<span class="bad">✗ failed</span>' : '⚠ untrusted'}: <b>${esc(cmp.reports[fl.report].letter)}</b> <code>${esc(fl.key)}</code>: ${esc(fl.why.join('; ') || 'no reason given')}</li>`
+            `<li>${fl.status === 'failed' ? '<span class="bad">✗ failed</span>' : '⚠ untrusted'}: ` +
+            `<b>${esc(cmp.reports[fl.report].letter)}</b> <code>${esc(fl.key)}</code>: ` +
+            `${esc(fl.why.join('; ') || 'no reason given')}</li>`
         )
         .join('')}</ul></div>`
     : ''
@@ -649,7 +682,8 @@ export function renderCompareHtml (cmp) {
     ? `<div class="notice info"><h3>Notes</h3><ul>${cmp.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
     : ''
   const gates = cmp.gates?.length
-    ? `<div class="notice${anyRegressed(cmp) ? ' failed' : ' info'}" data-flag="gates"><h3>Gates (--fail-on)</h3><ul>${cmp.gates
+    ? `<div class="notice${anyRegressed(cmp) ? ' failed' : ' info'}" data-flag="gates">` +
+      `<h3>Gates (--fail-on)</h3><ul>${cmp.gates
         .flatMap((g) =>
           g.runs.length
             ? g.runs.map((r) => `<li data-gate="${esc(r.status)}">${esc(gateLine(cmp, g, r))}</li>`)
@@ -657,13 +691,19 @@ export function renderCompareHtml (cmp) {
         )
         .join('')}</ul></div>`
     : ''
-  const body = `<header class="top"><h1>loadlab compare <span class="sub">${cmp.reports.length} reports, ${cmp.rows.length} runs in common</span></h1></header>
+  const sub = `${cmp.reports.length} reports, ${cmp.rows.length} runs in common`
+  const inProcess = dispatch.length
+    ? '<section class="block"><h2>In-process cases</h2>' +
+      `${dispatchChart(cmp, dispatch)}${dispatchTable(cmp, dispatch)}</section>`
+    : ''
+  const body = `<header class="top"><h1>loadlab compare <span class="sub">${sub}</span></h1></header>
 <div class="cards">${cmp.reports.map(reportCard).join('')}</div>
 ${gates}${flags}${notes}
 ${http.length ? `<section class="block"><h2>HTTP runs</h2>${charts(cmp, http)}${httpTable(cmp, http)}</section>` : ''}
 ${capacityTable(cmp, http)}${classTable(cmp)}${phaseTable(cmp)}${machinesHtml(cmp)}
 ${overloadHtml(cmp, http)}
-${dispatch.length ? `<section class="block"><h2>In-process cases</h2>${dispatchChart(cmp, dispatch)}${dispatchTable(cmp, dispatch)}</section>` : ''}
-<footer>Written by <code>npm run compare</code>. Charts rendered with Vega-Lite; this page loads nothing from the network.</footer>`
+${inProcess}
+<footer>Written by <code>npm run compare</code>. Charts rendered with Vega-Lite; this page loads nothing from the ` +
+  'network.</footer>'
   return page({ title: `loadlab compare: ${cmp.reports.map((r) => r.name).join(' vs ')}`, body })
 }
