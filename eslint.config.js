@@ -13,6 +13,15 @@ export default [
     }
   },
   {
+    // The lab's, the servers' and the entry points' lines are whole at 120 columns, strings and templates
+    // included. compare/ and report/page.js join once their lines are wrapped.
+    files: ['loadtest/**/*.js', 'loadtest/**/*.cjs', 'servers/**/*.js', 'servers/**/*.cjs', 'bin/**/*.js', 'index.js'],
+    ignores: ['loadtest/compare/**', 'loadtest/report/page.js'],
+    rules: {
+      '@stylistic/max-len': ['error', { code: 120 }]
+    }
+  },
+  {
     // A long function reads as a list of steps (STYLE.md 22): the lab's and the servers' at most 80 lines.
     files: ['loadtest/**/*.js', 'servers/**/*.js'],
     rules: {

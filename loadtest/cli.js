@@ -22,7 +22,9 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 function commandLine (argv, prog) {
   // a password or a token never reaches the report (result/redact.js)
   if (prog) return commandText(prog.split(' '), argv)
-  if (process.env.npm_lifecycle_event === 'lab') return commandText(['npm', 'run', 'lab', ...(argv.length ? ['--'] : [])], argv)
+  if (process.env.npm_lifecycle_event === 'lab') {
+    return commandText(['npm', 'run', 'lab', ...(argv.length ? ['--'] : [])], argv)
+  }
   return commandText(['node', 'loadtest/cli.js'], argv)
 }
 

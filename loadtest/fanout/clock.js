@@ -63,7 +63,13 @@ export async function measureOffset (target) {
   const start = now()
   try {
     const coarse = await findTurn(url, agent, COARSE_MS, start + LIMIT_MS)
-    if (!coarse) return { offsetMs: null, why: 'the target\'s Date did not turn one second', measureMs: roundTo(now() - start, 1) }
+    if (!coarse) {
+      return {
+        offsetMs: null,
+        why: 'the target\'s Date did not turn one second',
+        measureMs: roundTo(now() - start, 1)
+      }
+    }
     const turnAt = (t) => ({ offsetMs: (t.lo + t.hi) / 2 - t.second, uncertaintyMs: (t.hi - t.lo) / 2 })
     let best = turnAt(coarse)
     const expected = coarse.second + 1000 + best.offsetMs
@@ -82,5 +88,6 @@ export async function measureOffset (target) {
 if (isMain(import.meta.url)) {
   const target = process.argv[2]
   const result = await measureOffset(target)
-  process.stdout.write(`${JSON.stringify({ clock: result, bootMs: roundTo(performance.now() - result.measureMs, 1) })}\n`)
+  const bootMs = roundTo(performance.now() - result.measureMs, 1)
+  process.stdout.write(`${JSON.stringify({ clock: result, bootMs })}\n`)
 }

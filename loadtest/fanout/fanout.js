@@ -76,7 +76,11 @@ export function checkClock (clock) {
   for (const k of ['offsetMs', 'uncertaintyMs', 'measureMs']) {
     const v = clock[k]
     const floor = k === 'offsetMs' ? -CLOCK_BOUNDS[k] : 0
-    if (!inBounds(v, CLOCK_BOUNDS[k], floor)) return { fault: `${k} ${JSON.stringify(v)?.slice(0, 40)} (${floor} to ${CLOCK_BOUNDS[k]})` }
+    if (!inBounds(v, CLOCK_BOUNDS[k], floor)) {
+      return {
+        fault: `${k} ${JSON.stringify(v)?.slice(0, 40)} (${floor} to ${CLOCK_BOUNDS[k]})`
+      }
+    }
   }
   return { clock: { offsetMs: clock.offsetMs, uncertaintyMs: clock.uncertaintyMs, measureMs: clock.measureMs } }
 }
@@ -86,7 +90,8 @@ const inBounds = (v, max, min = 0) => typeof v === 'number' && Number.isFinite(v
 // The clock pass: each host's offset against the target's Date (clock.js), and the start's lead (s).
 async function clockPass (plan, { signal }) {
   const started = Date.now()
-  const command = remote(plan, 'loadtest/fanout/clock.js', [`${new URL(plan.url).origin}/`]) // no user:password, no query
+  // no user:password, no query
+  const command = remote(plan, 'loadtest/fanout/clock.js', [`${new URL(plan.url).origin}/`])
   const args = pdshArgs({ ...plan, command, timeoutSec: CLOCK_PASS_SEC })
   const run = await runPdsh(args, { hosts: plan.hosts, signal, pdsh: plan.pdsh })
   const wallMs = Date.now() - started
@@ -160,7 +165,10 @@ export function readShard (host, k, count, r) {
   }
   const s = report?.method?.shard
   if (report?.kind !== 'loadlab-report' || !s) return fail('its stdout is not a shard report')
-  if (s.index !== index || s.count !== count) return fail(`its report is shard ${s.index}/${s.count}, not ${index}/${count}`)
+  if (s.index !== index || s.count !== count) {
+    return fail(`its report is shard ${s.index}/${s.count}, ` +
+    `not ${index}/${count}`)
+  }
   try {
     validateReport(checkReport(report, host), { file: host }) // as npm run merge reads a shard's file
   } catch (err) {
@@ -217,7 +225,8 @@ export async function runFanout (plan, { signal = null, progress = () => {}, com
   const refused = await placeSecrets(plan, secrets)
   if (refused.length) {
     await removeSecrets(plan, secrets, plan.hosts)
-    throw fanoutError(`could not give ${refused.map((f) => `${f.host} its secrets file (${f.why})`).join('; ')}; no shard started`)
+    throw fanoutError(`could not give ${refused.map((f) => `${f.host} its secrets file (${f.why})`).join('; ')}; ` +
+      'no shard started')
   }
   progress(`${count} shards start at ${startAt} (in ${leadSec} s)`)
   let pass

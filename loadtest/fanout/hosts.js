@@ -52,13 +52,19 @@ function expandItem (item, spec) {
 
 // The host list of a -w spec, in order; refuses an empty list, a duplicate, or more than MAX_SHARDS.
 export function expandHosts (spec) {
-  if (typeof spec !== 'string' || spec.trim() === '') throw usageError('-w: expected the hosts, e.g. -w ns[1-3] or -w a,b,c')
+  if (typeof spec !== 'string' || spec.trim() === '') {
+    throw usageError('-w: expected the hosts, e.g. -w ns[1-3] ' +
+    'or -w a,b,c')
+  }
   const hosts = items(spec.trim()).flatMap((item) => expandItem(item.trim(), spec))
   const seen = new Set()
   for (const h of hosts) {
     if (seen.has(h)) throw usageError(`-w: host ${h} given twice (one shard per host)`)
     seen.add(h)
   }
-  if (hosts.length > MAX_SHARDS) throw usageError(`-w: ${hosts.length} hosts, more than the ${MAX_SHARDS} shards a plan may have`)
+  if (hosts.length > MAX_SHARDS) {
+    throw usageError(`-w: ${hosts.length} hosts, more than the ${MAX_SHARDS} shards ` +
+    'a plan may have')
+  }
   return hosts
 }

@@ -88,7 +88,9 @@ function split (line, byHost) {
 // said otherwise; `said` is pdsh's last other word about it (a timeout, a connection refused). `signal`
 // (an AbortSignal) sends pdsh SIGINT, which with -b ends every host's command. `onStderr(host, text)`
 // hears every stderr line of a host as it comes (progress); `onSpawn(pid)` hears pdsh's process id.
-export async function runPdsh (args, { hosts, signal = null, onStderr = null, onSpawn = null, pdsh = 'pdsh', env = process.env } = {}) {
+export async function runPdsh (args, {
+  hosts, signal = null, onStderr = null, onSpawn = null, pdsh = 'pdsh', env = process.env
+} = {}) {
   const byHost = new Map(hosts.map((h) => [h, hostRecord()]))
   const stray = []
   const child = spawn(pdsh, args, { stdio: ['ignore', 'pipe', 'pipe'], env })

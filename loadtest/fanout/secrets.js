@@ -96,7 +96,8 @@ async function placeOverSsh (ssh, secrets, host) {
   const timer = setTimeout(() => child.kill('SIGKILL'), COPY_TIMEOUT_MS)
   try {
     const [code, signal] = await Promise.race([once(child, 'close'), once(child, 'error').then(([e]) => { throw e })])
-    if (code !== 0) throw new Error(`ssh ${host}: ${signal ? `killed by ${signal}` : `exit code ${code}`} ${said.trim()}`.trim())
+    const how = signal ? `killed by ${signal}` : `exit code ${code}`
+    if (code !== 0) throw new Error(`ssh ${host}: ${how} ${said.trim()}`.trim())
   } finally {
     clearTimeout(timer)
   }
@@ -106,7 +107,8 @@ async function placeOverSsh (ssh, secrets, host) {
 export async function removeSecrets (plan, secrets, hosts) {
   await Promise.all(hosts.map(async (host) => {
     if (plan.rcmd === 'exec') return rm(join(tmpdir(), secrets.dirName(host)), { recursive: true, force: true })
-    const child = spawn(plan.ssh ?? 'ssh', ['-oBatchMode=yes', host, `rm -rf "\${TMPDIR:-/tmp}"/${secrets.dirName(host)}`],
+    const remove = `rm -rf "\${TMPDIR:-/tmp}"/${secrets.dirName(host)}`
+    const child = spawn(plan.ssh ?? 'ssh', ['-oBatchMode=yes', host, remove],
       { stdio: 'ignore' })
     const timer = setTimeout(() => child.kill('SIGKILL'), COPY_TIMEOUT_MS)
     await Promise.race([once(child, 'close'), once(child, 'error')]).catch(() => {})

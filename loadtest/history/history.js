@@ -103,7 +103,12 @@ export async function readReports (files, { figures = DEFAULT_FIGURES } = {}) {
     }
     const bad = typeof report.id !== 'string' ? 'id' : typeof report.createdAt !== 'string' ? 'createdAt' : null
     if (bad) {
-      skipped.push({ file, code: 'LAB_REPORT_INVALID', message: `${file} has no string "${bad}": not a report the lab wrote` })
+      skipped.push({
+        file,
+        code: 'LAB_REPORT_INVALID',
+        message: `${file} has no string "${bad}": not a report ` +
+        'the lab wrote'
+      })
       continue
     }
     if (ids.has(report.id)) {

@@ -56,7 +56,10 @@ export function seriesSpec (s, { width = 300, height = 120 } = {}) {
       encoding: {
         x: { field: 'at', type: 'quantitative' },
         strokeDash: {
-          field: 'cause', type: 'nominal', title: 'change', scale: { domain: ['code', 'machine'], range: [[1, 0], [4, 3]] }
+          field: 'cause',
+          type: 'nominal',
+          title: 'change',
+          scale: { domain: ['code', 'machine'], range: [[1, 0], [4, 3]] }
         }
       }
     })

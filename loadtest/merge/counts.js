@@ -74,13 +74,19 @@ function planFault (report, q, ended) {
   const m = report.method
   const r = report.results[0]
   const { planned, spread } = plannedSlice(m, m.shard)
-  const whole = m.amount !== null && m.amount !== undefined ? `${m.amount} requests` : `${m.rate} req/s × ${m.durationSec} s`
+  const whole = m.amount !== null && m.amount !== undefined
+    ? `${m.amount} requests`
+    : `${m.rate} req/s ` +
+    `× ${m.durationSec} s`
   const plan = `${whole} ÷ ${m.shard.count}: ${spread ? `about ${planned} ± ${spread}` : planned}`
   if (q.sent > planned + spread) return `sent ${q.sent}, more than its slice of the plan (${plan})`
   const allowance = r.connections ?? m.connections ?? 0
   const cut = r.interrupted || r.status === 'failed' || report.status === 'partial'
   if (cut) return null
-  if (q.sent < planned - spread) return `sent ${q.sent}, short of its slice of the plan (${plan}) in a round not cut short`
+  if (q.sent < planned - spread) {
+    return `sent ${q.sent}, short of its slice of the plan (${plan}) in a round ` +
+    'not cut short'
+  }
   if (ended < q.sent - allowance) {
     return `${q.sent - ended} of ${q.sent} requests never ended, more than the ${allowance} in flight allowed`
   }

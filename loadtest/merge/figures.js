@@ -53,7 +53,8 @@ function rateFault (rps, completed, durationMs, what) {
   }
   const is = (completed * 1000) / durationMs
   if (typeof rps !== 'number' || !Number.isFinite(rps) || Math.abs(rps - is) > RATE_SLACK + 1e-9 * is) {
-    return `${what} ${JSON.stringify(rps)} req/s, its counts say ${round3(is)} (${completed} answered in ${durationMs} ms)`
+    return `${what} ${JSON.stringify(rps)} req/s, its counts say ${round3(is)} (${completed} answered ` +
+      `in ${durationMs} ms)`
   }
   return null
 }
@@ -88,7 +89,8 @@ function classesFault (r, mix) {
     const { h, fault } = decoded(c.histogram, `class ${c.name}'s`)
     if (fault) return fault
     if (h.totalCount !== q.completed + q.timeouts) {
-      return `class ${c.name}'s histogram holds ${h.totalCount} samples, completed ${q.completed} + timeouts ${q.timeouts}`
+      return `class ${c.name}'s histogram holds ${h.totalCount} samples, completed ${q.completed} + ` +
+        `timeouts ${q.timeouts}`
     }
     const own = percentileFault(c.latency, h, `class ${c.name}'s latency`) ??
       rateFault(c.rps, q.completed, r.durationMs, `class ${c.name}'s rate`)
@@ -149,7 +151,8 @@ function timelineFault (r, limitMs) {
     if (typeof at !== 'number' || !Number.isFinite(at) || at < 0 || at > limitMs) {
       return `its timeline has a point at t ${JSON.stringify(at)}, outside its plan (0 to ${Math.round(limitMs)} ms)`
     }
-    const odd = ['sent', 'completed', 'ok', 'non2xx', 'timeouts', 'errors'].find((k) => p[k] !== undefined && !isCount(p[k]))
+    const odd = ['sent', 'completed', 'ok', 'non2xx', 'timeouts', 'errors']
+      .find((k) => p[k] !== undefined && !isCount(p[k]))
     if (odd) return `its timeline's point at t ${at}: ${odd} is ${JSON.stringify(p[odd])}, not a count`
     if (p.histogram !== null && p.histogram !== undefined) {
       const { fault } = decoded(p.histogram, `timeline's t ${at}`)

@@ -18,8 +18,10 @@ import { missingText, refusedMissing, spreadLine, spreadReason } from '../text/f
 
 // What makes reports shards of one plan: these fields of `method` must be equal in all of them.
 const PLAN_FIELDS = ['url', 'rate', 'arrival', 'seed', 'amount', 'durationSec', 'startAt']
-const COUNTS = ['sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'dropped', 'mismatches',
-  'unanswered']
+const COUNTS = [
+  'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'dropped', 'mismatches',
+  'unanswered'
+]
 const HISTOGRAMS = ['latency', 'service', 'lag', 'wait']
 // A shard report's note saying it is one (run/generate/generators.js scaleOutNotes).
 const SHARD_NOTE = /^shard \d+\/\d+ of a plan /
@@ -40,14 +42,17 @@ export function checkShards (entries, { allowMissing = false } = {}) {
   for (const b of rest) {
     for (const k of PLAN_FIELDS) {
       if (a.report.method[k] !== b.report.method[k]) {
-        throw mergeError(`${a.file} and ${b.file} are not shards of one plan: ${k} ${show(a.report.method[k])} vs ${show(b.report.method[k])}`)
+        throw mergeError(`${a.file} and ${b.file} are not shards of one plan: ${k} ${show(a.report.method[k])} ` +
+          `vs ${show(b.report.method[k])}`)
       }
     }
     if (a.report.method.mix?.hash !== b.report.method.mix?.hash) {
-      throw mergeError(`${a.file} and ${b.file} are not shards of one plan: mix ${show(a.report.method.mix?.hash)} vs ${show(b.report.method.mix?.hash)}`)
+      throw mergeError(`${a.file} and ${b.file} are not shards of one plan: ` +
+        `mix ${show(a.report.method.mix?.hash)} vs ${show(b.report.method.mix?.hash)}`)
     }
     if (a.report.results[0].key !== b.report.results[0].key) {
-      throw mergeError(`${a.file} and ${b.file} are not shards of one plan: run ${a.report.results[0].key} vs ${b.report.results[0].key}`)
+      throw mergeError(`${a.file} and ${b.file} are not shards of one plan: run ${a.report.results[0].key} ` +
+        `vs ${b.report.results[0].key}`)
     }
   }
   const ordered = checkCoverage(entries, allowMissing)
@@ -78,7 +83,8 @@ function checkRepeats (entries) {
     for (const sign of [`id ${e.report.id}`, `round ${round}`]) {
       const first = seen.get(sign)
       if (first) {
-        throw mergeError(`${first.file} and ${e.file} are one run given as two shards (the same ${sign.split(' ')[0]}): not merged`)
+        throw mergeError(`${first.file} and ${e.file} are one run given as two shards (the ` +
+          `same ${sign.split(' ')[0]}): not merged`)
       }
       seen.set(sign, e)
     }
@@ -111,8 +117,14 @@ function checkCoverage (entries, allowMissing) {
   const byIndex = new Map()
   for (const e of entries) {
     const { index, count: n } = e.report.method.shard
-    if (n !== count) throw mergeError(`${entries[0].file} and ${e.file} are not shards of one plan: shard count ${count} vs ${n}`)
-    if (byIndex.has(index)) throw mergeError(`shard ${index}/${count} given twice: ${byIndex.get(index).file} and ${e.file}`)
+    if (n !== count) {
+      throw mergeError(`${entries[0].file} and ${e.file} are not shards of one plan: shard ` +
+      `count ${count} vs ${n}`)
+    }
+    if (byIndex.has(index)) {
+      throw mergeError(`shard ${index}/${count} given twice: ${byIndex.get(index).file} ` +
+      `and ${e.file}`)
+    }
     byIndex.set(index, e)
   }
   const missing = missingOf(entries)
@@ -150,7 +162,9 @@ export function missingOf (entries, absent = []) {
 export function startOf (entries) {
   const shards = entries.map(({ report, clock = null }) => {
     const o = report.results[0].open
-    const own = typeof o?.firstIssueMs === 'number' && typeof o?.firstDueMs === 'number' ? o.firstIssueMs - o.firstDueMs : null
+    const own = typeof o?.firstIssueMs === 'number' && typeof o?.firstDueMs === 'number'
+      ? o.firstIssueMs - o.firstDueMs
+      : null
     const known = own !== null && typeof clock?.offsetMs === 'number'
     return {
       startMs: own === null ? null : roundTo(own, 3),
@@ -401,10 +415,12 @@ export function mergeShards (entries, { id, createdAt, command = null, absent = 
     calibration: first.calibration ?? {},
     results: [mergeResults(entries, missing)],
     notes: [
-      `merged from ${count} shards of one plan (npm run merge): histograms added, counts summed, rates added, timelines aligned on the common start ${first.method.startAt}`,
+      `merged from ${count} shards of one plan (npm run merge): histograms added, counts summed, rates added, ` +
+        `timelines aligned on the common start ${first.method.startAt}`,
       ...(missing ? [missingText(missing)] : []),
       spreadLine(startOf(entries)),
-      'the server\'s telemetry is not merged: each shard read the server\'s whole window (see the shard reports); /health probe p99 and max are the worst shard\'s',
+      'the server\'s telemetry is not merged: each shard read the server\'s whole window (see the shard reports); ' +
+        '/health probe p99 and max are the worst shard\'s',
       ...(first.notes ?? []).filter((n) => !SHARD_NOTE.test(n)) // the merged report is no shard
     ]
   })

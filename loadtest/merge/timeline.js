@@ -61,7 +61,10 @@ export function mergeTimelines (list) {
     }
   }
   const points = Array.from({ length: last + 1 }, (_, i) => slots.get(i) ?? emptyPoint(i * intervalMs))
-  const most = (k) => (series.some((s) => typeof s[k] === 'number') ? Math.max(...series.map((s) => s[k] ?? -Infinity)) : null)
+  const most = (k) => series.some((s) => typeof s[k] === 'number')
+    ? Math.max(...series.map((s) => s[k] ?? -Infinity))
+    : null
   const endMs = most('endMs')
-  return { intervalMs, endMs, recoveryEndMs: most('recoveryEndMs'), points: points.map((p) => finishPoint(p, intervalMs, endMs)) }
+  const finished = points.map((p) => finishPoint(p, intervalMs, endMs))
+  return { intervalMs, endMs, recoveryEndMs: most('recoveryEndMs'), points: finished }
 }

@@ -228,7 +228,10 @@ export function validateReport (data, { file = 'the report', as = null } = {}) {
   // a ruler with a figure no machine gives is said by its figure (result/ruler.js rulerFault): where the
   // schema would say `must be > 0`, this says why no machine gives it
   const fault = data?.ruler === undefined ? null : rulerFault(data.ruler)
-  if (fault) throw refusal(as, `${file} does not follow the report schema: ${rulerFaultText(fault)}`, 'LAB_REPORT_INVALID')
+  if (fault) {
+    throw refusal(as, `${file} does not follow the report ` +
+    `schema: ${rulerFaultText(fault)}`, 'LAB_REPORT_INVALID')
+  }
   const validate = schemaValidator()
   if (validate(upgradeReport(data))) return data
   // ajv stops at the first fault; under an anyOf it lists each branch's, then the anyOf's own. A branch

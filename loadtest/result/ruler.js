@@ -153,7 +153,8 @@ function readingFault (r, path, { obj, fault }) {
   for (const name of RULER_FIGURES) {
     const [head, tail] = name.split('.')
     if (tail && !obj(r[head], `${path}.${head}`)) return
-    if (figureFault(at(r, name), `${path}.${name}`, { obj, fault, unit: UNITS[name] ?? 'ms', zero: name === 'timerLagMs' })) return
+    const how = { obj, fault, unit: UNITS[name] ?? 'ms', zero: name === 'timerLagMs' }
+    if (figureFault(at(r, name), `${path}.${name}`, how)) return
   }
   if (int(r.cores.offered, `${path}.cores.offered`, { fault, unit: 'cores' })) return
   if (int(r.loopback.connections, `${path}.loopback.connections`, { fault, unit: 'count' })) return

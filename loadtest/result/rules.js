@@ -227,7 +227,8 @@ export const CHANGE = rule('change', 'Change points in a history',
 export const RULER = rule('ruler', 'The ruler\'s drift',
   'A figure of the ruler (result/ruler.js) moved when its end over its start lies outside the two readings\' ' +
   'spreads, each at least spreadFloorPct, combined as a root of squares. A run whose ruler moved is marked.', {
-    spreadFloorPct: [10, 'quiet readings a minute apart moved a hash or a Worker start ±10 % with in-reading spreads of 2–8 %']
+    spreadFloorPct: [10, 'quiet readings a minute apart moved a hash or a Worker start ±10 % with in-reading ' +
+      'spreads of 2–8 %']
   })
 
 export const MIXED_LOAD = rule('mixed', 'The mixed experiment\'s heavy load',

@@ -62,7 +62,9 @@ export function rulerRows (ruler) {
       rulerValueSpread(name, at(ruler.start, name)),
       ruler.end ? rulerValueSpread(name, at(ruler.end, name)) : MISSING,
       r?.ratio ? `${fixedGrouped(r.ratio, 3)}×` : MISSING,
-      r ? (r.beyond ? `moved (beyond ±${fixedGrouped(r.spreadPct, 1)} %)` : `within ±${fixedGrouped(r.spreadPct, 1)} %`) : MISSING
+      !r
+        ? MISSING
+        : r.beyond ? `moved (beyond ±${fixedGrouped(r.spreadPct, 1)} %)` : `within ±${fixedGrouped(r.spreadPct, 1)} %`
     ]
   })
   return [['figure', 'start', 'end', 'end / start', 'drift'], ...rows]

@@ -83,7 +83,9 @@ export function createHttp1Pool (origin, path, options = {}) {
 
 // The bytes of one request (built once per round and class): `method` (GET), `path`, a mix class's own
 // `headers` and `body` (result/mix.js checked them: tokens, one-line values, a body of known length).
-export function requestBytes (host, { method = 'GET', path, headers = {}, body = null }, userAgent = 'loadlab-open-loop') {
+export function requestBytes (
+  host, { method = 'GET', path, headers = {}, body = null }, userAgent = 'loadlab-open-loop'
+) {
   const lines = [`${method} ${path} HTTP/1.1`, `Host: ${host}`]
   if (!Object.keys(headers).some((h) => h.toLowerCase() === 'user-agent')) lines.push(`User-Agent: ${userAgent}`)
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`)
@@ -293,7 +295,8 @@ function bodyMode (status, fields) {
   const coding = fields['transfer-encoding']
   if (length !== undefined && coding !== undefined) return 'both Content-Length and Transfer-Encoding'
   if (status === 204 && (coding !== undefined || length > 0)) {
-    return `a 204 response with a body (${coding !== undefined ? `Transfer-Encoding: ${coding}` : `Content-Length: ${length}`})`
+    const framing = coding !== undefined ? `Transfer-Encoding: ${coding}` : `Content-Length: ${length}`
+    return `a 204 response with a body (${framing})`
   }
   if (status < 200 || NO_BODY.has(status)) return { mode: 'length', left: 0 }
   if (coding !== undefined) {

@@ -149,7 +149,7 @@ async function measuredRound (server, load, ctx) {
     done++
     if (load.recovery === false && load.amount && done === load.amount) early = readStats()
   }
-  const fire = await fireLoad(server.target, load, {
+  const fire = await fireWatched(server, load, {
     expected,
     signal,
     onResponse,
@@ -158,7 +158,7 @@ async function measuredRound (server, load, ctx) {
     startAt: load.startAt ?? null,
     until,
     watch
-  })
+  }, { probe, sampler, watch })
   watch.endRound()
   if (fire.bodies?.overCap) notes.push({ code: 'bodies-over-cap', maxBytes: fire.bodies.maxBytes })
   if (fire.interim) notes.push({ code: 'interim-skipped', count: fire.interim })
@@ -190,6 +190,19 @@ async function measuredRound (server, load, ctx) {
   const round = { fire, probe: probeResult, outside, recovery, telemetry, timeline, noise: noiseFigures }
   if (goodput) round.goodput = { ...goodput.figures(), drainedCpuSeconds: drained?.cpuSeconds ?? null }
   return round
+}
+
+// fireLoad; when it throws (a round that never ran: a shard's start passed), what watched the round ends with
+// it, or the /health probe's loop and the timers would keep the lab's process alive after its report.
+async function fireWatched (server, load, opts, { probe, sampler, watch }) {
+  try {
+    return await fireLoad(server.target, load, opts)
+  } catch (err) {
+    await probe?.stop()
+    sampler?.stop()
+    watch.stop()
+    throw err
+  }
 }
 
 // What a sweep needs to know of a finished step: its rate and figures.

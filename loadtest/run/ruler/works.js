@@ -9,7 +9,9 @@ import { runWork } from '../../../servers/lib/workloads.js'
 const BYTES = Buffer.alloc(512 * 1024, 'loadlab ruler ')
 
 // An object of 200 small records for the JSON round trip.
-const RECORDS = Array.from({ length: 200 }, (_, i) => ({ id: i, name: `item ${i}`, tags: ['a', 'b', String(i % 7)], price: i * 1.25 }))
+const RECORDS = Array.from({ length: 200 }, (_, i) => ({
+  id: i, name: `item ${i}`, tags: ['a', 'b', String(i % 7)], price: i * 1.25
+}))
 
 // The works by the name the reading gives them (result/ruler.js single.<name>).
 export const WORKS = Object.freeze({
