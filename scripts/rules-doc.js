@@ -33,7 +33,8 @@ const EXPORTS = {
   quick: 'QUICK',
   change: 'CHANGE',
   mixed: 'MIXED_LOAD',
-  phases: 'PHASE_TRUST'
+  phases: 'PHASE_TRUST',
+  ruler: 'RULER'
 }
 
 // The page's Markdown from the rule book.
