@@ -55,10 +55,11 @@ function remote (plan, script, args) {
 }
 
 // The lab's arguments of the plan, for every shard (its --shard is added per host; its --url and -H come
-// in its environment, secrets.js).
+// in its environment, secrets.js). No ruler: its reading would fall between a shard's start and the
+// common start that the lead was sized for, and a merged report has no one machine to keep it for.
 function planArgs (plan, startAt) {
   const size = plan.amount !== null ? ['--amount', plan.amount] : ['--duration', plan.durationSec]
-  return ['--rate', plan.rate, ...size, '--start-at', startAt, '--json', ...plan.labArgs].map(String)
+  return ['--rate', plan.rate, ...size, '--no-ruler', '--start-at', startAt, '--json', ...plan.labArgs].map(String)
 }
 
 // What a host's clock pass may say: numbers, finite, within these bounds (ms); past them it is refused.

@@ -152,7 +152,7 @@ test('--rcmd ssh: the remote command as a host\'s shell reads it (a local ssh st
   // every ssh (the secrets file over its stdin, the clock pass, the shards) without the secret; none left behind
   const argv = await readFile(log, 'utf8')
   assert.match(argv, /-oBatchMode=yes h1 umask 077 && mkdir .*loadlab-[0-9a-f]+-h1 && cat >/)
-  assert.match(argv, /h2 .*loadtest\/cli\.js --rate 200 --amount 100 /)
+  assert.match(argv, /h2 .*loadtest\/cli\.js --rate 200 --amount 100 --no-ruler /, 'a shard reads no ruler')
   assert.doesNotMatch(argv, /Pa55w0rdXYZ|S3cr3tT0ken/)
   assert.deepEqual((await readdir(dir.dir)).filter((f) => f.startsWith('loadlab-')), [])
   for (const sub of ['.', 'merged']) {
