@@ -62,10 +62,17 @@ async function patchedTree (file, patch) {
 
 // The two code changes the power is measured on: every CPU work does 1.3 × its work under the same name,
 // and the servers' pools default to one worker.
-const heavier = (s) => s.replace('const kinds = {', `const HEAVIER = ${HEAVIER}\nconst kinds = {`)
-  .replace('run: (n) => ({ sum: loop(n) })', 'run: (n) => ({ sum: loop(Math.round(n * HEAVIER)) })')
-  .replace('run: (n) => ({ bytes: ssr(n) })', 'run: (n) => ({ bytes: ssr(Math.round(n * HEAVIER)) })')
-const onePool = (s) => s.replace('export const cores = availableParallelism()', 'export const cores = 1')
+// A replacement that must find its text: a change that silently changed nothing would be measured as none.
+function must (s, from, to) {
+  if (!s.includes(from)) throw new Error(`validate-compare: the patched file no longer has ${JSON.stringify(from)}`)
+  return s.replace(from, to)
+}
+const heavier = (s) => [
+  ['const kinds = {', `const HEAVIER = ${HEAVIER}\nconst kinds = {`],
+  ['run: (n) => ({ sum: loop(n) })', 'run: (n) => ({ sum: loop(Math.round(n * HEAVIER)) })'],
+  ['run: (n) => ({ bytes: ssr(n) })', 'run: (n) => ({ bytes: ssr(Math.round(n * HEAVIER)) })']
+].reduce((t, [from, to]) => must(t, from, to), s)
+const onePool = (s) => must(s, 'export const cores = availableParallelism()', 'export const cores = 1')
 
 // One tour from `tree` into `out`, labelled; `prefix` a command to run it under (taskset).
 async function tour (tree, out, label, { prefix = [], labArgs = [] } = {}) {
@@ -73,6 +80,8 @@ async function tour (tree, out, label, { prefix = [], labArgs = [] } = {}) {
   const [cmd, ...rest] = prefix.length ? [...prefix, process.execPath, ...args] : [process.execPath, ...args]
   const code = await exec(cmd, rest, { cwd: tree })
   if (code !== 0) process.stderr.write(`validate-compare: ${label} exited ${code}\n`)
+  // the JSON and the Markdown are kept; the pages (a megabyte or more each) would outgrow reports/reference/
+  for (const f of await readdir(out)) if (f.endsWith('.html')) await rm(join(out, f))
 }
 
 // Runs every tour of the plan into `out`, in the order the header says.
