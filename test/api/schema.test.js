@@ -24,7 +24,8 @@ function jsonFiles (dir) {
 
 // What a reference file holds: a lab report, or (skipped, each its own format) a bench report, one result
 // of a validate-matrix cell (scripts/validate-capacity.js keeps a sweep's result apart), a brute-force
-// search of a cell (scripts/capacity-brute-force.js), a cell's verdict, or a matrix's summary.
+// search of a cell (scripts/capacity-brute-force.js), a cell's verdict, a matrix's summary, or a history
+// validation's summary (scripts/validate-history.js: its synthetic part, or its real part's checks).
 function kindOf (data) {
   if (data?.kind === 'loadlab-report') return 'lab report'
   if (data?.kind === 'loadlab-bench') return 'bench report'
@@ -32,6 +33,8 @@ function kindOf (data) {
   if (data?.gridStep !== undefined) return 'brute-force search'
   if (data?.expectedSec !== undefined) return 'validate-matrix cell verdict'
   if (Array.isArray(data?.cells) || data?.grid) return 'validate-matrix summary'
+  if (data?.falseAlarmsPer100 !== undefined) return 'history synthetic validation'
+  if (data?.checks !== undefined && data?.codeAtChange !== undefined) return 'history real validation'
   return 'unknown'
 }
 
