@@ -50,7 +50,8 @@ export function rulesDoc (book = RULE_BOOK) {
       `the mixed load and the phases: ${book.length} rules reading ${values} values, each defined once in ` +
       '`loadtest/result/rules.js` with the rule\'s statement and the value\'s why; a computed value says from ' +
       'what. The rules in prose: [capacity.md](capacity.md), [trust.md](trust.md), [compare.md](compare.md), ' +
-      '[history.md](history.md).',
+      '[history.md](history.md), [the ruler](../reports/README.md#ruler-ruler), ' +
+      '[the mixed experiment](studies.md#cheap-requests-behind-heavy-ones-mixed), [the phases](attribution.md).',
     ''
   ]
   book.forEach((r, i) => {
