@@ -408,7 +408,7 @@ export async function runLab (
     )
   }
   const report = buildReport({
-    id: reportId(createdAt, m.hostname, experimentName),
+    id: reportId(createdAt, m.hostname, experimentName, lab.load.shard),
     createdAt: createdAt.toISOString(),
     finishedAt: new Date().toISOString(),
     interrupted: signal.aborted,

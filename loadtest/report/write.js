@@ -12,8 +12,9 @@ const { mkdir, writeFile, unlink } = fsp
 // Where reports go when the --out folder cannot take them (full, gone, read-only, not a folder).
 const FALLBACK_DIR = join(tmpdir(), 'loadlab-reports')
 
-// A report id that sorts by time and says where and what: 2026-11-22T04-31-07Z-host-experiment.
-export function reportId (date, host, experiment) {
+// A report id that sorts by time and says where and what: 2026-11-22T04-31-07Z-host-experiment, and a shard's
+// part (-shard-2-of-3): the shards of one plan start in the same second, often on hosts of one name.
+export function reportId (date, host, experiment, shard = null) {
   const time = date
     .toISOString()
     .replace(/\.\d{3}Z$/, 'Z')
@@ -23,7 +24,8 @@ export function reportId (date, host, experiment) {
       .toLowerCase()
       .replace(/[^a-z0-9.-]+/g, '-')
       .replace(/^-+|-+$/g, '') || 'unknown'
-  return `${time}-${clean(host)}-${clean(experiment)}`
+  const part = shard ? `-shard-${shard.index}-of-${shard.count}` : ''
+  return `${time}-${clean(host)}-${clean(experiment)}${part}`
 }
 
 async function exists (path, fs = fsp) {

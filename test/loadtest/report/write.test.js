@@ -154,6 +154,8 @@ test('--out replaced by a file mid-run: the lab writes to the fallback folder, s
 test('write: ids sort by time, files are written atomically and never overwritten', async () => {
   const id = reportId(new Date('2026-11-22T04:31:07.123Z'), 'My Host', 'heavy-cpu')
   assert.equal(id, '2026-11-22T04-31-07Z-my-host-heavy-cpu')
+  assert.equal(reportId(new Date('2026-11-22T04:31:07.123Z'), 'My Host', 'custom', { index: 2, count: 3 }),
+    '2026-11-22T04-31-07Z-my-host-custom-shard-2-of-3', 'shards of one plan started in one second on one host differ')
   const out = await tempDir()
   try {
     const first = await freeId(out.dir, id)
