@@ -13,8 +13,25 @@ export const RULER_FIGURES = Object.freeze([
   'loopback.rttMs', 'loopback.rps', 'spawn.workerMs', 'spawn.processMs', 'timerLagMs'
 ])
 
-// The spread a figure gets (percent): its own, at least the rule book's floor.
-const spreadOf = (f) => Math.max(RULER.spreadFloorPct, f?.spreadPct ?? 0)
+// The rule book's floor of a figure (percent): each figure has its own, from how far it moved on a quiet machine.
+export function floorOf (name) {
+  return RULER[FLOOR_OF[name]]
+}
+const FLOOR_OF = {
+  'single.loop': 'loop',
+  'single.hash': 'hash',
+  'single.json': 'json',
+  'single.render': 'render',
+  'cores.effective': 'cores',
+  'loopback.rttMs': 'rtt',
+  'loopback.rps': 'rps',
+  'spawn.workerMs': 'worker',
+  'spawn.processMs': 'process',
+  timerLagMs: 'timerLag'
+}
+
+// The spread a figure gets (percent): its own, at least the rule book's floor for it.
+const spreadOf = (f, name) => Math.max(floorOf(name), f?.spreadPct ?? 0)
 const round1 = (x) => Math.round(x * 10) / 10
 const sig = (x) => Number(x.toPrecision(4))
 
@@ -32,15 +49,15 @@ export function rulerFigure (samples) {
 
 // The spread of a ratio of two figures (percent): theirs combined, root of the sum of squares, each at
 // least the floor.
-export function combinedSpread (a, b) {
-  return round1(Math.hypot(spreadOf(a), spreadOf(b)))
+export function combinedSpread (a, b, name) {
+  return round1(Math.hypot(spreadOf(a, name), spreadOf(b, name)))
 }
 
 // b over a as a figure (a speedup: the throughput at k threads over that at one): the ratio of the values,
 // the two spreads combined, the fewer samples.
 export function ratioFigure (a, b) {
   if (!(a?.value > 0) || !(b?.value >= 0)) return null
-  return { value: sig(b.value / a.value), spreadPct: combinedSpread(a, b), n: Math.min(a.n, b.n) }
+  return { value: sig(b.value / a.value), spreadPct: combinedSpread(a, b, 'cores.effective'), n: Math.min(a.n, b.n) }
 }
 
 const at = (reading, path) => path.split('.').reduce((x, k) => x?.[k], reading)
@@ -88,7 +105,7 @@ export function rulerRatios (a, b) {
   const out = {}
   for (const name of RULER_FIGURES) {
     if (!fa[name] || !fb[name]) continue
-    const spreadPct = combinedSpread(fa[name], fb[name])
+    const spreadPct = combinedSpread(fa[name], fb[name], name)
     const ratio = fa[name].value > 0 ? sig(fb[name].value / fa[name].value) : null
     const bound = 1 + spreadPct / 100
     out[name] = { ratio, spreadPct, beyond: ratio !== null && (ratio > bound || ratio < 1 / bound) }

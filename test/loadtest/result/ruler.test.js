@@ -3,8 +3,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import {
-  RULER_FIGURES, combinedSpread, machineChanged, ratioFigure, rulerFault, rulerFigure, rulerFigures, rulerOf,
-  rulerRatios
+  RULER_FIGURES, combinedSpread, floorOf, machineChanged, ratioFigure, rulerFault, rulerFigure, rulerFigures,
+  rulerOf, rulerRatios
 } from '../../../loadtest/result/ruler.js'
 import { RULER } from '../../../loadtest/result/rules.js'
 import { rulerFaultText, rulerLine, rulerMovedLine, rulerRows } from '../../../loadtest/text/ruler.js'
@@ -19,8 +19,15 @@ test('ruler: a figure is the median of its samples, its spread p90 over p10 less
   // fewer samples
   const s = ratioFigure({ value: 100, spreadPct: 30, n: 5 }, { value: 190, spreadPct: 40, n: 4 })
   assert.deepEqual(s, { value: 1.9, spreadPct: 50, n: 4 })
-  const floor = RULER.spreadFloorPct
-  assert.equal(combinedSpread({ spreadPct: 0 }, { spreadPct: 0 }), Math.round(Math.hypot(floor, floor) * 10) / 10)
+  // each figure has its own floor in the rule book; a spread under it is raised to it
+  for (const name of RULER_FIGURES) {
+    const floor = floorOf(name)
+    assert.ok(floor > 0 && Object.values(RULER).includes(floor), name)
+    const both = Math.round(Math.hypot(floor, floor) * 10) / 10
+    assert.equal(combinedSpread({ spreadPct: 0 }, { spreadPct: 0 }, name), both)
+  }
+  // the stable figures (one thread's loop, the cores) have tighter floors than the jittery ones (a Worker's start)
+  assert.ok(floorOf('single.loop') < floorOf('spawn.workerMs') && floorOf('cores.effective') < floorOf('loopback.rps'))
 })
 
 test('ruler: its figures are the start reading\'s, or the mean of start and end with the larger spread', () => {
@@ -37,17 +44,22 @@ test('ruler: a ratio beyond the two spreads combined is beyond, either way; with
   const same = rulerRatios(a, rulerReading({ scale: 1.01 }))
   assert.deepEqual(Object.keys(same), RULER_FIGURES)
   assert.ok(Object.values(same).every((r) => !r.beyond), JSON.stringify(same))
-  // loop: spreads 2.1 and 2.1, each raised to the floor (10 %) → combined 14.1 %: 1.2 × is beyond, 1 / 1.2 too
-  const slow = rulerRatios(a, rulerReading({ scale: 1.2 }))['single.loop']
-  assert.deepEqual(slow, { ratio: 1.2, spreadPct: 14.1, beyond: true })
-  assert.equal(rulerRatios(rulerReading({ scale: 1.2 }), a)['single.loop'].beyond, true)
-  assert.equal(rulerRatios(a, rulerReading({ scale: 1.1 }))['single.loop'].beyond, false)
+  // loop: spreads 2.1 and 2.1, each raised to its floor and combined: a ratio past that bound is beyond, either
+  // way; one inside it is not
+  const bound = 1 + combinedSpread({ spreadPct: 2.1 }, { spreadPct: 2.1 }, 'single.loop') / 100
+  const past = Number((bound * 1.05).toPrecision(3))
+  const slow = rulerRatios(a, rulerReading({ scale: past }))['single.loop']
+  assert.deepEqual(slow, { ratio: past, spreadPct: Math.round((bound - 1) * 1000) / 10, beyond: true })
+  assert.equal(rulerRatios(rulerReading({ scale: past }), a)['single.loop'].beyond, true)
+  const inside = Number((1 + (bound - 1) * 0.8).toPrecision(3))
+  assert.equal(rulerRatios(a, rulerReading({ scale: inside }))['single.loop'].beyond, false)
   // a ruler is read as its figures, a reading as its own, flat figures as they are
   assert.deepEqual(rulerRatios({ start: a, end: null }, a), rulerRatios(a, { start: a, end: null }))
   assert.deepEqual(rulerRatios(rulerFigures({ start: a, end: null }), a), rulerRatios(a, a))
   // a figure of 0 has no ratio
   const idle = rulerReading({ timerLagMs: { value: 0, spreadPct: 0, n: 5 } })
-  assert.deepEqual(rulerRatios(idle, a).timerLagMs, { ratio: null, spreadPct: 16, beyond: false })
+  assert.deepEqual(rulerRatios(idle, a).timerLagMs,
+    { ratio: null, spreadPct: combinedSpread({ spreadPct: 0 }, { spreadPct: 12.5 }, 'timerLagMs'), beyond: false })
 })
 
 test('ruler: machineChanged names the figures beyond; taskset -c 0 against 2 cores changes cores.effective', () => {
@@ -61,10 +73,12 @@ test('ruler: a run\'s ruler has the drift end over start and is moved when a fig
   const quiet = rulerOf(rulerReading(), rulerReading())
   assert.equal(quiet.moved, false)
   assert.equal(quiet.drift.length, RULER_FIGURES.length)
-  assert.deepEqual(quiet.drift[0], { figure: 'single.loop', ratio: 1, spreadPct: 14.1, beyond: false })
-  const moved = rulerOf(rulerReading(), rulerReading({ scale: 1.3 }))
+  const loopSpread = combinedSpread({ spreadPct: 2.1 }, { spreadPct: 2.1 }, 'single.loop')
+  assert.deepEqual(quiet.drift[0], { figure: 'single.loop', ratio: 1, spreadPct: loopSpread, beyond: false })
+  const moved = rulerOf(rulerReading(), rulerReading({ scale: 1.5 }))
   assert.equal(moved.moved, true)
-  assert.match(rulerMovedLine(moved), /^The machine moved during the run \(end over start, beyond the readings' spread\): single\.loop 1\.300× \(±14\.1 %\)/)
+  assert.ok(rulerMovedLine(moved).startsWith('The machine moved during the run (end over start, beyond the readings\' ' +
+    `spread): single.loop 1.500× (±${loopSpread} %)`), rulerMovedLine(moved))
   assert.equal(rulerMovedLine(quiet), null)
   // an interrupted run keeps its start reading: no end, no drift, not moved
   assert.deepEqual(rulerOf(rulerReading(), null), { start: rulerReading(), end: null, drift: [], moved: false })
@@ -98,11 +112,13 @@ test('ruler: what is wrong with a ruler no machine gives is one line naming the 
 })
 
 test('ruler: its line and table', () => {
-  const r = rulerOf(rulerReading(), rulerReading({ scale: 1.3 }))
+  const r = rulerOf(rulerReading(), rulerReading({ scale: 1.5 }))
   assert.equal(rulerLine(r), '2 cores offered, 1.96 given · loop 0.512 ms · loopback 0.081 ms, 9,800 req/s · ' +
     'Worker 21.3 ms, node 48.2 ms · timer lag 0.071 ms')
   const rows = rulerRows(r)
   assert.equal(rows.length, RULER_FIGURES.length + 1)
-  assert.deepEqual(rows[1], ['loop, ms per call (one thread)', '0.512 ±2.1 %', '0.666 ±2.1 %', '1.300×', 'moved (beyond ±14.1 %)'])
+  const spread = combinedSpread({ spreadPct: 2.1 }, { spreadPct: 2.1 }, 'single.loop')
+  assert.deepEqual(rows[1], ['loop, ms per call (one thread)', '0.512 ±2.1 %', '0.768 ±2.1 %', '1.500×',
+    `moved (beyond ±${spread} %)`])
   assert.deepEqual(rulerRows(rulerOf(rulerReading(), null))[1].slice(2), ['-', '-', '-'])
 })
