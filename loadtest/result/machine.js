@@ -12,7 +12,7 @@
 // the cores the machine offered). A closed loop's latency goes as 1 / throughput (Little's law at a fixed
 // number of connections); an open loop's, far under capacity, as t.
 import { isNum } from './stats.js'
-import { rulerFigures } from './ruler.js'
+import { floorOf, rulerFigures, rulerRatios } from './ruler.js'
 
 // How each strategy uses the machine: `parallel` 'one' (one event loop) or 'cores' (over processes or
 // threads, bounded by the pool); `spawn` the start cost paid per request (null: none).
@@ -54,6 +54,18 @@ export function flatFigures (ruler) {
   if (!ruler?.start || typeof ruler.start !== 'object') return null
   const out = { ...rulerFigures(ruler) }
   out.offered = isNum(ruler.start.cores?.offered) ? ruler.start.cores.offered : null
+  return out
+}
+
+// B's figures as the model reads them: a figure that did not move beyond its spread (each at least its quiet
+// drift, result/ruler.js) is A's, so two readings of one machine predict no change rather than their noise
+// (a JSON or loopback reading moves 2 × between quiet runs); a moved figure is B's, its spread its floor's.
+function movedFigures (rulerA, rulerB, fa, fb) {
+  const ratios = rulerRatios(rulerA, rulerB)
+  const out = { ...fb }
+  for (const [name, r] of Object.entries(ratios)) {
+    out[name] = r.beyond ? { ...fb[name], spreadPct: Math.max(floorOf(name), fb[name].spreadPct ?? 0) } : fa[name]
+  }
   return out
 }
 
@@ -101,8 +113,9 @@ function sideCost (model, figures, { run, workMs, speed }) {
  */
 export function predict ({ rulerA, rulerB, runA, runB, workMs }) {
   const fa = flatFigures(rulerA)
-  const fb = flatFigures(rulerB)
-  if (!fa || !fb) return null
+  const measured = flatFigures(rulerB)
+  if (!fa || !measured) return null
+  const fb = movedFigures(rulerA, rulerB, fa, measured)
   const model = STRATEGY_MODEL[runA?.server] ?? UNKNOWN
   const name = workFigure(runA?.work)
   const sa = name ? fa[name] : null
@@ -114,7 +127,9 @@ export function predict ({ rulerA, rulerB, runA, runB, workMs }) {
   const throughput = (b.parallel / b.t) / (a.parallel / a.t)
   const closed = (runA?.loop ?? 'closed') !== 'open'
   const latency = closed ? 1 / throughput : b.t / a.t
-  const spreads = [...a.used, ...b.used, ...(sa && sb ? [sa, sb] : [])].map((f) => (f.spreadPct ?? 0) / 100)
+  // the uncertainty is the moved figures' (a figure within its quiet drift is taken as unchanged)
+  const spreads = [...b.used, ...(sb && sb !== sa ? [sb] : [])].filter((f) => !a.used.includes(f) && f !== sa)
+    .map((f) => (f.spreadPct ?? 0) / 100)
   const spread = Math.sqrt(spreads.reduce((s, x) => s + x * x, 0))
   const figures = ['loopback.rps', ...(name && sa && sb ? [name] : []),
     ...(model.parallel === 'cores' ? ['cores.effective'] : []), ...(model.spawn ? [`spawn.${model.spawn}`] : [])]
