@@ -35,12 +35,16 @@ function sizesUnder (dir) {
     e.isDirectory() ? sizesUnder(join(dir, e.name)) : [statSync(join(dir, e.name)).size])
 }
 
-test('reports/reference/ stays an index of current runs: every run named in its README, the folder at most 25 MB', () => {
+// The folder's bound: the runs the docs quote, and the compare validation's whole tours (about 9 MB), which its
+// verdicts are judged from again (`--judge-only`) and the history's real series is read from.
+const MAX_MIB = 40
+
+test(`reports/reference/ stays an index of current runs: every run named in its README, at most ${MAX_MIB} MiB`, () => {
   const index = readFileSync(join(DIR, 'README.md'), 'utf8')
   const runs = new Set(readdirSync(DIR).filter((f) => /^\d{4}-\d\d-\d\dT[\d-]+Z-/.test(f))
     .map((f) => f.replace(/(-compare)?\.(json|md|html)$/, '')))
   assert.ok(runs.size >= 10, `${runs.size} runs`)
   assert.deepEqual([...runs].filter((id) => !index.includes(id)), [], 'a run the index does not name: list it with what it shows, or remove it')
   const bytes = sizesUnder(DIR).reduce((sum, n) => sum + n, 0)
-  assert.ok(bytes <= 25 * 1024 * 1024, `reports/reference/ holds ${(bytes / 1048576).toFixed(1)} MiB (at most 25)`)
+  assert.ok(bytes <= MAX_MIB * 1024 * 1024, `reports/reference/ holds ${(bytes / 1048576).toFixed(1)} MiB (at most ${MAX_MIB})`)
 })
