@@ -81,12 +81,26 @@ function reasons (r) {
 // A run's first cell: its name, why it is not trusted, its notes, and its own contention (a finding).
 function runCell (name, r) {
   const why = statusOf(r)
-    ? `<span class="why">${statusOf(r) === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${esc(reasons(r).join('; ') || 'no reason given')}</span>`
+    ? `<span class="why">${statusOf(r) === 'failed' ? '✗ failed' : '⚠ untrusted'}: ` +
+      `${esc(reasons(r).join('; ') || 'no reason given')}</span>`
     : ''
   const notes = Array.isArray(r.notes) && r.notes.length ? `<span class="note">${esc(r.notes.join('; '))}</span>` : ''
   const own = verdictOf(r).contention?.text
   const contention = own ? `<span class="note" data-flag="contention">own contention: ${esc(own)}</span>` : ''
   return { html: `<b>${esc(name)}</b>${why}${notes}${contention}`, className: 'text' }
+}
+
+// A failed run's reason, exit code and signal.
+function failureLine (f) {
+  const signal = f.signal ? ` · signal <code>${esc(f.signal)}</code>` : ''
+  return `<div>${esc(f.reason ?? 'no reason recorded')} · exit code <code>${esc(f.exitCode ?? 'none')}</code>${signal}</div>`
+}
+
+// A failed run's last lines of stderr, or a word that there were none.
+function stderrTail (f) {
+  return Array.isArray(f.stderrTail) && f.stderrTail.length
+    ? `<pre aria-label="stderr tail">${esc(f.stderrTail.join('\n'))}</pre>`
+    : '<div class="muted">no stderr captured</div>'
 }
 
 function flags (http, names) {
@@ -95,8 +109,8 @@ function flags (http, names) {
   for (const [r, name] of failed) {
     const f = r.failure ?? {}
     out.push(`<div class="notice failed" data-flag="failed"><h3>✗ ${esc(name)} failed</h3>
-<div>${esc(f.reason ?? 'no reason recorded')} · exit code <code>${esc(f.exitCode ?? 'none')}</code>${f.signal ? ` · signal <code>${esc(f.signal)}</code>` : ''}</div>
-${Array.isArray(f.stderrTail) && f.stderrTail.length ? `<pre aria-label="stderr tail">${esc(f.stderrTail.join('\n'))}</pre>` : '<div class="muted">no stderr captured</div>'}</div>`)
+${failureLine(f)}
+${stderrTail(f)}</div>`)
   }
   const untrusted = http.map((r, i) => [r, names[i]]).filter(([r]) => statusOf(r) === 'untrusted')
   if (untrusted.length) {
@@ -142,7 +156,12 @@ function spectrumFigure (http, names) {
   return figure(
     'spectrum',
     renderSvg(spec, { id: 'spectrum' }),
-    `<b>Latency by percentile</b> (client side, ${http.some((r) => r.loop === 'open') ? "open loop: from each request's due time" : 'autocannon'})${panels ? ', one panel per work spec' : ''}. The x axis stretches the tail as HdrHistogram plots it (log of 1/(1−p)): each step right is ten times rarer. Lower is better; a line that rises late has a short tail.${logY ? ' The latency axis is logarithmic: the runs differ by more than 20× at p99.' : ''}`,
+    `<b>Latency by percentile</b> (client side, ` +
+      `${http.some((r) => r.loop === 'open') ? "open loop: from each request's due time" : 'autocannon'})` +
+      `${panels ? ', one panel per work spec' : ''}. ` +
+      'The x axis stretches the tail as HdrHistogram plots it (log of 1/(1−p)): each step right is ten times rarer. ' +
+      'Lower is better; a line that rises late has a short tail.' +
+      `${logY ? ' The latency axis is logarithmic: the runs differ by more than 20× at p99.' : ''}`,
     { lines: drawn.length }
   )
 }
@@ -175,11 +194,14 @@ function throughputFigures (http, names) {
         ),
         { id: 'efficiency' }
       ),
-      '<b>Efficiency</b>: requests/s against what the cores allow for this work, min(connections, cores) / calibrated service time. The dashed line is 100%.',
+      '<b>Efficiency</b>: requests/s against what the cores allow for this work, ' +
+        'min(connections, cores) / calibrated service time. The dashed line is 100%.',
       { bars: eff.length }
     )
     : '<p class="muted">Efficiency not computed: no calibration for this work.</p>'
-  return `<div class="charts-row">${figure('rps', rps, '<b>Requests per second</b>, timed by the lab from first request to last response. Higher is better. ⚠ marks untrusted runs.', { bars: ok.length })}
+  const rpsCaption = '<b>Requests per second</b>, timed by the lab from first request to last response. ' +
+    'Higher is better. ⚠ marks untrusted runs.'
+  return `<div class="charts-row">${figure('rps', rps, rpsCaption, { bars: ok.length })}
 ${effFig}</div>`
 }
 
@@ -213,9 +235,23 @@ function delayFigure (http, names) {
   return figure(
     'delay',
     svg,
-    `<b>Who waits behind the work</b>: the client's p99 latency beside the p99 of a cheap <code>/health</code> request sent during the round and the server's own main-thread event-loop delay. A strategy that keeps CPU off the main thread keeps the last two low.${noTelemetry ? ' Runs without server telemetry show no event-loop bar.' : ''}`
+    "<b>Who waits behind the work</b>: the client's p99 latency beside the p99 of a cheap <code>/health</code> " +
+      "request sent during the round and the server's own main-thread event-loop delay. " +
+      'A strategy that keeps CPU off the main thread keeps the last two low.' +
+      `${noTelemetry ? ' Runs without server telemetry show no event-loop bar.' : ''}`
   )
 }
+
+// The plural ending of a failure count's word ('non-2xx' has none).
+const plural = (k, n) => n > 1 && k !== 'non2xx' ? (k === 'mismatches' ? 'es' : 's') : ''
+
+// The health probe's failures, where some failed.
+const probeFailed = (probe) =>
+  isNum(probe?.failed) && probe.failed > 0 ? ` <span class="bad">(${numHtml(probe.failed)} failed)</span>` : ''
+
+// The recovery request's status, where it was not 200.
+const recoveryStatus = (recovery) =>
+  isNum(recovery.status) && recovery.status !== 200 ? ` <span class="bad">${esc(recovery.status)}</span>` : ''
 
 function resultsTable (http, names) {
   const head = [
@@ -248,7 +284,7 @@ function resultsTable (http, names) {
       ['mismatches', 'mismatch']
     ]
       .filter(([k]) => isNum(q[k]) && q[k] > 0)
-      .map(([k, what]) => `${numHtml(q[k])} ${what}${q[k] > 1 && k !== 'non2xx' ? (k === 'mismatches' ? 'es' : 's') : ''}`)
+      .map(([k, what]) => `${numHtml(q[k])} ${what}${plural(k, q[k])}`)
     const failedCell = bad.length ? `<span class="bad">${bad.join(' · ')}</span>` : isNum(q.sent) ? '0' : numHtml(null)
     const spread =
       r.spread?.rps && isNum(r.spread.rps.min)
@@ -263,11 +299,11 @@ function resultsTable (http, names) {
       msHtml(l.p99),
       msHtml(l.p99_9),
       msHtml(l.max),
-      `${msHtml(r.probe?.p99)}${isNum(r.probe?.failed) && r.probe.failed > 0 ? ` <span class="bad">(${numHtml(r.probe.failed)} failed)</span>` : ''}`,
+      `${msHtml(r.probe?.p99)}${probeFailed(r.probe)}`,
       serverCell(r, 'eventLoop', msHtml(r.telemetry?.eventLoop?.p99)),
       serverCell(r, 'elu', pctHtml(r.telemetry?.elu)),
       r.recovery
-        ? `${msHtml(r.recovery.ms)}${isNum(r.recovery.status) && r.recovery.status !== 200 ? ` <span class="bad">${esc(r.recovery.status)}</span>` : ''}`
+        ? `${msHtml(r.recovery.ms)}${recoveryStatus(r.recovery)}`
         : msHtml(null),
       o ? numHtml(o.cpuMsPerRequest, 2) : msHtml(null),
       o ? bytesHtml(o.peakRssBytes) : msHtml(null),
@@ -287,7 +323,10 @@ function resultsTable (http, names) {
     className: 'results',
     rowClass: (i) => statusOf(http[i]),
     caption:
-      "Latency in ms (client side). <i>failed requests</i>: connection errors, timeouts, non-2xx answers and body mismatches; <i>loop p99</i>: the server's main-thread event-loop delay; <i>recovery</i>: one fresh request right after the round; CPU, RSS and processes are measured from outside (/proc, or ps where the report's method says so) over the whole process tree."
+      'Latency in ms (client side). <i>failed requests</i>: connection errors, timeouts, non-2xx answers and body ' +
+      "mismatches; <i>loop p99</i>: the server's main-thread event-loop delay; <i>recovery</i>: one fresh request " +
+      "right after the round; CPU, RSS and processes are measured from outside (/proc, or ps where the report's " +
+      'method says so) over the whole process tree.'
   })
   return results + below
 }
@@ -297,16 +336,27 @@ function thresholdsSection (evaluated) {
   if (!Array.isArray(evaluated)) return ''
   const { head, rows, status } = thresholdRows(evaluated)
   const cls = { passed: 'ratio-up', crossed: 'bad', 'not-applicable': 'muted' }
-  const body = rows.map((r, i) => r.map((c, j) => j === 3 ? `<span class="${cls[status[i]]}" data-threshold="${esc(status[i])}">${esc(c)}</span>` : esc(c)))
-  return `<section class="block"><h2>Thresholds</h2>${table(head, body, { className: 'thresholds', rowClass: (i) => status[i] === 'crossed' ? 'failed' : '' })}</section>`
+  const mark = (c, i) => `<span class="${cls[status[i]]}" data-threshold="${esc(status[i])}">${esc(c)}</span>`
+  const body = rows.map((r, i) => r.map((c, j) => j === 3 ? mark(c, i) : esc(c)))
+  const shown = table(head, body, { className: 'thresholds', rowClass: (i) => status[i] === 'crossed' ? 'failed' : '' })
+  return `<section class="block"><h2>Thresholds</h2>${shown}</section>`
 }
+
+const CALIBRATION_HEAD = ['work', 'calls', 'service', 'spread', 'median', 'min', 'max', 'first', 'samples (ms)', 'tier shift']
+
+// The runtime a calibration ran on, where it says.
+const runtimeOf = (c) =>
+  c?.runtime ? ` on ${esc(c.runtime)} <span class="muted">${esc(c.runtimeName ?? c.node)}</span>` : ''
+
+// A calibration's samples, one figure each.
+const samplesOf = (c) => Array.isArray(c?.samplesMs) ? c.samplesMs.map((x) => msHtml(x)).join(' · ') : msHtml(null)
 
 function calibrationTable (cal) {
   const entries = cal && typeof cal === 'object' ? Object.entries(cal) : []
   if (entries.length === 0) return '<p class="muted">No calibration in this report.</p>'
   const rows = entries.map(([spec, c]) => [
     {
-      html: `<code>${esc(c?.spec ?? spec)}</code>${c?.runtime ? ` on ${esc(c.runtime)} <span class="muted">${esc(c.runtimeName ?? c.node)}</span>` : ''}`,
+      html: `<code>${esc(c?.spec ?? spec)}</code>${runtimeOf(c)}`,
       className: 'text'
     },
     numHtml(c?.calls),
@@ -316,19 +366,23 @@ function calibrationTable (cal) {
     msHtml(c?.minMs),
     msHtml(c?.maxMs),
     msHtml(c?.firstMs),
-    { html: Array.isArray(c?.samplesMs) ? c.samplesMs.map((x) => msHtml(x)).join(' · ') : msHtml(null), className: 'text' },
+    { html: samplesOf(c), className: 'text' },
     c?.tierShift
       ? {
-          html: `<span class="bad" data-flag="tier-shift">⚠ tier shift</span> <span class="why">first call ${msHtml(c.firstMs)} ms vs median ${msHtml(c.medianMs)} ms: a JIT tier change, not averaged away</span>`,
+          html: '<span class="bad" data-flag="tier-shift">⚠ tier shift</span> ' +
+            `<span class="why">first call ${msHtml(c.firstMs)} ms vs median ${msHtml(c.medianMs)} ms: ` +
+            'a JIT tier change, not averaged away</span>',
           className: 'text'
         }
       : { html: 'no', className: 'text' }
   ])
-  return table(['work', 'calls', 'service', 'spread', 'median', 'min', 'max', 'first', 'samples (ms)', 'tier shift'], rows, {
+  return table(CALIBRATION_HEAD, rows, {
     className: 'calibration',
     rowClass: (i) => (entries[i][1]?.tierShift ? 'untrusted' : ''),
     caption:
-      'Single-thread time of one unit of work (ms), measured in one long-lived process over several calls. The service time (the ideal throughput and the default target use it) is the fast end of the warm calls (`estimate`): noise only adds time. Spread: the warm calls\' p90 over their p10.'
+      'Single-thread time of one unit of work (ms), measured in one long-lived process over several calls. ' +
+      'The service time (the ideal throughput and the default target use it) is the fast end of the warm calls ' +
+      "(`estimate`): noise only adds time. Spread: the warm calls' p90 over their p10."
   })
 }
 
