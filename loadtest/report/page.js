@@ -93,7 +93,8 @@ function runCell (name, r) {
 // A failed run's reason, exit code and signal.
 function failureLine (f) {
   const signal = f.signal ? ` · signal <code>${esc(f.signal)}</code>` : ''
-  return `<div>${esc(f.reason ?? 'no reason recorded')} · exit code <code>${esc(f.exitCode ?? 'none')}</code>${signal}</div>`
+  const exit = `exit code <code>${esc(f.exitCode ?? 'none')}</code>`
+  return `<div>${esc(f.reason ?? 'no reason recorded')} · ${exit}${signal}</div>`
 }
 
 // A failed run's last lines of stderr, or a word that there were none.
@@ -156,7 +157,7 @@ function spectrumFigure (http, names) {
   return figure(
     'spectrum',
     renderSvg(spec, { id: 'spectrum' }),
-    `<b>Latency by percentile</b> (client side, ` +
+    '<b>Latency by percentile</b> (client side, ' +
       `${http.some((r) => r.loop === 'open') ? "open loop: from each request's due time" : 'autocannon'})` +
       `${panels ? ', one panel per work spec' : ''}. ` +
       'The x axis stretches the tail as HdrHistogram plots it (log of 1/(1−p)): each step right is ten times rarer. ' +
@@ -342,7 +343,9 @@ function thresholdsSection (evaluated) {
   return `<section class="block"><h2>Thresholds</h2>${shown}</section>`
 }
 
-const CALIBRATION_HEAD = ['work', 'calls', 'service', 'spread', 'median', 'min', 'max', 'first', 'samples (ms)', 'tier shift']
+const CALIBRATION_HEAD = [
+  'work', 'calls', 'service', 'spread', 'median', 'min', 'max', 'first', 'samples (ms)', 'tier shift'
+]
 
 // The runtime a calibration ran on, where it says.
 const runtimeOf = (c) =>
@@ -407,7 +410,9 @@ function dispatchSection (rows) {
     ? figure(
       'dispatch',
       renderSvg(dispatchSpec(points), { id: 'dispatch' }),
-      '<b>Dispatching a CPU-spinning hook</b>: mean time of one batch of calls by number of workers, one line per pooled mode, one panel per hook cost. Lower is better. <i>main</i> calls the hook on the main thread (no workers): the horizontal line to beat.',
+      '<b>Dispatching a CPU-spinning hook</b>: mean time of one batch of calls by number of workers, ' +
+        'one line per pooled mode, one panel per hook cost. Lower is better. ' +
+        '<i>main</i> calls the hook on the main thread (no workers): the horizontal line to beat.',
       { lines: new Set(points.filter((p) => p.workers > 0).map((p) => `${p.mode}|${p.cost}|${p.payload}`)).size }
     )
     : ''
@@ -443,7 +448,9 @@ function dispatchSection (rows) {
       ? '✓'
       : `<span class="bad" data-flag="unchecked">✗ ${r.checked === false ? 'wrong results' : 'not checked'}</span>`
   ])
-  return `<section class="block"><h2>Dispatch</h2>${chart}${table(head, body, { className: 'dispatch', rowClass: (i) => (rows[i].checked === true ? '' : 'failed') })}</section>`
+  const rowClass = (i) => (rows[i].checked === true ? '' : 'failed')
+  const shown = table(head, body, { className: 'dispatch', rowClass })
+  return `<section class="block"><h2>Dispatch</h2>${chart}${shown}</section>`
 }
 
 // Capacity against the target, one line per strategy (a result's capacity.targets), on the first screen
@@ -459,13 +466,42 @@ function targetsSection (http, names, decision) {
   return figure(
     'targets',
     renderSvg(targetsSpec(rows), { id: 'targets' }),
-    '<b>Capacity against the p99 target</b>, one line per strategy, each point from the same sweep (every step judged against every target). A hollow point at 0: the strategy cannot meet that target at any rate tried. Where two lines cross with their brackets apart, the better choice changes with the target; where the brackets overlap, the two tie (the decision\'s "Would change").',
+    '<b>Capacity against the p99 target</b>, one line per strategy, each point from the same sweep ' +
+      '(every step judged against every target). ' +
+      'A hollow point at 0: the strategy cannot meet that target at any rate tried. ' +
+      'Where two lines cross with their brackets apart, the better choice changes with the target; ' +
+      'where the brackets overlap, the two tie (the decision\'s "Would change").',
     { lines: new Set(rows.map((x) => x.server)).size }
   )
 }
 
 // The capacity sweep: latency against offered load per server, the target and each capacity marked,
 // and the steps in numbers.
+// The capacity chart's caption: what a point is, and which target line is drawn.
+function capacityCaption (slos, own, swept) {
+  const line = slos.length === 1
+    ? `The dashed red line is the target (${esc(msHtml(slos[0]))} ms, ${esc(swept[0].capacity.sloRule)})`
+    : own
+      ? `Each class was judged at its own target (${esc(own)}), so no one target line is drawn`
+      : 'The targets differ between servers'
+  return '<b>Latency against offered load</b>: each point is one open-loop step ' +
+    '(requests due on a schedule, latency from the due time); p99 on a log axis. ' +
+    `${line}; the ringed point is each server's capacity, ` +
+    'the highest rate that kept p99 under it with every request answered; ' +
+    'an orange triangle marks a disturbed step (noise past its limits: reports/README.md). ' +
+    'Past the knee the queue grows for as long as the step lasts, so latency climbs steeply.'
+}
+
+// The line under the capacity chart: the target each server was judged against, and the capacity rule.
+function capacityRule (own, slos, swept) {
+  const target = own
+    ? `Target: each class at its own, ${esc(own)}. `
+    : slos.length === 1
+      ? `Target: p99 ≤ ${esc(msHtml(slos[0]))} ms (${esc(swept[0].capacity.sloRule)}). `
+      : 'Targets differ between servers. '
+  return `<p class="muted">${target}${esc(swept[0].capacity.rule)}</p>`
+}
+
 function capacitySection (http, names) {
   const swept = http.filter((r) => r.capacity?.steps?.length)
   if (swept.length === 0) return ''
@@ -485,7 +521,7 @@ function capacitySection (http, names) {
   const chart = figure(
     'capacity',
     renderSvg(capacitySpec(rows, { sloMs: slos.length === 1 ? slos[0] : null, capacities: caps }), { id: 'capacity' }),
-    `<b>Latency against offered load</b>: each point is one open-loop step (requests due on a schedule, latency from the due time); p99 on a log axis. ${slos.length === 1 ? `The dashed red line is the target (${esc(msHtml(slos[0]))} ms, ${esc(swept[0].capacity.sloRule)})` : own ? `Each class was judged at its own target (${esc(own)}), so no one target line is drawn` : 'The targets differ between servers'}; the ringed point is each server's capacity, the highest rate that kept p99 under it with every request answered; an orange triangle marks a disturbed step (noise past its limits: reports/README.md). Past the knee the queue grows for as long as the step lasts, so latency climbs steeply.`,
+    capacityCaption(slos, own, swept),
     { lines: swept.length }
   )
   const head = [
@@ -531,19 +567,25 @@ function capacitySection (http, names) {
       numHtml(s.noise?.workInflation, 2),
       s.contention ? { html: `<span data-flag="contention">${esc(s.contention.text)}</span>`, className: 'text' } : '',
       msHtml(s.lagP99),
-      s.disturbed ? { html: `<span class="bad" data-flag="disturbed">! ${esc(s.disturbedBy.join(', '))}</span>`, className: 'text' } : '',
+      s.disturbed
+        ? {
+            html: `<span class="bad" data-flag="disturbed">! ${esc(s.disturbedBy.join(', '))}</span>`,
+            className: 'text'
+          }
+        : '',
       isNum(s.n) ? `${numHtml(s.n)} / ${isNum(s.over) ? numHtml(s.over) : MISSING}` : MISSING,
       { html: esc(holdsText(s)), className: 'text' }
     ])
   )
-  const target = own
-    ? `Target: each class at its own, ${esc(own)}. `
-    : slos.length === 1 ? `Target: p99 ≤ ${esc(msHtml(slos[0]))} ms (${esc(swept[0].capacity.sloRule)}). ` : 'Targets differ between servers. '
-  const rule = `<p class="muted">${target}${esc(swept[0].capacity.rule)}</p>`
-  return `<section class="block"><h2>Capacity</h2>${chart}${rule}${table(head, body, { className: 'capacity' })}</section>`
+  const rule = capacityRule(own, slos, swept)
+  const shown = table(head, body, { className: 'capacity' })
+  return `<section class="block"><h2>Capacity</h2>${chart}${rule}${shown}</section>`
 }
 
 // One timeline figure per run that kept one (result.timeline): the round and its recovery in time.
+// The recovery period after the round, in seconds (one decimal).
+const recoverySeconds = (tl) => (Math.max(0, tl.recoveryEndMs - tl.endMs) / 1000).toFixed(1)
+
 function timelineSection (http, names) {
   const figures = http
     .map((r, i) => [r, names[i]])
@@ -554,12 +596,15 @@ function timelineSection (http, names) {
     const svg = renderSvg(timelineSpec(timelineRows(tl), [timelineMarks(tl)]), { id: `timeline-${i + 1}` })
     const recovery =
       typeof tl.recoveryEndMs === 'number' && typeof tl.endMs === 'number'
-        ? ` The shaded band is the recovery period, ${(Math.max(0, tl.recoveryEndMs - tl.endMs) / 1000).toFixed(1)} s, until the server was idle again.`
+        ? ` The shaded band is the recovery period, ${recoverySeconds(tl)} s, ` +
+          'until the server was idle again.'
         : ''
     return figure(
       'timeline',
       svg,
-      `<b>${esc(name)}</b> in time, one point per ${esc(tl.intervalMs)} ms: client figures, the server's pushed samples, the tree from outside (/proc or ps). The dashed rule is the end of the round.${recovery}`,
+      `<b>${esc(name)}</b> in time, one point per ${esc(tl.intervalMs)} ms: ` +
+        "client figures, the server's pushed samples, the tree from outside (/proc or ps). " +
+        `The dashed rule is the end of the round.${recovery}`,
       { server: name, interval: tl.intervalMs, end: tl.endMs ?? '', 'recovery-end': tl.recoveryEndMs ?? '' }
     )
   })
@@ -567,6 +612,20 @@ function timelineSection (http, names) {
 }
 
 // Returns the HTML page (a string) for a report object.
+// The latency block's lead: the one work every run does, and the connections.
+function latencyLead (works, report) {
+  const work = works.length === 1 ? `Every run does <code>${esc(works[0])}</code> per request. ` : ''
+  return `${work}${numHtml(report.method?.connections)} connections.`
+}
+
+// The page's footer: the report's id and schema, how the charts were drawn, and how to compare it.
+function footer (report) {
+  return `<footer>Report <code>${esc(report.id)}</code> · schema ${esc(report.schema)} · written by loadlab. ` +
+    'Charts rendered with Vega-Lite when the report was written; this page loads nothing from the network.\n' +
+    "Set it beside another machine's report: " +
+    `<code>npm run compare -- ${esc(report.id ?? 'this')}.json OTHER.json --html compare.html</code></footer>`
+}
+
 export function renderReportHtml (report, { experiment = null } = {}) {
   const results = Array.isArray(report?.results) ? report.results.filter((r) => r && typeof r === 'object') : []
   const http = results.filter((r) => !isInProcess(r))
@@ -578,11 +637,12 @@ export function renderReportHtml (report, { experiment = null } = {}) {
   const title = `loadlab · ${report.experiment ?? 'report'} · ${who}`
   const notes =
     Array.isArray(report.notes) && report.notes.length
-      ? `<div class="notice info" data-flag="notes"><h3>Notes</h3><ul>${report.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
+      ? '<div class="notice info" data-flag="notes"><h3>Notes</h3><ul>' +
+        `${report.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
       : ''
   const perClass = classTable(report) // a request mix's figures per class
   const httpBlock = http.length
-    ? `<section class="block"><h2>Latency</h2><p class="lead">${works.length === 1 ? `Every run does <code>${esc(works[0])}</code> per request. ` : ''}${numHtml(report.method?.connections)} connections.</p>
+    ? `<section class="block"><h2>Latency</h2><p class="lead">${latencyLead(works, report)}</p>
 ${spectrumFigure(http, names)}
 ${delayFigure(http, names)}
 </section>
@@ -618,7 +678,6 @@ ${dispatch.length ? dispatchSection(dispatch) : ''}
 ${extraTable}
 ${thresholdsSection(report.thresholds)}
 <section class="block"><h2>Calibration</h2>${calibrationTable(report.calibration)}</section>
-<footer>Report <code>${esc(report.id)}</code> · schema ${esc(report.schema)} · written by loadlab. Charts rendered with Vega-Lite when the report was written; this page loads nothing from the network.
-Set it beside another machine's report: <code>npm run compare -- ${esc(report.id ?? 'this')}.json OTHER.json --html compare.html</code></footer>`
+${footer(report)}`
   return page({ title, body })
 }
