@@ -81,12 +81,27 @@ function reasons (r) {
 // A run's first cell: its name, why it is not trusted, its notes, and its own contention (a finding).
 function runCell (name, r) {
   const why = statusOf(r)
-    ? `<span class="why">${statusOf(r) === 'failed' ? '✗ failed' : '⚠ untrusted'}: ${esc(reasons(r).join('; ') || 'no reason given')}</span>`
+    ? `<span class="why">${statusOf(r) === 'failed' ? '✗ failed' : '⚠ untrusted'}: ` +
+      `${esc(reasons(r).join('; ') || 'no reason given')}</span>`
     : ''
   const notes = Array.isArray(r.notes) && r.notes.length ? `<span class="note">${esc(r.notes.join('; '))}</span>` : ''
   const own = verdictOf(r).contention?.text
   const contention = own ? `<span class="note" data-flag="contention">own contention: ${esc(own)}</span>` : ''
   return { html: `<b>${esc(name)}</b>${why}${notes}${contention}`, className: 'text' }
+}
+
+// A failed run's reason, exit code and signal.
+function failureLine (f) {
+  const signal = f.signal ? ` · signal <code>${esc(f.signal)}</code>` : ''
+  const exit = `exit code <code>${esc(f.exitCode ?? 'none')}</code>`
+  return `<div>${esc(f.reason ?? 'no reason recorded')} · ${exit}${signal}</div>`
+}
+
+// A failed run's last lines of stderr, or a word that there were none.
+function stderrTail (f) {
+  return Array.isArray(f.stderrTail) && f.stderrTail.length
+    ? `<pre aria-label="stderr tail">${esc(f.stderrTail.join('\n'))}</pre>`
+    : '<div class="muted">no stderr captured</div>'
 }
 
 function flags (http, names) {
@@ -95,8 +110,8 @@ function flags (http, names) {
   for (const [r, name] of failed) {
     const f = r.failure ?? {}
     out.push(`<div class="notice failed" data-flag="failed"><h3>✗ ${esc(name)} failed</h3>
-<div>${esc(f.reason ?? 'no reason recorded')} · exit code <code>${esc(f.exitCode ?? 'none')}</code>${f.signal ? ` · signal <code>${esc(f.signal)}</code>` : ''}</div>
-${Array.isArray(f.stderrTail) && f.stderrTail.length ? `<pre aria-label="stderr tail">${esc(f.stderrTail.join('\n'))}</pre>` : '<div class="muted">no stderr captured</div>'}</div>`)
+${failureLine(f)}
+${stderrTail(f)}</div>`)
   }
   const untrusted = http.map((r, i) => [r, names[i]]).filter(([r]) => statusOf(r) === 'untrusted')
   if (untrusted.length) {
@@ -142,7 +157,12 @@ function spectrumFigure (http, names) {
   return figure(
     'spectrum',
     renderSvg(spec, { id: 'spectrum' }),
-    `<b>Latency by percentile</b> (client side, ${http.some((r) => r.loop === 'open') ? "open loop: from each request's due time" : 'autocannon'})${panels ? ', one panel per work spec' : ''}. The x axis stretches the tail as HdrHistogram plots it (log of 1/(1−p)): each step right is ten times rarer. Lower is better; a line that rises late has a short tail.${logY ? ' The latency axis is logarithmic: the runs differ by more than 20× at p99.' : ''}`,
+    '<b>Latency by percentile</b> (client side, ' +
+      `${http.some((r) => r.loop === 'open') ? "open loop: from each request's due time" : 'autocannon'})` +
+      `${panels ? ', one panel per work spec' : ''}. ` +
+      'The x axis stretches the tail as HdrHistogram plots it (log of 1/(1−p)): each step right is ten times rarer. ' +
+      'Lower is better; a line that rises late has a short tail.' +
+      `${logY ? ' The latency axis is logarithmic: the runs differ by more than 20× at p99.' : ''}`,
     { lines: drawn.length }
   )
 }
@@ -175,11 +195,14 @@ function throughputFigures (http, names) {
         ),
         { id: 'efficiency' }
       ),
-      '<b>Efficiency</b>: requests/s against what the cores allow for this work, min(connections, cores) / calibrated service time. The dashed line is 100%.',
+      '<b>Efficiency</b>: requests/s against what the cores allow for this work, ' +
+        'min(connections, cores) / calibrated service time. The dashed line is 100%.',
       { bars: eff.length }
     )
     : '<p class="muted">Efficiency not computed: no calibration for this work.</p>'
-  return `<div class="charts-row">${figure('rps', rps, '<b>Requests per second</b>, timed by the lab from first request to last response. Higher is better. ⚠ marks untrusted runs.', { bars: ok.length })}
+  const rpsCaption = '<b>Requests per second</b>, timed by the lab from first request to last response. ' +
+    'Higher is better. ⚠ marks untrusted runs.'
+  return `<div class="charts-row">${figure('rps', rps, rpsCaption, { bars: ok.length })}
 ${effFig}</div>`
 }
 
@@ -213,9 +236,23 @@ function delayFigure (http, names) {
   return figure(
     'delay',
     svg,
-    `<b>Who waits behind the work</b>: the client's p99 latency beside the p99 of a cheap <code>/health</code> request sent during the round and the server's own main-thread event-loop delay. A strategy that keeps CPU off the main thread keeps the last two low.${noTelemetry ? ' Runs without server telemetry show no event-loop bar.' : ''}`
+    "<b>Who waits behind the work</b>: the client's p99 latency beside the p99 of a cheap <code>/health</code> " +
+      "request sent during the round and the server's own main-thread event-loop delay. " +
+      'A strategy that keeps CPU off the main thread keeps the last two low.' +
+      `${noTelemetry ? ' Runs without server telemetry show no event-loop bar.' : ''}`
   )
 }
+
+// The plural ending of a failure count's word ('non-2xx' has none).
+const plural = (k, n) => n > 1 && k !== 'non2xx' ? (k === 'mismatches' ? 'es' : 's') : ''
+
+// The health probe's failures, where some failed.
+const probeFailed = (probe) =>
+  isNum(probe?.failed) && probe.failed > 0 ? ` <span class="bad">(${numHtml(probe.failed)} failed)</span>` : ''
+
+// The recovery request's status, where it was not 200.
+const recoveryStatus = (recovery) =>
+  isNum(recovery.status) && recovery.status !== 200 ? ` <span class="bad">${esc(recovery.status)}</span>` : ''
 
 function resultsTable (http, names) {
   const head = [
@@ -248,7 +285,7 @@ function resultsTable (http, names) {
       ['mismatches', 'mismatch']
     ]
       .filter(([k]) => isNum(q[k]) && q[k] > 0)
-      .map(([k, what]) => `${numHtml(q[k])} ${what}${q[k] > 1 && k !== 'non2xx' ? (k === 'mismatches' ? 'es' : 's') : ''}`)
+      .map(([k, what]) => `${numHtml(q[k])} ${what}${plural(k, q[k])}`)
     const failedCell = bad.length ? `<span class="bad">${bad.join(' · ')}</span>` : isNum(q.sent) ? '0' : numHtml(null)
     const spread =
       r.spread?.rps && isNum(r.spread.rps.min)
@@ -263,11 +300,11 @@ function resultsTable (http, names) {
       msHtml(l.p99),
       msHtml(l.p99_9),
       msHtml(l.max),
-      `${msHtml(r.probe?.p99)}${isNum(r.probe?.failed) && r.probe.failed > 0 ? ` <span class="bad">(${numHtml(r.probe.failed)} failed)</span>` : ''}`,
+      `${msHtml(r.probe?.p99)}${probeFailed(r.probe)}`,
       serverCell(r, 'eventLoop', msHtml(r.telemetry?.eventLoop?.p99)),
       serverCell(r, 'elu', pctHtml(r.telemetry?.elu)),
       r.recovery
-        ? `${msHtml(r.recovery.ms)}${isNum(r.recovery.status) && r.recovery.status !== 200 ? ` <span class="bad">${esc(r.recovery.status)}</span>` : ''}`
+        ? `${msHtml(r.recovery.ms)}${recoveryStatus(r.recovery)}`
         : msHtml(null),
       o ? numHtml(o.cpuMsPerRequest, 2) : msHtml(null),
       o ? bytesHtml(o.peakRssBytes) : msHtml(null),
@@ -287,7 +324,10 @@ function resultsTable (http, names) {
     className: 'results',
     rowClass: (i) => statusOf(http[i]),
     caption:
-      "Latency in ms (client side). <i>failed requests</i>: connection errors, timeouts, non-2xx answers and body mismatches; <i>loop p99</i>: the server's main-thread event-loop delay; <i>recovery</i>: one fresh request right after the round; CPU, RSS and processes are measured from outside (/proc, or ps where the report's method says so) over the whole process tree."
+      'Latency in ms (client side). <i>failed requests</i>: connection errors, timeouts, non-2xx answers and body ' +
+      "mismatches; <i>loop p99</i>: the server's main-thread event-loop delay; <i>recovery</i>: one fresh request " +
+      "right after the round; CPU, RSS and processes are measured from outside (/proc, or ps where the report's " +
+      'method says so) over the whole process tree.'
   })
   return results + below
 }
@@ -297,16 +337,29 @@ function thresholdsSection (evaluated) {
   if (!Array.isArray(evaluated)) return ''
   const { head, rows, status } = thresholdRows(evaluated)
   const cls = { passed: 'ratio-up', crossed: 'bad', 'not-applicable': 'muted' }
-  const body = rows.map((r, i) => r.map((c, j) => j === 3 ? `<span class="${cls[status[i]]}" data-threshold="${esc(status[i])}">${esc(c)}</span>` : esc(c)))
-  return `<section class="block"><h2>Thresholds</h2>${table(head, body, { className: 'thresholds', rowClass: (i) => status[i] === 'crossed' ? 'failed' : '' })}</section>`
+  const mark = (c, i) => `<span class="${cls[status[i]]}" data-threshold="${esc(status[i])}">${esc(c)}</span>`
+  const body = rows.map((r, i) => r.map((c, j) => j === 3 ? mark(c, i) : esc(c)))
+  const shown = table(head, body, { className: 'thresholds', rowClass: (i) => status[i] === 'crossed' ? 'failed' : '' })
+  return `<section class="block"><h2>Thresholds</h2>${shown}</section>`
 }
+
+const CALIBRATION_HEAD = [
+  'work', 'calls', 'service', 'spread', 'median', 'min', 'max', 'first', 'samples (ms)', 'tier shift'
+]
+
+// The runtime a calibration ran on, where it says.
+const runtimeOf = (c) =>
+  c?.runtime ? ` on ${esc(c.runtime)} <span class="muted">${esc(c.runtimeName ?? c.node)}</span>` : ''
+
+// A calibration's samples, one figure each.
+const samplesOf = (c) => Array.isArray(c?.samplesMs) ? c.samplesMs.map((x) => msHtml(x)).join(' · ') : msHtml(null)
 
 function calibrationTable (cal) {
   const entries = cal && typeof cal === 'object' ? Object.entries(cal) : []
   if (entries.length === 0) return '<p class="muted">No calibration in this report.</p>'
   const rows = entries.map(([spec, c]) => [
     {
-      html: `<code>${esc(c?.spec ?? spec)}</code>${c?.runtime ? ` on ${esc(c.runtime)} <span class="muted">${esc(c.runtimeName ?? c.node)}</span>` : ''}`,
+      html: `<code>${esc(c?.spec ?? spec)}</code>${runtimeOf(c)}`,
       className: 'text'
     },
     numHtml(c?.calls),
@@ -316,19 +369,23 @@ function calibrationTable (cal) {
     msHtml(c?.minMs),
     msHtml(c?.maxMs),
     msHtml(c?.firstMs),
-    { html: Array.isArray(c?.samplesMs) ? c.samplesMs.map((x) => msHtml(x)).join(' · ') : msHtml(null), className: 'text' },
+    { html: samplesOf(c), className: 'text' },
     c?.tierShift
       ? {
-          html: `<span class="bad" data-flag="tier-shift">⚠ tier shift</span> <span class="why">first call ${msHtml(c.firstMs)} ms vs median ${msHtml(c.medianMs)} ms: a JIT tier change, not averaged away</span>`,
+          html: '<span class="bad" data-flag="tier-shift">⚠ tier shift</span> ' +
+            `<span class="why">first call ${msHtml(c.firstMs)} ms vs median ${msHtml(c.medianMs)} ms: ` +
+            'a JIT tier change, not averaged away</span>',
           className: 'text'
         }
       : { html: 'no', className: 'text' }
   ])
-  return table(['work', 'calls', 'service', 'spread', 'median', 'min', 'max', 'first', 'samples (ms)', 'tier shift'], rows, {
+  return table(CALIBRATION_HEAD, rows, {
     className: 'calibration',
     rowClass: (i) => (entries[i][1]?.tierShift ? 'untrusted' : ''),
     caption:
-      'Single-thread time of one unit of work (ms), measured in one long-lived process over several calls. The service time (the ideal throughput and the default target use it) is the fast end of the warm calls (`estimate`): noise only adds time. Spread: the warm calls\' p90 over their p10.'
+      'Single-thread time of one unit of work (ms), measured in one long-lived process over several calls. ' +
+      'The service time (the ideal throughput and the default target use it) is the fast end of the warm calls ' +
+      "(`estimate`): noise only adds time. Spread: the warm calls' p90 over their p10."
   })
 }
 
@@ -353,7 +410,9 @@ function dispatchSection (rows) {
     ? figure(
       'dispatch',
       renderSvg(dispatchSpec(points), { id: 'dispatch' }),
-      '<b>Dispatching a CPU-spinning hook</b>: mean time of one batch of calls by number of workers, one line per pooled mode, one panel per hook cost. Lower is better. <i>main</i> calls the hook on the main thread (no workers): the horizontal line to beat.',
+      '<b>Dispatching a CPU-spinning hook</b>: mean time of one batch of calls by number of workers, ' +
+        'one line per pooled mode, one panel per hook cost. Lower is better. ' +
+        '<i>main</i> calls the hook on the main thread (no workers): the horizontal line to beat.',
       { lines: new Set(points.filter((p) => p.workers > 0).map((p) => `${p.mode}|${p.cost}|${p.payload}`)).size }
     )
     : ''
@@ -389,7 +448,9 @@ function dispatchSection (rows) {
       ? '✓'
       : `<span class="bad" data-flag="unchecked">✗ ${r.checked === false ? 'wrong results' : 'not checked'}</span>`
   ])
-  return `<section class="block"><h2>Dispatch</h2>${chart}${table(head, body, { className: 'dispatch', rowClass: (i) => (rows[i].checked === true ? '' : 'failed') })}</section>`
+  const rowClass = (i) => (rows[i].checked === true ? '' : 'failed')
+  const shown = table(head, body, { className: 'dispatch', rowClass })
+  return `<section class="block"><h2>Dispatch</h2>${chart}${shown}</section>`
 }
 
 // Capacity against the target, one line per strategy (a result's capacity.targets), on the first screen
@@ -405,13 +466,42 @@ function targetsSection (http, names, decision) {
   return figure(
     'targets',
     renderSvg(targetsSpec(rows), { id: 'targets' }),
-    '<b>Capacity against the p99 target</b>, one line per strategy, each point from the same sweep (every step judged against every target). A hollow point at 0: the strategy cannot meet that target at any rate tried. Where two lines cross with their brackets apart, the better choice changes with the target; where the brackets overlap, the two tie (the decision\'s "Would change").',
+    '<b>Capacity against the p99 target</b>, one line per strategy, each point from the same sweep ' +
+      '(every step judged against every target). ' +
+      'A hollow point at 0: the strategy cannot meet that target at any rate tried. ' +
+      'Where two lines cross with their brackets apart, the better choice changes with the target; ' +
+      'where the brackets overlap, the two tie (the decision\'s "Would change").',
     { lines: new Set(rows.map((x) => x.server)).size }
   )
 }
 
 // The capacity sweep: latency against offered load per server, the target and each capacity marked,
 // and the steps in numbers.
+// The capacity chart's caption: what a point is, and which target line is drawn.
+function capacityCaption (slos, own, swept) {
+  const line = slos.length === 1
+    ? `The dashed red line is the target (${esc(msHtml(slos[0]))} ms, ${esc(swept[0].capacity.sloRule)})`
+    : own
+      ? `Each class was judged at its own target (${esc(own)}), so no one target line is drawn`
+      : 'The targets differ between servers'
+  return '<b>Latency against offered load</b>: each point is one open-loop step ' +
+    '(requests due on a schedule, latency from the due time); p99 on a log axis. ' +
+    `${line}; the ringed point is each server's capacity, ` +
+    'the highest rate that kept p99 under it with every request answered; ' +
+    'an orange triangle marks a disturbed step (noise past its limits: reports/README.md). ' +
+    'Past the knee the queue grows for as long as the step lasts, so latency climbs steeply.'
+}
+
+// The line under the capacity chart: the target each server was judged against, and the capacity rule.
+function capacityRule (own, slos, swept) {
+  const target = own
+    ? `Target: each class at its own, ${esc(own)}. `
+    : slos.length === 1
+      ? `Target: p99 ≤ ${esc(msHtml(slos[0]))} ms (${esc(swept[0].capacity.sloRule)}). `
+      : 'Targets differ between servers. '
+  return `<p class="muted">${target}${esc(swept[0].capacity.rule)}</p>`
+}
+
 function capacitySection (http, names) {
   const swept = http.filter((r) => r.capacity?.steps?.length)
   if (swept.length === 0) return ''
@@ -431,7 +521,7 @@ function capacitySection (http, names) {
   const chart = figure(
     'capacity',
     renderSvg(capacitySpec(rows, { sloMs: slos.length === 1 ? slos[0] : null, capacities: caps }), { id: 'capacity' }),
-    `<b>Latency against offered load</b>: each point is one open-loop step (requests due on a schedule, latency from the due time); p99 on a log axis. ${slos.length === 1 ? `The dashed red line is the target (${esc(msHtml(slos[0]))} ms, ${esc(swept[0].capacity.sloRule)})` : own ? `Each class was judged at its own target (${esc(own)}), so no one target line is drawn` : 'The targets differ between servers'}; the ringed point is each server's capacity, the highest rate that kept p99 under it with every request answered; an orange triangle marks a disturbed step (noise past its limits: reports/README.md). Past the knee the queue grows for as long as the step lasts, so latency climbs steeply.`,
+    capacityCaption(slos, own, swept),
     { lines: swept.length }
   )
   const head = [
@@ -477,19 +567,25 @@ function capacitySection (http, names) {
       numHtml(s.noise?.workInflation, 2),
       s.contention ? { html: `<span data-flag="contention">${esc(s.contention.text)}</span>`, className: 'text' } : '',
       msHtml(s.lagP99),
-      s.disturbed ? { html: `<span class="bad" data-flag="disturbed">! ${esc(s.disturbedBy.join(', '))}</span>`, className: 'text' } : '',
+      s.disturbed
+        ? {
+            html: `<span class="bad" data-flag="disturbed">! ${esc(s.disturbedBy.join(', '))}</span>`,
+            className: 'text'
+          }
+        : '',
       isNum(s.n) ? `${numHtml(s.n)} / ${isNum(s.over) ? numHtml(s.over) : MISSING}` : MISSING,
       { html: esc(holdsText(s)), className: 'text' }
     ])
   )
-  const target = own
-    ? `Target: each class at its own, ${esc(own)}. `
-    : slos.length === 1 ? `Target: p99 ≤ ${esc(msHtml(slos[0]))} ms (${esc(swept[0].capacity.sloRule)}). ` : 'Targets differ between servers. '
-  const rule = `<p class="muted">${target}${esc(swept[0].capacity.rule)}</p>`
-  return `<section class="block"><h2>Capacity</h2>${chart}${rule}${table(head, body, { className: 'capacity' })}</section>`
+  const rule = capacityRule(own, slos, swept)
+  const shown = table(head, body, { className: 'capacity' })
+  return `<section class="block"><h2>Capacity</h2>${chart}${rule}${shown}</section>`
 }
 
 // One timeline figure per run that kept one (result.timeline): the round and its recovery in time.
+// The recovery period after the round, in seconds (one decimal).
+const recoverySeconds = (tl) => (Math.max(0, tl.recoveryEndMs - tl.endMs) / 1000).toFixed(1)
+
 function timelineSection (http, names) {
   const figures = http
     .map((r, i) => [r, names[i]])
@@ -500,12 +596,15 @@ function timelineSection (http, names) {
     const svg = renderSvg(timelineSpec(timelineRows(tl), [timelineMarks(tl)]), { id: `timeline-${i + 1}` })
     const recovery =
       typeof tl.recoveryEndMs === 'number' && typeof tl.endMs === 'number'
-        ? ` The shaded band is the recovery period, ${(Math.max(0, tl.recoveryEndMs - tl.endMs) / 1000).toFixed(1)} s, until the server was idle again.`
+        ? ` The shaded band is the recovery period, ${recoverySeconds(tl)} s, ` +
+          'until the server was idle again.'
         : ''
     return figure(
       'timeline',
       svg,
-      `<b>${esc(name)}</b> in time, one point per ${esc(tl.intervalMs)} ms: client figures, the server's pushed samples, the tree from outside (/proc or ps). The dashed rule is the end of the round.${recovery}`,
+      `<b>${esc(name)}</b> in time, one point per ${esc(tl.intervalMs)} ms: ` +
+        "client figures, the server's pushed samples, the tree from outside (/proc or ps). " +
+        `The dashed rule is the end of the round.${recovery}`,
       { server: name, interval: tl.intervalMs, end: tl.endMs ?? '', 'recovery-end': tl.recoveryEndMs ?? '' }
     )
   })
@@ -513,6 +612,20 @@ function timelineSection (http, names) {
 }
 
 // Returns the HTML page (a string) for a report object.
+// The latency block's lead: the one work every run does, and the connections.
+function latencyLead (works, report) {
+  const work = works.length === 1 ? `Every run does <code>${esc(works[0])}</code> per request. ` : ''
+  return `${work}${numHtml(report.method?.connections)} connections.`
+}
+
+// The page's footer: the report's id and schema, how the charts were drawn, and how to compare it.
+function footer (report) {
+  return `<footer>Report <code>${esc(report.id)}</code> · schema ${esc(report.schema)} · written by loadlab. ` +
+    'Charts rendered with Vega-Lite when the report was written; this page loads nothing from the network.\n' +
+    "Set it beside another machine's report: " +
+    `<code>npm run compare -- ${esc(report.id ?? 'this')}.json OTHER.json --html compare.html</code></footer>`
+}
+
 export function renderReportHtml (report, { experiment = null } = {}) {
   const results = Array.isArray(report?.results) ? report.results.filter((r) => r && typeof r === 'object') : []
   const http = results.filter((r) => !isInProcess(r))
@@ -524,11 +637,12 @@ export function renderReportHtml (report, { experiment = null } = {}) {
   const title = `loadlab · ${report.experiment ?? 'report'} · ${who}`
   const notes =
     Array.isArray(report.notes) && report.notes.length
-      ? `<div class="notice info" data-flag="notes"><h3>Notes</h3><ul>${report.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
+      ? '<div class="notice info" data-flag="notes"><h3>Notes</h3><ul>' +
+        `${report.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
       : ''
   const perClass = classTable(report) // a request mix's figures per class
   const httpBlock = http.length
-    ? `<section class="block"><h2>Latency</h2><p class="lead">${works.length === 1 ? `Every run does <code>${esc(works[0])}</code> per request. ` : ''}${numHtml(report.method?.connections)} connections.</p>
+    ? `<section class="block"><h2>Latency</h2><p class="lead">${latencyLead(works, report)}</p>
 ${spectrumFigure(http, names)}
 ${delayFigure(http, names)}
 </section>
@@ -564,7 +678,6 @@ ${dispatch.length ? dispatchSection(dispatch) : ''}
 ${extraTable}
 ${thresholdsSection(report.thresholds)}
 <section class="block"><h2>Calibration</h2>${calibrationTable(report.calibration)}</section>
-<footer>Report <code>${esc(report.id)}</code> · schema ${esc(report.schema)} · written by loadlab. Charts rendered with Vega-Lite when the report was written; this page loads nothing from the network.
-Set it beside another machine's report: <code>npm run compare -- ${esc(report.id ?? 'this')}.json OTHER.json --html compare.html</code></footer>`
+${footer(report)}`
   return page({ title, body })
 }
