@@ -85,7 +85,8 @@ async function tour (tree, out, label, { prefix = [], labArgs = [] } = {}) {
 }
 
 // Runs every tour of the plan into `out`, in the order the header says.
-async function runAll (out, plan) {
+async function runAll (given, plan) {
+  const out = resolve(given) // the changed tours run from a copy of the tree: a relative folder would be inside it
   await mkdir(out, { recursive: true })
   const labArgs = plan.labArgs
   for (let i = 1; i <= plan.baseline; i++) await tour(ROOT, out, `baseline ${i}`, { labArgs })
