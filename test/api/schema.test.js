@@ -35,6 +35,7 @@ function kindOf (data) {
   if (Array.isArray(data?.cells) || data?.grid) return 'validate-matrix summary'
   if (data?.falseAlarmsPer100 !== undefined) return 'history synthetic validation'
   if (data?.checks !== undefined && data?.codeAtChange !== undefined) return 'history real validation'
+  if (data?.falseAlarms !== undefined && data?.machine_pairs !== undefined) return 'compare validation'
   return 'unknown'
 }
 
@@ -141,7 +142,7 @@ test('schema: a reason or verdict may be a sentence or a code with its figures; 
 test('schema: a ruler is typed strictly; one with a figure no machine gives is refused, and readReport names it', async (t) => {
   const validate = new Ajv2020({ allowUnionTypes: true, strict: true }).compile(schema)
   const withRuler = (change = () => {}) => {
-    const r = { ...httpReport(), ruler: rulerFixture(rulerReading(), rulerReading({ scale: 1.3 })) }
+    const r = { ...httpReport(), ruler: rulerFixture(rulerReading(), rulerReading({ scale: 2 })) }
     change(r.ruler)
     return r
   }
