@@ -47,10 +47,10 @@ test('the GitHub Actions example: the lab passes its thresholds, compare against
     assert.ok(report.results.every((r) => r.runs?.length === 5))
 
     const cmp = await step(compare)
-    // 0, or 99 when this machine is now slower than when the baseline was made, beyond the rounds' noise
+    // 0, or 99 when this machine is now slower than when the baseline was made, beyond the runs' intervals
     assert.ok([0, 99].includes(cmp.exitCode), `exit ${cmp.exitCode}: ${cmp.stderr}`)
     assert.match(cmp.stdout, /^# loadlab compare/)
-    assert.match(cmp.stdout, /- B vs A: 5 and 5 rounds: a false verdict by chance 0\.8 % per figure\./)
+    assert.match(cmp.stdout, /^Verdicts: Each figure has a 95 % interval from its own run/m)
     assert.match(cmp.stdout, /## Gates \(--fail-on\)\n\n.*\n\n- `p99:\+50%`\n {2}- .* B `simple@loop:1e5` p99 /)
     assert.equal(cmp.exitCode === 99, /✗ regressed/.test(cmp.stdout))
     if (cmp.exitCode === 99) assert.match(cmp.stderr, /regression\(s\) past a --fail-on bound: exit 99/)
