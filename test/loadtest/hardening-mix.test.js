@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { parseOptions } from '../../loadtest/options.js'
 import { MAX_CLASSES, MAX_MIX_BYTES, checkMix, requestFactor, weightedCycle } from '../../loadtest/result/mix.js'
 import { classPicker } from '../../loadtest/run/generate/classes.js'
+import { reasonText } from '../../loadtest/text/reasons.js'
 import { runEntry } from '../../loadtest/run/round/runner.js'
 import { entryLoad } from '../../loadtest/run/round/load.js'
 import { runLab, tempDir } from '../helpers/lab.js'
@@ -191,7 +192,10 @@ test('a service that announces the lab\'s endpoints gets /health and the stats c
     assert.ok(lab.log.includes('GET /health') && lab.log.includes('POST /__lab/stats/reset'), lab.log.join('\n'))
     const b = await runEntry({ server: 'x', work: null }, entryOf(oneClass), { signal, url: `${odd.url}/` })
     assert.equal(b.entry.server, 'x')
-    assert.ok(b.notes.some((n) => /sent loadlab-strategy but GET \/health did not answer in the lab's shape/.test(n)), b.notes.join('\n'))
+    const said = b.notes.map(reasonText) // the run's notes are codes, worded in text/
+    assert.ok(said.some((n) => /sent loadlab-strategy but GET \/health did not answer in the lab's shape/.test(n)),
+      said.join('\n'))
+    assert.ok(b.notes.some((n) => n.code === 'url-health-shape'))
     assert.deepEqual([...new Set(odd.log)].sort(), ['GET /health', 'GET /x'])
     assert.equal(odd.log.filter((l) => l === 'GET /health').length, 1)
   } finally {
