@@ -84,6 +84,13 @@ async function tour (tree, out, label, { prefix = [], labArgs = [] } = {}) {
   for (const f of await readdir(out)) if (f.endsWith('.html')) await rm(join(out, f))
 }
 
+// A value as the house writes JavaScript (neostandard: single quotes, bare keys), so the written module lints.
+function asModule (value) {
+  return JSON.stringify(value, null, 2)
+    .replace(/"((?:[^"\\]|\\.)*)"/g, (_, text) => `'${JSON.parse(`"${text}"`).replace(/[\\']/g, '\\$&')}'`)
+    .replace(/^(\s*)'([A-Za-z_$][\w$]*)':/gm, '$1$2:')
+}
+
 // Runs every tour of the plan into `out`, in the order the header says.
 async function runAll (given, plan) {
   const out = resolve(given) // the changed tours run from a copy of the tree: a relative folder would be inside it
@@ -219,7 +226,7 @@ async function writeSummary (dir, s, { machine }) {
   if (!resolve(dir).startsWith(join(ROOT, 'reports', 'reference') + '/')) return
   await writeFile(VALIDATED, '// The compare rule\'s error rates as its kept validation measured them (scripts/validate-compare.js\n' +
     '// writes this file from its summary; test/scripts/validate-compare.test.js holds the two equal).\n' +
-    `export const VALIDATED = ${JSON.stringify(validated, null, 2)}\n`)
+    `export const VALIDATED = ${asModule(validated)}\n`)
   const doc = await readFile(DOC, 'utf8')
   const [open, close] = MARK
   const at = doc.indexOf(open)
