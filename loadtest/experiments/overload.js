@@ -178,7 +178,8 @@ function overloadTable (results) {
     const cells = multiples.flatMap((m) => {
       const s = o.steps.find((x) => x.multiple === m)
       if (!s) return [MISSING, MISSING, MISSING, MISSING]
-      return [fmtPct(s.goodputShare), fmtPct(s.shedShare), fmtMs(s.p99), fmtPct(s.wastedCpuShare)]
+      const mark = s.disturbed ? ' !' : '' // disturbed by something else on the machine: see the reasons
+      return [fmtPct(s.goodputShare) + mark, fmtPct(s.shedShare), fmtMs(s.p99), fmtPct(s.wastedCpuShare)]
     })
     const trust = r.status === 'failed' ? '✗ failed' : r.trusted ? '✓' : '!'
     return [name, rps(o.capacityRps), fmtMs(o.sloMs), ...cells, fmtRecovery(o.recovery), trust]

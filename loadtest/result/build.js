@@ -6,7 +6,7 @@ import { ideal, roundFigures, stepFigures } from './figures.js'
 import { httpKey } from './key.js'
 import { untrustedReasons } from './trust.js'
 import { REPEAT, TRUST } from './rules.js'
-import { overloadOf } from './overload.js'
+import { overloadOf, overloadReasons } from './overload.js'
 import { withTargets } from './mix.js'
 
 // The report format version (reports/README.md).
@@ -126,10 +126,10 @@ function trustOf (record, rounds, shown, sweep) {
     for (const c of sweep.runs ?? [sweep.capacity]) {
       if (c.overruled.length) notes.push({ code: 'overruled', rates: c.overruled })
     }
-    return { reasons: [...own, ...sweepReasons(sweep)], notes }
+    return { reasons: [...own, ...sweepReasons(sweep), ...overloadReasons(record.overload)], notes }
   }
   const sloMs = record.entry?.sloMs ?? null // a latency target the rounds are judged against, if any
-  const reasons = untrustedReasons(shown, { ...record, sloMs })
+  const reasons = [...untrustedReasons(shown, { ...record, sloMs }), ...overloadReasons(record.overload)]
   for (const [i, r] of rounds.entries()) {
     if (r === shown) continue
     reasons.push(...untrustedReasons(r, { sloMs }).map((reason) => ({ code: 'round', round: i + 1, reason })))
@@ -260,7 +260,8 @@ export function buildHttpResult (record, { calibration = {}, cores = null, say =
     // a request mix's figures per class, each with its target (result/mix.js); absent without a mix
     ...(shown?.classes ? { classes: withTargets(shown.classes, e.mix, e.sloMs ?? null) } : {}),
     ideal: idealRate,
-    efficiency: idealRate && typeof shown?.rps === 'number' ? roundTo(shown.rps / idealRate.rps, 3) : null,
+    // three significant digits: a cheap task's ideal is thousands of req/s, and a worker per request a few
+    efficiency: idealRate && typeof shown?.rps === 'number' ? Number((shown.rps / idealRate.rps).toPrecision(3)) : null,
     capacity: sweep && { ...sweep, steps: sweep.steps.map((s) => stepWords(s, say)) },
     overload: overloadOf(record.overload, say), // past capacity (experiment overload), null otherwise
     ...(record.mixed ? { mixed: mixedOf(record.mixed, e, say) } : {}), // the mixed experiment's round

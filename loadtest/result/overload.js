@@ -4,6 +4,7 @@
 import { roundTo } from './stats.js'
 import { createHistogram, decodeHistogram } from './histogram.js'
 import { backlogOf } from './capacity.js'
+import { interference } from './trust.js'
 
 // Every default of the overload experiment, in one place (the help, the docs and the plan read it).
 export const OVERLOAD_DEFAULTS = {
@@ -112,7 +113,9 @@ function overloadStepOf (round, { multiple, rate, capacityRps, settleMs }) {
     backlog: backlog ? { late: backlog.late, growing: backlog.growing } : null,
     wastedCpuShare: wastedCpuShare(g),
     requests: { offered: g.offered, good: g.good, ok: g.ok, shed: g.shed, timeouts: g.timeouts, errors: g.errors },
-    countedSec: seconds
+    countedSec: seconds,
+    // what else took the machine during the step (trust.js interference): its goodput is then the machine's too
+    disturbed: interference(round.noise).length > 0
   }
 }
 
@@ -130,6 +133,15 @@ function burstOf (round, { sloMs, burstEndMs, stoppedAtMs, phases, share }) {
       t, offered, good, shed, timeouts, p99, histogram
     }))
   }
+}
+
+// The steps past C (and the burst) that something else on the machine disturbed, as a reason ({ code:
+// 'overload-disturbed', steps: [{ at: multiple or 'burst', by: interference codes }] }), or none.
+export function overloadReasons (o) {
+  const rounds = [...(o?.steps ?? []).map((s) => ({ at: s.multiple, round: s.round })),
+    ...(o?.burst ? [{ at: 'burst', round: o.burst.round }] : [])]
+  const hit = rounds.map((r) => ({ at: r.at, by: interference(r.round?.noise) })).filter((r) => r.by.length > 0)
+  return hit.length ? [{ code: 'overload-disturbed', steps: hit }] : []
 }
 
 // The overload block of a result from the run record's `overload` (run/round/overload.js); null without one.

@@ -172,6 +172,10 @@ const WORDS = {
   'generator-saturated': (x) => `load generator saturated (${Math.round(x.utilisation * 100)}% CPU)`,
   'probes-failed': (x) => `${x.count} failed /health probes`,
   disturbed: (x) => `disturbed: ${x.by.map(reasonText).join(', ')}`,
+  'overload-disturbed': (x) => {
+    const at = (s) => (s.at === 'burst' ? 'the burst' : `${s.at} × C`)
+    return `disturbed past capacity: ${x.steps.map((s) => `${at(s)} (${s.by.map(reasonText).join(', ')})`).join('; ')}`
+  },
   round: (x) => `round ${x.round}: ${reasonText(x.reason)}`,
   'disturbed-steps': (x) => {
     const named = x.steps.map((s) => `step ${s.index + 1} (${(s.by ?? []).map(reasonText).join(', ')})`)

@@ -65,13 +65,22 @@ test('overload --quick at 2 × C: the deadline pool keeps goodput, the unbounded
     }
   }
   const two = (o) => o.steps.find((s) => s.multiple === 2)
+  // A step that something else on the machine disturbed (a crowded machine starves the pool's threads and
+  // the generator alike) is no evidence of the rule: the lab marks it, in the step and in the reasons.
+  for (const [key, o] of [['queued-threads', unbounded], ['queued-threads/deadline', deadline]]) {
+    if (!two(o).disturbed) continue
+    assert.ok(byKey[key].untrusted.some((x) => /^disturbed past capacity: .*2 × C/.test(x)), byKey[key].untrusted.join('; '))
+    t.diagnostic(`${key} at 2 × C was disturbed: ${byKey[key].untrusted.join('; ')}`)
+  }
   // what a deadline guarantees against an unbounded queue at the same offered load, on whatever CPU the
   // machine leaves it (how much of C it keeps is the machine's: the reference report's figure)
-  assert.ok(two(deadline).goodputShare > two(unbounded).goodputShare,
-    `deadline at 2 × C: goodput ${two(deadline).goodputShare} of C, unbounded ${two(unbounded).goodputShare}`)
-  assert.ok(two(deadline).shedShare > 0.2, 'it sheds what it cannot serve in time')
-  assert.ok(two(deadline).shedP50 < SLO, 'and says so before the target')
-  assert.ok(two(unbounded).goodputShare <= 0.3, `unbounded at 2 × C: goodput ${two(unbounded).goodputShare} of C`)
+  if (!two(deadline).disturbed && !two(unbounded).disturbed) {
+    assert.ok(two(deadline).goodputShare > two(unbounded).goodputShare,
+      `deadline at 2 × C: goodput ${two(deadline).goodputShare} of C, unbounded ${two(unbounded).goodputShare}`)
+    assert.ok(two(deadline).shedShare > 0.2, 'it sheds what it cannot serve in time')
+    assert.ok(two(deadline).shedP50 < SLO, 'and says so before the target')
+    assert.ok(two(unbounded).goodputShare <= 0.3, `unbounded at 2 × C: goodput ${two(unbounded).goodputShare} of C`)
+  }
   assert.equal(two(unbounded).shedShare, 0, 'the unbounded queue never refuses')
   assert.ok(two(unbounded).timeouts > 0, 'its clients run out of patience instead')
   // After the burst (0.7 → 2 → 0.7 × C) the deadline pool is good again, and no later than the unbounded
@@ -89,8 +98,12 @@ test('overload --quick at 2 × C: the deadline pool keeps goodput, the unbounded
     if (stoppedAtMs !== null) assert.equal(o.recovery.metastable, false, seen(o))
   }
   const back = (o) => (o.recovery.metastable ? Infinity : o.recovery.ms) // not back within the watch: never
-  assert.ok(back(deadline) <= back(unbounded),
-    `deadline back in ${back(deadline)} ms, unbounded in ${back(unbounded)} ms`)
+  const burstDisturbed = [byKey['queued-threads'], byKey['queued-threads/deadline']]
+    .some((r) => r.untrusted.some((x) => /^disturbed past capacity: .*the burst/.test(x)))
+  if (!burstDisturbed) {
+    assert.ok(back(deadline) <= back(unbounded),
+      `deadline back in ${back(deadline)} ms, unbounded in ${back(unbounded)} ms`)
+  }
   // where the machine served the base load before the burst, a pool that sheds is back within the watch
   const beforeMs = OVERLOAD_QUICK.burst.beforeSec * 1000
   const base = deadline.recovery.windows.filter((w) => w.t + windowOf(deadline) <= beforeMs)
