@@ -10,7 +10,7 @@ import { execa } from 'execa'
 import yaml from 'js-yaml'
 import { ROOT } from '../loadtest/catalog.js'
 import { startServer } from './helpers/server.js'
-import { tempDir } from './helpers/lab.js'
+import { shardStartAt, tempDir } from './helpers/lab.js'
 
 const MANIFEST = join(ROOT, 'examples', 'kubernetes', 'loadlab-shards.yml')
 
@@ -31,9 +31,9 @@ test('the Kubernetes Indexed Job example: one shard per completion index, a comm
   t.after(() => Promise.all([server.stop(), dir.cleanup()]))
   const script = container.args[0].replace('/tmp/reports', dir.dir)
   const small = { TARGET_URL: server.url, RATE: '300', DURATION: '1', SHARDS: '2' }
-  // 8 s ahead: two lab processes starting on a busy machine can take 3 s and more to be ready (a shard
-  // late past its start refuses)
-  const startAt = new Date(Date.now() + 8000).toISOString()
+  // ahead as the fan-out sets it: two lab processes starting on a busy machine can take seconds to be ready
+  // (a shard late past its start refuses)
+  const startAt = await shardStartAt()
   const run = (index) => execa(container.command[0], [...container.command.slice(1), script], {
     cwd: ROOT,
     env: { ...process.env, ...env, ...small, START_AT: startAt, JOB_COMPLETION_INDEX: String(index) },

@@ -10,6 +10,7 @@ import { writeReport } from '../../loadtest/report/write.js'
 import { renderMarkdown } from '../../loadtest/report/markdown.js'
 import { experimentFor } from '../../loadtest/experiments/index.js'
 import { ROOT } from '../../loadtest/catalog.js'
+import { LEAD_FACTOR } from '../../loadtest/fanout/fanout.js'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -21,6 +22,16 @@ export const FIXTURES = join(ROOT, 'test', 'fixtures', 'servers')
 export async function tempDir (prefix = 'loadlab-test-') {
   const dir = await mkdtemp(join(tmpdir(), prefix))
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) }
+}
+
+// A --start-at for shards started now on this machine, as the fan-out sets one (fanout.js): LEAD_FACTOR × what a
+// lab process takes to load here now (a busy machine's is seconds), at least `minMs`. A shard not ready by its
+// start refuses: a fixed lead is eaten on a crowded machine.
+export async function shardStartAt (minMs = 8000) {
+  const started = performance.now()
+  await execa(process.execPath, ['-e', `await import(${JSON.stringify(CLI)})`, '--input-type=module'], { cwd: ROOT })
+  const loadMs = performance.now() - started
+  return new Date(Date.now() + Math.max(minMs, LEAD_FACTOR * loadMs)).toISOString()
 }
 
 // Start `node loadtest/cli.js ...args` (the same as `npm run lab -- ...args`); returns the execa subprocess.

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { execa } from 'execa'
-import { ROOT, startLab, tempDir } from '../../helpers/lab.js'
+import { ROOT, shardStartAt, startLab, tempDir } from '../../helpers/lab.js'
 import { TWO_CLASSES, startOwnService } from '../../helpers/own-service.js'
 
 const MERGE = join(ROOT, 'loadtest', 'merge', 'cli.js')
@@ -28,7 +28,7 @@ test('shards with a mix merge to the same per-class counts as one unsplit run', 
   const plan = ['--url', `${service.url}/api`, '--mix', TWO_CLASSES, '--rate', '150', '--amount', '240', '--seed', '9',
     '--warmup', '0']
   // two lab processes on a busy machine take seconds to be ready
-  const startAt = new Date(Date.now() + 8000).toISOString()
+  const startAt = await shardStartAt()
   const shard = (i) => startLab([...plan, '--shard', `${i}/2`, '--start-at', startAt, '--out', shards.dir])
   const runs = await Promise.all([shard(1), shard(2)])
   for (const r of runs) assert.equal(r.exitCode, 0, r.stderr)

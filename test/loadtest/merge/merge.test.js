@@ -9,7 +9,7 @@ import { createSchedule, sliceOf } from '../../../loadtest/run/generate/schedule
 import { countsFault, plannedSlice } from '../../../loadtest/merge/counts.js'
 import { createHistogram, encodeHistogram, mergeEncoded, recordMs } from '../../../loadtest/result/histogram.js'
 import { startServer } from '../../helpers/server.js'
-import { ROOT, startLab, tempDir } from '../../helpers/lab.js'
+import { ROOT, shardStartAt, startLab, tempDir } from '../../helpers/lab.js'
 import { main as mergeMain } from '../../../loadtest/merge/cli.js'
 import { mergeReports, readReport } from '../../../index.js'
 
@@ -37,9 +37,9 @@ after(() => shardsDir?.cleanup())
 
 // The two shard processes' report files.
 async function twoShards (server, dir) {
-  // 8 s ahead: two lab processes starting on a busy machine can take 3 s and more to be ready (a shard
-  // late past its start refuses).
-  const startAt = new Date(Date.now() + 8000).toISOString()
+  // ahead as the fan-out sets it: two lab processes starting on a busy machine can take seconds to be ready
+  // (a shard late past its start refuses)
+  const startAt = await shardStartAt()
   const args = (i) => ['--url', server.url, '--rate', '400', '--amount', '300', '--warmup', '0',
     '--shard', `${i}/2`, '--start-at', startAt, '--out', dir]
   const runs = await Promise.all([startLab(args(1)), startLab(args(2))])
