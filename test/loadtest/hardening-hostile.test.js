@@ -94,7 +94,11 @@ describe('hostile services, side by side', { concurrency: true }, () => {
         if (mode === 'one-in-ten' && name === 'round') {
           assert.ok(r.result.requests.timeouts > 0 && r.result.requests.ok > 0, JSON.stringify(r.result.requests))
         }
-        if (mode === 'connection-close' && name === 'capacity') assert.ok(r.result.capacity.capacity.rps > 0)
+        // a capacity where the machine let one hold; else something else on it took the CPU, and the lab says so
+        if (mode === 'connection-close' && name === 'capacity') {
+          const c = r.result.capacity.capacity
+          assert.ok(c.rps > 0 || r.result.disturbed, `${c.bound}: ${r.result.untrusted.join('; ')}`)
+        }
       }
     })
   }

@@ -96,8 +96,9 @@ test('--experiment capacity --quick: the sweep, two targets, the hockey stick on
         'workInflation'
       ])
       assert.equal(s.disturbed, s.disturbedBy.length > 0, 'disturbed exactly when something is named')
-      // the requests that decided the step: its histogram's count, and how many of them were over the target
-      assert.equal(s.n, s.requests.completed, `${res.server} step ${s.index}: every answer judged`)
+      // the requests that decided the step: its histogram's count (every answer, and every timeout at its
+      // timeout: a user who gave up waited that long), and how many of them were over the target
+      assert.equal(s.n, s.requests.completed + s.requests.timeouts, `${res.server} step ${s.index}: every answer judged`)
       assert.ok(s.over >= 0 && s.over <= s.n)
       assert.ok(['pass', 'fail', 'undecided'].includes(s.call))
       assert.equal(s.pass, s.call === 'pass')

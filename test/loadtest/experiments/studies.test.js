@@ -32,7 +32,13 @@ function checkHttpRun (r) {
   assert.equal(r.status, 'ok', `${r.key}: ${r.failure?.reason}`)
   assert.equal(accounted(r.requests), r.requests.sent, `${r.key}: counts add up`)
   assert.equal(r.requests.mismatches, 0, `${r.key}: every body verified`)
-  assert.equal(r.requests.ok, r.requests.sent, `${r.key}: every request answered 2xx`)
+  // every request answered 2xx; where something else took the machine (the lab marks the run disturbed and
+  // untrusted), a request may outlast its timeout instead
+  const short = r.requests.sent - r.requests.ok
+  if (short > 0) {
+    assert.ok(r.disturbed && !r.trusted && r.requests.timeouts === short,
+      `${r.key}: ${short} not answered 2xx (${JSON.stringify(r.requests)}): ${r.untrusted.join('; ')}`)
+  }
   assert.ok(r.latency.min >= 0 && r.latency.max >= r.latency.p50, `${r.key}: latency ordered`)
   assert.ok(
     r.telemetry && r.telemetry.requests.completed >= r.requests.completed,
