@@ -390,7 +390,7 @@ export interface FigureVerdict {
   /** The ratio's band: both runs' intervals and the floor of its kind of figure. */
   low: number | null
   high: number | null
-  verdict: 'better' | 'worse' | 'within-noise' | 'machine' | 'no-interval'
+  verdict: 'better' | 'worse' | 'within-noise' | 'machine' | 'disturbed' | 'no-interval'
   /** 'told' where both reports carry a ruler; 'unknown': the machine cannot be told apart. */
   machine: 'told' | 'unknown'
   /** The ratio the rulers predict for the strategy, the share (of the log) they explain, ratio over predicted. */
@@ -432,7 +432,7 @@ export interface Comparison {
   gates: Array<{
     runs: Array<{
       report: number
-      status: 'regressed' | 'within bound' | 'within noise' | 'machine' | 'not comparable'
+      status: 'regressed' | 'within bound' | 'within noise' | 'machine' | 'disturbed' | 'not comparable'
       noise: FigureVerdict | null
       [field: string]: unknown
     }>

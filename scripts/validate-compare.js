@@ -136,12 +136,36 @@ export async function keptReports (dir) {
   return out
 }
 
-// The verdicts of one pair: every judged figure of every run both share.
+// The verdicts of one pair: every judged figure of every run both share, and whether the lab marked either
+// run disturbed.
 function verdictsOf (a, b) {
   const cmp = compareReports([a, b].map(({ file, report }) => ({ file, report })))
   return cmp.rows.filter((r) => r.kind === 'http' && r.cells[1]?.verdicts).map((row) => ({
-    key: row.key, work: row.work, verdicts: Object.values(row.cells[1].verdicts).filter((v) => v.verdict !== 'no-interval')
+    key: row.key,
+    work: row.work,
+    disturbed: Boolean(row.cells[0]?.disturbed || row.cells[1]?.disturbed),
+    verdicts: Object.values(row.cells[1].verdicts).filter((v) => v.verdict !== 'no-interval')
   }))
+}
+
+// The identical pairs (1–2, 3–4 …) of the baseline tours.
+const pairsOf = (list) => list.slice(0, list.length - (list.length % 2))
+  .flatMap((x, i, l) => (i % 2 ? [] : [[x, l[i + 1]]]))
+
+// The run-to-run floors the rule book's COMPARE takes, fitted on the first `fitPairs` identical pairs: for
+// each kind of figure, the FLOOR_QUANTILE of |log ratio| over the runs neither side marked disturbed.
+export const FLOOR_QUANTILE = 0.95
+export function fitFloors (kept, fitPairs) {
+  const rows = pairsOf(kept.baseline).slice(0, fitPairs).flatMap(([a, b]) => verdictsOf(a, b))
+    .filter((r) => !r.disturbed)
+  const out = {}
+  for (const kind of ['rps', 'efficiency', 'p50', 'p99']) {
+    const logs = rows.flatMap((r) => r.verdicts.filter((v) => v.kind === kind && v.ratio > 0))
+      .map((v) => Math.abs(Math.log(v.ratio))).sort((x, y) => x - y)
+    if (!logs.length) continue
+    out[kind] = { n: logs.length, floor: logs[Math.ceil(FLOOR_QUANTILE * logs.length) - 1] }
+  }
+  return out
 }
 
 const share = (n, d) => (d ? n / d : null)
@@ -153,10 +177,15 @@ const computes = (work) => !/^sleep/.test(String(work))
  * shares the summary and compare print.
  */
 export function judgeKept (kept) {
-  const pairs = (list) => list.slice(0, list.length - (list.length % 2))
-    .flatMap((x, i, l) => (i % 2 ? [] : [[x, l[i + 1]]]))
-  const same = pairs(kept.baseline).map(([a, b]) => verdictsOf(a, b)).flat()
-  const figures = same.flatMap((r) => r.verdicts)
+  const pairs = pairsOf
+  const alarmsOf = (pairList) => {
+    const figures = pairList.map(([a, b]) => verdictsOf(a, b)).flat().flatMap((r) => r.verdicts)
+    const alarms = figures.filter((v) => v.verdict === 'better' || v.verdict === 'worse').length
+    return { pairs: pairList.length, figures: figures.length, alarms, share: share(alarms, figures.length) }
+  }
+  const all = pairs(kept.baseline)
+  const fitted = Math.floor(all.length / 2) // the floors' fit (fitFloors): the first half of the pairs
+  const figures = all.map(([a, b]) => verdictsOf(a, b)).flat().flatMap((r) => r.verdicts)
   const alarms = figures.filter((v) => v.verdict === 'better' || v.verdict === 'worse').length
   const powerOf = (list) => {
     const base = kept.baseline.slice(-list.length)
@@ -170,20 +199,29 @@ export function judgeKept (kept) {
     const rows = list.flatMap((b, i) => (ref[i] ? verdictsOf(ref[i], b) : []))
     const all = rows.flatMap((r) => r.verdicts)
     const machine = all.filter((v) => v.verdict === 'machine').length
+    const disturbed = all.filter((v) => v.verdict === 'disturbed').length
     return {
       name,
       pairs: Math.min(list.length, ref.length),
       figures: all.length,
       machine,
       machineShare: share(machine, all.length),
+      disturbed,
+      disturbedShare: share(disturbed, all.length),
       told: all.some((v) => v.machine === 'told'),
       residuals: rows.map((r) => ({ key: r.key, rps: r.verdicts.find((v) => v.kind === 'rps') ?? null }))
     }
   }
   return {
     falseAlarms: {
-      pairs: pairs(kept.baseline).length, figures: figures.length, alarms, share: share(alarms, figures.length)
+      pairs: all.length,
+      figures: figures.length,
+      alarms,
+      share: share(alarms, figures.length),
+      // on the pairs the floors were not fitted on: the rule's error on tours it has not seen
+      heldOut: { fittedOn: fitted, ...alarmsOf(all.slice(fitted)) }
     },
+    floors: fitFloors(kept, fitted),
     power: powerOf(kept.changed),
     setting: powerOf(kept.setting),
     machine_pairs: [machinePair('taskset -c 0', kept.taskset), machinePair('beside a CPU hog', kept.hog)]
@@ -199,13 +237,19 @@ function summaryMd (dir, s) {
     '# compare\'s verdicts, validated', '',
     `Judged by \`node scripts/validate-compare.js --judge-only ${dir}\` (docs/compare.md).`, '',
     `- False alarms: ${s.falseAlarms.alarms} of ${s.falseAlarms.figures} figures (${pct(s.falseAlarms.share)}) ` +
-      `over ${s.falseAlarms.pairs} pairs of identical tours (target ≤ 5 %).`,
+      `over ${s.falseAlarms.pairs} pairs of identical tours (target ≤ 5 %); on the ${s.falseAlarms.heldOut.pairs} ` +
+      `pairs the floors were not fitted on, ${s.falseAlarms.heldOut.alarms} of ${s.falseAlarms.heldOut.figures} ` +
+      `(${pct(s.falseAlarms.heldOut.share)}).`,
+    `- Floors fitted on pairs 1–${s.falseAlarms.heldOut.fittedOn} (the ${FLOOR_QUANTILE * 100}th percentile of ` +
+      `|log ratio| over runs not marked disturbed): ${Object.entries(s.floors).map(([k, f]) =>
+        `${k} ${f.floor.toFixed(3)} (${f.n})`).join(', ')}.`,
     `- Power, work × ${HEAVIER}: ${s.power.detected} of ${s.power.runs} runs called worse (${pct(s.power.share)}) ` +
       `over ${s.power.pairs} pairs (target ≥ 90 %).`,
     `- Power, pools of one: ${s.setting.detected} of ${s.setting.runs} runs (${pct(s.setting.share)}) over ` +
       `${s.setting.pairs} pairs.`,
     ...s.machine_pairs.map((m) => `- ${m.name}: ${m.machine} of ${m.figures} figures put down to the machine ` +
-      `(${pct(m.machineShare)}) over ${m.pairs} pairs${m.told ? '' : ' (no ruler: the machine cannot be told)'}.`),
+      `(${pct(m.machineShare)}), ${m.disturbed} disturbed (${pct(m.disturbedShare)}) over ${m.pairs} pairs` +
+      `${m.told ? '' : ' (no ruler: the machine cannot be told)'}.`),
     ''
   ].join('\n')
 }

@@ -168,6 +168,7 @@ function httpCell (r, report, units) {
     status: verdict.status,
     trusted: verdict.trusted && !r.impossible?.length,
     why: [...verdict.reasons, ...(r.impossible ?? []).map(String)],
+    disturbed: r.disturbed === true, // the lab marked it: something else took the machine (result/trust.js)
     rps: isNum(r.rps) ? r.rps : null,
     p50: scaled(r.latency?.p50, scale),
     p99: scaled(r.latency?.p99, scale),
@@ -284,11 +285,12 @@ function gateRun (g, key, base, next, prediction) {
   if (refused) return { ...out, why: refused }
   out.change = v / b - 1
   out.noise = judge(g.metric, intervalOf(base, g.metric) ?? { value: b }, intervalOf(next, g.metric) ?? { value: v },
-    prediction)
+    prediction, { disturbed: base.disturbed === true || next.disturbed === true })
   const past = g.sign === '+' ? out.change > g.bound : out.change < -g.bound
   if (!past) return { ...out, status: 'within bound' }
   if (out.noise.verdict === 'within-noise') return { ...out, status: 'within noise' }
   if (out.noise.verdict === 'machine') return { ...out, status: 'machine' }
+  if (out.noise.verdict === 'disturbed') return { ...out, status: 'disturbed' }
   return { ...out, status: 'regressed' }
 }
 
@@ -408,7 +410,7 @@ function againstBaseline (c, i, { kind, base, baseRun, run, baseline, baseReport
     if (m === 'capacity' && (c.capacityRefused || !isNum(c.capacity) || !isNum(base.capacity))) continue
     const a = base.intervals[m] ?? (isNum(base[m]) ? { value: base[m] } : null)
     const b = c.intervals[m] ?? (isNum(c[m]) ? { value: c[m] } : null)
-    if (a && b) c.verdicts[m] = judge(m, a, b, c.prediction)
+    if (a && b) c.verdicts[m] = judge(m, a, b, c.prediction, { disturbed: base.disturbed || c.disturbed })
   }
 }
 

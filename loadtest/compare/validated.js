@@ -6,30 +6,41 @@ export const VALIDATED = {
   falseAlarms: {
     pairs: 10,
     figures: 360,
-    alarms: 78,
-    share: 0.21666666666666667
+    alarms: 10,
+    share: 0.027777777777777776,
+    heldOut: {
+      fittedOn: 5,
+      pairs: 5,
+      figures: 180,
+      alarms: 5,
+      share: 0.027777777777777776
+    }
   },
   power: {
     pairs: 10,
     runs: 80,
-    detected: 46,
-    share: 0.575
+    detected: 7,
+    share: 0.0875
   },
   machine_pairs: [
     {
       name: 'taskset -c 0',
       pairs: 3,
       figures: 108,
-      machine: 49,
-      machineShare: 0.4537037037037037,
+      machine: 33,
+      machineShare: 0.3055555555555556,
+      disturbed: 2,
+      disturbedShare: 0.018518518518518517,
       told: true
     },
     {
       name: 'beside a CPU hog',
       pairs: 1,
       figures: 36,
-      machine: 21,
-      machineShare: 0.5833333333333334,
+      machine: 0,
+      machineShare: 0,
+      disturbed: 15,
+      disturbedShare: 0.4166666666666667,
       told: true
     }
   ]

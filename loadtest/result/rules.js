@@ -191,17 +191,18 @@ export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
   'while its log stays inside the band: the two intervals\' log half-widths and the floor of its kind of figure, ' +
   'added in quadrature. Beyond the band, where both reports have a ruler, the ratio is divided by what the ruler ' +
   'predicts for the strategy (result/machine.js): a residual inside the band widened by modelError and the ' +
-  'ruler\'s own spread is put down to the machine, else the residual is better or worse. Without a ruler on ' +
+  'ruler\'s own spread is put down to the machine, else the residual is better or worse. A ratio beyond the band ' +
+  'where the lab marked either run disturbed is disturbed: no call. Without a ruler on ' +
   'either side the ratio is judged raw and the machine cannot be told apart. Floors and modelError are widths in ' +
   'natural log (0.2: × 1.22 either way).', {
     confidence: [0.95, 'each interval covers its figure 19 times in 20 (order statistics, batch means' +
       ' with Student\'s t)'],
-    floorRate: [0.05, 'req/s, goodput, efficiency: the three quiet reference tours needed none; 5 % for the' +
-      ' between-run drift a short run\'s own windows cannot show'],
-    floorP50: [0.07, 'p50 and other middle percentiles: the three quiet reference tours needed up to 0.051' +
-      ' (long-vs-small-tasks), a third more'],
-    floorTail: [0.2, 'p99 and higher: the three quiet reference tours needed up to 0.161 (queued-threads),' +
-      ' a quarter more'],
+    floorRate: [0.33, 'req/s and goodput: the 95th percentile of |log ratio| between identical tours on a quiet' +
+      ' 2-core VM (0.323: reports/reference/compare-validation, pairs 1–5, rows not marked disturbed)'],
+    floorEfficiency: [0.36, 'efficiency, req/s over an ideal from each run\'s own calibration, which moves too:' +
+      ' the same fit gave 0.353'],
+    floorP50: [0.28, 'p50 and other middle percentiles: the same fit gave 0.272'],
+    floorTail: [0.51, 'p99 and higher: the same fit gave 0.503 (150 requests hold one or two past p99)'],
     floorCapacity: [0.2, 'capacity: the --quick matrix measured twice (validate-matrix-repeat) needed up to' +
       ' 0.181 (cluster loop:1e6)'],
     modelError: [0.1, 'a strategy is not the ruler\'s work: a machine factor from 43 benchmarks still left' +

@@ -6,13 +6,13 @@ import { isNum } from './stats.js'
 import { logWidths } from './interval.js'
 
 // The verdicts, as codes.
-export const VERDICTS = Object.freeze(['better', 'worse', 'within-noise', 'machine', 'no-interval'])
+export const VERDICTS = Object.freeze(['better', 'worse', 'within-noise', 'machine', 'disturbed', 'no-interval'])
 
 // Each kind of figure: its between-run floor (COMPARE) and which way is better.
 export const FIGURE_KINDS = Object.freeze({
   rps: { floor: COMPARE.floorRate, higherIsBetter: true, predicts: 'throughput' },
   goodput: { floor: COMPARE.floorRate, higherIsBetter: true, predicts: 'throughput' },
-  efficiency: { floor: COMPARE.floorRate, higherIsBetter: true, predicts: 'throughput' },
+  efficiency: { floor: COMPARE.floorEfficiency, higherIsBetter: true, predicts: 'throughput' },
   p50: { floor: COMPARE.floorP50, higherIsBetter: false, predicts: 'latency' },
   p99: { floor: COMPARE.floorTail, higherIsBetter: false, predicts: 'latency' },
   capacity: { floor: COMPARE.floorCapacity, higherIsBetter: true, predicts: 'throughput' }
@@ -49,8 +49,10 @@ const round = (v, d = 4) => (isNum(v) ? Math.round(v * 10 ** d) / 10 ** d : v)
  * predicted, explained, residual }: `low`–`high` the ratio's band (its own intervals and the floor),
  * `predicted` the ratio the ruler expects, `explained` the share of the change (in log) the ruler accounts
  * for, `residual` ratio over predicted. A side without an interval gives 'no-interval' (the ratio raw).
+ * `disturbed`: the lab marked either run disturbed (something else took the machine): a ratio beyond the
+ * band is then 'disturbed', no call either way; within it, it is within noise all the same.
  */
-export function judge (kind, a, b, prediction = null) {
+export function judge (kind, a, b, prediction = null, { disturbed = false } = {}) {
   const spec = kindOf(kind)
   const ratio = a?.value > 0 && isNum(b?.value) ? b.value / a.value : null
   const out = {
@@ -84,6 +86,7 @@ export function judge (kind, a, b, prediction = null) {
   }
   const raw = beyond(Math.log(ratio))
   if (!raw) return { ...out, verdict: 'within-noise' }
+  if (disturbed) return { ...out, verdict: 'disturbed' }
   const call = (way) => ((way === 'up') === spec.higherIsBetter ? 'better' : 'worse')
   if (out.machine !== 'told') return { ...out, verdict: call(raw) }
   const residual = beyond(Math.log(ratio / predicted), Math.hypot(COMPARE.modelError, prediction.spread ?? 0))

@@ -98,17 +98,21 @@ test('the rule: within noise, better and worse from one run each, with no ruler 
   const same = compareReports(entries(a, report('B', [run('simple', { ms: 10.1 })])))
   assert.deepEqual(verdictsOf(same, 'simple@loop:1e7'),
     { rps: 'within-noise', p50: 'within-noise', p99: 'within-noise', efficiency: 'within-noise' })
-  // 1.5 × slower: each figure beyond its intervals and the floor
-  const slower = compareReports(entries(a, report('B', [run('simple', { ms: 15, perWindow: 27 })])))
+  // 3 × slower: each figure beyond its intervals and the floor (p99's, the widest: × 1.67)
+  const slower = compareReports(entries(a, report('B', [run('simple', { ms: 30, perWindow: 13 })])))
   assert.deepEqual(verdictsOf(slower, 'simple@loop:1e7'), { rps: 'worse', p50: 'worse', p99: 'worse', efficiency: 'worse' })
-  const faster = compareReports(entries(a, report('B', [run('simple', { ms: 6, perWindow: 60 })])))
+  const faster = compareReports(entries(a, report('B', [run('simple', { ms: 3, perWindow: 130 })])))
   assert.deepEqual(verdictsOf(faster, 'simple@loop:1e7'),
     { rps: 'better', p50: 'better', p99: 'better', efficiency: 'better' })
-  // a change inside the floor is within noise even with tight intervals: 1.04 × on req/s against × 1.05
-  const v = judge('rps', { value: 100, low: 99.9, high: 100.1 }, { value: 104, low: 103.9, high: 104.1 })
-  assert.equal(v.verdict, 'within-noise')
-  assert.equal(judge('rps', { value: 100, low: 99.9, high: 100.1 }, { value: 110, low: 109.9, high: 110.1 }).verdict,
-    'better')
+  // a change inside the floor is within noise even with tight intervals; just past it, it is called
+  const tight = (x) => ({ value: x, low: x * 0.999, high: x * 1.001 })
+  const inside = 100 * Math.exp(0.9 * COMPARE.floorRate)
+  const past = 100 * Math.exp(1.1 * COMPARE.floorRate)
+  assert.equal(judge('rps', tight(100), tight(inside)).verdict, 'within-noise')
+  assert.equal(judge('rps', tight(100), tight(past)).verdict, 'better')
+  // beyond the band on a run the lab marked disturbed: no call
+  assert.equal(judge('rps', tight(100), tight(past), null, { disturbed: true }).verdict, 'disturbed')
+  assert.equal(judge('rps', tight(100), tight(inside), null, { disturbed: true }).verdict, 'within-noise')
   // without a ruler: judged raw, and said so
   const told = slower.rows[0].cells[1].verdicts.rps
   assert.equal(told.machine, 'unknown')
@@ -116,31 +120,32 @@ test('the rule: within noise, better and worse from one run each, with no ruler 
   assert.deepEqual(slower.machines.noRuler, [0, 1])
   const md = renderCompareMarkdown(slower)
   assert.match(md, /- A \(A\.json\) carries no ruler: the machine cannot be told apart for it/)
-  assert.match(md, /\| 0\.68× worse \|/)
+  assert.match(md, /\| 0\.3\d× worse \|/)
   assert.doesNotMatch(md, /no noise estimate/)
 })
 
 test('the ruler: a change the machine accounts for is put down to it; what it leaves is better or worse', () => {
   const a = report('A', [run('simple'), run('cluster')], {})
-  // B's single thread is 1.5 × slower (every time × 1.5): simple runs 1.5 × slower there
-  const slowB = report('B', [run('simple', { ms: 15, perWindow: 27 }), run('cluster', { ms: 15, perWindow: 27 })],
-    { scale: 1.5 })
+  // B's single thread is 3 × slower (every time × 3): simple runs 3 × slower there
+  const slowB = report('B', [run('simple', { ms: 30, perWindow: 13 }), run('cluster', { ms: 30, perWindow: 13 })],
+    { scale: 3 })
   const cmp = compareReports(entries(a, slowB))
   const v = cmp.rows[0].cells[1].verdicts.rps
   assert.equal(v.machine, 'told')
   assert.equal(v.verdict, 'machine')
-  assert.ok(Math.abs(v.predicted - 1 / 1.5) < 0.05, `predicted ${v.predicted}`)
+  assert.ok(Math.abs(v.predicted - 1 / 3) < 0.05, `predicted ${v.predicted}`)
   assert.ok(v.explained > 0.8 && v.explained < 1.2, `explained ${v.explained}`)
   assert.deepEqual(verdictsOf(cmp, 'simple@loop:1e7'), { rps: 'machine', p50: 'machine', p99: 'machine', efficiency: 'machine' })
   // the same machine (rulers equal) and the same slowdown: the code, worse
-  const sameMachine = compareReports(entries(a, report('B', [run('simple', { ms: 15, perWindow: 27 })], {})))
+  const sameMachine = compareReports(entries(a, report('B', [run('simple', { ms: 30, perWindow: 13 })], {})))
   assert.equal(verdictsOf(sameMachine, 'simple@loop:1e7').rps, 'worse')
-  // 2.5 × slower where the ruler explains 1.5 ×: beyond the machine, with the residual
-  const beyond = compareReports(entries(a, report('B', [run('simple', { ms: 25, perWindow: 16 })], { scale: 1.5 })))
+  // 20 × slower where the ruler explains 3 ×: beyond the machine (its band widened by the ruler figures'
+  // own floors: a loop reading moves × 1.4 between quiet runs), with the residual
+  const beyond = compareReports(entries(a, report('B', [run('simple', { ms: 200, perWindow: 2 })], { scale: 3 })))
   const w = beyond.rows[0].cells[1].verdicts.rps
   assert.equal(w.verdict, 'worse')
-  assert.ok(w.residual < 0.7 && w.residual > 0.5, `residual ${w.residual}`)
-  assert.match(renderCompareMarkdown(beyond), /0\.40× worse \(0\.67× predicted\)/)
+  assert.ok(w.residual < 0.2 && w.residual > 0.1, `residual ${w.residual}`)
+  assert.match(renderCompareMarkdown(beyond), /0\.05× worse \(0\.33× predicted\)/)
 })
 
 test('the machine model: one core under taskset halves cluster and the pools, not the event loop', () => {
