@@ -229,7 +229,7 @@ export interface Decision {
     key: string; server: string; setting: { name: string; value: string } | null; variant: string | null
     shedding: string | null; label: string | null; flags: string[]; command: string
   } | null
-  /** Why no winner is named (a code: disturbed, runs-disagree, none-meets; an older report's: tie); null when one is. */
+  /** Why no winner is named (a code: disturbed, runs-disagree, none-meets; an older report's: tie); null: one is. */
   refused?: { reason: string; [field: string]: unknown } | null
   /** --confirm: the winner run again at planRps, and whether it held. */
   confirm?: {

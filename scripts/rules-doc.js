@@ -48,7 +48,8 @@ export function rulesDoc (book = RULE_BOOK) {
       '`node scripts/rules-doc.js` -->',
     '',
     'Every value of the capacity sweep, its verdicts and the trust limits, the decision\'s tie on capacity, and of ' +
-      `compare, history, the ruler, the mixed load and the phases: ${book.length} rules reading ${values} values, each defined once in ` +
+      `compare, history, the ruler, the mixed load and the phases: ${book.length} rules reading ${values} values, ` +
+      'each defined once in ' +
       '`loadtest/result/rules.js` with the rule\'s statement and the value\'s why; a computed value says from ' +
       'what. The rules in prose: [capacity.md](capacity.md), [trust.md](trust.md), [decision.md](decision.md), ' +
       '[compare.md](compare.md), [history.md](history.md), [the ruler](../reports/README.md#ruler-ruler), ' +

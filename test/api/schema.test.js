@@ -140,7 +140,7 @@ test('schema: a reason or verdict may be a sentence or a code with its figures; 
   assert.equal(r.decision.bound, 'at-least')
 })
 
-test('schema: a decision on a tie between strategies carries the alternative, typed; one without its command is refused', async () => {
+test('schema: a decision on a tie carries the alternative, typed; one without its command is refused', async () => {
   const validate = new Ajv2020({ allowUnionTypes: true }).compile(schema)
   // a reference run whose two queued pools tied on capacity (75–76.5 req/s each), decided again by today's rule
   const report = await readReport(join(ROOT, 'reports', 'reference', '2026-11-26T16-47-34Z-vm-capacity.json'))

@@ -3,7 +3,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { COLLAPSE, HEADROOM, closeCandidates, decide, overlaps, pastOf, rankingChanges, runsDisagree } from '../../../loadtest/result/decision.js'
-import { bracketText, decisionLines, pastRuleText, refusalText, ruleText, separationText, whyText } from '../../../loadtest/text/decision.js'
+import {
+  bracketText, decisionLines, pastRuleText, refusalText, ruleText, separationText, whyText
+} from '../../../loadtest/text/decision.js'
 import { TIE } from '../../../loadtest/result/rules.js'
 
 // A capacity result: `targets` [[sloMs, pass, fail]] (pass null: cannot meet), with optional figures.
@@ -85,7 +87,7 @@ function tiedPair ([a, goodA, rssA], [b, goodB, rssB]) {
   )
 }
 
-test('a tie between strategies is broken by goodput past capacity (with its shedding setting), said as a tie with the other\'s command', () => {
+test('strategies tied: goodput past capacity (shedding setting) names one, said as a tie, the other\'s command', () => {
   // both keep past capacity (past capacity's own rule cannot tell them apart); their goodput is apart by more
   // than TIE.goodputMargin
   assert.ok(0.99 - 0.82 > TIE.goodputMargin)
@@ -93,7 +95,8 @@ test('a tie between strategies is broken by goodput past capacity (with its shed
   assert.equal(d.refused, null)
   assert.equal(d.server, 'queued-processes', 'more goodput at 2 × C, though more memory and a lower capacity')
   assert.equal(d.command, 'node servers/queued-processes --work loop:3e7 --deadline auto --slo 100')
-  assert.deepEqual(d.decidedBy, { rule: 'tie-broken', tieBreak: { by: 'goodput', multiple: TIE.goodputMultiple, shares: [0.99, 0.82] } })
+  const tieBreak = { by: 'goodput', multiple: TIE.goodputMultiple, shares: [0.99, 0.82] }
+  assert.deepEqual(d.decidedBy, { rule: 'tie-broken', tieBreak })
   assert.equal(d.alternative.key, 'queued-threads@loop:3e7#capacity')
   assert.equal(d.alternative.command, 'node servers/queued-threads --work loop:3e7 --deadline auto --slo 100',
     'the alternative as it would be deployed: its shedding setting, as swept collapses')
@@ -106,7 +109,7 @@ test('a tie between strategies is broken by goodput past capacity (with its shed
   assert.equal(text[0].text, d.command, 'the block still opens with the one command to run')
 })
 
-test('a tie between strategies, goodput within its margin: the smaller peak RSS past TIE.rssMargin, else the simpler strategy', () => {
+test('strategies tied, goodput within its margin: the smaller peak RSS past TIE.rssMargin, else the simpler', () => {
   const g = 0.9
   const apart = decide(tiedPair(['queued-processes', g, 183], ['queued-threads', g + TIE.goodputMargin / 2, 108]))
   assert.equal(apart.server, 'queued-threads')
@@ -124,20 +127,23 @@ test('a tie between strategies, goodput within its margin: the smaller peak RSS 
   }
   assert.ok(TIE.simplicity.indexOf('simple') < TIE.simplicity.indexOf('cluster'))
   // nothing measured past capacity and no memory: the simpler strategy all the same
-  const bare = decide(report(result('cluster', [[100, 83, 88]]), result('child-process', [[100, 80, 86]]), result('simple', [[100, 81, 87]])))
+  const bare = decide(report(
+    result('cluster', [[100, 83, 88]]), result('child-process', [[100, 80, 86]]), result('simple', [[100, 81, 87]])
+  ))
   assert.equal(bare.server, 'simple')
   assert.equal(bare.alternative.server, 'cluster', 'the next simplest')
   assert.equal(bare.alternative.command, 'node servers/cluster')
 })
 
-test('decision refuses where the evidence is disturbed or missing: a disturbed winner (tied or not), runs that disagree, none meets', () => {
+test('decision refuses on disturbed or missing evidence: a disturbed winner (tied or not), runs disagree, none', () => {
   const tiedDisturbed = decide(report(
     result('simple', [[100, 80, 86]], { trusted: false, untrusted: ['disturbed: steal 9 % > 5 %'] }),
     result('cluster', [[100, 83, 88]])
   ))
   assert.equal(tiedDisturbed.server, 'simple', 'the tie names simple (the simpler strategy) ...')
   assert.equal(tiedDisturbed.refused.reason, 'disturbed', '... whose sweep was disturbed: a refusal')
-  assert.ok(!decisionLines(tiedDisturbed).some((l) => l.label === 'Alternative' || l.command), 'a refusal offers no command')
+  const offers = (l) => l.label === 'Alternative' || l.command
+  assert.ok(!decisionLines(tiedDisturbed).some(offers), 'a refusal offers no command')
   const disturbed = decide(report(
     result('simple', [[100, 40, 44]]),
     result('cluster', [[100, 80, 84]], { trusted: false, untrusted: ['disturbed: 2 of 9 steps: step 3 (steal 9 % > 5 %)'] })
@@ -178,7 +184,10 @@ test('decision: the ranking flips with the target, at the crossing of the two ca
 function probe (variant, [g15, g2], recoverySec, { shed = 0, flags = null } = {}) {
   const deadline = '--deadline auto --slo 100'
   const shedding = {
-    'queued-threads': deadline, 'queued-processes': deadline, cluster: '--shed-loop-delay 40', simple: '--shed-loop-delay 40'
+    'queued-threads': deadline,
+    'queued-processes': deadline,
+    cluster: '--shed-loop-delay 40',
+    simple: '--shed-loop-delay 40'
   }
   const recovery = recoverySec === null
     ? { ms: null, metastable: true, burstEndMs: 5000, observedMs: 20000 }

@@ -13,7 +13,8 @@ test('brackets, tie breaks and the rule that decided, in words', () => {
     'tie on capacity, broken by goodput at 2 × capacity (70 % against 30 %)')
   assert.equal(ruleText({ decidedBy: { rule: 'tie-broken', tieBreak: { by: 'peak-rss', bytes: [90 * 2 ** 20, 120 * 2 ** 20] } } }),
     'tie on capacity, broken by peak RSS (90 MB against 120 MB)')
-  assert.equal(ruleText({ decidedBy: { rule: 'tie-broken', tieBreak: { by: 'simpler', servers: ['simple', 'cluster'] } } }),
+  const simpler = { by: 'simpler', servers: ['simple', 'cluster'] }
+  assert.equal(ruleText({ decidedBy: { rule: 'tie-broken', tieBreak: simpler } }),
     'tie on capacity, broken by the simpler strategy (simple before cluster)')
   assert.equal(ruleText({ decidedBy: { rule: 'tie-broken', tieBreak: { by: 'capacity', rps: [82.04, 80] } } }),
     'tie on capacity, broken by the higher capacity measured (82 against 80 req/s)')
