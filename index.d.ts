@@ -224,7 +224,12 @@ export interface Decision {
   headroom?: number
   decidedBy?: Reason | Record<string, unknown> | null
   runnerUp?: { key: string; server: string; capacityRps: number | null; bound?: Bound | null; [field: string]: unknown } | null
-  /** Why no winner is named (a code: tie, disturbed, runs-disagree, none-meets); null when one is. */
+  /** Tied on capacity with the chosen (their brackets overlap): the other, as it would be deployed; null: no tie. */
+  alternative?: {
+    key: string; server: string; setting: { name: string; value: string } | null; variant: string | null
+    shedding: string | null; label: string | null; flags: string[]; command: string
+  } | null
+  /** Why no winner is named (a code: disturbed, runs-disagree, none-meets; an older report's: tie); null: one is. */
   refused?: { reason: string; [field: string]: unknown } | null
   /** --confirm: the winner run again at planRps, and whether it held. */
   confirm?: {

@@ -8,16 +8,10 @@ import { verdictOf } from './trust.js'
 import { goodputShareAt } from './overload.js'
 import { serverCommand } from './command.js'
 import { boundFields } from './capacity.js'
-import { sloFor } from './rules.js'
+import { TIE, sloFor } from './rules.js'
 
 // The plan rate: this share of the capacity (Netflix and common practice plan at 75–80 % of the knee).
 export const HEADROOM = 0.8
-// A tie between settings of one strategy is broken by goodput at this multiple of capacity (when the
-// overload figures exist) when the shares differ by more than GOODPUT_MARGIN, else by peak RSS when one
-// is smaller by more than RSS_MARGIN of the larger.
-const TIE_MULTIPLE = 2
-const GOODPUT_MARGIN = 0.1
-const RSS_MARGIN = 0.1
 // Past capacity (the probe after the sweeps, run/round/past-capacity.js, at 1.5 and 2 × C and a burst):
 // a candidate is close to the winner when its bracket overlaps the winner's or its capacity is within
 // CLOSE_SHARE of it; every close candidate is probed as swept and with its shedding setting. A
@@ -67,46 +61,99 @@ function candidatesAt (results, sloMs) {
   return out.sort((a, b) => b.target.rps - a.target.rps)
 }
 
-// Goodput share at TIE_MULTIPLE × capacity (the overload experiment's result.overload), or null.
-function goodputAt2x (r) {
-  const share = goodputShareAt(r, TIE_MULTIPLE)
+// Goodput share past capacity (TIE.goodputMultiple × C) of a candidate as it would be deployed: its probe's
+// (deployedOf), else the overload experiment's result.overload; null where neither measured it.
+function goodputPast (c) {
+  const x = deployedOf(c)
+  const m = TIE.goodputMultiple
+  const share = x.past ? x.past.goodputShare[String(m)] : goodputShareAt(c.result, m)
   return isNum(share) ? share : null
 }
 
-// Break a tie between candidates by goodput at 2 × capacity, then by peak RSS: { winner, by } or null,
-// `by` the figures that broke it: { by: 'goodput', multiple, shares: [winner's, next] } or
-// { by: 'peak-rss', bytes: [winner's, next] }.
-function breakTie (tied) {
-  const good = tied.map((c) => goodputAt2x(c.result))
-  if (good.every(isNum)) {
-    const order = tied.map((c, i) => [c, good[i]]).sort((a, b) => b[1] - a[1])
-    if (order[0][1] - order[1][1] > GOODPUT_MARGIN) {
-      return { winner: order[0][0], by: { by: 'goodput', multiple: TIE_MULTIPLE, shares: [order[0][1], order[1][1]] } }
-    }
-  }
-  const rss = tied.map((c) => c.result.outside?.peakRssBytes ?? null)
-  if (rss.every(isNum)) {
-    const order = tied.map((c, i) => [c, rss[i]]).sort((a, b) => a[1] - b[1])
-    if ((order[1][1] - order[0][1]) / order[1][1] > RSS_MARGIN) {
-      return { winner: order[0][0], by: { by: 'peak-rss', bytes: [order[0][1], order[1][1]] } }
-    }
-  }
-  return null
+// A candidate's configuration as it would be deployed: as swept, or its shedding setting where as swept
+// collapses past capacity and that does not ({ candidate, probe, past }; probe null: not probed).
+function deployedOf (c) {
+  const configs = configsOf(c)
+  const swept = configs.find((x) => !x.probe.variant) ?? { candidate: c, probe: null, past: null }
+  if (!swept.past?.collapses) return swept
+  return configs.find((x) => x.probe.variant && x.past && !x.past.collapses) ?? swept
 }
 
-// The ranking at one target: the top candidate, the candidates tied with it, and the rule that ranked them:
-// { rule: 'highest-capacity' | 'brackets-apart' | 'tie-broken' (tieBreak: breakTie's figures) |
-// 'tie-not-broken' | 'tie' } (codes: text/decision.js ruleText says them). Settings of one strategy that
-// tie are told apart by breakTie; strategies that tie are a refusal.
+// A strategy's place in TIE.simplicity (a server not named: after them all).
+const simplicity = (c) => {
+  const i = TIE.simplicity.indexOf(c.result.server)
+  return i < 0 ? TIE.simplicity.length : i
+}
+
+// The tie-break's criteria in order (rule book TIE): each a candidate's figure (null: not measured; a criterion
+// with a figure missing is passed over), whether it is within the margin of the best, and the figures it names.
+const CRITERIA = [
+  {
+    by: 'goodput',
+    figure: goodputPast,
+    best: (xs) => Math.max(...xs),
+    within: (x, best) => best - x <= TIE.goodputMargin,
+    figures: (w, a) => ({ multiple: TIE.goodputMultiple, shares: [w, a] })
+  },
+  {
+    by: 'peak-rss',
+    figure: (c) => (isNum(c.result.outside?.peakRssBytes) ? c.result.outside.peakRssBytes : null),
+    best: (xs) => Math.min(...xs),
+    within: (x, best) => (x - best) / x <= TIE.rssMargin,
+    figures: (w, a) => ({ bytes: [w, a] })
+  },
+  {
+    by: 'simpler',
+    figure: (c) => simplicity(c),
+    best: (xs) => Math.min(...xs),
+    within: (x, best) => x === best,
+    figures: (w, a, cw, ca) => ({ servers: [cw.result.server, ca.result.server] })
+  },
+  {
+    by: 'capacity',
+    figure: (c) => c.target.rps,
+    best: (xs) => Math.max(...xs),
+    within: (x, best) => x === best,
+    figures: (w, a) => ({ rps: [w, a] })
+  }
+]
+
+// Break a tie between candidates (highest capacity first) by the rule book's order (TIE): each criterion keeps
+// the candidates within its margin of the best, and the first that leaves one names it. { winner, alternative,
+// by }: the alternative is the best of those the deciding criterion dropped (it stayed with the winner
+// longest); `by` names the criterion and the two's figures: { by: 'goodput', multiple, shares }, { by:
+// 'peak-rss', bytes }, { by: 'simpler', servers } or { by: 'capacity', rps }. Candidates equal on every
+// criterion: the first, by 'capacity'.
+function breakTie (tied) {
+  let pool = tied
+  for (const k of CRITERIA) {
+    const figs = pool.map(k.figure)
+    if (!figs.every(isNum)) continue
+    const best = k.best(figs)
+    const kept = pool.filter((c, i) => k.within(figs[i], best))
+    if (kept.length === 1) {
+      const winner = kept[0]
+      const dropped = pool.map((c, i) => [c, figs[i]]).filter(([c]) => c !== winner)
+      const ahead = (x, y) => (x[1] === y[1] ? 0 : k.best([x[1], y[1]]) === x[1] ? -1 : 1)
+      const [alternative, fig] = dropped.sort(ahead)[0]
+      return { winner, alternative, by: { by: k.by, ...k.figures(k.figure(winner), fig, winner, alternative) } }
+    }
+    pool = kept
+  }
+  const [winner, alternative] = pool
+  return { winner, alternative, by: { by: 'capacity', rps: [winner.target.rps, alternative.target.rps] } }
+}
+
+// The ranking at one target: the top candidate, the candidates tied with it (their brackets overlap its) and
+// the alternative breakTie names beside it, and the rule that ranked them: { rule: 'highest-capacity' |
+// 'brackets-apart' | 'tie-broken' (tieBreak: breakTie's figures) } (codes: text/decision.js ruleText says them).
 function rankAt (results, sloMs) {
   const all = candidatesAt(results, sloMs)
-  if (!all.length) return { all, top: null, tied: [], rule: { rule: 'highest-capacity' } }
+  if (!all.length) return { all, top: null, tied: [], alternative: null, rule: { rule: 'highest-capacity' } }
   const tied = all.filter((c) => c === all[0] || overlaps(c.target, all[0].target))
-  if (tied.length === 1) return { all, top: all[0], tied, rule: { rule: 'brackets-apart' } }
-  const oneServer = new Set(tied.map((c) => runName(c.result))).size === 1
-  const broken = breakTie(tied)
-  if (oneServer && broken) return { all, top: broken.winner, tied, rule: { rule: 'tie-broken', tieBreak: broken.by } }
-  return { all, top: all[0], tied, rule: { rule: oneServer ? 'tie-not-broken' : 'tie' }, lean: broken }
+  if (tied.length === 1) return { all, top: all[0], tied, alternative: null, rule: { rule: 'brackets-apart' } }
+  const { winner, alternative, by } = breakTie(tied)
+  return { all, top: winner, tied, alternative, rule: { rule: 'tie-broken', tieBreak: by } }
 }
 
 // A capacity's bracket as data: { pass, fail } (fail null: open above).
@@ -257,9 +304,10 @@ function weighPast (rank) {
   const unprobed = { candidate: top, probe: null, past: null }
   const asSwept = all.find((x) => x.candidate === top && !x.probe.variant) ?? unprobed
   if (!asSwept.past) return { chosen: asSwept, rule: null, tieBroken: false }
+  const own = (x) => Number(x.candidate === top) // the winner's own shedding setting first
   const survivors = all
     .filter((x) => x.past?.keeps && near(x.candidate.target, top.target, SURVIVOR_WITHIN))
-    .sort((a, b) => b.candidate.target.rps - a.candidate.target.rps || keptShare(b) - keptShare(a))
+    .sort((a, b) => own(b) - own(a) || b.candidate.target.rps - a.candidate.target.rps || keptShare(b) - keptShare(a))
   // strategies tied on capacity are told apart when the configurations that keep are all of one of them
   const strategies = new Set(rank.tied.map((c) => runName(c.result)))
   const tiedKeepers = survivors.filter((x) => rank.tied.includes(x.candidate))
@@ -296,16 +344,10 @@ function pastCapacityOf (x) {
   return { goodputShare, shedShare, recoverySec, collapses }
 }
 
-// Why the decision refuses (null: it recommends): the winner's sweep not trusted (reasons: the verdict's),
-// a tie between strategies (brackets: theirs; lean: { key, tieBreak } of the candidate breakTie would
-// pick, not enough between strategies), or the winner's runs disagreeing ({ held, failed }).
-function refusalOf (rank, { chosen, tieBroken }) {
-  const top = chosen.candidate
-  if (rank.tied.length > 1 && rank.rule.rule !== 'tie-broken' && !tieBroken) {
-    const lean = rank.lean ? { key: rank.lean.winner.result.key, tieBreak: rank.lean.by } : null
-    const keys = rank.tied.map((c) => c.result.key)
-    return { reason: 'tie', keys, brackets: rank.tied.map((c) => bracketOf(c.target)), lean }
-  }
+// Why the decision refuses (null: it recommends): the evidence under the chosen candidate is disturbed (its
+// sweep not trusted; reasons: the verdict's) or its --runs sweeps disagree ({ held, failed }). A tie on capacity
+// is no refusal: rankAt and weighPast name one.
+function refusalOf (top) {
   const verdict = verdictOf(top.result) // the one verdict every output shows
   if (!verdict.trusted) return { reason: 'disturbed', keys: [top.result.key], reasons: verdict.reasons }
   const dis = runsDisagree(top.result)
@@ -364,6 +406,22 @@ function targetOf (results, sloMs) {
   return { sloMs, own, rule: c.sloRule ?? null, serviceMs: c.serviceMs ?? null, percentile: c.percentile ?? null }
 }
 
+// The candidate tied on capacity with the chosen one that the block offers beside it: the tie-break's
+// alternative, or its winner where past capacity chose another of the tied; null where the chosen ties with none.
+function alternativeOf (rank, top) {
+  if (rank.tied.length < 2 || !rank.tied.includes(top)) return null
+  return top === rank.top ? rank.alternative : rank.top
+}
+
+// A configuration as the decision offers it to deploy: its name (configOf), key, variant, flags and command
+// (result/command.js serverCommand, as the winner's).
+function deployable (x, { form, cwd }) {
+  const r = x.candidate.result
+  const flags = [...(r.args ?? []), ...(x.probe?.flags ?? [])]
+  const variant = x.probe?.variant ?? null
+  return { ...configOf(x), key: r.key, variant, flags, command: serverCommand({ server: r.server, flags, form, cwd }) }
+}
+
 // The decision of a capacity report (null when no result has a capacity). `sloMs`: the target it is
 // made at (default: the first target of the first result with one); `headroom`: the plan rate's share;
 // `form`/`cwd`: how its command is written (result/command.js serverCommand).
@@ -407,23 +465,27 @@ export function decide (report, { sloMs = null, headroom = HEADROOM, form = 'nod
   const { chosen } = weighed
   const top = chosen.candidate
   const win = named(top)
-  const byPast = weighed.tieBroken || top !== rank.top || Boolean(chosen.probe?.variant)
+  // past capacity decided when it changed the candidate, or chose a shedding setting where no tie was broken
+  const shed = Boolean(chosen.probe?.variant) && rank.rule.rule !== 'tie-broken'
+  const byPast = weighed.tieBroken || top !== rank.top || shed
   const rule = byPast ? { rule: 'past-capacity' } : rank.rule
-  const next = rank.all.find((c) => c !== top) ?? null
-  const flags = [...(top.result.args ?? []), ...(chosen.probe?.flags ?? [])]
+  const other = alternativeOf(rank, top)
+  const next = other ?? rank.all.find((c) => c !== top) ?? null
+  const { variant, flags, command } = deployable(chosen, { form, cwd })
   return {
     ...context,
     ...win,
-    variant: chosen.probe?.variant ?? null,
+    variant,
     flags,
-    command: serverCommand({ server: top.result.server, flags, form, cwd }),
+    command,
     planRps: roundTo(win.capacityRps * headroom, 1),
     decidedBy: rule,
+    alternative: other ? deployable(deployedOf(other), { form, cwd }) : null,
     runnerUp: next ? { ...named(next), separation: separation(top, next) } : null,
     past: pastCapacity(top.result),
     pastCapacity: pastCapacityOf(chosen),
     pastRule: weighed.rule,
-    refused: refusalOf(rank, weighed),
+    refused: refusalOf(top),
     confirm: null
   }
 }

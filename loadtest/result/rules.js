@@ -186,6 +186,26 @@ export const QUICK = rule('quick', 'What --quick changes',
     fractions: [[0.6, 1.0, 1.4], 'three coarse steps around the ideal']
   })
 
+export const TIE = rule('tie', 'A tie on capacity',
+  'Candidates whose brackets overlap the highest capacity\'s tie on it, and the decision names one all the same. ' +
+  'Past capacity first (a configuration that keeps beats those that collapse, docs/decision.md); then, each ' +
+  'criterion keeping those within its margin of the best: goodput at goodputMultiple × C of each one\'s ' +
+  'configuration as it would be deployed (as swept, or its shedding setting where as swept collapses) within ' +
+  'goodputMargin; peak RSS within rssMargin of the smallest; the simpler strategy by `simplicity`; the higher ' +
+  'capacity measured. The first criterion that leaves one names it; the alternative is the candidate that stayed ' +
+  'with it longest, and the block gives its command too. Only untrusted or missing evidence is a refusal.', {
+    goodputMultiple: [2, 'the highest multiple the past-capacity probe runs: where a queue that sheds and one ' +
+      'that does not part most'],
+    goodputMargin: [0.15, 'one configuration\'s goodput at 2 × C moved up to 12 points between the ' +
+      'reference capacity runs (cluster with --shed-loop-delay: 12–24 %)'],
+    rssMargin: [0.2, 'a pool\'s peak RSS moved up to 12 % between the reference capacity runs (queued-threads ' +
+      '104–117 MB); a saving inside that is noise (a thread or process per request moves far more)'],
+    simplicity: [['simple', 'cluster', 'queued-threads', 'queued-processes', 'worker-per-request', 'cluster-threads',
+      'child-process'], 'fewest parts to run and to fail first: one loop; processes the kernel balances; one ' +
+      'pool behind a queue, of threads then of processes (IPC, copies); a thread started per request; ' +
+      'pools in processes; a process forked per request. A server not named comes last']
+  })
+
 export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
   'Each figure of one run has an interval from the run itself (result/interval.js). A ratio B / A is within noise ' +
   'while its log stays inside the band: the two intervals\' log half-widths and the floor of its kind of figure, ' +

@@ -77,7 +77,7 @@ function pastText (past) {
 // A new leader is named only where the brackets are apart at the looser target; else the two tie from there.
 function changesText (d) {
   if (!d.changes?.length) {
-    return d.refused?.reason === 'tie'
+    return d.refused?.reason === 'tie' || (d.alternative && !d.refused)
       ? 'the same tie at every target measured'
       : 'the same leader at every target measured'
   }
@@ -100,6 +100,11 @@ function confirmText (c) {
   const why = c.held ? '' : ` (${c.why.join('; ')})`
   return `${verdict} p99 ≤ ${r1(c.sloMs)} ms at ${r1(c.rate)} req/s for ${r1(c.durationSec)} s: p99 ${r1(c.p99)} ms, ` +
     `backlog ${c.backlogGrowing ? 'growing' : 'steady'}${why}`
+}
+
+// The configuration tied on capacity with the recommended one, and its command.
+function alternativeText (a) {
+  return `tied on capacity: ${a.command ?? who(a)}`
 }
 
 // What to run: the command alone, as a user pastes it (`command: true`: each output prints it bare, with no
@@ -132,6 +137,7 @@ export function decisionLines (d, results = null) {
     lines.push({ label: 'Runner-up', text: `${who(d.runnerUp)}: ${capacityText(d.runnerUp)}; ${separationText(d)}` })
   }
   if (d.decidedBy && !d.refused) lines.push({ label: 'Decided by', text: ruleText(d) })
+  if (d.alternative && !d.refused) lines.push({ label: 'Alternative', text: alternativeText(d.alternative) })
   if (d.key) lines.push({ label: 'Past capacity', text: pastLine(d) })
   lines.push({ label: 'Target', text: targetText(d) })
   lines.push({ label: 'Would change', text: changesText(d) })
@@ -191,16 +197,21 @@ export function bracketText (t) {
   return isNum(hi) ? `${r1(lo)}–${r1(hi)}` : `≥ ${r1(lo)}`
 }
 
-// What broke a tie: `goodput at 2 × capacity (70 % against 30 %)`, `peak RSS (90 MB against 120 MB)`.
+// What broke a tie (result/decision.js breakTie): `goodput at 2 × capacity (70 % against 30 %)`, `peak RSS
+// (90 MB against 120 MB)`, `the simpler strategy (simple before cluster)`, `the higher capacity measured (82
+// against 80 req/s)`.
 function tieBreakText (b) {
   if (b.by === 'goodput') {
     return `goodput at ${b.multiple} × capacity (${pctSpaced(b.shares[0])} ` +
     `against ${pctSpaced(b.shares[1])})`
   }
+  if (b.by === 'simpler') return `the simpler strategy (${b.servers[0]} before ${b.servers[1]})`
+  if (b.by === 'capacity') return `the higher capacity measured (${r1(b.rps[0])} against ${r1(b.rps[1])} req/s)`
   return `peak RSS (${mbSpaced(b.bytes[0])} against ${mbSpaced(b.bytes[1])})`
 }
 
-// The words of each rule that decides (result/decision.js rankAt and decide: decidedBy.rule).
+// The words of each rule that decides (result/decision.js rankAt and decide: decidedBy.rule; 'tie-not-broken'
+// and 'tie': an older report's, whose ties between strategies were refused).
 const RULE_WORDS = {
   'past-capacity': (r, d) => `past capacity: ${pastRuleText(d.pastRule ?? d.pastText)}`,
   'brackets-apart': () => 'highest capacity, brackets apart',
@@ -263,13 +274,13 @@ export function pastRuleText (p) {
     `keeps ${Math.round(p.keepShare * 100)} %`
 }
 
-// A refusal's reason in a word or two (result/decision.js refusalOf's codes).
+// A refusal's reason in a word or two (result/decision.js refusalOf's codes; 'tie': an older report's).
 const REFUSAL_WORDS = {
   tie: 'tie', disturbed: 'disturbed', 'runs-disagree': 'runs disagree', 'none-meets': 'none meets the target'
 }
 const reasonName = (r) => REFUSAL_WORDS[r.reason] ?? String(r.reason)
 
-// Why the decision refuses, in one line (result/decision.js refusalOf).
+// Why the decision refuses, in one line (result/decision.js refusalOf; a tie: an older report's refusal).
 export function refusalText (r) {
   if (typeof r.text === 'string') return r.text
   const key = r.keys[0]

@@ -9,6 +9,7 @@ import { join, relative } from 'node:path'
 import Ajv2020 from 'ajv/dist/2020.js'
 import { readReport } from '../../index.js'
 import { upgradeReport } from '../../loadtest/report/read.js'
+import { decide } from '../../loadtest/result/decision.js'
 import { ROOT, tempDir } from '../helpers/lab.js'
 import {
   capacityReport, dispatchReport, httpReport, mixCapacityReport, rulerFixture, rulerReading, urlReport
@@ -137,6 +138,17 @@ test('schema: a reason or verdict may be a sentence or a code with its figures; 
   assert.equal(validate(r), false)
   assert.ok(validate(upgradeReport(r)), JSON.stringify(validate.errors))
   assert.equal(r.decision.bound, 'at-least')
+})
+
+test('schema: a decision on a tie carries the alternative, typed; one without its command is refused', async () => {
+  const validate = new Ajv2020({ allowUnionTypes: true }).compile(schema)
+  // a reference run whose two queued pools tied on capacity (75–76.5 req/s each), decided again by today's rule
+  const report = await readReport(join(ROOT, 'reports', 'reference', '2026-11-26T16-47-34Z-vm-capacity.json'))
+  report.decision = decide(report)
+  assert.equal(report.decision.alternative.server, 'queued-processes')
+  assert.ok(validate(report), JSON.stringify(validate.errors))
+  delete report.decision.alternative.command
+  assert.equal(validate(report), false)
 })
 
 test('schema: a ruler is typed strictly; one with a figure no machine gives is refused, and readReport names it', async (t) => {

@@ -39,7 +39,8 @@ test('capacity bars: one per strategy at the decision\'s target, highest first, 
   assert.match(fig, /plan rate 60\.9 req\/s/)
   assert.match(fig, /No bar: child-process \(cannot meet the target\)/)
   // refused: no plan rate drawn, and the caption says why
-  const refused = { ...report, decision: { ...d, refused: { reason: 'tie', keys: [], brackets: [], lean: null } } }
+  const disturbed = { reason: 'disturbed', keys: [d.key], reasons: ['steal 9 %'] }
+  const refused = { ...report, decision: { ...d, refused: disturbed } }
   const r = figureOf(renderReportHtml(refused), 'capacity-bars')
   assert.match(r, /data-plan=""/)
   assert.doesNotMatch(r, /plan rate 60\.9/)

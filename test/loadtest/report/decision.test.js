@@ -60,10 +60,22 @@ test('decision block: what to run, the plan rate with its headroom, the runner-u
   const quick = { ...report.decision, target: { ...report.decision.target, percentile: 95 } }
   assert.match(decisionText(quick), /Target +p95 ≤ 100 ms: 5 × the service time/)
   assert.match(decisionText(quick), /Capacity +cluster: 90 req\/s \(bracket 90–94\) at p95 ≤ 100 ms/)
-  const refused = decide({ ...report, results: [report.results[0], { ...report.results[1], key: 'simple@x#capacity', server: 'simple', capacity: { ...report.results[0].capacity } }] })
+  // a tie on capacity between strategies names one all the same, and offers the other's command
+  const capacity = { ...report.results[0].capacity }
+  const tiedWith = (extra) => ({ ...report.results[1], key: 'simple@x#capacity', server: 'simple', capacity, ...extra })
+  const tied = decisionText(decide({ ...report, results: [report.results[0], tiedWith({})] }))
+  assert.match(tied, /^Decision\n {2}node servers\/simple --work \S+\n {2}Plan rate +72 req\/s/)
+  assert.match(tied, /Decided by +tie on capacity, broken by the simpler strategy \(simple before cluster\)/)
+  assert.match(tied, /Alternative +tied on capacity: node servers\/cluster --work \S+\n/)
+  assert.match(tied, /Would change +the same tie at every target measured/)
+  // the one it names was disturbed: a refusal, with no command and no plan rate
+  const untrusted = tiedWith({ trusted: false, untrusted: ['disturbed: steal 9 % > 5 %'] })
+  const refused = decide({ ...report, results: [report.results[0], untrusted] })
   const lines = decisionLines(refused)
   assert.equal(lines[0].label, 'No recommendation')
-  assert.ok(!lines.some((l) => l.label === 'Plan rate' || l.command), 'a refusal gives no command and no plan rate')
+  assert.match(lines[0].text, /\(disturbed\)$/)
+  const offers = (l) => l.label === 'Plan rate' || l.label === 'Alternative' || l.command
+  assert.ok(!lines.some(offers), 'a refusal gives no command, no alternative and no plan rate')
   // a decision kept before it carried a command names the configuration on its Run line
   assert.match(decisionText({ ...report.decision, command: undefined }), /^Decision\n {2}Run +cluster\n {2}Plan rate/)
 })

@@ -1,9 +1,12 @@
 // The decision of a capacity report (loadtest/result/decision.js) on synthetic results: the winner and its
-// plan rate, the tie rule, each refusal, and the target at which the ranking flips.
+// plan rate, the tie rule (an answer on every tie), each refusal, and the target at which the ranking flips.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { COLLAPSE, HEADROOM, closeCandidates, decide, overlaps, pastOf, rankingChanges, runsDisagree } from '../../../loadtest/result/decision.js'
-import { bracketText, pastRuleText, refusalText, ruleText, separationText, whyText } from '../../../loadtest/text/decision.js'
+import {
+  bracketText, decisionLines, pastRuleText, refusalText, ruleText, separationText, whyText
+} from '../../../loadtest/text/decision.js'
+import { TIE } from '../../../loadtest/result/rules.js'
 
 // A capacity result: `targets` [[sloMs, pass, fail]] (pass null: cannot meet), with optional figures.
 function result (key, targets, { trusted = true, untrusted = [], rssMb = null, goodput2x = null, runs = null } = {}) {
@@ -62,21 +65,85 @@ test('decision: settings of one strategy that tie are told apart by goodput at 2
   ))
   assert.equal(byGoodput.setting.value, '3')
   assert.match(ruleText(byGoodput), /goodput at 2 × capacity \(70 % against 30 %\)/)
-  // nothing tells them apart (RSS within 10 %): a refusal naming both
+  // nothing else tells settings of one strategy apart (RSS within TIE.rssMargin): the higher capacity measured
   const even = decide(report(
     result('queued-threads[threads=2]', [[100, 80, 84]], { rssMb: 100 }),
     result('queued-threads[threads=3]', [[100, 82, 86]], { rssMb: 105 })
   ))
-  assert.equal(even.refused.reason, 'tie')
-  assert.equal(even.refused.keys.length, 2)
+  assert.equal(even.refused, null)
+  assert.equal(even.setting.value, '3')
+  assert.equal(ruleText(even), 'tie on capacity, broken by the higher capacity measured (82 against 80 req/s)')
+  assert.equal(even.alternative.key, 'queued-threads[threads=2]@loop:3e7#capacity')
 })
 
-test('decision refuses: strategies whose top brackets overlap (both named), a disturbed winner, runs that disagree', () => {
-  const tie = decide(report(result('simple', [[100, 80, 86]], { rssMb: 50 }), result('cluster', [[100, 83, 88]], { rssMb: 200 })))
-  assert.equal(tie.refused.reason, 'tie')
-  assert.deepEqual(tie.refused.keys, ['cluster@loop:3e7#capacity', 'simple@loop:3e7#capacity'])
-  assert.match(refusalText(tie.refused), /cluster@loop:3e7#capacity and simple@loop:3e7#capacity tie: their brackets overlap \(83–88 and 80–86\)/)
-  assert.match(refusalText(tie.refused), /simple@loop:3e7#capacity leads on peak RSS/)
+// Two strategies tied on capacity (brackets 83–88 and 80–86), each probed past capacity with its shedding
+// setting kept at `goodput` (at 1.5 and 2 × C), and their peak RSS.
+function tiedPair ([a, goodA, rssA], [b, goodB, rssB]) {
+  const keeps = (g) => [probe(null, [0, 0], 44), probe('shedding', [g, g], 0)]
+  const withRss = (r, mb) => ({ ...r, outside: { peakRssBytes: mb * 2 ** 20 } })
+  return report(
+    withRss(probed(a, [[100, 83, 88]], keeps(goodA)), rssA),
+    withRss(probed(b, [[100, 80, 86]], keeps(goodB)), rssB)
+  )
+}
+
+test('strategies tied: goodput past capacity (shedding setting) names one, said as a tie, the other\'s command', () => {
+  // both keep past capacity (past capacity's own rule cannot tell them apart); their goodput is apart by more
+  // than TIE.goodputMargin
+  assert.ok(0.99 - 0.82 > TIE.goodputMargin)
+  const d = decide(tiedPair(['queued-threads', 0.82, 108], ['queued-processes', 0.99, 183]))
+  assert.equal(d.refused, null)
+  assert.equal(d.server, 'queued-processes', 'more goodput at 2 × C, though more memory and a lower capacity')
+  assert.equal(d.command, 'node servers/queued-processes --work loop:3e7 --deadline auto --slo 100')
+  const tieBreak = { by: 'goodput', multiple: TIE.goodputMultiple, shares: [0.99, 0.82] }
+  assert.deepEqual(d.decidedBy, { rule: 'tie-broken', tieBreak })
+  assert.equal(d.alternative.key, 'queued-threads@loop:3e7#capacity')
+  assert.equal(d.alternative.command, 'node servers/queued-threads --work loop:3e7 --deadline auto --slo 100',
+    'the alternative as it would be deployed: its shedding setting, as swept collapses')
+  assert.equal(d.runnerUp.key, d.alternative.key)
+  const text = decisionLines(d)
+  const line = (label) => text.find((l) => l.label === label)?.text
+  assert.equal(line('Decided by'), 'tie on capacity, broken by goodput at 2 × capacity (99 % against 82 %)')
+  assert.equal(line('Alternative'), `tied on capacity: ${d.alternative.command}`)
+  assert.ok(!text.some((l) => l.label === 'No recommendation'))
+  assert.equal(text[0].text, d.command, 'the block still opens with the one command to run')
+})
+
+test('strategies tied, goodput within its margin: the smaller peak RSS past TIE.rssMargin, else the simpler', () => {
+  const g = 0.9
+  const apart = decide(tiedPair(['queued-processes', g, 183], ['queued-threads', g + TIE.goodputMargin / 2, 108]))
+  assert.equal(apart.server, 'queued-threads')
+  assert.equal(apart.decidedBy.tieBreak.by, 'peak-rss')
+  assert.match(ruleText(apart), /^tie on capacity, broken by peak RSS \(108 MB against 183 MB\)$/)
+  assert.equal(apart.alternative.server, 'queued-processes')
+  // memory within the margin: the simpler strategy by the rule book's order, whichever has the higher capacity
+  const near = 100 * (1 - TIE.rssMargin / 2)
+  for (const [first, second] of [['cluster', 'simple'], ['simple', 'cluster']]) {
+    const d = decide(tiedPair([first, g, 100], [second, g, near]))
+    assert.equal(d.server, 'simple', `${first} first`)
+    assert.deepEqual(d.decidedBy.tieBreak, { by: 'simpler', servers: ['simple', 'cluster'] })
+    assert.equal(ruleText(d), 'tie on capacity, broken by the simpler strategy (simple before cluster)')
+    assert.equal(d.alternative.server, 'cluster')
+  }
+  assert.ok(TIE.simplicity.indexOf('simple') < TIE.simplicity.indexOf('cluster'))
+  // nothing measured past capacity and no memory: the simpler strategy all the same
+  const bare = decide(report(
+    result('cluster', [[100, 83, 88]]), result('child-process', [[100, 80, 86]]), result('simple', [[100, 81, 87]])
+  ))
+  assert.equal(bare.server, 'simple')
+  assert.equal(bare.alternative.server, 'cluster', 'the next simplest')
+  assert.equal(bare.alternative.command, 'node servers/cluster')
+})
+
+test('decision refuses on disturbed or missing evidence: a disturbed winner (tied or not), runs disagree, none', () => {
+  const tiedDisturbed = decide(report(
+    result('simple', [[100, 80, 86]], { trusted: false, untrusted: ['disturbed: steal 9 % > 5 %'] }),
+    result('cluster', [[100, 83, 88]])
+  ))
+  assert.equal(tiedDisturbed.server, 'simple', 'the tie names simple (the simpler strategy) ...')
+  assert.equal(tiedDisturbed.refused.reason, 'disturbed', '... whose sweep was disturbed: a refusal')
+  const offers = (l) => l.label === 'Alternative' || l.command
+  assert.ok(!decisionLines(tiedDisturbed).some(offers), 'a refusal offers no command')
   const disturbed = decide(report(
     result('simple', [[100, 40, 44]]),
     result('cluster', [[100, 80, 84]], { trusted: false, untrusted: ['disturbed: 2 of 9 steps: step 3 (steal 9 % > 5 %)'] })
@@ -115,7 +182,13 @@ test('decision: the ranking flips with the target, at the crossing of the two ca
 // A probe of past capacity (run/round/past-capacity.js) as a result keeps it: goodput share of C at 1.5 and
 // 2 × C, shed share at 2 ×, recovery after the burst (null: not seen within the 15 s watched).
 function probe (variant, [g15, g2], recoverySec, { shed = 0, flags = null } = {}) {
-  const shedding = { 'queued-threads': '--deadline auto --slo 100', cluster: '--shed-loop-delay 40', simple: '--shed-loop-delay 40' }
+  const deadline = '--deadline auto --slo 100'
+  const shedding = {
+    'queued-threads': deadline,
+    'queued-processes': deadline,
+    cluster: '--shed-loop-delay 40',
+    simple: '--shed-loop-delay 40'
+  }
   const recovery = recoverySec === null
     ? { ms: null, metastable: true, burstEndMs: 5000, observedMs: 20000 }
     : { ms: recoverySec * 1000, metastable: false, burstEndMs: 5000, observedMs: 5000 + recoverySec * 1000 + 3000 }
@@ -210,7 +283,7 @@ test('past capacity: the thresholds, each on its edge', () => {
   assert.deepEqual(closeCandidates(report(r('queued-threads', [80, 84]), r('cluster', [60, 81]))).map((x) => x.server), ['queued-threads', 'cluster'])
 })
 
-test('past capacity tells strategies tied on capacity apart; a tie is refused when both keep', () => {
+test('past capacity tells strategies tied on capacity apart first; when both keep, the tie rule names one', () => {
   const keeps = [probe(null, [0.9, 0.85], 1)]
   const broken = decide(report(
     probed('queued-threads', [[100, 80, 86]], COLLAPSING),
@@ -218,8 +291,13 @@ test('past capacity tells strategies tied on capacity apart; a tie is refused wh
   ))
   assert.equal(broken.refused, null)
   assert.equal(broken.server, 'cluster')
+  assert.equal(broken.decidedBy.rule, 'past-capacity')
+  assert.equal(broken.alternative.server, 'queued-threads', 'still a tie on capacity: the other offered')
   const both = decide(report(probed('queued-threads', [[100, 80, 86]], keeps), probed('cluster', [[100, 79, 85]], keeps)))
-  assert.equal(both.refused.reason, 'tie')
+  assert.equal(both.refused, null)
+  assert.equal(both.server, 'cluster', 'equal past capacity, no memory figure: the simpler strategy')
+  assert.deepEqual(both.decidedBy.tieBreak, { by: 'simpler', servers: ['cluster', 'queued-threads'] })
+  assert.equal(both.alternative.command, 'node servers/queued-threads --work loop:3e7')
 })
 
 test('rankingChanges: a new leader only where the brackets are apart at the looser target; else a tie', () => {

@@ -13,6 +13,12 @@ test('brackets, tie breaks and the rule that decided, in words', () => {
     'tie on capacity, broken by goodput at 2 × capacity (70 % against 30 %)')
   assert.equal(ruleText({ decidedBy: { rule: 'tie-broken', tieBreak: { by: 'peak-rss', bytes: [90 * 2 ** 20, 120 * 2 ** 20] } } }),
     'tie on capacity, broken by peak RSS (90 MB against 120 MB)')
+  const simpler = { by: 'simpler', servers: ['simple', 'cluster'] }
+  assert.equal(ruleText({ decidedBy: { rule: 'tie-broken', tieBreak: simpler } }),
+    'tie on capacity, broken by the simpler strategy (simple before cluster)')
+  assert.equal(ruleText({ decidedBy: { rule: 'tie-broken', tieBreak: { by: 'capacity', rps: [82.04, 80] } } }),
+    'tie on capacity, broken by the higher capacity measured (82 against 80 req/s)')
+  // an older report's rule, from when a tie could stay unbroken
   assert.equal(ruleText({ decidedBy: { rule: 'tie-not-broken' } }), 'tie on capacity, not broken')
   assert.equal(ruleText({ decidedBy: 'highest capacity, brackets apart (as written)' }), 'highest capacity, brackets apart (as written)')
 })
@@ -41,6 +47,7 @@ test('what collapsed, configurations and the past-capacity rule, in words', () =
 })
 
 test('refusals and the runner-up\'s separation, in words; words already written pass as they are', () => {
+  // a tie refused: an older report's refusal, said as it was
   assert.equal(refusalText({ reason: 'tie', keys: ['a', 'b'], brackets: [{ pass: 83, fail: 88 }, { pass: 80, fail: 86 }], lean: null }),
     'a and b tie: their brackets overlap (83–88 and 80–86)')
   assert.match(refusalText({ reason: 'tie', keys: ['a', 'b'], brackets: [], lean: { key: 'b', tieBreak: { by: 'peak-rss', bytes: [2 ** 20, 2 ** 21] } } }),
