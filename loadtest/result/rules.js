@@ -211,8 +211,9 @@ export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
   'while its log stays inside the band: the two intervals\' log half-widths and the floor of its kind of figure, ' +
   'added in quadrature. Beyond the band, where both reports have a ruler, the ratio is divided by what the ruler ' +
   'predicts for the strategy (result/machine.js): a residual inside the band widened by modelError and the ' +
-  'ruler\'s own spread is put down to the machine, else the residual is better or worse. A ratio beyond the band ' +
-  'where the lab marked either run disturbed is disturbed: no call. Without a ruler on ' +
+  'ruler\'s own spread is put down to the machine, else the residual is better or worse. Where the lab marked ' +
+  'either run disturbed, the band widens by floorDisturbed in quadrature, and a ratio between the two bands is ' +
+  'disturbed: no call. Without a ruler on ' +
   'either side the ratio is judged raw and the machine cannot be told apart. Floors and modelError are widths in ' +
   'natural log (0.2: × 1.22 either way).', {
     confidence: [0.95, 'each interval covers its figure 19 times in 20 (order statistics, batch means' +
@@ -223,6 +224,8 @@ export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
       ' the same fit gave 0.353'],
     floorP50: [0.28, 'p50 and other middle percentiles: the same fit gave 0.272'],
     floorTail: [0.51, 'p99 and higher: the same fit gave 0.503 (150 requests hold one or two past p99)'],
+    floorDisturbed: [1.05, 'a run the lab marked disturbed: the 95th percentile of the drift between identical' +
+      ' tours where either row was marked (1.02 over 52 figures of the same validation; at most 1.43)'],
     floorCapacity: [0.2, 'capacity: the --quick matrix measured twice (validate-matrix-repeat) needed up to' +
       ' 0.181 (cluster loop:1e6)'],
     modelError: [0.1, 'a strategy is not the ruler\'s work: a machine factor from 43 benchmarks still left' +

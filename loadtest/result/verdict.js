@@ -49,8 +49,9 @@ const round = (v, d = 4) => (isNum(v) ? Math.round(v * 10 ** d) / 10 ** d : v)
  * predicted, explained, residual }: `low`–`high` the ratio's band (its own intervals and the floor),
  * `predicted` the ratio the ruler expects, `explained` the share of the change (in log) the ruler accounts
  * for, `residual` ratio over predicted. A side without an interval gives 'no-interval' (the ratio raw).
- * `disturbed`: the lab marked either run disturbed (something else took the machine): a ratio beyond the
- * band is then 'disturbed', no call either way; within it, it is within noise all the same.
+ * `disturbed`: the lab marked either run disturbed (something else took the machine): the band widens by
+ * COMPARE.floorDisturbed, and a ratio beyond the quiet band but inside the widened one is 'disturbed', no call
+ * either way; past the widened band it is called as usual (more than a disturbance moves a figure).
  */
 export function judge (kind, a, b, prediction = null, { disturbed = false } = {}) {
   const spec = kindOf(kind)
@@ -86,9 +87,11 @@ export function judge (kind, a, b, prediction = null, { disturbed = false } = {}
   }
   const raw = beyond(Math.log(ratio))
   if (!raw) return { ...out, verdict: 'within-noise' }
-  if (disturbed) return { ...out, verdict: 'disturbed' }
+  const shaken = disturbed ? COMPARE.floorDisturbed : 0 // what a disturbance alone moves a figure by
+  if (shaken && !beyond(Math.log(ratio), shaken)) return { ...out, verdict: 'disturbed' }
   const call = (way) => ((way === 'up') === spec.higherIsBetter ? 'better' : 'worse')
   if (out.machine !== 'told') return { ...out, verdict: call(raw) }
-  const residual = beyond(Math.log(ratio / predicted), Math.hypot(COMPARE.modelError, prediction.spread ?? 0))
+  const widen = Math.hypot(COMPARE.modelError, prediction.spread ?? 0, shaken)
+  const residual = beyond(Math.log(ratio / predicted), widen)
   return { ...out, verdict: residual ? call(residual) : 'machine' }
 }

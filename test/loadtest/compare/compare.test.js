@@ -223,9 +223,10 @@ describe('npm run compare on real reports', () => {
       assert.equal(cells['A req/s'].replace(/[^\d.]/g, ''), String(Math.round(ra.rps)))
       assert.equal(cells['B req/s'].replace(/[^\d.]/g, ''), String(Math.round(rb.rps)))
       // the ratio, then its verdict (one round each: from each run's own intervals)
-      assert.match(cells['B req/s ×A'], new RegExp(`^${(rb.rps / ra.rps).toFixed(2)}× (within noise|better|worse)$`))
-      assert.match(cells['B p99 ×A'],
-        new RegExp(`^${(rb.latency.p99 / ra.latency.p99).toFixed(2)}× (within noise|better|worse)$`))
+      // (disturbed: the lab marked a run of the busy suite, and the ratio is inside what that explains)
+      const verdicts = '(within noise|better|worse|disturbed)'
+      assert.match(cells['B req/s ×A'], new RegExp(`^${(rb.rps / ra.rps).toFixed(2)}× ${verdicts}$`))
+      assert.match(cells['B p99 ×A'], new RegExp(`^${(rb.latency.p99 / ra.latency.p99).toFixed(2)}× ${verdicts}$`))
     }
     assert.match(res.stdout, /\*\*B\*\* \| the other machine \|/)
     assert.match(res.stdout, new RegExp(`\\*\\*A\\*\\* \\(baseline\\) \\| ${a.report.machine.hostname} · `))

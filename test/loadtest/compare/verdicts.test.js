@@ -110,8 +110,10 @@ test('the rule: within noise, better and worse from one run each, with no ruler 
   const past = 100 * Math.exp(1.1 * COMPARE.floorRate)
   assert.equal(judge('rps', tight(100), tight(inside)).verdict, 'within-noise')
   assert.equal(judge('rps', tight(100), tight(past)).verdict, 'better')
-  // beyond the band on a run the lab marked disturbed: no call
+  // beyond the band on a run the lab marked disturbed: no call, unless past what a disturbance moves a figure by
   assert.equal(judge('rps', tight(100), tight(past), null, { disturbed: true }).verdict, 'disturbed')
+  const farPast = 100 * Math.exp(1.1 * Math.hypot(COMPARE.floorRate, COMPARE.floorDisturbed))
+  assert.equal(judge('rps', tight(100), tight(farPast), null, { disturbed: true }).verdict, 'better')
   assert.equal(judge('rps', tight(100), tight(inside), null, { disturbed: true }).verdict, 'within-noise')
   // without a ruler: judged raw, and said so
   const told = slower.rows[0].cells[1].verdicts.rps
