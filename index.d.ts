@@ -476,6 +476,8 @@ export interface HistoryChange {
   report: string
   at: string
   commit: string | null
+  /** The last report tested before the change (null: none): the change came after it, by `report`. */
+  since: string | null
 }
 
 /** One series: a figure of one run (experiment, key) over the reports, each machine's part tested apart. */

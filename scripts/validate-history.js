@@ -203,11 +203,17 @@ export async function real ({ from, phases, take, out }) {
   const tasksetAt = firstOf('taskset')
   const h = await history([dir])
   const changes = h.series.flatMap((s) => s.changes.map((c) => ({
-    series: s.id, report: c.report, cause: c.cause, change: c.change, pValue: c.pValue
+    series: s.id, report: c.report, since: c.since, cause: c.cause, change: c.change, pValue: c.pValue
   })))
-  const codeAtChange = changes.filter((c) => c.report === changedAt && c.cause === 'code')
+  // a code change is the known one when the first changed report lies after the last report its series tested
+  // before it (`since`) and no later than where it is dated (a series tests only its trusted points)
+  const atOf = (id) => kept.find((r) => r.id === id)?.at ?? null
+  const spans = (c, id) => c.report === id || (String(atOf(c.since) ?? '') < String(atOf(id)) &&
+    String(atOf(id)) <= String(atOf(c.report)))
+  const isCode = (c) => c.cause === 'code' && changedAt !== null && spans(c, changedAt)
+  const codeAtChange = changes.filter(isCode)
   const atTaskset = changes.filter((c) => c.report === tasksetAt)
-  const others = changes.filter((c) => !(c.report === changedAt && c.cause === 'code') && !(c.report === tasksetAt && c.cause === 'machine'))
+  const others = changes.filter((c) => !isCode(c) && !(c.report === tasksetAt && c.cause === 'machine'))
   const gate = (dirs) => {
     try {
       execFileSync(process.execPath, [join(ROOT, 'bin/loadlab.js'), 'history', ...dirs, '--fail-on-change', 'p99:+10%'], { stdio: 'ignore' })

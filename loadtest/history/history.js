@@ -184,7 +184,11 @@ function seriesOf (base, points, beyond, params) {
   const higher = higherIsBetter(base.figure)
   for (const c of changes) {
     const p = points[c.index]
-    Object.assign(c, { report: p.report, at: p.at, commit: p.commit })
+    // the last point the test saw before the change: the change happened after it, by `report` (reports
+    // between the two were untrusted, and not tested)
+    let j = c.index - 1
+    while (j >= 0 && !points[j].trusted) j--
+    Object.assign(c, { report: p.report, at: p.at, commit: p.commit, since: j >= 0 ? points[j].report : null })
     c.worse = isNum(c.change) && c.change !== 0 ? (c.change > 0) !== higher : false
   }
   const status = tests.some((t) => t.status === 'tested') ? 'tested' : 'too-short'
