@@ -12,7 +12,9 @@ const value = (v, unit) => `${fixedGrouped(v, Math.abs(v) >= 100 ? 0 : Math.abs(
 
 // One change as words: its size, where, its p, the means before and after, and its cause.
 export function changeText (s, c) {
-  const where = `at ${c.report}${c.commit ? ` (${c.commit})` : ''}`
+  const skipped = c.since && s.points?.[c.index - 1] && s.points[c.index - 1].report !== c.since
+  const where = `at ${c.report}${c.commit ? ` (${c.commit})` : ''}` +
+    (skipped ? ` (after ${c.since}: the reports between were untrusted, not tested)` : '')
   const means = `${value(c.before.mean, s.unit)} → ${value(c.after.mean, s.unit)}`
   const cause = c.cause === 'machine'
     ? `a change of machine ${c.from} → ${c.machine}${c.figures?.length ? ` (ruler: ${c.figures.join(', ')})` : ''}` +

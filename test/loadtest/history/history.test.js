@@ -13,6 +13,7 @@ import { changePoints } from '../../../loadtest/result/changepoint.js'
 import { CHANGE } from '../../../loadtest/result/rules.js'
 import { buildHistory, history } from '../../../loadtest/history/history.js'
 import { historyCsv, renderHistoryHtml } from '../../../loadtest/history/render.js'
+import { changeText } from '../../../loadtest/text/history.js'
 import { CHROMIUM, CHROMIUM_ARGS } from '../../../scripts/chromium.js'
 import { ROOT } from '../../helpers/lab.js'
 
@@ -130,6 +131,19 @@ test('history: reports without a ruler are placed by their machine block, marked
   // a move to another machine where the figure stays is no change
   const same = buildHistory([...Array(8)].map((_, i) => kept(i, 50, { machine: i < 4 ? 'A' : 'B' })))
   assert.deepEqual(same.series.flatMap((s) => s.changes), [])
+})
+
+test('history: a change after untrusted reports is dated at the first tested one and spans them (since)', () => {
+  const g = noise(5)
+  const reports = []
+  for (let i = 0; i < 6; i++) reports.push(kept(i, 50 * (1 + 0.03 * g())))
+  // the first report after the change was disturbed: untrusted, not tested
+  reports.push(kept(6, 400, { trusted: false }))
+  for (let i = 7; i < 13; i++) reports.push(kept(i, 65 * (1 + 0.03 * g())))
+  const h = buildHistory(reports)
+  const p99 = h.series.find((s) => s.figure === 'p99')
+  assert.deepEqual(p99.changes.map((c) => [c.report, c.since, c.cause]), [['r007', 'r005', 'code']])
+  assert.match(changeText(p99, p99.changes[0]), /at r007 \(c7\) \(after r005: the reports between were untrusted, not tested\)/)
 })
 
 test('history: a task whose code changed (its hash) stays one series; the hash goes with each point', () => {
