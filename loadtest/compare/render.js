@@ -31,7 +31,7 @@ const GATE_MARK = {
   regressed: '✗ regressed',
   'within noise': '≈ past the bound, within noise',
   machine: '≈ past the bound, put down to the machine',
-  disturbed: '⚠ past the bound, a run marked disturbed: no call',
+  disturbed: '⚠ past the bound, no call (a run marked disturbed)',
   'within bound': '✓ within bound',
   'not comparable': `${MISSING} not comparable`
 }
