@@ -25,9 +25,10 @@ export async function tempDir (prefix = 'loadlab-test-') {
 }
 
 // A --start-at for shards started now on this machine, as the fan-out sets one (fanout.js): LEAD_FACTOR × what a
-// lab process takes to load here now (a busy machine's is seconds), at least `minMs`. A shard not ready by its
-// start refuses: a fixed lead is eaten on a crowded machine.
-export async function shardStartAt (minMs = 8000) {
+// lab process takes to load here now (a busy machine's is seconds), at least `minMs` (a --url shard also probes
+// and starts its generator after loading). A shard not ready by its start refuses: a fixed lead is eaten on a
+// crowded machine.
+export async function shardStartAt (minMs = 15000) {
   const started = performance.now()
   await execa(process.execPath, ['-e', `await import(${JSON.stringify(CLI)})`, '--input-type=module'], { cwd: ROOT })
   const loadMs = performance.now() - started
