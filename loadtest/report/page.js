@@ -160,7 +160,8 @@ function spectrumFigure (http, names) {
     '<b>Latency by percentile</b> (client side, ' +
       `${http.some((r) => r.loop === 'open') ? "open loop: from each request's due time" : 'autocannon'})` +
       `${panels ? ', one panel per work spec' : ''}. ` +
-      'The x axis stretches the tail as HdrHistogram plots it (log of 1/(1−p)): each step right is ten times rarer. ' +
+      'The x axis stretches the tail as HdrHistogram plots it (log of 1/(1−p)): ' +
+      'each step right is ten times rarer. ' +
       'Lower is better; a line that rises late has a short tail.' +
       `${logY ? ' The latency axis is logarithmic: the runs differ by more than 20× at p99.' : ''}`,
     { lines: drawn.length }

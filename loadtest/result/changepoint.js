@@ -36,8 +36,9 @@ export function welch (a, b) {
 }
 
 // The E-divisive candidate in xs[s, e): the split τ (s + minSegment ≤ τ ≤ e − minSegment) that maximises
-// Q̂(τ) = nm/(n+m) · (2/(nm)·Σ|X−Y| − Σ|Xi−Xk|/C(n,2) − Σ|Yj−Yk|/C(m,2)) with X = xs[s, τ), Y = xs[τ, e)
-// (the distances to the power 1). Returns { index, q } or null when the interval is too short. O((e − s)²).
+// Q̂(τ) = nm/(n+m) · (2/(nm)·Σ|X−Y| − Σ|Xi−Xk|/C(n,2) − Σ|Yj−Yk|/C(m,2))
+// with X = xs[s, τ), Y = xs[τ, e) (the distances to the power 1). Returns { index, q } or null when the
+// interval is too short. O((e − s)²).
 export function candidate (xs, s, e, minSegment) {
   if (e - s < 2 * minSegment) return null
   const len = e - s

@@ -98,8 +98,8 @@ function confirmText (c) {
   if (c.skipped) return `not run: ${c.skipped}`
   const verdict = c.held ? 'held' : 'did NOT hold'
   const why = c.held ? '' : ` (${c.why.join('; ')})`
-  return `${verdict} p99 ≤ ${r1(c.sloMs)} ms at ${r1(c.rate)} req/s for ${r1(c.durationSec)} s: p99 ${r1(c.p99)} ms, ` +
-    `backlog ${c.backlogGrowing ? 'growing' : 'steady'}${why}`
+  return `${verdict} p99 ≤ ${r1(c.sloMs)} ms at ${r1(c.rate)} req/s for ${r1(c.durationSec)} s: ` +
+    `p99 ${r1(c.p99)} ms, backlog ${c.backlogGrowing ? 'growing' : 'steady'}${why}`
 }
 
 // The configuration tied on capacity with the recommended one, and its command.

@@ -24,8 +24,9 @@ export function sweepRuleText ({ fractions, refine, minRequests, minDurationSec,
 
 function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share }) {
   const p = `p${percentileOf(share)}`
-  return `a floor step first, at a rate where requests rarely overlap (rate × p50 ≤ ${FLOOR.overlap}; lowered until ` +
-    `it is), then open-loop steps at ${fractions.map((f) => `${Math.round(f * 100)}%`).join(', ')} of the ideal ` +
+  return 'a floor step first, at a rate where requests rarely overlap ' +
+    `(rate × p50 ≤ ${FLOOR.overlap}; lowered until it is), then open-loop steps at ` +
+    `${fractions.map((f) => `${Math.round(f * 100)}%`).join(', ')} of the ideal ` +
     `(cores / service time) and on at ${CLIMB.climb} × until one fails; a failure more than ${CLIMB.downRatio} ` +
       '× above the ' +
     'highest pass (or the floor) is searched down geometrically (the first target\'s before the looser targets climb ' +

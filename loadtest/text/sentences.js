@@ -10,8 +10,8 @@ import { MISSING } from './format.js'
 import { boundText } from './reasons.js'
 
 // The legend of the marks, whole: an installed package ships no reports/README.md to point at.
-export const MARKS = 'Marks: ✓ held · ! or ⚠ see the reasons · ~ near its target · ≥ a lower bound · ? undecided ' +
-  '· ✗ failed · - not measured'
+export const MARKS = 'Marks: ✓ held · ! or ⚠ see the reasons · ~ near its target · ≥ a lower bound · ' +
+  '? undecided · ✗ failed · - not measured'
 
 // Milliseconds and req/s as the capacity line writes them.
 const ms = (x) => (typeof x === 'number' ? `${roundTo(x, x >= 100 ? 0 : 1)} ms` : MISSING)

@@ -45,7 +45,9 @@ export async function confirmWinner (decision, { plan, loads, results, quick, si
   const { key, command = null, planRps: rate, sloMs } = decision
   const base = { key, command, rate, sloMs, durationSec }
   // A refusal still has a highest capacity: it is confirmed all the same (the block says it is no advice).
-  if (!decision.key || !(decision.planRps > 0)) return { ...base, skipped: `no capacity at p99 ≤ ${decision.sloMs} ms` }
+  if (!decision.key || !(decision.planRps > 0)) {
+    return { ...base, skipped: `no capacity at p99 ≤ ${decision.sloMs} ms` }
+  }
   const i = results.findIndex((r) => r.key === decision.key)
   if (i < 0 || !plan[i]) return { ...base, skipped: 'the winner\'s plan entry was not found' }
   // the exact configuration the decision's command starts: its flags (the setting, the shedding variant's)
