@@ -110,6 +110,7 @@ export function synthetic (noise, { series = 400, length = 40, seed = 1 } = {}) 
   }
 }
 
+const late = (n) => `${Math.abs(n)} tested report ${n > 0 ? 'late' : 'early'}`
 const pick = (o, keys) => Object.fromEntries(keys.map((k) => [k, o[k]]))
 const quantile = (sorted, q) => sorted[Math.floor(q * sorted.length)]
 const pct = (x, d = 1) => `${(x * 100).toFixed(d)} %`
@@ -201,16 +202,26 @@ export async function real ({ from, phases, take, out }) {
   const firstOf = (phase) => kept.find((r) => r.phase === phase)?.id ?? null
   const changedAt = firstOf('changed')
   const tasksetAt = firstOf('taskset')
-  const h = await history([dir])
-  const changes = h.series.flatMap((s) => s.changes.map((c) => ({
-    series: s.id, report: c.report, since: c.since, cause: c.cause, change: c.change, pValue: c.pValue
-  })))
-  // a code change is the known one when the first changed report lies after the last report its series tested
-  // before it (`since`) and no later than where it is dated (a series tests only its trusted points)
   const atOf = (id) => kept.find((r) => r.id === id)?.at ?? null
-  const spans = (c, id) => c.report === id || (String(atOf(c.since) ?? '') < String(atOf(id)) &&
-    String(atOf(id)) <= String(atOf(c.report)))
-  const isCode = (c) => c.cause === 'code' && changedAt !== null && spans(c, changedAt)
+  const h = await history([dir])
+  // a change's place among the points its series tested on that machine (a series tests only its trusted
+  // points), and the place of the first of them in the changed phase
+  const changes = h.series.flatMap((s) => s.changes.map((c) => {
+    const tested = s.points.filter((p) => p.trusted && p.machine === c.machine).map((p) => p.report)
+    const first = tested.findIndex((id) => String(atOf(id)) >= String(atOf(changedAt)))
+    return {
+      series: s.id,
+      report: c.report,
+      since: c.since,
+      cause: c.cause,
+      change: c.change,
+      pValue: c.pValue,
+      late: first === -1 ? null : tested.indexOf(c.report) - first
+    }
+  }))
+  // a code change is the known one when it is dated within one tested report of it: the synthetic part's
+  // "found within one report", counted in the points the test saw
+  const isCode = (c) => c.cause === 'code' && changedAt !== null && c.late !== null && Math.abs(c.late) <= 1
   const codeAtChange = changes.filter(isCode)
   const atTaskset = changes.filter((c) => c.report === tasksetAt)
   const others = changes.filter((c) => !isCode(c) && !(c.report === tasksetAt && c.cause === 'machine'))
@@ -261,8 +272,9 @@ function realMd (s, cmd) {
     '',
     `Kept: ${s.reports.map((r) => `${r.phase} ${r.id} (${r.machine})`).join('; ')}.`,
     '',
-    `Code change at ${s.changedAt}: ${s.codeAtChange.length} series.`,
-    ...s.codeAtChange.map(line),
+    `Code change at ${s.changedAt}: ${s.codeAtChange.length} series (dated within one tested report of it, as the ` +
+      'synthetic part counts a step found).',
+    ...s.codeAtChange.map((c) => line(c) + (c.late === 0 ? '' : `, dated at ${c.report}: ${late(c.late)}`)),
     '',
     `At the first taskset report ${s.tasksetAt}: ${s.atTaskset.length} change(s).`,
     ...s.atTaskset.map(line),
