@@ -10,8 +10,19 @@ import { RULE_BOOK } from '../loadtest/result/rules.js'
 
 export const DOC = fileURLToPath(new URL('../docs/rules.md', import.meta.url))
 
-// A value as the page writes it: a list comma-separated, a number as JavaScript prints it.
-const shown = (v) => (Array.isArray(v) ? v.join(', ') : String(v))
+// A value as the page writes it: a list comma-separated, a number as JavaScript prints it, an object its
+// entries `name value`, comma-separated; a table (objects of the same names) its names once, `a/b`, then
+// each row `name x/y`.
+const shown = (v) => {
+  if (Array.isArray(v)) return v.join(', ')
+  if (!v || typeof v !== 'object') return String(v)
+  const rows = Object.values(v)
+  const names = rows[0] && typeof rows[0] === 'object' ? Object.keys(rows[0]).join('/') : null
+  if (names && rows.every((r) => r && typeof r === 'object' && Object.keys(r).join('/') === names)) {
+    return `(${names}) ` + Object.entries(v).map(([k, r]) => `${k} ${Object.values(r).join('/')}`).join(', ')
+  }
+  return Object.entries(v).map(([k, x]) => `${k} ${shown(x)}`).join(', ')
+}
 
 // The rule book's names as the code reads them (SAMPLE.share): the rule's id to its exported name.
 const EXPORTS = {

@@ -285,7 +285,7 @@ function gateRun (g, key, base, next, prediction) {
   if (refused) return { ...out, why: refused }
   out.change = v / b - 1
   out.noise = judge(g.metric, intervalOf(base, g.metric) ?? { value: b }, intervalOf(next, g.metric) ?? { value: v },
-    prediction, { disturbed: base.disturbed === true || next.disturbed === true })
+    prediction, { disturbed: base.disturbed === true || next.disturbed === true, server: serverOf(base) })
   const past = g.sign === '+' ? out.change > g.bound : out.change < -g.bound
   if (!past) return { ...out, status: 'within bound' }
   if (out.noise.verdict === 'within-noise') return { ...out, status: 'within noise' }
@@ -377,6 +377,12 @@ function sharedKeys (byKey, baseline) {
   return keys
 }
 
+// The strategy a run's floors are kept under (COMPARE.serverFloors): its server, or server/variant.
+function serverOf (run) {
+  if (!run?.server) return null
+  return run.variant ? `${run.server}/${run.variant}` : run.server
+}
+
 // What the rulers of two reports predict for a run moved from the baseline's machine to another's
 // (result/machine.js), with latency in service units divided by the service times; null without both rulers.
 function predictionOf ({ baseReport, report, baseRun, run, units }) {
@@ -410,7 +416,9 @@ function againstBaseline (c, i, { kind, base, baseRun, run, baseline, baseReport
     if (m === 'capacity' && (c.capacityRefused || !isNum(c.capacity) || !isNum(base.capacity))) continue
     const a = base.intervals[m] ?? (isNum(base[m]) ? { value: base[m] } : null)
     const b = c.intervals[m] ?? (isNum(c[m]) ? { value: c[m] } : null)
-    if (a && b) c.verdicts[m] = judge(m, a, b, c.prediction, { disturbed: base.disturbed || c.disturbed })
+    if (a && b) {
+      c.verdicts[m] = judge(m, a, b, c.prediction, { disturbed: base.disturbed || c.disturbed, server: serverOf(run) })
+    }
   }
 }
 

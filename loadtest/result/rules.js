@@ -213,7 +213,8 @@ export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
   'predicts for the strategy (result/machine.js): a residual inside the band widened by modelError and the ' +
   'ruler\'s own spread is put down to the machine, else the residual is better or worse. Where the lab marked ' +
   'either run disturbed, the band widens by floorDisturbed in quadrature, and a ratio between the two bands is ' +
-  'disturbed: no call. Without a ruler on ' +
+  'disturbed: no call. A strategy the validation measured has its own floors (serverFloors, keyed by server or ' +
+  'server/variant, on any work), any other run the floor of its kind. Without a ruler on ' +
   'either side the ratio is judged raw and the machine cannot be told apart. Floors and modelError are widths in ' +
   'natural log (0.2: × 1.22 either way).', {
     confidence: [0.95, 'each interval covers its figure 19 times in 20 (order statistics, batch means' +
@@ -228,6 +229,20 @@ export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
       ' tours where either row was marked (1.02 over 52 figures of the same validation; at most 1.43)'],
     floorCapacity: [0.2, 'capacity: the --quick matrix measured twice (validate-matrix-repeat) needed up to' +
       ' 0.181 (cluster loop:1e6)'],
+    serverFloorZ: [2.24, 'a strategy\'s floor in root mean squares of its quiet log ratios: a half-normal\'s ' +
+      '97.5th percentile (held out both ways: 3.9 % false alarms)'],
+    serverFloors: [{
+      'child-process': { rps: 0.22, efficiency: 0.269, p50: 0.218, p99: 0.419 },
+      cluster: { rps: 0.471, efficiency: 0.42, p50: 0.283, p99: 0.562 },
+      'cluster-threads': { rps: 0.354, efficiency: 0.343, p50: 0.34, p99: 0.601 },
+      'long-vs-small-tasks/small': { rps: 0.631, efficiency: 1.044, p50: 0.598, p99: 0.747 },
+      'queued-processes': { rps: 0.168, efficiency: 0.168, p50: 0.132, p99: 0.671 },
+      'queued-threads': { rps: 0.14, efficiency: 0.106, p50: 0.11, p99: 0.582 },
+      simple: { rps: 0.104, efficiency: 0.181, p50: 0.312, p99: 0.142 },
+      'sleep-variants/sync-sleep-pooled': { rps: 0.433, efficiency: 0.433, p50: 0.156, p99: 0.678 },
+      'worker-per-request': { rps: 0.286, efficiency: 0.313, p50: 0.302, p99: 0.331 }
+    }, 'each strategy\'s fit on its 10 identical pairs (scripts/validate-compare.js): one floor for all was ' +
+      'the noisiest\'s'],
     modelError: [0.1, 'a strategy is not the ruler\'s work: a machine factor from 43 benchmarks still left' +
       ' about 18 % (research/stage7.md); checked by the validation\'s taskset and hog pairs']
   })

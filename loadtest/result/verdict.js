@@ -10,13 +10,34 @@ export const VERDICTS = Object.freeze(['better', 'worse', 'within-noise', 'machi
 
 // Each kind of figure: its between-run floor (COMPARE) and which way is better.
 export const FIGURE_KINDS = Object.freeze({
-  rps: { floor: COMPARE.floorRate, higherIsBetter: true, predicts: 'throughput' },
-  goodput: { floor: COMPARE.floorRate, higherIsBetter: true, predicts: 'throughput' },
-  efficiency: { floor: COMPARE.floorEfficiency, higherIsBetter: true, predicts: 'throughput' },
-  p50: { floor: COMPARE.floorP50, higherIsBetter: false, predicts: 'latency' },
-  p99: { floor: COMPARE.floorTail, higherIsBetter: false, predicts: 'latency' },
-  capacity: { floor: COMPARE.floorCapacity, higherIsBetter: true, predicts: 'throughput' }
+  rps: { name: 'rps', floor: COMPARE.floorRate, higherIsBetter: true, predicts: 'throughput' },
+  goodput: { name: 'rps', floor: COMPARE.floorRate, higherIsBetter: true, predicts: 'throughput' },
+  efficiency: { name: 'efficiency', floor: COMPARE.floorEfficiency, higherIsBetter: true, predicts: 'throughput' },
+  p50: { name: 'p50', floor: COMPARE.floorP50, higherIsBetter: false, predicts: 'latency' },
+  p99: { name: 'p99', floor: COMPARE.floorTail, higherIsBetter: false, predicts: 'latency' },
+  capacity: { name: 'capacity', floor: COMPARE.floorCapacity, higherIsBetter: true, predicts: 'throughput' }
 })
+
+// A strategy's own floors where the validation measured it (COMPARE.serverFloors: server → { rps, efficiency,
+// p50, p99 }), else its kind's. withServerFloors lets the validation judge with floors it fitted.
+let serverFloors = COMPARE.serverFloors
+
+export function withServerFloors (table, fn) {
+  const before = serverFloors
+  serverFloors = table
+  try {
+    return fn()
+  } finally {
+    serverFloors = before
+  }
+}
+
+// The floor of figure `kind` (as kindOf reads it) for the run of `server` (null: the kind's).
+export function floorOf (kind, server = null) {
+  const spec = kindOf(kind)
+  if (!spec) return null
+  return serverFloors?.[server]?.[spec.name] ?? spec.floor
+}
 
 // The kind of a figure named as --fail-on and the lab's thresholds name it (rps, p50, p99.9, capacity …):
 // a FIGURE_KINDS entry, a percentile by its rank (under p99 the middle's floor, from p99 the tail's), or null.
@@ -53,7 +74,7 @@ const round = (v, d = 4) => (isNum(v) ? Math.round(v * 10 ** d) / 10 ** d : v)
  * COMPARE.floorDisturbed, and a ratio beyond the quiet band but inside the widened one is 'disturbed', no call
  * either way; past the widened band it is called as usual (more than a disturbance moves a figure).
  */
-export function judge (kind, a, b, prediction = null, { disturbed = false } = {}) {
+export function judge (kind, a, b, prediction = null, { disturbed = false, server = null } = {}) {
   const spec = kindOf(kind)
   const ratio = a?.value > 0 && isNum(b?.value) ? b.value / a.value : null
   const out = {
@@ -77,7 +98,7 @@ export function judge (kind, a, b, prediction = null, { disturbed = false } = {}
     out.explained = lr === 0 ? null : round(Math.log(predicted) / lr, 3)
   }
   if (!isNum(a.low) || !isNum(b.low)) return out
-  const band = bandOf(a, b, spec.floor)
+  const band = bandOf(a, b, floorOf(kind, server))
   out.low = round(ratio * Math.exp(-band.up))
   out.high = round(band.down === Infinity ? Infinity : ratio * Math.exp(band.down))
   const beyond = (lr, widen = 0) => {

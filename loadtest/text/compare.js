@@ -24,7 +24,8 @@ export function ruleText () {
     'bracket (more rounds, --runs N, narrow them). A ratio is within noise while it stays inside both intervals ' +
     `and a floor for run-to-run drift (req/s ${times(COMPARE.floorRate)}, efficiency ` +
     `${times(COMPARE.floorEfficiency)}, p50 ${times(COMPARE.floorP50)}, p99 ${times(COMPARE.floorTail)}, capacity ` +
-    `${times(COMPARE.floorCapacity)}). Beyond it, a run the lab marked disturbed gets no call (disturbed); ` +
+    `${times(COMPARE.floorCapacity)}; a strategy the validation ran has its own, simple's req/s ` +
+    `${times(COMPARE.serverFloors.simple.rps)}). Beyond it, a run the lab marked disturbed gets no call (disturbed); ` +
     'where both reports carry a ' +
     'ruler, the ratio is divided by what the ruler predicts for the strategy; a residual within the band ' +
     `(widened ${times(COMPARE.modelError)} for the model) is put down to the machine, else it is better or worse. ` +
@@ -37,14 +38,16 @@ export function validationText (v) {
     return 'Error rates: not yet measured by the kept validation (node scripts/validate-compare.js).'
   }
   const pairs = (m) => `${m.pairs} pair${m.pairs === 1 ? '' : 's'}`
-  const held = v.falseAlarms.heldOut
-  const heldText = held ? ` (${pct(held.share)} on the ${pairs(held)} the floors were not fitted on)` : ''
+  const held = v.falseAlarms.serverHeldOut
+  const heldText = held ? ` (${pct(held.share)} held out)` : ''
+  const reached = v.power.reached
+  const reachedText = reached ? ` (${pct(reached.share)} of the ${reached.runs} it reached)` : ''
   const disturbed = (m) => (isNum(m.disturbedShare) ? ` and ${pct(m.disturbedShare)} marked disturbed` : '')
   return `Error rates measured by the kept validation (${v.folder}, ${v.machine}): false alarms ` +
     `${pct(v.falseAlarms.share)} of ${v.falseAlarms.figures} figures over ${pairs(v.falseAlarms)} of identical ` +
     `tours${heldText}; power ${pct(v.power.share)} of ${v.power.runs} changed runs detected over ` +
-    `${pairs(v.power)}; machine pairs: ${v.machine_pairs.map((m) => `${m.name} ${pct(m.machineShare)} of figures ` +
-    `put down to the machine${disturbed(m)}`).join(', ')}.`
+    `${pairs(v.power)}${reachedText}; machine pairs: ${v.machine_pairs.map((m) => `${m.name} ` +
+    `${pct(m.machineShare)} of figures put down to the machine${disturbed(m)}`).join(', ')}.`
 }
 
 // One verdict as a table cell: "0.93× worse", "0.56× machine (0.58× predicted)", "1.02× within noise".

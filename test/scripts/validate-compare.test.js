@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { VALIDATED } from '../../loadtest/compare/validated.js'
+import { COMPARE } from '../../loadtest/result/rules.js'
 import { validationText } from '../../loadtest/text/compare.js'
 import { judgeKept } from '../../scripts/validate-compare.js'
 import { ROOT } from '../helpers/lab.js'
@@ -19,6 +20,8 @@ test('compare and docs/compare.md print the kept validation\'s figures, as its s
   assert.deepEqual(VALIDATED.power, summary.power)
   assert.deepEqual(VALIDATED.machine_pairs, summary.machine_pairs.map(({ residuals, ...m }) => m))
   assert.ok(existsSync(join(ROOT, VALIDATED.folder, 'summary.md')))
+  // the rule book's floors per strategy are the kept validation's fit (scripts/validate-compare.js prints them)
+  assert.deepEqual(COMPARE.serverFloors, summary.serverFloors)
 })
 
 test('the judge: identical pairs give the false alarms, changed runs the power, by the rule\'s own verdicts', () => {

@@ -10,7 +10,7 @@ import { comparisonData, compareReports } from '../../../loadtest/compare/compar
 import { renderCompareHtml, renderCompareMarkdown } from '../../../loadtest/compare/render.js'
 import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/result/histogram.js'
 import { percentileInterval, quantileRanks, rateInterval } from '../../../loadtest/result/interval.js'
-import { judge } from '../../../loadtest/result/verdict.js'
+import { floorOf, judge, withServerFloors } from '../../../loadtest/result/verdict.js'
 import { STRATEGY_MODEL, predict } from '../../../loadtest/result/machine.js'
 import { COMPARE } from '../../../loadtest/result/rules.js'
 import { rulerFixture, rulerReading } from '../../fixtures/reports.js'
@@ -221,4 +221,23 @@ test('--json: the comparison as data, every figure with its ratio, interval and 
     for (const k of Object.keys(iv)) assert.ok(fields('FigureInterval').includes(k), k)
   }
   assert.equal(cell.verdicts.rps.verdict, 'machine')
+})
+
+test('a strategy the validation measured is judged by its own floor, any other run by its kind\'s', () => {
+  const tight = (x) => ({ value: x, low: x * 0.999, high: x * 1.001 })
+  const own = floorOf('rps', 'simple')
+  assert.equal(own, COMPARE.serverFloors.simple.rps)
+  assert.equal(floorOf('rps', 'a-server-of-mine'), COMPARE.floorRate)
+  assert.equal(floorOf('p99.9', 'simple'), COMPARE.serverFloors.simple.p99) // the tail's floor, as kindOf reads it
+  assert.equal(floorOf('goodput', 'simple'), COMPARE.serverFloors.simple.rps)
+  assert.ok(own < COMPARE.floorRate, 'simple varies less between runs than the strategies together')
+  // a change between the two floors: called for simple, within noise for a server the validation never ran
+  const between = 100 * Math.exp((own + COMPARE.floorRate) / 2)
+  assert.equal(judge('rps', tight(100), tight(between), null, { server: 'simple' }).verdict, 'better')
+  assert.equal(judge('rps', tight(100), tight(between), null, { server: 'a-server-of-mine' }).verdict, 'within-noise')
+  // the validation judges with floors it fitted, and the rule book's come back after
+  const wide = { simple: { rps: 1 } }
+  assert.equal(withServerFloors(wide, () => judge('rps', tight(100), tight(between), null, { server: 'simple' })).verdict,
+    'within-noise')
+  assert.equal(floorOf('rps', 'simple'), own)
 })
