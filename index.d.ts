@@ -157,6 +157,8 @@ export interface Sweep {
   steps?: Array<Record<string, unknown>>
   capacity: CapacityFigure
   targets?: CapacityFigure[]
+  /** What the sweeps cost: the requests their steps sent and their seconds (null where not timed). */
+  cost?: { requests: number; sec: number | null }
   [field: string]: unknown
 }
 
@@ -222,6 +224,8 @@ export interface Decision {
   /** The rate to plan for: the capacity less the headroom. */
   planRps: number | null
   headroom?: number
+  /** What the search for the decision cost: its sweeps, their requests and seconds (null where not measured). */
+  search?: { sweeps: number; requests: number | null; sec: number | null }
   decidedBy?: Reason | Record<string, unknown> | null
   runnerUp?: { key: string; server: string; capacityRps: number | null; bound?: Bound | null; [field: string]: unknown } | null
   /** Tied on capacity with the chosen (their brackets overlap): the other, as it would be deployed; null: no tie. */

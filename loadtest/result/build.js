@@ -46,7 +46,7 @@ function oneSweep (sw, k, rounds, end) {
 function sweepOf (record, rounds) {
   const sweeps = record.sweeps ?? [record.sweep]
   const runs = sweeps.map((sw, k) => oneSweep(sw, k, rounds, sweeps[k + 1]?.first ?? rounds.length))
-  const { kinds, lengths, first, ...rule } = sweeps[0]
+  const { kinds, lengths, first, sweepSec, ...rule } = sweeps[0]
   // a capacity that cannot be met (rps null) sorts below every number
   const order = runs.slice().sort((a, b) => (a.capacity.rps ?? -1) - (b.capacity.rps ?? -1))
   const median = order[(order.length - 1) >> 1]
@@ -58,7 +58,18 @@ function sweepOf (record, rounds) {
     capacity: median.capacity,
     ...(median.targets ? { targets: median.targets } : {}), // the median sweep's capacity at each target
     ...(many ? { runs: runs.map((r) => r.capacity), spread: held.length ? spread(held) : null } : {}),
+    cost: costOf(sweeps, runs),
     calibrationCheck: record.calibrationCheck ?? null
+  }
+}
+
+// What the sweeps cost: the requests their steps sent and their seconds from the first step to the end of
+// the last (null where a record did not time them).
+function costOf (sweeps, runs) {
+  const secs = sweeps.map((sw) => sw.sweepSec)
+  return {
+    requests: runs.reduce((a, r) => a + r.steps.reduce((b, s) => b + (s.requests?.sent ?? 0), 0), 0),
+    sec: secs.every(isNum) ? roundTo(secs.reduce((a, x) => a + x, 0), 1) : null
   }
 }
 

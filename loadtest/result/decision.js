@@ -422,6 +422,17 @@ function deployable (x, { form, cwd }) {
   return { ...configOf(x), key: r.key, variant, flags, command: serverCommand({ server: r.server, flags, form, cwd }) }
 }
 
+// What the search for the decision cost: its sweeps, their requests and seconds (result/build.js costOf;
+// sec null where a sweep was not timed: a report of an older lab).
+function searchOf (results) {
+  const costs = results.map((r) => r.capacity?.cost ?? null)
+  return {
+    sweeps: results.length,
+    requests: costs.every(Boolean) ? costs.reduce((a, c) => a + c.requests, 0) : null,
+    sec: costs.every((c) => isNum(c?.sec)) ? roundTo(costs.reduce((a, c) => a + c.sec, 0), 1) : null
+  }
+}
+
 // The decision of a capacity report (null when no result has a capacity). `sloMs`: the target it is
 // made at (default: the first target of the first result with one); `headroom`: the plan rate's share;
 // `form`/`cwd`: how its command is written (result/command.js serverCommand).
@@ -442,7 +453,8 @@ export function decide (report, { sloMs = null, headroom = HEADROOM, form = 'nod
       const t = targetsOf(r).find((x) => x.sloMs === target)
       return holdsSome(t) ? [] : [{ key: r.key, ...(t ? boundFields(t) : { bound: 'no-target' }) }]
     }),
-    headroom
+    headroom,
+    search: searchOf(results)
   }
   if (!rank.top) {
     const none = { key: null, server: null, setting: null, capacityRps: null, bracket: null, planRps: null }

@@ -1,5 +1,6 @@
 // Run one server (or a --url target) through warm-up and measured rounds while watching it; returns
 // a run record that result/build.js turns into a result. No formatting here.
+import { performance } from 'node:perf_hooks'
 import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
@@ -376,12 +377,14 @@ async function sweepRounds (record, server, load, { entry, calibration, round })
     const first = record.rounds.length
     record.sweeps.push({ ...sweep.describe(), kinds: sweep.kinds, lengths: sweep.lengths, first })
     const nextRate = () => sweep.next(record.rounds.slice(first).map(sweepHistoryOf))
+    const began = performance.now()
     for (let rate = nextRate(); rate !== null && !round.signal.aborted; rate = nextRate()) {
       const sweepName = load.runs > 1 ? `sweep ${k + 1}/${load.runs}, ` : ''
       round.progress?.(`${sweepName}step ${record.rounds.length - first + 1}: ${rate.toFixed(1)} req/s`)
       const connections = connectionsAt(load, rate)
       const step = { ...load, rate, connections, durationSec: stepLength(sweep, rate, load.mix) }
       record.rounds.push(await measuredRound(server, step, { ...round, onRound: null }))
+      record.sweeps[k].sweepSec = (performance.now() - began) / 1000 // the sweep's cost so far, kept if it is cut
     }
   }
 }

@@ -131,6 +131,12 @@ test('a capacity the sweep ended before it could hold is untrusted, with the hol
   const held = buildHttpResult({ ...record, sweeps: [{ ...sweep, lengths: [2, 2, 0.5, 0.5] }] }, {})
   assert.equal(held.capacity.capacity.held, true)
   assert.ok(!held.untrusted.some((x) => /capacity not held/.test(x)))
+  // the sweep's cost: every step's requests sent, and its seconds where the runner timed it (else null)
+  const sent = record.rounds.reduce((a, x) => a + roundFigures(x).requests.sent, 0)
+  assert.deepEqual(r.capacity.cost, { requests: sent, sec: null })
+  const timed = buildHttpResult({ ...record, sweeps: [{ ...sweep, sweepSec: 12.34 }] }, {})
+  assert.deepEqual(timed.capacity.cost, { requests: sent, sec: 12.3 })
+  assert.equal(timed.capacity.sweepSec, undefined, 'the runner\'s timing is not a rule of the sweep')
 })
 
 test('reasons are data: a code and its figures; text/reasons.js says them, an old report\'s string passes through', () => {

@@ -338,3 +338,17 @@ test('decision.command: the flags of the setting, the shedding variant and the t
   // not probed (an older report, the overload experiment): the configuration as swept
   assert.equal(decide(report(result('simple', [[100, 40, 44]]))).command, 'node servers/simple')
 })
+
+test('decision: the search\'s cost is its sweeps\' requests and seconds, the time left out where a sweep was not timed', () => {
+  const cost = (r, requests, sec) => ({ ...r, capacity: { ...r.capacity, cost: { requests, sec } } })
+  const d = decide(report(
+    cost(result('simple', [[100, 40, 44]]), 1200, 61.25),
+    cost(result('queued-threads', [[100, 80, 84]]), 2400, 538.8)
+  ))
+  assert.deepEqual(d.search, { sweeps: 2, requests: 3600, sec: 600.1 })
+  assert.deepEqual(decisionLines(d).find((l) => l.label === 'Search'),
+    { label: 'Search', text: '2 sweeps in 10 min 0 s, 3,600 requests' })
+  const old = decide(report(result('simple', [[100, 40, 44]]), cost(result('cluster', [[100, 30, 33]]), 900, null)))
+  assert.deepEqual(old.search, { sweeps: 2, requests: null, sec: null })
+  assert.equal(decisionLines(old).find((l) => l.label === 'Search').text, '2 sweeps')
+})
