@@ -3,7 +3,7 @@
 // lines; a report written before the decision carried data has its words already (a string passes as it
 // is). Pure: decision in, text out.
 import { isNum } from '../result/stats.js'
-import { MISSING, fmtRounded, mbSpaced, pctSpaced } from './format.js'
+import { MISSING, fmtRounded, mbSpaced, numGrouped, pctSpaced } from './format.js'
 import { classTargetsText, machineLine } from './sentences.js'
 import { boundText } from './reasons.js'
 import { SLO } from '../result/rules.js'
@@ -106,7 +106,7 @@ function confirmText (c) {
 function searchText (x) {
   const sweeps = `${x.sweeps} sweep${x.sweeps === 1 ? '' : 's'}`
   const sec = isNum(x.sec) ? ` in ${minSec(x.sec)}` : ''
-  const requests = isNum(x.requests) ? `, ${x.requests.toLocaleString('en-US')} requests` : ''
+  const requests = isNum(x.requests) ? `, ${numGrouped(x.requests)} requests` : ''
   return `${sweeps}${sec}${requests}`
 }
 
