@@ -311,7 +311,8 @@ function summaryMd (dir, s) {
       `moved at least ${REACHED} of it in log) and neither run was marked disturbed: ${s.power.reached.detected} of ` +
       `${s.power.reached.runs} (${pct(s.power.reached.share)}).`,
     `- Power, pools of one: ${s.setting.detected} of ${s.setting.runs} runs (${pct(s.setting.share)}) over ` +
-      `${s.setting.pairs} pairs.`,
+      `${s.setting.pairs} pairs; where the change reached the figure: ${s.setting.reached.detected} of ` +
+      `${s.setting.reached.runs} (${pct(s.setting.reached.share)}).`,
     ...s.machine_pairs.map((m) => `- ${m.name}: ${m.machine} of ${m.figures} figures put down to the machine ` +
       `(${pct(m.machineShare)}), ${m.disturbed} disturbed (${pct(m.disturbedShare)}) over ${m.pairs} pairs` +
       `${m.told ? '' : ' (no ruler: the machine cannot be told)'}.`),
@@ -327,6 +328,7 @@ async function writeSummary (dir, s, { machine }) {
     machine,
     falseAlarms: s.falseAlarms,
     power: s.power,
+    setting: s.setting,
     machine_pairs: s.machine_pairs.map(({ residuals, ...m }) => m)
   }
   await writeFile(join(dir, 'summary.json'), JSON.stringify({ ...s, folder, machine }, null, 2) + '\n')

@@ -27,7 +27,7 @@ import { writeAtomic } from '../loadtest/report/write.js'
 import { ROOT } from '../loadtest/catalog.js'
 
 const HELP = `Usage: node scripts/validate-history.js synthetic [--noise DIR] [--series N] [--length L] [--seed S] --out DIR
-       node scripts/validate-history.js real --from DIR --phases baseline:20,changed:10,taskset:3,hog:1
+       node scripts/validate-history.js real --from DIR --phases baseline:20,changed:10,taskset:3,hog:1,setting:10
             [--take baseline:6,changed:6,taskset:3] --out DIR
        node scripts/validate-history.js built --out DIR   (the real part on tours built from a reference one)
 

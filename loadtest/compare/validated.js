@@ -33,6 +33,17 @@ export const VALIDATED = {
       share: 0.5454545454545454
     }
   },
+  setting: {
+    pairs: 10,
+    runs: 80,
+    detected: 28,
+    share: 0.35,
+    reached: {
+      runs: 27,
+      detected: 26,
+      share: 0.9629629629629629
+    }
+  },
   machine_pairs: [
     {
       name: 'taskset -c 0',

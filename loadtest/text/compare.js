@@ -42,11 +42,13 @@ export function validationText (v) {
   const heldText = held ? ` (${pct(held.share)} held out)` : ''
   const reached = v.power.reached
   const reachedText = reached ? ` (${pct(reached.share)} of the ${reached.runs} it reached)` : ''
+  const set = v.setting?.reached
+  const settingText = set?.runs ? `, pools of one ${pct(set.share)} of the ${set.runs} it reached` : ''
   const disturbed = (m) => (isNum(m.disturbedShare) ? ` and ${pct(m.disturbedShare)} marked disturbed` : '')
   return `Error rates measured by the kept validation (${v.folder}, ${v.machine}): false alarms ` +
     `${pct(v.falseAlarms.share)} of ${v.falseAlarms.figures} figures over ${pairs(v.falseAlarms)} of identical ` +
     `tours${heldText}; power ${pct(v.power.share)} of ${v.power.runs} changed runs detected over ` +
-    `${pairs(v.power)}${reachedText}; machine pairs: ${v.machine_pairs.map((m) => `${m.name} ` +
+    `${pairs(v.power)}${reachedText}${settingText}; machine pairs: ${v.machine_pairs.map((m) => `${m.name} ` +
     `${pct(m.machineShare)} of figures put down to the machine${disturbed(m)}`).join(', ')}.`
 }
 

@@ -18,6 +18,7 @@ test('compare and docs/compare.md print the kept validation\'s figures, as its s
   const summary = JSON.parse(readFileSync(join(ROOT, VALIDATED.folder, 'summary.json'), 'utf8'))
   assert.deepEqual(VALIDATED.falseAlarms, summary.falseAlarms)
   assert.deepEqual(VALIDATED.power, summary.power)
+  assert.deepEqual(VALIDATED.setting, summary.setting)
   assert.deepEqual(VALIDATED.machine_pairs, summary.machine_pairs.map(({ residuals, ...m }) => m))
   assert.ok(existsSync(join(ROOT, VALIDATED.folder, 'summary.md')))
   // the rule book's floors per strategy are the kept validation's fit (scripts/validate-compare.js prints them)
