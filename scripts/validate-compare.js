@@ -27,6 +27,7 @@ import { runMain, usageError } from '../loadtest/errors.js'
 import { compareReports } from '../loadtest/compare/compare.js'
 import { validationText } from '../loadtest/text/compare.js'
 import { COMPARE } from '../loadtest/result/rules.js'
+import { roundTo } from '../loadtest/result/stats.js'
 import { withServerFloors } from '../loadtest/result/verdict.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -185,10 +186,9 @@ export function fitServerFloors (pairList, z = COMPARE.serverFloorZ) {
   }
   const rms = (xs) => Math.sqrt(xs.reduce((a, x) => a + x * x, 0) / xs.length)
   return Object.fromEntries(Object.entries(logs).sort(([a], [b]) => (a < b ? -1 : 1)).map(([server, kinds]) =>
-    [server, Object.fromEntries(FLOOR_KINDS.filter((k) => kinds[k]).map((k) => [k, round3(z * rms(kinds[k]))]))]))
+    [server, Object.fromEntries(FLOOR_KINDS.filter((k) => kinds[k]).map((k) => [k, roundTo(z * rms(kinds[k]), 3)]))]))
 }
 const FLOOR_KINDS = ['rps', 'efficiency', 'p50', 'p99']
-const round3 = (x) => Math.round(x * 1000) / 1000
 
 const share = (n, d) => (d ? n / d : null)
 // A strategy's change counts as reaching its figure when its mean req/s moved at least this share of the change

@@ -135,8 +135,8 @@ function syntheticMd (s, cmd) {
   ].join('\n')
 }
 
-// "a:1,b:2" → [['a', 1], ['b', 2]].
-function counts (text, name) {
+// "a:1,b:2" → [['a', 1], ['b', 2]] (the --phases and --take grammar).
+export function counts (text, name) {
   return String(text).split(',').map((p) => {
     const [k, n] = p.split(':')
     if (!k || !/^\d+$/.test(n ?? '')) throw usageError(`--${name}: expected NAME:N,…, got ${JSON.stringify(text)}`)

@@ -6,15 +6,14 @@ import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { built, real } from '../../scripts/validate-history.js'
+import { built, counts, real } from '../../scripts/validate-history.js'
 
-const phasesOf = (text) => text.split(',').map((p) => [p.split(':')[0], Number(p.split(':')[1])])
 const take = [['baseline', 6], ['changed', 6], ['taskset', 3]]
 
 test('the real check on built tours: the code change found, the machine named, nothing else called', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'vh-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
-  const phases = phasesOf(built(join(dir, 'built')))
+  const phases = counts(built(join(dir, 'built')), 'phases')
   const s = await real({ from: join(dir, 'built'), phases, take, out: join(dir, 'out') })
   assert.deepEqual(s.checks, {
     codeChangeFound: true, machineChangeNamed: true, noOtherChange: true, gateExits99: true, gateCutExits0: true
@@ -26,7 +25,7 @@ test('the real check: a step in the middle of the baseline is another change, no
   const dir = mkdtempSync(join(tmpdir(), 'vh-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   const from = join(dir, 'built')
-  const phases = phasesOf(built(from))
+  const phases = counts(built(from), 'phases')
   // the last 3 of the 6 kept baseline tours run 1.5 x slower: a step 3 tested reports before the known one
   const files = readdirSync(from).filter((f) => f.endsWith('.json')).sort()
   for (const f of files.slice(5, 8)) {
