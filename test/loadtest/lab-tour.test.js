@@ -29,7 +29,9 @@ test('the tour plans every server with light work and a light load', () => {
 })
 
 // The quick tour with fewer requests (its load is checked above): every server runs, answers and is verified.
-test('npm run lab -- --quick: a tour of every server, all answered and verified', { timeout: 120000 }, async (t) => {
+// It takes about 36 s alone and 66 s beside seven busy loops on 2 cores; in the suite, four files at once
+// beside the capacity and hostile runs, one CI run passed 120 s. The timeout guards against a hang only.
+test('npm run lab -- --quick: a tour of every server, all answered and verified', { timeout: 300000 }, async (t) => {
   const out = await tempDir()
   t.after(() => out.cleanup())
   const r = await runLab(['--quick', '--amount', String(AMOUNT), '--warmup', '2', '--out', out.dir])
