@@ -5,11 +5,10 @@
 // be made (a reason at once: Node's recursive mkdir spun for ever under /proc).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { tmpdir } from 'node:os'
 import ssrOffload from '../../loadtest/experiments/ssr-offload.js'
 import { loadNativeCaller } from '../../loadtest/channels/native/build.js'
 import { processTree } from '../../loadtest/run/watch/sample.js'
-import { runLab } from '../helpers/lab.js'
+import { runLab, tempDir } from '../helpers/lab.js'
 import { clip } from '../../loadtest/errors.js'
 
 test('ssr-offload: a pool worker that dies mid-case fails that case with the library\'s reason, shown in its row; the other rows are measured', async () => {
@@ -55,8 +54,10 @@ test('dispatch: a LOADLAB_NATIVE_DIR where nothing can be made gives its reason 
   }
 })
 
-test('dispatch --quick with LOADLAB_NATIVE_CC pointing nowhere: the skip is said on the terminal, the JS callers are measured', { timeout: 180000 }, async () => {
-  const run = await runLab(['--experiment', 'dispatch', '--quick', '--out', tmpdir()], {
+test('dispatch --quick with LOADLAB_NATIVE_CC pointing nowhere: the skip is said on the terminal, the JS callers are measured', { timeout: 180000 }, async (t) => {
+  const out = await tempDir()
+  t.after(() => out.cleanup())
+  const run = await runLab(['--experiment', 'dispatch', '--quick', '--out', out.dir], {
     env: { LOADLAB_NATIVE_CC: '/nonexistent/cc', LOADLAB_NATIVE_DIR: '/proc/loadlab-nowhere' }
   })
   assert.equal(run.exitCode, 0, run.stderr)
