@@ -26,12 +26,13 @@ function medianRound (rounds) {
 
 // One sweep's steps (global round indexes, so a capacity's `step` names its round), its capacity at the
 // first target, and (several targets) its capacity at each, every step judged against every target.
-function oneSweep (sw, k, rounds, end) {
+function oneSweep (sw, k, rounds, end, raw) {
   const first = sw.first ?? 0
   const figs = rounds.slice(first, end)
   const steps = figs.map((r, j) => ({
     ...stepFigures(r, first + j, sw.kinds?.[j] ?? null, sw.sloMs, sw.share),
     sec: sw.lengths?.[j] ?? null, // its planned length (the hold rule)
+    ...(raw[first + j]?.cut ? { cut: raw[first + j].cut } : {}), // stopped once it clearly failed (run/round/cut.js)
     sweep: k
   }))
   const capacity = capacityOf(steps, sw)
@@ -45,7 +46,7 @@ function oneSweep (sw, k, rounds, end) {
 // median sweep's capacity, every sweep's (`runs`) and their spread.
 function sweepOf (record, rounds) {
   const sweeps = record.sweeps ?? [record.sweep]
-  const runs = sweeps.map((sw, k) => oneSweep(sw, k, rounds, sweeps[k + 1]?.first ?? rounds.length))
+  const runs = sweeps.map((sw, k) => oneSweep(sw, k, rounds, sweeps[k + 1]?.first ?? rounds.length, record.rounds))
   const { kinds, lengths, first, sweepSec, ...rule } = sweeps[0]
   // a capacity that cannot be met (rps null) sorts below every number
   const order = runs.slice().sort((a, b) => (a.capacity.rps ?? -1) - (b.capacity.rps ?? -1))

@@ -186,6 +186,21 @@ export const QUICK = rule('quick', 'What --quick changes',
     fractions: [[0.6, 1.0, 1.4], 'three coarse steps around the ideal']
   })
 
+export const CUT = rule('cut', 'A step cut short',
+  'A step stops sending as soon as it is a clear failure at every target its verdict is wanted for (a repeat: ' +
+  'those its rate is pending for; any other step: all): once it has run minSec and sent minRequests, and `share` ' +
+  'of the requests it sent are over the loosest of them (from their due time: ended past it, or still out ' +
+  'longer). Its requests still out are answered and judged with the rest. The chance that a step meeting the ' +
+  'percentile ever shows so many over is at most falseCut (binomial, summed over every count it could stop at). ' +
+  'A step of a mix, or with several generator threads, runs its length.', {
+    minSec: [() => SWEEP_LIMITS.minDurationSec, 'no verdict rests on less than the shortest step', 'minDurationSec'],
+    minRequests: [() => FLOOR.minRequests, 'no fewer requests than a floor needs for its p50', 'floor minRequests'],
+    share: [() => REPEAT.clearShare, 'a clear failure: its median is over the target, no repeat could flip it',
+      'clearShare'],
+    falseCut: [(v) => cutError(v, QUICK.share), 'the p95 of --quick, the loosest percentile a sweep judges',
+      'Σ P(Binomial(n, 5 %) ≥ share × n), n ≥ minRequests']
+  })
+
 export const TIE = rule('tie', 'A tie on capacity',
   'Candidates whose brackets overlap the highest capacity\'s tie on it, and the decision names one all the same. ' +
   'Past capacity first (a configuration that keeps beats those that collapse, docs/decision.md); then, each ' +
@@ -379,4 +394,21 @@ export function requestsToShow (over = 0, opts = {}) {
   let n = over + 1
   while (percentileCall(n, over, opts) !== 'pass') n++
   return n
+}
+
+// P(X ≥ k) for X ~ Binomial(n, p).
+function binomialTail (k, n, p) {
+  return k <= 0 ? 1 : 1 - binomialCdf(k - 1, n, p)
+}
+
+// The chance that a step whose requests are over the target with probability `share` shows CUT.share of them
+// over at some count n ≥ minRequests it could stop at (a union bound: each term summed, until they vanish).
+function cutError ({ minRequests, share: cutShare }, share) {
+  let sum = 0
+  for (let n = minRequests; n < 1e6; n++) {
+    const term = binomialTail(Math.ceil(cutShare * n), n, share)
+    sum += term
+    if (term < 1e-18) break
+  }
+  return Number(sum.toPrecision(2))
 }

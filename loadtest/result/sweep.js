@@ -173,6 +173,14 @@ function forFirst (step) {
   return step.aim === 0
 }
 
+// The loosest target a step's verdict is wanted for (an index of the targets): for a repeat, the loosest its
+// rate is pending for; for any other step every target, since each judges every step (a bisection for the first
+// target also brackets the looser ones: cut at the first, they would need a step of their own).
+function forWhich (step, count) {
+  if (step.kind === 'repeat' && step.pending) return Math.max(...step.pending)
+  return count - 1
+}
+
 // A step's lengths (s) for a sweep's settings: lengthFor(rate, requests, floor) within [minDurationSec,
 // maxStepSec], lengthened up to longestSec when maxStepSec is too short for them (a floor step only up to
 // FLOOR.minRequests: its p50); lengthOf(views, step) the planned length of a step nextStep chose (a hold: its
@@ -280,6 +288,7 @@ export function createSweep ({
   const aims = [] // the target each was offered for (null: every target, a coarse step)
   const planned = [] // each step's planned length, seconds
   let lastRate = null
+  let forTarget = null // the loosest target the last step is offered for
   const { longestSec, lengthFor, lengthOf } = stepLengths({ minDurationSec, maxStepSec, minRequests, share })
   const typicalStep = (ms) => lengthFor((BUDGET.typical * cores * 1000) / ms, minRequests)
   const budget = sweepBudget({ budgetSec, budgetWorkMs, serviceMs }, typicalStep)
@@ -290,6 +299,10 @@ export function createSweep ({
     kinds,
     lengths: planned, // each step's planned length, seconds (a capacity's hold rule reads them)
     describe: () => describeSweep({ idealRps, serviceMs, cores, slo, many, budget }, settings),
+    // The loosest target the step next() just chose is offered for (ms): where it may be cut short (CUT).
+    cutTargetMs () {
+      return forTarget === null ? null : targets[forTarget]
+    },
     durationFor (rate) {
       return kinds.length && rate === lastRate ? planned.at(-1) : lengthFor(rate, minRequests)
     },
@@ -300,6 +313,7 @@ export function createSweep ({
       if (!step) return null
       kinds.push(step.kind)
       aims.push(step.aim)
+      forTarget = forWhich(step, targets.length)
       planned.push(sec)
       if (budget) budget.spentSec = Math.round((budget.spentSec + sec + BUDGET.stepOverheadSec) * 10) / 10
       lastRate = step.rate

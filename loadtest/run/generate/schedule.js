@@ -35,7 +35,7 @@ function dueAfter (i, due, gapMs, random, arrival) {
 // amount or duration is used up. Never skips or thins: every due time of the plan's `slice` is handed out
 // in order (a Poisson slice draws every gap of the plan, so its due times are the plan's own).
 // `phases` ([{ rate, durationMs }], constant arrivals) is a rate profile instead of one rate (a burst);
-// `until(due)` ends the schedule early when it returns true (the burst's recovery seen).
+// `until(due)` ends the schedule early when it returns true (a burst's recovery seen, a sweep's step decided).
 export function createSchedule ({
   rate, arrival = DEFAULTS.arrival, seed = DEFAULTS.seed, amount = null, durationMs = null, slice = null,
   phases = null, until = null
@@ -59,8 +59,9 @@ export function createSchedule ({
     next () {
       for (;;) {
         if (amount !== null && i >= amount) return null
-        due = dueAfter(i, due, gapMs, random, arrival)
-        if (durationMs !== null && due >= durationMs) return null
+        const next = dueAfter(i, due, gapMs, random, arrival)
+        if ((durationMs !== null && next >= durationMs) || until?.(next)) return null
+        due = next
         i++
         if ((i - 1) % stride === offset) break
       }

@@ -21,6 +21,7 @@ import { connectionsAt, recoveryTimeoutSec } from './load.js'
 import { failure, sweptCapacity } from '../../result/build.js'
 import { roundFigures, serviceTime } from '../../result/figures.js'
 import { createGoodput } from './goodput.js'
+import { createCut } from './cut.js'
 import { overloadRounds } from './overload.js'
 import { requestFactor, sharesOf } from '../../result/mix.js'
 import { redactUrl } from '../../result/redact.js'
@@ -142,11 +143,10 @@ async function measuredRound (server, load, ctx) {
   const readStats = () =>
     statsOn && !signal.aborted ? getJson(`${target}/__lab/stats`, { timeoutMs: 5000, signal }) : null
   let early = null
-  // The overload experiment's goodput at its target (goodput.js), fed by every finished request.
-  const goodput = load.goodput ? createGoodput({ sloMs: load.goodput.sloMs }) : null
-  const until = load.goodput?.until ? (due) => load.goodput.until(goodput, due) : null
+  const { goodput, cut, until } = earlyEnd(load)
   const onResponse = (e) => {
     goodput?.add(e)
+    cut?.onResponse(e)
     done++
     if (load.recovery === false && load.amount && done === load.amount) early = readStats()
   }
@@ -189,8 +189,19 @@ async function measuredRound (server, load, ctx) {
   const timeline = watch.stop()
   const telemetry = stats?.json ?? null
   const round = { fire, probe: probeResult, outside, recovery, telemetry, timeline, noise: noiseFigures }
+  if (cut?.figures()) round.cut = cut.figures()
   if (goodput) round.goodput = { ...goodput.figures(), drainedCpuSeconds: drained?.cpuSeconds ?? null }
   return round
+}
+
+// What may end a round before its schedule does: the overload experiment's goodput at its target (goodput.js)
+// once its burst's recovery shows, or a sweep's step once it clearly fails every target (cut.js); both fed
+// by every finished request.
+function earlyEnd (load) {
+  const goodput = load.goodput ? createGoodput({ sloMs: load.goodput.sloMs }) : null
+  const cut = load.cutOverMs ? createCut({ overMs: load.cutOverMs }) : null
+  const until = load.goodput?.until ? (due) => load.goodput.until(goodput, due) : (cut?.until ?? null)
+  return { goodput, cut, until }
 }
 
 // fireLoad; when it throws (a round that never ran: a shard's start passed), what watched the round ends with
@@ -382,11 +393,20 @@ async function sweepRounds (record, server, load, { entry, calibration, round })
       const sweepName = load.runs > 1 ? `sweep ${k + 1}/${load.runs}, ` : ''
       round.progress?.(`${sweepName}step ${record.rounds.length - first + 1}: ${rate.toFixed(1)} req/s`)
       const connections = connectionsAt(load, rate)
-      const step = { ...load, rate, connections, durationSec: stepLength(sweep, rate, load.mix) }
+      const durationSec = stepLength(sweep, rate, load.mix)
+      const step = { ...load, rate, connections, durationSec, cutOverMs: cutAt(load, sweep) }
       record.rounds.push(await measuredRound(server, step, { ...round, onRound: null }))
       record.sweeps[k].sweepSec = (performance.now() - began) / 1000 // the sweep's cost so far, kept if it is cut
     }
   }
+}
+
+// The loosest target the step is offered for, where it may be cut short (result/rules.js CUT): not a mix's
+// step (each class has its own targets), nor a shard's (every shard sends its whole slice of the plan), nor
+// with several generator threads (the cut hears every answer on this thread).
+function cutAt (load, sweep) {
+  if (load.mix || load.shard || (load.generators ?? 1) > 1) return null
+  return sweep.cutTargetMs()
 }
 
 // A step's length (s): the sweep's, and a mix's top-up (a repeat lasts for the requests its pool still

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { once } from 'node:events'
-import { CLIMB, FLOOR, LENGTH } from '../../../loadtest/result/rules.js'
+import { CLIMB, CUT, FLOOR, LENGTH } from '../../../loadtest/result/rules.js'
 import { CONFIRM_QUICK_SEC, CONFIRM_SEC } from '../../../loadtest/settings.js'
 import { capacityAtTargets, capacityOf, judgeStep, verdicts } from '../../../loadtest/result/capacity.js'
 import { HEADROOM, closeCandidates, pastOf } from '../../../loadtest/result/decision.js'
@@ -107,7 +107,12 @@ test('--experiment capacity --quick: the sweep, two targets, the hockey stick on
       // a repeat tops up an undecided rate: at least its shortest step (0.5 s)
       const need = s.kind === 'floor' ? FLOOR.minRequests : quick.minRequests
       const planned = Math.min(need, s.rate * (s.kind === 'repeat' ? quick.durationSec : LENGTH.lengthen * quick.maxStepSec))
-      assert.ok(s.requests.sent >= planned * 0.9, `${res.server} step ${s.index}: ${s.requests.sent} requests (${planned} planned)`)
+      if (s.cut) {
+        // a step cut short (CUT): after the shortest step, a clear failure on every request it sent
+        assert.ok(s.cut.atSec >= CUT.minSec && s.cut.sent >= CUT.minRequests, `${res.server} step ${s.index}: cut`)
+        assert.equal(s.requests.sent, s.cut.sent, 'it sent exactly the requests before the cut')
+        assert.ok(s.over >= CUT.share * s.n && s.call === 'fail', `${res.server} step ${s.index}: ${s.over} over of ${s.n}`)
+      } else assert.ok(s.requests.sent >= planned * 0.9, `${res.server} step ${s.index}: ${s.requests.sent} requests (${planned} planned)`)
     }
     // the sweep's time budget: every step its planned length and the overhead, never past it
     assert.equal(c.budget.sec, quick.budgetSec)

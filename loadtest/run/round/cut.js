@@ -1,0 +1,57 @@
+// A sweep's step cut short (result/rules.js CUT): the step stops sending once it is a clear failure at every
+// target, on the requests it sent so far. Fed by the open loop's events (open-loop.js onResponse) and asked by
+// its schedule before each due time (schedule.js `until`). A request is over the target when it ended past it
+// (answered late or timed out), or when it is still out longer than the target: it can only end past it. The
+// memory is the requests out (the due times sent and not yet passed by the target, and those ended early).
+import { CUT } from '../../result/rules.js'
+
+// A cut for a step judged against targets up to `overMs` (its loosest): onResponse(event) for each ended
+// request, until(due) for the schedule, figures() what the report keeps ({ atSec, sent, over }, or null when
+// the step ran its length). `rule`: the rule book's CUT, or another with its minSec, minRequests and share.
+export function createCut ({ overMs, rule = CUT }) {
+  const { minSec, minRequests, share } = rule
+  let sent = 0
+  let over = 0 // ended past the target, or counted while still out past it
+  let atMs = null
+  let due = [] // the due times sent, in order, not yet older than the target
+  let head = 0
+  const ended = new Set() // due times in `due` whose request ended (judged on its own)
+  const countedOut = new Set() // due times counted over while still out: not counted again when they end
+  return {
+    onResponse (e) {
+      if (countedOut.delete(e.dueMs)) return
+      if (e.dueMs >= oldest()) ended.add(e.dueMs)
+      if (e.timeout || e.latencyMs > overMs) over++
+    },
+    until (now) {
+      if (atMs !== null) return true
+      // every request due before now − overMs and still out is over the target
+      while (head < due.length && due[head] < now - overMs) {
+        const d = due[head++]
+        if (!ended.delete(d)) {
+          countedOut.add(d)
+          over++
+        }
+      }
+      if (head > 1024 && head * 2 > due.length) {
+        due = due.slice(head)
+        head = 0
+      }
+      if (now >= minSec * 1000 && sent >= minRequests && over >= share * sent) {
+        atMs = now
+        return true
+      }
+      due.push(now)
+      sent++
+      return false
+    },
+    figures () {
+      return atMs === null ? null : { atSec: Math.round(atMs) / 1000, sent, over }
+    }
+  }
+
+  // The due time from which requests are still tracked (older ones were passed by the target).
+  function oldest () {
+    return head < due.length ? due[head] : Infinity
+  }
+}

@@ -1,0 +1,104 @@
+// A sweep's step cut short (result/rules.js CUT, run/round/cut.js): it stops sending at the first due time where
+// the rule holds, never before, and an open loop against a real overloaded server ends there.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { CUT, QUICK, percentileCall } from '../../../../loadtest/result/rules.js'
+import { createCut } from '../../../../loadtest/run/round/cut.js'
+import { createSchedule } from '../../../../loadtest/run/generate/schedule.js'
+import { fireOpenLoop } from '../../../../loadtest/run/generate/open-loop.js'
+import { startServer } from '../../../helpers/server.js'
+
+const late = (dueMs) => ({ dueMs, latencyMs: 50, timeout: false })
+const soon = (dueMs) => ({ dueMs, latencyMs: 5, timeout: false })
+
+test('the rule: a clear failure after the shortest step, its false-cut chance the binomial sum it states', () => {
+  assert.deepEqual([CUT.minSec, CUT.minRequests, CUT.share], [2, 20, 0.5])
+  // a cut is a failure by the sample-size rule at any count it can stop at, even for --quick's p95
+  for (let n = CUT.minRequests; n < 2000; n++) {
+    assert.equal(percentileCall(n, Math.ceil(CUT.share * n), { share: QUICK.share }), 'fail', `${n} requests`)
+  }
+  // the chance stated: Σ P(Binomial(n, 5 %) ≥ n / 2) over n ≥ 20, its first term alone about 1.1e-8
+  assert.ok(CUT.falseCut > 1e-8 && CUT.falseCut < 1e-7, String(CUT.falseCut))
+})
+
+test('a step whose requests over the loosest target reach half of those sent stops at that due time, not before', () => {
+  const cut = createCut({ overMs: 20 })
+  // 100 req/s: due every 10 ms, each answered late at once. Every answer over the target: still no cut before 2 s.
+  let due = 0
+  for (; due < CUT.minSec * 1000; due += 10) {
+    assert.equal(cut.until(due), false, `due ${due} ms`)
+    cut.onResponse(late(due))
+  }
+  assert.equal(cut.until(due), true, 'at 2 s, 200 sent and 200 over: cut')
+  assert.deepEqual(cut.figures(), { atSec: 2, sent: 200, over: 200 })
+  assert.equal(cut.until(due + 10), true, 'a cut step stays cut')
+
+  // one under the boundary goes on; the request that reaches it stops the step (a target no request stays out past)
+  const edge = createCut({ overMs: 1e6 })
+  for (let i = 0; i < 300; i++) assert.equal(edge.until(i * 10), false)
+  const past = (dueMs) => ({ dueMs, latencyMs: 2e6, timeout: false })
+  for (let i = 0; i < 100; i++) edge.onResponse(i % 2 ? past(i * 10) : soon(i * 10)) // 50 over
+  for (let i = 100; i < 198; i++) edge.onResponse(past(i * 10)) // 148 over
+  assert.equal(edge.until(3000), false, '148 over of 300 sent: under half (the request due at 3 s is sent)')
+  edge.onResponse(past(1980))
+  edge.onResponse(past(1990))
+  assert.equal(edge.until(3010), false, '150 over of 301 sent: under half')
+  edge.onResponse({ dueMs: 2000, latencyMs: 0, timeout: true }) // a timeout is over the target
+  assert.equal(edge.until(3020), true, '151 over of 302 sent: half')
+  assert.deepEqual(edge.figures(), { atSec: 3.02, sent: 302, over: 151 })
+
+  // a step that meets the target runs its length: no cut, no figures
+  const fine = createCut({ overMs: 20 })
+  for (let i = 0; i < 1000; i++) {
+    assert.equal(fine.until(i * 10), false)
+    fine.onResponse(soon(i * 10))
+  }
+  assert.equal(fine.figures(), null)
+})
+
+test('a request still out longer than the target is over it, counted once: it can only end past the target', () => {
+  // nothing answered: at 2 s the 190 requests due before 1.9 s are out past a 100 ms target
+  const cut = createCut({ overMs: 100 })
+  for (let due = 0; due < 2000; due += 10) assert.equal(cut.until(due), false)
+  assert.equal(cut.until(2000), true)
+  assert.deepEqual(cut.figures(), { atSec: 2, sent: 200, over: 190 })
+
+  // counted while out, then answered late: still one each; answered in time: not over
+  const once = createCut({ overMs: 100, rule: { minSec: 0.25, minRequests: 10, share: 0.45 } })
+  for (let due = 0; due < 200; due += 10) assert.equal(once.until(due), false)
+  assert.equal(once.until(200), false, 'before 0.25 s: the 10 due before 0.1 s counted over, no cut yet')
+  for (let due = 0; due < 100; due += 10) once.onResponse({ ...late(due), latencyMs: 250 - due })
+  for (let due = 100; due < 200; due += 10) once.onResponse(soon(due))
+  assert.equal(once.until(300), true, '10 over of 21 sent')
+  assert.deepEqual(once.figures(), { atSec: 0.3, sent: 21, over: 10 })
+})
+
+test('a rate schedule ends at the due time its until() refuses', () => {
+  const s = createSchedule({ rate: 100, durationMs: 10000, until: (due) => due >= 500 })
+  let n = 0
+  while (s.next() !== null) n++
+  assert.equal(n, 50, 'due at 0, 10, …, 490 ms')
+  assert.equal(s.next(), null)
+})
+
+test('an open-loop step far past a real server\'s capacity is cut once it clearly fails: every request it sent judged', async (t) => {
+  // sleep-sync:20 inline holds the one event loop 20 ms a request: 50 req/s; offered 150 req/s for 8 s
+  const server = await startServer('simple', ['--work', 'sleep-sync:20'])
+  t.after(() => server.stop())
+  const cut = createCut({ overMs: 100 })
+  const r = await fireOpenLoop({
+    url: `${server.url}/`,
+    rate: 150,
+    durationSec: 8,
+    timeoutSec: 2,
+    onResponse: (e) => cut.onResponse(e),
+    until: (due) => cut.until(due)
+  })
+  const f = cut.figures()
+  assert.ok(f, 'the step was cut')
+  assert.ok(f.atSec >= CUT.minSec && f.atSec < 8, `cut at ${f.atSec} s`)
+  assert.equal(r.sent, f.sent, 'it sent exactly the requests before the cut')
+  assert.ok(r.sent < 150 * 8, `${r.sent} sent of ${150 * 8} planned`)
+  assert.ok(f.over >= CUT.share * f.sent, `${f.over} over of ${f.sent}`)
+  assert.equal(r.completed + r.timeouts + r.errors, r.sent, 'the requests still out were answered or timed out')
+})
