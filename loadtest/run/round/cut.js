@@ -1,7 +1,7 @@
 // A sweep's step cut short (result/rules.js CUT): the step stops sending once it is a clear failure at every
 // target, on the requests it sent so far. Fed by the open loop's events (open-loop.js onResponse) and asked by
 // its schedule before each due time (schedule.js `until`). A request is over the target when it ended past it
-// (answered late or timed out), or when it is still out longer than the target: it can only end past it. The
+// (answered late, or timed out at a timeout past it), or when it is still out longer: it can only end past it. The
 // memory is the requests out (the due times sent and not yet passed by the target, and those ended early).
 import { CUT } from '../../result/rules.js'
 
@@ -21,7 +21,7 @@ export function createCut ({ overMs, rule = CUT }) {
     onResponse (e) {
       if (countedOut.delete(e.dueMs)) return
       if (e.dueMs >= oldest()) ended.add(e.dueMs)
-      if (e.timeout || e.latencyMs > overMs) over++
+      if (e.latencyMs > overMs) over++ // a timeout at its timeout, as the step's histogram counts it
     },
     until (now) {
       if (atMs !== null) return true

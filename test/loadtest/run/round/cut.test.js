@@ -43,9 +43,12 @@ test('a step whose requests over the loosest target reach half of those sent sto
   edge.onResponse(past(1980))
   edge.onResponse(past(1990))
   assert.equal(edge.until(3010), false, '150 over of 301 sent: under half')
-  edge.onResponse({ dueMs: 2000, latencyMs: 0, timeout: true }) // a timeout is over the target
-  assert.equal(edge.until(3020), true, '151 over of 302 sent: half')
-  assert.deepEqual(edge.figures(), { atSec: 3.02, sent: 302, over: 151 })
+  edge.onResponse({ dueMs: 2000, latencyMs: 1e6, timeout: true }) // under the target at its timeout: not over
+  assert.equal(edge.until(3020), false, '150 over of 302 sent: under half')
+  edge.onResponse({ dueMs: 2010, latencyMs: 2e6, timeout: true }) // a timeout past the target is over it
+  edge.onResponse(past(2020))
+  assert.equal(edge.until(3030), true, '152 over of 303 sent: half')
+  assert.deepEqual(edge.figures(), { atSec: 3.03, sent: 303, over: 152 })
 
   // a step that meets the target runs its length: no cut, no figures
   const fine = createCut({ overMs: 20 })
