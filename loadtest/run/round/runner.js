@@ -403,10 +403,11 @@ async function sweepRounds (record, server, load, { entry, calibration, round })
 
 // The loosest target the step is offered for, where it may be cut short (result/rules.js CUT): not a mix's
 // step (each class has its own targets), nor a shard's (every shard sends its whole slice of the plan), nor
-// with several generator threads (the cut hears every answer on this thread).
+// with several generator threads (the cut hears every answer on this thread), nor a sweep that names no such
+// target (the brute force's grid: every step its length, scripts/capacity-brute-force.js).
 function cutAt (load, sweep) {
   if (load.mix || load.shard || (load.generators ?? 1) > 1) return null
-  return sweep.cutTargetMs()
+  return sweep.cutTargetMs?.() ?? null
 }
 
 // A step's length (s): the sweep's, and a mix's top-up (a repeat lasts for the requests its pool still
