@@ -22,16 +22,16 @@ test('the rule: a clear failure after the shortest step, its false-cut chance th
 })
 
 test('a step whose requests over the loosest target reach half of those sent stops at that due time, not before', () => {
+  // The schedule asks for the next due time once the one before was sent: the rule is judged at that one.
   const cut = createCut({ overMs: 20 })
   // 100 req/s: due every 10 ms, each answered late at once. Every answer over the target: still no cut before 2 s.
-  let due = 0
-  for (; due < CUT.minSec * 1000; due += 10) {
+  for (let due = 0; due <= CUT.minSec * 1000; due += 10) {
     assert.equal(cut.until(due), false, `due ${due} ms`)
     cut.onResponse(late(due))
   }
-  assert.equal(cut.until(due), true, 'at 2 s, 200 sent and 200 over: cut')
-  assert.deepEqual(cut.figures(), { atSec: 2, sent: 200, over: 200 })
-  assert.equal(cut.until(due + 10), true, 'a cut step stays cut')
+  assert.equal(cut.until(2010), true, 'at 2 s, 201 sent and 201 over: cut before the next')
+  assert.deepEqual(cut.figures(), { atSec: 2, sent: 201, over: 201 })
+  assert.equal(cut.until(2020), true, 'a cut step stays cut')
 
   // one under the boundary goes on; the request that reaches it stops the step (a target no request stays out past)
   const edge = createCut({ overMs: 1e6 })
@@ -48,7 +48,7 @@ test('a step whose requests over the loosest target reach half of those sent sto
   edge.onResponse({ dueMs: 2010, latencyMs: 2e6, timeout: true }) // a timeout past the target is over it
   edge.onResponse(past(2020))
   assert.equal(edge.until(3030), true, '152 over of 303 sent: half')
-  assert.deepEqual(edge.figures(), { atSec: 3.03, sent: 303, over: 152 })
+  assert.deepEqual(edge.figures(), { atSec: 3.02, sent: 303, over: 152 })
 
   // a step that meets the target runs its length: no cut, no figures
   const fine = createCut({ overMs: 20 })
@@ -62,18 +62,18 @@ test('a step whose requests over the loosest target reach half of those sent sto
 test('a request still out longer than the target is over it, counted once: it can only end past the target', () => {
   // nothing answered: at 2 s the 190 requests due before 1.9 s are out past a 100 ms target
   const cut = createCut({ overMs: 100 })
-  for (let due = 0; due < 2000; due += 10) assert.equal(cut.until(due), false)
-  assert.equal(cut.until(2000), true)
-  assert.deepEqual(cut.figures(), { atSec: 2, sent: 200, over: 190 })
+  for (let due = 0; due <= 2000; due += 10) assert.equal(cut.until(due), false)
+  assert.equal(cut.until(2010), true)
+  assert.deepEqual(cut.figures(), { atSec: 2, sent: 201, over: 190 })
 
-  // counted while out, then answered late: still one each; answered in time: not over
+  // counted while out (due 0–80 ms, judged at 190 ms), then answered late: still one each; answered in time: not over
   const once = createCut({ overMs: 100, rule: { minSec: 0.25, minRequests: 10, share: 0.45 } })
-  for (let due = 0; due < 200; due += 10) assert.equal(once.until(due), false)
-  assert.equal(once.until(200), false, 'before 0.25 s: the 10 due before 0.1 s counted over, no cut yet')
+  for (let due = 0; due <= 200; due += 10) assert.equal(once.until(due), false)
   for (let due = 0; due < 100; due += 10) once.onResponse({ ...late(due), latencyMs: 250 - due })
-  for (let due = 100; due < 200; due += 10) once.onResponse(soon(due))
-  assert.equal(once.until(300), true, '10 over of 21 sent')
-  assert.deepEqual(once.figures(), { atSec: 0.3, sent: 21, over: 10 })
+  for (let due = 100; due <= 200; due += 10) once.onResponse(soon(due))
+  assert.equal(once.until(300), false, 'at 0.2 s: before the shortest step')
+  assert.equal(once.until(310), true, 'at 0.3 s: 10 over of 22 sent')
+  assert.deepEqual(once.figures(), { atSec: 0.3, sent: 22, over: 10 })
 })
 
 test('a rate schedule ends at the due time its until() refuses', () => {
@@ -89,12 +89,16 @@ test('an open-loop step far past a real server\'s capacity is cut once it clearl
   const server = await startServer('simple', ['--work', 'sleep-sync:20'])
   t.after(() => server.stop())
   const cut = createCut({ overMs: 100 })
+  let over = 0 // every request judged at its end, as the step's histogram judges it
   const r = await fireOpenLoop({
     url: `${server.url}/`,
     rate: 150,
     durationSec: 8,
     timeoutSec: 2,
-    onResponse: (e) => cut.onResponse(e),
+    onResponse: (e) => {
+      cut.onResponse(e)
+      if (e.latencyMs > 100) over++
+    },
     until: (due) => cut.until(due)
   })
   const f = cut.figures()
@@ -103,5 +107,6 @@ test('an open-loop step far past a real server\'s capacity is cut once it clearl
   assert.equal(r.sent, f.sent, 'it sent exactly the requests before the cut')
   assert.ok(r.sent < 150 * 8, `${r.sent} sent of ${150 * 8} planned`)
   assert.ok(f.over >= CUT.share * f.sent, `${f.over} over of ${f.sent}`)
+  assert.ok(over >= f.over, `every request the cut counted over ended over: ${over} of its ${f.over}`)
   assert.equal(r.completed + r.timeouts + r.errors, r.sent, 'the requests still out were answered or timed out')
 })
