@@ -128,7 +128,7 @@ export interface Bracket {
 }
 
 /** How far a capacity is known (reports/README.md "bound"); 'no-target' only in a decision's `unmet`. */
-export type Bound = 'refined' | 'at-least' | 'cannot-meet' | 'below-lowest' | 'undecided' | 'no-target'
+export type Bound = 'refined' | 'ruled-out' | 'at-least' | 'cannot-meet' | 'below-lowest' | 'undecided' | 'no-target'
 
 /** Why a capacity is undecided: its code and figures. */
 export interface Undecided {
@@ -159,6 +159,8 @@ export interface Sweep {
   targets?: CapacityFigure[]
   /** What the sweeps cost: the requests their steps sent and their seconds (null where not timed). */
   cost?: { requests: number; sec: number | null }
+  /** The leaders' passes at each target when the sweep started (null: none): where a target was ruled out. */
+  leads?: Array<number | null> | null
   [field: string]: unknown
 }
 

@@ -272,6 +272,25 @@ function seeded (entry, results) {
   return seed ? { ...entry, sweep: (x) => entry.sweep({ ...x, seed }) } : entry
 }
 
+// A capacity entry's sweep given the leaders so far (`ruleOut`: a target whose confirmed failure is below a
+// leader's pass there is searched no further, rule book CLIMB): the highest pass at each target of the trusted
+// results swept before it, grouped by their targets (the sweep takes the group judged at its own).
+function led (entry, results) {
+  if (!entry.ruleOut || !entry.sweep) return entry
+  const groups = new Map()
+  for (const r of results) {
+    const c = r.capacity
+    if (!r.trusted || !c?.targetsMs?.length || c.targets?.length !== c.targetsMs.length) continue
+    const key = c.targetsMs.join(',')
+    const passes = c.targets.map((t) => (t.rps > 0 ? t.rps : 0))
+    const g = groups.get(key)
+    groups.set(key, { targetsMs: c.targetsMs, passes: g ? g.passes.map((p, k) => Math.max(p, passes[k])) : passes })
+  }
+  if (groups.size === 0) return entry
+  const leaders = [...groups.values()]
+  return { ...entry, sweep: (x) => entry.sweep({ ...x, leaders }) }
+}
+
 // Each plan entry's server, one after another: run, calibrate what it named, build its result once.
 async function runServers ({ plan, loads, taskCheck, resolved: { url } }, ctx) {
   const bootTimeout = bootTimeoutMs()
@@ -286,7 +305,7 @@ async function runServers ({ plan, loads, taskCheck, resolved: { url } }, ctx) {
     // resolved once, before the run: a shedding variant's C, target and flags from its base's result (overload)
     // and a mixed round's heavy rate from the work's service time, C beside it (experiments/mixed.js)
     const serviceMs = serviceTime(calibration[entry.work])
-    const handed = handOff(seeded(entry, ctx.results), ctx.results, serviceMs)
+    const handed = handOff(led(seeded(entry, ctx.results), ctx.results), ctx.results, serviceMs)
     const run = handOffMixed(handed, ctx.results, serviceMs)
     const record = await runEntry(run, loads[i], {
       signal,

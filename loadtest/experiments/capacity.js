@@ -6,7 +6,7 @@
 import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../text/format.js'
 import { SERVERS } from './heavy-cpu.js'
 import { createSweep } from '../result/sweep.js'
-import { sweepRuleText } from '../text/reasons.js'
+import { lowerBound, sweepRuleText } from '../text/reasons.js'
 import { BUDGET, CLIMB, QUICK, REPEAT, SAMPLE, SLO, SWEEP_LIMITS, percentileOf, sloFor } from '../result/rules.js'
 import { taskArgs } from '../run/watch/task.js'
 import { classTargetsText, trustMark } from '../text/sentences.js'
@@ -75,9 +75,10 @@ export function capacitySweep (opts, slos) {
   const { refine, minRequests, maxStepSec, budgetSec, budgetWorkMs, share, why } = q
   const maxSteps = q.maxSteps + q.stepsPerTarget * ((slos?.length ?? SLO.multiples.length) - 1)
   const steps = { refine, maxSteps, minDurationSec, maxStepSec, budgetSec, budgetWorkMs, share, why }
-  return ({ serviceMs, cores, seed = null, requestFactor = 1 }) => withRule(createSweep({
+  return ({ serviceMs, cores, seed = null, requestFactor = 1, leaders = null }) => withRule(createSweep({
     serviceMs,
     cores,
+    leaders,
     slos,
     ...steps,
     minRequests: Math.ceil(minRequests * requestFactor),
@@ -148,7 +149,8 @@ export default {
       ],
       work: opts.task?.spec ?? work,
       durationSec: opts.user?.durationSec ?? q.durationSec,
-      sweep: capacitySweep(opts, opts.slos) // --slo's targets (null: the sweep's default three)
+      sweep: capacitySweep(opts, opts.slos), // --slo's targets (null: the sweep's default three)
+      ruleOut: true // a target may be ruled out below the strategies swept before it (lab.js led)
     })))
   },
   notes (opts) {
@@ -185,13 +187,14 @@ function targetsCell (r) {
   return targets.map((t) => `${fmtMs(t.sloMs)} ms: ${oneCapacity(t)}`).join(' · ') || MISSING
 }
 
-// One capacity as a cell: ≥ for a floor, 'cannot meet' for a target the strategy cannot meet at any
-// rate tried (null, never 0), '-' for none found, a ~ when it is sensitive to the target.
+// One capacity as a cell: ≥ for a lower bound (at least, or ruled out below its bracket's failure), 'cannot
+// meet' for a target the strategy cannot meet at any rate tried (null, never 0), '-' for none found, a ~ when
+// it is sensitive to the target.
 function oneCapacity (c) {
   if (c.rps === null || c.rps === undefined) {
     return c.bound === 'cannot-meet' ? 'cannot meet' : c.bound === 'undecided' ? 'undecided' : MISSING
   }
-  return `${c.bound === 'at-least' ? '≥' : ''}${rps(c.rps)}${c.sensitive ? ' ~' : ''}`
+  return `${lowerBound(c) ? '≥' : ''}${rps(c.rps)}${c.sensitive ? ' ~' : ''}`
 }
 
 // The capacity cell: the (median) capacity, and with --runs N every sweep's.

@@ -9,7 +9,7 @@ import { decisionMarkdown } from './decision.js'
 import { bracketText, pastCapacityTable } from '../text/decision.js'
 import { pastConfigs } from './decision-figures.js'
 import { MISSING, fmtRounded as n, mibGib } from '../text/format.js'
-import { boundText } from '../text/reasons.js'
+import { boundText, lowerBound } from '../text/reasons.js'
 import { rulerLine, rulerMethodLine, rulerMovedLine, rulerRows } from '../text/ruler.js'
 
 // A calibration's row name: its work spec, and its runtime under --node.
@@ -192,7 +192,7 @@ function targetsTable (results) {
   const none = (t) => (t.bound === 'cannot-meet' ? 'cannot meet' : mdText(boundText(t)))
   const cell = (t) => !t
     ? MISSING
-    : t.rps === null ? none(t) : `${t.bound === 'at-least' ? '≥' : ''}${t.rps.toFixed(1)} (${bracketText(t)})`
+    : t.rps === null ? none(t) : `${lowerBound(t) ? '≥' : ''}${t.rps.toFixed(1)} (${bracketText(t)})`
   const rows = swept.map((r) => [r.key, ...slos.map((s) => cell(r.capacity.targets.find((t) => t.sloMs === s)))])
   const head = ['run', ...slos.map((s) => `p99 ≤ ${s} ms`)]
   return ['## Capacity at each target (req/s, bracket)', '', markdownTable({ head, rows }), '']

@@ -35,7 +35,7 @@ function oneSweep (sw, k, rounds, end, raw) {
     ...(raw[first + j]?.cut ? { cut: raw[first + j].cut } : {}), // stopped once it clearly failed (run/round/cut.js)
     sweep: k
   }))
-  const capacity = capacityOf(steps, sw)
+  const capacity = capacityOf(steps, { ...sw, lead: sw.leads?.[0] ?? null })
   const targets = sw.targetsMs?.length
     ? capacityAtTargets(steps, figs, { ...sw, targets: sw.targetsMs })
     : null

@@ -297,7 +297,9 @@ export function boundFields (c) {
 // n, over }), one plain object (reports/README.md "capacity"):
 //   rps       the highest rate whose verdict is a pass (verdicts); null when no rate passed — never 0
 //   bound     a code (text/reasons.js boundText says it): 'refined' (a failure confirmed within 1.2 × of
-//             it), 'at-least' (the step past it held, or the sweep ran out of steps or budget), 'cannot-meet'
+//             it), 'ruled-out' (a failure confirmed further above, below `lead`: the pass of a strategy swept
+//             before it, so the search stopped), 'at-least' (the step past it held, or the sweep ran out of
+//             steps or budget), 'cannot-meet'
 //             (a true floor failed, its p99 above the target), 'below-lowest' (a true floor failed
 //             otherwise), or 'undecided' (no rate passed and no true floor failed)
 //   undecided (bound 'undecided' only) why, { code, …figures }: 'budget-spent', 'step-limit',
@@ -310,10 +312,14 @@ export function boundFields (c) {
 //   failures a confirmed pass above them overruled; repeated, disturbedSteps, inDoubtSteps: step counts.
 // Pure, one target: a caller judging several targets calls it once per target on steps judged for it.
 // `share`: the percentile's share over the target (0.01: p99); `budget`, `maxSteps`: the sweep's, for why;
-// `hold`, `longestStepSec`: the sweep's hold rule (result/rules.js HOLD; null: a sweep without it).
+// `hold`, `longestStepSec`: the sweep's hold rule (result/rules.js HOLD; null: a sweep without it); `lead`: the
+// leaders' pass at this target when the sweep started (its `leads`), null for none.
 export function capacityOf (
   steps,
-  { sloMs, idealRps, share = SAMPLE.share, budget = null, maxSteps = null, hold = null, longestStepSec = Infinity }
+  {
+    sloMs, idealRps, share = SAMPLE.share, budget = null, maxSteps = null, hold = null, longestStepSec = Infinity,
+    lead = null
+  }
 ) {
   const byRate = verdicts(steps, { share })
   const { lo, hi, overruled } = bracketOf(byRate)
@@ -339,7 +345,7 @@ export function capacityOf (
     // 'at-least': the step past it did not fail, the real capacity may be higher
     ...(best === null
       ? boundWithout(floor, lowest, { budget, maxSteps, steps }, sloMs)
-      : { bound: proven ? 'refined' : 'at-least' }),
+      : { bound: proven ? 'refined' : hi !== null && lead > 0 && hi < lead ? 'ruled-out' : 'at-least' }),
     floor,
     sensitive: sensitiveTo(floor, sloMs),
     bracket: { pass: best?.rate ?? null, fail: hi },
@@ -361,14 +367,14 @@ export function capacityOf (
 // target from its round figures (`figs[i]`: its latency histogram counts its requests over that target),
 // then capacityOf per target. [{ sloMs, rps, bracket, bound, sensitive, p99 }], tightest first.
 export function capacityAtTargets (
-  steps, figs, { targets = [], idealRps, share = SAMPLE.share, budget = null, maxSteps = null }
+  steps, figs, { targets = [], idealRps, share = SAMPLE.share, budget = null, maxSteps = null, leads = null }
 ) {
-  return targets.map((sloMs) => {
+  return targets.map((sloMs, k) => {
     const judged = steps.map((s, i) => {
       const j = judgeStep(figs[i], sloMs, { share })
       return { ...s, ...j, pass: j.call === 'pass' }
     })
-    const c = capacityOf(judged, { sloMs, idealRps, share, budget, maxSteps })
+    const c = capacityOf(judged, { sloMs, idealRps, share, budget, maxSteps, lead: leads?.[k] ?? null })
     return { sloMs, rps: c.rps, bracket: c.bracket, ...boundFields(c), sensitive: c.sensitive, p99: c.p99 }
   })
 }

@@ -90,12 +90,15 @@ function nextStep (views, aims, ctx) {
   if (!floor) return { kind: 'floor', rate: firstFloorRate, aim: null, first: true }
   if (floor.overlapped) return { kind: 'floor', rate: lowerFloor(floor), aim: null, first: true }
   const byRate = views.map((v) => verdicts(v, { share }))
+  // a target whose confirmed failure is below a leader's pass there is searched no further (CLIMB)
+  const open = byRate.map((v, k) => !ruledOut(v, ctx.leads?.[k]))
+  if (!open.some(Boolean)) return null
   // the hold rule's length for the first target's capacity (carried on a hold step: its planned length)
   const holdSec = holdSecFor(floor.p50, ctx.sloMs, ctx.longestSec)
   const last = steps.at(-1)
   const onlyUndecidedFloor = last?.kind === 'floor' && last.call === 'undecided'
-  if (last && !onlyUndecidedFloor && byRate.some((v) => v.get(last.rate) === 'pending')) {
-    const pending = byRate.flatMap((v, k) => (v.get(last.rate) === 'pending' ? [k] : []))
+  const pending = last ? byRate.flatMap((v, k) => (open[k] && v.get(last.rate) === 'pending' ? [k] : [])) : []
+  if (last && !onlyUndecidedFloor && pending.length) {
     // a hold that is pending is measured again as a hold (the hold steps alone decide its rate)
     if (last.kind === 'hold') return { kind: 'hold', rate: last.rate, aim: 0, holdSec }
     return { kind: 'repeat', rate: last.rate, aim: aims.at(-1), pending }
@@ -111,12 +114,13 @@ function nextStep (views, aims, ctx) {
     // past the first target's failure the climb is the looser targets' (first: false); a first-target
     // failure far above its floor is searched down first (the decision's target before the looser ones)
     const first = byRate[0].get(floor.rate) !== 'fail' && (!lastCoarse || byRate[0].get(lastCoarse.rate) === 'pass')
-    if (first || downRate(byRate[0], floor) === null) {
+    if (first || !open[0] || downRate(byRate[0], floor) === null) {
       return { kind: 'coarse', rate: coarseRate(coarse.length, range), aim: null, first }
     }
   }
   // The first target (the decision's) is refined and proven first, so a step limit cuts the others.
   for (const [k, v] of byRate.entries()) {
+    if (!open[k]) continue
     const { lo, hi } = bracketOf(v)
     const base = baseOf(v, floor)
     const down = downRate(v, floor)
@@ -139,10 +143,18 @@ function nextStep (views, aims, ctx) {
     }
   }
   // no pass for the first target and its floor still pending: more evidence at the floor
-  if (bracketOf(byRate[0]).lo === 0 && byRate[0].get(floor.rate) === 'pending') {
+  if (open[0] && bracketOf(byRate[0]).lo === 0 && byRate[0].get(floor.rate) === 'pending') {
     return { kind: 'repeat', rate: floor.rate, aim: 0, pending: [0] }
   }
   return null
+}
+
+// Is a target ruled out: its lowest confirmed failure below the leader's pass there (`lead`)? It can neither
+// win nor tie at that target, whatever more steps would show.
+export function ruledOut (v, lead) {
+  if (!(lead > 0)) return false
+  const { hi } = bracketOf(v)
+  return hi !== null && hi < lead
 }
 
 // The rates whose hold failed, for a target's verdicts `v`.
@@ -278,11 +290,12 @@ export function createSweep ({
   serviceMs, cores, sloMs = null, slos = null, fractions = CLIMB.fractions, refine = SWEEP_LIMITS.refine,
   share = SAMPLE.share, minRequests = requestsToShow(0, { share }), minDurationSec = SWEEP_LIMITS.minDurationSec,
   maxStepSec = SWEEP_LIMITS.maxStepSec, maxSteps = SWEEP_LIMITS.maxSteps, budgetSec = null, budgetWorkMs = null,
-  why = null
+  why = null, leaders = null
 }) {
   const many = targetsFor(serviceMs, slos ?? (sloMs ? [sloMs] : null))
   const slo = slos?.length || sloMs ? sloFor(serviceMs, many.targets[0]) : sloFor(serviceMs)
   const targets = many.targets
+  const leads = leadsAt(leaders, targets)
   const idealRps = serviceMs > 0 ? (cores / serviceMs) * 1000 : null
   const kinds = [] // the kind of each rate handed out: floor, coarse, down, refine, over, repeat, hold
   const aims = [] // the target each was offered for (null: every target, a coarse step)
@@ -292,13 +305,13 @@ export function createSweep ({
   const { longestSec, lengthFor, lengthOf } = stepLengths({ minDurationSec, maxStepSec, minRequests, share })
   const typicalStep = (ms) => lengthFor((BUDGET.typical * cores * 1000) / ms, minRequests)
   const budget = sweepBudget({ budgetSec, budgetWorkMs, serviceMs }, typicalStep)
-  const opts = { idealRps, fractions, refine, maxSteps, share, sloMs: targets[0], longestSec }
+  const opts = { idealRps, fractions, refine, maxSteps, share, sloMs: targets[0], longestSec, leads }
   opts.firstFloorRate = firstFloorRate(serviceMs) // the first floor step (result/rules.js)
   const settings = { fractions, refine, minRequests, minDurationSec, maxStepSec, longestSec, maxSteps, share, why }
   return {
     kinds,
     lengths: planned, // each step's planned length, seconds (a capacity's hold rule reads them)
-    describe: () => describeSweep({ idealRps, serviceMs, cores, slo, many, budget }, settings),
+    describe: () => describeSweep({ idealRps, serviceMs, cores, slo, many, budget, leads }, settings),
     // The loosest target the step next() just chose is offered for (ms): where it may be cut short (CUT).
     cutTargetMs () {
       return forTarget === null ? null : targets[forTarget]
@@ -324,7 +337,7 @@ export function createSweep ({
 
 // The sweep's rule as plain data (describe()): its targets, steps, limits, percentile, hold rule and budget
 // (text/reasons.js sweepRuleText says it in words: experiments/capacity.js adds it as `rule`).
-function describeSweep ({ idealRps, serviceMs, cores, slo, many, budget }, settings) {
+function describeSweep ({ idealRps, serviceMs, cores, slo, many, budget, leads }, settings) {
   const { fractions, refine, minRequests, minDurationSec, maxStepSec, longestSec, maxSteps, share, why } = settings
   return {
     idealRps,
@@ -351,6 +364,15 @@ function describeSweep ({ idealRps, serviceMs, cores, slo, many, budget }, setti
     floorOverlap: FLOOR.overlap,
     // the hold rule (result/capacity.js holdSecFor)
     hold: { excess: HOLD.excess, times: HOLD.times, minSec: HOLD.minSec },
-    budget // the same object as the sweep goes (null: no budget)
+    budget, // the same object as the sweep goes (null: no budget)
+    leads // the leaders' passes at each target when it started (null: none), where a target is ruled out
   }
+}
+
+// The leaders' passes at this sweep's targets (`leaders`: [{ targetsMs, passes }] from the strategies swept
+// before it): [rps or null] per target from the ones judged at exactly these targets, or null for none.
+function leadsAt (leaders, targets) {
+  const same = leaders?.find((l) => l.targetsMs.length === targets.length &&
+    l.targetsMs.every((t, k) => t === targets[k]))
+  return same?.passes.some((p) => p > 0) ? same.passes.map((p) => (p > 0 ? p : null)) : null
 }

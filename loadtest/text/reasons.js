@@ -217,6 +217,7 @@ export function reasonText (x) {
 const BOUND_WORDS = {
   refined: () => 'refined',
   'at-least': () => 'at least',
+  'ruled-out': () => 'ruled out: a failure confirmed below the leader\'s capacity',
   'cannot-meet': () => 'cannot meet the target',
   'below-lowest': () => 'below the lowest rate offered',
   'no-target': () => 'no capacity at this target',
@@ -235,6 +236,11 @@ const UNDECIDED_WORDS = {
 // Why a capacity is undecided, in words (an old report's unknown why, its words; an unknown code, itself).
 function undecidedText (x) {
   return UNDECIDED_WORDS[x?.code]?.(x) ?? x?.text ?? String(x?.code ?? 'no why')
+}
+
+// Is a capacity shown as a lower bound (≥): the search stopped short of its knee (at least, ruled out)?
+export function lowerBound (c) {
+  return c?.bound === 'at-least' || c?.bound === 'ruled-out'
 }
 
 // A capacity's bound in words, from what carries it ({ bound, undecided }): "at least", "cannot meet the

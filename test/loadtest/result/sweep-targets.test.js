@@ -85,6 +85,35 @@ test('ranking flip: a fast-floor strategy leads at tight targets, a high-through
   assert.equal(decide({ results: [a, b] }, { sloMs: 400 }).server, 'high-ceiling')
 })
 
+test('a strategy far below the leaders: each target searched until a confirmed failure below the leader\'s pass there, then no further', () => {
+  const slos = [50, 100, 400]
+  const lead = capacities('lead', queue(5, 180), slos).targets // about 162, 171 and 178 req/s
+  const leaders = [{ targetsMs: slos, passes: lead.map((t) => t.rps) }]
+  const slow = queue(5, 40) // knees 36, 38 and 39.5 req/s
+  const plain = drive(createSweep({ serviceMs: 10, cores: 2, slos, maxSteps: MAX_STEPS }), slow)
+  const sweep = createSweep({ serviceMs: 10, cores: 2, slos, maxSteps: MAX_STEPS, leaders })
+  const { steps, figs } = drive(sweep, slow)
+  const d = sweep.describe()
+  assert.deepEqual(d.leads, lead.map((t) => t.rps), 'the leaders\' passes at its own targets')
+  assert.ok(steps.length < plain.steps.length, `${steps.length} steps, ${plain.steps.length} without the leaders`)
+  assert.ok(!steps.some((s) => ['refine', 'over', 'hold'].includes(s.kind)), 'no bisection, no step past capacity, no hold')
+  const targets = capacityAtTargets(steps, figs, { targets: d.targetsMs, idealRps: d.idealRps, leads: d.leads })
+  const truth = capacityAtTargets(plain.steps, plain.figs, { targets: slos, idealRps: d.idealRps })
+  for (const [k, t] of targets.entries()) {
+    assert.equal(t.bound, 'ruled-out', `${t.sloMs} ms`)
+    assert.ok(t.bracket.fail < lead[k].rps, `${t.sloMs} ms: a failure confirmed at ${t.bracket.fail}, below the leader's ${lead[k].rps}`)
+    assert.ok(t.rps <= truth[k].rps && truth[k].rps < t.bracket.fail, `${t.sloMs} ms: the full search's ${truth[k].rps} inside ${t.rps}–${t.bracket.fail}`)
+  }
+  // the leaders stand only at the same targets: judged at others, the sweep is the plain one
+  const withLeaders = (leaders) => createSweep({ serviceMs: 10, cores: 2, slos, maxSteps: MAX_STEPS, leaders })
+  const elsewhere = withLeaders([{ targetsMs: [60, 100, 400], passes: [150, 170, 178] }])
+  assert.equal(elsewhere.describe().leads, null)
+  assert.deepEqual(drive(elsewhere, slow).steps.map((s) => s.rate), plain.steps.map((s) => s.rate))
+  // a leader it reaches: searched as without one, and its capacity is refined
+  const near = withLeaders([{ targetsMs: slos, passes: [30, 30, 30] }])
+  assert.deepEqual(drive(near, slow).steps.map((s) => s.rate), plain.steps.map((s) => s.rate))
+})
+
 // Drive a sweep and account its time as the budget does: each step its planned length and the overhead.
 function driveTimed (sweep, p99At) {
   const history = []
