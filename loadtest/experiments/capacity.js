@@ -192,7 +192,7 @@ function targetsCell (r) {
 // it is sensitive to the target.
 function oneCapacity (c) {
   if (c.rps === null || c.rps === undefined) {
-    return c.bound === 'cannot-meet' ? 'cannot meet' : c.bound === 'undecided' ? 'undecided' : MISSING
+    return { 'cannot-meet': 'cannot meet', undecided: 'undecided', 'ruled-out': 'ruled out' }[c.bound] ?? MISSING
   }
   return `${lowerBound(c) ? '≥' : ''}${rps(c.rps)}${c.sensitive ? ' ~' : ''}`
 }

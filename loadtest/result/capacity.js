@@ -281,10 +281,12 @@ function undecidedWhy (floor, lowest, { budget = null, maxSteps = null, steps })
 }
 
 // The bound of a capacity with no passing rate ({ bound, undecided? }): 'cannot-meet' (a true floor failed
-// with its p99 above the target), 'below-lowest' (a true floor failed otherwise: errors, backlog) or
-// 'undecided' (no evidence for either), with why (undecidedWhy; 'no-step' without a step).
+// with its p99 above the target), 'below-lowest' (a true floor failed otherwise: errors, backlog), 'ruled-out'
+// (a failure confirmed below the leaders' pass: the search stopped) or 'undecided' (no evidence for either),
+// with why (undecidedWhy; 'no-step' without a step).
 function boundWithout (floor, lowest, sweep, sloMs) {
   if (floor?.true && lowest === 'fail') return { bound: floor.p99 > sloMs ? 'cannot-meet' : 'below-lowest' }
+  if (sweep.ruledOut) return { bound: 'ruled-out' }
   return { bound: 'undecided', undecided: floor ? undecidedWhy(floor, lowest, sweep) : { code: 'no-step' } }
 }
 
@@ -334,6 +336,7 @@ export function capacityOf (
   // The knee is proven when a failure is confirmed at or below 1.2 × capacity; else (the sweep's step
   // limit) the capacity is a lower bound.
   const proven = hi !== null && hi <= lo * CLIMB.overload * (1 + 1e-9)
+  const ruledOut = hi !== null && lead > 0 && hi < lead // below a strategy swept before it: searched no further
   const floor = floorOf(steps)
   const lowest = floor ? byRate.get(floor.rps) : null
   // the hold rule (a sweep that applied it: its `hold`): the length the capacity's rate had to hold for
@@ -344,8 +347,8 @@ export function capacityOf (
     rps: best?.rate ?? null,
     // 'at-least': the step past it did not fail, the real capacity may be higher
     ...(best === null
-      ? boundWithout(floor, lowest, { budget, maxSteps, steps }, sloMs)
-      : { bound: proven ? 'refined' : hi !== null && lead > 0 && hi < lead ? 'ruled-out' : 'at-least' }),
+      ? boundWithout(floor, lowest, { budget, maxSteps, steps, ruledOut }, sloMs)
+      : { bound: proven ? 'refined' : ruledOut ? 'ruled-out' : 'at-least' }),
     floor,
     sensitive: sensitiveTo(floor, sloMs),
     bracket: { pass: best?.rate ?? null, fail: hi },

@@ -134,6 +134,22 @@ test('floor: a floor above the target gives capacity null with "cannot meet the 
   assert.equal(capacityLine('x', { ...cap, floor: null }), null)
 })
 
+test('ruled out: a failure confirmed below the leaders\' pass bounds the capacity, with a pass or without one', () => {
+  const steps = [
+    { index: 0, rate: 2, kind: 'floor', call: 'pass', p50: 60, p99: 80, n: 300, over: 0 },
+    { index: 1, rate: 25, kind: 'coarse', call: 'fail', p50: 900, p99: 2000, n: 300, over: 290 }
+  ]
+  const at = (lead, s = steps) => capacityOf(s, { sloMs: SLO, idealRps: 100, lead })
+  assert.deepEqual([at(60).rps, at(60).bound, at(60).bracket], [2, 'ruled-out', { pass: 2, fail: 25 }])
+  assert.equal(at(null).bound, 'at-least', 'without leaders a wide bracket is a lower bound')
+  assert.equal(at(20).bound, 'at-least', 'a failure above the leader\'s pass rules nothing out')
+  // no pass: its floor's failure awaits its repeat, yet nothing it could show would reach the leader
+  const pending = [{ ...steps[0], call: 'fail', p99: 130, over: 20 }, steps[1]]
+  assert.deepEqual([at(60, pending).rps, at(60, pending).bound], [null, 'ruled-out'])
+  assert.equal(at(null, pending).bound, 'undecided')
+  assert.equal(boundText(at(60, pending)), 'ruled out: a failure confirmed below the leader\'s capacity')
+})
+
 test('several targets from one sweep: each step judged again, the floor says which targets cannot be met', () => {
   // a step of 300 requests at 40 ms with 10 at 400 ms: p99 400 ms
   const fig = { ...figures(300, 10), backlog: null, durationMs: 60000, rps: 5, open: { rate: 5, lag: { p99: 1 } } }
