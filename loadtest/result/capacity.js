@@ -280,6 +280,12 @@ function undecidedWhy (floor, lowest, { budget = null, maxSteps = null, steps })
   return { code: 'few-at-lowest' }
 }
 
+// Is a target ruled out (rule book CLIMB): its lowest confirmed failure `hi` below `lead`, the pass there of a
+// strategy swept before it? It can neither win nor tie at that target, whatever more steps would show.
+export function belowLead (hi, lead) {
+  return hi !== null && lead > 0 && hi < lead
+}
+
 // The bound of a capacity with no passing rate ({ bound, undecided? }): 'cannot-meet' (a true floor failed
 // with its p99 above the target), 'below-lowest' (a true floor failed otherwise: errors, backlog), 'ruled-out'
 // (a failure confirmed below the leaders' pass: the search stopped) or 'undecided' (no evidence for either),
@@ -336,7 +342,7 @@ export function capacityOf (
   // The knee is proven when a failure is confirmed at or below 1.2 × capacity; else (the sweep's step
   // limit) the capacity is a lower bound.
   const proven = hi !== null && hi <= lo * CLIMB.overload * (1 + 1e-9)
-  const ruledOut = hi !== null && lead > 0 && hi < lead // below a strategy swept before it: searched no further
+  const ruledOut = belowLead(hi, lead)
   const floor = floorOf(steps)
   const lowest = floor ? byRate.get(floor.rps) : null
   // the hold rule (a sweep that applied it: its `hold`): the length the capacity's rate had to hold for

@@ -12,7 +12,7 @@
 // counts (a disturbed failure counts only when a rate has had REPEAT.maxTries steps; a clear one, half its
 // requests over the target and undisturbed, counts at once), and a pass above a failure is re-measured.
 // See verdictAt for the rule, result/rules.js for every rule and value, and docs/rules.md.
-import { bracketOf, floorOf, heldAt, holdSecFor, judgeStep, verdicts } from './capacity.js'
+import { belowLead, bracketOf, floorOf, heldAt, holdSecFor, judgeStep, verdicts } from './capacity.js'
 import {
   BUDGET, CLIMB, FLOOR, HOLD, LENGTH, REPEAT, SAMPLE, SWEEP_LIMITS, firstFloorRate, percentileCall,
   percentileOf, requestsToShow, sloFor, targetsFor
@@ -91,7 +91,7 @@ function nextStep (views, aims, ctx) {
   if (floor.overlapped) return { kind: 'floor', rate: lowerFloor(floor), aim: null, first: true }
   const byRate = views.map((v) => verdicts(v, { share }))
   // a target whose confirmed failure is below a leader's pass there is searched no further (CLIMB)
-  const open = byRate.map((v, k) => !ruledOut(v, ctx.leads?.[k]))
+  const open = byRate.map((v, k) => !belowLead(bracketOf(v).hi, ctx.leads?.[k]))
   if (!open.some(Boolean)) return null
   // the hold rule's length for the first target's capacity (carried on a hold step: its planned length)
   const holdSec = holdSecFor(floor.p50, ctx.sloMs, ctx.longestSec)
@@ -147,14 +147,6 @@ function nextStep (views, aims, ctx) {
     return { kind: 'repeat', rate: floor.rate, aim: 0, pending: [0] }
   }
   return null
-}
-
-// Is a target ruled out: its lowest confirmed failure below the leader's pass there (`lead`)? It can neither
-// win nor tie at that target, whatever more steps would show.
-export function ruledOut (v, lead) {
-  if (!(lead > 0)) return false
-  const { hi } = bracketOf(v)
-  return hi !== null && hi < lead
 }
 
 // The rates whose hold failed, for a target's verdicts `v`.
