@@ -5,7 +5,6 @@
 // rate stay in the merged round (`generators`), so the trust rules can judge every thread. N = 1 is the
 // open loop on the lab's own thread, as before.
 import { Worker } from 'node:worker_threads'
-import { performance } from 'node:perf_hooks'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fireOpenLoop } from './open-loop.js'
 import { DEFAULTS, defaultConnections } from '../../settings.js'
@@ -15,6 +14,7 @@ import { createHistogram, decodeHistogram, encodeHistogram } from '../../result/
 import { maxOf, minOf } from '../../result/stats.js'
 import { addClasses, plainClasses } from './classes.js'
 import { mergeTallies } from '../../result/phases.js'
+import { epochNow, perfOf } from '../epoch.js'
 
 const THREAD = new URL('./generator-thread.js', import.meta.url)
 // How far ahead of the first due time threads that are all ready are told to start (ms).
@@ -45,7 +45,7 @@ const START_LEAD_MS = 500
 
 // Wait until START_LEAD_MS before `startAtEpochMs` (a shard's --start-at), or the abort.
 export async function waitForStart (startAtEpochMs, { signal, progress } = {}) {
-  const ms = startAtEpochMs - START_LEAD_MS - Date.now()
+  const ms = startAtEpochMs - START_LEAD_MS - epochNow()
   if (ms <= 0) return
   progress?.(`waiting for the common start, ${new Date(startAtEpochMs).toISOString()}`)
   await delay(ms, undefined, { signal }).catch(() => {})
@@ -102,7 +102,7 @@ async function fireThreads ({ generators, shard, clock, absorb, onEnded, opts })
   signal?.addEventListener('abort', stopAll, { once: true })
   try {
     await Promise.all(threads.map((t) => t.ready))
-    const startAt = opts.startAt ?? performance.timeOrigin + performance.now() + START_MARGIN_MS
+    const startAt = opts.startAt ?? epochNow() + START_MARGIN_MS
     for (const t of threads) t.worker.postMessage({ type: 'start', startAt, stopped: Boolean(signal?.aborted) })
     const done = await Promise.all(threads.map((t) => t.done))
     if (absorb) for (const d of done) if (d.timeline) absorb(d.timeline)
@@ -153,7 +153,7 @@ function mergeRaws (raws, startAtEpochMs) {
   out.priorityRaised = raws.every((r) => r.priorityRaised)
   out.stopped = raws.some((r) => r.stopped)
   out.startedAtEpochMs = startAtEpochMs
-  out.startedAt = startAtEpochMs - performance.timeOrigin
+  out.startedAt = perfOf(startAtEpochMs)
   out.durationMs = Math.max(...raws.map((r) => r.durationMs))
   out.lastAt = out.startedAt + out.durationMs
   out.generators = raws.map(threadOf)

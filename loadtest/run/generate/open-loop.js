@@ -28,6 +28,7 @@ import { roundCounts } from './fire.js'
 import { createTrace, traceFileFor } from './generator-trace.js'
 import { createPhaseTally, tallyAnswer } from '../../result/phases.js'
 import { fromPerformance } from '../../../servers/lib/stamps.js'
+import { epochNow, epochOf, perfOf } from '../epoch.js'
 
 // How often outstanding requests are checked against their timeout (ms).
 const SWEEP_MS = 10
@@ -247,7 +248,7 @@ async function startRound (g) {
     g.startAt = await g.startWhen
     if (g.settled) return
   }
-  const waitMs = g.startAt === null ? 0 : g.startAt - (performance.timeOrigin + performance.now())
+  const waitMs = g.startAt === null ? 0 : g.startAt - epochNow()
   if (waitMs < -START_LATE_MS) {
     const at = new Date(g.startAt).toISOString()
     return settle(g, new Error(`start time ${at} passed ${(-waitMs / 1000).toFixed(1)} s before this ` +
@@ -262,9 +263,9 @@ function beginSchedule (g) {
   if (g.settled) return
   g.priority = favourScheduler()
   g.raw.priorityRaised = g.priority.raised
-  g.t0 = g.startAt === null ? performance.now() : g.startAt - performance.timeOrigin
+  g.t0 = g.startAt === null ? performance.now() : perfOf(g.startAt)
   g.raw.startedAt = g.t0
-  g.raw.startedAtEpochMs = performance.timeOrigin + g.t0
+  g.raw.startedAtEpochMs = epochOf(g.t0)
   g.trace?.start(g.t0, g.connectedAt)
   g.sweeper = setInterval(sweep, SWEEP_MS, g)
   g.nextDue = g.schedule.next()

@@ -6,6 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { COARSE_DIGITS, createHistogram } from '../../result/histogram.js'
 import { createTimeline } from './timeline.js'
 import { roundTo } from '../../result/stats.js'
+import { epochOf, perfOf } from '../epoch.js'
 
 const IDLE_CPU_PERCENT = 10 // the tree uses less than this share of one core over IDLE_WINDOW_MS: idle
 const IDLE_WINDOW_MS = 1000
@@ -110,9 +111,9 @@ export function watchRound ({
   intervalMs, child = null, plannedMs = null, amount = null, onProgress = null, originEpochMs = null, histograms = false
 }) {
   const timeline = createTimeline({ intervalMs })
-  const t0 = originEpochMs === null ? performance.now() : originEpochMs - performance.timeOrigin
+  const t0 = originEpochMs === null ? performance.now() : perfOf(originEpochMs)
   const now = () => performance.now() - t0
-  const server = serverSamples(timeline, Date.now() - now())
+  const server = serverSamples(timeline, epochOf(t0))
   const outside = outsideSamples(timeline, now)
   const progress = liveProgress({ now, plannedMs, amount, onProgress })
   let ended = false
@@ -120,7 +121,7 @@ export function watchRound ({
   return {
     onOutside: outside.onOutside,
     // Generator threads record on this clock (epoch ms of t = 0) and their timelines join this one.
-    clock: { originEpochMs: performance.timeOrigin + t0, intervalMs },
+    clock: { originEpochMs: epochOf(t0), intervalMs },
     absorb (dump) {
       timeline.absorb(dump)
     },

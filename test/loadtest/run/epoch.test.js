@@ -1,0 +1,38 @@
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { Worker } from 'node:worker_threads'
+import { epochNow, epochOf, perfOf } from '../../../loadtest/run/epoch.js'
+
+// Date.now() counts whole ms: a moment read between two of its reads lies within [first, second + 1).
+function bracketed (read) {
+  const lo = Date.now()
+  const at = read()
+  const hi = Date.now() + 1
+  return { lo, at, hi }
+}
+
+test('epochNow is the wall clock Date.now() reads, to within its whole ms, on every read', () => {
+  for (let i = 0; i < 200; i++) {
+    const { lo, at, hi } = bracketed(epochNow)
+    assert.ok(at >= lo - 0.1 && at <= hi + 0.1, `${at} outside [${lo}, ${hi}]`)
+  }
+  assert.equal(perfOf(epochOf(1234.5)), 1234.5)
+})
+
+test('a thread reads the same epoch as the thread that started it (its own offset, not its timeOrigin)', async () => {
+  const src = `const { parentPort } = require('node:worker_threads')
+    parentPort.once('message', async (url) => {
+      const { epochNow } = await import(url)
+      const lo = Date.now(); const at = epochNow(); const hi = Date.now() + 1
+      parentPort.postMessage({ lo, at, hi })
+    })`
+  const worker = new Worker(src, { eval: true })
+  try {
+    const got = new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject) })
+    worker.postMessage(new URL('../../../loadtest/run/epoch.js', import.meta.url).href)
+    const { lo, at, hi } = await got
+    assert.ok(at >= lo - 0.1 && at <= hi + 0.1, `the thread's ${at} outside [${lo}, ${hi}]`)
+  } finally {
+    await worker.terminate()
+  }
+})
