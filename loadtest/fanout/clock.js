@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks'
 import { setTimeout as delay } from 'node:timers/promises'
 import { roundTo } from '../result/stats.js'
 import { isMain } from '../errors.js'
-import { epochNow } from '../run/epoch.js'
+import { wallOffsetMs } from '../run/epoch.js'
 
 const COARSE_MS = 20
 // How long before the expected turn the fine pass starts, and how long after it it gives up (ms).
@@ -21,7 +21,9 @@ const FINE_AFTER_MS = 3 * COARSE_MS
 const LIMIT_MS = 3500
 const REQUEST_TIMEOUT_MS = 1000
 
-const now = epochNow
+// This host's wall clock, as a shard waits on it (run/epoch.js), read once for the pass.
+let wall = null
+const now = () => performance.now() + (wall ??= wallOffsetMs())
 
 // One HEAD request on the kept connection: { sent, came, second } (local ms; the Date's second in ms,
 // NaN without a Date header).

@@ -2,46 +2,38 @@
 // clock for moments that the lab's processes and threads share (a shard's common start, a timeline's
 // origin). Not performance.timeOrigin + performance.now(): Node reads timeOrigin's wall and monotonic halves
 // apart as a thread or process starts, and a stall between the two reads (a busy machine) offsets that sum
-// for the thread's life (servers/lib/stamps.js). A shard started beside a busy suite waited for its start
-// on Date.now() and found it 0.5 s gone on that sum.
+// for the thread's life (servers/lib/stamps.js); a wall clock set since then (NTP) offsets it too. A shard
+// started beside a busy suite waited for its start on Date.now() and found it 0.5 s gone on that sum.
 import { performance } from 'node:perf_hooks'
 
 // A pair read further apart than this (ms) was preempted between its reads: read again.
 const PAIR_MS = 0.05
 const TRIES = 5
 
-let offset = null
-
-// Date.now() − performance.now() in this thread, read once: at the moment Date.now() turns to its next
-// ms (a whole ms is its start), so the offset is good to the loop's step, not to Date.now()'s 1 ms.
+// Date.now() − performance.now() in this thread now, read at the moment Date.now() turns to its next ms
+// (a whole ms is its start), so it is good to the loop's step, not to Date.now()'s 1 ms; it spins up to
+// 1 ms a try. Read anew for each moment the lab places (the wall clock may have been set since); a
+// hot path holds one.
 export function wallOffsetMs () {
-  if (offset !== null) return offset
   let best = null
   for (let i = 0; i < TRIES && (best === null || best.gap > PAIR_MS); i++) {
+    // the turn lies between the last read of the old ms and the first read of the new one
+    let lastOld = performance.now()
     const from = Date.now()
-    let before = performance.now()
-    let wall = Date.now()
+    let wall = from
     while (wall === from) {
-      before = performance.now()
+      const at = performance.now()
       wall = Date.now()
+      if (wall === from) lastOld = at
     }
     const after = performance.now()
-    if (best === null || after - before < best.gap) best = { gap: after - before, offset: wall - (before + after) / 2 }
+    const gap = after - lastOld
+    if (best === null || gap < best.gap) best = { gap, offset: wall - (lastOld + after) / 2 }
   }
-  offset = best.offset
-  return offset
+  return best.offset
 }
 
 // Now, in epoch ms.
 export function epochNow () {
   return performance.now() + wallOffsetMs()
-}
-
-// An epoch moment on this thread's performance.now() clock, and back.
-export function perfOf (epochMs) {
-  return epochMs - wallOffsetMs()
-}
-
-export function epochOf (perfMs) {
-  return perfMs + wallOffsetMs()
 }

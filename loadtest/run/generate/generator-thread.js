@@ -2,10 +2,11 @@
 // start, fires its slice of the plan with them, and posts its raw round (histograms encoded) and its timeline
 // (on the round's clock) back. A 'stop' message ends its round as the lab's abort does.
 import { parentPort, workerData } from 'node:worker_threads'
+import { performance } from 'node:perf_hooks'
 import { fireOpenLoop } from './open-loop.js'
 import { createTimeline } from '../watch/timeline.js'
 import { PROGRESS_MS, plainRaw } from './generators.js'
-import { epochNow } from '../epoch.js'
+import { wallOffsetMs } from '../epoch.js'
 
 const { opts, clock } = workerData
 const stop = new AbortController()
@@ -14,7 +15,8 @@ const stop = new AbortController()
 // requests it ended since its last progress report, posted every PROGRESS_MS.
 function threadTimeline () {
   const timeline = clock ? createTimeline({ intervalMs: clock.intervalMs }) : null
-  const at = () => epochNow() - clock.originEpochMs
+  const origin = clock ? clock.originEpochMs - wallOffsetMs() : 0 // on this thread's performance.now()
+  const at = () => performance.now() - origin
   const delta = { completed: 0, timeouts: 0 }
   const report = () => {
     if (delta.completed + delta.timeouts === 0) return

@@ -14,7 +14,7 @@ import { createHistogram, decodeHistogram, encodeHistogram } from '../../result/
 import { maxOf, minOf } from '../../result/stats.js'
 import { addClasses, plainClasses } from './classes.js'
 import { mergeTallies } from '../../result/phases.js'
-import { epochNow, perfOf } from '../epoch.js'
+import { epochNow, wallOffsetMs } from '../epoch.js'
 
 const THREAD = new URL('./generator-thread.js', import.meta.url)
 // How far ahead of the first due time threads that are all ready are told to start (ms).
@@ -153,7 +153,7 @@ function mergeRaws (raws, startAtEpochMs) {
   out.priorityRaised = raws.every((r) => r.priorityRaised)
   out.stopped = raws.some((r) => r.stopped)
   out.startedAtEpochMs = startAtEpochMs
-  out.startedAt = perfOf(startAtEpochMs)
+  out.startedAt = startAtEpochMs - wallOffsetMs()
   out.durationMs = Math.max(...raws.map((r) => r.durationMs))
   out.lastAt = out.startedAt + out.durationMs
   out.generators = raws.map(threadOf)

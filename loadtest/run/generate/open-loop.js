@@ -28,7 +28,7 @@ import { roundCounts } from './fire.js'
 import { createTrace, traceFileFor } from './generator-trace.js'
 import { createPhaseTally, tallyAnswer } from '../../result/phases.js'
 import { fromPerformance } from '../../../servers/lib/stamps.js'
-import { epochNow, epochOf, perfOf } from '../epoch.js'
+import { wallOffsetMs } from '../epoch.js'
 
 // How often outstanding requests are checked against their timeout (ms).
 const SWEEP_MS = 10
@@ -168,6 +168,7 @@ function createRound (opts) {
     trace: null,
     traceFile: traceFileFor(opts, opts.threadIndex ?? null),
     t0: 0,
+    wallOffsetMs: 0, // Date.now() − performance.now() as the round began (epoch.js)
     mix: mixOf(opts, target, seed) // a request mix's classes (null: GET of the URL's path)
   }
 }
@@ -248,7 +249,8 @@ async function startRound (g) {
     g.startAt = await g.startWhen
     if (g.settled) return
   }
-  const waitMs = g.startAt === null ? 0 : g.startAt - epochNow()
+  g.wallOffsetMs = wallOffsetMs() // the start's moment on this thread's clock
+  const waitMs = g.startAt === null ? 0 : g.startAt - (performance.now() + g.wallOffsetMs)
   if (waitMs < -START_LATE_MS) {
     const at = new Date(g.startAt).toISOString()
     return settle(g, new Error(`start time ${at} passed ${(-waitMs / 1000).toFixed(1)} s before this ` +
@@ -263,9 +265,9 @@ function beginSchedule (g) {
   if (g.settled) return
   g.priority = favourScheduler()
   g.raw.priorityRaised = g.priority.raised
-  g.t0 = g.startAt === null ? performance.now() : perfOf(g.startAt)
+  g.t0 = g.startAt === null ? performance.now() : g.startAt - g.wallOffsetMs
   g.raw.startedAt = g.t0
-  g.raw.startedAtEpochMs = epochOf(g.t0)
+  g.raw.startedAtEpochMs = g.t0 + g.wallOffsetMs
   g.trace?.start(g.t0, g.connectedAt)
   g.sweeper = setInterval(sweep, SWEEP_MS, g)
   g.nextDue = g.schedule.next()

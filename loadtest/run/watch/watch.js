@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises'
 import { COARSE_DIGITS, createHistogram } from '../../result/histogram.js'
 import { createTimeline } from './timeline.js'
 import { roundTo } from '../../result/stats.js'
-import { epochOf, perfOf } from '../epoch.js'
+import { wallOffsetMs } from '../epoch.js'
 
 const IDLE_CPU_PERCENT = 10 // the tree uses less than this share of one core over IDLE_WINDOW_MS: idle
 const IDLE_WINDOW_MS = 1000
@@ -111,9 +111,10 @@ export function watchRound ({
   intervalMs, child = null, plannedMs = null, amount = null, onProgress = null, originEpochMs = null, histograms = false
 }) {
   const timeline = createTimeline({ intervalMs })
-  const t0 = originEpochMs === null ? performance.now() : perfOf(originEpochMs)
+  const wall = wallOffsetMs()
+  const t0 = originEpochMs === null ? performance.now() : originEpochMs - wall
   const now = () => performance.now() - t0
-  const server = serverSamples(timeline, epochOf(t0))
+  const server = serverSamples(timeline, t0 + wall)
   const outside = outsideSamples(timeline, now)
   const progress = liveProgress({ now, plannedMs, amount, onProgress })
   let ended = false
@@ -121,7 +122,7 @@ export function watchRound ({
   return {
     onOutside: outside.onOutside,
     // Generator threads record on this clock (epoch ms of t = 0) and their timelines join this one.
-    clock: { originEpochMs: epochOf(t0), intervalMs },
+    clock: { originEpochMs: t0 + wall, intervalMs },
     absorb (dump) {
       timeline.absorb(dump)
     },

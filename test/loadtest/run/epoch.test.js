@@ -1,7 +1,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Worker } from 'node:worker_threads'
-import { epochNow, epochOf, perfOf } from '../../../loadtest/run/epoch.js'
+import { performance } from 'node:perf_hooks'
+import { epochNow, wallOffsetMs } from '../../../loadtest/run/epoch.js'
 
 // Date.now() counts whole ms: a moment read between two of its reads lies within [first, second + 1).
 function bracketed (read) {
@@ -16,7 +17,11 @@ test('epochNow is the wall clock Date.now() reads, to within its whole ms, on ev
     const { lo, at, hi } = bracketed(epochNow)
     assert.ok(at >= lo - 0.1 && at <= hi + 0.1, `${at} outside [${lo}, ${hi}]`)
   }
-  assert.equal(perfOf(epochOf(1234.5)), 1234.5)
+  const a = wallOffsetMs()
+  const b = wallOffsetMs()
+  assert.ok(Math.abs(a - b) < 0.2, `two reads of the offset ${a} and ${b} apart`)
+  const { lo, at, hi } = bracketed(() => performance.now() + a)
+  assert.ok(at >= lo - 0.1 && at <= hi + 0.1)
 })
 
 test('a thread reads the same epoch as the thread that started it (its own offset, not its timeOrigin)', async () => {
