@@ -131,9 +131,13 @@ function trustOf (record, rounds, shown, sweep) {
   const notes = distinct(record.notes ?? [])
   if (sweep) {
     const own = untrustedReasons(shown, record).filter((x) => !STEP_OWN.has(x.code))
-    const doubt = sweep.steps.filter((st) => st.inDoubt)
+    const doubt = sweep.steps.filter((st) => st.inDoubt && !st.mark)
     if (doubt.length) {
       notes.push({ code: 'steps-in-doubt', count: doubt.length, of: sweep.steps.length, maxTries: REPEAT.maxTries })
+    }
+    const marked = (tail) => sweep.steps.filter((st) => st.mark === tail).length
+    if (marked('bunched') + marked('smooth')) {
+      notes.push({ code: 'arrivals-off', bunched: marked('bunched'), smooth: marked('smooth'), of: sweep.steps.length })
     }
     for (const c of sweep.runs ?? [sweep.capacity]) {
       if (c.overruled.length) notes.push({ code: 'overruled', rates: c.overruled })

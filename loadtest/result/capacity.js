@@ -131,7 +131,8 @@ function overTarget (fig, sloMs) {
 // 'undecided' when too few requests decide either way (percentileCall), none at all included (a mix's class
 // that a step's draw left out: too few to judge, never a failure of that class). Without a histogram (figures
 // from before the rule) the p99 alone decides. inDoubt: a latency failure that the generator's lag could
-// flip (result/trust.js lagCouldFlip).
+// flip (result/trust.js lagCouldFlip) or that bunched arrivals made (`mark`, rules.js FIT); a pass on
+// arrivals smoother than the Poisson asked is undecided (`mark` 'smooth').
 export function judgeStep (fig, sloMs, { share = SAMPLE.share } = {}) {
   // a mix: every class against its own target (result/mix.js)
   if (fig.classes?.length) return judgeByClass(fig, sloMs, (f, t) => judgeStep(f, t, { share }))
@@ -145,8 +146,13 @@ export function judgeStep (fig, sloMs, { share = SAMPLE.share } = {}) {
   if (q.sent === 0) return { ...base, n: 0, call: 'undecided' }
   if (!(q.completed > 0) || fig.latency.p99 === null) return { ...base, call: 'fail', fault: 'no-answer' }
   const call = counts ? percentileCall(counts.n, counts.over, { share }) : fig.latency.p99 <= sloMs ? 'pass' : 'fail'
-  const inDoubt = call === 'fail' && lagCouldFlip(fig.latency.p99, fig.open?.lag?.p99, sloMs)
-  return { ...base, call, inDoubt }
+  // arrivals not as asked (rules.js FIT): a pass on a kinder load is not relied on, a failure on a harsher one
+  // is in doubt
+  const fit = fig.open?.fit?.tail ?? null
+  if (call === 'pass' && fit === 'smooth') return { ...base, call: 'undecided', mark: fit }
+  const bunched = call === 'fail' && fit === 'bunched'
+  const inDoubt = call === 'fail' && (bunched || lagCouldFlip(fig.latency.p99, fig.open?.lag?.p99, sloMs))
+  return { ...base, call, inDoubt, ...(bunched ? { mark: fit } : {}) }
 }
 
 // A step's call: its own, or (steps from before the sample-size rule) its pass.
@@ -157,9 +163,10 @@ export function callOf (s) {
 // The pooled call of a rate's latency evidence: the requests and those over the target of its passing and
 // undecided steps, summed (the sequential version of the sample-size rule). Disturbed steps pool too:
 // noise only adds time, so their few requests over the target still count toward a pass; a pooled
-// failure counts (`counted`) only when no disturbed step is in it.
+// failure counts (`counted`) only when no disturbed step is in it. A pass its arrivals made kinder (FIT) does
+// not pool.
 function pooledCall (steps, share) {
-  const pool = steps.filter((s) => callOf(s) !== 'fail' && typeof s.over === 'number')
+  const pool = steps.filter((s) => callOf(s) !== 'fail' && typeof s.over === 'number' && s.mark !== 'smooth')
   if (!pool.length) return { call: 'undecided', share: null, counted: false }
   const n = pool.reduce((a, s) => a + s.n, 0)
   const over = pool.reduce((a, s) => a + s.over, 0)

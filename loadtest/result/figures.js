@@ -3,7 +3,7 @@
 import { roundTo, summarize } from './stats.js'
 import { decodeHistogram, encodeHistogram, summarizeHistogram } from './histogram.js'
 import { backlogOf, judgeStep } from './capacity.js'
-import { contentionOf, disturbances } from './trust.js'
+import { arrivalFit, contentionOf, disturbances } from './trust.js'
 import { TRUST } from './rules.js'
 import { classFigures } from './mix.js'
 import { phaseFigures } from './phases.js'
@@ -58,14 +58,16 @@ function scheduleFigures (raw) {
 // What the generator (run/generate/open-loop.js) records of itself, where it does: its 1 s issue windows from
 // the warm-up's end in trust.js's shape ({ t, due, sent }), its lag after the warm-up, and the most
 // requests it found due and unsent at one wake-up (reports made before these figures have none of them).
-function generatorOwnFigures ({ windows, lagJudged, peakBacklog, warmupMs }) {
+function generatorOwnFigures ({ windows, lagJudged, peakBacklog, warmupMs, arrivals, arrival }) {
   if (!windows) return {}
   const after = summarizeHistogram(typeof lagJudged === 'string' ? decodeHistogram(lagJudged) : lagJudged)
   return {
     warmupMs,
     windows: generatorWindows(windows),
     lagAfterWarmup: { p50: after.p50, p99: after.p99, max: after.max },
-    peakBacklog
+    peakBacklog,
+    // its arrivals against the process asked for (trust.js arrivalFit), the last bin left out: the round ended in it
+    fit: arrivals ? arrivalFit(arrivals.issued.slice(0, -1), { binMs: arrivals.ms, arrival }) : null
   }
 }
 
@@ -241,6 +243,7 @@ export function stepFigures (fig, index, kind, sloMs, share = undefined) {
     n: judged.n,
     over: judged.over,
     inDoubt: judged.inDoubt,
+    mark: judged.mark ?? null, // arrivals not as asked that moved its call (result/rules.js FIT)
     cls: judged.cls ?? null, // a mix: the class whose verdict decided the step (result/mix.js judgeByClass)
     ...(judged.cls ? { why: judged.why } : {}),
     disturbed: fig.disturbed,

@@ -203,6 +203,18 @@ export const CUT = rule('cut', 'A step cut short',
       'Σ P(Binomial(n, 5 %) ≥ share × n), n ≥ minRequests']
   })
 
+export const FIT = rule('fit', 'Arrivals as asked',
+  'A step\'s requests issued per bin after the warm-up (binMs, joined to hold minPerBin on average; at least ' +
+  'minBins bins) are tested against Poisson by Fisher\'s index of dispersion (χ², bins − 1 degrees of freedom). ' +
+  'Burstier (upper tail) is a harsher load than asked: a failure on it is in doubt, as the lag makes one. ' +
+  'Smoother (lower tail, Poisson asked) is a kinder one: a pass on it is undecided and does not pool. Each tail ' +
+  'marks a step that kept its schedule with chance alpha / 2.', {
+    binMs: [100, 'finer than the offered-load check\'s 1 s windows, coarser than the generator\'s wake-ups'],
+    minPerBin: [3, 'the χ² law of the index holds from a few arrivals a bin'],
+    minBins: [20, 'fewer bins test nothing: a 2 s step at a floor\'s rate'],
+    alpha: [1e-3, 'about 100 steps in a default run: a step marked for nothing in one run of ten']
+  })
+
 export const TIE = rule('tie', 'A tie on capacity',
   'Candidates whose brackets overlap the highest capacity\'s tie on it, and the decision names one all the same. ' +
   'Past capacity first (a configuration that keeps beats those that collapse, docs/decision.md); then, each ' +

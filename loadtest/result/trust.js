@@ -4,9 +4,12 @@
 // work slower than calibrated when the server's tree was not itself crowding the cores) disturbs a round;
 // the strategy's own contention (more work at once than cores) is a finding, shown as a figure; the
 // generator's lag puts a latency verdict in doubt only where taking it out could flip the verdict.
+import jstatModule from 'jstat'
 import { roundTo } from './stats.js'
-import { TRUST } from './rules.js'
+import { FIT, TRUST } from './rules.js'
 import { WINDOW_MS } from '../settings.js'
+
+const { jStat } = jstatModule
 
 // The noise figures with a limit of their own (TRUST), each a cause of interference.
 const noiseFigures = ['stealPct', 'foreignCores', 'workInflation']
@@ -261,4 +264,28 @@ export function verdictOf (r) {
     reasons,
     contention: r?.contention ?? null
   }
+}
+
+// A step's arrivals against the process it asked for (result/rules.js FIT): Fisher's index of dispersion of the
+// requests issued per bin (`counts`, binMs each, the last one whole), bins joined until they hold FIT.minPerBin
+// on average: { binMs, bins, index (the variance over the mean), tail }, tail 'bunched' (burstier than Poisson),
+// 'smooth' (smoother, judged for poisson arrivals only) or null; null with fewer than FIT.minBins bins.
+export function arrivalFit (counts, { binMs, arrival }) {
+  const total = counts.reduce((a, c) => a + c, 0)
+  if (!(total > 0)) return null
+  const join = Math.max(1, Math.ceil((FIT.minPerBin * counts.length) / total))
+  const bins = []
+  for (let i = 0; i + join <= counts.length; i += join) {
+    let c = 0
+    for (let j = i; j < i + join; j++) c += counts[j]
+    bins.push(c)
+  }
+  if (bins.length < FIT.minBins) return null
+  const mean = bins.reduce((a, c) => a + c, 0) / bins.length
+  if (!(mean > 0)) return null
+  const df = bins.length - 1
+  const d = bins.reduce((a, c) => a + (c - mean) ** 2, 0) / mean
+  const below = jStat.chisquare.cdf(d, df)
+  const tail = 1 - below < FIT.alpha / 2 ? 'bunched' : arrival === 'poisson' && below < FIT.alpha / 2 ? 'smooth' : null
+  return { binMs: binMs * join, bins: bins.length, index: roundTo(d / df, 3), tail }
 }

@@ -200,6 +200,10 @@ const WORDS = {
       'above the knee',
   'steps-in-doubt': (x) => `${x.count} of ${x.of} steps in doubt (p99 less the generator's lag p99 within the ` +
     `target): each counted only after its rate had ${x.maxTries} steps`,
+  'arrivals-off': (x) => 'arrivals not as asked (Fisher\'s index of dispersion, the rule book\'s FIT): ' +
+    [x.bunched ? `${x.bunched} failing steps burstier than Poisson, each in doubt` : null,
+      x.smooth ? `${x.smooth} passing steps smoother than Poisson, each undecided` : null].filter(Boolean).join('; ') +
+    ` (of ${x.of} steps)`,
   overruled: (x) => `failures at ${x.rates.map(r1).join(', ')} req/s overruled by a pass above them that held twice`,
   ...RUN_NOTES
 }

@@ -39,13 +39,15 @@ export function capacityLine (name, c) {
   return null
 }
 
-// A step's verdict as every table shows it: ✓ holds, ✗ fails, ? undecided (too few requests to decide
-// p99), and a failure the generator's lag could flip marked in doubt.
+// A step's verdict as every table shows it: ✓ holds, ✗ fails, ? undecided (too few requests to decide p99, or
+// a pass on arrivals smoother than asked), and a failure the generator's lag or bunched arrivals could have
+// made marked in doubt (result/rules.js FIT).
 export function holdsText (s) {
   const call = callOf(s)
   if (call === 'pass') return '✓'
-  if (call === 'undecided') return '? undecided'
-  return s.inDoubt ? '✗ in doubt (lag)' : '✗'
+  if (call === 'undecided') return s.mark === 'smooth' ? '? arrivals smoother than Poisson' : '? undecided'
+  if (!s.inDoubt) return '✗'
+  return s.mark === 'bunched' ? '✗ in doubt (arrivals bunched)' : '✗ in doubt (lag)'
 }
 
 // A recovery as one cell, always in seconds with one decimal: "0.0 s", "15.0 s", or in words when the

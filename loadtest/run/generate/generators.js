@@ -143,6 +143,7 @@ function mergeRaws (raws, startAtEpochMs) {
   const out = { ...first, ...roundCounts(), statusCodes: {}, bodies: null }
   for (const k of SUMMED) out[k] = 0
   out.windows = { ...first.windows, due: [], issued: [] }
+  if (first.arrivals) out.arrivals = { ...first.arrivals, issued: [] }
   for (const k of RAW_HISTOGRAMS) out[k] = createHistogram()
   for (const r of raws) addRaw(out, r)
   out.connections = raws.reduce((a, r) => a + r.connections, 0)
@@ -167,6 +168,7 @@ function mergeRaws (raws, startAtEpochMs) {
 function addRaw (out, r) {
   for (const k of SUMMED) out[k] += r[k] ?? 0
   if (r.windows) for (const k of ['due', 'issued']) addInto(out.windows[k], r.windows[k])
+  if (r.arrivals) addInto(out.arrivals.issued, r.arrivals.issued)
   for (const [code, n] of Object.entries(r.statusCodes)) out.statusCodes[code] = (out.statusCodes[code] ?? 0) + n
   for (const k of RAW_HISTOGRAMS) out[k].add(typeof r[k] === 'string' ? decodeHistogram(r[k]) : r[k])
   out.firstIssueMs = minOf(out.firstIssueMs, r.firstIssueMs)

@@ -23,6 +23,7 @@ import { createSchedule } from './schedule.js'
 import { timingMs } from './server-timing.js'
 import { bodyReference, createVerifier } from './body.js'
 import { DEFAULTS, WINDOW_MS, defaultConnections } from '../../settings.js'
+import { FIT } from '../../result/rules.js'
 import { createHistogram, recordMs } from '../../result/histogram.js'
 import { roundCounts } from './fire.js'
 import { createTrace, traceFileFor } from './generator-trace.js'
@@ -45,6 +46,8 @@ export const LAST_CHANCE = 0.1
 // The warm-up left out of the judged lag and issue-rate windows (ms from due time 0): the first
 // requests meet cold code on both sides (JIT, the server's first answers).
 export const WARMUP_MS = 500
+// The arrival bins a round keeps (an hour's at FIT.binMs): the fit reads the first hour of a longer one.
+const MAX_FIT_BINS = 36000
 // Connections opened before time zero: enough for this many ms of the schedule in flight at once
 // (at least 2, at most the cap); more open on demand, as before.
 const PREOPEN_MS = 50
@@ -97,6 +100,8 @@ function newRaw ({ amount, rate, arrival, schedule, cap, warmupMs }) {
     warmupMs,
     // requests due and issued in each WINDOW_MS window from the warm-up's end (threads add them up)
     windows: { startMs: warmupMs, ms: WINDOW_MS, due: [], issued: [] },
+    // requests issued in each FIT.binMs bin from the warm-up's end, up to MAX_FIT_BINS (result/trust.js arrivalFit)
+    arrivals: { startMs: warmupMs, ms: FIT.binMs, issued: [] },
     peakBacklog: 0, // the most requests already due and not yet issued at one wake-up after the warm-up
     sentByAnswer: 0, // of `sent`, issued from the response path (the rest by the timer)
     preopened: 0, // connections opened before time zero
@@ -342,6 +347,8 @@ function issue (g, due, now) {
   if (due >= raw.warmupMs) recordMs(raw.lagJudged, lag)
   countIn(raw.windows.due, windowOf(g, due))
   countIn(raw.windows.issued, windowOf(g, now))
+  const bin = now < raw.arrivals.startMs ? -1 : Math.floor((now - raw.arrivals.startMs) / raw.arrivals.ms)
+  if (bin < MAX_FIT_BINS) countIn(raw.arrivals.issued, bin)
   if (g.trace) g.trace.issued(due, lag)
   g.on.sent?.()
   const cls = classOfNext(g)
