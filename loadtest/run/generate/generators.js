@@ -40,8 +40,11 @@ export function fireGenerators ({
 }
 
 // How long before a common start the measured round begins its own preparations (ms): the stats
-// reset, the watch and the probe; the round itself then waits for the exact moment (open-loop.js).
-const START_LEAD_MS = 500
+// reset, the watch, the probe and the connections; the round itself then waits for the exact moment
+// (open-loop.js). On a 2-core machine beside four busy loops and a ruler's threads, the wait woke up to
+// 0.35 s late and the preparations took up to 0.65 s more: at 0.5 s, two shards of the api example in a
+// busy suite found their start gone.
+const START_LEAD_MS = 2000
 
 // Wait until START_LEAD_MS before `startAtEpochMs` (a shard's --start-at), or the abort.
 export async function waitForStart (startAtEpochMs, { signal, progress } = {}) {
