@@ -145,6 +145,8 @@ export interface CapacityFigure {
   /** With bound 'undecided' only: why. */
   undecided?: Undecided | null
   bracket?: Bracket | null
+  /** How often the knee lies in the bracket (a lower bound: at or above its pass), by the sample rule. */
+  confidence?: number | null
   p99?: number | null
   [figure: string]: unknown
 }

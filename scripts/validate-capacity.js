@@ -25,7 +25,7 @@ import { calibrate, calibrateCold } from '../loadtest/run/watch/calibrate.js'
 import { buildHttpResult } from '../loadtest/result/build.js'
 import { boundText, reasonText } from '../loadtest/text/reasons.js'
 import { boundFields, capacityOf, judgeStep, percentileOf } from '../loadtest/result/capacity.js'
-import { targetsFor } from '../loadtest/result/rules.js'
+import { SAMPLE, targetsFor } from '../loadtest/result/rules.js'
 import { roundTo } from '../loadtest/result/stats.js'
 import { writeAtomic } from '../loadtest/report/write.js'
 import { upgradeBound } from '../loadtest/report/read.js'
@@ -291,6 +291,13 @@ function cellRecord (cell, brute, sweep) {
 
 const r1 = (x) => (typeof x === 'number' ? roundTo(x, 1) : '-')
 
+// The share of cells whose bracket held the knee, against the confidence the sample rule states for a bracket.
+function coverage (held, of) {
+  if (!of) return ''
+  const pct = (x) => `${roundTo(x * 100, 1)} %`
+  return `, ${pct(held / of)} of them against the ${pct(SAMPLE.bracketConfidence)} a bracket states (rule book sample)`
+}
+
 // summary.md from summary.json's cells: one row a cell, and how many hold of those with a verdict.
 export function renderSummary (cells) {
   const judged = cells.filter((c) => c.holds !== null)
@@ -306,7 +313,8 @@ export function renderSummary (cells) {
     '# The capacity sweep against brute force (scripts/validate-capacity.js)',
     '',
     `${held} of ${judged.length} cells with a verdict: the sweep's bracket contains the brute-force knee within one ` +
-      `grid step (${Math.round((GRID.ratio - 1) * 100)} %); ${cells.length - judged.length} without one (the grid, ` +
+      `grid step (${Math.round((GRID.ratio - 1) * 100)} %)${coverage(held, judged.length)}; ` +
+      `${cells.length - judged.length} without one (the grid, ` +
       'extended to its limit, showed no knee). Knee: the highest grid rate with its share over the target within ' +
       "the percentile's and the next rate's over it; a band up to the highest rate not shown to fail (binomial, 95 %, " +
       'the sweep\'s rule) with the next rate shown to fail, where they differ. ' +

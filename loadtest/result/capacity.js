@@ -322,6 +322,7 @@ export function boundFields (c) {
 //   floor     { rps, p50, p99, requests, overlap, true } at the lowest rate offered (floorOf)
 //   sensitive the target is within BOUND.sensitive of the floor's p99
 //   bracket   { pass, fail }: that rate and the lowest failing rate above it (so far, when undecided);
+//   confidence how often the knee lies in the bracket (SAMPLE.bracketConfidence; a lower bound: SAMPLE.confidence);
 //   held, holdSec: whether that rate held a step of holdSec (the hold rule, heldAt; null without the rule);
 //   ratioToIdeal; p99 and step: the step whose figures show it; over: the step past it; overruled:
 //   failures a confirmed pass above them overruled; repeated, disturbedSteps, inDoubtSteps: step counts.
@@ -365,6 +366,8 @@ export function capacityOf (
     floor,
     sensitive: sensitiveTo(floor, sloMs),
     bracket: { pass: best?.rate ?? null, fail: hi },
+    // how often the knee lies in the bracket (a lower bound: at or above its pass) by the sample rule's confidence
+    confidence: best === null ? null : hi === null ? SAMPLE.confidence : SAMPLE.bracketConfidence,
     // held for holdSec (a hold step, or a passing step that long); null: no capacity, or a sweep without the rule
     held: hold && best ? heldAt(steps, best.rate, holdSec) : null,
     holdSec,
@@ -391,6 +394,7 @@ export function capacityAtTargets (
       return { ...s, ...j, pass: j.call === 'pass' }
     })
     const c = capacityOf(judged, { sloMs, idealRps, share, budget, maxSteps, lead: leads?.[k] ?? null })
-    return { sloMs, rps: c.rps, bracket: c.bracket, ...boundFields(c), sensitive: c.sensitive, p99: c.p99 }
+    const { rps, bracket, confidence, sensitive, p99 } = c
+    return { sloMs, rps, bracket, confidence, ...boundFields(c), sensitive, p99 }
   })
 }

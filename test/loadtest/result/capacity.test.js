@@ -9,7 +9,7 @@ import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/re
 import { createSweep } from '../../../loadtest/result/sweep.js'
 import { capacityLine } from '../../../loadtest/text/sentences.js'
 import { boundText } from '../../../loadtest/text/reasons.js'
-import { FLOOR } from '../../../loadtest/result/rules.js'
+import { FLOOR, SAMPLE } from '../../../loadtest/result/rules.js'
 
 const SLO = 115
 
@@ -125,6 +125,10 @@ test('floor: a floor above the target gives capacity null with "cannot meet the 
   const c = capacityOf(near, { sloMs: SLO, idealRps: 100 })
   assert.equal(c.rps, 4)
   assert.equal(c.sensitive, true)
+  // the bracket's stated confidence: each end wrong at most 5 %, so 90 %; a lower bound 95 %; no pass, none
+  assert.deepEqual([c.confidence, SAMPLE.bracketConfidence], [0.9, 0.9], 'with SAMPLE.confidence 0.95')
+  assert.equal(capacityOf(near.slice(0, 1), { sloMs: SLO, idealRps: 100 }).confidence, SAMPLE.confidence)
+  assert.equal(cap.confidence, null)
   assert.match(capacityLine('worker-per-request', c), /within 1.5 × of its floor \(p99 106 ms at 4 req\/s\): its capacity is sensitive/)
   // no rate passed, but the floor's p99 is within the target (its steps failed otherwise): null as well
   const errors = [{ index: 0, rate: 10, kind: 'floor', call: 'fail', p50: 20, p99: 40, n: 300, over: 0 }]
