@@ -2,8 +2,8 @@
 // clock for moments that the lab's processes and threads share (a shard's common start, a timeline's
 // origin). Not performance.timeOrigin + performance.now(): Node reads timeOrigin's wall and monotonic halves
 // apart as a thread or process starts, and a stall between the two reads (a busy machine) offsets that sum
-// for the thread's life (servers/lib/stamps.js); a wall clock set since then (NTP) offsets it too. A shard
-// started beside a busy suite waited for its start on Date.now() and found it 0.5 s gone on that sum.
+// for the thread's life (servers/lib/stamps.js: up to 104 ms); a wall clock set since then (NTP) offsets it
+// too. A shard waited for its start on Date.now() and judged it on that sum.
 import { performance } from 'node:perf_hooks'
 
 // A pair read further apart than this (ms) was preempted between its reads: read again.
