@@ -1,6 +1,7 @@
 // Produces REAL loadlab reports for the HTML, browser and compare tests: runs the lab on a small
 // bounded load (2 connections, 20 requests of loop:1e5) and returns the written files.
 // Not a test file.
+import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { labRun } from './lab.js'
@@ -16,4 +17,13 @@ export async function makeRealReport (outDir, extraArgs = [], { html = true } = 
   if (report.status !== 'complete') throw new Error(`lab run ${report.status}: ${JSON.stringify(report.notes)}`)
   const base = join(out.dir, out.id)
   return { json: `${base}.json`, html: html ? `${base}.html` : null, md: `${base}.md`, report: JSON.parse(await readFile(`${base}.json`, 'utf8')) }
+}
+
+// A compare ratio cell, "45.73× better": the ratio B / A to two decimals and its verdict, one of `words` (a
+// regular expression's alternatives). The verdict keeps the ratio to four decimals, so the shown figure is
+// within half a hundredth (and that rounding) of the true ratio.
+export function assertRatio (cell, ratio, words) {
+  const m = new RegExp(`^([\\d,]+\\.\\d\\d)× (${words})$`).exec(cell ?? '')
+  assert.ok(m, `${cell}: not a ratio with one of ${words}`)
+  assert.ok(Math.abs(Number(m[1].replace(/,/g, '')) - ratio) <= 0.005 + 1e-4, `${cell} for a ratio of ${ratio}`)
 }

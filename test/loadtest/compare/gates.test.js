@@ -12,6 +12,7 @@ import { execa } from 'execa'
 import { CompareError, parseFailOn } from '../../../loadtest/compare/compare.js'
 import { spread } from '../../../loadtest/result/stats.js'
 import { ROOT, labRun } from '../../helpers/lab.js'
+import { assertRatio } from '../../helpers/reports-real.js'
 
 describe('the --fail-on grammar (pure)', () => {
   test('parseFailOn: the sign is the regression\'s direction; malformed bounds name themselves and the grammar', () => {
@@ -130,7 +131,7 @@ describe('compare on reports built from real rounds', () => {
     const res = await cli([files.even, files.slower, '--fail-on', 'rps:-5%', '--fail-on', 'p99:+10000%'])
     assert.equal(res.exitCode, 99, res.stderr)
     const c = cells(res.stdout)
-    assert.equal(c['B req/s ×A'], `${(rpsOf('slower') / rpsOf('even')).toFixed(2)}× worse`)
+    assertRatio(c['B req/s ×A'], rpsOf('slower') / rpsOf('even'), 'worse')
     assert.ok(rpsOf('slower') < rpsOf('even') * 0.95)
     const line = `✗ regressed: B \`${KEY}\` rps ${fmt(rpsOf('even'))} req/s → ${fmt(rpsOf('slower'))} req/s ` +
       `(${((rpsOf('slower') / rpsOf('even') - 1) * 100).toFixed(1)}%, bound -5%; verdict: worse)`
@@ -143,18 +144,18 @@ describe('compare on reports built from real rounds', () => {
   test('the other direction (the change undone): better, and --fail-on exits 0', async () => {
     const res = await cli([files.slower, files.even, '--fail-on', 'rps:-5%', '--fail-on', 'p99:+10%'])
     assert.equal(res.exitCode, 0, res.stderr)
-    assert.equal(cells(res.stdout)['B req/s ×A'], `${(rpsOf('even') / rpsOf('slower')).toFixed(2)}× better`)
+    assertRatio(cells(res.stdout)['B req/s ×A'], rpsOf('even') / rpsOf('slower'), 'better')
     assert.match(res.stdout, /✓ within bound: B `simple@loop:1e5` rps .* \(\+\d+\.\d%, bound -5%; verdict: better\)/)
   })
 
   test('one round per run: a verdict all the same, from each run\'s own intervals; --fail-on judges it', async () => {
     const worse = await cli([files.even1, files.slower1, '--fail-on', 'rps:-5%'])
     assert.equal(worse.exitCode, 99, worse.stderr)
-    assert.equal(cells(worse.stdout)['B req/s ×A'], `${(rpsOf('slower1') / rpsOf('even1')).toFixed(2)}× worse`)
+    assertRatio(cells(worse.stdout)['B req/s ×A'], rpsOf('slower1') / rpsOf('even1'), 'worse')
     assert.match(worse.stderr, /^compare: --fail-on: ✗ regressed: B `simple@loop:1e5` rps .*; verdict: worse\)$/m)
     const better = await cli([files.slower1, files.even1, '--fail-on', 'rps:-5%'])
     assert.equal(better.exitCode, 0, better.stderr)
-    assert.equal(cells(better.stdout)['B req/s ×A'], `${(rpsOf('even1') / rpsOf('slower1')).toFixed(2)}× better`)
+    assertRatio(cells(better.stdout)['B req/s ×A'], rpsOf('even1') / rpsOf('slower1'), 'better')
     // the page colours the verdict, with one round as with several
     const html1 = join(dir, 'one.html')
     const page1 = await cli([files.even1, files.slower1, '--html', html1, '--fail-on', 'rps:-5%'])
