@@ -605,8 +605,9 @@ function apart (rows, i, x, y, figure) {
 // Where the ranking flips between the baseline's machine and another's: each pair of runs both rank whose
 // order differs ({ report, above, below, sure }: `above` ranked over `below` on the baseline, under it
 // there; `sure` when on both machines the two runs' intervals are apart, not a tie within noise), and
-// whether the decision (the top of the ranking) differs.
-function flipsOf (rankings, baseline, rows) {
+// whether the decision differs: each report's own (`chosen[i]`, its decision block's run) where both have
+// one, else the top of the ranking.
+function flipsOf (rankings, baseline, rows, chosen) {
   const base = rankings[baseline]
   const flips = []
   const decisions = []
@@ -622,10 +623,12 @@ function flipsOf (rankings, baseline, rows) {
         flips.push({ report: i, above: shared[x], below: shared[y], sure })
       }
     }
-    const top = r.order.find((k) => base.order.includes(k)) ?? null
-    if (top !== null && top !== shared[0]) {
-      const sure = apart(rows, baseline, shared[0], top, base.figure) && apart(rows, i, shared[0], top, base.figure)
-      decisions.push({ report: i, was: shared[0], now: top, sure })
+    const own = chosen[baseline] !== null && chosen[i] !== null
+    const was = own ? chosen[baseline] : shared[0]
+    const top = own ? chosen[i] : (r.order.find((k) => base.order.includes(k)) ?? null)
+    if (top !== null && was !== undefined && top !== was) {
+      const sure = apart(rows, baseline, was, top, base.figure) && apart(rows, i, was, top, base.figure)
+      decisions.push({ report: i, was, now: top, sure })
     }
   })
   return { flips, decisions }
@@ -634,7 +637,8 @@ function flipsOf (rankings, baseline, rows) {
 // The machines side by side: per report its ruler line and ranking, and the flips against the baseline.
 function machinesOf (entries, rows, baseline) {
   const rankings = entries.map((_, i) => rankingOf(rows, i))
-  const { flips, decisions } = flipsOf(rankings, baseline, rows)
+  const chosen = entries.map(({ report }) => (typeof report.decision?.key === 'string' ? report.decision.key : null))
+  const { flips, decisions } = flipsOf(rankings, baseline, rows, chosen)
   return {
     rulers: entries.map(({ report }) => rulerLineOf(report)),
     noRuler: entries.flatMap(({ report }, i) => (rulerLineOf(report) ? [] : [i])),

@@ -197,6 +197,13 @@ test('several machines: a column per machine with its ruler line, its ranking, a
   assert.match(md, /\| \*\*B\*\* \| 1 of 2 cores · loop /)
   assert.match(md, /- decision flips on C: `simple@loop:1e7` comes first \(on A: `cluster@loop:1e7`\)\n/)
   assert.match(md, /ranking flips on B: .*; within noise on one machine at least/)
+  // reports with a decision block: their own decisions, not the top of a ranking (a tie broken otherwise)
+  const decided = (r, key) => ({ ...r, decision: { ...r.decision, key } })
+  const same = compareReports(entries(decided(a, 'cluster@loop:1e7'), decided(c, 'cluster@loop:1e7'))).machines
+  assert.equal(same.flips.length, 1, 'the ranking still flips')
+  assert.deepEqual(same.decisions, [], 'both decided cluster')
+  const other = compareReports(entries(decided(a, 'cluster@loop:1e7'), decided(b, 'simple@loop:1e7'))).machines
+  assert.deepEqual(other.decisions.map((d) => [d.was, d.now]), [['cluster@loop:1e7', 'simple@loop:1e7']])
   const html = renderCompareHtml(cmp)
   assert.match(html, /data-section="machines"/)
   assert.match(html, /data-chart="cores"/, 'the chart against the ruler\'s cores (A and B carry a ruler)')
