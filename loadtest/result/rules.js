@@ -32,7 +32,8 @@ export const SAMPLE = rule('sample', 'The sample-size rule',
     minRequests: [(v) => requestsToShow(0, { share: v.share, confidence: v.confidence }),
       'a step\'s default sample: the fewest requests that can show p99 with none over', 'requestsToShow(0)'],
     bracketConfidence: [(v) => roundTo(1 - 2 * (1 - v.confidence), 3), 'a bracket holds the knee this often: ' +
-      'each end wrong at most 1 − confidence (a union bound); a lower bound, `confidence`', '1 − 2 × (1 − confidence)'],
+      'each end wrong at most 1 − confidence (a union bound); a lower bound, `confidence`',
+    '1 − 2 × (1 − confidence)'],
     classMargin: [1.15, 'a mix\'s classes are drawn at random (a 20 % class of 1,500 requests: 300 ± 15): a step ' +
       'sized this much over the smallest class\'s share keeps it at its sample in most steps']
   })
