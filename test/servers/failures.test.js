@@ -142,20 +142,29 @@ test('cluster: a worker that dies is replaced, and stats then cover the new one'
       .filter((p) => p.role === 'worker')
       .map((p) => p.pid)
       .sort()
+  const failWith = (what) => (err) => assert.fail(`${what()}; stderr: ${srv.stderr()} (${err.message})`)
   const before = workerPids((await getJson(`${srv.url}/__lab/stats`)).body)
   assert.equal(before.length, 2)
   process.kill(before[0], 'SIGKILL')
+  // First the replacement as a process (no HTTP in the way), then the stats that cover it. A connection
+  // the primary hands to the worker as it dies is reset, or never answered (node:cluster holds it): each
+  // poll has its own timeout. The last reading goes into the failure, with the server's stderr.
+  await pWaitFor(() => {
+    const tree = processTree(srv.pid)
+    return tree.length === 3 && !tree.includes(before[0])
+  }, wait).catch(failWith(() => `no replacement: ${processTree(srv.pid)}`))
+  let last = null
   await pWaitFor(async () => {
-    // A connection the primary hands to the worker as it dies is reset, or never answered (node:cluster
-    // holds it): each poll has its own timeout.
     try {
       const { body } = await getJson(`${srv.url}/__lab/stats`, { signal: AbortSignal.timeout(2000) })
       const now = workerPids(body)
+      last = { restarted: body.gauges.workersRestarted, silent: body.gauges.workersSilent, now }
       return body.gauges.workersRestarted === 1 && now.length === 2 && !now.includes(before[0])
-    } catch {
+    } catch (err) {
+      last = err.message
       return false
     }
-  }, wait)
+  }, wait).catch(failWith(() => `stats do not cover the new worker: ${JSON.stringify(last)}`))
   assert.equal(isAlive(before[0]), false)
   // The client's kept-alive socket may still be the dead worker's: the server serves again once a
   // request on a live connection is answered.
