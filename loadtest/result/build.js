@@ -139,6 +139,7 @@ function trustOf (record, rounds, shown, sweep) {
     if (marked('bunched') + marked('smooth')) {
       notes.push({ code: 'arrivals-off', bunched: marked('bunched'), smooth: marked('smooth'), of: sweep.steps.length })
     }
+    if (marked('drift')) notes.push({ code: 'halves-off', count: marked('drift'), of: sweep.steps.length })
     for (const c of sweep.runs ?? [sweep.capacity]) {
       if (c.overruled.length) notes.push({ code: 'overruled', rates: c.overruled })
     }

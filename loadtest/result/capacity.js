@@ -12,7 +12,7 @@ import { median, roundTo } from './stats.js'
 import { lagCouldFlip } from './trust.js'
 import { judgeByClass } from './mix.js'
 import {
-  BACKLOG, BOUND, CLIMB, FLOOR, HOLD, REPEAT, SAMPLE, percentileCall, percentileOf, requestsToShow
+  BACKLOG, BOUND, CLIMB, FLOOR, HALVES, HOLD, REPEAT, SAMPLE, percentileCall, percentileOf, requestsToShow
 } from './rules.js'
 
 // The sample-size rule, where its readers found it before the rule book (result/rules.js).
@@ -106,10 +106,10 @@ export function heldAt (steps, rate, holdSec) {
 // A floor is true when its requests rarely overlap: its rate × p50 is at most FLOOR.overlap. Only a true floor
 // can show "cannot meet the target".
 
-// Requests and how many of them took longer than sloMs, from a round's encoded latency histogram
-// ({ n, over }); null without a histogram.
-function overTarget (fig, sloMs) {
-  const text = fig?.histograms?.latency
+// Requests and how many of them took longer than sloMs, from a round's encoded latency histogram (`name`,
+// the whole round's by default) ({ n, over }); null without that histogram.
+function overTarget (fig, sloMs, name = 'latency') {
+  const text = fig?.histograms?.[name]
   if (typeof text !== 'string' || !(sloMs > 0)) return null
   const h = decodeHistogram(text)
   const limitUs = sloMs * 1000
@@ -123,6 +123,21 @@ function overTarget (fig, sloMs) {
   return { n: h.totalCount, over }
 }
 
+// Whether a step's halves contradict (result/rules.js HALVES): the first passes and the second fails, or the
+// reverse, each ({ n, over }) judged alone at HALVES.confidence.
+export function halvesDisagree (first, second, share = SAMPLE.share) {
+  const opts = { share, confidence: HALVES.confidence }
+  const calls = [percentileCall(first.n, first.over, opts), percentileCall(second.n, second.over, opts)]
+  return calls.includes('pass') && calls.includes('fail')
+}
+
+// The same from a step's figures and its whole round's `counts`: false without the second half's histogram.
+function halvesContradict (fig, sloMs, counts, share) {
+  const late = overTarget(fig, sloMs, 'latencyLate')
+  if (!counts || !late) return false
+  return halvesDisagree({ n: counts.n - late.n, over: counts.over - late.over }, late, share)
+}
+
 // A step's verdict on the target from its round figures: { call, n, over, inDoubt, fault?, failed? } (fault:
 // the code of a failure that is not the percentile's: 'requests' (`failed` of them), 'backlog', 'no-answer';
 // text/reasons.js says a failure). call 'fail' when a
@@ -130,9 +145,9 @@ function overTarget (fig, sloMs) {
 // or its requests over the target decide a p99 above it; 'pass' when they decide p99 within it;
 // 'undecided' when too few requests decide either way (percentileCall), none at all included (a mix's class
 // that a step's draw left out: too few to judge, never a failure of that class). Without a histogram (figures
-// from before the rule) the p99 alone decides. inDoubt: a latency failure that the generator's lag could
-// flip (result/trust.js lagCouldFlip) or that bunched arrivals made (`mark`, rules.js FIT); a pass on
-// arrivals smoother than the Poisson asked is undecided (`mark` 'smooth').
+// from before the rule) the p99 alone decides. `mark`: arrivals not as asked (rules.js FIT: 'bunched' makes a
+// failure in doubt, 'smooth' a pass undecided) or halves that contradict (rules.js HALVES, 'drift': either);
+// a failure the generator's lag could flip is in doubt too (result/trust.js lagCouldFlip).
 export function judgeStep (fig, sloMs, { share = SAMPLE.share } = {}) {
   // a mix: every class against its own target (result/mix.js)
   if (fig.classes?.length) return judgeByClass(fig, sloMs, (f, t) => judgeStep(f, t, { share }))
@@ -146,13 +161,15 @@ export function judgeStep (fig, sloMs, { share = SAMPLE.share } = {}) {
   if (q.sent === 0) return { ...base, n: 0, call: 'undecided' }
   if (!(q.completed > 0) || fig.latency.p99 === null) return { ...base, call: 'fail', fault: 'no-answer' }
   const call = counts ? percentileCall(counts.n, counts.over, { share }) : fig.latency.p99 <= sloMs ? 'pass' : 'fail'
-  // arrivals not as asked (rules.js FIT): a pass on a kinder load is not relied on, a failure on a harsher one
-  // is in doubt
+  // arrivals not as asked (FIT): a pass on a kinder load is not relied on, a failure on a harsher one is in doubt;
+  // halves that contradict (HALVES): neither, nor an undecided step's requests in a pool
   const fit = fig.open?.fit?.tail ?? null
-  if (call === 'pass' && fit === 'smooth') return { ...base, call: 'undecided', mark: fit }
-  const bunched = call === 'fail' && fit === 'bunched'
-  const inDoubt = call === 'fail' && (bunched || lagCouldFlip(fig.latency.p99, fig.open?.lag?.p99, sloMs))
-  return { ...base, call, inDoubt, ...(bunched ? { mark: fit } : {}) }
+  const mark = halvesContradict(fig, sloMs, counts, share)
+    ? 'drift'
+    : (call === 'pass' && fit === 'smooth') || (call === 'fail' && fit === 'bunched') ? fit : null
+  if (call !== 'fail') return mark ? { ...base, call: 'undecided', mark } : { ...base, call }
+  const inDoubt = mark !== null || lagCouldFlip(fig.latency.p99, fig.open?.lag?.p99, sloMs)
+  return { ...base, call, inDoubt, ...(mark ? { mark } : {}) }
 }
 
 // A step's call: its own, or (steps from before the sample-size rule) its pass.
@@ -163,10 +180,9 @@ export function callOf (s) {
 // The pooled call of a rate's latency evidence: the requests and those over the target of its passing and
 // undecided steps, summed (the sequential version of the sample-size rule). Disturbed steps pool too:
 // noise only adds time, so their few requests over the target still count toward a pass; a pooled
-// failure counts (`counted`) only when no disturbed step is in it. A pass its arrivals made kinder (FIT) does
-// not pool.
+// failure counts (`counted`) only when no disturbed step is in it. A marked pass (FIT, HALVES) does not pool.
 function pooledCall (steps, share) {
-  const pool = steps.filter((s) => callOf(s) !== 'fail' && typeof s.over === 'number' && s.mark !== 'smooth')
+  const pool = steps.filter((s) => callOf(s) !== 'fail' && typeof s.over === 'number' && !s.mark)
   if (!pool.length) return { call: 'undecided', share: null, counted: false }
   const n = pool.reduce((a, s) => a + s.n, 0)
   const over = pool.reduce((a, s) => a + s.over, 0)

@@ -185,7 +185,9 @@ export function roundFigures (measured) {
       // open loop: from the write, the scheduler's lag, the wait for a connection (npm run merge adds them)
       ...(f.loop === 'open'
         ? { service: encodeHistogram(f.service), lag: encodeHistogram(f.lag), wait: encodeHistogram(f.wait) }
-        : {})
+        : {}),
+      // a round of planned length: the requests due in its second half (result/rules.js HALVES)
+      ...(f.latencyLate && f.lateFromMs !== null ? { latencyLate: encodeHistogram(f.latencyLate) } : {})
     },
     serverTiming: { count: f.workMs.totalCount, workMs: centre(f.workMs), queueMs: centre(f.queueMs) },
     probe: measured.probe

@@ -218,6 +218,15 @@ export const FIT = rule('fit', 'Arrivals as asked',
     alpha: [1e-3, 'about 100 steps in a default run: a step marked for nothing in one run of ten']
   })
 
+export const HALVES = rule('halves', 'A step the same in both halves',
+  'Each half of a step of planned length (requests due before and after its midpoint) is judged alone by the ' +
+  'sample-size rule at `confidence`. Halves that contradict, one passing, one failing, show a step that changed ' +
+  'as it ran: it is marked, a failure in doubt, else undecided and out of the pool. A steady step\'s halves ' +
+  'contradict at most 2 × (1 − confidence).', {
+    confidence: [0.99, 'about 100 steps in a default run: a false mark in one step of fifty at most; a half ' +
+      'shows p99 from 459 requests']
+  })
+
 export const TIE = rule('tie', 'A tie on capacity',
   'Candidates whose brackets overlap the highest capacity\'s tie on it, and the decision names one all the same. ' +
   'Past capacity first (a configuration that keeps beats those that collapse, docs/decision.md); then, each ' +

@@ -204,6 +204,8 @@ const WORDS = {
     [x.bunched ? `${x.bunched} failing steps burstier than Poisson, each in doubt` : null,
       x.smooth ? `${x.smooth} passing steps smoother than Poisson, each undecided` : null].filter(Boolean).join('; ') +
     ` (of ${x.of} steps)`,
+  'halves-off': (x) => `${x.count} of ${x.of} steps changed as they ran (their halves contradict, the rule book's ` +
+    'HALVES): a pass among them undecided, a failure in doubt',
   overruled: (x) => `failures at ${x.rates.map(r1).join(', ')} req/s overruled by a pass above them that held twice`,
   ...RUN_NOTES
 }

@@ -39,15 +39,22 @@ export function capacityLine (name, c) {
   return null
 }
 
+// Why a marked step is undecided, or in doubt (result/rules.js FIT, HALVES).
+const STEP_MARKS = {
+  smooth: { undecided: 'arrivals smoother than Poisson' },
+  bunched: { doubt: 'arrivals bunched' },
+  drift: { undecided: 'halves disagree', doubt: 'halves disagree' }
+}
+
 // A step's verdict as every table shows it: ✓ holds, ✗ fails, ? undecided (too few requests to decide p99, or
-// a pass on arrivals smoother than asked), and a failure the generator's lag or bunched arrivals could have
-// made marked in doubt (result/rules.js FIT).
+// a marked pass), and a failure the generator's lag, bunched arrivals or a change between its halves could
+// have made marked in doubt (result/rules.js FIT, HALVES).
 export function holdsText (s) {
   const call = callOf(s)
   if (call === 'pass') return '✓'
-  if (call === 'undecided') return s.mark === 'smooth' ? '? arrivals smoother than Poisson' : '? undecided'
+  if (call === 'undecided') return `? ${STEP_MARKS[s.mark]?.undecided ?? 'undecided'}`
   if (!s.inDoubt) return '✗'
-  return s.mark === 'bunched' ? '✗ in doubt (arrivals bunched)' : '✗ in doubt (lag)'
+  return `✗ in doubt (${STEP_MARKS[s.mark]?.doubt ?? 'lag'})`
 }
 
 // A recovery as one cell, always in seconds with one decimal: "0.0 s", "15.0 s", or in words when the

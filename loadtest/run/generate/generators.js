@@ -22,7 +22,7 @@ const START_MARGIN_MS = 30
 // How often a thread reports the requests it ended, for the live progress (ms).
 export const PROGRESS_MS = 250
 // The histograms of a raw round, by name (encoded to cross threads, added when merged).
-const RAW_HISTOGRAMS = ['latency', 'service', 'lag', 'lagJudged', 'wait', 'workMs', 'queueMs']
+const RAW_HISTOGRAMS = ['latency', 'latencyLate', 'service', 'lag', 'lagJudged', 'wait', 'workMs', 'queueMs']
 const SUMMED = [
   'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'mismatches', 'written',
   'waited', 'dropped', 'sentByAnswer', 'preopened'

@@ -79,7 +79,7 @@ function favourScheduler () {
 const START_LATE_MS = 250
 
 // The raw round, in the closed loop's shape plus the open loop's own figures.
-function newRaw ({ amount, rate, arrival, schedule, cap, warmupMs }) {
+function newRaw ({ amount, rate, arrival, schedule, cap, warmupMs, durationMs }) {
   return {
     loop: 'open',
     mode: amount !== null ? 'amount' : 'duration',
@@ -96,6 +96,9 @@ function newRaw ({ amount, rate, arrival, schedule, cap, warmupMs }) {
     service: createHistogram(), // from the write
     lag: createHistogram(), // scheduler: issued − due
     lagJudged: createHistogram(), // the same, of the requests due after the warm-up
+    // the latency of the requests due in the second half of a round of planned length (result/rules.js HALVES)
+    latencyLate: createHistogram(),
+    lateFromMs: durationMs === null ? null : durationMs / 2,
     wait: createHistogram(), // waiting for a free connection
     warmupMs,
     // requests due and issued in each WINDOW_MS window from the warm-up's end (threads add them up)
@@ -144,7 +147,7 @@ function createRound (opts) {
     cap,
     preopen: Math.min(cap, opts.preopen ?? Math.max(2, Math.ceil((share * PREOPEN_MS) / 1000))),
     schedule,
-    raw: newRaw({ amount, rate, arrival, schedule, cap, warmupMs }),
+    raw: newRaw({ amount, rate, arrival, schedule, cap, warmupMs, durationMs }),
     body: createVerifier({ expected: referenceOf(opts.expected), maxBody: opts.maxBody ?? DEFAULTS['max-body'] }),
     startAt: opts.startAt ?? null,
     startWhen: opts.startWhen ?? null,
@@ -491,7 +494,7 @@ function finish (g, req, outcome, detail) {
   g.raw.lastAt = g.t0 + now
   if (outcome === 'timeout' || outcome === 'stopped') req.abort() // before the slot is freed
   if (outcome === 'response') countResponse(g, req, now)
-  else if (outcome === 'timeout') countTimeout(g, req.cls)
+  else if (outcome === 'timeout') countTimeout(g, req.cls, req.due)
   else if (outcome === 'error') countError(g, detail, req.cls)
   if (outcome !== 'stopped' && g.on.response) g.on.response(eventOf(g, req, now, outcome, detail))
   g.inFlight--
@@ -525,7 +528,7 @@ function release (g, now) {
 function expireWaiter (g, now) {
   const cls = waitingClass(g)
   const due = dequeue(g)
-  countTimeout(g, cls)
+  countTimeout(g, cls, due)
   g.on.response?.(endEvent(g, due, null, now, { timeout: true }))
 }
 
@@ -545,7 +548,7 @@ function countResponse (g, req, now) {
       raw.mismatchSample ??= sample
     }
   } else raw.non2xx++
-  recordMs(raw.latency, now - req.due)
+  recordLatency(raw, req.due, now - req.due)
   recordMs(raw.service, now - req.sentAt)
   if (req.timing !== null) {
     const work = timingMs(req.timing, 'work')
@@ -571,11 +574,17 @@ function countMixed (g, req, now) {
   countClass(g.mix.counts[req.cls], { outcome: 'response', status: req.status, met, sample, latencyMs: now - req.due })
 }
 
+// A request's latency from its due time, into the round's histogram and, due in its second half, the late one.
+function recordLatency (raw, due, ms) {
+  recordMs(raw.latency, ms)
+  if (raw.lateFromMs !== null && due >= raw.lateFromMs) recordMs(raw.latencyLate, ms)
+}
+
 // A user who gave up waited the whole timeout: in at that lower bound, as the closed loop does.
-function countTimeout (g, cls = -1) {
+function countTimeout (g, cls, due) {
   if (cls >= 0) countClass(g.mix.counts[cls], { outcome: 'timeout', latencyMs: g.timeoutMs })
   g.raw.timeouts++
-  recordMs(g.raw.latency, g.timeoutMs)
+  recordLatency(g.raw, due, g.timeoutMs)
   g.on.record?.({ latencyMs: g.timeoutMs, timeout: true })
 }
 
