@@ -22,7 +22,7 @@ const COUNTS = [
   'sent', 'completed', 'ok', 'non2xx', 'errors', 'protocolErrors', 'interim', 'timeouts', 'dropped', 'mismatches',
   'unanswered'
 ]
-const HISTOGRAMS = ['latency', 'service', 'lag', 'wait']
+const HISTOGRAMS = ['latency', 'latencyLate', 'service', 'lag', 'wait']
 // A shard report's note saying it is one (run/generate/generators.js scaleOutNotes).
 const SHARD_NOTE = /^shard \d+\/\d+ of a plan /
 

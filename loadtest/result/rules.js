@@ -222,7 +222,8 @@ export const HALVES = rule('halves', 'A step the same in both halves',
   'Each half of a step of planned length (requests due before and after its midpoint) is judged alone by the ' +
   'sample-size rule at `confidence`. Halves that contradict, one passing, one failing, show a step that changed ' +
   'as it ran: it is marked, a failure in doubt, else undecided and out of the pool. A steady step\'s halves ' +
-  'contradict at most 2 × (1 − confidence).', {
+  'contradict at most 2 × (1 − confidence) when its requests are independent; where latency comes in episodes ' +
+  '(fast works at high rates) one episode marks a step, which is then repeated.', {
     confidence: [0.99, 'about 100 steps in a default run: a false mark in one step of fifty at most; a half ' +
       'shows p99 from 459 requests']
   })
