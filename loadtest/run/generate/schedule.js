@@ -5,7 +5,7 @@
 import { ARRIVALS, DEFAULTS } from '../../settings.js'
 
 // A small seeded PRNG (mulberry32): uniform numbers in [0, 1), the same sequence for the same seed.
-function prng (seed) {
+export function prng (seed) {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0

@@ -3,22 +3,16 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { fireOpenLoop } from '../../../../loadtest/run/generate/open-loop.js'
+import { prng } from '../../../../loadtest/run/generate/schedule.js'
 import { roundFigures } from '../../../../loadtest/result/figures.js'
 import { judgeStep, verdictAt } from '../../../../loadtest/result/capacity.js'
 import { arrivalFit } from '../../../../loadtest/result/trust.js'
 import { FIT } from '../../../../loadtest/result/rules.js'
 import { startServer } from '../../../helpers/server.js'
 
-// A seeded Poisson count (Knuth's), from a small PRNG (mulberry32): the same bins on every run.
+// A seeded Poisson count (Knuth's), from the schedule's PRNG: the same bins on every run.
 function poissonCounts (mean, n, seed) {
-  let a = seed >>> 0
-  const rand = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const rand = prng(seed)
   return Array.from({ length: n }, () => {
     const limit = Math.exp(-mean)
     let k = 0

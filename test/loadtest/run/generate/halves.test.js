@@ -3,6 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { fireOpenLoop } from '../../../../loadtest/run/generate/open-loop.js'
+import { prng } from '../../../../loadtest/run/generate/schedule.js'
 import { roundFigures } from '../../../../loadtest/result/figures.js'
 import { halvesDisagree, judgeStep, verdictAt } from '../../../../loadtest/result/capacity.js'
 import { createHistogram, decodeHistogram, encodeHistogram, recordMs } from '../../../../loadtest/result/histogram.js'
@@ -58,14 +59,7 @@ test('HALVES: halves that contradict mark the step (a failure in doubt, anything
 test('HALVES: a steady step\'s halves contradict at most 2 × (1 − confidence) of the time, a changed one mostly (seeded)', () => {
   // the worst case for a steady step: its share over the target just under the percentile's, where a half's
   // failure is likeliest while the other half can still pass; 1,200 requests a half
-  let a = 11
-  const rand = () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const rand = prng(11)
   const overOf = (n, p) => {
     let k = 0
     for (let i = 0; i < n; i++) if (rand() < p) k++
