@@ -245,7 +245,7 @@ export function stepFigures (fig, index, kind, sloMs, share = undefined) {
     n: judged.n,
     over: judged.over,
     inDoubt: judged.inDoubt,
-    mark: judged.mark ?? null, // arrivals not as asked that moved its call (result/rules.js FIT)
+    mark: judged.mark ?? null, // what moved its call: arrivals not as asked (FIT) or halves that contradict (HALVES)
     cls: judged.cls ?? null, // a mix: the class whose verdict decided the step (result/mix.js judgeByClass)
     ...(judged.cls ? { why: judged.why } : {}),
     disturbed: fig.disturbed,
