@@ -12,7 +12,9 @@ import { validateReport } from '../report/read.js'
 import { reportId } from '../report/write.js'
 import { evaluateThresholds } from '../report/thresholds.js'
 import { escapePercent, MAX_HOST_BYTES, pdshArgs, runPdsh, shellWord } from './pdsh.js'
-import { clockFault, endedAfterReport, endText, failedShard, refusedMissing, shardsEndedText } from '../text/fanout.js'
+import {
+  clockFault, endedAfterReport, endText, failedShard, noShardText, refusedMissing, shardsEndedText
+} from '../text/fanout.js'
 import { placeSecrets, readSecretsCommand, removeSecrets, shardSecrets } from './secrets.js'
 import { endShards, PID_LINE, shardPid } from './end.js'
 
@@ -240,7 +242,7 @@ export async function runFanout (plan, { signal = null, progress = () => {}, com
   const { entries, failures } = readShards(plan, pass.run, clocks, startAt)
   for (const f of failures) progress(failedShard(f))
   for (const e of entries) if (e.exitCode !== 0) progress(endedAfterReport(e))
-  if (!entries.length) throw fanoutError(`no shard brought a report back: ${failures.map(failedShard).join('; ')}`)
+  if (!entries.length) throw fanoutError(noShardText(failures, leadSec))
   const missing = missingOf(entries, failures)
   if (missing && !plan.allowMissing) throw fanoutError(refusedMissing(missing))
   let ordered

@@ -24,6 +24,14 @@ export function failedShard (f) {
   return `${shardName(f)} failed (${endText(f)}): ${f.why}${tail}`
 }
 
+// Why no shard brought a report back, and, where a shard found the common start already past (the hosts took
+// longer than the lead to start it), what to give instead.
+export function noShardText (failures, leadSec) {
+  const late = failures.some((f) => f.stderrTail?.some((l) => /--start-at: \S+ is [\d.]+ s in the past/.test(l)))
+  const hint = late ? `; a shard started after the common start, ${leadSec} s ahead: give a longer --lead` : ''
+  return `no shard brought a report back: ${failures.map(failedShard).join('; ')}${hint}`
+}
+
 // A shard that ended badly after it printed its report (merged all the same), with its last words.
 export function endedAfterReport (e) {
   const tail = e.stderrTail?.length ? `; its last words: ${e.stderrTail.slice(-2).join(' | ')}` : ''

@@ -16,7 +16,7 @@ import { escapePercent, pdshArgs, runPdsh, shellWord } from '../../../loadtest/f
 import { readShard } from '../../../loadtest/fanout/fanout.js'
 import { parseFanoutArgs } from '../../../loadtest/fanout/cli.js'
 import { missingOf, startOf } from '../../../loadtest/merge/merge.js'
-import { missingText, refusedMissing, spreadReason } from '../../../loadtest/text/fanout.js'
+import { missingText, noShardText, refusedMissing, spreadReason } from '../../../loadtest/text/fanout.js'
 
 const noPdsh = spawnSync('pdsh', ['-V']).error ? 'pdsh is not installed (scripts/ensure-pdsh.js installs it as root)' : false
 
@@ -107,6 +107,14 @@ test('a shard missing: which, and its share of the plan', () => {
   assert.equal(missingOf([...entries, { report: shard(2, 3) }]), null)
 })
 
+test('no shard back: a shard that found the common start past says to give a longer lead; any other failure does not', () => {
+  const stderrTail = ['loadlab lab: --start-at: 2026-11-28T19:59:32.428Z is 2.0 s in the past']
+  const late = { index: 1, count: 2, host: 'h1', exitCode: 2, signal: null, why: 'no report on its stdout', stderrTail }
+  assert.match(noShardText([late], 8), /^no shard brought a report back: shard 1\/2 on h1 failed .*; a shard started after the common start, 8 s ahead: give a longer --lead$/)
+  const other = { ...late, stderrTail: ['loadlab lab: --rate: expected a number'] }
+  assert.doesNotMatch(noShardText([other], 8), /--lead/)
+})
+
 test('fanout refuses, before anything starts, what it cannot run', () => {
   const base = ['-w', 'a,b', '--url', 'http://127.0.0.1:3000/', '--rate', '100']
   assert.equal(parseFanoutArgs(base).rcmd, 'ssh')
@@ -143,7 +151,7 @@ test('--rcmd ssh: the remote command as a host\'s shell reads it (a local ssh st
   const url = server.url.replace('://', '://alice:Pa55w0rdXYZ@')
   const log = join(dir.dir, 'ssh.log')
   const run = await execa(process.execPath, [join(ROOT, 'bin', 'loadlab.js'), 'fanout', '-w', 'h1,h2', '--node', process.execPath,
-    '--url', `${url}/`, '--rate', '200', '-a', '100', '--lead', '8', '--out', join(dir.dir, 'merged'), '--', '--out', dir.dir,
+    '--url', `${url}/`, '--rate', '200', '-a', '100', '--out', join(dir.dir, 'merged'), '--', '--out', dir.dir,
     '-H', 'Authorization: Bearer S3cr3tT0ken'],
   { cwd: ROOT, reject: false, stdin: 'ignore', env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, SSH_LOG: log, TMPDIR: dir.dir } })
   assert.equal(run.exitCode, 0, run.stderr)
