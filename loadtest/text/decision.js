@@ -136,7 +136,8 @@ export function decisionLines (d, results = null) {
   const target = `p${d.target.percentile} ≤ ${r1(d.sloMs)} ms` // --quick judges p95
   if (d.recommends === 'rate') return rateLines(d, rateTarget(d, target, results))
   if (d.refused) {
-    lines.push({ label: 'No recommendation', text: `${refusalText(d.refused)} (${reasonName(d.refused)})` })
+    const why = `${refusalText(d.refused, d.target.percentile)} (${reasonName(d.refused)})`
+    lines.push({ label: 'No recommendation', text: why })
     if (d.key) lines.push({ label: 'Highest capacity', text: `${who(d)}: ${capacityText(d)} at ${target}` })
   } else {
     lines.push(runLine(d))
@@ -184,7 +185,7 @@ function rateLines (d, target) {
     `(${l.why ?? (l.backlogGrew ? 'backlog grew' : 'its target')})`
     : 'no step failed above the capacity'
   if (d.refused) {
-    lines.push({ label: 'No rate', text: `${refusalText(d.refused)} (${reasonName(d.refused)})` })
+    lines.push({ label: 'No rate', text: `${refusalText(d.refused, d.target.percentile)} (${reasonName(d.refused)})` })
     if (d.key) lines.push({ label: 'Highest capacity', text: `${capacityText(d)} at ${target}` })
   } else {
     lines.push({
@@ -295,8 +296,9 @@ const REFUSAL_WORDS = {
 }
 const reasonName = (r) => REFUSAL_WORDS[r.reason] ?? String(r.reason)
 
-// Why the decision refuses, in one line (result/decision.js refusalOf; a tie: an older report's refusal).
-export function refusalText (r) {
+// Why the decision refuses, in one line (result/decision.js refusalOf; a tie: an older report's refusal), at
+// the percentile its target judged.
+export function refusalText (r, percentile = 99) {
   if (typeof r.text === 'string') return r.text
   const key = r.keys[0]
   if (r.reason === 'tie') {
@@ -314,7 +316,7 @@ export function refusalText (r) {
     return `${key}'s sweeps disagree beyond their brackets: one held ${r1(r.held)} req/s, another failed ` +
       `at ${r1(r.failed)}`
   }
-  return `no strategy held p99 ≤ ${r.sloMs} ms at any rate tried`
+  return `no strategy held p${percentile} ≤ ${r.sloMs} ms at any rate tried`
 }
 
 // What separates the winner from the runner-up: their brackets apart (with the ratio of capacities, and

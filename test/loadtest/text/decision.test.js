@@ -57,6 +57,7 @@ test('refusals and the runner-up\'s separation, in words; words already written 
   assert.equal(refusalText({ reason: 'runs-disagree', keys: ['a'], held: 50.04, failed: 48.96 }),
     "a's sweeps disagree beyond their brackets: one held 50 req/s, another failed at 49")
   assert.equal(refusalText({ reason: 'none-meets', keys: [], sloMs: 123 }), 'no strategy held p99 ≤ 123 ms at any rate tried')
+  assert.equal(refusalText({ reason: 'none-meets', keys: [], sloMs: 10 }, 95), 'no strategy held p95 ≤ 10 ms at any rate tried')
   assert.equal(refusalText({ reason: 'tie', keys: [], text: 'as written' }), 'as written')
   const runnerUp = { capacityRps: 80, bracket: { pass: 80, fail: 84 }, separation: { apart: true, ratio: 0.5 } }
   const d = { capacityRps: 40, bracket: { pass: 40, fail: 44 }, decidedBy: { rule: 'past-capacity' }, pastRule: 'kept more', runnerUp }
