@@ -105,6 +105,7 @@ const SKIPPED = 'skipped: the /health probe, /__lab/stats and its reset (POST), 
 // The words of the run's notes (run/round/runner.js, run/round/overload.js).
 const RUN_NOTES = {
   'no-telemetry': (x) => `no telemetry: POST /__lab/stats/reset answered ${x.status}`,
+  'stats-unread': (x) => `no telemetry for a round: GET /__lab/stats, read twice, ${x.why ?? `answered ${x.status}`}`,
   'bodies-over-cap': (x) => `response bodies over --max-body ${x.maxBytes} B: verified whole by sha256 and length, ` +
     `only their first ${x.maxBytes} B kept`,
   'interim-skipped': (x) => `${x.count} interim answers (1xx) skipped: each request counted once, at its final answer`,

@@ -105,10 +105,23 @@ function fireLoad (url, load, opts) {
 
 // How long the recovery period of a round's timeline may last at most (the server may never be idle).
 const RECOVERY_CAP_MS = 30000
+// A second read of the server's stats, where the first got none: its time to answer.
+const STATS_RETRY_MS = 15000
 
 // The timeline interval of a load: fixed by --duration, else the smallest (an --amount round coarsens).
 function timelineInterval (load) {
   return chooseInterval(load.durationSec ? load.durationSec * 1000 : null)
+}
+
+// The server's own counts after a round: the `first` read's, or where it got none (a machine busy enough can
+// outlast its 5 s) one more read's, with longer to answer; a round still without them says so in its notes.
+async function statsAfter (first, { target, statsOn, signal, notes }) {
+  const got = await first
+  if (!statsOn || signal.aborted || got?.json) return got
+  const again = await getJson(`${target}/__lab/stats`, { timeoutMs: STATS_RETRY_MS, signal })
+  const why = again.error ?? null
+  if (!again.json && !signal.aborted) notes.push({ code: 'stats-unread', status: again.status, why })
+  return again
 }
 
 // One measured round against a server: reset stats, sample /proc, probe /health, fire, recover, collect
@@ -171,7 +184,8 @@ async function measuredRound (server, load, ctx) {
   // without one, the stats are read at once so that nothing else falls into their window.
   let stats = null
   let recovery = null
-  if (load.recovery === false) stats = await (early ?? readStats())
+  const statsOf = (read) => statsAfter(read, { target, statsOn, signal, notes })
+  if (load.recovery === false) stats = await statsOf(early ?? readStats())
   else {
     recovery = signal.aborted
       ? null
@@ -179,7 +193,7 @@ async function measuredRound (server, load, ctx) {
         timeoutMs: recoveryTimeoutSec(load) * 1000,
         signal
       })
-    stats = await readStats()
+    stats = await statsOf(readStats())
   }
   // The timeline goes on until the server is idle again, so that abandoned work shows.
   if (load.recovery !== false && (sampler || child)) {

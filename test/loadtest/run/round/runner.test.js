@@ -38,6 +38,15 @@ test('runEntry: a server that exits at start is a failure record with its exit a
   assert.ok(record.failure.stderrTail.some((l) => /configuration is broken on purpose/.test(l)))
 })
 
+test('runEntry: a server whose stats give nothing is read twice, and its round says so', async () => {
+  process.env.LOADLAB_EXTRA_SERVERS ??= FIXTURES
+  // stalls-once takes the stats reset and answers 404 for the stats themselves
+  const record = await runEntry({ server: 'stalls-once', args: [] }, { ...load, runs: 1 }, { signal: new AbortController().signal })
+  assert.equal(record.failure, null)
+  assert.equal(record.rounds[0].telemetry, null)
+  assert.deepEqual(record.notes.filter((n) => n.code === 'stats-unread'), [{ code: 'stats-unread', status: 404, why: null }])
+})
+
 test('runEntry: a --url that does not answer is a failure record naming it', async () => {
   const record = await runEntry({ server: '127.0.0.1:9', work: null }, load, {
     signal: new AbortController().signal, url: 'http://127.0.0.1:9/'
