@@ -218,6 +218,7 @@ function runOn (runtime) {
 async function calibratePlanned ({ plan, task, runtimes }, ctx) {
   const specs = [...new Set(plan.map((e) => e.work).filter(Boolean))]
   const tasks = task ? { [task.spec]: task.task } : {}
+  ctx.tasks = tasks // a capacity sweep's calibration is checked again with them (runServers)
   for (const runtime of runtimes ?? [null]) {
     if (!specs.length || ctx.signal.aborted) break
     ctx.onProgress({ type: 'calibrating', specs, runtime: runtime?.label ?? null })
@@ -320,7 +321,7 @@ async function runServers ({ plan, loads, taskCheck, resolved: { url } }, ctx) {
     // A capacity sweep's target and ideal stand on the calibration: checked again once its server stopped.
     if (entry.sweep && !signal.aborted) {
       const used = calibration[record.workReported]
-      record.calibrationCheck = await recheckCalibration(used, { signal, execPath: entry.runtime?.path })
+      record.calibrationCheck = await recheckCalibration(used, { signal, tasks: ctx.tasks, ...runOn(entry.runtime) })
     }
     const result = buildHttpResult(record, {
       calibration: calibrationFor(ctx.calibration, entry.runtime), cores, say: reasonText

@@ -7,7 +7,7 @@
 //   node scripts/validate-hold.js --from CAPACITY.json --out DIR
 import { parseArgs } from 'node:util'
 import { spawn } from 'node:child_process'
-import { mkdir, readdir } from 'node:fs/promises'
+import { mkdir, readdir, rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { runMain, usageError } from '../loadtest/errors.js'
 import { readReportFile } from '../loadtest/report/read.js'
@@ -81,7 +81,7 @@ export function amountFor (percentile) {
   return Math.max(HOLD.minRequests, Math.ceil(HOLD.overPercentile / (1 - percentile / 100)))
 }
 
-// The lab, run to a folder of its own; the one report it wrote there.
+// The lab, run to a folder of its own; the one report it wrote there (its page removed).
 async function lab (args, out) {
   await mkdir(out, { recursive: true })
   const code = await new Promise((resolve, reject) => {
@@ -91,6 +91,8 @@ async function lab (args, out) {
     child.on('error', reject)
     child.on('exit', (c, s) => resolve(c ?? s))
   })
+  // the JSON and the Markdown are kept; the pages (a megabyte or more each) would outgrow reports/reference/
+  for (const f of await readdir(out)) if (f.endsWith('.html')) await rm(join(out, f))
   const files = (await readdir(out)).filter((f) => f.endsWith('.json'))
   if (files.length !== 1) throw new Error(`the lab (${args.join(' ')}) exited ${code} and wrote ${files.length} reports`)
   return readReportFile(join(out, files[0]))

@@ -120,9 +120,13 @@ export async function calibrate (
 // Calibrate a spec again (a short run: after each server of a capacity sweep) and hold it against the
 // calibration the lab used: { serviceMs, calls, drift, bound, holds } (drift: the new service time over
 // the used one, less 1; holds: |drift| ≤ TRUST.calibrationDrift); null for a declared or missing calibration.
-export async function recheckCalibration (used, { signal, execPath, maxCalls = 15, totalBudgetMs = 2000 } = {}) {
+// `tasks`, `execPath` and `execArgs` as calibrate's: a --task spec is measured again only with its task.
+export async function recheckCalibration (used, {
+  signal, tasks, execPath, execArgs, maxCalls = 15, totalBudgetMs = 2000
+} = {}) {
   if (!used || used.method !== 'measured' || !(used.serviceMs > 0)) return null
-  const again = (await calibrate([used.spec], { maxCalls, totalBudgetMs, signal, execPath }))[used.spec]
+  const opts = { maxCalls, totalBudgetMs, signal, tasks, execPath, execArgs }
+  const again = (await calibrate([used.spec], opts))[used.spec]
   const bound = TRUST.calibrationDrift
   if (!(again?.serviceMs > 0)) return { serviceMs: null, calls: 0, drift: null, bound, holds: false }
   const drift = roundTo(again.serviceMs / used.serviceMs - 1, 3)

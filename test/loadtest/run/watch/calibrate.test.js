@@ -1,7 +1,12 @@
 // run/watch/calibrate.js: one spec's calls summarised into a service time.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { calibrateCold, noiseServiceMs, summarizeCalibration } from '../../../../loadtest/run/watch/calibrate.js'
+import { join } from 'node:path'
+import {
+  calibrate, calibrateCold, noiseServiceMs, recheckCalibration, summarizeCalibration
+} from '../../../../loadtest/run/watch/calibrate.js'
+import { describeLabTask } from '../../../../loadtest/run/watch/task.js'
+import { ROOT } from '../../../helpers/lab.js'
 
 test('calibration: median, spread, tier shift noticed', () => {
   const flat = summarizeCalibration('loop:1e8', [110, 112, 108, 111])
@@ -44,4 +49,16 @@ test('cold calibration: each call the first in a fresh process or thread; a per-
   assert.deepEqual(noiseServiceMs(cal, 'process'), { serviceMs: 14, against: 'cold process' })
   assert.deepEqual(noiseServiceMs(cal, null), { serviceMs: 10, against: 'warm' }, 'a strategy that starts nothing: the warm one')
   assert.deepEqual(noiseServiceMs(cal, 'thread'), { serviceMs: 10, against: 'warm' }, 'no cold thread calibration: the warm one')
+})
+
+test('a sweep\'s calibration checked again: a --task spec is measured with its task (without it there is no measure)', async () => {
+  const work = await describeLabTask({ task: join(ROOT, 'examples', 'hello-task.js'), timeoutSec: 20, cwd: ROOT })
+  const tasks = { [work.spec]: work.task }
+  const used = (await calibrate([work.spec], { maxCalls: 5, totalBudgetMs: 500, tasks }))[work.spec]
+  assert.ok(used.serviceMs > 0, JSON.stringify(used))
+  const check = await recheckCalibration(used, { tasks, maxCalls: 5, totalBudgetMs: 500 })
+  assert.ok(check.serviceMs > 0 && typeof check.drift === 'number', JSON.stringify(check))
+  // the lab's old call, without the task: nothing measured, so the check cannot hold
+  const blind = await recheckCalibration(used, { maxCalls: 5, totalBudgetMs: 500 })
+  assert.deepEqual([blind.drift, blind.holds], [null, false])
 })
