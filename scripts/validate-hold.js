@@ -202,6 +202,7 @@ async function main (argv) {
   }
   const judged = rows.flatMap((r) => r.targets).filter((t) => t.holds !== null)
   const summary = {
+    kind: 'loadlab-hold',
     capacity: opts.from ?? report.id,
     rounds: opts.rounds,
     judged: judged.length,

@@ -26,7 +26,8 @@ function jsonFiles (dir) {
 // What a reference file holds: a lab report, or (skipped, each its own format) a bench report, one result
 // of a validate-matrix cell (scripts/validate-capacity.js keeps a sweep's result apart), a brute-force
 // search of a cell (scripts/capacity-brute-force.js), a cell's verdict, a matrix's summary, or a history
-// validation's summary (scripts/validate-history.js: its synthetic part, or its real part's checks).
+// validation's summary (scripts/validate-history.js: its synthetic part, or its real part's checks), or a
+// capacity held again (scripts/validate-hold.js).
 function kindOf (data) {
   if (data?.kind === 'loadlab-report') return 'lab report'
   if (data?.kind === 'loadlab-bench') return 'bench report'
@@ -37,6 +38,7 @@ function kindOf (data) {
   if (data?.falseAlarmsPer100 !== undefined) return 'history synthetic validation'
   if (data?.checks !== undefined && data?.codeAtChange !== undefined) return 'history real validation'
   if (data?.falseAlarms !== undefined && data?.machine_pairs !== undefined) return 'compare validation'
+  if (data?.kind === 'loadlab-hold') return 'hold validation'
   return 'unknown'
 }
 

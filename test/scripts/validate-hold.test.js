@@ -91,6 +91,7 @@ test('a real run from a capacity report: the rounds asked for, at the stated rat
     { reject: false, env: { ...process.env, LOADLAB_RULER: 'off' } })
   assert.equal(run.exitCode, 0, run.stderr)
   const hold = JSON.parse(await readFile(join(out, 'hold.json'), 'utf8'))
+  assert.equal(hold.kind, 'loadlab-hold')
   assert.equal(hold.rows.length, 1)
   const [row] = hold.rows
   assert.equal(row.rps, 10)
