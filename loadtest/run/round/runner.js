@@ -105,12 +105,22 @@ function fireLoad (url, load, opts) {
 
 // How long the recovery period of a round's timeline may last at most (the server may never be idle).
 const RECOVERY_CAP_MS = 30000
-// A second read of the server's stats, where the first got none: its time to answer.
+// A second try at the server's stats (their reset, their read), where the first got none: its time to answer.
 const STATS_RETRY_MS = 15000
 
 // The timeline interval of a load: fixed by --duration, else the smallest (an --amount round coarsens).
 function timelineInterval (load) {
   return chooseInterval(load.durationSec ? load.durationSec * 1000 : null)
+}
+
+// The server's stats window reset before a round: once with 5 s to answer, and where that got no 200 or 204 (a
+// machine busy enough can outlast it) once more with longer; a reset that never answered leaves the round without
+// telemetry, noted.
+const resetDone = (r) => r?.status === 200 || r?.status === 204
+async function resetStats (target, signal) {
+  const reset = (timeoutMs) => request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs, signal })
+  const first = await reset(5000)
+  return resetDone(first) || signal.aborted ? first : reset(STATS_RETRY_MS)
 }
 
 // The server's own counts after a round: the `first` read's, or where it got none (a machine busy enough can
@@ -130,10 +140,8 @@ async function statsAfter (first, { target, statsOn, signal, notes }) {
 async function measuredRound (server, load, ctx) {
   const { expected, signal, pid, child, seen, onRound, notes, serviceMs, against } = ctx
   const target = server.url
-  const reset = server.lab
-    ? await request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs: 5000, signal })
-    : null
-  const statsOn = reset?.status === 200 || reset?.status === 204
+  const reset = server.lab ? await resetStats(target, signal) : null
+  const statsOn = resetDone(reset)
   if (reset && !statsOn) notes.push({ code: 'no-telemetry', status: reset.status ?? null })
   const intervalMs = timelineInterval(load)
   const watch = watchRound({
