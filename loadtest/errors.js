@@ -83,6 +83,17 @@ export function usageError (message) {
   return new LabError('LAB_USAGE', message, { exitCode: 2 })
 }
 
+// A command-line option's number (`text` as given), at least `min` and whole where `integer`; else a usage error
+// that names the option and what it got.
+export function numberOption (name, text, { min, integer = false }) {
+  const n = Number(text)
+  if (text === undefined || text === '' || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
+    throw usageError(`--${name}: expected ${integer ? 'a whole number' : 'a number'} >= ${min}, got ` +
+      `${JSON.stringify(text)}`)
+  }
+  return n
+}
+
 // A server that could not be started, never became healthy, or died.
 export function serverError (message, details = {}) {
   const err = new LabError('LAB_SERVER', message)

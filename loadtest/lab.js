@@ -214,11 +214,13 @@ function runOn (runtime) {
   return runtime ? { execPath: runtime.path, execArgs: runtime.args } : {}
 }
 
+// The --task a calibration measures, by its spec (calibrate's `tasks`): the first one and a sweep's check again.
+const tasksOf = (task) => (task ? { [task.spec]: task.task } : {})
+
 // Calibrate every planned work spec, runtime by runtime, before any server starts.
 async function calibratePlanned ({ plan, task, runtimes }, ctx) {
   const specs = [...new Set(plan.map((e) => e.work).filter(Boolean))]
-  const tasks = task ? { [task.spec]: task.task } : {}
-  ctx.tasks = tasks // a capacity sweep's calibration is checked again with them (runServers)
+  const tasks = tasksOf(task)
   for (const runtime of runtimes ?? [null]) {
     if (!specs.length || ctx.signal.aborted) break
     ctx.onProgress({ type: 'calibrating', specs, runtime: runtime?.label ?? null })
@@ -293,7 +295,7 @@ function led (entry, results) {
 }
 
 // Each plan entry's server, one after another: run, calibrate what it named, build its result once.
-async function runServers ({ plan, loads, taskCheck, resolved: { url } }, ctx) {
+async function runServers ({ plan, loads, task, taskCheck, resolved: { url } }, ctx) {
   const bootTimeout = bootTimeoutMs()
   const expectedBody = taskCheck ? (taskCheck.expectedBody ?? taskCheck.body) : null
   for (const [i, entry] of plan.entries()) {
@@ -321,7 +323,8 @@ async function runServers ({ plan, loads, taskCheck, resolved: { url } }, ctx) {
     // A capacity sweep's target and ideal stand on the calibration: checked again once its server stopped.
     if (entry.sweep && !signal.aborted) {
       const used = calibration[record.workReported]
-      record.calibrationCheck = await recheckCalibration(used, { signal, tasks: ctx.tasks, ...runOn(entry.runtime) })
+      const how = { signal, tasks: tasksOf(task), ...runOn(entry.runtime) }
+      record.calibrationCheck = await recheckCalibration(used, how)
     }
     const result = buildHttpResult(record, {
       calibration: calibrationFor(ctx.calibration, entry.runtime), cores, say: reasonText

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util'
 import { spawn } from 'node:child_process'
 import { mkdir, readdir, rm } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
-import { runMain, usageError } from '../loadtest/errors.js'
+import { numberOption, runMain, usageError } from '../loadtest/errors.js'
 import { readReportFile } from '../loadtest/report/read.js'
 import { writeAtomic } from '../loadtest/report/write.js'
 import { decodeHistogram } from '../loadtest/result/histogram.js'
@@ -59,12 +59,7 @@ export function parseHoldArgs (argv) {
   if (!v.out) throw usageError('--out DIR is required')
   if (Boolean(v.task) === Boolean(v.from)) throw usageError('give --task FILE or --from REPORT.json, one of them')
   if (v.from && (v.server || v.quick)) throw usageError('--server and --quick go with --task, not --from')
-  const whole = (name, text, min) => {
-    if (text === undefined) return null
-    const n = Number(text)
-    if (!Number.isInteger(n) || n < min) throw usageError(`--${name}: expected a whole number >= ${min}, got ${text}`)
-    return n
-  }
+  const whole = (name, text, min) => (text === undefined ? null : numberOption(name, text, { min, integer: true }))
   return {
     task: v.task ? resolve(v.task) : null,
     servers: v.server ?? null,

@@ -6,7 +6,7 @@ import { mkdir, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ROOT } from '../catalog.js'
-import { runCli, runMain, usageError } from '../errors.js'
+import { numberOption, runCli, runMain, usageError } from '../errors.js'
 import { userCwd } from '../paths.js'
 import { defaultReportsDir, DEFAULTS } from '../settings.js'
 import { experimentFor } from '../experiments/index.js'
@@ -53,15 +53,6 @@ Exit: 0; 99 a threshold crossed; 1 a shard missing (without --allow-missing); 2 
 
 // The flags the fan-out sets on every shard itself.
 const OWN = ['--url', '--rate', '--duration', '--amount', '--shard', '--start-at', '--json', '-d', '-R', '-a']
-
-function number (name, text, { min, integer = false }) {
-  const n = Number(text)
-  if (text === undefined || text === '' || !Number.isFinite(n) || n < min || (integer && !Number.isInteger(n))) {
-    throw usageError(`--${name}: expected ${integer ? 'a whole number' : 'a number'} >= ${min}, got ` +
-      `${JSON.stringify(text)}`)
-  }
-  return n
-}
 
 const OPTIONS = {
   hosts: { type: 'string', short: 'w' },
@@ -114,12 +105,14 @@ export function parseFanoutArgs (argv) {
     dir: values.dir,
     node: values.node ?? (values.rcmd === 'exec' ? process.execPath : 'node'),
     url: new URL(values.url).href,
-    rate: number('rate', values.rate, { min: 0.1 }),
+    rate: numberOption('rate', values.rate, { min: 0.1 }),
     durationSec: values.amount === undefined
-      ? number('duration', values.duration ?? String(DEFAULTS.duration), { min: 0.1 })
+      ? numberOption('duration', values.duration ?? String(DEFAULTS.duration), { min: 0.1 })
       : null,
-    amount: values.amount === undefined ? null : number('amount', values.amount, { min: hosts.length, integer: true }),
-    leadSec: values.lead === undefined ? null : number('lead', values.lead, { min: 1 }),
+    amount: values.amount === undefined
+      ? null
+      : numberOption('amount', values.amount, { min: hosts.length, integer: true }),
+    leadSec: values.lead === undefined ? null : numberOption('lead', values.lead, { min: 1 }),
     clock: !values['no-clock'],
     thresholds: parseThresholds(values.threshold),
     allowMissing: values['allow-missing'],

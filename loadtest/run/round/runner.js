@@ -105,7 +105,9 @@ function fireLoad (url, load, opts) {
 
 // How long the recovery period of a round's timeline may last at most (the server may never be idle).
 const RECOVERY_CAP_MS = 30000
-// A second try at the server's stats (their reset, their read), where the first got none: its time to answer.
+// The server's stats (their reset, their read): the first try's time to answer, and a second's where the first
+// got none.
+const STATS_FIRST_MS = 5000
 const STATS_RETRY_MS = 15000
 
 // The timeline interval of a load: fixed by --duration, else the smallest (an --amount round coarsens).
@@ -119,7 +121,7 @@ function timelineInterval (load) {
 const resetDone = (r) => r?.status === 200 || r?.status === 204
 async function resetStats (target, signal) {
   const reset = (timeoutMs) => request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs, signal })
-  const first = await reset(5000)
+  const first = await reset(STATS_FIRST_MS)
   return resetDone(first) || signal.aborted ? first : reset(STATS_RETRY_MS)
 }
 
@@ -162,7 +164,7 @@ async function measuredRound (server, load, ctx) {
   // Without a recovery request, the stats are read the moment the last answer of an --amount round
   // arrives, before autocannon's closing tick: the server's window (ticks, loop delay) is the round's.
   const readStats = () =>
-    statsOn && !signal.aborted ? getJson(`${target}/__lab/stats`, { timeoutMs: 5000, signal }) : null
+    statsOn && !signal.aborted ? getJson(`${target}/__lab/stats`, { timeoutMs: STATS_FIRST_MS, signal }) : null
   let early = null
   const { goodput, cut, until } = earlyEnd(load)
   const onResponse = (e) => {
