@@ -10,10 +10,17 @@ export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 // The servers of servers/, in the order the tour runs them: the CPU strategies (cpu: true; the heavy-CPU
 // and capacity experiments run these), then the servers of one study each. `starts`: what a strategy
 // starts per request ('process' or 'thread'): its work runs cold there, and is held against a cold
-// calibration (run/watch/calibrate.js calibrateCold).
+// calibration (run/watch/calibrate.js calibrateCold). `everyCore`: it keeps a warm worker on every core, fed
+// from one queue ('queue') or by connections split among them ('split'); the capacity experiment sweeps these
+// first, the queues before the split (experiments/capacity.js sweepOrder).
 const SERVERS = [
   { name: 'simple', cpu: true, description: 'one process, one thread, work inline' },
-  { name: 'cluster', cpu: true, description: 'node:cluster, one worker process per core, work inline' },
+  {
+    name: 'cluster',
+    cpu: true,
+    everyCore: 'split',
+    description: 'node:cluster, one worker process per core, work inline'
+  },
   { name: 'child-process', cpu: true, starts: 'process', description: 'child_process.fork per request' },
   { name: 'worker-per-request', cpu: true, starts: 'thread', description: 'a new worker_threads Worker per request' },
   {
@@ -23,8 +30,18 @@ const SERVERS = [
     description: 'cluster, each worker process starts a ' +
       'Worker per request'
   },
-  { name: 'queued-threads', cpu: true, description: 'a piscina pool of long-lived threads with a FIFO queue' },
-  { name: 'queued-processes', cpu: true, description: 'a pool of long-lived forked processes with a FIFO queue' },
+  {
+    name: 'queued-threads',
+    cpu: true,
+    everyCore: 'queue',
+    description: 'a piscina pool of long-lived threads with a FIFO queue'
+  },
+  {
+    name: 'queued-processes',
+    cpu: true,
+    everyCore: 'queue',
+    description: 'a pool of long-lived forked processes with a FIFO queue'
+  },
   { name: 'sleep-variants', cpu: false, description: 'async/sync sleep, pooled/unpooled (--variant)' },
   { name: 'long-vs-small-tasks', cpu: false, description: 'renderToString as one long task or chunked (--mode)' }
 ]

@@ -14,6 +14,7 @@ import { tuneArgs } from '../tune.js'
 import { parseKey } from '../result/key.js'
 import { probeNote } from '../run/round/past-capacity.js'
 import { planBasics } from './plan.js'
+import { findServer } from '../catalog.js'
 
 // The six CPU strategies, as in heavy-cpu.
 export { SERVERS }
@@ -75,15 +76,19 @@ export function capacitySweep (opts, slos) {
   const { refine, minRequests, maxStepSec, budgetSec, budgetWorkMs, share, why } = q
   const maxSteps = q.maxSteps + q.stepsPerTarget * ((slos?.length ?? SLO.multiples.length) - 1)
   const steps = { refine, maxSteps, minDurationSec, maxStepSec, budgetSec, budgetWorkMs, share, why }
-  return ({ serviceMs, cores, seed = null, requestFactor = 1, leaders = null }) => withRule(createSweep({
-    serviceMs,
-    cores,
-    leaders,
-    slos,
-    ...steps,
-    minRequests: Math.ceil(minRequests * requestFactor),
-    fractions: seededFractions(seed, { serviceMs, cores }) ?? fractions
-  }))
+  return ({ serviceMs, cores, seed = null, requestFactor = 1, leaders = null }) => {
+    const seededBy = seededFractions(seed, { serviceMs, cores })
+    return withRule(createSweep({
+      serviceMs,
+      cores,
+      leaders,
+      seeded: seededBy !== null,
+      slos,
+      ...steps,
+      minRequests: Math.ceil(minRequests * requestFactor),
+      fractions: seededBy ?? fractions
+    }))
+  }
 }
 
 // A sweep whose describe() carries its rule in words (`rule`, the report's: text/reasons.js sweepRuleText).
@@ -105,14 +110,25 @@ export function oneTargetSweep (opts, sloMs = null) {
   return (ctx) => capacitySweep(opts, ctx.serviceMs > 0 || sloMs ? [sloFor(ctx.serviceMs, sloMs).sloMs] : null)(ctx)
 }
 
+// The order the strategies are swept in: those that keep a warm worker on every core first (catalog.js
+// everyCore: the likely leaders), fed from one queue before those that split their connections, then the rest
+// as listed. A sweep after a leader starts its climb under the leader's capacity and stops once ruled out
+// (result/rules.js CLIMB), so a strategy far below costs a few steps.
+export function sweepOrder (servers) {
+  const rank = (s) => ({ queue: 0, split: 1 })[findServer(s)?.everyCore] ?? 2
+  return servers.map((s, i) => ({ s, i })).sort((a, b) => rank(a.s) - rank(b.s) || a.i - b.i).map((x) => x.s)
+}
+
 // The experiment's description, its figures read from the rule book.
 function description () {
   const p = percentileOf(SAMPLE.share)
   const pct = (x) => `${Math.round(x * 100)} %`
   return 'Each CPU strategy offered open-loop rates (requests due on a schedule whatever the answers; latency ' +
-    'from the due time): first a floor, at a rate where requests rarely overlap (measured again lower while they ' +
-    'do), then steps at fractions of the ideal its cores allow for the work (cores / calibrated service time: ' +
-    `${CLIMB.fractions.join(', ')}) and on at ${CLIMB.climb} × until one fails, a failure far above the highest ` +
+    'from the due time), those that keep a warm worker on every core first: first a floor, at a rate where ' +
+    'requests rarely overlap (measured again lower while they do), then steps at fractions of the ideal its cores ' +
+    `allow for the work (cores / calibrated service time: ${CLIMB.fractions.join(', ')}; after a strategy with a ` +
+    `capacity, from ${CLIMB.ledStart} × the highest) and on at ${CLIMB.climb} × until one fails, a failure far ` +
+    'above the highest ' +
     `pass searched down geometrically, the knee refined by bisection, then ${CLIMB.overload} × the capacity, ` +
     `which must fail. A failure is repeated before it counts unless clear (${pct(REPEAT.clearShare)} of its ` +
     `requests or more over the target). Each step lasts for the requests that can show its percentile (p${p}: ` +
@@ -135,7 +151,8 @@ export default {
   quick,
   // One entry per server; its sweep chooses the rates from the calibrated service time at run time.
   plan (opts) {
-    const { q, work, servers } = planBasics(opts, SERVERS)
+    const { q, work, servers: named } = planBasics(opts, SERVERS)
+    const servers = sweepOrder(named)
     // --tune: one entry per value of the setting, each its own key (SERVER[NAME=V]); the lab seeds each
     // sweep from the previous value's bracket (seededFractions).
     const settings = opts.tune ? opts.tune.values.map((value) => ({ name: opts.tune.name, value })) : [null]

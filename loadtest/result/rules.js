@@ -86,7 +86,10 @@ export const FLOOR = rule('floor', 'The floor',
   'The sweep measures its floor first, at a rate where requests rarely overlap: rate × p50 at most `overlap` ' +
   '(a true floor). A floor whose requests overlapped is measured again lower: `margin` of the rate where they ' +
   'would just reach `overlap`, at least dropMin and at most dropMax × lower. Only a true floor that failed can ' +
-  'show "cannot meet the target"; a floor step lasts for minRequests at least (its p50).', {
+  'show "cannot meet the target". A floor step lasts for minRequests (its p50), no longer: the steps above it show ' +
+  'the percentile, and a floor with no pass above it is topped up; a repeat of its failure is as short. Under a ' +
+  'leader (CLIMB) an overlapped floor is not measured lower: its failure is confirmed in place, and the climb ' +
+  'starts under the leader.', {
     overlap: [0.25, 'one request takes at most a quarter of the gap between arrivals: they rarely wait for each other'],
     margin: [0.8, 'aim a fifth under the rate where requests would just overlap'],
     dropMin: [(v) => 1 / v.margin, 'a floor lowered at all is lowered at least as much as the ' +
@@ -102,14 +105,17 @@ export const CLIMB = rule('climb', 'The climb, the search down and the bisection
   'targets); then one step at `overload` × the capacity, which must fail (if it holds, the sweep goes on from ' +
   'it). A --tune sweep starts from the previous setting\'s bracket at `seeded` × its capacity. A target whose ' +
   'confirmed failure is below the pass of a strategy swept before it at that target is searched no further: ' +
-  'ruled out, it can neither win nor tie there.', {
+  'ruled out, it can neither win nor tie there. After such a strategy the climb starts at ledStart × its pass at ' +
+  'the first target, then the fractions above ledGap × that.', {
     fractions: [[0.3, 0.45, 0.6, 0.75, 0.9, 1.05, 1.2], 'coarse steps from well below the ideal to past it'],
     climb: [1.5, 'past the ideal the climb goes on: the ideal never bounds a capacity'],
     downRatio: [2, 'a failure twice the highest pass is too far to bisect: halve, or take the geometric mean'],
     precision: [0.02, 'the decision\'s target: a bracket within 2 %'],
     precisionOthers: [0.05, 'the looser targets show the curve: 5 % is enough'],
     overload: [1.2, 'the step past capacity: a knee proven within 20 %'],
-    seeded: [[0.6, 0.8, 0.95, 1.1, 1.3, 1.6, 2], 'a neighbouring setting\'s capacity is near: fewer steps find it']
+    seeded: [[0.6, 0.8, 0.95, 1.1, 1.3, 1.6, 2], 'a neighbouring setting\'s capacity is near: fewer steps find it'],
+    ledStart: [0.9, 'a strategy that ties passes there, one below fails at once; the slow low steps are skipped'],
+    ledGap: [1.05, 'a fraction within 5 % above the led start adds nothing a bisection would not']
   })
 
 export const REPEAT = rule('repeat', 'Repeats and the verdict at a rate',

@@ -66,9 +66,16 @@ function downRate (v, floor) {
   return v.has(rate) ? null : rate
 }
 
-// The rate of the k-th coarse step: the ideal's fractions above the floor, then on at CLIMB.climb ×.
-function coarseRate (k, { idealRps, fractions, floorRate }) {
-  const seeded = fractions.map((f) => f * idealRps).filter((r) => r > floorRate * (1 + 1e-9))
+// The rate of the k-th coarse step: the ideal's fractions above the floor, then on at CLIMB.climb ×; after a
+// leader (`climbFrom`: CLIMB.ledStart × its pass at the first target), that rate first and the fractions above
+// it (past CLIMB.ledGap × it).
+function coarseRate (k, { idealRps, fractions, floorRate, climbFrom }) {
+  const above = (r, x) => r > x * (1 + 1e-9)
+  const led = climbFrom !== null && above(climbFrom, floorRate)
+  const rates = fractions.map((f) => f * idealRps)
+  const seeded = led
+    ? [climbFrom, ...rates.filter((r) => above(r, climbFrom * CLIMB.ledGap))]
+    : rates.filter((r) => above(r, floorRate))
   if (k < seeded.length) return seeded[k]
   return (seeded.at(-1) ?? floorRate) * CLIMB.climb ** (k - seeded.length + 1)
 }
@@ -77,7 +84,8 @@ function coarseRate (k, { idealRps, fractions, floorRate }) {
 // steps as target k sees them, each { rate, kind, pass, call, disturbed, inDoubt, n, over, p50 }), and the
 // target each step was offered for (`aims`). The floor comes first (lowered while its requests overlap);
 // coarse steps climb until one fails the loosest target (a step counts for every target); a rate pending
-// for any target is repeated (not a floor that was only undecided: the climb gives its evidence); a
+// for any target is repeated (a floor only to confirm its failure at the first target: the climb gives the
+// rest of its evidence); a
 // failure far above the highest pass (or the floor) is searched down geometrically; bisections go where a
 // target's bracket is still wide (up to `refine` per target); the step past capacity is offered for the
 // first target always and for another only while its knee is unproven (its bracket wider than 1.2 ×);
@@ -88,17 +96,25 @@ function nextStep (views, aims, ctx) {
   if (steps.length >= maxSteps) return null
   const floor = floorState(steps)
   if (!floor) return { kind: 'floor', rate: firstFloorRate, aim: null, first: true }
-  if (floor.overlapped) return { kind: 'floor', rate: lowerFloor(floor), aim: null, first: true }
   const byRate = views.map((v) => verdicts(v, { share }))
   // a target whose confirmed failure is below a leader's pass there is searched no further (CLIMB)
   const open = byRate.map((v, k) => !belowLead(bracketOf(v).hi, ctx.leads?.[k]))
   if (!open.some(Boolean)) return null
+  // an overlapped floor is measured again lower; under a leader it is not (a lower floor only tells "cannot meet"
+  // from "ruled out"): its failure is confirmed in place, and the climb starts under the leader
+  const led = ctx.leads?.[0] > 0
+  if (floor.overlapped && !led) return { kind: 'floor', rate: lowerFloor(floor), aim: null, first: true }
   // the hold rule's length for the first target's capacity (carried on a hold step: its planned length)
   const holdSec = holdSecFor(floor.p50, ctx.sloMs, ctx.longestSec)
   const last = steps.at(-1)
-  const onlyUndecidedFloor = last?.kind === 'floor' && last.call === 'undecided'
-  const pending = last ? byRate.flatMap((v, k) => (open[k] && v.get(last.rate) === 'pending' ? [k] : [])) : []
-  if (last && !onlyUndecidedFloor && pending.length) {
+  // a floor (or a repeat of it) is repeated only to confirm its failure at the first target (cannot meet): the
+  // climb gives the rest of its evidence, for the looser targets too
+  const atFloor = last.rate === floor.rate && (last.kind === 'floor' || last.kind === 'repeat')
+  const repeats = (k) => !atFloor || (k === 0 && last.call !== 'undecided')
+  const pending = last
+    ? byRate.flatMap((v, k) => (open[k] && repeats(k) && v.get(last.rate) === 'pending' ? [k] : []))
+    : []
+  if (pending.length) {
     // a hold that is pending is measured again as a hold (the hold steps alone decide its rate)
     if (last.kind === 'hold') return { kind: 'hold', rate: last.rate, aim: 0, holdSec }
     return { kind: 'repeat', rate: last.rate, aim: aims.at(-1), pending }
@@ -186,23 +202,28 @@ function forWhich (step, count) {
 }
 
 // A step's lengths (s) for a sweep's settings: lengthFor(rate, requests, floor) within [minDurationSec,
-// maxStepSec], lengthened up to longestSec when maxStepSec is too short for them (a floor step only up to
-// FLOOR.minRequests: its p50); lengthOf(views, step) the planned length of a step nextStep chose (a hold: its
-// hold length; a repeat of undecided steps: the requests its pool still needs).
+// maxStepSec], lengthened up to longestSec when maxStepSec is too short for them (a floor step: FLOOR.minRequests,
+// its p50, within [minDurationSec, longestSec]); lengthOf(views, step) the planned length of a step nextStep
+// chose (a hold: its hold length; a repeat of undecided steps: the requests its pool still needs; a repeat of a
+// floor's failure: the floor's).
 function stepLengths ({ minDurationSec, maxStepSec, minRequests, share }) {
   const longestSec = LENGTH.lengthen * maxStepSec
   const lengthFor = (rate, requests, floor = false) => {
     const forRequests = (n) => Math.ceil((n / rate) * 10) / 10
+    // a floor step: its p50's requests (the steps above it show the percentile, or a top-up where none passes)
+    if (floor) return Math.max(minDurationSec, Math.min(longestSec, forRequests(FLOOR.minRequests)))
     const capped = Math.max(minDurationSec, Math.min(maxStepSec, forRequests(requests)))
-    const need = floor ? Math.min(requests, FLOOR.minRequests) : requests
-    return Math.max(capped, Math.min(longestSec, forRequests(need)))
+    return Math.max(capped, Math.min(longestSec, forRequests(requests)))
   }
   const lengthOf = (views, step) => {
     if (step.kind === 'hold') {
       return Math.min(longestSec, Math.max(step.holdSec ?? 0, lengthFor(step.rate, minRequests)))
     }
     const need = step.kind === 'repeat' ? topUpRequests(views, step, share) : null
-    return lengthFor(step.rate, need ?? minRequests, step.kind === 'floor')
+    // a floor, and a repeat of its failure, last as long as the floor (a top-up as long as its pool needs)
+    const atFloor = (s) => s.kind === 'floor' && s.rate === step.rate
+    const floorLike = step.kind === 'floor' || (step.kind === 'repeat' && need === null && views[0].some(atFloor))
+    return lengthFor(step.rate, need ?? minRequests, floorLike)
   }
   return { longestSec, lengthFor, lengthOf }
 }
@@ -277,12 +298,14 @@ function viewsOf (history, targets, { share, kinds, planned }) {
 // budget (null: none, only maxSteps). `share`: the percentile judged, as the share of requests allowed over
 // the target (0.01: p99; 0.05: p95), with minRequests the fewest that can show it (requestsToShow(0,
 // { share }) unless given); `why`: a sentence for the report when the percentile or the work differs from
-// the default run's (--quick's). Every default is the rule book's (result/rules.js).
+// the default run's (--quick's). `leaders`: the passes of the strategies swept before it (lab.js led), where a
+// target is ruled out and, unless `seeded` (a --tune seed gave the fractions), where the climb starts.
+// Every default is the rule book's (result/rules.js).
 export function createSweep ({
   serviceMs, cores, sloMs = null, slos = null, fractions = CLIMB.fractions, refine = SWEEP_LIMITS.refine,
   share = SAMPLE.share, minRequests = requestsToShow(0, { share }), minDurationSec = SWEEP_LIMITS.minDurationSec,
   maxStepSec = SWEEP_LIMITS.maxStepSec, maxSteps = SWEEP_LIMITS.maxSteps, budgetSec = null, budgetWorkMs = null,
-  why = null, leaders = null
+  why = null, leaders = null, seeded = false
 }) {
   const many = targetsFor(serviceMs, slos ?? (sloMs ? [sloMs] : null))
   const slo = slos?.length || sloMs ? sloFor(serviceMs, many.targets[0]) : sloFor(serviceMs)
@@ -297,7 +320,9 @@ export function createSweep ({
   const { longestSec, lengthFor, lengthOf } = stepLengths({ minDurationSec, maxStepSec, minRequests, share })
   const typicalStep = (ms) => lengthFor((BUDGET.typical * cores * 1000) / ms, minRequests)
   const budget = sweepBudget({ budgetSec, budgetWorkMs, serviceMs }, typicalStep)
-  const opts = { idealRps, fractions, refine, maxSteps, share, sloMs: targets[0], longestSec, leads }
+  // after a leader the climb starts just under its pass (not where a --tune seed gave the fractions)
+  const climbFrom = !seeded && leads?.[0] > 0 ? CLIMB.ledStart * leads[0] : null
+  const opts = { idealRps, fractions, refine, maxSteps, share, sloMs: targets[0], longestSec, leads, climbFrom }
   opts.firstFloorRate = firstFloorRate(serviceMs) // the first floor step (result/rules.js)
   const settings = { fractions, refine, minRequests, minDurationSec, maxStepSec, longestSec, maxSteps, share, why }
   return {

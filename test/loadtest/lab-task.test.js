@@ -13,7 +13,8 @@ import { MAX_INPUT_BYTES, describeTask } from '../../servers/lib/task-module.js'
 import { ROOT, readReport, runLab, tempDir } from '../helpers/lab.js'
 import { planLab } from '../../loadtest/lab.js'
 import { parseOptions } from '../../loadtest/options.js'
-import { SERVERS as CAPACITY_SERVERS } from '../../loadtest/experiments/capacity.js'
+import { SERVERS as CAPACITY_SERVERS, sweepOrder } from '../../loadtest/experiments/capacity.js'
+import { findServer } from '../../loadtest/catalog.js'
 
 const TASKS = join(ROOT, 'test', 'fixtures', 'tasks')
 const SUM = join(TASKS, 'sum.mjs')
@@ -169,7 +170,13 @@ test("a task's spec (and so its key) changes with its file and its input", () =>
 
 test('--task with --experiment capacity: the sweep runs the task on the capacity servers; other experiments refuse it', async () => {
   const { plan, task } = await planLab(parseOptions(['--task', SUM, '--experiment', 'capacity', '--quick']))
-  assert.deepEqual(plan.map((e) => e.server), CAPACITY_SERVERS)
+  const servers = plan.map((e) => e.server)
+  assert.deepEqual(servers, sweepOrder(CAPACITY_SERVERS))
+  assert.deepEqual([...servers].sort(), [...CAPACITY_SERVERS].sort(), 'every capacity server, once')
+  // the pools first, then the strategies that split connections among warm workers, then the rest
+  const rank = servers.map((s) => ({ queue: 0, split: 1 })[findServer(s).everyCore] ?? 2)
+  assert.deepEqual(rank, [...rank].sort((a, b) => a - b))
+  assert.deepEqual(servers.slice(0, 3), ['queued-threads', 'queued-processes', 'cluster'])
   for (const e of plan) {
     assert.equal(e.work, task.spec)
     assert.deepEqual(e.args.slice(0, 2), ['--task', SUM], e.server)

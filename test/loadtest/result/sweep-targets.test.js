@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createSweep } from '../../../loadtest/result/sweep.js'
 import { sweepRuleText } from '../../../loadtest/text/reasons.js'
-import { BUDGET, SLO, SWEEP_LIMITS, targetsFor } from '../../../loadtest/result/rules.js'
+import { BUDGET, CLIMB, SLO, SWEEP_LIMITS, targetsFor } from '../../../loadtest/result/rules.js'
 
 // Room for every target's bisections: the most steps a sweep here is given.
 const MAX_STEPS = 30
@@ -109,9 +109,36 @@ test('a strategy far below the leaders: each target searched until a confirmed f
   const elsewhere = withLeaders([{ targetsMs: [60, 100, 400], passes: [150, 170, 178] }])
   assert.equal(elsewhere.describe().leads, null)
   assert.deepEqual(drive(elsewhere, slow).steps.map((s) => s.rate), plain.steps.map((s) => s.rate))
-  // a leader it reaches: searched as without one, and its capacity is refined
+  // a leader it passes: its climb starts just under the leader's pass, and its capacity is refined as without one
   const near = withLeaders([{ targetsMs: slos, passes: [30, 30, 30] }])
-  assert.deepEqual(drive(near, slow).steps.map((s) => s.rate), plain.steps.map((s) => s.rate))
+  const nearRun = drive(near, slow)
+  const first = nearRun.steps.find((s) => s.kind === 'coarse')
+  assert.equal(first.rate, CLIMB.ledStart * 30, 'the climb starts at ledStart × the leader\'s pass')
+  const refined = capacityAtTargets(nearRun.steps, nearRun.figs, { targets: slos, idealRps: 200, leads: [30, 30, 30] })
+  for (const [k, t] of refined.entries()) {
+    const knee = 40 * (1 - 5 / slos[k])
+    assert.ok(t.rps <= knee && knee < t.bracket.fail, `${t.sloMs} ms: ${t.rps}–${t.bracket.fail} holds the knee ${knee}`)
+  }
+})
+
+test('after a leader the climb starts just under its pass: a strategy that ties takes less time than from the ideal, same knee', () => {
+  const slos = [50, 100, 400]
+  const tie = queue(5, 150) // knees 135, 142.5 and 148 req/s (ideal 200)
+  const lead = capacities('lead', queue(5, 152), slos).targets
+  const leaders = [{ targetsMs: slos, passes: lead.map((t) => t.rps) }]
+  const sweep = (extra) => createSweep({ serviceMs: 10, cores: 2, slos, maxSteps: MAX_STEPS, ...extra })
+  const plain = driveTimed(sweep({}), tie)
+  const led = driveTimed(sweep({ leaders }), tie)
+  assert.equal(led.steps.find((s) => s.kind === 'coarse').rate, CLIMB.ledStart * lead[0].rps)
+  assert.ok(!led.steps.some((s) => s.kind === 'coarse' && s.rate < CLIMB.ledStart * lead[0].rps), 'no coarse step below it')
+  assert.ok(led.sec < plain.sec, `${led.sec} s led, ${plain.sec} s from the ideal's fractions`)
+  for (const [k, t] of led.targets.entries()) {
+    const knee = 150 * (1 - 5 / slos[k])
+    assert.ok(t.rps <= knee && knee < t.bracket.fail, `${t.sloMs} ms: ${t.rps}–${t.bracket.fail} holds the knee ${knee}`)
+  }
+  // a --tune seed gave the fractions: the seed's climb, not the leader's
+  const seeded = driveTimed(sweep({ leaders, seeded: true, fractions: [0.5, 0.7] }), tie)
+  assert.equal(seeded.steps.find((s) => s.kind === 'coarse').rate, 0.5 * 200)
 })
 
 // Drive a sweep and account its time as the budget does: each step its planned length and the overhead.
@@ -243,4 +270,21 @@ test('budget: the climb past the first target\'s failure is the looser targets\'
     assert.ok(spent <= budgetSec)
   }
   assert.ok(climbs > 0, 'some budgets let the looser target climb')
+})
+
+test('under a leader an overlapped floor that failed is confirmed where it is, then ruled out; without one it is searched lower', () => {
+  const slos = [50, 100, 400]
+  const fork = () => 2000 // a fork per request on a busy machine: every rate far over every target
+  const leaders = [{ targetsMs: slos, passes: [150, 160, 170] }]
+  const plain = drive(createSweep({ serviceMs: 10, cores: 2, slos, maxSteps: MAX_STEPS }), fork)
+  const ledSweep = createSweep({ serviceMs: 10, cores: 2, slos, maxSteps: MAX_STEPS, leaders })
+  const led = drive(ledSweep, fork)
+  const firstRate = plain.steps[0].rate
+  assert.ok(plain.steps.some((s) => s.kind === 'floor' && s.rate < firstRate), 'without a leader: a lower floor')
+  assert.deepEqual(led.steps.map((s) => [s.kind, s.rate]), [['floor', firstRate], ['repeat', firstRate]],
+    'with one: the floor and its repeat, no lower floor')
+  assert.equal(ledSweep.lengths[1], ledSweep.lengths[0], 'the repeat of the floor\'s failure as short as the floor')
+  assert.ok(ledSweep.lengths[0] < SWEEP_LIMITS.maxStepSec, `a floor of ${ledSweep.lengths[0]} s: its p50's requests`)
+  const d = { targets: slos, idealRps: 200, leads: leaders[0].passes }
+  for (const t of capacityAtTargets(led.steps, led.figs, d)) assert.equal(t.bound, 'ruled-out', `${t.sloMs} ms`)
 })
