@@ -230,7 +230,8 @@ function named (c) {
 
 // A probe's past capacity (run/round/past-capacity.js; `overload` is the overload experiment's block):
 // { goodputShare: { '1.5': x, '2': y }, shedShare (at the highest multiple), recoverySec (null: not
-// seen), watchedSec, collapses, keeps, why (what collapsed: [{ goodputShare, multiple } | { recoverySec }
+// seen), watchedSec, collapsedAt (the multiple where the probe stopped, collapsed; null), collapses, keeps,
+// why (what collapsed: [{ goodputShare, multiple } | { recoverySec }
 // | { recoverySec: null, watchedSec }]) }; null when it measured nothing.
 export function pastOf (probe) {
   const o = probe?.overload
@@ -250,7 +251,17 @@ export function pastOf (probe) {
   const collapses = why.length > 0
   const shares = Object.values(goodputShare)
   const keeps = !collapses && Boolean(rec) && shares.every((g) => isNum(g) && g >= KEEP_SHARE)
-  return { goodputShare, shedShare: o.steps.at(-1).shedShare ?? null, recoverySec, watchedSec, collapses, keeps, why }
+  const collapsedAt = o.collapsedAt ?? null // the probe stopped there: no burst, no recovery watched
+  return {
+    goodputShare,
+    shedShare: o.steps.at(-1).shedShare ?? null,
+    recoverySec,
+    watchedSec,
+    collapsedAt,
+    collapses,
+    keeps,
+    why
+  }
 }
 
 // The least goodput share a configuration kept over the multiples probed.

@@ -135,6 +135,11 @@ function burstOf (round, { sloMs, burstEndMs, stoppedAtMs, phases, share }) {
   }
 }
 
+// A step's goodput share of C (overloadStepOf's), from its round.
+export function stepGoodputShare (round, { multiple, rate, capacityRps, settleMs }) {
+  return overloadStepOf(round, { multiple, rate, capacityRps, settleMs }).goodputShare
+}
+
 // The steps past C (and the burst) that something else on the machine disturbed, as a reason ({ code:
 // 'overload-disturbed', steps: [{ at: multiple or 'burst', by: interference codes }] }), or none.
 export function overloadReasons (o) {
@@ -165,6 +170,7 @@ export function overloadOf (o, say = (x) => x.code) {
     rule: say({ code: 'overload-rule', settings: o.settings }),
     refused: o.refused ?? null,
     steps,
+    collapsedAt: o.collapsedAt ?? null,
     recovery: burst
   }
 }

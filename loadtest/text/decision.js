@@ -19,8 +19,13 @@ function figuresText (p) {
     .sort((a, b) => a[0] - b[0])
     .map(([m, g]) => `${isNum(g) ? Math.round(g * 100) : MISSING} % at ${m} ×`)
   const shed = isNum(p.shedShare) ? `, ${Math.round(p.shedShare * 100)} % shed at the last` : ''
-  const rec = isNum(p.recoverySec) ? `recovery ${r1(p.recoverySec)} s` : 'no recovery seen'
+  const rec = isNum(p.recoverySec) ? `recovery ${r1(p.recoverySec)} s` : recoveryUnseen(p)
   return `goodput ${good.join(', ')} C${shed}; ${rec}`
+}
+
+// A recovery not seen: not watched where the probe stopped at a collapse, else none seen.
+function recoveryUnseen (p) {
+  return isNum(p.collapsedAt) ? `not watched (collapsed at ${p.collapsedAt} ×)` : 'no recovery seen'
 }
 
 // The Past capacity line: the rule's line with the chosen configuration's figures, or (not probed) the
@@ -342,9 +347,11 @@ export function pastCapacityTable (configs) {
   const point = (p) => isNum(p.goodput)
     ? `${pctSpaced(p.goodput)}${p.from === 'sweep' ? ' (sweep)' : ''}`
     : 'not measured'
-  const recovery = (p) => !p
-    ? MISSING
-    : isNum(p.recoverySec) ? `${r1(p.recoverySec)} s` : `none within ${r1(p.watchedSec)} s`
+  const recovery = (p) => {
+    if (!p) return MISSING
+    if (isNum(p.recoverySec)) return `${r1(p.recoverySec)} s`
+    return isNum(p.collapsedAt) ? 'not watched' : `none within ${r1(p.watchedSec)} s`
+  }
   const verdictKind = (c) => (!c.past ? 'not-measured' : c.past.collapses ? 'collapses' : c.past.keeps ? 'keeps' : null)
   const verdict = (c) => {
     if (!c.past) return c.failure ? `not measured: ${c.failure}` : 'not measured'

@@ -4,7 +4,11 @@
 // sweptCapacity), or resolved before the run by the lab (handOff: a shedding variant runs at its base
 // strategy's C in this run) or the plan (--capacity-from, an earlier report). The figures are made in
 // result/overload.js.
-import { OVERLOAD_DEFAULTS, burstPhases, patienceMs, stepTiming, windowRecovered } from '../../result/overload.js'
+import {
+  OVERLOAD_DEFAULTS, burstPhases, patienceMs, stepGoodputShare, stepTiming, windowRecovered
+} from '../../result/overload.js'
+import { COLLAPSE } from '../../result/decision.js'
+import { isNum } from '../../result/stats.js'
 import { DEFAULT_MAX_CONNECTIONS, WINDOW_MS, defaultConnections } from '../../settings.js'
 import { TRUST } from '../../result/rules.js'
 import { boundText } from '../../text/reasons.js'
@@ -80,6 +84,13 @@ function recoveryWatch ({ sloMs, burstEndMs, patience, settings }) {
   return { until, stoppedAtMs: () => stoppedAtMs }
 }
 
+// Did a step show its configuration collapsed (result/decision.js COLLAPSE: goodput under goodputShare of C
+// at COLLAPSE.multiple × C)? Whatever the later steps and the burst show, it collapses.
+function collapsed (round, step) {
+  const g = step.multiple === COLLAPSE.multiple ? stepGoodputShare(round, step) : null
+  return isNum(g) && g < COLLAPSE.goodputShare
+}
+
 // Run the steps and the burst for `record`'s server at the C handed on with `entry`, else the one `swept`
 // (result/build.js sweptCapacity); `serviceMs`: the work's, calibrated here; `measure(load)` runs one
 // measured round.
@@ -97,7 +108,8 @@ export async function overloadRounds (record, { entry, load, swept, serviceMs, m
     refused: cap.refused ?? null,
     patienceMs: null,
     stepSec: null,
-    settleMs: null
+    settleMs: null,
+    collapsedAt: null // the multiple of C where a probe stopped, its configuration collapsed
   })
   if (cap.refused) {
     record.notes.push({ code: 'overload-refused', refused: cap.refused })
@@ -121,6 +133,11 @@ export async function overloadRounds (record, { entry, load, swept, serviceMs, m
     progress?.(`overload ${multiple} × C: ${rate.toFixed(1)} req/s for ${durationSec} s`)
     const round = await measure({ ...roundLoad(rate), durationSec })
     o.steps.push({ multiple, rate, round })
+    // a probe stops where its configuration collapsed: nothing later undoes that (settings.stopOnCollapse)
+    if (settings.stopOnCollapse && collapsed(round, { multiple, rate, capacityRps: cap.rps, settleMs })) {
+      o.collapsedAt = multiple
+      return
+    }
   }
   if (signal.aborted) return
   const { phases, burstEndMs } = burstPhases(cap.rps, settings)

@@ -7,16 +7,17 @@ import { availableParallelism } from 'node:os'
 import { variants } from '../../catalog.js'
 import { buildHttpResult } from '../../result/build.js'
 import { reasonText } from '../../text/reasons.js'
-import { CLOSE_SHARE, closeCandidates } from '../../result/decision.js'
+import { CLOSE_SHARE, COLLAPSE, closeCandidates } from '../../result/decision.js'
 import { OVERLOAD_DEFAULTS } from '../../result/overload.js'
 import { runEntry } from './runner.js'
 import { PROBE_LENGTHS, PROBE_QUICK_LENGTHS } from '../../settings.js'
 
 // The probe's settings: result/overload.js OVERLOAD_DEFAULTS with the lengths of settings.js
-// PROBE_LENGTHS (--quick: PROBE_QUICK_LENGTHS), at 1.5 and 2 × C, the burst from 0.7 × C to 2 × C.
+// PROBE_LENGTHS (--quick: PROBE_QUICK_LENGTHS), at 1.5 and 2 × C, the burst from 0.7 × C to 2 × C; a
+// configuration that collapsed at 1.5 × C (result/decision.js COLLAPSE) is probed no further.
 function probeSettings ({ beforeSec, burstSec, afterSec, ...lengths }) {
   const burst = { baseMultiple: 0.7, burstMultiple: 2, beforeSec, burstSec, afterSec }
-  return { ...OVERLOAD_DEFAULTS, multiples: [1.5, 2], ...lengths, burst }
+  return { ...OVERLOAD_DEFAULTS, multiples: [1.5, 2], ...lengths, burst, stopOnCollapse: true }
 }
 export const PROBE = probeSettings(PROBE_LENGTHS)
 export const PROBE_QUICK = probeSettings(PROBE_QUICK_LENGTHS)
@@ -32,7 +33,8 @@ export function probeNote (quick) {
     `${p.minStepSec} s, then ${b.baseMultiple} × C for ${b.beforeSec} s, ${b.burstMultiple} × C ` +
       `for ${b.burstSec} s and ` +
     `${b.baseMultiple} × C watched up to ${b.afterSec} s (the overload experiment's rounds; docs/decision.md ` +
-      '"Past capacity")'
+      `"Past capacity"); a configuration whose goodput at ${COLLAPSE.multiple} × C fell under ` +
+      `${Math.round(COLLAPSE.goodputShare * 100)} % of C collapses, and is probed no further`
 }
 
 // The shedding setting probed beside each strategy (catalog.js variants), and how its own setting reads.

@@ -15,7 +15,7 @@ import { once } from 'node:events'
 import { CLIMB, CUT, FLOOR, LENGTH } from '../../../loadtest/result/rules.js'
 import { CONFIRM_QUICK_SEC, CONFIRM_SEC } from '../../../loadtest/settings.js'
 import { capacityAtTargets, capacityOf, judgeStep, verdicts } from '../../../loadtest/result/capacity.js'
-import { HEADROOM, closeCandidates, pastOf } from '../../../loadtest/result/decision.js'
+import { COLLAPSE, HEADROOM, closeCandidates, pastOf } from '../../../loadtest/result/decision.js'
 import { THRESHOLD_EXIT } from '../../../loadtest/report/thresholds.js'
 import { expectedBody } from '../../../servers/lib/workloads.js'
 import { sharedLabRun } from '../../helpers/lab.js'
@@ -231,11 +231,18 @@ test('capacity --quick --confirm: past capacity probed for the close candidates,
     for (const p of r.pastCapacity) {
       if (p.status === 'failed') continue
       assert.equal(p.overload.capacityRps, Math.round(r.capacity.capacity.rps * 10) / 10, 'at the sweep\'s C')
-      assert.deepEqual(p.overload.steps.map((s) => s.multiple), [1.5, 2])
       for (const s of p.overload.steps) assert.ok(s.requests.good <= s.requests.offered)
-      assert.ok(p.overload.recovery && typeof p.overload.recovery.metastable === 'boolean', 'the burst and its recovery')
       const past = pastOf(p)
       assert.equal(past.collapses, past.why.length > 0, 'collapses exactly when a reason is named')
+      if (p.overload.collapsedAt !== null) {
+        // stopped where it collapsed: its goodput at 1.5 × C under half of C, nothing after it
+        assert.deepEqual(p.overload.steps.map((s) => s.multiple), [COLLAPSE.multiple])
+        assert.ok(p.overload.steps[0].goodputShare < COLLAPSE.goodputShare && past.collapses)
+        assert.equal(p.overload.recovery, null, 'no burst after a collapse')
+        continue
+      }
+      assert.deepEqual(p.overload.steps.map((s) => s.multiple), [1.5, 2])
+      assert.ok(p.overload.recovery && typeof p.overload.recovery.metastable === 'boolean', 'the burst and its recovery')
     }
   }
   assert.equal(d.target.own, true)

@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { COLLAPSE, HEADROOM, closeCandidates, decide, overlaps, pastOf, rankingChanges, runsDisagree } from '../../../loadtest/result/decision.js'
 import {
-  bracketText, decisionLines, pastRuleText, refusalText, ruleText, separationText, whyText
+  bracketText, decisionLines, pastCapacityTable, pastRuleText, refusalText, ruleText, separationText, whyText
 } from '../../../loadtest/text/decision.js'
 import { TIE } from '../../../loadtest/result/rules.js'
 
@@ -265,6 +265,13 @@ test('past capacity: every close candidate collapses: said, and the setting that
   assert.match(pastRuleText(d.pastRule), /collapses past capacity: goodput 0 % at 1.5 ×, recovery 44 s; every close candidate collapses too; /)
   assert.match(pastRuleText(d.pastRule), /the setting that would shed: --deadline auto --slo 100 \(queued-threads with --deadline auto --slo 100: goodput 30 % at 1.5 ×, recovery 12 s\)$/)
   assert.equal(whyText(pastOf(probe(null, [0.17, 0.04], null)('cluster')).why[1]), 'no recovery within 15 s')
+  // a probe that stopped at its collapse (1.5 × C): collapses on its goodput, its recovery not watched
+  const stopped = probe(null, [0.2, 0], 0)('queued-threads')
+  stopped.overload = { steps: stopped.overload.steps.slice(0, 1), collapsedAt: 1.5, recovery: null }
+  const past = pastOf(stopped)
+  assert.deepEqual([past.collapses, past.keeps, past.collapsedAt], [true, false, 1.5])
+  assert.deepEqual(past.why.map(whyText), ['goodput 20 % at 1.5 ×'])
+  assert.equal(pastCapacityTable([{ name: 'queued-threads', config: 'as swept', setting: 'unbounded queue', points: [], past }]).rows[0].at(-2), 'not watched')
 })
 
 test('past capacity: the thresholds, each on its edge', () => {

@@ -3,8 +3,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { PROBE, PROBE_QUICK } from '../../../../loadtest/run/round/past-capacity.js'
-import { COLLAPSE } from '../../../../loadtest/result/decision.js'
-import { stepTiming } from '../../../../loadtest/result/overload.js'
+import { COLLAPSE, pastOf } from '../../../../loadtest/result/decision.js'
+import { overloadOf, stepTiming } from '../../../../loadtest/result/overload.js'
+import { overloadRounds } from '../../../../loadtest/run/round/overload.js'
 
 // The default run's figures: loop:3e7 on this machine, C of the pools and its target (5 service times).
 const C = 78
@@ -32,4 +33,58 @@ test('past-capacity probe: the default judges two windows a step, --quick one', 
   const quick = stepTiming(SLO_MS, PROBE_QUICK)
   assert.equal(full.durationSec - full.settleMs / 1000, 2)
   assert.equal(quick.durationSec - quick.settleMs / 1000, 1)
+})
+
+// A round as the probe's `measure` gives it: goodput windows of 1 s from the start, `good` of `offered` in each.
+function roundOf ({ rate, durationSec }, goodShare) {
+  const windows = Array.from({ length: durationSec }, (_, t) => ({
+    t: t * 1000, offered: Math.round(rate), good: Math.round(rate * goodShare), shed: 0, timeouts: 0, p99: 50
+  }))
+  const offered = windows.reduce((a, w) => a + w.offered, 0)
+  const good = windows.reduce((a, w) => a + w.good, 0)
+  return {
+    goodput: { windows, windowMs: 1000, offered, good, ok: good, shed: 0, timeouts: offered - good, errors: 0 },
+    timeline: null
+  }
+}
+
+// The probe's rounds (run/round/overload.js overloadRounds) against a server whose goodput share of C is
+// `share(rate)`: the rates it asked for.
+async function probeRates (share) {
+  const asked = []
+  const record = { notes: [] }
+  const entry = { overload: { settings: PROBE, capacity: { rps: C, sloMs: SLO_MS, from: 'test' } } }
+  const measure = async (load) => {
+    asked.push(load.phases ? 'burst' : load.rate / C)
+    return roundOf(load, share(load.rate))
+  }
+  const signal = new AbortController().signal
+  await overloadRounds(record, { entry, load: {}, swept: null, serviceMs: null, measure, signal })
+  return { asked, o: record.overload }
+}
+
+test('past-capacity probe: a configuration that collapsed at 1.5 × C is probed no further; one that holds gets every step and the burst', async () => {
+  const collapsing = await probeRates(() => 0.2)
+  assert.deepEqual(collapsing.asked, [COLLAPSE.multiple], 'stopped after the step at 1.5 × C')
+  assert.equal(collapsing.o.collapsedAt, COLLAPSE.multiple)
+  const past = pastOf({ overload: overloadOf(collapsing.o) })
+  assert.equal(past.collapses, true)
+  const g = past.goodputShare[String(COLLAPSE.multiple)]
+  assert.ok(g < COLLAPSE.goodputShare, `goodput ${g} of C at 1.5 ×`)
+  assert.deepEqual(past.why, [{ goodputShare: g, multiple: COLLAPSE.multiple }], 'collapsed on its goodput alone')
+  assert.equal(past.recoverySec, null)
+  assert.equal(past.collapsedAt, COLLAPSE.multiple)
+  // on the edge: exactly half of C at 1.5 × is no collapse, and the probe goes on
+  const half = COLLAPSE.goodputShare / COLLAPSE.multiple // of the offered: half of C at 1.5 × C
+  const edge = await probeRates((rate) => (rate / C === COLLAPSE.multiple ? half : 1))
+  assert.deepEqual(edge.asked, [1.5, 2, 'burst'])
+  assert.equal(edge.o.collapsedAt, null)
+  // the overload experiment itself (no stopOnCollapse) runs every step whatever they show
+  const asked = []
+  const record = { notes: [] }
+  const entry = { overload: { settings: { ...PROBE, stopOnCollapse: false }, capacity: { rps: C, sloMs: SLO_MS } } }
+  const measure = async (load) => { asked.push(load.phases ? 'burst' : load.rate / C); return roundOf(load, 0.1) }
+  const signal = new AbortController().signal
+  await overloadRounds(record, { entry, load: {}, swept: null, serviceMs: null, measure, signal })
+  assert.deepEqual(asked, [1.5, 2, 'burst'])
 })
