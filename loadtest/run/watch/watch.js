@@ -9,7 +9,7 @@ import { roundTo } from '../../result/stats.js'
 import { wallOffsetMs } from '../epoch.js'
 
 const IDLE_CPU_PERCENT = 10 // the tree uses less than this share of one core over IDLE_WINDOW_MS: idle
-const IDLE_WINDOW_MS = 1000
+const IDLE_WINDOW_MS = 500 // two of the sampler's 200 ms samples and more; a 10 ms clock tick reads 2 %
 const PROGRESS_MS = 250
 
 // The server's pushed samples (IPC): the latest of each process, combined over processes at each arrival.
