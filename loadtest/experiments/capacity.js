@@ -16,7 +16,7 @@ import { probeNote } from '../run/round/past-capacity.js'
 import { planBasics } from './plan.js'
 import { findServer } from '../catalog.js'
 
-// The six CPU strategies, as in heavy-cpu.
+// The CPU strategies, as in heavy-cpu.
 export { SERVERS }
 
 // The sweep's settings are the rule book's (result/rules.js SWEEP_LIMITS and SAMPLE; --quick's: QUICK), beside
@@ -123,13 +123,13 @@ export function sweepOrder (servers) {
 function description () {
   const p = percentileOf(SAMPLE.share)
   const pct = (x) => `${Math.round(x * 100)} %`
-  return 'Each CPU strategy offered open-loop rates (requests due on a schedule whatever the answers; latency ' +
-    'from the due time), those that keep a warm worker on every core first: first a floor, at a rate where ' +
+  return 'Each CPU strategy, those that keep a warm worker on every core first, offered open-loop rates ' +
+    '(requests due on a schedule whatever the answers; latency from the due time): first a floor, at a rate where ' +
     'requests rarely overlap (measured again lower while they do), then steps at fractions of the ideal its cores ' +
     `allow for the work (cores / calibrated service time: ${CLIMB.fractions.join(', ')}; after a strategy with a ` +
     `capacity, from ${CLIMB.ledStart} × the highest) and on at ${CLIMB.climb} × until one fails, a failure far ` +
-    'above the highest ' +
-    `pass searched down geometrically, the knee refined by bisection, then ${CLIMB.overload} × the capacity, ` +
+    'above the highest pass searched down geometrically, the knee refined by bisection, then ' +
+    `${CLIMB.overload} × the capacity, ` +
     `which must fail. A failure is repeated before it counts unless clear (${pct(REPEAT.clearShare)} of its ` +
     `requests or more over the target). Each step lasts for the requests that can show its percentile (p${p}: ` +
     `${SAMPLE.minRequests}, binomial, ${pct(SAMPLE.confidence)}), lengthened past its cap when needed; a step ` +
