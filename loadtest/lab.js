@@ -275,23 +275,31 @@ function seeded (entry, results) {
   return seed ? { ...entry, sweep: (x) => entry.sweep({ ...x, seed }) } : entry
 }
 
-// A capacity entry's sweep given the leaders so far (`ruleOut`: a target whose confirmed failure is below a
-// leader's pass there is searched no further, rule book CLIMB): the highest pass at each target of the trusted
-// results swept before it, grouped by their targets (the sweep takes the group judged at its own).
+// A capacity entry's sweep given the leaders so far (`ruleOut`, rule book CLIMB): `leaders`, the trusted results
+// swept before it, where a target whose confirmed failure is below a leader's pass is searched no further, and
+// `guides`, every result swept before it, where its climb starts (a start decides nothing: a disturbed pass
+// serves). Each the highest pass at each target, grouped by their targets (the sweep takes the group judged at
+// its own).
 function led (entry, results) {
   if (!entry.ruleOut || !entry.sweep) return entry
+  const guides = passesByTargets(results)
+  if (guides.length === 0) return entry
+  const leaders = passesByTargets(results.filter((r) => r.trusted))
+  return { ...entry, sweep: (x) => entry.sweep({ ...x, leaders, guides }) }
+}
+
+// The highest pass at each target of `results`, grouped by their targets: [{ targetsMs, passes }].
+function passesByTargets (results) {
   const groups = new Map()
   for (const r of results) {
     const c = r.capacity
-    if (!r.trusted || !c?.targetsMs?.length || c.targets?.length !== c.targetsMs.length) continue
+    if (!c?.targetsMs?.length || c.targets?.length !== c.targetsMs.length) continue
     const key = c.targetsMs.join(',')
     const passes = c.targets.map((t) => (t.rps > 0 ? t.rps : 0))
     const g = groups.get(key)
     groups.set(key, { targetsMs: c.targetsMs, passes: g ? g.passes.map((p, k) => Math.max(p, passes[k])) : passes })
   }
-  if (groups.size === 0) return entry
-  const leaders = [...groups.values()]
-  return { ...entry, sweep: (x) => entry.sweep({ ...x, leaders }) }
+  return [...groups.values()]
 }
 
 // Each plan entry's server, one after another: run, calibrate what it named, build its result once.

@@ -76,12 +76,13 @@ export function capacitySweep (opts, slos) {
   const { refine, minRequests, maxStepSec, budgetSec, budgetWorkMs, share, why } = q
   const maxSteps = q.maxSteps + q.stepsPerTarget * ((slos?.length ?? SLO.multiples.length) - 1)
   const steps = { refine, maxSteps, minDurationSec, maxStepSec, budgetSec, budgetWorkMs, share, why }
-  return ({ serviceMs, cores, seed = null, requestFactor = 1, leaders = null }) => {
+  return ({ serviceMs, cores, seed = null, requestFactor = 1, leaders = null, guides = null }) => {
     const seededBy = seededFractions(seed, { serviceMs, cores })
     return withRule(createSweep({
       serviceMs,
       cores,
       leaders,
+      guides,
       seeded: seededBy !== null,
       slos,
       ...steps,

@@ -298,14 +298,15 @@ function viewsOf (history, targets, { share, kinds, planned }) {
 // budget (null: none, only maxSteps). `share`: the percentile judged, as the share of requests allowed over
 // the target (0.01: p99; 0.05: p95), with minRequests the fewest that can show it (requestsToShow(0,
 // { share }) unless given); `why`: a sentence for the report when the percentile or the work differs from
-// the default run's (--quick's). `leaders`: the passes of the strategies swept before it (lab.js led), where a
-// target is ruled out and, unless `seeded` (a --tune seed gave the fractions), where the climb starts.
+// the default run's (--quick's). `leaders`: the trusted passes of the strategies swept before it (lab.js led),
+// where a target is ruled out; `guides` (else `leaders`): every one of their passes, where the climb starts
+// unless `seeded` (a --tune seed gave the fractions).
 // Every default is the rule book's (result/rules.js).
 export function createSweep ({
   serviceMs, cores, sloMs = null, slos = null, fractions = CLIMB.fractions, refine = SWEEP_LIMITS.refine,
   share = SAMPLE.share, minRequests = requestsToShow(0, { share }), minDurationSec = SWEEP_LIMITS.minDurationSec,
   maxStepSec = SWEEP_LIMITS.maxStepSec, maxSteps = SWEEP_LIMITS.maxSteps, budgetSec = null, budgetWorkMs = null,
-  why = null, leaders = null, seeded = false
+  why = null, leaders = null, guides = null, seeded = false
 }) {
   const many = targetsFor(serviceMs, slos ?? (sloMs ? [sloMs] : null))
   const slo = slos?.length || sloMs ? sloFor(serviceMs, many.targets[0]) : sloFor(serviceMs)
@@ -320,8 +321,9 @@ export function createSweep ({
   const { longestSec, lengthFor, lengthOf } = stepLengths({ minDurationSec, maxStepSec, minRequests, share })
   const typicalStep = (ms) => lengthFor((BUDGET.typical * cores * 1000) / ms, minRequests)
   const budget = sweepBudget({ budgetSec, budgetWorkMs, serviceMs }, typicalStep)
-  // after a leader the climb starts just under its pass (not where a --tune seed gave the fractions)
-  const climbFrom = !seeded && leads?.[0] > 0 ? CLIMB.ledStart * leads[0] : null
+  // after a strategy with a pass the climb starts just under the highest (not where a --tune seed gave the fractions)
+  const start = leadsAt(guides ?? leaders, targets)?.[0]
+  const climbFrom = !seeded && start > 0 ? CLIMB.ledStart * start : null
   const opts = { idealRps, fractions, refine, maxSteps, share, sloMs: targets[0], longestSec, leads, climbFrom }
   opts.firstFloorRate = firstFloorRate(serviceMs) // the first floor step (result/rules.js)
   const settings = { fractions, refine, minRequests, minDurationSec, maxStepSec, longestSec, maxSteps, share, why }

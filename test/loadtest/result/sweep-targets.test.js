@@ -288,3 +288,19 @@ test('under a leader an overlapped floor that failed is confirmed where it is, t
   const d = { targets: slos, idealRps: 200, leads: leaders[0].passes }
   for (const t of capacityAtTargets(led.steps, led.figs, d)) assert.equal(t.bound, 'ruled-out', `${t.sloMs} ms`)
 })
+
+test('a disturbed leader guides the climb\'s start and rules nothing out: the capacity below it is still found', () => {
+  const slos = [50, 100, 400]
+  const slow = queue(5, 40) // knees 36, 38 and 39.5 req/s
+  const guides = [{ targetsMs: slos, passes: [150, 160, 170] }] // a pass the lab did not trust
+  const sweep = createSweep({ serviceMs: 10, cores: 2, slos, maxSteps: MAX_STEPS, guides })
+  const { steps, figs } = drive(sweep, slow)
+  assert.equal(steps.find((s) => s.kind === 'coarse').rate, CLIMB.ledStart * 150, 'the climb starts under the guide')
+  assert.equal(sweep.describe().leads, null, 'no leader: nothing is ruled out')
+  const targets = capacityAtTargets(steps, figs, { targets: slos, idealRps: 200 })
+  for (const [k, t] of targets.entries()) {
+    const knee = 40 * (1 - 5 / slos[k])
+    assert.notEqual(t.bound, 'ruled-out')
+    assert.ok(t.rps <= knee && knee < t.bracket.fail, `${t.sloMs} ms: ${t.rps}–${t.bracket.fail} holds the knee ${knee}`)
+  }
+})
