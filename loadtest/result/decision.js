@@ -241,10 +241,10 @@ export function pastOf (probe) {
   const recoverySec = rec && !rec.metastable && isNum(rec.ms) ? roundTo(rec.ms / 1000, 1) : null
   const watched = isNum(rec?.observedMs) && isNum(rec?.burstEndMs)
   const watchedSec = watched ? roundTo((rec.observedMs - rec.burstEndMs) / 1000, 1) : null
-  const atCollapse = goodputShare[String(COLLAPSE.multiple)]
+  const atCollapse = goodputShare[String(COLLAPSE.multiple)] ?? null
   const why = []
   const { multiple } = COLLAPSE
-  if (isNum(atCollapse) && atCollapse < COLLAPSE.goodputShare) why.push({ goodputShare: atCollapse, multiple })
+  if (goodputCollapses(multiple, atCollapse)) why.push({ goodputShare: atCollapse, multiple })
   if (rec && (recoverySec === null || recoverySec > COLLAPSE.recoverySec)) {
     why.push(recoverySec === null ? { recoverySec: null, watchedSec } : { recoverySec })
   }
@@ -262,6 +262,12 @@ export function pastOf (probe) {
     keeps,
     why
   }
+}
+
+// Does a goodput share of C at `multiple` × C show a collapse (COLLAPSE)? The decision's rule, and where a
+// past-capacity probe stops (run/round/overload.js).
+export function goodputCollapses (multiple, share) {
+  return multiple === COLLAPSE.multiple && isNum(share) && share < COLLAPSE.goodputShare
 }
 
 // The least goodput share a configuration kept over the multiples probed.

@@ -106,7 +106,8 @@ export const CLIMB = rule('climb', 'The climb, the search down and the bisection
   'it). A --tune sweep starts from the previous setting\'s bracket at `seeded` × its capacity. A target whose ' +
   'confirmed failure is below the pass of a strategy swept before it at that target is searched no further: ' +
   'ruled out, it can neither win nor tie there. After a strategy with a pass (trusted or not: a start decides ' +
-  'nothing) the climb starts at ledStart × the highest at the first target, then the fractions above ledGap × that.', {
+  'nothing) the climb starts at ledStart × the highest at the first target, then the fractions above ' +
+  'ledGap × that.', {
     fractions: [[0.3, 0.45, 0.6, 0.75, 0.9, 1.05, 1.2], 'coarse steps from well below the ideal to past it'],
     climb: [1.5, 'past the ideal the climb goes on: the ideal never bounds a capacity'],
     downRatio: [2, 'a failure twice the highest pass is too far to bisect: halve, or take the geometric mean'],

@@ -117,7 +117,7 @@ function nextStep (views, aims, ctx) {
   if (pending.length) {
     // a hold that is pending is measured again as a hold (the hold steps alone decide its rate)
     if (last.kind === 'hold') return { kind: 'hold', rate: last.rate, aim: 0, holdSec }
-    return { kind: 'repeat', rate: last.rate, aim: aims.at(-1), pending }
+    return { kind: 'repeat', rate: last.rate, aim: aims.at(-1), pending, floor: atFloor }
   }
   // a true floor that failed the loosest target: nothing below it to find
   if (byRate.at(-1).get(floor.rate) === 'fail') return null
@@ -160,7 +160,7 @@ function nextStep (views, aims, ctx) {
   }
   // no pass for the first target and its floor still pending: more evidence at the floor
   if (open[0] && bracketOf(byRate[0]).lo === 0 && byRate[0].get(floor.rate) === 'pending') {
-    return { kind: 'repeat', rate: floor.rate, aim: 0, pending: [0] }
+    return { kind: 'repeat', rate: floor.rate, aim: 0, pending: [0], floor: true }
   }
   return null
 }
@@ -220,10 +220,9 @@ function stepLengths ({ minDurationSec, maxStepSec, minRequests, share }) {
       return Math.min(longestSec, Math.max(step.holdSec ?? 0, lengthFor(step.rate, minRequests)))
     }
     const need = step.kind === 'repeat' ? topUpRequests(views, step, share) : null
-    // a floor, and a repeat of its failure, last as long as the floor (a top-up as long as its pool needs)
-    const atFloor = (s) => s.kind === 'floor' && s.rate === step.rate
-    const floorLike = step.kind === 'floor' || (step.kind === 'repeat' && need === null && views[0].some(atFloor))
-    return lengthFor(step.rate, need ?? minRequests, floorLike)
+    // a floor, and a repeat of its failure (`floor`: nextStep's), last as long as the floor (a top-up as long as
+    // its pool needs)
+    return lengthFor(step.rate, need ?? minRequests, step.kind === 'floor' || (step.floor === true && need === null))
   }
   return { longestSec, lengthFor, lengthOf }
 }

@@ -7,8 +7,7 @@
 import {
   OVERLOAD_DEFAULTS, burstPhases, patienceMs, stepGoodputShare, stepTiming, windowRecovered
 } from '../../result/overload.js'
-import { COLLAPSE } from '../../result/decision.js'
-import { isNum } from '../../result/stats.js'
+import { goodputCollapses } from '../../result/decision.js'
 import { DEFAULT_MAX_CONNECTIONS, WINDOW_MS, defaultConnections } from '../../settings.js'
 import { TRUST } from '../../result/rules.js'
 import { boundText } from '../../text/reasons.js'
@@ -84,13 +83,6 @@ function recoveryWatch ({ sloMs, burstEndMs, patience, settings }) {
   return { until, stoppedAtMs: () => stoppedAtMs }
 }
 
-// Did a step show its configuration collapsed (result/decision.js COLLAPSE: goodput under goodputShare of C
-// at COLLAPSE.multiple × C)? Whatever the later steps and the burst show, it collapses.
-function collapsed (round, step) {
-  const g = step.multiple === COLLAPSE.multiple ? stepGoodputShare(round, step) : null
-  return isNum(g) && g < COLLAPSE.goodputShare
-}
-
 // Run the steps and the burst for `record`'s server at the C handed on with `entry`, else the one `swept`
 // (result/build.js sweptCapacity); `serviceMs`: the work's, calibrated here; `measure(load)` runs one
 // measured round.
@@ -134,7 +126,8 @@ export async function overloadRounds (record, { entry, load, swept, serviceMs, m
     const round = await measure({ ...roundLoad(rate), durationSec })
     o.steps.push({ multiple, rate, round })
     // a probe stops where its configuration collapsed: nothing later undoes that (settings.stopOnCollapse)
-    if (settings.stopOnCollapse && collapsed(round, { multiple, rate, capacityRps: cap.rps, settleMs })) {
+    const step = { multiple, rate, capacityRps: cap.rps, settleMs }
+    if (settings.stopOnCollapse && goodputCollapses(multiple, stepGoodputShare(round, step))) {
       o.collapsedAt = multiple
       return
     }
