@@ -25,7 +25,7 @@ import { calibrate, calibrateCold } from '../loadtest/run/watch/calibrate.js'
 import { buildHttpResult } from '../loadtest/result/build.js'
 import { boundText, reasonText } from '../loadtest/text/reasons.js'
 import { boundFields, capacityOf, judgeStep, percentileOf } from '../loadtest/result/capacity.js'
-import { SAMPLE, targetsFor } from '../loadtest/result/rules.js'
+import { SAMPLE, bracketConfidenceOf, targetsFor } from '../loadtest/result/rules.js'
 import { roundTo } from '../loadtest/result/stats.js'
 import { writeAtomic } from '../loadtest/report/write.js'
 import { upgradeBound } from '../loadtest/report/read.js'
@@ -35,8 +35,10 @@ import { GRID, kneeBandOf, runBruteForce } from './capacity-brute-force.js'
 import { cellsOf, fmtSec } from './validate-capacity-plan.js'
 
 const MODES = ['default', 'quick']
-// The percentile each mode judges (the capacity experiment's settings: the one source).
-const SHARE = { default: capacity.defaults.share, quick: capacity.quick.share }
+// The percentile and the confidence each mode judges at (the capacity experiment's settings: the one source).
+const SETTINGS = { default: capacity.defaults, quick: { ...capacity.defaults, ...capacity.quick } }
+const SHARE = Object.fromEntries(MODES.map((m) => [m, SETTINGS[m].share]))
+const CONFIDENCE = Object.fromEntries(MODES.map((m) => [m, SETTINGS[m].confidence]))
 
 const HELP = `Usage: node scripts/validate-capacity.js --server S[,S…] --work W[,W…] [--mode default,quick] --out DIR
        [--dry-run] [--brute-only]
@@ -163,7 +165,7 @@ async function bruteForceOf (server, work, { out, signal, log }) {
   log('calibrating')
   const calibration = await calibrationFor(server, work, signal)
   const slos = targetsFor(calibration[work].serviceMs).targets // the experiment's default targets
-  const shares = MODES.map((m) => SHARE[m])
+  const shares = [...new Set(MODES.map((m) => SHARE[m]))]
   log(`brute force at ${shares.map((s) => `p${percentileOf(s)}`).join(' and ')} ≤ ${slos[0]} ms`)
   const { entry, load } = await planned({ server, work, mode: 'default' }, slos, signal)
   const progress = (text) => log(`brute force ${text}`)
@@ -249,18 +251,22 @@ function stepRound (s) {
 export function rejudgedCapacity (sweep) {
   if (!sweep?.steps?.length || !(sweep.sloMs > 0)) return null
   const share = sweep.share ?? SHARE.default
+  const confidence = sweep.confidence ?? SAMPLE.confidence // a sweep from before --quick's own: the sample rule's
   const steps = sweep.steps.map((s) => {
     if (!s.requests || typeof s.histograms?.latency !== 'string') return s
-    const j = judgeStep(stepRound(s), sweep.sloMs, { share })
+    const j = judgeStep(stepRound(s), sweep.sloMs, { share, confidence })
     return { ...s, ...j, pass: j.call === 'pass' }
   })
-  return capacityOf(steps, { ...sweep, share })
+  return capacityOf(steps, { ...sweep, share, confidence })
 }
 
 // One cell's record from its brute force and its sweep (what summary.json keeps of it, and more): the
 // sweep's capacity judged again by today's rules (rejudgedCapacity).
 function cellRecord (cell, brute, sweep) {
-  const share = SHARE[cell.mode]
+  // the sweep's own percentile and confidence (a --quick sweep of before judged p95 at 95 %), else the mode's
+  const judged = sweep.result.capacity ?? {}
+  const share = judged.share ?? SHARE[cell.mode]
+  const confidence = judged.confidence ?? (judged.share ? SAMPLE.confidence : CONFIDENCE[cell.mode])
   const { truth, band } = truthOf(brute, share)
   const c = rejudgedCapacity(sweep.result.capacity) ?? upgradeBound(sweep.result.capacity?.capacity) ??
     { rps: null, bound: sweep.result.failure?.reason ?? 'no result', bracket: null }
@@ -269,6 +275,7 @@ function cellRecord (cell, brute, sweep) {
     name: nameOf(cell.server, cell.work, cell.mode),
     ...cell,
     percentile: percentileOf(share),
+    stated: bracketConfidenceOf(confidence), // how often its bracket states it holds the knee
     sloMs: brute.slos[0],
     serviceMs: brute.calibration[cell.work].serviceMs,
     knee: band?.lo ?? null,
@@ -291,11 +298,13 @@ function cellRecord (cell, brute, sweep) {
 
 const r1 = (x) => (typeof x === 'number' ? roundTo(x, 1) : '-')
 
-// The share of cells whose bracket held the knee, against the confidence the sample rule states for a bracket.
-function coverage (held, of) {
-  if (!of) return ''
+// The share of cells whose bracket held the knee, against the confidence their brackets state (the mean of
+// each cell's: the sample rule's bracket confidence at its sweep's confidence; a cell from before: the default's).
+function coverage (judged, held) {
+  if (!judged.length) return ''
   const pct = (x) => `${roundTo(x * 100, 1)} %`
-  return `, ${pct(held / of)} of them against the ${pct(SAMPLE.bracketConfidence)} a bracket states (rule book sample)`
+  const stated = judged.reduce((a, c) => a + (c.stated ?? SAMPLE.bracketConfidence), 0) / judged.length
+  return `, ${pct(held / judged.length)} of them against the ${pct(stated)} their brackets state (rule book sample)`
 }
 
 // summary.md from summary.json's cells: one row a cell, and how many hold of those with a verdict.
@@ -313,7 +322,7 @@ export function renderSummary (cells) {
     '# The capacity sweep against brute force (scripts/validate-capacity.js)',
     '',
     `${held} of ${judged.length} cells with a verdict: the sweep's bracket contains the brute-force knee within one ` +
-      `grid step (${Math.round((GRID.ratio - 1) * 100)} %)${coverage(held, judged.length)}; ` +
+      `grid step (${Math.round((GRID.ratio - 1) * 100)} %)${coverage(judged, held)}; ` +
       `${cells.length - judged.length} without one (the grid, ` +
       'extended to its limit, showed no knee). Knee: the highest grid rate with its share over the target within ' +
       "the percentile's and the next rate's over it; a band up to the highest rate not shown to fail (binomial, 95 %, " +
@@ -322,7 +331,8 @@ export function renderSummary (cells) {
       'Hold: whether the capacity\'s rate held a step as long as the hold rule asks (its hold steps); "-" for a ' +
       'sweep run before the rule, or no capacity. ' +
       'Disturbed: grid steps the lab\'s noise rule marks. Seconds: the brute force (shared by a strategy\'s ' +
-      'modes) + the sweep.',
+      `modes) + the sweep; the sweeps took ${Math.round(cells.reduce((a, c) => a + (c.seconds?.sweep ?? 0), 0))} s ` +
+      'in all.',
     '',
     '| strategy | work | mode | target | knee req/s | sweep bracket req/s | width | bound | hold | contains | disturbed | seconds |',
     '| --- | --- | --- | --- | ---: | --- | ---: | --- | --- | --- | ---: | ---: |',

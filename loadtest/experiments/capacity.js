@@ -3,11 +3,13 @@
 // coarse fractions of the ideal its cores allow for the work (result/rules.js CLIMB.fractions), climbing on
 // past it until one fails; the knee is found by bisection, and one step at CLIMB.overload × the capacity
 // shows what happens past it (timeouts, queue growth, recovery). See loadtest/result/sweep.js for the rule.
-import { MISSING, fmtMs, fmtPct, fmtRps as rps } from '../text/format.js'
+import { MISSING, fmtMs, fmtPct, pctSpaced as pctOf, fmtRps as rps } from '../text/format.js'
 import { SERVERS } from './heavy-cpu.js'
 import { createSweep } from '../result/sweep.js'
 import { lowerBound, sweepRuleText } from '../text/reasons.js'
-import { BUDGET, CLIMB, QUICK, REPEAT, SAMPLE, SLO, SWEEP_LIMITS, percentileOf, sloFor } from '../result/rules.js'
+import {
+  BUDGET, CLIMB, QUICK, REPEAT, SAMPLE, SLO, SWEEP_LIMITS, bracketConfidenceOf, percentileOf, sloFor
+} from '../result/rules.js'
 import { taskArgs } from '../run/watch/task.js'
 import { classTargetsText, trustMark } from '../text/sentences.js'
 import { tuneArgs } from '../tune.js'
@@ -32,6 +34,7 @@ const { minDurationSec, ...limits } = SWEEP_LIMITS
 const defaults = {
   work: 'loop:3e7',
   share: SAMPLE.share, // p99
+  confidence: SAMPLE.confidence, // a step's verdict at 95 % (--quick: looser)
   why: null, // the default run's percentile and work: nothing to say
   durationSec: minDurationSec,
   minRequests: SAMPLE.minRequests,
@@ -42,15 +45,15 @@ const defaults = {
   ...limits,
   fractions: null
 }
-// --quick: the suite's runs, cheap but by the same rules with a looser percentile (result/rules.js QUICK: p95,
-// which 59 requests can show where p99 needs 299), on a work of about 8 ms (ideal near 240 req/s); a step lasts
-// 2 s at least, as in the default run and the brute force. The report says which percentile it judged (the
-// sweep's `percentile` and `why`).
+// --quick: the suite's runs, cheap but by the same rules at a looser confidence (result/rules.js QUICK: the same
+// p99 at 90 %, which 230 requests can show where 95 % needs 299), on a work of about 8 ms (ideal near 240 req/s);
+// a step lasts 2 s at least, as in the default run and the brute force. The report says at what confidence it
+// judged (the sweep's `confidence` and `why`).
 const quick = {
   work: 'loop:1e7',
-  why: `--quick judges p${percentileOf(QUICK.share)} (a looser percentile: ${QUICK.minRequests} requests ` +
-    'can show it, ' +
-    `where p${percentileOf(SAMPLE.share)} needs ${SAMPLE.minRequests}), by the same rules.`,
+  why: `--quick judges p${percentileOf(SAMPLE.share)} at ${pctOf(QUICK.confidence)} (a looser confidence: ` +
+    `${QUICK.minRequests} requests can show it, where ${pctOf(SAMPLE.confidence)} needs ${SAMPLE.minRequests}; ` +
+    `a bracket holds the knee ${pctOf(bracketConfidenceOf(QUICK.confidence))} of the time), by the same rules.`,
   durationSec: minDurationSec,
   warmup: 4,
   recoveryTimeoutSec: 30,
@@ -73,9 +76,9 @@ export function capacitySweep (opts, slos) {
   const q = opts.settings
   const fractions = q.fractions ?? undefined // null: the sweep's own coarse steps
   const minDurationSec = opts.user?.durationSec ?? q.durationSec
-  const { refine, minRequests, maxStepSec, budgetSec, budgetWorkMs, share, why } = q
+  const { refine, minRequests, maxStepSec, budgetSec, budgetWorkMs, share, confidence, why } = q
   const maxSteps = q.maxSteps + q.stepsPerTarget * ((slos?.length ?? SLO.multiples.length) - 1)
-  const steps = { refine, maxSteps, minDurationSec, maxStepSec, budgetSec, budgetWorkMs, share, why }
+  const steps = { refine, maxSteps, minDurationSec, maxStepSec, budgetSec, budgetWorkMs, share, confidence, why }
   return ({ serviceMs, cores, seed = null, requestFactor = 1, leaders = null, guides = null }) => {
     const seededBy = seededFractions(seed, { serviceMs, cores })
     return withRule(createSweep({

@@ -30,7 +30,7 @@ function oneSweep (sw, k, rounds, end, raw) {
   const first = sw.first ?? 0
   const figs = rounds.slice(first, end)
   const steps = figs.map((r, j) => ({
-    ...stepFigures(r, first + j, sw.kinds?.[j] ?? null, sw.sloMs, sw.share),
+    ...stepFigures(r, first + j, sw.kinds?.[j] ?? null, sw.sloMs, sw.share, sw.confidence),
     sec: sw.lengths?.[j] ?? null, // its planned length (the hold rule)
     ...(raw[first + j]?.cut ? { cut: raw[first + j].cut } : {}), // stopped once it clearly failed (run/round/cut.js)
     sweep: k

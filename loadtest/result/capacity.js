@@ -12,7 +12,8 @@ import { median, roundTo } from './stats.js'
 import { lagCouldFlip } from './trust.js'
 import { judgeByClass } from './mix.js'
 import {
-  BACKLOG, BOUND, CLIMB, FLOOR, HALVES, HOLD, REPEAT, SAMPLE, percentileCall, percentileOf, requestsToShow
+  BACKLOG, BOUND, CLIMB, FLOOR, HALVES, HOLD, REPEAT, SAMPLE, bracketConfidenceOf, percentileCall, percentileOf,
+  requestsToShow
 } from './rules.js'
 
 // The sample-size rule, where its readers found it before the rule book (result/rules.js).
@@ -148,9 +149,9 @@ function halvesContradict (fig, sloMs, counts, share) {
 // from before the rule) the p99 alone decides. `mark`: arrivals not as asked (rules.js FIT: 'bunched' makes a
 // failure in doubt, 'smooth' a pass undecided) or halves that contradict (rules.js HALVES, 'drift': either);
 // a failure the generator's lag could flip is in doubt too (result/trust.js lagCouldFlip).
-export function judgeStep (fig, sloMs, { share = SAMPLE.share } = {}) {
+export function judgeStep (fig, sloMs, { share = SAMPLE.share, confidence = SAMPLE.confidence } = {}) {
   // a mix: every class against its own target (result/mix.js)
-  if (fig.classes?.length) return judgeByClass(fig, sloMs, (f, t) => judgeStep(f, t, { share }))
+  if (fig.classes?.length) return judgeByClass(fig, sloMs, (f, t) => judgeStep(f, t, { share, confidence }))
   const q = fig.requests
   const faults = errorsOf(q) + q.unanswered // errors as everywhere (result/requests.js), and unanswered
   const counts = overTarget(fig, sloMs)
@@ -160,7 +161,9 @@ export function judgeStep (fig, sloMs, { share = SAMPLE.share } = {}) {
   // nothing sent (a mix's rare class in a short step): no evidence either way, never a failure
   if (q.sent === 0) return { ...base, n: 0, call: 'undecided' }
   if (!(q.completed > 0) || fig.latency.p99 === null) return { ...base, call: 'fail', fault: 'no-answer' }
-  const call = counts ? percentileCall(counts.n, counts.over, { share }) : fig.latency.p99 <= sloMs ? 'pass' : 'fail'
+  const call = counts
+    ? percentileCall(counts.n, counts.over, { share, confidence })
+    : fig.latency.p99 <= sloMs ? 'pass' : 'fail'
   // arrivals not as asked (FIT): a pass on a kinder load is not relied on, a failure on a harsher one is in doubt;
   // halves that contradict (HALVES): neither, nor an undecided step's requests in a pool
   const fit = fig.open?.fit?.tail ?? null
@@ -181,13 +184,14 @@ export function callOf (s) {
 // undecided steps, summed (the sequential version of the sample-size rule). Disturbed steps pool too:
 // noise only adds time, so their few requests over the target still count toward a pass; a pooled
 // failure counts (`counted`) only when no disturbed step is in it. A marked pass (FIT, HALVES) does not pool.
-function pooledCall (steps, share) {
+// `judging`: the percentile's share and the confidence (the sweep's).
+function pooledCall (steps, judging) {
   const pool = steps.filter((s) => callOf(s) !== 'fail' && typeof s.over === 'number' && !s.mark)
   if (!pool.length) return { call: 'undecided', share: null, counted: false }
   const n = pool.reduce((a, s) => a + s.n, 0)
   const over = pool.reduce((a, s) => a + s.over, 0)
   const counted = !pool.some((s) => s.disturbed)
-  return { call: percentileCall(n, over, { share }), share: n > 0 ? over / n : null, counted }
+  return { call: percentileCall(n, over, judging), share: n > 0 ? over / n : null, counted }
 }
 
 // A failure no repeat could flip: at least REPEAT.clearShare of its requests over the target (its median
@@ -206,8 +210,12 @@ function clearFailure (s) {
 // and count once their pool decides (pooledCall); at REPEAT.maxTries the majority decides (a tie of decided
 // steps: the pooled share over the target against the percentile's share). `failOnce`: an undisturbed failure
 // counts at once (a rate's hold steps: the hold is already the repeat of the shorter pass it tests).
-export function verdictAt (steps, { contradicts = false, share = SAMPLE.share, failOnce = false } = {}) {
-  const pooled = steps.some((s) => callOf(s) === 'undecided') ? pooledCall(steps, share) : { call: 'undecided' }
+export function verdictAt (
+  steps, { contradicts = false, share = SAMPLE.share, confidence = SAMPLE.confidence, failOnce = false } = {}
+) {
+  const pooled = steps.some((s) => callOf(s) === 'undecided')
+    ? pooledCall(steps, { share, confidence })
+    : { call: 'undecided' }
   const extra = (c) => (pooled.call === c && !steps.some((s) => callOf(s) === c) ? 1 : 0)
   const passes = steps.filter((s) => callOf(s) === 'pass').length + extra('pass')
   const fails = steps.filter((s) => callOf(s) === 'fail').length + extra('fail')
@@ -225,7 +233,7 @@ export function verdictAt (steps, { contradicts = false, share = SAMPLE.share, f
 
 // The verdict at each rate of a sweep's steps (a Map, rate → verdict) (contradicting: above a confirmed
 // failure; a rate with hold steps: theirs alone; above a failed hold, without one: a failure).
-export function verdicts (steps, { share = SAMPLE.share } = {}) {
+export function verdicts (steps, { share = SAMPLE.share, confidence = SAMPLE.confidence } = {}) {
   const byRate = new Map()
   for (const s of steps) {
     if (!byRate.has(s.rate)) byRate.set(s.rate, [])
@@ -242,7 +250,8 @@ export function verdicts (steps, { share = SAMPLE.share } = {}) {
     const hold = at.filter((s) => s.kind === 'hold')
     const v = !hold.length && rate > failedHold
       ? 'fail'
-      : verdictAt(hold.length ? hold : at, { contradicts: rate > lowestFail, share, failOnce: hold.length > 0 })
+      : verdictAt(hold.length ? hold : at,
+        { contradicts: rate > lowestFail, share, confidence, failOnce: hold.length > 0 })
     out.set(rate, v)
     if (v === 'fail') lowestFail = Math.min(lowestFail, rate)
     if (v === 'fail' && hold.length) failedHold = Math.min(failedHold, rate)
@@ -303,15 +312,16 @@ function undecidedWhy (floor, lowest, { budget = null, maxSteps = null, steps })
   return { code: 'few-at-lowest' }
 }
 
-// Is a target ruled out (rule book CLIMB): its lowest confirmed failure `hi` below `lead`, the pass there of a
-// strategy swept before it? It can neither win nor tie at that target, whatever more steps would show.
+// Is a target ruled out (rule book CLIMB): its lowest confirmed failure `hi` at or below `lead`, the pass there of
+// a strategy swept before it? Its capacity lies under `hi`, the leader's at or above `lead`: brackets [pass, fail)
+// that cannot overlap (result/decision.js overlaps), so it can neither win nor tie there, whatever more steps show.
 export function belowLead (hi, lead) {
-  return hi !== null && lead > 0 && hi < lead
+  return hi !== null && lead > 0 && hi <= lead
 }
 
 // The bound of a capacity with no passing rate ({ bound, undecided? }): 'cannot-meet' (a true floor failed
 // with its p99 above the target), 'below-lowest' (a true floor failed otherwise: errors, backlog), 'ruled-out'
-// (a failure confirmed below the leaders' pass: the search stopped) or 'undecided' (no evidence for either),
+// (a failure confirmed at or below the leaders' pass: the search stopped) or 'undecided' (no evidence for either),
 // with why (undecidedWhy; 'no-step' without a step).
 function boundWithout (floor, lowest, sweep, sloMs) {
   if (floor?.true && lowest === 'fail') return { bound: floor.p99 > sloMs ? 'cannot-meet' : 'below-lowest' }
@@ -338,22 +348,23 @@ export function boundFields (c) {
 //   floor     { rps, p50, p99, requests, overlap, true } at the lowest rate offered (floorOf)
 //   sensitive the target is within BOUND.sensitive of the floor's p99
 //   bracket   { pass, fail }: that rate and the lowest failing rate above it (so far, when undecided);
-//   confidence how often the knee lies in the bracket (SAMPLE.bracketConfidence; a lower bound: SAMPLE.confidence);
+//   confidence how often the knee lies in the bracket (bracketConfidenceOf the sweep's; a lower bound: its own);
 //   held, holdSec: whether that rate held a step of holdSec (the hold rule, heldAt; null without the rule);
 //   ratioToIdeal; p99 and step: the step whose figures show it; over: the step past it; overruled:
 //   failures a confirmed pass above them overruled; repeated, disturbedSteps, inDoubtSteps: step counts.
 // Pure, one target: a caller judging several targets calls it once per target on steps judged for it.
-// `share`: the percentile's share over the target (0.01: p99); `budget`, `maxSteps`: the sweep's, for why;
+// `share`: the percentile's share over the target (0.01: p99), `confidence` the sample rule's (--quick's looser);
+// `budget`, `maxSteps`: the sweep's, for why;
 // `hold`, `longestStepSec`: the sweep's hold rule (result/rules.js HOLD; null: a sweep without it); `lead`: the
 // leaders' pass at this target when the sweep started (its `leads`), null for none.
 export function capacityOf (
   steps,
   {
-    sloMs, idealRps, share = SAMPLE.share, budget = null, maxSteps = null, hold = null, longestStepSec = Infinity,
-    lead = null
+    sloMs, idealRps, share = SAMPLE.share, confidence = SAMPLE.confidence, budget = null, maxSteps = null, hold = null,
+    longestStepSec = Infinity, lead = null
   }
 ) {
-  const byRate = verdicts(steps, { share })
+  const byRate = verdicts(steps, { share, confidence })
   const { lo, hi, overruled } = bracketOf(byRate)
   const atLo = steps.filter((s) => s.rate === lo && byRate.get(lo) === 'pass')
   // the step whose figures show it: its last pass, or (a pooled verdict) its undecided step with the lowest p99
@@ -373,7 +384,7 @@ export function capacityOf (
   const holdSec = hold && best ? holdSecFor(floor?.p50, sloMs, longestStepSec) : null
   return {
     sloMs,
-    percentile: percentileOf(share), // the percentile judged against sloMs (99; 95 under --quick)
+    percentile: percentileOf(share), // the percentile judged (99; 95 in --quick's reports before it judged p99)
     rps: best?.rate ?? null,
     // 'at-least': the step past it did not fail, the real capacity may be higher
     ...(best === null
@@ -383,7 +394,7 @@ export function capacityOf (
     sensitive: sensitiveTo(floor, sloMs),
     bracket: { pass: best?.rate ?? null, fail: hi },
     // how often the knee lies in the bracket (a lower bound: at or above its pass) by the sample rule's confidence
-    confidence: best === null ? null : hi === null ? SAMPLE.confidence : SAMPLE.bracketConfidence,
+    confidence: best === null ? null : hi === null ? confidence : bracketConfidenceOf(confidence),
     // held for holdSec (a hold step, or a passing step that long); null: no capacity, or a sweep without the rule
     held: hold && best ? heldAt(steps, best.rate, holdSec) : null,
     holdSec,
@@ -402,15 +413,18 @@ export function capacityOf (
 // target from its round figures (`figs[i]`: its latency histogram counts its requests over that target),
 // then capacityOf per target. [{ sloMs, rps, bracket, bound, sensitive, p99 }], tightest first.
 export function capacityAtTargets (
-  steps, figs, { targets = [], idealRps, share = SAMPLE.share, budget = null, maxSteps = null, leads = null }
+  steps, figs, {
+    targets = [], idealRps, share = SAMPLE.share, confidence = SAMPLE.confidence, budget = null, maxSteps = null,
+    leads = null
+  }
 ) {
   return targets.map((sloMs, k) => {
     const judged = steps.map((s, i) => {
-      const j = judgeStep(figs[i], sloMs, { share })
+      const j = judgeStep(figs[i], sloMs, { share, confidence })
       return { ...s, ...j, pass: j.call === 'pass' }
     })
-    const c = capacityOf(judged, { sloMs, idealRps, share, budget, maxSteps, lead: leads?.[k] ?? null })
-    const { rps, bracket, confidence, sensitive, p99 } = c
-    return { sloMs, rps, bracket, confidence, ...boundFields(c), sensitive, p99 }
+    const c = capacityOf(judged, { sloMs, idealRps, share, confidence, budget, maxSteps, lead: leads?.[k] ?? null })
+    const { rps, bracket, sensitive, p99 } = c
+    return { sloMs, rps, bracket, confidence: c.confidence, ...boundFields(c), sensitive, p99 }
   })
 }

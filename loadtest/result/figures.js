@@ -227,10 +227,10 @@ export function roundFigures (measured) {
 // One step of a capacity sweep: the offered rate and what came of it. call/n/over: its verdict on the
 // target and the requests that decided it (result/capacity.js judgeStep); inDoubt: a failure the
 // generator's lag could flip; contention: the strategy's own (a finding, not a disturbance).
-export function stepFigures (fig, index, kind, sloMs, share = undefined) {
+export function stepFigures (fig, index, kind, sloMs, share = undefined, confidence = undefined) {
   const l = fig.latency
   const seconds = fig.durationMs / 1000
-  const judged = judgeStep(fig, sloMs, { share })
+  const judged = judgeStep(fig, sloMs, { share, confidence })
   return {
     index,
     kind,

@@ -31,7 +31,7 @@ export const SAMPLE = rule('sample', 'The sample-size rule',
     share: [0.01, 'the default run judges p99: 1 % of the requests may be over the target'],
     minRequests: [(v) => requestsToShow(0, { share: v.share, confidence: v.confidence }),
       'a step\'s default sample: the fewest requests that can show p99 with none over', 'requestsToShow(0)'],
-    bracketConfidence: [(v) => roundTo(1 - 2 * (1 - v.confidence), 3), 'a bracket holds the knee this often: ' +
+    bracketConfidence: [(v) => bracketConfidenceOf(v.confidence), 'a bracket holds the knee this often: ' +
       'each end wrong at most 1 − confidence (a union bound); a lower bound, `confidence`',
     '1 − 2 × (1 − confidence)'],
     classMargin: [1.15, 'a mix\'s classes are drawn at random (a 20 % class of 1,500 requests: 300 ± 15): a step ' +
@@ -104,11 +104,12 @@ export const CLIMB = rule('climb', 'The climb, the search down and the bisection
   'geometrically; bisections narrow the bracket until within `precision` (`precisionOthers` for the looser ' +
   'targets); then one step at `overload` × the capacity, which must fail (if it holds, the sweep goes on from ' +
   'it). A --tune sweep starts from the previous setting\'s bracket at `seeded` × its capacity. A target whose ' +
-  'confirmed failure is below the pass of a strategy swept before it at that target is searched no further: ' +
+  'confirmed failure is at or below the pass of a strategy swept before it at that target is searched no further: ' +
   'ruled out, it can neither win nor tie there. After a strategy with a pass (trusted or not: a start decides ' +
   'nothing) the climb starts at ledStart × the highest at the first target, then the fractions above ' +
   'ledGap × that.', {
-    fractions: [[0.3, 0.45, 0.6, 0.75, 0.9, 1.05, 1.2], 'coarse steps from well below the ideal to past it'],
+    fractions: [[0.6, 0.75, 0.9, 1.05, 1.2], 'from under the ideal to past it: a strategy below the first fails ' +
+      'it and is searched down (downRatio); the slow low steps cost a leader 20 s for nothing'],
     climb: [1.5, 'past the ideal the climb goes on: the ideal never bounds a capacity'],
     downRatio: [2, 'a failure twice the highest pass is too far to bisect: halve, or take the geometric mean'],
     precision: [0.02, 'the decision\'s target: a bracket within 2 %'],
@@ -184,12 +185,13 @@ export const TRUST = rule('trust', 'The trust limits',
   })
 
 export const QUICK = rule('quick', 'What --quick changes',
-  '--quick judges a looser percentile on fewer requests, by the same rules: shorter steps, fewer bisections and ' +
-  'steps, a smaller budget on a faster work, and three coarse steps.', {
-    share: [0.05, 'p95: 59 requests can show it where p99 needs 299'],
-    minRequests: [(v) => requestsToShow(0, { share: v.share }), 'the fewest that can show p95 with none over',
-      'requestsToShow(0, p95)'],
-    maxStepSec: [2.5, 'a floor step near 24 req/s holds its 59 requests'],
+  '--quick judges the same percentile at a looser confidence, by the same rules: fewer requests a step, fewer ' +
+  'bisections and steps, a smaller budget on a faster work, and three coarse steps.', {
+    confidence: [0.9, 'a verdict wrong once in ten at most, either way (a bracket, once in five): a quick look, ' +
+      'not a decision to deploy on'],
+    minRequests: [(v) => requestsToShow(0, { confidence: v.confidence }), 'the fewest that can show p99 with none ' +
+      'over at that confidence (299 at the default run\'s)', 'requestsToShow(0, confidence)'],
+    maxStepSec: [2.5, 'a step from 92 req/s holds its 230 requests (a slower one is lengthened, LENGTH)'],
     refine: [1, 'one bisection: the suite\'s runs show the rule, not a tight bracket'],
     maxSteps: [11, 'the floor, three coarse steps, a bisection, repeats, the step past capacity and a hold'],
     stepsPerTarget: [1, 'one more step per looser target'],
@@ -209,8 +211,8 @@ export const CUT = rule('cut', 'A step cut short',
     minRequests: [() => FLOOR.minRequests, 'no fewer requests than a floor needs for its p50', 'floor minRequests'],
     share: [() => REPEAT.clearShare, 'a clear failure: its median is over the target, no repeat could flip it',
       'clearShare'],
-    falseCut: [(v) => cutError(v, QUICK.share), 'the p95 of --quick, the loosest percentile a sweep judges',
-      'Σ P(Binomial(n, 5 %) ≥ share × n), n ≥ minRequests']
+    falseCut: [(v) => cutError(v, SAMPLE.share), 'p99, the percentile a sweep judges (--quick too)',
+      'Σ P(Binomial(n, 1 %) ≥ share × n), n ≥ minRequests']
   })
 
 export const FIT = rule('fit', 'Arrivals as asked',
@@ -390,6 +392,12 @@ function leastNote (ms) {
     ? `, raised to ${SLO.leastMs} ms (the least default target: below it a target judges the machine's own ` +
       'latency jitter)'
     : ''
+}
+
+// How often a bracket holds the knee when each of its ends is judged at `confidence`: each end wrong at most
+// 1 − confidence (a union bound).
+export function bracketConfidenceOf (confidence = SAMPLE.confidence) {
+  return roundTo(1 - 2 * (1 - confidence), 3)
 }
 
 // The percentile a share over the target stands for (0.01 → 99, 0.05 → 95).

@@ -91,13 +91,13 @@ function coarseRate (k, { idealRps, fractions, floorRate, climbFrom }) {
 // first target always and for another only while its knee is unproven (its bracket wider than 1.2 ×);
 // last, a floor still pending for the first target with no pass above it is topped up.
 function nextStep (views, aims, ctx) {
-  const { firstFloorRate, refine, maxSteps, share } = ctx
+  const { firstFloorRate, refine, maxSteps, judging } = ctx
   const steps = views[0]
   if (steps.length >= maxSteps) return null
   const floor = floorState(steps)
   if (!floor) return { kind: 'floor', rate: firstFloorRate, aim: null, first: true }
-  const byRate = views.map((v) => verdicts(v, { share }))
-  // a target whose confirmed failure is below a leader's pass there is searched no further (CLIMB)
+  const byRate = views.map((v) => verdicts(v, judging))
+  // a target whose confirmed failure is at or below a leader's pass there is searched no further (CLIMB)
   const open = byRate.map((v, k) => !belowLead(bracketOf(v).hi, ctx.leads?.[k]))
   if (!open.some(Boolean)) return null
   // an overlapped floor is measured again lower; under a leader it is not (a lower floor only tells "cannot meet"
@@ -171,16 +171,17 @@ function failedHolds (steps, v) {
 }
 
 // The requests a repeat at `rate` still needs (topping up the undecided steps there for every target
-// pending at it), or null for a whole step: a failure there, or too many over the target to top up.
-function topUpRequests (views, step, share) {
+// pending at it), or null for a whole step: a failure there, or too many over the target to top up. `judging`:
+// the percentile's share and the confidence.
+function topUpRequests (views, step, judging) {
   let need = 0
   for (const k of step.pending ?? []) {
     const at = views[k].filter((s) => s.rate === step.rate)
     const over = at.reduce((a, s) => a + (s.over ?? Infinity), 0)
     if (at.some((s) => s.call !== 'undecided') || !(over <= LENGTH.topUpMaxOver)) return null
     const n = at.reduce((a, s) => a + s.n, 0)
-    if (percentileCall(n, over, { share }) !== 'undecided') return null
-    need = Math.max(need, requestsToShow(over, { share }) - n)
+    if (percentileCall(n, over, judging) !== 'undecided') return null
+    need = Math.max(need, requestsToShow(over, judging) - n)
   }
   return need > 0 ? need : null
 }
@@ -206,7 +207,7 @@ function forWhich (step, count) {
 // its p50, within [minDurationSec, longestSec]); lengthOf(views, step) the planned length of a step nextStep
 // chose (a hold: its hold length; a repeat of undecided steps: the requests its pool still needs; a repeat of a
 // floor's failure: the floor's).
-function stepLengths ({ minDurationSec, maxStepSec, minRequests, share }) {
+function stepLengths ({ minDurationSec, maxStepSec, minRequests, judging }) {
   const longestSec = LENGTH.lengthen * maxStepSec
   const lengthFor = (rate, requests, floor = false) => {
     const forRequests = (n) => Math.ceil((n / rate) * 10) / 10
@@ -219,7 +220,7 @@ function stepLengths ({ minDurationSec, maxStepSec, minRequests, share }) {
     if (step.kind === 'hold') {
       return Math.min(longestSec, Math.max(step.holdSec ?? 0, lengthFor(step.rate, minRequests)))
     }
-    const need = step.kind === 'repeat' ? topUpRequests(views, step, share) : null
+    const need = step.kind === 'repeat' ? topUpRequests(views, step, judging) : null
     // a floor, and a repeat of its failure (`floor`: nextStep's), last as long as the floor (a top-up as long as
     // its pool needs)
     return lengthFor(step.rate, need ?? minRequests, step.kind === 'floor' || (step.floor === true && need === null))
@@ -270,9 +271,9 @@ function plannedStep (views, history, { aims, budget, lengthOf, opts }) {
 
 // The steps so far as each target sees them: judged against it (result/capacity.js judgeStep), with their
 // kind, p50 and planned length (the hold rule).
-function viewsOf (history, targets, { share, kinds, planned }) {
+function viewsOf (history, targets, { judging, kinds, planned }) {
   return targets.map((t) => history.map((h, i) => {
-    const j = judgeStep(h.figures, t, { share })
+    const j = judgeStep(h.figures, t, judging)
     const p50 = h.figures.latency?.p50 ?? null
     return {
       rate: h.rate,
@@ -295,18 +296,19 @@ function viewsOf (history, targets, { share, kinds, planned }) {
 // handed out (floor, coarse, down, refine, over, repeat, hold), `lengths` each one's planned length (s).
 // `slos`: the targets (default targetsFor's); `sloMs` alone: that one target. `budgetSec`: the sweep's time
 // budget (null: none, only maxSteps). `share`: the percentile judged, as the share of requests allowed over
-// the target (0.01: p99; 0.05: p95), with minRequests the fewest that can show it (requestsToShow(0,
-// { share }) unless given); `why`: a sentence for the report when the percentile or the work differs from
-// the default run's (--quick's). `leaders`: the trusted passes of the strategies swept before it (lab.js led),
-// where a target is ruled out; `guides` (else `leaders`): every one of their passes, where the climb starts
-// unless `seeded` (a --tune seed gave the fractions).
+// the target (0.01: p99), at `confidence` (the sample rule's; --quick's looser), with minRequests the fewest
+// that can show it (requestsToShow(0, { share, confidence }) unless given); `why`: a sentence for the report when
+// the confidence or the work differs from the default run's (--quick's). `leaders`: the trusted passes of the
+// strategies swept before it (lab.js led), where a target is ruled out; `guides` (else `leaders`): every one of
+// their passes, where the climb starts unless `seeded` (a --tune seed gave the fractions).
 // Every default is the rule book's (result/rules.js).
 export function createSweep ({
   serviceMs, cores, sloMs = null, slos = null, fractions = CLIMB.fractions, refine = SWEEP_LIMITS.refine,
-  share = SAMPLE.share, minRequests = requestsToShow(0, { share }), minDurationSec = SWEEP_LIMITS.minDurationSec,
-  maxStepSec = SWEEP_LIMITS.maxStepSec, maxSteps = SWEEP_LIMITS.maxSteps, budgetSec = null, budgetWorkMs = null,
-  why = null, leaders = null, guides = null, seeded = false
+  share = SAMPLE.share, confidence = SAMPLE.confidence, minRequests = requestsToShow(0, { share, confidence }),
+  minDurationSec = SWEEP_LIMITS.minDurationSec, maxStepSec = SWEEP_LIMITS.maxStepSec, maxSteps = SWEEP_LIMITS.maxSteps,
+  budgetSec = null, budgetWorkMs = null, why = null, leaders = null, guides = null, seeded = false
 }) {
+  const judging = { share, confidence } // how a step's requests over a target are judged (result/rules.js SAMPLE)
   const many = targetsFor(serviceMs, slos ?? (sloMs ? [sloMs] : null))
   const slo = slos?.length || sloMs ? sloFor(serviceMs, many.targets[0]) : sloFor(serviceMs)
   const targets = many.targets
@@ -317,15 +319,15 @@ export function createSweep ({
   const planned = [] // each step's planned length, seconds
   let lastRate = null
   let forTarget = null // the loosest target the last step is offered for
-  const { longestSec, lengthFor, lengthOf } = stepLengths({ minDurationSec, maxStepSec, minRequests, share })
+  const { longestSec, lengthFor, lengthOf } = stepLengths({ minDurationSec, maxStepSec, minRequests, judging })
   const typicalStep = (ms) => lengthFor((BUDGET.typical * cores * 1000) / ms, minRequests)
   const budget = sweepBudget({ budgetSec, budgetWorkMs, serviceMs }, typicalStep)
   // after a strategy with a pass the climb starts just under the highest (not where a --tune seed gave the fractions)
   const start = leadsAt(guides ?? leaders, targets)?.[0]
   const climbFrom = !seeded && start > 0 ? CLIMB.ledStart * start : null
-  const opts = { idealRps, fractions, refine, maxSteps, share, sloMs: targets[0], longestSec, leads, climbFrom }
+  const opts = { idealRps, fractions, refine, maxSteps, judging, sloMs: targets[0], longestSec, leads, climbFrom }
   opts.firstFloorRate = firstFloorRate(serviceMs) // the first floor step (result/rules.js)
-  const settings = { fractions, refine, minRequests, minDurationSec, maxStepSec, longestSec, maxSteps, share, why }
+  const settings = { fractions, refine, minRequests, minDurationSec, maxStepSec, longestSec, maxSteps, judging, why }
   return {
     kinds,
     lengths: planned, // each step's planned length, seconds (a capacity's hold rule reads them)
@@ -339,7 +341,7 @@ export function createSweep ({
     },
     next (history) {
       if (idealRps === null || slo.sloMs === null) return null
-      const views = viewsOf(history, targets, { share, kinds, planned })
+      const views = viewsOf(history, targets, { judging, kinds, planned })
       const { step, sec } = plannedStep(views, history, { aims, budget, lengthOf, opts })
       if (!step) return null
       kinds.push(step.kind)
@@ -356,7 +358,7 @@ export function createSweep ({
 // The sweep's rule as plain data (describe()): its targets, steps, limits, percentile, hold rule and budget
 // (text/reasons.js sweepRuleText says it in words: experiments/capacity.js adds it as `rule`).
 function describeSweep ({ idealRps, serviceMs, cores, slo, many, budget, leads }, settings) {
-  const { fractions, refine, minRequests, minDurationSec, maxStepSec, longestSec, maxSteps, share, why } = settings
+  const { fractions, refine, minRequests, minDurationSec, maxStepSec, longestSec, maxSteps, judging, why } = settings
   return {
     idealRps,
     serviceMs,
@@ -376,9 +378,10 @@ function describeSweep ({ idealRps, serviceMs, cores, slo, many, budget, leads }
     maxTries: REPEAT.maxTries,
     maxSteps,
     maxRate: RATE_RANGE.max, // no step offers more (--rate's cap)
-    share, // the percentile judged: its share of requests allowed over the target
-    percentile: percentileOf(share),
-    why, // why this percentile or work (--quick), null for the default run's
+    share: judging.share, // the percentile judged: its share of requests allowed over the target
+    percentile: percentileOf(judging.share),
+    confidence: judging.confidence, // the sample rule's confidence a step is judged at (--quick's looser)
+    why, // why this confidence or work (--quick), null for the default run's
     floorOverlap: FLOOR.overlap,
     // the hold rule (result/capacity.js holdSecFor)
     hold: { excess: HOLD.excess, times: HOLD.times, minSec: HOLD.minSec },

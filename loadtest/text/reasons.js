@@ -17,12 +17,14 @@ function scaledText (budget) {
 
 // The sweep's rule in words, for the report, from its plain data (result/sweep.js createSweep's describe()),
 // with its `why` (--quick's) after it.
-export function sweepRuleText ({ fractions, refine, minRequests, minDurationSec, maxStepSec, budget, share, why }) {
-  const rule = ruleText(fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share })
+export function sweepRuleText (
+  { fractions, refine, minRequests, minDurationSec, maxStepSec, budget, share, confidence = SAMPLE.confidence, why }
+) {
+  const rule = ruleText(fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share, confidence })
   return rule + (why ? ` ${why}` : '')
 }
 
-function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share }) {
+function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec, budget, share, confidence }) {
   const p = `p${percentileOf(share)}`
   return 'a floor step first, at a rate where requests rarely overlap ' +
     `(rate × p50 ≤ ${FLOOR.overlap}; lowered until it is), then open-loop steps at ` +
@@ -46,8 +48,9 @@ function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec,
     'the step is undecided unless its requests decide). ' +
     'A step holds when every request was answered 2xx with the expected body, its backlog did not grow and its ' +
     `requests over the target (latency from the due time) show ${p} within it ` +
-      `at ${Math.round(SAMPLE.confidence * 100)} % (binomial: ` +
-    `${[0, 1, 2].map((k) => `${requestsToShow(k, { share })} requests with ${k || 'none'} over`).join(', ')}); ` +
+      `at ${Math.round(confidence * 100)} % (binomial: ` +
+    `${[0, 1, 2].map((k) => `${requestsToShow(k, { share, confidence })} requests with ${k || 'none'} over`)
+      .join(', ')}); ` +
     `it fails when they show ${p} above it; otherwise it is ` +
     'undecided and the rate is measured again, its steps pooled. A first failure is repeated before it counts ' +
     `(unless ${fraction(REPEAT.clearShare)} its requests or more were over the target, the step undisturbed: no ` +
@@ -224,7 +227,7 @@ export function reasonText (x) {
 const BOUND_WORDS = {
   refined: () => 'refined',
   'at-least': () => 'at least',
-  'ruled-out': () => 'ruled out: a failure confirmed below the leader\'s capacity',
+  'ruled-out': () => 'ruled out: a failure confirmed at or below the leader\'s capacity',
   'cannot-meet': () => 'cannot meet the target',
   'below-lowest': () => 'below the lowest rate offered',
   'no-target': () => 'no capacity at this target',

@@ -39,10 +39,12 @@ test('the rule book: a value once, with why; a value that follows from another c
   assert.equal(LOCATE.floorFirst, undefined, 'the brute force\'s first floor is the sweep\'s (firstFloorRate)')
   assert.equal(FLOOR.dropMin, 1 / FLOOR.margin)
   assert.equal(HOLD.minSec, SWEEP_LIMITS.minDurationSec)
-  // the samples come from the binomial rule: 299 for p99, 59 for --quick's p95
+  // the samples come from the binomial rule: 299 for p99 at 95 %, 230 for --quick's p99 at 90 %
   assert.equal(SAMPLE.minRequests, requestsToShow(0))
   assert.equal(SAMPLE.minRequests, 299)
-  assert.equal(QUICK.minRequests, 59)
+  assert.equal(QUICK.minRequests, requestsToShow(0, { confidence: QUICK.confidence }))
+  assert.equal(QUICK.minRequests, 230)
+  assert.equal(QUICK.share, undefined, '--quick judges the same percentile: only its confidence is looser')
   // no two rules define the same name
   const names = RULE_BOOK.map((r) => r.id)
   assert.equal(new Set(names).size, names.length)

@@ -121,7 +121,15 @@ test('the verdict: the bracket contains the knee band within one grid step; no k
     { ...cell, knee: null, truth: 'unknown', bound: 'refined', holds: null, seconds: { bruteForce: 90, sweep: 60 } },
     { ...cell, mode: 'quick', knee: 90, kneeHi: 97.2, truth: 'knee', bound: 'refined', holds: false, seconds: quickSec }
   ])
-  assert.match(md, /0 of 1 cells with a verdict.*, 0 % of them against the 90 % a bracket states .*; 1 without one/)
+  // a cell from before the stated confidence was kept: the default's bracket confidence
+  assert.match(md, /0 of 1 cells with a verdict.*, 0 % of them against the 90 % their brackets state .*; 1 without one/)
+  assert.match(md, /the sweeps took 90 s in all/)
+  // each cell's own stated confidence (--quick's bracket: 80 %), averaged over the cells with a verdict
+  const stated = renderSummary([
+    { ...cell, knee: 90, truth: 'knee', bound: 'refined', holds: true, stated: 0.9, seconds: quickSec },
+    { ...cell, mode: 'quick', knee: 90, truth: 'knee', bound: 'refined', holds: true, stated: 0.8, seconds: quickSec }
+  ])
+  assert.match(stated, /2 of 2 cells with a verdict.*, 100 % of them against the 85 % their brackets state/)
   assert.match(md, /\| unknown \|.*\| no verdict \|/)
   assert.match(md, /\| 90–97\.2 \|/, 'a band where it differs from the knee')
 })

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { once } from 'node:events'
-import { CLIMB, CUT, FLOOR, LENGTH } from '../../../loadtest/result/rules.js'
+import { CLIMB, CUT, FLOOR, LENGTH, QUICK } from '../../../loadtest/result/rules.js'
 import { CONFIRM_QUICK_SEC, CONFIRM_SEC } from '../../../loadtest/settings.js'
 import { capacityAtTargets, capacityOf, judgeStep, verdicts } from '../../../loadtest/result/capacity.js'
 import { COLLAPSE, HEADROOM, closeCandidates, pastOf } from '../../../loadtest/result/decision.js'
@@ -32,8 +32,8 @@ function checkTargets (res, slos) {
     if (targets[i - 1].rps === null) continue
     assert.ok(targets[i].rps >= targets[i - 1].rps, `${res.key}: ${targets[i].rps} at ${slos[i]} ms ≥ ${targets[i - 1].rps} at ${slos[i - 1]} ms`)
   }
-  // each target's capacity is what the steps show judged against it, with the percentile the sweep judges
-  // (p95 under --quick: a step that passed may have its p99 over the target)
+  // each target's capacity is what the steps show judged against it, with the percentile and the confidence the
+  // sweep judges (p99 at --quick's looser confidence)
   const c = res.capacity
   const again = capacityAtTargets(c.steps, c.steps.map(figuresOf), { ...c, targets: slos })
   const shown = (ts) => ts.map((t) => [t.rps, t.bound])
@@ -42,7 +42,7 @@ function checkTargets (res, slos) {
     if (t.rps === null) continue
     // a rate that held a target has a step there that did not fail it (a pass, or undecided and pooled)
     const at = c.steps.filter((s) => s.rate === t.rps)
-    const held = at.map((s) => judgeStep(figuresOf(s), t.sloMs, { share: c.share }))
+    const held = at.map((s) => judgeStep(figuresOf(s), t.sloMs, { share: c.share, confidence: c.confidence }))
     assert.ok(held.some((j) => j.call !== 'fail'), `${res.key}: a step at ${t.rps} req/s held p${c.percentile} ≤ ${t.sloMs} ms`)
   }
 }
@@ -126,30 +126,30 @@ test('--experiment capacity --quick: the sweep, two targets, the hockey stick on
     const lowest = Math.min(...c.steps.map((s) => s.rate))
     assert.equal(c.capacity.floor.rps, lowest)
     assert.equal(typeof c.capacity.floor.p99, 'number')
-    assert.equal(c.percentile, 95, '--quick judges p95, and says so')
-    assert.match(c.rule, /--quick judges p95/)
+    assert.equal(c.percentile, 99, '--quick judges the default run\'s percentile')
+    assert.equal(c.confidence, QUICK.confidence, 'at its looser confidence')
+    assert.match(c.rule, /--quick judges p99 at 90 %/)
     if (c.capacity.rps === null) {
       // no rate held: never 0; the bound says why: a true floor that failed cannot meet the target (its p99
       // above it), else no verdict ("undecided: …": budget spent, too few requests, a floor that overlapped)
-      const lowest = verdicts(c.steps, { share: c.share }).get(c.capacity.floor.rps)
+      const lowest = verdicts(c.steps, { share: c.share, confidence: c.confidence }).get(c.capacity.floor.rps)
       const decided = c.capacity.floor.true && lowest === 'fail'
       const cannot = decided && c.capacity.floor.p99 > c.sloMs
       if (decided) assert.equal(c.capacity.bound, cannot ? 'cannot-meet' : 'below-lowest')
       else assert.equal(c.capacity.bound, 'undecided')
       // (a step may still have passed, at a rate the rule did not keep: a pass above a confirmed failure that
       // did not hold twice, or a hold that failed; that none was kept is capacityOf's, checked above)
-      if (cannot) assert.match(md, new RegExp(`${res.server} cannot meet p95 ≤ .* at any rate tried: p99 .* at .* req/s`))
+      if (cannot) assert.match(md, new RegExp(`${res.server} cannot meet p99 ≤ .* at any rate tried: p99 .* at .* req/s`))
       continue
     }
     const held = c.steps[c.capacity.step]
     assert.notEqual(held.call, 'fail', 'the step at capacity held, or was undecided in a rate its pooled steps passed')
     assert.equal(held.rate, c.capacity.rps)
-    // a pass shows the judged percentile (p95 here) within the target: its share over it is under p95's 5 %
-    // (its p99 may be over the target: not what --quick judges)
+    // a pass shows the judged percentile (p99) within the target: its share over it is under p99's 1 %
     if (held.call === 'pass') assert.ok(held.over / held.n <= c.share, `${held.over} of ${held.n} over ${c.sloMs} ms`)
     // a step may fail below the capacity (a stall, repeated and then held); a rate whose verdict failed may
     // not, unless a pass above it that held twice overruled it, and the result names it
-    const failedRates = [...verdicts(c.steps, { share: c.share })].filter(([, v]) => v === 'fail').map(([rate]) => rate)
+    const failedRates = [...verdicts(c.steps, { share: c.share, confidence: c.confidence })].filter(([, v]) => v === 'fail').map(([rate]) => rate)
     assert.ok(
       failedRates.every((rate) => rate > held.rate || c.capacity.overruled.includes(rate)),
       'no failing rate below the capacity unless overruled'
@@ -176,7 +176,7 @@ test('--experiment capacity --quick: the sweep, two targets, the hockey stick on
   assert.deepEqual(atLeast.runs.map((r) => [r.key, r.status]), json.results.map((r) => [r.key, 'passed']), 'NAME: applies to every setting of that server')
   assert.deepEqual(experimentTable(json, await experimentFor('capacity')).head.slice(0, 4), ['server', 'ideal req/s', 'capacity req/s', 'bracket'])
   assert.match(md, /capacity req\/s/)
-  assert.match(md, new RegExp(`## Capacity sweeps\\n\\n- \\*\\*Target:\\*\\* p95 ≤ ${json.results[0].capacity.sloMs} ms`), 'the one target stated')
+  assert.match(md, new RegExp(`## Capacity sweeps\\n\\n- \\*\\*Target:\\*\\* p99 ≤ ${json.results[0].capacity.sloMs} ms`), 'the one target stated')
   const html = await readFile(
     join(
       dir,
@@ -200,7 +200,7 @@ test('capacity --quick --slo 100,400: the decision first in every output, at the
   const tail = run.stderr.slice(run.stderr.lastIndexOf('\nDecision\n'))
   assert.ok(run.stderr.lastIndexOf('\nDecision\n') > run.stderr.lastIndexOf('report: '), 'the decision after the report line')
   assert.match(tail, /Holds for/)
-  assert.match(tail, /Target +p95 ≤ 100 ms, your own \(--slo\)/, '--quick judges p95, and says so')
+  assert.match(tail, /Target +p99 ≤ 100 ms, your own \(--slo\)/, '--quick judges p99, and says so')
   assert.match(run.stderr, /capacity by target/)
   // the Markdown: the decision is its first section, the capacity at each target next
   const sections = md.split('\n').filter((l) => l.startsWith('## '))

@@ -44,14 +44,17 @@ const upTo = (limit) => (rate) => ({ pass: rate <= limit })
 test('sweep: coarse steps to the first failure (repeated before it counts), bisection, and an over-step that fails', () => {
   const steps = drive(sweepFor(), upTo(130))
   const coarse = steps.filter((s) => s.kind === 'coarse').map((s) => s.rate)
-  assert.deepEqual(coarse, CLIMB.fractions.slice(0, 4).map((f) => f * 200), 'up to 150 req/s, the first failure')
+  // the fractions of the ideal up to the first over 130 req/s, the first failure
+  const rates = CLIMB.fractions.map((f) => f * 200)
+  const firstFail = rates.findIndex((r) => r > 130)
+  assert.deepEqual(coarse, rates.slice(0, firstFail + 1), `up to ${rates[firstFail]} req/s, the first failure`)
   assert.equal(steps[0].kind, 'floor', 'the floor first')
-  assert.equal(steps[5].kind, 'repeat', 'the first failure is measured again before it counts')
-  assert.equal(steps[5].rate, 150)
+  assert.equal(steps[firstFail + 2].kind, 'repeat', 'the first failure is measured again before it counts')
+  assert.equal(steps[firstFail + 2].rate, rates[firstFail])
   const cap = capacityOf(steps, { sloMs: SLO, idealRps: 200 })
   assert.ok(cap.rps > 125 && cap.rps <= 130, `capacity ${cap.rps} lies just under the server's real limit`)
   assert.equal(cap.bound, 'refined')
-  assert.ok(cap.bracket.fail > 130 && cap.bracket.fail <= 150, 'the bracket: the lowest confirmed failure above')
+  assert.ok(cap.bracket.fail > 130 && cap.bracket.fail <= rates[firstFail], 'the bracket: the lowest confirmed failure above')
   const over = steps.find((s) => s.kind === 'over')
   assert.equal(over.rate, cap.rps * CLIMB.overload)
   assert.equal(over.pass, false)
@@ -59,8 +62,9 @@ test('sweep: coarse steps to the first failure (repeated before it counts), bise
 })
 
 test('sweep: one bad step does not end it — a failure that does not repeat is a pass', () => {
-  // The second coarse step (90 req/s) fails once (a stall), then holds when repeated.
-  const stall = CLIMB.fractions[1] * 200
+  // The first coarse step fails once (a stall), then holds when repeated.
+  const stall = CLIMB.fractions[0] * 200
+  assert.ok(stall <= 130, 'a rate the server holds')
   let stalled = false
   const steps = drive(sweepFor(), (rate) => {
     if (rate === stall && !stalled) {
@@ -71,7 +75,7 @@ test('sweep: one bad step does not end it — a failure that does not repeat is 
   })
   const atStall = steps.filter((s) => s.rate === stall)
   assert.deepEqual(atStall.map((s) => s.pass), [false, true, true], 'measured again until the majority decides')
-  assert.ok(steps.some((s) => s.rate === CLIMB.fractions[2] * 200), 'the coarse sweep went on past it')
+  assert.ok(steps.some((s) => s.rate === CLIMB.fractions[1] * 200), 'the coarse sweep went on past it')
   const cap = capacityOf(steps, { sloMs: SLO, idealRps: 200 })
   assert.ok(cap.rps > 125 && cap.rps <= 130, `capacity ${cap.rps} as without the stall`)
   assert.ok(cap.repeated >= 2)
@@ -171,10 +175,11 @@ test('capacity: a bisection that lands on 1.2 × capacity proves the knee; the s
 
 test('sweep: the hold rule — a short pass above a sharp knee is measured again for long enough, and its failure lowers the capacity', () => {
   // A pool with a sharp knee at 100 req/s: a step shorter than 1.5 s holds up to 130 (its backlog too small to
-  // show yet), a longer one only up to 100. Steps of --quick's kind: 59 requests, 0.5 to 1 s.
-  const sweep = createSweep({
-    serviceMs: 10, cores: 2, sloMs: SLO, share: 0.05, minRequests: 59, minDurationSec: 0.5, maxStepSec: 1, refine: 1
-  })
+  // show yet), a longer one only up to 100. Short steps (p95: 59 requests, 0.5 to 1 s), climbing from 30 % of the
+  // ideal so that a short step passes above the knee.
+  const fractions = [0.3, 0.45, 0.6, 0.75, 0.9, 1.05, 1.2]
+  const brief = { share: 0.05, minRequests: 59, minDurationSec: 0.5, maxStepSec: 1, refine: 1 }
+  const sweep = createSweep({ serviceMs: 10, cores: 2, sloMs: SLO, ...brief, fractions })
   const history = []
   const lengths = []
   for (let rate = sweep.next(history); rate !== null; rate = sweep.next(history)) {

@@ -2,7 +2,7 @@
 // the rule holds, never before, and an open loop against a real overloaded server ends there.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { CUT, QUICK, percentileCall } from '../../../../loadtest/result/rules.js'
+import { CUT, QUICK, SAMPLE, percentileCall } from '../../../../loadtest/result/rules.js'
 import { createCut } from '../../../../loadtest/run/round/cut.js'
 import { createSchedule } from '../../../../loadtest/run/generate/schedule.js'
 import { fireOpenLoop } from '../../../../loadtest/run/generate/open-loop.js'
@@ -13,12 +13,15 @@ const soon = (dueMs) => ({ dueMs, latencyMs: 5, timeout: false })
 
 test('the rule: a clear failure after the shortest step, its false-cut chance the binomial sum it states', () => {
   assert.deepEqual([CUT.minSec, CUT.minRequests, CUT.share], [2, 20, 0.5])
-  // a cut is a failure by the sample-size rule at any count it can stop at, even for --quick's p95
+  // a cut is a failure by the sample-size rule at any count it can stop at, at the default run's confidence and
+  // at --quick's looser one
   for (let n = CUT.minRequests; n < 2000; n++) {
-    assert.equal(percentileCall(n, Math.ceil(CUT.share * n), { share: QUICK.share }), 'fail', `${n} requests`)
+    for (const confidence of [SAMPLE.confidence, QUICK.confidence]) {
+      assert.equal(percentileCall(n, Math.ceil(CUT.share * n), { confidence }), 'fail', `${n} requests`)
+    }
   }
-  // the chance stated: Σ P(Binomial(n, 5 %) ≥ n / 2) over n ≥ 20, its first term alone about 1.1e-8
-  assert.ok(CUT.falseCut > 1e-8 && CUT.falseCut < 1e-7, String(CUT.falseCut))
+  // the chance stated: Σ P(Binomial(n, 1 %) ≥ n / 2) over n ≥ 20, its first term alone about 1.7e-15
+  assert.ok(CUT.falseCut > 1e-15 && CUT.falseCut < 1e-14, String(CUT.falseCut))
 })
 
 test('a step whose requests over the loosest target reach half of those sent stops at that due time, not before', () => {
