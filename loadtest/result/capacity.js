@@ -194,9 +194,9 @@ function pooledCall (steps, judging) {
   return { call: percentileCall(n, over, judging), share: n > 0 ? over / n : null, counted }
 }
 
-// A failure no repeat could flip: at least REPEAT.clearShare of its requests over the target (its median
-// over it), the step undisturbed and its lag unable to flip it. Noise only adds time, and the noise sampler
-// saw none: it counts at once, like a second failure.
+// A failure no repeat would flip: at least REPEAT.clearShare of its requests over the target, the step
+// undisturbed and its lag unable to flip it. Noise only adds time, and the noise sampler saw none: it counts at
+// once, like a second failure.
 function clearFailure (s) {
   return callOf(s) === 'fail' && !s.disturbed && !s.inDoubt && s.n > 0 && typeof s.over === 'number' &&
     s.over / s.n >= REPEAT.clearShare

@@ -2,7 +2,7 @@
 // the rule holds, never before, and an open loop against a real overloaded server ends there.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { CUT, QUICK, SAMPLE, percentileCall } from '../../../../loadtest/result/rules.js'
+import { CUT, QUICK, REPEAT, SAMPLE, percentileCall } from '../../../../loadtest/result/rules.js'
 import { createCut } from '../../../../loadtest/run/round/cut.js'
 import { createSchedule } from '../../../../loadtest/run/generate/schedule.js'
 import { fireOpenLoop } from '../../../../loadtest/run/generate/open-loop.js'
@@ -12,7 +12,7 @@ const late = (dueMs) => ({ dueMs, latencyMs: 50, timeout: false })
 const soon = (dueMs) => ({ dueMs, latencyMs: 5, timeout: false })
 
 test('the rule: a clear failure after the shortest step, its false-cut chance the binomial sum it states', () => {
-  assert.deepEqual([CUT.minSec, CUT.minRequests, CUT.share], [2, 20, 0.5])
+  assert.deepEqual([CUT.minSec, CUT.minRequests, CUT.share], [2, 20, REPEAT.clearShare])
   // a cut is a failure by the sample-size rule at any count it can stop at, at the default run's confidence and
   // at --quick's looser one
   for (let n = CUT.minRequests; n < 2000; n++) {
@@ -20,11 +20,12 @@ test('the rule: a clear failure after the shortest step, its false-cut chance th
       assert.equal(percentileCall(n, Math.ceil(CUT.share * n), { confidence }), 'fail', `${n} requests`)
     }
   }
-  // the chance stated: Σ P(Binomial(n, 1 %) ≥ n / 2) over n ≥ 20, its first term alone about 1.7e-15
-  assert.ok(CUT.falseCut > 1e-15 && CUT.falseCut < 1e-14, String(CUT.falseCut))
+  // the chance stated: Σ P(Binomial(n, 1 %) ≥ n / 4) over n ≥ 20, its first term alone about 1.5e-6
+  assert.equal(CUT.share, 0.25)
+  assert.ok(CUT.falseCut > 1e-6 && CUT.falseCut < 1e-5, String(CUT.falseCut))
 })
 
-test('a step whose requests over the loosest target reach half of those sent stops at that due time, not before', () => {
+test('a step whose requests over the loosest target reach the rule\'s share of those sent stops at that due time, not before', () => {
   // The schedule asks for the next due time once the one before was sent: the rule is judged at that one.
   const cut = createCut({ overMs: 20 })
   // 100 req/s: due every 10 ms, each answered late at once. Every answer over the target: still no cut before 2 s.
@@ -40,18 +41,17 @@ test('a step whose requests over the loosest target reach half of those sent sto
   const edge = createCut({ overMs: 1e6 })
   for (let i = 0; i < 300; i++) assert.equal(edge.until(i * 10), false)
   const past = (dueMs) => ({ dueMs, latencyMs: 2e6, timeout: false })
-  for (let i = 0; i < 100; i++) edge.onResponse(i % 2 ? past(i * 10) : soon(i * 10)) // 50 over
-  for (let i = 100; i < 198; i++) edge.onResponse(past(i * 10)) // 148 over
-  assert.equal(edge.until(3000), false, '148 over of 300 sent: under half (the request due at 3 s is sent)')
+  const k = Math.ceil(CUT.share * 300) - 1 // one short of the share of 300 sent
+  for (let i = 0; i < 198; i++) edge.onResponse(i < k ? past(i * 10) : soon(i * 10))
+  assert.equal(edge.until(3000), false, `${k} over of 300 sent: under the share (the request due at 3 s is sent)`)
   edge.onResponse(past(1980))
-  edge.onResponse(past(1990))
-  assert.equal(edge.until(3010), false, '150 over of 301 sent: under half')
-  edge.onResponse({ dueMs: 2000, latencyMs: 1e6, timeout: true }) // under the target at its timeout: not over
-  assert.equal(edge.until(3020), false, '150 over of 302 sent: under half')
-  edge.onResponse({ dueMs: 2010, latencyMs: 2e6, timeout: true }) // a timeout past the target is over it
-  edge.onResponse(past(2020))
-  assert.equal(edge.until(3030), true, '152 over of 303 sent: half')
-  assert.deepEqual(edge.figures(), { atSec: 3.02, sent: 303, over: 152 })
+  assert.equal(edge.until(3010), false, `${k + 1} over of 301 sent: under it`)
+  edge.onResponse({ dueMs: 1990, latencyMs: 1e6, timeout: true }) // under the target at its timeout: not over
+  assert.equal(edge.until(3020), false, `${k + 1} over of 302 sent: under it`)
+  edge.onResponse({ dueMs: 2000, latencyMs: 2e6, timeout: true }) // a timeout past the target is over it
+  edge.onResponse(past(2010))
+  assert.equal(edge.until(3030), true, `${k + 3} over of 303 sent: the share`)
+  assert.deepEqual(edge.figures(), { atSec: 3.02, sent: 303, over: k + 3 })
 
   // a step that meets the target runs its length: no cut, no figures
   const fine = createCut({ overMs: 20 })
