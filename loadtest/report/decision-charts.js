@@ -7,6 +7,7 @@ import { MULTIPLES, capacityBarRows, pastConfigs } from './decision-figures.js'
 import { esc } from '../text/escape.js'
 import { isNum } from '../result/stats.js'
 import { KEEP_SHARE } from '../result/decision.js'
+import { TIE } from '../result/rules.js'
 import { pastCapacityTable } from '../text/decision.js'
 import { fmtRounded, pctSpaced } from '../text/format.js'
 import { classTargetsText } from '../text/sentences.js'
@@ -197,7 +198,7 @@ function capacityBarsFigure (bars, d, own) {
   const caption = `<b>Capacity at ${esc(target)}</b>, one bar per strategy, highest ` +
     `first; ${bars.some((b) => b.chosen) ? 'the decision\'s in blue; ' : ''}` +
     'the whiskers are its bracket, from the rate that held to the lowest that failed above it (brackets that ' +
-      'overlap are a tie). ' +
+      `overlap, or capacities within ${pctSpaced(TIE.capacityMargin)}, are a tie). ` +
     `${planText}${none.length ? ` No bar: ${none.join(', ')}.` : ''}`
   return `<figure class="chart" data-chart="capacity-bars" data-bars="${bars.length}" data-plan="${plan ?? ''}" ` +
     `role="group" aria-label="capacity-bars chart">

@@ -12,8 +12,8 @@ import { median, roundTo } from './stats.js'
 import { lagCouldFlip } from './trust.js'
 import { judgeByClass } from './mix.js'
 import {
-  BACKLOG, BOUND, CLIMB, FLOOR, HALVES, HOLD, REPEAT, SAMPLE, bracketConfidenceOf, percentileCall, percentileOf,
-  requestsToShow
+  BACKLOG, BOUND, CLIMB, FLOOR, HALVES, HOLD, REPEAT, SAMPLE, TIE, bracketConfidenceOf, percentileCall,
+  percentileOf, requestsToShow
 } from './rules.js'
 
 // The sample-size rule, where its readers found it before the rule book (result/rules.js).
@@ -312,17 +312,18 @@ function undecidedWhy (floor, lowest, { budget = null, maxSteps = null, steps })
   return { code: 'few-at-lowest' }
 }
 
-// Is a target ruled out (rule book CLIMB): its lowest confirmed failure `hi` at or below `lead`, the pass there of
-// a strategy swept before it? Its capacity lies under `hi`, the leader's at or above `lead`: brackets [pass, fail)
-// that cannot overlap (result/decision.js overlaps), so it can neither win nor tie there, whatever more steps show.
+// Is a target ruled out (rule book CLIMB): its lowest confirmed failure `hi` at or under 1 − TIE.capacityMargin of
+// `lead`, the pass there of a strategy swept before it? Its capacity lies under `hi`, the leader's at or above
+// `lead`: neither their brackets overlap nor is it within the margin (result/decision.js capacitiesTie), so it can
+// neither win nor tie there, whatever more steps show.
 export function belowLead (hi, lead) {
-  return hi !== null && lead > 0 && hi <= lead
+  return hi !== null && lead > 0 && hi <= (1 - TIE.capacityMargin) * lead
 }
 
 // The bound of a capacity with no passing rate ({ bound, undecided? }): 'cannot-meet' (a true floor failed
 // with its p99 above the target), 'below-lowest' (a true floor failed otherwise: errors, backlog), 'ruled-out'
-// (a failure confirmed at or below the leaders' pass: the search stopped) or 'undecided' (no evidence for either),
-// with why (undecidedWhy; 'no-step' without a step).
+// (a failure confirmed TIE's margin or more under the leaders' pass: the search stopped) or 'undecided' (no
+// evidence for either), with why (undecidedWhy; 'no-step' without a step).
 function boundWithout (floor, lowest, sweep, sloMs) {
   if (floor?.true && lowest === 'fail') return { bound: floor.p99 > sloMs ? 'cannot-meet' : 'below-lowest' }
   if (sweep.ruledOut) return { bound: 'ruled-out' }

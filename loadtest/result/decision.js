@@ -144,13 +144,19 @@ function breakTie (tied) {
   return { winner, alternative, by: { by: 'capacity', rps: [winner.target.rps, alternative.target.rps] } }
 }
 
-// The ranking at one target: the top candidate, the candidates tied with it (their brackets overlap its) and
+// Whether two capacities tie (rule book TIE): their brackets overlap, or the lower is within TIE.capacityMargin
+// under the higher.
+export function capacitiesTie (a, b) {
+  return a.rps <= b.rps ? near(a, b, TIE.capacityMargin) : near(b, a, TIE.capacityMargin)
+}
+
+// The ranking at one target: the top candidate, the candidates tied with it (capacitiesTie) and
 // the alternative breakTie names beside it, and the rule that ranked them: { rule: 'highest-capacity' |
 // 'brackets-apart' | 'tie-broken' (tieBreak: breakTie's figures) } (codes: text/decision.js ruleText says them).
 function rankAt (results, sloMs) {
   const all = candidatesAt(results, sloMs)
   if (!all.length) return { all, top: null, tied: [], alternative: null, rule: { rule: 'highest-capacity' } }
-  const tied = all.filter((c) => c === all[0] || overlaps(c.target, all[0].target))
+  const tied = all.filter((c) => c === all[0] || capacitiesTie(c.target, all[0].target))
   if (tied.length === 1) return { all, top: all[0], tied, alternative: null, rule: { rule: 'brackets-apart' } }
   const { winner, alternative, by } = breakTie(tied)
   return { all, top: winner, tied, alternative, rule: { rule: 'tie-broken', tieBreak: by } }
@@ -163,8 +169,8 @@ function bracketOf (t) {
 
 // Where the top strategy at each target changes as the target loosens: [{ fromMs, toMs, from, to, atMs,
 // tie, brackets }], atMs where the two capacity lines cross (linear in the log of the target, as the chart
-// draws it). `tie`: at the looser target the two brackets overlap (`brackets`: [from's, to's] there), so
-// neither leads: the new leader is named only where the brackets are apart.
+// draws it). `tie`: at the looser target the two capacities tie (capacitiesTie; `overlap`: their brackets
+// overlap; `brackets`: [from's, to's] there), so neither leads: the new leader is named only where they do not.
 export function rankingChanges (results) {
   const slos = [...new Set(results.flatMap((r) => targetsOf(r).map((t) => t.sloMs)))].sort((a, b) => a - b)
   const tops = slos.map((s) => ({ sloMs: s, top: candidatesAt(results, s)[0] ?? null }))
@@ -174,7 +180,7 @@ export function rankingChanges (results) {
     const b = tops[i]
     if (!a.top || !b.top || a.top.result.key === b.top.result.key) continue
     const before = targetsOf(a.top.result).find((t) => t.sloMs === b.sloMs)
-    const tie = holdsSome(before) && overlaps(before, b.top.target)
+    const tie = holdsSome(before) && capacitiesTie(before, b.top.target)
     out.push({
       fromMs: a.sloMs,
       toMs: b.sloMs,
@@ -182,6 +188,7 @@ export function rankingChanges (results) {
       to: b.top.result.key,
       atMs: crossing(a.top.result, b.top.result, a.sloMs, b.sloMs),
       tie,
+      overlap: holdsSome(before) && overlaps(before, b.top.target), // a tie within the margin only: false
       brackets: holdsSome(before) ? [bracketOf(before), bracketOf(b.top.target)] : null
     })
   }
@@ -372,11 +379,12 @@ function refusalOf (top) {
   return null
 }
 
-// What separates the winner from the runner-up: { apart (their brackets apart), ratio (of capacities) };
-// where they overlap, the rule that decided between them (the decision's decidedBy).
+// What separates the winner from the runner-up: { apart (they do not tie: capacitiesTie), overlap (their
+// brackets overlap), ratio (of capacities) }; where they tie, the rule that decided between them (decidedBy).
 function separation (top, runnerUp) {
   if (!runnerUp) return null
-  return { apart: !overlaps(top.target, runnerUp.target), ratio: roundTo(top.target.rps / runnerUp.target.rps, 2) }
+  const [a, b] = [top.target, runnerUp.target]
+  return { apart: !capacitiesTie(a, b), overlap: overlaps(a, b), ratio: roundTo(a.rps / b.rps, 2) }
 }
 
 // What happens past the winner's capacity: goodput at each multiple of it (issue 27's overload figures,

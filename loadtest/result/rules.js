@@ -31,8 +31,8 @@ export const SAMPLE = rule('sample', 'The sample-size rule',
     share: [0.01, 'the default run judges p99: 1 % of the requests may be over the target'],
     minRequests: [(v) => requestsToShow(0, { share: v.share, confidence: v.confidence }),
       'a step\'s default sample: the fewest requests that can show p99 with none over', 'requestsToShow(0)'],
-    bracketConfidence: [(v) => bracketConfidenceOf(v.confidence), 'a bracket holds the knee this often: ' +
-      'each end wrong at most 1 − confidence (a union bound); a lower bound, `confidence`',
+    bracketConfidence: [(v) => bracketConfidenceOf(v.confidence), 'each end wrong at most 1 − confidence (a union ' +
+      'bound); a lower bound: `confidence`',
     '1 − 2 × (1 − confidence)'],
     classMargin: [1.15, 'a mix\'s classes are drawn at random (a 20 % class of 1,500 requests: 300 ± 15): a step ' +
       'sized this much over the smallest class\'s share keeps it at its sample in most steps']
@@ -104,10 +104,9 @@ export const CLIMB = rule('climb', 'The climb, the search down and the bisection
   'geometrically; bisections narrow the bracket until within `precision` (`precisionOthers` for the looser ' +
   'targets); then one step at `overload` × the capacity, which must fail (if it holds, the sweep goes on from ' +
   'it). A --tune sweep starts from the previous setting\'s bracket at `seeded` × its capacity. A target whose ' +
-  'confirmed failure is at or below the pass of a strategy swept before it at that target is searched no further: ' +
-  'ruled out, it can neither win nor tie there. After a strategy with a pass (trusted or not: a start decides ' +
-  'nothing) the climb starts at ledStart × the highest at the first target, then the fractions above ' +
-  'ledGap × that.', {
+  'confirmed failure is at or under 1 − TIE.capacityMargin of the pass of a strategy swept before it there is ' +
+  'searched no further: ruled out, it can neither win nor tie there. After a strategy with a pass (trusted or ' +
+  'not) the climb starts at ledStart × the highest at the first target, then the fractions above ledGap × that.', {
     fractions: [[0.6, 0.75, 0.9, 1.05, 1.2], 'under the ideal to past it; a strategy below fails the first and is ' +
       'searched down'],
     climb: [1.5, 'past the ideal the climb goes on: the ideal never bounds a capacity'],
@@ -127,8 +126,8 @@ export const REPEAT = rule('repeat', 'Repeats and the verdict at a rate',
   'generator\'s lag could flip, counts only after maxTries steps; undecided steps pool their requests; at ' +
   'maxTries the majority decides, a tie the pooled share; a rate none of whose steps decided stays undecided.', {
     maxTries: [3, 'three steps at one rate: then the majority decides'],
-    clearShare: [0.25, 'in the reference sweeps (scripts/repeat-flips.js) a failure that far over flipped on its ' +
-      'repeat 3 times in 276, half over 2 in 211, 10–25 % over 9 in 89']
+    clearShare: [0.25, 'in the reference sweeps (scripts/repeat-flips.js) such a failure flipped on its repeat 3 ' +
+      'times in 276; one 10–25 % over, 9 in 89']
   })
 
 // The brute force's grid (scripts/capacity-brute-force.js): what the sweep is checked against.
@@ -186,8 +185,8 @@ export const TRUST = rule('trust', 'The trust limits',
   })
 
 export const QUICK = rule('quick', 'What --quick changes',
-  '--quick judges the same percentile at a looser confidence, by the same rules: fewer requests a step, fewer ' +
-  'bisections and steps, a smaller budget on a faster work, and three coarse steps.', {
+  '--quick judges the same percentile at a looser confidence: fewer requests a step, fewer bisections and steps, ' +
+  'a smaller budget on a faster work, three coarse steps.', {
     confidence: [0.9, 'a verdict wrong once in ten at most, either way: a quick look'],
     minRequests: [(v) => requestsToShow(0, { confidence: v.confidence }), 'the fewest that show p99 with none over',
       'requestsToShow(0, confidence)'],
@@ -237,13 +236,17 @@ export const HALVES = rule('halves', 'A step the same in both halves',
   })
 
 export const TIE = rule('tie', 'A tie on capacity',
-  'Candidates whose brackets overlap the highest capacity\'s tie on it, and the decision names one all the same. ' +
+  'Candidates whose brackets overlap the highest capacity\'s, or whose capacity is within capacityMargin under it, ' +
+  'tie on it, and the decision names one all the same. ' +
   'Past capacity first (a configuration that keeps beats those that collapse, docs/decision.md); then, each ' +
   'criterion keeping those within its margin of the best: goodput at goodputMultiple × C of each one\'s ' +
   'configuration as it would be deployed (as swept, or its shedding setting where as swept collapses) within ' +
   'goodputMargin; peak RSS within rssMargin of the smallest; the simpler strategy by `simplicity`; the higher ' +
   'capacity measured. The first criterion that leaves one names it; the alternative is the candidate that stayed ' +
   'with it longest, and the block gives its command too. Only untrusted or missing evidence is a refusal.', {
+    capacityMargin: [() => roundTo(GRID.ratio - 1, 9), 'the accuracy the brute force checks a capacity to; the two ' +
+      'pools swapped places by 2–5 % between default runs',
+    'grid ratio − 1'],
     goodputMultiple: [2, 'the highest multiple the past-capacity probe runs: where a queue that sheds and one ' +
       'that does not part most'],
     goodputMargin: [0.15, 'one configuration\'s goodput at 2 × C moved up to 12 points between the ' +
@@ -309,8 +312,8 @@ export const CHANGE = rule('change', 'Change points in a history',
     minSegment: [3, 'a change holds for three reports in a row: one or two outliers are a spike (Otava#150)'],
     minPoints: [(v) => 2 * v.minSegment, 'a test needs a segment on each side of a change', '2 × minSegment'],
     maxPoints: [2000, 'the newest reports a series tests: the distances cost n² time (1,000 points: 0.1 s)'],
-    machineFigures: [2, 'with the same machine block, a report is on another machine when its ruler differs on two ' +
-      'figures or more: one past its spread happens by chance, a new CPU or fewer cores moves several']
+    machineFigures: [2, 'one ruler figure past its spread happens by chance; a new CPU or fewer cores moves ' +
+      'several']
   })
 
 // The floors are the largest drift of each figure over the undisturbed baseline tours of the compare validation

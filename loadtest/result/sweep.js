@@ -9,8 +9,9 @@
 // lengthened (up to LENGTH.lengthen × its cap); one that still cannot decide is undecided, never failed.
 // Noise only ever adds time, so a verdict that agrees with what the sweep already knows
 // stands on one step, and one that contradicts it needs two: a first failure is repeated before it
-// counts (a disturbed failure counts only when a rate has had REPEAT.maxTries steps; a clear one, half its
-// requests over the target and undisturbed, counts at once), and a pass above a failure is re-measured.
+// counts (a disturbed failure counts only when a rate has had REPEAT.maxTries steps; a clear one,
+// REPEAT.clearShare of its requests over the target and undisturbed, counts at once), and a pass above a
+// failure is re-measured.
 // See verdictAt for the rule, result/rules.js for every rule and value, and docs/rules.md.
 import { belowLead, bracketOf, floorOf, heldAt, holdSecFor, judgeStep, verdicts } from './capacity.js'
 import {

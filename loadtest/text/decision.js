@@ -6,7 +6,7 @@ import { isNum } from '../result/stats.js'
 import { MISSING, fmtRounded, mbSpaced, numGrouped, pctSpaced } from './format.js'
 import { classTargetsText, machineLine } from './sentences.js'
 import { boundText } from './reasons.js'
-import { SLO } from '../result/rules.js'
+import { SLO, TIE } from '../result/rules.js'
 
 const r1 = (x) => fmtRounded(x, 1)
 
@@ -89,7 +89,7 @@ function changesText (d) {
   return d.changes.map((c) => {
     if (c.tie) {
       const [x, y] = (c.brackets ?? []).map((b) => (typeof b === 'string' ? b : bracketText(b)))
-      const b = c.brackets ? ` (brackets ${x} and ${y} req/s overlap)` : ''
+      const b = c.brackets ? ` (brackets ${x} and ${y} req/s ${c.overlap === false ? withinText() : 'overlap'})` : ''
       return `${c.from} and ${c.to} tie from ${r1(c.toMs)} ms on${b}; ${c.from} leads at ${r1(c.fromMs)} ms`
     }
     const at = isNum(c.atMs) ? `near p99 ${r1(c.atMs)} ms` : `between ${r1(c.fromMs)} and ${r1(c.toMs)} ms`
@@ -132,6 +132,16 @@ function runLine (d) {
   return d.command ? { label: 'Run', text: d.command, command: true } : { label: 'Run', text: who(d) }
 }
 
+// The results with no capacity at the target, those with the same reason named together:
+// `simple@…, child-process@… (ruled out: …)`.
+function unmetText (unmet) {
+  const byReason = new Map()
+  for (const u of unmet) {
+    const why = boundText(u)
+    byReason.set(why, [...(byReason.get(why) ?? []), u.key])
+  }
+  return [...byReason].map(([why, keys]) => `${keys.join(', ')} (${why})`).join('; ')
+}
 // The block as labelled lines [{ label, text, command? }], plain text (each output escapes its own). A
 // recommendation's first line is the command (`command: true`), the plan rate the next. `results`: the
 // report's, where a --url run's mix decided by each class's own target (the Capacity line names them).
@@ -162,7 +172,7 @@ export function decisionLines (d, results = null) {
   lines.push({ label: 'Target', text: targetText(d) })
   lines.push({ label: 'Would change', text: changesText(d) })
   if (d.unmet?.length) {
-    lines.push({ label: `No capacity at ${target}`, text: d.unmet.map((u) => `${u.key} (${boundText(u)})`).join(', ') })
+    lines.push({ label: `No capacity at ${target}`, text: unmetText(d.unmet) })
   }
   if (d.key) lines.push({ label: d.refused ? 'Confirm run' : 'Confirmed', text: confirmText(d.confirm) })
   if (d.search) lines.push({ label: 'Search', text: searchText(d.search) })
@@ -324,14 +334,20 @@ export function refusalText (r, percentile = 99) {
   return `no strategy held p${percentile} ≤ ${r.sloMs} ms at any rate tried`
 }
 
+// Two capacities that tie without their brackets overlapping: within the rule book's margin (TIE.capacityMargin).
+const withinText = () => `within ${pctSpaced(TIE.capacityMargin)}`
+
 // What separates the winner from the runner-up: their brackets apart (with the ratio of capacities, and
-// the rule when the winner has the lower capacity), or the rule that decided where they overlap.
+// the rule when the winner has the lower capacity), or the rule that decided where they tie.
 export function separationText (d) {
   const s = d.runnerUp?.separation
   if (typeof s === 'string' || !s) return s ?? null
   const mine = bracketText({ rps: d.capacityRps, bracket: d.bracket })
   const theirs = bracketText({ rps: d.runnerUp.capacityRps, bracket: d.runnerUp.bracket })
-  if (!s.apart) return `${ruleText(d)} (brackets ${mine} and ${theirs} req/s overlap)`
+  const how = s.overlap === false ? withinText() : 'overlap'
+  // a tie the tie-break decided: **Decided by** says how, once
+  const why = d.decidedBy?.rule === 'tie-broken' ? 'tied on capacity' : ruleText(d)
+  if (!s.apart) return `${why} (brackets ${mine} and ${theirs} req/s ${how})`
   const apart = `brackets apart: ${mine} against ${theirs} req/s (${s.ratio} ×)`
   return d.capacityRps < d.runnerUp.capacityRps ? `${apart}; ${ruleText(d)}` : apart
 }

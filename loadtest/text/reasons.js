@@ -2,7 +2,10 @@
 // the untrusted reasons, the bounds and the step verdicts' whys. result/ decides on codes; this module only
 // says them. Old reports carry reasons as strings: reasonText passes a string through.
 import { roundTo } from '../result/stats.js'
-import { BACKLOG, CLIMB, FLOOR, HOLD, LENGTH, REPEAT, SAMPLE, percentileOf, requestsToShow } from '../result/rules.js'
+import {
+  BACKLOG, CLIMB, FLOOR, HOLD, LENGTH, REPEAT, SAMPLE, TIE, percentileOf, requestsToShow
+} from '../result/rules.js'
+import { pctSpaced as pctOf } from './format.js'
 import { backlogWaitMs } from '../result/capacity.js'
 import { OVERLOAD_DEFAULTS } from '../result/overload.js'
 
@@ -227,7 +230,7 @@ export function reasonText (x) {
 const BOUND_WORDS = {
   refined: () => 'refined',
   'at-least': () => 'at least',
-  'ruled-out': () => 'ruled out: a failure confirmed at or below the leader\'s capacity',
+  'ruled-out': () => `ruled out: a failure confirmed ${pctOf(TIE.capacityMargin)} or more under the leader's capacity`,
   'cannot-meet': () => 'cannot meet the target',
   'below-lowest': () => 'below the lowest rate offered',
   'no-target': () => 'no capacity at this target',

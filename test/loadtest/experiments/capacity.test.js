@@ -116,8 +116,10 @@ test('--experiment capacity --quick: the sweep, two targets, the hockey stick on
         assert.ok(s.over >= s.cut.over, `${res.server} step ${s.index}: ${s.over} judged over, ${s.cut.over} counted`)
       } else assert.ok(s.requests.sent >= planned * 0.9, `${res.server} step ${s.index}: ${s.requests.sent} requests (${planned} planned)`)
     }
-    // the sweep's time budget: every step its planned length and the overhead, never past it
-    assert.equal(c.budget.sec, quick.budgetSec)
+    // the sweep's time budget: every step its planned length and the overhead, never past it; grown for a work
+    // slower than the one it was set on (a loaded machine calibrates slower), never under it
+    assert.equal(c.budget.baseSec, quick.budgetSec)
+    assert.ok(c.budget.sec >= c.budget.baseSec, `${c.budget.sec} s`)
     assert.ok(c.budget.spentSec <= c.budget.sec, `${res.server}: ${c.budget.spentSec} s spent of ${c.budget.sec}`)
     assert.ok(c.budget.spentSec >= c.steps.length * c.budget.stepOverheadSec, 'each step counted')
     // Whether a step holds depends on this machine's load at the moment (tests run side by side): what

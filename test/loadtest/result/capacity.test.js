@@ -9,8 +9,8 @@ import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/re
 import { createSweep } from '../../../loadtest/result/sweep.js'
 import { capacityLine } from '../../../loadtest/text/sentences.js'
 import { boundText } from '../../../loadtest/text/reasons.js'
-import { FLOOR, SAMPLE } from '../../../loadtest/result/rules.js'
-import { overlaps } from '../../../loadtest/result/decision.js'
+import { FLOOR, SAMPLE, TIE } from '../../../loadtest/result/rules.js'
+import { capacitiesTie } from '../../../loadtest/result/decision.js'
 
 const SLO = 115
 
@@ -139,7 +139,7 @@ test('floor: a floor above the target gives capacity null with "cannot meet the 
   assert.equal(capacityLine('x', { ...cap, floor: null }), null)
 })
 
-test('ruled out: a failure confirmed at or below the leaders\' pass bounds the capacity, with a pass or without one', () => {
+test('ruled out: a failure confirmed the tie margin under the leaders\' pass bounds the capacity, with a pass or without one', () => {
   const steps = [
     { index: 0, rate: 2, kind: 'floor', call: 'pass', p50: 60, p99: 80, n: 300, over: 0 },
     { index: 1, rate: 25, kind: 'coarse', call: 'fail', p50: 900, p99: 2000, n: 300, over: 290 }
@@ -148,15 +148,18 @@ test('ruled out: a failure confirmed at or below the leaders\' pass bounds the c
   assert.deepEqual([at(60).rps, at(60).bound, at(60).bracket], [2, 'ruled-out', { pass: 2, fail: 25 }])
   assert.equal(at(null).bound, 'at-least', 'without leaders a wide bracket is a lower bound')
   assert.equal(at(20).bound, 'at-least', 'a failure above the leader\'s pass rules nothing out')
-  // a failure at the leader's pass: its capacity lies under it, the leader's at or above it, brackets [pass, fail)
-  // that cannot overlap, so it can neither win nor tie
-  assert.equal(at(25).bound, 'ruled-out', 'a failure at the leader\'s pass rules it out')
-  assert.equal(overlaps(at(25), { rps: 25, bracket: { pass: 25, fail: 30 } }), false, 'the decision sees no tie there')
+  // a failure the tie margin under the leader's pass: its capacity lies under it, the leader's at or above the pass,
+  // so that neither their brackets overlap nor is it within the margin: it can neither win nor tie
+  const edge = (25 / (1 - TIE.capacityMargin)) * (1 + 1e-9) // the failure at 25 just the margin under it
+  assert.equal(at(edge).bound, 'ruled-out', 'a failure the margin under the leader\'s pass rules it out')
+  const under = { rps: 24.99, bracket: { pass: 24.99, fail: 25 } } // the most it could hold
+  assert.equal(capacitiesTie(under, { rps: edge, bracket: { pass: edge, fail: 30 } }), false, 'the decision sees no tie')
+  assert.equal(at(edge * 0.99).bound, 'at-least', 'a failure within the margin of the leader\'s pass rules nothing out: it may tie')
   // no pass: its floor's failure awaits its repeat, yet nothing it could show would reach the leader
   const pending = [{ ...steps[0], call: 'fail', p99: 130, over: 20 }, steps[1]]
   assert.deepEqual([at(60, pending).rps, at(60, pending).bound], [null, 'ruled-out'])
   assert.equal(at(null, pending).bound, 'undecided')
-  assert.equal(boundText(at(60, pending)), 'ruled out: a failure confirmed at or below the leader\'s capacity')
+  assert.equal(boundText(at(60, pending)), 'ruled out: a failure confirmed 8 % or more under the leader\'s capacity')
 })
 
 test('several targets from one sweep: each step judged again, the floor says which targets cannot be met', () => {
