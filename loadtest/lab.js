@@ -276,10 +276,10 @@ function seeded (entry, results) {
 }
 
 // A capacity entry's sweep given the leaders so far (`ruleOut`, rule book CLIMB): `leaders`, the trusted results
-// swept before it, where a target whose confirmed failure is at or below a leader's pass is searched no further, and
-// `guides`, every result swept before it, where its climb starts (a start decides nothing: a disturbed pass
-// serves). Each the highest pass at each target, grouped by their targets (the sweep takes the group judged at
-// its own).
+// swept before it, where a target whose confirmed failure is the tie margin under a leader's pass is searched no
+// further (result/capacity.js belowLead), and `guides`, every result swept before it, where its climb starts (a
+// start decides nothing: a disturbed pass serves). Each the highest pass at each target, grouped by their
+// targets (the sweep takes the group judged at its own).
 function led (entry, results) {
   if (!entry.ruleOut || !entry.sweep) return entry
   const guides = passesByTargets(results)

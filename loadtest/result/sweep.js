@@ -98,7 +98,7 @@ function nextStep (views, aims, ctx) {
   const floor = floorState(steps)
   if (!floor) return { kind: 'floor', rate: firstFloorRate, aim: null, first: true }
   const byRate = views.map((v) => verdicts(v, judging))
-  // a target whose confirmed failure is at or below a leader's pass there is searched no further (CLIMB)
+  // a target whose confirmed failure is the tie margin under a leader's pass there is searched no further (CLIMB)
   const open = byRate.map((v, k) => !belowLead(bracketOf(v).hi, ctx.leads?.[k]))
   if (!open.some(Boolean)) return null
   // an overlapped floor is measured again lower; under a leader it is not (a lower floor only tells "cannot meet"

@@ -45,7 +45,7 @@ function pastLine (d) {
 // Whose target: the user's --slo, or the lab's default from this machine's service time.
 function targetText (d) {
   const t = d.target
-  const at = `p${t.percentile} ≤ ${r1(d.sloMs)} ms` // --quick judges p95
+  const at = `p${t.percentile} ≤ ${r1(d.sloMs)} ms` // the percentile judged (p95 in older --quick reports)
   // an older lab's decision does not say whose target (own absent): said as the user's
   if (t.own !== false) return `${at}, your own (--slo)`
   const service = isNum(t.serviceMs) ? ` (${r1(t.serviceMs)} ms)` : ''
@@ -148,7 +148,7 @@ function unmetText (unmet) {
 export function decisionLines (d, results = null) {
   if (!d) return []
   const lines = []
-  const target = `p${d.target.percentile} ≤ ${r1(d.sloMs)} ms` // --quick judges p95
+  const target = `p${d.target.percentile} ≤ ${r1(d.sloMs)} ms` // the percentile judged (p95 in older --quick reports)
   if (d.recommends === 'rate') return rateLines(d, rateTarget(d, target, results))
   if (d.refused) {
     const why = `${refusalText(d.refused, d.target.percentile)} (${reasonName(d.refused)})`
