@@ -94,10 +94,13 @@ describe('hostile services, side by side', { concurrency: true }, () => {
         if (mode === 'one-in-ten' && name === 'round') {
           assert.ok(r.result.requests.timeouts > 0 && r.result.requests.ok > 0, JSON.stringify(r.result.requests))
         }
-        // a capacity where the machine let one hold; else something else on it took the CPU, and the lab says so
+        // a capacity where the machine let one hold; else something else on it took the CPU, or the busy machine
+        // (these run side by side) left --quick's steps short of p99's sample at 90 % until its budget or step
+        // limit: the lab says which, never a capacity or a failure it did not see
         if (mode === 'connection-close' && name === 'capacity') {
           const c = r.result.capacity.capacity
-          assert.ok(c.rps > 0 || r.result.disturbed, `${c.bound}: ${r.result.untrusted.join('; ')}`)
+          const unfinished = c.bound === 'undecided' && ['budget-spent', 'step-limit'].includes(c.undecided?.code)
+          assert.ok(c.rps > 0 || r.result.disturbed || unfinished, `${c.bound}: ${r.result.untrusted.join('; ')}`)
         }
       }
     })

@@ -94,7 +94,11 @@ test('capacity of a service by --url with a two-class mix, user:password in its 
     const { json, md } = await readReport(dir)
     const [r] = json.results
     assert.equal(r.status, 'ok', JSON.stringify(r.failure))
-    assert.ok(r.capacity.capacity.rps > 0, `capacity ${JSON.stringify(r.capacity.capacity)}`)
+    // a capacity where the machine let the steps show each class's p99 (--quick: 230 requests a class at 90 %);
+    // on a busy one the sweep may reach its step limit or budget first, and says so, never a failure it did not see
+    const c = r.capacity.capacity
+    const unfinished = c.bound === 'undecided' && ['budget-spent', 'step-limit'].includes(c.undecided?.code)
+    assert.ok(c.rps > 0 || unfinished, `capacity ${JSON.stringify(c)}`)
     assert.ok(r.notes.some((n) => /a 2 s closed-loop probe at 8 connections answered [\d.]+ req\/s/.test(n)), r.notes.join('\n'))
     assert.deepEqual(r.classes.map((c) => [c.name, c.sloMs]), [['cheap', 400], ['heavy', 800]])
     for (const c of r.classes) assert.ok(c.latency.p99 > 0 && c.latency.p50 > 0, c.name)
@@ -105,10 +109,12 @@ test('capacity of a service by --url with a two-class mix, user:password in its 
     assert.ok(r.capacity.steps.every((s) => s.cls === null || ['cheap', 'heavy'].includes(s.cls)))
     assert.ok(r.capacity.steps.some((s) => s.cls !== null))
     const d = json.decision
-    assert.equal(d.recommends, 'rate')
-    assert.equal(d.key, r.key)
-    if (!d.refused) assert.equal(d.planRps, Math.round(r.capacity.capacity.rps * 0.8 * 10) / 10)
-    assert.match(md, /\*\*Limited by:\*\*/)
+    if (c.rps > 0) {
+      assert.equal(d.recommends, 'rate')
+      assert.equal(d.key, r.key)
+      if (!d.refused) assert.equal(d.planRps, Math.round(c.rps * 0.8 * 10) / 10)
+      assert.match(md, /\*\*Limited by:\*\*/)
+    }
     assert.match(md, /## Per class\n[^]*?\| cheap \| [\d.]+ \|/)
     const seen = await service.seen()
     const t = tally(seen.requests)
