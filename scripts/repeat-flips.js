@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { runMain, usageError } from '../loadtest/errors.js'
 import { judgeStep, verdicts } from '../loadtest/result/capacity.js'
 import { REPEAT, SAMPLE } from '../loadtest/result/rules.js'
+import { stepRound } from './validate-capacity.js'
 
 // The shares over the target the table is cut at.
 const BUCKETS = [0, 0.05, 0.1, 0.25, 0.5, 1.01]
@@ -19,12 +20,6 @@ const HELP = `Usage: node scripts/repeat-flips.js [--json] FILE|DIR [FILE|DIR â€
 For every capacity sweep in the reports (folders read for their .json files), the first failure at each rate
 that was measured again, by its share of requests over the target, and how often that rate ended a pass.
   --json  the counts as JSON`
-
-// The round figures a step was judged on, from the step as a result keeps it (result/figures.js stepFigures).
-function stepRound (s) {
-  const open = { rate: s.rate, lag: { p99: s.lagP99 } }
-  return { requests: s.requests, histograms: s.histograms, backlog: s.backlog, latency: { p99: s.p99 }, open }
-}
 
 // The sweeps of one parsed file: a capacity report's results' sweeps, or a validate-capacity sweep's own.
 function sweepsOf (data) {

@@ -31,12 +31,13 @@ import { writeAtomic } from '../loadtest/report/write.js'
 import { upgradeBound } from '../loadtest/report/read.js'
 import { cpuStrategyNames, findServer } from '../loadtest/catalog.js'
 import capacity from '../loadtest/experiments/capacity.js'
+import { settingsOf } from '../loadtest/plan.js'
 import { GRID, kneeBandOf, runBruteForce } from './capacity-brute-force.js'
 import { cellsOf, fmtSec } from './validate-capacity-plan.js'
 
 const MODES = ['default', 'quick']
 // The percentile and the confidence each mode judges at (the capacity experiment's settings: the one source).
-const SETTINGS = { default: capacity.defaults, quick: { ...capacity.defaults, ...capacity.quick } }
+const SETTINGS = { default: settingsOf(capacity, false), quick: settingsOf(capacity, true) }
 const SHARE = Object.fromEntries(MODES.map((m) => [m, SETTINGS[m].share]))
 const CONFIDENCE = Object.fromEntries(MODES.map((m) => [m, SETTINGS[m].confidence]))
 
@@ -240,7 +241,7 @@ function alive (pid) {
 }
 
 // The round figures a step was judged on, from the step as a result keeps it (result/figures.js stepFigures).
-function stepRound (s) {
+export function stepRound (s) {
   const open = { rate: s.rate, lag: { p99: s.lagP99 } }
   return { requests: s.requests, histograms: s.histograms, backlog: s.backlog, latency: { p99: s.p99 }, open }
 }
