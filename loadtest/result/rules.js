@@ -300,6 +300,25 @@ export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
       ' about 18 % (research/stage7.md); checked by the validation\'s taskset and hog pairs']
   })
 
+export const PAIRED = rule('paired', 'Ratios paired by round',
+  'With --runs N, each entry\'s figure in round k is divided by the baseline entry\'s in the same round (one ' +
+  'round runs every entry once, in a fresh order). The ratio shown is the geometric mean of the per-round ' +
+  'ratios. Its interval inverts the sign-flip permutation test of the per-round log ratios: the means of every ' +
+  'non-empty subset of them, sorted, from the k-th lowest to the k-th highest, k = ⌊2^N × (1 − confidence) / 2⌋, ' +
+  'cover the true ratio with probability 1 − 2k / 2^N when each round\'s log ratio is symmetric about it ' +
+  '(Hartigan, 1969). Past maxExactRounds pairs, drawnSubsets random subsets (seeded) stand for them all. Fewer ' +
+  'pairs than minRounds give no interval. Two reports\' ratios of one pair differ when their intervals are ' +
+  'apart (neither reaches the other).', {
+    confidence: [0.9, 'the level five rounds can reach (the fewest whose extreme subsets fall outside it); two ' +
+      'such intervals apart is a rarer event than either missing'],
+    minRounds: [(v) => Math.ceil(Math.log2(2 / (1 - v.confidence))), 'the fewest pairs whose lowest and highest ' +
+      'subset means leave room for k = 1', '⌈log2(2 / (1 − confidence))⌉'],
+    maxExactRounds: [16, 'every subset of 16 pairs: 65,535 means, milliseconds'],
+    drawnSubsets: [(v) => 2 ** v.maxExactRounds - 1, 'random subsets stand for all of them past maxExactRounds ' +
+      '(Hartigan: the coverage holds for random subsets too)', '2^maxExactRounds − 1'],
+    seed: [1, 'the drawn subsets\' seed: a report gives the same interval each time it is read']
+  })
+
 export const CHANGE = rule('change', 'Change points in a history',
   'A history finds changes in each series (one figure of one run, on one machine, ordered by time) by E-divisive ' +
   'means: the split that most divides the energy distance of the two sides is a candidate, kept when a Welch ' +
