@@ -27,7 +27,7 @@ export { SERVERS }
 // cores, so 3–10 s a step); loop:1e8 took 9–90 s a step, and loop:1e7's default target (34 ms) was below the
 // scheduler lag of a loaded machine, so every step failed. The cost (docs/decision.md "Cost"): budgetSec bounds
 // each sweep; then the past-capacity probes of the close candidates (about 20–30 s each) and --confirm
-// (settings.js CONFIRM_SEC). scripts/capacity-cost.js estimates a run from a measured report's steps with these
+// (the rule book's CONFIRM). scripts/capacity-cost.js estimates a run from a measured report's steps with these
 // settings; the default run's estimate against the reference runs stays within 15 minutes
 // (test/scripts/capacity-cost.test.js).
 const { minDurationSec, ...limits } = SWEEP_LIMITS
