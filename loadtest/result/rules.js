@@ -5,6 +5,7 @@
 // scripts/rules-doc.js writes docs/rules.md from RULE_BOOK (test/scripts/rules-doc.test.js holds them equal).
 // The sample-size rule's binomial law lives here too: the sweep's step length and --quick's are computed from it.
 import { roundTo } from './stats.js'
+import { STRATEGIES } from './strategies.js'
 
 // Every rule in order: { id, title, statement, values: [{ name, value, why, from }] } (docs/rules.md).
 export const RULE_BOOK = []
@@ -253,10 +254,10 @@ export const TIE = rule('tie', 'A tie on capacity',
       'reference capacity runs (cluster with --shed-loop-delay: 12–24 %)'],
     rssMargin: [0.2, 'a pool\'s peak RSS moved up to 12 % between the reference capacity runs (queued-threads ' +
       '104–117 MB); a saving inside that is noise (a thread or process per request moves far more)'],
-    simplicity: [['simple', 'cluster', 'queued-threads', 'queued-processes', 'worker-per-request', 'cluster-threads',
-      'child-process'], 'fewest parts to run and to fail first: one loop; processes the kernel balances; one ' +
-      'pool behind a queue, of threads then of processes (IPC, copies); a thread started per request; ' +
-      'pools in processes; a process forked per request. A server not named comes last']
+    simplicity: [() => Object.keys(STRATEGIES).filter((n) => STRATEGIES[n].cpu), 'fewest parts to run and to ' +
+      'fail first: one loop; processes the kernel balances; one pool behind a queue, of threads then of processes ' +
+      '(IPC, copies); a thread started per request; pools in processes; a process forked per request. A server ' +
+      'not named comes last', 'the CPU strategies in result/strategies.js order']
   })
 
 export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',

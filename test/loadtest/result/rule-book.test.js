@@ -5,7 +5,9 @@ import assert from 'node:assert/strict'
 import { readFileSync, readdirSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { Linter } from 'eslint'
-import { ROOT } from '../../../loadtest/catalog.js'
+import { ROOT, allServerNames, cpuStrategyNames, findServer } from '../../../loadtest/catalog.js'
+import { COMPARE, TIE } from '../../../loadtest/result/rules.js'
+import { STRATEGIES, warmFeed } from '../../../loadtest/result/strategies.js'
 
 const JUDGING = ['loadtest/result', 'loadtest/run/round', 'loadtest/compare']
 const BOOK = 'loadtest/result/rules.js'
@@ -68,4 +70,14 @@ test('rule book: the check sees a number put back inline, beside a comparison or
   assert.deepEqual(strayNumbers('a.js', 'if (workMs > 1.1 * cpuMs) f()\nif (share < 0.5) g()\n'),
     ['a.js:1: 1.1 in a comparison', 'a.js:2: 0.5 in a comparison'])
   assert.deepEqual(strayNumbers('b.js', 'if (x >= 0 && y === -1 && z < 2 * w) f()\n'), [])
+})
+
+test('strategy table: the catalog, the tie and compare\'s floors name the strategies of result/strategies.js', () => {
+  assert.deepEqual(allServerNames().slice().sort(), Object.keys(STRATEGIES).sort())
+  assert.deepEqual(TIE.simplicity, cpuStrategyNames().slice().sort((a, b) =>
+    Object.keys(STRATEGIES).indexOf(a) - Object.keys(STRATEGIES).indexOf(b)))
+  for (const key of Object.keys(COMPARE.serverFloors)) assert.ok(STRATEGIES[key.split('/')[0]], key)
+  assert.equal(findServer('cluster-threads').starts, 'thread')
+  assert.equal(warmFeed(findServer('cluster-threads')), null, 'a thread started per request is not a warm pool')
+  assert.equal(warmFeed(findServer('queued-processes')), 'queue')
 })
