@@ -9,7 +9,7 @@ import { experimentNames } from './experiments/index.js'
 import custom from './experiments/custom.js'
 import { clip, describe, usageError } from './errors.js'
 import {
-  ARRIVALS, BOOT_TIMEOUT_MS, CONFIRM_SEC, DEFAULTS, DEFAULT_MAX_CONNECTIONS, MAX_GENERATORS, MAX_SHARDS,
+  ARRIVALS, BOOT_TIMEOUT_MS, DEFAULTS, DEFAULT_MAX_CONNECTIONS, MAX_GENERATORS, MAX_SHARDS,
   RATE_PER_GENERATOR, RATE_RANGE, SLO_RANGE, defaultReportsDir
 } from './settings.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
@@ -17,7 +17,7 @@ import { TUNABLE, TuneError, parseTune } from './tune.js'
 import {
   MAX_MIX_BYTES, METHODS, MIX_BOUNDS, MixError, builtInMix, checkMix, isBuiltInSpec, parseMix
 } from './result/mix.js'
-import { SLO } from './result/rules.js'
+import { CONFIRM, SLO } from './result/rules.js'
 import { readBounded } from './report/read.js'
 
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
@@ -103,7 +103,7 @@ Capacity and decision (docs/capacity.md, docs/decision.md):
   --slo MS[,MS…]          the p99 targets, increasing (default ${SLO.multiples.join(', ')} × the service time,
                           at least ${SLO.leastMs} ms; overload: the first)
   --quick                 the experiment's small version
-  --confirm               capacity: run the winner at its plan rate (${CONFIRM_SEC} s) and say if it held
+  --confirm               capacity: run the winner at its plan rate (${CONFIRM.sec} s) and say if it held
   --tune NAME=V1,V2,…     capacity: a sweep per value of ${Object.keys(TUNABLE).join(', ')}
   --capacity-from FILE    overload: the capacities and targets of this capacity report
   --threshold T           a pass/fail bound, repeatable: 'p99<500', 'errors==0', 'capacity>200',
