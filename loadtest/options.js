@@ -9,7 +9,7 @@ import { experimentNames } from './experiments/index.js'
 import custom from './experiments/custom.js'
 import { clip, describe, usageError } from './errors.js'
 import {
-  ARRIVALS, BOOT_TIMEOUT_MS, CONFIRM_SEC, DEFAULTS, DEFAULT_MAX_CONNECTIONS, MAX_GENERATORS, MAX_SHARDS,
+  ARRIVALS, BOOT_TIMEOUT_MS, DEFAULTS, DEFAULT_MAX_CONNECTIONS, MAX_GENERATORS, MAX_SHARDS,
   RATE_PER_GENERATOR, RATE_RANGE, SLO_RANGE, defaultReportsDir
 } from './settings.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
@@ -17,7 +17,7 @@ import { TUNABLE, TuneError, parseTune } from './tune.js'
 import {
   MAX_MIX_BYTES, METHODS, MIX_BOUNDS, MixError, builtInMix, checkMix, isBuiltInSpec, parseMix
 } from './result/mix.js'
-import { SLO } from './result/rules.js'
+import { CONFIRM, SLO } from './result/rules.js'
 import { readBounded } from './report/read.js'
 import { flagNamed, flagsOf, optionLines, parseArgsOptions } from './flags.js'
 
@@ -108,7 +108,13 @@ export const FLAGS = [
         arg: 'N',
         range: { min: 1, max: 50, integer: true },
         default: DEFAULTS.runs,
-        help: 'measured rounds per server, the median one reported'
+        help: 'rounds, each server once a round in a fresh order'
+      },
+      {
+        name: 'baseline',
+        arg: 'NAME',
+        default: 'the first',
+        help: 'with --runs: the server each paired ratio divides by'
       },
       {
         name: 'warmup',
@@ -149,7 +155,7 @@ export const FLAGS = [
         arg: 'N',
         range: { min: 0, max: 2 ** 32 - 1, integer: true },
         default: DEFAULTS.seed,
-        help: 'with --rate, and --arrival poisson or --mix: the seed of the schedule and of the mix'
+        help: 'the seed of the poisson schedule and of a mix (with --rate), and of the rounds\' orders (with --runs)'
       },
       {
         name: 'generators',
@@ -184,7 +190,7 @@ export const FLAGS = [
       { name: 'quick', help: 'the experiment\'s small version' },
       {
         name: 'confirm',
-        help: `capacity: run the winner at its plan rate (${CONFIRM_SEC} s) and say if it held`
+        help: `capacity: run the winner at its plan rate (${CONFIRM.sec} s) and say if it held`
       },
       {
         name: 'tune',
@@ -448,10 +454,15 @@ function checkLoad (o, out) {
   if (o.arrival !== null && !ARRIVALS.includes(o.arrival)) {
     throw usageError(`--arrival: expected one of ${ARRIVALS.join(', ')}, got ${describe(o.arrival)}`)
   }
-  if ((o.arrival !== null || o.seed !== null) && o.rate === null) {
-    throw usageError(`--${o.arrival !== null ? 'arrival' : 'seed'} goes with --rate (the open loop's schedule)`)
+  const rounds = out.runs !== null && out.runs > 1 // --runs N: --seed draws the rounds' orders too
+  if (o.arrival !== null && o.rate === null) throw usageError('--arrival goes with --rate (the open loop\'s schedule)')
+  if (o.seed !== null && o.rate === null && !rounds) {
+    throw usageError('--seed goes with --rate (the open loop\'s schedule) or --runs N (the rounds\' orders)')
   }
-  if (o.seed !== null && o.arrival !== 'poisson' && o.mix === null) {
+  if (o.baseline !== null && !rounds) {
+    throw usageError('--baseline goes with --runs N, N >= 2: its ratios are paired round by round')
+  }
+  if (o.seed !== null && o.arrival !== 'poisson' && o.mix === null && !rounds) {
     throw usageError('--seed goes with --arrival poisson or --mix: the constant schedule (i/R, the default) has no ' +
       'randomness')
   }
