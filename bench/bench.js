@@ -115,7 +115,7 @@ export function parseFlags (argv) {
 }
 
 // The bench's parts, in the order they run (--only runs one).
-const PARTS = ['dispatch', 'processes', 'telemetry', 'generator', 'sampling', 'stamps', 'ruler', 'history']
+export const PARTS = ['dispatch', 'processes', 'telemetry', 'generator', 'sampling', 'stamps', 'ruler', 'history']
 
 // Run the measurements (all, or `only` one); resolves with the plain result object (compute, then
 // render). `trace`: a file for the generator part's trace of one failing probe.

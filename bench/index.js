@@ -9,7 +9,7 @@
 // 7. loadlab history reading a folder of 1,000 reports (time and peak RSS).
 // Rounds alternate between the two sides so that drift in the machine hits both alike; the spread
 // (± relative standard deviation, and the min–max of the per-round ratios) says how far to trust them.
-import { bench, parseFlags } from './bench.js'
+import { PARTS, bench, parseFlags } from './bench.js'
 import { render } from './render.js'
 import { abortError, runMain } from '../loadtest/errors.js'
 
@@ -31,7 +31,7 @@ Options:
   --quick       a tiny run (a few hundred requests; for the smoke test), not a measurement
   --json        print the results as JSON on stdout (the table goes to stderr)
   --rounds N    alternating rounds per side (default 5 for dispatch and processes, 3 for telemetry; 1 to 50)
-  --only PART   run one part: dispatch, processes, telemetry, generator, sampling, stamps, ruler or history
+  --only PART   run one part: ${PARTS.join(', ')}
   --trace FILE  the generator part traces one probe at the lowest rate that failed above the highest
                 kept one into FILE (late requests, GC, connection opens, loop utilisation, batches)
   --help        this text`

@@ -10,6 +10,7 @@ import { reportTable, renderText, whyLines } from './report/table.js'
 import { pairedTable } from './text/paired.js'
 import { decisionText } from './report/decision.js'
 import { termText } from './text/escape.js'
+import { experimentTitle } from './text/sentences.js'
 import { writeReportFiles } from './report/files.js'
 import { commandText } from './result/command.js'
 import { secretArgs } from './fanout/secrets.js'
@@ -52,7 +53,7 @@ async function list () {
     let given = ''
     try {
       const experiment = await experimentFor(name)
-      title = experiment.title ?? ''
+      title = experimentTitle(experiment)
       given = defaultsText(experiment)
     } catch (err) {
       title = `(cannot load: ${err.message.split('\n')[0]})`

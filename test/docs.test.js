@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
 import { ROOT } from '../loadtest/catalog.js'
 import { HELP as LAB_HELP, INTERNAL_VARIABLES } from '../loadtest/options.js'
 import { HELP as COMPARE_HELP } from '../loadtest/compare/cli.js'
@@ -18,6 +19,9 @@ import { DEFAULTS } from '../loadtest/settings.js'
 import { TUNABLE } from '../loadtest/tune.js'
 import { defaultTable } from '../loadtest/report/table.js'
 import { httpReport } from './fixtures/reports.js'
+import { PARTS } from '../bench/bench.js'
+import { experimentFor, experimentNames } from '../loadtest/experiments/index.js'
+import { experimentTitle } from '../loadtest/text/sentences.js'
 
 const pagesIn = (dir) => readdirSync(join(ROOT, dir)).filter((f) => f.endsWith('.md')).map((f) => `${dir}/${f}`)
 // The hand-written pages of docs/, and the reference pages scripts/reference-docs.js writes (their words
@@ -54,7 +58,9 @@ function known () {
 
 const onDisk = (root) => ({
   read: (file) => readFileSync(join(root, file), 'utf8'),
-  exists: (file) => existsSync(join(root, file))
+  exists: (file) => existsSync(join(root, file)),
+  // a kept report, gzipped or not
+  readJson: (file) => JSON.parse((file.endsWith('.gz') ? gunzipSync : String)(readFileSync(join(root, file))).toString())
 })
 
 test('every link, command, named file and quote in README.md, docs/, reports/README.md and examples/ holds', () => {
@@ -122,12 +128,13 @@ test('GitHub anchors: lower case, punctuation dropped, repeats numbered', () => 
   assert.deepEqual([...anchors('# A\n## Notes\n```\n# not a heading\n```\n## Notes\n')], ['a', 'notes', 'notes-1'])
 })
 
-test('the checks catch a broken link, a missing anchor, an unknown script or option, a missing file, a changed quote or table figure', () => {
+test('the checks catch a broken link, a missing anchor, an unknown script or option, a missing file, a changed quote, table figure or quoted figure', () => {
   const dir = mkdtempSync(join(tmpdir(), 'loadlab-docs-'))
   try {
     mkdirSync(join(dir, 'docs'))
     mkdirSync(join(dir, 'reports'))
     writeFileSync(join(dir, 'reports', 'r.md'), '| a | b |\n| 1 | 2 |\n')
+    writeFileSync(join(dir, 'reports', 'r.json'), JSON.stringify({ results: [{ rps: 12.46 }] }))
     writeFileSync(join(dir, 'docs', 'page.md'), '# Page\n\nFor tests.\n\n## Real heading\n')
     writeFileSync(join(dir, 'README.md'), [
       '# Title', '',
@@ -138,6 +145,8 @@ test('the checks catch a broken link, a missing anchor, an unknown script or opt
       'npx loadlab compare a.json b.json', 'npx loadlab frobnicate', '```', '',
       'See `loadtest/missing.js` and `reports/r.md`.', '',
       '<!-- quote: reports/r.md -->', '| a | b |', '| 1 | 3 |', '<!-- /quote -->', '',
+      'Quoted: [12.5](reports/r.json "results[0].rps") and [12.4](reports/r.json "results[0].rps"), ' +
+        '[3](reports/gone.json "a").', '',
       'From [the report](reports/r.md), one figure changed:', '',
       '| row | b | study |', '| --- | --- | --- |', '| x | 2 | 7 |', '| y | 2.5 | 7 |', ''
     ].join('\n'))
@@ -150,11 +159,13 @@ test('the checks catch a broken link, a missing anchor, an unknown script or opt
     assert.deepEqual(found, [
       'README.md:4: link docs/gone.md: no file docs/gone.md',
       'README.md:4: link docs/page.md#no-such-heading: no heading #no-such-heading in docs/page.md',
+      'README.md:22: link reports/gone.json: no file reports/gone.json',
       'README.md:9: npm run nosuch: no such script in package.json',
       'README.md:10: npm run lab: no option --no-such-option in its --help',
       'README.md:12: npx loadlab frobnicate: no such subcommand in bin/loadlab.js',
       'README.md:17: quote from reports/r.md: not in that file as it is',
-      'README.md:24: table figure 2.5 (row y) is in none of the reports it names',
+      'README.md:22: figure 12.4: reports/r.json results[0].rps is 12.46',
+      'README.md:26: table figure 2.5 (row y) is in none of the reports it names',
       'README.md:15: names loadtest/missing.js, which does not exist'
     ])
   } finally {
@@ -238,6 +249,34 @@ test('lab.md\'s columns are the terminal table\'s', () => {
   const unnamed = head.filter((c) => c !== 'server' && c !== 'work' && c !== 'c' && !/^p(97\.5|99)$/.test(c) &&
     !named.includes(c))
   assert.deepEqual(unnamed, [], 'a column the terminal prints that lab.md does not name')
+})
+
+test('bench.md\'s table has a row per part of the bench, and no count of them', () => {
+  const [parts] = tablesHeaded('docs/bench.md', 'part')
+  assert.deepEqual(parts.rows.map((r) => r[0]), PARTS)
+  const md = readFileSync(join(ROOT, 'docs/bench.md'), 'utf8')
+  assert.doesNotMatch(md, /\b(two|three|four|five|six|seven|eight|nine|\d+) parts\b/i, 'a count of the parts')
+})
+
+test('studies.md names each experiment\'s studies as --list does, and counts none', async () => {
+  const md = readFileSync(join(ROOT, 'docs/studies.md'), 'utf8')
+  const sections = md.split(/^## /m).slice(1)
+  let studied = 0
+  for (const name of experimentNames()) {
+    const e = await experimentFor(name)
+    if (!e.study) continue
+    studied++
+    const section = sections.find((s) => s.split('\n')[0].includes(`(\`${name}\`)`))
+    assert.ok(section, `docs/studies.md: a section for ${name}`)
+    const label = /\(((?:study|studies) [^)]*)\)$/.exec(experimentTitle(e))[1]
+    assert.ok(section.toLowerCase().includes(label), `docs/studies.md ${name}: "${label}", as --list says`)
+  }
+  assert.ok(studied >= 5, `${studied} experiments with a study`)
+  assert.doesNotMatch(md, /\b(two|three|four|five|six|seven|eight) experiments\b/i, 'a count of the experiments')
+  // one word: an experiment is never called a study (a study is the published write-up it reproduces)
+  const calledStudy = new RegExp(`\\b(${experimentNames().join('|')}) study\\b|\\bstudy to reproduce\\b`)
+  const texts = [...DOCS, 'index.d.ts', 'loadtest/options.js'].filter((f) => calledStudy.test(readFileSync(join(ROOT, f), 'utf8')))
+  assert.deepEqual(texts, [], 'an experiment called a study')
 })
 
 // The pages that link each term to the glossary at its first use (glossary.md says which).

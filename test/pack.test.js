@@ -129,12 +129,8 @@ test('pack: npm pack, install into a fresh project, and there npx loadlab runs, 
     assert.ok(files.includes(f), `${f} in ${files.join(', ')}`)
   }
   assert.deepEqual(files.filter((f) => /^(test|bench|examples|docs|reports|scripts)\//.test(f)), [], 'only what runs')
-  // docs/npx.md states the tarball's size and file count: within a quarter of what npm pack gives
-  const stated = /a (\d+) kB tarball \((\d+) files/.exec(readFileSync(join(ROOT, 'docs', 'npx.md'), 'utf8'))
-  assert.ok(stated, 'docs/npx.md states the tarball')
-  const near = (got, said) => Math.abs(got - said) <= said / 4
-  assert.ok(near(tarballBytes / 1000, Number(stated[1])) && near(files.length, Number(stated[2])),
-    `docs/npx.md says ${stated[1]} kB and ${stated[2]} files; npm pack gave ${(tarballBytes / 1000).toFixed(0)} kB, ${files.length}`)
+  // a count of the code's files drifts with every change: docs/npx.md writes none (npm pack --dry-run lists them)
+  assert.doesNotMatch(readFileSync(join(ROOT, 'docs', 'npx.md'), 'utf8'), /\d+ (kB|files)\b/, 'docs/npx.md: no pack size')
 
   const lab = await execa('npx', ['loadlab', '--task', './tasks/x.mjs', '--server', 'simple,queued-threads',
     '--amount', '20', '--connections', '2', '--warmup', '0'], { cwd: app, env, reject: false })

@@ -14,7 +14,7 @@ export const SERVERS = cpuStrategyNames()
 export default {
   name: 'heavy-cpu',
   study: '004',
-  title: 'Heavy CPU (study 004): inline, cluster, fork, thread per request, cluster+threads, queued pools',
+  title: 'Heavy CPU: inline, cluster, fork, thread per request, cluster+threads, queued pools',
   description:
     'The heavy-CPU servers on loop:1e8 (about 100 ms of CPU a request) under 100 connections for 20 s with a 10 s ' +
       'timeout, as `autocannon -c 100 -d 20`, and the study\'s queued pool as it was (queued-threads --cancel ' +

@@ -14,7 +14,7 @@ export default {
   name: 'long-vs-small',
   study: '001',
   title:
-    'Long task vs small tasks (study 001): one renderToString batch or 25 setImmediate steps, with and without ' +
+    'Long task vs small tasks: one renderToString batch or 25 setImmediate steps, with and without ' +
       'a slow API',
   description:
     'long-vs-small-tasks in --mode long and small, --api off and on, work ssr:5625 (25 × 225 renders), 50 ' +

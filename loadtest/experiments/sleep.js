@@ -12,7 +12,7 @@ const TUNED = { tasks: 10, idleTimeout: 1000 }
 export default {
   name: 'sleep',
   study: '002',
-  title: 'Sleep (study 002): async vs sync sleep, on the main thread vs in a piscina pool',
+  title: 'Sleep: async vs sync sleep, on the main thread vs in a piscina pool',
   description:
     'The four sleep variants at 100 ms under 10 connections for 10 s (autocannon defaults), then the two pooled ' +
       "ones with --concurrent-tasks-per-worker 10 --idle-timeout 1000. The pool has piscina's default thread " +

@@ -83,7 +83,7 @@ function table (report) {
 export default {
   name: 'ssr-offload',
   study: '000',
-  title: 'SSR offload (study 000): sync vs piscina, workerpool and jest-worker pools, in threads and processes',
+  title: 'SSR offload: sync vs piscina, workerpool and jest-worker pools, in threads and processes',
   description:
     `In-process, no HTTP, as the study ran: ${IMPLS.map((i) => i.name).join(', ')} on sleep:10, sleep:1000, fib:4, ` +
     'fib:40, render:1, render:1000, render:50000 at concurrency 1, 2, 4 (that many executions; each pool is created ' +

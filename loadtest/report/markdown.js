@@ -4,7 +4,7 @@ import { classTable, reportTable, whyOf } from './table.js'
 import { pairedTable } from '../text/paired.js'
 import { mdFence, mdSpan, mdText } from '../text/escape.js'
 import { runtimeName } from '../result/runtime.js'
-import { classTargetsText, holdsText } from '../text/sentences.js'
+import { classTargetsText, experimentTitle, holdsText } from '../text/sentences.js'
 import { thresholdRows } from './thresholds.js'
 import { decisionMarkdown } from './decision.js'
 import { bracketText, pastCapacityTable } from '../text/decision.js'
@@ -35,7 +35,7 @@ export function markdownTable ({ head, rows }, { numeric = false } = {}) {
 // The report's title, the experiment's name and its status line (its description goes to the method, last).
 function headSection (report, experiment) {
   const out = [`# loadlab report: ${mdText(report.experiment)}${report.label ? ` (${mdText(report.label)})` : ''}`, '']
-  const what = experiment?.title ? `**${mdText(experiment.title)}**. ` : ''
+  const what = experiment?.title ? `**${mdText(experimentTitle(experiment))}**. ` : ''
   out.push(
     `${what}Status: **${mdText(report.status)}**. Started ${mdText(report.createdAt)}, ` +
       `finished ${mdText(report.finishedAt ?? MISSING)}. Schema ${mdText(report.schema)}, id ${mdSpan(report.id)}.`,

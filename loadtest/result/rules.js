@@ -303,8 +303,8 @@ export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
       'worker-per-request': { rps: 0.286, efficiency: 0.313, p50: 0.302, p99: 0.331 }
     }, 'each strategy\'s fit on its 10 identical pairs (scripts/validate-compare.js): one floor for all was ' +
       'the noisiest\'s'],
-    modelError: [0.1, 'a strategy is not the ruler\'s work: a machine factor from 43 benchmarks still left' +
-      ' about 18 % (research/stage7.md); checked by the validation\'s taskset and hog pairs']
+    modelError: [0.1, 'a strategy is not the ruler\'s work: the model\'s error on a strategy, checked by the ' +
+      'kept validation\'s taskset and hog pairs (reports/reference/compare-validation)']
   })
 
 export const PAIRED = rule('paired', 'Ratios paired by round',

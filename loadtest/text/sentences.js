@@ -125,3 +125,10 @@ export function classTargetsText (result, { short = false } = {}) {
   if (short) return classes.map((c) => `${c.name} ${f(c.sloMs)}`).join(' · ')
   return classes.map((c) => `${c.name} ${p} ≤ ${f(c.sloMs)} ms`).join(', ')
 }
+
+// An experiment's title with the published studies it reproduces, as --list, the report and docs/studies.md
+// name them: `Sleep: … (study 002)`, `… (studies 001, 004)`.
+export function experimentTitle ({ title = '', study = null } = {}) {
+  if (!study) return title
+  return `${title} (${String(study).includes(',') ? 'studies' : 'study'} ${study})`
+}

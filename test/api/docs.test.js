@@ -1,5 +1,6 @@
 // docs/api.md: every ```js example is a whole script, run as it stands (by its own node, from the lab's
-// checkout, where `loadlab` resolves to this package by its name) and ending with exit 0 and output.
+// checkout, where `loadlab` resolves to this package by its name) and ending with exit 0 and output; every
+// function the package exports has one, and the schema's example finds the report on disk valid.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -9,9 +10,15 @@ import { ROOT } from '../helpers/lab.js'
 
 const PAGE = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8')
 const EXAMPLES = [...PAGE.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1])
-const FUNCTIONS = ['runLab', 'startServer', 'readReport', 'compareReports', 'mergeReports']
+import * as api from '../../index.js'
+
+// Every function the package exports (index.js), read from the package itself: a new export needs an example.
+const FUNCTIONS = Object.entries(api).filter(([name, f]) => typeof f === 'function' && !/^[A-Z]/.test(name))
+  .map(([name]) => name)
 
 test('docs/api.md: one example per function, each run as it stands', async (t) => {
+  assert.ok(FUNCTIONS.length >= 6 && FUNCTIONS.includes('history'), FUNCTIONS.join(' '))
+  assert.ok(EXAMPLES.some((code) => code.includes('ajv')), 'an example validates a report with ajv')
   for (const name of FUNCTIONS) {
     assert.ok(EXAMPLES.some((code) => new RegExp(`\\b${name}\\(`).test(code)), `an example calls ${name}`)
   }
@@ -25,6 +32,8 @@ test('docs/api.md: one example per function, each run as it stands', async (t) =
     assert.equal(run.exitCode, 0, `example ${i + 1}:\n${code}\n${run.stderr}`)
     assert.ok(run.stdout.trim().length > 0, `example ${i + 1} prints what it found`)
     assert.doesNotMatch(run.stdout, /undefined|NaN/, `example ${i + 1}: ${run.stdout}`)
+    // the schema's example says what ajv found: the report it reads, as it is on disk, is valid
+    if (code.includes('ajv')) assert.equal(run.stdout.trim(), 'valid', `example ${i + 1}: ajv on the file on disk`)
     t.diagnostic(`example ${i + 1}: ${run.stdout.trim().split('\n').join(' | ')}`)
   }
 })

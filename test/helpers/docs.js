@@ -191,12 +191,41 @@ export function unbackedFigures (table, { markdown = [], json = [] }) {
   return out
 }
 
+// Figures quoted in prose from a kept report, each a link to the report whose title is the field's path:
+// `[75.3](../reports/reference/X.json "results[1].capacity.capacity.rps")`. { line, figure, target, field }.
+export function figureLinks (md) {
+  const out = []
+  prose(md).split('\n').forEach((text, i) => {
+    for (const m of text.replace(/`[^`]*`/g, '').matchAll(/\[([^\]]*\d[^\]]*)\]\(([^)\s]+\.json(?:\.gz)?)\s+"([^"]+)"\)/g)) {
+      out.push({ line: i + 1, figure: m[1], target: m[2], field: m[3] })
+    }
+  })
+  return out
+}
+
+// The value at a path such as `results[1].capacity.rps` in parsed JSON (undefined where there is none).
+export function fieldAt (data, path) {
+  let at = data
+  for (const m of path.matchAll(/\[(\d+)\]|([^.[\]]+)/g)) at = at?.[m[1] !== undefined ? Number(m[1]) : m[2]]
+  return at
+}
+
+// Does a figure as written (`75.3`, `32,000`, `1.8 ×`) stand for the value, at the precision it is written with?
+export function figureHolds (figure, value) {
+  const m = /-?\d[\d,]*(?:\.\d+)?/.exec(figure)
+  if (!m || typeof value !== 'number') return false
+  const written = m[0].replace(/,/g, '')
+  const digits = (written.split('.')[1] ?? '').length
+  return Math.abs(Math.round(value * 10 ** digits) / 10 ** digits - Number(written)) < 1e-9
+}
+
 // Everything wrong with a set of documents, as one line each: links that do not resolve (file, then
 // anchor in a Markdown file), commands that name no script, subcommand or option, repository files
 // named in passing that do not exist, quoted blocks their file no longer holds, and figures of a table
-// that names reports (reportTables) that none of them holds. `known` says what
+// that names reports (reportTables) that none of them holds, and figures quoted from a report (figureLinks)
+// that its field does not hold (`readJson`: a report file's parsed JSON). `known` says what
 // exists: { scripts: Set, subcommands: Set, options: { lab, npx, compare, merge }: their help texts }.
-export function problems ({ root, docs, texts = [], known, read, exists }) {
+export function problems ({ root, docs, texts = [], known, read, exists, readJson = (f) => JSON.parse(read(f)) }) {
   const out = []
   const where = (file, line) => `${file}:${line}`
   const dirOf = (file) => file.split('/').slice(0, -1).join('/')
@@ -245,6 +274,14 @@ export function problems ({ root, docs, texts = [], known, read, exists }) {
       const source = join(dirOf(file), quoted)
       if (!exists(source)) out.push(`${where(file, line)}: quote from ${quoted}: no such file`)
       else if (!read(source).includes(text)) out.push(`${where(file, line)}: quote from ${quoted}: not in that file as it is`)
+    }
+    for (const { line, figure, target, field } of figureLinks(md)) {
+      const source = join(dirOf(file), target)
+      if (!exists(source)) continue // the link check names the missing file
+      const value = fieldAt(readJson(source), field)
+      if (!figureHolds(figure, value)) {
+        out.push(`${where(file, line)}: figure ${figure}: ${target} ${field} is ${JSON.stringify(value)}`)
+      }
     }
     for (const table of reportTables(md)) {
       // the named reports' Markdown and JSON, whichever of the two the link names

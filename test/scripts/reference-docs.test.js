@@ -5,7 +5,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ROOT } from '../../loadtest/catalog.js'
@@ -25,6 +25,13 @@ test('every page under docs/reference/ is what its source makes, and --check say
   for (const [name, text] of Object.entries(pages)) {
     assert.equal(readFileSync(join(DIR, name), 'utf8'), text, `docs/reference/${name}: node scripts/reference-docs.js`)
   }
+  // every file a page names is in the repository (a rule's why once cited a research note it lacks)
+  const named = Object.values(pages).flatMap((t) => [...t.matchAll(/(?<![\w./-])((?:[\w-]+\/)+[\w.-]+\.(?:md|js|json))\b/g)]
+    .map((m) => m[1]))
+  const missing = named.filter((p) => !/^(servers\/NAME|loadlab\/)/.test(p) &&
+    !existsSync(join(ROOT, p)) && !existsSync(join(ROOT, 'loadtest', p)))
+  assert.ok(named.length >= 10, named.join(' '))
+  assert.deepEqual([...new Set(missing)], [], 'a file the reference pages name that the repository lacks')
   const check = spawnSync(process.execPath, ['scripts/reference-docs.js', '--check'], { cwd: ROOT, encoding: 'utf8' })
   assert.equal(check.status, 0, check.stderr)
 })
