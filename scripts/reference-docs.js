@@ -3,6 +3,7 @@
 //   api.md      every export of the package, from index.d.ts and its doc comments (TypeScript's compiler API)
 //   report.md   every field of a report, from report.schema.json and its descriptions
 //   rules.md    the rule book of the capacity verdict (loadtest/result/rules.js RULE_BOOK)
+//   layout.md   every source file with what its head comment says it is for
 // test/scripts/reference-docs.test.js fails when a page differs from what this script makes.
 //   node scripts/reference-docs.js           write the pages
 //   node scripts/reference-docs.js --check   exit 1 naming each page that is not what it would write
@@ -230,6 +231,48 @@ export function rulesDoc (book = rules.RULE_BOOK) {
   return out.join('\n')
 }
 
+// ---- layout.md ----
+
+// The folders whose .js files the page lists (node_modules, builds and dot folders left out).
+export const SOURCE_DIRS = ['bin', 'loadtest', 'servers', 'bench', 'scripts']
+
+// Every .js file below `dir`, by its path from the root, in order.
+export function sourceFiles (dir, root = ROOT) {
+  return readdirSync(join(root, dir), { withFileTypes: true })
+    .filter((e) => !e.name.startsWith('.') && e.name !== 'node_modules' && e.name !== 'build')
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) => (e.isDirectory() ? sourceFiles(`${dir}/${e.name}`, root) : e.name.endsWith('.js') ? [`${dir}/${e.name}`] : []))
+}
+
+// What a file says it is for: its head comment's first sentence (after a shebang), or '' without one.
+export function headOf (text) {
+  const lines = text.split('\n')
+  const head = []
+  for (const line of lines[0].startsWith('#!') ? lines.slice(1) : lines) {
+    if (!line.startsWith('//')) break
+    head.push(line.replace(/^\/\/\s?/, '').trim())
+  }
+  const joined = head.join(' ').replace(/\s+/g, ' ').trim()
+  const end = joined.search(/\.(\s|$)/)
+  return end === -1 ? joined : joined.slice(0, end + 1)
+}
+
+export function layoutDoc (root = ROOT) {
+  const out = ['# Every source file', '', GENERATED('each file\'s head comment'), '',
+    'Each source file of the lab, the servers, the bench, the scripts and `bin/`, with the first sentence of its ' +
+      'head comment. The folders and the rules between them: [layout.md](../layout.md).', '']
+  for (const top of SOURCE_DIRS) {
+    const files = sourceFiles(top, root)
+    const folders = [...new Set(files.map((f) => f.slice(0, f.lastIndexOf('/'))))]
+    for (const folder of folders) {
+      out.push(`## ${folder}/`, '', ...table(['file', 'what it is for'], files
+        .filter((f) => f.slice(0, f.lastIndexOf('/')) === folder)
+        .map((f) => [`\`${f.slice(folder.length + 1)}\``, headOf(readFileSync(join(root, f), 'utf8'))])), '')
+    }
+  }
+  return out.join('\n')
+}
+
 // ---- all pages ----
 
 // Every page's text by its file name under docs/reference/.
@@ -241,7 +284,8 @@ export async function referencePages () {
     'options.md': optionsDoc(cmds),
     'api.md': apiDoc(declarations(), lab.flags),
     'report.md': reportDoc(schema),
-    'rules.md': rulesDoc()
+    'rules.md': rulesDoc(),
+    'layout.md': layoutDoc()
   }
 }
 

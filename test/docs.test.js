@@ -14,7 +14,7 @@ import { ROOT } from '../loadtest/catalog.js'
 import { HELP as LAB_HELP, INTERNAL_VARIABLES } from '../loadtest/options.js'
 import { HELP as COMPARE_HELP } from '../loadtest/compare/cli.js'
 import { HELP as MERGE_HELP } from '../loadtest/merge/cli.js'
-import { anchors, commands, links, problems, prose, slug, unnamedFiles, markdownTables } from './helpers/docs.js'
+import { anchors, commands, links, problems, prose, slug, markdownTables } from './helpers/docs.js'
 import { DEFAULTS } from '../loadtest/settings.js'
 import { TUNABLE } from '../loadtest/tune.js'
 import { defaultTable } from '../loadtest/report/table.js'
@@ -180,16 +180,6 @@ function sources (dir) {
     return e.isDirectory() ? sources(`${dir}/${e.name}`) : e.name.endsWith('.js') ? [`${dir}/${e.name}`] : []
   })
 }
-
-test('docs/layout.md names every source file of the lab, the servers, the bench, the scripts and bin/', () => {
-  const md = readFileSync(join(ROOT, 'docs/layout.md'), 'utf8')
-  const files = ['loadtest', 'servers', 'bench', 'scripts', 'bin'].flatMap(sources)
-  assert.ok(files.length > 100, `${files.length} files`)
-  assert.deepEqual(unnamedFiles(md, files), [])
-  // the check sees a file the map leaves out, and one in a folder it does not know
-  assert.deepEqual(unnamedFiles(md, ['loadtest/report/no-such-module.js', 'nowhere/x.js']),
-    ['loadtest/report/no-such-module.js', 'nowhere/x.js'])
-})
 
 test('npx loadlab --help gives its own usage line, never npm run lab\'s; --help names every LOADLAB_ variable the code reads but the lab\'s own', () => {
   const help = bin('--help').stdout

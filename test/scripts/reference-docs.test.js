@@ -13,7 +13,8 @@ import { HELP_WIDTH, flagsOf } from '../../loadtest/flags.js'
 import { DEFAULTS } from '../../loadtest/settings.js'
 import * as api from '../../index.js'
 import {
-  DIR, apiDoc, commands, declarations, optionsDoc, referencePages, reportDoc, schemaObjects
+  DIR, SOURCE_DIRS, apiDoc, commands, declarations, headOf, optionsDoc, referencePages, reportDoc, schemaObjects,
+  sourceFiles
 } from '../../scripts/reference-docs.js'
 
 const schema = () => JSON.parse(readFileSync(join(ROOT, 'report.schema.json'), 'utf8'))
@@ -29,7 +30,7 @@ test('every page under docs/reference/ is what its source makes, and --check say
   const named = Object.values(pages).flatMap((t) => [...t.matchAll(/(?<![\w./-])((?:[\w-]+\/)+[\w.-]+\.(?:md|js|json))\b/g)]
     .map((m) => m[1]))
   const missing = named.filter((p) => !/^(servers\/NAME|loadlab\/)/.test(p) &&
-    !existsSync(join(ROOT, p)) && !existsSync(join(ROOT, 'loadtest', p)))
+    !['', 'loadtest', 'servers'].some((base) => existsSync(join(ROOT, base, p))))
   assert.ok(named.length >= 10, named.join(' '))
   assert.deepEqual([...new Set(missing)], [], 'a file the reference pages name that the repository lacks')
   const check = spawnSync(process.execPath, ['scripts/reference-docs.js', '--check'], { cwd: ROOT, encoding: 'utf8' })
@@ -58,6 +59,16 @@ test('a changed option, export or report field changes its page', async () => {
   const s = schema()
   s.$defs.requests.properties.extra = { type: 'integer', description: 'new' }
   assert.notEqual(reportDoc(s), reportDoc(schema()), 'a field added')
+})
+
+test('every source file says what it is for in its head comment, and reference/layout.md lists it', () => {
+  const files = SOURCE_DIRS.flatMap((d) => sourceFiles(d))
+  assert.ok(files.length > 100, `${files.length} files`)
+  const bare = files.filter((f) => headOf(readFileSync(join(ROOT, f), 'utf8')).length < 10)
+  assert.deepEqual(bare, [], 'a source file without its head comment')
+  const page = readFileSync(join(DIR, 'layout.md'), 'utf8')
+  for (const f of files) assert.ok(page.includes(`\`${f.split('/').at(-1)}\``), f)
+  assert.equal(headOf('#!/usr/bin/env node\n// A tool. More.\n// Still.\ncode'), 'A tool.')
 })
 
 test('the report\'s schema describes every field of every object', () => {
