@@ -22,6 +22,7 @@ import {
 import { judge } from '../result/verdict.js'
 import { flatFigures, predict } from '../result/machine.js'
 import { COMPARE } from '../result/rules.js'
+import { pairedAcross } from './machines.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }
@@ -645,7 +646,9 @@ function machinesOf (entries, rows, baseline) {
     noRuler: entries.flatMap(({ report }, i) => (rulerLineOf(report) ? [] : [i])),
     rankings,
     flips,
-    decisions
+    decisions,
+    // reports with rounds: each one's ratios to one baseline strategy, paired on its machine (compare/machines.js)
+    paired: pairedAcross(entries, baseline)
   }
 }
 
