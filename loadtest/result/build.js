@@ -47,7 +47,7 @@ function oneSweep (sw, k, rounds, end, raw) {
 function sweepOf (record, rounds) {
   const sweeps = record.sweeps ?? [record.sweep]
   const runs = sweeps.map((sw, k) => oneSweep(sw, k, rounds, sweeps[k + 1]?.first ?? rounds.length, record.rounds))
-  const { kinds, lengths, first, sweepSec, ...rule } = sweeps[0]
+  const { kinds, lengths, first, sweepSec, round, place, startedAt, ...rule } = sweeps[0]
   // a capacity that cannot be met (rps null) sorts below every number
   const order = runs.slice().sort((a, b) => (a.capacity.rps ?? -1) - (b.capacity.rps ?? -1))
   const median = order[(order.length - 1) >> 1]
@@ -58,7 +58,9 @@ function sweepOf (record, rounds) {
     steps: runs.flatMap((r) => r.steps),
     capacity: median.capacity,
     ...(median.targets ? { targets: median.targets } : {}), // the median sweep's capacity at each target
-    ...(many ? { runs: runs.map((r) => r.capacity), spread: held.length ? spread(held) : null } : {}),
+    // with --runs N, each sweep's capacity and its lab round (tagOf), and their spread
+    ...(many ? { runs: runs.map((r, k) => ({ ...r.capacity, ...tagOf(sweeps[k]) })) } : {}),
+    ...(many ? { spread: held.length ? spread(held) : null } : {}),
     cost: costOf(sweeps, runs),
     calibrationCheck: record.calibrationCheck ?? null
   }
@@ -198,11 +200,18 @@ function runtimeOf (record, e) {
   }
 }
 
-// Every round of a repeated run (--runs), and the spread of its req/s and p99.
-function roundsAndSpread (rounds) {
+// A lab round's place in an interleaved run (--runs N, lab.js): its number, its place in that round's order
+// and its start; nothing where the record has none.
+function tagOf (x) {
+  return x?.round ? { round: x.round, place: x.place, startedAt: x.startedAt } : {}
+}
+
+// Every round of a repeated run (--runs), with its place in the run, and the spread of its req/s and p99.
+function roundsAndSpread (rounds, raw) {
   if (rounds.length < 2) return {}
   return {
-    runs: rounds.map((r) => ({
+    runs: rounds.map((r, i) => ({
+      ...tagOf(raw[i]),
       rps: r.rps,
       latency: { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max },
       requests: r.requests,
@@ -306,7 +315,7 @@ export function buildHttpResult (record, { calibration = {}, cores = null, say =
     contention: contentionWords(shown?.contention, say),
     disturbed: sweep ? sweep.steps.some((st) => st.disturbed) : rounds.some((r) => r.disturbed),
     // a sweep's rounds are its steps: never a noise estimate (its --runs are capacity.runs)
-    ...(sweep ? {} : roundsAndSpread(rounds))
+    ...(sweep ? {} : roundsAndSpread(rounds, record.rounds))
   }
 }
 

@@ -8,7 +8,7 @@
 
 import { decodeHistogram } from './histogram.js'
 import { errorsOf } from './requests.js'
-import { median, roundTo } from './stats.js'
+import { median, roundTo, sameRate } from './stats.js'
 import { lagCouldFlip } from './trust.js'
 import { judgeByClass } from './mix.js'
 import {
@@ -25,11 +25,12 @@ export { percentileCall, percentileOf, requestsToShow }
 // after the last send the round drains its backlog.
 
 // The backlog of a round from its timeline (run/watch/timeline.js series): { early, late, growth, limit,
-// growing }; null without a timeline of at least 4 points in the round.
+// growing }; null without a timeline of at least 4 points (one a quarter) in the round.
 export function backlogOf (timeline) {
   const round = (timeline?.points ?? []).filter((p) => p.phase === 'round')
   const points = round.slice(0, round.findLastIndex((p) => p.sent > 0) + 1)
-  if (points.length < 4) return null
+  const q = Math.floor(points.length / 4)
+  if (q < 1) return null
   let outstanding = 0
   let sent = 0
   const series = points.map((p) => {
@@ -37,7 +38,6 @@ export function backlogOf (timeline) {
     outstanding += p.sent - p.completed - p.timeouts - p.errors
     return outstanding
   })
-  const q = Math.floor(series.length / 4)
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length
   const early = mean(series.slice(q, 2 * q))
   const late = mean(series.slice(series.length - q))
@@ -374,7 +374,7 @@ export function capacityOf (
     .sort((a, b) => (a.p99 ?? Infinity) - (b.p99 ?? Infinity))
   const best = atLo.filter((s) => callOf(s) === 'pass').at(-1) ?? undecided[0] ?? null
   // The step past capacity: offered as such, or already measured at that rate (a bisection can land on it).
-  const at = (s) => Math.abs(s.rate - lo * CLIMB.overload) <= 1e-9 * lo
+  const at = (s) => sameRate(s.rate, lo * CLIMB.overload)
   const over = best ? (steps.find((s) => s.kind === 'over' && at(s)) ?? steps.find(at) ?? null) : null
   // The knee is proven when a failure is confirmed at or below 1.2 × capacity; else (the sweep's step
   // limit) the capacity is a lower bound.

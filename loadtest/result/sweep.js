@@ -19,6 +19,7 @@ import {
   percentileOf, requestsToShow, sloFor, targetsFor
 } from './rules.js'
 import { RATE_RANGE } from '../settings.js'
+import { ROUNDING, sameRate } from './stats.js'
 
 // The budget grows with the work (result/rules.js BUDGET): budgetSec holds so many typical steps (one of
 // minRequests at BUDGET.typical × the ideal, with its overhead) of a work of budgetWorkMs; a sweep of a slower
@@ -147,10 +148,10 @@ function nextStep (views, aims, ctx) {
     // a hold that failed (the first target's) earns one more bisection
     const allowed = refine + (k === 0 ? failedHolds(steps, v) : 0)
     if (hi !== null && refines < allowed && wide) return { kind: 'refine', rate: (base + hi) / 2, aim: k }
-    if (lo === 0 || (k > 0 && hi !== null && hi <= lo * CLIMB.overload * (1 + 1e-9))) continue
+    if (lo === 0 || (k > 0 && hi !== null && hi <= lo * CLIMB.overload * (1 + ROUNDING))) continue
     // The step past capacity: offered once per capacity; its failure ends the sweep (a pass moved lo up).
     const over = lo * CLIMB.overload
-    const measured = [...v.keys()].some((r) => Math.abs(r - over) <= 1e-9 * over)
+    const measured = [...v.keys()].some((r) => sameRate(r, over))
     // (at or above a failed hold every rate fails: nothing to offer there)
     const pastHold = k === 0 && steps.some((s) => s.kind === 'hold' && s.rate <= over && v.get(s.rate) === 'fail')
     if (!measured && !pastHold) return { kind: 'over', rate: over, aim: k }
@@ -254,7 +255,7 @@ function sweepBudget ({ budgetSec, budgetWorkMs, serviceMs }, typicalStep) {
 // Does a step of `sec` fit the budget (the looser targets' share of it when not the first target's)?
 function fits (budget, sec, first) {
   if (!budget) return true
-  return budget.spentSec + sec + BUDGET.stepOverheadSec <= budget.sec * (first ? 1 : BUDGET.looseShare) + 1e-9
+  return budget.spentSec + sec + BUDGET.stepOverheadSec <= budget.sec * (first ? 1 : BUDGET.looseShare) + ROUNDING
 }
 
 // The next step of a sweep and its planned length ({ step, sec }; step null: done), from its steps so far
