@@ -153,8 +153,7 @@ export const HOLD = rule('hold', 'The hold rule',
     minSec: [() => SWEEP_LIMITS.minDurationSec, 'a capacity never rests on less than the shortest step',
       'minDurationSec'],
     lengthShare: [0.95, 'a step planned within 5 % of the hold\'s length counts as one'],
-    pastLimits: [1, 'a capacity never loses its hold to the limits of the search that found it (one step of ' +
-      'at most the longest step\'s length)']
+    pastLimits: [1, 'a capacity never loses its hold to the search\'s limits']
   })
 
 export const BACKLOG = rule('backlog', 'The backlog rule',
