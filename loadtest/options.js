@@ -85,7 +85,8 @@ Load (docs/lab.md):
   -a, --amount N          requests per measured round, per server (default ${RUN.amount}; --quick ${QUICK.amount})
   -d, --duration S        seconds per measured round, instead of --amount (default: none)
   -t, --timeout S         per-request timeout in seconds (default ${RUN.timeoutSec})
-  --runs N                measured rounds per server, the median one reported (default ${DEFAULTS.runs})
+  --runs N                rounds, each server once a round in a fresh order (default ${DEFAULTS.runs})
+  --baseline NAME         with --runs: the server each paired ratio divides by (default: the first)
   --warmup N              requests in the discarded warm-up round (default ${RUN.warmup}; --quick ${QUICK.warmup})
   --max-body BYTES        what is kept of each response body (default ${DEFAULTS['max-body']})
 
@@ -93,7 +94,7 @@ Open loop (docs/generator.md, docs/shards.md):
   -R, --rate R            an open loop: R requests/s on a schedule, sent whether or not earlier ones
                           answered (autocannon's -R caps a closed loop instead); fanout's -R too
   --arrival KIND          ${ARRIVALS.join(' or ')} (default ${DEFAULTS.arrival})
-  --seed N                the seed of the poisson schedule and of a mix (default ${DEFAULTS.seed})
+  --seed N                the seed of the poisson schedule, a mix and the rounds' orders (default ${DEFAULTS.seed})
   --generators N          generator threads (default one per ${RATE_PER_GENERATOR} requests/s, at most cores − 1)
   --shard I/N             with --url: send only slice I of N of the plan; then npm run merge
   --start-at ISO-TIME     the shards' common start, at most ${MAX_START_AHEAD_MIN} minutes ahead
@@ -268,10 +269,15 @@ function checkLoad (o, out) {
   if (o.arrival !== null && !ARRIVALS.includes(o.arrival)) {
     throw usageError(`--arrival: expected one of ${ARRIVALS.join(', ')}, got ${describe(o.arrival)}`)
   }
-  if ((o.arrival !== null || o.seed !== null) && o.rate === null) {
-    throw usageError(`--${o.arrival !== null ? 'arrival' : 'seed'} goes with --rate (the open loop's schedule)`)
+  const rounds = out.runs !== null && out.runs > 1 // --runs N: --seed draws the rounds' orders too
+  if (o.arrival !== null && o.rate === null) throw usageError('--arrival goes with --rate (the open loop\'s schedule)')
+  if (o.seed !== null && o.rate === null && !rounds) {
+    throw usageError('--seed goes with --rate (the open loop\'s schedule) or --runs N (the rounds\' orders)')
   }
-  if (o.seed !== null && o.arrival !== 'poisson' && o.mix === null) {
+  if (o.baseline !== null && !rounds) {
+    throw usageError('--baseline goes with --runs N, N >= 2: its ratios are paired round by round')
+  }
+  if (o.seed !== null && o.arrival !== 'poisson' && o.mix === null && !rounds) {
     throw usageError('--seed goes with --arrival poisson or --mix: the constant schedule (i/R, the default) has no ' +
       'randomness')
   }

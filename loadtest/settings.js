@@ -17,7 +17,7 @@ export const DEFAULTS = Object.freeze({
   connections: 10, // closed loop; with --rate: defaultConnections
   rate: null,
   arrival: ARRIVALS[0],
-  seed: 1, // the poisson schedule's seed
+  seed: 1, // the poisson schedule's, a mix's and the rounds' orders' seed
   generators: defaultGenerators,
   shard: null,
   'start-at': null,
@@ -33,6 +33,7 @@ export const DEFAULTS = Object.freeze({
   task: null,
   input: null,
   runs: 1,
+  baseline: null, // --runs N: the entry the paired ratios divide by (null: the plan's first)
   warmup: 0,
   url: null,
   mix: null, // --mix: a request mix file or the built-in (result/mix.js)

@@ -350,7 +350,8 @@ export function boundFields (c) {
 //   sensitive the target is within BOUND.sensitive of the floor's p99
 //   bracket   { pass, fail }: that rate and the lowest failing rate above it (so far, when undecided);
 //   confidence how often the knee lies in the bracket (bracketConfidenceOf the sweep's; a lower bound: its own);
-//   held, holdSec: whether that rate held a step of holdSec (the hold rule, heldAt; null without the rule);
+//   held, holdSec: whether that rate held a step of holdSec (the hold rule, heldAt; null without the rule, or
+//   ruled out);
 //   ratioToIdeal; p99 and step: the step whose figures show it; over: the step past it; overruled:
 //   failures a confirmed pass above them overruled; repeated, disturbedSteps, inDoubtSteps: step counts.
 // Pure, one target: a caller judging several targets calls it once per target on steps judged for it.
@@ -381,8 +382,10 @@ export function capacityOf (
   const ruledOut = belowLead(hi, lead)
   const floor = floorOf(steps)
   const lowest = floor ? byRate.get(floor.rps) : null
-  // the hold rule (a sweep that applied it: its `hold`): the length the capacity's rate had to hold for
-  const holdSec = hold && best ? holdSecFor(floor?.p50, sloMs, longestStepSec) : null
+  // the hold rule (a sweep that applied it: its `hold`): the length the capacity's rate had to hold for; not for
+  // a target ruled out (its pass cannot be chosen: the search stopped at it)
+  const holds = Boolean(hold && best && !ruledOut)
+  const holdSec = holds ? holdSecFor(floor?.p50, sloMs, longestStepSec) : null
   return {
     sloMs,
     percentile: percentileOf(share), // the percentile judged (99; 95 in --quick's reports before it judged p99)
@@ -396,8 +399,8 @@ export function capacityOf (
     bracket: { pass: best?.rate ?? null, fail: hi },
     // how often the knee lies in the bracket (a lower bound: at or above its pass) by the sample rule's confidence
     confidence: best === null ? null : hi === null ? confidence : bracketConfidenceOf(confidence),
-    // held for holdSec (a hold step, or a passing step that long); null: no capacity, or a sweep without the rule
-    held: hold && best ? heldAt(steps, best.rate, holdSec) : null,
+    // held for holdSec (a hold step, or a passing step that long); null: no capacity, ruled out, or no hold rule
+    held: holds ? heldAt(steps, best.rate, holdSec) : null,
     holdSec,
     ratioToIdeal: best && idealRps ? best.rate / idealRps : null,
     p99: best?.p99 ?? null,

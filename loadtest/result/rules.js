@@ -76,7 +76,8 @@ export const LENGTH = rule('length', 'A step\'s length',
 
 export const BUDGET = rule('budget', 'The time budget',
   'A step costs its planned length and stepOverheadSec; a step that does not fit is not offered, so no sweep ' +
-  'exceeds its budget. Steps for the looser targets only fit within looseShare of it. The budget grows with the ' +
+  'exceeds its budget but by its hold step (HOLD). Steps for the looser targets only fit within looseShare of ' +
+  'it. The budget grows with the ' +
   'work: budgetSec holds so many typical steps (minRequests at `typical` × the ideal) of a budgetWorkMs work.', {
     stepOverheadSec: [2, 'a round\'s drain, recovery probe and judging: 1.7 s a step measured, with a margin'],
     looseShare: [0.8, 'the looser targets\' bisections stop first; the rest is kept for the decision\'s target'],
@@ -88,9 +89,9 @@ export const FLOOR = rule('floor', 'The floor',
   '(a true floor). A floor whose requests overlapped is measured again lower: `margin` of the rate where they ' +
   'would just reach `overlap`, at least dropMin and at most dropMax × lower. Only a true floor that failed can ' +
   'show "cannot meet the target". A floor step lasts for minRequests (its p50), no longer: the steps above it show ' +
-  'the percentile, and a floor with no pass above it is topped up; a repeat of its failure is as short. Under a ' +
-  'leader (CLIMB) an overlapped floor is not measured lower: its failure is confirmed in place, and the climb ' +
-  'starts under the leader.', {
+  'the percentile, and a floor with no pass above it is topped up; a repeat of its failure is as short. While the ' +
+  'first target has no pass, the floor\'s top-up keeps its room: a step that would leave too few steps or too ' +
+  'little budget for it gives way to it (unless its pool cannot reach its sample in the tries left).', {
     overlap: [0.25, 'one request takes at most a quarter of the gap between arrivals: they rarely wait for each other'],
     margin: [0.8, 'aim a fifth under the rate where requests would just overlap'],
     dropMin: [(v) => 1 / v.margin, 'a floor lowered at all is lowered at least as much as the ' +
@@ -106,7 +107,8 @@ export const CLIMB = rule('climb', 'The climb, the search down and the bisection
   'targets); then one step at `overload` × the capacity, which must fail (if it holds, the sweep goes on from ' +
   'it). A --tune sweep starts from the previous setting\'s bracket at `seeded` × its capacity. A target whose ' +
   'confirmed failure is at or under 1 − TIE.capacityMargin of the pass of a strategy swept before it there is ' +
-  'searched no further: ruled out, it can neither win nor tie there. After a strategy with a pass (trusted or ' +
+  'searched no further once it has a pass (the first target is searched down to one): ruled out, it can neither ' +
+  'win nor tie there. After a strategy with a pass (trusted or ' +
   'not) the climb starts at ledStart × the highest at the first target, then the fractions above ledGap × that.', {
     fractions: [[0.6, 0.75, 0.9, 1.05, 1.2], 'under the ideal to past it; a strategy below fails the first and is ' +
       'searched down'],
@@ -143,12 +145,16 @@ export const HOLD = rule('hold', 'The hold rule',
   'Near a sharp knee a short step can pass a rate above it, its backlog too small yet to show. The capacity\'s ' +
   'rate must hold one step long enough that a backlog growing at `excess` of the rate would add the target\'s ' +
   'wait less the floor\'s p50 `times` over (at least minSec, at most the longest step); where no step there lasted ' +
-  'as long (within lengthShare of it), a hold step measures it, and the hold steps alone decide that rate.', {
+  'as long (within lengthShare of it), a hold step measures it, and the hold steps alone decide that rate. The ' +
+  'first target\'s hold step runs past the step limit and the budget, pastLimits of them at most. A ruled-out ' +
+  'target\'s pass is not held: it cannot be chosen.', {
     excess: [() => roundTo(GRID.ratio - 1, 9), 'a backlog growing by one grid step of the rate', 'grid ratio − 1'],
     times: [3, 'three times over: a margin against the backlog\'s noise'],
     minSec: [() => SWEEP_LIMITS.minDurationSec, 'a capacity never rests on less than the shortest step',
       'minDurationSec'],
-    lengthShare: [0.95, 'a step planned within 5 % of the hold\'s length counts as one']
+    lengthShare: [0.95, 'a step planned within 5 % of the hold\'s length counts as one'],
+    pastLimits: [1, 'a capacity never loses its hold to the limits of the search that found it (one step of ' +
+      'at most the longest step\'s length)']
   })
 
 export const BACKLOG = rule('backlog', 'The backlog rule',
@@ -299,6 +305,25 @@ export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
       'the noisiest\'s'],
     modelError: [0.1, 'a strategy is not the ruler\'s work: a machine factor from 43 benchmarks still left' +
       ' about 18 % (research/stage7.md); checked by the validation\'s taskset and hog pairs']
+  })
+
+export const PAIRED = rule('paired', 'Ratios paired by round',
+  'With --runs N, each entry\'s figure in round k is divided by the baseline entry\'s in the same round (one ' +
+  'round runs every entry once, in a fresh order). The ratio shown is the geometric mean of the per-round ' +
+  'ratios. Its interval inverts the sign-flip permutation test of the per-round log ratios: the means of every ' +
+  'non-empty subset of them, sorted, from the k-th lowest to the k-th highest, k = ⌊2^N × (1 − confidence) / 2⌋, ' +
+  'cover the true ratio with probability 1 − 2k / 2^N when each round\'s log ratio is symmetric about it ' +
+  '(Hartigan, 1969). Past maxExactRounds pairs, drawnSubsets random subsets (seeded) stand for them all. Fewer ' +
+  'pairs than minRounds give no interval. Two reports\' ratios of one pair differ when their intervals are ' +
+  'apart (neither reaches the other).', {
+    confidence: [0.9, 'the level five rounds can reach (the fewest whose extreme subsets fall outside it); two ' +
+      'such intervals apart is a rarer event than either missing'],
+    minRounds: [(v) => Math.ceil(Math.log2(2 / (1 - v.confidence))), 'the fewest pairs whose lowest and highest ' +
+      'subset means leave room for k = 1', '⌈log2(2 / (1 − confidence))⌉'],
+    maxExactRounds: [16, 'every subset of 16 pairs: 65,535 means, milliseconds'],
+    drawnSubsets: [(v) => 2 ** v.maxExactRounds - 1, 'random subsets stand for all of them past maxExactRounds ' +
+      '(Hartigan: the coverage holds for random subsets too)', '2^maxExactRounds − 1'],
+    seed: [1, 'the drawn subsets\' seed: a report gives the same interval each time it is read']
   })
 
 export const CHANGE = rule('change', 'Change points in a history',

@@ -80,3 +80,15 @@ export function spread (values) {
   if (v.length === 0) return { min: null, median: null, max: null }
   return { min: Math.min(...v), median: median(v), max: Math.max(...v) }
 }
+
+// A small seeded PRNG (mulberry32): uniform numbers in [0, 1), the same sequence for the same seed.
+export function prng (seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
