@@ -115,8 +115,9 @@ async function importLive ({ server, out, import: files }) {
 
 // One comparison replayed: rounds drawn with replacement, arm X against A in a random order, until
 // the rule stops. `other` is 'A2' (identical) or 'H'; returns the decision and its seconds.
-function replayOne (rounds, other, random) {
+function replayOne (rounds, other, random, maxTime) {
   const blocks = []
+  const ends = [0] // seconds at the end of each pair
   let elapsed = 0
   for (let pair = 1; ; pair++) {
     const round = rounds[Math.floor(random() * rounds.length)]
@@ -126,9 +127,12 @@ function replayOne (rounds, other, random) {
     const [first, second] = other === 'A2' && random() < 0.5 ? [x, a] : [a, x]
     blocks.push({ ...first, arm: 'A', pair }, { ...second, arm: 'B', pair })
     elapsed += a.seconds + x.seconds
+    ends.push(elapsed)
     const decision = decide(blocks)
-    const stopped = stopOf({ decision, pairSec: elapsed / pair, elapsed })
-    if (stopped) return { decision, seconds: elapsed, stopped }
+    const stopped = stopOf({ decision, pairSec: elapsed / pair, elapsed, maxTime })
+    // each figure's seconds: to its call, else to the stop
+    const at = (f) => ends[f.decidedAt ?? pair]
+    if (stopped) return { decision, seconds: elapsed, stopped, at }
   }
 }
 
@@ -142,23 +146,33 @@ function wilson (k, n) {
   return { share: roundTo(p, 4), low, high: roundTo(Math.min(1, centre + half), 4), k, n }
 }
 
-// The replayed error rates of one strategy's rounds.
-function replayServer (data, seed) {
+// The replayed error rates of one strategy's rounds, under the cap `maxTime` (s).
+function replayServer (data, seed, maxTime = AB.maxTimeSec) {
   const random = prng(seed)
   const rounds = data.rounds.filter((r) => ['A', 'A2', 'H'].every((arm) =>
     r.blocks.some((b) => b.arm === arm && b.status === 'ok' && b.rps && b.p50 && b.p99)))
-  const out = { server: data.server, rounds: rounds.length, blocksAnArm: rounds.length }
+  const n = rounds.length
+  const out = { server: data.server, maxTimeSec: maxTime, rounds: n, blocksAnArm: n }
   for (const other of ['A2', 'H']) {
-    const trials = Array.from({ length: TRIALS }, () => replayOne(rounds, other, random))
+    const trials = Array.from({ length: TRIALS }, () => replayOne(rounds, other, random, maxTime))
     const perFigure = Object.fromEntries(Object.keys(FIGURES).map((f) => {
-      const calls = trials.map((t) => t.decision.figures.find((x) => x.figure === f).verdict)
+      const figures = trials.map((t) => t.decision.figures.find((x) => x.figure === f))
+      const calls = figures.map((x) => x.verdict)
+      const undecided = figures.filter((x) => x.verdict === 'undecided' && x.detectable)
+      const timing = {
+        medianSeconds: roundTo(median(trials.map((t, i) => t.at(figures[i]))), 1),
+        // what an undecided figure could have shown at the stop: the effect this strategy can detect
+        medianDetectable: undecided.length
+          ? roundTo(median(undecided.map((x) => x.detectable)), 3)
+          : null
+      }
       const different = calls.filter((v) => v === 'better' || v === 'worse').length
       // heavier: fewer req/s, longer latency
       const right = calls.filter((v) => v === 'worse').length
       const same = roundTo(calls.filter((v) => v === 'same').length / TRIALS, 4)
       return [f, other === 'A2'
-        ? { falseAlarms: wilson(different, TRIALS), same }
-        : { power: wilson(right, TRIALS), wrongSame: same }]
+        ? { falseAlarms: wilson(different, TRIALS), same, ...timing }
+        : { power: wilson(right, TRIALS), wrongSame: same, ...timing }]
     }))
     const anyFigure = trials.filter((t) => t.decision.figures.some((f) =>
       other === 'A2' ? ['better', 'worse'].includes(f.verdict) : f.verdict === 'worse')).length
@@ -195,11 +209,14 @@ async function replay ({ out, seed }) {
   const names = await readdir(out)
   const servers = names.filter((n) => n.endsWith('-blocks.json'))
     .map((n) => n.slice(0, -'-blocks.json'.length))
-  const summary = { ...head(null), trialsEach: TRIALS, rule: { ...AB }, servers: [] }
+  const summary = { ...head(null), trialsEach: TRIALS, rule: { ...AB }, servers: [], longer: [] }
   for (const server of servers) {
-    const s = replayServer(await readJson(join(out, `${server}-blocks.json`)), seed)
+    const data = await readJson(join(out, `${server}-blocks.json`))
     const liveData = await readJson(join(out, `${server}-live.json`)).catch(() => null)
-    summary.servers.push({ ...s, live: liveData ? liveTally(liveData) : null })
+    const live = liveData ? liveTally(liveData) : null
+    summary.servers.push({ ...replayServer(data, seed), live })
+    // the same blocks under twice the cap: what more time buys on this machine
+    summary.longer.push(replayServer(data, seed, 2 * AB.maxTimeSec))
   }
   await write(join(out, 'summary.json'), summary)
   process.stdout.write(JSON.stringify(summary, null, 2) + '\n')
