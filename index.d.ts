@@ -18,7 +18,7 @@ export interface LabOptions {
   rate?: number
   /** Open loop schedule: `constant` (default) or `poisson`. */
   arrival?: 'constant' | 'poisson'
-  /** Seed of the poisson schedule or of a mix. */
+  /** Seed of the poisson schedule, of a mix and of the rounds' orders (`runs`). */
   seed?: number
   /** Open loop: generator threads. */
   generators?: number
@@ -48,8 +48,10 @@ export interface LabOptions {
   task?: string
   /** With `task`: the input of every call (JSON text, `@FILE`, or the value itself). */
   input?: string | Record<string, unknown> | unknown[]
-  /** Measured rounds per server (capacity experiment: whole sweeps). */
+  /** Rounds: every server once a round, each round in a fresh order drawn from `seed` (capacity: a sweep each). */
   runs?: number
+  /** With `runs` of 2 or more: the server the paired ratios divide by (default the first). */
+  baseline?: string
   /** Requests in the discarded warm-up round, 0 = none (default 20 for a `server`, `url` or `task` run). */
   warmup?: number
   /** A service the lab did not start. */
@@ -342,8 +344,37 @@ export interface Report {
   results: Result[]
   notes?: Reason[]
   decision?: Decision
+  /** `runs` of 2 or more: each result's figures over the baseline's, paired by round. */
+  paired?: Paired
   thresholds?: ThresholdResult[]
   [field: string]: unknown
+}
+
+/** One figure over the baseline's, paired by round: the geometric mean of the per-round ratios and its sign-flip
+ * interval, covering it at least `coverage`; low and high null (`why`) for fewer pairs than `needs`. */
+export interface PairedRatio {
+  ratio: number
+  pairs: number
+  low: number | null
+  high: number | null
+  coverage: number | null
+  why?: 'too-few-pairs'
+  needs?: number
+}
+
+/** A report's paired ratios (result/rules.js PAIRED): null baseline, with `why`, when it failed or is missing. */
+export interface Paired {
+  baseline: string | null
+  baselineServer?: string
+  why?: 'baseline-failed' | 'baseline-missing'
+  confidence: number
+  minRounds: number
+  rounds: number
+  entries: Array<{
+    key: string
+    server: string
+    figures: Partial<Record<'rps' | 'p50' | 'p99' | 'capacity', PairedRatio | null>>
+  }>
 }
 
 /** An error a user can cause: one line of message, a code (LAB_USAGE, LAB_REPORT_INVALID, …), an exit status. */

@@ -9,7 +9,7 @@ import { experimentNames } from './experiments/index.js'
 import custom from './experiments/custom.js'
 import { clip, describe, usageError } from './errors.js'
 import {
-  ARRIVALS, BOOT_TIMEOUT_MS, CONFIRM_SEC, DEFAULTS, DEFAULT_MAX_CONNECTIONS, MAX_GENERATORS, MAX_SHARDS,
+  ARRIVALS, BOOT_TIMEOUT_MS, DEFAULTS, DEFAULT_MAX_CONNECTIONS, MAX_GENERATORS, MAX_SHARDS,
   RATE_PER_GENERATOR, RATE_RANGE, SLO_RANGE, defaultReportsDir
 } from './settings.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
@@ -17,7 +17,7 @@ import { TUNABLE, TuneError, parseTune } from './tune.js'
 import {
   MAX_MIX_BYTES, METHODS, MIX_BOUNDS, MixError, builtInMix, checkMix, isBuiltInSpec, parseMix
 } from './result/mix.js'
-import { SLO } from './result/rules.js'
+import { CONFIRM, SLO } from './result/rules.js'
 import { readBounded } from './report/read.js'
 
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
@@ -85,7 +85,8 @@ Load (docs/lab.md):
   -a, --amount N          requests per measured round, per server (default ${RUN.amount}; --quick ${QUICK.amount})
   -d, --duration S        seconds per measured round, instead of --amount (default: none)
   -t, --timeout S         per-request timeout in seconds (default ${RUN.timeoutSec})
-  --runs N                measured rounds per server, the median one reported (default ${DEFAULTS.runs})
+  --runs N                rounds, each server once a round in a fresh order (default ${DEFAULTS.runs})
+  --baseline NAME         with --runs: the server each paired ratio divides by (default: the first)
   --warmup N              requests in the discarded warm-up round (default ${RUN.warmup}; --quick ${QUICK.warmup})
   --max-body BYTES        what is kept of each response body (default ${DEFAULTS['max-body']})
 
@@ -93,7 +94,7 @@ Open loop (docs/generator.md, docs/shards.md):
   -R, --rate R            an open loop: R requests/s on a schedule, sent whether or not earlier ones
                           answered (autocannon's -R caps a closed loop instead); fanout's -R too
   --arrival KIND          ${ARRIVALS.join(' or ')} (default ${DEFAULTS.arrival})
-  --seed N                the seed of the poisson schedule and of a mix (default ${DEFAULTS.seed})
+  --seed N                the seed of the poisson schedule, a mix and the rounds' orders (default ${DEFAULTS.seed})
   --generators N          generator threads (default one per ${RATE_PER_GENERATOR} requests/s, at most cores − 1)
   --shard I/N             with --url: send only slice I of N of the plan; then npm run merge
   --start-at ISO-TIME     the shards' common start, at most ${MAX_START_AHEAD_MIN} minutes ahead
@@ -102,7 +103,7 @@ Capacity and decision (docs/capacity.md, docs/decision.md):
   --slo MS[,MS…]          the p99 targets, increasing (default ${SLO.multiples.join(', ')} × the service time,
                           at least ${SLO.leastMs} ms; overload: the first)
   --quick                 the experiment's small version
-  --confirm               capacity: run the winner at its plan rate (${CONFIRM_SEC} s) and say if it held
+  --confirm               capacity: run the winner at its plan rate (${CONFIRM.sec} s) and say if it held
   --tune NAME=V1,V2,…     capacity: a sweep per value of ${Object.keys(TUNABLE).join(', ')}
   --capacity-from FILE    overload: the capacities and targets of this capacity report
   --threshold T           a pass/fail bound, repeatable: 'p99<500', 'errors==0', 'capacity>200',
@@ -268,10 +269,15 @@ function checkLoad (o, out) {
   if (o.arrival !== null && !ARRIVALS.includes(o.arrival)) {
     throw usageError(`--arrival: expected one of ${ARRIVALS.join(', ')}, got ${describe(o.arrival)}`)
   }
-  if ((o.arrival !== null || o.seed !== null) && o.rate === null) {
-    throw usageError(`--${o.arrival !== null ? 'arrival' : 'seed'} goes with --rate (the open loop's schedule)`)
+  const rounds = out.runs !== null && out.runs > 1 // --runs N: --seed draws the rounds' orders too
+  if (o.arrival !== null && o.rate === null) throw usageError('--arrival goes with --rate (the open loop\'s schedule)')
+  if (o.seed !== null && o.rate === null && !rounds) {
+    throw usageError('--seed goes with --rate (the open loop\'s schedule) or --runs N (the rounds\' orders)')
   }
-  if (o.seed !== null && o.arrival !== 'poisson' && o.mix === null) {
+  if (o.baseline !== null && !rounds) {
+    throw usageError('--baseline goes with --runs N, N >= 2: its ratios are paired round by round')
+  }
+  if (o.seed !== null && o.arrival !== 'poisson' && o.mix === null && !rounds) {
     throw usageError('--seed goes with --arrival poisson or --mix: the constant schedule (i/R, the default) has no ' +
       'randomness')
   }

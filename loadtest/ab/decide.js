@@ -7,8 +7,7 @@
 // it with built or recorded blocks.
 import jstatModule from 'jstat'
 import { AB } from '../result/rules.js'
-import { prng } from '../run/generate/schedule.js'
-import { roundTo } from '../result/stats.js'
+import { prng, roundTo } from '../result/stats.js'
 
 const { jStat } = jstatModule
 

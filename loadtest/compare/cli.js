@@ -15,6 +15,9 @@ import { userCwd } from '../paths.js'
 import { runCli, runMain } from '../errors.js'
 import { ruleText } from '../text/compare.js'
 
+// The help's width (columns).
+const WIDTH = 110
+
 export const HELP = `usage: npm run compare -- A.json B.json [...] [options]
        npm run compare -- RUNTIMES.json [options]   (one report made under lab --node 20,24)
 
@@ -37,14 +40,14 @@ options:
 Verdicts, from one run each (docs/compare.md):
 ${wrap(ruleText(), 0)}`
 
-// Words wrapped at 110 columns, each line after the first indented by `indent` spaces, the first line
+// Words wrapped at WIDTH columns, each line after the first indented by `indent` spaces, the first line
 // starting at column `start`.
 function wrap (text, indent, start = indent) {
   const lines = ['']
   for (const word of text.split(' ')) {
     const last = lines[lines.length - 1]
     const at = lines.length === 1 ? start : indent
-    if (last && at + last.length + word.length + 1 > 110) lines.push(word)
+    if (last && at + last.length + word.length + 1 > WIDTH) lines.push(word)
     else lines[lines.length - 1] = last ? `${last} ${word}` : word
   }
   return lines.join(`\n${' '.repeat(indent)}`)

@@ -21,6 +21,7 @@ import {
 } from '../result/interval.js'
 import { judge } from '../result/verdict.js'
 import { flatFigures, predict } from '../result/machine.js'
+import { COMPARE } from '../result/rules.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }
@@ -93,8 +94,8 @@ function serviceMs (report, work, runtime = null) {
   return serviceTime(report.calibration?.[calibrationKey(work, runtime)] ?? report.calibration?.[work])
 }
 
-// Capacities judged against p99 targets further apart than this share are not called better or worse.
-export const TARGET_TOLERANCE = 0.1
+// Capacities judged against p99 targets further apart than this share are not compared (the rule book).
+export const TARGET_TOLERANCE = COMPARE.targetTolerance
 
 // A capacity that is a lower bound (the sweep's last step held), and one no rate met.
 const AT_LEAST = 'at-least'

@@ -40,12 +40,12 @@ export function floorOf (kind, server = null) {
 }
 
 // The kind of a figure named as --fail-on and the lab's thresholds name it (rps, p50, p99.9, capacity …):
-// a FIGURE_KINDS entry, a percentile by its rank (under p99 the middle's floor, from p99 the tail's), or null.
+// a FIGURE_KINDS entry, a percentile by its rank (COMPARE.tailFrom), or null.
 export function kindOf (metric) {
   if (FIGURE_KINDS[metric]) return FIGURE_KINDS[metric]
   const p = /^p(\d+(?:\.\d+)?)$/.exec(String(metric))
   if (!p) return null
-  return Number(p[1]) >= 99 ? FIGURE_KINDS.p99 : FIGURE_KINDS.p50
+  return Number(p[1]) >= COMPARE.tailFrom ? FIGURE_KINDS.p99 : FIGURE_KINDS.p50
 }
 
 // The band around log 1 a ratio's log must leave to be beyond noise, each way: { up, down }. Two runs' own

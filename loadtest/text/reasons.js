@@ -2,6 +2,7 @@
 // the untrusted reasons, the bounds and the step verdicts' whys. result/ decides on codes; this module only
 // says them. Old reports carry reasons as strings: reasonText passes a string through.
 import { roundTo } from '../result/stats.js'
+import { commandText } from '../result/command.js'
 import {
   BACKLOG, CLIMB, FLOOR, HOLD, LENGTH, REPEAT, SAMPLE, TIE, percentileOf, requestsToShow
 } from '../result/rules.js'
@@ -204,7 +205,8 @@ const WORDS = {
     : `the sweep spent its ${x.budgetSec} s budget before a step past capacity failed: the capacity is a lower bound`,
   'not-held': (x) => `capacity not held: no step at ${r1(x.rps)} req/s lasted the ${x.holdSec} s ` +
     'that shows a slowly growing backlog (the hold rule), and the sweep ended before one could: it may be ' +
-      'above the knee',
+      `above the knee; the step it needs, ${x.holdSec} s at ${r1(x.rps)} req/s` +
+      (x.argv ? `: ${commandText(['npm', 'run', 'lab', '--'], x.argv)}` : ''),
   'steps-in-doubt': (x) => `${x.count} of ${x.of} steps in doubt (p99 less the generator's lag p99 within the ` +
     `target): each counted only after its rate had ${x.maxTries} steps`,
   'arrivals-off': (x) => 'arrivals not as asked (Fisher\'s index of dispersion, the rule book\'s FIT): ' +

@@ -11,7 +11,7 @@ import { renderCompareHtml, renderCompareMarkdown } from '../../../loadtest/comp
 import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/result/histogram.js'
 import { percentileInterval, quantileRanks, rateInterval } from '../../../loadtest/result/interval.js'
 import { floorOf, judge, withServerFloors } from '../../../loadtest/result/verdict.js'
-import { STRATEGY_MODEL, predict } from '../../../loadtest/result/machine.js'
+import { predict, strategyModel } from '../../../loadtest/result/machine.js'
 import { COMPARE } from '../../../loadtest/result/rules.js'
 import { rulerFixture, rulerReading } from '../../fixtures/reports.js'
 import { ROOT } from '../../helpers/lab.js'
@@ -151,9 +151,9 @@ test('the ruler: a change the machine accounts for is put down to it; what it le
 })
 
 test('the machine model: one core under taskset halves cluster and the pools, not the event loop', () => {
-  assert.equal(STRATEGY_MODEL.simple.parallel, 'one')
-  assert.equal(STRATEGY_MODEL.cluster.parallel, 'cores')
-  assert.equal(STRATEGY_MODEL['child-process'].spawn, 'processMs')
+  assert.equal(strategyModel('simple').parallel, 'one')
+  assert.equal(strategyModel('cluster').parallel, 'cores')
+  assert.equal(strategyModel('child-process').spawn, 'processMs')
   const two = rulerFixture(rulerReading({ cores: 1.96 }))
   const one = rulerFixture(rulerReading({ cores: 1 }))
   const of = (server, args = []) => predict({

@@ -12,8 +12,7 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { once } from 'node:events'
-import { CLIMB, CUT, FLOOR, LENGTH, QUICK } from '../../../loadtest/result/rules.js'
-import { CONFIRM_QUICK_SEC, CONFIRM_SEC } from '../../../loadtest/settings.js'
+import { CLIMB, CONFIRM, CUT, FLOOR, LENGTH, QUICK } from '../../../loadtest/result/rules.js'
 import { capacityAtTargets, capacityOf, judgeStep, verdicts } from '../../../loadtest/result/capacity.js'
 import { COLLAPSE, HEADROOM, closeCandidates, pastOf } from '../../../loadtest/result/decision.js'
 import { THRESHOLD_EXIT } from '../../../loadtest/report/thresholds.js'
@@ -266,8 +265,8 @@ test('capacity --quick --confirm: past capacity probed for the close candidates,
   assert.equal(c.command, d.command)
   assert.equal(d.planRps, Math.round(d.capacityRps * HEADROOM * 10) / 10)
   assert.equal(c.rate, d.planRps)
-  const long = Math.min(CONFIRM_SEC, Math.max(CONFIRM_QUICK_SEC, Math.ceil(299 / c.rate)))
-  assert.equal(c.durationSec, long, `--quick: ${CONFIRM_QUICK_SEC} s, or long enough for 299 requests`)
+  const long = Math.min(CONFIRM.sec, Math.max(CONFIRM.quickSec, Math.ceil(299 / c.rate)))
+  assert.equal(c.durationSec, long, `--quick: ${CONFIRM.quickSec} s, or long enough for 299 requests`)
   if (!c.skipped) {
     assert.equal(typeof c.held, 'boolean')
     assert.equal(c.held, c.why.length === 0, 'held exactly when nothing is named against it')
