@@ -9,7 +9,7 @@ export type Reason = string | { code: string; text?: string; [figure: string]: u
 export interface LabOptions {
   /** Servers to run, by name (`['simple', 'queued-threads']`), or `'all'`. */
   server?: string | string[]
-  /** A study to reproduce: tour, capacity, overload, heavy-cpu, … (`loadlab --list`). */
+  /** An experiment: tour, capacity, overload, heavy-cpu, … (`loadlab --list`). */
   experiment?: string
   /** Concurrent connections (default 10; an experiment's own: `npx loadlab --list`); with `rate`, the cap on
    * kept connections. */
@@ -83,7 +83,10 @@ export interface LabOptions {
 /** What onProgress hears while runLab runs. */
 export type ProgressEvent =
   | { type: 'calibrating'; specs: string[]; runtime?: string | null }
+  /** A runtime being installed (`runtime`, `node`). */
   | { type: 'runtime'; text: string }
+  /** A mode of the run left out, and why. */
+  | { type: 'note'; text: string }
   | { type: 'step' | 'done'; index: number; total: number; name: string; text: string }
   | { type: 'round'; index: number; total: number; name: string; round: { elapsedMs: number; [figure: string]: unknown } }
   | { type: 'written'; dir: string; id: string; paths: string[]; errors: Array<{ file: string; message: string }> }
@@ -400,6 +403,8 @@ export interface StartedServer {
 /** The server's own flags, as words (`['--work', 'loop:1e5']`) or an object (`{ work: 'loop:1e5', threads: 2 }`). */
 export type ServerFlags = string[] | Record<string, string | number | boolean | undefined>
 
+/** One server of the fleet on a free port of 127.0.0.1, resolved once it answers /health; a bad flag rejects
+ * with the server's line (LAB_USAGE). */
 export declare function startServer (name: string, flags?: ServerFlags): Promise<StartedServer>
 
 export interface CompareOptions {
@@ -485,6 +490,7 @@ export interface Comparison {
   notes: string[]
 }
 
+/** What `loadlab compare` renders: the runs the reports share, their figures, verdicts and ratios, the gates. */
 export declare function compareReports (reports: Report[], options?: CompareOptions): Comparison
 
 /** The merged report of the shards of one plan (lab --shard I/N --start-at T). */

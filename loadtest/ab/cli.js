@@ -5,6 +5,9 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { HELP, parseAbArgs } from './options.js'
+
+// The table its parser, --help and docs/reference/options.md read (loadtest/flags.js).
+export { FLAGS, HELP } from './options.js'
 import { abCompare } from './ab.js'
 import { abHeading, abRuleText, abTable, blockLine } from '../text/ab.js'
 import { renderText } from '../report/table.js'

@@ -8,6 +8,7 @@ import { AB } from '../result/rules.js'
 import { parseFailOn } from '../compare/compare.js'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { FIGURES } from './decide.js'
+import { flagNamed, optionLines, parseArgsOptions } from '../flags.js'
 
 // Every option and its default; a block is a lab run of one arm with these load settings.
 export const AB_DEFAULTS = Object.freeze({
@@ -39,13 +40,108 @@ export const KINDS = Object.freeze({
   command: () => false
 })
 
+// The options (loadtest/flags.js): the parser, the help and docs/reference/options.md read them;
+// each default is AB_DEFAULTS'.
+const d = AB_DEFAULTS
+export const FLAGS = [{
+  title: 'What A and B are',
+  note: 'Both one kind, told by the form unless --kind says: a URL (http://…), a runtime ' +
+    '(node22, bun, deno), a server (simple, cluster, …), a work (NAME:ARG), a task file (a path: .js, .mjs, ' +
+    '.cjs, .ts, #export allowed), or with --kind command a shell command that starts a service ' +
+    'listening on 127.0.0.1:$PORT.',
+  flags: [
+    { name: 'kind', arg: 'KIND', default: 'by the form', help: `one of ${Object.keys(KINDS).join(', ')}` },
+    { name: 'server', arg: 'NAME', default: d.server, help: 'the server a task, work or runtime runs in' },
+    { name: 'work', arg: 'SPEC', default: 'the server\'s own', help: 'the work of two servers or runtimes' },
+    { name: 'task', arg: 'PATH', help: 'the task two servers or runtimes run' },
+    { name: 'path', arg: 'PATH', default: d.path, help: 'a command\'s service: the path loaded' }
+  ]
+}, {
+  title: 'A block',
+  doc: 'a lab run; docs/lab.md',
+  flags: [
+    {
+      name: 'connections',
+      short: 'c',
+      arg: 'N',
+      default: d.connections,
+      range: { min: 1, max: 1000, integer: true },
+      help: 'concurrent connections'
+    },
+    {
+      name: 'amount',
+      short: 'a',
+      arg: 'N',
+      default: d.amount,
+      range: { min: 1, max: 1_000_000, integer: true },
+      help: 'requests measured per block'
+    },
+    {
+      name: 'warmup',
+      arg: 'N',
+      default: d.warmup,
+      range: { min: 0, max: 100_000, integer: true },
+      help: 'requests discarded first'
+    },
+    {
+      name: 'timeout',
+      short: 't',
+      arg: 'S',
+      default: d.timeout,
+      range: { min: 0.1, max: 600 },
+      help: 'seconds per request'
+    }
+  ]
+}, {
+  title: 'The decision',
+  doc: 'docs/ab.md',
+  flags: [
+    {
+      name: 'effect',
+      arg: 'X',
+      default: d.effect,
+      range: { min: 1.01, max: 100 },
+      help: 'the change that matters: same is an interval inside 1/X … X'
+    },
+    {
+      name: 'max-time',
+      arg: 'S',
+      default: d.maxTime,
+      range: { min: 1, max: 86_400 },
+      help: 'seconds: no pair starts that would end past it; a figure left is undecided'
+    },
+    {
+      name: 'seed',
+      arg: 'N',
+      default: 'a fresh one, in the report',
+      range: { min: 0, max: 2 ** 32 - 1, integer: true },
+      help: 'the seed of the pairs\' order'
+    },
+    {
+      name: 'fail-on',
+      arg: 'BOUND',
+      multiple: true,
+      initial: [],
+      help: `exit ${THRESHOLD_EXIT} when a figure is called worse past BOUND: compare's grammar ` +
+        'on rps, p50 or p99 (\'rps:-10%\', \'p99:+20%\')'
+    }
+  ]
+}, {
+  title: 'Output',
+  flags: [
+    { name: 'json', short: 'j', help: 'print the report on stdout (the table goes to stderr)' },
+    { name: 'out', arg: 'DIR', default: 'reports/', help: 'where the report is written' },
+    { name: 'help', short: 'h', help: 'this text' }
+  ]
+}]
+
 export const HELP = `usage: npm run ab -- A B [options]
 
 Runs A and B in paired blocks, each pair in a random order (AB or BA), each block a lab run of
-${AB_DEFAULTS.amount} requests; after every pair it calls req/s, p50 and p99 of B against A better,
-worse or the same (inside ± --effect), and stops once all three are called, or at --max-time
-with the smallest change it could have seen.
-False alarms: at most ${AB.falseAlarms * 100} % a figure over all its looks (docs/ab.md).
+${d.amount} requests; after every pair it calls req/s, p50 and p99 of B against A better, worse or
+the same (inside ± --effect), and stops once all three are called, or at --max-time with the
+smallest change it could have seen. False alarms: at most ${AB.falseAlarms * 100} % a figure over
+all its looks (docs/ab.md).
 
 Examples:
   npm run ab -- ./old.mjs ./new.mjs --server queued-threads   two task files in one server
@@ -55,54 +151,10 @@ Examples:
   npm run ab -- http://127.0.0.1:3000 http://127.0.0.1:3001   two running services (GET as given)
   npm run ab -- 'node app.js' 'node app2.js' --kind command   two commands that listen on $PORT
 
-What A and B are (both one kind, told by the form unless --kind says):
-  a URL (http://…), a runtime (node22, bun, deno), a server (simple, cluster, …), a work
-  (NAME:ARG), a task file (a path, .js/.mjs/.cjs/.ts, #export allowed), or with --kind command
-  a shell command that starts a service listening on 127.0.0.1:$PORT.
-  --kind KIND           ${Object.keys(KINDS).join(', ')}
-  --server NAME         the server a task, a work or a runtime runs in
-                        (default ${AB_DEFAULTS.server})
-  --work SPEC           the work of two servers or runtimes (default: the server's own)
-  --task PATH           the task two servers or runtimes run
-  --path PATH           a command's service: the path loaded (default ${AB_DEFAULTS.path})
-
-A block (a lab run; docs/lab.md):
-  -c, --connections N   default ${AB_DEFAULTS.connections}
-  -a, --amount N        requests measured per block (default ${AB_DEFAULTS.amount})
-  --warmup N            requests discarded first (default ${AB_DEFAULTS.warmup})
-  -t, --timeout S       per request (default ${AB_DEFAULTS.timeout})
-
-The decision (docs/ab.md, docs/rules.md#ab):
-  --effect X            the change that matters: same is inside 1/X … X (default ${AB_DEFAULTS.effect})
-  --max-time S          stop undecided past this many seconds (default ${AB_DEFAULTS.maxTime})
-  --seed N              the seed of the pairs' order (default: a fresh one, in the report)
-  --fail-on BOUND       exit ${THRESHOLD_EXIT} when a figure is called worse past BOUND, repeatable:
-                        compare's grammar on rps, p50 or p99: 'rps:-10%', 'p99:+20%'
-
-Output:
-  -j, --json            print the report on stdout (the table goes to stderr)
-  --out DIR             where the report is written (default reports/)
-  -h, --help            this text
+${optionLines(FLAGS, 24)}
 `
 
-const FLAGS = {
-  kind: { type: 'string' },
-  server: { type: 'string' },
-  work: { type: 'string' },
-  task: { type: 'string' },
-  path: { type: 'string' },
-  connections: { type: 'string', short: 'c' },
-  amount: { type: 'string', short: 'a' },
-  warmup: { type: 'string' },
-  timeout: { type: 'string', short: 't' },
-  effect: { type: 'string' },
-  'max-time': { type: 'string' },
-  seed: { type: 'string' },
-  'fail-on': { type: 'string', multiple: true },
-  out: { type: 'string' },
-  json: { type: 'boolean', short: 'j' },
-  help: { type: 'boolean', short: 'h' }
-}
+const OPTIONS = parseArgsOptions(FLAGS)
 
 const camel = (k) => k.replace(/-([a-z])/g, (_, c) => c.toUpperCase())
 const flag = (k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
@@ -110,10 +162,10 @@ const flag = (k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`
 // `--max-time -3`: a negative number joined to its option (`--max-time=-3`), so that the option's
 // rule judges it.
 function joinNegatives (argv) {
-  const short = Object.fromEntries(Object.entries(FLAGS).filter(([, f]) => f.short)
+  const short = Object.fromEntries(Object.entries(OPTIONS).filter(([, f]) => f.short)
     .map(([k, f]) => [`-${f.short}`, k]))
   const name = (a) => short[a] ?? a?.replace(/^--/, '')
-  const valued = (a) => FLAGS[name(a)]?.type === 'string'
+  const valued = (a) => OPTIONS[name(a)]?.type === 'string'
   const negative = (a) => /^-\d/.test(a ?? '')
   return argv.flatMap((a, i) => {
     if (negative(a) && valued(argv[i - 1])) return []
@@ -128,12 +180,14 @@ export function parseAbArgs (argv) {
   let parsed
   try {
     const args = joinNegatives(argv)
-    parsed = parseArgs({ args, options: FLAGS, allowPositionals: true, strict: true, tokens: true })
+    const how = { allowPositionals: true, strict: true, tokens: true }
+    parsed = parseArgs({ args, options: OPTIONS, ...how })
   } catch (err) {
     const said = err.message.split('\n')[0].replace(/\. To specify a positional .*$/, '')
     throw usageError(`${said} (see --help)`)
   }
-  const once = Object.keys(FLAGS).filter((k) => !FLAGS[k].multiple && FLAGS[k].type === 'string')
+  const once = Object.entries(OPTIONS).filter(([, o]) => !o.multiple && o.type === 'string')
+    .map(([k]) => k)
   for (const name of once) {
     const given = parsed.tokens.filter((t) => t.kind === 'option' && t.name === name).length
     if (given > 1) throw usageError(`--${name} given ${given} times: give it once`)
@@ -149,15 +203,16 @@ export function parseAbArgs (argv) {
   return { a: positionals[0], b: positionals[1], ...options }
 }
 
-// A number option from a word or a number, within [min, max] (integer when `integer`).
-function numberOf (name, value, min, max, integer = false) {
+// A number option from a word or a number, within its FLAGS range (the one source of its bounds).
+function numberOf (name, value) {
+  const { min, max, integer = false } = flagNamed(FLAGS, name).range
   const decimal = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i
   const n = typeof value === 'string' && decimal.test(value) ? Number(value) : value
   const whole = !integer || Number.isInteger(n)
   if (typeof n !== 'number' || !Number.isFinite(n) || !whole || n < min || n > max) {
     const what = integer ? 'an integer' : 'a number'
     const got = describe(String(value))
-    throw usageError(`${flag(name)}: expected ${what} from ${min} to ${max}, got ${got}`)
+    throw usageError(`--${name}: expected ${what} from ${min} to ${max}, got ${got}`)
   }
   return n
 }
@@ -202,10 +257,15 @@ export function checkAbOptions (given) {
   if (given === null || typeof given !== 'object') {
     throw usageError('ab: expected an options object')
   }
-  const names = ['a', 'b', 'help', ...Object.keys(AB_DEFAULTS)]
-  const unknown = Object.keys(given).find((k) => !names.includes(k))
+  const names = ['a', 'b', ...Object.keys(AB_DEFAULTS)]
+  const cli = Object.keys(given).find((k) => [...CLI_ONLY, 'help'].includes(k) && given[k])
+  if (cli) {
+    throw usageError(`${flag(cli)}: an option of the command line only (abCompare returns the report)`)
+  }
+  const known = (k) => names.includes(k) || CLI_ONLY.includes(k) || k === 'help'
+  const unknown = Object.keys(given).find((k) => !known(k))
   if (unknown) throw usageError(`${flag(unknown)}: not an option of ab (see --help)`)
-  const set = Object.entries(given).filter(([, v]) => v !== undefined)
+  const set = Object.entries(given).filter(([k, v]) => v !== undefined && names.includes(k))
   const o = { ...AB_DEFAULTS, ...Object.fromEntries(set) }
   for (const side of ['a', 'b']) {
     if (typeof o[side] !== 'string' || o[side].trim() === '') {
@@ -231,13 +291,13 @@ export function checkAbOptions (given) {
   return {
     ...o,
     kind,
-    connections: numberOf('connections', o.connections, 1, 1000, true),
-    amount: numberOf('amount', o.amount, 1, 1_000_000, true),
-    warmup: numberOf('warmup', o.warmup, 0, 100_000, true),
-    timeout: numberOf('timeout', o.timeout, 0.1, 600),
-    effect: numberOf('effect', o.effect, 1.01, 100),
-    maxTime: numberOf('maxTime', o.maxTime, 1, 86_400),
-    seed: o.seed === null ? null : numberOf('seed', o.seed, 0, 2 ** 32 - 1, true),
+    connections: numberOf('connections', o.connections),
+    amount: numberOf('amount', o.amount),
+    warmup: numberOf('warmup', o.warmup),
+    timeout: numberOf('timeout', o.timeout),
+    effect: numberOf('effect', o.effect),
+    maxTime: numberOf('max-time', o.maxTime),
+    seed: o.seed === null ? null : numberOf('seed', o.seed),
     failOn: failOnOf(Array.isArray(o.failOn) ? o.failOn : [o.failOn])
   }
 }

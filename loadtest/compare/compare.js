@@ -22,6 +22,7 @@ import {
 import { judge } from '../result/verdict.js'
 import { flatFigures, predict } from '../result/machine.js'
 import { COMPARE } from '../result/rules.js'
+import { pairedAcross } from './machines.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }
@@ -396,7 +397,7 @@ function predictionOf ({ baseReport, report, baseRun, run, units }) {
 }
 
 // A cell's ratios to the baseline's and, for HTTP runs, the verdict on each (result/verdict.js).
-function againstBaseline (c, i, { kind, base, baseRun, run, baseline, baseReport, report, units }) {
+function againstBaseline (c, i, { kind, base, baseRun, run, baseline, baseReport, report, units, floors }) {
   if (kind === 'dispatch') {
     c.meanRatio = ratio(c.meanMs, base?.meanMs)
     return
@@ -418,13 +419,14 @@ function againstBaseline (c, i, { kind, base, baseRun, run, baseline, baseReport
     const a = base.intervals[m] ?? (isNum(base[m]) ? { value: base[m] } : null)
     const b = c.intervals[m] ?? (isNum(c[m]) ? { value: c[m] } : null)
     if (a && b) {
-      c.verdicts[m] = judge(m, a, b, c.prediction, { disturbed: base.disturbed || c.disturbed, server: serverOf(run) })
+      const disturbed = base.disturbed || c.disturbed
+      c.verdicts[m] = judge(m, a, b, c.prediction, { disturbed, server: serverOf(run), floors })
     }
   }
 }
 
 // One row of the comparison: the run's cell in each report (null where it has none), against the baseline.
-function rowOf (key, entries, byKey, { baseline, units }) {
+function rowOf (key, entries, byKey, { baseline, units, floors }) {
   const first = byKey.find((m) => m.has(key)).get(key)
   const kind = isInProcess(first) ? 'dispatch' : 'http' // an in-process case: its mean time
   const cells = entries.map(({ report }, i) => {
@@ -436,7 +438,7 @@ function rowOf (key, entries, byKey, { baseline, units }) {
   const baseRun = byKey[baseline].get(key)
   const baseReport = entries[baseline].report
   cells.forEach((c, i) => c && againstBaseline(c, i, {
-    kind, base, baseRun, run: byKey[i].get(key), baseline, baseReport, report: entries[i].report, units
+    kind, base, baseRun, run: byKey[i].get(key), baseline, baseReport, report: entries[i].report, units, floors
   }))
   const { server = null, variant = null, work = null, mode = null } = first
   return { key, kind, server, variant, work, mode, cells }
@@ -645,7 +647,9 @@ function machinesOf (entries, rows, baseline) {
     noRuler: entries.flatMap(({ report }, i) => (rulerLineOf(report) ? [] : [i])),
     rankings,
     flips,
-    decisions
+    decisions,
+    // reports with rounds: each one's ratios to one baseline strategy, paired on its machine (compare/machines.js)
+    paired: pairedAcross(entries, baseline)
   }
 }
 
@@ -653,12 +657,14 @@ function machinesOf (entries, rows, baseline) {
 // of UNITS. Returns { units, baseline, reports, rows, classes, phases, machines, flags, gates, notes }
 // (see compare/render.js);
 // throws a CompareError when fewer than two reports are given or they share no run.
-export function compareReports (entries, { baseline = 0, units = 'ms', failOn = [] } = {}) {
+// `floors`: the strategies' own floors (COMPARE.serverFloors unless a validation fits its own; null: none).
+export function compareReports (entries, opts = {}) {
+  const { baseline = 0, units = 'ms', failOn = [], floors = COMPARE.serverFloors } = opts
   checkArguments(entries, { baseline, units })
   const notes = []
   const byKey = runsByKey(entries, notes)
   const keys = sharedKeys(byKey, baseline)
-  const rows = keys.map((key) => rowOf(key, entries, byKey, { baseline, units }))
+  const rows = keys.map((key) => rowOf(key, entries, byKey, { baseline, units, floors }))
   const reports = reportsOf(entries, keys, byKey, baseline)
   for (const n of comparisonNotes({ entries, rows, reports, units })) notes.push(n)
   const gates = gatesOf(failOn, { entries, rows, byKey, baseline })

@@ -2,12 +2,12 @@
 // their verdicts into a capacity, and every value those rules read, each once with one line of why. A value
 // that follows from another is computed from it here. result/sweep.js, result/capacity.js, result/trust.js
 // and experiments/capacity.js read their values from this module and define none of their own;
-// scripts/rules-doc.js writes docs/rules.md from RULE_BOOK (test/scripts/rules-doc.test.js holds them equal).
+// scripts/reference-docs.js writes docs/reference/rules.md from RULE_BOOK (its test holds them equal).
 // The sample-size rule's binomial law lives here too: the sweep's step length and --quick's are computed from it.
 import { roundTo } from './stats.js'
 import { STRATEGIES } from './strategies.js'
 
-// Every rule in order: { id, title, statement, values: [{ name, value, why, from }] } (docs/rules.md).
+// Every rule in order: { id, title, statement, values: [{ name, value, why, from }] } (docs/reference/rules.md).
 export const RULE_BOOK = []
 
 // A rule: its id, title and statement, and its values (name → [value, why] or [(values so far) → value, why,
@@ -153,8 +153,7 @@ export const HOLD = rule('hold', 'The hold rule',
     minSec: [() => SWEEP_LIMITS.minDurationSec, 'a capacity never rests on less than the shortest step',
       'minDurationSec'],
     lengthShare: [0.95, 'a step planned within 5 % of the hold\'s length counts as one'],
-    pastLimits: [1, 'a capacity never loses its hold to the limits of the search that found it (one step of ' +
-      'at most the longest step\'s length)']
+    pastLimits: [1, 'a capacity never loses its hold to the search\'s limits']
   })
 
 export const BACKLOG = rule('backlog', 'The backlog rule',
