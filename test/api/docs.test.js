@@ -7,11 +7,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { ROOT } from '../helpers/lab.js'
+import * as api from '../../index.js'
 
 const PAGE = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8')
 const EXAMPLES = [...PAGE.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1])
-import * as api from '../../index.js'
-
 // Every function the package exports (index.js), read from the package itself: a new export needs an example.
 const FUNCTIONS = Object.entries(api).filter(([name, f]) => typeof f === 'function' && !/^[A-Z]/.test(name))
   .map(([name]) => name)
