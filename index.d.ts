@@ -662,7 +662,7 @@ export interface AbReport {
     server: string | null; work: string | null; task: string | null; path: string | null; connections: number
     amount: number; warmup: number; timeoutSec: number; effect: number; maxTimeSec: number; seed: number
   }
-  /** The rule book's AB values (docs/rules.md). */
+  /** The rule book's AB values (docs/reference/rules.md). */
   rule: Record<string, number>
   machine: Report['machine']
   commit: string | null
