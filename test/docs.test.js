@@ -21,6 +21,7 @@ import { TUNABLE } from '../loadtest/tune.js'
 import { defaultTable } from '../loadtest/report/table.js'
 import { httpReport } from './fixtures/reports.js'
 import { PARTS } from '../bench/bench.js'
+import { ERROR_KINDS } from '../loadtest/result/requests.js'
 import { experimentFor, experimentNames } from '../loadtest/experiments/index.js'
 import { experimentTitle } from '../loadtest/text/sentences.js'
 
@@ -240,6 +241,15 @@ test('lab.md\'s columns are the terminal table\'s', () => {
   const unnamed = head.filter((c) => c !== 'server' && c !== 'work' && c !== 'c' && !/^p(97\.5|99)$/.test(c) &&
     !named.includes(c))
   assert.deepEqual(unnamed, [], 'a column the terminal prints that lab.md does not name')
+})
+
+test('errors is one sum wherever the docs define it: gates.md and reports/README.md name each of its parts', () => {
+  for (const page of ['docs/gates.md', 'reports/README.md']) {
+    const md = readFileSync(join(ROOT, page), 'utf8')
+    const line = md.split('\n\n').find((p) => /`errors`/.test(p) && /without a\s+verified 2xx/.test(p))
+    assert.ok(line, `${page} defines errors`)
+    for (const kind of ERROR_KINDS) assert.ok(line.includes(kind), `${page}: errors names ${kind}`)
+  }
 })
 
 test('bench.md\'s table has a row per part of the bench, and no count of them', () => {
