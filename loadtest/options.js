@@ -643,7 +643,8 @@ function checkWorkOrTask (o, out) {
     const clash = ['work', 'url'].find((k) => o[k] !== null)
     if (clash) throw usageError(`--task excludes --${clash}: the task module is the work, run through the servers`)
     if (o.experiment !== null && o.experiment !== 'capacity' && o.experiment !== 'overload') {
-      throw usageError(`--task goes with --experiment capacity or overload only (experiment ${o.experiment} has its own work)`)
+      throw usageError('--task goes with --experiment capacity or overload only ' +
+        `(experiment ${o.experiment} has its own work)`)
     }
     if (o.task.trim() === '') throw usageError('--task: expected PATH[#export], got an empty value')
   } else if (o.input !== null) {
