@@ -29,6 +29,7 @@ function machineLines (cmp) {
 
 const GATE_MARK = {
   regressed: '✗ regressed',
+  unverified: '✗ fails: its histogram contradicts its figures',
   'within noise': '≈ past the bound, within noise',
   machine: '≈ past the bound, put down to the machine',
   disturbed: '⚠ past the bound, no call (a run marked disturbed)',
