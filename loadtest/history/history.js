@@ -68,15 +68,16 @@ export function reportFiles (paths) {
 }
 
 // What a history keeps of one report: its id, time, commit, ruler, machine block and figures. A figure no
-// measurement gives (compare/impossible.js: a negative latency, 1e308 req/s) is not followed; its reason
-// goes to `dropped`.
+// measurement gives (compare/impossible.js: a negative latency, 1e308 req/s) is not followed, and a run
+// whose histogram contradicts its figures is untrusted; each reason goes to `dropped`.
 function kept (report, file, figures, dropped) {
   const results = []
   for (const raw of report.results) {
     if (raw === null || typeof raw !== 'object' || typeof raw.key !== 'string' || raw.status === 'failed') continue
     const r = withoutImpossible(raw)
     for (const why of r.impossible) dropped.push(`${file}: run ${raw.key}: ${why}: not followed`)
-    const trusted = r.trusted !== false && !(Array.isArray(r.untrusted) && r.untrusted.length)
+    if (r.histogramFault) dropped.push(`${file}: run ${raw.key}: ${r.histogramFault}: untrusted, not tested`)
+    const trusted = r.trusted !== false && !(Array.isArray(r.untrusted) && r.untrusted.length) && !r.histogramFault
     const values = {}
     if (isInProcess(r)) {
       if (isNum(r.meanMs)) values[IN_PROCESS_FIGURE] = r.meanMs

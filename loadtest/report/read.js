@@ -22,7 +22,7 @@ export const MAX_REPORT_BYTES = 64 * 1024 * 1024
 // A report that cannot be read or is not one: one line, exit 2, `as` (the option or command) before it.
 // Why a file could not be opened or looked at, in words (a system error's code otherwise).
 const FILE_ERRORS = {
-  ENOENT: 'no such file or folder',
+  ENOENT: 'no such file',
   EISDIR: 'is a directory',
   EACCES: 'permission denied',
   ELOOP: 'a loop of symbolic links',
