@@ -20,11 +20,11 @@ const compareError = (message) => new CompareError(message, 'LAB_COMPARE_FAIL_ON
 const worseSign = (metric) => (higherIsBetter(metric) ? '-' : '+')
 
 // Why `metric` takes no bound, or null when it does (own keys only: 'constructor' is no metric).
-function metricFault (metric) {
+function metricFault (metric, shown = metric) {
   if (FAIL_ON_METRICS.includes(metric)) return null
   return Object.hasOwn(METRICS, metric)
     ? `${metric} is a count: bound it with the lab's --threshold '${metric}==0'`
-    : `unknown metric ${JSON.stringify(clip(metric, 40))}`
+    : `unknown metric ${JSON.stringify(clip(shown, 40))}`
 }
 
 /**
@@ -42,7 +42,7 @@ export function parseFailOn (spec, { option = '--fail-on', error = compareError 
       : 'cannot read it')
   }
   const metric = m[1].toLowerCase()
-  const fault = metricFault(metric)
+  const fault = metricFault(metric, m[1])
   if (fault) throw bad(fault)
   const worse = worseSign(metric)
   if (m[2] !== worse) {
