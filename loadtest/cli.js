@@ -158,10 +158,10 @@ export async function main (given, { prog = null } = {}) {
     process.stderr.write('\n' + renderText(reportTable(report, experiment)))
     for (const line of whyLines(report)) process.stderr.write(termText(line) + '\n') // each ! and ✗, why
     if (report.thresholds) process.stderr.write('\n' + renderText(thresholdRows(report.thresholds)))
-    const out = await writeReportFiles(report, { dir: opts.out, experiment })
+    const out = await writeReportFiles(report, { dir: opts.out, experiment, gzip: opts.gzip })
     const base = join(out.dir, out.id)
     process.stderr.write(
-      `report: ${base}.json (${
+      `report: ${out.paths[0]} (${
         out.paths
           .slice(1)
           .map((p) => p.slice(base.length))

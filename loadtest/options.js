@@ -23,7 +23,7 @@ import { readBounded } from './report/read.js'
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
 const MAX_START_AHEAD_MIN = 60
 
-const BOOLEANS = new Set(['json', 'list', 'quick', 'help', 'confirm', 'no-ruler'])
+const BOOLEANS = new Set(['json', 'list', 'quick', 'help', 'confirm', 'no-ruler', 'gzip'])
 // The options that may be given more than once (each value kept, in order): the library's runLab turns an
 // array for one of them into the option repeated.
 export const REPEATABLE = Object.freeze(['threshold', 'header'])
@@ -73,8 +73,8 @@ What to run:
   --server a,b|all        servers to run (see --list); overload also takes variant keys
   --experiment NAME       an experiment with its own defaults (--list); with --server: only those
   --work SPEC             work per request: loop:1e7, fib:25, render:1000, sleep:100
-  --runtime LIST          run the servers under node20, node22, node24, bun, deno or a binary
-                          path, one result each (docs/runtimes.md)
+  --runtime LIST          run the servers under node20, node22, node24, node26, bun, deno or a
+                          binary path, one result each (docs/runtimes.md)
   --node 22,24|PATH       the same for Node only (--node 24 is --runtime node24)
   --list                  list the servers and the experiments, then exit
 
@@ -120,6 +120,7 @@ Your own work (docs/your-service.md, docs/task.md):
 Output:
   -j, --json              print the report JSON on stdout (npm run -s lab -- -j)
   --out DIR               where reports are written (default reports/)
+  --gzip                  write the report's JSON compressed, as .json.gz
   --label TEXT            free text naming the machine or the run
   --no-ruler              do not read the machine before and after the run (about 1 s each)
   -h, --help              this text
@@ -472,8 +473,8 @@ function runtimesOf (o) {
   if (items.some((s) => s === '')) {
     throw usageError(
       flag === 'node'
-        ? `--node: expected a comma-separated list of majors (20, 22, 24) or node paths, got ${describe(o.node)}`
-        : '--runtime: expected a comma-separated list of node20, node22, node24, bun, deno or paths, got ' +
+        ? `--node: expected a comma-separated list of majors (20, 22, 24, 26) or node paths, got ${describe(o.node)}`
+        : '--runtime: expected a comma-separated list of node20, node22, node24, node26, bun, deno or paths, got ' +
           `${describe(o.runtime)}`
     )
   }

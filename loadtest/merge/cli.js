@@ -16,7 +16,7 @@ import { mergeError } from './merge.js'
 import { mergeReports } from './api.js'
 import { commandText } from '../result/command.js'
 
-export const HELP = `usage: npm run merge -- A.json B.json [...] [--out DIR]
+export const HELP = `usage: npm run merge -- A.json B.json [...] [--out DIR] [--gzip]
 
 Writes one report from the reports of the shards of one plan (npm run lab -- --url URL --rate R
 --shard I/N --start-at T, one per shard): histograms added, counts summed, rates added, timelines
@@ -29,6 +29,7 @@ histograms. Every merged figure is computed from the counts and histograms; trus
 
 options:
   --out DIR    where the merged report goes (default reports/; ./loadlab-reports/ outside the lab's checkout)
+  --gzip       write its JSON compressed, as .json.gz (the shards may be .json or .json.gz)
   -h, --help   this text`
 
 // argv → { files, out, help }; a bad flag is a refusal.
@@ -39,7 +40,7 @@ function parseMergeArgs (argv) {
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } }
+      options: { out: { type: 'string' }, gzip: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h', default: false } }
     })
   } catch (err) {
     throw mergeError(`${err.message.split('\n')[0]} (see --help)`)
@@ -49,7 +50,7 @@ function parseMergeArgs (argv) {
     throw mergeError('expected the reports of at least two shards (see --help)')
   }
   const out = values.out === undefined ? defaultReportsDir(userCwd(), ROOT) : resolve(values.out)
-  return { files: positionals, out, help: values.help }
+  return { files: positionals, out, help: values.help, gzip: values.gzip }
 }
 
 // Read, check, merge and write; returns { report, out } (out: writeReport's answer).
@@ -69,7 +70,7 @@ async function runMerge (argv, { command = null } = {}) {
     throw mergeError(`--out: cannot write reports into ${opts.out}: ${err.code ?? err.message}`)
   })
   const experiment = await experimentFor(report.experiment)
-  const out = await writeReportFiles(report, { dir: opts.out, experiment })
+  const out = await writeReportFiles(report, { dir: opts.out, experiment, gzip: opts.gzip })
   return { report, out }
 }
 
