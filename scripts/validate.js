@@ -1,6 +1,6 @@
 // `npm run validate`: the kept validations, the second tier beside `npm test`. `npm test` checks the code
 // (rules on built input, each path once through real processes); these measure outcomes on this machine
-// (the capacity sweep against brute force, compare's and history's error rates, overload's shares) and
+// (the capacity sweep against brute force, compare's, ab's and history's error rates, overload's shares) and
 // write their summaries where the docs quote them. Each entry is a command run in turn from the lab's
 // folder; a failed one is named and the rest still run (exit 1 if any failed, 2 for a usage error).
 //   node scripts/validate.js [--quick] [--only NAME,NAME] [--list]
@@ -56,6 +56,18 @@ export const ENTRIES = [
     quick: false,
     writes: `${REF}/compare-validation: 44 tours, their summary and docs/compare.md's block`,
     argv: ['scripts/validate-compare.js', '--out', `${REF}/compare-validation`]
+  },
+  {
+    name: 'ab-record',
+    quick: false,
+    writes: `${REF}/validate-ab/simple-blocks.json: 40 rounds of ab's blocks`,
+    argv: ['scripts/validate-ab.js', 'record', '--server', 'simple', '--rounds', '40']
+  },
+  {
+    name: 'ab-replay',
+    quick: false,
+    writes: `${REF}/validate-ab/summary.json: ab's false alarms and power, replayed from the rounds`,
+    argv: ['scripts/validate-ab.js', 'replay']
   },
   {
     name: 'capacity-matrix',
