@@ -70,6 +70,8 @@ export interface LabOptions {
   runtime?: string | string[]
   /** Where the report files go (default reports/ inside the lab's checkout, else ./loadlab-reports/); `false`: none. */
   out?: string | false
+  /** Write the report's JSON compressed, as `<id>.json.gz`. */
+  gzip?: boolean
   /** Free text naming the machine or the run. */
   label?: string
   /** Pass/fail bounds, e.g. `'p99<500'`, `'errors==0'`, `'capacity>200'`. */

@@ -49,7 +49,7 @@ export function timeOf (text) {
   return Number.isFinite(ms) ? ms : null
 }
 
-// The .json files of the paths given (a folder: its .json files, sorted; a file: itself). A path that
+// The report files of the paths given (a folder: its .json and .json.gz files, sorted; a file: itself). A path that
 // does not exist is a usage error (exit 2): nothing was read.
 export function reportFiles (paths) {
   const files = []
@@ -61,7 +61,7 @@ export function reportFiles (paths) {
       throw usageError(`history: cannot read ${p}: ${fileErrorText(err)}`)
     }
     if (info.isDirectory()) {
-      files.push(...readdirSync(p).filter((f) => f.endsWith('.json')).sort().map((f) => join(p, f)))
+      files.push(...readdirSync(p).filter((f) => /\.json(\.gz)?$/.test(f)).sort().map((f) => join(p, f)))
     } else files.push(p)
   }
   return files

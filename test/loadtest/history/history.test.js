@@ -3,7 +3,7 @@
 // gate's exit codes, and the page in headless Chromium. Built data only: no run, nothing timed.
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -12,6 +12,7 @@ import { chromium } from 'playwright-core'
 import { changePoints } from '../../../loadtest/result/changepoint.js'
 import { CHANGE } from '../../../loadtest/result/rules.js'
 import { buildHistory, history } from '../../../loadtest/history/history.js'
+import { readBounded } from '../../../loadtest/report/read.js'
 import { historyCsv, renderHistoryHtml } from '../../../loadtest/history/render.js'
 import { changeText } from '../../../loadtest/text/history.js'
 import { CHROMIUM, CHROMIUM_ARGS } from '../../../scripts/chromium.js'
@@ -160,7 +161,7 @@ test('history: a task whose code changed (its hash) stays one series; the hash g
 })
 
 // A real report (the reference tour), as a file with its id, time and simple's p99 set.
-const REAL = JSON.parse(readFileSync(join(ROOT, 'reports/reference/tours/2026-11-26T13-50-55Z-vm-tour.json'), 'utf8'))
+const REAL = JSON.parse(readBounded(join(ROOT, 'reports/reference/tours/2026-11-26T13-50-55Z-vm-tour.json.gz')))
 function realReport (i, scale) {
   const r = structuredClone(REAL)
   r.id = `2026-01-01T00-${String(i).padStart(2, '0')}-00Z-ci-tour`
