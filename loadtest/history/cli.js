@@ -7,18 +7,19 @@ import { parseArgs } from 'node:util'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
 import { termText } from '../text/escape.js'
-import { historyText } from '../text/history.js'
+import { gateText, historyText, passedDisturbedText } from '../text/history.js'
 import { userCwd } from '../paths.js'
 import { runCli, runMain, usageError } from '../errors.js'
-import { history, parseBound } from './history.js'
+import { history, MAX_DEPTH, parseBound } from './history.js'
 
 export const HELP = `usage: loadlab history DIR… [options]      (npm run history -- DIR… [options])
 
 Reads every report (*.json) in the folders given and groups its figures into series: per experiment, run
 (server, variant, work, runtime), figure (p50, p99, rps, capacity; an in-process case's meanMs) and machine
-(what its ruler says; a report without a ruler by its machine block). Each machine's part of a series is
-tested for change points: E-divisive means with a Welch t-test and a minimum segment length
-(docs/history.md). A move to another machine is named a change of machine, not of code.
+(its machine block: CPU model, cores, memory, kernel; folders below those given are read ${MAX_DEPTH} deep).
+Each machine's part of a series is tested for change points: E-divisive means with a Welch t-test and a
+minimum segment length (docs/history.md). A move to another machine block is named a change of machine, not of
+code; a ruler that moved beside a change of code flags it, and runs marked disturbed are tested and said.
 
 options:
   --json                  print the whole history as JSON
@@ -27,7 +28,10 @@ options:
   --html FILE             also write a page: one chart per series, changes marked, machines shaded
   --force                 overwrite the --html file if it exists
   --fail-on-change BOUND  exit ${THRESHOLD_EXIT} when the newest segment of a series on some machine is worse than
-                          the one before past BOUND and significant, repeatable: e.g. 'p99:+10%', 'rps:-5%'
+                          the one before past BOUND and significant, whatever moved the ruler, repeatable:
+                          e.g. 'p99:+10%', 'rps:-5%'; also when any of a machine's newest runs of a
+                          series were marked disturbed
+  --allow-disturbed       let --fail-on-change pass such series (each still named on stderr)
   -h, --help              this text`
 
 const OPTIONS = {
@@ -36,6 +40,7 @@ const OPTIONS = {
   html: { type: 'string' },
   force: { type: 'boolean', default: false },
   'fail-on-change': { type: 'string', multiple: true, default: [] },
+  'allow-disturbed': { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false }
 }
 
@@ -64,7 +69,7 @@ export async function main (argv) {
   if (opts.html && !opts.force && await access(opts.html, constants.F_OK).then(() => true, () => false)) {
     throw usageError(`history: ${opts.html} exists; pass --force to overwrite it`)
   }
-  const h = await history(opts.paths, { failOnChange: opts.bounds })
+  const h = await history(opts.paths, { failOnChange: opts.bounds, allowDisturbed: opts['allow-disturbed'] })
   const { failures } = h
   for (const s of h.skipped) process.stderr.write(`history: left out: ${termText(s.message)}\n`)
   if (opts.json) process.stdout.write(JSON.stringify(h, null, 2) + '\n')
@@ -77,10 +82,11 @@ export async function main (argv) {
     await writeAtomic(opts.html, renderHistoryHtml(h), { force: opts.force })
     process.stderr.write(`history: wrote ${termText(opts.html)}\n`)
   }
+  const say = (line) => process.stderr.write(`history: ${termText(line)}\n`)
+  for (const p of h.passedDisturbed) say(passedDisturbedText(p))
   if (failures.length) {
-    const say = (line) => process.stderr.write(`history: ${line}\n`)
-    for (const f of failures) say(`--fail-on-change ${termText(f.bound)}: ${termText(f.series)}`)
-    say(`${failures.length} change(s) past a --fail-on-change bound: exit ${THRESHOLD_EXIT}`)
+    for (const f of failures) say(gateText(f))
+    say(`${failures.length} series failed a --fail-on-change bound: exit ${THRESHOLD_EXIT}`)
     return THRESHOLD_EXIT
   }
   return 0
