@@ -9,7 +9,7 @@ export type Reason = string | { code: string; text?: string; [figure: string]: u
 export interface LabOptions {
   /** Servers to run, by name (`['simple', 'queued-threads']`), or `'all'`. */
   server?: string | string[]
-  /** A study to reproduce: tour, capacity, overload, heavy-cpu, … (`loadlab --list`). */
+  /** An experiment: tour, capacity, overload, heavy-cpu, … (`loadlab --list`). */
   experiment?: string
   /** Concurrent connections (default 10; an experiment's own: `npx loadlab --list`); with `rate`, the cap on
    * kept connections. */
@@ -18,7 +18,7 @@ export interface LabOptions {
   rate?: number
   /** Open loop schedule: `constant` (default) or `poisson`. */
   arrival?: 'constant' | 'poisson'
-  /** Seed of the poisson schedule or of a mix. */
+  /** Seed of the poisson schedule, of a mix and of the rounds' orders (`runs`). */
   seed?: number
   /** Open loop: generator threads. */
   generators?: number
@@ -48,8 +48,10 @@ export interface LabOptions {
   task?: string
   /** With `task`: the input of every call (JSON text, `@FILE`, or the value itself). */
   input?: string | Record<string, unknown> | unknown[]
-  /** Measured rounds per server (capacity experiment: whole sweeps). */
+  /** Rounds: every server once a round, each round in a fresh order drawn from `seed` (capacity: a sweep each). */
   runs?: number
+  /** With `runs` of 2 or more: the server the paired ratios divide by (default the first). */
+  baseline?: string
   /** Requests in the discarded warm-up round, 0 = none (default 20 for a `server`, `url` or `task` run). */
   warmup?: number
   /** A service the lab did not start. */
@@ -81,7 +83,10 @@ export interface LabOptions {
 /** What onProgress hears while runLab runs. */
 export type ProgressEvent =
   | { type: 'calibrating'; specs: string[]; runtime?: string | null }
+  /** A runtime being installed (`runtime`, `node`). */
   | { type: 'runtime'; text: string }
+  /** A mode of the run left out, and why. */
+  | { type: 'note'; text: string }
   | { type: 'step' | 'done'; index: number; total: number; name: string; text: string }
   | { type: 'round'; index: number; total: number; name: string; round: { elapsedMs: number; [figure: string]: unknown } }
   | { type: 'written'; dir: string; id: string; paths: string[]; errors: Array<{ file: string; message: string }> }
@@ -342,8 +347,37 @@ export interface Report {
   results: Result[]
   notes?: Reason[]
   decision?: Decision
+  /** `runs` of 2 or more: each result's figures over the baseline's, paired by round. */
+  paired?: Paired
   thresholds?: ThresholdResult[]
   [field: string]: unknown
+}
+
+/** One figure over the baseline's, paired by round: the geometric mean of the per-round ratios and its sign-flip
+ * interval, covering it at least `coverage`; low and high null (`why`) for fewer pairs than `needs`. */
+export interface PairedRatio {
+  ratio: number
+  pairs: number
+  low: number | null
+  high: number | null
+  coverage: number | null
+  why?: 'too-few-pairs'
+  needs?: number
+}
+
+/** A report's paired ratios (result/rules.js PAIRED): null baseline, with `why`, when it failed or is missing. */
+export interface Paired {
+  baseline: string | null
+  baselineServer?: string
+  why?: 'baseline-failed' | 'baseline-missing'
+  confidence: number
+  minRounds: number
+  rounds: number
+  entries: Array<{
+    key: string
+    server: string
+    figures: Partial<Record<'rps' | 'p50' | 'p99' | 'capacity', PairedRatio | null>>
+  }>
 }
 
 /** An error a user can cause: one line of message, a code (LAB_USAGE, LAB_REPORT_INVALID, …), an exit status. */
@@ -369,6 +403,8 @@ export interface StartedServer {
 /** The server's own flags, as words (`['--work', 'loop:1e5']`) or an object (`{ work: 'loop:1e5', threads: 2 }`). */
 export type ServerFlags = string[] | Record<string, string | number | boolean | undefined>
 
+/** One server of the fleet on a free port of 127.0.0.1, resolved once it answers /health; a bad flag rejects
+ * with the server's line (LAB_USAGE). */
 export declare function startServer (name: string, flags?: ServerFlags): Promise<StartedServer>
 
 export interface CompareOptions {
@@ -469,6 +505,7 @@ export interface Comparison {
   notes: string[]
 }
 
+/** What `loadlab compare` renders: the runs the reports share, their figures, verdicts and ratios, the gates. */
 export declare function compareReports (reports: Report[], options?: CompareOptions): Comparison
 
 /** The merged report of the shards of one plan (lab --shard I/N --start-at T). */

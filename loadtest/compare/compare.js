@@ -21,6 +21,8 @@ import {
 } from '../result/interval.js'
 import { judge } from '../result/verdict.js'
 import { flatFigures, predict } from '../result/machine.js'
+import { COMPARE } from '../result/rules.js'
+import { pairedAcross } from './machines.js'
 import { rulerSetAside } from '../result/ruler-trust.js'
 import { setAsideText } from '../text/ruler.js'
 
@@ -95,8 +97,8 @@ function serviceMs (report, work, runtime = null) {
   return serviceTime(report.calibration?.[calibrationKey(work, runtime)] ?? report.calibration?.[work])
 }
 
-// Capacities judged against p99 targets further apart than this share are not called better or worse.
-export const TARGET_TOLERANCE = 0.1
+// Capacities judged against p99 targets further apart than this share are not compared (the rule book).
+export const TARGET_TOLERANCE = COMPARE.targetTolerance
 
 // A capacity that is a lower bound (the sweep's last step held), and one no rate met.
 const AT_LEAST = 'at-least'
@@ -399,7 +401,7 @@ function predictionOf ({ baseReport, report, baseRun, run, units }) {
 }
 
 // A cell's ratios to the baseline's and, for HTTP runs, the verdict on each (result/verdict.js).
-function againstBaseline (c, i, { kind, base, baseRun, run, baseline, baseReport, report, units }) {
+function againstBaseline (c, i, { kind, base, baseRun, run, baseline, baseReport, report, units, floors }) {
   if (kind === 'dispatch') {
     c.meanRatio = ratio(c.meanMs, base?.meanMs)
     return
@@ -421,13 +423,14 @@ function againstBaseline (c, i, { kind, base, baseRun, run, baseline, baseReport
     const a = base.intervals[m] ?? (isNum(base[m]) ? { value: base[m] } : null)
     const b = c.intervals[m] ?? (isNum(c[m]) ? { value: c[m] } : null)
     if (a && b) {
-      c.verdicts[m] = judge(m, a, b, c.prediction, { disturbed: base.disturbed || c.disturbed, server: serverOf(run) })
+      const disturbed = base.disturbed || c.disturbed
+      c.verdicts[m] = judge(m, a, b, c.prediction, { disturbed, server: serverOf(run), floors })
     }
   }
 }
 
 // One row of the comparison: the run's cell in each report (null where it has none), against the baseline.
-function rowOf (key, entries, byKey, { baseline, units }) {
+function rowOf (key, entries, byKey, { baseline, units, floors }) {
   const first = byKey.find((m) => m.has(key)).get(key)
   const kind = isInProcess(first) ? 'dispatch' : 'http' // an in-process case: its mean time
   const cells = entries.map(({ report }, i) => {
@@ -439,7 +442,7 @@ function rowOf (key, entries, byKey, { baseline, units }) {
   const baseRun = byKey[baseline].get(key)
   const baseReport = entries[baseline].report
   cells.forEach((c, i) => c && againstBaseline(c, i, {
-    kind, base, baseRun, run: byKey[i].get(key), baseline, baseReport, report: entries[i].report, units
+    kind, base, baseRun, run: byKey[i].get(key), baseline, baseReport, report: entries[i].report, units, floors
   }))
   const { server = null, variant = null, work = null, mode = null } = first
   return { key, kind, server, variant, work, mode, cells }
@@ -651,7 +654,9 @@ function machinesOf (entries, rows, baseline) {
     noRuler: entries.flatMap(({ report }, i) => (rulerLineOf(report) ? [] : [i])),
     rankings,
     flips,
-    decisions
+    decisions,
+    // reports with rounds: each one's ratios to one baseline strategy, paired on its machine (compare/machines.js)
+    paired: pairedAcross(entries, baseline)
   }
 }
 
@@ -659,14 +664,16 @@ function machinesOf (entries, rows, baseline) {
 // of UNITS. Returns { units, baseline, reports, rows, classes, phases, machines, flags, gates, notes }
 // (see compare/render.js);
 // throws a CompareError when fewer than two reports are given or they share no run.
-export function compareReports (entries, { baseline = 0, units = 'ms', failOn = [], allowMachine = false } = {}) {
+// `floors`: the strategies' own floors (COMPARE.serverFloors unless a validation fits its own; null: none).
+export function compareReports (entries, opts = {}) {
+  const { baseline = 0, units = 'ms', failOn = [], allowMachine = false, floors = COMPARE.serverFloors } = opts
   checkArguments(entries, { baseline, units })
   const notes = []
   const byKey = runsByKey(entries, notes)
   const keys = sharedKeys(byKey, baseline)
   // a ruler set aside (result/ruler-trust.js) predicts nothing: its report's ratios are judged raw
   const judged = entries.map((e) => (rulerSetAside(e.report) ? { ...e, report: { ...e.report, ruler: null } } : e))
-  const rows = keys.map((key) => rowOf(key, judged, byKey, { baseline, units }))
+  const rows = keys.map((key) => rowOf(key, judged, byKey, { baseline, units, floors }))
   const reports = reportsOf(entries, keys, byKey, baseline)
   for (const n of comparisonNotes({ entries, rows, reports, units })) notes.push(n)
   const gates = gatesOf(failOn, { entries, rows, byKey, baseline, allowMachine })
