@@ -88,7 +88,7 @@ const ROOT_DIRS = ['bench', 'bin', 'docs', 'examples', 'loadtest', 'reports', 's
 // docs/shards.md): from a top folder to a file with an extension, no wildcard or placeholder in it.
 export function filePaths (text) {
   const out = []
-  const re = new RegExp(`(?<![\\w./~-])((?:${ROOT_DIRS.join('|')})/[\\w./-]*\\.(?:js|md|json|yml|yaml|png|html))(?![\\w*<>/-])`, 'g')
+  const re = new RegExp(`(?<![\\w./~-])((?:${ROOT_DIRS.join('|')})/[\\w./-]*\\.(?:js|md|json\\.gz|json|yml|yaml|png|html))(?![\\w*<>/-])`, 'g')
   text.split('\n').forEach((line, i) => {
     for (const m of line.matchAll(re)) out.push({ line: i + 1, path: m[1] })
   })
@@ -287,7 +287,12 @@ export function problems ({ root, docs, texts = [], known, read, exists, readJso
       // the named reports' Markdown and JSON, whichever of the two the link names
       const stems = table.reports.map((r) => join(dirOf(file), r).replace(/\.(md|json|html)$/, ''))
       const markdown = stems.map((s) => `${s}.md`).filter(exists).map(read)
-      const json = stems.map((s) => `${s}.json`).filter(exists).map(read)
+      // the JSON as written or gzipped (a kept reference report)
+      const jsonOf = (s) => {
+        if (exists(`${s}.json`)) return [read(`${s}.json`)]
+        return exists(`${s}.json.gz`) ? [JSON.stringify(readJson(`${s}.json.gz`))] : []
+      }
+      const json = stems.flatMap(jsonOf)
       if (!markdown.length && !json.length) continue // the link check names the missing file
       for (const { row, figure } of unbackedFigures(table, { markdown, json })) {
         out.push(`${where(file, table.line)}: table figure ${figure} (row ${row}) is in none of the reports it names`)
