@@ -55,13 +55,6 @@ export function combinedSpread (a, b, name) {
   return round1(Math.hypot(spreadOf(a, name), spreadOf(b, name)))
 }
 
-// b over a as a figure (a speedup: the throughput at k threads over that at one): the ratio of the values,
-// the two spreads combined, the fewer samples.
-export function ratioFigure (a, b) {
-  if (!(a?.value > 0) || !(b?.value >= 0)) return null
-  return { value: sig(b.value / a.value), spreadPct: combinedSpread(a, b, 'cores.effective'), n: Math.min(a.n, b.n) }
-}
-
 const at = (reading, path) => path.split('.').reduce((x, k) => x?.[k], reading)
 
 // The flat figures of one reading: { 'single.loop': F, … } (only those it has).
