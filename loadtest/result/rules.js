@@ -2,12 +2,12 @@
 // their verdicts into a capacity, and every value those rules read, each once with one line of why. A value
 // that follows from another is computed from it here. result/sweep.js, result/capacity.js, result/trust.js
 // and experiments/capacity.js read their values from this module and define none of their own;
-// scripts/rules-doc.js writes docs/rules.md from RULE_BOOK (test/scripts/rules-doc.test.js holds them equal).
+// scripts/reference-docs.js writes docs/reference/rules.md from RULE_BOOK (its test holds them equal).
 // The sample-size rule's binomial law lives here too: the sweep's step length and --quick's are computed from it.
 import { roundTo } from './stats.js'
 import { STRATEGIES } from './strategies.js'
 
-// Every rule in order: { id, title, statement, values: [{ name, value, why, from }] } (docs/rules.md).
+// Every rule in order: { id, title, statement, values: [{ name, value, why, from }] } (docs/reference/rules.md).
 export const RULE_BOOK = []
 
 // A rule: its id, title and statement, and its values (name → [value, why] or [(values so far) → value, why,
@@ -153,8 +153,7 @@ export const HOLD = rule('hold', 'The hold rule',
     minSec: [() => SWEEP_LIMITS.minDurationSec, 'a capacity never rests on less than the shortest step',
       'minDurationSec'],
     lengthShare: [0.95, 'a step planned within 5 % of the hold\'s length counts as one'],
-    pastLimits: [1, 'a capacity never loses its hold to the limits of the search that found it (one step of ' +
-      'at most the longest step\'s length)']
+    pastLimits: [1, 'a capacity never loses its hold to the search\'s limits']
   })
 
 export const BACKLOG = rule('backlog', 'The backlog rule',
@@ -363,12 +362,43 @@ export const RULER = rule('ruler', 'The ruler\'s drift',
     timerLag: quietDrift(151)
   })
 
+export const RULER_TRUST = rule('ruler-trust', 'When a ruler explains nothing',
+  'compare sets a ruler aside (ratios judged raw) when its readings moved (RULER), its cores offered are not its ' +
+  'machine block\'s, its effective cores are not its scaling\'s last speedup, its report\'s runs show over ' +
+  'coresShown × them (a pool over one event loop, same work), or its loop is calibrationFactor × off its ' +
+  'report\'s calibration.', {
+    coresShown: [roundTo(Math.exp(Math.hypot(COMPARE.floorRate, Math.log(1 + RULER.cores / 100))), 2),
+      'past a run\'s floor and a reading\'s quiet drift together', 'exp(hypot(floorRate, ln(1 + RULER.cores %)))'],
+    calibrationFactor: [3, 'a thread beside two busy processes on its core runs at a third of its speed']
+  })
+
 export const MIXED_LOAD = rule('mixed', 'The mixed experiment\'s heavy load',
   'The mixed experiment offers its heavy class at `utilisation` of one thread: `utilisation` × 1000 / the work\'s ' +
   'calibrated service time (ms), the same rate for every strategy, with Poisson arrivals, whatever the capacity ' +
   'sweeps found.', {
     utilisation: [0.6, 'inline work then keeps cheap requests waiting (M/D/1: a cheap p99 of about 5 service times) ' +
       'with room to 1.6 × its time before the thread saturates; a constant schedule below 0.8 never queues them']
+  })
+
+export const AB = rule('ab', 'ab\'s stopping rule',
+  '`loadlab ab A B` runs A and B in pairs of blocks, each pair in a seeded random order (AB or BA), and takes each ' +
+  'pair\'s log ratio B / A of req/s, p50 and p99. From minPairs pairs on, after every pair, a paired Student t on ' +
+  'those logs gives each figure an interval at lookLevel (two-sided): outside 1 the figure is better or worse, ' +
+  'inside 1 / effect … effect it is the same; the first call stands. The run stops once every figure is called, ' +
+  'at maxPairs, or when another pair would pass --max-time; a figure left is undecided, with the smallest change ' +
+  'its pairs could have shown at `power`. The random order makes a pair\'s log ratio symmetric about 0 when A ' +
+  'and B are the same, whatever the machine drifts.', {
+    effect: [1.3, 'the change asked about by default: one run each calls it one time in four on this 2-core VM'],
+    maxTimeSec: [300, 'five minutes: about 25 pairs of 300-request blocks of a 6 ms work'],
+    falseAlarms: [0.05, 'a figure of identical arms called better or worse at most once in twenty comparisons, ' +
+      'over every look'],
+    minPairs: [3, 'two pairs give a t with one degree of freedom: an interval too wide to call anything'],
+    maxPairs: [40, 'the looks the level is simulated for; past them the level would no longer hold'],
+    lookLevel: [0.005, 'simulated (scripts/validate-ab.js --boundary): a t at every look from minPairs to ' +
+      'maxPairs on identical arms calls a difference in 4.8 % of 20,000 simulated comparisons (Pocock\'s ' +
+      'constant boundary)'],
+    power: [0.9, 'an undecided figure states the change its pairs would have called 9 times in 10'],
+    sdFloor: [0.01, 'a spread of log ratios under 1 % is taken as 1 %: blocks of one machine never agree closer']
   })
 
 // How far a request's phases are trusted (result/phases.js phaseTrust): the shares at a percentile are in

@@ -12,7 +12,7 @@
 // counts (a disturbed failure counts only when a rate has had REPEAT.maxTries steps; a clear one,
 // REPEAT.clearShare of its requests over the target and undisturbed, counts at once), and a pass above a
 // failure is re-measured.
-// See verdictAt for the rule, result/rules.js for every rule and value, and docs/rules.md.
+// See verdictAt for the rule, result/rules.js for every rule and value, and docs/reference/rules.md.
 import { belowLead, bracketOf, floorOf, heldAt, holdSecFor, judgeStep, verdicts } from './capacity.js'
 import {
   BUDGET, CLIMB, FLOOR, HOLD, LENGTH, REPEAT, SAMPLE, SWEEP_LIMITS, firstFloorRate, percentileCall,
