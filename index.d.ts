@@ -9,7 +9,7 @@ export type Reason = string | { code: string; text?: string; [figure: string]: u
 export interface LabOptions {
   /** Servers to run, by name (`['simple', 'queued-threads']`), or `'all'`. */
   server?: string | string[]
-  /** A study to reproduce: tour, capacity, overload, heavy-cpu, … (`loadlab --list`). */
+  /** An experiment: tour, capacity, overload, heavy-cpu, … (`loadlab --list`). */
   experiment?: string
   /** Concurrent connections (default 10; an experiment's own: `npx loadlab --list`); with `rate`, the cap on
    * kept connections. */
@@ -83,7 +83,10 @@ export interface LabOptions {
 /** What onProgress hears while runLab runs. */
 export type ProgressEvent =
   | { type: 'calibrating'; specs: string[]; runtime?: string | null }
+  /** A runtime being installed (`runtime`, `node`). */
   | { type: 'runtime'; text: string }
+  /** A mode of the run left out, and why. */
+  | { type: 'note'; text: string }
   | { type: 'step' | 'done'; index: number; total: number; name: string; text: string }
   | { type: 'round'; index: number; total: number; name: string; round: { elapsedMs: number; [figure: string]: unknown } }
   | { type: 'written'; dir: string; id: string; paths: string[]; errors: Array<{ file: string; message: string }> }
@@ -400,6 +403,8 @@ export interface StartedServer {
 /** The server's own flags, as words (`['--work', 'loop:1e5']`) or an object (`{ work: 'loop:1e5', threads: 2 }`). */
 export type ServerFlags = string[] | Record<string, string | number | boolean | undefined>
 
+/** One server of the fleet on a free port of 127.0.0.1, resolved once it answers /health; a bad flag rejects
+ * with the server's line (LAB_USAGE). */
 export declare function startServer (name: string, flags?: ServerFlags): Promise<StartedServer>
 
 export interface CompareOptions {
@@ -409,6 +414,8 @@ export interface CompareOptions {
   units?: 'ms' | 'service'
   /** --fail-on bounds, e.g. `'p99:+10%'`, `'rps:-5%'`. */
   failOn?: string[]
+  /** Let a change past a bound that the rulers put down to the machine pass (--allow-machine; default false). */
+  allowMachine?: boolean
   /** The reports' labels (default: each report's id). */
   names?: string[]
 }
@@ -444,8 +451,17 @@ export interface FigureVerdict {
 }
 
 /** The machines side by side: ruler lines, each machine's ranking of the runs, and where it flips. */
+/** Why a report's ruler explains nothing (compare sets it aside and judges that report's ratios raw). */
+export interface RulerSetAside {
+  /** moved: end against start, from its readings; offered: not its machine block's cores; scaling: effective
+   * cores not its own scaling's; runs: its own runs show more cores; calibration: its loop not the report's. */
+  code: 'moved' | 'offered' | 'scaling' | 'runs' | 'calibration'
+  [field: string]: unknown
+}
+
 export interface ComparisonMachines {
-  rulers: Array<Record<string, unknown> | null>
+  /** Per report its ruler's figures, `moved` (recomputed from its readings) and `setAside` (or null). */
+  rulers: Array<({ moved: boolean; setAside: RulerSetAside | null; [field: string]: unknown }) | null>
   /** The reports (indices) without a ruler. */
   noRuler: number[]
   rankings: Array<{ figure: 'rps' | 'capacity' | null; order: string[]; top: string | null }>
@@ -473,10 +489,14 @@ export interface Comparison {
   phases: Array<Record<string, unknown>>
   machines: ComparisonMachines
   flags: Array<Record<string, unknown>>
+  /** A change put down to the machine passes a gate only with this (--allow-machine). */
+  allowMachine: boolean
   gates: Array<{
     runs: Array<{
       report: number
       status: 'regressed' | 'within bound' | 'within noise' | 'machine' | 'disturbed' | 'not comparable'
+      /** The run fails the bound: regressed, or put down to the machine without allowMachine. */
+      fails: boolean
       noise: FigureVerdict | null
       [field: string]: unknown
     }>
@@ -485,6 +505,7 @@ export interface Comparison {
   notes: string[]
 }
 
+/** What `loadlab compare` renders: the runs the reports share, their figures, verdicts and ratios, the gates. */
 export declare function compareReports (reports: Report[], options?: CompareOptions): Comparison
 
 /** The merged report of the shards of one plan (lab --shard I/N --start-at T). */

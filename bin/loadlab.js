@@ -18,17 +18,18 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
 const HELP = `Usage: loadlab [lab options]          run the lab (loadlab --help lists every option)
        loadlab URL [lab options]      load your service at URL (the same as --url URL)
-       loadlab compare A.json B.json …   compare reports (loadlab compare --help)
-       loadlab merge A.json B.json …     merge the reports of the shards of one plan (loadlab merge --help)
-       loadlab history DIR…              reports as series, with their change points (loadlab history --help)
-       loadlab fanout -w HOSTS …         run one plan as a shard per host through pdsh (loadlab fanout --help)
+       loadlab compare A.json B.json …   compare reports
+       loadlab merge A.json B.json …     merge the reports of the shards of one plan
+       loadlab history DIR…              reports as series, with their change points
+       loadlab fanout -w HOSTS …         run one plan as a shard per host through pdsh
        loadlab server NAME [flags]       start one server by hand (loadlab server NAME --help), e.g.
-                                         loadlab server queued-threads --port 3000 --task ./src/render.js
+                                         loadlab server queued-threads --port 3000 --task ./t.js
        loadlab --version                 the version of loadlab
        loadlab help                      this text
 
-Relative paths (--task, --input @FILE, --out, --node PATH, report files) are from the directory you run
-it in; reports go to ./loadlab-reports/ unless --out says otherwise (reports/ in the lab's own checkout).
+Each command's options: loadlab COMMAND --help. Relative paths (--task, --input @FILE, --out,
+--node PATH, report files) are from the directory you run it in; reports go to ./loadlab-reports/
+unless --out says otherwise (reports/ in the lab's own checkout).
 `
 
 const COMMANDS = ['compare', 'merge', 'history', 'fanout', 'server', 'help']

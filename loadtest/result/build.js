@@ -92,7 +92,7 @@ const codeOf = (x) => (typeof x === 'string' ? x : x.code)
 
 // A sweep's own untrusted reasons, as data (text/reasons.js says them): its disturbed steps named, a
 // calibration that drifted, a capacity beyond the ideal, no verdict, a lower bound, a capacity not held.
-function sweepReasons (sweep) {
+function sweepReasons (sweep, entry = null) {
   const out = []
   const disturbed = sweep.steps.filter((s) => s.disturbed)
   if (disturbed.length) {
@@ -111,8 +111,19 @@ function sweepReasons (sweep) {
   } else if (c.bound === 'at-least' && sweep.budget?.cut === 'sweep') {
     out.push({ code: 'lower-bound', cut: 'budget', budgetSec: sweep.budget.sec })
   }
-  if (c.held === false) out.push({ code: 'not-held', rps: c.rps, holdSec: c.holdSec })
+  if (c.held === false) out.push({ code: 'not-held', rps: c.rps, holdSec: c.holdSec, argv: holdArgv(c, entry) })
   return out
+}
+
+// The lab's arguments of the one step a capacity not held needs (its rate for its hold length: its p99, failed
+// requests and backlog show whether it holds), or null where the lab cannot start it alone (a --url service, a
+// --tune setting).
+function holdArgv (c, entry) {
+  if (!entry?.server || entry.setting || !entry.sweep) return null
+  const args = entry.args ?? []
+  const given = (flag) => (args.includes(flag) ? [flag, args[args.indexOf(flag) + 1]] : [])
+  const work = args.includes('--task') ? [...given('--task'), ...given('--input')] : given('--work')
+  return ['--server', entry.server, ...work, '--rate', String(roundTo(c.rps, 1)), '--duration', String(c.holdSec)]
 }
 
 // What a sweep leaves to its steps' own verdicts (disturbed, inDoubt), not to the result's: outside
@@ -145,7 +156,8 @@ function trustOf (record, rounds, shown, sweep) {
     for (const c of sweep.runs ?? [sweep.capacity]) {
       if (c.overruled.length) notes.push({ code: 'overruled', rates: c.overruled })
     }
-    return { reasons: [...own, ...sweepReasons(sweep), ...overloadReasons(record.overload)], notes }
+    const reasons = [...own, ...sweepReasons(sweep, record.probe ? null : record.entry)]
+    return { reasons: [...reasons, ...overloadReasons(record.overload)], notes }
   }
   const sloMs = record.entry?.sloMs ?? null // a latency target the rounds are judged against, if any
   const reasons = [...untrustedReasons(shown, { ...record, sloMs }), ...overloadReasons(record.overload)]

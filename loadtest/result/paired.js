@@ -42,7 +42,7 @@ function drawnSubsetMeans (d, rules) {
     let sum = 0
     let count = 0
     for (const x of d) {
-      if (random() < 0.5) {
+      if (random() * 2 < 1) { // a fair coin
         sum += x
         count++
       }

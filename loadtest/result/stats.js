@@ -6,6 +6,11 @@ export const PERCENTILES = [0.001, 0.01, 0.1, 1, 2.5, 10, 25, 50, 75, 90, 97.5, 
 export const PERCENTILE_KEYS = PERCENTILES.map(String)
 
 // True for a finite number (report fields that could not be measured are null).
+// The relative error of floating-point rounding allowed where two computed rates are meant to be one.
+export const ROUNDING = 1e-9
+// Whether two computed rates are one rate but for rounding.
+export const sameRate = (a, b) => Math.abs(a - b) <= ROUNDING * Math.abs(b)
+
 export function isNum (value) {
   return typeof value === 'number' && Number.isFinite(value)
 }

@@ -25,6 +25,7 @@ import { createCut } from './cut.js'
 import { overloadRounds } from './overload.js'
 import { requestFactor, sharesOf } from '../../result/mix.js'
 import { redactUrl } from '../../result/redact.js'
+import { isRedirect, isSuccess } from '../../result/requests.js'
 
 let workloads = null
 async function expectedBodyOf (work) {
@@ -118,7 +119,7 @@ function timelineInterval (load) {
 // The server's stats window reset before a round: once with 5 s to answer, and where that got no 200 or 204 (a
 // machine busy enough can outlast it) once more with longer; a reset that never answered leaves the round without
 // telemetry, noted.
-const resetDone = (r) => r?.status === 200 || r?.status === 204
+const resetDone = (r) => isSuccess(r?.status)
 async function resetStats (target, signal) {
   const reset = (timeoutMs) => request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs, signal })
   const first = await reset(STATS_FIRST_MS)
@@ -545,7 +546,7 @@ function noAnswer (rounds) {
 // message ({ message } in a JSON body), else the status.
 function whyNot (r) {
   if (typeof r.status !== 'number') return String(r.error ?? r.status).split('\n')[0]
-  if (r.status >= 300 && r.status < 400) {
+  if (isRedirect(r.status)) {
     const to = r.headers?.location
     return `status ${r.status}, a redirect${to ? ` to ${redactUrl(String(to)).slice(0, 200)}` : ''} (never followed)`
   }
