@@ -50,9 +50,11 @@ async function tour (out, label, { runs, labArgs, oneCore = false }) {
 // The kept reports of a folder by their label: label → [report …] in time order.
 async function reportsIn (dir) {
   const files = (await readdir(dir)).filter((f) => f.endsWith('.json') && !f.startsWith('summary')).sort()
+  // a tour stopped before its end (status partial) is not judged
   const byLabel = new Map()
   for (const f of files) {
     const report = JSON.parse(await readFile(join(dir, f), 'utf8'))
+    if (report.status === 'partial') continue
     byLabel.set(report.label, [...(byLabel.get(report.label) ?? []), report])
   }
   return byLabel
@@ -116,8 +118,9 @@ async function judgeFolder (dir) {
   const pairs = []
   for (let i = 0; i + 1 < identical.length; i += 2) pairs.push([identical[i], identical[i + 1]])
   const replay = (byLabel.get('replay') ?? []).flatMap((r) => replayPairs(r, RUNS))
-  const whole = byLabel.get('whole machine')?.[0]
-  const one = byLabel.get('taskset -c 0')?.[0]
+  const labelled = (start) => [...byLabel].find(([label]) => label?.startsWith(start))?.[1][0]
+  const whole = labelled('whole machine') // a label may say more: 'whole machine (2 cores), beside …'
+  const one = labelled('taskset -c 0')
   const taskset = whole && one ? judge(whole, one) : null
   const busy = [...byLabel.values()].flat().some((r) => r.results.some((x) => x.disturbed))
   const summary = {
