@@ -4,7 +4,8 @@
 import { isNum } from './stats.js'
 import { RULER_TRUST } from './rules.js'
 import { RULER_WORKS, combinedSpread, readingFigures, rulerOf } from './ruler.js'
-import { STRATEGY_MODEL } from './machine.js'
+import { strategyModel } from './machine.js'
+import { STRATEGIES } from './strategies.js'
 
 // Why the ruler of `report` explains nothing, or null when it may: { code, …figures }, codes in check order:
 // 'moved' (end against start, recomputed from the readings: { figures: [{ figure, ratio }] }),
@@ -58,7 +59,7 @@ function runsWhy (readings, results) {
   if (!Number.isFinite(effective) || !Array.isArray(results)) return null
   const best = new Map() // work → { one, cores: { rps, key } }
   for (const r of results) {
-    const model = STRATEGY_MODEL[r?.server]
+    const model = STRATEGIES[r?.server] ? strategyModel(r.server) : null
     if (!model || r.status === 'failed' || r.trusted === false || r.disturbed === true || !(r.rps > 0)) continue
     const w = best.get(r.work) ?? { one: 0, cores: { rps: 0, key: null } }
     if (model.parallel === 'one') w.one = Math.max(w.one, r.rps)
