@@ -7,7 +7,7 @@
 //                  (identical code, one machine: every call is a false alarm);
 //   --taskset 1    a tour on the whole machine, then one under `taskset -c 0` (one core): the multi-core
 //                  strategies' ratios to simple should be named;
-//   --replay N     one tour of N rounds, split at random into two halves of --runs rounds each, many times:
+//   --replay N     one tour of N rounds, its first 2 × 5 split into two halves of 5 rounds every way:
 //                  more identical pairs from recorded rounds (the halves share the run's conditions).
 // --judge-only DIR judges a kept folder again.
 //
@@ -21,14 +21,13 @@ import { fileURLToPath } from 'node:url'
 import { runMain, usageError } from '../loadtest/errors.js'
 import { pairedAcross } from '../loadtest/compare/machines.js'
 import { PAIRED_FIGURES } from '../loadtest/result/paired.js'
-import { prng, roundTo } from '../loadtest/result/stats.js'
+import { roundTo } from '../loadtest/result/stats.js'
 import { pairedAcrossTable } from '../loadtest/text/paired.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 // What every tour runs unless --lab-args says otherwise: three strategies, one of them inline, small and short.
 const LAB_ARGS = '--server simple,cluster,queued-threads -c 4 --amount 100 --warmup 20 --work loop:1e6'
 const RUNS = 5
-const SPLITS = 200 // random halves judged from the --replay tour
 
 // Runs one command to its end; resolves its exit code.
 function exec (cmd, args) {
@@ -77,19 +76,21 @@ function halfOf (report, keep) {
   return { ...report, results, paired: undefined }
 }
 
-// Random splits of the replay tour's rounds into two disjoint halves of `runs` rounds.
+// Every split of the replay tour's first 2 × `runs` rounds into two halves of `runs` rounds (each split once:
+// the half holding the first round, and the rest). The splits share rounds: they are not independent pairs.
 function replayPairs (report, runs) {
-  const rounds = report.method.rounds.rounds.map((r) => r.round)
-  const random = prng(7)
+  const rounds = report.method.rounds.rounds.map((r) => r.round).slice(0, 2 * runs)
+  if (rounds.length < 2 * runs) return []
   const out = []
-  for (let s = 0; s < SPLITS && rounds.length >= 2 * runs; s++) {
-    const order = rounds.slice()
-    for (let i = order.length - 1; i > 0; i--) { // Fisher–Yates
-      const j = Math.floor(random() * (i + 1))
-      ;[order[i], order[j]] = [order[j], order[i]]
+  const pick = (from, chosen) => {
+    if (chosen.length === runs) {
+      const half = new Set(chosen)
+      out.push([halfOf(report, half), halfOf(report, new Set(rounds.filter((k) => !half.has(k))))])
+      return
     }
-    out.push([halfOf(report, new Set(order.slice(0, runs))), halfOf(report, new Set(order.slice(runs, 2 * runs)))])
+    for (let i = from; i < rounds.length; i++) pick(i + 1, [...chosen, rounds[i]])
   }
+  pick(1, [rounds[0]])
   return out
 }
 
@@ -111,8 +112,8 @@ function wilson (k, n) {
   return [roundTo(mid - half, 4), roundTo(mid + half, 4)]
 }
 
-// Judges a kept folder: summary.json and summary.md beside the reports.
-async function judgeFolder (dir) {
+// The judgement of a kept folder's reports (its summary.json), and the taskset pair's comparison.
+export async function judged (dir) {
   const byLabel = await reportsIn(dir)
   const identical = byLabel.get('identical') ?? []
   const pairs = []
@@ -132,11 +133,18 @@ async function judgeFolder (dir) {
       changed: taskset.changed.map((c) => ({ key: c.key, figure: c.figure, whole: c.here, oneCore: c.there }))
     }
   }
+  return { summary, taskset }
+}
+
+// Judges a kept folder: summary.json and summary.md beside the reports.
+async function judgeFolder (dir) {
+  const { summary, taskset } = await judged(dir)
   await writeFile(join(dir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n')
   const lines = ['# Paired ratios across reports: validation', '', `Rule: ${summary.rule}.`, '',
     `- identical pairs of tours: ${line(summary.identical)}`,
-    `- identical halves of one ${RUNS * 2}+ round tour (replayed): ${line(summary.replay)}`,
-    `- the machine was ${busy ? 'busy (runs marked disturbed)' : 'quiet'}`]
+    `- every split of one ${RUNS * 2}-round tour into two halves (replayed; the splits share rounds, so the ` +
+      `interval is too narrow): ${line(summary.replay)}`,
+    `- the machine was ${summary.busy ? 'busy (runs marked disturbed)' : 'quiet'}`]
   if (taskset?.across) {
     const t = pairedAcrossTable(taskset.across, { letters: ['whole', 'one core'], baseline: 0 })
     lines.push('', '## Whole machine against taskset -c 0', '', ...t.notes.map((n) => `- ${n}`))
