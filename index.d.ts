@@ -586,3 +586,96 @@ export declare function history (
   paths: string[],
   options?: { figures?: string[]; failOnChange?: string[]; params?: Partial<History['parameters']> }
 ): Promise<History>
+
+/** What `loadlab ab A B` compares and how (the CLI's long options in camelCase; docs/ab.md). */
+export interface AbOptions {
+  /** A and B: two URLs, runtimes, servers, works, task files, or (kind 'command') shell commands. */
+  a: string
+  b: string
+  /** What A and B are; default: told by their form. */
+  kind?: 'url' | 'runtime' | 'server' | 'work' | 'task' | 'command' | null
+  /** The server a task, a work or a runtime runs in (default simple). */
+  server?: string
+  work?: string | null
+  task?: string | null
+  /** A command's service: the path loaded on http://127.0.0.1:$PORT (default /). */
+  path?: string
+  connections?: number
+  /** Requests measured per block (default 300). */
+  amount?: number
+  warmup?: number
+  /** Seconds per request. */
+  timeout?: number
+  /** The change that matters (default 1.3): same means the interval inside 1 / effect … effect. */
+  effect?: number
+  /** Seconds: no pair starts that would end past it (default 300). */
+  maxTime?: number
+  /** The seed of the pairs' order (default: a fresh one, kept in the report). */
+  seed?: number | null
+  /** compare's --fail-on bounds on rps, p50 or p99: 'rps:-10%', 'p99:+20%'. */
+  failOn?: string[]
+}
+
+/** One figure's decision in an ab report. */
+export interface AbFigure {
+  figure: 'rps' | 'p50' | 'p99'
+  pairs: number
+  /** B / A, the geometric mean of the pairs' ratios. */
+  ratio: number | null
+  low: number | null
+  high: number | null
+  verdict: 'better' | 'worse' | 'same' | 'undecided'
+  decidedAt: number | null
+  /** The smallest change (× either way) these pairs could have shown at the rule's power. */
+  detectable: number | null
+  seconds: number | null
+  missing?: number
+}
+
+/** One block of an ab run: one lab run of one arm. */
+export interface AbBlock {
+  pair: number
+  position: 1 | 2
+  arm: 'A' | 'B'
+  startedAt: string
+  seconds: number
+  status: string
+  failure: string | null
+  trusted: boolean
+  untrusted: Reason[]
+  requests: number | null
+  rps: number | null
+  p50: number | null
+  p99: number | null
+}
+
+/** The report of `loadlab ab A B` (ab.schema.json). */
+export interface AbReport {
+  schema: 1
+  kind: 'loadlab-ab'
+  id: string
+  createdAt: string
+  finishedAt: string
+  a: { kind: NonNullable<AbOptions['kind']>; name: string }
+  b: { kind: NonNullable<AbOptions['kind']>; name: string }
+  settings: {
+    server: string | null; work: string | null; task: string | null; path: string | null; connections: number
+    amount: number; warmup: number; timeoutSec: number; effect: number; maxTimeSec: number; seed: number
+  }
+  /** The rule book's AB values (docs/rules.md). */
+  rule: Record<string, number>
+  machine: Report['machine']
+  commit: string | null
+  stopped: 'decided' | 'max-time' | 'max-pairs' | 'failed' | 'interrupted'
+  pairs: number
+  seconds: number
+  figures: AbFigure[]
+  failOn: Array<{ spec: string; metric: 'rps' | 'p50' | 'p99'; sign: '+' | '-'; bound: number; crossed: boolean }>
+  blocks: AbBlock[]
+}
+
+/** A against B in paired blocks until each figure is decided (loadlab ab); progress: each block, each look. */
+export declare function abCompare (
+  options: AbOptions,
+  control?: { signal?: AbortSignal; onProgress?: (event: { type: 'block'; block: AbBlock } | { type: 'look'; decision: unknown }) => void }
+): Promise<AbReport>

@@ -3,6 +3,7 @@
 //   loadlab [lab options]            the lab (npm run lab -- …): every option, see loadlab --help
 //   loadlab URL [lab options]        the lab on that URL (--url URL), as `npx autocannon URL`
 //   loadlab compare|merge …          npm run compare / npm run merge
+//   loadlab ab A B …                 npm run ab: two versions of one thing in paired blocks, decided
 //   loadlab history DIR…             npm run history: every report in the folders as series, change points
 //   loadlab fanout -w HOSTS …        npm run fanout: one shard per host through pdsh, merged
 //   loadlab server NAME [flags]      one server of the fleet, by hand, until Ctrl-C
@@ -20,6 +21,7 @@ const HELP = `Usage: loadlab [lab options]          run the lab (loadlab --help 
        loadlab URL [lab options]      load your service at URL (the same as --url URL)
        loadlab compare A.json B.json …   compare reports
        loadlab merge A.json B.json …     merge the reports of the shards of one plan
+       loadlab ab A B …                  A against B in paired blocks until decided
        loadlab history DIR…              reports as series, with their change points
        loadlab fanout -w HOSTS …         run one plan as a shard per host through pdsh
        loadlab server NAME [flags]       start one server by hand (loadlab server NAME --help), e.g.
@@ -32,7 +34,7 @@ Each command's options: loadlab COMMAND --help. Relative paths (--task, --input 
 unless --out says otherwise (reports/ in the lab's own checkout).
 `
 
-const COMMANDS = ['compare', 'merge', 'history', 'fanout', 'server', 'help']
+const COMMANDS = ['compare', 'merge', 'ab', 'history', 'fanout', 'server', 'help']
 
 // A usage error of the bin itself: one line, exit 2 (runMain prints it).
 function refuse (message) {
@@ -74,6 +76,10 @@ async function runCommand (argv) {
     return run(rest)
   }
   if (first === 'merge') return mergeCommand(rest)
+  if (first === 'ab') {
+    const { run } = await import('../loadtest/ab/cli.js')
+    return run(rest)
+  }
   if (first === 'history') {
     const { run } = await import('../loadtest/history/cli.js')
     return run(rest)

@@ -234,10 +234,12 @@ const tasksOf = (task) => (task ? { [task.spec]: task.task } : {})
 
 // Calibrate every planned work spec, runtime by runtime, before any server starts.
 async function calibratePlanned ({ plan, task, runtimes }, ctx) {
-  const specs = [...new Set(plan.map((e) => e.work).filter(Boolean))]
+  const planned = [...new Set(plan.map((e) => e.work).filter(Boolean))]
   const tasks = tasksOf(task)
   for (const runtime of runtimes ?? [null]) {
-    if (!specs.length || ctx.signal.aborted) break
+    const specs = planned.filter((s) => !ctx.calibration[calibrationKey(s, runtime?.label)]) // given: kept
+    if (!specs.length) continue
+    if (ctx.signal.aborted) break
     ctx.onProgress({ type: 'calibrating', specs, runtime: runtime?.label ?? null })
     const measured = await calibrate(specs, { signal: ctx.signal, tasks, ...runOn(runtime) }).catch((err) => {
       if (ctx.signal.aborted) return {}
@@ -429,9 +431,10 @@ async function rulerReading (at, ctx) {
 // Usage errors reject before anything starts; a server's fault is a failed result. Unless --no-ruler, the
 // machine is read before anything of the run starts and after the last server stopped ({ type: 'ruler',
 // at, reading }: reading null before, the reading after); an interrupted run keeps its start reading.
+// `calibration`: a report's calibration of the same works, used instead of calibrating them again (ab's blocks).
 export async function runLab (
   opts,
-  { signal = new AbortController().signal, onProgress = () => {}, command = null } = {}
+  { signal = new AbortController().signal, onProgress = () => {}, command = null, calibration = {} } = {}
 ) {
   const lab = await planLab(opts, { onProgress, signal })
   const { experimentName, experiment, planOpts, inProcess } = lab
@@ -443,7 +446,7 @@ export async function runLab (
     signal,
     onProgress,
     cores: m.availableParallelism,
-    calibration: {},
+    calibration: { ...calibration },
     results: [],
     rounds: [], // --runs N: each round's number, start and order (method.rounds)
     notes: notesOf(experiment, planOpts, url),

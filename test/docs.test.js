@@ -13,6 +13,7 @@ import { ROOT } from '../loadtest/catalog.js'
 import { HELP as LAB_HELP, INTERNAL_VARIABLES } from '../loadtest/options.js'
 import { HELP as COMPARE_HELP } from '../loadtest/compare/cli.js'
 import { HELP as MERGE_HELP } from '../loadtest/merge/cli.js'
+import { HELP as AB_HELP } from '../loadtest/ab/options.js'
 import { anchors, commands, links, problems, prose, slug, unnamedFiles, markdownTables } from './helpers/docs.js'
 import { DEFAULTS } from '../loadtest/settings.js'
 import { TUNABLE } from '../loadtest/tune.js'
@@ -48,7 +49,7 @@ function known () {
   return {
     scripts: new Set(Object.keys(pkg.scripts)),
     subcommands: subcommands(),
-    options: { lab: LAB_HELP, npx: `${LAB_HELP}\n${bin('help').stdout}`, compare: COMPARE_HELP, merge: MERGE_HELP }
+    options: { lab: LAB_HELP, npx: `${LAB_HELP}\n${bin('help').stdout}`, compare: COMPARE_HELP, merge: MERGE_HELP, ab: AB_HELP }
   }
 }
 

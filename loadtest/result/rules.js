@@ -380,6 +380,27 @@ export const MIXED_LOAD = rule('mixed', 'The mixed experiment\'s heavy load',
       'with room to 1.6 × its time before the thread saturates; a constant schedule below 0.8 never queues them']
   })
 
+export const AB = rule('ab', 'ab\'s stopping rule',
+  '`loadlab ab A B` runs A and B in pairs of blocks, each pair in a seeded random order (AB or BA), and takes each ' +
+  'pair\'s log ratio B / A of req/s, p50 and p99. From minPairs pairs on, after every pair, a paired Student t on ' +
+  'those logs gives each figure an interval at lookLevel (two-sided): outside 1 the figure is better or worse, ' +
+  'inside 1 / effect … effect it is the same; the first call stands. The run stops once every figure is called, ' +
+  'at maxPairs, or when another pair would pass --max-time; a figure left is undecided, with the smallest change ' +
+  'its pairs could have shown at `power`. The random order makes a pair\'s log ratio symmetric about 0 when A ' +
+  'and B are the same, whatever the machine drifts.', {
+    effect: [1.3, 'the change asked about by default: one run each calls it one time in four on this 2-core VM'],
+    maxTimeSec: [300, 'five minutes: about 25 pairs of 300-request blocks of a 6 ms work'],
+    falseAlarms: [0.05, 'a figure of identical arms called better or worse at most once in twenty comparisons, ' +
+      'over every look'],
+    minPairs: [3, 'two pairs give a t with one degree of freedom: an interval too wide to call anything'],
+    maxPairs: [40, 'the looks the level is simulated for; past them the level would no longer hold'],
+    lookLevel: [0.005, 'simulated (scripts/validate-ab.js --boundary): a t at every look from minPairs to ' +
+      'maxPairs on identical arms calls a difference in 4.8 % of 20,000 simulated comparisons (Pocock\'s ' +
+      'constant boundary)'],
+    power: [0.9, 'an undecided figure states the change its pairs would have called 9 times in 10'],
+    sdFloor: [0.01, 'a spread of log ratios under 1 % is taken as 1 %: blocks of one machine never agree closer']
+  })
+
 // How far a request's phases are trusted (result/phases.js phaseTrust): the shares at a percentile are in
 // doubt when what the clocks leave unexplained is large beside its latency, or most stamps were moved.
 export const PHASE_TRUST = rule('phases', 'The phases\' trust',
