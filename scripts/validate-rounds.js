@@ -125,6 +125,7 @@ export async function judged (dir) {
   const taskset = whole && one ? judge(whole, one) : null
   const busy = [...byLabel.values()].flat().some((r) => r.results.some((x) => x.disturbed))
   const summary = {
+    kind: 'loadlab-rounds-validation',
     rule: 'a paired ratio is called different when its intervals on the two reports are apart (compare/machines.js)',
     busy, // a run the lab marked disturbed: the machine was shared
     identical: rate(pairs),
