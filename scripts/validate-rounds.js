@@ -1,6 +1,7 @@
-// The validation of the paired ratios across reports (docs/compare.md "What rounds can detect"): RUNS lab
-// tours of --runs N into a kept folder, then JUDGES them with compare's own rule (compare/machines.js: a ratio
-// named when its intervals on the two reports are apart) and writes summary.json and summary.md there.
+// The validation of the paired ratios across reports (docs/compare.md "What rounds can detect"):
+// RUNS lab tours of --runs N into a kept folder, then JUDGES them with compare's own rule
+// (compare/machines.js: a ratio named when its intervals on the two reports are apart) and writes
+// summary.json and summary.md there.
 //
 // The runs, in order, each labelled with its kind:
 //   --identical N  pairs of tours of this tree back to back: the share of paired ratios called different
@@ -25,7 +26,8 @@ import { roundTo } from '../loadtest/result/stats.js'
 import { pairedAcrossTable } from '../loadtest/text/paired.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
-// What every tour runs unless --lab-args says otherwise: three strategies, one of them inline, small and short.
+// What every tour runs unless --lab-args says otherwise: three strategies, one of them inline,
+// small and short.
 const LAB_ARGS = '--server simple,cluster,queued-threads -c 4 --amount 100 --warmup 20 --work loop:1e6'
 const RUNS = 5
 
@@ -76,8 +78,9 @@ function halfOf (report, keep) {
   return { ...report, results, paired: undefined }
 }
 
-// Every split of the replay tour's first 2 × `runs` rounds into two halves of `runs` rounds (each split once:
-// the half holding the first round, and the rest). The splits share rounds: they are not independent pairs.
+// Every split of the replay tour's first 2 × `runs` rounds into two halves of `runs` rounds (each
+// split once: the half holding the first round, and the rest). The splits share rounds: they are
+// not independent pairs.
 function replayPairs (report, runs) {
   const rounds = report.method.rounds.rounds.map((r) => r.round).slice(0, 2 * runs)
   if (rounds.length < 2 * runs) return []

@@ -1,6 +1,7 @@
-// A real `--runs 2` run of two servers: round 1 of every server, then round 2, each round in the order the
-// seed draws; each round keeps its number, place and start; the report carries the paired ratios to the
-// --baseline (too few pairs for an interval at 2), in the JSON (schema-checked), the Markdown and the table.
+// A real `--runs 2` run of two servers: round 1 of every server, then round 2, each round in the
+// order the seed draws; each round keeps its number, place and start; the report carries the paired
+// ratios to the --baseline (too few pairs for an interval at 2), in the JSON (schema-checked), the
+// Markdown and the table.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { runLab, readReport, tempDir } from '../helpers/lab.js'

@@ -1,5 +1,5 @@
-// scripts/validate-rounds.js on its kept folder (reports/reference/rounds): the judgement is what its summary
-// says, and what docs/compare.md quotes of it.
+// scripts/validate-rounds.js on its kept folder (reports/reference/rounds): the judgement is what
+// its summary says, and what docs/compare.md quotes of it.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
