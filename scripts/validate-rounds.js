@@ -16,7 +16,8 @@
 //   node scripts/validate-rounds.js --judge-only /tmp/rounds
 import { parseArgs } from 'node:util'
 import { spawn } from 'node:child_process'
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
+import { mkdir, readdir, writeFile } from 'node:fs/promises'
+import { readReportFile } from '../loadtest/report/read.js'
 import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runMain, usageError } from '../loadtest/errors.js'
@@ -50,11 +51,11 @@ async function tour (out, label, { runs, labArgs, oneCore = false }) {
 
 // The kept reports of a folder by their label: label → [report …] in time order.
 async function reportsIn (dir) {
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.json') && !f.startsWith('summary')).sort()
+  const files = (await readdir(dir)).filter((f) => /\.json(\.gz)?$/.test(f) && !f.startsWith('summary')).sort()
   // a tour stopped before its end (status partial) is not judged
   const byLabel = new Map()
   for (const f of files) {
-    const report = JSON.parse(await readFile(join(dir, f), 'utf8'))
+    const report = readReportFile(join(dir, f)) // plain or gzip
     if (report.status === 'partial') continue
     byLabel.set(report.label, [...(byLabel.get(report.label) ?? []), report])
   }

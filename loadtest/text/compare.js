@@ -55,7 +55,7 @@ export function validationText (v) {
 // One verdict as a table cell: "0.93× worse", "0.56× machine (0.58× predicted)", "1.02× within noise".
 export function verdictCell (v, { sign = '' } = {}) {
   if (!v || !isNum(v.ratio)) return MISSING
-  const said = v.verdict === 'no-interval' ? '' : ` ${VERDICT_WORDS[v.verdict]}`
+  const said = ` ${VERDICT_WORDS[v.verdict]}`
   const predicted = v.machine === 'told' && v.verdict !== 'within-noise' && isNum(v.predicted)
     ? ` (${timesGrouped(v.predicted)} predicted)`
     : ''
@@ -78,11 +78,3 @@ export function rulerLineText (line) {
     `${fig(line['spawn.workerMs'], 1, ' ms')} · process ${fig(line['spawn.processMs'], 1, ' ms')}` +
     (line.moved ? ' · moved during the run' : '')
 }
-
-// The machine model per strategy, for the --help and the docs' table.
-export const MODEL_WORDS = Object.freeze({
-  one: 'one event loop: single-thread speed of its work and the loopback',
-  cores: 'spread over processes or threads: the measured cores, bounded by its pool',
-  workerMs: 'and a thread started per request (spawn.workerMs)',
-  processMs: 'and a process started per request (spawn.processMs)'
-})
