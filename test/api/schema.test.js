@@ -41,6 +41,7 @@ function kindOf (data) {
   if (data?.kind === 'loadlab-hold') return 'hold validation'
   if (data?.kind === 'loadlab-ab') return 'ab report'
   if (data?.kind === 'loadlab-ab-validation') return 'ab validation'
+  if (data?.kind === 'loadlab-rounds-validation') return 'rounds validation' // scripts/validate-rounds.js
   return 'unknown'
 }
 
