@@ -117,3 +117,18 @@ test('ab cli: two URLs receive only the request asked, nothing of the lab\'s own
     for (const s of servers) s.close()
   }
 })
+
+test('ab cli: two commands are started on $PORT per block, loaded and stopped', async (t) => {
+  const { dir: out, cleanup } = await tempDir()
+  t.after(cleanup)
+  const service = (word) => `node -e "require('http').createServer((q, s) => s.end('${word}'))` +
+    '.listen(process.env.PORT, \'127.0.0.1\')"'
+  const r = await ab([service('a'), service('b'), '--kind', 'command', '-a', '10', '--warmup', '0', '-c', '1',
+    '--max-time', '1', '--json', '--out', out])
+  assert.equal(r.exitCode, 0, r.stderr)
+  const report = JSON.parse(r.stdout)
+  assert.ok(validate(report), JSON.stringify(validate.errors))
+  assert.deepEqual([report.a.kind, report.b.kind], ['command', 'command'])
+  assert.equal(report.blocks.length, 2)
+  for (const b of report.blocks) assert.equal(b.status, 'ok')
+})
