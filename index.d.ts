@@ -414,6 +414,8 @@ export interface CompareOptions {
   units?: 'ms' | 'service'
   /** --fail-on bounds, e.g. `'p99:+10%'`, `'rps:-5%'`. */
   failOn?: string[]
+  /** Let a change past a bound that the rulers put down to the machine pass (--allow-machine; default false). */
+  allowMachine?: boolean
   /** The reports' labels (default: each report's id). */
   names?: string[]
 }
@@ -449,8 +451,17 @@ export interface FigureVerdict {
 }
 
 /** The machines side by side: ruler lines, each machine's ranking of the runs, and where it flips. */
+/** Why a report's ruler explains nothing (compare sets it aside and judges that report's ratios raw). */
+export interface RulerSetAside {
+  /** moved: end against start, from its readings; offered: not its machine block's cores; scaling: effective
+   * cores not its own scaling's; runs: its own runs show more cores; calibration: its loop not the report's. */
+  code: 'moved' | 'offered' | 'scaling' | 'runs' | 'calibration'
+  [field: string]: unknown
+}
+
 export interface ComparisonMachines {
-  rulers: Array<Record<string, unknown> | null>
+  /** Per report its ruler's figures, `moved` (recomputed from its readings) and `setAside` (or null). */
+  rulers: Array<({ moved: boolean; setAside: RulerSetAside | null; [field: string]: unknown }) | null>
   /** The reports (indices) without a ruler. */
   noRuler: number[]
   rankings: Array<{ figure: 'rps' | 'capacity' | null; order: string[]; top: string | null }>
@@ -478,10 +489,14 @@ export interface Comparison {
   phases: Array<Record<string, unknown>>
   machines: ComparisonMachines
   flags: Array<Record<string, unknown>>
+  /** A change put down to the machine passes a gate only with this (--allow-machine). */
+  allowMachine: boolean
   gates: Array<{
     runs: Array<{
       report: number
       status: 'regressed' | 'within bound' | 'within noise' | 'machine' | 'disturbed' | 'not comparable'
+      /** The run fails the bound: regressed, or put down to the machine without allowMachine. */
+      fails: boolean
       noise: FigureVerdict | null
       [field: string]: unknown
     }>

@@ -49,11 +49,17 @@ export const FLAGS = [{
       multiple: true,
       initial: [],
       help: `exit ${THRESHOLD_EXIT} when a run common to the baseline and another report regresses past BOUND, ` +
-        `repeatable: ${FAIL_ON_GRAMMAR}. A change within noise, or put down to the machine by the rulers, does not fail`
+        `repeatable: ${FAIL_ON_GRAMMAR}. A change within noise does not fail; one put down to the machine by the ` +
+        'rulers does'
+    },
+    {
+      name: 'allow-machine',
+      help: 'let a change past a bound that the rulers put down to the machine pass --fail-on'
     },
     { name: 'help', short: 'h', help: 'this text' }
   ]
 }]
+import { setAsideText } from '../text/ruler.js'
 
 export const HELP = `usage: npm run compare -- A.json B.json [...] [options]
        npm run compare -- RUNTIMES.json [options]   (one report made under lab --node 20,24)
@@ -105,6 +111,7 @@ function parseCompareArgs (argv) {
     force: values.force,
     json: values.json,
     failOn,
+    allowMachine: values['allow-machine'],
     help: false
   }
 }
@@ -183,20 +190,26 @@ async function runCompare (argv) {
   }
   const reports = []
   for (const file of opts.files) reports.push(await readReport(file))
-  const cmp = compareReports(reports, { baseline, units: opts.units, failOn: opts.failOn, names: opts.files })
+  const cmp = compareReports(reports, {
+    baseline, units: opts.units, failOn: opts.failOn, names: opts.files, allowMachine: opts.allowMachine
+  })
   // loaded here, not at the top: the renderers bring the charts' vega (about 0.5 s to load), which a
   // refusal, --help or a module reading readReport never needs
   const { gateLine, renderCompareHtml, renderCompareMarkdown } = await import('./render.js')
   const stdout = opts.json ? `${JSON.stringify(comparisonData(cmp), null, 2)}\n` : renderCompareMarkdown(cmp)
   const pageError = opts.html === null ? null : await writeComparePage(opts.html, cmp, { ...opts, renderCompareHtml })
   const regressions = cmp.gates.flatMap((g) =>
-    g.runs.filter((r) => r.status === 'regressed').map((r) => gateLine(cmp, g, r, { code: termCode }))
+    g.runs.filter((r) => r.fails).map((r) => gateLine(cmp, g, r, { code: termCode }))
   )
+  // each ruler set aside, in its one line (the Markdown's notes say it too)
+  const setAside = cmp.machines.rulers
+    .flatMap((r, i) => (r?.setAside ? [setAsideText(cmp.reports[i].letter, r.setAside)] : []))
   return {
     stdout,
     wrote: opts.html !== null && !pageError ? opts.html : null,
     pageError,
     regressions,
+    setAside,
     exitCode: anyRegressed(cmp) ? THRESHOLD_EXIT : pageError ? 2 : 0
   }
 }
@@ -224,10 +237,11 @@ function say (text) {
 
 // compare from argv; resolves the exit code.
 export async function main (argv = process.argv.slice(2)) {
-  const { stdout, wrote, pageError, regressions = [], exitCode = 0 } = await runCompare(argv)
+  const { stdout, wrote, pageError, regressions = [], setAside = [], exitCode = 0 } = await runCompare(argv)
   process.stdout.write(stdout)
   if (wrote) say(`wrote ${wrote}`)
   if (pageError) say(pageError.message)
+  for (const line of setAside) say(line)
   for (const line of regressions) say(`--fail-on: ${line}`)
   if (regressions.length) say(`${regressions.length} regression(s) past a --fail-on bound: exit ${exitCode}`)
   return exitCode

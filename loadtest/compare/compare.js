@@ -23,6 +23,8 @@ import { judge } from '../result/verdict.js'
 import { flatFigures, predict } from '../result/machine.js'
 import { COMPARE } from '../result/rules.js'
 import { pairedAcross } from './machines.js'
+import { rulerSetAside } from '../result/ruler-trust.js'
+import { setAsideText } from '../text/ruler.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }
@@ -269,11 +271,13 @@ export function parseFailOn (spec) {
   return { spec: String(spec), metric, sign, bound: Number(m[3]) / 100 }
 }
 
-function gateRun (g, key, base, next, prediction) {
+// One --fail-on bound on one run: its status, and `fails`: regressed, or put down to the machine without
+// allowMachine (the ruler never passes a gate by itself: --allow-machine).
+function gateRun (g, key, base, next, prediction, allowMachine = false) {
   const def = METRICS[g.metric]
   const b = base ? def.read(base) : null
   const v = next ? def.read(next) : null
-  const out = { key, base: b, value: v, change: null, noise: null, status: 'not comparable', why: null }
+  const out = { key, base: b, value: v, change: null, noise: null, status: 'not comparable', why: null, fails: false }
   if (base?.status === 'failed' || next?.status === 'failed') return { ...out, why: 'a run failed' }
   if (!isNum(b) || !isNum(v)) {
     const flagged = base?.impossible?.length || next?.impossible?.length
@@ -291,9 +295,9 @@ function gateRun (g, key, base, next, prediction) {
   const past = g.sign === '+' ? out.change > g.bound : out.change < -g.bound
   if (!past) return { ...out, status: 'within bound' }
   if (out.noise.verdict === 'within-noise') return { ...out, status: 'within noise' }
-  if (out.noise.verdict === 'machine') return { ...out, status: 'machine' }
+  if (out.noise.verdict === 'machine') return { ...out, status: 'machine', fails: !allowMachine }
   if (out.noise.verdict === 'disturbed') return { ...out, status: 'disturbed' }
-  return { ...out, status: 'regressed' }
+  return { ...out, status: 'regressed', fails: true }
 }
 
 // Why a capacity gate cannot judge a pair, or null: a capacity that is a lower bound (≥) on either side
@@ -536,7 +540,7 @@ function flagsOf (rows) {
 }
 
 // --fail-on: each bound, for each other report, on every HTTP run it shares with the baseline.
-function gatesOf (failOn, { entries, rows, byKey, baseline }) {
+function gatesOf (failOn, { entries, rows, byKey, baseline, allowMachine }) {
   return failOn.map((g) => ({
     ...g,
     runs: entries.flatMap((_, i) => i === baseline
@@ -544,7 +548,8 @@ function gatesOf (failOn, { entries, rows, byKey, baseline }) {
       : rows.filter((row) => row.kind === 'http' && row.cells[i] && row.cells[baseline])
         .map((row) => ({
           report: i,
-          ...gateRun(g, row.key, byKey[baseline].get(row.key), byKey[i].get(row.key), row.cells[i].prediction ?? null)
+          ...gateRun(g, row.key, byKey[baseline].get(row.key), byKey[i].get(row.key), row.cells[i].prediction ?? null,
+            allowMachine)
         })))
   }))
 }
@@ -578,10 +583,12 @@ function phaseRowsOf (rows, byKey, baseline) {
 // The ruler figures a machine's column shows (result/machine.js flatFigures), or null without a ruler.
 const RULER_LINE = ['cores.effective', 'single.loop', 'loopback.rps', 'loopback.rttMs', 'spawn.workerMs',
   'spawn.processMs', 'timerLagMs']
+// `setAside`: why the ruler explains nothing (result/ruler-trust.js), or null; `moved` recomputed from its readings.
 function rulerLineOf (report) {
   const f = flatFigures(report.ruler)
   if (!f) return null
-  const out = { offered: f.offered ?? null, moved: report.ruler?.moved === true }
+  const setAside = rulerSetAside(report)
+  const out = { offered: f.offered ?? null, moved: setAside?.code === 'moved', setAside }
   for (const name of RULER_LINE) out[name] = f[name] ? { value: f[name].value, spreadPct: f[name].spreadPct } : null
   return out
 }
@@ -659,20 +666,33 @@ function machinesOf (entries, rows, baseline) {
 // throws a CompareError when fewer than two reports are given or they share no run.
 // `floors`: the strategies' own floors (COMPARE.serverFloors unless a validation fits its own; null: none).
 export function compareReports (entries, opts = {}) {
-  const { baseline = 0, units = 'ms', failOn = [], floors = COMPARE.serverFloors } = opts
+  const { baseline = 0, units = 'ms', failOn = [], allowMachine = false, floors = COMPARE.serverFloors } = opts
   checkArguments(entries, { baseline, units })
   const notes = []
   const byKey = runsByKey(entries, notes)
   const keys = sharedKeys(byKey, baseline)
-  const rows = keys.map((key) => rowOf(key, entries, byKey, { baseline, units, floors }))
+  // a ruler set aside (result/ruler-trust.js) predicts nothing: its report's ratios are judged raw
+  const judged = entries.map((e) => (rulerSetAside(e.report) ? { ...e, report: { ...e.report, ruler: null } } : e))
+  const rows = keys.map((key) => rowOf(key, judged, byKey, { baseline, units, floors }))
   const reports = reportsOf(entries, keys, byKey, baseline)
   for (const n of comparisonNotes({ entries, rows, reports, units })) notes.push(n)
-  const gates = gatesOf(failOn, { entries, rows, byKey, baseline })
+  const gates = gatesOf(failOn, { entries, rows, byKey, baseline, allowMachine })
   const classes = classRowsOf(rows, byKey, baseline)
   const phases = phaseRowsOf(rows, byKey, baseline)
   const machines = machinesOf(entries, rows, baseline)
+  machines.rulers.forEach((r, i) => r?.setAside && notes.push(setAsideText(reports[i].letter, r.setAside)))
   return {
-    units, baseline, reports, rows, classes, phases, machines, flags: flagsOf(rows), gates, notes: [...new Set(notes)]
+    units,
+    baseline,
+    reports,
+    rows,
+    classes,
+    phases,
+    machines,
+    flags: flagsOf(rows),
+    gates,
+    allowMachine,
+    notes: [...new Set(notes)]
   }
 }
 
@@ -690,9 +710,10 @@ export function comparisonData (cmp) {
   return JSON.parse(JSON.stringify({ ...cmp, rows }))
 }
 
-// True when a --fail-on bound was crossed by a run (the compare CLI then exits 99).
+// True when a --fail-on bound failed a run: regressed, or put down to the machine without --allow-machine
+// (the compare CLI then exits 99).
 export function anyRegressed (cmp) {
-  return (cmp.gates ?? []).some((g) => g.runs.some((r) => r.status === 'regressed'))
+  return (cmp.gates ?? []).some((g) => g.runs.some((r) => r.fails))
 }
 
 // Column-group letter of report i: A, B, …, Z, AA, AB, …

@@ -31,7 +31,8 @@ function machineLines (cmp) {
 const GATE_MARK = {
   regressed: '✗ regressed',
   'within noise': '≈ past the bound, within noise',
-  machine: '≈ past the bound, put down to the machine',
+  machine: '✗ past the bound, put down to the machine (fails without --allow-machine)',
+  'machine-allowed': '≈ past the bound, put down to the machine (passed by --allow-machine)',
   disturbed: '⚠ past the bound, no call (a run marked disturbed)',
   'within bound': '✓ within bound',
   'not comparable': `${MISSING} not comparable`
@@ -51,7 +52,8 @@ export function gateLine (cmp, g, r, { code = mdCode } = {}) {
     : r.why
   const change = signedPct(r.change)
   const bound = `${g.sign}${+(g.bound * 100).toFixed(4)}%`
-  return `${GATE_MARK[r.status]}: ${cmp.reports[r.report].letter} ${code(r.key)} ${g.metric} ` +
+  const status = r.status === 'machine' && !r.fails ? 'machine-allowed' : r.status
+  return `${GATE_MARK[status]}: ${cmp.reports[r.report].letter} ${code(r.key)} ${g.metric} ` +
     `${gateFigure(g, r.base)} → ${gateFigure(g, r.value)} (${change}, bound ${bound}; ${noise})`
 }
 
@@ -299,8 +301,8 @@ function verdictSections (cmp) {
   const out = []
   if (cmp.gates?.length) {
     out.push('## Gates (--fail-on)', '', 'A bound fails when a run of a report regresses past it against the ' +
-      'baseline and its verdict is worse (or it has no interval); within noise or put down to the machine, ' +
-      'it does not.', '')
+      'baseline and its verdict is worse (or it has no interval), or is put down to the machine (unless ' +
+      '--allow-machine); within noise, it does not.', '')
     for (const g of cmp.gates) {
       out.push(`- ${mdCode(g.spec)}${g.runs.length ? '' : ': no run in common with the baseline'}`)
       for (const r of g.runs) out.push(`  - ${gateLine(cmp, g, r)}`)
