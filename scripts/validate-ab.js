@@ -209,6 +209,9 @@ function liveTally (data) {
 // holds them to summary.json).
 export const MARK = ['<!-- ab-validated: scripts/validate-ab.js replay writes this line -->', '<!-- /ab-validated -->']
 export const QUOTED = [{ page: 'docs/ab.md', short: false }, { page: 'docs/compare.md', short: true }]
+// What the validation asks of each strategy: figures of identical arms called different at most this
+// often, × HEAVIER called worse at least this often, a decision within this median time (s).
+const TARGETS = { falseAlarms: AB.falseAlarms, power: AB.power, medianSeconds: 240 }
 const MIN_ROUNDS = 10 // fewer rounds drawn with replacement would replay a handful of pairs over and over
 
 // Writes the summary's line between the marks of each quoting page.
@@ -228,7 +231,9 @@ async function replay ({ out, seed }) {
   const names = await readdir(out)
   const servers = names.filter((n) => n.endsWith('-blocks.json'))
     .map((n) => n.slice(0, -'-blocks.json'.length))
-  const summary = { ...head(null), trialsEach: TRIALS, minRounds: MIN_ROUNDS, rule: { ...AB }, servers: [], longer: [] }
+  const summary = {
+    ...head(null), trialsEach: TRIALS, minRounds: MIN_ROUNDS, targets: TARGETS, rule: { ...AB }, servers: [], longer: []
+  }
   for (const server of servers) {
     const data = await readJson(join(out, `${server}-blocks.json`))
     const liveData = await readJson(join(out, `${server}-live.json`)).catch(() => null)

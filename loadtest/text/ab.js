@@ -120,10 +120,11 @@ export function abValidationText (summary, { file = SUMMARY, short = false } = {
   }
   const strategies = replayed.map((s) => {
     const longer = summary.longer?.find((x) => x.server === s.server)
+    const t = summary.targets
     const missed = [
-      Object.values(s.identical.figures).some((v) => v.falseAlarms.share > AB.falseAlarms) && 'false alarms',
-      Object.values(s.heavier.figures).some((v) => v.power.share < 0.9) && 'power',
-      s.heavier.medianSeconds > 240 && 'time'
+      Object.values(s.identical.figures).some((v) => v.falseAlarms.share > t.falseAlarms) && 'false alarms',
+      Object.values(s.heavier.figures).some((v) => v.power.share < t.power) && 'power',
+      s.heavier.medianSeconds > t.medianSeconds && 'time'
     ].filter(Boolean)
     const live = s.live
       ? ` Live: ${s.live.aa.runs} identical runs (${s.live.aa.pairs} pairs) called ` +
