@@ -147,13 +147,26 @@ function wilson (k, n) {
   return { share: roundTo(p, 4), low, high: roundTo(Math.min(1, centre + half), 4), k, n }
 }
 
+// What the rounds show: per figure the geometric mean of H / A (what the heavier work moved it by
+// here) and the spread of A2 / A's log ratios (a pair's noise).
+function seenIn (rounds) {
+  const logs = (f, arm) => rounds.map((r) => Math.log(r.blocks.find((b) => b.arm === arm)[f] /
+    r.blocks.find((b) => b.arm === 'A')[f]))
+  const mean = (v) => v.reduce((s, x) => s + x, 0) / v.length
+  const sd = (v) => Math.sqrt(v.reduce((s, x) => s + (x - mean(v)) ** 2, 0) / (v.length - 1))
+  return {
+    heavierMoved: Object.fromEntries(Object.keys(FIGURES).map((f) => [f, roundTo(Math.exp(mean(logs(f, 'H'))), 3)])),
+    pairSd: Object.fromEntries(Object.keys(FIGURES).map((f) => [f, roundTo(sd(logs(f, 'A2')), 3)]))
+  }
+}
+
 // The replayed error rates of one strategy's rounds, under the cap `maxTime` (s).
 export function replayServer (data, seed, maxTime = AB.maxTimeSec) {
   const random = prng(seed)
   const rounds = data.rounds.filter((r) => ['A', 'A2', 'H'].every((arm) =>
     r.blocks.some((b) => b.arm === arm && b.status === 'ok' && b.rps && b.p50 && b.p99)))
   const n = rounds.length
-  const out = { server: data.server, maxTimeSec: maxTime, rounds: n, blocksAnArm: n }
+  const out = { server: data.server, maxTimeSec: maxTime, rounds: n, blocksAnArm: n, ...seenIn(rounds) }
   for (const other of ['A2', 'H']) {
     const trials = Array.from({ length: TRIALS }, () => replayOne(rounds, other, random, maxTime))
     const perFigure = Object.fromEntries(Object.keys(FIGURES).map((f) => {

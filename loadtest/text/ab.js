@@ -133,7 +133,8 @@ export function abValidationText (summary, { file = SUMMARY, short = false } = {
       : ''
     return `**${s.server}** (${s.rounds} blocks an arm, ${summary.trialsEach} replays each): false alarms ` +
       `${each(s.identical.figures, 'falseAlarms')}; power at × ${roundTo(summary.rule.effect, 2)} ` +
-      `${each(s.heavier.figures, 'power')}; median time ${s.heavier.medianSeconds} s.` +
+      `${each(s.heavier.figures, 'power')} (the heavier work moved ${moved(s)} here); median time ` +
+      `${s.heavier.medianSeconds} s.` +
       (longer ? ` With twice the time: power ${each(longer.heavier.figures, 'power')}.` : '') +
       live + (missed.length
       ? ` Misses the ${missed.join(' and ')} target${missed.length > 1 ? 's' : ''}: in ` +
@@ -142,6 +143,12 @@ export function abValidationText (summary, { file = SUMMARY, short = false } = {
   })
   return `Measured by the kept validation (${file}; ${summary.note}): ${strategies.join(' ')}` +
     unreplayed.join('')
+}
+
+// What the heavier work moved each figure by, in the recorded rounds: "req/s × 0.82, …".
+function moved (s) {
+  return Object.entries(s.heavierMoved ?? {}).map(([f, x]) => `${FIGURE_WORDS[f]} × ${roundTo(x, 2)}`)
+    .join(', ')
 }
 
 // What a strategy's undecided figures could have shown at the cap (their median): "req/s × 1.58, …".
