@@ -155,7 +155,8 @@ function seenIn (rounds) {
   const mean = (v) => v.reduce((s, x) => s + x, 0) / v.length
   const sd = (v) => Math.sqrt(v.reduce((s, x) => s + (x - mean(v)) ** 2, 0) / (v.length - 1))
   return {
-    heavierMoved: Object.fromEntries(Object.keys(FIGURES).map((f) => [f, roundTo(Math.exp(mean(logs(f, 'H'))), 3)])),
+    heavierMoved: Object.fromEntries(Object.keys(FIGURES)
+      .map((f) => [f, roundTo(Math.exp(mean(logs(f, 'H'))), 3)])),
     pairSd: Object.fromEntries(Object.keys(FIGURES).map((f) => [f, roundTo(sd(logs(f, 'A2')), 3)]))
   }
 }
@@ -166,7 +167,8 @@ export function replayServer (data, seed, maxTime = AB.maxTimeSec) {
   const rounds = data.rounds.filter((r) => ['A', 'A2', 'H'].every((arm) =>
     r.blocks.some((b) => b.arm === arm && b.status === 'ok' && b.rps && b.p50 && b.p99)))
   const n = rounds.length
-  const out = { server: data.server, maxTimeSec: maxTime, rounds: n, blocksAnArm: n, ...seenIn(rounds) }
+  const out = { server: data.server, maxTimeSec: maxTime, rounds: n, blocksAnArm: n }
+  Object.assign(out, seenIn(rounds))
   for (const other of ['A2', 'H']) {
     const trials = Array.from({ length: TRIALS }, () => replayOne(rounds, other, random, maxTime))
     const perFigure = Object.fromEntries(Object.keys(FIGURES).map((f) => {
@@ -220,12 +222,14 @@ function liveTally (data) {
 
 // The docs' quote of the summary: the line between these marks in each page (test/scripts/validate-ab.test.js
 // holds them to summary.json).
-export const MARK = ['<!-- ab-validated: scripts/validate-ab.js replay writes this line -->', '<!-- /ab-validated -->']
+export const MARK = ['<!-- ab-validated: scripts/validate-ab.js replay writes this line -->',
+  '<!-- /ab-validated -->']
 export const QUOTED = [{ page: 'docs/ab.md', short: false }, { page: 'docs/compare.md', short: true }]
 // What the validation asks of each strategy: figures of identical arms called different at most this
 // often, × HEAVIER called worse at least this often, a decision within this median time (s).
 const TARGETS = { falseAlarms: AB.falseAlarms, power: AB.power, medianSeconds: 240 }
-const MIN_ROUNDS = 10 // fewer rounds drawn with replacement would replay a handful of pairs over and over
+// fewer rounds drawn with replacement would replay a handful of pairs over and over
+const MIN_ROUNDS = 10
 
 // Writes the summary's line between the marks of each quoting page.
 async function quote (summary) {
@@ -233,7 +237,9 @@ async function quote (summary) {
     const file = join(ROOT, page)
     const text = await readFile(file, 'utf8')
     const [from, to] = [text.indexOf(MARK[0]), text.indexOf(MARK[1])]
-    if (from === -1 || to < from) throw usageError(`${page}: no ${MARK[0]} … ${MARK[1]} to write into`)
+    if (from === -1 || to < from) {
+      throw usageError(`${page}: no ${MARK[0]} … ${MARK[1]} to write into`)
+    }
     const line = abValidationText(summary, { short })
     await writeFile(file, `${text.slice(0, from)}${MARK[0]}\n${line}\n${text.slice(to)}`)
   }
@@ -245,7 +251,13 @@ async function replay ({ out, seed }) {
   const servers = names.filter((n) => n.endsWith('-blocks.json'))
     .map((n) => n.slice(0, -'-blocks.json'.length))
   const summary = {
-    ...head(null), trialsEach: TRIALS, minRounds: MIN_ROUNDS, targets: TARGETS, rule: { ...AB }, servers: [], longer: []
+    ...head(null),
+    trialsEach: TRIALS,
+    minRounds: MIN_ROUNDS,
+    targets: TARGETS,
+    rule: { ...AB },
+    servers: [],
+    longer: []
   }
   for (const server of servers) {
     const data = await readJson(join(out, `${server}-blocks.json`))

@@ -108,7 +108,8 @@ export function abValidationText (summary, { file = SUMMARY, short = false } = {
     .map(([f, v]) => `${FIGURE_WORDS[f]} ${rate(v[key])}`).join(', ')
   const replayed = summary.servers.filter((s) => s.identical)
   const unreplayed = summary.servers.filter((s) => !s.identical)
-    .map((s) => ` ${s.server}: ${s.rounds} rounds recorded, under the ${summary.minRounds} a replay needs.`)
+    .map((s) => ` ${s.server}: ${s.rounds} rounds recorded, under the ${summary.minRounds} a replay ` +
+      'needs.')
   if (short) {
     const line = replayed.map((s) => {
       const worst = Math.max(...Object.values(s.identical.figures).map((v) => v.falseAlarms.share))
@@ -122,7 +123,8 @@ export function abValidationText (summary, { file = SUMMARY, short = false } = {
     const longer = summary.longer?.find((x) => x.server === s.server)
     const t = summary.targets
     const missed = [
-      Object.values(s.identical.figures).some((v) => v.falseAlarms.share > t.falseAlarms) && 'false alarms',
+      Object.values(s.identical.figures).some((v) => v.falseAlarms.share > t.falseAlarms) &&
+        'false alarms',
       Object.values(s.heavier.figures).some((v) => v.power.share < t.power) && 'power',
       s.heavier.medianSeconds > t.medianSeconds && 'time'
     ].filter(Boolean)
@@ -131,7 +133,8 @@ export function abValidationText (summary, { file = SUMMARY, short = false } = {
         `${liveCalls(s.live.aa, ['better', 'worse'])} different; ${s.live.ah.runs} heavier runs ` +
         `(${s.live.ah.pairs} pairs) called ${liveCalls(s.live.ah, ['worse'])} worse.`
       : ''
-    return `**${s.server}** (${s.rounds} blocks an arm, ${summary.trialsEach} replays each): false alarms ` +
+    return `**${s.server}** (${s.rounds} blocks an arm, ${summary.trialsEach} replays each): ` +
+      'false alarms ' +
       `${each(s.identical.figures, 'falseAlarms')}; power at × ${roundTo(summary.rule.effect, 2)} ` +
       `${each(s.heavier.figures, 'power')} (the heavier work moved ${moved(s)} here); median time ` +
       `${s.heavier.medianSeconds} s.` +
@@ -147,8 +150,8 @@ export function abValidationText (summary, { file = SUMMARY, short = false } = {
 
 // What the heavier work moved each figure by, in the recorded rounds: "req/s × 0.82, …".
 function moved (s) {
-  return Object.entries(s.heavierMoved ?? {}).map(([f, x]) => `${FIGURE_WORDS[f]} × ${roundTo(x, 2)}`)
-    .join(', ')
+  return Object.entries(s.heavierMoved ?? {})
+    .map(([f, x]) => `${FIGURE_WORDS[f]} × ${roundTo(x, 2)}`).join(', ')
 }
 
 // What a strategy's undecided figures could have shown at the cap (their median): "req/s × 1.58, …".
