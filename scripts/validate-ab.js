@@ -227,7 +227,7 @@ export const MARK = ['<!-- ab-validated: scripts/validate-ab.js replay writes th
 export const QUOTED = [{ page: 'docs/ab.md', short: false }, { page: 'docs/compare.md', short: true }]
 // What the validation asks of each strategy: figures of identical arms called different at most this
 // often, × HEAVIER called worse at least this often, a decision within this median time (s).
-const TARGETS = { falseAlarms: AB.falseAlarms, power: AB.power, medianSeconds: 240 }
+const TARGETS = { falseAlarms: AB.falseAlarms, power: AB.power, medianSeconds: 240, blocksAnArm: 40 }
 // fewer rounds drawn with replacement would replay a handful of pairs over and over
 const MIN_ROUNDS = 10
 
