@@ -1,10 +1,11 @@
-// One way to read a loadlab report from a file (compare, merge, --capacity-from, scripts/capacity-cost.js,
-// the package's readReport): a regular file (not a FIFO, which would block the open, nor a device such as
+// One way to read a loadlab report from a file (compare, merge, history, --capacity-from,
+// scripts/capacity-cost.js, the package's readReport): a regular file, plain or gzip (a .json.gz), (not a FIFO, which would block the open, nor a device such as
 // /dev/zero, which never ends, nor a directory) of at most MAX_REPORT_BYTES, read with that bound whatever
 // its size says, parsed, checked to be a report of this schema with a `results` array and upgraded from
 // older labs' forms (upgradeReport: the one place that reads them); validateReport then checks it against
 // report.schema.json (JSON Schema draft 2020-12, with ajv). What is wrong is one line, exit 2.
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
+import { gunzipSync } from 'node:zlib'
 import Ajv2020 from 'ajv/dist/2020.js'
 import { LabError, clip } from '../errors.js'
 import { SCHEMA } from '../result/build.js'
@@ -20,6 +21,19 @@ export const SCHEMA_URL = new URL('../../report.schema.json', import.meta.url)
 export const MAX_REPORT_BYTES = 64 * 1024 * 1024
 
 // A report that cannot be read or is not one: one line, exit 2, `as` (the option or command) before it.
+// Why a file could not be opened or looked at, in words (a system error's code otherwise).
+const FILE_ERRORS = {
+  ENOENT: 'no such file',
+  EISDIR: 'is a directory',
+  EACCES: 'permission denied',
+  ELOOP: 'a loop of symbolic links',
+  ENOTDIR: 'a part of its path is not a folder',
+  ENAMETOOLONG: 'its name is too long'
+}
+export function fileErrorText (err) {
+  return (Object.hasOwn(FILE_ERRORS, err?.code) ? FILE_ERRORS[err.code] : null) ?? err?.code ?? String(err?.message)
+}
+
 function refusal (as, message, code) {
   return new LabError(code, `${as ? `${as}: ` : ''}${message}`, { exitCode: 2 })
 }
@@ -35,8 +49,7 @@ export function readBounded (file, as, {
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK) // a FIFO must not block the open
   } catch (err) {
-    const why = { ENOENT: 'no such file', EISDIR: 'is a directory', EACCES: 'permission denied' }[err.code]
-    throw refusal(as, `cannot read ${file}: ${why ?? err.code ?? err.message}`, `${code}_UNREADABLE`)
+    throw refusal(as, `cannot read ${file}: ${fileErrorText(err)}`, `${code}_UNREADABLE`)
   }
   const tooLarge = () => refusal(as, `${file} is larger than ${mib(max)} MiB: not ${what}`, `${code}_TOO_LARGE`)
   try {
@@ -48,10 +61,26 @@ export function readBounded (file, as, {
     let size = 0
     for (let n = -1; n !== 0 && size < buf.length; size += n) n = readSync(fd, buf, size, buf.length - size, null)
     if (size > max) throw tooLarge()
-    return buf.toString('utf8', 0, size)
+    if (size < 2 || buf[0] !== 0x1f || buf[1] !== 0x8b) return buf.toString('utf8', 0, size)
+    return gunzipBounded(buf.subarray(0, size), max, tooLarge, () =>
+      refusal(as, `cannot read ${file}: not whole gzip data`, `${code}_UNREADABLE`))
   } finally {
     closeSync(fd)
   }
+}
+
+// A gzip file's text (its magic bytes 1f 8b, whatever its name), inflated to at most `max` bytes: the
+// same bound as a plain file's, so a small bomb is refused as too large, not read into memory.
+function gunzipBounded (data, max, tooLarge, broken) {
+  let out
+  try {
+    out = gunzipSync(data, { maxOutputLength: max + 1 })
+  } catch (err) {
+    if (err.code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw tooLarge()
+    throw broken()
+  }
+  if (out.length > max) throw tooLarge()
+  return out.toString('utf8')
 }
 
 const mib = (bytes) => Math.round((bytes / 1024 / 1024) * 100) / 100
