@@ -702,8 +702,15 @@ export interface AbReport {
   blocks: AbBlock[]
 }
 
-/** A against B in paired blocks until each figure is decided (loadlab ab); progress: each block, each look. */
-export declare function abCompare (
-  options: AbOptions,
-  control?: { signal?: AbortSignal; onProgress?: (event: { type: 'block'; block: AbBlock } | { type: 'look'; decision: unknown }) => void }
-): Promise<AbReport>
+/** What abCompare's caller may pass beside the options: a signal that stops it, and who hears each block and look. */
+export interface AbControl {
+  /** Stops the run: the report keeps every block measured, stopped 'interrupted'. */
+  signal?: AbortSignal
+  /** Each block, once measured. */
+  onBlock?: (block: AbBlock) => void
+  /** The decision after each pair: every figure as it stands, and whether all are called. */
+  onLook?: (decision: { pairs: number; figures: AbFigure[]; decided: boolean }) => void
+}
+
+/** A against B in paired blocks until each figure is decided (loadlab ab): its report. */
+export declare function abCompare (options: AbOptions, control?: AbControl): Promise<AbReport>
