@@ -9,7 +9,7 @@ export type Reason = string | { code: string; text?: string; [figure: string]: u
 export interface LabOptions {
   /** Servers to run, by name (`['simple', 'queued-threads']`), or `'all'`. */
   server?: string | string[]
-  /** A study to reproduce: tour, capacity, overload, heavy-cpu, … (`loadlab --list`). */
+  /** An experiment: tour, capacity, overload, heavy-cpu, … (`loadlab --list`). */
   experiment?: string
   /** Concurrent connections (default 10; an experiment's own: `npx loadlab --list`); with `rate`, the cap on
    * kept connections. */
@@ -18,7 +18,7 @@ export interface LabOptions {
   rate?: number
   /** Open loop schedule: `constant` (default) or `poisson`. */
   arrival?: 'constant' | 'poisson'
-  /** Seed of the poisson schedule or of a mix. */
+  /** Seed of the poisson schedule, of a mix and of the rounds' orders (`runs`). */
   seed?: number
   /** Open loop: generator threads. */
   generators?: number
@@ -48,8 +48,10 @@ export interface LabOptions {
   task?: string
   /** With `task`: the input of every call (JSON text, `@FILE`, or the value itself). */
   input?: string | Record<string, unknown> | unknown[]
-  /** Measured rounds per server (capacity experiment: whole sweeps). */
+  /** Rounds: every server once a round, each round in a fresh order drawn from `seed` (capacity: a sweep each). */
   runs?: number
+  /** With `runs` of 2 or more: the server the paired ratios divide by (default the first). */
+  baseline?: string
   /** Requests in the discarded warm-up round, 0 = none (default 20 for a `server`, `url` or `task` run). */
   warmup?: number
   /** A service the lab did not start. */
@@ -81,7 +83,10 @@ export interface LabOptions {
 /** What onProgress hears while runLab runs. */
 export type ProgressEvent =
   | { type: 'calibrating'; specs: string[]; runtime?: string | null }
+  /** A runtime being installed (`runtime`, `node`). */
   | { type: 'runtime'; text: string }
+  /** A mode of the run left out, and why. */
+  | { type: 'note'; text: string }
   | { type: 'step' | 'done'; index: number; total: number; name: string; text: string }
   | { type: 'round'; index: number; total: number; name: string; round: { elapsedMs: number; [figure: string]: unknown } }
   | { type: 'written'; dir: string; id: string; paths: string[]; errors: Array<{ file: string; message: string }> }
@@ -342,8 +347,37 @@ export interface Report {
   results: Result[]
   notes?: Reason[]
   decision?: Decision
+  /** `runs` of 2 or more: each result's figures over the baseline's, paired by round. */
+  paired?: Paired
   thresholds?: ThresholdResult[]
   [field: string]: unknown
+}
+
+/** One figure over the baseline's, paired by round: the geometric mean of the per-round ratios and its sign-flip
+ * interval, covering it at least `coverage`; low and high null (`why`) for fewer pairs than `needs`. */
+export interface PairedRatio {
+  ratio: number
+  pairs: number
+  low: number | null
+  high: number | null
+  coverage: number | null
+  why?: 'too-few-pairs'
+  needs?: number
+}
+
+/** A report's paired ratios (result/rules.js PAIRED): null baseline, with `why`, when it failed or is missing. */
+export interface Paired {
+  baseline: string | null
+  baselineServer?: string
+  why?: 'baseline-failed' | 'baseline-missing'
+  confidence: number
+  minRounds: number
+  rounds: number
+  entries: Array<{
+    key: string
+    server: string
+    figures: Partial<Record<'rps' | 'p50' | 'p99' | 'capacity', PairedRatio | null>>
+  }>
 }
 
 /** An error a user can cause: one line of message, a code (LAB_USAGE, LAB_REPORT_INVALID, …), an exit status. */
@@ -369,6 +403,8 @@ export interface StartedServer {
 /** The server's own flags, as words (`['--work', 'loop:1e5']`) or an object (`{ work: 'loop:1e5', threads: 2 }`). */
 export type ServerFlags = string[] | Record<string, string | number | boolean | undefined>
 
+/** One server of the fleet on a free port of 127.0.0.1, resolved once it answers /health; a bad flag rejects
+ * with the server's line (LAB_USAGE). */
 export declare function startServer (name: string, flags?: ServerFlags): Promise<StartedServer>
 
 export interface CompareOptions {
@@ -378,6 +414,8 @@ export interface CompareOptions {
   units?: 'ms' | 'service'
   /** --fail-on bounds, e.g. `'p99:+10%'`, `'rps:-5%'`. */
   failOn?: string[]
+  /** Let a change past a bound that the rulers put down to the machine pass (--allow-machine; default false). */
+  allowMachine?: boolean
   /** The reports' labels (default: each report's id). */
   names?: string[]
 }
@@ -413,8 +451,17 @@ export interface FigureVerdict {
 }
 
 /** The machines side by side: ruler lines, each machine's ranking of the runs, and where it flips. */
+/** Why a report's ruler explains nothing (compare sets it aside and judges that report's ratios raw). */
+export interface RulerSetAside {
+  /** moved: end against start, from its readings; offered: not its machine block's cores; scaling: effective
+   * cores not its own scaling's; runs: its own runs show more cores; calibration: its loop not the report's. */
+  code: 'moved' | 'offered' | 'scaling' | 'runs' | 'calibration'
+  [field: string]: unknown
+}
+
 export interface ComparisonMachines {
-  rulers: Array<Record<string, unknown> | null>
+  /** Per report its ruler's figures, `moved` (recomputed from its readings) and `setAside` (or null). */
+  rulers: Array<({ moved: boolean; setAside: RulerSetAside | null; [field: string]: unknown }) | null>
   /** The reports (indices) without a ruler. */
   noRuler: number[]
   rankings: Array<{ figure: 'rps' | 'capacity' | null; order: string[]; top: string | null }>
@@ -442,10 +489,14 @@ export interface Comparison {
   phases: Array<Record<string, unknown>>
   machines: ComparisonMachines
   flags: Array<Record<string, unknown>>
+  /** A change put down to the machine passes a gate only with this (--allow-machine). */
+  allowMachine: boolean
   gates: Array<{
     runs: Array<{
       report: number
       status: 'regressed' | 'within bound' | 'within noise' | 'machine' | 'disturbed' | 'not comparable'
+      /** The run fails the bound: regressed, or put down to the machine without allowMachine. */
+      fails: boolean
       noise: FigureVerdict | null
       [field: string]: unknown
     }>
@@ -454,6 +505,7 @@ export interface Comparison {
   notes: string[]
 }
 
+/** What `loadlab compare` renders: the runs the reports share, their figures, verdicts and ratios, the gates. */
 export declare function compareReports (reports: Report[], options?: CompareOptions): Comparison
 
 /** The merged report of the shards of one plan (lab --shard I/N --start-at T). */
@@ -534,3 +586,96 @@ export declare function history (
   paths: string[],
   options?: { figures?: string[]; failOnChange?: string[]; params?: Partial<History['parameters']> }
 ): Promise<History>
+
+/** What `loadlab ab A B` compares and how (the CLI's long options in camelCase; docs/ab.md). */
+export interface AbOptions {
+  /** A and B: two URLs, runtimes, servers, works, task files, or (kind 'command') shell commands. */
+  a: string
+  b: string
+  /** What A and B are; default: told by their form. */
+  kind?: 'url' | 'runtime' | 'server' | 'work' | 'task' | 'command' | null
+  /** The server a task, a work or a runtime runs in (default simple). */
+  server?: string
+  work?: string | null
+  task?: string | null
+  /** A command's service: the path loaded on http://127.0.0.1:$PORT (default /). */
+  path?: string
+  connections?: number
+  /** Requests measured per block (default 300). */
+  amount?: number
+  warmup?: number
+  /** Seconds per request. */
+  timeout?: number
+  /** The change that matters (default 1.3): same means the interval inside 1 / effect … effect. */
+  effect?: number
+  /** Seconds: no pair starts that would end past it (default 300). */
+  maxTime?: number
+  /** The seed of the pairs' order (default: a fresh one, kept in the report). */
+  seed?: number | null
+  /** compare's --fail-on bounds on rps, p50 or p99: 'rps:-10%', 'p99:+20%'. */
+  failOn?: string[]
+}
+
+/** One figure's decision in an ab report. */
+export interface AbFigure {
+  figure: 'rps' | 'p50' | 'p99'
+  pairs: number
+  /** B / A, the geometric mean of the pairs' ratios. */
+  ratio: number | null
+  low: number | null
+  high: number | null
+  verdict: 'better' | 'worse' | 'same' | 'undecided'
+  decidedAt: number | null
+  /** The smallest change (× either way) these pairs could have shown at the rule's power. */
+  detectable: number | null
+  seconds: number | null
+  missing?: number
+}
+
+/** One block of an ab run: one lab run of one arm. */
+export interface AbBlock {
+  pair: number
+  position: 1 | 2
+  arm: 'A' | 'B'
+  startedAt: string
+  seconds: number
+  status: string
+  failure: string | null
+  trusted: boolean
+  untrusted: Reason[]
+  requests: number | null
+  rps: number | null
+  p50: number | null
+  p99: number | null
+}
+
+/** The report of `loadlab ab A B` (ab.schema.json). */
+export interface AbReport {
+  schema: 1
+  kind: 'loadlab-ab'
+  id: string
+  createdAt: string
+  finishedAt: string
+  a: { kind: NonNullable<AbOptions['kind']>; name: string }
+  b: { kind: NonNullable<AbOptions['kind']>; name: string }
+  settings: {
+    server: string | null; work: string | null; task: string | null; path: string | null; connections: number
+    amount: number; warmup: number; timeoutSec: number; effect: number; maxTimeSec: number; seed: number
+  }
+  /** The rule book's AB values (docs/rules.md). */
+  rule: Record<string, number>
+  machine: Report['machine']
+  commit: string | null
+  stopped: 'decided' | 'max-time' | 'max-pairs' | 'failed' | 'interrupted'
+  pairs: number
+  seconds: number
+  figures: AbFigure[]
+  failOn: Array<{ spec: string; metric: 'rps' | 'p50' | 'p99'; sign: '+' | '-'; bound: number; crossed: boolean }>
+  blocks: AbBlock[]
+}
+
+/** A against B in paired blocks until each figure is decided (loadlab ab); progress: each block, each look. */
+export declare function abCompare (
+  options: AbOptions,
+  control?: { signal?: AbortSignal; onProgress?: (event: { type: 'block'; block: AbBlock } | { type: 'look'; decision: unknown }) => void }
+): Promise<AbReport>

@@ -5,6 +5,7 @@
 //   mergeReports(reports)                    what `npm run merge` writes
 //   readReport(path)                         a report file, checked against report.schema.json
 //   history(folders, options)                what `loadlab history` shows: series, change points, the gate
+//   abCompare(options, { signal, onProgress }) what `loadlab ab A B` decides: its report (ab.schema.json)
 // Options are the CLI's long options in camelCase, checked as the CLI checks them (loadtest/options.js):
 // a bad one rejects with the CLI's one-line message and a `code` (LAB_USAGE). docs/api.md has an example each.
 import { REPEATABLE, parseOptions } from './loadtest/options.js'
@@ -19,6 +20,7 @@ import { LabError, usageError } from './loadtest/errors.js'
 export { compareReports, readReport } from './loadtest/compare/api.js'
 export { mergeReports } from './loadtest/merge/api.js'
 export { history } from './loadtest/history/history.js'
+export { abCompare } from './loadtest/ab/ab.js'
 export { LabError } from './loadtest/errors.js'
 
 // Options of the command line only: runLab returns the report (json), and has no help or list to print.

@@ -3,6 +3,7 @@
 //   loadlab [lab options]            the lab (npm run lab -- …): every option, see loadlab --help
 //   loadlab URL [lab options]        the lab on that URL (--url URL), as `npx autocannon URL`
 //   loadlab compare|merge …          npm run compare / npm run merge
+//   loadlab ab A B …                 npm run ab: two versions of one thing in paired blocks, decided
 //   loadlab history DIR…             npm run history: every report in the folders as series, change points
 //   loadlab fanout -w HOSTS …        npm run fanout: one shard per host through pdsh, merged
 //   loadlab server NAME [flags]      one server of the fleet, by hand, until Ctrl-C
@@ -18,20 +19,22 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 
 const HELP = `Usage: loadlab [lab options]          run the lab (loadlab --help lists every option)
        loadlab URL [lab options]      load your service at URL (the same as --url URL)
-       loadlab compare A.json B.json …   compare reports (loadlab compare --help)
-       loadlab merge A.json B.json …     merge the reports of the shards of one plan (loadlab merge --help)
-       loadlab history DIR…              reports as series, with their change points (loadlab history --help)
-       loadlab fanout -w HOSTS …         run one plan as a shard per host through pdsh (loadlab fanout --help)
+       loadlab compare A.json B.json …   compare reports
+       loadlab merge A.json B.json …     merge the reports of the shards of one plan
+       loadlab ab A B …                  A against B in paired blocks until decided
+       loadlab history DIR…              reports as series, with their change points
+       loadlab fanout -w HOSTS …         run one plan as a shard per host through pdsh
        loadlab server NAME [flags]       start one server by hand (loadlab server NAME --help), e.g.
-                                         loadlab server queued-threads --port 3000 --task ./src/render.js
+                                         loadlab server queued-threads --port 3000 --task ./t.js
        loadlab --version                 the version of loadlab
        loadlab help                      this text
 
-Relative paths (--task, --input @FILE, --out, --node PATH, report files) are from the directory you run
-it in; reports go to ./loadlab-reports/ unless --out says otherwise (reports/ in the lab's own checkout).
+Each command's options: loadlab COMMAND --help. Relative paths (--task, --input @FILE, --out,
+--node PATH, report files) are from the directory you run it in; reports go to ./loadlab-reports/
+unless --out says otherwise (reports/ in the lab's own checkout).
 `
 
-const COMMANDS = ['compare', 'merge', 'history', 'fanout', 'server', 'help']
+const COMMANDS = ['compare', 'merge', 'ab', 'history', 'fanout', 'server', 'help']
 
 // A usage error of the bin itself: one line, exit 2 (runMain prints it).
 function refuse (message) {
@@ -73,6 +76,10 @@ async function runCommand (argv) {
     return run(rest)
   }
   if (first === 'merge') return mergeCommand(rest)
+  if (first === 'ab') {
+    const { run } = await import('../loadtest/ab/cli.js')
+    return run(rest)
+  }
   if (first === 'history') {
     const { run } = await import('../loadtest/history/cli.js')
     return run(rest)

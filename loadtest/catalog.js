@@ -3,48 +3,24 @@ import { existsSync, readdirSync } from 'node:fs'
 import { basename, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runName } from './result/key.js'
+import { STRATEGIES } from './result/strategies.js'
 
 // The repository root (servers/ and node_modules/ are found from here).
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)))
 
-// The servers of servers/, in the order the tour runs them: the CPU strategies (cpu: true; the heavy-CPU
-// and capacity experiments run these), then the servers of one study each. `starts`: what a strategy
-// starts per request ('process' or 'thread'): its work runs cold there, and is held against a cold
-// calibration (run/watch/calibrate.js calibrateCold). `everyCore`: it keeps a warm worker on every core, fed
-// from one queue ('queue') or by connections split among them ('split'); the capacity experiment sweeps these
-// first, the queues before the split (experiments/capacity.js sweepOrder).
+// The servers of servers/, in the order the tour runs them: the CPU strategies, then the servers of one study
+// each, with their traits from the strategy table (result/strategies.js: cpu, starts, spread, pool).
 const SERVERS = [
-  { name: 'simple', cpu: true, description: 'one process, one thread, work inline' },
-  {
-    name: 'cluster',
-    cpu: true,
-    everyCore: 'split',
-    description: 'node:cluster, one worker process per core, work inline'
-  },
-  { name: 'child-process', cpu: true, starts: 'process', description: 'child_process.fork per request' },
-  { name: 'worker-per-request', cpu: true, starts: 'thread', description: 'a new worker_threads Worker per request' },
-  {
-    name: 'cluster-threads',
-    cpu: true,
-    starts: 'thread',
-    description: 'cluster, each worker process starts a ' +
-      'Worker per request'
-  },
-  {
-    name: 'queued-threads',
-    cpu: true,
-    everyCore: 'queue',
-    description: 'a piscina pool of long-lived threads with a FIFO queue'
-  },
-  {
-    name: 'queued-processes',
-    cpu: true,
-    everyCore: 'queue',
-    description: 'a pool of long-lived forked processes with a FIFO queue'
-  },
-  { name: 'sleep-variants', cpu: false, description: 'async/sync sleep, pooled/unpooled (--variant)' },
-  { name: 'long-vs-small-tasks', cpu: false, description: 'renderToString as one long task or chunked (--mode)' }
-]
+  ['simple', 'one process, one thread, work inline'],
+  ['cluster', 'node:cluster, one worker process per core, work inline'],
+  ['child-process', 'child_process.fork per request'],
+  ['worker-per-request', 'a new worker_threads Worker per request'],
+  ['cluster-threads', 'cluster, each worker process starts a Worker per request'],
+  ['queued-threads', 'a piscina pool of long-lived threads with a FIFO queue'],
+  ['queued-processes', 'a pool of long-lived forked processes with a FIFO queue'],
+  ['sleep-variants', 'async/sync sleep, pooled/unpooled (--variant)'],
+  ['long-vs-small-tasks', 'renderToString as one long task or chunked (--mode)']
+].map(([name, description]) => ({ name, ...STRATEGIES[name], description }))
 
 // The variants: a server of SERVERS with flags, keyed `server/variant`, and the experiment that runs
 // them beside their server: the shedding variants (docs/overload.md) in overload, study 004's queued pool

@@ -7,6 +7,7 @@ import { ROOT, catalog, variants } from './catalog.js'
 import { experimentFor, experimentNames } from './experiments/index.js'
 import { runLab } from './lab.js'
 import { reportTable, renderText, whyLines } from './report/table.js'
+import { pairedTable } from './text/paired.js'
 import { decisionText } from './report/decision.js'
 import { termText } from './text/escape.js'
 import { writeReportFiles } from './report/files.js'
@@ -157,6 +158,8 @@ export async function main (given, { prog = null } = {}) {
     const experiment = await experimentFor(report.experiment)
     process.stderr.write('\n' + renderText(reportTable(report, experiment)))
     for (const line of whyLines(report)) process.stderr.write(termText(line) + '\n') // each ! and ✗, why
+    const paired = pairedTable(report.paired) // --runs N: each server's figures over the baseline's, by round
+    if (paired) process.stderr.write(`\n${termText(paired.title)}\n${renderText(paired)}`)
     if (report.thresholds) process.stderr.write('\n' + renderText(thresholdRows(report.thresholds)))
     const out = await writeReportFiles(report, { dir: opts.out, experiment })
     const base = join(out.dir, out.id)

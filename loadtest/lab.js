@@ -5,6 +5,7 @@ import { checkWork } from './options.js'
 import { experimentFor } from './experiments/index.js'
 import { calibrate, calibrateCold, recheckCalibration } from './run/watch/calibrate.js'
 import { runEntry } from './run/round/runner.js'
+import { roundOrders } from './run/round/order.js'
 import { scaleOutMethod, scaleOutNotes } from './run/generate/generators.js'
 import { entryLoad, recoveryTimeoutSec } from './run/round/load.js'
 import { experimentNameOf, experimentView, resolvePlan } from './plan.js'
@@ -33,6 +34,7 @@ import { handOffMixed } from './experiments/mixed.js'
 import { serviceTime } from './result/figures.js'
 import { readRuler, rulerOff } from './run/ruler/index.js'
 import { rulerOf } from './result/ruler.js'
+import { pairedOf } from './result/paired.js'
 import { isAbsolute, relative } from 'node:path'
 import { ROOT } from './catalog.js'
 
@@ -58,11 +60,18 @@ export async function planLab (opts, { onProgress = () => {}, signal } = {}) {
   // Under --runtime, the whole plan once per runtime, runtime by runtime.
   if (runtimes) plan = runtimes.flatMap((runtime) => plan.map((e) => ({ ...e, runtime })))
   const loads = plan.map((e) => entryLoad(e, load)) // may throw a usage error: before anything starts
+  checkBaseline(resolved.baseline, plan)
   for (const e of plan) if (e.work && !task) await checkWork(e.work, `work (${e.server})`)
   if (resolved.out) await writableOut(resolved.out)
   // One real call of the task before any server starts: its failures stop the lab with one line.
   const taskCheck = task ? await checkTask(task, { signal }) : null
   return { experimentName, experiment, load, planOpts, resolved, inProcess, plan, loads, task, taskCheck, runtimes }
+}
+
+// --baseline: a server of the plan (its run's name or its server's); nothing to check without one.
+function checkBaseline (name, plan) {
+  if (!name || plan.some((e) => runName(e) === name || e.server === name)) return
+  throw usageError(`--baseline: ${name} is not a server of this run; its servers: ${plan.map(runName).join(', ')}`)
 }
 
 // The plan's entries: the --url's one, or the experiment's (only the servers --server names); none for an
@@ -170,6 +179,12 @@ function methodOf (
   }
 }
 
+// How the rounds of a run of --runs N were ordered (run/round/order.js): the seed and each round's start and
+// order; null for a run of one round, or one without servers.
+function roundsOf (load, rounds) {
+  return rounds.length ? { seed: load.seed, order: 'random per round', rounds } : null
+}
+
 // The experiment's notes, and the lab's own about how it reaches the server.
 function notesOf (experiment, planOpts, url) {
   const notes = []
@@ -219,10 +234,12 @@ const tasksOf = (task) => (task ? { [task.spec]: task.task } : {})
 
 // Calibrate every planned work spec, runtime by runtime, before any server starts.
 async function calibratePlanned ({ plan, task, runtimes }, ctx) {
-  const specs = [...new Set(plan.map((e) => e.work).filter(Boolean))]
+  const planned = [...new Set(plan.map((e) => e.work).filter(Boolean))]
   const tasks = tasksOf(task)
   for (const runtime of runtimes ?? [null]) {
-    if (!specs.length || ctx.signal.aborted) break
+    const specs = planned.filter((s) => !ctx.calibration[calibrationKey(s, runtime?.label)]) // given: kept
+    if (!specs.length) continue
+    if (ctx.signal.aborted) break
     ctx.onProgress({ type: 'calibrating', specs, runtime: runtime?.label ?? null })
     const measured = await calibrate(specs, { signal: ctx.signal, tasks, ...runOn(runtime) }).catch((err) => {
       if (ctx.signal.aborted) return {}
@@ -302,44 +319,63 @@ function passesByTargets (results) {
   return [...groups.values()]
 }
 
-// Each plan entry's server, one after another: run, calibrate what it named, build its result once.
-async function runServers ({ plan, loads, task, taskCheck, resolved: { url } }, ctx) {
-  const bootTimeout = bootTimeoutMs()
-  const expectedBody = taskCheck ? (taskCheck.expectedBody ?? taskCheck.body) : null
-  for (const [i, entry] of plan.entries()) {
+// The plan's servers round by round (--runs N): round k runs every entry once, each booted for its round and
+// stopped after it, in the order run/round/order.js draws from --seed; each entry's rounds go on its one run
+// record, whose result is built again after each (what a later entry stands on: lab.js led, seeded, handOff).
+// ctx.results: the results in the plan's order; ctx.rounds: each round's order and start (method.rounds).
+async function runServers (lab, ctx) {
+  const { plan, load } = lab
+  const orders = roundOrders(plan, load.runs, load.seed)
+  const records = plan.map(() => null)
+  const built = plan.map(() => null)
+  const total = orders.reduce((a, o) => a + o.length, 0)
+  let step = 0
+  for (const [k, order] of orders.entries()) {
     if (ctx.signal.aborted) break
-    const name = runName(entry)
-    const label = entry.runtime ? `${name} on ${entry.runtime.label}` : name
-    const p = stepProgress(ctx.onProgress, i + 1, plan.length, label)
-    const calibration = calibrationFor(ctx.calibration, entry.runtime)
-    const { signal, cores } = ctx
-    // resolved once, before the run: a shedding variant's C, target and flags from its base's result (overload)
-    // and a mixed round's heavy rate from the work's service time, C beside it (experiments/mixed.js)
-    const serviceMs = serviceTime(calibration[entry.work])
-    const handed = handOff(led(seeded(entry, ctx.results), ctx.results), ctx.results, serviceMs)
-    const run = handOffMixed(handed, ctx.results, serviceMs)
-    const record = await runEntry(run, loads[i], {
-      signal,
-      progress: p.update,
-      onRound: p.round,
-      bootTimeoutMs: bootTimeout,
-      url,
-      calibration,
-      expectedBody
-    })
-    await calibrateReported(record, ctx)
-    // A capacity sweep's target and ideal stand on the calibration: checked again once its server stopped.
-    if (entry.sweep && !signal.aborted) {
-      const used = calibration[record.workReported]
-      const how = { signal, tasks: tasksOf(task), ...runOn(entry.runtime) }
-      record.calibrationCheck = await recheckCalibration(used, how)
+    const at = load.runs > 1 ? { round: k + 1, last: k === orders.length - 1 } : null
+    if (at) ctx.rounds.push({ round: k + 1, startedAt: new Date().toISOString(), order })
+    for (const [place, i] of order.entries()) {
+      step++
+      if (ctx.signal.aborted) break
+      if (records[i]?.failure) continue // a server that failed a round is not started again
+      ctx.results = built.filter(Boolean)
+      const where = { record: records[i], at: at && { ...at, place: place + 1 }, step, total }
+      ;({ record: records[i], result: built[i] } = await runRound(lab, ctx, i, where))
     }
-    const result = buildHttpResult(record, {
-      calibration: calibrationFor(ctx.calibration, entry.runtime), cores, say: reasonText
-    })
-    ctx.results.push(result)
-    p.done(doneLine(record, result))
   }
+  ctx.results = built.filter(Boolean)
+  // each round's order by the results' keys (its plan entries' names where one has no result)
+  for (const r of ctx.rounds) r.order = r.order.map((i) => built[i]?.key ?? runName(plan[i]))
+}
+
+// One round of plan entry i (lab.js runServers): its server run, the work it named calibrated, a sweep's
+// calibration checked again (the worst check of its rounds kept): the entry's record, continued, and its result.
+async function runRound (lab, ctx, i, { record, at, step, total }) {
+  const { plan, loads, load, task, taskCheck, resolved: { url } } = lab
+  const entry = plan[i]
+  const name = entry.runtime ? `${runName(entry)} on ${entry.runtime.label}` : runName(entry)
+  const p = stepProgress(ctx.onProgress, step, total, at ? `${name} (round ${at.round}/${load.runs})` : name)
+  const calibration = calibrationFor(ctx.calibration, entry.runtime)
+  const { signal } = ctx
+  // resolved once, before the run: a shedding variant's C, target and flags from its base's result (overload)
+  // and a mixed round's heavy rate from the work's service time, C beside it (experiments/mixed.js)
+  const serviceMs = serviceTime(calibration[entry.work])
+  const handed = handOff(led(seeded(entry, ctx.results), ctx.results), ctx.results, serviceMs)
+  const run = handOffMixed(handed, ctx.results, serviceMs)
+  const expectedBody = taskCheck ? (taskCheck.expectedBody ?? taskCheck.body) : null
+  const how = { signal, progress: p.update, onRound: p.round, bootTimeoutMs: bootTimeoutMs(), url, calibration }
+  const out = await runEntry(run, loads[i], { ...how, expectedBody, record, at })
+  await calibrateReported(out, ctx)
+  // A capacity sweep's target and ideal stand on the calibration: checked again once its server stopped.
+  if (entry.sweep && !signal.aborted) {
+    const used = calibration[out.workReported]
+    const check = await recheckCalibration(used, { signal, tasks: tasksOf(task), ...runOn(entry.runtime) })
+    if (out.calibrationCheck?.holds !== false) out.calibrationCheck = check
+  }
+  const own = calibrationFor(ctx.calibration, entry.runtime)
+  const result = buildHttpResult(out, { calibration: own, cores: ctx.cores, say: reasonText })
+  p.done(doneLine(out, result))
+  return { record: out, result }
 }
 
 // One step after the servers' rounds (the past-capacity probe, --confirm), with its progress line: `run`
@@ -395,9 +431,10 @@ async function rulerReading (at, ctx) {
 // Usage errors reject before anything starts; a server's fault is a failed result. Unless --no-ruler, the
 // machine is read before anything of the run starts and after the last server stopped ({ type: 'ruler',
 // at, reading }: reading null before, the reading after); an interrupted run keeps its start reading.
+// `calibration`: a report's calibration of the same works, used instead of calibrating them again (ab's blocks).
 export async function runLab (
   opts,
-  { signal = new AbortController().signal, onProgress = () => {}, command = null } = {}
+  { signal = new AbortController().signal, onProgress = () => {}, command = null, calibration = {} } = {}
 ) {
   const lab = await planLab(opts, { onProgress, signal })
   const { experimentName, experiment, planOpts, inProcess } = lab
@@ -409,8 +446,9 @@ export async function runLab (
     signal,
     onProgress,
     cores: m.availableParallelism,
-    calibration: {},
+    calibration: { ...calibration },
     results: [],
+    rounds: [], // --runs N: each round's number, start and order (method.rounds)
     notes: notesOf(experiment, planOpts, url),
     failed: false
   }
@@ -448,12 +486,14 @@ export async function runLab (
     label,
     machine: m,
     ruler: start ? rulerOf(start, end) : null,
-    method: methodOf(lab, command, commit),
+    method: { ...methodOf(lab, command, commit), rounds: roundsOf(lab.load, ctx.rounds) },
     calibration: ctx.calibration,
     results: ctx.results,
     notes: ctx.notes
   })
   if (decision) report.decision = decision
+  // --runs N: each entry's figures over the baseline's, paired by round (result/paired.js)
+  if (ctx.rounds.length) report.paired = pairedOf(report.results, { baseline: lab.resolved.baseline })
   // Thresholds (--threshold) are judged on the finished results; the CLI exits 99 when one is crossed.
   if (thresholds.length) report.thresholds = evaluateThresholds(thresholds, report.results)
   return redactCredentials(report) // a --url's user:password and secret headers, never written

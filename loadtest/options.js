@@ -9,7 +9,7 @@ import { experimentNames } from './experiments/index.js'
 import custom from './experiments/custom.js'
 import { clip, describe, usageError } from './errors.js'
 import {
-  ARRIVALS, BOOT_TIMEOUT_MS, CONFIRM_SEC, DEFAULTS, DEFAULT_MAX_CONNECTIONS, MAX_GENERATORS, MAX_SHARDS,
+  ARRIVALS, BOOT_TIMEOUT_MS, DEFAULTS, DEFAULT_MAX_CONNECTIONS, MAX_GENERATORS, MAX_SHARDS,
   RATE_PER_GENERATOR, RATE_RANGE, SLO_RANGE, defaultReportsDir
 } from './settings.js'
 import { THRESHOLD_EXIT, parseThresholds } from './report/thresholds.js'
@@ -17,47 +17,291 @@ import { TUNABLE, TuneError, parseTune } from './tune.js'
 import {
   MAX_MIX_BYTES, METHODS, MIX_BOUNDS, MixError, builtInMix, checkMix, isBuiltInSpec, parseMix
 } from './result/mix.js'
-import { SLO } from './result/rules.js'
+import { CONFIRM, SLO } from './result/rules.js'
 import { readBounded } from './report/read.js'
+import { flagNamed, flagsOf, optionLines, parseArgsOptions } from './flags.js'
 
 // How far ahead --start-at may be (minutes): a shard waits for it, holding its connections.
 const MAX_START_AHEAD_MIN = 60
-
-const BOOLEANS = new Set(['json', 'list', 'quick', 'help', 'confirm', 'no-ruler'])
-// The options that may be given more than once (each value kept, in order): the library's runLab turns an
-// array for one of them into the option repeated.
-export const REPEATABLE = Object.freeze(['threshold', 'header'])
-const MULTIPLE = new Set(REPEATABLE)
-// The short flags: autocannon's letters. Each means what autocannon's does but -R, an open loop at that rate
-// (autocannon's -R caps a closed loop's rate); fanout's -R is the same rate (loadtest/fanout/cli.js).
-export const SHORT = Object.freeze(Object.fromEntries([
-  ['connections', 'c'], ['amount', 'a'], ['duration', 'd'], ['timeout', 't'], ['rate', 'R'],
-  ['method', 'm'], ['header', 'H'], ['body', 'b'], ['json', 'j'], ['help', 'h']
-]))
-const LONG = Object.fromEntries(Object.entries(SHORT).map(([long, short]) => [short, long]))
-// The parsed options before the user's: null where not given, so that an experiment's defaults and
-// --quick come before DEFAULTS (settings.js, read by run/round/load.js); flags false, lists empty.
-const UNSET = Object.freeze(
-  Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, BOOLEANS.has(k) || MULTIPLE.has(k) ? DEFAULTS[k] : null]))
-)
 
 // What a --server, --url or --task run with no --experiment uses (the custom experiment's defaults): the
 // help states these, since they, not DEFAULTS.duration and DEFAULTS.warmup, size such a run.
 const RUN = custom.defaults
 const QUICK = custom.quick
 
-// The --help text: examples first, then the options by what they are for, each with its short flag and
-// the default a plain --server run uses (an experiment's own: --list); the details are in the docs it
-// names. At most 80 lines, none wider than 100 columns (test/loadtest/options.test.js).
+// The options by what they are for (loadtest/flags.js): the parser, the --help lines and
+// docs/reference/options.md read this table. A default is the one a plain --server run uses (an
+// experiment's own: --list); a range is what the parser accepts.
+export const FLAGS = [
+  {
+    title: 'What to run',
+    flags: [
+      {
+        name: 'server',
+        arg: 'a,b|all',
+        help: 'servers to run (see --list); overload also takes variant keys'
+      },
+      {
+        name: 'experiment',
+        arg: 'NAME',
+        help: 'an experiment with its own defaults (--list); with --server: only those'
+      },
+      {
+        name: 'work',
+        arg: 'SPEC',
+        help: 'work per request: loop:1e7, fib:25, render:1000, sleep:100'
+      },
+      {
+        name: 'runtime',
+        arg: 'LIST',
+        help: 'run the servers under node20, node22, node24, bun, deno or a binary path, one result each ' +
+          '(docs/runtimes.md)'
+      },
+      {
+        name: 'node',
+        arg: '22,24|PATH',
+        help: 'the same for Node only (--node 24 is --runtime node24)'
+      },
+      { name: 'list', help: 'list the servers and the experiments, then exit' }
+    ]
+  },
+  {
+    title: 'Load',
+    doc: 'docs/lab.md',
+    note: 'The defaults of a --server, --url or --task run; an experiment sets its own (--list).',
+    flags: [
+      {
+        name: 'connections',
+        short: 'c',
+        arg: 'N',
+        range: { min: 1, max: 10000, integer: true },
+        default: `${RUN.connections}; with --rate: the cap on kept connections, rate × timeout, at most ` +
+          `${DEFAULT_MAX_CONNECTIONS}`,
+        help: 'concurrent connections'
+      },
+      {
+        name: 'amount',
+        short: 'a',
+        arg: 'N',
+        range: { min: 1, max: 10_000_000, integer: true },
+        default: `${RUN.amount}; --quick ${QUICK.amount}`,
+        help: 'requests per measured round, per server'
+      },
+      {
+        name: 'duration',
+        short: 'd',
+        arg: 'S',
+        range: { min: 0.1, max: 3600 },
+        default: 'none',
+        help: 'seconds per measured round, instead of --amount'
+      },
+      {
+        name: 'timeout',
+        short: 't',
+        arg: 'S',
+        range: { min: 0.1, max: 3600 },
+        default: RUN.timeoutSec,
+        help: 'per-request timeout in seconds'
+      },
+      {
+        name: 'runs',
+        arg: 'N',
+        range: { min: 1, max: 50, integer: true },
+        default: DEFAULTS.runs,
+        help: 'rounds, each server once a round in a fresh order'
+      },
+      {
+        name: 'baseline',
+        arg: 'NAME',
+        default: 'the first',
+        help: 'with --runs: the server each paired ratio divides by'
+      },
+      {
+        name: 'warmup',
+        arg: 'N',
+        range: { min: 0, max: 1_000_000, integer: true },
+        default: `${RUN.warmup}; --quick ${QUICK.warmup}`,
+        help: 'requests in the discarded warm-up round'
+      },
+      {
+        name: 'max-body',
+        arg: 'BYTES',
+        range: { min: 0, max: 2 ** 30, integer: true },
+        default: DEFAULTS['max-body'],
+        help: 'what is kept of each response body'
+      }
+    ]
+  },
+  {
+    title: 'Open loop',
+    doc: 'docs/generator.md, docs/shards.md',
+    flags: [
+      {
+        name: 'rate',
+        short: 'R',
+        arg: 'R',
+        range: RATE_RANGE,
+        help: 'an open loop: R requests/s on a schedule, sent whether or not earlier ones answered ' +
+          '(autocannon\'s -R caps a closed loop instead); fanout\'s -R too'
+      },
+      {
+        name: 'arrival',
+        arg: 'KIND',
+        default: DEFAULTS.arrival,
+        help: `with --rate: ${ARRIVALS.join(' or ')}`
+      },
+      {
+        name: 'seed',
+        arg: 'N',
+        range: { min: 0, max: 2 ** 32 - 1, integer: true },
+        default: DEFAULTS.seed,
+        help: 'the seed of the poisson schedule and of a mix (with --rate), and of the rounds\' orders (with --runs)'
+      },
+      {
+        name: 'generators',
+        arg: 'N',
+        range: { min: 1, max: MAX_GENERATORS, integer: true },
+        default: `one per ${RATE_PER_GENERATOR} requests/s, at most cores − 1`,
+        help: 'with --rate: generator threads'
+      },
+      {
+        name: 'shard',
+        arg: 'I/N',
+        help: 'with --url: send only slice I of N of the plan; then npm run merge'
+      },
+      {
+        name: 'start-at',
+        arg: 'ISO-TIME',
+        help: `with --shard: the shards' common start, at most ${MAX_START_AHEAD_MIN} minutes ahead`
+      }
+    ]
+  },
+  {
+    title: 'Capacity and decision',
+    doc: 'docs/capacity.md, docs/decision.md',
+    flags: [
+      {
+        name: 'slo',
+        arg: 'MS[,MS…]',
+        range: SLO_RANGE,
+        default: `${SLO.multiples.join(', ')} × the service time, at least ${SLO.leastMs} ms; overload: the first`,
+        help: 'the p99 targets, increasing, at most 8'
+      },
+      { name: 'quick', help: 'the experiment\'s small version' },
+      {
+        name: 'confirm',
+        help: `capacity: run the winner at its plan rate (${CONFIRM.sec} s) and say if it held`
+      },
+      {
+        name: 'tune',
+        arg: 'NAME=V1,V2,…',
+        help: `capacity: a sweep per value of ${Object.keys(TUNABLE).join(', ')}`
+      },
+      {
+        name: 'capacity-from',
+        arg: 'FILE',
+        help: 'overload: the capacities and targets of this capacity report'
+      },
+      {
+        name: 'threshold',
+        arg: 'T',
+        multiple: true,
+        initial: [],
+        help: 'a pass/fail bound, repeatable: \'p99<500\', \'errors==0\', \'capacity>200\', ' +
+          `'queued-threads:p99<200' (docs/gates.md); a crossed one exits ${THRESHOLD_EXIT}`
+      }
+    ]
+  },
+  {
+    title: 'Your own work',
+    doc: 'docs/your-service.md, docs/task.md',
+    flags: [
+      {
+        name: 'url',
+        arg: 'URL',
+        help: 'a service the lab did not start, its path as given (or the URL alone)'
+      },
+      {
+        name: 'method',
+        short: 'm',
+        arg: 'M',
+        default: DEFAULTS.method,
+        help: `its request's method: ${METHODS.join(', ')}`
+      },
+      {
+        name: 'header',
+        short: 'H',
+        arg: '\'K: V\'',
+        multiple: true,
+        initial: [],
+        help: 'a header of its request (or K=V, as autocannon), repeatable'
+      },
+      {
+        name: 'body',
+        short: 'b',
+        arg: 'TEXT',
+        help: 'its request\'s body (-m -H -b: one kind of request, in every loop)'
+      },
+      {
+        name: 'mix',
+        arg: 'FILE|SPEC',
+        help: 'a request mix: a JSON file of classes, or heavy:80,cheap:20'
+      },
+      {
+        name: 'task',
+        arg: 'PATH[#name]',
+        help: 'a module exporting (input) => result, run in each server'
+      },
+      {
+        name: 'input',
+        arg: 'JSON|@FILE',
+        default: 'the module\'s input export',
+        help: 'with --task: the input of every call'
+      }
+    ]
+  },
+  {
+    title: 'Output',
+    flags: [
+      { name: 'json', short: 'j', help: 'print the report JSON on stdout (npm run -s lab -- -j)' },
+      {
+        name: 'out',
+        arg: 'DIR',
+        default: 'reports/; ./loadlab-reports/ outside the lab\'s checkout',
+        help: 'where reports are written'
+      },
+      { name: 'label', arg: 'TEXT', help: 'free text naming the machine or the run' },
+      {
+        name: 'no-ruler',
+        help: 'do not read the machine before and after the run (about 1 s each)'
+      },
+      { name: 'help', short: 'h', help: 'this text' }
+    ]
+  }
+]
+
+// The options that may be given more than once (each value kept, in order): the library's runLab turns an
+// array for one of them into the option repeated.
+export const REPEATABLE = Object.freeze(flagsOf(FLAGS).filter((f) => f.multiple).map((f) => f.name))
+const MULTIPLE = new Set(REPEATABLE)
+// The short flags: autocannon's letters. Each means what autocannon's does but -R, an open loop at that rate
+// (autocannon's -R caps a closed loop's rate); fanout's -R is the same rate (loadtest/fanout/cli.js).
+export const SHORT = Object.freeze(Object.fromEntries(flagsOf(FLAGS).filter((f) => f.short)
+  .map((f) => [f.name, f.short])))
+const LONG = Object.fromEntries(Object.entries(SHORT).map(([long, short]) => [short, long]))
+const PARSE = parseArgsOptions(FLAGS)
+// The parsed options before the user's: null where not given, so that an experiment's defaults and
+// --quick come before DEFAULTS (settings.js, read by run/round/load.js); flags false, lists empty.
+const UNSET = Object.freeze(Object.fromEntries(Object.keys(DEFAULTS).map((k) =>
+  [k, PARSE[k].type === 'boolean' || MULTIPLE.has(k) ? DEFAULTS[k] : null])))
+
+// The --help text: examples first, then the options by what they are for (FLAGS). At most 80 lines,
+// none wider than 100 columns (test/loadtest/options.test.js).
 export const HELP = `Usage: npm run lab -- [options] [URL]
 
 Boots each selected server (or loads yours), prints a table on stderr and writes a report
 (.json, .md, .html) to reports/ (./loadlab-reports/ outside the lab's checkout; docs/lab.md).
 With no option: a quick tour of every server (light load, about a minute). A URL alone is --url URL.
-
-Boots each selected server (or loads yours), prints a table on stderr and writes a report
-(.json, .md, .html) to reports/ (./loadlab-reports/ outside the lab's checkout; docs/lab.md).
-With no option: a quick tour of every server (light load, about a minute).
 
 Examples:
   npm run lab -- --server simple -c 10 -d 20              one server, closed loop, 20 s
@@ -69,60 +313,7 @@ Examples:
   npm run lab -- --task ./render.js --experiment capacity   your own work in every strategy
   npm run lab -- --list                                   the servers and the experiments
 
-What to run:
-  --server a,b|all        servers to run (see --list); overload also takes variant keys
-  --experiment NAME       an experiment with its own defaults (--list); with --server: only those
-  --work SPEC             work per request: loop:1e7, fib:25, render:1000, sleep:100
-  --runtime LIST          run the servers under node20, node22, node24, bun, deno or a binary
-                          path, one result each (docs/runtimes.md)
-  --node 22,24|PATH       the same for Node only (--node 24 is --runtime node24)
-  --list                  list the servers and the experiments, then exit
-
-Load (docs/lab.md):
-  The defaults of a --server, --url or --task run; an experiment sets its own (--list).
-  -c, --connections N     concurrent connections (default ${RUN.connections}; with --rate: the cap on kept
-                          connections, default rate × timeout, at most ${DEFAULT_MAX_CONNECTIONS})
-  -a, --amount N          requests per measured round, per server (default ${RUN.amount}; --quick ${QUICK.amount})
-  -d, --duration S        seconds per measured round, instead of --amount (default: none)
-  -t, --timeout S         per-request timeout in seconds (default ${RUN.timeoutSec})
-  --runs N                measured rounds per server, the median one reported (default ${DEFAULTS.runs})
-  --warmup N              requests in the discarded warm-up round (default ${RUN.warmup}; --quick ${QUICK.warmup})
-  --max-body BYTES        what is kept of each response body (default ${DEFAULTS['max-body']})
-
-Open loop (docs/generator.md, docs/shards.md):
-  -R, --rate R            an open loop: R requests/s on a schedule, sent whether or not earlier ones
-                          answered (autocannon's -R caps a closed loop instead); fanout's -R too
-  --arrival KIND          ${ARRIVALS.join(' or ')} (default ${DEFAULTS.arrival})
-  --seed N                the seed of the poisson schedule and of a mix (default ${DEFAULTS.seed})
-  --generators N          generator threads (default one per ${RATE_PER_GENERATOR} requests/s, at most cores − 1)
-  --shard I/N             with --url: send only slice I of N of the plan; then npm run merge
-  --start-at ISO-TIME     the shards' common start, at most ${MAX_START_AHEAD_MIN} minutes ahead
-
-Capacity and decision (docs/capacity.md, docs/decision.md):
-  --slo MS[,MS…]          the p99 targets, increasing (default ${SLO.multiples.join(', ')} × the service time,
-                          at least ${SLO.leastMs} ms; overload: the first)
-  --quick                 the experiment's small version
-  --confirm               capacity: run the winner at its plan rate (${CONFIRM_SEC} s) and say if it held
-  --tune NAME=V1,V2,…     capacity: a sweep per value of ${Object.keys(TUNABLE).join(', ')}
-  --capacity-from FILE    overload: the capacities and targets of this capacity report
-  --threshold T           a pass/fail bound, repeatable: 'p99<500', 'errors==0', 'capacity>200',
-                          'queued-threads:p99<200' (docs/gates.md); a crossed one exits ${THRESHOLD_EXIT}
-
-Your own work (docs/your-service.md, docs/task.md):
-  --url URL               a service the lab did not start, its path as given (or the URL alone)
-  -m, --method M          its request's method: ${METHODS.join(', ')} (default ${DEFAULTS.method})
-  -H, --header 'K: V'     a header of its request (or K=V, as autocannon), repeatable
-  -b, --body TEXT         its request's body (-m -H -b: one kind of request, in every loop)
-  --mix FILE|SPEC         a request mix: a JSON file of classes, or heavy:80,cheap:20
-  --task PATH[#name]      a module exporting (input) => result, run in each server
-  --input JSON|@FILE      --task: the input of every call (default: the module's input export)
-
-Output:
-  -j, --json              print the report JSON on stdout (npm run -s lab -- -j)
-  --out DIR               where reports are written (default reports/)
-  --label TEXT            free text naming the machine or the run
-  --no-ruler              do not read the machine before and after the run (about 1 s each)
-  -h, --help              this text
+${optionLines(FLAGS, 26)}
 
 Environment (docs/lab.md): LOADLAB_BOOT_TIMEOUT_MS (default ${BOOT_TIMEOUT_MS}), LOADLAB_PROGRESS=1,
 LOADLAB_SAMPLER=proc|ps, LOADLAB_RUNTIMES_DIR, LOADLAB_TRACE_GENERATOR=FILE, LOADLAB_CHROMIUM,
@@ -146,14 +337,10 @@ export function parseOptions (argv) {
       strict: true,
       tokens: true,
       allowPositionals: true,
-      options: Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, {
-        type: BOOLEANS.has(k) ? 'boolean' : 'string',
-        multiple: MULTIPLE.has(k),
-        ...(SHORT[k] && { short: SHORT[k] })
-      }]))
+      options: PARSE
     })
   } catch (err) {
-    const names = Object.keys(DEFAULTS).map((k) => (SHORT[k] ? `-${SHORT[k]}/--${k}` : `--${k}`))
+    const names = flagsOf(FLAGS).map((f) => (f.short ? `-${f.short}/--${f.name}` : `--${f.name}`))
     const first = err.message.split('\n')[0].replace(/\. To specify a positional argument .*$/, '')
     throw usageError(`${first} (see --help; options: ${names.join(' ')})`)
   }
@@ -248,19 +435,18 @@ function tuneOf (o, servers) {
   }
 }
 
-// The numeric options, parsed and bounded.
+// The numeric options, parsed and bounded by their ranges in FLAGS.
 function numbers (o, out) {
-  out.connections = int('connections', o.connections, 1, 10000)
-  out.amount = int('amount', o.amount, 1, 10_000_000)
-  out.duration = num('duration', o.duration, 0.1, 3600)
-  out.timeout = num('timeout', o.timeout, 0.1, 3600)
-  out.runs = int('runs', o.runs, 1, 50)
-  out.rate = num('rate', o.rate, RATE_RANGE.min, RATE_RANGE.max)
-  out.seed = int('seed', o.seed, 0, 2 ** 32 - 1)
+  const bounded = (name) => {
+    const { min, max, integer } = flagNamed(FLAGS, name).range
+    return (integer ? int : num)(name, o[name], min, max)
+  }
+  for (const name of ['connections', 'amount', 'duration', 'timeout', 'runs', 'rate', 'seed', 'warmup']) {
+    out[name] = bounded(name)
+  }
   out.slos = o.slo === null ? null : slosOf(o.slo)
   out.slo = out.slos?.[0] ?? null // the first target: what one-target readers use
-  out.warmup = int('warmup', o.warmup, 0, 1_000_000)
-  out.maxBody = int('max-body', o['max-body'], 0, 2 ** 30)
+  out.maxBody = bounded('max-body')
 }
 
 // How much load and how it is paced: the open loop's schedule options go with --rate; amount or duration.
@@ -268,10 +454,15 @@ function checkLoad (o, out) {
   if (o.arrival !== null && !ARRIVALS.includes(o.arrival)) {
     throw usageError(`--arrival: expected one of ${ARRIVALS.join(', ')}, got ${describe(o.arrival)}`)
   }
-  if ((o.arrival !== null || o.seed !== null) && o.rate === null) {
-    throw usageError(`--${o.arrival !== null ? 'arrival' : 'seed'} goes with --rate (the open loop's schedule)`)
+  const rounds = out.runs !== null && out.runs > 1 // --runs N: --seed draws the rounds' orders too
+  if (o.arrival !== null && o.rate === null) throw usageError('--arrival goes with --rate (the open loop\'s schedule)')
+  if (o.seed !== null && o.rate === null && !rounds) {
+    throw usageError('--seed goes with --rate (the open loop\'s schedule) or --runs N (the rounds\' orders)')
   }
-  if (o.seed !== null && o.arrival !== 'poisson' && o.mix === null) {
+  if (o.baseline !== null && !rounds) {
+    throw usageError('--baseline goes with --runs N, N >= 2: its ratios are paired round by round')
+  }
+  if (o.seed !== null && o.arrival !== 'poisson' && o.mix === null && !rounds) {
     throw usageError('--seed goes with --arrival poisson or --mix: the constant schedule (i/R, the default) has no ' +
       'randomness')
   }
@@ -333,7 +524,7 @@ function startAtOf (o, now = Date.now()) {
 
 // The open loop's scale-out: --generators (threads), --shard and --start-at (processes or machines).
 function checkScaleOut (o, out) {
-  out.generators = int('generators', o.generators, 1, MAX_GENERATORS)
+  out.generators = int('generators', o.generators, 1, flagNamed(FLAGS, 'generators').range.max)
   if (out.generators !== null && o.rate === null) {
     throw usageError('--generators goes with --rate (the open ' +
     'loop\'s threads)')

@@ -91,6 +91,7 @@ export function resolvePlan (opts, experiment) {
     out: opts.out,
     ruler: !opts['no-ruler'], // --no-ruler: the machine is not read before and after the run (run/ruler/)
     label: opts.label,
+    baseline: opts.baseline ?? null, // --runs N: the server the paired ratios divide by (result/paired.js)
     thresholds: opts.threshold,
     cwd: opts.cwd ?? userCwd(), // the one base of the user's relative paths (options.js sets it)
     // what the user gave, apart from the experiment's settings (an experiment that lets a flag win)

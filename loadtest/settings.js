@@ -17,7 +17,7 @@ export const DEFAULTS = Object.freeze({
   connections: 10, // closed loop; with --rate: defaultConnections
   rate: null,
   arrival: ARRIVALS[0],
-  seed: 1, // the poisson schedule's seed
+  seed: 1, // the poisson schedule's, a mix's and the rounds' orders' seed
   generators: defaultGenerators,
   shard: null,
   'start-at': null,
@@ -33,6 +33,7 @@ export const DEFAULTS = Object.freeze({
   task: null,
   input: null,
   runs: 1,
+  baseline: null, // --runs N: the entry the paired ratios divide by (null: the plan's first)
   warmup: 0,
   url: null,
   mix: null, // --mix: a request mix file or the built-in (result/mix.js)
@@ -108,27 +109,3 @@ export const BOOT_TIMEOUT_MAX_MS = 3_600_000
 // p99 target (--slo, a target read from a file; ms).
 export const RATE_RANGE = Object.freeze({ min: 0.1, max: 100000 })
 export const SLO_RANGE = Object.freeze({ min: 0.1, max: 3_600_000 })
-
-// The past-capacity probe's lengths (run/round/past-capacity.js: the overload experiment's rounds, shorter).
-// Steps at 1.5 and 2 × C of at least minStepSec, the first 1 s not counted: two 1 s windows judged, about
-// 230 and 310 requests at C = 78 req/s (the default run's pools). The burst: beforeSec at 0.7 × C,
-// burstSec at 2 × C (about 310 requests), then 0.7 × C (about 55 requests a window) watched up to afterSec
-// and stopped once confirmWindows windows in a row have recovered. afterSec is the collapse rule's 10 s
-// (result/decision.js COLLAPSE.recoverySec) and confirmWindows: a recovery within 10 s is seen and
-// confirmed, a longer one is not (test/loadtest/run/round/past-capacity.test.js holds the two together).
-// --quick: 2 s steps (one window judged; at least 5 patiences). About 25 s a probe with its server start
-// (scripts/capacity-cost.js probeSec).
-export const PROBE_LENGTHS = Object.freeze({
-  minStepSec: 3,
-  beforeSec: 1,
-  burstSec: 2,
-  afterSec: 12,
-  confirmWindows: 2
-})
-export const PROBE_QUICK_LENGTHS = Object.freeze({ ...PROBE_LENGTHS, minStepSec: 2, stepPatiences: 5 })
-
-// --confirm's round (s): the decision's command at its plan rate. 20 s holds about 1,200 requests at the
-// default run's plan rates (58–62 req/s), four times the 299 that p99 needs (result/rules.js SAMPLE.minRequests),
-// and 20 one-second windows for the backlog's trend; --quick 10 s (or as long as 299 requests take).
-export const CONFIRM_SEC = 20
-export const CONFIRM_QUICK_SEC = 10

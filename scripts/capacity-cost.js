@@ -11,7 +11,7 @@ import { runMain, usageError } from '../loadtest/errors.js'
 import capacity from '../loadtest/experiments/capacity.js'
 import { createSweep } from '../loadtest/result/sweep.js'
 import { errorsOf } from '../loadtest/result/requests.js'
-import { CONFIRM_SEC } from '../loadtest/settings.js'
+import { CONFIRM } from '../loadtest/result/rules.js'
 import { capacityAtTargets } from '../loadtest/result/capacity.js'
 import { boundText } from '../loadtest/text/reasons.js'
 import { createHistogram, decodeHistogram, encodeHistogram, recordMs } from '../loadtest/result/histogram.js'
@@ -24,7 +24,7 @@ import { PROBE, configurations } from '../loadtest/run/round/past-capacity.js'
 // calibration and warmup of the servers (fixedSec); a server start and warm-up for each probe and for
 // --confirm (bootSec). Replayed with the settings they were made with (settingsOf), the quiet runs of
 // 2026-11-26 estimate above what they measured (test/scripts/capacity-cost.test.js).
-export const COST_DEFAULTS = Object.freeze({ overheadSec: 1.7, fixedSec: 50, bootSec: 3, confirmSec: CONFIRM_SEC })
+export const COST_DEFAULTS = Object.freeze({ overheadSec: 1.7, fixedSec: 50, bootSec: 3, confirmSec: CONFIRM.sec })
 
 // The default run's bound: what capacity-cost's estimate of it, replayed against the reference runs,
 // must stay within (test/scripts/capacity-cost.test.js).
@@ -139,7 +139,7 @@ export function estimateRun (report, { sweep = capacity.defaults, probe = PROBE,
 export function settingsOf (report) {
   const sweep = report.results.find((r) => r.capacity?.budget)?.capacity.budget
   const o = report.results.flatMap((r) => r.pastCapacity ?? []).find((p) => p.overload?.recovery?.phases)?.overload
-  const confirmSec = report.decision?.confirm?.durationSec ?? CONFIRM_SEC
+  const confirmSec = report.decision?.confirm?.durationSec ?? CONFIRM.sec
   const windows = Number(/stops once (\d+) windows/.exec(o?.rule ?? '')?.[1] ?? PROBE.confirmWindows)
   const [before, during, after] = o?.recovery.phases.map((p) => p.durationMs / 1000) ?? []
   const burst = { ...PROBE.burst, beforeSec: before, burstSec: during, afterSec: after }

@@ -28,7 +28,6 @@ import { compareReports } from '../loadtest/compare/compare.js'
 import { validationText } from '../loadtest/text/compare.js'
 import { COMPARE } from '../loadtest/result/rules.js'
 import { roundTo } from '../loadtest/result/stats.js'
-import { withServerFloors } from '../loadtest/result/verdict.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 export const HEAVIER = 1.3
@@ -141,8 +140,8 @@ export async function keptReports (dir) {
 
 // The verdicts of one pair: every judged figure of every run both share, and whether the lab marked either
 // run disturbed.
-function verdictsOf (a, b) {
-  const cmp = compareReports([a, b].map(({ file, report }) => ({ file, report })))
+function verdictsOf (a, b, floors = undefined) {
+  const cmp = compareReports([a, b].map(({ file, report }) => ({ file, report })), { floors })
   return cmp.rows.filter((r) => r.kind === 'http' && r.cells[1]?.verdicts).map((row) => ({
     key: row.key,
     server: row.variant ? `${row.server}/${row.variant}` : row.server,
@@ -204,8 +203,8 @@ const computes = (work) => !/^sleep/.test(String(work))
  */
 export function judgeKept (kept) {
   const pairs = pairsOf
-  const alarmsOf = (pairList) => {
-    const figures = pairList.map(([a, b]) => verdictsOf(a, b)).flat().flatMap((r) => r.verdicts)
+  const alarmsOf = (pairList, floors = undefined) => {
+    const figures = pairList.map(([a, b]) => verdictsOf(a, b, floors)).flat().flatMap((r) => r.verdicts)
     const alarms = figures.filter((v) => v.verdict === 'better' || v.verdict === 'worse').length
     return { pairs: pairList.length, figures: figures.length, alarms, share: share(alarms, figures.length) }
   }
@@ -215,7 +214,7 @@ export function judgeKept (kept) {
   const alarms = figures.filter((v) => v.verdict === 'better' || v.verdict === 'worse').length
   // the strategies' own floors, held out both ways: fitted on one half of the pairs, judged on the other
   const halves = [all.slice(0, fitted), all.slice(fitted)]
-  const folds = halves.map((fit, i) => withServerFloors(fitServerFloors(fit), () => alarmsOf(halves[1 - i])))
+  const folds = halves.map((fit, i) => alarmsOf(halves[1 - i], fitServerFloors(fit)))
   const sum = (k) => folds.reduce((a, f) => a + f[k], 0)
   // the geometric mean of a strategy's req/s over a list of tours
   const meanRps = (list) => {
@@ -273,7 +272,7 @@ export function judgeKept (kept) {
       share: share(alarms, figures.length),
       // on the pairs the floors were not fitted on: the rule's error on tours it has not seen
       // a strategy without its own floors (the kinds' floors, fitted on the first half): the second half
-      heldOut: { fittedOn: fitted, ...withServerFloors(null, () => alarmsOf(all.slice(fitted))) },
+      heldOut: { fittedOn: fitted, ...alarmsOf(all.slice(fitted), null) },
       // the strategies' own floors fitted on each half and judged on the other, both folds together
       serverHeldOut: { pairs: sum('pairs'), figures: sum('figures'), alarms: sum('alarms'), share: share(sum('alarms'), sum('figures')) }
     },

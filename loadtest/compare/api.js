@@ -16,9 +16,11 @@ export async function readReport (file) {
 
 // Compares `reports` (two or more, or one made under several runtimes); `names` labels them (the CLI:
 // their files; default: each report's id), `baseline` is an index into them, `units` 'ms' or 'service',
-// `failOn` --fail-on bounds (strings such as 'p99:+10%', or parsed). Returns { units, baseline, reports,
+// `failOn` --fail-on bounds (strings such as 'p99:+10%', or parsed), `allowMachine` lets a change put down to
+// the machine pass them (--allow-machine). Returns { units, baseline, reports,
 // rows, classes, flags, gates, notes }; throws a CompareError (exit 2) naming what is wrong.
-export function compareReports (reports, { baseline = 0, units = 'ms', failOn = [], names = null } = {}) {
+export function compareReports (reports, opts = {}) {
+  const { baseline = 0, units = 'ms', failOn = [], names = null, allowMachine = false } = opts
   if (!Array.isArray(reports) || reports.length < 1) {
     throw new CompareError(
       'compare needs at least two reports, or one made under lab --node with two runtimes',
@@ -44,5 +46,5 @@ export function compareReports (reports, { baseline = 0, units = 'ms', failOn = 
     )
   }
   const bounds = failOnBounds(failOn, { option: 'compareReports: failOn', error: usageError })
-  return compareEntries(sides, { baseline, units, failOn: bounds })
+  return compareEntries(sides, { baseline, units, failOn: bounds, allowMachine: allowMachine === true })
 }

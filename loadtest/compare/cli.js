@@ -4,7 +4,7 @@
 // exit code 2; a --fail-on bound crossed: exit code 99 once everything is printed and written.
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { anyRegressed, comparisonData, CompareError, FAIL_ON_GRAMMAR, FAILING, parseFailOn, UNITS } from './compare.js'
+import { anyRegressed, comparisonData, CompareError, FAIL_ON_GRAMMAR, parseFailOn, UNITS } from './compare.js'
 import { compareReports, readReport } from './api.js'
 import { jsonText, termCode, termText } from '../text/escape.js'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
@@ -13,6 +13,52 @@ import { pageFault, pageWriteText } from '../report/page-file.js'
 import { userCwd } from '../paths.js'
 import { runCli, runMain } from '../errors.js'
 import { ruleText } from '../text/compare.js'
+import { optionLines, parseArgsOptions, wrap } from '../flags.js'
+
+// The options (loadtest/flags.js): the parser, the help and docs/reference/options.md read them.
+export const FLAGS = [{
+  title: 'options',
+  flags: [
+    {
+      name: 'baseline',
+      arg: 'FILE',
+      default: 'the first',
+      help: 'the report the ratios are to (one of the given files)'
+    },
+    {
+      name: 'html',
+      arg: 'FILE',
+      help: 'also write an HTML page with the charts overlaid per machine'
+    },
+    {
+      name: 'units',
+      arg: UNITS.join('|'),
+      initial: 'ms',
+      help: 'latency in ms or in multiples of each machine\'s calibrated service time'
+    },
+    { name: 'force', help: 'overwrite the --html file if it exists' },
+    {
+      name: 'json',
+      help: 'print the comparison as JSON (every figure: ratio, interval, verdict, share the ruler explains) ' +
+        'instead of Markdown'
+    },
+    {
+      name: 'fail-on',
+      arg: 'BOUND',
+      multiple: true,
+      initial: [],
+      help: `exit ${THRESHOLD_EXIT} when a run common to the baseline and another report regresses past BOUND, ` +
+        `repeatable: ${FAIL_ON_GRAMMAR}. A change within noise does not fail; one put down to the machine by the ` +
+        'rulers does'
+    },
+    {
+      name: 'allow-machine',
+      help: 'let a change past a bound that the rulers put down to the machine pass --fail-on'
+    },
+    { name: 'help', short: 'h', help: 'this text' }
+  ]
+}]
+import { setAsideText } from '../text/ruler.js'
 
 export const HELP = `usage: npm run compare -- A.json B.json [...] [options]
        npm run compare -- RUNTIMES.json [options]   (one report made under lab --node 20,24)
@@ -21,43 +67,12 @@ Lines up the runs the reports share (same server, variant, work and, under lab -
 one column group per report and the ratio to the baseline; Markdown to stdout. One report made under
 several runtimes gets one column group per runtime.
 
-options:
-  --baseline FILE    the report the ratios are to (one of the given files; default: the first)
-  --html FILE        also write an HTML page with the charts overlaid per machine
-  --units ms|service latency in ms (default) or in multiples of each machine's calibrated service time
-  --force            overwrite the --html file if it exists
-  --json             print the comparison as JSON (every figure: ratio, interval, verdict, share the ruler
-                     explains) instead of Markdown
-  --fail-on BOUND    exit ${THRESHOLD_EXIT} when a run common to the baseline and another report regresses past
-                     BOUND, repeatable: ${wrap(FAIL_ON_GRAMMAR, 21, 40)}.
-                     A change within noise, or put down to the machine by the rulers, does not fail
-  -h, --help         this text
+${optionLines(FLAGS, 21)}
 
 Verdicts, from one run each (docs/compare.md):
 ${wrap(ruleText(), 0)}`
 
-// Words wrapped at 110 columns, each line after the first indented by `indent` spaces, the first line
-// starting at column `start`.
-function wrap (text, indent, start = indent) {
-  const lines = ['']
-  for (const word of text.split(' ')) {
-    const last = lines[lines.length - 1]
-    const at = lines.length === 1 ? start : indent
-    if (last && at + last.length + word.length + 1 > 110) lines.push(word)
-    else lines[lines.length - 1] = last ? `${last} ${word}` : word
-  }
-  return lines.join(`\n${' '.repeat(indent)}`)
-}
-
-const OPTIONS = {
-  json: { type: 'boolean', default: false },
-  baseline: { type: 'string' },
-  html: { type: 'string' },
-  units: { type: 'string', default: 'ms' },
-  force: { type: 'boolean', default: false },
-  'fail-on': { type: 'string', multiple: true, default: [] },
-  help: { type: 'boolean', short: 'h', default: false }
-}
+const OPTIONS = parseArgsOptions(FLAGS)
 
 // Parses argv into { files, baseline, html, units, force, help }; throws CompareError on bad flags.
 function parseCompareArgs (argv) {
@@ -95,6 +110,7 @@ function parseCompareArgs (argv) {
     force: values.force,
     json: values.json,
     failOn,
+    allowMachine: values['allow-machine'],
     help: false
   }
 }
@@ -134,20 +150,26 @@ async function runCompare (argv) {
   if (fault) throw new CompareError(fault.message, PAGE_CODES[fault.code])
   const reports = []
   for (const file of opts.files) reports.push(await readReport(file))
-  const cmp = compareReports(reports, { baseline, units: opts.units, failOn: opts.failOn, names: opts.files })
+  const cmp = compareReports(reports, {
+    baseline, units: opts.units, failOn: opts.failOn, names: opts.files, allowMachine: opts.allowMachine
+  })
   // loaded here, not at the top: the renderers bring the charts' vega (about 0.5 s to load), which a
   // refusal, --help or a module reading readReport never needs
   const { gateLine, renderCompareHtml, renderCompareMarkdown } = await import('./render.js')
   const stdout = opts.json ? `${jsonText(comparisonData(cmp))}\n` : renderCompareMarkdown(cmp)
   const pageError = opts.html === null ? null : await writeComparePage(opts.html, cmp, { ...opts, renderCompareHtml })
   const regressions = cmp.gates.flatMap((g) =>
-    g.runs.filter((r) => FAILING.includes(r.status)).map((r) => gateLine(cmp, g, r, { code: termCode }))
+    g.runs.filter((r) => r.fails).map((r) => gateLine(cmp, g, r, { code: termCode }))
   )
+  // each ruler set aside, in its one line (the Markdown's notes say it too)
+  const setAside = cmp.machines.rulers
+    .flatMap((r, i) => (r?.setAside ? [setAsideText(cmp.reports[i].letter, r.setAside)] : []))
   return {
     stdout,
     wrote: opts.html !== null && !pageError ? opts.html : null,
     pageError,
     regressions,
+    setAside,
     exitCode: anyRegressed(cmp) ? THRESHOLD_EXIT : pageError ? 2 : 0
   }
 }
@@ -175,10 +197,11 @@ function say (text) {
 
 // compare from argv; resolves the exit code.
 export async function main (argv = process.argv.slice(2)) {
-  const { stdout, wrote, pageError, regressions = [], exitCode = 0 } = await runCompare(argv)
+  const { stdout, wrote, pageError, regressions = [], setAside = [], exitCode = 0 } = await runCompare(argv)
   process.stdout.write(stdout)
   if (wrote) say(`wrote ${wrote}`)
   if (pageError) say(pageError.message)
+  for (const line of setAside) say(line)
   for (const line of regressions) say(`--fail-on: ${line}`)
   if (regressions.length) say(`${regressions.length} regression(s) past a --fail-on bound: exit ${exitCode}`)
   return exitCode

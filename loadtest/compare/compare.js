@@ -21,6 +21,10 @@ import {
 } from '../result/interval.js'
 import { judge } from '../result/verdict.js'
 import { flatFigures, predict } from '../result/machine.js'
+import { COMPARE } from '../result/rules.js'
+import { pairedAcross } from './machines.js'
+import { rulerSetAside } from '../result/ruler-trust.js'
+import { setAsideText } from '../text/ruler.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }
@@ -93,8 +97,8 @@ function serviceMs (report, work, runtime = null) {
   return serviceTime(report.calibration?.[calibrationKey(work, runtime)] ?? report.calibration?.[work])
 }
 
-// Capacities judged against p99 targets further apart than this share are not called better or worse.
-export const TARGET_TOLERANCE = 0.1
+// Capacities judged against p99 targets further apart than this share are not compared (the rule book).
+export const TARGET_TOLERANCE = COMPARE.targetTolerance
 
 // A capacity that is a lower bound (the sweep's last step held), and one no rate met.
 const AT_LEAST = 'at-least'
@@ -231,17 +235,20 @@ function dispatchCell (r) {
 // The --fail-on grammar (fail-on.js), where compare's callers have always found it.
 export { FAIL_ON_GRAMMAR, parseFailOn } from './fail-on.js'
 
-function gateRun (g, key, base, next, prediction) {
+// One --fail-on bound on one run: its status, and `fails`: regressed, or put down to the machine without
+// allowMachine (the ruler never passes a gate by itself: --allow-machine).
+function gateRun (g, key, base, next, prediction, allowMachine = false) {
   const def = METRICS[g.metric]
   const b = base ? def.read(base) : null
   const v = next ? def.read(next) : null
-  const out = { key, base: b, value: v, change: null, noise: null, status: 'not comparable', why: null }
+  const out = { key, base: b, value: v, change: null, noise: null, status: 'not comparable', why: null, fails: false }
   if (base?.status === 'failed' || next?.status === 'failed') return { ...out, why: 'a run failed' }
   // a run whose histogram contradicts its own figures is not vouched for: a gate on it fails
   const contradicted = [['the baseline', base], ['this run', next]].find(([, r]) => r?.histogramFault)
   if (contradicted) {
     const change = isNum(b) && isNum(v) && b !== 0 ? v / b - 1 : null
-    return { ...out, change, status: 'unverified', why: `${contradicted[0]}: ${contradicted[1].histogramFault}` }
+    const why = `${contradicted[0]}: ${contradicted[1].histogramFault}`
+    return { ...out, change, status: 'unverified', why, fails: true }
   }
   if (!isNum(b) || !isNum(v)) {
     const flagged = base?.impossible?.length || next?.impossible?.length
@@ -259,9 +266,9 @@ function gateRun (g, key, base, next, prediction) {
   const past = g.sign === '+' ? out.change > g.bound : out.change < -g.bound
   if (!past) return { ...out, status: 'within bound' }
   if (out.noise.verdict === 'within-noise') return { ...out, status: 'within noise' }
-  if (out.noise.verdict === 'machine') return { ...out, status: 'machine' }
+  if (out.noise.verdict === 'machine') return { ...out, status: 'machine', fails: !allowMachine }
   if (out.noise.verdict === 'disturbed') return { ...out, status: 'disturbed' }
-  return { ...out, status: 'regressed' }
+  return { ...out, status: 'regressed', fails: true }
 }
 
 // Why a capacity gate cannot judge a pair, or null: a capacity that is a lower bound (≥) on either side
@@ -365,7 +372,7 @@ function predictionOf ({ baseReport, report, baseRun, run, units }) {
 }
 
 // A cell's ratios to the baseline's and, for HTTP runs, the verdict on each (result/verdict.js).
-function againstBaseline (c, i, { kind, base, baseRun, run, baseline, baseReport, report, units }) {
+function againstBaseline (c, i, { kind, base, baseRun, run, baseline, baseReport, report, units, floors }) {
   if (kind === 'dispatch') {
     c.meanRatio = ratio(c.meanMs, base?.meanMs)
     return
@@ -387,13 +394,14 @@ function againstBaseline (c, i, { kind, base, baseRun, run, baseline, baseReport
     const a = base.intervals[m] ?? (isNum(base[m]) ? { value: base[m] } : null)
     const b = c.intervals[m] ?? (isNum(c[m]) ? { value: c[m] } : null)
     if (a && b) {
-      c.verdicts[m] = judge(m, a, b, c.prediction, { disturbed: base.disturbed || c.disturbed, server: serverOf(run) })
+      const disturbed = base.disturbed || c.disturbed
+      c.verdicts[m] = judge(m, a, b, c.prediction, { disturbed, server: serverOf(run), floors })
     }
   }
 }
 
 // One row of the comparison: the run's cell in each report (null where it has none), against the baseline.
-function rowOf (key, entries, byKey, { baseline, units }) {
+function rowOf (key, entries, byKey, { baseline, units, floors }) {
   const first = byKey.find((m) => m.has(key)).get(key)
   const kind = isInProcess(first) ? 'dispatch' : 'http' // an in-process case: its mean time
   const cells = entries.map(({ report }, i) => {
@@ -405,7 +413,7 @@ function rowOf (key, entries, byKey, { baseline, units }) {
   const baseRun = byKey[baseline].get(key)
   const baseReport = entries[baseline].report
   cells.forEach((c, i) => c && againstBaseline(c, i, {
-    kind, base, baseRun, run: byKey[i].get(key), baseline, baseReport, report: entries[i].report, units
+    kind, base, baseRun, run: byKey[i].get(key), baseline, baseReport, report: entries[i].report, units, floors
   }))
   const { server = null, variant = null, work = null, mode = null } = first
   return { key, kind, server, variant, work, mode, cells }
@@ -526,7 +534,7 @@ function flagsOf (rows) {
 
 // --fail-on: each bound, for each other report, on every HTTP run it shares with the baseline. A bound on a
 // figure no run of any report has is an error naming it: a gate that matches nothing never passes silently.
-function gatesOf (failOn, { entries, rows, byKey, baseline }) {
+function gatesOf (failOn, { entries, rows, byKey, baseline, allowMachine }) {
   for (const g of failOn) {
     if (byKey.some((m) => [...m.values()].some((r) => isNum(METRICS[g.metric].read(r))))) continue
     throw new CompareError(`--fail-on ${g.spec} matches no run: no report has the figure ${g.metric}`,
@@ -539,7 +547,8 @@ function gatesOf (failOn, { entries, rows, byKey, baseline }) {
       : rows.filter((row) => row.kind === 'http' && row.cells[i] && row.cells[baseline])
         .map((row) => ({
           report: i,
-          ...gateRun(g, row.key, byKey[baseline].get(row.key), byKey[i].get(row.key), row.cells[i].prediction ?? null)
+          ...gateRun(g, row.key, byKey[baseline].get(row.key), byKey[i].get(row.key), row.cells[i].prediction ?? null,
+            allowMachine)
         })))
   }))
 }
@@ -573,10 +582,12 @@ function phaseRowsOf (rows, byKey, baseline) {
 // The ruler figures a machine's column shows (result/machine.js flatFigures), or null without a ruler.
 const RULER_LINE = ['cores.effective', 'single.loop', 'loopback.rps', 'loopback.rttMs', 'spawn.workerMs',
   'spawn.processMs', 'timerLagMs']
+// `setAside`: why the ruler explains nothing (result/ruler-trust.js), or null; `moved` recomputed from its readings.
 function rulerLineOf (report) {
   const f = flatFigures(report.ruler)
   if (!f) return null
-  const out = { offered: f.offered ?? null, moved: report.ruler?.moved === true }
+  const setAside = rulerSetAside(report)
+  const out = { offered: f.offered ?? null, moved: setAside?.code === 'moved', setAside }
   for (const name of RULER_LINE) out[name] = f[name] ? { value: f[name].value, spreadPct: f[name].spreadPct } : null
   return out
 }
@@ -642,7 +653,9 @@ function machinesOf (entries, rows, baseline) {
     noRuler: entries.flatMap(({ report }, i) => (rulerLineOf(report) ? [] : [i])),
     rankings,
     flips,
-    decisions
+    decisions,
+    // reports with rounds: each one's ratios to one baseline strategy, paired on its machine (compare/machines.js)
+    paired: pairedAcross(entries, baseline)
   }
 }
 
@@ -650,20 +663,35 @@ function machinesOf (entries, rows, baseline) {
 // of UNITS. Returns { units, baseline, reports, rows, classes, phases, machines, flags, gates, notes }
 // (see compare/render.js);
 // throws a CompareError when fewer than two reports are given or they share no run.
-export function compareReports (entries, { baseline = 0, units = 'ms', failOn = [] } = {}) {
+// `floors`: the strategies' own floors (COMPARE.serverFloors unless a validation fits its own; null: none).
+export function compareReports (entries, opts = {}) {
+  const { baseline = 0, units = 'ms', failOn = [], allowMachine = false, floors = COMPARE.serverFloors } = opts
   checkArguments(entries, { baseline, units })
   const notes = []
   const byKey = runsByKey(entries, notes)
   const keys = sharedKeys(byKey, baseline)
-  const rows = keys.map((key) => rowOf(key, entries, byKey, { baseline, units }))
+  // a ruler set aside (result/ruler-trust.js) predicts nothing: its report's ratios are judged raw
+  const judged = entries.map((e) => (rulerSetAside(e.report) ? { ...e, report: { ...e.report, ruler: null } } : e))
+  const rows = keys.map((key) => rowOf(key, judged, byKey, { baseline, units, floors }))
   const reports = reportsOf(entries, keys, byKey, baseline)
   for (const n of comparisonNotes({ entries, rows, reports, units })) notes.push(n)
-  const gates = gatesOf(failOn, { entries, rows, byKey, baseline })
+  const gates = gatesOf(failOn, { entries, rows, byKey, baseline, allowMachine })
   const classes = classRowsOf(rows, byKey, baseline)
   const phases = phaseRowsOf(rows, byKey, baseline)
   const machines = machinesOf(entries, rows, baseline)
+  machines.rulers.forEach((r, i) => r?.setAside && notes.push(setAsideText(reports[i].letter, r.setAside)))
   return {
-    units, baseline, reports, rows, classes, phases, machines, flags: flagsOf(rows), gates, notes: [...new Set(notes)]
+    units,
+    baseline,
+    reports,
+    rows,
+    classes,
+    phases,
+    machines,
+    flags: flagsOf(rows),
+    gates,
+    allowMachine,
+    notes: [...new Set(notes)]
   }
 }
 
@@ -681,12 +709,10 @@ export function comparisonData (cmp) {
   return JSON.parse(JSON.stringify({ ...cmp, rows }))
 }
 
-// The gate statuses that fail: a regression past the bound, and a run whose histogram contradicts it.
-export const FAILING = Object.freeze(['regressed', 'unverified'])
-
-// True when a --fail-on bound was crossed by a run, or could not vouch for one (the CLI then exits 99).
+// True when a --fail-on bound failed a run: regressed, put down to the machine without --allow-machine, or
+// a run whose histogram contradicts it (the compare CLI then exits 99).
 export function anyRegressed (cmp) {
-  return (cmp.gates ?? []).some((g) => g.runs.some((r) => FAILING.includes(r.status)))
+  return (cmp.gates ?? []).some((g) => g.runs.some((r) => r.fails))
 }
 
 // Column-group letter of report i: A, B, …, Z, AA, AB, …

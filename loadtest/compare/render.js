@@ -15,6 +15,7 @@ import { VALIDATED } from './validated.js'
 import { VERDICT_WORDS, noRulerText, ruleText, rulerLineText, validationText, verdictCell } from '../text/compare.js'
 import { overloadHtml, overloadMarkdown } from './overload.js'
 import { MARKS } from '../text/sentences.js'
+import { PAIRED_LEAD, pairedAcrossTable } from '../text/paired.js'
 
 // Markdown escaping of compare's text: the shared one of text/escape.js.
 export { mdEsc }
@@ -31,7 +32,8 @@ const GATE_MARK = {
   regressed: '✗ regressed',
   unverified: '✗ fails: its histogram contradicts its figures',
   'within noise': '≈ past the bound, within noise',
-  machine: '≈ past the bound, put down to the machine',
+  machine: '✗ past the bound, put down to the machine (fails without --allow-machine)',
+  'machine-allowed': '≈ past the bound, put down to the machine (passed by --allow-machine)',
   disturbed: '⚠ past the bound, no call (a run marked disturbed)',
   'within bound': '✓ within bound',
   'not comparable': `${MISSING} not comparable`
@@ -51,7 +53,8 @@ export function gateLine (cmp, g, r, { code = mdCode } = {}) {
     : r.why
   const change = signedPct(r.change)
   const bound = `${g.sign}${+(g.bound * 100).toFixed(4)}%`
-  return `${GATE_MARK[r.status]}: ${cmp.reports[r.report].letter} ${code(r.key)} ${g.metric} ` +
+  const status = r.status === 'machine' && !r.fails ? 'machine-allowed' : r.status
+  return `${GATE_MARK[status]}: ${cmp.reports[r.report].letter} ${code(r.key)} ${g.metric} ` +
     `${gateFigure(g, r.base)} → ${gateFigure(g, r.value)} (${change}, bound ${bound}; ${noise})`
 }
 
@@ -73,6 +76,21 @@ function reportsTable (cmp) {
     { md: `**${r.letter}**${r.baseline ? ' (baseline)' : ''}` }, r.name, r.experiment, r.createdAt, r.file
   ])
   return markdownTable({ head: ['', 'machine', 'experiment', 'started', 'file'], rows })
+}
+
+// The machines by their paired ratios (text/paired.js pairedAcrossTable), first where two reports ran rounds:
+// the table, each machine's ranking, the ratios apart.
+function pairedAcrossOf (cmp) {
+  const letters = cmp.reports.map((r) => r.letter)
+  const cores = cmp.reports.map((r) => r.machine?.availableParallelism ?? null)
+  return pairedAcrossTable(cmp.machines?.paired ?? null, { letters, baseline: cmp.baseline, cores })
+}
+
+function pairedAcrossSection (cmp) {
+  const t = pairedAcrossOf(cmp)
+  if (!t) return []
+  const lines = t.notes.map((n) => `- ${mdEsc(n)}`)
+  return ['## Machines by paired ratios', '', PAIRED_LEAD, '', markdownTable(t), '', ...lines, '']
 }
 
 // How to read the tables: units, ratios, marks, and what the noise verdicts rest on.
@@ -284,8 +302,8 @@ function verdictSections (cmp) {
   const out = []
   if (cmp.gates?.length) {
     out.push('## Gates (--fail-on)', '', 'A bound fails when a run of a report regresses past it against the ' +
-      'baseline and its verdict is worse (or it has no interval); within noise or put down to the machine, ' +
-      'it does not.', '')
+      'baseline and its verdict is worse (or it has no interval), or is put down to the machine (unless ' +
+      '--allow-machine); within noise, it does not.', '')
     for (const g of cmp.gates) {
       out.push(`- ${mdCode(g.spec)}${g.runs.length ? '' : ': no run in common with the baseline'}`)
       for (const r of g.runs) out.push(`  - ${gateLine(cmp, g, r)}`)
@@ -314,6 +332,8 @@ export function renderCompareMarkdown (cmp) {
     '# loadlab compare',
     '',
     reportsTable(cmp),
+    '',
+    ...pairedAcrossSection(cmp),
     ...howToRead(cmp, http),
     ...httpSection(cmp, http),
     ...capacitySection(cmp, http),
@@ -691,6 +711,16 @@ function machinesHtml (cmp) {
     `${chart}</section>`
 }
 
+// The machines by their paired ratios on the page: the Markdown section's table and lines.
+function pairedAcrossHtml (cmp) {
+  const t = pairedAcrossOf(cmp)
+  if (!t) return ''
+  const body = table(t.head.map((h) => esc(h)), t.rows.map((r) => r.map((c) => esc(c))), { className: 'paired' })
+  const lines = t.notes.map((n) => `<li>${esc(n)}</li>`).join('')
+  return '<section class="block" data-section="paired"><h2>Machines by paired ratios</h2>' +
+    `<p class="lead">${esc(PAIRED_LEAD)}</p>${body}<ul>${lines}</ul></section>`
+}
+
 // The comparison as a self-contained HTML page: report cards, overlaid charts, the grouped table.
 export function renderCompareHtml (cmp) {
   const http = cmp.rows.filter((r) => r.kind === 'http')
@@ -729,6 +759,7 @@ export function renderCompareHtml (cmp) {
   const body = `<header class="top"><h1>loadlab compare <span class="sub">${sub}</span></h1></header>
 <div class="cards">${cmp.reports.map(reportCard).join('')}</div>
 ${gates}${flags}${notes}
+${pairedAcrossHtml(cmp)}
 ${http.length ? `<section class="block"><h2>HTTP runs</h2>${httpCharts}${httpTable(cmp, http)}</section>` : ''}
 ${capacityTable(cmp, http)}${classTable(cmp)}${phaseTable(cmp)}${machinesHtml(cmp)}
 ${overloadHtml(cmp, http)}

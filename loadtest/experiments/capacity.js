@@ -17,6 +17,7 @@ import { parseKey } from '../result/key.js'
 import { probeNote } from '../run/round/past-capacity.js'
 import { planBasics } from './plan.js'
 import { findServer } from '../catalog.js'
+import { warmFeed } from '../result/strategies.js'
 
 // The CPU strategies, as in heavy-cpu.
 export { SERVERS }
@@ -27,7 +28,7 @@ export { SERVERS }
 // cores, so 3–10 s a step); loop:1e8 took 9–90 s a step, and loop:1e7's default target (34 ms) was below the
 // scheduler lag of a loaded machine, so every step failed. The cost (docs/decision.md "Cost"): budgetSec bounds
 // each sweep; then the past-capacity probes of the close candidates (about 20–30 s each) and --confirm
-// (settings.js CONFIRM_SEC). scripts/capacity-cost.js estimates a run from a measured report's steps with these
+// (the rule book's CONFIRM). scripts/capacity-cost.js estimates a run from a measured report's steps with these
 // settings; the default run's estimate against the reference runs stays within 15 minutes
 // (test/scripts/capacity-cost.test.js).
 const { minDurationSec, ...limits } = SWEEP_LIMITS
@@ -114,12 +115,12 @@ export function oneTargetSweep (opts, sloMs = null) {
   return (ctx) => capacitySweep(opts, ctx.serviceMs > 0 || sloMs ? [sloFor(ctx.serviceMs, sloMs).sloMs] : null)(ctx)
 }
 
-// The order the strategies are swept in: those that keep a warm worker on every core first (catalog.js
-// everyCore: the likely leaders), fed from one queue before those that split their connections, then the rest
+// The order the strategies are swept in: those that keep a warm worker on every core first (result/strategies.js
+// warmFeed: the likely leaders), fed from one queue before those that split their connections, then the rest
 // as listed. A sweep after a leader starts its climb under the leader's capacity and stops once ruled out
 // (result/rules.js CLIMB), so a strategy far below costs a few steps.
 export function sweepOrder (servers) {
-  const rank = (s) => ({ queue: 0, split: 1 })[findServer(s)?.everyCore] ?? 2
+  const rank = (s) => ({ queue: 0, split: 1 })[warmFeed(findServer(s))] ?? 2
   return servers.map((s, i) => ({ s, i })).sort((a, b) => rank(a.s) - rank(b.s) || a.i - b.i).map((x) => x.s)
 }
 

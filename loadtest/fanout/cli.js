@@ -18,6 +18,97 @@ import { expandHosts } from './hosts.js'
 import { takeHeaders } from './secrets.js'
 import { commandText } from '../result/command.js'
 import { DEFAULT_LEAD_SEC, LEAD_FACTOR, MIN_LEAD_SEC, runFanout } from './fanout.js'
+import { optionLines, parseArgsOptions } from '../flags.js'
+
+// The options (loadtest/flags.js): the parser, the help and docs/reference/options.md read them.
+export const FLAGS = [
+  {
+    title: 'hosts',
+    flags: [
+      {
+        name: 'hosts',
+        short: 'w',
+        arg: 'HOSTS',
+        help: 'pdsh\'s list: a,b,c or gen[1-4] (one shard per host, in order)'
+      },
+      {
+        name: 'rcmd',
+        arg: 'ssh|exec',
+        initial: 'ssh',
+        help: 'pdsh\'s -R module: ssh to each host, or exec a local command'
+      },
+      {
+        name: 'exec',
+        arg: 'PREFIX',
+        help: 'with --rcmd exec: the command before the shard\'s, %h the host (e.g. \'ip netns exec %h\')'
+      },
+      {
+        name: 'dir',
+        arg: 'DIR',
+        initial: ROOT,
+        default: 'this checkout',
+        help: 'the lab\'s folder on each host'
+      },
+      {
+        name: 'node',
+        arg: 'PATH',
+        default: 'node with ssh, this node with exec',
+        help: 'node on each host'
+      }
+    ]
+  },
+  {
+    title: 'plan',
+    flags: [
+      { name: 'url', arg: 'URL', help: 'the target every shard loads' },
+      {
+        name: 'rate',
+        short: 'R',
+        arg: 'R',
+        help: 'the whole plan\'s rate (req/s), an open loop as the lab\'s -R; each shard sends R/N'
+      },
+      {
+        name: 'duration',
+        short: 'd',
+        arg: 'SEC',
+        default: DEFAULTS.duration,
+        help: 'the plan\'s length'
+      },
+      { name: 'amount', short: 'a', arg: 'N', help: 'or its number of requests' },
+      {
+        name: 'lead',
+        arg: 'SEC',
+        default: `${LEAD_FACTOR} × the slowest host's answer to the clock pass, at least ${MIN_LEAD_SEC}; ` +
+          `${DEFAULT_LEAD_SEC} with --no-clock`,
+        help: 'start this far ahead'
+      },
+      { name: 'no-clock', help: 'do not read the hosts\' clocks against the target\'s Date header' }
+    ]
+  },
+  {
+    title: 'merge',
+    flags: [
+      {
+        name: 'threshold',
+        arg: 'EXPR',
+        multiple: true,
+        initial: [],
+        help: 'on the merged figures, repeatable (exit 99 when crossed; see loadlab --help)'
+      },
+      {
+        name: 'allow-missing',
+        help: 'merge what came back when a shard failed; the report says which share is missing'
+      },
+      {
+        name: 'out',
+        arg: 'DIR',
+        default: 'reports/; ./loadlab-reports/ outside a checkout',
+        help: 'where the merged report goes'
+      },
+      { name: 'help', short: 'h', help: 'this text' }
+    ]
+  }
+]
 
 export const HELP = `usage: loadlab fanout -w HOSTS --url URL --rate R [-d SEC | -a N] [options] [-- LAB OPTIONS]
 
@@ -29,48 +120,16 @@ examples:
 Runs one shard of one open-loop plan per host through pdsh, all from one common start, and merges
 their reports into one (histograms added, counts summed): shard I of N on the I-th host.
 
-hosts:
-  -w HOSTS            pdsh's list: a,b,c or gen[1-4] (one shard per host, in order)
-  --rcmd ssh|exec     pdsh's -R module (default ssh): ssh to each host, or exec a local command
-  --exec PREFIX       with --rcmd exec: the command before the shard's, %h the host (e.g. 'ip netns exec %h')
-  --dir DIR           the lab's folder on each host (default this one: ${ROOT})
-  --node PATH         node on each host (default: node with ssh, this node with exec)
-plan:
-  --url URL           the target every shard loads
-  -R, --rate R        the whole plan's rate (req/s), an open loop as the lab's -R; each shard sends R/N
-  -d, --duration SEC  the plan's length (default ${DEFAULTS.duration})
-  -a, --amount N      or its number of requests
-  --lead SEC          start this far ahead (default: ${LEAD_FACTOR} × the slowest host's answer to the clock
-                      pass, at least ${MIN_LEAD_SEC}; ${DEFAULT_LEAD_SEC} with --no-clock)
-  --no-clock          do not read the hosts' clocks against the target's Date header
-merge:
-  --threshold EXPR    on the merged figures, repeatable (exit 99 when crossed; see loadlab --help)
-  --allow-missing     merge what came back when a shard failed; the report says which share is missing
-  --out DIR           where the merged report goes (default reports/; ./loadlab-reports/ outside a checkout)
-  -h, --help          this text
+${optionLines(FLAGS, 22)}
+
 After --, options for every shard's lab (e.g. --connections 32 --warmup 200 --out /tmp/shards).
-Exit: 0; 99 a threshold crossed; 1 a shard missing (without --allow-missing); 2 usage; 130 interrupted.`
+Exit: 0; 99 a threshold crossed; 1 a shard missing (without --allow-missing); 2 usage;
+130 interrupted.`
 
 // The flags the fan-out sets on every shard itself.
 const OWN = ['--url', '--rate', '--duration', '--amount', '--shard', '--start-at', '--json', '-d', '-R', '-a']
 
-const OPTIONS = {
-  hosts: { type: 'string', short: 'w' },
-  rcmd: { type: 'string', default: 'ssh' },
-  exec: { type: 'string' },
-  dir: { type: 'string', default: ROOT },
-  node: { type: 'string' },
-  url: { type: 'string' },
-  rate: { type: 'string', short: 'R' },
-  duration: { type: 'string', short: 'd' },
-  amount: { type: 'string', short: 'a' },
-  lead: { type: 'string' },
-  'no-clock': { type: 'boolean', default: false },
-  threshold: { type: 'string', multiple: true, default: [] },
-  'allow-missing': { type: 'boolean', default: false },
-  out: { type: 'string' },
-  help: { type: 'boolean', short: 'h', default: false }
-}
+const OPTIONS = parseArgsOptions(FLAGS)
 
 // argv → the plan runFanout takes (or { help: true }); a bad flag is a usage error (exit 2).
 export function parseFanoutArgs (argv) {

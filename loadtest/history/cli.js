@@ -10,33 +10,48 @@ import { historyText } from '../text/history.js'
 import { userCwd } from '../paths.js'
 import { runCli, runMain, usageError } from '../errors.js'
 import { history, parseBound, reportFiles } from './history.js'
+import { optionLines, parseArgsOptions } from '../flags.js'
+
+// The options (loadtest/flags.js): the parser, the help and docs/reference/options.md read them.
+export const FLAGS = [{
+  title: 'options',
+  flags: [
+    { name: 'json', help: 'print the whole history as JSON' },
+    {
+      name: 'csv',
+      help: 'print one row per report: time, commit, report, machine, then one column per series (the layout ' +
+        'Apache Otava\'s CSV importer reads)'
+    },
+    {
+      name: 'html',
+      arg: 'FILE',
+      help: 'also write a page: one chart per series, changes marked, machines shaded'
+    },
+    { name: 'force', help: 'overwrite the --html file if it exists' },
+    {
+      name: 'fail-on-change',
+      arg: 'BOUND',
+      multiple: true,
+      initial: [],
+      help: `exit ${THRESHOLD_EXIT} when the newest segment of a series on some machine is worse than the one ` +
+        'before past BOUND and significant, repeatable: e.g. \'p99:+10%\', \'rps:-5%\''
+    },
+    { name: 'help', short: 'h', help: 'this text' }
+  ]
+}]
 
 export const HELP = `usage: loadlab history DIR… [options]      (npm run history -- DIR… [options])
 
-Reads every report (*.json) in the folders given and groups its figures into series: per experiment, run
-(server, variant, work, runtime), figure (p50, p99, rps, capacity; an in-process case's meanMs) and machine
-(what its ruler says; a report without a ruler by its machine block). Each machine's part of a series is
-tested for change points: E-divisive means with a Welch t-test and a minimum segment length
-(docs/history.md). A move to another machine is named a change of machine, not of code.
+Reads every report (*.json) in the folders given and groups its figures into series: per
+experiment, run (server, variant, work, runtime), figure (p50, p99, rps, capacity; an in-process
+case's meanMs) and machine (what its ruler says; a report without a ruler by its machine block).
+Each machine's part of a series is tested for change points: E-divisive means with a Welch t-test
+and a minimum segment length (docs/history.md). A move to another machine is named a change of
+machine, not of code.
 
-options:
-  --json                  print the whole history as JSON
-  --csv                   print one row per report: time, commit, report, machine, then one column per series
-                          (the layout Apache Otava's CSV importer reads)
-  --html FILE             also write a page: one chart per series, changes marked, machines shaded
-  --force                 overwrite the --html file if it exists
-  --fail-on-change BOUND  exit ${THRESHOLD_EXIT} when the newest segment of a series on some machine is worse than
-                          the one before past BOUND and significant, repeatable: e.g. 'p99:+10%', 'rps:-5%'
-  -h, --help              this text`
+${optionLines(FLAGS, 26)}`
 
-const OPTIONS = {
-  json: { type: 'boolean', default: false },
-  csv: { type: 'boolean', default: false },
-  html: { type: 'string' },
-  force: { type: 'boolean', default: false },
-  'fail-on-change': { type: 'string', multiple: true, default: [] },
-  help: { type: 'boolean', short: 'h', default: false }
-}
+const OPTIONS = parseArgsOptions(FLAGS)
 
 function parse (argv) {
   let parsed

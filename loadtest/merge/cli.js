@@ -15,21 +15,35 @@ import { runCli, runMain } from '../errors.js'
 import { mergeError } from './merge.js'
 import { mergeReports } from './api.js'
 import { commandText } from '../result/command.js'
+import { optionLines, parseArgsOptions } from '../flags.js'
+
+// The options (loadtest/flags.js): the parser, the help and docs/reference/options.md read them.
+export const FLAGS = [{
+  title: 'options',
+  flags: [
+    {
+      name: 'out',
+      arg: 'DIR',
+      default: 'reports/; ./loadlab-reports/ outside the lab\'s checkout',
+      help: 'where the merged report goes'
+    },
+    { name: 'help', short: 'h', help: 'this text' }
+  ]
+}]
 
 export const HELP = `usage: npm run merge -- A.json B.json [...] [--out DIR]
 
 Writes one report from the reports of the shards of one plan (npm run lab -- --url URL --rate R
 --shard I/N --start-at T, one per shard): histograms added, counts summed, rates added, timelines
-aligned on the common start, the method naming the shards. The merged report compares and gates like
-any other. Refuses (exit 2) reports that are not every shard of one plan exactly once: a different
-url, rate, arrival, seed, amount, duration or start, a shard missing or given twice, or a shard whose
-counts disagree with its own histograms or its slice of the plan (rate × duration ÷ N, less what was
-in flight), or whose rate, percentiles, classes or timeline are not those of its own counts and
-histograms. Every merged figure is computed from the counts and histograms; trust is judged again.
+aligned on the common start, the method naming the shards. The merged report compares and gates
+like any other. Refuses (exit 2) reports that are not every shard of one plan exactly once: a
+different url, rate, arrival, seed, amount, duration or start, a shard missing or given twice, or a
+shard whose counts disagree with its own histograms or its slice of the plan (rate × duration ÷ N,
+less what was in flight), or whose rate, percentiles, classes or timeline are not those of its own
+counts and histograms. Every merged figure is computed from the counts and histograms; trust is
+judged again.
 
-options:
-  --out DIR    where the merged report goes (default reports/; ./loadlab-reports/ outside the lab's checkout)
-  -h, --help   this text`
+${optionLines(FLAGS, 15)}`
 
 // argv → { files, out, help }; a bad flag is a refusal.
 function parseMergeArgs (argv) {
@@ -39,7 +53,7 @@ function parseMergeArgs (argv) {
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h', default: false } }
+      options: parseArgsOptions(FLAGS)
     })
   } catch (err) {
     throw mergeError(`${err.message.split('\n')[0]} (see --help)`)

@@ -1,6 +1,7 @@
 // The Markdown summary of a report: the decision first, then the tables and what is not to be trusted,
 // the machine and the method last (each figure still states its method, below). A pure function of the report.
 import { classTable, reportTable, whyOf } from './table.js'
+import { pairedTable } from '../text/paired.js'
 import { mdFence, mdSpan, mdText } from '../text/escape.js'
 import { runtimeName } from '../result/runtime.js'
 import { classTargetsText, holdsText } from '../text/sentences.js'
@@ -219,6 +220,12 @@ function classSection (report, experiment) {
   return t ? ['## Per class', '', markdownTable(t), ''] : []
 }
 
+// The paired ratios of a run of --runs N (text/paired.js pairedTable), what they mean under them.
+function pairedSection (paired) {
+  const t = pairedTable(paired)
+  return t ? [`## ${mdText(t.title)}`, '', markdownTable(t), '', ...t.notes.map((n) => `- ${mdText(n)}`), ''] : []
+}
+
 // The Markdown page for a report (experiment: its module, for a custom table): the decision first (the
 // capacity experiment's), then the figures and what is not to be trusted, then the machine, the
 // calibration and the method last.
@@ -232,6 +239,7 @@ export function renderMarkdown (report, experiment) {
     '',
     ...resultsTable(reportTable(report, experiment)),
     ...classSection(report, experiment),
+    ...pairedSection(report.paired),
     ...capacitySection(report.results)
   ]
   if (Array.isArray(report.thresholds)) out.push('## Thresholds', '', markdownTable(thresholdRows(report.thresholds)))

@@ -25,6 +25,7 @@ import { decisionHtml } from './decision.js'
 import { decisionCharts } from './decision-charts.js'
 import { targetsOf } from '../result/decision.js'
 import { UNMEASURED, classTable, experimentTable, runtimesOf, tableNotes } from './table.js'
+import { pairedTable } from '../text/paired.js'
 import { runtimeName, unmeasuredWhy } from '../result/runtime.js'
 import { verdictOf } from '../result/trust.js'
 import { MISSING } from '../text/format.js'
@@ -619,6 +620,14 @@ function latencyLead (works, report) {
   return `${work}${numHtml(report.method?.connections)} connections.`
 }
 
+// The paired ratios of a run of --runs N (text/paired.js pairedTable): their table and what it means.
+function pairedHtml (paired) {
+  const t = pairedTable(paired)
+  if (!t) return ''
+  const notes = t.notes.map((n) => `<p class="lead">${esc(n)}</p>`).join('')
+  return `<section class="block" data-section="paired"><h2>${esc(t.title)}</h2>${genericTable(t)}${notes}</section>`
+}
+
 // The page's footer: the report's id and schema, how the charts were drawn, and how to compare it.
 function footer (report) {
   return `<footer>Report <code>${esc(report.id)}</code> · schema ${esc(report.schema)} · written by loadlab. ` +
@@ -654,6 +663,7 @@ ${throughputFigures(http, names)}
 ${resultsTable(http, names)}
 </section>
 ${perClass ? `<section class="block"><h2>Per class</h2>${genericTable(perClass)}</section>` : ''}
+${pairedHtml(report.paired)}
 ${timelineSection(http, names)}`
     : ''
   const study = experimentTable(report, experiment)

@@ -47,7 +47,7 @@ function oneSweep (sw, k, rounds, end, raw) {
 function sweepOf (record, rounds) {
   const sweeps = record.sweeps ?? [record.sweep]
   const runs = sweeps.map((sw, k) => oneSweep(sw, k, rounds, sweeps[k + 1]?.first ?? rounds.length, record.rounds))
-  const { kinds, lengths, first, sweepSec, ...rule } = sweeps[0]
+  const { kinds, lengths, first, sweepSec, round, place, startedAt, ...rule } = sweeps[0]
   // a capacity that cannot be met (rps null) sorts below every number
   const order = runs.slice().sort((a, b) => (a.capacity.rps ?? -1) - (b.capacity.rps ?? -1))
   const median = order[(order.length - 1) >> 1]
@@ -58,7 +58,9 @@ function sweepOf (record, rounds) {
     steps: runs.flatMap((r) => r.steps),
     capacity: median.capacity,
     ...(median.targets ? { targets: median.targets } : {}), // the median sweep's capacity at each target
-    ...(many ? { runs: runs.map((r) => r.capacity), spread: held.length ? spread(held) : null } : {}),
+    // with --runs N, each sweep's capacity and its lab round (tagOf), and their spread
+    ...(many ? { runs: runs.map((r, k) => ({ ...r.capacity, ...tagOf(sweeps[k]) })) } : {}),
+    ...(many ? { spread: held.length ? spread(held) : null } : {}),
     cost: costOf(sweeps, runs),
     calibrationCheck: record.calibrationCheck ?? null
   }
@@ -90,7 +92,7 @@ const codeOf = (x) => (typeof x === 'string' ? x : x.code)
 
 // A sweep's own untrusted reasons, as data (text/reasons.js says them): its disturbed steps named, a
 // calibration that drifted, a capacity beyond the ideal, no verdict, a lower bound, a capacity not held.
-function sweepReasons (sweep) {
+function sweepReasons (sweep, entry = null) {
   const out = []
   const disturbed = sweep.steps.filter((s) => s.disturbed)
   if (disturbed.length) {
@@ -109,8 +111,19 @@ function sweepReasons (sweep) {
   } else if (c.bound === 'at-least' && sweep.budget?.cut === 'sweep') {
     out.push({ code: 'lower-bound', cut: 'budget', budgetSec: sweep.budget.sec })
   }
-  if (c.held === false) out.push({ code: 'not-held', rps: c.rps, holdSec: c.holdSec })
+  if (c.held === false) out.push({ code: 'not-held', rps: c.rps, holdSec: c.holdSec, argv: holdArgv(c, entry) })
   return out
+}
+
+// The lab's arguments of the one step a capacity not held needs (its rate for its hold length: its p99, failed
+// requests and backlog show whether it holds), or null where the lab cannot start it alone (a --url service, a
+// --tune setting).
+function holdArgv (c, entry) {
+  if (!entry?.server || entry.setting || !entry.sweep) return null
+  const args = entry.args ?? []
+  const given = (flag) => (args.includes(flag) ? [flag, args[args.indexOf(flag) + 1]] : [])
+  const work = args.includes('--task') ? [...given('--task'), ...given('--input')] : given('--work')
+  return ['--server', entry.server, ...work, '--rate', String(roundTo(c.rps, 1)), '--duration', String(c.holdSec)]
 }
 
 // What a sweep leaves to its steps' own verdicts (disturbed, inDoubt), not to the result's: outside
@@ -143,7 +156,8 @@ function trustOf (record, rounds, shown, sweep) {
     for (const c of sweep.runs ?? [sweep.capacity]) {
       if (c.overruled.length) notes.push({ code: 'overruled', rates: c.overruled })
     }
-    return { reasons: [...own, ...sweepReasons(sweep), ...overloadReasons(record.overload)], notes }
+    const reasons = [...own, ...sweepReasons(sweep, record.probe ? null : record.entry)]
+    return { reasons: [...reasons, ...overloadReasons(record.overload)], notes }
   }
   const sloMs = record.entry?.sloMs ?? null // a latency target the rounds are judged against, if any
   const reasons = [...untrustedReasons(shown, { ...record, sloMs }), ...overloadReasons(record.overload)]
@@ -186,11 +200,18 @@ function runtimeOf (record, e) {
   }
 }
 
-// Every round of a repeated run (--runs), and the spread of its req/s and p99.
-function roundsAndSpread (rounds) {
+// A lab round's place in an interleaved run (--runs N, lab.js): its number, its place in that round's order
+// and its start; nothing where the record has none.
+function tagOf (x) {
+  return x?.round ? { round: x.round, place: x.place, startedAt: x.startedAt } : {}
+}
+
+// Every round of a repeated run (--runs), with its place in the run, and the spread of its req/s and p99.
+function roundsAndSpread (rounds, raw) {
   if (rounds.length < 2) return {}
   return {
-    runs: rounds.map((r) => ({
+    runs: rounds.map((r, i) => ({
+      ...tagOf(raw[i]),
       rps: r.rps,
       latency: { p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max },
       requests: r.requests,
@@ -294,7 +315,7 @@ export function buildHttpResult (record, { calibration = {}, cores = null, say =
     contention: contentionWords(shown?.contention, say),
     disturbed: sweep ? sweep.steps.some((st) => st.disturbed) : rounds.some((r) => r.disturbed),
     // a sweep's rounds are its steps: never a noise estimate (its --runs are capacity.runs)
-    ...(sweep ? {} : roundsAndSpread(rounds))
+    ...(sweep ? {} : roundsAndSpread(rounds, record.rounds))
   }
 }
 

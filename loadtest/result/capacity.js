@@ -8,7 +8,7 @@
 
 import { decodeHistogram } from './histogram.js'
 import { errorsOf } from './requests.js'
-import { median, roundTo } from './stats.js'
+import { median, roundTo, sameRate } from './stats.js'
 import { lagCouldFlip } from './trust.js'
 import { judgeByClass } from './mix.js'
 import {
@@ -25,11 +25,12 @@ export { percentileCall, percentileOf, requestsToShow }
 // after the last send the round drains its backlog.
 
 // The backlog of a round from its timeline (run/watch/timeline.js series): { early, late, growth, limit,
-// growing }; null without a timeline of at least 4 points in the round.
+// growing }; null without a timeline of at least 4 points (one a quarter) in the round.
 export function backlogOf (timeline) {
   const round = (timeline?.points ?? []).filter((p) => p.phase === 'round')
   const points = round.slice(0, round.findLastIndex((p) => p.sent > 0) + 1)
-  if (points.length < 4) return null
+  const q = Math.floor(points.length / 4)
+  if (q < 1) return null
   let outstanding = 0
   let sent = 0
   const series = points.map((p) => {
@@ -37,7 +38,6 @@ export function backlogOf (timeline) {
     outstanding += p.sent - p.completed - p.timeouts - p.errors
     return outstanding
   })
-  const q = Math.floor(series.length / 4)
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length
   const early = mean(series.slice(q, 2 * q))
   const late = mean(series.slice(series.length - q))
@@ -350,7 +350,8 @@ export function boundFields (c) {
 //   sensitive the target is within BOUND.sensitive of the floor's p99
 //   bracket   { pass, fail }: that rate and the lowest failing rate above it (so far, when undecided);
 //   confidence how often the knee lies in the bracket (bracketConfidenceOf the sweep's; a lower bound: its own);
-//   held, holdSec: whether that rate held a step of holdSec (the hold rule, heldAt; null without the rule);
+//   held, holdSec: whether that rate held a step of holdSec (the hold rule, heldAt; null without the rule, or
+//   ruled out);
 //   ratioToIdeal; p99 and step: the step whose figures show it; over: the step past it; overruled:
 //   failures a confirmed pass above them overruled; repeated, disturbedSteps, inDoubtSteps: step counts.
 // Pure, one target: a caller judging several targets calls it once per target on steps judged for it.
@@ -373,7 +374,7 @@ export function capacityOf (
     .sort((a, b) => (a.p99 ?? Infinity) - (b.p99 ?? Infinity))
   const best = atLo.filter((s) => callOf(s) === 'pass').at(-1) ?? undecided[0] ?? null
   // The step past capacity: offered as such, or already measured at that rate (a bisection can land on it).
-  const at = (s) => Math.abs(s.rate - lo * CLIMB.overload) <= 1e-9 * lo
+  const at = (s) => sameRate(s.rate, lo * CLIMB.overload)
   const over = best ? (steps.find((s) => s.kind === 'over' && at(s)) ?? steps.find(at) ?? null) : null
   // The knee is proven when a failure is confirmed at or below 1.2 × capacity; else (the sweep's step
   // limit) the capacity is a lower bound.
@@ -381,8 +382,10 @@ export function capacityOf (
   const ruledOut = belowLead(hi, lead)
   const floor = floorOf(steps)
   const lowest = floor ? byRate.get(floor.rps) : null
-  // the hold rule (a sweep that applied it: its `hold`): the length the capacity's rate had to hold for
-  const holdSec = hold && best ? holdSecFor(floor?.p50, sloMs, longestStepSec) : null
+  // the hold rule (a sweep that applied it: its `hold`): the length the capacity's rate had to hold for; not for
+  // a target ruled out (its pass cannot be chosen: the search stopped at it)
+  const holds = Boolean(hold && best && !ruledOut)
+  const holdSec = holds ? holdSecFor(floor?.p50, sloMs, longestStepSec) : null
   return {
     sloMs,
     percentile: percentileOf(share), // the percentile judged (99; 95 in --quick's reports before it judged p99)
@@ -396,8 +399,8 @@ export function capacityOf (
     bracket: { pass: best?.rate ?? null, fail: hi },
     // how often the knee lies in the bracket (a lower bound: at or above its pass) by the sample rule's confidence
     confidence: best === null ? null : hi === null ? confidence : bracketConfidenceOf(confidence),
-    // held for holdSec (a hold step, or a passing step that long); null: no capacity, or a sweep without the rule
-    held: hold && best ? heldAt(steps, best.rate, holdSec) : null,
+    // held for holdSec (a hold step, or a passing step that long); null: no capacity, ruled out, or no hold rule
+    held: holds ? heldAt(steps, best.rate, holdSec) : null,
     holdSec,
     ratioToIdeal: best && idealRps ? best.rate / idealRps : null,
     p99: best?.p99 ?? null,

@@ -8,22 +8,16 @@ import { verdictOf } from './trust.js'
 import { goodputShareAt } from './overload.js'
 import { serverCommand } from './command.js'
 import { boundFields } from './capacity.js'
-import { TIE, sloFor } from './rules.js'
+import { PAST, TIE, sloFor } from './rules.js'
 
-// The plan rate: this share of the capacity (Netflix and common practice plan at 75–80 % of the knee).
-export const HEADROOM = 0.8
-// Past capacity (the probe after the sweeps, run/round/past-capacity.js, at 1.5 and 2 × C and a burst):
-// a candidate is close to the winner when its bracket overlaps the winner's or its capacity is within
-// CLOSE_SHARE of it; every close candidate is probed as swept and with its shedding setting. A
-// configuration collapses when its goodput at COLLAPSE.multiple × C is below COLLAPSE.goodputShare of C,
-// or its recovery after the burst takes longer than COLLAPSE.recoverySec (or is not seen); it keeps when
-// it does not collapse and its goodput is at least KEEP_SHARE of C at every multiple probed. A collapsing
-// winner loses to a configuration that keeps and whose capacity lies in the winner's bracket or within
-// SURVIVOR_WITHIN of it (docs/decision.md "Past capacity").
-export const CLOSE_SHARE = 0.15
-export const COLLAPSE = { multiple: 1.5, goodputShare: 0.5, recoverySec: 10 }
-export const KEEP_SHARE = 0.8
-export const SURVIVOR_WITHIN = 0.1
+// The past-capacity rule's values (the rule book's PAST), under the names the decision and its readers use.
+export const HEADROOM = PAST.headroom
+export const CLOSE_SHARE = PAST.closeShare
+export const COLLAPSE = Object.freeze({
+  multiple: PAST.collapseMultiple, goodputShare: PAST.collapseShare, recoverySec: PAST.recoverySec
+})
+export const KEEP_SHARE = PAST.keepShare
+export const SURVIVOR_WITHIN = PAST.survivorWithin
 
 // A result's capacity at each target, loosest last: capacity.targets, or (a report with one target)
 // its one capacity. Each { sloMs, rps (null: cannot meet), bracket: { pass, fail }, bound, undecided? }.

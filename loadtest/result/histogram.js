@@ -74,6 +74,10 @@ function countsLength (digits, lowest, highest) {
   return (buckets + 1) * (subBuckets / 2)
 }
 
+// The encoding's cookie and length (bytes), and the inflated header up to the counts.
+const COOKIE_BYTES = 8
+const HEADER_BYTES = 40
+
 // Throws a RangeError saying which bound an encoded histogram is past (DECODE_LIMITS), before it is inflated
 // whole or its counts allocated.
 function checkEncoded (text) {
@@ -81,17 +85,19 @@ function checkEncoded (text) {
   if (typeof text !== 'string') throw bad(`got ${text === null ? 'null' : typeof text}`)
   if (text.length > DECODE_LIMITS.chars) throw bad(`${text.length} characters, over ${DECODE_LIMITS.chars}`)
   const bytes = Buffer.from(text, 'base64')
-  if (bytes.length < 8 || (bytes.readInt32BE(0) & ~0xf0) !== V2_COMPRESSED) throw bad('no V2 compressed cookie')
+  if (bytes.length < COOKIE_BYTES || (bytes.readInt32BE(0) & ~0xf0) !== V2_COMPRESSED) {
+    throw bad('no V2 compressed cookie')
+  }
   let raw
   try {
-    const payload = bytes.subarray(8, 8 + Math.max(0, bytes.readInt32BE(4)))
+    const payload = bytes.subarray(COOKIE_BYTES, COOKIE_BYTES + Math.max(0, bytes.readInt32BE(4)))
     raw = inflateSync(payload, { maxOutputLength: DECODE_LIMITS.inflatedBytes })
   } catch (err) {
     throw bad(err.code === 'ERR_BUFFER_TOO_LARGE'
       ? `it inflates past ${DECODE_LIMITS.inflatedBytes} bytes`
       : `it does not inflate (${err.code ?? err.message})`)
   }
-  if (raw.length < 40) throw bad('its header is cut short')
+  if (raw.length < HEADER_BYTES) throw bad('its header is cut short')
   const digits = raw.readInt32BE(12)
   const [lowest, highest] = [Number(raw.readBigInt64BE(16)), Number(raw.readBigInt64BE(24))]
   if (!(digits >= 0 && digits <= DECODE_LIMITS.digits)) {

@@ -11,19 +11,20 @@
 // Extra rounds (--runs N) bring more requests and more windows: the interval narrows by itself.
 import { decodeHistogram } from './histogram.js'
 import { isNum } from './stats.js'
+import { INTERVAL } from './rules.js'
 
-// Two-sided 95 %: the normal's quantile and Student's t for 1 … 30 degrees of freedom (beyond, the normal).
-export const CONFIDENCE = 0.95
+// Two-sided at the rule book's INTERVAL.confidence (95 %): the normal's quantile and Student's t for 1 … 30
+// degrees of freedom (beyond, the normal).
+export const CONFIDENCE = INTERVAL.confidence
 const Z = 1.959963984540054
 const T975 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
   2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
 export const tQuantile = (df) => (df >= 1 && df <= T975.length ? T975[df - 1] : Z)
 
-// Batches of windows: at most `max` (longer batches as the run grows: 40 windows make 10 batches of 4),
-// at least `minWindows` each; fewer than `min`
-// batches give no interval (a t with one degree of freedom is 12.7: no answer worth giving).
-// A batch holds `minCount` requests on average at least: a batch of a few requests is counting noise.
-export const BATCHES = Object.freeze({ max: 10, minWindows: 1, min: 3, minCount: 20 })
+// Batches of windows (the rule book's INTERVAL): 40 windows make 10 batches of 4.
+export const BATCHES = Object.freeze({
+  max: INTERVAL.maxBatches, minWindows: INTERVAL.batchWindows, min: INTERVAL.minBatches, minCount: INTERVAL.batchCount
+})
 
 // The ranks (1-based) of the order statistics that bracket the q-quantile of n values with CONFIDENCE
 // (normal approximation of the binomial, as Lancet): { lo, hi, open } where `open` says the interval

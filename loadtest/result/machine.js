@@ -13,23 +13,16 @@
 // number of connections); an open loop's, far under capacity, as t.
 import { isNum } from './stats.js'
 import { floorOf, rulerFigures, rulerRatios } from './ruler.js'
+import { STRATEGIES, usesCores } from './strategies.js'
 
-// How each strategy uses the machine: `parallel` 'one' (one event loop) or 'cores' (over processes or
-// threads, bounded by the pool); `spawn` the start cost paid per request (null: none).
-export const STRATEGY_MODEL = Object.freeze({
-  simple: { parallel: 'one', spawn: null },
-  'long-vs-small-tasks': { parallel: 'one', spawn: null },
-  'sleep-variants': { parallel: 'one', spawn: null },
-  cluster: { parallel: 'cores', spawn: null },
-  'queued-threads': { parallel: 'cores', spawn: null },
-  'queued-processes': { parallel: 'cores', spawn: null },
-  'cluster-threads': { parallel: 'cores', spawn: 'workerMs' },
-  'worker-per-request': { parallel: 'cores', spawn: 'workerMs' },
-  'child-process': { parallel: 'cores', spawn: 'processMs' }
-})
-
+// How a strategy uses the machine (result/strategies.js): `parallel` 'one' (one event loop) or 'cores' (over
+// processes or threads, bounded by its pool flag); `spawn` the ruler's start cost paid per request (null: none).
 // A strategy the table does not name (a --url service, a new server): one event loop, no spawn.
-const UNKNOWN = Object.freeze({ parallel: 'one', spawn: null })
+const SPAWN = { thread: 'workerMs', process: 'processMs' }
+export function strategyModel (server) {
+  const s = STRATEGIES[server]
+  return { parallel: usesCores(s) ? 'cores' : 'one', spawn: SPAWN[s?.starts] ?? null, pool: s?.pool ?? null }
+}
 
 // The ruler's single-thread figure that stands for a work's kind (the part before ':'); null: the work
 // waits rather than computes (a sleep), and costs the same on any machine.
@@ -44,9 +37,6 @@ export const WORK_FIGURE = Object.freeze({
   sleep: null,
   'sleep-sync': null
 })
-
-// Flags that set a pool's size (the servers' --workers, --threads, --max-threads).
-const POOL_FLAGS = ['--workers', '--threads', '--max-threads', '--pool']
 
 // The ruler's figures flat (result/ruler.js rulerFigures: the start reading, or the mean of start and end)
 // and the cores the machine offered; null without a ruler.
@@ -69,13 +59,11 @@ function movedFigures (rulerA, rulerB, fa, fb) {
   return out
 }
 
-// The pool a run's server spread its requests over: the flag's value, else the cores the machine offered.
-function poolOf (run, figures) {
+// The pool a run's server spread its requests over: its pool flag's value, else the cores the machine offered.
+function poolOf (run, figures, flag) {
   const args = Array.isArray(run?.args) ? run.args : []
-  for (const flag of POOL_FLAGS) {
-    const i = args.indexOf(flag)
-    if (i !== -1 && Number(args[i + 1]) > 0) return Number(args[i + 1])
-  }
+  const i = flag ? args.indexOf(flag) : -1
+  if (i !== -1 && Number(args[i + 1]) > 0) return Number(args[i + 1])
   return isNum(figures.offered) ? figures.offered : Infinity
 }
 
@@ -100,7 +88,7 @@ function sideCost (model, figures, { run, workMs, speed }) {
   let parallel = 1
   if (model.parallel === 'cores') {
     const eff = read('cores.effective')
-    parallel = Math.min(eff ?? 1, poolOf(run, figures))
+    parallel = Math.min(eff ?? 1, poolOf(run, figures, model.pool))
   }
   return { t: http + spawn + workMs * speed, parallel, used }
 }
@@ -116,7 +104,7 @@ export function predict ({ rulerA, rulerB, runA, runB, workMs }) {
   const measured = flatFigures(rulerB)
   if (!fa || !measured) return null
   const fb = movedFigures(rulerA, rulerB, fa, measured)
-  const model = STRATEGY_MODEL[runA?.server] ?? UNKNOWN
+  const model = strategyModel(runA?.server)
   const name = workFigure(runA?.work)
   const sa = name ? fa[name] : null
   const sb = name ? fb[name] : null

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto'
 import { decodeHistogram, encodeHistogram, summarizeHistogram } from './histogram.js'
 import { roundTo } from './stats.js'
+import { isSuccess } from './requests.js'
 import { SAMPLE } from './rules.js'
 import { SLO_RANGE } from '../settings.js'
 
@@ -53,6 +54,7 @@ export class MixError extends Error {
   }
 }
 
+const SHOWN_CHARS = 40
 // A value as a fault shows it: its JSON, clipped (a value nested too deep to stringify: its kind).
 const show = (v) => {
   let s
@@ -61,7 +63,7 @@ const show = (v) => {
   } catch {
     s = `${Array.isArray(v) ? 'an array' : 'an object'} nested too deep to show`
   }
-  return s.length > 40 ? `${s.slice(0, 37)}...` : s
+  return s.length > SHOWN_CHARS ? `${s.slice(0, SHOWN_CHARS - 3)}...` : s
 }
 
 // One class checked, its defaults filled in. `at` names it in a fault: `requests[1] (heavy)`.
@@ -171,7 +173,7 @@ function checkExpect (expect, fault) {
   const out = {}
   if ('status' in expect) {
     // a 2xx: any other answer is counted by its status already (non2xx), never as a mismatch
-    if (!Number.isInteger(expect.status) || expect.status < 200 || expect.status > 299) {
+    if (!isSuccess(expect.status)) {
       throw fault('expect.status', 'expected a 2xx status', expect.status)
     }
     out.status = expect.status

@@ -5,6 +5,7 @@ import { roundTo } from './stats.js'
 import { createHistogram, decodeHistogram } from './histogram.js'
 import { backlogOf } from './capacity.js'
 import { interference } from './trust.js'
+import { PAST } from './rules.js'
 
 // Every default of the overload experiment, in one place (the help, the docs and the plan read it).
 export const OVERLOAD_DEFAULTS = {
@@ -13,7 +14,7 @@ export const OVERLOAD_DEFAULTS = {
   minStepSec: 8, // a step lasts at least this long ...
   stepPatiences: 10, // ... and at least this many patiences
   burst: { baseMultiple: 0.7, burstMultiple: 2, beforeSec: 10, burstSec: 5, afterSec: 60 },
-  recoveryShare: 0.95, // a window has recovered when this share of what was offered in it was good ...
+  recoveryShare: PAST.recoveryShare, // a window has recovered when this share of it was good ...
   confirmWindows: 5 // ... and the burst round stops once this many windows in a row have
 }
 // The --quick settings (the test suite's budget): the one step the threshold `goodput` reads (2 × C),
@@ -86,7 +87,7 @@ function p99Of (windows) {
 export function wastedCpuShare ({ goodWorkMs, workMs, drainedCpuSeconds }) {
   if (typeof drainedCpuSeconds !== 'number' || drainedCpuSeconds <= 0) return null
   const cpuMs = drainedCpuSeconds * 1000
-  if (workMs > 1.1 * cpuMs) return null
+  if (workMs > PAST.cpuSlack * cpuMs) return null
   return roundTo(Math.min(1, Math.max(0, 1 - goodWorkMs / cpuMs)), 3)
 }
 

@@ -19,9 +19,8 @@ const INDEX = new Map(PHASES.map((p, i) => [p, i]))
 
 // The longest header value read (seven stamps take about 170 characters).
 export const MAX_HEADER_CHARS = 512
-// How far outside its request's interval (written to last byte read) a stamp may lie and still be read
-// (clamped into it): two processes' clocks agree to far less; a stamp farther off is not of this request.
-export const TRUST_MS = 5
+// How far outside its request's interval (written to last byte read) a stamp may lie and still be read.
+export const TRUST_MS = PHASE_TRUST.stampSlackMs
 // The resolution of a stamp (the header's 3 decimals) and of the tally's buckets (a bucket is
 // 2^(1/BUCKETS_PER_OCTAVE) wide: a percentile read from it is within about 1.1 % of the true value).
 export const STAMP_RESOLUTION_MS = 0.001

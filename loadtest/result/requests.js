@@ -1,6 +1,13 @@
 // What a round's request counts add up to. `errors` has this one meaning everywhere it is read (the
 // `errors` threshold, compare's errors column, a capacity step's verdict): reports/README.md says it.
 
+// An HTTP status's class (2 for 2xx, 3 for 3xx …), or null for what is not a status.
+export const statusClass = (status) => (Number.isInteger(status) ? Math.floor(status / 100) : null)
+const REDIRECT = 3
+// Whether a status is a success (2xx), a redirect (3xx).
+export const isSuccess = (status) => statusClass(status) === 2
+export const isRedirect = (status) => statusClass(status) === REDIRECT
+
 // The parts of `errors`: requests that ended without a verified 2xx answer.
 export const ERROR_KINDS = Object.freeze(['errors', 'timeouts', 'dropped', 'non2xx', 'mismatches'])
 

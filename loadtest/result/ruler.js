@@ -13,6 +13,10 @@ export const RULER_FIGURES = Object.freeze([
   'loopback.rttMs', 'loopback.rps', 'spawn.workerMs', 'spawn.processMs', 'timerLagMs'
 ])
 
+// The works the ruler times on one thread by name (run/ruler/works.js), as work specs where they are the
+// servers' own: a report's calibration of the same kind of work can be held against them (ruler-trust.js).
+export const RULER_WORKS = Object.freeze({ loop: 'loop:5e5', render: 'render:3' })
+
 // The rule book's floor of a figure (percent): each figure has its own, from how far it moved on a quiet machine.
 export function floorOf (name) {
   return RULER[FLOOR_OF[name]]

@@ -2,11 +2,12 @@
 // their verdicts into a capacity, and every value those rules read, each once with one line of why. A value
 // that follows from another is computed from it here. result/sweep.js, result/capacity.js, result/trust.js
 // and experiments/capacity.js read their values from this module and define none of their own;
-// scripts/rules-doc.js writes docs/rules.md from RULE_BOOK (test/scripts/rules-doc.test.js holds them equal).
+// scripts/reference-docs.js writes docs/reference/rules.md from RULE_BOOK (its test holds them equal).
 // The sample-size rule's binomial law lives here too: the sweep's step length and --quick's are computed from it.
 import { roundTo } from './stats.js'
+import { STRATEGIES } from './strategies.js'
 
-// Every rule in order: { id, title, statement, values: [{ name, value, why, from }] } (docs/rules.md).
+// Every rule in order: { id, title, statement, values: [{ name, value, why, from }] } (docs/reference/rules.md).
 export const RULE_BOOK = []
 
 // A rule: its id, title and statement, and its values (name → [value, why] or [(values so far) → value, why,
@@ -75,7 +76,8 @@ export const LENGTH = rule('length', 'A step\'s length',
 
 export const BUDGET = rule('budget', 'The time budget',
   'A step costs its planned length and stepOverheadSec; a step that does not fit is not offered, so no sweep ' +
-  'exceeds its budget. Steps for the looser targets only fit within looseShare of it. The budget grows with the ' +
+  'exceeds its budget but by its hold step (HOLD). Steps for the looser targets only fit within looseShare of ' +
+  'it. The budget grows with the ' +
   'work: budgetSec holds so many typical steps (minRequests at `typical` × the ideal) of a budgetWorkMs work.', {
     stepOverheadSec: [2, 'a round\'s drain, recovery probe and judging: 1.7 s a step measured, with a margin'],
     looseShare: [0.8, 'the looser targets\' bisections stop first; the rest is kept for the decision\'s target'],
@@ -87,9 +89,9 @@ export const FLOOR = rule('floor', 'The floor',
   '(a true floor). A floor whose requests overlapped is measured again lower: `margin` of the rate where they ' +
   'would just reach `overlap`, at least dropMin and at most dropMax × lower. Only a true floor that failed can ' +
   'show "cannot meet the target". A floor step lasts for minRequests (its p50), no longer: the steps above it show ' +
-  'the percentile, and a floor with no pass above it is topped up; a repeat of its failure is as short. Under a ' +
-  'leader (CLIMB) an overlapped floor is not measured lower: its failure is confirmed in place, and the climb ' +
-  'starts under the leader.', {
+  'the percentile, and a floor with no pass above it is topped up; a repeat of its failure is as short. While the ' +
+  'first target has no pass, the floor\'s top-up keeps its room: a step that would leave too few steps or too ' +
+  'little budget for it gives way to it (unless its pool cannot reach its sample in the tries left).', {
     overlap: [0.25, 'one request takes at most a quarter of the gap between arrivals: they rarely wait for each other'],
     margin: [0.8, 'aim a fifth under the rate where requests would just overlap'],
     dropMin: [(v) => 1 / v.margin, 'a floor lowered at all is lowered at least as much as the ' +
@@ -105,7 +107,8 @@ export const CLIMB = rule('climb', 'The climb, the search down and the bisection
   'targets); then one step at `overload` × the capacity, which must fail (if it holds, the sweep goes on from ' +
   'it). A --tune sweep starts from the previous setting\'s bracket at `seeded` × its capacity. A target whose ' +
   'confirmed failure is at or under 1 − TIE.capacityMargin of the pass of a strategy swept before it there is ' +
-  'searched no further: ruled out, it can neither win nor tie there. After a strategy with a pass (trusted or ' +
+  'searched no further once it has a pass (the first target is searched down to one): ruled out, it can neither ' +
+  'win nor tie there. After a strategy with a pass (trusted or ' +
   'not) the climb starts at ledStart × the highest at the first target, then the fractions above ledGap × that.', {
     fractions: [[0.6, 0.75, 0.9, 1.05, 1.2], 'under the ideal to past it; a strategy below fails the first and is ' +
       'searched down'],
@@ -142,12 +145,15 @@ export const HOLD = rule('hold', 'The hold rule',
   'Near a sharp knee a short step can pass a rate above it, its backlog too small yet to show. The capacity\'s ' +
   'rate must hold one step long enough that a backlog growing at `excess` of the rate would add the target\'s ' +
   'wait less the floor\'s p50 `times` over (at least minSec, at most the longest step); where no step there lasted ' +
-  'as long (within lengthShare of it), a hold step measures it, and the hold steps alone decide that rate.', {
+  'as long (within lengthShare of it), a hold step measures it, and the hold steps alone decide that rate. The ' +
+  'first target\'s hold step runs past the step limit and the budget, pastLimits of them at most. A ruled-out ' +
+  'target\'s pass is not held: it cannot be chosen.', {
     excess: [() => roundTo(GRID.ratio - 1, 9), 'a backlog growing by one grid step of the rate', 'grid ratio − 1'],
     times: [3, 'three times over: a margin against the backlog\'s noise'],
     minSec: [() => SWEEP_LIMITS.minDurationSec, 'a capacity never rests on less than the shortest step',
       'minDurationSec'],
-    lengthShare: [0.95, 'a step planned within 5 % of the hold\'s length counts as one']
+    lengthShare: [0.95, 'a step planned within 5 % of the hold\'s length counts as one'],
+    pastLimits: [1, 'a capacity never loses its hold to the search\'s limits']
   })
 
 export const BACKLOG = rule('backlog', 'The backlog rule',
@@ -253,10 +259,10 @@ export const TIE = rule('tie', 'A tie on capacity',
       'reference capacity runs (cluster with --shed-loop-delay: 12–24 %)'],
     rssMargin: [0.2, 'a pool\'s peak RSS moved up to 12 % between the reference capacity runs (queued-threads ' +
       '104–117 MB); a saving inside that is noise (a thread or process per request moves far more)'],
-    simplicity: [['simple', 'cluster', 'queued-threads', 'queued-processes', 'worker-per-request', 'cluster-threads',
-      'child-process'], 'fewest parts to run and to fail first: one loop; processes the kernel balances; one ' +
-      'pool behind a queue, of threads then of processes (IPC, copies); a thread started per request; ' +
-      'pools in processes; a process forked per request. A server not named comes last']
+    simplicity: [() => Object.keys(STRATEGIES).filter((n) => STRATEGIES[n].cpu), 'fewest parts to run and to ' +
+      'fail first: one loop; processes the kernel balances; one pool behind a queue, of threads then of processes ' +
+      '(IPC, copies); a thread started per request; pools in processes; a process forked per request. A server ' +
+      'not named comes last', 'the CPU strategies in result/strategies.js order']
   })
 
 export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
@@ -270,8 +276,6 @@ export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
   'server/variant, on any work), any other run the floor of its kind. Without a ruler on ' +
   'either side the ratio is judged raw and the machine cannot be told apart. Floors and modelError are widths in ' +
   'natural log (0.2: × 1.22 either way).', {
-    confidence: [0.95, 'each interval covers its figure 19 times in 20 (order statistics, batch means' +
-      ' with Student\'s t)'],
     floorRate: [0.33, 'req/s and goodput: the 95th percentile of |log ratio| between identical tours on a quiet' +
       ' 2-core VM (0.323: reports/reference/compare-validation, pairs 1–5, rows not marked disturbed)'],
     floorEfficiency: [0.36, 'efficiency, req/s over an ideal from each run\'s own calibration, which moves too:' +
@@ -280,6 +284,8 @@ export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
     floorTail: [0.51, 'p99 and higher: the same fit gave 0.503 (150 requests hold one or two past p99)'],
     floorDisturbed: [1.05, 'a run the lab marked disturbed: the 95th percentile of the drift between identical' +
       ' tours where either row was marked (1.02 over 52 figures of the same validation; at most 1.43)'],
+    targetTolerance: [0.1, 'capacities judged against p99 targets further apart than this are not compared'],
+    tailFrom: [99, 'a percentile from p99 up takes the tail\'s floor, one under it the middle\'s'],
     floorCapacity: [0.2, 'capacity: the --quick matrix measured twice (validate-matrix-repeat) needed up to' +
       ' 0.181 (cluster loop:1e6)'],
     serverFloorZ: [2.24, 'a strategy\'s floor in root mean squares of its quiet log ratios: a half-normal\'s ' +
@@ -298,6 +304,25 @@ export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
       'the noisiest\'s'],
     modelError: [0.1, 'a strategy is not the ruler\'s work: a machine factor from 43 benchmarks still left' +
       ' about 18 % (research/stage7.md); checked by the validation\'s taskset and hog pairs']
+  })
+
+export const PAIRED = rule('paired', 'Ratios paired by round',
+  'With --runs N, each entry\'s figure in round k is divided by the baseline entry\'s in the same round (one ' +
+  'round runs every entry once, in a fresh order). The ratio shown is the geometric mean of the per-round ' +
+  'ratios. Its interval inverts the sign-flip permutation test of the per-round log ratios: the means of every ' +
+  'non-empty subset of them, sorted, from the k-th lowest to the k-th highest, k = ⌊2^N × (1 − confidence) / 2⌋, ' +
+  'cover the true ratio with probability 1 − 2k / 2^N when each round\'s log ratio is symmetric about it ' +
+  '(Hartigan, 1969). Past maxExactRounds pairs, drawnSubsets random subsets (seeded) stand for them all. Fewer ' +
+  'pairs than minRounds give no interval. Two reports\' ratios of one pair differ when their intervals are ' +
+  'apart (neither reaches the other).', {
+    confidence: [0.9, 'the level five rounds can reach (the fewest whose extreme subsets fall outside it); two ' +
+      'such intervals apart is a rarer event than either missing'],
+    minRounds: [(v) => Math.ceil(Math.log2(2 / (1 - v.confidence))), 'the fewest pairs whose lowest and highest ' +
+      'subset means leave room for k = 1', '⌈log2(2 / (1 − confidence))⌉'],
+    maxExactRounds: [16, 'every subset of 16 pairs: 65,535 means, milliseconds'],
+    drawnSubsets: [(v) => 2 ** v.maxExactRounds - 1, 'random subsets stand for all of them past maxExactRounds ' +
+      '(Hartigan: the coverage holds for random subsets too)', '2^maxExactRounds − 1'],
+    seed: [1, 'the drawn subsets\' seed: a report gives the same interval each time it is read']
   })
 
 export const CHANGE = rule('change', 'Change points in a history',
@@ -337,6 +362,16 @@ export const RULER = rule('ruler', 'The ruler\'s drift',
     timerLag: quietDrift(151)
   })
 
+export const RULER_TRUST = rule('ruler-trust', 'When a ruler explains nothing',
+  'compare sets a ruler aside (ratios judged raw) when its readings moved (RULER), its cores offered are not its ' +
+  'machine block\'s, its effective cores are not its scaling\'s last speedup, its report\'s runs show over ' +
+  'coresShown × them (a pool over one event loop, same work), or its loop is calibrationFactor × off its ' +
+  'report\'s calibration.', {
+    coresShown: [roundTo(Math.exp(Math.hypot(COMPARE.floorRate, Math.log(1 + RULER.cores / 100))), 2),
+      'past a run\'s floor and a reading\'s quiet drift together', 'exp(hypot(floorRate, ln(1 + RULER.cores %)))'],
+    calibrationFactor: [3, 'a thread beside two busy processes on its core runs at a third of its speed']
+  })
+
 export const MIXED_LOAD = rule('mixed', 'The mixed experiment\'s heavy load',
   'The mixed experiment offers its heavy class at `utilisation` of one thread: `utilisation` × 1000 / the work\'s ' +
   'calibrated service time (ms), the same rate for every strategy, with Poisson arrivals, whatever the capacity ' +
@@ -345,13 +380,82 @@ export const MIXED_LOAD = rule('mixed', 'The mixed experiment\'s heavy load',
       'with room to 1.6 × its time before the thread saturates; a constant schedule below 0.8 never queues them']
   })
 
+export const AB = rule('ab', 'ab\'s stopping rule',
+  '`loadlab ab A B` runs A and B in pairs of blocks, each pair in a seeded random order (AB or BA), and takes each ' +
+  'pair\'s log ratio B / A of req/s, p50 and p99. From minPairs pairs on, after every pair, a paired Student t on ' +
+  'those logs gives each figure an interval at lookLevel (two-sided): outside 1 the figure is better or worse, ' +
+  'inside 1 / effect … effect it is the same; the first call stands. The run stops once every figure is called, ' +
+  'at maxPairs, or when another pair would pass --max-time; a figure left is undecided, with the smallest change ' +
+  'its pairs could have shown at `power`. The random order makes a pair\'s log ratio symmetric about 0 when A ' +
+  'and B are the same, whatever the machine drifts.', {
+    effect: [1.3, 'the change asked about by default: one run each calls it one time in four on this 2-core VM'],
+    maxTimeSec: [300, 'five minutes: about 25 pairs of 300-request blocks of a 6 ms work'],
+    falseAlarms: [0.05, 'a figure of identical arms called better or worse at most once in twenty comparisons, ' +
+      'over every look'],
+    minPairs: [3, 'two pairs give a t with one degree of freedom: an interval too wide to call anything'],
+    maxPairs: [40, 'the looks the level is simulated for; past them the level would no longer hold'],
+    lookLevel: [0.005, 'simulated (scripts/validate-ab.js --boundary): a t at every look from minPairs to ' +
+      'maxPairs on identical arms calls a difference in 4.8 % of 20,000 simulated comparisons (Pocock\'s ' +
+      'constant boundary)'],
+    power: [0.9, 'an undecided figure states the change its pairs would have called 9 times in 10'],
+    sdFloor: [0.01, 'a spread of log ratios under 1 % is taken as 1 %: blocks of one machine never agree closer']
+  })
+
 // How far a request's phases are trusted (result/phases.js phaseTrust): the shares at a percentile are in
 // doubt when what the clocks leave unexplained is large beside its latency, or most stamps were moved.
 export const PHASE_TRUST = rule('phases', 'The phases\' trust',
   'The phases\' shares at a percentile are in doubt when the median unexplained time exceeds `unexplainedShare` ' +
   'of that request\'s latency, or more than `clampedShare` of the stamped requests had a stamp clamped.', {
     unexplainedShare: [0.1, 'a tenth of the latency unexplained moves a phase\'s share by up to ten points'],
-    clampedShare: [0.5, 'stamps mostly outside their requests are from another clock, not this request']
+    clampedShare: [0.5, 'stamps mostly outside their requests are from another clock, not this request'],
+    stampSlackMs: [5, 'a stamp this far outside its request is clamped into it; farther, it is another request\'s']
+  })
+
+export const PAST = rule('past', 'Past capacity and the plan rate',
+  'The plan rate is `headroom` of the capacity C. A candidate is close to the winner when its bracket overlaps ' +
+  'the winner\'s or its capacity is within closeShare of it; each close candidate is probed as swept and with ' +
+  'its shedding setting at collapseMultiple and TIE.goodputMultiple × C, then a burst. A configuration ' +
+  'collapses when its goodput at collapseMultiple × C is under collapseShare of C, or its recovery after the ' +
+  'burst (recoveryShare of a window good, `confirmWindows` windows in a row) takes longer than recoverySec or ' +
+  'is not seen; it keeps when it does not collapse and its goodput is at least keepShare of C at every multiple ' +
+  'probed. A collapsing winner loses to a configuration that keeps within survivorWithin of it. A tree whose ' +
+  'answers\' work exceeds its CPU by more than cpuSlack × wasted no CPU (the work was not CPU).', {
+    headroom: [0.8, 'past the knee latency climbs steeply; common practice plans at 75–80 % of it'],
+    closeShare: [0.15, 'wider than a tie: a candidate this close could still win once past capacity counts'],
+    collapseMultiple: [1.5, 'the first step past capacity: a queue that does not shed is already lost there'],
+    collapseShare: [0.5, 'under half of C answered in time at 1.5 × C: most of the load is wasted'],
+    recoverySec: [10, 'a server not back within 10 s of the burst is metastable (docs/overload.md)'],
+    confirmWindows: [2, 'two 1 s windows in a row recovered: one is a lull'],
+    recoveryShare: [0.95, 'a window recovered when this share of what was offered in it was good'],
+    keepShare: [0.8, 'at every multiple probed it still serves what its plan rate asks'],
+    survivorWithin: [0.1, 'a survivor this close gives up little capacity for a server that does not collapse'],
+    cpuSlack: [1.1, 'the work\'s time and the CPU are measured apart: a tenth over is the clocks, more a sleep']
+  })
+
+export const CONFIRM = rule('confirm', '--confirm\'s round',
+  '--confirm runs the decision\'s command at its plan rate for `sec` seconds (--quick: quickSec, or as long as ' +
+  'SAMPLE.minRequests take, at most `sec`) and says whether it held.', {
+    sec: [20, 'at a plan rate near 60 req/s: four times the requests p99 needs, and 20 windows for a trend'],
+    quickSec: [10, 'half: the test suite\'s budget']
+  })
+
+export const INTERVAL = rule('interval', 'A run\'s own intervals',
+  'result/interval.js gives each figure of one run an interval at `confidence`: a percentile from order ' +
+  'statistics, a rate from batch means over its timeline windows (at most maxBatches batches of at least ' +
+  'batchWindows windows and batchCount requests; fewer than minBatches give no interval).', {
+    confidence: [0.95, 'each interval covers its figure 19 times in 20 (the t and z tables of result/interval.js ' +
+      'are for it)'],
+    maxBatches: [10, 'longer batches as the run grows: neighbouring seconds\' correlation stays inside one'],
+    batchWindows: [1, 'a batch is at least one window'],
+    minBatches: [3, 'a t with one degree of freedom is 12.7: no interval worth giving'],
+    batchCount: [20, 'a batch of a few requests is counting noise']
+  })
+
+export const CALIBRATION = rule('calibration', 'The calibrated service time',
+  'A work\'s service time is the servicePercentile-th percentile of its warm calls in one child process: the ' +
+  'last warmShare of them (at least every call after the first).', {
+    warmShare: [2 / 3, 'V8 tiers up in the first third; React rendering speeds up for a dozen calls'],
+    servicePercentile: [10, 'noise only adds time: the fast end is the work\'s own time']
   })
 
 // The first floor's rate for a service time (ms): `margin` of the rate where one request would take `overlap`

@@ -6,6 +6,11 @@ export const PERCENTILES = [0.001, 0.01, 0.1, 1, 2.5, 10, 25, 50, 75, 90, 97.5, 
 export const PERCENTILE_KEYS = PERCENTILES.map(String)
 
 // True for a finite number (report fields that could not be measured are null).
+// The relative error of floating-point rounding allowed where two computed rates are meant to be one.
+export const ROUNDING = 1e-9
+// Whether two computed rates are one rate but for rounding.
+export const sameRate = (a, b) => Math.abs(a - b) <= ROUNDING * Math.abs(b)
+
 export function isNum (value) {
   return typeof value === 'number' && Number.isFinite(value)
 }
@@ -74,4 +79,16 @@ export function spread (values) {
   const v = values.filter((x) => typeof x === 'number' && Number.isFinite(x))
   if (v.length === 0) return { min: null, median: null, max: null }
   return { min: Math.min(...v), median: median(v), max: Math.max(...v) }
+}
+
+// A small seeded PRNG (mulberry32): uniform numbers in [0, 1), the same sequence for the same seed.
+export function prng (seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
 }

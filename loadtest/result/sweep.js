@@ -12,13 +12,14 @@
 // counts (a disturbed failure counts only when a rate has had REPEAT.maxTries steps; a clear one,
 // REPEAT.clearShare of its requests over the target and undisturbed, counts at once), and a pass above a
 // failure is re-measured.
-// See verdictAt for the rule, result/rules.js for every rule and value, and docs/rules.md.
+// See verdictAt for the rule, result/rules.js for every rule and value, and docs/reference/rules.md.
 import { belowLead, bracketOf, floorOf, heldAt, holdSecFor, judgeStep, verdicts } from './capacity.js'
 import {
   BUDGET, CLIMB, FLOOR, HOLD, LENGTH, REPEAT, SAMPLE, SWEEP_LIMITS, firstFloorRate, percentileCall,
   percentileOf, requestsToShow, sloFor, targetsFor
 } from './rules.js'
 import { RATE_RANGE } from '../settings.js'
+import { ROUNDING, sameRate } from './stats.js'
 
 // The budget grows with the work (result/rules.js BUDGET): budgetSec holds so many typical steps (one of
 // minRequests at BUDGET.typical × the ideal, with its overhead) of a work of budgetWorkMs; a sweep of a slower
@@ -94,19 +95,19 @@ function coarseRate (k, { idealRps, fractions, floorRate, climbFrom }) {
 function nextStep (views, aims, ctx) {
   const { firstFloorRate, refine, maxSteps, judging } = ctx
   const steps = views[0]
-  if (steps.length >= maxSteps) return null
   const floor = floorState(steps)
-  if (!floor) return { kind: 'floor', rate: firstFloorRate, aim: null, first: true }
+  if (!floor) return steps.length < maxSteps ? { kind: 'floor', rate: firstFloorRate, aim: null, first: true } : null
   const byRate = views.map((v) => verdicts(v, judging))
-  // a target whose confirmed failure is the tie margin under a leader's pass there is searched no further (CLIMB)
-  const open = byRate.map((v, k) => !belowLead(bracketOf(v).hi, ctx.leads?.[k]))
+  // a target whose confirmed failure is the tie margin under a leader's pass there is searched no further (CLIMB),
+  // but the first target only once it has a pass: ruled out, it still ends with a two-sided bracket
+  const open = byRate.map((v, k) => !belowLead(bracketOf(v).hi, ctx.leads?.[k]) || (k === 0 && bracketOf(v).lo === 0))
   if (!open.some(Boolean)) return null
-  // an overlapped floor is measured again lower; under a leader it is not (a lower floor only tells "cannot meet"
-  // from "ruled out"): its failure is confirmed in place, and the climb starts under the leader
-  const led = ctx.leads?.[0] > 0
-  if (floor.overlapped && !led) return { kind: 'floor', rate: lowerFloor(floor), aim: null, first: true }
   // the hold rule's length for the first target's capacity (carried on a hold step: its planned length)
   const holdSec = holdSecFor(floor.p50, ctx.sloMs, ctx.longestSec)
+  // past the step limit only the first target's hold step, while the sweep has room past its limits (HOLD)
+  if (steps.length >= maxSteps) return ctx.holdPastLimits ? holdDue(steps, byRate[0], open[0], holdSec) : null
+  // an overlapped floor is measured again lower (a leader's too: a lower floor tells "cannot meet" from a capacity)
+  if (floor.overlapped) return { kind: 'floor', rate: lowerFloor(floor), aim: null, first: true }
   const last = steps.at(-1)
   // a floor (or a repeat of it) is repeated only to confirm its failure at the first target (cannot meet): the
   // climb gives the rest of its evidence, for the looser targets too
@@ -147,23 +148,30 @@ function nextStep (views, aims, ctx) {
     // a hold that failed (the first target's) earns one more bisection
     const allowed = refine + (k === 0 ? failedHolds(steps, v) : 0)
     if (hi !== null && refines < allowed && wide) return { kind: 'refine', rate: (base + hi) / 2, aim: k }
-    if (lo === 0 || (k > 0 && hi !== null && hi <= lo * CLIMB.overload * (1 + 1e-9))) continue
+    if (lo === 0 || (k > 0 && hi !== null && hi <= lo * CLIMB.overload * (1 + ROUNDING))) continue
     // The step past capacity: offered once per capacity; its failure ends the sweep (a pass moved lo up).
     const over = lo * CLIMB.overload
-    const measured = [...v.keys()].some((r) => Math.abs(r - over) <= 1e-9 * over)
+    const measured = [...v.keys()].some((r) => sameRate(r, over))
     // (at or above a failed hold every rate fails: nothing to offer there)
     const pastHold = k === 0 && steps.some((s) => s.kind === 'hold' && s.rate <= over && v.get(s.rate) === 'fail')
     if (!measured && !pastHold) return { kind: 'over', rate: over, aim: k }
     // the hold rule (the first target's capacity): its rate held one step of holdSec, or it is measured again
-    if (k === 0 && heldAt(steps, lo, holdSec) === false) {
-      return { kind: 'hold', rate: lo, aim: 0, holdSec }
-    }
+    const hold = k === 0 ? holdDue(steps, v, true, holdSec) : null
+    if (hold) return hold
   }
   // no pass for the first target and its floor still pending: more evidence at the floor
   if (open[0] && bracketOf(byRate[0]).lo === 0 && byRate[0].get(floor.rate) === 'pending') {
     return { kind: 'repeat', rate: floor.rate, aim: 0, pending: [0], floor: true }
   }
   return null
+}
+
+// The first target's hold step (the hold rule), when its capacity's rate has not held a step of holdSec
+// (`v`: its verdicts; `open`: still searched), else null.
+function holdDue (steps, v, open, holdSec) {
+  const { lo } = bracketOf(v)
+  if (!open || !(lo > 0) || heldAt(steps, lo, holdSec) !== false) return null
+  return { kind: 'hold', rate: lo, aim: 0, holdSec }
 }
 
 // The rates whose hold failed, for a target's verdicts `v`.
@@ -247,27 +255,75 @@ function sweepBudget ({ budgetSec, budgetWorkMs, serviceMs }, typicalStep) {
 // Does a step of `sec` fit the budget (the looser targets' share of it when not the first target's)?
 function fits (budget, sec, first) {
   if (!budget) return true
-  return budget.spentSec + sec + BUDGET.stepOverheadSec <= budget.sec * (first ? 1 : BUDGET.looseShare) + 1e-9
+  return budget.spentSec + sec + BUDGET.stepOverheadSec <= budget.sec * (first ? 1 : BUDGET.looseShare) + ROUNDING
 }
 
 // The next step of a sweep and its planned length ({ step, sec }; step null: done), from its steps so far
 // judged for each target (`views`): nextStep's, within the budget (the looser targets' share spent: the first
 // target's steps only; cut: 'looser-targets' when only theirs were left out, 'sweep' when a first target's
 // step was) and the rate cap (like --rate: past a step at the cap the sweep has nothing higher to offer).
-function plannedStep (views, history, { aims, budget, lengthOf, opts }) {
-  let step = nextStep(views, aims, opts)
+function plannedStep (views, history, { aims, budget, lengthOf, lengthFor, opts }) {
+  const limits = { ...opts, holdPastLimits: opts.room.holds > 0 }
+  let step = nextStep(views, aims, limits)
   let sec = step && lengthOf(views, step)
-  if (step && !fits(budget, sec, forFirst(step))) {
+  // the first target's hold step runs past the step limit and the budget, HOLD.pastLimits of them at most: where
+  // the budget cuts the first target's search, its hold step (if due) is offered in its place
+  let pastLimits = step?.kind === 'hold' && (views[0].length >= opts.maxSteps || !fits(budget, sec, true))
+  if (!pastLimits && step && !fits(budget, sec, forFirst(step))) {
     const loose = !forFirst(step)
-    step = loose ? nextStep([views[0]], aims, opts) : null
+    step = loose ? nextStep([views[0]], aims, limits) : null
     sec = step && lengthOf([views[0]], step)
     budget.cut = loose && (!step || fits(budget, sec, true)) ? 'looser-targets' : 'sweep'
     if (step && !fits(budget, sec, true)) step = null
+    if (!step) {
+      step = nextStep(views, aims, { ...limits, maxSteps: 0 }) // the hold alone, past the limits
+      sec = step && lengthOf(views, step)
+      pastLimits = step !== null
+    }
+  }
+  if (pastLimits) opts.room.holds--
+  // no pass yet at the first target: its floor's top-up keeps its room before the step limit and the budget
+  const topUp = pastLimits ? null : floorTopUp(views, opts, lengthFor)
+  const room = { maxSteps: opts.maxSteps, budget, taken: views[0].length }
+  const isTopUp = step?.kind === 'repeat' && step.rate === topUp?.step.rate
+  if (topUp && !isTopUp && !roomAfter(step, sec, topUp, room) && roomAfter(null, 0, topUp, room)) {
+    step = topUp.step
+    sec = lengthOf(views, step)
   }
   if (step && step.rate > RATE_RANGE.max) {
     step = history.some((h) => h.rate === RATE_RANGE.max) ? null : { ...step, rate: RATE_RANGE.max }
   }
   return { step, sec }
+}
+
+// The first target's floor top-up while it has no pass ({ step, steps, sec }: the repeat, how many repeats
+// its pool needs at the longest step and their seconds), or null: a pass, a floor decided, or a pool too far
+// from its sample for the tries left at the floor (REPEAT.maxTries).
+function floorTopUp (views, { judging, longestSec }, lengthFor) {
+  const steps = views[0]
+  const floor = floorState(steps)
+  const v = floor && verdicts(steps, judging)
+  if (!floor || bracketOf(v).lo > 0 || v.get(floor.rate) !== 'pending') return null
+  const step = { kind: 'repeat', rate: floor.rate, aim: 0, pending: [0], floor: true }
+  let need = topUpRequests(views, step, judging)
+  const left = REPEAT.maxTries - steps.filter((s) => s.rate === floor.rate).length
+  if (need === null || need > left * floor.rate * longestSec) return null
+  let count = 0
+  let sec = 0
+  for (; need > 0 && count < left; count++) {
+    const len = lengthFor(floor.rate, need)
+    sec += len
+    need -= floor.rate * len
+  }
+  return { step, steps: count, sec }
+}
+
+// Is there room for a top-up ({ steps, sec }) after `step` of `sec` (null: none), within the step limit and
+// the budget?
+function roomAfter (step, sec, topUp, { maxSteps, budget, taken }) {
+  const after = taken + (step ? 1 : 0) + topUp.steps
+  const more = (step ? sec + BUDGET.stepOverheadSec : 0) + topUp.sec + (topUp.steps - 1) * BUDGET.stepOverheadSec
+  return after <= maxSteps && fits(budget, more, true)
 }
 
 // The steps so far as each target sees them: judged against it (result/capacity.js judgeStep), with their
@@ -328,6 +384,7 @@ export function createSweep ({
   const climbFrom = !seeded && start > 0 ? CLIMB.ledStart * start : null
   const opts = { idealRps, fractions, refine, maxSteps, judging, sloMs: targets[0], longestSec, leads, climbFrom }
   opts.firstFloorRate = firstFloorRate(serviceMs) // the first floor step (result/rules.js)
+  opts.room = { holds: HOLD.pastLimits } // the hold steps still allowed past the step limit or the budget
   const settings = { fractions, refine, minRequests, minDurationSec, maxStepSec, longestSec, maxSteps, judging, why }
   return {
     kinds,
@@ -343,7 +400,7 @@ export function createSweep ({
     next (history) {
       if (idealRps === null || slo.sloMs === null) return null
       const views = viewsOf(history, targets, { judging, kinds, planned })
-      const { step, sec } = plannedStep(views, history, { aims, budget, lengthOf, opts })
+      const { step, sec } = plannedStep(views, history, { aims, budget, lengthOf, lengthFor, opts })
       if (!step) return null
       kinds.push(step.kind)
       aims.push(step.aim)

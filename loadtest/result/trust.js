@@ -14,13 +14,13 @@ const { jStat } = jstatModule
 // The noise figures with a limit of their own (TRUST), each a cause of interference.
 const noiseFigures = ['stealPct', 'foreignCores', 'workInflation']
 
-// The trust limits are the rule book's (result/rules.js TRUST, docs/rules.md): a generator past TRUST.saturated
-// of a core is saturated; its lag alone never untrusts a lab round (lagCouldFlip decides; TRUST.lagP99LimitMs is
-// the bench's probe limit); the offered load is kept when the issue rate is within TRUST.sendRateTolerance of the
-// schedule's in every window; past a noise limit (noiseFigures: steal, other processes, work slower than
-// calibrated when the server's tree was not itself crowding the cores) by more than TRUST.nearLimit a round is
-// disturbed; the calibration may drift TRUST.calibrationDrift; a capacity past TRUST.aboveIdeal of the ideal is
-// beyond what the cores allow.
+// The trust limits are the rule book's (result/rules.js TRUST, docs/reference/rules.md): a generator past
+// TRUST.saturated of a core is saturated; its lag alone never untrusts a lab round (lagCouldFlip decides;
+// TRUST.lagP99LimitMs is the bench's probe limit); the offered load is kept when the issue rate is within
+// TRUST.sendRateTolerance of the schedule's in every window; past a noise limit (noiseFigures: steal, other
+// processes, work slower than calibrated when the server's tree was not itself crowding the cores) by more
+// than TRUST.nearLimit a round is disturbed; the calibration may drift TRUST.calibrationDrift; a capacity
+// past TRUST.aboveIdeal of the ideal is beyond what the cores allow.
 
 // The server's own contention in a round (noise figures, run/watch/noise.js): { inflation, inFlight, cores,
 // treeCores, freeCores, crowded } when its work ran slower than calibrated (past TRUST.workInflation)

@@ -21,34 +21,21 @@ export const FIGURE_KINDS = Object.freeze({
   capacity: entry('capacity', 'capacity', COMPARE.floorCapacity, 'throughput')
 })
 
-// A strategy's own floors where the validation measured it (COMPARE.serverFloors: server → { rps, efficiency,
-// p50, p99 }), else its kind's. withServerFloors lets the validation judge with floors it fitted.
-let serverFloors = COMPARE.serverFloors
-
-export function withServerFloors (table, fn) {
-  const before = serverFloors
-  serverFloors = table
-  try {
-    return fn()
-  } finally {
-    serverFloors = before
-  }
-}
-
-// The floor of figure `kind` (as kindOf reads it) for the run of `server` (null: the kind's).
-export function floorOf (kind, server = null) {
+// The floor of figure `kind` (as kindOf reads it) for the run of `server`: its own in `floors` (server →
+// { rps, efficiency, p50, p99 }; COMPARE.serverFloors unless a validation fits its own), else its kind's.
+export function floorOf (kind, server = null, floors = COMPARE.serverFloors) {
   const spec = kindOf(kind)
   if (!spec) return null
-  return serverFloors?.[server]?.[spec.name] ?? spec.floor
+  return floors?.[server]?.[spec.name] ?? spec.floor
 }
 
 // The kind of a figure named as --fail-on and the lab's thresholds name it (rps, p50, p99.9, capacity …):
-// a FIGURE_KINDS entry, a percentile by its rank (under p99 the middle's floor, from p99 the tail's), or null.
+// a FIGURE_KINDS entry, a percentile by its rank (COMPARE.tailFrom), or null.
 export function kindOf (metric) {
   if (Object.hasOwn(FIGURE_KINDS, metric)) return FIGURE_KINDS[metric]
   const p = /^p(\d+(?:\.\d+)?)$/.exec(String(metric))
   if (!p) return null
-  return Number(p[1]) >= 99 ? FIGURE_KINDS.p99 : FIGURE_KINDS.p50
+  return Number(p[1]) >= COMPARE.tailFrom ? FIGURE_KINDS.p99 : FIGURE_KINDS.p50
 }
 
 // The band around log 1 a ratio's log must leave to be beyond noise, each way: { up, down }. Two runs' own
@@ -77,7 +64,7 @@ const round = (v, d = 4) => (isNum(v) ? Math.round(v * 10 ** d) / 10 ** d : v)
  * COMPARE.floorDisturbed, and a ratio beyond the quiet band but inside the widened one is 'disturbed', no call
  * either way; past the widened band it is called as usual (more than a disturbance moves a figure).
  */
-export function judge (kind, a, b, prediction = null, { disturbed = false, server = null } = {}) {
+export function judge (kind, a, b, prediction = null, { disturbed = false, server = null, floors } = {}) {
   const spec = kindOf(kind)
   const ratio = a?.value > 0 && isNum(b?.value) ? b.value / a.value : null
   const out = {
@@ -101,7 +88,7 @@ export function judge (kind, a, b, prediction = null, { disturbed = false, serve
     out.explained = lr === 0 ? null : round(Math.log(predicted) / lr, 3)
   }
   if (!isNum(a.low) || !isNum(b.low)) return out
-  const band = bandOf(a, b, floorOf(kind, server))
+  const band = bandOf(a, b, floorOf(kind, server, floors))
   out.low = round(ratio * Math.exp(-band.up))
   out.high = round(band.down === Infinity ? Infinity : ratio * Math.exp(band.down))
   const beyond = (lr, widen = 0) => {

@@ -2,6 +2,7 @@
 // the untrusted reasons, the bounds and the step verdicts' whys. result/ decides on codes; this module only
 // says them. Old reports carry reasons as strings: reasonText passes a string through.
 import { roundTo } from '../result/stats.js'
+import { commandText } from '../result/command.js'
 import {
   BACKLOG, CLIMB, FLOOR, HOLD, LENGTH, REPEAT, SAMPLE, TIE, percentileOf, requestsToShow
 } from '../result/rules.js'
@@ -43,8 +44,11 @@ function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec,
     `enough that a backlog growing at ${roundTo(HOLD.excess * 100, 3)} % of the rate would add the target's ` +
       'wait less the ' +
     `floor's p50 ${HOLD.times} times over (at least ${HOLD.minSec} s, at most the longest step): the hold steps ` +
-    'alone decide that rate, and ' +
-    'a hold that fails lowers the capacity (one more bisection for each). ' +
+    'alone decide that rate, ' +
+    `a hold that fails lowers the capacity (one more bisection for each), and ${HOLD.pastLimits} hold step may run ` +
+    'past the step limit and the budget. A target ruled out under a leader is still searched down to a pass; ' +
+    'while none passed, the floor\'s ' +
+    'top-up keeps its room. ' +
     `Each step lasts long enough for ${minRequests} requests, at least ${minDurationSec} s and at ` +
     `most ${maxStepSec} s, lengthened up to ${LENGTH.lengthen * maxStepSec} s when that is too short for them ` +
       '(past that ' +
@@ -204,7 +208,8 @@ const WORDS = {
     : `the sweep spent its ${x.budgetSec} s budget before a step past capacity failed: the capacity is a lower bound`,
   'not-held': (x) => `capacity not held: no step at ${r1(x.rps)} req/s lasted the ${x.holdSec} s ` +
     'that shows a slowly growing backlog (the hold rule), and the sweep ended before one could: it may be ' +
-      'above the knee',
+      `above the knee; the step it needs, ${x.holdSec} s at ${r1(x.rps)} req/s` +
+      (x.argv ? `: ${commandText(['npm', 'run', 'lab', '--'], x.argv)}` : ''),
   'steps-in-doubt': (x) => `${x.count} of ${x.of} steps in doubt (p99 less the generator's lag p99 within the ` +
     `target): each counted only after its rate had ${x.maxTries} steps`,
   'arrivals-off': (x) => 'arrivals not as asked (Fisher\'s index of dispersion, the rule book\'s FIT): ' +

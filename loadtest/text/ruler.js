@@ -117,3 +117,25 @@ export function rulerFaultText ({ path, code, value, unit }) {
   if (code === 'not-integer') return `${path} is ${shown}: expected a whole number`
   return `${path} is ${shown}: ${(NO_MACHINE[unit] ?? NO_MACHINE.ms)(shown)}`
 }
+
+const times = (x) => `${x >= 1e6 ? x.toExponential(2) : fixedGrouped(x, x >= 10 ? 1 : 2)} ×`
+const ms = (x) => (x >= 1e6 ? x.toExponential(2) : msGrouped(x)) // a forged figure, short
+
+// Why a ruler explains nothing (result/ruler-trust.js rulerSetAside's code and figures), as words.
+const SET_ASIDE = {
+  moved: (w) => 'it moved during its run, by its own two readings (end over start: ' +
+    `${w.figures.map((f) => `${f.figure} ${times(f.ratio)}`).join(', ')})`,
+  offered: (w) => `it says ${w.offered} cores offered where its machine block says ${w.machine}`,
+  scaling: (w) => `its effective cores (${fixedGrouped(w.effective, 2)}) are not its own scaling's speedup at ` +
+    `the most threads (${fixedGrouped(w.speedup, 2)}), the same figure`,
+  runs: (w) => `its effective cores (${fixedGrouped(w.effective, 2)}) are far under what the report's own runs ` +
+    `show: ${w.key} ran ${times(w.shown)} the req/s of one event loop on the same work`,
+  calibration: (w) => `its single-thread loop (${ms(w.value)} ms per call) is not the report's own ` +
+    `calibration of ${w.work} (${ms(w.expected)} ms per call of the same size)`
+}
+
+// The one line that says a report's ruler was set aside, and why: "B's ruler is set aside: …".
+export function setAsideText (letter, why) {
+  return `${letter}'s ruler is set aside: ${SET_ASIDE[why.code](why)}; it explains no change, and ` +
+    `${letter}'s ratios are judged raw`
+}

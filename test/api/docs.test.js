@@ -9,7 +9,7 @@ import { ROOT } from '../helpers/lab.js'
 
 const PAGE = readFileSync(join(ROOT, 'docs', 'api.md'), 'utf8')
 const EXAMPLES = [...PAGE.matchAll(/^```js\n([\s\S]*?)^```$/gm)].map((m) => m[1])
-const FUNCTIONS = ['runLab', 'startServer', 'readReport', 'compareReports', 'mergeReports']
+const FUNCTIONS = ['runLab', 'startServer', 'readReport', 'compareReports', 'mergeReports', 'abCompare']
 
 test('docs/api.md: one example per function, each run as it stands', async (t) => {
   for (const name of FUNCTIONS) {

@@ -39,6 +39,8 @@ function kindOf (data) {
   if (data?.checks !== undefined && data?.codeAtChange !== undefined) return 'history real validation'
   if (data?.falseAlarms !== undefined && data?.machine_pairs !== undefined) return 'compare validation'
   if (data?.kind === 'loadlab-hold') return 'hold validation'
+  if (data?.kind === 'loadlab-ab') return 'ab report'
+  if (data?.kind === 'loadlab-ab-validation') return 'ab validation'
   return 'unknown'
 }
 

@@ -15,6 +15,7 @@ import { planLab } from '../../loadtest/lab.js'
 import { parseOptions } from '../../loadtest/options.js'
 import { SERVERS as CAPACITY_SERVERS, sweepOrder } from '../../loadtest/experiments/capacity.js'
 import { findServer } from '../../loadtest/catalog.js'
+import { warmFeed } from '../../loadtest/result/strategies.js'
 
 const TASKS = join(ROOT, 'test', 'fixtures', 'tasks')
 const SUM = join(TASKS, 'sum.mjs')
@@ -174,7 +175,7 @@ test('--task with --experiment capacity: the sweep runs the task on the capacity
   assert.deepEqual(servers, sweepOrder(CAPACITY_SERVERS))
   assert.deepEqual([...servers].sort(), [...CAPACITY_SERVERS].sort(), 'every capacity server, once')
   // the pools first, then the strategies that split connections among warm workers, then the rest
-  const rank = servers.map((s) => ({ queue: 0, split: 1 })[findServer(s).everyCore] ?? 2)
+  const rank = servers.map((s) => ({ queue: 0, split: 1 })[warmFeed(findServer(s))] ?? 2)
   assert.deepEqual(rank, [...rank].sort((a, b) => a - b))
   assert.deepEqual(servers.slice(0, 3), ['queued-threads', 'queued-processes', 'cluster'])
   for (const e of plan) {

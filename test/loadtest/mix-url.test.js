@@ -8,6 +8,7 @@ import { readFile, readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { labReport, readReport, runLab, tempDir } from '../helpers/lab.js'
 import { TWO_CLASSES, TWO_CLASSES_LOOSE, startOwnService, tally } from '../helpers/own-service.js'
+import { firstTargetOutcome } from '../helpers/capacity-rule.js'
 
 const CHEAP = 'GET /api/items?id=7 '
 const HEAVY = 'POST /api/render {"rows":500}'
@@ -94,11 +95,10 @@ test('capacity of a service by --url with a two-class mix, user:password in its 
     const { json, md } = await readReport(dir)
     const [r] = json.results
     assert.equal(r.status, 'ok', JSON.stringify(r.failure))
-    // a capacity where the machine let the steps show each class's p99 (--quick: 230 requests a class at 90 %);
-    // on a busy one the sweep may reach its step limit or budget first, and says so, never a failure it did not see
+    // what the rule guarantees however busy the machine: a capacity where the steps showed each class's p99
+    // (--quick: 230 requests a class at 90 %), or none with the evidence for it (helpers/capacity-rule.js)
     const c = r.capacity.capacity
-    const unfinished = c.bound === 'undecided' && ['budget-spent', 'step-limit'].includes(c.undecided?.code)
-    assert.ok(c.rps > 0 || unfinished, `capacity ${JSON.stringify(c)}`)
+    firstTargetOutcome(r)
     assert.ok(r.notes.some((n) => /a 2 s closed-loop probe at 8 connections answered [\d.]+ req\/s/.test(n)), r.notes.join('\n'))
     assert.deepEqual(r.classes.map((c) => [c.name, c.sloMs]), [['cheap', 400], ['heavy', 800]])
     for (const c of r.classes) assert.ok(c.latency.p99 > 0 && c.latency.p50 > 0, c.name)

@@ -3,18 +3,9 @@
 // 1 / rate from a seeded generator, so a schedule can be repeated exactly.
 
 import { ARRIVALS, DEFAULTS } from '../../settings.js'
+import { prng } from '../../result/stats.js'
 
-// A small seeded PRNG (mulberry32): uniform numbers in [0, 1), the same sequence for the same seed.
-export function prng (seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+export { prng } // the schedule's generator: result/stats.js, where the paired ratios draw from it too
 
 // A slice of a plan: the requests i with i ≡ offset (mod stride). The whole plan is { offset 0, stride 1 };
 // generator g of G in shard I of N takes offset (I − 1) + N·g, stride N·G, so the slices of every shard's

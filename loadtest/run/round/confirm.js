@@ -1,11 +1,7 @@
-// --confirm: run the decision's configuration (its command's flags) at its plan rate for a longer open-loop
-// round (settings.js CONFIRM_SEC; --quick CONFIRM_QUICK_SEC, or as long as SAMPLE.minRequests take at the
-// plan rate) and say whether it held the target
-// with no backlog growth (Nighthawk's "testing stage" after its search; the plan rate is a promise, this
-// checks it). Returns decision.confirm.
-import { CONFIRM_QUICK_SEC, CONFIRM_SEC } from '../../settings.js'
+// --confirm: run the decision's configuration at its plan rate for the rule book's CONFIRM round and say
+// whether it held the target with no backlog growth (Nighthawk's "testing stage" after its search).
 import { connectionsAt } from './load.js'
-import { SAMPLE } from '../../result/rules.js'
+import { CONFIRM, SAMPLE } from '../../result/rules.js'
 import { runEntry } from './runner.js'
 import { growingFor, judgeStep } from '../../result/capacity.js'
 import { backlogText, reasonText } from '../../text/reasons.js'
@@ -41,7 +37,7 @@ export function confirmVerdict (fig, sloMs) {
 export async function confirmWinner (decision, { plan, loads, results, quick, signal, progress, calibration }) {
   // long enough for the requests p99 needs (SAMPLE.minRequests), never past the full length
   const need = decision.planRps > 0 ? Math.ceil(SAMPLE.minRequests / decision.planRps) : 0
-  const durationSec = Math.min(CONFIRM_SEC, Math.max(quick ? CONFIRM_QUICK_SEC : CONFIRM_SEC, need))
+  const durationSec = Math.min(CONFIRM.sec, Math.max(quick ? CONFIRM.quickSec : CONFIRM.sec, need))
   const { key, command = null, planRps: rate, sloMs } = decision
   const base = { key, command, rate, sloMs, durationSec }
   // A refusal still has a highest capacity: it is confirmed all the same (the block says it is no advice).

@@ -6,11 +6,15 @@
 // not yet passed by the target, and those ended early).
 import { CUT } from '../../result/rules.js'
 
+// The due times passed over before the ring is compacted (half of it at least).
+const COMPACT_AT = 1024
+
 // A cut for a step judged against targets up to `overMs` (its loosest): onResponse(event) for each ended
 // request, until(next) for the schedule, figures() what the report keeps ({ atSec, sent, over }, or null when
 // the step ran its length). `rule`: the rule book's CUT, or another with its minSec, minRequests and share.
 export function createCut ({ overMs, rule = CUT }) {
   const { minSec, minRequests, share } = rule
+  const minMs = minSec * 1000
   let sent = 0
   let over = 0 // ended past the target, or counted while still out past it
   let atMs = null
@@ -37,11 +41,11 @@ export function createCut ({ overMs, rule = CUT }) {
           over++
         }
       }
-      if (head > 1024 && head * 2 > due.length) {
+      if (head > COMPACT_AT && head * 2 > due.length) {
         due = due.slice(head)
         head = 0
       }
-      if (now >= minSec * 1000 && sent >= minRequests && over >= share * sent) {
+      if (now >= minMs && sent >= minRequests && over >= share * sent) {
         atMs = now
         return true
       }

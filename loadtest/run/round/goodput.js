@@ -5,6 +5,7 @@
 // the round's length (at most MAX_WINDOWS windows; later requests count in the totals only).
 import { COARSE_DIGITS, createHistogram, encodeHistogram } from '../../result/histogram.js'
 import { roundTo } from '../../result/stats.js'
+import { isSuccess } from '../../result/requests.js'
 import { WINDOW_MS } from '../../settings.js'
 
 const MAX_WINDOWS = 600
@@ -48,7 +49,7 @@ export function createGoodput ({ sloMs, windowMs = WINDOW_MS, maxWindows = MAX_W
       if (SHED_STATUSES.has(e.status)) {
         count('shed')
         shedLatency.recordValue(us(e.latencyMs))
-      } else if (e.status >= 200 && e.status < 300 && e.verified) {
+      } else if (isSuccess(e.status) && e.verified) {
         count('ok')
         if (e.latencyMs <= sloMs) {
           count('good')

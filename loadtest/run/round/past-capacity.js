@@ -9,15 +9,26 @@ import { buildHttpResult } from '../../result/build.js'
 import { reasonText } from '../../text/reasons.js'
 import { CLOSE_SHARE, COLLAPSE, closeCandidates } from '../../result/decision.js'
 import { OVERLOAD_DEFAULTS } from '../../result/overload.js'
+import { PAST, TIE } from '../../result/rules.js'
 import { runEntry } from './runner.js'
-import { PROBE_LENGTHS, PROBE_QUICK_LENGTHS } from '../../settings.js'
 
-// The probe's settings: result/overload.js OVERLOAD_DEFAULTS with the lengths of settings.js
-// PROBE_LENGTHS (--quick: PROBE_QUICK_LENGTHS), at 1.5 and 2 × C, the burst from 0.7 × C to 2 × C; a
-// configuration that collapsed at 1.5 × C (result/decision.js COLLAPSE) is probed no further.
+// The probe's lengths: steps of at least minStepSec (the first 1 s not counted), then the burst, watched for the
+// collapse rule's recoverySec and the windows that confirm a recovery there (docs/decision.md "Past capacity").
+const PROBE_LENGTHS = Object.freeze({
+  minStepSec: 3,
+  beforeSec: 1,
+  burstSec: 2,
+  afterSec: PAST.recoverySec + PAST.confirmWindows,
+  confirmWindows: PAST.confirmWindows
+})
+const PROBE_QUICK_LENGTHS = Object.freeze({ ...PROBE_LENGTHS, minStepSec: 2, stepPatiences: 5 })
+
+// The probe's settings: OVERLOAD_DEFAULTS with those lengths, at the collapse rule's multiple and the tie's
+// goodput multiple; a configuration that collapsed is probed no further.
 function probeSettings ({ beforeSec, burstSec, afterSec, ...lengths }) {
-  const burst = { baseMultiple: 0.7, burstMultiple: 2, beforeSec, burstSec, afterSec }
-  return { ...OVERLOAD_DEFAULTS, multiples: [1.5, 2], ...lengths, burst, stopOnCollapse: true }
+  const burst = { ...OVERLOAD_DEFAULTS.burst, beforeSec, burstSec, afterSec }
+  const multiples = [COLLAPSE.multiple, TIE.goodputMultiple]
+  return { ...OVERLOAD_DEFAULTS, multiples, ...lengths, burst, stopOnCollapse: true }
 }
 export const PROBE = probeSettings(PROBE_LENGTHS)
 export const PROBE_QUICK = probeSettings(PROBE_QUICK_LENGTHS)

@@ -25,6 +25,7 @@ import { createCut } from './cut.js'
 import { overloadRounds } from './overload.js'
 import { requestFactor, sharesOf } from '../../result/mix.js'
 import { redactUrl } from '../../result/redact.js'
+import { isRedirect, isSuccess } from '../../result/requests.js'
 
 let workloads = null
 async function expectedBodyOf (work) {
@@ -118,7 +119,7 @@ function timelineInterval (load) {
 // The server's stats window reset before a round: once with 5 s to answer, and where that got no 200 or 204 (a
 // machine busy enough can outlast it) once more with longer; a reset that never answered leaves the round without
 // telemetry, noted.
-const resetDone = (r) => r?.status === 200 || r?.status === 204
+const resetDone = (r) => isSuccess(r?.status)
 async function resetStats (target, signal) {
   const reset = (timeoutMs) => request(`${target}/__lab/stats/reset`, { method: 'POST', timeoutMs, signal })
   const first = await reset(STATS_FIRST_MS)
@@ -398,31 +399,38 @@ function guardRun (server, signal) {
 }
 
 // A rate sweep (the capacity experiment): each step is one open-loop round at the rate the sweep chooses
-// from the steps so far, long enough for the sweep's minimum of requests; --runs N sweeps one after
-// another (record.sweeps: each sweep's rule, the kinds and planned lengths of its steps and its first round).
-async function sweepRounds (record, server, load, { entry, calibration, round }) {
-  // a service by --url: its work and cores are unknown here (another machine, perhaps): probed
-  const range = server.byUrl
+// from the steps so far, long enough for the sweep's minimum of requests. One sweep per lab round (--runs N:
+// N sweeps, interleaved with the other servers'), appended to record.sweeps: its rule, the kinds and planned
+// lengths of its steps, its first round, and the lab round's number, place and start (`at`).
+async function sweepRounds (record, server, load, { entry, calibration, round, at }) {
+  // a service by --url: its work and cores are unknown here (another machine, perhaps): probed once
+  record.range ??= server.byUrl
     ? await probeRange(record, server, load, round)
     : { serviceMs: serviceTime(calibration?.[record.workReported]), cores: availableParallelism() }
+  const range = record.range
   if (!range) return
-  record.sweeps = []
-  for (let k = 0; k < load.runs && !round.signal.aborted; k++) {
-    const sweep = entry.sweep({ ...range, requestFactor: requestFactor(load.mix) })
-    const first = record.rounds.length
-    record.sweeps.push({ ...sweep.describe(), kinds: sweep.kinds, lengths: sweep.lengths, first })
-    const nextRate = () => sweep.next(record.rounds.slice(first).map(sweepHistoryOf))
-    const began = performance.now()
-    for (let rate = nextRate(); rate !== null && !round.signal.aborted; rate = nextRate()) {
-      const sweepName = load.runs > 1 ? `sweep ${k + 1}/${load.runs}, ` : ''
-      round.progress?.(`${sweepName}step ${record.rounds.length - first + 1}: ${rate.toFixed(1)} req/s`)
-      const connections = connectionsAt(load, rate)
-      const durationSec = stepLength(sweep, rate, load.mix)
-      const step = { ...load, rate, connections, durationSec, cutOverMs: cutAt(load, sweep) }
-      record.rounds.push(await measuredRound(server, step, { ...round, onRound: null }))
-      record.sweeps[k].sweepSec = (performance.now() - began) / 1000 // the sweep's cost so far, kept if it is cut
-    }
+  record.sweeps ??= []
+  const k = record.sweeps.length
+  const sweep = entry.sweep({ ...range, requestFactor: requestFactor(load.mix) })
+  const first = record.rounds.length
+  record.sweeps.push({ ...sweep.describe(), kinds: sweep.kinds, lengths: sweep.lengths, first, ...roundTag(at) })
+  const nextRate = () => sweep.next(record.rounds.slice(first).map(sweepHistoryOf))
+  const began = performance.now()
+  for (let rate = nextRate(); rate !== null && !round.signal.aborted; rate = nextRate()) {
+    const sweepName = load.runs > 1 ? `sweep ${k + 1}/${load.runs}, ` : ''
+    round.progress?.(`${sweepName}step ${record.rounds.length - first + 1}: ${rate.toFixed(1)} req/s`)
+    const connections = connectionsAt(load, rate)
+    const durationSec = stepLength(sweep, rate, load.mix)
+    const step = { ...load, rate, connections, durationSec, cutOverMs: cutAt(load, sweep) }
+    record.rounds.push(await measuredRound(server, step, { ...round, onRound: null }))
+    record.sweeps[k].sweepSec = (performance.now() - began) / 1000 // the sweep's cost so far, kept if it is cut
   }
+}
+
+// A lab round's place in the run (lab.js): its number, its place in that round's order (both from 1) and
+// when it started; nothing for a run of one round.
+function roundTag (at) {
+  return at ? { round: at.round, place: at.place, startedAt: new Date().toISOString() } : {}
 }
 
 // The loosest target the step is offered for, where it may be cut short (result/rules.js CUT): not a mix's
@@ -505,12 +513,11 @@ async function mixedRound (record, server, load, { entry, round }) {
   }
 }
 
-// --runs rounds of the entry's load.
-async function repeatedRounds (record, server, load, { round }) {
-  for (let i = 0; i < load.runs && !round.signal.aborted; i++) {
-    round.progress?.(`measuring${load.runs > 1 ? ` round ${i + 1}/${load.runs}` : ''}`)
-    record.rounds.push(await measuredRound(server, load, round))
-  }
+// One measured round of the entry's load (the lab round `at`, lab.js), tagged with its place in the run.
+async function oneRound (record, server, load, { round, at }) {
+  round.progress?.(`measuring${at ? ` round ${at.round}/${load.runs}` : ''}`)
+  const tag = roundTag(at)
+  record.rounds.push({ ...(await measuredRound(server, load, round)), ...tag })
 }
 
 // A server that answered no request with a 2xx (a strategy its runtime cannot run: cluster-threads under
@@ -539,7 +546,7 @@ function noAnswer (rounds) {
 // message ({ message } in a JSON body), else the status.
 function whyNot (r) {
   if (typeof r.status !== 'number') return String(r.error ?? r.status).split('\n')[0]
-  if (r.status >= 300 && r.status < 400) {
+  if (isRedirect(r.status)) {
     const to = r.headers?.location
     return `status ${r.status}, a redirect${to ? ` to ${redactUrl(String(to)).slice(0, 200)}` : ''} (never followed)`
   }
@@ -587,12 +594,17 @@ async function stopAndJudge (record, server, { seen, signal, crashed, progress }
   judgeStop(record, stop, { crashed, busy, graceMs, stderrTail: server.stderrTail() })
 }
 
-// Run one plan entry end to end: start (or reach) its server, warm it up, measure its rounds or sweep,
-// stop it and judge the stop. Never throws for a server's fault (it is the record's failure).
+// Run one round of a plan entry end to end: start (or reach) its server, warm it up, measure one round or
+// sweep, stop it and judge the stop. Never throws for a server's fault (it is the record's failure).
 // `expectedBody`: the body every answer must have when the work is not built in (a --task).
+// `record`: the entry's record of its earlier rounds, continued (a new one without); `at`: the lab round
+// ({ round, place, last }, lab.js runServers; null: a run of one round). An overload's or mixed block runs
+// once, in the last round.
 export async function runEntry (entry, load, opts = {}) {
   const { signal, progress, onRound = null, bootTimeoutMs = BOOT_TIMEOUT_MS, url = null, calibration = {} } = opts
-  const record = newRecord(entry, load)
+  const at = opts.at ?? null
+  const last = !at || at.last
+  const record = opts.record ?? newRecord(entry, load)
   const server = url
     ? await attachUrl(record, url, load, signal)
     : await boot(record, entry, load, { signal, progress, bootTimeoutMs })
@@ -613,12 +625,12 @@ export async function runEntry (entry, load, opts = {}) {
       await fireLoad(server.target, load, { amount: load.warmup, expected, signal: run.signal })
     }
     if (load.startAt) await waitForStart(load.startAt, { signal: run.signal, progress })
-    if (entry.sweep) await sweepRounds(record, server, load, { entry, calibration, round })
-    else if (!entry.overload && !entry.mixed) await repeatedRounds(record, server, load, { round })
-    // the C, target and service time the sweep found, for the overload rounds that stand on it
-    const swept = entry.sweep && !run.signal.aborted ? sweptCapacity(record) : null
-    if (entry.mixed && !run.signal.aborted) await mixedRound(record, server, load, { entry, round })
-    if (entry.overload && !run.signal.aborted) {
+    if (entry.sweep) await sweepRounds(record, server, load, { entry, calibration, round, at })
+    else if (!entry.overload && !entry.mixed) await oneRound(record, server, load, { round, at })
+    // the C, target and service time the sweeps found, for the overload rounds that stand on it
+    const swept = entry.sweep && last && !run.signal.aborted ? sweptCapacity(record) : null
+    if (entry.mixed && last && !run.signal.aborted) await mixedRound(record, server, load, { entry, round })
+    if (entry.overload && last && !run.signal.aborted) {
       const measure = (step) => measuredRound(server, step, { ...round, onRound: null })
       const serviceMs = serviceTime(calibration[entry.work]) // the work's here, against a capacity handed on
       await overloadRounds(record, { entry, load, swept, serviceMs, measure, signal: run.signal, progress })

@@ -4,6 +4,7 @@
 // every other report's, so a change here changes what the ruler measures (say so in the CHANGELOG).
 import { createHash } from 'node:crypto'
 import { runWork } from '../../../servers/lib/workloads.js'
+import { RULER_WORKS } from '../../result/ruler.js'
 
 // 512 KiB of fixed bytes for the hash.
 const BYTES = Buffer.alloc(512 * 1024, 'loadlab ruler ')
@@ -15,10 +16,10 @@ const RECORDS = Array.from({ length: 200 }, (_, i) => ({
 
 // The works by the name the reading gives them (result/ruler.js single.<name>).
 export const WORKS = Object.freeze({
-  loop: () => runWork('loop:5e5'),
+  loop: () => runWork(RULER_WORKS.loop),
   hash: () => createHash('sha256').update(BYTES).digest('hex'),
   json: () => JSON.parse(JSON.stringify(RECORDS)).length,
-  render: () => runWork('render:3')
+  render: () => runWork(RULER_WORKS.render)
 })
 
 // The unit the threads of the cores measure run, one after another: the loop, smaller (a window of 30 ms

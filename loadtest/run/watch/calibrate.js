@@ -4,18 +4,14 @@ import { execa } from 'execa'
 import { join } from 'node:path'
 import { ROOT } from '../../catalog.js'
 import { median, percentile, roundTo } from '../../result/stats.js'
-import { TRUST } from '../../result/rules.js'
+import { CALIBRATION, TRUST } from '../../result/rules.js'
 import { waitMs } from '../../../servers/lib/workloads.js'
 import { childEndText } from '../../text/exit.js'
 
 const CHILD = join(ROOT, 'loadtest', 'run', 'watch', 'calibrate-child.js')
 
-// The warm calls: the last two thirds (V8's tier-up settles in the first; React rendering keeps getting
-// faster for a dozen calls), and at least every call after the first.
-const WARM_SHARE = 2 / 3
-// The service time is this percentile of the warm calls: noise only ever adds time, so the fast end is
-// the work's own time (with 10 warm calls or fewer, their minimum).
-const SERVICE_PERCENTILE = 10
+// The warm calls and the percentile of them that is the service time (the rule book's CALIBRATION).
+const { warmShare: WARM_SHARE, servicePercentile: SERVICE_PERCENTILE } = CALIBRATION
 
 // The robust estimate of a spec's warm calls: { serviceMs, spreadPct, warmCalls, estimate }; spreadPct is
 // the warm calls' p90 over their p10, less 1, in percent.

@@ -10,8 +10,8 @@ import { comparisonData, compareReports } from '../../../loadtest/compare/compar
 import { renderCompareHtml, renderCompareMarkdown } from '../../../loadtest/compare/render.js'
 import { createHistogram, encodeHistogram, recordMs } from '../../../loadtest/result/histogram.js'
 import { percentileInterval, quantileRanks, rateInterval } from '../../../loadtest/result/interval.js'
-import { floorOf, judge, withServerFloors } from '../../../loadtest/result/verdict.js'
-import { STRATEGY_MODEL, predict } from '../../../loadtest/result/machine.js'
+import { floorOf, judge } from '../../../loadtest/result/verdict.js'
+import { predict, strategyModel } from '../../../loadtest/result/machine.js'
 import { COMPARE } from '../../../loadtest/result/rules.js'
 import { rulerFixture, rulerReading } from '../../fixtures/reports.js'
 import { ROOT } from '../../helpers/lab.js'
@@ -151,9 +151,9 @@ test('the ruler: a change the machine accounts for is put down to it; what it le
 })
 
 test('the machine model: one core under taskset halves cluster and the pools, not the event loop', () => {
-  assert.equal(STRATEGY_MODEL.simple.parallel, 'one')
-  assert.equal(STRATEGY_MODEL.cluster.parallel, 'cores')
-  assert.equal(STRATEGY_MODEL['child-process'].spawn, 'processMs')
+  assert.equal(strategyModel('simple').parallel, 'one')
+  assert.equal(strategyModel('cluster').parallel, 'cores')
+  assert.equal(strategyModel('child-process').spawn, 'processMs')
   const two = rulerFixture(rulerReading({ cores: 1.96 }))
   const one = rulerFixture(rulerReading({ cores: 1 }))
   const of = (server, args = []) => predict({
@@ -242,9 +242,11 @@ test('a strategy the validation measured is judged by its own floor, any other r
   const between = 100 * Math.exp((own + COMPARE.floorRate) / 2)
   assert.equal(judge('rps', tight(100), tight(between), null, { server: 'simple' }).verdict, 'better')
   assert.equal(judge('rps', tight(100), tight(between), null, { server: 'a-server-of-mine' }).verdict, 'within-noise')
-  // the validation judges with floors it fitted, and the rule book's come back after
+  // the validation judges with floors it fitted, handed in; without them the rule book's stand
   const wide = { simple: { rps: 1 } }
-  assert.equal(withServerFloors(wide, () => judge('rps', tight(100), tight(between), null, { server: 'simple' })).verdict,
+  assert.equal(judge('rps', tight(100), tight(between), null, { server: 'simple', floors: wide }).verdict,
     'within-noise')
+  assert.equal(judge('rps', tight(100), tight(between), null, { server: 'simple', floors: null }).verdict,
+    'within-noise', 'no strategy floors: the kind\'s')
   assert.equal(floorOf('rps', 'simple'), own)
 })
