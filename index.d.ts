@@ -70,6 +70,8 @@ export interface LabOptions {
   runtime?: string | string[]
   /** Where the report files go (default reports/ inside the lab's checkout, else ./loadlab-reports/); `false`: none. */
   out?: string | false
+  /** Write the report's JSON compressed, as `<id>.json.gz`. */
+  gzip?: boolean
   /** Free text naming the machine or the run. */
   label?: string
   /** Pass/fail bounds, e.g. `'p99<500'`, `'errors==0'`, `'capacity>200'`. */
@@ -521,7 +523,7 @@ export declare function readReport (path: string): Promise<Report>
 export interface HistoryChange {
   /** The index in the series' points of the first report after the change. */
   index: number
-  /** 'code': found inside one machine's reports; 'machine': the series moved to another machine there. */
+  /** 'code': found inside one machine block's reports; 'machine': the series moved to another machine block there. */
   cause: 'code' | 'machine'
   /** Welch's two-sided t-test of the segments before and after (null when a side has no trusted point). */
   pValue: number | null
@@ -540,6 +542,8 @@ export interface HistoryChange {
   commit: string | null
   /** The last report tested before the change (null: none): the change came after it, by `report`. */
   since: string | null
+  /** A change of code: the ruler figures that moved between `since` and `report` (a flag; [] when none). */
+  ruler?: string[]
 }
 
 /** One series: a figure of one run (experiment, key) over the reports, each machine's part tested apart. */
@@ -555,11 +559,15 @@ export interface HistorySeries {
   higherIsBetter: boolean
   /** 'too-short': no machine has enough reports for the test (2 × the minimum segment). */
   status: 'tested' | 'too-short'
+  /** How many points the lab marked disturbed (tested only where the trusted ones are too few: tests). */
+  disturbed: number
   /** taskHash: a --task work's file hash (the series follows the task by its name). */
   points: Array<{
-    report: string; at: string; commit: string | null; machine: string; value: number; trusted: boolean; taskHash?: string
+    report: string; at: string; commit: string | null; machine: string; value: number; trusted: boolean
+    disturbed: boolean; taskHash?: string
   }>
-  tests: Array<{ machine: string; status: 'tested' | 'too-short'; points: number }>
+  /** withDisturbed: its trusted runs were too few for the test, so the ones marked disturbed were read too. */
+  tests: Array<{ machine: string; status: 'tested' | 'too-short'; points: number; withDisturbed: boolean }>
   changes: HistoryChange[]
 }
 
@@ -567,20 +575,38 @@ export interface History {
   kind: 'loadlab-history'
   parameters: { maxPValue: number; weakPValue: number; minSegment: number; maxPoints: number }
   reports: Array<{ id: string; file: string; at: string; commit: string | null; machine: string; ruler: boolean }>
+  /** One per machine block (CPU model, cores, the cores it could use, memory, kernel, architecture, OS). */
   machines: Array<{
     id: string
-    by: 'ruler' | 'machine-block'
     first: string
     reports: number
     cpuModel: string | null
     cores: number | null
     availableParallelism: number | null
+    memoryBytes: number | null
+    kernel: string | null
   }>
   series: HistorySeries[]
   /** The files left out, each with its one line: not a report, another schema, an id already read. */
   skipped: Array<{ file: string; code: string; message: string }>
-  /** The series whose newest change on a machine is worse past a failOnChange bound (and significant). */
-  failures: Array<{ series: string; bound: string; change: HistoryChange }>
+  /** The series that fail a failOnChange bound on a machine: its newest change worse past it and significant
+   * ('change'), or, without allowDisturbed, no such change but some of its newest runs disturbed ('disturbed'). */
+  failures: HistoryGate[]
+  /** With allowDisturbed: the series it passed though some of their newest runs were disturbed. */
+  passedDisturbed: HistoryGate[]
+}
+
+/** One --fail-on-change outcome on one series and machine. */
+export interface HistoryGate {
+  series: string
+  bound: string
+  why: 'change' | 'disturbed'
+  machine: string
+  /** The change (null for 'disturbed'). */
+  change: HistoryChange | null
+  /** Of the machine's newest runs (CHANGE.minSegment), those marked disturbed; `newest` how many (disturbed). */
+  disturbed: number
+  newest?: number
 }
 
 /** The history of the reports in some folders (loadlab history): series, their change points, the gate. */
@@ -591,6 +617,7 @@ export declare function history (
   options?: {
     figures?: string[]
     failOnChange?: Array<string | { metric: string; sign: '+' | '-'; bound: number }>
+    allowDisturbed?: boolean
     params?: Partial<History['parameters']>
   }
 ): Promise<History>

@@ -112,7 +112,8 @@ export async function runLab (options = {}, { signal, onProgress = () => {} } = 
   const command = commandText(['loadlab'], argv)
   const report = await runPlannedLab(opts, { signal, onProgress, command })
   if (opts.out) {
-    const out = await writeReportFiles(report, { dir: opts.out, experiment: await experimentFor(report.experiment) })
+    const experiment = await experimentFor(report.experiment)
+    const out = await writeReportFiles(report, { dir: opts.out, experiment, gzip: opts.gzip })
     onProgress({ type: 'written', dir: out.dir, id: out.id, paths: out.paths, errors: out.errors })
   }
   return report

@@ -2,14 +2,15 @@
 // own id, time and a figure moved by a seeded noise) read by `loadlab history` in a child process of its own,
 // its wall time and peak RSS (goal: 1,000 reports in ≤ 10 s and ≤ 300 MB). The folder is made in a temp dir
 // and removed after.
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { readBounded } from '../loadtest/report/read.js'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { ROOT } from '../loadtest/catalog.js'
 
-export const HISTORY_SOURCE = 'reports/reference/tours/2026-11-26T13-50-55Z-vm-tour.json'
+export const HISTORY_SOURCE = 'reports/reference/tours/2026-11-26T13-50-55Z-vm-tour.json.gz'
 
 // The child: reads the folder with history(), prints { ms, maxRssBytes, series, reports }.
 const CHILD = `
@@ -26,7 +27,7 @@ console.log(JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, maxRssBy
 // Builds the folder and measures one read of it: { reports, sourceBytes, ms, cpuMs (the child's CPU time,
 // start included: what a busy machine does not inflate as much), maxRssBytes, series, changes }.
 export async function runHistory ({ reports }, { signal, progress = () => {} } = {}) {
-  const text = await readFile(join(ROOT, HISTORY_SOURCE), 'utf8')
+  const text = readBounded(join(ROOT, HISTORY_SOURCE)) // kept compressed
   const base = JSON.parse(text)
   const dir = await mkdtemp(join(tmpdir(), 'loadlab-bench-history-'))
   try {

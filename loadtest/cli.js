@@ -161,10 +161,10 @@ export async function main (given, { prog = null } = {}) {
     const paired = pairedTable(report.paired) // --runs N: each server's figures over the baseline's, by round
     if (paired) process.stderr.write(`\n${termText(paired.title)}\n${renderText(paired)}`)
     if (report.thresholds) process.stderr.write('\n' + renderText(thresholdRows(report.thresholds)))
-    const out = await writeReportFiles(report, { dir: opts.out, experiment })
+    const out = await writeReportFiles(report, { dir: opts.out, experiment, gzip: opts.gzip })
     const base = join(out.dir, out.id)
     process.stderr.write(
-      `report: ${base}.json (${
+      `report: ${out.paths[0]} (${
         out.paths
           .slice(1)
           .map((p) => p.slice(base.length))

@@ -105,9 +105,6 @@ async function writableOut (out) {
   }
 }
 
-// The experiments a --url run takes: one round (custom), a capacity sweep, past capacity (overload).
-export const URL_EXPERIMENTS = ['custom', 'capacity', 'overload']
-
 // A --url run's one entry: the service at that address, named by its host (or by /health's strategy when
 // it is a lab server); the capacity and overload experiments give it their sweep (and overload steps),
 // as they plan their first strategy, without the lab's arguments or work.

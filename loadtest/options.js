@@ -54,8 +54,8 @@ export const FLAGS = [
       {
         name: 'runtime',
         arg: 'LIST',
-        help: 'run the servers under node20, node22, node24, bun, deno or a binary path, one result each ' +
-          '(docs/runtimes.md)'
+        help: 'run the servers under node20, node22, node24, node26, bun, deno or a binary path, one ' +
+          'result each (docs/runtimes.md)'
       },
       {
         name: 'node',
@@ -270,6 +270,7 @@ export const FLAGS = [
         default: 'reports/; ./loadlab-reports/ outside the lab\'s checkout',
         help: 'where reports are written'
       },
+      { name: 'gzip', help: 'write the report\'s JSON compressed, as .json.gz' },
       { name: 'label', arg: 'TEXT', help: 'free text naming the machine or the run' },
       {
         name: 'no-ruler',
@@ -663,8 +664,8 @@ function runtimesOf (o) {
   if (items.some((s) => s === '')) {
     throw usageError(
       flag === 'node'
-        ? `--node: expected a comma-separated list of majors (20, 22, 24) or node paths, got ${describe(o.node)}`
-        : '--runtime: expected a comma-separated list of node20, node22, node24, bun, deno or paths, got ' +
+        ? `--node: expected a comma-separated list of majors (20, 22, 24, 26) or node paths, got ${describe(o.node)}`
+        : '--runtime: expected a comma-separated list of node20, node22, node24, node26, bun, deno or paths, got ' +
           `${describe(o.runtime)}`
     )
   }

@@ -43,6 +43,7 @@ export const DEFAULTS = Object.freeze({
   node: null,
   runtime: null,
   out: defaultReportsDir,
+  gzip: false, // --gzip: the report's JSON written compressed, as <id>.json.gz (every reader takes it)
   'no-ruler': false, // the machine is read before and after every run (run/ruler/) unless --no-ruler
   label: null,
   threshold: [],

@@ -6,6 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { runMain, usageError } from '../loadtest/errors.js'
+import { readBounded } from '../loadtest/report/read.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 export const PAGE = `${ROOT}docs/servers.md`
@@ -15,17 +16,17 @@ const END = '<!-- /service-times -->'
 // Each work the docs use, and the reference report whose calibration measured it (2 cores, Node 20).
 export const WORKS = [
   ['loop:1e6', 'reports/reference/validate-matrix/simple-loop_1e6-brute.json'],
-  ['loop:1e7', 'reports/reference/tours/2026-11-26T13-52-26Z-vm-tour.json'],
-  ['loop:3e7', 'reports/reference/2026-11-26T16-16-56Z-vm-capacity.json'],
-  ['loop:1e8', 'reports/reference/2026-11-26T14-10-14Z-vm-heavy-cpu.json']
+  ['loop:1e7', 'reports/reference/tours/2026-11-26T13-52-26Z-vm-tour.json.gz'],
+  ['loop:3e7', 'reports/reference/2026-11-26T16-16-56Z-vm-capacity.json.gz'],
+  ['loop:1e8', 'reports/reference/2026-11-26T14-10-14Z-vm-heavy-cpu.json.gz']
 ]
 
 // The table: one row per work, its service time (the calibration's serviceMs, 1 decimal) and its report.
 export function serviceTable (root = ROOT) {
   const rows = WORKS.map(([work, file]) => {
-    const ms = JSON.parse(readFileSync(`${root}${file}`, 'utf8')).calibration?.[work]?.serviceMs
+    const ms = JSON.parse(readBounded(`${root}${file}`)).calibration?.[work]?.serviceMs
     if (typeof ms !== 'number') throw new Error(`${file}: no calibration of ${work}`)
-    return `| \`${work}\` | ${ms.toFixed(1)} ms | [${file.split('/').pop().replace(/\.json$/, '')}](../${file}) |`
+    return `| \`${work}\` | ${ms.toFixed(1)} ms | [${file.split('/').pop().replace(/\.json(\.gz)?$/, '')}](../${file}) |`
   })
   return [BEGIN, '| work | service time | measured in |', '| --- | --- | --- |', ...rows, END].join('\n')
 }

@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os'
 import { basename, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runMain, usageError } from '../loadtest/errors.js'
+import { readBounded } from '../loadtest/report/read.js'
 import { compareReports } from '../loadtest/compare/compare.js'
 import { validationText } from '../loadtest/text/compare.js'
 import { COMPARE } from '../loadtest/result/rules.js'
@@ -129,9 +130,9 @@ async function runAll (given, plan) {
 // The kept reports of a folder by kind, each in the order it was made: { baseline: [{ file, report }] … }.
 export async function keptReports (dir) {
   const out = Object.fromEntries(KINDS.map((k) => [k, []]))
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.json') && f !== 'summary.json').sort()
+  const files = (await readdir(dir)).filter((f) => /\.json(\.gz)?$/.test(f) && f !== 'summary.json').sort()
   for (const f of files) {
-    const report = JSON.parse(await readFile(join(dir, f), 'utf8'))
+    const report = JSON.parse(readBounded(join(dir, f), 'validate-compare')) // plain or kept compressed
     const kind = String(report.label ?? '').split(' ')[0]
     if (out[kind]) out[kind].push({ file: join(dir, f), report })
   }

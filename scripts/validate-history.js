@@ -15,11 +15,12 @@
 //   built      the real part on a stand-in: copies of a reference tour with a code step and a one-core machine
 //              (written to DIR/built/), a smoke test of the real part.
 import { parseArgs } from 'node:util'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { runMain, usageError } from '../loadtest/errors.js'
+import { readBounded } from '../loadtest/report/read.js'
 import { changePoints } from '../loadtest/result/changepoint.js'
 import { CHANGE } from '../loadtest/result/rules.js'
 import { history, readReports, reportFiles } from '../loadtest/history/history.js'
@@ -148,8 +149,8 @@ export function counts (text, name) {
 // of one reference tour, each with its own id and time and a seeded 3 % noise on its figures, `phases` of them:
 // baseline as it is, changed ×1.4 on every latency (÷ on rps), taskset ×2.2 with one core in its machine block,
 // hog ×3 and marked disturbed. Writes them to DIR; returns the phases' counts.
-export function built (dir, { source = join(ROOT, 'reports/reference/tours/2026-11-26T13-50-55Z-vm-tour.json') } = {}) {
-  const base = JSON.parse(readFileSync(source, 'utf8'))
+export function built (dir, { source = join(ROOT, 'reports/reference/tours/2026-11-26T13-50-55Z-vm-tour.json.gz') } = {}) {
+  const base = JSON.parse(readBounded(source)) // plain or compressed
   const phases = [['baseline', 8, 1], ['changed', 6, 1.4], ['taskset', 3, 2.2], ['hog', 1, 3]]
   const u = uniform(5)
   const g = () => Math.sqrt(-2 * Math.log(u())) * Math.cos(2 * Math.PI * u())
@@ -196,7 +197,7 @@ export async function real ({ from, phases, take, out }) {
   mkdirSync(dir, { recursive: true })
   for (const r of kept) {
     copyFileSync(r.file, join(dir, basename(r.file)))
-    const md = r.file.replace(/\.json$/, '.md')
+    const md = r.file.replace(/\.json(\.gz)?$/, '.md')
     if (existsSync(md)) copyFileSync(md, join(dir, basename(md)))
   }
   const firstOf = (phase) => kept.find((r) => r.phase === phase)?.id ?? null

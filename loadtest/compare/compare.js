@@ -247,8 +247,9 @@ function gateRun (g, key, base, next, prediction, allowMachine = false) {
   const contradicted = [['the baseline', base], ['this run', next]].find(([, r]) => r?.histogramFault)
   if (contradicted) {
     const change = isNum(b) && isNum(v) && b !== 0 ? v / b - 1 : null
-    const why = `${contradicted[0]}: ${contradicted[1].histogramFault}`
-    return { ...out, change, status: 'unverified', why, fails: true }
+    return {
+      ...out, change, status: 'unverified', fails: true, why: `${contradicted[0]}: ${contradicted[1].histogramFault}`
+    }
   }
   if (!isNum(b) || !isNum(v)) {
     const flagged = base?.impossible?.length || next?.impossible?.length

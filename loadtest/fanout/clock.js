@@ -90,9 +90,7 @@ export async function measureOffset (target) {
 
 if (isMain(import.meta.url)) {
   const target = process.argv[2]
-  // A shard loads the whole lab before it reads its --start-at: this pass loads it too, so the time to its
-  // answer (what the lead is made from) holds what a shard's start costs on this host now, busy or not.
-  await import('../cli.js')
+  // bootMs holds what loading the lab costs on this host now: the pass runs with the lab preloaded (fanout.js)
   const result = await measureOffset(target)
   const bootMs = roundTo(performance.now() - result.measureMs, 1)
   process.stdout.write(`${JSON.stringify({ clock: result, bootMs })}\n`)

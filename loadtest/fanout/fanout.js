@@ -51,9 +51,9 @@ export function checkPdsh (rcmd, pdsh = 'pdsh') {
 }
 
 // The shell command that starts `script` with `args` in the lab's folder on a host, pdsh's % kept out.
-function remote (plan, script, args) {
+function remote (plan, script, args, nodeArgs = []) {
   const words = (list) => list.map(shellWord).join(' ')
-  return escapePercent(`cd ${shellWord(plan.dir)} && exec ${words([plan.node, script, ...args])}`)
+  return escapePercent(`cd ${shellWord(plan.dir)} && exec ${words([plan.node, ...nodeArgs, script, ...args])}`)
 }
 
 // The lab's arguments of the plan, for every shard (its --shard is added per host; its --url and -H come
@@ -94,7 +94,10 @@ const inBounds = (v, max, min = 0) => typeof v === 'number' && Number.isFinite(v
 async function clockPass (plan, { signal }) {
   const started = Date.now()
   // no user:password, no query
-  const command = remote(plan, 'loadtest/fanout/clock.js', [`${new URL(plan.url).origin}/`])
+  // a shard loads the whole lab before it reads its --start-at: the pass preloads it too, so the time to its
+  // answer (what the lead is made from) holds what a shard's start costs on this host now
+  const command = remote(plan, 'loadtest/fanout/clock.js', [`${new URL(plan.url).origin}/`],
+    ['--import=./loadtest/cli.js'])
   const args = pdshArgs({ ...plan, command, timeoutSec: CLOCK_PASS_SEC })
   const run = await runPdsh(args, { hosts: plan.hosts, signal, pdsh: plan.pdsh })
   const wallMs = Date.now() - started

@@ -6,10 +6,10 @@ import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
 import { pageFault, pageWriteText } from '../report/page-file.js'
 import { jsonText, termText } from '../text/escape.js'
-import { historyText } from '../text/history.js'
+import { gateText, historyText, passedDisturbedText } from '../text/history.js'
 import { userCwd } from '../paths.js'
 import { runCli, runMain, usageError } from '../errors.js'
-import { history, parseBound, reportFiles } from './history.js'
+import { history, MAX_DEPTH, parseBound, reportFiles } from './history.js'
 import { optionLines, parseArgsOptions } from '../flags.js'
 
 // The options (loadtest/flags.js): the parser, the help and docs/reference/options.md read them.
@@ -34,8 +34,10 @@ export const FLAGS = [{
       multiple: true,
       initial: [],
       help: `exit ${THRESHOLD_EXIT} when the newest segment of a series on some machine is worse than the one ` +
-        'before past BOUND and significant, repeatable: e.g. \'p99:+10%\', \'rps:-5%\''
+        'before past BOUND and significant, whatever moved the ruler, repeatable: e.g. \'p99:+10%\', ' +
+        '\'rps:-5%\'; also when any of a machine\'s newest runs of a series were marked disturbed'
     },
+    { name: 'allow-disturbed', help: 'let --fail-on-change pass such series (each still named on stderr)' },
     { name: 'help', short: 'h', help: 'this text' }
   ]
 }]
@@ -44,10 +46,11 @@ export const HELP = `usage: loadlab history DIR… [options]      (npm run histo
 
 Reads every report (*.json) in the folders given and groups its figures into series: per
 experiment, run (server, variant, work, runtime), figure (p50, p99, rps, capacity; an in-process
-case's meanMs) and machine (what its ruler says; a report without a ruler by its machine block).
-Each machine's part of a series is tested for change points: E-divisive means with a Welch t-test
-and a minimum segment length (docs/history.md). A move to another machine is named a change of
-machine, not of code.
+case's meanMs) and machine (its machine block: CPU model, cores, memory, kernel); folders below
+those given are read ${MAX_DEPTH} deep. Each machine's part of a series is tested for change points:
+E-divisive means with a Welch t-test and a minimum segment length (docs/history.md). A move to
+another machine block is a change of machine, not of code; a ruler that moved beside a change of
+code flags it, and runs marked disturbed are said.
 
 ${optionLines(FLAGS, 26)}`
 
@@ -83,7 +86,9 @@ export async function main (argv) {
   const leftOut = (skipped) => {
     for (const s of skipped) process.stderr.write(`history: left out: ${termText(s.message)}\n`)
   }
-  const h = await history(opts.paths, { failOnChange: opts.bounds }).catch((err) => {
+  const h = await history(opts.paths, {
+    failOnChange: opts.bounds, allowDisturbed: opts['allow-disturbed']
+  }).catch((err) => {
     leftOut(err.skipped ?? []) // no report to follow: each file left out still says why
     throw err
   })
@@ -101,10 +106,11 @@ export async function main (argv) {
     })
     process.stderr.write(`history: wrote ${termText(opts.html)}\n`)
   }
+  const say = (line) => process.stderr.write(`history: ${termText(line)}\n`)
+  for (const p of h.passedDisturbed) say(passedDisturbedText(p))
   if (failures.length) {
-    const say = (line) => process.stderr.write(`history: ${line}\n`)
-    for (const f of failures) say(`--fail-on-change ${termText(f.bound)}: ${termText(f.series)}`)
-    say(`${failures.length} change(s) past a --fail-on-change bound: exit ${THRESHOLD_EXIT}`)
+    for (const f of failures) say(gateText(f))
+    say(`${failures.length} series failed a --fail-on-change bound: exit ${THRESHOLD_EXIT}`)
     return THRESHOLD_EXIT
   }
   return 0

@@ -1,9 +1,10 @@
 // A history of runs: every report in some folders, its figures grouped into series (experiment, run key
 // and figure), each in time order with its report, commit (--label and the commit the lab recorded) and
-// machine (machine.js). Each machine's part of a series is tested for change points (result/changepoint.js);
-// where a series moves from one machine to another and its figure moves with it (the t-test, as for a code
-// change), that change is the machine's, not the code's, and is named so. Reading is bounded: a report's
-// figures are kept, the report itself is not.
+// machine (machine.js: its machine block). Each machine's part of a series is tested for change points
+// (result/changepoint.js); where a series moves from one machine to another and its figure moves with it (the
+// t-test, as for a code change), that change is the machine's, not the code's, and is named so. A run the lab
+// marked disturbed is tested all the same, and said. Reading is bounded: a report's figures are kept, the report
+// itself is not; folders are read MAX_DEPTH deep.
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileErrorText, readReportFile } from '../report/read.js'
@@ -49,9 +50,14 @@ export function timeOf (text) {
   return Number.isFinite(ms) ? ms : null
 }
 
-// The .json files of the paths given (a folder: its .json files, sorted; a file: itself). A path that
-// does not exist is a usage error (exit 2): nothing was read.
-export function reportFiles (paths) {
+// How many folders below a folder given history reads (reports/reference/compare-validation is one below):
+// deeper folders are not read, and each is named in `deeper`.
+export const MAX_DEPTH = 3
+
+// The report files of the paths given (a folder: its .json and .json.gz files, sorted, then its folders' to
+// MAX_DEPTH; a file: itself), and `deeper`, the folders past that depth, not read. A linked folder is not
+// entered (no loop). A path that does not exist is a usage error (exit 2): nothing was read.
+export function reportFiles (paths, { deeper = [] } = {}) {
   const files = []
   for (const p of paths) {
     let info
@@ -60,11 +66,20 @@ export function reportFiles (paths) {
     } catch (err) {
       throw usageError(`history: cannot read ${p}: ${fileErrorText(err)}`)
     }
-    if (info.isDirectory()) {
-      files.push(...readdirSync(p).filter((f) => f.endsWith('.json')).sort().map((f) => join(p, f)))
-    } else files.push(p)
+    if (info.isDirectory()) folderFiles(p, 0, { files, deeper })
+    else files.push(p)
   }
   return files
+}
+
+// A folder's report entries (as files: one that is not is left out with its line) and its folders', in order.
+function folderFiles (dir, depth, { files, deeper }) {
+  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))
+  files.push(...entries.filter((e) => /\.json(\.gz)?$/.test(e.name)).map((e) => join(dir, e.name)))
+  for (const e of entries.filter((x) => x.isDirectory() && !/\.json(\.gz)?$/.test(x.name))) {
+    if (depth + 1 > MAX_DEPTH) deeper.push(join(dir, e.name))
+    else folderFiles(join(dir, e.name), depth + 1, { files, deeper })
+  }
 }
 
 // What a history keeps of one report: its id, time, commit, ruler, machine block and figures. A figure no
@@ -88,7 +103,7 @@ function kept (report, file, figures, dropped) {
       }
     }
     const { key, server = null, variant = null, work = null } = r
-    results.push({ key, server, variant, work, trusted, values })
+    results.push({ key, server, variant, work, trusted, disturbed: r.disturbed === true, values })
   }
   return {
     id: report.id,
@@ -154,9 +169,20 @@ export async function readReports (files, { figures = DEFAULT_FIGURES } = {}) {
   return { reports, skipped }
 }
 
-// The changes of one machine's points (indexes into the series' points): code changes.
-function codeChanges (points, idx, params) {
-  const tested = idx.filter((i) => points[i].trusted)
+// A point that was measured: trusted, or untrusted because the lab marked it disturbed.
+const testedPoint = (p) => p.trusted || p.disturbed
+
+// The points of one machine the test reads: its trusted ones, or, where they are too few for the test, those
+// the lab marked disturbed as well (said: `withDisturbed`), so that a busy machine's series is still tested.
+function testedOf (points, idx, params) {
+  const quiet = idx.filter((i) => points[i].trusted)
+  const all = idx.filter((i) => testedPoint(points[i]))
+  const withDisturbed = quiet.length < 2 * params.minSegment && all.length > quiet.length
+  return { tested: withDisturbed ? all : quiet, withDisturbed }
+}
+
+// The changes of one machine's points (`tested`: indexes into the series' points): code changes.
+function codeChanges (points, tested, params) {
   const values = tested.map((i) => points[i].value)
   const found = changePoints(values, params)
   const changes = found.points.map((c) => ({
@@ -171,14 +197,17 @@ function codeChanges (points, idx, params) {
 }
 
 // One series: its points, each machine's test, and its changes (code and machine) in time order.
-function seriesOf (base, points, beyond, params) {
+function seriesOf (base, points, { beyond, rulerMoved }, params) {
   const byMachine = new Map()
   points.forEach((p, i) => byMachine.set(p.machine, [...(byMachine.get(p.machine) ?? []), i]))
   const tests = []
   const changes = []
+  const read = new Set()
   for (const [machine, idx] of byMachine) {
-    const t = codeChanges(points, idx, params)
-    tests.push({ machine, status: t.status, points: t.points })
+    const { tested, withDisturbed } = testedOf(points, idx, params)
+    for (const i of tested) read.add(i)
+    const t = codeChanges(points, tested, params)
+    tests.push({ machine, status: t.status, points: t.points, withDisturbed })
     changes.push(...t.changes.map((c) => ({ ...c, machine })))
   }
   // a machine change: where the series moves to another machine, the run of points before against the run after
@@ -194,8 +223,9 @@ function seriesOf (base, points, beyond, params) {
       .map((c) => c.index)
     const from = Math.max(prev.from, ...cut(prev.from, prev.to))
     const to = Math.min(next.to, ...cut(next.from, next.to))
-    const left = points.slice(from, prev.to).filter((p) => p.trusted).map((p) => p.value)
-    const right = points.slice(next.from, to).filter((p) => p.trusted).map((p) => p.value)
+    const values = (a, b) => points.slice(a, b).filter((p, i) => read.has(a + i)).map((p) => p.value)
+    const left = values(from, prev.to)
+    const right = values(next.from, to)
     const before = summary(left)
     const after = summary(right)
     const pValue = left.length && right.length ? welch(before, after).pValue : null
@@ -219,19 +249,22 @@ function seriesOf (base, points, beyond, params) {
     // the last point the test saw before the change: the change happened after it, by `report` (reports
     // between the two were untrusted, and not tested)
     let j = c.index - 1
-    while (j >= 0 && !points[j].trusted) j--
+    while (j >= 0 && !read.has(j)) j--
     Object.assign(c, { report: p.report, at: p.at, commit: p.commit, since: j >= 0 ? points[j].report : null })
     c.worse = isNum(c.change) && c.change !== 0 ? (c.change > 0) !== higher : false
+    // a ruler that moved beside a change of code flags it; the machine block says it is still code
+    if (c.cause === 'code') c.ruler = c.since ? rulerMoved(c.since, c.report) : []
   }
   const status = tests.some((t) => t.status === 'tested') ? 'tested' : 'too-short'
-  return { ...base, unit: unitOf(base.figure), higherIsBetter: higher, status, points, tests, changes }
+  const disturbed = points.filter((p) => p.disturbed).length
+  return { ...base, unit: unitOf(base.figure), higherIsBetter: higher, status, disturbed, points, tests, changes }
 }
 
 // The history of `reports` (readReports' reports): { kind, parameters, reports, machines, series }.
 export function buildHistory (reports, { params = {} } = {}) {
   const parameters = checkedParams(params)
   const ordered = [...reports].sort((a, b) => a.ms - b.ms || a.id.localeCompare(b.id))
-  const { machines, of, beyond } = assignMachines(ordered)
+  const { machines, of, beyond, rulerMoved } = assignMachines(ordered)
   const groups = new Map()
   for (const report of ordered) {
     for (const r of report.results) {
@@ -249,12 +282,12 @@ export function buildHistory (reports, { params = {} } = {}) {
         }
         const { at, commit } = report
         const machine = of.get(report.id)
-        const point = { report: report.id, at, commit, machine, value, trusted: r.trusted }
+        const point = { report: report.id, at, commit, machine, value, trusted: r.trusted, disturbed: r.disturbed }
         groups.get(id).points.push(taskHash ? { ...point, taskHash } : point)
       }
     }
   }
-  const series = [...groups.values()].map((g) => seriesOf(g.base, g.points, beyond, parameters))
+  const series = [...groups.values()].map((g) => seriesOf(g.base, g.points, { beyond, rulerMoved }, parameters))
   return {
     kind: 'loadlab-history',
     parameters,
@@ -267,23 +300,30 @@ export function buildHistory (reports, { params = {} } = {}) {
 }
 
 // The history of the reports in `paths` (folders or files): buildHistory's object with `skipped` (the
-// reports left out, each with its one line) and `failures` (gateFailures of the failOnChange bounds: strings
-// such as 'p99:+10%', or parsed). A gate's figure is followed too.
-export async function history (paths, { figures = DEFAULT_FIGURES, params = {}, failOnChange = [] } = {}) {
+// reports left out, each with its one line), `failures` (gateFailures of the failOnChange bounds: strings
+// such as 'p99:+10%', or parsed) and `passedDisturbed` (with allowDisturbed). A gate's figure is followed too.
+export async function history (paths, opts = {}) {
+  const { figures = DEFAULT_FIGURES, params = {}, failOnChange = [], allowDisturbed = false } = opts
   if (!Array.isArray(paths) || !paths.length || !paths.every((p) => typeof p === 'string')) {
     throw usageError('history: expected an array of one or more folders (or report files)')
   }
   const bounds = failOnBounds(failOnChange, { option: 'history: failOnChange', error: usageError })
   const followed = [...new Set([...checkedFigures(figures), ...bounds.map((b) => b.metric)])]
   checkedParams(params)
-  const files = reportFiles(paths)
+  const deeper = []
+  const files = reportFiles(paths, { deeper })
   const { reports, skipped } = await readReports(files, { figures: followed })
+  for (const dir of deeper) {
+    const message = `${dir}: more than ${MAX_DEPTH} folders down, not read`
+    skipped.push({ file: dir, code: 'LAB_HISTORY_DEEPER', message })
+  }
   if (!reports.length) throw noReports(paths, files, skipped)
   const h = { ...buildHistory(reports, { params }), skipped }
   for (const b of bounds) {
     if (!h.series.some((s) => s.figure === b.metric)) throw unmatched(b, h)
   }
-  return { ...h, failures: gateFailures(h, bounds) }
+  const gate = { allowDisturbed }
+  return { ...h, failures: gateFailures(h, bounds, gate), passedDisturbed: passedDisturbed(h, bounds, gate) }
 }
 
 // A --fail-on-change bound, parsed as compare's --fail-on is (fail-on.js; its message names this option).
@@ -349,16 +389,36 @@ function checkedParams (params) {
 
 // The gate: per series and machine, its newest code change when the segment after it is that machine's
 // newest, the change worse than the one before past a bound on its figure (parsed --fail-on bounds:
-// { metric, sign, bound }) and significant. Returns [{ series, bound, change }].
-export function gateFailures (hist, bounds) {
+// { metric, sign, bound }) and significant, whatever the ruler says (a change of machine block is no code
+// change: it is never one). Without such a change, a machine whose newest CHANGE.minSegment tested runs (the
+// fewest a change in them needs) hold one the lab marked disturbed is not passed unless `allowDisturbed`: the
+// test could not vouch for them. Returns [{ series, bound, why: 'change'|'disturbed', change (null for
+// disturbed), machine, disturbed (of the newest runs) }].
+export function gateFailures (hist, bounds, { allowDisturbed = false } = {}) {
+  return gateOutcomes(hist, bounds).filter((o) => o.why === 'change' || (o.why === 'disturbed' && !allowDisturbed))
+}
+
+// The series a bound follows that the gate passed with --allow-disturbed though the lab marked some of their
+// newest runs disturbed: said, so that no gate passes them in silence. gateFailures' disturbed entries.
+export function passedDisturbed (hist, bounds, { allowDisturbed = false } = {}) {
+  return allowDisturbed ? gateOutcomes(hist, bounds).filter((o) => o.why === 'disturbed') : []
+}
+
+// Each bound on each series and machine: a change past it, or newest runs disturbed, or nothing (left out).
+function gateOutcomes (hist, bounds) {
   const out = []
+  const newest = hist.parameters.minSegment
   for (const s of hist.series) {
     for (const b of bounds.filter((x) => x.metric === s.figure)) {
       for (const t of s.tests) {
         const last = s.changes.filter((c) => c.cause === 'code' && c.machine === t.machine).at(-1)
-        if (!last || !last.worse || last.pValue > hist.parameters.maxPValue) continue
-        const past = b.sign === '+' ? last.change > b.bound : last.change < -b.bound
-        if (past) out.push({ series: s.id, bound: b.spec, change: last })
+        const past = last?.worse && last.pValue <= hist.parameters.maxPValue &&
+          (b.sign === '+' ? last.change > b.bound : last.change < -b.bound)
+        const recent = s.points.filter((p) => p.machine === t.machine && testedPoint(p)).slice(-newest)
+        const disturbed = recent.filter((p) => p.disturbed).length
+        const base = { series: s.id, bound: b.spec, machine: t.machine, disturbed }
+        if (past) out.push({ ...base, why: 'change', change: last })
+        else if (disturbed) out.push({ ...base, why: 'disturbed', change: null, newest: recent.length })
       }
     }
   }

@@ -27,11 +27,12 @@ export const FLAGS = [{
       default: 'reports/; ./loadlab-reports/ outside the lab\'s checkout',
       help: 'where the merged report goes'
     },
+    { name: 'gzip', help: 'write its JSON compressed, as .json.gz (the shards may be .json or .json.gz)' },
     { name: 'help', short: 'h', help: 'this text' }
   ]
 }]
 
-export const HELP = `usage: npm run merge -- A.json B.json [...] [--out DIR]
+export const HELP = `usage: npm run merge -- A.json B.json [...] [--out DIR] [--gzip]
 
 Writes one report from the reports of the shards of one plan (npm run lab -- --url URL --rate R
 --shard I/N --start-at T, one per shard): histograms added, counts summed, rates added, timelines
@@ -63,7 +64,7 @@ function parseMergeArgs (argv) {
     throw mergeError('expected the reports of at least two shards (see --help)')
   }
   const out = values.out === undefined ? defaultReportsDir(userCwd(), ROOT) : resolve(values.out)
-  return { files: positionals, out, help: values.help }
+  return { files: positionals, out, help: values.help, gzip: values.gzip }
 }
 
 // Read, check, merge and write; returns { report, out } (out: writeReport's answer).
@@ -83,7 +84,7 @@ async function runMerge (argv, { command = null } = {}) {
     throw mergeError(`--out: cannot write reports into ${opts.out}: ${err.code ?? err.message}`)
   })
   const experiment = await experimentFor(report.experiment)
-  const out = await writeReportFiles(report, { dir: opts.out, experiment })
+  const out = await writeReportFiles(report, { dir: opts.out, experiment, gzip: opts.gzip })
   return { report, out }
 }
 

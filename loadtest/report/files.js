@@ -3,8 +3,9 @@
 import { renderMarkdown } from './markdown.js'
 import { writeReport } from './write.js'
 
-// Writes `report` into `dir` in the words of its `experiment` module; resolves { dir, id, paths, errors }.
-export async function writeReportFiles (report, { dir, experiment }) {
+// Writes `report` into `dir` in the words of its `experiment` module (gzip: its JSON as .json.gz);
+// resolves { dir, id, paths, errors }.
+export async function writeReportFiles (report, { dir, experiment, gzip = false }) {
   const page = await import('./page.js').catch((err) => ({
     renderReportHtml () {
       throw err
@@ -12,6 +13,7 @@ export async function writeReportFiles (report, { dir, experiment }) {
   }))
   return writeReport(report, {
     dir,
+    gzip,
     renderers: { md: (r) => renderMarkdown(r, experiment), html: (r) => page.renderReportHtml(r, { experiment }) }
   })
 }

@@ -1,10 +1,11 @@
-// One way to read a loadlab report from a file (compare, merge, --capacity-from, scripts/capacity-cost.js,
-// the package's readReport): a regular file (not a FIFO, which would block the open, nor a device such as
+// One way to read a loadlab report from a file (compare, merge, history, --capacity-from,
+// scripts/capacity-cost.js, the package's readReport): a regular file, plain or gzip (a .json.gz), (not a FIFO, which would block the open, nor a device such as
 // /dev/zero, which never ends, nor a directory) of at most MAX_REPORT_BYTES, read with that bound whatever
 // its size says, parsed, checked to be a report of this schema with a `results` array and upgraded from
 // older labs' forms (upgradeReport: the one place that reads them); validateReport then checks it against
 // report.schema.json (JSON Schema draft 2020-12, with ajv). What is wrong is one line, exit 2.
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
+import { gunzipSync } from 'node:zlib'
 import Ajv2020 from 'ajv/dist/2020.js'
 import { LabError, clip } from '../errors.js'
 import { SCHEMA } from '../result/build.js'
@@ -60,10 +61,26 @@ export function readBounded (file, as, {
     let size = 0
     for (let n = -1; n !== 0 && size < buf.length; size += n) n = readSync(fd, buf, size, buf.length - size, null)
     if (size > max) throw tooLarge()
-    return buf.toString('utf8', 0, size)
+    if (size < 2 || buf[0] !== 0x1f || buf[1] !== 0x8b) return buf.toString('utf8', 0, size)
+    return gunzipBounded(buf.subarray(0, size), max, tooLarge, () =>
+      refusal(as, `cannot read ${file}: not whole gzip data`, `${code}_UNREADABLE`))
   } finally {
     closeSync(fd)
   }
+}
+
+// A gzip file's text (its magic bytes 1f 8b, whatever its name), inflated to at most `max` bytes: the
+// same bound as a plain file's, so a small bomb is refused as too large, not read into memory.
+function gunzipBounded (data, max, tooLarge, broken) {
+  let out
+  try {
+    out = gunzipSync(data, { maxOutputLength: max + 1 })
+  } catch (err) {
+    if (err.code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) throw tooLarge()
+    throw broken()
+  }
+  if (out.length > max) throw tooLarge()
+  return out.toString('utf8')
 }
 
 const mib = (bytes) => Math.round((bytes / 1024 / 1024) * 100) / 100

@@ -5,6 +5,7 @@ import * as fsp from 'node:fs/promises'
 import { randomUUID } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
+import { gzipSync } from 'node:zlib'
 import { LabError } from '../errors.js'
 
 const { mkdir, writeFile, unlink } = fsp
@@ -37,11 +38,14 @@ async function exists (path, fs = fsp) {
   }
 }
 
-// An id whose .json/.md/.html do not exist yet in dir (adds -2, -3 ... when needed).
+// The files a report id takes: its JSON (plain or --gzip), Markdown and page.
+const EXTS = ['json', 'json.gz', 'md', 'html']
+
+// An id whose .json/.json.gz/.md/.html do not exist yet in dir (adds -2, -3 ... when needed).
 export async function freeId (dir, id, fs = fsp) {
   for (let n = 1; ; n++) {
     const candidate = n === 1 ? id : `${id}-${n}`
-    const taken = await Promise.all(['json', 'md', 'html'].map((ext) => exists(join(dir, `${candidate}.${ext}`), fs)))
+    const taken = await Promise.all(EXTS.map((ext) => exists(join(dir, `${candidate}.${ext}`), fs)))
     if (!taken.some(Boolean)) return candidate
   }
 }
@@ -84,18 +88,20 @@ export async function writeAtomic (path, text, { force = false, fs = fsp } = {})
   return path
 }
 
-// Write a report: `<id>.json` first (the measurement), then one file per renderer ({ md: (report) →
+// Write a report: `<id>.json` first (the measurement; `<id>.json.gz` with gzip), then one file per renderer ({ md: (report) →
 // text, html: … }). The id is report.id or the next free suffix (a concurrent lab that took it first
 // gets EEXIST and this one moves on); the JSON carries the id it was written under. When `dir` cannot
 // take the JSON (disk full, folder gone or read-only), it goes to FALLBACK_DIR. Never throws for a
 // file it could not write: returns { dir, id, paths, fallback: { from, reason } | null, errors }.
-export async function writeReport (report, { dir, renderers = {}, fallbackDir = FALLBACK_DIR, fs = fsp }) {
+export async function writeReport (report, {
+  dir, renderers = {}, fallbackDir = FALLBACK_DIR, fs = fsp, gzip = false
+}) {
   const errors = []
   let fallback = null
   let placed = null
   for (const target of [dir, fallbackDir]) {
     try {
-      placed = await writeJson(report, target, fs)
+      placed = await writeJson(report, target, fs, gzip)
       break
     } catch (err) {
       if (target === fallbackDir) throw err // nowhere to put it: the caller still holds the report
@@ -115,18 +121,21 @@ export async function writeReport (report, { dir, renderers = {}, fallbackDir = 
   return { dir: placed.dir, id: report.id, paths, fallback, errors }
 }
 
-// The JSON under the first free id in dir; report.id is set to that id before it is serialised.
-async function writeJson (report, dir, fs) {
+// The JSON under the first free id in dir (gzip: compressed, as <id>.json.gz); report.id is set to that id
+// before it is serialised.
+async function writeJson (report, dir, fs, gzip) {
   await fs.mkdir(dir, { recursive: true })
   const base = report.id
   for (let n = 1; n < 1000; n++) {
     const id = n === 1 ? base : `${base}-${n}`
-    const taken = await Promise.all(['json', 'md', 'html'].map((ext) => exists(join(dir, `${id}.${ext}`), fs)))
+    const taken = await Promise.all(EXTS.map((ext) => exists(join(dir, `${id}.${ext}`), fs)))
     if (taken.some(Boolean)) continue
     report.id = id
     try {
-      await writeAtomic(join(dir, `${id}.json`), JSON.stringify(report, null, 2) + '\n', { fs })
-      return { dir, path: join(dir, `${id}.json`) }
+      const text = JSON.stringify(report, null, 2) + '\n'
+      const path = join(dir, gzip ? `${id}.json.gz` : `${id}.json`)
+      await writeAtomic(path, gzip ? gzipSync(text) : text, { fs })
+      return { dir, path }
     } catch (err) {
       report.id = base
       if (err.code !== 'EEXIST') throw err // EEXIST: another lab took this id a moment ago

@@ -76,11 +76,7 @@ export function growingFor (fig, sloMs) {
 }
 
 // The hold rule (result/rules.js HOLD): near a sharp knee a short step can pass a rate above it, its backlog
-// too small yet to show (on the quiet VM --quick passed queued-threads on loop:3e7 at 81.6 req/s in 0.8 s,
-// where 600 requests at 77.6 failed: the matrix's first --quick cells, in git history). So the capacity's rate
-// must have held one step of (target − floor p50) / HOLD.excess × HOLD.times seconds (3.6 s on loop:3e7), at
-// least HOLD.minSec, a step's longest length at most; else the sweep measures it once more for that long (a
-// hold step), and the hold steps alone decide that rate.
+// too small yet to show, so the capacity's rate must have held one step long enough (else a hold step).
 
 // The length (s) a step must last to hold a capacity against `sloMs` from a floor of p50 `floorP50` ms, at
 // most `longestSec`; null without a target above the floor's p50.

@@ -4,6 +4,8 @@
 // A reading: { at, durationMs, single: { loop, hash, json, render }, cores: { offered, effective, scaling },
 // loopback: { rttMs, rps, connections }, spawn: { workerMs, processMs }, timerLagMs }, each figure an
 // F = { value, spreadPct, n } (reports/README.md "ruler").
+import { readFileSync } from 'node:fs'
+import Ajv2020 from 'ajv/dist/2020.js'
 import { percentile } from './stats.js'
 import { RULER } from './rules.js'
 
@@ -55,13 +57,6 @@ export function rulerFigure (samples) {
 // least the floor.
 export function combinedSpread (a, b, name) {
   return round1(Math.hypot(spreadOf(a, name), spreadOf(b, name)))
-}
-
-// b over a as a figure (a speedup: the throughput at k threads over that at one): the ratio of the values,
-// the two spreads combined, the fewer samples.
-export function ratioFigure (a, b) {
-  if (!(a?.value > 0) || !(b?.value >= 0)) return null
-  return { value: sig(b.value / a.value), spreadPct: combinedSpread(a, b, 'cores.effective'), n: Math.min(a.n, b.n) }
 }
 
 const at = (reading, path) => path.split('.').reduce((x, k) => x?.[k], reading)
@@ -132,68 +127,72 @@ export function rulerOf (start, end = null) {
   return { start, end, drift, moved: drift.some((d) => d.beyond) }
 }
 
-// What is wrong with a ruler: the first figure no machine gives, { path, code, value, unit }, or null.
-// code: 'missing' (not there, or not the object it should be), 'not-array', 'not-number', 'too-large',
-// 'too-small' (past RULER_BOUNDS), 'infinite', 'negative',
-// 'zero', 'not-integer', 'not-boolean', 'not-string'; unit: what the figure counts ('cores', 'ms', 'rps',
-// 'count', 'pct', 'ratio'), so that text/ruler.js can say why no machine gives it.
+// What is wrong with a ruler, by report.schema.json's `ruler`: the first fault, { path, code, value, unit }, or
+// null. code: 'missing', 'not-number', 'infinite', 'negative', 'zero', 'not-integer', 'not-boolean',
+// 'not-string', 'too-large' or 'too-small' (past RULER_BOUNDS), or 'schema' (another rule: `rule` says
+// it); unit: what the figure counts ('cores', 'ms', 'rps', 'count', 'pct', 'ratio'), so that text/ruler.js can say why no machine gives it.
 export function rulerFault (ruler) {
-  const faults = []
-  const fault = (path, code, value, unit = null) => faults.push({ path, code, value, unit })
-  const obj = (x, path) => {
-    if (x !== null && typeof x === 'object' && !Array.isArray(x)) return true
-    fault(path, 'missing', x)
-    return false
-  }
-  if (!obj(ruler, 'ruler')) return faults[0]
-  readingFault(ruler.start, 'ruler.start', { obj, fault })
-  if (ruler.end !== null && !faults.length) readingFault(ruler.end, 'ruler.end', { obj, fault })
-  if (!faults.length && !Array.isArray(ruler.drift)) fault('ruler.drift', 'not-array', ruler.drift)
-  for (const [i, d] of (faults.length ? [] : ruler.drift.entries())) {
-    const path = `ruler.drift[${i}]`
-    if (!obj(d, path)) break
-    if (typeof d.figure !== 'string') fault(`${path}.figure`, 'not-string', d.figure)
-    if (d.ratio !== null) num(d.ratio, `${path}.ratio`, { fault, unit: 'ratio' })
-    num(d.spreadPct, `${path}.spreadPct`, { fault, unit: 'pct', zero: true })
-    if (typeof d.beyond !== 'boolean') fault(`${path}.beyond`, 'not-boolean', d.beyond)
-    if (faults.length) break
-  }
-  if (!faults.length && typeof ruler.moved !== 'boolean') fault('ruler.moved', 'not-boolean', ruler.moved)
-  return faults[0] ?? null
+  const validate = rulerValidator()
+  if (validate(ruler)) return boundsFault(ruler)
+  const errors = validate.errors
+  // under an anyOf (end: a reading or null) the branch that failed deepest says where
+  const e = errors.filter((x) => x.keyword !== 'anyOf')
+    .reduce((a, x) => (x.instancePath.length > a.instancePath.length ? x : a))
+  const steps = e.instancePath.split('/').slice(1)
+  const value = steps.reduce((x, k) => x?.[k], ruler)
+  if (e.keyword === 'required') steps.push(e.params.missingProperty)
+  const extra = e.keyword === 'additionalProperties' ? e.params.additionalProperty : null
+  if (extra !== null) steps.push(extra)
+  const code = faultCode(e, value)
+  const at = e.keyword === 'required' ? undefined : extra === null ? value : value[extra]
+  const rule = extra === null ? e.message : 'not a ruler field'
+  return { path: pathOf(steps), code, value: at, unit: unitOf(steps), rule }
 }
 
-// What each figure of a reading counts, by its path: ms, cores or requests/s.
+// `ruler.start.cores.scaling[1].speedup` for its steps (a figure's `.value` is the figure).
+const pathOf = (steps) => ['ruler', ...steps].join('.').replace(/\.(\d+)(?=\.|$)/g, '[$1]').replace(/\.value$/, '')
+
+// ajv's error as a fault's code: a type the value lacks, or the bound it crossed.
+function faultCode (e, value) {
+  if (e.keyword === 'required') {
+    const want = e.parentSchema.properties?.[e.params.missingProperty] ?? {}
+    const type = want.type ?? (String(want.$ref).endsWith('/time') ? 'string' : 'object')
+    return TYPE_CODES[type] ?? 'missing'
+  }
+  if (e.keyword === 'type' && typeof value === 'number' && /number|integer/.test(e.params.type)) {
+    return Number.isFinite(value) ? 'not-integer' : 'infinite'
+  }
+  if (e.keyword === 'type') return TYPE_CODES[e.params.type] ?? 'missing'
+  if (e.keyword === 'minimum' || e.keyword === 'exclusiveMinimum') return value < 0 ? 'negative' : 'zero'
+  return 'schema'
+}
+const TYPE_CODES = { number: 'not-number', integer: 'not-number', boolean: 'not-boolean', string: 'not-string' }
+
+// What the figure at a path counts, by its last name.
+function unitOf (steps) {
+  const names = steps.filter((k) => !/^\d+$/.test(k) && k !== 'value')
+  return UNITS[names.at(-1)] ?? 'ms'
+}
 const UNITS = {
-  'cores.effective': 'cores', 'loopback.rps': 'rps', timerLagMs: 'ms'
+  spreadPct: 'pct',
+  n: 'count',
+  connections: 'count',
+  ratio: 'ratio',
+  rps: 'rps',
+  offered: 'cores',
+  effective: 'cores',
+  threads: 'cores',
+  speedup: 'cores'
 }
 
-// The faults of one reading (pushed through `fault`; the first is the one said).
-function readingFault (r, path, { obj, fault }) {
-  if (!obj(r, path)) return
-  if (typeof r.at !== 'string') return fault(`${path}.at`, 'not-string', r.at)
-  if (num(r.durationMs, `${path}.durationMs`, { fault, unit: 'ms', zero: true })) return
-  for (const name of RULER_FIGURES) {
-    const [head, tail] = name.split('.')
-    if (tail && !obj(r[head], `${path}.${head}`)) return
-    const how = { obj, fault, unit: UNITS[name] ?? 'ms', zero: name === 'timerLagMs' }
-    if (figureFault(at(r, name), `${path}.${name}`, how)) return
-  }
-  if (int(r.cores.offered, `${path}.cores.offered`, { fault, unit: 'cores' })) return
-  if (int(r.loopback.connections, `${path}.loopback.connections`, { fault, unit: 'count' })) return
-  if (!Array.isArray(r.cores.scaling)) return fault(`${path}.cores.scaling`, 'not-array', r.cores.scaling)
-  for (const [i, s] of r.cores.scaling.entries()) {
-    const p = `${path}.cores.scaling[${i}]`
-    if (!obj(s, p) || int(s.threads, `${p}.threads`, { fault, unit: 'cores' }) ||
-      figureFault(s.speedup, `${p}.speedup`, { obj, fault, unit: 'cores' })) return
-  }
-}
-
-// A figure F = { value, spreadPct, n }: true when it is at fault (the fault pushed).
-function figureFault (f, path, { obj, fault, unit, zero = false }) {
-  if (!obj(f, path)) return true
-  return num(f.value, path, { fault, unit, zero }) ||
-    num(f.spreadPct, `${path}.spreadPct`, { fault, unit: 'pct', zero: true }) ||
-    int(f.n, `${path}.n`, { fault, unit: 'count' })
+// The schema's `ruler`, compiled once (ajv: stops at the first fault; its `number` refuses Infinity).
+let validator = null
+function rulerValidator () {
+  if (validator) return validator
+  const ajv = new Ajv2020({ allErrors: false, allowUnionTypes: true, strict: true, verbose: true })
+  ajv.addSchema(JSON.parse(readFileSync(new URL('../../report.schema.json', import.meta.url), 'utf8')))
+  validator = ajv.compile({ $ref: 'urn:loadlab:report:schema-1#/$defs/ruler' })
+  return validator
 }
 
 // The range a machine's figure of each unit can be in, as compare/impossible.js bounds a run's: no timed
@@ -208,25 +207,18 @@ export const RULER_BOUNDS = Object.freeze({
   ratio: { min: 1e-6, max: 1e6 }
 })
 
-// A finite number above 0 (at least 0 with `zero`) and within its unit's RULER_BOUNDS: true when it is at
-// fault (the fault pushed).
-function num (x, path, { fault, unit, zero = false }) {
-  const bounds = RULER_BOUNDS[unit] ?? RULER_BOUNDS.ms
-  let code = null
-  if (typeof x !== 'number') code = 'not-number'
-  else if (!Number.isFinite(x)) code = 'infinite'
-  else if (x < 0) code = 'negative'
-  else if (x === 0 && !zero) code = 'zero'
-  else if (x > bounds.max) code = 'too-large'
-  else if (x > 0 && x < bounds.min) code = 'too-small'
-  if (code) fault(path, code, x, unit)
-  return code !== null
-}
-
-// An integer of at least 1: true when it is at fault (the fault pushed).
-function int (x, path, { fault, unit }) {
-  if (num(x, path, { fault, unit })) return true
-  if (Number.isInteger(x)) return false
-  fault(path, 'not-integer', x, unit)
-  return true
+// The first number of a schema-valid ruler past its unit's RULER_BOUNDS, as a fault; null when none is.
+function boundsFault (x, steps = []) {
+  if (typeof x === 'number') {
+    const unit = unitOf(steps)
+    const { min, max } = RULER_BOUNDS[unit] ?? RULER_BOUNDS.ms
+    const code = x > max ? 'too-large' : x > 0 && x < min ? 'too-small' : null
+    return code && { path: pathOf(steps), code, value: x, unit }
+  }
+  if (x === null || typeof x !== 'object') return null
+  for (const [k, v] of Object.entries(x)) {
+    const f = boundsFault(v, [...steps, k])
+    if (f) return f
+  }
+  return null
 }

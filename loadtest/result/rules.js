@@ -255,10 +255,10 @@ export const TIE = rule('tie', 'A tie on capacity',
     'grid ratio − 1'],
     goodputMultiple: [2, 'the highest multiple the past-capacity probe runs: where a queue that sheds and one ' +
       'that does not part most'],
-    goodputMargin: [0.15, 'one configuration\'s goodput at 2 × C moved up to 12 points between the ' +
-      'reference capacity runs (cluster with --shed-loop-delay: 12–24 %)'],
-    rssMargin: [0.2, 'a pool\'s peak RSS moved up to 12 % between the reference capacity runs (queued-threads ' +
-      '104–117 MB); a saving inside that is noise (a thread or process per request moves far more)'],
+    goodputMargin: [0.15, 'over how far one configuration\'s goodput at 2 × C moved between the reference ' +
+      'capacity runs (reports/reference/)'],
+    rssMargin: [0.2, 'over how far a pool\'s peak RSS moved between the reference capacity runs ' +
+      '(reports/reference/): a saving inside that is noise'],
     simplicity: [() => Object.keys(STRATEGIES).filter((n) => STRATEGIES[n].cpu), 'fewest parts to run and to ' +
       'fail first: one loop; processes the kernel balances; one pool behind a queue, of threads then of processes ' +
       '(IPC, copies); a thread started per request; pools in processes; a process forked per request. A server ' +
@@ -276,20 +276,19 @@ export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
   'server/variant, on any work), any other run the floor of its kind. Without a ruler on ' +
   'either side the ratio is judged raw and the machine cannot be told apart. Floors and modelError are widths in ' +
   'natural log (0.2: × 1.22 either way).', {
-    floorRate: [0.33, 'req/s and goodput: the 95th percentile of |log ratio| between identical tours on a quiet' +
-      ' 2-core VM (0.323: reports/reference/compare-validation, pairs 1–5, rows not marked disturbed)'],
-    floorEfficiency: [0.36, 'efficiency, req/s over an ideal from each run\'s own calibration, which moves too:' +
-      ' the same fit gave 0.353'],
-    floorP50: [0.28, 'p50 and other middle percentiles: the same fit gave 0.272'],
-    floorTail: [0.51, 'p99 and higher: the same fit gave 0.503 (150 requests hold one or two past p99)'],
-    floorDisturbed: [1.05, 'a run the lab marked disturbed: the 95th percentile of the drift between identical' +
-      ' tours where either row was marked (1.02 over 52 figures of the same validation; at most 1.43)'],
+    floorRate: [0.33, 'req/s and goodput: the 95th percentile of |log ratio| between identical tours, rows not ' +
+      'marked disturbed (reports/reference/compare-validation)'],
+    floorEfficiency: [0.36, 'efficiency (its ideal from each run\'s own calibration, which moves too): the same fit'],
+    floorP50: [0.28, 'p50 and other middle percentiles: the same fit'],
+    floorTail: [0.51, 'p99 and higher: the same fit'],
+    floorDisturbed: [1.05, 'a run the lab marked disturbed: the 95th percentile of the drift between identical ' +
+      'tours where either row was marked (the same validation)'],
     targetTolerance: [0.1, 'capacities judged against p99 targets further apart than this are not compared'],
     tailFrom: [99, 'a percentile from p99 up takes the tail\'s floor, one under it the middle\'s'],
-    floorCapacity: [0.2, 'capacity: the --quick matrix measured twice (validate-matrix-repeat) needed up to' +
-      ' 0.181 (cluster loop:1e6)'],
+    floorCapacity: [0.2, 'capacity: over the largest drift of the --quick matrix measured twice ' +
+      '(reports/reference/validate-matrix-repeat)'],
     serverFloorZ: [2.24, 'a strategy\'s floor in root mean squares of its quiet log ratios: a half-normal\'s ' +
-      '97.5th percentile (held out both ways: 3.9 % false alarms)'],
+      '97.5th percentile (its held-out false alarms: reports/reference/compare-validation)'],
     serverFloors: [{
       'child-process': { rps: 0.22, efficiency: 0.269, p50: 0.218, p99: 0.419 },
       cluster: { rps: 0.471, efficiency: 0.42, p50: 0.283, p99: 0.562 },
@@ -300,8 +299,8 @@ export const COMPARE = rule('compare', 'compare\'s verdict on a ratio',
       simple: { rps: 0.104, efficiency: 0.181, p50: 0.312, p99: 0.142 },
       'sleep-variants/sync-sleep-pooled': { rps: 0.433, efficiency: 0.433, p50: 0.156, p99: 0.678 },
       'worker-per-request': { rps: 0.286, efficiency: 0.313, p50: 0.302, p99: 0.331 }
-    }, 'each strategy\'s fit on its 10 identical pairs (scripts/validate-compare.js): one floor for all was ' +
-      'the noisiest\'s'],
+    }, 'each strategy\'s fit on its identical pairs (scripts/validate-compare.js, ' +
+      'reports/reference/compare-validation): one floor for all was the noisiest\'s'],
     modelError: [0.1, 'a strategy is not the ruler\'s work: a machine factor from 43 benchmarks still left' +
       ' about 18 % (research/stage7.md); checked by the validation\'s taskset and hog pairs']
   })

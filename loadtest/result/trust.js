@@ -46,10 +46,8 @@ const near = (x, limit) => x > limit && !past(x, limit)
 
 // Is the work held against a cold calibration (a strategy that starts a process or thread per request)?
 // Its work slower than that is its own: a fresh process's or thread's start (its JIT and GC threads)
-// competes with the server and the generator, which a cold calibration on an idle machine does not
-// see. On the quiet VM, a fork per request at loop:1e6 ran 1.83–1.96 × its cold calibration at its
-// floor, one request at a time, with no other process busy (the matrix's first loop:1e6 cells, in git history).
-// Steal and other processes still disturb it.
+// competes with the server, which a cold calibration on an idle machine does not see. Steal and other
+// processes still disturb it.
 function coldStart (n) {
   return ['cold process', 'cold thread'].includes(n?.workAgainst) // run/watch/noise.js workAgainst's values
 }

@@ -78,11 +78,3 @@ export function rulerLineText (line) {
     `${fig(line['spawn.workerMs'], 1, ' ms')} · process ${fig(line['spawn.processMs'], 1, ' ms')}` +
     (line.moved ? ' · moved during the run' : '')
 }
-
-// The machine model per strategy, for the --help and the docs' table.
-export const MODEL_WORDS = Object.freeze({
-  one: 'one event loop: single-thread speed of its work and the loopback',
-  cores: 'spread over processes or threads: the measured cores, bounded by its pool',
-  workerMs: 'and a thread started per request (spawn.workerMs)',
-  processMs: 'and a process started per request (spawn.processMs)'
-})

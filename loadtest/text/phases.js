@@ -54,10 +54,3 @@ export function phaseLines (results = []) {
   }
   return out
 }
-
-// The ratio of one phase's time at a percentile between two results (b / a), or null where either lacks it.
-export function phaseRatio (a, b, phase, at = 'p99') {
-  const x = a?.at?.[at]?.phases?.[phase]
-  const y = b?.at?.[at]?.phases?.[phase]
-  return isNum(x) && isNum(y) && x > 0 ? y / x : null
-}

@@ -45,10 +45,9 @@ function ruleText (fractions, refine, { minRequests, minDurationSec, maxStepSec,
       'wait less the ' +
     `floor's p50 ${HOLD.times} times over (at least ${HOLD.minSec} s, at most the longest step): the hold steps ` +
     'alone decide that rate, ' +
-    `a hold that fails lowers the capacity (one more bisection for each), and ${HOLD.pastLimits} hold step may run ` +
-    'past the step limit and the budget. A target ruled out under a leader is still searched down to a pass; ' +
-    'while none passed, the floor\'s ' +
-    'top-up keeps its room. ' +
+    'a hold that fails lowers the capacity (one more bisection for each), and ' +
+    `${HOLD.pastLimits} hold step may run past the step limit and the budget. A target ruled out under a leader ` +
+    'is still searched down to a pass; while none passed, the floor\'s top-up keeps its room. ' +
     `Each step lasts long enough for ${minRequests} requests, at least ${minDurationSec} s and at ` +
     `most ${maxStepSec} s, lengthened up to ${LENGTH.lengthen * maxStepSec} s when that is too short for them ` +
       '(past that ' +

@@ -8,7 +8,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import Ajv2020 from 'ajv/dist/2020.js'
 import { readReport } from '../../index.js'
-import { upgradeReport } from '../../loadtest/report/read.js'
+import { readBounded, upgradeReport } from '../../loadtest/report/read.js'
 import { decide } from '../../loadtest/result/decision.js'
 import { ROOT, tempDir } from '../helpers/lab.js'
 import {
@@ -17,10 +17,10 @@ import {
 
 const schema = JSON.parse(readFileSync(join(ROOT, 'report.schema.json'), 'utf8'))
 
-// Every .json file below dir.
+// Every .json and .json.gz file below dir.
 function jsonFiles (dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? jsonFiles(join(dir, e.name)) : e.name.endsWith('.json') ? [join(dir, e.name)] : [])
+    e.isDirectory() ? jsonFiles(join(dir, e.name)) : /\.json(\.gz)?$/.test(e.name) ? [join(dir, e.name)] : [])
 }
 
 // What a reference file holds: a lab report, or (skipped, each its own format) a bench report, one result
@@ -50,7 +50,7 @@ test('schema: every lab report in reports/reference/ is valid (ajv, draft 2020-1
   const skipped = {}
   let valid = 0
   for (const file of jsonFiles(join(ROOT, 'reports', 'reference'))) {
-    const data = JSON.parse(readFileSync(file, 'utf8'))
+    const data = JSON.parse(readBounded(file)) // the reports are kept compressed
     const kind = kindOf(data)
     assert.notEqual(kind, 'unknown', `${relative(ROOT, file)}: a file of a kind this test does not know`)
     if (kind !== 'lab report') {
@@ -147,7 +147,7 @@ test('schema: a reason or verdict may be a sentence or a code with its figures; 
 test('schema: a decision on a tie carries the alternative, typed; one without its command is refused', async () => {
   const validate = new Ajv2020({ allowUnionTypes: true }).compile(schema)
   // a reference run whose two queued pools tied on capacity (75–76.5 req/s each), decided again by today's rule
-  const report = await readReport(join(ROOT, 'reports', 'reference', '2026-11-26T16-47-34Z-vm-capacity.json'))
+  const report = await readReport(join(ROOT, 'reports', 'reference', '2026-11-26T16-47-34Z-vm-capacity.json.gz'))
   report.decision = decide(report)
   assert.equal(report.decision.alternative.server, 'queued-processes')
   assert.ok(validate(report), JSON.stringify(validate.errors))

@@ -47,7 +47,7 @@ test('types: Decision names every field a reference capacity report\'s decision 
   const dts = readFileSync(join(ROOT, 'index.d.ts'), 'utf8')
   const declared = declaredFields(dts, 'Decision')
   const { readReport } = api
-  const report = await readReport(join(ROOT, 'reports', 'reference', '2026-11-26T16-16-56Z-vm-capacity.json'))
+  const report = await readReport(join(ROOT, 'reports', 'reference', '2026-11-26T16-16-56Z-vm-capacity.json.gz'))
   assert.deepEqual(Object.keys(report.decision).filter((k) => !declared.has(k)), [])
   for (const k of ['refused', 'confirm', 'unmet', 'changes']) assert.ok(declared.has(k), k)
 })

@@ -3,19 +3,20 @@
 // made with, it is at least what they measured.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readdir, readFile } from 'node:fs/promises'
+import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ROOT } from '../helpers/lab.js'
+import { readBounded } from '../../loadtest/report/read.js'
 import { DEFAULT_RUN_BOUND_SEC, estimateRun, measuredSec, settingsOf } from '../../scripts/capacity-cost.js'
 
 const DIR = join(ROOT, 'reports', 'reference')
 
 // The default capacity runs with --confirm and their probes (no --quick, no server list), newest first.
 async function defaultRuns () {
-  const names = (await readdir(DIR)).filter((f) => f.endsWith('-capacity.json')).sort().reverse()
+  const names = (await readdir(DIR)).filter((f) => /-capacity\.json(\.gz)?$/.test(f)).sort().reverse()
   const runs = []
   for (const name of names) {
-    const report = JSON.parse(await readFile(join(DIR, name), 'utf8'))
+    const report = JSON.parse(readBounded(join(DIR, name))) // kept compressed
     const cmd = report.method?.command ?? ''
     const plain = /--experiment capacity --confirm/.test(cmd) && !/--quick|--server|--slo|--tune|--work|--task/.test(cmd)
     if (plain && report.results.some((r) => r.pastCapacity)) runs.push({ name, report })

@@ -10,6 +10,7 @@ import { execa } from 'execa'
 import { ROOT } from '../../loadtest/catalog.js'
 import { createHistogram, encodeHistogram, recordMs } from '../../loadtest/result/histogram.js'
 import { amountFor, holdOf, ratesOf, roundPercentile, workFlags } from '../../scripts/validate-hold.js'
+import { readBounded } from '../../loadtest/report/read.js'
 import { tempDir } from '../helpers/lab.js'
 
 const SCRIPT = join(ROOT, 'scripts', 'validate-hold.js')
@@ -78,7 +79,7 @@ test('the CLI refuses what it cannot run, in one line with exit 2', async () => 
 test('a real run from a capacity report: the rounds asked for, at the stated rate, judged by the rule', { timeout: 120_000 }, async (t) => {
   const dir = await tempDir('loadlab-hold-')
   t.after(() => dir.cleanup())
-  const report = JSON.parse(await readFile(join(ROOT, 'reports/reference/2026-11-26T21-15-03Z-vm-capacity.json'), 'utf8'))
+  const report = JSON.parse(readBounded(join(ROOT, 'reports/reference/2026-11-26T21-15-03Z-vm-capacity.json.gz')))
   const [simple] = report.results
   // one strategy, its work made light and its stated rate low, so that two rounds of 20 take seconds
   simple.args = ['--work', 'loop:1e5']

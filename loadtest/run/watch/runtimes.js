@@ -16,7 +16,7 @@ const run = promisify(execFile)
 
 // The Node versions this project provides, one per supported major: the newest of each line on the npm
 // registry when it was pinned. `engines` in package.json and the README name the same lines.
-export const PROVIDED = Object.freeze({ 20: '20.20.2', 22: '22.23.3', 24: '24.21.0' })
+export const PROVIDED = Object.freeze({ 20: '20.20.2', 22: '22.23.3', 24: '24.21.0', 26: '26.10.0' })
 
 // The other runtimes this project provides, pinned: the npm package of the same name (its postinstall
 // puts the platform's binary, from the registry, at `bin`), and the arguments a script needs after it.
@@ -171,7 +171,7 @@ async function checkRuntime (want, item, { path, source }, flag) {
 }
 
 /**
- * Resolve `--runtime` items (node20, node22, node24, bun, deno, or paths to a node, bun or deno binary)
+ * Resolve `--runtime` items (node20 … node26, bun, deno, or paths to a node, bun or deno binary)
  * or `--node` items (majors, or node paths) to runtimes:
  * [{ label, name, version, engine, node, v8, major, path, args, source: 'lab' | 'provided' | 'path' }]. A Node
  * major equal to the lab's own is the lab's node; another provided runtime is installed on first use

@@ -1,9 +1,10 @@
 // loadlab history: the change-point rules on built series (a step found at its index, a spike not a change,
-// a series too short says so), the machine change named so, bad files left out with one line each, the
+// a series too short says so), the machine change named so (by the machine block, never by the ruler alone),
+// runs marked disturbed tested and said, bad files left out with one line each, folders below read, the
 // gate's exit codes, and the page in headless Chromium. Built data only: no run, nothing timed.
 import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -11,9 +12,12 @@ import { execa } from 'execa'
 import { chromium } from 'playwright-core'
 import { changePoints } from '../../../loadtest/result/changepoint.js'
 import { CHANGE } from '../../../loadtest/result/rules.js'
-import { buildHistory, history } from '../../../loadtest/history/history.js'
+import {
+  MAX_DEPTH, buildHistory, gateFailures, history, parseBound, passedDisturbed
+} from '../../../loadtest/history/history.js'
+import { readBounded } from '../../../loadtest/report/read.js'
 import { historyCsv, renderHistoryHtml } from '../../../loadtest/history/render.js'
-import { changeText } from '../../../loadtest/text/history.js'
+import { changeText, gateText } from '../../../loadtest/text/history.js'
 import { CHROMIUM, CHROMIUM_ARGS } from '../../../scripts/chromium.js'
 import { ROOT } from '../../helpers/lab.js'
 
@@ -56,7 +60,7 @@ test('changePoints: two steps both found; a series shorter than 2 × minSegment 
 })
 
 // A kept report as readReports makes it: one run, its p99 and rps.
-function kept (i, p99, { machine = 'A', ruler = null, trusted = true, parallel = null } = {}) {
+function kept (i, p99, { machine = 'A', ruler = null, trusted = true, parallel = null, disturbed = false } = {}) {
   const at = new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString()
   return {
     id: `r${String(i).padStart(3, '0')}`,
@@ -67,7 +71,13 @@ function kept (i, p99, { machine = 'A', ruler = null, trusted = true, parallel =
     ruler,
     machine: { cpuModel: machine, cores: 2, availableParallelism: parallel ?? (machine === 'A' ? 2 : 1), arch: 'x64' },
     results: [{
-      key: 'simple@loop:1e7', server: 'simple', variant: null, work: 'loop:1e7', trusted, values: { p99, rps: 1000 / p99 }
+      key: 'simple@loop:1e7',
+      server: 'simple',
+      variant: null,
+      work: 'loop:1e7',
+      trusted: trusted && !disturbed,
+      disturbed,
+      values: { p99, rps: 1000 / p99 }
     }]
   }
 }
@@ -97,7 +107,7 @@ test('history: a code change found at its report; a move to another machine name
   // taskset -c 0: one core to use (the machine block) and the ruler's cores
   for (let i = 12; i < 15; i++) reports.push(kept(i, 130 * (1 + 0.03 * g()), { ruler: ruler(10, 1), parallel: 1 }))
   const h = buildHistory(reports)
-  assert.deepEqual(h.machines.map((m) => [m.id, m.by, m.reports]), [['m1', 'ruler', 12], ['m2', 'ruler', 3]])
+  assert.deepEqual(h.machines.map((m) => [m.id, m.reports]), [['m1', 12], ['m2', 3]])
   const p99 = h.series.find((s) => s.figure === 'p99')
   assert.deepEqual(p99.changes.map((c) => [c.report, c.cause]), [['r006', 'code'], ['r012', 'machine']])
   const [code, moved] = p99.changes
@@ -106,7 +116,8 @@ test('history: a code change found at its report; a move to another machine name
   assert.deepEqual([moved.from, moved.machine], ['m1', 'm2'])
   assert.ok(moved.figures.includes('cores.effective'), moved.figures.join())
   assert.deepEqual(p99.tests, [
-    { machine: 'm1', status: 'tested', points: 12 }, { machine: 'm2', status: 'too-short', points: 3 }
+    { machine: 'm1', status: 'tested', points: 12, withDisturbed: false },
+    { machine: 'm2', status: 'too-short', points: 3, withDisturbed: false }
   ])
   // the same machine block with a ruler beyond its spread on one figure only: the same machine
   const one = buildHistory([kept(0, 50, { ruler: ruler(10, 2) }), kept(1, 50, { ruler: ruler(10, 1) })])
@@ -119,12 +130,12 @@ test('history: a code change found at its report; a move to another machine name
   assert.deepEqual(csv[0].split(',').slice(0, 4), ['time', 'commit', 'report', 'machine'])
 })
 
-test('history: reports without a ruler are placed by their machine block, marked so; untrusted points not tested', () => {
+test('history: reports are placed by their machine block, with a ruler or without; untrusted points not tested', () => {
   const reports = [...Array(8)].map((_, i) => kept(i, i === 7 ? 500 : i < 4 ? 50 : 80, {
-    machine: i < 4 ? 'A' : 'B', trusted: i !== 7
+    machine: i < 4 ? 'A' : 'B', trusted: i !== 7, ruler: i % 2 ? ruler(10, 2) : null
   }))
   const h = buildHistory(reports)
-  assert.deepEqual(h.machines.map((m) => m.by), ['machine-block', 'machine-block'])
+  assert.deepEqual(h.machines.map((m) => [m.cpuModel, m.reports]), [['A', 4], ['B', 4]])
   const p99 = h.series.find((s) => s.figure === 'p99')
   assert.equal(p99.status, 'too-short')
   assert.deepEqual(p99.changes.map((c) => c.cause), ['machine'])
@@ -159,8 +170,53 @@ test('history: a task whose code changed (its hash) stays one series; the hash g
   assert.deepEqual([p99[0].points[0].taskHash, p99[0].points[11].taskHash], ['ab12', 'cd34'])
 })
 
+test('history: a ruler that moved on one machine block flags a change of code, never splits it; the gate fails', () => {
+  const g = noise(9)
+  // the changed reports' rulers say a machine twice as slow on one thread (and fewer cores): the block is the same
+  const reports = [...Array(14)].map((_, i) => kept(i, (i < 8 ? 50 : 80) * (1 + 0.03 * g()), {
+    ruler: i < 8 ? ruler(10, 2) : ruler(20, 1)
+  }))
+  const h = buildHistory(reports)
+  assert.equal(h.machines.length, 1)
+  const rps = h.series.find((s) => s.figure === 'rps')
+  assert.deepEqual(rps.changes.map((c) => [c.report, c.cause]), [['r008', 'code']])
+  assert.ok(rps.changes[0].ruler.includes('single.loop'), rps.changes[0].ruler.join())
+  assert.match(changeText(rps, rps.changes[0]), /worse, on machine m1 \(its ruler moved too: .*a change of code\)/)
+  const failures = gateFailures(h, [parseBound('rps:-10%')])
+  assert.deepEqual(failures.map((f) => [f.why, f.change.report]), [['change', 'r008']])
+  assert.match(gateText(failures[0]), /its ruler moved too \(.*single\.loop.*\), not its machine block/)
+  // a change of machine block is the machine's, and never fails the gate
+  const moved = buildHistory(reports.map((r, i) => (i < 8 ? r : { ...r, machine: { ...r.machine, cores: 1 } })))
+  assert.deepEqual(moved.series.find((s) => s.figure === 'rps').changes.map((c) => c.cause), ['machine'])
+  assert.deepEqual(gateFailures(moved, [parseBound('rps:-10%')]), [])
+})
+
+test('history: runs marked disturbed are tested and said; the gate does not pass them without --allow-disturbed', () => {
+  const g = noise(13)
+  // a busy machine throughout: every run disturbed, the work 1.6 × heavier from the 5th of 8
+  const busy = [...Array(8)].map((_, i) => kept(i, (i < 4 ? 50 : 80) * (1 + 0.03 * g()), { disturbed: true }))
+  const h = buildHistory(busy)
+  const rps = h.series.find((s) => s.figure === 'rps')
+  assert.equal(rps.status, 'tested')
+  assert.equal(rps.disturbed, 8)
+  assert.equal(rps.tests[0].withDisturbed, true, 'no quiet run: the disturbed ones are read, and said')
+  assert.deepEqual(rps.changes.map((c) => [c.report, c.cause]), [['r004', 'code']])
+  const bound = [parseBound('rps:-10%')]
+  assert.deepEqual(gateFailures(h, bound).map((f) => f.why), ['change'])
+  // no change, the newest runs disturbed: not passed, with its reason; --allow-disturbed passes it, said
+  const flat = buildHistory([...Array(8)].map((_, i) => kept(i, 50 * (1 + 0.03 * g()), { disturbed: i >= 6 })))
+  const [f] = gateFailures(flat, bound)
+  assert.deepEqual([f.why, f.disturbed, f.newest], ['disturbed', 2, CHANGE.minSegment])
+  assert.match(gateText(f), /not passed: 2 of its newest 3 runs on m1 marked disturbed .*--allow-disturbed/)
+  assert.deepEqual(gateFailures(flat, bound, { allowDisturbed: true }), [])
+  assert.equal(passedDisturbed(flat, bound, { allowDisturbed: true }).length, 1)
+  // disturbed runs long before the newest ones: the gate passes
+  const old = buildHistory([...Array(8)].map((_, i) => kept(i, 50 * (1 + 0.03 * g()), { disturbed: i < 2 })))
+  assert.deepEqual(gateFailures(old, bound), [])
+})
+
 // A real report (the reference tour), as a file with its id, time and simple's p99 set.
-const REAL = JSON.parse(readFileSync(join(ROOT, 'reports/reference/tours/2026-11-26T13-50-55Z-vm-tour.json'), 'utf8'))
+const REAL = JSON.parse(readBounded(join(ROOT, 'reports/reference/tours/2026-11-26T13-50-55Z-vm-tour.json.gz')))
 function realReport (i, scale) {
   const r = structuredClone(REAL)
   r.id = `2026-01-01T00-${String(i).padStart(2, '0')}-00Z-ci-tour`
@@ -210,6 +266,20 @@ test('loadlab history: bad files each one line and left out; the gate exits 99 p
   assert.equal(json.kind, 'loadlab-history')
   assert.equal(json.skipped.length, 3)
   assert.equal((await loadlab([join(dir, 'nope')])).exitCode, 2)
+  // folders below are read, MAX_DEPTH deep; one deeper is named, not read; none long enough is said so
+  let deep = join(dir, 'tree')
+  for (let d = 0; d <= MAX_DEPTH + 1; d++) {
+    deep = join(deep, `d${d}`)
+    mkdirSync(deep, { recursive: true })
+    const r = realReport(20 + d, 1)
+    writeFileSync(join(deep, `${r.id}.json`), JSON.stringify(r))
+  }
+  const tree = await loadlab([join(dir, 'tree')])
+  assert.equal(tree.exitCode, 0, tree.stderr)
+  assert.match(tree.stdout, new RegExp(`^history: ${MAX_DEPTH} reports`)) // d0 … d${MAX_DEPTH - 1}
+  assert.match(tree.stdout, /no series long enough for the test/)
+  assert.doesNotMatch(tree.stdout, /no change found/)
+  assert.match(tree.stderr, new RegExp(`d${MAX_DEPTH}: more than ${MAX_DEPTH} folders down, not read`))
   assert.equal((await loadlab([folder, '--fail-on-change', 'p99:10%'])).exitCode, 2)
 
   const all = await history([folder])

@@ -127,6 +127,11 @@ test('a capacity the sweep ended before it could hold is untrusted, with the hol
   assert.equal(r.capacity.capacity.holdSec, 2)
   assert.equal(r.capacity.steps[1].sec, 0.5, 'each step carries its planned length')
   assert.ok(r.untrusted.some((x) => /^capacity not held: no step at 50 req\/s lasted the 2 s/.test(x)), r.untrusted.join('; '))
+  // a lab server's sweep names the step it needs and the lab command that runs it; a --url sweep only the step
+  const own = { ...record, entry: { ...record.entry, server: 'simple', args: ['--work', 'loop:1e7'], sweep: () => null } }
+  assert.ok(buildHttpResult(own, {}).untrusted.some((x) => x.endsWith('the step it needs, 2 s at 50 req/s: ' +
+    'npm run lab -- --server simple --work loop:1e7 --rate 50 --duration 2')))
+  assert.ok(buildHttpResult({ ...own, probe: { rps: 100 } }, {}).untrusted.some((x) => x.endsWith('at 50 req/s')))
   // a 2 s step at that rate holds it: no such reason
   const held = buildHttpResult({ ...record, sweeps: [{ ...sweep, lengths: [2, 2, 0.5, 0.5] }] }, {})
   assert.equal(held.capacity.capacity.held, true)

@@ -2,9 +2,10 @@
 // written (every reference report) and for the ones the plan entries make.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFileSync, readdirSync } from 'node:fs'
+import { readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { ROOT } from '../../../loadtest/catalog.js'
+import { readBounded } from '../../../loadtest/report/read.js'
 import {
   calibrationKey, formatKey, httpKey, loopOf, parseKey, runKey, settingKey, settingParts, taskOf, withoutRuntime
 } from '../../../loadtest/result/key.js'
@@ -49,8 +50,8 @@ test('key: an HTTP run keyed from its entry: runtime, qualifier and loop; defaul
 test('key: every key of every reference report parses and formats back to itself', () => {
   const dir = join(ROOT, 'reports', 'reference')
   let n = 0
-  for (const name of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
-    const report = JSON.parse(readFileSync(join(dir, name), 'utf8'))
+  for (const name of readdirSync(dir).filter((f) => /\.json(\.gz)?$/.test(f))) {
+    const report = JSON.parse(readBounded(join(dir, name))) // kept compressed
     for (const r of report.results ?? []) {
       if (typeof r?.key !== 'string') continue
       const k = parseKey(r.key)

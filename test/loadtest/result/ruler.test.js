@@ -3,7 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import {
-  RULER_FIGURES, combinedSpread, floorOf, machineChanged, ratioFigure, rulerFault, rulerFigure, rulerFigures,
+  RULER_FIGURES, combinedSpread, floorOf, machineChanged, rulerFault, rulerFigure, rulerFigures,
   rulerOf, rulerRatios
 } from '../../../loadtest/result/ruler.js'
 import { RULER } from '../../../loadtest/result/rules.js'
@@ -15,10 +15,6 @@ test('ruler: a figure is the median of its samples, its spread p90 over p10 less
   assert.deepEqual(rulerFigure([2, 4]), { value: 3, spreadPct: 100, n: 2 })
   assert.equal(rulerFigure([]), null)
   assert.equal(rulerFigure([NaN, Infinity]), null)
-  // a ratio of figures (a speedup): the values' ratio, the spreads combined (each at least the floor), the
-  // fewer samples
-  const s = ratioFigure({ value: 100, spreadPct: 30, n: 5 }, { value: 190, spreadPct: 40, n: 4 })
-  assert.deepEqual(s, { value: 1.9, spreadPct: 50, n: 4 })
   // each figure has its own floor in the rule book; a spread under it is raised to it
   for (const name of RULER_FIGURES) {
     const floor = floorOf(name)
@@ -109,6 +105,12 @@ test('ruler: what is wrong with a ruler no machine gives is one line naming the 
   // an idle timer that never lagged is a machine's figure
   assert.equal(bad((r) => { r.start.timerLagMs.value = 0 }), null)
   assert.equal(rulerFaultText(rulerFault(null)), 'ruler is null: expected an object')
+  // the schema's other rules, each still one line naming the field
+  assert.equal(bad((r) => { r.start.foo = [1] }), 'ruler.start.foo is an array: not a ruler field')
+  assert.equal(bad((r) => { r.end = 5 }), 'ruler.end is 5: expected an object')
+  assert.equal(bad((r) => { r.start.at = 5 }), 'ruler.start.at is 5: expected a string')
+  assert.equal(bad((r) => { r.start.cores.scaling = [] }),
+    'ruler.start.cores.scaling is an array: must NOT have fewer than 1 items')
 })
 
 test('ruler: its line and table', () => {

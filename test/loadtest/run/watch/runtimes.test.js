@@ -216,7 +216,7 @@ test('a bad --runtime exits 2 with one line naming what it tried, before any ser
   const starts = join(dir, 'starts.txt')
   const notRuntime = join(dir, 'not-a-runtime')
   await writeFile(notRuntime, '#!/bin/sh\necho hello\n', { mode: 0o755 })
-  const names = 'node20, node22, node24, bun, deno'
+  const names = 'node20, node22, node24, node26, bun, deno'
   // through the CLI (exit code 2, one line, nothing started, nothing written) …
   const cli = [
     [['--runtime', 'bun2'], new RegExp(`^loadlab lab: --runtime bun2: expected one of ${names} or a path to a node, bun or deno binary$`)],
@@ -235,13 +235,13 @@ test('a bad --runtime exits 2 with one line naming what it tried, before any ser
   assert.deepEqual(await readdir(dir), ['not-a-runtime'], 'no report written')
   // … and the other rules where the CLI meets them, as the usage errors (exit 2) it prints
   const planned = [
-    [['--runtime', 'node19'], /^--runtime node19: this project provides Node 20, 22, 24 \(the lab runs v[\d.]+\); give a path/],
+    [['--runtime', 'node19'], /^--runtime node19: this project provides Node 20, 22, 24, 26 \(the lab runs v[\d.]+\); give a path/],
     [['--runtime', '24'], new RegExp(`^--runtime 24: expected one of ${names} or`)],
-    [['--runtime', 'bun,'], /^--runtime: expected a comma-separated list of node20, node22, node24, bun, deno or paths, got/],
+    [['--runtime', 'bun,'], /^--runtime: expected a comma-separated list of node20, node22, node24, node26, bun, deno or paths, got/],
     [['--runtime', 'bun,bun'], /^--runtime bun: bun 1\.4\.5 is already in the list$/],
     [['--runtime', './no/such/bun'], /^--runtime \.\/no\/such\/bun: no such file \(.*no\/such\/bun\)$/],
     [['--runtime', 'deno', '--node', OWN], /^--runtime and --node exclude each other: --node 24 is --runtime node24$/],
-    [['--node', 'bun'], /^--node bun: expected a major version \(20, 22, 24\) or a path to a node binary$/],
+    [['--node', 'bun'], /^--node bun: expected a major version \(20, 22, 24, 26\) or a path to a node binary$/],
     [['--node', bun.path], /^--node .*bun\.exe: .*bun\.exe is bun, not node \(use --runtime\)$/],
     [['--runtime', 'bun', '--experiment', 'dispatch'], /^--runtime: experiment dispatch runs in-process, without servers$/]
   ]
@@ -280,8 +280,8 @@ test('a bad --node exits 2 with one line naming what it tried, before any server
   assert.deepEqual(await readdir(dir), ['not-node'], 'no report written')
   // … and the other rules where the CLI meets them, as the usage errors (exit 2) it prints
   const planned = [
-    [['--node', '19'], /^--node 19: this project provides Node 20, 22, 24 \(the lab runs v[\d.]+\); give a path/],
-    [['--node', 'latest'], /^--node latest: expected a major version \(20, 22, 24\) or a path to a node binary$/],
+    [['--node', '19'], /^--node 19: this project provides Node 20, 22, 24, 26 \(the lab runs v[\d.]+\); give a path/],
+    [['--node', 'latest'], /^--node latest: expected a major version \(20, 22, 24, 26\) or a path to a node binary$/],
     [['--node', './no/such/node'], /^--node \.\/no\/such\/node: no such file \(.*no\/such\/node\)$/],
     [['--node', `${OWN},`], /^--node: expected a comma-separated list/],
     [['--url', 'http://127.0.0.1:9/', '--node', OWN], /--node excludes --url/]

@@ -1,0 +1,39 @@
+// A validation (npm run validate), not a test: the shares one real overload run gives on this machine. At
+// 2 × C the deadline pool keeps more goodput than the unbounded pool and sheds what it cannot serve in
+// time, and the unbounded queue keeps little of C (docs/overload.md). test/loadtest/experiments/
+// overload.test.js checks the wiring and what the rules guarantee; these figures are the machine's.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { labReport, tempDir } from '../helpers/lab.js'
+import { SCHEMA } from '../../loadtest/result/build.js'
+
+const WORK = 'sleep-sync:20'
+const SLO = 200
+// The shares the reference run gave at 2 × C (reports/reference/2026-11-25T03-15-52Z-vm-overload.md): the
+// deadline pool sheds more than a fifth, the unbounded queue keeps at most three tenths of C.
+const SHED_AT_LEAST = 0.2
+const UNBOUNDED_AT_MOST = 0.3
+
+test('overload --quick at 2 × C on this machine: the deadline pool keeps goodput and sheds, the unbounded pool loses it', async (t) => {
+  const { dir, cleanup } = await tempDir()
+  t.after(cleanup)
+  const from = join(dir, 'capacity.json')
+  const capacity = { serviceMs: 20, capacity: { rps: 90, sloMs: SLO, bound: 'refined' } }
+  const results = [{ kind: 'http', server: 'queued-threads', variant: null, work: WORK, capacity, runtime: null }]
+  await writeFile(from, JSON.stringify({ kind: 'loadlab-report', schema: SCHEMA, experiment: 'capacity', results }))
+  const { json } = await labReport([
+    '--experiment', 'overload', '--quick', '--server', 'queued-threads/deadline', '--work', WORK,
+    '--capacity-from', from, '--out', join(dir, 'out')
+  ])
+  const two = (variant) => json.results.find((r) => r.variant === variant).overload.steps.find((s) => s.multiple === 2)
+  const deadline = two('deadline')
+  const unbounded = two(null)
+  t.diagnostic(`2 × C: deadline goodput ${deadline.goodputShare} of C, shed ${deadline.shedShare}; ` +
+    `unbounded goodput ${unbounded.goodputShare} of C`)
+  assert.ok(!deadline.disturbed && !unbounded.disturbed, 'a disturbed step measures the machine\'s neighbours: run again quiet')
+  assert.ok(deadline.goodputShare > unbounded.goodputShare)
+  assert.ok(deadline.shedShare > SHED_AT_LEAST)
+  assert.ok(unbounded.goodputShare <= UNBOUNDED_AT_MOST)
+})
