@@ -1,7 +1,9 @@
 // compare as a function (the package's compareReports; `npm run compare` calls it): report objects in, the
 // comparison that compare renders out. Each report is checked as compare reads a file (checkReport, then
 // report.schema.json); a report made under several runtimes (lab --node 20,24) is split into one per runtime.
-import { CompareError, checkReport, compareReports as compareEntries, parseFailOn, splitByRuntime } from './compare.js'
+import { CompareError, checkReport, compareReports as compareEntries, splitByRuntime } from './compare.js'
+import { failOnBounds } from './fail-on.js'
+import { usageError } from '../errors.js'
 import { readReportFile, validateReport } from '../report/read.js'
 
 // Reads one report file as compare, merge and the package's readReport do: with the lab's bounds (a
@@ -43,6 +45,6 @@ export function compareReports (reports, opts = {}) {
       'LAB_COMPARE_BASELINE'
     )
   }
-  const bounds = failOn.map((b) => (typeof b === 'string' ? parseFailOn(b) : b))
+  const bounds = failOnBounds(failOn, { option: 'compareReports: failOn', error: usageError })
   return compareEntries(sides, { baseline, units, failOn: bounds, allowMachine: allowMachine === true })
 }

@@ -2,15 +2,14 @@
 // [--fail-on BOUND ...]`: reads loadlab reports, lines up the runs they share and prints a Markdown
 // comparison to stdout; `--html FILE` also writes the page with charts. Refusals: one line on stderr,
 // exit code 2; a --fail-on bound crossed: exit code 99 once everything is printed and written.
-import { constants } from 'node:fs'
-import { access, stat } from 'node:fs/promises'
-import { dirname, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { anyRegressed, comparisonData, CompareError, FAIL_ON_GRAMMAR, parseFailOn, UNITS } from './compare.js'
 import { compareReports, readReport } from './api.js'
-import { termCode, termText } from '../text/escape.js'
+import { jsonText, termCode, termText } from '../text/escape.js'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
+import { pageFault, pageWriteText } from '../report/page-file.js'
 import { userCwd } from '../paths.js'
 import { runCli, runMain } from '../errors.js'
 import { ruleText } from '../text/compare.js'
@@ -125,44 +124,12 @@ async function writePage (file, text, { force }) {
   try {
     await writeAtomic(file, text, { force })
   } catch (err) {
-    if (err.code === 'EEXIST') {
-      throw new CompareError(
-      `${file} exists; pass --force to overwrite it`,
-      'LAB_COMPARE_EXISTS'
-      )
-    }
-    if (err.code === 'LAB_NOT_A_FILE') {
-      const why = `it is ${err.what}, not a regular file (only one is replaced)`
-      throw new CompareError(`--html: cannot write ${file}: ${why}`, 'LAB_COMPARE_WRITE')
-    }
-    throw new CompareError(`--html: cannot write ${file}: ${err.code ?? err.message}`, 'LAB_COMPARE_WRITE')
+    throw new CompareError(pageWriteText(err, file), err.code === 'EEXIST' ? 'LAB_COMPARE_EXISTS' : 'LAB_COMPARE_WRITE')
   }
 }
 
-// Checks before any work that the --html file's folder exists and is a folder.
-async function checkPageFolder (file) {
-  const dir = dirname(resolve(file))
-  const info = await stat(dir).catch((err) => err)
-  if (info instanceof Error || !info.isDirectory()) {
-    const why = info instanceof Error ? (info.code === 'ENOENT' ? 'does not exist' : info.code) : 'is not a folder'
-    throw new CompareError(`--html: cannot write ${file}: its folder ${dir} ${why}`, 'LAB_COMPARE_WRITE')
-  }
-}
-
-// Refuses, before any work, an --html file that is one of the input reports (by path, or the same file
-// through a link): --force would otherwise overwrite a report with the page.
-async function checkNotAnInput (page, files) {
-  const same = (a, b) => a && b && a.dev === b.dev && a.ino === b.ino
-  const pageInfo = await stat(page).catch(() => null)
-  for (const file of files) {
-    if (resolve(file) === resolve(page) || same(pageInfo, await stat(file).catch(() => null))) {
-      throw new CompareError(
-        `--html ${page} is the input report ${file}; write the page to another file`,
-        'LAB_COMPARE_USAGE'
-      )
-    }
-  }
-}
+// The codes of report/page-file.js's refusals, as compare has always given them.
+const PAGE_CODES = { folder: 'LAB_COMPARE_WRITE', input: 'LAB_COMPARE_USAGE', exists: 'LAB_COMPARE_EXISTS' }
 
 // Runs compare for argv; returns { stdout, wrote, pageError, regressions, exitCode } or throws (CompareError
 // for user errors).
@@ -179,15 +146,8 @@ async function runCompare (argv) {
       )
     }
   }
-  if (opts.html !== null) await checkPageFolder(opts.html)
-  if (opts.html !== null) await checkNotAnInput(opts.html, opts.files)
-  if (opts.html !== null && !opts.force) {
-    const exists = await access(opts.html, constants.F_OK).then(
-      () => true,
-      () => false
-    )
-    if (exists) throw new CompareError(`${opts.html} exists; pass --force to overwrite it`, 'LAB_COMPARE_EXISTS')
-  }
+  const fault = opts.html === null ? null : await pageFault(opts.html, opts.files, { force: opts.force })
+  if (fault) throw new CompareError(fault.message, PAGE_CODES[fault.code])
   const reports = []
   for (const file of opts.files) reports.push(await readReport(file))
   const cmp = compareReports(reports, {
@@ -196,7 +156,7 @@ async function runCompare (argv) {
   // loaded here, not at the top: the renderers bring the charts' vega (about 0.5 s to load), which a
   // refusal, --help or a module reading readReport never needs
   const { gateLine, renderCompareHtml, renderCompareMarkdown } = await import('./render.js')
-  const stdout = opts.json ? `${JSON.stringify(comparisonData(cmp), null, 2)}\n` : renderCompareMarkdown(cmp)
+  const stdout = opts.json ? `${jsonText(comparisonData(cmp))}\n` : renderCompareMarkdown(cmp)
   const pageError = opts.html === null ? null : await writeComparePage(opts.html, cmp, { ...opts, renderCompareHtml })
   const regressions = cmp.gates.flatMap((g) =>
     g.runs.filter((r) => r.fails).map((r) => gateLine(cmp, g, r, { code: termCode }))

@@ -2,7 +2,7 @@
 // and computes, per report, the figures and their ratio to a baseline report. Pure: report objects
 // in, comparison data out; reading files and printing live in cli.js, rendering in
 // render.js.
-import { CompareError, clip } from '../errors.js'
+import { CompareError } from '../errors.js'
 import { errorsOf } from '../result/requests.js'
 import { SCHEMA } from '../result/build.js'
 import { isNum, PERCENTILE_KEYS, roundTo } from '../result/stats.js'
@@ -168,10 +168,11 @@ function httpCell (r, report, units) {
     if (s !== null) pcts[p] = s
   }
   const verdict = verdictOf(r) // the report's one verdict (result/trust.js), and what compare finds impossible
+  const histogram = r.histogramFault ? [`${r.histogramFault}: no interval from it, the run is not vouched for`] : []
   return {
     status: verdict.status,
-    trusted: verdict.trusted && !r.impossible?.length,
-    why: [...verdict.reasons, ...(r.impossible ?? []).map(String)],
+    trusted: verdict.trusted && !r.impossible?.length && !histogram.length,
+    why: [...verdict.reasons, ...(r.impossible ?? []).map(String), ...histogram],
     disturbed: r.disturbed === true, // the lab marked it: something else took the machine (result/trust.js)
     rps: isNum(r.rps) ? r.rps : null,
     p50: scaled(r.latency?.p50, scale),
@@ -231,45 +232,8 @@ function dispatchCell (r) {
   }
 }
 
-// Metrics --fail-on takes: the lab's threshold metrics that are not counts, with their good direction.
-const FAIL_ON_METRICS = Object.keys(METRICS).filter((m) => METRICS[m].kind !== 'count')
-const HIGHER_IS_BETTER = (metric) => ['rate', 'ratio'].includes(METRICS[metric].kind)
-
-// The --fail-on grammar, for refusals and --help.
-export const FAIL_ON_GRAMMAR = 'METRIC:+N% (a rise past N % fails) or METRIC:-N% (a fall past N % fails); ' +
-  `METRIC one of ${FAIL_ON_METRICS.join(', ')}; ` +
-  "latency may only rise, rps, efficiency and capacity only fall; e.g. 'p99:+10%', 'rps:-5%'"
-
-/**
- * Parse one --fail-on bound: { spec, metric, sign: '+'|'-', bound } with `bound` a fraction (0.1 for
- * 10 %); throws a CompareError naming the bound and the grammar when it is malformed.
- */
-export function parseFailOn (spec) {
-  const bad = (why) => new CompareError(
-    `--fail-on ${clip(JSON.stringify(spec))}: ${why}; expected ${FAIL_ON_GRAMMAR}`,
-    'LAB_COMPARE_FAIL_ON'
-  )
-  const m = /^\s*([a-z][a-z0-9.]*)\s*:\s*([+-])\s*(\d+(?:\.\d+)?)\s*%\s*$/i.exec(String(spec))
-  if (!m) {
-    const unsigned = /^\s*([a-z][a-z0-9.]*)\s*:\s*(\d+(?:\.\d+)?)\s*%\s*$/i.exec(String(spec))
-    const [, name, n] = unsigned ?? []
-    throw bad(unsigned
-      ? `the bound needs a sign saying which way is a regression (${name}:+${n}% or ${name}:-${n}%)`
-      : 'cannot read it')
-  }
-  const metric = m[1].toLowerCase()
-  if (!FAIL_ON_METRICS.includes(metric)) {
-    throw bad(METRICS[metric]
-      ? `${metric} is a count: bound it with the lab's --threshold '${metric}==0'`
-      : `unknown metric ${JSON.stringify(m[1])}`)
-  }
-  const sign = m[2]
-  const worse = HIGHER_IS_BETTER(metric) ? '-' : '+'
-  if (sign !== worse) {
-    throw bad(`for ${metric} a regression is a ${worse === '+' ? 'rise' : 'fall'}: write ${metric}:${worse}${m[3]}%`)
-  }
-  return { spec: String(spec), metric, sign, bound: Number(m[3]) / 100 }
-}
+// The --fail-on grammar (fail-on.js), where compare's callers have always found it.
+export { FAIL_ON_GRAMMAR, parseFailOn } from './fail-on.js'
 
 // One --fail-on bound on one run: its status, and `fails`: regressed, or put down to the machine without
 // allowMachine (the ruler never passes a gate by itself: --allow-machine).
@@ -279,6 +243,14 @@ function gateRun (g, key, base, next, prediction, allowMachine = false) {
   const v = next ? def.read(next) : null
   const out = { key, base: b, value: v, change: null, noise: null, status: 'not comparable', why: null, fails: false }
   if (base?.status === 'failed' || next?.status === 'failed') return { ...out, why: 'a run failed' }
+  // a run whose histogram contradicts its own figures is not vouched for: a gate on it fails
+  const contradicted = [['the baseline', base], ['this run', next]].find(([, r]) => r?.histogramFault)
+  if (contradicted) {
+    const change = isNum(b) && isNum(v) && b !== 0 ? v / b - 1 : null
+    return {
+      ...out, change, status: 'unverified', fails: true, why: `${contradicted[0]}: ${contradicted[1].histogramFault}`
+    }
+  }
   if (!isNum(b) || !isNum(v)) {
     const flagged = base?.impossible?.length || next?.impossible?.length
     return { ...out, why: flagged ? 'a figure is not a measurement (flagged)' : 'not measured' }
@@ -514,6 +486,15 @@ function comparisonNotes ({ entries, rows, reports, units }) {
         c.timelineSkipped)
     })
   }
+  for (const n of sameReportNotes(entries, reports)) notes.push(n)
+  reports.forEach((r, i) => {
+    const unjudged = (row) => Object.values(row.cells[i]?.verdicts ?? {}).some((v) => v.verdict === 'no-interval')
+    const raw = rows.filter(unjudged)
+    if (!raw.length) return
+    notes.push(`${r.letter}: ${raw.length} run(s) with a ratio marked no interval (first ${raw[0].key}): it or the ` +
+      "baseline's run has no latency histogram or timeline to give that figure an interval, so the ratio is shown " +
+      'raw and not judged')
+  })
   const nodes = entries.map(({ report }) => serverNode(report))
   if (nodes.every(Boolean) && new Set(nodes).size > 1 && !entries.some(({ report }) => report.runtime)) {
     notes.push(
@@ -524,6 +505,19 @@ function comparisonNotes ({ entries, rows, reports, units }) {
   // Figures a runtime could not measure are "—" in every report, never 0: say which and why.
   entries.forEach(({ report }, i) => {
     for (const line of unmeasuredLines(report.results)) notes.push(`${reports[i].letter}: ${unmeasuredText(line)}`)
+  })
+  return notes
+}
+
+// A report given twice (the same file, or the same id): its ratios are 1 by construction, which says nothing.
+function sameReportNotes (entries, reports) {
+  const notes = []
+  entries.forEach(({ report }, i) => {
+    const j = entries.findIndex((e, k) => k < i && (e.report === report ||
+      (typeof report.id === 'string' && e.report.id === report.id && e.report.createdAt === report.createdAt)))
+    if (j === -1) return
+    notes.push(`${reports[i].letter} is the same report as ${reports[j].letter} (id ${report.id ?? 'none'}): ` +
+      'its ratios are 1 by construction, not a measured comparison')
   })
   return notes
 }
@@ -539,8 +533,14 @@ function flagsOf (rows) {
   return flags
 }
 
-// --fail-on: each bound, for each other report, on every HTTP run it shares with the baseline.
+// --fail-on: each bound, for each other report, on every HTTP run it shares with the baseline. A bound on a
+// figure no run of any report has is an error naming it: a gate that matches nothing never passes silently.
 function gatesOf (failOn, { entries, rows, byKey, baseline, allowMachine }) {
+  for (const g of failOn) {
+    if (byKey.some((m) => [...m.values()].some((r) => isNum(METRICS[g.metric].read(r))))) continue
+    throw new CompareError(`--fail-on ${g.spec} matches no run: no report has the figure ${g.metric}`,
+      'LAB_COMPARE_FAIL_ON')
+  }
   return failOn.map((g) => ({
     ...g,
     runs: entries.flatMap((_, i) => i === baseline

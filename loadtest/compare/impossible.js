@@ -2,6 +2,7 @@
 // `rps -5` or `1e308 req/s` raw and compute ratios and --fail-on verdicts from them. Each such figure is
 // set to null (shown as —, never in a ratio or a gate) and named in the run's reasons (flagged ⚠).
 import { isNum, PERCENTILE_KEYS } from '../result/stats.js'
+import { histogramFault } from '../result/histogram.js'
 
 // The largest figure of each kind compare takes as measured (below zero none is).
 const LIMITS = Object.freeze({
@@ -66,10 +67,14 @@ function clean (r, prefix = '') {
 const MAX_REASONS = 10
 
 // A result as compare reads it (a copy): its impossible figures and its rounds' nulled, their reasons in
-// `impossible` (an empty list when every figure may be measured).
+// `impossible` (an empty list when every figure may be measured). A latency histogram that contradicts the
+// run's own count or percentiles (or cannot be read) is dropped, so no figure gets an interval from it, and
+// the sentence saying so is `histogramFault` (null when it agrees): the run is not vouched for.
 export function withoutImpossible (r) {
   const { result, why } = clean(r)
   const out = { ...result }
+  out.histogramFault = histogramFault(r.latency, r.histograms?.latency)
+  if (out.histogramFault) out.histograms = { ...r.histograms, latency: null }
   if (Array.isArray(r.runs)) {
     out.runs = r.runs.map((round, i) => {
       if (!round || typeof round !== 'object') return round

@@ -30,6 +30,7 @@ function machineLines (cmp) {
 
 const GATE_MARK = {
   regressed: '✗ regressed',
+  unverified: '✗ fails: its histogram contradicts its figures',
   'within noise': '≈ past the bound, within noise',
   machine: '✗ past the bound, put down to the machine (fails without --allow-machine)',
   'machine-allowed': '≈ past the bound, put down to the machine (passed by --allow-machine)',
@@ -506,6 +507,31 @@ function charts (cmp, rows) {
   return out.join('\n')
 }
 
+// Most reports the page's charts draw: the baseline and the first others. Each drawn report costs about
+// 17 MB of memory and 0.4 MB of page (its timelines, overlaid per run); past this the tables still hold every
+// report, the charts these, so 60 reports stay under 300 MB and the page opens in a browser.
+export const CHARTED_REPORTS = 3
+
+// The comparison as the charts see it: every report's cells past CHARTED_REPORTS emptied (null), the
+// baseline always drawn. { cmp, only (the rows given, as drawn), left (how many reports are not drawn) }.
+function chartedView (cmp) {
+  const drawn = new Set([cmp.baseline, ...cmp.reports.map((_, i) => i).filter((i) => i !== cmp.baseline)]
+    .slice(0, CHARTED_REPORTS))
+  const left = cmp.reports.length - drawn.size
+  if (!left) return { cmp, only: (rows) => rows, left, drawn }
+  const cells = (row) => row.cells.map((c, i) => (drawn.has(i) ? c : null))
+  const cut = new Map(cmp.rows.map((row) => [row, { ...row, cells: cells(row) }]))
+  return { cmp: { ...cmp, rows: [...cut.values()] }, only: (rows) => rows.map((r) => cut.get(r)), left, drawn }
+}
+
+// The page's note on the reports its charts leave out.
+function chartedNote (cmp, { drawn, left }) {
+  const letters = [...drawn].sort((a, b) => a - b).map((i) => cmp.reports[i].letter).join(', ')
+  return `the charts draw ${drawn.size} of the ${cmp.reports.length} reports (${letters}; at most ` +
+    `${CHARTED_REPORTS}, to keep the page one a browser opens); the tables hold all ${cmp.reports.length}, ` +
+    `${left} of them not drawn`
+}
+
 // One figure per run that two or more reports kept a timeline of: their timelines overlaid on one time
 // axis (colour: the report; latency shown as p99 only, so that the lines stay readable).
 function timelineOverlays (cmp, rows) {
@@ -699,6 +725,8 @@ function pairedAcrossHtml (cmp) {
 export function renderCompareHtml (cmp) {
   const http = cmp.rows.filter((r) => r.kind === 'http')
   const dispatch = cmp.rows.filter((r) => r.kind === 'dispatch')
+  const drawn = chartedView(cmp)
+  const httpCharts = http.length ? charts(drawn.cmp, drawn.only(http)) : ''
   const flags = cmp.flags.length
     ? `<div class="notice" data-flag="untrusted"><h3>⚠ Runs not to be taken at face value</h3><ul>${cmp.flags
         .map(
@@ -709,8 +737,9 @@ export function renderCompareHtml (cmp) {
         )
         .join('')}</ul></div>`
     : ''
-  const notes = cmp.notes.length
-    ? `<div class="notice info"><h3>Notes</h3><ul>${cmp.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
+  const pageNotes = [...(drawn.left ? [chartedNote(cmp, drawn)] : []), ...cmp.notes]
+  const notes = pageNotes.length
+    ? `<div class="notice info"><h3>Notes</h3><ul>${pageNotes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul></div>`
     : ''
   const gates = cmp.gates?.length
     ? `<div class="notice${anyRegressed(cmp) ? ' failed' : ' info'}" data-flag="gates">` +
@@ -725,13 +754,13 @@ export function renderCompareHtml (cmp) {
   const sub = `${cmp.reports.length} reports, ${cmp.rows.length} runs in common`
   const inProcess = dispatch.length
     ? '<section class="block"><h2>In-process cases</h2>' +
-      `${dispatchChart(cmp, dispatch)}${dispatchTable(cmp, dispatch)}</section>`
+      `${dispatchChart(drawn.cmp, drawn.only(dispatch))}${dispatchTable(cmp, dispatch)}</section>`
     : ''
   const body = `<header class="top"><h1>loadlab compare <span class="sub">${sub}</span></h1></header>
 <div class="cards">${cmp.reports.map(reportCard).join('')}</div>
 ${gates}${flags}${notes}
 ${pairedAcrossHtml(cmp)}
-${http.length ? `<section class="block"><h2>HTTP runs</h2>${charts(cmp, http)}${httpTable(cmp, http)}</section>` : ''}
+${http.length ? `<section class="block"><h2>HTTP runs</h2>${httpCharts}${httpTable(cmp, http)}</section>` : ''}
 ${capacityTable(cmp, http)}${classTable(cmp)}${phaseTable(cmp)}${machinesHtml(cmp)}
 ${overloadHtml(cmp, http)}
 ${inProcess}

@@ -1,16 +1,15 @@
 // `loadlab history DIR… [--json | --csv] [--html FILE] [--force] [--fail-on-change BOUND …]` (npm run
 // history): reads every report in the folders, prints each series with a change, newest first; a report
 // left out is one line on stderr. Refusals: one line, exit 2; a --fail-on-change bound crossed: exit 99.
-import { constants } from 'node:fs'
-import { access } from 'node:fs/promises'
 import { parseArgs } from 'node:util'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { writeAtomic } from '../report/write.js'
-import { termText } from '../text/escape.js'
+import { pageFault, pageWriteText } from '../report/page-file.js'
+import { jsonText, termText } from '../text/escape.js'
 import { gateText, historyText, passedDisturbedText } from '../text/history.js'
 import { userCwd } from '../paths.js'
 import { runCli, runMain, usageError } from '../errors.js'
-import { history, MAX_DEPTH, parseBound } from './history.js'
+import { history, MAX_DEPTH, parseBound, reportFiles } from './history.js'
 import { optionLines, parseArgsOptions } from '../flags.js'
 
 // The options (loadtest/flags.js): the parser, the help and docs/reference/options.md read them.
@@ -72,27 +71,39 @@ function parse (argv) {
   return { paths: positionals, ...values, bounds: values['fail-on-change'].map(parseBound) }
 }
 
-// history from argv: resolves the exit code (0, or 99 past a --fail-on-change bound).
+// history from argv: resolves the exit code (0, or 99 past a --fail-on-change bound); an error a user
+// caused is one line, exit 2 (report/page-file.js, history.js).
 export async function main (argv) {
   const opts = parse(argv)
   if (opts.help) {
     process.stdout.write(HELP + '\n')
     return 0
   }
-  if (opts.html && !opts.force && await access(opts.html, constants.F_OK).then(() => true, () => false)) {
-    throw usageError(`history: ${opts.html} exists; pass --force to overwrite it`)
+  if (opts.html) { // never a page over an input report, through a link either; its folder there
+    const fault = await pageFault(opts.html, reportFiles(opts.paths), { force: opts.force })
+    if (fault) throw usageError(`history: ${fault.message}`)
   }
-  const h = await history(opts.paths, { failOnChange: opts.bounds, allowDisturbed: opts['allow-disturbed'] })
+  const leftOut = (skipped) => {
+    for (const s of skipped) process.stderr.write(`history: left out: ${termText(s.message)}\n`)
+  }
+  const h = await history(opts.paths, {
+    failOnChange: opts.bounds, allowDisturbed: opts['allow-disturbed']
+  }).catch((err) => {
+    leftOut(err.skipped ?? []) // no report to follow: each file left out still says why
+    throw err
+  })
   const { failures } = h
-  for (const s of h.skipped) process.stderr.write(`history: left out: ${termText(s.message)}\n`)
-  if (opts.json) process.stdout.write(JSON.stringify(h, null, 2) + '\n')
+  leftOut(h.skipped)
+  if (opts.json) process.stdout.write(jsonText(h) + '\n')
   else if (opts.csv) {
     const { historyCsv } = await import('./render.js')
     process.stdout.write(historyCsv(h))
   } else process.stdout.write(historyText(h, { failures }).split('\n').map(termText).join('\n'))
   if (opts.html) {
     const { renderHistoryHtml } = await import('./render.js')
-    await writeAtomic(opts.html, renderHistoryHtml(h), { force: opts.force })
+    await writeAtomic(opts.html, renderHistoryHtml(h), { force: opts.force }).catch((err) => {
+      throw usageError(`history: ${pageWriteText(err, opts.html)}`)
+    })
     process.stderr.write(`history: wrote ${termText(opts.html)}\n`)
   }
   const say = (line) => process.stderr.write(`history: ${termText(line)}\n`)

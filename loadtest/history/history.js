@@ -7,13 +7,18 @@
 // itself is not; folders are read MAX_DEPTH deep.
 import { readdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { readReportFile } from '../report/read.js'
-import { CompareError, parseFailOn } from '../compare/compare.js'
+import { fileErrorText, readReportFile } from '../report/read.js'
+import { FAIL_ON_METRICS, failOnBounds, parseFailOn } from '../compare/fail-on.js'
+import { withoutImpossible } from '../compare/impossible.js'
 import { changePoints, summary, welch } from '../result/changepoint.js'
 import { CHANGE } from '../result/rules.js'
 import { METRICS } from '../report/thresholds.js'
 import { isInProcess } from '../result/kind.js'
-import { usageError } from '../errors.js'
+import { figureKind, higherIsBetter } from '../result/better.js'
+import { rulerFault } from '../result/ruler.js'
+import { isNum } from '../result/stats.js'
+import { rulerFaultText } from '../text/ruler.js'
+import { describe, LabError, usageError } from '../errors.js'
 import { assignMachines } from './machine.js'
 
 // The figures a history follows by default, with their unit; a gate's figure is followed as well.
@@ -24,16 +29,25 @@ const IN_PROCESS_FIGURE = 'meanMs'
 // A task's hash in a run key or work spec: `task:NAME[#EXPORT]@HASH` (result/key.js).
 const TASK_HASH = /(task:[^#@]*(?:#[^@#]*)?)@([0-9a-f]+)/
 
-const isNum = (v) => typeof v === 'number' && Number.isFinite(v)
-
-// Whether a rise of the figure is better (a rate) or worse (a latency, a time).
-export function higherIsBetter (figure) {
-  return ['rate', 'ratio'].includes(METRICS[figure]?.kind)
-}
+// Which way is better for a figure (result/better.js), where history's callers have found it.
+export { higherIsBetter }
 
 function unitOf (figure) {
-  const kind = METRICS[figure]?.kind
+  const kind = figureKind(figure)
   return kind === 'rate' ? 'req/s' : kind === 'ratio' ? 'ratio' : 'ms'
+}
+
+// A report's time as the lab writes it (ISO 8601, UTC or with an offset): its epoch ms, or null for text
+// that is no time ('', 'zzzz', month 13, day 31 of a 30-day month).
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/
+export function timeOf (text) {
+  const m = typeof text === 'string' ? ISO_TIME.exec(text) : null
+  if (!m) return null
+  const [y, mo, d, h, mi, sec] = m.slice(1).map(Number)
+  const day = new Date(Date.UTC(y, mo - 1, d))
+  if (mo < 1 || mo > 12 || day.getUTCDate() !== d || h > 23 || mi > 59 || sec > 59) return null
+  const ms = Date.parse(text)
+  return Number.isFinite(ms) ? ms : null
 }
 
 // How many folders below a folder given history reads (reports/reference/compare-validation is one below):
@@ -50,7 +64,7 @@ export function reportFiles (paths, { deeper = [] } = {}) {
     try {
       info = statSync(p)
     } catch (err) {
-      throw usageError(`history: cannot read ${p}: ${err.code === 'ENOENT' ? 'no such file or folder' : err.code}`)
+      throw usageError(`history: cannot read ${p}: ${fileErrorText(err)}`)
     }
     if (info.isDirectory()) folderFiles(p, 0, { files, deeper })
     else files.push(p)
@@ -68,18 +82,23 @@ function folderFiles (dir, depth, { files, deeper }) {
   }
 }
 
-// What a history keeps of one report: its id, time, commit, ruler, machine block and figures.
-function kept (report, file, figures) {
+// What a history keeps of one report: its id, time, commit, ruler, machine block and figures. A figure no
+// measurement gives (compare/impossible.js: a negative latency, 1e308 req/s) is not followed, and a run
+// whose histogram contradicts its figures is untrusted; each reason goes to `dropped`.
+function kept (report, file, figures, dropped) {
   const results = []
-  for (const r of report.results) {
-    if (r === null || typeof r !== 'object' || typeof r.key !== 'string' || r.status === 'failed') continue
-    const trusted = r.trusted !== false && !(Array.isArray(r.untrusted) && r.untrusted.length)
+  for (const raw of report.results) {
+    if (raw === null || typeof raw !== 'object' || typeof raw.key !== 'string' || raw.status === 'failed') continue
+    const r = withoutImpossible(raw)
+    for (const why of r.impossible) dropped.push(`${file}: run ${raw.key}: ${why}: not followed`)
+    if (r.histogramFault) dropped.push(`${file}: run ${raw.key}: ${r.histogramFault}: untrusted, not tested`)
+    const trusted = r.trusted !== false && !(Array.isArray(r.untrusted) && r.untrusted.length) && !r.histogramFault
     const values = {}
     if (isInProcess(r)) {
       if (isNum(r.meanMs)) values[IN_PROCESS_FIGURE] = r.meanMs
     } else {
       for (const f of figures) {
-        const v = METRICS[f]?.read(r)
+        const v = Object.hasOwn(METRICS, f) ? METRICS[f].read(r) : null
         if (isNum(v)) values[f] = v
       }
     }
@@ -90,6 +109,7 @@ function kept (report, file, figures) {
     id: report.id,
     file,
     at: report.createdAt,
+    ms: timeOf(report.createdAt),
     experiment: report.experiment,
     // --label, then the commit the lab recorded (its first 12 hex digits): 'ci 1a2b3c4d5e6f'
     commit: [report.label, report.method?.commit?.slice(0, 12)].filter(Boolean).join(' ') || null,
@@ -126,13 +146,25 @@ export async function readReports (files, { figures = DEFAULT_FIGURES } = {}) {
       })
       continue
     }
+    if (timeOf(report.createdAt) === null) {
+      const message = `${file} has createdAt ${describe(report.createdAt)}: not a time (ISO 8601, as the lab writes it)`
+      skipped.push({ file, code: 'LAB_REPORT_INVALID', message })
+      continue
+    }
+    const ruler = report.ruler === undefined || report.ruler === null ? null : rulerFault(report.ruler)
+    if (ruler) {
+      skipped.push({ file, code: 'LAB_REPORT_INVALID', message: `${file}: ${rulerFaultText(ruler)}` })
+      continue
+    }
     if (ids.has(report.id)) {
       const message = `${file} has the id ${report.id} of ${ids.get(report.id)}: left out`
       skipped.push({ file, code: 'LAB_HISTORY_DUPLICATE', message })
       continue
     }
     ids.set(report.id, file)
-    reports.push(kept(report, file, figures))
+    const dropped = []
+    reports.push(kept(report, file, figures, dropped))
+    for (const message of dropped) skipped.push({ file, code: 'LAB_REPORT_FIGURE', message })
   }
   return { reports, skipped }
 }
@@ -230,9 +262,8 @@ function seriesOf (base, points, { beyond, rulerMoved }, params) {
 
 // The history of `reports` (readReports' reports): { kind, parameters, reports, machines, series }.
 export function buildHistory (reports, { params = {} } = {}) {
-  const { maxPValue, weakPValue, minSegment, maxPoints } = CHANGE
-  const parameters = { maxPValue, weakPValue, minSegment, maxPoints, ...params }
-  const ordered = [...reports].sort((a, b) => String(a.at).localeCompare(String(b.at)) || a.id.localeCompare(b.id))
+  const parameters = checkedParams(params)
+  const ordered = [...reports].sort((a, b) => a.ms - b.ms || a.id.localeCompare(b.id))
   const { machines, of, beyond, rulerMoved } = assignMachines(ordered)
   const groups = new Map()
   for (const report of ordered) {
@@ -276,27 +307,84 @@ export async function history (paths, opts = {}) {
   if (!Array.isArray(paths) || !paths.length || !paths.every((p) => typeof p === 'string')) {
     throw usageError('history: expected an array of one or more folders (or report files)')
   }
-  const bounds = failOnChange.map((b) => (typeof b === 'string' ? parseBound(b) : b))
-  const followed = [...new Set([...figures, ...bounds.map((b) => b.metric)])]
+  const bounds = failOnBounds(failOnChange, { option: 'history: failOnChange', error: usageError })
+  const followed = [...new Set([...checkedFigures(figures), ...bounds.map((b) => b.metric)])]
+  checkedParams(params)
   const deeper = []
-  const { reports, skipped } = await readReports(reportFiles(paths, { deeper }), { figures: followed })
+  const files = reportFiles(paths, { deeper })
+  const { reports, skipped } = await readReports(files, { figures: followed })
   for (const dir of deeper) {
     const message = `${dir}: more than ${MAX_DEPTH} folders down, not read`
     skipped.push({ file: dir, code: 'LAB_HISTORY_DEEPER', message })
   }
+  if (!reports.length) throw noReports(paths, files, skipped)
   const h = { ...buildHistory(reports, { params }), skipped }
+  for (const b of bounds) {
+    if (!h.series.some((s) => s.figure === b.metric)) throw unmatched(b, h)
+  }
   const gate = { allowDisturbed }
   return { ...h, failures: gateFailures(h, bounds, gate), passedDisturbed: passedDisturbed(h, bounds, gate) }
 }
 
-// A --fail-on-change bound, parsed as compare's --fail-on is (its message names this option).
+// A --fail-on-change bound, parsed as compare's --fail-on is (fail-on.js; its message names this option).
 export function parseBound (spec) {
-  try {
-    return parseFailOn(spec)
-  } catch (err) {
-    if (err instanceof CompareError) throw usageError(err.message.replace(/^--fail-on /, '--fail-on-change '))
-    throw err
+  return parseFailOn(spec, { option: '--fail-on-change', error: usageError })
+}
+
+// No report to follow: an input error (exit 2) naming the paths and why, never an empty history.
+function noReports (paths, files, skipped) {
+  const where = paths.length === 1 ? paths[0] : `${paths.length} paths`
+  const why = !files.length
+    ? 'no .json file in it'
+    : `${skipped.length} file(s) left out, the first: ${skipped[0]?.message}`
+  const err = new LabError('LAB_HISTORY_EMPTY', `history: no report to follow in ${where}: ${why}`, { exitCode: 2 })
+  return Object.assign(err, { skipped })
+}
+
+// A bound whose figure no series has: an error naming it (a gate that matches nothing never passes silently).
+function unmatched (b, h) {
+  const figures = [...new Set(h.series.map((s) => s.figure))].join(', ')
+  return new LabError('LAB_HISTORY_UNMATCHED', `history: the bound ${b.spec} matches no series: no report ` +
+    `has the figure ${b.metric} (the series follow ${figures})`, { exitCode: 2 })
+}
+
+// The figures asked for, checked: an array of figures a bound takes (FAIL_ON_METRICS).
+function checkedFigures (figures) {
+  if (!Array.isArray(figures)) {
+    throw usageError(`history: figures: expected an array of figure names, got ${describe(figures)}`)
   }
+  for (const f of figures) {
+    if (typeof f !== 'string' || !FAIL_ON_METRICS.includes(f)) {
+      throw usageError(`history: figures: ${describe(f)} is no figure; expected some of ${FAIL_ON_METRICS.join(', ')}`)
+    }
+  }
+  return figures
+}
+
+// The change-point parameters (CHANGE's, each given one replacing its default), each checked against its
+// type and range: a usage error names the first that is not (a minSegment of 0 would never end).
+const PARAMS = {
+  maxPValue: { test: (v) => isNum(v) && v > 0 && v <= 1, range: 'a number in (0, 1]' },
+  weakPValue: { test: (v) => isNum(v) && v > 0 && v <= 1, range: 'a number in (0, 1]' },
+  minSegment: { test: (v) => Number.isInteger(v) && v >= 2 && v <= 1000, range: 'a whole number from 2 to 1000' },
+  maxPoints: { test: (v) => Number.isInteger(v) && v >= 4 && v <= 10_000, range: 'a whole number from 4 to 10000' }
+}
+function checkedParams (params) {
+  if (params === null || typeof params !== 'object' || Array.isArray(params)) {
+    throw usageError(`history: params: expected an object, got ${describe(params)}`)
+  }
+  const { maxPValue, weakPValue, minSegment, maxPoints } = CHANGE
+  const out = { maxPValue, weakPValue, minSegment, maxPoints }
+  for (const [name, v] of Object.entries(params)) {
+    if (!Object.hasOwn(PARAMS, name)) {
+      throw usageError(`history: params.${name}: no such parameter; expected ${Object.keys(PARAMS).join(', ')}`)
+    }
+    if (!PARAMS[name].test(v)) {
+      throw usageError(`history: params.${name}: expected ${PARAMS[name].range}, got ${describe(v)}`)
+    }
+    out[name] = v
+  }
+  return out
 }
 
 // The gate: per series and machine, its newest code change when the segment after it is that machine's

@@ -4,7 +4,7 @@
 import { CHART_CONFIG, PALETTE, renderSvg } from '../report/charts.js'
 import { page } from '../report/html.js'
 import { figure } from '../report/page.js'
-import { esc } from '../text/escape.js'
+import { csvCell, esc } from '../text/escape.js'
 import { changeText, pText } from '../text/history.js'
 
 // One series' chart: its points over report order (a dot hollow where the lab did not trust the run),
@@ -98,22 +98,16 @@ ${[...changed, ...rest].map(card).join('\n')}
   return page({ title: 'loadlab history', body })
 }
 
-// A CSV cell: quoted where it holds a comma, a quote or a line break.
-function cell (v) {
-  const s = v === null || v === undefined ? '' : String(v)
-  return /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s
-}
-
 // The CSV: one row per report in time order, columns time, commit, report, machine, then one per series
 // (its id: experiment, run key, figure), empty where the report has no such figure.
 export function historyCsv (h) {
   const columns = h.series.map((s) => s.id)
   const byReport = new Map(h.reports.map((r) => [r.id, new Map()]))
   for (const s of h.series) for (const p of s.points) byReport.get(p.report)?.set(s.id, p.value)
-  const rows = [['time', 'commit', 'report', 'machine', ...columns].map(cell).join(',')]
+  const rows = [['time', 'commit', 'report', 'machine', ...columns].map(csvCell).join(',')]
   for (const r of h.reports) {
     const v = byReport.get(r.id)
-    rows.push([r.at, r.commit, r.id, r.machine, ...columns.map((c) => v.get(c))].map(cell).join(','))
+    rows.push([r.at, r.commit, r.id, r.machine, ...columns.map((c) => v.get(c))].map(csvCell).join(','))
   }
   return rows.join('\n') + '\n'
 }

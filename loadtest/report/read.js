@@ -20,6 +20,19 @@ export const SCHEMA_URL = new URL('../../report.schema.json', import.meta.url)
 export const MAX_REPORT_BYTES = 64 * 1024 * 1024
 
 // A report that cannot be read or is not one: one line, exit 2, `as` (the option or command) before it.
+// Why a file could not be opened or looked at, in words (a system error's code otherwise).
+const FILE_ERRORS = {
+  ENOENT: 'no such file',
+  EISDIR: 'is a directory',
+  EACCES: 'permission denied',
+  ELOOP: 'a loop of symbolic links',
+  ENOTDIR: 'a part of its path is not a folder',
+  ENAMETOOLONG: 'its name is too long'
+}
+export function fileErrorText (err) {
+  return (Object.hasOwn(FILE_ERRORS, err?.code) ? FILE_ERRORS[err.code] : null) ?? err?.code ?? String(err?.message)
+}
+
 function refusal (as, message, code) {
   return new LabError(code, `${as ? `${as}: ` : ''}${message}`, { exitCode: 2 })
 }
@@ -35,8 +48,7 @@ export function readBounded (file, as, {
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK) // a FIFO must not block the open
   } catch (err) {
-    const why = { ENOENT: 'no such file', EISDIR: 'is a directory', EACCES: 'permission denied' }[err.code]
-    throw refusal(as, `cannot read ${file}: ${why ?? err.code ?? err.message}`, `${code}_UNREADABLE`)
+    throw refusal(as, `cannot read ${file}: ${fileErrorText(err)}`, `${code}_UNREADABLE`)
   }
   const tooLarge = () => refusal(as, `${file} is larger than ${mib(max)} MiB: not ${what}`, `${code}_TOO_LARGE`)
   try {

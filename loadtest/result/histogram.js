@@ -122,3 +122,36 @@ export function mergeEncoded (texts) {
   for (const t of list) total.add(decodeHistogram(t))
   return total
 }
+
+// How far a shown percentile may be from its own histogram's (ms): the histogram's precision (3 significant
+// digits, 0.1 %) and the report's rounding to the µs.
+export const PERCENTILE_SLACK = Object.freeze({ rel: 1e-3, abs: 0.002 })
+// The figures of a latency summary held against its histogram.
+const HELD = ['p50', 'p99', 'max']
+
+// A latency summary (the report's shape, ms) against its own encoded histogram: the first way they disagree,
+// as a sentence ('its latency histogram is unreadable (…)', 'its latency p50 303 ms, its histogram says
+// 21.1 ms', a count), or null when they agree or there is no histogram. `what` names the summary.
+export function histogramFault (latency, encoded, what = 'latency') {
+  if (encoded === undefined || encoded === null) return null
+  let h
+  try {
+    h = decodeHistogram(encoded)
+  } catch (err) {
+    return `its ${what} histogram is unreadable (${String(err.message).split('\n')[0]})`
+  }
+  const own = summarizeHistogram(h)
+  if (typeof latency?.count === 'number' && latency.count !== own.count) {
+    return `its ${what} count ${latency.count}, its histogram holds ${own.count} samples`
+  }
+  for (const k of HELD) {
+    const said = latency?.[k]
+    const is = own[k]
+    if (is === null && (said === null || said === undefined)) continue
+    const off = (v) => Math.abs(v - is) > PERCENTILE_SLACK.abs + PERCENTILE_SLACK.rel * Math.abs(is)
+    if (typeof said !== 'number' || !Number.isFinite(said) || off(said)) {
+      return `its ${what} ${k} ${JSON.stringify(said)} ms, its histogram says ${is} ms`
+    }
+  }
+  return null
+}

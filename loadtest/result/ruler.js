@@ -133,7 +133,8 @@ export function rulerOf (start, end = null) {
 }
 
 // What is wrong with a ruler: the first figure no machine gives, { path, code, value, unit }, or null.
-// code: 'missing' (not there, or not the object it should be), 'not-number', 'infinite', 'negative',
+// code: 'missing' (not there, or not the object it should be), 'not-array', 'not-number', 'too-large',
+// 'too-small' (past RULER_BOUNDS), 'infinite', 'negative',
 // 'zero', 'not-integer', 'not-boolean', 'not-string'; unit: what the figure counts ('cores', 'ms', 'rps',
 // 'count', 'pct', 'ratio'), so that text/ruler.js can say why no machine gives it.
 export function rulerFault (ruler) {
@@ -147,7 +148,7 @@ export function rulerFault (ruler) {
   if (!obj(ruler, 'ruler')) return faults[0]
   readingFault(ruler.start, 'ruler.start', { obj, fault })
   if (ruler.end !== null && !faults.length) readingFault(ruler.end, 'ruler.end', { obj, fault })
-  if (!faults.length && !Array.isArray(ruler.drift)) fault('ruler.drift', 'missing', ruler.drift)
+  if (!faults.length && !Array.isArray(ruler.drift)) fault('ruler.drift', 'not-array', ruler.drift)
   for (const [i, d] of (faults.length ? [] : ruler.drift.entries())) {
     const path = `ruler.drift[${i}]`
     if (!obj(d, path)) break
@@ -179,7 +180,7 @@ function readingFault (r, path, { obj, fault }) {
   }
   if (int(r.cores.offered, `${path}.cores.offered`, { fault, unit: 'cores' })) return
   if (int(r.loopback.connections, `${path}.loopback.connections`, { fault, unit: 'count' })) return
-  if (!Array.isArray(r.cores.scaling)) return fault(`${path}.cores.scaling`, 'missing', r.cores.scaling)
+  if (!Array.isArray(r.cores.scaling)) return fault(`${path}.cores.scaling`, 'not-array', r.cores.scaling)
   for (const [i, s] of r.cores.scaling.entries()) {
     const p = `${path}.cores.scaling[${i}]`
     if (!obj(s, p) || int(s.threads, `${p}.threads`, { fault, unit: 'cores' }) ||
@@ -195,13 +196,29 @@ function figureFault (f, path, { obj, fault, unit, zero = false }) {
     int(f.n, `${path}.n`, { fault, unit: 'count' })
 }
 
-// A finite number above 0 (at least 0 with `zero`): true when it is at fault (the fault pushed).
+// The range a machine's figure of each unit can be in, as compare/impossible.js bounds a run's: no timed
+// figure is under a nanosecond or over 11 days, no machine answers a billion requests/s or has 100,000 cores,
+// a spread past 10^6 % or a ratio past 10^6 either way is no reading (a ruler of 1e300 ms is refused).
+export const RULER_BOUNDS = Object.freeze({
+  ms: { min: 1e-6, max: 1e9 },
+  cores: { min: 0, max: 1e5 },
+  rps: { min: 0, max: 1e9 },
+  count: { min: 0, max: 1e9 },
+  pct: { min: 0, max: 1e6 },
+  ratio: { min: 1e-6, max: 1e6 }
+})
+
+// A finite number above 0 (at least 0 with `zero`) and within its unit's RULER_BOUNDS: true when it is at
+// fault (the fault pushed).
 function num (x, path, { fault, unit, zero = false }) {
+  const bounds = RULER_BOUNDS[unit] ?? RULER_BOUNDS.ms
   let code = null
   if (typeof x !== 'number') code = 'not-number'
   else if (!Number.isFinite(x)) code = 'infinite'
   else if (x < 0) code = 'negative'
   else if (x === 0 && !zero) code = 'zero'
+  else if (x > bounds.max) code = 'too-large'
+  else if (x > 0 && x < bounds.min) code = 'too-small'
   if (code) fault(path, code, x, unit)
   return code !== null
 }

@@ -4,18 +4,21 @@
 import { COMPARE } from './rules.js'
 import { isNum } from './stats.js'
 import { logWidths } from './interval.js'
+import { higherIsBetter } from './better.js'
 
 // The verdicts, as codes.
 export const VERDICTS = Object.freeze(['better', 'worse', 'within-noise', 'machine', 'disturbed', 'no-interval'])
 
-// Each kind of figure: its between-run floor (COMPARE) and which way is better.
+// Each kind of figure: its between-run floor (COMPARE), which way is better (better.js) and what the
+// machine model predicts for it.
+const entry = (figure, name, floor, predicts) => ({ name, floor, higherIsBetter: higherIsBetter(figure), predicts })
 export const FIGURE_KINDS = Object.freeze({
-  rps: { name: 'rps', floor: COMPARE.floorRate, higherIsBetter: true, predicts: 'throughput' },
-  goodput: { name: 'rps', floor: COMPARE.floorRate, higherIsBetter: true, predicts: 'throughput' },
-  efficiency: { name: 'efficiency', floor: COMPARE.floorEfficiency, higherIsBetter: true, predicts: 'throughput' },
-  p50: { name: 'p50', floor: COMPARE.floorP50, higherIsBetter: false, predicts: 'latency' },
-  p99: { name: 'p99', floor: COMPARE.floorTail, higherIsBetter: false, predicts: 'latency' },
-  capacity: { name: 'capacity', floor: COMPARE.floorCapacity, higherIsBetter: true, predicts: 'throughput' }
+  rps: entry('rps', 'rps', COMPARE.floorRate, 'throughput'),
+  goodput: entry('goodput', 'rps', COMPARE.floorRate, 'throughput'),
+  efficiency: entry('efficiency', 'efficiency', COMPARE.floorEfficiency, 'throughput'),
+  p50: entry('p50', 'p50', COMPARE.floorP50, 'latency'),
+  p99: entry('p99', 'p99', COMPARE.floorTail, 'latency'),
+  capacity: entry('capacity', 'capacity', COMPARE.floorCapacity, 'throughput')
 })
 
 // The floor of figure `kind` (as kindOf reads it) for the run of `server`: its own in `floors` (server →
@@ -29,7 +32,7 @@ export function floorOf (kind, server = null, floors = COMPARE.serverFloors) {
 // The kind of a figure named as --fail-on and the lab's thresholds name it (rps, p50, p99.9, capacity …):
 // a FIGURE_KINDS entry, a percentile by its rank (COMPARE.tailFrom), or null.
 export function kindOf (metric) {
-  if (FIGURE_KINDS[metric]) return FIGURE_KINDS[metric]
+  if (Object.hasOwn(FIGURE_KINDS, metric)) return FIGURE_KINDS[metric]
   const p = /^p(\d+(?:\.\d+)?)$/.exec(String(metric))
   if (!p) return null
   return Number(p[1]) >= COMPARE.tailFrom ? FIGURE_KINDS.p99 : FIGURE_KINDS.p50

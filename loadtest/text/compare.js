@@ -55,7 +55,7 @@ export function validationText (v) {
 // One verdict as a table cell: "0.93× worse", "0.56× machine (0.58× predicted)", "1.02× within noise".
 export function verdictCell (v, { sign = '' } = {}) {
   if (!v || !isNum(v.ratio)) return MISSING
-  const said = v.verdict === 'no-interval' ? '' : ` ${VERDICT_WORDS[v.verdict]}`
+  const said = ` ${VERDICT_WORDS[v.verdict]}`
   const predicted = v.machine === 'told' && v.verdict !== 'within-noise' && isNum(v.predicted)
     ? ` (${timesGrouped(v.predicted)} predicted)`
     : ''

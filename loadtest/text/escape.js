@@ -67,3 +67,22 @@ export function mdFence (lines) {
   const fence = '`'.repeat(longest + 1)
   return [fence, ...clean, fence]
 }
+
+// A CSV cell (RFC 4180) that a spreadsheet shows as text: control characters removed, line breaks folded,
+// quoted where it holds a comma or a quote, and text that starts with = + - @ (a formula to a spreadsheet)
+// led by a ' (OWASP's CSV injection rule). A number is written as it is.
+export function csvCell (value) {
+  if (value === null || value === undefined) return ''
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : ''
+  const text = termText(value)
+  const s = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text
+  return /[",]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s
+}
+
+// JSON for stdout: JSON.stringify's, with the controls it leaves raw (C1, the bidi and line separators) as
+// \u escapes, so that printed to a terminal no field can move the cursor or reorder a line; the data is unchanged.
+const JSON_RAW = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g
+export function jsonText (value, indent = 2) {
+  return JSON.stringify(value, null, indent)
+    .replace(JSON_RAW, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+}

@@ -1,7 +1,7 @@
 // The ruler's words (result/ruler.js is its data): its figures' names, one line for a machine, the rows
 // of its table (start, end, end over start, spread) and the one line that says what is wrong with a ruler
 // no machine gives.
-import { RULER_FIGURES, rulerRatios } from '../result/ruler.js'
+import { RULER_BOUNDS, RULER_FIGURES, rulerRatios } from '../result/ruler.js'
 import { MISSING, fixedGrouped, msGrouped, numGrouped } from './format.js'
 
 // Each figure's name in a table, and its unit.
@@ -104,7 +104,13 @@ const NO_MACHINE = {
 export function rulerFaultText ({ path, code, value, unit }) {
   const shown = typeof value === 'number' ? String(value) : value === undefined ? 'missing' : JSON.stringify(value)
   if (code === 'missing') return `${path} is ${shown === 'missing' ? 'missing' : shown}: expected an object`
+  if (code === 'not-array') return `${path} is ${shown}: expected an array`
   if (code === 'not-number') return `${path} is ${shown}: expected a number`
+  if (code === 'too-large' || code === 'too-small') {
+    const { min, max } = RULER_BOUNDS[unit] ?? RULER_BOUNDS.ms
+    const n = (v) => (v !== 0 && (v < 1e-3 || v >= 1e6) ? v.toExponential() : String(v))
+    return `${path} is ${shown}: no machine gives it (a ruler's ${unit ?? 'ms'} figure lies within ${n(min)}–${n(max)})`
+  }
   if (code === 'not-string') return `${path} is ${shown}: expected a string`
   if (code === 'not-boolean') return `${path} is ${shown}: expected true or false`
   if (code === 'infinite') return `${path} is ${shown}: no machine gives an infinite figure`

@@ -6,6 +6,7 @@ import { ROOT } from '../../catalog.js'
 import { median, percentile, roundTo } from '../../result/stats.js'
 import { CALIBRATION, TRUST } from '../../result/rules.js'
 import { waitMs } from '../../../servers/lib/workloads.js'
+import { childEndText } from '../../text/exit.js'
 
 const CHILD = join(ROOT, 'loadtest', 'run', 'watch', 'calibrate-child.js')
 
@@ -106,7 +107,7 @@ export async function calibrate (
     else {
       out[spec] = {
         spec,
-        error: (r.stderr || r.shortMessage || 'calibration failed').split('\n').filter(Boolean).slice(-3).join(' | ')
+        error: r.stderr ? r.stderr.split('\n').filter(Boolean).slice(-3).join(' | ') : childEndText(r, 'the work')
       }
     }
   }
@@ -160,8 +161,7 @@ export async function calibrateCold (
     } catch {}
   }
   if (!samplesMs.length) {
-    const said = last?.stderr || last?.shortMessage || 'cold calibration failed'
-    const why = said.split('\n').filter(Boolean).slice(-1)[0]
+    const why = last ? childEndText(last, 'the work') : 'cold calibration failed'
     return { spec, start, error: why }
   }
   return {

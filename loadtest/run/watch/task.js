@@ -8,6 +8,7 @@ import { pathToFileURL } from 'node:url'
 import { ROOT } from '../../catalog.js'
 import { LabError, abortError, clip, usageError } from '../../errors.js'
 import { userCwd } from '../../paths.js'
+import { childEndText } from '../../text/exit.js'
 
 const CHILD = join(ROOT, 'loadtest', 'run', 'watch', 'calibrate-child.js')
 // The most the check child may answer (bytes of its JSON line over IPC: the result, and its `expected`
@@ -104,8 +105,7 @@ export async function checkTask (work, { signal } = {}) {
     out = JSON.parse(r.answer)
   } catch {}
   if (!out) {
-    const why = (r.stderr || r.shortMessage || '').split('\n').filter(Boolean).slice(-1)[0] ??
-      `no answer (exit code ${r.exitCode}, signal ${r.signal ?? 'none'})`
+    const why = childEndText(r, 'the task')
     throw new LabError('LAB_TASK', `${label}: the check call failed: ${why}`)
   }
   if (out.error) {

@@ -222,6 +222,7 @@ function realReport (i, scale) {
   const g = noise(100 + i)
   r.results = r.results.slice(0, 2)
   for (const x of r.results) {
+    delete x.histograms // its p99 is changed below: the histogram would contradict it (the run untrusted)
     x.latency.p99 = x.latency.p99 * scale * (1 + 0.02 * g())
     x.latency.percentiles['99'] = x.latency.p99
     x.rps = x.rps / scale
