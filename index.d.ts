@@ -414,8 +414,9 @@ export interface CompareOptions {
   baseline?: number
   /** Latency in ms (default) or in multiples of each machine's calibrated service time. */
   units?: 'ms' | 'service'
-  /** --fail-on bounds, e.g. `'p99:+10%'`, `'rps:-5%'`. */
-  failOn?: string[]
+  /** --fail-on bounds, e.g. `'p99:+10%'`, `'rps:-5%'`, or parsed ({ metric, sign, bound }); a bound that is none,
+   * or on a figure no report has, is refused (LAB_USAGE, LAB_COMPARE_FAIL_ON). */
+  failOn?: Array<string | { metric: string; sign: '+' | '-'; bound: number }>
   /** Let a change past a bound that the rulers put down to the machine pass (--allow-machine; default false). */
   allowMachine?: boolean
   /** The reports' labels (default: each report's id). */
@@ -496,8 +497,9 @@ export interface Comparison {
   gates: Array<{
     runs: Array<{
       report: number
-      status: 'regressed' | 'within bound' | 'within noise' | 'machine' | 'disturbed' | 'not comparable'
-      /** The run fails the bound: regressed, or put down to the machine without allowMachine. */
+      status: 'regressed' | 'unverified' | 'within bound' | 'within noise' | 'machine' | 'disturbed' | 'not comparable'
+      /** The run fails the bound: regressed, put down to the machine without allowMachine, or unverified (its
+       * latency histogram contradicts its own figures). */
       fails: boolean
       noise: FigureVerdict | null
       [field: string]: unknown
@@ -610,8 +612,13 @@ export interface HistoryGate {
 /** The history of the reports in some folders (loadlab history): series, their change points, the gate. */
 export declare function history (
   paths: string[],
+  /** Each option is checked (LAB_USAGE naming it): figures as --fail-on names them, params within their ranges
+   * (minSegment 2–1000, maxPoints 4–10000, p-values in (0, 1]); no report, or a bound no series matches, rejects. */
   options?: {
-    figures?: string[]; failOnChange?: string[]; allowDisturbed?: boolean; params?: Partial<History['parameters']>
+    figures?: string[]
+    failOnChange?: Array<string | { metric: string; sign: '+' | '-'; bound: number }>
+    allowDisturbed?: boolean
+    params?: Partial<History['parameters']>
   }
 ): Promise<History>
 

@@ -710,8 +710,8 @@ export function comparisonData (cmp) {
   return JSON.parse(JSON.stringify({ ...cmp, rows }))
 }
 
-// True when a --fail-on bound failed a run: regressed, or put down to the machine without --allow-machine
-// (the compare CLI then exits 99).
+// True when a --fail-on bound failed a run: regressed, put down to the machine without --allow-machine, or
+// a run whose histogram contradicts it (the compare CLI then exits 99).
 export function anyRegressed (cmp) {
   return (cmp.gates ?? []).some((g) => g.runs.some((r) => r.fails))
 }
