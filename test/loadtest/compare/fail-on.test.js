@@ -3,7 +3,6 @@
 // not one is a LAB_USAGE naming the option; a bound on a figure no report has is an error. Built data only.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { failOnBounds, FAIL_ON_METRICS, parseFailOn } from '../../../loadtest/compare/fail-on.js'
 import { compareReports } from '../../../loadtest/compare/api.js'
@@ -11,9 +10,10 @@ import { figureKind, higherIsBetter } from '../../../loadtest/result/better.js'
 import { FIGURE_KINDS, kindOf } from '../../../loadtest/result/verdict.js'
 import { METRICS } from '../../../loadtest/report/thresholds.js'
 import { usageError } from '../../../loadtest/errors.js'
+import { readBounded } from '../../../loadtest/report/read.js'
 import { ROOT } from '../../helpers/lab.js'
 
-const REAL = JSON.parse(readFileSync(join(ROOT, 'reports/reference/tours/2026-11-26T13-50-55Z-vm-tour.json'), 'utf8'))
+const REAL = JSON.parse(readBounded(join(ROOT, 'reports/reference/tours/2026-11-26T13-50-55Z-vm-tour.json.gz')))
 
 test('better.js: rates and ratios are better higher, times lower; a prototype key is no figure', () => {
   for (const f of ['rps', 'capacity', 'efficiency', 'goodput']) assert.equal(higherIsBetter(f), true, f)

@@ -5,7 +5,6 @@
 // twice is named, and the page charts at most CHARTED_REPORTS reports while its tables hold all. Built data.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { compareReports } from '../../../loadtest/compare/api.js'
 import { anyRegressed } from '../../../loadtest/compare/compare.js'
@@ -13,9 +12,10 @@ import { CHARTED_REPORTS, renderCompareHtml, renderCompareMarkdown } from '../..
 import {
   createHistogram, encodeHistogram, histogramFault, recordMs, summarizeHistogram
 } from '../../../loadtest/result/histogram.js'
+import { readBounded } from '../../../loadtest/report/read.js'
 import { ROOT } from '../../helpers/lab.js'
 
-const REAL = JSON.parse(readFileSync(join(ROOT, 'reports/reference/tours/2026-11-26T13-50-55Z-vm-tour.json'), 'utf8'))
+const REAL = JSON.parse(readBounded(join(ROOT, 'reports/reference/tours/2026-11-26T13-50-55Z-vm-tour.json.gz')))
 
 // A histogram of `n` latencies spread evenly from `from` to `to` ms, with its summary and encoding.
 function built (n = 2000, from = 10, to = 30) {
