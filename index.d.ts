@@ -697,7 +697,7 @@ export interface AbReport {
     server: string | null; work: string | null; task: string | null; path: string | null; connections: number
     amount: number; warmup: number; timeoutSec: number; effect: number; maxTimeSec: number; seed: number
   }
-  /** The rule book's AB values (docs/rules.md). */
+  /** The rule book's AB values (docs/reference/rules.md). */
   rule: Record<string, number>
   machine: Report['machine']
   commit: string | null
@@ -709,8 +709,15 @@ export interface AbReport {
   blocks: AbBlock[]
 }
 
-/** A against B in paired blocks until each figure is decided (loadlab ab); progress: each block, each look. */
-export declare function abCompare (
-  options: AbOptions,
-  control?: { signal?: AbortSignal; onProgress?: (event: { type: 'block'; block: AbBlock } | { type: 'look'; decision: unknown }) => void }
-): Promise<AbReport>
+/** What abCompare's caller may pass beside the options: a signal that stops it, and who hears each block and look. */
+export interface AbControl {
+  /** Stops the run: the report keeps every block measured, stopped 'interrupted'. */
+  signal?: AbortSignal
+  /** Each block, once measured. */
+  onBlock?: (block: AbBlock) => void
+  /** The decision after each pair: every figure as it stands, and whether all are called. */
+  onLook?: (decision: { pairs: number; figures: AbFigure[]; decided: boolean }) => void
+}
+
+/** A against B in paired blocks until each figure is decided (loadlab ab): its report. */
+export declare function abCompare (options: AbOptions, control?: AbControl): Promise<AbReport>

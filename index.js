@@ -5,7 +5,7 @@
 //   mergeReports(reports)                    what `npm run merge` writes
 //   readReport(path)                         a report file, checked against report.schema.json
 //   history(folders, options)                what `loadlab history` shows: series, change points, the gate
-//   abCompare(options, { signal, onProgress }) what `loadlab ab A B` decides: its report (ab.schema.json)
+//   abCompare(options, { signal, onBlock, onLook })  what `loadlab ab A B` decides: its report
 // Options are the CLI's long options in camelCase, checked as the CLI checks them (loadtest/options.js):
 // a bad one rejects with the CLI's one-line message and a `code` (LAB_USAGE). docs/api.md has an example each.
 import { REPEATABLE, parseOptions } from './loadtest/options.js'

@@ -22,7 +22,7 @@
 //   node scripts/validate-ab.js record --server simple --rounds 40
 //   node scripts/validate-ab.js replay
 import { parseArgs } from 'node:util'
-import { mkdir, readFile, readdir } from 'node:fs/promises'
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runMain, usageError } from '../loadtest/errors.js'
@@ -33,6 +33,7 @@ import { prng } from '../loadtest/result/stats.js'
 import { machine } from '../loadtest/run/watch/machine.js'
 import { writeAtomic } from '../loadtest/report/write.js'
 import { AB } from '../loadtest/result/rules.js'
+import { abValidationText } from '../loadtest/text/ab.js'
 import { median, roundTo } from '../loadtest/result/stats.js'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -146,13 +147,28 @@ function wilson (k, n) {
   return { share: roundTo(p, 4), low, high: roundTo(Math.min(1, centre + half), 4), k, n }
 }
 
+// What the rounds show: per figure the geometric mean of H / A (what the heavier work moved it by
+// here) and the spread of A2 / A's log ratios (a pair's noise).
+function seenIn (rounds) {
+  const logs = (f, arm) => rounds.map((r) => Math.log(r.blocks.find((b) => b.arm === arm)[f] /
+    r.blocks.find((b) => b.arm === 'A')[f]))
+  const mean = (v) => v.reduce((s, x) => s + x, 0) / v.length
+  const sd = (v) => Math.sqrt(v.reduce((s, x) => s + (x - mean(v)) ** 2, 0) / (v.length - 1))
+  return {
+    heavierMoved: Object.fromEntries(Object.keys(FIGURES)
+      .map((f) => [f, roundTo(Math.exp(mean(logs(f, 'H'))), 3)])),
+    pairSd: Object.fromEntries(Object.keys(FIGURES).map((f) => [f, roundTo(sd(logs(f, 'A2')), 3)]))
+  }
+}
+
 // The replayed error rates of one strategy's rounds, under the cap `maxTime` (s).
-function replayServer (data, seed, maxTime = AB.maxTimeSec) {
+export function replayServer (data, seed, maxTime = AB.maxTimeSec) {
   const random = prng(seed)
   const rounds = data.rounds.filter((r) => ['A', 'A2', 'H'].every((arm) =>
     r.blocks.some((b) => b.arm === arm && b.status === 'ok' && b.rps && b.p50 && b.p99)))
   const n = rounds.length
   const out = { server: data.server, maxTimeSec: maxTime, rounds: n, blocksAnArm: n }
+  Object.assign(out, seenIn(rounds))
   for (const other of ['A2', 'H']) {
     const trials = Array.from({ length: TRIALS }, () => replayOne(rounds, other, random, maxTime))
     const perFigure = Object.fromEntries(Object.keys(FIGURES).map((f) => {
@@ -204,21 +220,59 @@ function liveTally (data) {
   }))
 }
 
-// summary.json and summary.md from every S-blocks.json and S-live.json in the folder.
+// The docs' quote of the summary: the line between these marks in each page (test/scripts/validate-ab.test.js
+// holds them to summary.json).
+export const MARK = ['<!-- ab-validated: scripts/validate-ab.js replay writes this line -->',
+  '<!-- /ab-validated -->']
+export const QUOTED = [{ page: 'docs/ab.md', short: false }, { page: 'docs/compare.md', short: true }]
+// What the validation asks of each strategy: figures of identical arms called different at most this
+// often, × HEAVIER called worse at least this often, a decision within this median time (s).
+const TARGETS = { falseAlarms: AB.falseAlarms, power: AB.power, medianSeconds: 240, blocksAnArm: 40 }
+// fewer rounds drawn with replacement would replay a handful of pairs over and over
+const MIN_ROUNDS = 10
+
+// Writes the summary's line between the marks of each quoting page.
+async function quote (summary) {
+  for (const { page, short } of QUOTED) {
+    const file = join(ROOT, page)
+    const text = await readFile(file, 'utf8')
+    const [from, to] = [text.indexOf(MARK[0]), text.indexOf(MARK[1])]
+    if (from === -1 || to < from) {
+      throw usageError(`${page}: no ${MARK[0]} … ${MARK[1]} to write into`)
+    }
+    const line = abValidationText(summary, { short })
+    await writeFile(file, `${text.slice(0, from)}${MARK[0]}\n${line}\n${text.slice(to)}`)
+  }
+}
+
+// summary.json from every S-blocks.json and S-live.json in the folder; in the kept folder, the docs' quote.
 async function replay ({ out, seed }) {
   const names = await readdir(out)
   const servers = names.filter((n) => n.endsWith('-blocks.json'))
     .map((n) => n.slice(0, -'-blocks.json'.length))
-  const summary = { ...head(null), trialsEach: TRIALS, rule: { ...AB }, servers: [], longer: [] }
+  const summary = {
+    ...head(null),
+    trialsEach: TRIALS,
+    minRounds: MIN_ROUNDS,
+    targets: TARGETS,
+    rule: { ...AB },
+    servers: [],
+    longer: []
+  }
   for (const server of servers) {
     const data = await readJson(join(out, `${server}-blocks.json`))
     const liveData = await readJson(join(out, `${server}-live.json`)).catch(() => null)
     const live = liveData ? liveTally(liveData) : null
+    if (data.rounds.length < MIN_ROUNDS) {
+      summary.servers.push({ server, rounds: data.rounds.length, live })
+      continue
+    }
     summary.servers.push({ ...replayServer(data, seed), live })
     // the same blocks under twice the cap: what more time buys on this machine
     summary.longer.push(replayServer(data, seed, 2 * AB.maxTimeSec))
   }
   await write(join(out, 'summary.json'), summary)
+  if (out === FOLDER) await quote(summary)
   process.stdout.write(JSON.stringify(summary, null, 2) + '\n')
 }
 

@@ -1,7 +1,7 @@
 // `npm run validate`: the kept validations, the second tier beside `npm test`. `npm test` checks the code
-// (rules on built input, each path once through real processes); these measure outcomes on this machine
-// (the capacity sweep against brute force, compare's, ab's and history's error rates, overload's shares) and
-// write their summaries where the docs quote them. Each entry is a command run in turn from the lab's
+// (rules on built input, each path once through real processes); these measure outcomes on this
+// machine (the capacity sweep against brute force, compare's, ab's and history's error rates, overload's
+// shares) and write their summaries where the docs quote them. Each entry is a command run in turn from the lab's
 // folder; a failed one is named and the rest still run (exit 1 if any failed, 2 for a usage error).
 //   node scripts/validate.js [--quick] [--only NAME,NAME] [--list]
 // --quick: the entries marked quick (minutes; CI runs them once, `npm run validate:quick`).

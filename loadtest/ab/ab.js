@@ -97,10 +97,10 @@ function armOf (kind, thing) {
 
 // Compares A and B (options: abCompare's, as the CLI's long options in camelCase, or its words
 // parsed): resolves the ab report. `signal` stops the run (the report keeps every block measured,
-// stopped 'interrupted'); `onProgress` hears { type: 'block', block } after each block and { type:
-// 'look', decision } after each pair.
+// stopped 'interrupted'); `onBlock(block)` hears each block once measured, `onLook(decision)` the
+// decision after each pair (decide.js decide).
 export async function abCompare (options, control = {}) {
-  const { signal = new AbortController().signal, onProgress = () => {} } = control
+  const { signal = new AbortController().signal, onBlock = () => {}, onLook = () => {} } = control
   const o = checkAbOptions(options)
   await planArms(o, signal)
   const seed = o.seed ?? randomInt(2 ** 32 - 1)
@@ -117,10 +117,10 @@ export async function abCompare (options, control = {}) {
       if (signal.aborted || blocks.some(unusable)) break
       const block = await runBlock(o, arm, pair, position + 1, { signal, calibration })
       blocks.push(block)
-      onProgress({ type: 'block', block })
+      onBlock(block)
     }
     decision = decide(blocks.filter((b) => !unusable(b)), o)
-    onProgress({ type: 'look', decision })
+    onLook(decision)
     const elapsed = (performance.now() - began) / 1000
     const pairSec = elapsed / pair
     stopped = stopNow({ decision, blocks, pairSec, elapsed, maxTime: o.maxTime, signal })

@@ -62,10 +62,9 @@ export async function main (argv) {
   }
   const stop = interruptions()
   try {
-    const onProgress = (e) => { if (e.type === 'block') say(blockLine(e.block)) }
     const { json, out, ...rest } = options
     const dir = await reportsDir(out)
-    const report = await abCompare(rest, { signal: stop.signal, onProgress })
+    const report = await abCompare(rest, { signal: stop.signal, onBlock: (b) => say(blockLine(b)) })
     say('')
     say(abHeading(report))
     process.stderr.write(renderText(abTable(report)))

@@ -43,14 +43,16 @@ export const KINDS = Object.freeze({
 // The options (loadtest/flags.js): the parser, the help and docs/reference/options.md read them;
 // each default is AB_DEFAULTS'.
 const d = AB_DEFAULTS
+const kinds = Object.keys(KINDS).join(', ')
 export const FLAGS = [{
   title: 'What A and B are',
   note: 'Both one kind, told by the form unless --kind says: a URL (http://…), a runtime ' +
-    '(node22, bun, deno), a server (simple, cluster, …), a work (NAME:ARG), a task file (a path: .js, .mjs, ' +
+    '(node22, bun, deno), a server (simple, cluster, …), a work (NAME:ARG), a task file (a path: ' +
+    '.js, .mjs, ' +
     '.cjs, .ts, #export allowed), or with --kind command a shell command that starts a service ' +
     'listening on 127.0.0.1:$PORT.',
   flags: [
-    { name: 'kind', arg: 'KIND', default: 'by the form', help: `one of ${Object.keys(KINDS).join(', ')}` },
+    { name: 'kind', arg: 'KIND', default: 'by the form', help: `one of ${kinds}` },
     { name: 'server', arg: 'NAME', default: d.server, help: 'the server a task, work or runtime runs in' },
     { name: 'work', arg: 'SPEC', default: 'the server\'s own', help: 'the work of two servers or runtimes' },
     { name: 'task', arg: 'PATH', help: 'the task two servers or runtimes run' },
@@ -260,7 +262,8 @@ export function checkAbOptions (given) {
   const names = ['a', 'b', ...Object.keys(AB_DEFAULTS)]
   const cli = Object.keys(given).find((k) => [...CLI_ONLY, 'help'].includes(k) && given[k])
   if (cli) {
-    throw usageError(`${flag(cli)}: an option of the command line only (abCompare returns the report)`)
+    throw usageError(`${flag(cli)}: an option of the command line only (abCompare returns the ` +
+      'report)')
   }
   const known = (k) => names.includes(k) || CLI_ONLY.includes(k) || k === 'help'
   const unknown = Object.keys(given).find((k) => !known(k))

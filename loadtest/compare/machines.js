@@ -1,19 +1,20 @@
-// Across machines by paired ratios (result/paired.js): each report's ratios to one baseline strategy, paired by
-// round on its own machine, its ranking by them, and the ratios that differ between the baseline report and
-// another beyond both intervals. A ratio is measured within one machine, so no ruler enters it.
+// Across machines by paired ratios (result/paired.js): each report's ratios to one baseline
+// strategy, paired by round on its own machine, its ranking by them, and the ratios that differ
+// between the baseline report and another beyond both intervals. A ratio is measured within one
+// machine, so no ruler enters it.
 import { PAIRED_FIGURES, pairedOf, ratiosApart } from '../result/paired.js'
 
-// The baseline strategy of the comparison: the baseline report's own (its paired block's), else its first
-// HTTP result's; every report's ratios divide by the same one.
+// The baseline strategy of the comparison: the baseline report's own (its paired block's), else its
+// first HTTP result's; every report's ratios divide by the same one.
 function baselineKey (entries, baseline) {
   const { report } = entries[baseline]
   return report.paired?.baseline ?? pairedOf(report.results)?.baseline ?? null
 }
 
-// Each report's paired block against the comparison's baseline strategy (null where the report has no rounds,
-// or that strategy failed there), and the ratios that are apart between the baseline report and each other:
-// { key, baseline, blocks: [paired | null], changed: [{ report, key, figure, here, there }] }. null where fewer
-// than two reports have rounds.
+// Each report's paired block against the comparison's baseline strategy (null where the report has
+// no rounds, or that strategy failed there), and the ratios that are apart between the baseline
+// report and each other: { key, baseline, blocks: [paired | null], changed: [{ report, key, figure,
+// here, there }] }. null where fewer than two reports have rounds.
 export function pairedAcross (entries, baseline) {
   const key = baselineKey(entries, baseline)
   if (!key) return null
@@ -30,7 +31,8 @@ export function pairedAcross (entries, baseline) {
       const h = here.get(e.key)
       for (const figure of PAIRED_FIGURES) {
         if (h && ratiosApart(h.figures[figure], e.figures[figure])) {
-          changed.push({ report: i, key: e.key, figure, here: h.figures[figure], there: e.figures[figure] })
+          const [here, there] = [h.figures[figure], e.figures[figure]]
+          changed.push({ report: i, key: e.key, figure, here, there })
         }
       }
     }

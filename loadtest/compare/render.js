@@ -90,7 +90,7 @@ function pairedAcrossSection (cmp) {
   const t = pairedAcrossOf(cmp)
   if (!t) return []
   const lines = t.notes.map((n) => `- ${mdEsc(n)}`)
-  return ['## Machines by paired ratios', '', PAIRED_LEAD, '', markdownTable(t), '', ...lines, '']
+  return ['## Machines by paired ratios', '', PAIRED_LEAD, '', markdownTable(t), ...lines, '']
 }
 
 // How to read the tables: units, ratios, marks, and what the noise verdicts rest on.
@@ -332,7 +332,6 @@ export function renderCompareMarkdown (cmp) {
     '# loadlab compare',
     '',
     reportsTable(cmp),
-    '',
     ...pairedAcrossSection(cmp),
     ...howToRead(cmp, http),
     ...httpSection(cmp, http),

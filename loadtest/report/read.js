@@ -1,7 +1,8 @@
 // One way to read a loadlab report from a file (compare, merge, history, --capacity-from,
-// scripts/capacity-cost.js, the package's readReport): a regular file, plain or gzip (a .json.gz), (not a FIFO, which would block the open, nor a device such as
-// /dev/zero, which never ends, nor a directory) of at most MAX_REPORT_BYTES, read with that bound whatever
-// its size says, parsed, checked to be a report of this schema with a `results` array and upgraded from
+// scripts/capacity-cost.js, the package's readReport): a regular file, plain or gzip (a .json.gz; not a
+// FIFO, which would block the open, nor a device such as /dev/zero, which never ends, nor a directory) of
+// at most MAX_REPORT_BYTES, read (and inflated) with that bound whatever its size says, parsed, checked
+// to be a report of this schema with a `results` array and upgraded from
 // older labs' forms (upgradeReport: the one place that reads them); validateReport then checks it against
 // report.schema.json (JSON Schema draft 2020-12, with ajv). What is wrong is one line, exit 2.
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs'

@@ -88,11 +88,12 @@ export async function writeAtomic (path, text, { force = false, fs = fsp } = {})
   return path
 }
 
-// Write a report: `<id>.json` first (the measurement; `<id>.json.gz` with gzip), then one file per renderer ({ md: (report) →
-// text, html: … }). The id is report.id or the next free suffix (a concurrent lab that took it first
-// gets EEXIST and this one moves on); the JSON carries the id it was written under. When `dir` cannot
-// take the JSON (disk full, folder gone or read-only), it goes to FALLBACK_DIR. Never throws for a
-// file it could not write: returns { dir, id, paths, fallback: { from, reason } | null, errors }.
+// Write a report: `<id>.json` first (the measurement; `<id>.json.gz` with gzip), then one file per
+// renderer ({ md: (report) → text, html: … }). The id is report.id or the next free suffix (a concurrent
+// lab that took it first gets EEXIST and this one moves on); the JSON carries the id it was written
+// under. When `dir` cannot take the JSON (disk full, folder gone or read-only), it goes to FALLBACK_DIR.
+// Never throws for a file it could not write: returns { dir, id, paths, fallback: { from, reason } |
+// null, errors }.
 export async function writeReport (report, {
   dir, renderers = {}, fallbackDir = FALLBACK_DIR, fs = fsp, gzip = false
 }) {

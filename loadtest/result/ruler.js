@@ -128,10 +128,10 @@ export function rulerOf (start, end = null) {
 }
 
 // What is wrong with a ruler, by report.schema.json's `ruler`: the first fault, { path, code, value, unit }, or
-// null. code: 'missing', 'not-array', 'not-number', 'infinite', 'negative', 'zero', 'not-integer', 'not-boolean',
-// 'not-string', 'too-large' or 'too-small' (past RULER_BOUNDS), or 'schema' (another rule: `rule` says
-// it); unit: what the figure counts ('cores', 'ms', 'rps', 'count', 'pct', 'ratio'), so that text/ruler.js
-// can say why no machine gives it.
+// null. code: 'missing', 'not-array', 'not-number', 'infinite', 'negative', 'zero', 'not-integer',
+// 'not-boolean', 'not-string', 'too-large' or 'too-small' (past RULER_BOUNDS), or 'schema' (another rule:
+// `rule` says it); unit: what the figure counts ('cores', 'ms', 'rps', 'count', 'pct', 'ratio'), so that
+// text/ruler.js can say why no machine gives it.
 export function rulerFault (ruler) {
   const validate = rulerValidator()
   if (validate(ruler)) return boundsFault(ruler)

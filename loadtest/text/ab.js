@@ -95,3 +95,82 @@ export function blockLine (b) {
     `p99 ${fig('p99', 1)} ms ` +
     `(${b.seconds} s${b.status === 'ok' ? '' : `, ${b.status}`})`
 }
+
+const SUMMARY = 'reports/reference/validate-ab/summary.json'
+
+// The validation's summary (scripts/validate-ab.js, reports/reference/validate-ab/summary.json) as the
+// docs quote it: per strategy its false alarms and power with their 95 % intervals, the median time,
+// what an undecided figure could show, the live runs, and the targets it misses, named.
+// `short`: what each strategy can detect, and its worst false alarms, in a sentence (compare.md's).
+export function abValidationText (summary, { file = SUMMARY, short = false } = {}) {
+  const rate = (w) => `${pct(w.share)} [${roundTo(w.low * 100, 1)}–${pct(w.high)}]`
+  const each = (figures, key) => Object.entries(figures)
+    .map(([f, v]) => `${FIGURE_WORDS[f]} ${rate(v[key])}`).join(', ')
+  const replayed = summary.servers.filter((s) => s.identical)
+  const unreplayed = summary.servers.filter((s) => !s.identical)
+    .map((s) => ` ${s.server}: ${s.rounds} rounds recorded, under the ${summary.minRounds} a replay ` +
+      'needs.')
+  if (short) {
+    const line = replayed.map((s) => {
+      const worst = Math.max(...Object.values(s.identical.figures).map((v) => v.falseAlarms.share))
+      return `${s.server} (${blocks(s, summary)}) detects about ${detects(s)} in ` +
+        `${summary.rule.maxTimeSec} s, its false alarms at most ${pct(worst)} a figure`
+    })
+    return `Measured by the kept validation (${file}; ${summary.note}): ${line.join('; ')}.` +
+      unreplayed.join('')
+  }
+  const strategies = replayed.map((s) => {
+    const longer = summary.longer?.find((x) => x.server === s.server)
+    const t = summary.targets
+    const missed = [
+      Object.values(s.identical.figures).some((v) => v.falseAlarms.share > t.falseAlarms) &&
+        'false alarms',
+      Object.values(s.heavier.figures).some((v) => v.power.share < t.power) && 'power',
+      s.heavier.medianSeconds > t.medianSeconds && 'time'
+    ].filter(Boolean)
+    const live = s.live
+      ? ` Live: ${s.live.aa.runs} identical runs (${s.live.aa.pairs} pairs) called ` +
+        `${liveCalls(s.live.aa, ['better', 'worse'])} different; ${s.live.ah.runs} heavier runs ` +
+        `(${s.live.ah.pairs} pairs) called ${liveCalls(s.live.ah, ['worse'])} worse.`
+      : ''
+    return `**${s.server}** (${blocks(s, summary)}, ${summary.trialsEach} replays each): ` +
+      'false alarms ' +
+      `${each(s.identical.figures, 'falseAlarms')}; power at × ${roundTo(summary.rule.effect, 2)} ` +
+      `${each(s.heavier.figures, 'power')} (the heavier work moved ${moved(s)} here); median time ` +
+      `${s.heavier.medianSeconds} s.` +
+      (longer ? ` With twice the time: power ${each(longer.heavier.figures, 'power')}.` : '') +
+      live + (missed.length
+      ? ` Misses the ${missed.join(' and ')} target${missed.length > 1 ? 's' : ''}: in ` +
+        `${summary.rule.maxTimeSec} s it can detect about ${detects(s)}.`
+      : ' Meets the targets.')
+  })
+  return `Measured by the kept validation (${file}; ${summary.note}): ${strategies.join(' ')}` +
+    unreplayed.join('')
+}
+
+// A strategy's blocks an arm, and the validation's ask when they fall short: "22 blocks an arm, under
+// the 40 asked".
+function blocks (s, summary) {
+  const asked = summary.targets?.blocksAnArm
+  return `${s.rounds} blocks an arm${asked && s.rounds < asked ? `, under the ${asked} asked` : ''}`
+}
+
+// What the heavier work moved each figure by, in the recorded rounds: "req/s × 0.82, …".
+function moved (s) {
+  return Object.entries(s.heavierMoved ?? {})
+    .map(([f, x]) => `${FIGURE_WORDS[f]} × ${roundTo(x, 2)}`).join(', ')
+}
+
+// What a strategy's undecided figures could have shown at the cap (their median): "req/s × 1.58, …".
+function detects (s) {
+  return Object.entries(s.heavier.figures).filter(([, v]) => v.medianDetectable)
+    .map(([f, v]) => `${FIGURE_WORDS[f]} × ${roundTo(v.medianDetectable, 2)}`).join(', ')
+}
+
+const pct = (x) => `${roundTo(x * 100, 1)} %`
+
+// How many of the live runs' figure calls were among `verdicts`, of all: "1 of 9".
+function liveCalls (tally, verdicts) {
+  const all = Object.values(tally.calls).flat()
+  return `${all.filter((v) => verdicts.includes(v)).length} of ${all.length} figures`
+}

@@ -99,18 +99,10 @@ const NO_MACHINE = {
   ratio: (v) => `a ratio of two figures is never ${v}`
 }
 
-// A value as a fault shows it: a number, a clipped string, or what it is.
-function shownValue (v) {
-  if (typeof v === 'number') return String(v)
-  if (v === undefined) return 'missing'
-  if (v !== null && typeof v === 'object') return Array.isArray(v) ? 'an array' : 'an object'
-  return JSON.stringify(v).slice(0, 60)
-}
-
 // The one line that says what is wrong with a ruler (result/ruler.js rulerFault), e.g.
 // "ruler.start.cores.effective is 0: no machine gives 0 cores".
-export function rulerFaultText ({ path, code, value, unit, rule }) {
-  const shown = shownValue(value)
+export function rulerFaultText ({ path, code, value, unit }) {
+  const shown = typeof value === 'number' ? String(value) : value === undefined ? 'missing' : JSON.stringify(value)
   if (code === 'missing') return `${path} is ${shown === 'missing' ? 'missing' : shown}: expected an object`
   if (code === 'not-array') return `${path} is ${shown}: expected an array`
   if (code === 'not-number') return `${path} is ${shown}: expected a number`
@@ -123,7 +115,6 @@ export function rulerFaultText ({ path, code, value, unit, rule }) {
   if (code === 'not-boolean') return `${path} is ${shown}: expected true or false`
   if (code === 'infinite') return `${path} is ${shown}: no machine gives an infinite figure`
   if (code === 'not-integer') return `${path} is ${shown}: expected a whole number`
-  if (code === 'schema') return `${path} is ${shown}: ${rule}`
   return `${path} is ${shown}: ${(NO_MACHINE[unit] ?? NO_MACHINE.ms)(shown)}`
 }
 

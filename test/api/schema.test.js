@@ -41,18 +41,23 @@ function kindOf (data) {
   if (data?.kind === 'loadlab-hold') return 'hold validation'
   if (data?.kind === 'loadlab-ab') return 'ab report'
   if (data?.kind === 'loadlab-ab-validation') return 'ab validation'
+  if (data?.kind === 'loadlab-rounds-validation') return 'rounds validation' // scripts/validate-rounds.js
   return 'unknown'
 }
 
 test('schema: every lab report in reports/reference/ is valid (ajv, draft 2020-12, strict), its old bounds upgraded', (t) => {
   const ajv = new Ajv2020({ allErrors: true, allowUnionTypes: true, strict: true })
   const validate = ajv.compile(schema)
+  const validateAb = ajv.compile(JSON.parse(readFileSync(join(ROOT, 'ab.schema.json'), 'utf8')))
   const skipped = {}
   let valid = 0
   for (const file of jsonFiles(join(ROOT, 'reports', 'reference'))) {
     const data = JSON.parse(readBounded(file)) // the reports are kept compressed
     const kind = kindOf(data)
     assert.notEqual(kind, 'unknown', `${relative(ROOT, file)}: a file of a kind this test does not know`)
+    if (kind === 'ab report') { // ab's own format: its own schema
+      assert.ok(validateAb(data), `${relative(ROOT, file)}: ${JSON.stringify(validateAb.errors?.slice(0, 3))}`)
+    }
     if (kind !== 'lab report') {
       skipped[kind] = (skipped[kind] ?? 0) + 1
       continue

@@ -1,6 +1,7 @@
-// A real `--runs 2` run of two servers: round 1 of every server, then round 2, each round in the order the
-// seed draws; each round keeps its number, place and start; the report carries the paired ratios to the
-// --baseline (too few pairs for an interval at 2), in the JSON (schema-checked), the Markdown and the table.
+// A real `--runs 2` run of two servers: round 1 of every server, then round 2, each round in the
+// order the seed draws; each round keeps its number, place and start; the report carries the paired
+// ratios to the --baseline (too few pairs for an interval at 2), in the JSON (schema-checked), the
+// Markdown and the table.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { runLab, readReport, tempDir } from '../helpers/lab.js'
@@ -12,14 +13,14 @@ import { join } from 'node:path'
 const SERVERS = ['simple', 'queued-threads']
 const SEED = 3
 const ARGS = ['--server', SERVERS.join(','), '--runs', '2', '--seed', String(SEED), '--baseline', 'queued-threads',
-  '-c', '2', '--amount', '20', '--warmup', '4', '--work', 'loop:1e5']
+  '-c', '2', '--amount', '10', '--warmup', '2', '--work', 'loop:1e4']
 
 let out, r, report
 before(async () => {
   out = await tempDir()
   r = await runLab([...ARGS, '--out', out.dir])
   report = await readReport(out.dir)
-}, { timeout: 180000 })
+}, { timeout: 480000 }) // four starts and stops on a busy machine
 after(() => out?.cleanup())
 
 test('rounds: every server\'s round 1 runs before any round 2, each round in the order --seed draws', async () => {
@@ -63,8 +64,8 @@ test('rounds: the report pairs each server with the --baseline by round, with to
     assert.equal(fig.why, 'too-few-pairs')
   }
   assert.equal(p.entries[0].figures.capacity, null)
-  assert.match(md, /## Paired ratios \(to queued-threads@loop:1e5, 2 rounds\)/)
-  assert.match(r.stderr, /Paired ratios \(to queued-threads@loop:1e5, 2 rounds\)/)
+  assert.match(md, /## Paired ratios \(to queued-threads@loop:1e4, 2 rounds\)/)
+  assert.match(r.stderr, /Paired ratios \(to queued-threads@loop:1e4, 2 rounds\)/)
   assert.match(r.stderr, /simple +[\d.]+ × \(2 of \d+ pairs\)/)
 })
 

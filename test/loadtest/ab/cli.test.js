@@ -16,7 +16,8 @@ import { checkAbOptions, parseAbArgs } from '../../../loadtest/ab/options.js'
 import { abCompare, LabError } from '../../../index.js'
 
 const CLI = join(ROOT, 'loadtest', 'ab', 'cli.js')
-const ab = (args) => execa(process.execPath, [CLI, ...args], { cwd: ROOT, reject: false, env: { LOADLAB_RULER: 'off' } })
+const ab = (args) =>
+  execa(process.execPath, [CLI, ...args], { cwd: ROOT, reject: false, env: { LOADLAB_RULER: 'off' } })
 const validate = new Ajv2020({ allowUnionTypes: true, strict: true })
   .compile(JSON.parse(readFileSync(join(ROOT, 'ab.schema.json'), 'utf8')))
 
@@ -49,13 +50,15 @@ test('ab options: each bad option is a usage error (exit 2) naming the option, b
     assert.doesNotMatch(err.message, /\n/)
   }
   // a task file that is not there: the lab's own check, before any block runs
-  await assert.rejects(abCompare({ a: './none-a.mjs', b: './none-b.mjs' }), (e) => e.exitCode === 2 && /--task/.test(e.message))
+  await assert.rejects(abCompare({ a: './none-a.mjs', b: './none-b.mjs' }),
+    (e) => e.exitCode === 2 && /--task/.test(e.message))
 })
 
 test('ab cli: a usage error is one line on stderr and exit 2 (npm run ab and loadlab ab)', async () => {
   const [own, bin] = await Promise.all([
     ab(['simple', 'loop:1e6']),
-    execa(process.execPath, [join(ROOT, 'bin', 'loadlab.js'), 'ab', 'simple'], { cwd: ROOT, reject: false })
+    execa(process.execPath, [join(ROOT, 'bin', 'loadlab.js'), 'ab', 'simple'],
+      { cwd: ROOT, reject: false })
   ])
   for (const r of [own, bin]) {
     assert.equal(r.exitCode, 2, r.stderr)
@@ -75,10 +78,12 @@ test('ab cli: two servers, capped after one pair: the report\'s fields, its sche
   assert.equal(r.exitCode, 0, r.stderr)
   const report = JSON.parse(r.stdout)
   assert.ok(validate(report), JSON.stringify(validate.errors))
-  assert.deepEqual(JSON.parse(readFileSync(join(out, readdirSync(out)[0]), 'utf8')), report, 'the file is the JSON')
+  const file = join(out, readdirSync(out)[0])
+  assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), report, 'the file is the JSON')
   assert.equal(report.stopped, 'max-time')
   assert.equal(report.pairs, 1)
-  assert.deepEqual([report.a, report.b], [{ kind: 'server', name: 'simple' }, { kind: 'server', name: 'queued-threads' }])
+  assert.deepEqual([report.a, report.b],
+    [{ kind: 'server', name: 'simple' }, { kind: 'server', name: 'queued-threads' }])
   assert.equal(report.settings.seed, seed)
   const order = report.blocks.sort((x, y) => x.position - y.position).map((b) => b.arm).join('')
   assert.equal(order, pairOrders(seed, 1)[0], 'the pair ran in the seed\'s order')
@@ -111,4 +116,19 @@ test('ab cli: two URLs receive only the request asked, nothing of the lab\'s own
   } finally {
     for (const s of servers) s.close()
   }
+})
+
+test('ab cli: two commands are started on $PORT per block, loaded and stopped', async (t) => {
+  const { dir: out, cleanup } = await tempDir()
+  t.after(cleanup)
+  const service = (word) => `node -e "require('http').createServer((q, s) => s.end('${word}'))` +
+    '.listen(process.env.PORT, \'127.0.0.1\')"'
+  const r = await ab([service('a'), service('b'), '--kind', 'command', '-a', '10', '--warmup', '0', '-c', '1',
+    '--max-time', '1', '--json', '--out', out])
+  assert.equal(r.exitCode, 0, r.stderr)
+  const report = JSON.parse(r.stdout)
+  assert.ok(validate(report), JSON.stringify(validate.errors))
+  assert.deepEqual([report.a.kind, report.b.kind], ['command', 'command'])
+  assert.equal(report.blocks.length, 2)
+  for (const b of report.blocks) assert.equal(b.status, 'ok')
 })

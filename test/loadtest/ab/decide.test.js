@@ -12,14 +12,16 @@ import { AB } from '../../../loadtest/result/rules.js'
 // Blocks of `pairs` pairs: A's figures `base`, B's `base` × `factor` per figure, each block's log
 // figures moved by a shared drift and its own noise of `sd` (seeded), each pair in the seeded
 // order.
-function blocks ({ pairs, factor = {}, sd = 0.1, seed = 1, base = { rps: 100, p50: 20, p99: 60 } }) {
+function blocks ({ pairs, factor = {}, sd = 0.1, seed = 1 }) {
+  const base = { rps: 100, p50: 20, p99: 60 }
   const noise = normals(seed)
   const orders = pairOrders(seed, pairs)
   return orders.flatMap((order, i) => {
     const drift = noise() * 0.3 // the machine moves between pairs: paired ratios cancel it
     const make = (arm) => Object.fromEntries(Object.entries(base).map(([k, v]) =>
       [k, v * (arm === 'B' ? factor[k] ?? 1 : 1) * Math.exp(drift + sd * noise())]))
-    return [...order].map((arm, p) => ({ pair: i + 1, position: p + 1, arm, status: 'ok', ...make(arm) }))
+    return [...order].map((arm, p) =>
+      ({ pair: i + 1, position: p + 1, arm, status: 'ok', ...make(arm) }))
   })
 }
 
@@ -45,7 +47,9 @@ test('ab decide: identical arms are called different in at most the rule\'s shar
   // a figure: the rule's rate, with two standard errors of 300 draws; a comparison's three figures:
   // a union bound
   const se = Math.sqrt(AB.falseAlarms * (1 - AB.falseAlarms) / trials)
-  for (const [f, n] of Object.entries(perFigure)) assert.ok(n / trials <= AB.falseAlarms + 2 * se, `${f}: ${n}`)
+  for (const [f, n] of Object.entries(perFigure)) {
+    assert.ok(n / trials <= AB.falseAlarms + 2 * se, `${f}: ${n}`)
+  }
   assert.ok(different / trials <= 3 * AB.falseAlarms, `${different} of ${trials}`)
 })
 
@@ -94,7 +98,8 @@ test('ab decide: at the cap a figure is undecided, with the smallest change its 
   const g = more.figures.find((x) => x.figure === f.figure)
   if (g.verdict === 'undecided') assert.ok(g.detectable < f.detectable)
   // the rule's last look
-  assert.equal(stopOf({ decision: { decided: false, pairs: AB.maxPairs }, pairSec: 1, elapsed: 1 }), 'max-pairs')
+  const last = { decided: false, pairs: AB.maxPairs }
+  assert.equal(stopOf({ decision: last, pairSec: 1, elapsed: 1 }), 'max-pairs')
 })
 
 test('ab decide: under the first look the ratio alone, undecided; a block without a figure ends that figure', () => {
@@ -116,6 +121,7 @@ test('ab decide: --fail-on is crossed by a worse verdict past its bound only', (
   assert.equal(crossed(worse, { metric: 'rps', bound: 0.1 }), true)
   assert.equal(crossed(worse, { metric: 'rps', bound: 0.25 }), false)
   assert.equal(crossed({ ...worse, verdict: 'undecided' }, { metric: 'rps', bound: 0.1 }), false)
-  assert.equal(crossed({ figure: 'p99', verdict: 'worse', ratio: 1.3 }, { metric: 'p99', bound: 0.2 }), true)
+  const slower = { figure: 'p99', verdict: 'worse', ratio: 1.3 }
+  assert.equal(crossed(slower, { metric: 'p99', bound: 0.2 }), true)
   assert.equal(crossed(worse, { metric: 'p99', bound: 0.1 }), false)
 })

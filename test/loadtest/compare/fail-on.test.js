@@ -12,6 +12,7 @@ import { METRICS } from '../../../loadtest/report/thresholds.js'
 import { usageError } from '../../../loadtest/errors.js'
 import { readBounded } from '../../../loadtest/report/read.js'
 import { ROOT } from '../../helpers/lab.js'
+import { readBounded } from '../../../loadtest/report/read.js'
 
 const REAL = JSON.parse(readBounded(join(ROOT, 'reports/reference/tours/2026-11-26T13-50-55Z-vm-tour.json.gz')))
 

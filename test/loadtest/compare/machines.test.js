@@ -1,13 +1,14 @@
-// compare across machines by paired ratios (compare/machines.js, text/paired.js) on built reports: each
-// machine's ratios to one baseline strategy side by side, its ranking, and a ratio named only where its
-// intervals on the two machines are apart.
+// compare across machines by paired ratios (compare/machines.js, text/paired.js) on built reports:
+// each machine's ratios to one baseline strategy side by side, its ranking, and a ratio named only
+// where its intervals on the two machines are apart.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { compareReports } from '../../../loadtest/compare/compare.js'
 import { renderCompareHtml, renderCompareMarkdown } from '../../../loadtest/compare/render.js'
 import { httpReport } from '../../fixtures/reports.js'
 
-// A fixture report whose HTTP results ran `n` rounds: server → its req/s per round (p50 and p99 from it).
+// A fixture report whose HTTP results ran `n` rounds: server → its req/s per round (p50 and p99
+// from it).
 function withRounds (report, perServer, { label = report.label, cores = 2 } = {}) {
   report.label = label
   report.machine.availableParallelism = cores
@@ -23,7 +24,8 @@ function withRounds (report, perServer, { label = report.label, cores = 2 } = {}
 const entries = (...reports) => reports.map((report, i) => ({ file: `r${i}.json`, report }))
 const round = (x, k) => x * (1 + 0.03 * Math.sin(3 * k + x)) // a machine's drift, the same for every server
 
-// `simple` is the baseline in each; `queued-threads` 1.7 × simple on both machines, or `there` on B.
+// `simple` is the baseline in each; `queued-threads` 1.7 × simple on both machines, or `there` on
+// B.
 function pair (there) {
   const a = withRounds(httpReport({ label: 'two cores' }), {
     simple: [0, 1, 2, 3, 4].map((k) => round(100, k)),

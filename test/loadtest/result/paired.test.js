@@ -1,6 +1,6 @@
-// Ratios paired by round (result/paired.js) on built results: the sign-flip interval's coverage is exact over
-// the sign-flip distribution, pairs are matched by round, the baseline is chosen as stated, a machine's ranking
-// follows its ratios with ties where the intervals meet.
+// Ratios paired by round (result/paired.js) on built results: the sign-flip interval's coverage is
+// exact over the sign-flip distribution, pairs are matched by round, the baseline is chosen as
+// stated, a machine's ranking follows its ratios with ties where the intervals meet.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import {
@@ -61,7 +61,8 @@ test('paired: past maxExactRounds the drawn subsets give the same interval each 
   assert.ok(a.coverage >= PAIRED.confidence)
 })
 
-// A built HTTP result with rounds: `rps` per round (and p50, p99 from it), `rounds` their lab rounds.
+// A built HTTP result with rounds: `rps` per round (and p50, p99 from it), `rounds` their lab
+// rounds.
 function result (server, rps, { rounds = rps.map((_, i) => i + 1), status = 'ok', capacity = null } = {}) {
   return {
     kind: 'http',

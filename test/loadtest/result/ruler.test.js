@@ -105,12 +105,6 @@ test('ruler: what is wrong with a ruler no machine gives is one line naming the 
   // an idle timer that never lagged is a machine's figure
   assert.equal(bad((r) => { r.start.timerLagMs.value = 0 }), null)
   assert.equal(rulerFaultText(rulerFault(null)), 'ruler is null: expected an object')
-  // the schema's other rules, each still one line naming the field
-  assert.equal(bad((r) => { r.start.foo = [1] }), 'ruler.start.foo is an array: not a ruler field')
-  assert.equal(bad((r) => { r.end = 5 }), 'ruler.end is 5: expected an object')
-  assert.equal(bad((r) => { r.start.at = 5 }), 'ruler.start.at is 5: expected a string')
-  assert.equal(bad((r) => { r.start.cores.scaling = [] }),
-    'ruler.start.cores.scaling is an array: must NOT have fewer than 1 items')
 })
 
 test('ruler: its line and table', () => {

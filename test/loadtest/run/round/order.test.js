@@ -1,5 +1,6 @@
-// The rounds' order (run/round/order.js): every round runs each entry once, in an order drawn from the seed;
-// one round keeps the plan's order; an entry that stands on another's result runs once, last.
+// The rounds' order (run/round/order.js): every round runs each entry once, in an order drawn from
+// the seed; one round keeps the plan's order; an entry that stands on another's result runs once,
+// last.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { roundOrders, standsOnOthers } from '../../../../loadtest/run/round/order.js'

@@ -11,14 +11,20 @@ const load = entryLoad({ server: 'simple' }, {
   connections: 2, amount: 20, durationSec: null, timeoutSec: 10, warmup: 5, runs: 2, recovery: false, rate: null
 })
 
-test('runEntry: a server through warm-up and two rounds, its work and runtime as it reported them, a clean stop', async () => {
+test('runEntry: a server through warm-up and a round per call, each booted anew and continuing its record, ' +
+  'its work and runtime as it reported them, a clean stop', async () => {
   const signal = new AbortController().signal
   const steps = []
-  const record = await runEntry({ server: 'simple', args: ['--work', 'loop:1e4'], work: 'loop:1e4' }, load, {
-    signal, progress: (text) => steps.push(text)
-  })
+  const entry = { server: 'simple', args: ['--work', 'loop:1e4'], work: 'loop:1e4' }
+  const progress = (text) => steps.push(text)
+  const first = await runEntry(entry, load, { signal, progress, at: { round: 1, place: 2, last: false } })
+  const at = { round: 2, place: 1, last: true }
+  const record = await runEntry(entry, load, { signal, progress, record: first, at })
+  assert.equal(record, first, 'the same record, continued')
   assert.equal(record.failure, null)
   assert.equal(record.rounds.length, 2)
+  assert.deepEqual(record.rounds.map((r) => [r.round, r.place]), [[1, 2], [2, 1]])
+  assert.ok(record.rounds[0].startedAt < record.rounds[1].startedAt)
   for (const r of record.rounds) {
     assert.equal(r.fire.completed, 20)
     assert.equal(r.fire.mismatches, 0, 'every body checked against the work\'s expected body')
@@ -26,7 +32,8 @@ test('runEntry: a server through warm-up and two rounds, its work and runtime as
   assert.equal(record.workReported, 'loop:1e4')
   assert.equal(record.runtime.node, process.version, 'the runtime the server said it runs')
   assert.deepEqual(record.stop, { exitCode: 0, signal: null, forced: false, leftovers: [] })
-  assert.deepEqual(steps, ['starting', 'warm-up', 'measuring round 1/2', 'measuring round 2/2', 'stopping'])
+  const one = (k) => ['starting', 'warm-up', `measuring round ${k}/2`, 'stopping']
+  assert.deepEqual(steps, [...one(1), ...one(2)])
 })
 
 test('runEntry: a server that exits at start is a failure record with its exit and stderr, not a throw', async () => {
