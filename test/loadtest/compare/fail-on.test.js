@@ -10,7 +10,6 @@ import { figureKind, higherIsBetter } from '../../../loadtest/result/better.js'
 import { FIGURE_KINDS, kindOf } from '../../../loadtest/result/verdict.js'
 import { METRICS } from '../../../loadtest/report/thresholds.js'
 import { usageError } from '../../../loadtest/errors.js'
-import { readBounded } from '../../../loadtest/report/read.js'
 import { ROOT } from '../../helpers/lab.js'
 import { readBounded } from '../../../loadtest/report/read.js'
 

@@ -12,7 +12,6 @@ import { CHARTED_REPORTS, renderCompareHtml, renderCompareMarkdown } from '../..
 import {
   createHistogram, encodeHistogram, histogramFault, recordMs, summarizeHistogram
 } from '../../../loadtest/result/histogram.js'
-import { readBounded } from '../../../loadtest/report/read.js'
 import { ROOT } from '../../helpers/lab.js'
 import { readBounded } from '../../../loadtest/report/read.js'
 
