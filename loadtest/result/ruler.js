@@ -128,10 +128,10 @@ export function rulerOf (start, end = null) {
 }
 
 // What is wrong with a ruler, by report.schema.json's `ruler`: the first fault, { path, code, value, unit }, or
-// null. code: 'missing', 'not-number', 'infinite', 'negative', 'zero', 'not-integer', 'not-boolean',
-// 'not-string', 'too-large' or 'too-small' (past RULER_BOUNDS), or 'schema' (another rule: `rule` says it);
-// unit: what the figure counts ('cores', 'ms', 'rps', 'count', 'pct', 'ratio'), so that text/ruler.js can say
-// why no machine gives it.
+// null. code: 'missing', 'not-array', 'not-number', 'infinite', 'negative', 'zero', 'not-integer',
+// 'not-boolean', 'not-string', 'too-large' or 'too-small' (past RULER_BOUNDS), or 'schema' (another rule:
+// `rule` says it); unit: what the figure counts ('cores', 'ms', 'rps', 'count', 'pct', 'ratio'), so that
+// text/ruler.js can say why no machine gives it.
 export function rulerFault (ruler) {
   const validate = rulerValidator()
   if (validate(ruler)) return boundsFault(ruler)
@@ -167,7 +167,9 @@ function faultCode (e, value) {
   if (e.keyword === 'minimum' || e.keyword === 'exclusiveMinimum') return value < 0 ? 'negative' : 'zero'
   return 'schema'
 }
-const TYPE_CODES = { number: 'not-number', integer: 'not-number', boolean: 'not-boolean', string: 'not-string' }
+const TYPE_CODES = {
+  number: 'not-number', integer: 'not-number', boolean: 'not-boolean', string: 'not-string', array: 'not-array'
+}
 
 // What the figure at a path counts, by its last name.
 function unitOf (steps) {

@@ -2,14 +2,14 @@
 // finite figure is refused with one line naming the field, and a field that must be an array says so.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { RULER_BOUNDS, rulerFault } from '../../../loadtest/result/ruler.js'
 import { rulerFaultText } from '../../../loadtest/text/ruler.js'
+import { readBounded } from '../../../loadtest/report/read.js'
 import { ROOT } from '../../helpers/lab.js'
 
-const KEPT = JSON.parse(readFileSync(join(ROOT, 'reports/reference/compare-validation/2026-11-28T02-43-30Z-vm-tour.json'),
-  'utf8')).ruler
+const KEPT = JSON.parse(readBounded(join(ROOT,
+  'reports/reference/compare-validation/2026-11-28T02-43-30Z-vm-tour.json.gz'))).ruler
 
 test('rulerFault: figures past RULER_BOUNDS are refused, naming the field; the kept ruler passes', () => {
   assert.equal(rulerFault(KEPT), null)
