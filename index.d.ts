@@ -470,6 +470,15 @@ export interface ComparisonMachines {
   rankings: Array<{ figure: 'rps' | 'capacity' | null; order: string[]; top: string | null }>
   flips: Array<{ report: number; above: string; below: string; sure: boolean }>
   decisions: Array<{ report: number; was: string; now: string; sure: boolean }>
+  /** Over reports with rounds: each one's paired ratios to one baseline strategy (`blocks`, null for a report
+   * without rounds) and the ratios whose intervals are apart between two reports; null with fewer than two. */
+  paired: {
+    baseline: string
+    blocks: Array<Paired | null>
+    changed: Array<{
+      report: number; key: string; figure: 'rps' | 'p50' | 'p99' | 'capacity'; here: PairedRatio; there: PairedRatio
+    }>
+  } | null
 }
 
 /** One report's cell of an HTTP row (its figures; beside the baseline, the verdict on each). */

@@ -418,7 +418,10 @@ function gateOutcomes (hist, bounds) {
         const disturbed = recent.filter((p) => p.disturbed).length
         const base = { series: s.id, bound: b.spec, machine: t.machine, disturbed }
         if (past) out.push({ ...base, why: 'change', change: last })
-        else if (disturbed) out.push({ ...base, why: 'disturbed', change: null, newest: recent.length })
+        // a series too short for the test gates nothing, disturbed or not (its words say it is too short)
+        else if (disturbed && t.status === 'tested') {
+          out.push({ ...base, why: 'disturbed', change: null, newest: recent.length })
+        }
       }
     }
   }
