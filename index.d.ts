@@ -458,7 +458,7 @@ export interface FigureVerdict {
 export interface RulerSetAside {
   /** moved: end against start, from its readings; offered: not its machine block's cores; scaling: effective
    * cores not its own scaling's; runs: its own runs show more cores; calibration: its loop not the report's. */
-  code: 'moved' | 'offered' | 'scaling' | 'runs' | 'calibration'
+  code: 'moved' | 'offered' | 'scaling' | 'runs'
   [field: string]: unknown
 }
 

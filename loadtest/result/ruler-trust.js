@@ -1,9 +1,9 @@
 // Whether a report's ruler may explain anything (the rule book's RULER_TRUST): a ruler that moved during its
-// run, or that the report's own machine block, scaling, runs or calibration contradict, is set aside. Pure:
+// run, or that the report's own machine block, scaling or runs contradict, is set aside. Pure:
 // the reason as a code with its figures; text/ruler.js says it.
 import { isNum } from './stats.js'
 import { RULER_TRUST } from './rules.js'
-import { RULER_WORKS, combinedSpread, readingFigures, rulerOf } from './ruler.js'
+import { combinedSpread, rulerOf } from './ruler.js'
 import { strategyModel } from './machine.js'
 import { STRATEGIES } from './strategies.js'
 
@@ -12,14 +12,13 @@ import { STRATEGIES } from './strategies.js'
 // 'offered' (its cores offered are not the machine block's: { offered, machine }),
 // 'scaling' (its effective cores far from its own scaling's speedup at the most threads: { effective, speedup }),
 // 'runs' (a strategy over processes or threads ran faster over one event loop than the cores it says:
-// { effective, shown, key, over }), 'calibration' (its single-thread loop far from the report's calibration of a
-// loop: { value, expected, work }).
+// { effective, shown, key, over }).
 export function rulerSetAside (report) {
   const ruler = report?.ruler
   if (!ruler?.start || typeof ruler.start !== 'object') return null
   const readings = [ruler.start, ...(ruler.end && typeof ruler.end === 'object' ? [ruler.end] : [])]
   return movedWhy(ruler) ?? offeredWhy(readings, report.machine) ?? scalingWhy(readings) ??
-    runsWhy(readings, report.results) ?? calibrationWhy(readings, report.calibration)
+    runsWhy(readings, report.results)
 }
 
 // The readings' own drift, end over start: the file's `moved` and `drift` are not read.
@@ -74,26 +73,4 @@ function runsWhy (readings, results) {
     }
   }
   return worst
-}
-
-// The ruler's loop is RULER_WORKS.loop; the report calibrated loops of its own (loop:N, this runtime): per
-// call they scale with N. Farther apart than RULER_TRUST.calibrationFactor either way, they were not one machine.
-function calibrationWhy (readings, calibration) {
-  const size = Number(RULER_WORKS.loop.split(':')[1])
-  if (!calibration || typeof calibration !== 'object') return null
-  for (const [work, c] of Object.entries(calibration)) {
-    const m = /^loop:([0-9.e+]+)$/i.exec(work)
-    const n = m ? Number(m[1]) : NaN
-    if (!(n > 0) || c?.method !== 'measured' || !(c.serviceMs > 0)) continue
-    const expected = c.serviceMs * size / n
-    for (const r of readings) {
-      const v = readingFigures(r)['single.loop']?.value
-      if (!(v > 0)) continue
-      const ratio = v / expected
-      if (ratio > RULER_TRUST.calibrationFactor || ratio < 1 / RULER_TRUST.calibrationFactor) {
-        return { code: 'calibration', value: v, expected: Number(expected.toPrecision(4)), work }
-      }
-    }
-  }
-  return null
 }

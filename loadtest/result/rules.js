@@ -364,11 +364,10 @@ export const RULER = rule('ruler', 'The ruler\'s drift',
 export const RULER_TRUST = rule('ruler-trust', 'When a ruler explains nothing',
   'compare sets a ruler aside (ratios judged raw) when its readings moved (RULER), its cores offered are not its ' +
   'machine block\'s, its effective cores are not its scaling\'s last speedup, its report\'s runs show over ' +
-  'coresShown × them (a pool over one event loop, same work), or its loop is calibrationFactor × off its ' +
-  'report\'s calibration.', {
+  'coresShown × them (a pool over one event loop, same work). Its loop is not held to the report\'s calibrated ' +
+  'service time: a warm server\'s loop and the ruler\'s differ by more than a machine does.', {
     coresShown: [roundTo(Math.exp(Math.hypot(COMPARE.floorRate, Math.log(1 + RULER.cores / 100))), 2),
-      'past a run\'s floor and a reading\'s quiet drift together', 'exp(hypot(floorRate, ln(1 + RULER.cores %)))'],
-    calibrationFactor: [3, 'a thread beside two busy processes on its core runs at a third of its speed']
+      'past a run\'s floor and a reading\'s quiet drift together', 'exp(hypot(floorRate, ln(1 + RULER.cores %)))']
   })
 
 export const MIXED_LOAD = rule('mixed', 'The mixed experiment\'s heavy load',

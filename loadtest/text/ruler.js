@@ -119,7 +119,6 @@ export function rulerFaultText ({ path, code, value, unit }) {
 }
 
 const times = (x) => `${x >= 1e6 ? x.toExponential(2) : fixedGrouped(x, x >= 10 ? 1 : 2)} ×`
-const ms = (x) => (x >= 1e6 ? x.toExponential(2) : msGrouped(x)) // a forged figure, short
 
 // Why a ruler explains nothing (result/ruler-trust.js rulerSetAside's code and figures), as words.
 const SET_ASIDE = {
@@ -129,9 +128,7 @@ const SET_ASIDE = {
   scaling: (w) => `its effective cores (${fixedGrouped(w.effective, 2)}) are not its own scaling's speedup at ` +
     `the most threads (${fixedGrouped(w.speedup, 2)}), the same figure`,
   runs: (w) => `its effective cores (${fixedGrouped(w.effective, 2)}) are far under what the report's own runs ` +
-    `show: ${w.key} ran ${times(w.shown)} the req/s of one event loop on the same work`,
-  calibration: (w) => `its single-thread loop (${ms(w.value)} ms per call) is not the report's own ` +
-    `calibration of ${w.work} (${ms(w.expected)} ms per call of the same size)`
+    `show: ${w.key} ran ${times(w.shown)} the req/s of one event loop on the same work`
 }
 
 // The one line that says a report's ruler was set aside, and why: "B's ruler is set aside: …".

@@ -51,8 +51,11 @@ function fromRounds (report, pick) {
     r.runs = rounds
     r.rps = mid.rps
     r.requests = mid.requests
-    r.latency = { ...r.latency, p50: mid.latency.p50, p99: mid.latency.p99, max: mid.latency.max }
+    // the median round's figures with that round's own histogram and timeline: a run agrees with its histogram
+    r.latency = { ...r.latency, ...mid.latency }
     r.latency.percentiles = { ...r.latency.percentiles, 50: mid.latency.p50, 99: mid.latency.p99 }
+    r.histograms = { ...r.histograms, latency: mid.histograms.latency }
+    r.timeline = mid.timeline
     r.spread = { rps: spread(rounds.map((x) => x.rps)), p99: spread(rounds.map((x) => x.latency.p99)) }
     r.efficiency = r.ideal?.rps ? r.rps / r.ideal.rps : null
   }

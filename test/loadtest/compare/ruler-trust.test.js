@@ -83,13 +83,7 @@ const forged = {
     return rulerFixture(r, r)
   },
   // disturbed at its start (0.6 cores, 1.96 at the end), its file saying it did not move
-  moved: () => ({ ...rulerFixture(rulerReading({ cores: 0.6 }), rulerReading()), drift: [], moved: false }),
-  // a single-thread loop no machine gives, beside the report's own calibration of a loop
-  calibration: () => {
-    const r = rulerReading()
-    r.single = { ...r.single, loop: { value: 1e300, spreadPct: 1, n: 5 } }
-    return rulerFixture(r, r)
-  }
+  moved: () => ({ ...rulerFixture(rulerReading({ cores: 0.6 }), rulerReading()), drift: [], moved: false })
 }
 
 test('a forged or disturbed ruler is set aside: the real regression behind it fails the gate, with one line why', () => {
@@ -136,7 +130,6 @@ test('the runs check reads the rule book: a pool past coresShown × the effectiv
   // the tour's pool and cluster run 1.8 × its event loop
   assert.equal(at(1.8 / RULER_TRUST.coresShown * 1.05), null)
   assert.equal(at(1.8 / RULER_TRUST.coresShown * 0.95)?.code, 'runs')
-  assert.ok(RULER_TRUST.calibrationFactor > 1)
 })
 
 test('a change put down to the machine fails --fail-on unless --allow-machine, and the line names the flag', () => {
