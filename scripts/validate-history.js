@@ -170,6 +170,7 @@ export function built (dir, { source = join(ROOT, 'reports/reference/tours/2026-
         x.latency.p50 *= f
         x.latency.p99 *= f
         x.rps /= f
+        delete x.histograms // scaled figures no longer match the tour's histogram: a built tour carries none
         if (phase === 'hog') Object.assign(x, { trusted: false, untrusted: ['disturbed: a CPU hog beside it'] })
       }
       writeFileSync(join(dir, `${r.id}.json`), JSON.stringify(r))

@@ -167,5 +167,5 @@ test('pack: npm pack, install into a fresh project, and there npx loadlab runs, 
 
   const bad = await execa('npx', ['loadlab', 'serve'], { cwd: app, env, reject: false })
   assert.equal(bad.exitCode, 2)
-  assert.deepEqual(ownLines(bad.stderr), ['loadlab: unknown command "serve"; commands: compare, merge, history, fanout, server, help, or lab options (loadlab help)'])
+  assert.deepEqual(ownLines(bad.stderr), ['loadlab: unknown command "serve"; commands: compare, merge, ab, history, fanout, server, help, or lab options (loadlab help)'])
 })

@@ -6,7 +6,7 @@
 // missing by the project's own installer (run/watch/runtimes.js, as `npm run runtimes` does), in before().
 import { before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { execa } from 'execa'
@@ -18,6 +18,8 @@ import { planLab } from '../../../../loadtest/lab.js'
 import { parseOptions } from '../../../../loadtest/options.js'
 import { ROOT, labReport, runLab, tempDir } from '../../../helpers/lab.js'
 import { httpReport } from '../../../fixtures/reports.js'
+
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 import { cpuStrategyNames } from '../../../../loadtest/catalog.js'
 
 // The instruments' check at start (servers/lib/instruments.js): Node trusts both; Bun's and Deno's
@@ -115,7 +117,7 @@ test('lab --node OWN,OTHER: one result per server per runtime, with its version;
     [`node${OWN}`, process.version, 'lab'],
     [`node${OTHER}`, other.node, 'provided']
   ])
-  assert.equal(json.machine.nodeSupported, '^20.19.0 || ^22.12.0 || ^24.0.0')
+  assert.equal(json.machine.nodeSupported, PACKAGE.engines.node)
   // the table, the Markdown and the page group the runs by runtime
   assert.deepEqual(json.results.length, 4)
   const rows = md.split('\n').filter((l) => /^\| node \d+\./.test(l)).map((l) => l.split(' | ').slice(0, 2).join(' '))
