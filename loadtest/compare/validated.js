@@ -25,12 +25,12 @@ export const VALIDATED = {
   power: {
     pairs: 10,
     runs: 80,
-    detected: 19,
-    share: 0.2375,
+    detected: 21,
+    share: 0.2625,
     reached: {
       runs: 33,
-      detected: 18,
-      share: 0.5454545454545454
+      detected: 20,
+      share: 0.6060606060606061
     }
   },
   setting: {
