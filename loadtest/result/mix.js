@@ -55,15 +55,26 @@ export class MixError extends Error {
 }
 
 const SHOWN_CHARS = 40
-// A value as a fault shows it: its JSON, clipped (a value nested too deep to stringify: its kind).
+const SHOWN_DEPTH = 32
+// A value as a fault shows it: its JSON, clipped; a value nested past SHOWN_DEPTH, its kind (whether a runtime's
+// JSON.stringify would overflow its stack on it or not: the words are the same on every Node line).
 const show = (v) => {
-  let s
-  try {
-    s = typeof v === 'number' && !Number.isFinite(v) ? String(v) : JSON.stringify(v) ?? String(v)
-  } catch {
-    s = `${Array.isArray(v) ? 'an array' : 'an object'} nested too deep to show`
-  }
+  const s = nestedPast(v, SHOWN_DEPTH)
+    ? `${Array.isArray(v) ? 'an array' : 'an object'} nested too deep to show`
+    : typeof v === 'number' && !Number.isFinite(v) ? String(v) : JSON.stringify(v) ?? String(v)
   return s.length > SHOWN_CHARS ? `${s.slice(0, SHOWN_CHARS - 3)}...` : s
+}
+
+// Whether v nests objects or arrays more than `depth` deep (an iterative walk: no stack to overflow).
+function nestedPast (v, depth) {
+  const stack = [[v, 0]]
+  while (stack.length) {
+    const [x, d] = stack.pop()
+    if (x === null || typeof x !== 'object') continue
+    if (d >= depth) return true
+    for (const y of Object.values(x)) stack.push([y, d + 1])
+  }
+  return false
 }
 
 // One class checked, its defaults filled in. `at` names it in a fault: `requests[1] (heavy)`.
