@@ -6,7 +6,7 @@ import { ROOT } from '../../catalog.js'
 import { median, percentile, roundTo } from '../../result/stats.js'
 import { CALIBRATION, TRUST } from '../../result/rules.js'
 import { waitMs } from '../../../servers/lib/workloads.js'
-import { childEndText } from '../../text/exit.js'
+import { childEndText, nodeExitText } from '../../text/exit.js'
 
 const CHILD = join(ROOT, 'loadtest', 'run', 'watch', 'calibrate-child.js')
 
@@ -107,7 +107,8 @@ export async function calibrate (
     else {
       out[spec] = {
         spec,
-        error: r.stderr ? r.stderr.split('\n').filter(Boolean).slice(-3).join(' | ') : childEndText(r, 'the work')
+        error: nodeExitText(r, 'the work') ??
+          (r.stderr ? r.stderr.split('\n').filter(Boolean).slice(-3).join(' | ') : childEndText(r, 'the work'))
       }
     }
   }
