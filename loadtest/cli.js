@@ -14,7 +14,7 @@ import { experimentTitle } from './text/sentences.js'
 import { writeReportFiles } from './report/files.js'
 import { commandText } from './result/command.js'
 import { secretArgs } from './fanout/secrets.js'
-import { runCli, runMain } from './errors.js'
+import { interruptions, runCli, runMain } from './errors.js'
 import { formatRoundProgress, formatRulerProgress } from './progress.js'
 import { THRESHOLD_EXIT, anyCrossed, thresholdRows, thresholdSummary } from './report/thresholds.js'
 
@@ -103,33 +103,6 @@ function progressRenderer (stream = process.stderr) {
       last = step
     } else if (stream.isTTY) {
       stream.write(`\r\x1b[K${prefix}: ${text}${e.type === 'done' ? '\n' : ''}`)
-    }
-  }
-}
-
-// Ctrl-C (or SIGTERM) once: abort the run and still write what was measured; twice: quit now.
-function interruptions () {
-  const controller = new AbortController()
-  let exitCode = null
-  const on = (sig) => {
-    if (exitCode !== null) process.exit(exitCode)
-    exitCode = sig === 'SIGTERM' ? 143 : 130
-    process.stderr.write(
-      `\ninterrupted (${sig}): stopping the current run and the server, writing what was measured (Ctrl-C again to ` +
-        'quit now)\n'
-    )
-    controller.abort(sig)
-  }
-  process.on('SIGINT', on)
-  process.on('SIGTERM', on)
-  return {
-    signal: controller.signal,
-    get exitCode () {
-      return exitCode
-    },
-    off () {
-      process.off('SIGINT', on)
-      process.off('SIGTERM', on)
     }
   }
 }

@@ -123,3 +123,31 @@ export function clip (text, max = 80) {
 export function protocolError (message) {
   return new LabError('LAB_HTTP_PROTOCOL', `protocol error: ${message}`)
 }
+
+// Ctrl-C (or SIGTERM) once: abort the run and still write what was measured; twice: quit now. `say` writes
+// the line that says so (the lab's and ab's CLIs).
+export function interruptions (say = (sig) => process.stderr.write(
+  `\ninterrupted (${sig}): stopping the current run and the server, writing what was measured (Ctrl-C again to ` +
+    'quit now)\n'
+)) {
+  const controller = new AbortController()
+  let exitCode = null
+  const on = (sig) => {
+    if (exitCode !== null) process.exit(exitCode)
+    exitCode = sig === 'SIGTERM' ? 143 : 130
+    say(sig)
+    controller.abort(sig)
+  }
+  process.on('SIGINT', on)
+  process.on('SIGTERM', on)
+  return {
+    signal: controller.signal,
+    get exitCode () {
+      return exitCode
+    },
+    off () {
+      process.off('SIGINT', on)
+      process.off('SIGTERM', on)
+    }
+  }
+}

@@ -17,31 +17,9 @@ import { defaultReportsDir } from '../settings.js'
 import { ROOT } from '../catalog.js'
 import { THRESHOLD_EXIT } from '../report/thresholds.js'
 import { userCwd, userPath } from '../paths.js'
-import { runCli, runMain, usageError } from '../errors.js'
+import { interruptions, runCli, runMain, usageError } from '../errors.js'
 
 const say = (text) => process.stderr.write(`${termText(text)}\n`)
-
-// Ctrl-C or SIGTERM once: stop the block, keep what was measured; twice: quit now.
-function interruptions () {
-  const controller = new AbortController()
-  let exitCode = null
-  const on = (sig) => {
-    if (exitCode !== null) process.exit(exitCode)
-    exitCode = sig === 'SIGTERM' ? 143 : 130
-    say(`interrupted (${sig}): stopping the block, writing the blocks measured (again to quit now)`)
-    controller.abort(sig)
-  }
-  process.on('SIGINT', on)
-  process.on('SIGTERM', on)
-  return {
-    signal: controller.signal,
-    get exitCode () { return exitCode },
-    off () {
-      process.off('SIGINT', on)
-      process.off('SIGTERM', on)
-    }
-  }
-}
 
 // The report's folder, made before any block runs (the lab's reports folder unless --out): one
 // line, exit 2.
@@ -60,7 +38,9 @@ export async function main (argv) {
     process.stdout.write(HELP)
     return 0
   }
-  const stop = interruptions()
+  // Ctrl-C or SIGTERM once: stop the block, keep what was measured; twice: quit now
+  const stop = interruptions((sig) =>
+    say(`interrupted (${sig}): stopping the block, writing the blocks measured (again to quit now)`))
   try {
     const { json, out, ...rest } = options
     const dir = await reportsDir(out)
