@@ -32,7 +32,7 @@ suite.stderr.on('data', (c) => { process.stderr.write(c) })
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => suite.kill(sig))
 suite.on('exit', (code, signal) => {
   stopLoops()
-  const count = (name) => Number(tail.match(new RegExp(`^ℹ ${name} (\\d+)$`, 'm'))?.[1] ?? NaN)
+  const count = (name) => Number(tail.match(new RegExp(`^(?:ℹ|#) ${name} (\\d+)$`, 'm'))?.[1] ?? NaN)
   const sec = Math.round((performance.now() - start) / 1000)
   const status = code ?? (signal ? 1 : 0)
   process.stderr.write(`test:busy: pass ${count('pass')}, fail ${count('fail')}, ${sec} s beside ${LOOPS} busy ` +

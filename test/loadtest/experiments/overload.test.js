@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { readFile, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { labReport, runLab, tempDir } from '../../helpers/lab.js'
-import { OVERLOAD_DEFAULTS, OVERLOAD_QUICK, goodputShareAt, recoveryOf, windowRecovered } from '../../../loadtest/result/overload.js'
+import { OVERLOAD_DEFAULTS, OVERLOAD_QUICK, goodputShareAt, recoveryOf } from '../../../loadtest/result/overload.js'
 import { SCHEMA } from '../../../loadtest/result/build.js'
 import { MAX_REPORT_BYTES } from '../../../loadtest/report/read.js'
 import { execFileSync } from 'node:child_process'
@@ -77,9 +77,8 @@ test('overload --quick at 2 × C: the deadline pool keeps goodput, the unbounded
   if (two(deadline).shedShare > 0) assert.ok(two(deadline).shedP50 < SLO, 'it says so before the target')
   assert.equal(two(unbounded).shedShare, 0, 'the unbounded queue never refuses')
   assert.ok(two(unbounded).timeouts > 0, 'its clients run out of patience instead')
-  // After the burst (0.7 → 2 → 0.7 × C) the deadline pool is good again, and no later than the unbounded
-  // queue after the same burst, which has its backlog to work off first (how soon is the machine's: the
-  // reference report's figure); each recovery is the rule's on its own windows.
+  // After the burst (0.7 → 2 → 0.7 × C) each recovery is the rule's on its own windows (how soon each pool
+  // is back, and whether the deadline pool is back first, are this machine's: test/validate/overload.validate.js).
   const windowOf = (o) => o.recovery.windows[1].t - o.recovery.windows[0].t
   const seen = (o) => o.recovery.windows.map((w) => `${w.t / 1000}s: ${w.good}/${w.offered} good, ${w.shed} shed, p99 ${w.p99}`).join('; ')
   for (const o of [deadline, unbounded]) {
@@ -91,19 +90,7 @@ test('overload --quick at 2 × C: the deadline pool keeps goodput, the unbounded
     // a schedule the watch stopped had its recovery confirmed on whole windows: never metastable
     if (stoppedAtMs !== null) assert.equal(o.recovery.metastable, false, seen(o))
   }
-  const back = (o) => (o.recovery.metastable ? Infinity : o.recovery.ms) // not back within the watch: never
-  const burstDisturbed = [byKey['queued-threads'], byKey['queued-threads/deadline']]
-    .some((r) => r.untrusted.some((x) => /^disturbed past capacity: .*the burst/.test(x)))
-  if (!burstDisturbed) {
-    assert.ok(back(deadline) <= back(unbounded),
-      `deadline back in ${back(deadline)} ms, unbounded in ${back(unbounded)} ms`)
-  }
-  // where the machine served the base load before the burst, a pool that sheds is back within the watch
-  const beforeMs = OVERLOAD_QUICK.burst.beforeSec * 1000
-  const base = deadline.recovery.windows.filter((w) => w.t + windowOf(deadline) <= beforeMs)
-  const served = base.every((w) => windowRecovered(w, SLO))
-  t.diagnostic(`deadline: ${seen(deadline)} (base load served before the burst: ${served}); unbounded: ${seen(unbounded)}`)
-  if (served) assert.equal(deadline.recovery.metastable, false, seen(deadline))
+  t.diagnostic(`deadline: ${seen(deadline)}; unbounded: ${seen(unbounded)}`)
   assert.ok(deadline.recovery.windows.length >= 5)
   assert.equal(goodputShareAt(byKey['queued-threads/deadline']), two(deadline).goodputShare)
   // the threshold reads the deadline pool's goodput at 2 × C, and passes exactly when it is over 0.7
