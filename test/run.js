@@ -2,7 +2,8 @@
 //
 // Every process the suites start inherits LOADLAB_TEST_MARK; after the run, any live process whose
 // environment still carries this run's mark is a leak: it is listed, killed by its pid, and the
-// suite fails. Usage: node test/run.js [file-or-dir ...] (default: every *.test.js under test/).
+// suite fails. Usage: node test/run.js [--times FILE] [file-or-dir ...] (default: every *.test.js under
+// test/); --times writes each file's seconds to FILE, longest first (helpers/times-reporter.js).
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { readdirSync, readFileSync, statSync } from 'node:fs'
@@ -110,6 +111,7 @@ export function markedProcesses (needle = `LOADLAB_TEST_MARK=${mark}`) {
 }
 
 const args = process.argv.slice(2)
+const times = args[0] === '--times' ? resolve(args.splice(0, 2)[1] ?? '') : null
 const files = args.length
   ? args.flatMap((a) => (statSync(a).isDirectory() ? findTests(resolve(a)) : [resolve(a)]))
   : findTests(join(root, 'test'))
@@ -119,7 +121,11 @@ if (files.length === 0) {
 }
 
 const concurrency = process.env.LOADLAB_TEST_CONCURRENCY ?? '4'
-const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...inRunOrder(files)], {
+const reporters = times
+  ? [`--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`, '--test-reporter-destination=stdout',
+      `--test-reporter=${join(root, 'test', 'helpers', 'times-reporter.js')}`, `--test-reporter-destination=${times}`]
+  : []
+const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, ...reporters, ...inRunOrder(files)], {
   cwd: root,
   stdio: 'inherit',
   // the lab's runs read no ruler (two readings of about a second each, in every run of the suite) unless
