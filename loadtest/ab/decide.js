@@ -5,11 +5,11 @@
 // AB.maxPairs stay at AB.falseAlarms. A figure is different once its interval leaves 1, same once
 // it lies inside 1 / effect … effect; the first call stands. Tests and scripts/validate-ab.js drive
 // it with built or recorded blocks.
-import jstatModule from 'jstat'
+import { lazyRequire } from '../lazy.js'
 import { AB } from '../result/rules.js'
 import { prng, roundTo } from '../result/stats.js'
 
-const { jStat } = jstatModule
+const jstat = lazyRequire('jstat')
 
 // The figures ab judges, each with the way it improves: req/s up, latency down.
 export const FIGURES = Object.freeze({ rps: 'higher', p50: 'lower', p99: 'lower' })
@@ -58,7 +58,7 @@ function meanSd (d) {
 const quantiles = new Map()
 function tInv (p, df) {
   const key = `${p}/${df}`
-  if (!quantiles.has(key)) quantiles.set(key, jStat.studentt.inv(p, df))
+  if (!quantiles.has(key)) quantiles.set(key, jstat().jStat.studentt.inv(p, df))
   return quantiles.get(key)
 }
 

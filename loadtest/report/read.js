@@ -7,11 +7,13 @@
 // report.schema.json (JSON Schema draft 2020-12, with ajv). What is wrong is one line, exit 2.
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { gunzipSync } from 'node:zlib'
-import Ajv2020 from 'ajv/dist/2020.js'
+import { lazyRequire } from '../lazy.js'
 import { LabError, clip } from '../errors.js'
 import { SCHEMA } from '../result/build.js'
 import { rulerFault } from '../result/ruler.js'
 import { rulerFaultText } from '../text/ruler.js'
+
+const ajv2020 = lazyRequire('ajv/dist/2020.js')
 
 // The report's JSON Schema, at the package's root (exported as loadlab/report.schema.json).
 export const SCHEMA_URL = new URL('../../report.schema.json', import.meta.url)
@@ -226,7 +228,7 @@ let validator = null // compiled on first use: most commands never read a report
 // The compiled schema (ajv: stops at the first fault; its `number` refuses Infinity, which 1e999 parses to).
 function schemaValidator () {
   if (validator) return validator
-  const ajv = new Ajv2020({ allErrors: false, allowUnionTypes: true, strict: true })
+  const ajv = new (ajv2020())({ allErrors: false, allowUnionTypes: true, strict: true })
   validator = ajv.compile(JSON.parse(readFileSync(SCHEMA_URL, 'utf8')))
   return validator
 }

@@ -5,10 +5,10 @@
 // least CHANGE.minSegment points long, so that a single spike is never a change (apache/otava#150).
 // Pure: numbers in, change points with their p-values, means and relative change out. The t distribution
 // is jstat's (the npm registry's jstat), not one written here.
-import jstatModule from 'jstat'
+import { lazyRequire } from '../lazy.js'
 import { CHANGE } from './rules.js'
 
-const { jStat } = jstatModule
+const jstat = lazyRequire('jstat')
 
 // Mean, sample standard deviation and count of xs[from, to).
 export function summary (xs, from = 0, to = xs.length) {
@@ -31,7 +31,7 @@ export function welch (a, b) {
   if (!(se > 0)) return { t: diff === 0 ? 0 : Math.sign(diff) * Infinity, df: null, pValue: diff === 0 ? 1 : 0 }
   const t = diff / se
   const df = (va + vb) ** 2 / ((a.n > 1 ? va ** 2 / (a.n - 1) : 0) + (b.n > 1 ? vb ** 2 / (b.n - 1) : 0))
-  const pValue = Math.min(1, 2 * jStat.studentt.cdf(-Math.abs(t), df))
+  const pValue = Math.min(1, 2 * jstat().jStat.studentt.cdf(-Math.abs(t), df))
   return { t, df, pValue }
 }
 

@@ -2,8 +2,10 @@
 // round's length), summarised into the report's latency shape in milliseconds, encoded so that rounds
 // and machines can later be merged exactly (hdr-histogram-js compressed base64, as HdrHistogram logs).
 import { inflateSync } from 'node:zlib'
-import * as hdr from 'hdr-histogram-js'
+import { lazyRequire } from '../lazy.js'
 import { PERCENTILES, roundTo } from './stats.js'
+
+const hdr = lazyRequire('hdr-histogram-js')
 
 // 3 significant digits: a recorded value is within 0.1 % of the true one (the report's histograms).
 const DIGITS = 3
@@ -13,7 +15,7 @@ export const COARSE_DIGITS = 2
 // A new empty histogram of microseconds up to an hour (1 µs resolution). The one factory of the lab:
 // `digits` COARSE_DIGITS for the many small histograms of a timeline.
 export function createHistogram ({ digits = DIGITS } = {}) {
-  return hdr.build({
+  return hdr().build({
     lowestDiscernibleValue: 1,
     highestTrackableValue: 60 * 60 * 1e6,
     numberOfSignificantValueDigits: digits,
@@ -52,7 +54,7 @@ export function summarizeHistogram (histogram) {
 
 // The histogram as a compressed base64 string (the HdrHistogram V2 encoding), for the report.
 export function encodeHistogram (histogram) {
-  return hdr.encodeIntoCompressedBase64(histogram)
+  return hdr().encodeIntoCompressedBase64(histogram)
 }
 
 // What a histogram read back may cost, whoever wrote it (a shard's report, a thread, a server): the lab's
@@ -111,7 +113,7 @@ function checkEncoded (text) {
 // A histogram back from encodeHistogram's string; a RangeError for one past DECODE_LIMITS.
 export function decodeHistogram (text) {
   checkEncoded(text)
-  return hdr.decodeFromCompressedBase64(text, 32, false)
+  return hdr().decodeFromCompressedBase64(text, 32, false)
 }
 
 // Several encoded histograms added into one (exact: counts per bucket add), or null when none.

@@ -5,9 +5,11 @@
 // loopback: { rttMs, rps, connections }, spawn: { workerMs, processMs }, timerLagMs }, each figure an
 // F = { value, spreadPct, n } (reports/README.md "ruler").
 import { readFileSync } from 'node:fs'
-import Ajv2020 from 'ajv/dist/2020.js'
+import { lazyRequire } from '../lazy.js'
 import { percentile } from './stats.js'
 import { RULER } from './rules.js'
+
+const ajv2020 = lazyRequire('ajv/dist/2020.js')
 
 // The figures a ruler is compared on, by their path in a reading, in the order they are shown.
 export const RULER_FIGURES = Object.freeze([
@@ -192,7 +194,7 @@ const UNITS = {
 let validator = null
 function rulerValidator () {
   if (validator) return validator
-  const ajv = new Ajv2020({ allErrors: false, allowUnionTypes: true, strict: true, verbose: true })
+  const ajv = new (ajv2020())({ allErrors: false, allowUnionTypes: true, strict: true, verbose: true })
   ajv.addSchema(JSON.parse(readFileSync(new URL('../../report.schema.json', import.meta.url), 'utf8')))
   validator = ajv.compile({ $ref: 'urn:loadlab:report:schema-1#/$defs/ruler' })
   return validator

@@ -4,12 +4,12 @@
 // work slower than calibrated when the server's tree was not itself crowding the cores) disturbs a round;
 // the strategy's own contention (more work at once than cores) is a finding, shown as a figure; the
 // generator's lag puts a latency verdict in doubt only where taking it out could flip the verdict.
-import jstatModule from 'jstat'
+import { lazyRequire } from '../lazy.js'
 import { roundTo } from './stats.js'
 import { FIT, TRUST } from './rules.js'
 import { WINDOW_MS } from '../settings.js'
 
-const { jStat } = jstatModule
+const jstat = lazyRequire('jstat')
 
 // The noise figures with a limit of their own (TRUST), each a cause of interference.
 const noiseFigures = ['stealPct', 'foreignCores', 'workInflation']
@@ -283,7 +283,7 @@ export function arrivalFit (counts, { binMs, arrival }) {
   if (!(mean > 0)) return null
   const df = bins.length - 1
   const d = bins.reduce((a, c) => a + (c - mean) ** 2, 0) / mean
-  const below = jStat.chisquare.cdf(d, df)
+  const below = jstat().jStat.chisquare.cdf(d, df)
   const tail = 1 - below < FIT.alpha / 2 ? 'bunched' : arrival === 'poisson' && below < FIT.alpha / 2 ? 'smooth' : null
   return { binMs: binMs * join, bins: bins.length, index: roundTo(d / df, 3), tail }
 }

@@ -1,5 +1,5 @@
 // One autocannon round: every response body verified, every request counted, the run timed by us.
-import autocannon from 'autocannon'
+import { lazyRequire } from '../../lazy.js'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as delay } from 'node:timers/promises'
 import { request } from './http.js'
@@ -10,6 +10,8 @@ import { holdToProtocol } from './autocannon-strict.js'
 import { createHistogram, recordMs } from '../../result/histogram.js'
 import { weightedCycle } from '../../result/mix.js'
 import { classCheck, classCounts, countClass } from './classes.js'
+
+const autocannon = lazyRequire('autocannon')
 
 // autocannon ends an amount round only at its next sample tick: a tick every 100 ms, not its default 1 s,
 // keeps a short round from idling up to a second (the lab's rounds, the bench's and the tests' helper).
@@ -239,7 +241,7 @@ export function fireRound ({
       instance?.stop()
     }
     try {
-      instance = autocannon(opts, (err, result) => {
+      instance = autocannon()(opts, (err, result) => {
         clearTimeout(drainTimer)
         signal?.removeEventListener('abort', onAbort)
         if (err) return reject(err)

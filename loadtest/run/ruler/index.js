@@ -2,7 +2,7 @@
 // server of the fleet starts and one after the last stopped (lab.js), kept as result/ruler.js rulerOf makes
 // it. The child is the lab's own node, bounded by READ_TIMEOUT_MS and the run's signal; it sends nothing
 // anywhere but to its own loopback server.
-import { execa } from 'execa'
+import { loadExeca } from '../../lazy.js'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { rulerFault, rulerOf } from '../../result/ruler.js'
@@ -32,6 +32,7 @@ export function rulerOff (env = process.env) {
 // rejects with one line when the child fails, is stopped by `signal`, or reads a figure no machine gives.
 export async function readRuler ({ signal, timeoutMs = READ_TIMEOUT_MS, execArgs = [] } = {}) {
   const t0 = performance.now()
+  const execa = await loadExeca()
   const r = await execa(process.execPath, [...execArgs, CHILD], {
     reject: false, cancelSignal: signal, timeout: timeoutMs, stdin: 'ignore', env: { ...process.env }
   })

@@ -1,5 +1,5 @@
 // Start a server with execa, wait until it is healthy, stop it and make sure nothing of it is left.
-import { execa } from 'execa'
+import { loadExeca } from '../../lazy.js'
 import pWaitFor from 'p-wait-for'
 import { request } from '../generate/http.js'
 import { isAlive, readStat, processTree } from './sample.js'
@@ -52,7 +52,7 @@ export function serverEnv (env = process.env) {
 // lines of its output, and a stop(). It runs in its own process group (detached): a terminal's Ctrl-C
 // goes to the whole foreground group, and must reach the lab only, which stops its servers itself
 // (they exit when the lab's IPC channel closes, so a killed lab still leaves none behind).
-function spawnServer ({ entry, args, cwd, env, keepLines, execPath, execArgs }) {
+function spawnServer ({ execa, entry, args, cwd, env, keepLines, execPath, execArgs }) {
   const argv = [entry, '--port', '0', '--host', '127.0.0.1', ...args]
   const child = execa(execPath, [...execArgs, ...argv], {
     ipc: true,
@@ -143,7 +143,7 @@ export async function startServer ({
   execPath = process.execPath,
   execArgs = []
 }) {
-  const server = spawnServer({ entry, args, cwd, env, keepLines, execPath, execArgs })
+  const server = spawnServer({ execa: await loadExeca(), entry, args, cwd, env, keepLines, execPath, execArgs })
   try {
     await awaitHealthy(server, { bootTimeoutMs, signal })
   } catch (err) {

@@ -1,6 +1,6 @@
 // Calibration: the single-thread time of each work spec, measured over several calls in ONE
 // long-lived child process, with the JIT tier shift noticed rather than averaged away.
-import { execa } from 'execa'
+import { loadExeca } from '../../lazy.js'
 import { join } from 'node:path'
 import { ROOT } from '../../catalog.js'
 import { median, percentile, roundTo } from '../../result/stats.js'
@@ -91,6 +91,7 @@ export async function calibrate (
   }
   if (measure.length === 0) return out
   const plan = { specs: measure, tasks, maxCalls, totalBudgetMs }
+  const execa = await loadExeca()
   const r = await execa(execPath, [...execArgs, CHILD], {
     env: { ...process.env },
     reject: false,
@@ -143,6 +144,7 @@ export const COLD_CALLS = 5
 export async function calibrateCold (
   spec, start, { calls = COLD_CALLS, signal, tasks = {}, execPath = process.execPath, execArgs = [] } = {}
 ) {
+  const execa = await loadExeca()
   const run = (plan) => execa(execPath, [...execArgs, CHILD], {
     env: { ...process.env }, reject: false, cancelSignal: signal, timeout: 120000, input: JSON.stringify(plan)
   })

@@ -2,7 +2,7 @@
 // working directory (its spec carries hashes of its file and input, so results of different code never
 // share a key), check it with one real call in a child process before any server starts (its result is
 // the expected body, or its `expected` export is), and the arguments that hand it to every server.
-import { execa } from 'execa'
+import { loadExeca } from '../../lazy.js'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ROOT } from '../../catalog.js'
@@ -54,7 +54,7 @@ const CHECK_GRACE_MS = 2000
 // call by `callMs`; killed when either runs out. Its answer comes over IPC ({ type: 'answer', line }),
 // never from stdout, which is the task's own (a console.log, or 100 MB, is dropped, not read). Resolves
 // execa's result plus `timedOut` ('setup' | 'call') and `answer` (the line, or null).
-function runCheck (t, { signal, setupMs, callMs }) {
+function runCheck (execa, t, { signal, setupMs, callMs }) {
   const child = execa(process.execPath, [CHILD], {
     reject: false,
     cancelSignal: signal,
@@ -90,7 +90,8 @@ export async function checkTask (work, { signal } = {}) {
   const { SETUP_TIMEOUT_MS } = await taskModule()
   const t = work.task
   const setupMs = Math.max(SETUP_TIMEOUT_MS, t.timeoutMs)
-  const r = await runCheck(t, { signal, setupMs: setupMs + CHECK_GRACE_MS, callMs: t.timeoutMs + CHECK_GRACE_MS })
+  const limits = { signal, setupMs: setupMs + CHECK_GRACE_MS, callMs: t.timeoutMs + CHECK_GRACE_MS }
+  const r = await runCheck(await loadExeca(), t, limits)
   const label = `--task ${t.path}${t.exportName === 'default' ? '' : '#' + t.exportName}`
   if (r.isCanceled || signal?.aborted || r.signal === 'SIGINT') throw abortError('interrupted while checking the task')
   if (r.timedOut === 'call') {
