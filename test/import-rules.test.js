@@ -95,7 +95,7 @@ test('import rules: the checker sees a violation when there is one', () => {
 function packagesImported () {
   const shipped = ['index.js', ...['bin', 'loadtest', 'servers'].flatMap((d) => filesOf(join(ROOT, d)))]
   const names = new Set()
-  const re = /(?:from|import\(|require\(|import)\s*['"]((?:@[\w.-]+\/)?[\w.-]+)[^'"]*['"]/g
+  const re = /(?:from|import\(|require\(|lazyRequire\(|import)\s*['"]((?:@[\w.-]+\/)?[\w.-]+)[^'"]*['"]/g
   for (const file of shipped) {
     for (const m of readFileSync(resolve(ROOT, file), 'utf8').matchAll(re)) {
       if (!m[1].startsWith('node:') && !m[1].startsWith('.')) names.add(m[1])

@@ -5,7 +5,7 @@
 // AB.maxPairs stay at AB.falseAlarms. A figure is different once its interval leaves 1, same once
 // it lies inside 1 / effect … effect; the first call stands. Tests and scripts/validate-ab.js drive
 // it with built or recorded blocks.
-import { lazyRequire } from '../lazy.js'
+import { lazyRequire } from '../result/lazy.js'
 import { AB } from '../result/rules.js'
 import { prng, roundTo } from '../result/stats.js'
 

@@ -7,7 +7,7 @@
 // report.schema.json (JSON Schema draft 2020-12, with ajv). What is wrong is one line, exit 2.
 import { closeSync, constants, fstatSync, openSync, readFileSync, readSync } from 'node:fs'
 import { gunzipSync } from 'node:zlib'
-import { lazyRequire } from '../lazy.js'
+import { lazyRequire } from '../result/lazy.js'
 import { LabError, clip } from '../errors.js'
 import { SCHEMA } from '../result/build.js'
 import { rulerFault } from '../result/ruler.js'

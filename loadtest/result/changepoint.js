@@ -5,7 +5,7 @@
 // least CHANGE.minSegment points long, so that a single spike is never a change (apache/otava#150).
 // Pure: numbers in, change points with their p-values, means and relative change out. The t distribution
 // is jstat's (the npm registry's jstat), not one written here.
-import { lazyRequire } from '../lazy.js'
+import { lazyRequire } from './lazy.js'
 import { CHANGE } from './rules.js'
 
 const jstat = lazyRequire('jstat')

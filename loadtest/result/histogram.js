@@ -2,7 +2,7 @@
 // round's length), summarised into the report's latency shape in milliseconds, encoded so that rounds
 // and machines can later be merged exactly (hdr-histogram-js compressed base64, as HdrHistogram logs).
 import { inflateSync } from 'node:zlib'
-import { lazyRequire } from '../lazy.js'
+import { lazyRequire } from './lazy.js'
 import { PERCENTILES, roundTo } from './stats.js'
 
 const hdr = lazyRequire('hdr-histogram-js')

@@ -5,7 +5,7 @@
 // loopback: { rttMs, rps, connections }, spawn: { workerMs, processMs }, timerLagMs }, each figure an
 // F = { value, spreadPct, n } (reports/README.md "ruler").
 import { readFileSync } from 'node:fs'
-import { lazyRequire } from '../lazy.js'
+import { lazyRequire } from './lazy.js'
 import { percentile } from './stats.js'
 import { RULER } from './rules.js'
 

@@ -4,7 +4,7 @@
 // work slower than calibrated when the server's tree was not itself crowding the cores) disturbs a round;
 // the strategy's own contention (more work at once than cores) is a finding, shown as a figure; the
 // generator's lag puts a latency verdict in doubt only where taking it out could flip the verdict.
-import { lazyRequire } from '../lazy.js'
+import { lazyRequire } from './lazy.js'
 import { roundTo } from './stats.js'
 import { FIT, TRUST } from './rules.js'
 import { WINDOW_MS } from '../settings.js'

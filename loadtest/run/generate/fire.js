@@ -1,5 +1,5 @@
 // One autocannon round: every response body verified, every request counted, the run timed by us.
-import { lazyRequire } from '../../lazy.js'
+import { lazyRequire } from '../../result/lazy.js'
 import { performance } from 'node:perf_hooks'
 import { setTimeout as delay } from 'node:timers/promises'
 import { request } from './http.js'

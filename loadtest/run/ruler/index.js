@@ -2,7 +2,7 @@
 // server of the fleet starts and one after the last stopped (lab.js), kept as result/ruler.js rulerOf makes
 // it. The child is the lab's own node, bounded by READ_TIMEOUT_MS and the run's signal; it sends nothing
 // anywhere but to its own loopback server.
-import { loadExeca } from '../../lazy.js'
+import { loadExeca } from '../../result/lazy.js'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { rulerFault, rulerOf } from '../../result/ruler.js'

@@ -1,5 +1,5 @@
 // Start a server with execa, wait until it is healthy, stop it and make sure nothing of it is left.
-import { loadExeca } from '../../lazy.js'
+import { loadExeca } from '../../result/lazy.js'
 import pWaitFor from 'p-wait-for'
 import { request } from '../generate/http.js'
 import { isAlive, readStat, processTree } from './sample.js'

@@ -1,6 +1,6 @@
 // Calibration: the single-thread time of each work spec, measured over several calls in ONE
 // long-lived child process, with the JIT tier shift noticed rather than averaged away.
-import { loadExeca } from '../../lazy.js'
+import { loadExeca } from '../../result/lazy.js'
 import { join } from 'node:path'
 import { ROOT } from '../../catalog.js'
 import { median, percentile, roundTo } from '../../result/stats.js'

@@ -2,7 +2,7 @@
 // working directory (its spec carries hashes of its file and input, so results of different code never
 // share a key), check it with one real call in a child process before any server starts (its result is
 // the expected body, or its `expected` export is), and the arguments that hand it to every server.
-import { loadExeca } from '../../lazy.js'
+import { loadExeca } from '../../result/lazy.js'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { ROOT } from '../../catalog.js'
