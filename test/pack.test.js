@@ -121,7 +121,7 @@ function typesPacked (app, files) {
   const pkg = JSON.parse(readFileSync(join(app, 'node_modules', 'loadlab', 'package.json'), 'utf8'))
   const declared = [pkg.types, pkg.exports['.'].types].map((f) => f.replace(/^\.\//, ''))
   assert.deepEqual(declared, ['index.d.ts', 'index.d.ts'])
-  for (const f of declared) {
+  for (const f of new Set(declared)) {
     const dts = readFileSync(join(app, 'node_modules', 'loadlab', f), 'utf8')
     const needs = [...dts.matchAll(/(?:from\s+|import\(|reference path=)['"](\.[^'"]+)['"]/g)].map((m) => m[1])
     for (const n of needs) assert.ok(files.some((p) => p.startsWith(join(dirname(f), n).replace(/\.js$/, ''))), `${f} needs ${n}`)
