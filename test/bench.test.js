@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { existsSync, readFileSync } from 'node:fs'
+import { parseFlags } from '../bench/bench.js'
 
 // Run bench/index.js with args; resolve { code, stdout, stderr } once it has exited.
 async function runBench (args) {
@@ -188,11 +189,19 @@ test('bench --quick --only dispatch: only the part asked for runs', async () => 
 })
 
 test('bench: a bad flag is one line on stderr and exit 2, before anything starts', async () => {
-  for (const args of [['--rounds', '0'], ['--nope'], ['--only', 'everything']]) {
-    const { code, stdout, stderr } = await runBench(args)
-    assert.equal(code, 2, args.join(' '))
-    assert.equal(stdout, '')
-    assert.equal(stderr.trim().split('\n').length, 1)
-    assert.match(stderr, /^bench: /)
+  // through the CLI once (every usage error takes the same way out of it) …
+  const { code, stdout, stderr } = await runBench(['--nope'])
+  assert.equal(code, 2)
+  assert.equal(stdout, '')
+  assert.equal(stderr.trim().split('\n').length, 1)
+  assert.match(stderr, /^bench: /)
+  // … and each rule where the CLI meets it (parseFlags, before anything starts), as the usage error it prints
+  for (const args of [['--rounds', '0'], ['--only', 'everything']]) {
+    assert.throws(() => parseFlags(args), (err) => {
+      assert.equal(err.exitCode, 2, args.join(' '))
+      assert.match(err.message, /^bench: /)
+      assert.doesNotMatch(err.message, /\n/, 'one line')
+      return true
+    })
   }
 })
