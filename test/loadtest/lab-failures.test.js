@@ -1,7 +1,7 @@
 // Servers that fail: one exits at start, one never becomes healthy, one crashes mid-run. Each is
 // reported failed with its exit code and stderr tail, the lab goes on and exits non-zero. Bad
 // options exit 2 before any server starts. Timeouts make a result untrusted, not hidden.
-import { test } from 'node:test'
+import { after, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { readdir } from 'node:fs/promises'
@@ -74,42 +74,49 @@ test(
   }
 )
 
+// One run read by two tests: a server that never becomes healthy, then wrong-body (every body verified).
+let neverHealthyRun = null
+let neverHealthyOut = null
+after(() => neverHealthyOut?.cleanup())
+function neverHealthyThenWrongBody () {
+  neverHealthyRun ??= (async () => {
+    const out = neverHealthyOut = await tempDir()
+    const r = await runLab(
+      [
+        '--server',
+        'never-healthy,wrong-body',
+        '--connections',
+        '2',
+        '--amount',
+        '40',
+        '--warmup',
+        '0',
+        '--work',
+        'loop:1e2',
+        '--out',
+        out.dir
+      ],
+      { env: { LOADLAB_BOOT_TIMEOUT_MS: '2000' } }
+    )
+    return { r, ...(await readReport(out.dir)) }
+  })()
+  return neverHealthyRun
+}
+
 test(
   'a server that never becomes healthy fails after the boot timeout; the next server still runs',
   { timeout: 120000 },
   async () => {
-    const out = await tempDir()
-    try {
-      const r = await runLab(
-        [
-          '--server',
-          'never-healthy,wrong-body',
-          '--connections',
-          '2',
-          '--amount',
-          '8',
-          '--warmup',
-          '0',
-          '--work',
-          'loop:1e2',
-          '--out',
-          out.dir
-        ],
-        { env: { LOADLAB_BOOT_TIMEOUT_MS: '2000' } }
-      )
-      assert.equal(r.exitCode, 1, r.stderr)
-      const { json } = await readReport(out.dir)
-      const [unhealthy, next] = json.results
-      assert.equal(unhealthy.status, 'failed')
-      assert.match(unhealthy.failure.reason, /\/health did not answer 200 within 2000 ms/)
-      assert.ok(unhealthy.failure.stderrTail.some((l) => l.includes('still warming up')))
-      assert.ok(unhealthy.failure.exitCode !== null || unhealthy.failure.signal !== null, 'how it ended is recorded')
-      assert.equal(next.server, 'wrong-body')
-      assert.equal(next.status, 'ok')
-      assert.equal(next.requests.completed, 8)
-    } finally {
-      await out.cleanup()
-    }
+    const { r, json } = await neverHealthyThenWrongBody()
+    assert.equal(r.exitCode, 1, r.stderr)
+    const [unhealthy, next] = json.results
+    assert.equal(unhealthy.status, 'failed')
+    assert.match(unhealthy.failure.reason, /\/health did not answer 200 within 2000 ms/)
+    assert.ok(unhealthy.failure.stderrTail.some((l) => l.includes('still warming up')))
+    assert.ok(unhealthy.failure.exitCode !== null || unhealthy.failure.signal !== null, 'how it ended is recorded')
+    assert.equal(next.server, 'wrong-body')
+    assert.equal(next.status, 'ok')
+    assert.equal(next.requests.completed, 40)
   }
 )
 
@@ -236,38 +243,19 @@ test('timeouts make a result untrusted, not hidden', { timeout: 60000 }, async (
 
 test(
   'every body is verified: wrong bodies are counted as mismatches and the run is untrusted',
-  { timeout: 60000 },
+  { timeout: 120000 },
   async () => {
-    const out = await tempDir()
-    try {
-      const r = await runLab([
-        '--server',
-        'wrong-body',
-        '--connections',
-        '2',
-        '--amount',
-        '40',
-        '--warmup',
-        '0',
-        '--work',
-        'loop:1e2',
-        '--out',
-        out.dir
-      ])
-      assert.equal(r.exitCode, 0, r.stderr)
-      const res = (await readReport(out.dir)).json.results[0]
-      assert.equal(res.requests.completed, 40)
-      assert.equal(res.requests.ok, 40)
-      assert.equal(res.requests.mismatches, 10, 'one in four bodies was wrong')
-      assert.equal(res.trusted, false)
-      assert.ok(res.untrusted.includes('10 body mismatches'), res.untrusted.join('; '))
-      assert.equal(res.telemetry, null, 'no /__lab/stats on this server')
-      assert.ok(
-        res.notes.some((n) => /no telemetry: POST \/__lab\/stats\/reset answered 404/.test(n)),
-        res.notes.join('; ')
-      )
-    } finally {
-      await out.cleanup()
-    }
+    const res = (await neverHealthyThenWrongBody()).json.results[1]
+    assert.equal(res.server, 'wrong-body')
+    assert.equal(res.requests.completed, 40)
+    assert.equal(res.requests.ok, 40)
+    assert.equal(res.requests.mismatches, 10, 'one in four bodies was wrong')
+    assert.equal(res.trusted, false)
+    assert.ok(res.untrusted.includes('10 body mismatches'), res.untrusted.join('; '))
+    assert.equal(res.telemetry, null, 'no /__lab/stats on this server')
+    assert.ok(
+      res.notes.some((n) => /no telemetry: POST \/__lab\/stats\/reset answered 404/.test(n)),
+      res.notes.join('; ')
+    )
   }
 )

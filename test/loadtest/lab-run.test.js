@@ -2,7 +2,6 @@
 // verified, machine, ruler and method are filled, and no process of the server is left.
 import { after, before, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import pWaitFor from 'p-wait-for'
@@ -114,37 +113,10 @@ for (const [i, server] of SERVERS.entries()) {
   })
 }
 
-test('--json prints the report on stdout, the same as the file; --no-ruler leaves the ruler out', { timeout: 60000 }, async (t) => {
-  const out = await tempDir()
-  t.after(() => out.cleanup())
-  const r = await runLab([
-    '--server',
-    'simple',
-    '--connections',
-    '2',
-    '--amount',
-    '10',
-    '--warmup',
-    '0',
-    '--work',
-    'fib:10',
-    '--json',
-    '--no-ruler',
-    '--out',
-    out.dir
-  ], RULER_ON)
-  assert.equal(r.exitCode, 0, r.stderr)
-  const printed = JSON.parse(r.stdout)
-  const { json, md } = await readReport(out.dir)
-  assert.deepEqual(printed, json)
-  assert.equal(json.ruler, undefined, '--no-ruler: no ruler')
-  assert.doesNotMatch(md, /Ruler/)
-  assert.equal(json.method.warmup, null)
-  assert.equal((await readdir(out.dir)).length, 3)
-})
-
+// One CLI run for --url, --runs, --json and --no-ruler (the ruler is on in its environment).
 test(
-  '--url loads a server started by hand: no outside sampling, said so; --runs 2 gives runs and spread',
+  '--url loads a server started by hand: no outside sampling, said so; --runs 2 gives runs and spread; --json prints ' +
+    'the report on stdout, the same as the file; --no-ruler leaves the ruler out',
   { timeout: 60000 },
   async () => {
     const out = await tempDir()
@@ -177,11 +149,18 @@ test(
         '0',
         '--runs',
         '2',
+        '--json',
+        '--no-ruler',
         '--out',
         out.dir
-      ])
+      ], RULER_ON)
       assert.equal(r.exitCode, 0, r.stderr)
-      const { json } = await readReport(out.dir)
+      const { json, md, files } = await readReport(out.dir)
+      assert.deepEqual(JSON.parse(r.stdout), json)
+      assert.equal(json.ruler, undefined, '--no-ruler: no ruler')
+      assert.doesNotMatch(md, /Ruler/)
+      assert.equal(json.method.warmup, null)
+      assert.equal(files.length, 3)
       assert.equal(json.method.url, `${url}/`)
       assert.equal(json.method.outsideSampling, false)
       assert.ok(json.notes.some((n) => /outside sampling skipped: --url/.test(n)))

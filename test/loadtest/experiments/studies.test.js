@@ -1,13 +1,16 @@
 // The studies heavy-cpu, sleep, long-vs-small and ssr-offload in their --quick form, end to end through the lab
 // (`npm run lab -- --experiment NAME --quick`): the report has the study's shape (runs, keys, table) and its
 // invariants hold. The four run side by side (each its own servers and report; what each asserts is its
-// study's shape, never a figure of the machine). dispatch: at the end of this file.
+// study's shape, never a figure of the machine), on fewer requests than --quick's where the shape does not
+// depend on them (the plans of --quick are checked on built input). dispatch: at the end of this file.
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { accounted, labReport, tempDir } from '../../helpers/lab.js'
 import { SERVERS as HEAVY } from '../../../loadtest/experiments/heavy-cpu.js'
 import { PERCENTILES } from '../../../loadtest/experiments/long-vs-small.js'
 import { experimentFor } from '../../../loadtest/experiments/index.js'
+import ssrOffload, { cases as offloadCases } from '../../../loadtest/experiments/ssr-offload.js'
+import { IMPL_NAMES } from '../../../loadtest/offload/index.js'
 import { experimentTable } from '../../../loadtest/report/table.js'
 
 // Run one quick experiment (runLab, in this process) into a temp dir; returns its report (JSON + Markdown).
@@ -99,7 +102,8 @@ describe('the studies --quick, side by side', { concurrency: true }, () => {
   })
 
   test('sleep --quick: four variants, then the pooled ones tuned (10 tasks/worker, 1000 ms idle)', async () => {
-    const { json } = await quick('sleep')
+    // connections 4: two requests a connection are enough for a body verified and a pool's threads seen
+    const { json } = await quick('sleep', ['--amount', '8', '--warmup', '0'])
     const keys = json.results.map((r) => r.key)
     assert.deepEqual(keys, [
       'sleep-variants/async-sleep-unpooled@sleep:20',
@@ -122,7 +126,7 @@ describe('the studies --quick, side by side', { concurrency: true }, () => {
   })
 
   test('long-vs-small --quick: long and small, without and with the API, and the full percentile column', async () => {
-    const { json } = await quick('long-vs-small')
+    const { json } = await quick('long-vs-small', ['--amount', '8']) // one request a connection
     assert.deepEqual(
       json.results.map((r) => r.variant),
       ['long', 'small', 'long+api', 'small+api']
@@ -145,11 +149,13 @@ describe('the studies --quick, side by side', { concurrency: true }, () => {
     )
   })
 
-  test('ssr-offload --quick: sync and each pool library in each mode, per scenario and concurrency, as the study ran', async () => {
-    const { json } = await quick('ssr-offload')
+  test('ssr-offload --quick: sync and each pool library in each mode, per concurrency, as the study ran', async () => {
+    // the real run on one scenario (--work: the React render, whose answers are compared with sync's); its
+    // three scenarios are the plan's, checked in the next test
+    const { json } = await quick('ssr-offload', ['--work', 'render:50'])
     assert.equal(json.method.tool, 'in-process')
     const impls = ['sync', 'piscina/threads', 'workerpool/threads', 'workerpool/processes', 'jest-worker/processes', 'jest-worker/threads']
-    assert.equal(json.results.length, 3 * 2 * impls.length)
+    assert.equal(json.results.length, 2 * impls.length)
     assert.deepEqual([...new Set(json.results.map((r) => r.impl))], impls)
     for (const r of json.results) {
       assert.equal(r.kind, 'offload')
@@ -173,11 +179,22 @@ describe('the studies --quick, side by side', { concurrency: true }, () => {
     for (const r of json.results.filter((x) => x.impl === 'sync' && x.conc === 2)) {
       assert.ok(r.batchMs >= 2 * r.innerMs * 0.99, `${r.key}: executions one after another`)
     }
-    await checkTable(json, 3 * 2 * impls.length)
+    await checkTable(json, 2 * impls.length)
     const table = await studyTable(json)
     assert.deepEqual(table.head, ['Demo', 'Conc', 'Args', 'Impl', 'M loops', 'WI time', 'WO time', 'pool start', 'mean latency', 'W result'])
     assert.ok(table.rows.every((row) => row[9] === 'pass'))
+    assert.deepEqual(table.rows.map((row) => row.slice(0, 4)), [1, 2].flatMap((c) => impls.map((i) => ['render', String(c), '50', i])))
   })
+})
+
+test('ssr-offload --quick plans each scenario at each concurrency with every implementation, in the study\'s order', () => {
+  const all = offloadCases({ ...ssrOffload.defaults, ...ssrOffload.quick })
+  const works = ['sleep:10', 'fib:20', 'render:50']
+  assert.deepEqual(
+    all.map((c) => [c.conc, c.scenario.work, c.impl.name]),
+    [1, 2].flatMap((conc) => works.flatMap((w) => IMPL_NAMES.map((i) => [conc, w, i])))
+  )
+  assert.equal(all.length, 3 * 2 * 6)
 })
 
 // dispatch --quick has its real runs elsewhere, not a third here: its whole matrix with every answer checked
