@@ -82,7 +82,8 @@ describe('compare on reports built from real rounds', () => {
     const out = join(dir, `lab-${work.replace(':', '-')}`)
     await mkdir(out)
     // in this process (the lab's CLI has its own tests; compare's CLI is the one under test here)
-    const args = ['--server', 'simple', '--work', work, '--connections', '2', '--amount', String(amount), '--runs', String(runs)]
+    const args = ['--server', 'simple', '--work', work, '--connections', '2', '--amount', String(amount),
+      '--runs', String(runs)]
     await labRun([...args, ...extra, '--out', out], { html: false })
     const json = (await readdir(out)).find((f) => f.endsWith('.json'))
     return JSON.parse(await readFile(join(out, json), 'utf8'))
@@ -136,7 +137,7 @@ describe('compare on reports built from real rounds', () => {
     assert.doesNotMatch(res.stdout + res.stderr, /✗ regressed/)
   })
 
-  test('a real difference (300 ms a request): worse, and --fail-on exits 99 naming the run and the figures', async () => {
+  test('a real difference (300 ms a request): worse, --fail-on exits 99 naming the run and the figures', async () => {
     const res = await cli([files.even, files.slower, '--fail-on', 'rps:-5%', '--fail-on', 'p99:+10000%'])
     assert.equal(res.exitCode, 99, res.stderr)
     const c = cells(res.stdout)

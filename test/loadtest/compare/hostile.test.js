@@ -32,7 +32,8 @@ for (const argv of JSON.parse(process.argv[1])) {
   out.push(got)
 }
 process.stdout.write(JSON.stringify(out))`
-  const r = await execa(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(argvs)], { cwd: ROOT, stdin: 'ignore' })
+  const r = await execa(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(argvs)],
+    { cwd: ROOT, stdin: 'ignore' })
   // each case's output as execa gives a process's: without its final newline
   const strip = (text) => text.replace(/\r?\n$/, '')
   return JSON.parse(r.stdout).map((got) => ({ ...got, stdout: strip(got.stdout), stderr: strip(got.stderr) }))
