@@ -168,6 +168,31 @@ describe('compareReports (pure)', () => {
   })
 })
 
+// compare's CLI (cli.js `run`: what `npm run compare` runs once the process started) on each argv in turn, in
+// ONE node process: [{ exitCode, stdout, stderr }]. For the cases past the first of a kind, which each
+// started a process (and loaded the charts) only to print one line.
+async function cliEach (argvs) {
+  const script = `import { run } from ${JSON.stringify(join(ROOT, 'loadtest', 'compare', 'cli.js'))}
+const out = []
+for (const argv of JSON.parse(process.argv[1])) {
+  const got = { stdout: '', stderr: '' }
+  const write = { stdout: process.stdout.write, stderr: process.stderr.write }
+  for (const k of ['stdout', 'stderr']) process[k].write = (c) => { got[k] += c; return true }
+  try {
+    got.exitCode = await run(argv)
+  } finally {
+    for (const k of ['stdout', 'stderr']) process[k].write = write[k]
+  }
+  out.push(got)
+}
+process.stdout.write(JSON.stringify(out))`
+  const r = await execa(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(argvs)],
+    { cwd: ROOT, stdin: 'ignore' })
+  // each case's output as execa gives a process's: without its final newline
+  const strip = (text) => text.replace(/\r?\n$/, '')
+  return JSON.parse(r.stdout).map((got) => ({ ...got, stdout: strip(got.stdout), stderr: strip(got.stderr) }))
+}
+
 describe('npm run compare on real reports', () => {
   let dir, a, b, bFile
   const cli = (args, opts = {}) =>
@@ -305,8 +330,10 @@ describe('npm run compare on real reports', () => {
       [[a.json, bFile, '--units', 'furlongs'], 'compare: --units must be one of ms, service, got "furlongs"'],
       [[a.json, bFile, '--frobnicate'], /^compare: Unknown option '--frobnicate'.* \(see --help\)$/]
     ]
-    for (const [args, message] of cases) {
-      const res = await cli(args)
+    // the first through the CLI's own process; the others through its `run`, all in one process
+    const results = [await cli(cases[0][0]), ...(await cliEach(cases.slice(1).map(([args]) => args)))]
+    for (const [i, [args, message]] of cases.entries()) {
+      const res = results[i]
       assert.equal(res.exitCode, 2, `${args.join(' ')}: ${res.stderr}`)
       assert.equal(res.stdout, '', args.join(' '))
       const lines = res.stderr.trim().split('\n')
@@ -318,8 +345,10 @@ describe('npm run compare on real reports', () => {
   })
 
   test('--html into a missing folder or under a file: one line, exit 2, nothing written, no stack', async () => {
-    for (const target of [join(dir, 'no-such-folder', 'c.html'), join(a.json, 'c.html')]) {
-      const res = await cli([a.json, bFile, '--html', target])
+    const targets = [join(dir, 'no-such-folder', 'c.html'), join(a.json, 'c.html')]
+    const results = await cliEach(targets.map((target) => [a.json, bFile, '--html', target]))
+    for (const [i, target] of targets.entries()) {
+      const res = results[i]
       assert.equal(res.exitCode, 2, target)
       assert.equal(res.stdout, '')
       assert.equal(res.stderr.trim().split('\n').length, 1, res.stderr)

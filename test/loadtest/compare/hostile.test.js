@@ -1,7 +1,8 @@
 // compare on hostile reports (issue 19): free text never reaches the terminal or the Markdown raw, bad
 // entries are refused in one line (exit 2) instead of a stack trace, the Markdown is never lost to the
 // page, an input report is never overwritten, and figures no measurement gives are flagged.
-// The CLI runs as a real child process on reports written to a temporary folder.
+// The CLI runs as a real child process on reports written to a temporary folder; where a test has several
+// cases, they run through the CLI's `run` in one child process (cliEach) rather than a process each.
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { lstat, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
@@ -12,6 +13,31 @@ import { httpReport } from '../../fixtures/reports.js'
 import { ROOT } from '../../helpers/reports-real.js'
 
 const cli = (args) => execa(process.execPath, ['loadtest/compare/cli.js', ...args], { cwd: ROOT, reject: false, stdin: 'ignore' })
+
+// compare's CLI (cli.js `run`: what `npm run compare` runs once the process started) on each argv in turn, in
+// ONE node process: [{ exitCode, stdout, stderr }] as each case wrote them (the same as compare.test.js's: a
+// helper for test/helpers/reports-real.js, which this change could not touch).
+async function cliEach (argvs) {
+  const script = `import { run } from ${JSON.stringify(join(ROOT, 'loadtest', 'compare', 'cli.js'))}
+const out = []
+for (const argv of JSON.parse(process.argv[1])) {
+  const got = { stdout: '', stderr: '' }
+  const write = { stdout: process.stdout.write, stderr: process.stderr.write }
+  for (const k of ['stdout', 'stderr']) process[k].write = (c) => { got[k] += c; return true }
+  try {
+    got.exitCode = await run(argv)
+  } finally {
+    for (const k of ['stdout', 'stderr']) process[k].write = write[k]
+  }
+  out.push(got)
+}
+process.stdout.write(JSON.stringify(out))`
+  const r = await execa(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(argvs)],
+    { cwd: ROOT, stdin: 'ignore' })
+  // each case's output as execa gives a process's: without its final newline
+  const strip = (text) => text.replace(/\r?\n$/, '')
+  return JSON.parse(r.stdout).map((got) => ({ ...got, stdout: strip(got.stdout), stderr: strip(got.stderr) }))
+}
 
 // Terminal and Unicode controls that must never be printed: ESC, BEL, the bidi override, a line separator.
 const CONTROLS = /[\x1b\x07\u202e\u2028]/ // eslint-disable-line no-control-regex
@@ -47,11 +73,13 @@ describe('compare: free text is escaped in the Markdown and on the terminal', ()
   })
 
   test('a refusal quoting a file (a JSON parser quotes its text, a file name) is one clean line', async () => {
-    const notJson = await cli([await save('bad.json', '\x1b[2J\x1b]0;pwned\x07{'), await save('ok.json', httpReport())])
+    const [notJson, missing] = await cliEach([
+      [await save('bad.json', '\x1b[2J\x1b]0;pwned\x07{'), await save('ok.json', httpReport())],
+      [join(dir, 'no\x1b[31mfile\u202e.json'), join(dir, 'ok.json')]
+    ])
     assert.equal(notJson.exitCode, 2)
     assert.match(notJson.stderr, /^compare: .*bad\.json is not JSON/)
     assert.doesNotMatch(notJson.stderr, CONTROLS)
-    const missing = await cli([join(dir, 'no\x1b[31mfile\u202e.json'), join(dir, 'ok.json')])
     assert.equal(missing.exitCode, 2)
     assert.match(missing.stderr, /^compare: cannot read \S*nofile\.json: no such file$/)
   })
@@ -70,22 +98,23 @@ describe('compare: bad entries are refused in one line (exit 2), never a stack t
     const withNull = httpReport()
     withNull.results.splice(1, 0, null)
     const ok = await save('plain.json', httpReport())
-    const res = await cli([await save('null-run.json', withNull), ok])
-    oneLine(res)
-    assert.match(res.stderr, /null-run\.json results\[1\] is not a run \(null\)/)
-
     const runtimes = httpReport()
     runtimes.results = runtimes.results.flatMap((r) => ['node20', 'node24'].map((label) => ({ ...r, key: `${r.key}#${label}`, runtime: { label, node: label } })))
     runtimes.results[2].key = 42
-    const multi = await cli([await save('runtimes.json', runtimes)])
-    oneLine(multi)
-    assert.match(multi.stderr, /results\[2\] has no string "key" \(got number\)/)
-
     const cpu = JSON.stringify({ ...httpReport(), label: null }).replace('"Intel(R) Xeon(R) CPU @ 2.20GHz"', deep)
-    oneLine(await cli([await save('deep-cpu.json', cpu), ok, '--html', join(dir, 'deep.html')]))
     const untrusted = httpReport()
     untrusted.results[0].untrusted = 'DEEP'
-    const res2 = await cli([ok, await save('deep-untrusted.json', JSON.stringify(untrusted).replace('"DEEP"', deep))])
+    const [res, multi, deepCpu, res2] = await cliEach([
+      [await save('null-run.json', withNull), ok],
+      [await save('runtimes.json', runtimes)],
+      [await save('deep-cpu.json', cpu), ok, '--html', join(dir, 'deep.html')],
+      [ok, await save('deep-untrusted.json', JSON.stringify(untrusted).replace('"DEEP"', deep))]
+    ])
+    oneLine(res)
+    assert.match(res.stderr, /null-run\.json results\[1\] is not a run \(null\)/)
+    oneLine(multi)
+    assert.match(multi.stderr, /results\[2\] has no string "key" \(got number\)/)
+    oneLine(deepCpu)
     oneLine(res2)
     assert.match(res2.stderr, /deep-untrusted\.json nests deeper than 64 levels/)
   })
@@ -132,14 +161,16 @@ describe('compare: an input report is never the output', () => {
     const b = await save('input-b.json', httpReport({ label: 'other' }))
     const before = await readFile(a, 'utf8')
     await symlink(a, join(dir, 'link-to-a.json'))
-    for (const page of [a, join(dir, '.', 'input-a.json'), join(dir, 'link-to-a.json')]) {
-      const res = await cli([a, b, '--html', page, '--force'])
+    const pages = [a, join(dir, '.', 'input-a.json'), join(dir, 'link-to-a.json')]
+    const results = await cliEach([...pages.map((page) => [a, b, '--html', page, '--force']),
+      [a, b, '--html', join(dir, 'page.html'), '--force']])
+    const ok = results.pop()
+    for (const res of results) {
       assert.equal(res.exitCode, 2, res.stderr)
       assert.match(res.stderr, /^compare: --html \S+ is the input report \S+input-a\.json; write the page to another file$/)
       assert.equal(res.stdout, '')
     }
     assert.equal(await readFile(a, 'utf8'), before, 'the input report is unchanged')
-    const ok = await cli([a, b, '--html', join(dir, 'page.html'), '--force'])
     assert.equal(ok.exitCode, 0, ok.stderr)
   })
 })
@@ -151,8 +182,10 @@ test('compare: --html F --force replaces only a regular file; a link or a FIFO i
   await symlink(other, link)
   const fifo = join(dir, 'nonfile-fifo.html')
   await execa('mkfifo', [fifo])
-  for (const [page, what] of [[link, 'a symbolic link'], [fifo, 'a FIFO']]) {
-    const res = await cli([a, a, '--html', page, '--force'])
+  const cases = [[link, 'a symbolic link'], [fifo, 'a FIFO']]
+  const results = await cliEach(cases.map(([page]) => [a, a, '--html', page, '--force']))
+  for (const [i, [page, what]] of cases.entries()) {
+    const res = results[i]
     assert.equal(res.exitCode, 2, res.stderr)
     const why = `it is ${what}, not a regular file (only one is replaced)`
     assert.equal(res.stderr, `compare: --html: cannot write ${page}: ${why}`)
