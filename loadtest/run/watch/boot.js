@@ -158,13 +158,16 @@ export async function startServer ({
 // its tree (every member ever seen) is left: leftovers are killed by pid and returned.
 export async function stopServer (server, { graceMs = STOP_GRACE_MS, seen = new Map() } = {}) {
   for (const s of processTree(server.pid)) seen.set(`${s.pid}:${s.startTime}`, { pid: s.pid, startTime: s.startTime })
-  seen.delete(`${server.pid}:${readStat(server.pid)?.startTime}`)
+  const startTime = readStat(server.pid)?.startTime
+  seen.delete(`${server.pid}:${startTime}`)
   let forced = false
   if (!server.exit) {
     try {
       process.kill(server.pid, 'SIGTERM')
     } catch {}
     const timer = setTimeout(() => {
+      // exited already (a zombie not yet reaped): a starved lab ran this timer before the exit event
+      if (!isAlive({ pid: server.pid, startTime })) return
       forced = true
       try {
         process.kill(server.pid, 'SIGKILL')

@@ -127,9 +127,10 @@ describe('compare on reports built from real rounds', () => {
     const res = await cli([files.even, files.odd, '--fail-on', 'rps:-1%', '--fail-on', 'p99:+1%'])
     assert.equal(res.exitCode, 0, res.stderr + res.stdout)
     const c = cells(res.stdout)
-    // whatever the ratio (40-request rounds of a busy suite moved 12×), the same code is within noise
-    assert.match(c['B req/s ×A'], /^[\d,]+\.\d\d× within noise$/)
-    assert.match(c['B p99 ×A'], /^[\d,]+\.\d\d× within noise$/)
+    // whatever the ratio (40-request rounds of a busy suite moved 12×), the same code is never called a
+    // change: within noise, or put down to a disturbance the lab marked (a busy suite's often is)
+    assert.match(c['B req/s ×A'], /^[\d,]+\.\d\d× (within noise|disturbed)$/)
+    assert.match(c['B p99 ×A'], /^[\d,]+\.\d\d× (within noise|disturbed)$/)
     assert.match(res.stdout, /Verdicts: Each figure has a 95 % interval from its own run/)
     assert.match(res.stdout, /- A \(.*\) carries no ruler: the machine cannot be told apart for it/)
     assert.match(res.stdout, /## Gates \(--fail-on\)/)
