@@ -11,7 +11,7 @@ import { MAX_REPORT_BYTES } from '../../../loadtest/report/read.js'
 import { checkReport, compareReports, CompareError, letter } from '../../../loadtest/compare/compare.js'
 import { mdEsc, renderCompareHtml, renderCompareMarkdown } from '../../../loadtest/compare/render.js'
 import { httpReport, dispatchReport } from '../../fixtures/reports.js'
-import { assertRatio, makeRealReport, ROOT } from '../../helpers/reports-real.js'
+import { assertRatio, cliEach, makeRealReport, ROOT } from '../../helpers/reports-real.js'
 
 function entries (...reports) {
   return reports.map((report, i) => ({ file: `r${i}.json`, report }))
@@ -167,31 +167,6 @@ describe('compareReports (pure)', () => {
     assert.ok(!/<link|src=|@import/.test(html))
   })
 })
-
-// compare's CLI (cli.js `run`: what `npm run compare` runs once the process started) on each argv in turn, in
-// ONE node process: [{ exitCode, stdout, stderr }]. For the cases past the first of a kind, which each
-// started a process (and loaded the charts) only to print one line.
-async function cliEach (argvs) {
-  const script = `import { run } from ${JSON.stringify(join(ROOT, 'loadtest', 'compare', 'cli.js'))}
-const out = []
-for (const argv of JSON.parse(process.argv[1])) {
-  const got = { stdout: '', stderr: '' }
-  const write = { stdout: process.stdout.write, stderr: process.stderr.write }
-  for (const k of ['stdout', 'stderr']) process[k].write = (c) => { got[k] += c; return true }
-  try {
-    got.exitCode = await run(argv)
-  } finally {
-    for (const k of ['stdout', 'stderr']) process[k].write = write[k]
-  }
-  out.push(got)
-}
-process.stdout.write(JSON.stringify(out))`
-  const r = await execa(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(argvs)],
-    { cwd: ROOT, stdin: 'ignore' })
-  // each case's output as execa gives a process's: without its final newline
-  const strip = (text) => text.replace(/\r?\n$/, '')
-  return JSON.parse(r.stdout).map((got) => ({ ...got, stdout: strip(got.stdout), stderr: strip(got.stderr) }))
-}
 
 describe('npm run compare on real reports', () => {
   let dir, a, b, bFile

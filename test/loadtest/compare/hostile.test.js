@@ -10,34 +10,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { execa } from 'execa'
 import { httpReport } from '../../fixtures/reports.js'
-import { ROOT } from '../../helpers/reports-real.js'
+import { ROOT, cliEach } from '../../helpers/reports-real.js'
 
 const cli = (args) => execa(process.execPath, ['loadtest/compare/cli.js', ...args], { cwd: ROOT, reject: false, stdin: 'ignore' })
-
-// compare's CLI (cli.js `run`: what `npm run compare` runs once the process started) on each argv in turn, in
-// ONE node process: [{ exitCode, stdout, stderr }] as each case wrote them (the same as compare.test.js's: a
-// helper for test/helpers/reports-real.js, which this change could not touch).
-async function cliEach (argvs) {
-  const script = `import { run } from ${JSON.stringify(join(ROOT, 'loadtest', 'compare', 'cli.js'))}
-const out = []
-for (const argv of JSON.parse(process.argv[1])) {
-  const got = { stdout: '', stderr: '' }
-  const write = { stdout: process.stdout.write, stderr: process.stderr.write }
-  for (const k of ['stdout', 'stderr']) process[k].write = (c) => { got[k] += c; return true }
-  try {
-    got.exitCode = await run(argv)
-  } finally {
-    for (const k of ['stdout', 'stderr']) process[k].write = write[k]
-  }
-  out.push(got)
-}
-process.stdout.write(JSON.stringify(out))`
-  const r = await execa(process.execPath, ['--input-type=module', '-e', script, JSON.stringify(argvs)],
-    { cwd: ROOT, stdin: 'ignore' })
-  // each case's output as execa gives a process's: without its final newline
-  const strip = (text) => text.replace(/\r?\n$/, '')
-  return JSON.parse(r.stdout).map((got) => ({ ...got, stdout: strip(got.stdout), stderr: strip(got.stderr) }))
-}
 
 // Terminal and Unicode controls that must never be printed: ESC, BEL, the bidi override, a line separator.
 const CONTROLS = /[\x1b\x07\u202e\u2028]/ // eslint-disable-line no-control-regex
