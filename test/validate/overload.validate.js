@@ -38,6 +38,7 @@ test('overload --quick at 2 × C on this machine: the deadline pool keeps goodpu
     `unbounded goodput ${unbounded.goodputShare} of C`)
   assert.ok(deadline.goodputShare > unbounded.goodputShare)
   assert.ok(deadline.shedShare > SHED_AT_LEAST)
+  assert.ok(deadline.shedP50 < SLO, 'the deadline pool refuses before the target')
   assert.ok(unbounded.goodputShare <= UNBOUNDED_AT_MOST)
   const back = (r) => (r.overload.recovery.metastable ? Infinity : r.overload.recovery.ms) // never back: Infinity
   t.diagnostic(`back after the burst: deadline ${back(run('deadline'))} ms, unbounded ${back(run(null))} ms`)

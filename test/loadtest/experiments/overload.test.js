@@ -72,9 +72,12 @@ test('overload --quick at 2 × C: the deadline pool keeps goodput, the unbounded
     assert.ok(byKey[key].untrusted.some((x) => /^disturbed past capacity: .*2 × C/.test(x)), byKey[key].untrusted.join('; '))
     t.diagnostic(`${key} at 2 × C was disturbed: ${byKey[key].untrusted.join('; ')}`)
   }
-  // what a deadline guarantees: a refusal comes before the target (how much of C each pool keeps, and how
-  // much the deadline pool sheds, are this machine's figures: test/validate/overload.validate.js)
-  if (two(deadline).shedShare > 0) assert.ok(two(deadline).shedP50 < SLO, 'it says so before the target')
+  // what a deadline guarantees: a refusal comes before the target, as the client sees it where nothing
+  // else held the generator back (a disturbed step's answers wait on the machine; how much of C each pool
+  // keeps, and how much the deadline pool sheds, are this machine's: test/validate/overload.validate.js)
+  if (two(deadline).shedShare > 0 && !two(deadline).disturbed) {
+    assert.ok(two(deadline).shedP50 < SLO, 'it says so before the target')
+  }
   assert.equal(two(unbounded).shedShare, 0, 'the unbounded queue never refuses')
   assert.ok(two(unbounded).timeouts > 0, 'its clients run out of patience instead')
   // After the burst (0.7 → 2 → 0.7 × C) each recovery is the rule's on its own windows (how soon each pool
