@@ -40,7 +40,7 @@ test('a thread reads the same epoch as the thread that started it (its own offse
     const got = new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject) })
     worker.postMessage(new URL('../../../loadtest/run/epoch.js', import.meta.url).href)
     const { lo, at, hi } = await got
-    assert.ok(at >= lo - 0.1 && at <= hi + 0.1, `the thread's ${at} outside [${lo}, ${hi}]`)
+    assert.ok(at >= lo - SLACK_MS && at <= hi + SLACK_MS, `the thread's ${at} outside [${lo}, ${hi}]`)
   } finally {
     await worker.terminate()
   }
