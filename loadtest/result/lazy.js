@@ -1,4 +1,4 @@
-// Libraries loaded when first used, not when a module that uses them is imported: ajv, jstat,
+// Libraries loaded when first used, not when a module that uses them is imported: ajv, jstat, autocannon,
 // hdr-histogram-js and execa cost more CPU to load than the rest of the lab, and a refusal, --help or a
 // compare needs few of them (every command the suite and a user type starts faster). Here, below everything,
 // so result/ may use it too.
