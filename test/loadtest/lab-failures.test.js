@@ -10,6 +10,9 @@ import { runLab, readReport, tempDir, accounted } from '../helpers/lab.js'
 import { planLab } from '../../loadtest/lab.js'
 import { parseOptions } from '../../loadtest/options.js'
 
+// The small load each run here puts on its servers: 40 requests of a trivial work on 2 connections.
+const LOAD = ['--connections', '2', '--amount', '40', '--warmup', '0', '--work', 'loop:1e2']
+
 test(
   'failed servers are recorded with exit code and stderr tail; the lab goes on and exits 1',
   { timeout: 120000 },
@@ -17,20 +20,7 @@ test(
     const out = await tempDir()
     try {
       const r = await runLab(
-        [
-          '--server',
-          'exits-at-start,crash-mid-run,simple',
-          '--connections',
-          '2',
-          '--amount',
-          '40',
-          '--warmup',
-          '0',
-          '--work',
-          'loop:1e2',
-          '--out',
-          out.dir
-        ],
+        ['--server', 'exits-at-start,crash-mid-run,simple', ...LOAD, '--out', out.dir],
         { env: { LOADLAB_FIXTURE_CRASH_AFTER: '15' } }
       )
       assert.equal(r.exitCode, 1, r.stderr)
@@ -82,20 +72,7 @@ function neverHealthyThenWrongBody () {
   neverHealthyRun ??= (async () => {
     const out = neverHealthyOut = await tempDir()
     const r = await runLab(
-      [
-        '--server',
-        'never-healthy,wrong-body',
-        '--connections',
-        '2',
-        '--amount',
-        '40',
-        '--warmup',
-        '0',
-        '--work',
-        'loop:1e2',
-        '--out',
-        out.dir
-      ],
+      ['--server', 'never-healthy,wrong-body', ...LOAD, '--out', out.dir],
       { env: { LOADLAB_BOOT_TIMEOUT_MS: '2000' } }
     )
     return { r, ...(await readReport(out.dir)) }
