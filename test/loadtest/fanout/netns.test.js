@@ -19,7 +19,6 @@ import { plannedSlice } from '../../../loadtest/merge/counts.js'
 import { validateReport } from '../../../loadtest/report/read.js'
 import { makeNamespaces, netnsUnavailable } from '../../helpers/netns.js'
 import { shardStartAt, tempDir } from '../../helpers/lab.js'
-import { MIN_LEAD_SEC } from '../../../loadtest/fanout/fanout.js'
 
 const BIN = join(ROOT, 'bin', 'loadlab.js')
 const skip = netnsUnavailable()
@@ -134,10 +133,10 @@ test('fan-out over 3 network namespaces: shards started by pdsh, merged into the
     })
     const three = t.test('a host that cannot run its shard: named with its end and last words; the plan refused, exit 1', async () => {
       const hosts = [ns.hosts[0], `${ns.hosts[0]}x`] // no such namespace: ip netns exec fails at once
-      // a lead of the user's (--no-clock) that this machine's shard start fits in, set as a clock pass sets one
-      // (LEAD_FACTOR × what a lab process takes to load here now, at least MIN_LEAD_SEC) rather than a fixed 15 s
-      // that a quiet machine waits out: a shard not ready by then refuses, and the test is of the host that cannot run
-      const lead = Math.ceil((Date.parse(await shardStartAt(MIN_LEAD_SEC * 1000)) - Date.now()) / 1000)
+      // a lead of the user's (--no-clock), set as a clock pass sets one (LEAD_FACTOR × what a lab process takes to
+      // load here now), at least 20 s: the shard starts beside runs one and two, whose load a reading taken before
+      // them misses (CI: 5 s, and the shard came 0.3 s late). Their ~50 s bound the file, so the wait costs none.
+      const lead = Math.ceil((Date.parse(await shardStartAt(20_000)) - Date.now()) / 1000)
       const run = await fanout(hosts, url, ['--no-clock', '--lead', String(lead), '--out', dirs[4].dir], dirs[5].dir)
       console.log(run.stderr)
       assert.equal(run.exitCode, 1, run.stderr)
