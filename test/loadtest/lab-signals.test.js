@@ -57,7 +57,9 @@ test(
       const [code] = await once(lab, 'exit')
       const tookMs = Date.now() - sentAt
       assert.equal(code, 130, stderr())
-      assert.ok(tookMs < 15000, `stopped in ${tookMs} ms`)
+      // the round had 2,000 requests of 200 ms on 2 connections, 200 s, left: cut short, not waited out (what
+      // the stop and the report take is the machine's: 19 s at load 15)
+      assert.ok(tookMs < 60000, `stopped in ${tookMs} ms`)
       for (const pid of tree) assert.equal(alive(pid), false, `server process ${pid} is gone`)
       const { json, files } = await readReport(out.dir)
       assert.equal(files.length, 3, `json, md and html: ${files}`)
