@@ -112,8 +112,11 @@ test('--experiment capacity --quick: the sweep, two targets, the hockey stick on
         assert.ok(s.cut.atSec >= CUT.minSec && s.cut.sent >= CUT.minRequests, `${res.server} step ${s.index}: cut`)
         assert.equal(s.requests.sent, s.cut.sent, 'it sent exactly the requests before the cut')
         assert.ok(s.over >= CUT.share * s.n && s.call === 'fail', `${res.server} step ${s.index}: ${s.over} over of ${s.n}`)
-        // every request the cut counted over ended over (the first target is the tightest)
-        assert.ok(s.over >= s.cut.over, `${res.server} step ${s.index}: ${s.over} judged over, ${s.cut.over} counted`)
+        // every request the cut counted over ended over (the first target is the tightest), or ended outside the
+        // histogram: an error, or still out when the step ended (a run at load 15 judged 87 of 88 counted)
+        const outside = q.sent - s.n
+        assert.ok(s.over + outside >= s.cut.over, `${res.server} step ${s.index}: ${s.over} judged over and ${outside} ` +
+          `outside the histogram, ${s.cut.over} counted`)
       } else assert.ok(s.requests.sent >= planned * 0.9, `${res.server} step ${s.index}: ${s.requests.sent} requests (${planned} planned)`)
     }
     // the sweep's time budget: every step its planned length and the overhead, never past it; grown for a work

@@ -96,7 +96,8 @@ test('probe: answered probes are timed, timed-out ones count as failed and enter
   assert.ok(r.timedOut >= 1)
   assert.equal(r.failed, r.timedOut, 'every failure here was a timeout')
   const slow = r.latencies.filter((ms) => ms >= 150)
-  assert.equal(slow.length, r.timedOut, 'each timed-out probe enters the latencies at (at least) its timeout')
+  // (an answer that came in before a starved timer fired is timed too, and may also be past 150 ms)
+  assert.ok(slow.length >= r.timedOut, 'each timed-out probe enters the latencies at (at least) its timeout')
   assert.ok(r.latencies.length >= answeredBefore + r.timedOut - 1)
 })
 
