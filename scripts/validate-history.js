@@ -17,7 +17,7 @@
 import { parseArgs } from 'node:util'
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { basename, join } from 'node:path'
+import { basename, join, relative, resolve } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { runMain, usageError } from '../loadtest/errors.js'
 import { readBounded } from '../loadtest/report/read.js'
@@ -320,12 +320,14 @@ async function main (argv) {
   if (!['synthetic', 'real', 'built'].includes(part)) throw usageError('expected the part: synthetic, real or built (see --help)')
   if (!v.out) throw usageError('--out: give the folder for the summary')
   mkdirSync(v.out, { recursive: true })
-  const cmd = `node scripts/validate-history.js ${argv.join(' ')}`
+  // the kept summary names a folder of the checkout by its relative path and a fresh temporary --out as $TMP, so
+  // running it again on another checkout rewrites the same lines
+  const cmd = `node scripts/validate-history.js ${argv.map((a) => (a === v.out && isTemporary(a) ? '$TMP' : a)).join(' ')}`
   if (part === 'synthetic') {
     const { reports, residuals: noise } = await residuals(v.noise)
     if (noise.length < 10) throw usageError(`--noise: ${v.noise} gives ${noise.length} deviations; give a folder of repeated tours`)
     const options = { series: Number(v.series), length: Number(v.length), seed: Number(v.seed) }
-    const s = { command: cmd, noiseFrom: { folder: v.noise, reports }, ...synthetic(noise, options) }
+    const s = { command: cmd, noiseFrom: { folder: inCheckout(v.noise), reports }, ...synthetic(noise, options) }
     await writeAtomic(join(v.out, 'synthetic.json'), JSON.stringify(s, null, 2) + '\n', { force: true })
     await writeAtomic(join(v.out, 'synthetic.md'), syntheticMd(s, cmd), { force: true })
     process.stdout.write(syntheticMd(s, cmd))
@@ -342,5 +344,14 @@ async function main (argv) {
   process.stdout.write(realMd(s, cmd))
   return s.passed ? 0 : 1
 }
+
+// A path inside the checkout, relative to it; one outside, as given.
+function inCheckout (path) {
+  const r = relative(ROOT, resolve(path))
+  return r.startsWith('..') ? path : r
+}
+
+// Whether a folder lies in the system's temporary folder.
+const isTemporary = (path) => !relative(tmpdir(), resolve(path)).startsWith('..')
 
 runMain(import.meta.url, 'validate-history', main)
