@@ -2,6 +2,7 @@
 // @fastify/under-pressure on simple (--shed-loop-delay); every bad flag exits 2 with one line.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { setTimeout as delay } from 'node:timers/promises'
 import { Agent, request } from 'undici'
 import { getJson, runServer, startServer } from '../helpers/server.js'
 import { QUEUE_SHEDDING, resolveQueue } from '../../servers/lib/shedding.js'
@@ -104,7 +105,7 @@ test('queued-threads --max-queue auto: the bound printed with its figures, and h
   const lengths = []
   while (!burstOf.over) {
     lengths.push((await getJson(`${server.url}/__lab/stats`)).body.gauges.queueLength)
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await delay(50)
   }
   const answers = await pending
   const ok = answers.filter((a) => a.status === 200).length
