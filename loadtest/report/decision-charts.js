@@ -6,8 +6,7 @@ import { CHART_CONFIG, PALETTE, renderSvg } from './charts.js'
 import { MULTIPLES, capacityBarRows, pastConfigs } from './decision-figures.js'
 import { esc } from '../text/escape.js'
 import { isNum } from '../result/stats.js'
-import { KEEP_SHARE } from '../result/decision.js'
-import { TIE } from '../result/rules.js'
+import { PAST, TIE } from '../result/rules.js'
 import { pastCapacityTable } from '../text/decision.js'
 import { fmtRounded, pctSpaced } from '../text/format.js'
 import { classTargetsText } from '../text/sentences.js'
@@ -102,7 +101,7 @@ export function pastCapacitySpec (configs, { width = 150, height = 190 } = {}) {
   }
   const layer = [
     {
-      data: { values: [{ keep: KEEP_SHARE }] },
+      data: { values: [{ keep: PAST.keepShare }] },
       mark: { type: 'rule', strokeDash: [4, 3], color: '#57606a' },
       encoding: { y: { field: 'keep', type: 'quantitative' } }
     },
@@ -225,7 +224,7 @@ function pastCapacityFigure (configs, d) {
   const caption = `${head} of the candidates the decision weighed, as swept and with their shedding setting: ` +
     'answers within ' +
     'the target per second, as a share of the capacity C (1 × C: the sweep\'s own step). To keep, a configuration ' +
-      `holds ${esc(pctSpaced(KEEP_SHARE))} ` +
+      `holds ${esc(pctSpaced(PAST.keepShare))} ` +
     'of C (dashed) at 1.5 and 2 × C and recovers from a burst; the table below has every figure.'
   return `<figure class="chart" data-chart="past-capacity" data-configs="${configs.length}" role="group" ` +
     `aria-label="past-capacity chart">

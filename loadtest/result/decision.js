@@ -10,15 +10,6 @@ import { serverCommand } from './command.js'
 import { boundFields } from './capacity.js'
 import { PAST, TIE, sloFor } from './rules.js'
 
-// The past-capacity rule's values (the rule book's PAST), under the names the decision and its readers use.
-export const HEADROOM = PAST.headroom
-export const CLOSE_SHARE = PAST.closeShare
-export const COLLAPSE = Object.freeze({
-  multiple: PAST.collapseMultiple, goodputShare: PAST.collapseShare, recoverySec: PAST.recoverySec
-})
-export const KEEP_SHARE = PAST.keepShare
-export const SURVIVOR_WITHIN = PAST.survivorWithin
-
 // A result's capacity at each target, loosest last: capacity.targets, or (a report with one target)
 // its one capacity. Each { sloMs, rps (null: cannot meet), bracket: { pass, fail }, bound, undecided? }.
 export function targetsOf (result) {
@@ -242,16 +233,16 @@ export function pastOf (probe) {
   const recoverySec = rec && !rec.metastable && isNum(rec.ms) ? roundTo(rec.ms / 1000, 1) : null
   const watched = isNum(rec?.observedMs) && isNum(rec?.burstEndMs)
   const watchedSec = watched ? roundTo((rec.observedMs - rec.burstEndMs) / 1000, 1) : null
-  const atCollapse = goodputShare[String(COLLAPSE.multiple)] ?? null
+  const atCollapse = goodputShare[String(PAST.collapseMultiple)] ?? null
   const why = []
-  const { multiple } = COLLAPSE
+  const multiple = PAST.collapseMultiple
   if (goodputCollapses(multiple, atCollapse)) why.push({ goodputShare: atCollapse, multiple })
-  if (rec && (recoverySec === null || recoverySec > COLLAPSE.recoverySec)) {
+  if (rec && (recoverySec === null || recoverySec > PAST.recoverySec)) {
     why.push(recoverySec === null ? { recoverySec: null, watchedSec } : { recoverySec })
   }
   const collapses = why.length > 0
   const shares = Object.values(goodputShare)
-  const keeps = !collapses && Boolean(rec) && shares.every((g) => isNum(g) && g >= KEEP_SHARE)
+  const keeps = !collapses && Boolean(rec) && shares.every((g) => isNum(g) && g >= PAST.keepShare)
   const collapsedAt = o.collapsedAt ?? null // the probe stopped there: no burst, no recovery watched
   return {
     goodputShare,
@@ -265,18 +256,18 @@ export function pastOf (probe) {
   }
 }
 
-// Does a goodput share of C at `multiple` × C show a collapse (COLLAPSE)? The decision's rule, and where a
+// Does a goodput share of C at `multiple` × C show a collapse (the rule book's PAST)? The decision's rule, and where a
 // past-capacity probe stops (run/round/overload.js).
 export function goodputCollapses (multiple, share) {
-  return multiple === COLLAPSE.multiple && isNum(share) && share < COLLAPSE.goodputShare
+  return multiple === PAST.collapseMultiple && isNum(share) && share < PAST.collapseShare
 }
 
 // The least goodput share a configuration kept over the multiples probed.
 const keptShare = (x) => Math.min(...Object.values(x.past.goodputShare).map((g) => (isNum(g) ? g : 0)))
 
-// The candidates close to the top one: its bracket overlaps theirs, or their capacity is within CLOSE_SHARE.
+// The candidates close to the top one: its bracket overlaps theirs, or their capacity is within PAST.closeShare.
 function closeTo (rank) {
-  return rank.all.filter((c) => c === rank.top || near(c.target, rank.top.target, CLOSE_SHARE))
+  return rank.all.filter((c) => c === rank.top || near(c.target, rank.top.target, PAST.closeShare))
 }
 
 // Whether capacity t is near capacity top: their brackets overlap, or t is within `share` below top.
@@ -310,12 +301,12 @@ function configOf (x) {
   }
 }
 
-// Past capacity weighed between the close candidates (the rule above COLLAPSE): the configuration chosen,
+// Past capacity weighed between the close candidates (the collapse rule above): the configuration chosen,
 // the rule's figures (`rule`, null: the winner was not probed) and whether it settled a tie between
 // strategies. rule: { config, collapses, why, kept (least goodput share kept), outcome, ... } with outcome
 // 'keeps' (lost: the tied strategies that collapse), 'survivor' (survivor: { config, same (the winner's own
 // shedding setting), kept, rps }), 'all-collapse' (shed: { config, why } of the setting that would shed,
-// or null) or 'none-keeps' (within: SURVIVOR_WITHIN, keepShare: KEEP_SHARE).
+// or null) or 'none-keeps' (within: PAST.survivorWithin, keepShare: PAST.keepShare).
 function weighPast (rank) {
   const top = rank.top
   const all = closeTo(rank).flatMap(configsOf)
@@ -324,7 +315,7 @@ function weighPast (rank) {
   if (!asSwept.past) return { chosen: asSwept, rule: null, tieBroken: false }
   const own = (x) => Number(x.candidate === top) // the winner's own shedding setting first
   const survivors = all
-    .filter((x) => x.past?.keeps && near(x.candidate.target, top.target, SURVIVOR_WITHIN))
+    .filter((x) => x.past?.keeps && near(x.candidate.target, top.target, PAST.survivorWithin))
     .sort((a, b) => own(b) - own(a) || b.candidate.target.rps - a.candidate.target.rps || keptShare(b) - keptShare(a))
   // strategies tied on capacity are told apart when the configurations that keep are all of one of them
   const strategies = new Set(rank.tied.map((c) => runName(c.result)))
@@ -350,7 +341,7 @@ function weighPast (rank) {
   }
   return {
     chosen: asSwept,
-    rule: { ...head, outcome: 'none-keeps', within: SURVIVOR_WITHIN, keepShare: KEEP_SHARE },
+    rule: { ...head, outcome: 'none-keeps', within: PAST.survivorWithin, keepShare: PAST.keepShare },
     tieBroken: false
   }
 }
@@ -455,7 +446,7 @@ function searchOf (results) {
 // The decision of a capacity report (null when no result has a capacity). `sloMs`: the target it is
 // made at (default: the first target of the first result with one); `headroom`: the plan rate's share;
 // `form`/`cwd`: how its command is written (result/command.js serverCommand).
-export function decide (report, { sloMs = null, headroom = HEADROOM, form = 'node', cwd = null } = {}) {
+export function decide (report, { sloMs = null, headroom = PAST.headroom, form = 'node', cwd = null } = {}) {
   const results = capacityResults(report)
   if (!results.length) return null
   const target = sloMs ?? decisionTarget(results)

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os'
 import { variants } from '../../catalog.js'
 import { buildHttpResult } from '../../result/build.js'
 import { reasonText } from '../../text/reasons.js'
-import { CLOSE_SHARE, COLLAPSE, closeCandidates } from '../../result/decision.js'
+import { closeCandidates } from '../../result/decision.js'
 import { OVERLOAD_DEFAULTS } from '../../result/overload.js'
 import { PAST, TIE } from '../../result/rules.js'
 import { runEntry } from './runner.js'
@@ -27,7 +27,7 @@ const PROBE_QUICK_LENGTHS = Object.freeze({ ...PROBE_LENGTHS, minStepSec: 2, ste
 // goodput multiple; a configuration that collapsed is probed no further.
 function probeSettings ({ beforeSec, burstSec, afterSec, ...lengths }) {
   const burst = { ...OVERLOAD_DEFAULTS.burst, beforeSec, burstSec, afterSec }
-  const multiples = [COLLAPSE.multiple, TIE.goodputMultiple]
+  const multiples = [PAST.collapseMultiple, TIE.goodputMultiple]
   return { ...OVERLOAD_DEFAULTS, multiples, ...lengths, burst, stopOnCollapse: true }
 }
 export const PROBE = probeSettings(PROBE_LENGTHS)
@@ -38,14 +38,14 @@ export function probeNote (quick) {
   const p = quick ? PROBE_QUICK : PROBE
   const b = p.burst
   return 'capacity: past capacity probed for the winner and every candidate ' +
-    `within ${Math.round(CLOSE_SHARE * 100)} % of it or ` +
+    `within ${Math.round(PAST.closeShare * 100)} % of it or ` +
     `overlapping it, as swept and with its shedding setting: open-loop steps at ${p.multiples.join(' and ')} × C ` +
       'of at least ' +
     `${p.minStepSec} s, then ${b.baseMultiple} × C for ${b.beforeSec} s, ${b.burstMultiple} × C ` +
       `for ${b.burstSec} s and ` +
     `${b.baseMultiple} × C watched up to ${b.afterSec} s (the overload experiment's rounds; docs/decision.md ` +
-      `"Past capacity"); a configuration whose goodput at ${COLLAPSE.multiple} × C fell under ` +
-      `${Math.round(COLLAPSE.goodputShare * 100)} % of C collapses, and is probed no further`
+      `"Past capacity"); a configuration whose goodput at ${PAST.collapseMultiple} × C fell under ` +
+      `${Math.round(PAST.collapseShare * 100)} % of C collapses, and is probed no further`
 }
 
 // The shedding setting probed beside each strategy (catalog.js variants), and how its own setting reads.

@@ -12,9 +12,9 @@ import assert from 'node:assert/strict'
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { once } from 'node:events'
-import { CLIMB, CONFIRM, CUT, FLOOR, HOLD, LENGTH, QUICK } from '../../../loadtest/result/rules.js'
+import { CLIMB, CONFIRM, CUT, FLOOR, HOLD, LENGTH, PAST, QUICK } from '../../../loadtest/result/rules.js'
 import { capacityAtTargets, capacityOf, judgeStep, verdicts } from '../../../loadtest/result/capacity.js'
-import { COLLAPSE, HEADROOM, closeCandidates, pastOf } from '../../../loadtest/result/decision.js'
+import { closeCandidates, pastOf } from '../../../loadtest/result/decision.js'
 import { THRESHOLD_EXIT } from '../../../loadtest/report/thresholds.js'
 import { expectedBody } from '../../../servers/lib/workloads.js'
 import { sharedLabRun } from '../../helpers/lab.js'
@@ -207,7 +207,7 @@ test('capacity --quick --slo 100,400: the decision first in every output, at the
   assert.equal(d.sloMs, SLOS[0], 'decided at the first target')
   const keys = ['key', 'server', 'setting', 'sloMs', 'capacityRps', 'bracket', 'planRps', 'runnerUp', 'refused', 'confirm']
   assert.deepEqual(Object.keys(d).filter((k) => keys.includes(k)).length, keys.length)
-  if (d.key) assert.equal(d.planRps, Math.round(d.capacityRps * HEADROOM * 10) / 10)
+  if (d.key) assert.equal(d.planRps, Math.round(d.capacityRps * PAST.headroom * 10) / 10)
   else assert.equal(d.refused.reason, 'none-meets')
   // the terminal: the decision is the last block, its target the user's own
   const tail = run.stderr.slice(run.stderr.lastIndexOf('\nDecision\n'))
@@ -249,8 +249,8 @@ test('capacity --quick --confirm: past capacity probed for the close candidates,
       assert.equal(past.collapses, past.why.length > 0, 'collapses exactly when a reason is named')
       if (p.overload.collapsedAt !== null) {
         // stopped where it collapsed: its goodput at 1.5 × C under half of C, nothing after it
-        assert.deepEqual(p.overload.steps.map((s) => s.multiple), [COLLAPSE.multiple])
-        assert.ok(p.overload.steps[0].goodputShare < COLLAPSE.goodputShare && past.collapses)
+        assert.deepEqual(p.overload.steps.map((s) => s.multiple), [PAST.collapseMultiple])
+        assert.ok(p.overload.steps[0].goodputShare < PAST.collapseShare && past.collapses)
         assert.equal(p.overload.recovery, null, 'no burst after a collapse')
         continue
       }
@@ -275,7 +275,7 @@ test('capacity --quick --confirm: past capacity probed for the close candidates,
   // --confirm ran that exact configuration at the plan rate, long enough for the requests p99 needs
   const c = d.confirm
   assert.equal(c.command, d.command)
-  assert.equal(d.planRps, Math.round(d.capacityRps * HEADROOM * 10) / 10)
+  assert.equal(d.planRps, Math.round(d.capacityRps * PAST.headroom * 10) / 10)
   assert.equal(c.rate, d.planRps)
   const long = Math.min(CONFIRM.sec, Math.max(CONFIRM.quickSec, Math.ceil(299 / c.rate)))
   assert.equal(c.durationSec, long, `--quick: ${CONFIRM.quickSec} s, or long enough for 299 requests`)

@@ -2,11 +2,11 @@
 // plan rate, the tie rule (an answer on every tie), each refusal, and the target at which the ranking flips.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { COLLAPSE, HEADROOM, closeCandidates, decide, overlaps, pastOf, rankingChanges, runsDisagree } from '../../../loadtest/result/decision.js'
+import { closeCandidates, decide, overlaps, pastOf, rankingChanges, runsDisagree } from '../../../loadtest/result/decision.js'
 import {
   bracketText, decisionLines, pastCapacityTable, pastRuleText, refusalText, ruleText, separationText, whyText
 } from '../../../loadtest/text/decision.js'
-import { TIE } from '../../../loadtest/result/rules.js'
+import { PAST, TIE } from '../../../loadtest/result/rules.js'
 
 // A capacity result: `targets` [[sloMs, pass, fail]] (pass null: cannot meet), with optional figures.
 function result (key, targets, { trusted = true, untrusted = [], rssMb = null, goodput2x = null, runs = null } = {}) {
@@ -38,7 +38,7 @@ test('decision: the highest capacity wins when brackets are apart; plan rate at 
   ))
   assert.equal(d.server, 'queued-threads')
   assert.equal(d.capacityRps, 80)
-  assert.equal(d.planRps, 80 * HEADROOM)
+  assert.equal(d.planRps, 80 * PAST.headroom)
   assert.equal(d.refused, null)
   assert.equal(d.sloMs, 100)
   assert.equal(d.runnerUp.server, 'simple')
@@ -228,7 +228,7 @@ test('past capacity: a collapsing winner is replaced by a close survivor, its ow
   assert.equal(pastRuleText(d.pastRule), 'queued-threads (unbounded queue) collapses past capacity: goodput 0 % at 1.5 ×, recovery 44 s; ' +
     'with --deadline auto --slo 100 it keeps 86 %')
   assert.match(ruleText(d), /^past capacity: /)
-  assert.equal(d.planRps, 80 * HEADROOM, 'the plan rate stays the capacity\'s')
+  assert.equal(d.planRps, 80 * PAST.headroom, 'the plan rate stays the capacity\'s')
   // another strategy within 10 % that keeps (and does not tie: 8.75 % under, brackets apart) replaces a winner
   // whose every configuration collapses
   const other = decide(report(
@@ -278,7 +278,7 @@ test('past capacity: every close candidate collapses: said, and the setting that
 
 test('past capacity: the thresholds, each on its edge', () => {
   const at = (g, rec) => pastOf(probe(null, [g, 0.9], rec)('simple'))
-  assert.equal(COLLAPSE.goodputShare, 0.5)
+  assert.equal(PAST.collapseShare, 0.5)
   assert.equal(at(0.5, 10).collapses, false, 'half of C at 1.5 × and 10 s are not a collapse')
   assert.equal(at(0.49, 10).collapses, true)
   assert.equal(at(0.9, 10.1).collapses, true)

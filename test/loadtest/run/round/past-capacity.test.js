@@ -1,9 +1,10 @@
 // The past-capacity probe's settings (run/round/past-capacity.js, lengths in settings.js): short, yet each
-// phase long enough for the decision's rules (result/decision.js COLLAPSE) to be judged on it.
+// phase long enough for the decision's rules (the rule book's PAST) to be judged on it.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { PROBE, PROBE_QUICK } from '../../../../loadtest/run/round/past-capacity.js'
-import { COLLAPSE, pastOf } from '../../../../loadtest/result/decision.js'
+import { pastOf } from '../../../../loadtest/result/decision.js'
+import { PAST } from '../../../../loadtest/result/rules.js'
 import { overloadOf, stepTiming } from '../../../../loadtest/result/overload.js'
 import { overloadRounds } from '../../../../loadtest/run/round/overload.js'
 
@@ -12,13 +13,13 @@ const C = 78
 const SLO_MS = 123
 
 for (const [name, p] of [['default', PROBE], ['--quick', PROBE_QUICK]]) {
-  test(`past-capacity probe (${name}): a recovery within the collapse rule's ${COLLAPSE.recoverySec} s is seen and confirmed before the watch ends`, () => {
-    assert.ok(p.burst.afterSec >= COLLAPSE.recoverySec + p.confirmWindows,
-      `watched ${p.burst.afterSec} s: a recovery at ${COLLAPSE.recoverySec} s needs ${p.confirmWindows} windows after it`)
+  test(`past-capacity probe (${name}): a recovery within the collapse rule's ${PAST.recoverySec} s is seen and confirmed before the watch ends`, () => {
+    assert.ok(p.burst.afterSec >= PAST.recoverySec + p.confirmWindows,
+      `watched ${p.burst.afterSec} s: a recovery at ${PAST.recoverySec} s needs ${p.confirmWindows} windows after it`)
   })
 
   test(`past-capacity probe (${name}): the multiples the decision reads, each step judged on whole windows`, () => {
-    assert.deepEqual(p.multiples, [COLLAPSE.multiple, 2])
+    assert.deepEqual(p.multiples, [PAST.collapseMultiple, 2])
     const { durationSec, settleMs } = stepTiming(SLO_MS, p)
     const counted = durationSec - settleMs / 1000
     assert.ok(counted >= 1 && Number.isInteger(counted), `${counted} s counted of ${durationSec}`)
@@ -65,18 +66,18 @@ async function probeRates (share) {
 
 test('past-capacity probe: a configuration that collapsed at 1.5 × C is probed no further; one that holds gets every step and the burst', async () => {
   const collapsing = await probeRates(() => 0.2)
-  assert.deepEqual(collapsing.asked, [COLLAPSE.multiple], 'stopped after the step at 1.5 × C')
-  assert.equal(collapsing.o.collapsedAt, COLLAPSE.multiple)
+  assert.deepEqual(collapsing.asked, [PAST.collapseMultiple], 'stopped after the step at 1.5 × C')
+  assert.equal(collapsing.o.collapsedAt, PAST.collapseMultiple)
   const past = pastOf({ overload: overloadOf(collapsing.o) })
   assert.equal(past.collapses, true)
-  const g = past.goodputShare[String(COLLAPSE.multiple)]
-  assert.ok(g < COLLAPSE.goodputShare, `goodput ${g} of C at 1.5 ×`)
-  assert.deepEqual(past.why, [{ goodputShare: g, multiple: COLLAPSE.multiple }], 'collapsed on its goodput alone')
+  const g = past.goodputShare[String(PAST.collapseMultiple)]
+  assert.ok(g < PAST.collapseShare, `goodput ${g} of C at 1.5 ×`)
+  assert.deepEqual(past.why, [{ goodputShare: g, multiple: PAST.collapseMultiple }], 'collapsed on its goodput alone')
   assert.equal(past.recoverySec, null)
-  assert.equal(past.collapsedAt, COLLAPSE.multiple)
+  assert.equal(past.collapsedAt, PAST.collapseMultiple)
   // on the edge: exactly half of C at 1.5 × is no collapse, and the probe goes on
-  const half = COLLAPSE.goodputShare / COLLAPSE.multiple // of the offered: half of C at 1.5 × C
-  const edge = await probeRates((rate) => (rate / C === COLLAPSE.multiple ? half : 1))
+  const half = PAST.collapseShare / PAST.collapseMultiple // of the offered: half of C at 1.5 × C
+  const edge = await probeRates((rate) => (rate / C === PAST.collapseMultiple ? half : 1))
   assert.deepEqual(edge.asked, [1.5, 2, 'burst'])
   assert.equal(edge.o.collapsedAt, null)
   // the overload experiment itself (no stopOnCollapse) runs every step whatever they show
