@@ -97,9 +97,6 @@ function serviceMs (report, work, runtime = null) {
   return serviceTime(report.calibration?.[calibrationKey(work, runtime)] ?? report.calibration?.[work])
 }
 
-// Capacities judged against p99 targets further apart than this share are not compared (the rule book).
-export const TARGET_TOLERANCE = COMPARE.targetTolerance
-
 // A capacity that is a lower bound (the sweep's last step held), and one no rate met.
 const AT_LEAST = 'at-least'
 const CANNOT_MEET = 'cannot-meet'
@@ -118,14 +115,14 @@ function boundsRefused (base, next) {
   return null
 }
 
-// Why two capacities cannot be compared (their targets differ by more than TARGET_TOLERANCE), or null.
+// Why two capacities cannot be compared (their targets differ by more than COMPARE.targetTolerance), or null.
 function targetsDiffer (base, next) {
   if (!isNum(base?.sloMs) || !isNum(next?.sloMs) || !isNum(base?.capacity) || !isNum(next?.capacity)) return null
   const apart = Math.abs(next.sloMs / base.sloMs - 1)
-  if (apart <= TARGET_TOLERANCE) return null
+  if (apart <= COMPARE.targetTolerance) return null
   return `capacity not compared: judged against targets ${roundTo(apart * 100, 0)} % apart ` +
     `(p99 ≤ ${roundTo(base.sloMs, 1)} ms and ≤ ${roundTo(next.sloMs, 1)} ms; ` +
-    `more than ${TARGET_TOLERANCE * 100} %: run both with one --slo)`
+    `more than ${COMPARE.targetTolerance * 100} %: run both with one --slo)`
 }
 
 // An interval in the cell's units (latency divided by the service time under --units service).

@@ -7,7 +7,7 @@
 // MAX_MS), so its memory does not grow with the round: at most about 1,000 buckets for each phase, for
 // the residue and for the latency (each latency bucket holds the sums of its requests' phases). A header
 // is read only up to MAX_HEADER_CHARS; one that does not parse, repeats a phase, names them out of order,
-// or stamps a moment more than TRUST_MS outside its request's own interval is ignored and counted.
+// or stamps a moment more than PHASE_TRUST.stampSlackMs outside its request's own interval is ignored and counted.
 import { roundTo } from './stats.js'
 import { PHASE_TRUST } from './rules.js'
 
@@ -19,8 +19,6 @@ const INDEX = new Map(PHASES.map((p, i) => [p, i]))
 
 // The longest header value read (seven stamps take about 170 characters).
 export const MAX_HEADER_CHARS = 512
-// How far outside its request's interval (written to last byte read) a stamp may lie and still be read.
-export const TRUST_MS = PHASE_TRUST.stampSlackMs
 // The resolution of a stamp (the header's 3 decimals) and of the tally's buckets (a bucket is
 // 2^(1/BUCKETS_PER_OCTAVE) wide: a percentile read from it is within about 1.1 % of the true value).
 export const STAMP_RESOLUTION_MS = 0.001
@@ -60,8 +58,8 @@ export function parseStamps (value) {
 // parsed stamps, less `shiftMs` (how far the server's clock is ahead of the lab's: clockShift). A stamp
 // is clamped into [written, done]; a phase is the time from the moment before it to its own end, never
 // negative. { phases, residueMs, clamped: whether a stamp was moved }, or null when a stamp lies more than
-// TRUST_MS outside. residueMs, what the clocks leave unexplained: |latency − the phases' sum| (stamps of
-// two threads or processes out of order) plus how far the clamp moved stamps.
+// PHASE_TRUST.stampSlackMs outside. residueMs, what the clocks leave unexplained: |latency − the phases' sum|
+// (stamps of two threads or processes out of order) plus how far the clamp moved stamps.
 export function requestPhases ({ dueMs, writtenMs, doneMs, stamps, shiftMs = 0 }) {
   const phases = new Array(PHASES.length).fill(NaN)
   phases[0] = Math.max(0, writtenMs - dueMs)
@@ -70,7 +68,7 @@ export function requestPhases ({ dueMs, writtenMs, doneMs, stamps, shiftMs = 0 }
   let sum = phases[0]
   for (const [at, stamped] of stamps) {
     const raw = stamped - shiftMs
-    if (raw < writtenMs - TRUST_MS || raw > doneMs + TRUST_MS) return null
+    if (raw < writtenMs - PHASE_TRUST.stampSlackMs || raw > doneMs + PHASE_TRUST.stampSlackMs) return null
     const t = Math.min(doneMs, Math.max(writtenMs, raw))
     moved += Math.abs(t - raw)
     phases[at] = Math.max(0, t - prev)
@@ -87,13 +85,13 @@ export function requestPhases ({ dueMs, writtenMs, doneMs, stamps, shiftMs = 0 }
 // started), so the first stamp (the handler, on the main thread) must come after the request was written
 // and the last (the main thread again) before its last byte was read. Each request bounds the shift
 // (`bounds` [lo, hi], updated here); the shift taken is 0 where the bounds allow it, else the nearest
-// bound (their middle if they cross: several processes standing off differently), at most TRUST_MS.
+// bound (their middle if they cross: several processes standing off differently), at most PHASE_TRUST.stampSlackMs.
 export function clockShift (bounds, { writtenMs, doneMs, stamps }) {
   bounds[0] = Math.max(bounds[0], stamps[stamps.length - 1][1] - doneMs)
   bounds[1] = Math.min(bounds[1], stamps[0][1] - writtenMs)
   const [lo, hi] = bounds
   const shift = lo > hi ? (lo + hi) / 2 : Math.min(hi, Math.max(lo, 0))
-  return Math.max(-TRUST_MS, Math.min(TRUST_MS, shift))
+  return Math.max(-PHASE_TRUST.stampSlackMs, Math.min(PHASE_TRUST.stampSlackMs, shift))
 }
 
 // A new, empty tally of a round's phases.
@@ -101,9 +99,9 @@ export function createPhaseTally () {
   return {
     count: 0, // requests whose stamps were read
     missing: 0, // 2xx answers without a Lab-Stamps header
-    ignored: 0, // answers whose header was not read (parseStamps, TRUST_MS)
+    ignored: 0, // answers whose header was not read (parseStamps, PHASE_TRUST.stampSlackMs)
     clamped: 0, // read, with a stamp moved into its request's interval
-    shift: [-TRUST_MS, TRUST_MS], // the bounds on the server's clock shift (clockShift)
+    shift: [-PHASE_TRUST.stampSlackMs, PHASE_TRUST.stampSlackMs], // the bounds on the server's clock shift (clockShift)
     shiftMs: 0, // the shift taken for the last request read
     present: new Array(PHASES.length).fill(0), // requests that had each phase
     sums: new Array(PHASES.length).fill(0), // each phase's total (ms), for its mean

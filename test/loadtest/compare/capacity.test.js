@@ -2,7 +2,8 @@
 // capacities judged against targets too far apart are not called better or worse.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { compareReports, parseFailOn, TARGET_TOLERANCE } from '../../../loadtest/compare/compare.js'
+import { compareReports, parseFailOn } from '../../../loadtest/compare/compare.js'
+import { COMPARE } from '../../../loadtest/result/rules.js'
 import { renderCompareMarkdown } from '../../../loadtest/compare/render.js'
 import { httpReport } from '../../fixtures/reports.js'
 
@@ -43,7 +44,7 @@ test('compare: a capacity is judged on its bracket and the capacity floor, never
 
 test('compare: capacities judged against targets too far apart are refused, in one line', () => {
   const a = capacityReport({ label: 'A', sloMs: 150, sweeps: [60, 62, 61] })
-  const far = capacityReport({ label: 'B', sloMs: 150 * (1 + TARGET_TOLERANCE * 2), sweeps: [90, 92, 91] })
+  const far = capacityReport({ label: 'B', sloMs: 150 * (1 + COMPARE.targetTolerance * 2), sweeps: [90, 92, 91] })
   const cmp = compareReports(entries(a, far), { failOn: [parseFailOn('capacity:-5%')] })
   assert.equal(cellB(cmp).capacityRatio, null, 'no ratio')
   assert.match(cellB(cmp).capacityRefused, /^capacity not compared: judged against targets 20 % apart/)
@@ -53,7 +54,7 @@ test('compare: capacities judged against targets too far apart are refused, in o
   const gate = cmp.gates[0].runs[0]
   assert.equal(gate.status, 'not comparable')
   assert.match(gate.why, /targets 20 % apart/)
-  const near = capacityReport({ label: 'C', sloMs: 150 * (1 + TARGET_TOLERANCE / 2), sweeps: [90, 92, 91] })
+  const near = capacityReport({ label: 'C', sloMs: 150 * (1 + COMPARE.targetTolerance / 2), sweeps: [90, 92, 91] })
   assert.equal(cellB(compareReports(entries(a, near))).capacityRefused, null, 'within the tolerance: compared')
 })
 

@@ -3,7 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import {
-  PHASES, TRUST_MS, MAX_HEADER_CHARS, addPhases, createPhaseTally, mergeTallies, parseStamps, phaseDoubt, phaseFigures,
+  PHASES, MAX_HEADER_CHARS, addPhases, createPhaseTally, mergeTallies, parseStamps, phaseDoubt, phaseFigures,
   requestPhases, tallyAnswer
 } from '../../../loadtest/result/phases.js'
 import { PHASE_TRUST } from '../../../loadtest/result/rules.js'
@@ -48,7 +48,7 @@ test('stamps out of order (two clocks) leave a residue; one just outside the int
   assert.equal(early.clamped, true)
   assert.equal(early.phases[PHASES.indexOf('wait')], 0)
   assert.equal(early.residueMs, 0.5, 'the half millisecond the stamp was moved is unexplained')
-  const far = parseStamps(stamp([['wait', 10 + TRUST_MS + 1]]))
+  const far = parseStamps(stamp([['wait', 10 + PHASE_TRUST.stampSlackMs + 1]]))
   assert.equal(requestPhases({ dueMs: T, writtenMs: T, doneMs: T + 10, stamps: far }), null)
 })
 
@@ -142,7 +142,7 @@ test('stamps in hex, binary, octal, with an exponent or a sign are refused (and 
 })
 
 // A tally of n requests of `latencyMs` each whose wait and run stamps lie `offMs` outside the request
-// (before it was written, after its last byte: within TRUST_MS, so clamped).
+// (before it was written, after its last byte: within PHASE_TRUST.stampSlackMs, so clamped).
 function clampedTally (n, latencyMs, offMs) {
   const tally = createPhaseTally()
   for (let i = 0; i < n; i++) {
