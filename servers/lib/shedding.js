@@ -142,12 +142,17 @@ export function shedOnLoopDelay (app, options) {
       return {
         error: 'Service Unavailable',
         code: 'FST_UNDER_PRESSURE',
-        message: `under pressure: ${type} ${typeof value === 'number' ? figure(value) : value} ms > ` +
-          '--shed-loop-delay ' +
-          `${figure(options.shedLoopDelay)} ms`
+        message: `under pressure: ${type} ${reading(value)} > --shed-loop-delay ${figure(options.shedLoopDelay)} ms`
       }
     }
   })
+}
+
+// The plugin's reading as the message writes it: Infinity is its sample with no tick of the 10 ms timer, the
+// loop blocked through the whole second.
+function reading (value) {
+  if (value === Infinity) return 'over the whole 1 s sample (the loop never ran)'
+  return `${typeof value === 'number' ? figure(value) : value} ms`
 }
 
 function round1 (x) {
