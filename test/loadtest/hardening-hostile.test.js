@@ -86,7 +86,7 @@ const peaks = {}
 describe('hostile services, side by side', { concurrency: true }, () => {
   for (const [mode, [round, capacity]] of Object.entries(CASES)) {
     const what = round ? 'a round and a capacity --quick run end' : 'a capacity --quick run ends'
-    test(`--url against a service whose answers are '${mode}': ${what} in time with a clear verdict, the lab under ${PEAK_LIMIT_MB} MB`, { timeout: 300000 }, async (t) => {
+    test(`--url against a service whose answers are '${mode}': ${what} in time with a clear verdict, the lab under ${PEAK_LIMIT_MB} MB`, { timeout: 600000 }, async (t) => {
       const runs = [['round', ROUND, round], ['capacity', CAPACITY, capacity]].filter(([, , expected]) => expected)
       for (const [name, args, [code, reason]] of runs) {
         const r = await against(mode, args)
@@ -115,7 +115,7 @@ describe('hostile services, side by side', { concurrency: true }, () => {
     })
   }
 
-  test('--url --experiment overload --quick with a two-class mix: the service receives only the mix\'s requests, each with a User-Agent', { timeout: 300000 }, async () => {
+  test('--url --experiment overload --quick with a two-class mix: the service receives only the mix\'s requests, each with a User-Agent', { timeout: 600000 }, async () => {
     const service = await startOwnService({ env: { OWN_SERVICE_SPIN_MS: '1' } })
     const { dir, cleanup } = await tempDir()
     try {

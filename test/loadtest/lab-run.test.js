@@ -117,7 +117,7 @@ for (const [i, server] of SERVERS.entries()) {
 test(
   '--url loads a server started by hand: no outside sampling, said so; --runs 2 gives runs and spread; --json prints ' +
     'the report on stdout, the same as the file; --no-ruler leaves the ruler out',
-  { timeout: 60000 },
+  { timeout: 180000 },
   async () => {
     const out = await tempDir()
     const server = execa(

@@ -75,7 +75,7 @@ test('--url with a mix, closed loop through autocannon\'s requests: the same', a
 })
 
 // The one --url capacity sweep with a mix of the suite (hardening-mix.test.js reads the service's log of it here).
-test('capacity of a service by --url with a two-class mix, user:password in its URL: a capacity, percentiles per class, a rate decided; the service\'s own log holds only the mix\'s requests, each with a User-Agent and no Connection: close; no credentials in any report file', { timeout: 240000 }, async () => {
+test('capacity of a service by --url with a two-class mix, user:password in its URL: a capacity, percentiles per class, a rate decided; the service\'s own log holds only the mix\'s requests, each with a User-Agent and no Connection: close; no credentials in any report file', { timeout: 480000 }, async () => {
   // 1 ms of CPU a POST: a --quick sweep's short steps (2.5 s at most) reach each class's sample at the
   // rates a busy machine keeps. The lab in its own process, as a user runs it.
   const service = await startOwnService({ env: { OWN_SERVICE_SPIN_MS: '1' } })

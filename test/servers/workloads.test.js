@@ -103,7 +103,7 @@ test('expectedBody is JSON.stringify of the result, memoised, and does not sleep
   const t = performance.now()
   assert.equal(expectedBody('sleep:60000'), '{"hello":"world"}')
   assert.equal(expectedBody('sleep-sync:60000'), '{"hello":"world"}')
-  assert.ok(performance.now() - t < 1000)
+  assert.ok(performance.now() - t < 30000, 'no 60 s sleep') // a busy machine's JSON work, not the sleep
   // Memoised: the second call does not run 1e8 iterations again (a ratio, not an absolute time).
   const t2 = performance.now()
   expectedBody('loop:1e8')

@@ -77,7 +77,7 @@ test('a shard\'s secrets file: mode 0600 in a directory of mode 0700, removed af
   assert.deepEqual(await readdir(dir.dir), [])
 })
 
-test('no secret on any command line the fan-out starts (pdsh, clock.js, the shards) nor in any report', { skip: noPdsh, timeout: 60_000 }, async (t) => {
+test('no secret on any command line the fan-out starts (pdsh, clock.js, the shards) nor in any report', { skip: noPdsh, timeout: 180_000 }, async (t) => {
   const dir = await tempDir('loadlab-fanout-secret-')
   t.after(() => dir.cleanup())
   const run = await fanout(dir.dir, ['--url', URL_WITH_SECRET, '--', '-H', `Authorization: Bearer ${TOKEN}`, '-H', 'X-Plain: yes'])
@@ -118,7 +118,7 @@ test('a clock pass that lies is refused in one line before any shard starts', { 
   assert.doesNotMatch(await readFile(join(dir.dir, 'cmdlines'), 'utf8'), /\sloadtest\/cli\.js/, 'no shard started')
 })
 
-test('a shard whose report disagrees with itself is missing: exit 1, or with --allow-missing the rest merged', { skip: noPdsh, timeout: 60_000 }, async (t) => {
+test('a shard whose report disagrees with itself is missing: exit 1, or with --allow-missing the rest merged', { skip: noPdsh, timeout: 180_000 }, async (t) => {
   const dir = await tempDir('loadlab-fanout-refused-')
   t.after(() => dir.cleanup())
   const plan = ['--url', 'http://127.0.0.1:9/', '--no-clock']

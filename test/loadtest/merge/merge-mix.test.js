@@ -16,7 +16,7 @@ async function jsonFiles (dir) {
 
 const perClass = (r) => r.classes.map((c) => [c.name, c.requests.sent, c.requests.ok, c.latency.count])
 
-test('shards with a mix merge to the same per-class counts as one unsplit run', { timeout: 120000 }, async (t) => {
+test('shards with a mix merge to the same per-class counts as one unsplit run', { timeout: 240000 }, async (t) => {
   const service = await startOwnService()
   const shards = await tempDir()
   const whole = await tempDir()

@@ -123,7 +123,7 @@ function loopFor (cpuMs) {
 
 // ps shows a process's CPU only in whole seconds, so the round's work is sized by this machine's speed for
 // each of cluster's two workers to burn 1.5 s (50 requests each, round robin): at least one whole second.
-test('a lab run forced onto ps (LOADLAB_SAMPLER=ps) says so and has CPU and RSS', { timeout: 60000 }, async () => {
+test('a lab run forced onto ps (LOADLAB_SAMPLER=ps) says so and has CPU and RSS', { timeout: 180000 }, async () => {
   const out = await tempDir()
   const before = process.env.LOADLAB_SAMPLER
   process.env.LOADLAB_SAMPLER = 'ps'
@@ -165,7 +165,7 @@ exec '${real}' "$@"
 `
 
 const POOR = 'a ps without threads or reaped CPU: the run reports them as null and still writes'
-test(POOR, { timeout: 60000 }, async (t) => {
+test(POOR, { timeout: 180000 }, async (t) => {
   const out = await tempDir()
   t.after(() => out.cleanup())
   const real = realPs()
@@ -176,7 +176,7 @@ test(POOR, { timeout: 60000 }, async (t) => {
   const args = ['--server', 'simple', '--work', 'loop:1e6', '--amount', '50', '--warmup', '0', '--out', reports]
   const r = await runLab(args, {
     env: { LOADLAB_SAMPLER: 'ps', PATH: `${out.dir}:${process.env.PATH}` },
-    timeout: 50000
+    timeout: 170000
   })
   assert.equal(r.exitCode, 0, r.stderr)
   const files = await readdir(reports)

@@ -29,11 +29,11 @@ test('a task result over the check limit is refused as "too big", with its size 
 test('task check: a blocking task is refused at --timeout, and Ctrl-C ends the check at once (item 9)', async (t) => {
   const task = join(ROOT, 'test', 'fixtures', 'tasks', 'blocks.mjs')
   const started = Date.now()
-  const r = await runCli(['--task', task, '--timeout', '1', '--out', tmpdir()], { timeout: 30000 })
+  const r = await runCli(['--task', task, '--timeout', '1', '--out', tmpdir()], { timeout: 50000 })
   const tookMs = Date.now() - started
   assert.equal(r.exitCode, 1, r.stderr)
   assert.match(r.stderr, /the check call did not return within 1000 ms \(--timeout; a synchronous loop\?\)/)
-  assert.ok(tookMs < 15000, `refused in ${tookMs} ms, not after the 60 s setup bound`)
+  assert.ok(tookMs < 45000, `refused in ${tookMs} ms, not after the 60 s setup bound`)
   for (const group of [false, true]) {
     // group: the terminal's Ctrl-C, to the lab and the check child alike; else to the lab alone
     const lab = startLab(['--task', task, '--timeout', '60', '--out', tmpdir()], { buffer: false, detached: true })
@@ -46,7 +46,8 @@ test('task check: a blocking task is refused at --timeout, and Ctrl-C ends the c
     process.kill(group ? -lab.pid : lab.pid, 'SIGINT')
     const [code] = await once(lab, 'exit')
     assert.equal(code, 130, `group ${group}`)
-    assert.ok(Date.now() - sentAt < 5000, `exit 130 in ${Date.now() - sentAt} ms`)
-    await pWaitFor(() => !alive(child), { interval: 50, timeout: 5000 })
+    // at once: well before the check's own 60 s bound, whatever the machine's load
+    assert.ok(Date.now() - sentAt < 30000, `exit 130 in ${Date.now() - sentAt} ms`)
+    await pWaitFor(() => !alive(child), { interval: 50, timeout: 30000 })
   }
 })
