@@ -426,12 +426,13 @@ export interface CompareOptions {
 /** A figure's interval from its own run (order statistics, batch means, a capacity's bracket). */
 export interface FigureInterval {
   value: number
+  /** 0 for an open side (a low percentile too few requests cannot bound). */
   low: number
-  /** null in JSON for an open side (a capacity that is a lower bound). */
+  /** null in JSON for an open side (a capacity that is a lower bound, a high percentile too few requests
+   * cannot bound). */
   high: number | null
   method: 'order-statistics' | 'batch-means' | 'median-latency' | 'bracket'
   n?: number
-  open?: boolean
   batches?: number
   rounds?: number
 }

@@ -27,13 +27,13 @@ export const BATCHES = Object.freeze({
 })
 
 // The ranks (1-based) of the order statistics that bracket the q-quantile of n values with CONFIDENCE
-// (normal approximation of the binomial, as Lancet): { lo, hi, open } where `open` says the interval
-// wanted a rank past the smallest or largest value (it is then clamped to them: its cover is less).
+// (normal approximation of the binomial, as Lancet): { lo, hi, openLow, openHigh }, each side open where the
+// interval wanted a rank past the smallest or largest value (the rank is then clamped to it).
 export function quantileRanks (n, q) {
   const sd = Math.sqrt(n * q * (1 - q))
   const lo = Math.floor(n * q - Z * sd)
   const hi = Math.ceil(n * q + Z * sd) + 1
-  return { lo: Math.max(1, lo), hi: Math.min(n, hi), open: lo < 1 || hi > n }
+  return { lo: Math.max(1, lo), hi: Math.min(n, hi), openLow: lo < 1, openHigh: hi > n }
 }
 
 // The values (µs) at ranks `ranks` (ascending, 1-based) of a histogram: lowest equivalent for the low side,
@@ -74,9 +74,10 @@ export function percentileInterval (encoded, p, value) {
   const ranks = quantileRanks(n, p / 100)
   const at = valuesAtRanks(h, ranks.lo, ranks.hi)
   if (at.lo === null || at.hi === null) return null
-  const low = Math.min(value, at.lo / 1000)
-  const high = Math.max(value, at.hi / 1000)
-  return { value, low, high, n, open: ranks.open, method: 'order-statistics' }
+  // a side whose rank lies past the sample is open: n requests cannot bound a quantile beyond their extremes
+  const low = ranks.openLow ? 0 : Math.min(value, at.lo / 1000)
+  const high = ranks.openHigh ? Infinity : Math.max(value, at.hi / 1000)
+  return { value, low, high, n, method: 'order-statistics' }
 }
 
 // A timeline's whole windows of load (phase 'round'): those that ended before the round did (the last,

@@ -78,9 +78,13 @@ const verdictsOf = (cmp, key, i = 1) => {
 }
 
 test('intervals: order statistics bracket a percentile, batch means a rate; a longer run narrows them', () => {
-  assert.deepEqual(quantileRanks(1000, 0.5), { lo: 469, hi: 532, open: false })
-  assert.equal(quantileRanks(100, 0.99).open, true, '100 requests cannot bound p99 from above')
+  assert.deepEqual(quantileRanks(1000, 0.5), { lo: 469, hi: 532, openLow: false, openHigh: false })
+  assert.deepEqual(quantileRanks(100, 0.99), { lo: 97, hi: 100, openLow: false, openHigh: true })
   const short = run('simple', { n: 300 })
+  // 300 requests cannot bound p99 from above: that side is open, and no rise of p99 is called from them
+  const tail = percentileInterval(short.histograms.latency, 99, short.latency.p99)
+  assert.equal(tail.high, Infinity)
+  assert.equal(judge('p99', tail, { ...tail, value: tail.value * 10, low: tail.low * 10 }).verdict, 'within-noise')
   const long = run('simple', { n: 3000 })
   const width = (iv) => iv.high / iv.low
   const p50s = [short, long].map((r) => percentileInterval(r.histograms.latency, 50, r.latency.p50))
