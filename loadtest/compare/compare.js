@@ -25,6 +25,7 @@ import { COMPARE } from '../result/rules.js'
 import { pairedAcross } from './machines.js'
 import { rulerSetAside } from '../result/ruler-trust.js'
 import { setAsideText } from '../text/ruler.js'
+import { connectionsText } from '../text/compare.js'
 
 // The report schema this compare understands (reports/README.md).
 export { SCHEMA }
@@ -484,6 +485,12 @@ function comparisonNotes ({ entries, rows, reports, units }) {
     })
   }
   for (const n of sameReportNotes(entries, reports)) notes.push(n)
+  for (const row of rows.filter((r) => r.kind === 'http')) {
+    const closed = entries.map(({ report }) => report.results.find((r) => r.key === row.key))
+      .map((r, i) => [reports[i].letter, r && r.loop !== 'open' && !r.rate ? r.connections : null])
+      .filter(([, c]) => isNum(c))
+    if (new Set(closed.map(([, c]) => c)).size > 1) notes.push(connectionsText(row.key, closed))
+  }
   reports.forEach((r, i) => {
     const unjudged = (row) => Object.values(row.cells[i]?.verdicts ?? {}).some((v) => v.verdict === 'no-interval')
     const raw = rows.filter(unjudged)

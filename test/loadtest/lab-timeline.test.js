@@ -80,31 +80,31 @@ test("the series of a real run add up to the round's totals and run into the rec
 })
 
 test('a server that stalls for a known time shows the stall in the right intervals', () => {
-  const tl = report.results.find((r) => r.server === 'stalls-once').timeline
+  const r = report.results.find((x) => x.server === 'stalls-once')
+  const tl = r.timeline
   const i = tl.intervalMs
-  // The run of intervals without an answer around the middle of the stall (the lab's clock starts just
-  // after the server's reset, so the window may sit an interval or so later than planned).
-  const mid = Math.floor((STALL_AT_MS + STALL_MS / 2) / i)
-  assert.equal(tl.points[mid].completed, 0, `no answer in the interval at ${mid * i} ms, mid-stall`)
-  let from = mid
-  let to = mid
-  while (from > 0 && tl.points[from - 1].completed === 0) from--
-  while (to + 1 < tl.points.length && tl.points[to + 1].completed === 0) to++
-  const best = { from, length: to - from + 1 }
-  const startMs = from * i
-  assert.ok(
-    best.length * i >= STALL_MS - 2 * i && best.length * i <= STALL_MS + 3 * i,
-    `silent for ${best.length} intervals`
-  )
-  assert.ok(startMs >= STALL_AT_MS - 2 * i && startMs <= STALL_AT_MS + 3 * i, `the silence starts at ${startMs} ms`)
-  const next = tl.points[best.from + best.length]
+  // The longest run of intervals without an answer in the round: the stall, which cannot start before its
+  // timer (the lab's clock starts just after the server's reset) and lasts at least its time
+  const points = tl.points.filter((p) => p.t < tl.endMs)
+  let best = { from: 0, length: 0 }
+  for (let from = 0; from < points.length; from++) {
+    let to = from
+    while (to < points.length && points[to].completed === 0) to++
+    if (to - from > best.length) best = { from, length: to - from }
+  }
+  const startMs = points[best.from].t
+  assert.ok(best.length * i >= STALL_MS - 2 * i, `silent for ${best.length} intervals`)
+  assert.ok(startMs >= STALL_AT_MS - 2 * i, `the silence starts at ${startMs} ms`)
+  const next = tl.points[tl.points.indexOf(points[best.from]) + best.length]
   assert.ok(next.latency.max >= STALL_MS - 2 * i, `the answers after the stall waited ${next.latency.max} ms`)
-  const before = tl.points.slice(2, best.from - 1)
+  // On a run the lab did not mark disturbed, nothing else delays the stall or the answers around it; on a
+  // starved machine a late timer moves the stall and a starved generator adds silences of its own
+  if (r.disturbed) return
+  assert.ok(best.length * i <= STALL_MS + 3 * i, `silent for ${best.length} intervals`)
+  assert.ok(startMs <= STALL_AT_MS + 3 * i, `the silence starts at ${startMs} ms`)
+  const before = points.slice(2, best.from - 1)
   assert.ok(before.filter((p) => p.completed > 0).length >= before.length - 2, 'answers kept coming before the stall')
-  assert.ok(
-    before.every((p) => !p.latency || p.latency.max < STALL_MS / 2),
-    'and none waited as long'
-  )
+  assert.ok(before.every((p) => !p.latency || p.latency.max < STALL_MS / 2), 'and none waited as long')
 })
 
 test('the page of a real run has one timeline per server with the end of the round and the recovery marked', async () => {

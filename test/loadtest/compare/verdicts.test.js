@@ -254,3 +254,14 @@ test('a strategy the validation measured is judged by its own floor, any other r
     'within-noise', 'no strategy floors: the kind\'s')
   assert.equal(floorOf('rps', 'simple'), own)
 })
+
+test('a closed-loop run loaded at different connection counts is named: -c is not in the key', () => {
+  const at = (c, extra = {}) => ({ ...run('simple'), connections: c, ...extra })
+  const notes = (a, b) => compareReports(entries(report('A', [a]), report('B', [b]))).notes
+    .filter((n) => /connection counts/.test(n))
+  assert.deepEqual(notes(at(4), at(8)), ['simple@loop:1e7 ran at different connection counts (A -c 4, B -c 8): a ' +
+    "closed loop's req/s and latency depend on them, so its ratios mix that change with any other"])
+  assert.deepEqual(notes(at(4), at(4)), [])
+  // an open loop's load is its rate: its connections are the generator's own, not the load
+  assert.deepEqual(notes(at(4, { loop: 'open', rate: 100 }), at(8, { loop: 'open', rate: 100 })), [])
+})
