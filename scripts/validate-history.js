@@ -351,7 +351,8 @@ function inCheckout (path) {
   return r.startsWith('..') ? path : r
 }
 
-// Whether a folder lies in the system's temporary folder.
-const isTemporary = (path) => !relative(tmpdir(), resolve(path)).startsWith('..')
+// Whether a folder lies in the system's temporary folder and outside the checkout (a clone may lie there too).
+const isTemporary = (path) => !relative(tmpdir(), resolve(path)).startsWith('..') &&
+  relative(ROOT, resolve(path)).startsWith('..')
 
 runMain(import.meta.url, 'validate-history', main)
