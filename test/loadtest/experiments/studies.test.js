@@ -40,7 +40,8 @@ function checkHttpRun (r) {
   const short = r.requests.sent - r.requests.ok
   if (short > 0) {
     assert.ok(r.disturbed && !r.trusted && r.requests.timeouts === short,
-      `${r.key}: ${short} not answered 2xx (${JSON.stringify(r.requests)}): ${r.untrusted.join('; ')}`)
+      `${r.key}: ${short} not answered 2xx (${JSON.stringify(r.requests)}, statuses ${JSON.stringify(r.statusCodes)}): ` +
+        r.untrusted.join('; '))
   }
   assert.ok(r.latency.min >= 0 && r.latency.max >= r.latency.p50, `${r.key}: latency ordered`)
   // the server counted what it answered; where its stats could not be reset or read (each tried twice: a busy
