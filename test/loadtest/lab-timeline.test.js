@@ -83,8 +83,7 @@ test('a server that stalls for a known time shows the stall in the right interva
   const r = report.results.find((x) => x.server === 'stalls-once')
   const tl = r.timeline
   const i = tl.intervalMs
-  // The runs of intervals without an answer in the round; the longest is the stall, which cannot start before
-  // its timer (the lab's clock starts just after the server's reset) and lasts at least its time
+  // The runs of intervals without an answer in the round; the longest is the stall, at least its time long
   const points = tl.points.filter((p) => p.t < tl.endMs)
   const silences = []
   for (let from = 0; from < points.length; from++) {
@@ -99,15 +98,15 @@ test('a server that stalls for a known time shows the stall in the right interva
   const best = silences.reduce((a, b) => (b.length > a.length ? b : a), { from: 0, length: 0 })
   const startMs = points[best.from].t
   assert.ok(best.length * i >= STALL_MS - 2 * i, `silent for ${best.length} intervals; ${seen}`)
-  assert.ok(startMs >= STALL_AT_MS - 2 * i, `the silence starts at ${startMs} ms; ${seen}`)
   const next = tl.points[tl.points.indexOf(points[best.from]) + best.length]
   assert.ok(next.latency.max >= STALL_MS - 2 * i, `the answers after the stall waited ${next.latency.max} ms`)
-  // On a run the lab did not mark disturbed nothing else delays the stall, and nothing before it looks like
-  // one: no silence or wait of half its length. On a starved machine a late timer moves the stall, and a
-  // starved generator makes silences of its own.
+  // On a run the lab did not mark disturbed the stall sits where its timer puts it (the lab's clock starts
+  // just after the server's reset), and nothing before it looks like one: no silence or wait of half its
+  // length. On a starved machine a late timer or clock moves the stall, and a starved generator makes
+  // silences of its own.
   if (r.disturbed) return
   assert.ok(best.length * i <= STALL_MS + 3 * i, `silent for ${best.length} intervals; ${seen}`)
-  assert.ok(startMs <= STALL_AT_MS + 3 * i, `the silence starts at ${startMs} ms; ${seen}`)
+  assert.ok(startMs >= STALL_AT_MS - 2 * i && startMs <= STALL_AT_MS + 3 * i, `the silence starts at ${startMs} ms; ${seen}`)
   const earlier = silences.filter((x) => x.from < best.from)
   assert.ok(earlier.every((x) => x.length * i < STALL_MS / 2), `answers kept coming before the stall; ${seen}`)
   const before = points.slice(2, best.from - 1)
