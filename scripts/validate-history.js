@@ -345,14 +345,13 @@ async function main (argv) {
   return s.passed ? 0 : 1
 }
 
-// A path inside the checkout, relative to it; one outside, as given.
-function inCheckout (path) {
-  const r = relative(ROOT, resolve(path))
-  return r.startsWith('..') ? path : r
-}
+// Whether `path` lies outside folder `dir`.
+const outside = (dir, path) => relative(dir, resolve(path)).startsWith('..')
 
-// Whether a folder lies in the system's temporary folder and outside the checkout (a clone may lie there too).
-const isTemporary = (path) => !relative(tmpdir(), resolve(path)).startsWith('..') &&
-  relative(ROOT, resolve(path)).startsWith('..')
+// A path inside the checkout, relative to it; one outside, as given.
+const inCheckout = (path) => (outside(ROOT, path) ? path : relative(ROOT, resolve(path)))
+
+// Whether a folder lies in the system's temporary folder and outside the checkout (a clone may be there).
+const isTemporary = (path) => !outside(tmpdir(), path) && outside(ROOT, path)
 
 runMain(import.meta.url, 'validate-history', main)

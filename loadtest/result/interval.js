@@ -27,8 +27,8 @@ export const BATCHES = Object.freeze({
 })
 
 // The ranks (1-based) of the order statistics that bracket the q-quantile of n values with CONFIDENCE
-// (normal approximation of the binomial, as Lancet): { lo, hi, openLow, openHigh }, each side open where the
-// interval wanted a rank past the smallest or largest value (the rank is then clamped to it).
+// (normal approximation of the binomial, as Lancet): { lo, hi, openLow, openHigh }, each side open where
+// the interval wanted a rank past the smallest or largest value (the rank is then clamped to it).
 export function quantileRanks (n, q) {
   const sd = Math.sqrt(n * q * (1 - q))
   const lo = Math.floor(n * q - Z * sd)
@@ -74,7 +74,7 @@ export function percentileInterval (encoded, p, value) {
   const ranks = quantileRanks(n, p / 100)
   const at = valuesAtRanks(h, ranks.lo, ranks.hi)
   if (at.lo === null || at.hi === null) return null
-  // a side whose rank lies past the sample is open: n requests cannot bound a quantile beyond their extremes
+  // a side whose rank lies past the sample is open: n requests cannot bound a quantile past their extremes
   const low = ranks.openLow ? 0 : Math.min(value, at.lo / 1000)
   const high = ranks.openHigh ? Infinity : Math.max(value, at.hi / 1000)
   return { value, low, high, n, method: 'order-statistics' }

@@ -68,11 +68,12 @@ export function noRulerText (letter, file) {
     'judged raw (within noise, better or worse, never the machine).'
 }
 
-// A closed-loop run whose reports loaded it at different connection counts (`-c`, not in the key), in the
-// comparison's notes: [[letter, connections]].
+// A closed-loop run whose reports loaded it at different connection counts (`-c`, not in the key), in
+// the comparison's notes: [[letter, connections]].
 export function connectionsText (key, pairs) {
-  return `${key} ran at different connection counts (${pairs.map(([l, c]) => `${l} -c ${c}`).join(', ')}): a ` +
-    "closed loop's req/s and latency depend on them, so its ratios mix that change with any other"
+  const counts = pairs.map(([letter, c]) => `${letter} -c ${c}`).join(', ')
+  return `${key} ran at different connection counts (${counts}): a closed loop's req/s and latency depend ` +
+    'on them, so its ratios mix that change with any other'
 }
 
 const fig = (f, digits, unit) => (f && isNum(f.value) ? `${roundTo(f.value, digits)}${unit}` : MISSING)
