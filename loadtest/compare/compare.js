@@ -462,7 +462,7 @@ function reportsOf (entries, keys, byKey, baseline) {
 
 // What the reader must know to read the comparison: service units a report cannot give, and servers
 // that ran under different runtimes (a variable like the machine).
-function comparisonNotes ({ entries, rows, reports, units }) {
+function comparisonNotes ({ entries, rows, reports, units, byKey }) {
   const notes = []
   for (const row of units === 'service' ? rows.filter((r) => r.kind === 'http') : []) {
     row.cells.forEach((c, i) => {
@@ -486,7 +486,7 @@ function comparisonNotes ({ entries, rows, reports, units }) {
   }
   for (const n of sameReportNotes(entries, reports)) notes.push(n)
   for (const row of rows.filter((r) => r.kind === 'http')) {
-    const closed = entries.map(({ report }) => report.results.find((r) => r.key === row.key))
+    const closed = byKey.map((m) => m.get(row.key))
       .map((r, i) => [reports[i].letter, r && r.loop !== 'open' && !r.rate ? r.connections : null])
       .filter(([, c]) => isNum(c))
     if (new Set(closed.map(([, c]) => c)).size > 1) notes.push(connectionsText(row.key, closed))
@@ -679,7 +679,7 @@ export function compareReports (entries, opts = {}) {
   const judged = entries.map((e) => (rulerSetAside(e.report) ? { ...e, report: { ...e.report, ruler: null } } : e))
   const rows = keys.map((key) => rowOf(key, judged, byKey, { baseline, units, floors }))
   const reports = reportsOf(entries, keys, byKey, baseline)
-  for (const n of comparisonNotes({ entries, rows, reports, units })) notes.push(n)
+  for (const n of comparisonNotes({ entries, rows, reports, units, byKey })) notes.push(n)
   const gates = gatesOf(failOn, { entries, rows, byKey, baseline, allowMachine })
   const classes = classRowsOf(rows, byKey, baseline)
   const phases = phaseRowsOf(rows, byKey, baseline)
